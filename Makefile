@@ -1,0 +1,53 @@
+# Two commands do all set-up on a fresh Debian machine (as root): `make demo` and `make test`.
+# Both install what is missing: system packages through apt, the virtualenv at .venv, the Python packages.
+
+VENV := .venv
+PY := $(VENV)/bin/python
+# chromium: browser tests and chart export (kaleido drives it; nothing downloads a browser).
+# pango: WeasyPrint PDFs. poppler-utils: the tests read PDFs back. python3-venv: the virtualenv.
+SYSTEM_PACKAGES := chromium libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz0b poppler-utils fonts-dejavu-core
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: demo test setup system-deps lint typecheck pytest worker clean
+
+demo: setup
+	$(PY) manage.py migrate --noinput
+	CLUSTERSCOUT_DEMO=1 $(PY) manage.py load_demo
+	@echo "Starting the portal at http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
+	CLUSTERSCOUT_DEMO=1 $(PY) manage.py runserver $(HOST):$(PORT)
+
+test: setup lint typecheck pytest
+
+setup: system-deps $(VENV)/.installed
+
+system-deps:
+	@missing=""; \
+	for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing="$$missing python3 python3-venv python3-pip"; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing system packages:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test,dev]'
+	touch $@
+
+lint:
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck:
+	$(VENV)/bin/mypy .
+
+pytest:
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+worker:
+	$(VENV)/bin/celery -A portal worker -Q default,sizing,parse,pdf -l info
+
+clean:
+	rm -rf $(VENV) db.sqlite3 media staticfiles

@@ -1,0 +1,13 @@
+"""The Celery app. Queues: `sizing`, `parse`, `pdf` (DESIGN section 3)."""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
+
+app = Celery("portal")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

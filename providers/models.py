@@ -1,0 +1,384 @@
+"""The catalog: providers, their sources, offerings with every fact, provenance per fact group, billing plans
+and their append-only price history.
+
+A null fact is "not published" (never the same as 0 or False). Invariants that must hold whatever writes
+the row (positive counts, percentages 0-100, known enums) are database constraints generated from
+providers.facts.FACTS.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from providers.facts import FACTS, GROUPS
+
+
+class GPUModel(models.Model):
+    """One GPU of the model's GPU table (sizing.engine.constants.GPUS is the single source of the numbers)."""
+
+    key = models.SlugField(max_length=40, unique=True)
+    name = models.CharField(max_length=120)
+    vendor = models.CharField(max_length=40, blank=True)
+    bf16_tflops = models.FloatField(null=True, blank=True)
+    fp8_tflops = models.FloatField(null=True, blank=True)
+    hbm_gb = models.FloatField(null=True, blank=True)
+    hbm_tbytes_per_s = models.FloatField(null=True, blank=True)
+    nvlink_gbytes_per_s = models.FloatField(null=True, blank=True)
+    source = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["key"]
+        verbose_name = "GPU model"
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class ProviderKind(models.TextChoices):
+    HYPERSCALER = "hyperscaler", "Hyperscaler"
+    HYPERSCALER_CN = "hyperscaler-cn", "Hyperscaler (China)"
+    NEOCLOUD = "neocloud", "Neocloud"
+    REGIONAL = "regional", "Regional provider"
+    FICTIONAL = "fictional", "Fictional sample"
+
+
+class Provider(models.Model):
+    Kind = ProviderKind
+
+    slug = models.SlugField(max_length=60, unique=True)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=ProviderKind.choices)
+    website = models.URLField(blank=True)
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=ProviderKind.values), name="provider_kind_known"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Source(models.Model):
+    """A public document a fact comes from, as cited by the catalog (`key` is unique per provider)."""
+
+    provider = models.ForeignKey(Provider, on_delete=models.CASCADE, related_name="sources")
+    key = models.CharField(max_length=80)
+    title = models.CharField(max_length=500)
+    url = models.CharField(max_length=500, blank=True)
+    date_text = models.CharField(max_length=120, blank=True)
+    kind = models.CharField(max_length=60, blank=True)
+
+    class Meta:
+        ordering = ["provider", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "key"], name="source_key_unique_per_provider")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.title}"
+
+
+def _fact_constraints() -> list[models.BaseConstraint]:
+    constraints: list[models.BaseConstraint] = []
+    for fact in FACTS:
+        if fact.type == "enum":
+            constraints.append(
+                models.CheckConstraint(
+                    condition=Q(**{f"{fact.name}__isnull": True})
+                    | Q(**{f"{fact.name}__in": list(fact.choices)}),
+                    name=f"offering_{fact.name}_known",
+                )
+            )
+        if fact.type in ("int", "float", "decimal"):
+            if fact.strictly_positive:
+                cond = Q(**{f"{fact.name}__gt": 0})
+            elif fact.minimum is not None:
+                cond = Q(**{f"{fact.name}__gte": fact.minimum})
+            else:
+                cond = None
+            if cond is not None and fact.maximum is not None:
+                cond &= Q(**{f"{fact.name}__lte": fact.maximum})
+            if cond is not None:
+                constraints.append(
+                    models.CheckConstraint(
+                        condition=Q(**{f"{fact.name}__isnull": True}) | cond,
+                        name=f"offering_{fact.name}_range",
+                    )
+                )
+    return constraints
+
+
+class Offering(models.Model):
+    provider = models.ForeignKey(Provider, on_delete=models.CASCADE, related_name="offerings")
+    slug = models.SlugField(max_length=80, unique=True)
+    name = models.CharField(max_length=300)
+    fictional = models.BooleanField(default=False)
+    summary = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    # hardware
+    gpu = models.ForeignKey(
+        GPUModel, null=True, blank=True, on_delete=models.PROTECT, related_name="offerings"
+    )
+    gpu_label = models.CharField(max_length=200, null=True, blank=True)
+    gpus_per_node = models.PositiveIntegerField(null=True, blank=True)
+    hbm_gb_per_gpu = models.FloatField(null=True, blank=True)
+    intra_node = models.CharField(max_length=20, null=True, blank=True)
+    intra_node_gbytes_per_s = models.FloatField(null=True, blank=True)
+    nvlink_domain_gpus = models.PositiveIntegerField(null=True, blank=True)
+    bare_metal = models.BooleanField(null=True, blank=True)
+    # network
+    fabric = models.CharField(max_length=20, null=True, blank=True)
+    fabric_label = models.CharField(max_length=300, null=True, blank=True)
+    nics_per_node = models.PositiveIntegerField(null=True, blank=True)
+    gbps_per_nic = models.FloatField(null=True, blank=True)
+    topology = models.CharField(max_length=20, null=True, blank=True)
+    oversubscription = models.FloatField(null=True, blank=True)
+    max_nodes = models.PositiveIntegerField(null=True, blank=True)
+    # software; schedulers are stored comma-joined so that filtering works on SQLite and PostgreSQL alike
+    schedulers = models.CharField(max_length=60, blank=True, default="")
+    scheduler_label = models.CharField(max_length=300, null=True, blank=True)
+    topology_aware_placement = models.BooleanField(null=True, blank=True)
+    accelerator_stack = models.CharField(max_length=20, null=True, blank=True)
+    standard_containers = models.BooleanField(null=True, blank=True)
+    proprietary_fabric_plugin = models.BooleanField(null=True, blank=True)
+    # fault tolerance
+    health_checks = models.BooleanField(null=True, blank=True)
+    auto_bad_node_detection = models.BooleanField(null=True, blank=True)
+    auto_replacement = models.BooleanField(null=True, blank=True)
+    replacement_time_min = models.FloatField(null=True, blank=True)
+    auto_checkpoint_restart = models.BooleanField(null=True, blank=True)
+    spare_node_pool = models.BooleanField(null=True, blank=True)
+    failure_rate_per_gpu_hour = models.FloatField(null=True, blank=True)
+    # commercial
+    exclusivity = models.CharField(max_length=20, null=True, blank=True)
+    usable_gpu_guarantee_pct = models.FloatField(null=True, blank=True)
+    usable_gpu_credit = models.TextField(null=True, blank=True)
+    uptime_sla_pct = models.FloatField(null=True, blank=True)
+    sla_claim_window_days = models.PositiveIntegerField(null=True, blank=True)
+    sla_text = models.TextField(null=True, blank=True)
+    regions = models.TextField(null=True, blank=True)
+    compliance = models.TextField(null=True, blank=True)
+    # storage
+    storage_type = models.CharField(max_length=300, null=True, blank=True)
+    storage_write_gbytes_per_s = models.FloatField(null=True, blank=True)
+    storage_price_usd_per_gb_month = models.DecimalField(
+        max_digits=12, decimal_places=6, null=True, blank=True
+    )
+    storage_included_gb = models.FloatField(null=True, blank=True)
+    # fees
+    egress_price_usd_per_gb = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    traffic_price_usd_per_gb = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    support_fee_usd_per_month = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    setup_fee_usd = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    fees_note = models.TextField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["provider__name", "name"]
+        constraints = _fact_constraints()
+
+    def __str__(self) -> str:
+        return f"{self.provider.name}: {self.name}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("providers:offering", args=[self.slug])
+
+    @property
+    def scheduler_list(self) -> list[str]:
+        return [s for s in self.schedulers.split(",") if s]
+
+    @property
+    def node_gbps(self) -> float | None:
+        if self.nics_per_node is None or self.gbps_per_nic is None:
+            return None
+        return self.nics_per_node * self.gbps_per_nic
+
+    @property
+    def gbps_per_gpu(self) -> float | None:
+        if self.node_gbps is None or not self.gpus_per_node:
+            return None
+        return self.node_gbps / self.gpus_per_node
+
+    def fact_value(self, name: str) -> Any:
+        if name == "gpu":
+            return self.gpu.key if self.gpu is not None else None
+        if name == "schedulers":
+            return self.scheduler_list
+        return getattr(self, name)
+
+    def facts(self) -> dict[str, Any]:
+        """The plain facts dict of docs/FACTS.md that the pure libraries take (plans must be prefetched)."""
+        out: dict[str, Any] = {
+            "slug": self.slug,
+            "name": self.name,
+            "provider": self.provider.name,
+            "fictional": self.fictional,
+        }
+        for fact in FACTS:
+            value = self.fact_value(fact.name)
+            if isinstance(value, Decimal):
+                value = float(value)
+            out[fact.name] = value
+        out["nodes"] = self.max_nodes
+        if self.gpu is not None:
+            out["hbm_gb_per_gpu"] = out["hbm_gb_per_gpu"] or self.gpu.hbm_gb
+        plans = [plan.as_dict() for plan in self.plans.all()]
+        out["billing_plans"] = plans
+        on_demand = [p["price_usd_per_gpu_hour"] for p in plans if p["kind"] == "on-demand"]
+        priced = [p for p in on_demand if p is not None]
+        out["price_usd_per_gpu_hour"] = min(priced) if priced else None
+        return out
+
+
+class Provenance(models.Model):
+    """Where one group of an offering's facts comes from, and the date it was true."""
+
+    offering = models.ForeignKey(Offering, on_delete=models.CASCADE, related_name="provenance")
+    group = models.CharField(max_length=20, choices=list(GROUPS.items()))
+    sources = models.ManyToManyField(Source, blank=True, related_name="provenance")
+    as_of = models.DateField(null=True, blank=True)
+    note = models.TextField(blank=True)
+    unsure = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["offering", "group"]
+        constraints = [
+            models.UniqueConstraint(fields=["offering", "group"], name="provenance_one_per_group"),
+            models.CheckConstraint(condition=Q(group__in=list(GROUPS)), name="provenance_group_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.offering.slug}/{self.group}"
+
+
+class PlanKind(models.TextChoices):
+    ON_DEMAND = "on-demand", "On-demand"
+    RESERVED = "reserved", "Reserved"
+    CLUSTER_CYCLE = "cluster-cycle", "Cluster cycle"
+    SPOT = "spot", "Spot / preemptible"
+
+
+class Granularity(models.TextChoices):
+    SECOND = "second", "per second"
+    HOUR = "hour", "per hour"
+    DAY = "day", "per day"
+    MONTH = "month", "per month"
+    CYCLE = "cycle", "per cycle"
+
+
+class BillingPlan(models.Model):
+    Kind = PlanKind
+    Granularity = Granularity
+
+    offering = models.ForeignKey(Offering, on_delete=models.CASCADE, related_name="plans")
+    kind = models.CharField(max_length=20, choices=PlanKind.choices)
+    name = models.CharField(max_length=200)
+    # The current price; every change is also appended to PricePoint. Null = not published.
+    price_usd_per_gpu_hour = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    term_months = models.PositiveIntegerField(null=True, blank=True)
+    min_nodes = models.PositiveIntegerField(null=True, blank=True)
+    granularity = models.CharField(max_length=10, choices=Granularity.choices, default=Granularity.HOUR)
+    cycle_days = models.PositiveIntegerField(null=True, blank=True)
+    upfront_pct = models.FloatField(null=True, blank=True)
+    region = models.CharField(max_length=120, blank=True)
+    as_of = models.DateField(null=True, blank=True)
+    sources = models.ManyToManyField(Source, blank=True, related_name="plans")
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["offering", "kind", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["offering", "name"], name="plan_name_unique_per_offering"),
+            models.CheckConstraint(condition=Q(kind__in=PlanKind.values), name="plan_kind_known"),
+            models.CheckConstraint(
+                condition=Q(granularity__in=Granularity.values), name="plan_granularity_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(price_usd_per_gpu_hour__isnull=True) | Q(price_usd_per_gpu_hour__gte=0),
+                name="plan_price_not_negative",
+            ),
+            models.CheckConstraint(
+                condition=Q(upfront_pct__isnull=True) | (Q(upfront_pct__gte=0) & Q(upfront_pct__lte=100)),
+                name="plan_upfront_pct_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(term_months__isnull=True) | Q(term_months__gt=0), name="plan_term_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(min_nodes__isnull=True) | Q(min_nodes__gt=0), name="plan_min_nodes_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(cycle_days__isnull=True) | Q(cycle_days__gt=0), name="plan_cycle_days_positive"
+            ),
+            models.CheckConstraint(
+                condition=~Q(granularity="cycle") | Q(cycle_days__isnull=False), name="plan_cycle_needs_days"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.offering.slug}: {self.name}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "price_usd_per_gpu_hour": float(self.price_usd_per_gpu_hour)
+            if self.price_usd_per_gpu_hour is not None
+            else None,
+            "term_months": self.term_months,
+            "min_nodes": self.min_nodes,
+            "granularity": self.granularity,
+            "cycle_days": self.cycle_days,
+            "upfront_pct": self.upfront_pct,
+        }
+
+
+class PricePointQuerySet(models.QuerySet["PricePoint"]):
+    def update(self, **kwargs: Any) -> int:  # history is append-only
+        raise PermissionError("price history is append-only")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise PermissionError("price history is append-only")
+
+
+class PricePoint(models.Model):
+    """One observed price of a plan. Append-only: rows are never updated or deleted."""
+
+    plan = models.ForeignKey(BillingPlan, on_delete=models.CASCADE, related_name="history")
+    price_usd_per_gpu_hour = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    as_of = models.DateField(null=True, blank=True)
+    recorded_at = models.DateTimeField(auto_now_add=True)
+    note = models.CharField(max_length=500, blank=True)
+
+    objects = PricePointQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["plan", "recorded_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(price_usd_per_gpu_hour__isnull=True) | Q(price_usd_per_gpu_hour__gte=0),
+                name="pricepoint_not_negative",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.plan}: {self.price_usd_per_gpu_hour} ({self.as_of})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise PermissionError("price history is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise PermissionError("price history is append-only")

@@ -1,0 +1,97 @@
+"""Writes to the catalog: the GPU table, offering edits with permissions, price changes (append-only)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+
+from providers.catalog import coerce_fact
+from providers.facts import FACTS_BY_NAME
+from providers.models import BillingPlan, GPUModel, Offering, PricePoint
+
+
+def gpu_table_sync() -> int:
+    """Copy the sizing model's GPU table (the one place the numbers live) into GPUModel rows."""
+    from sizing.engine.constants import GPUS
+
+    count = 0
+    for key, spec in GPUS.items():
+        GPUModel.objects.update_or_create(
+            key=key,
+            defaults={
+                "name": getattr(spec, "name", key),
+                "vendor": getattr(spec, "vendor", ""),
+                "bf16_tflops": getattr(spec, "bf16_tflops", None),
+                "fp8_tflops": getattr(spec, "fp8_tflops", None),
+                "hbm_gb": getattr(spec, "hbm_gb", None),
+                "hbm_tbytes_per_s": getattr(spec, "hbm_tbytes_per_s", None),
+                "nvlink_gbytes_per_s": getattr(spec, "nvlink_gbytes_per_s", None),
+                "source": str(getattr(spec, "source", "")),
+            },
+        )
+        count += 1
+    return count
+
+
+def _check_can_edit(user: Any, offering: Offering) -> None:
+    if user is None or not getattr(user, "can_edit_offering", None) or not user.can_edit_offering(offering):
+        raise PermissionDenied("You may edit only your own provider's offerings.")
+
+
+@transaction.atomic
+def offering_update(*, user: Any, offering: Offering, facts: dict[str, Any]) -> Offering:
+    """Change facts of one offering; representatives only their own provider's. All-or-nothing."""
+    _check_can_edit(user, offering)
+    gpu_keys = set(GPUModel.objects.values_list("key", flat=True))
+    errors: dict[str, str] = {}
+    clean: dict[str, Any] = {}
+    for name, value in facts.items():
+        fact = FACTS_BY_NAME.get(name)
+        if fact is None:
+            errors[name] = "unknown fact"
+            continue
+        if value == "":
+            value = None
+        try:
+            clean[name] = coerce_fact(fact, value, gpu_keys)
+        except ValueError as exc:
+            errors[name] = str(exc)
+    if errors:
+        raise ValidationError(errors)
+    changed = []
+    for name, value in clean.items():
+        if name == "gpu":
+            offering.gpu = GPUModel.objects.get(key=value) if value else None
+        elif name == "schedulers":
+            offering.schedulers = ",".join(value or [])
+        else:
+            setattr(offering, name, value)
+        changed.append(name)
+    offering.full_clean()
+    offering.save(update_fields=[*changed, "updated_at"] if changed else None)
+    return offering
+
+
+@transaction.atomic
+def plan_price_change(
+    *,
+    user: Any,
+    plan: BillingPlan,
+    price_usd_per_gpu_hour: Decimal | None,
+    as_of: dt.date | None,
+    note: str = "",
+) -> PricePoint:
+    """Set a plan's current price and append the change to its history (history is never rewritten)."""
+    _check_can_edit(user, plan.offering)
+    if price_usd_per_gpu_hour is not None and price_usd_per_gpu_hour < 0:
+        raise ValidationError({"price_usd_per_gpu_hour": "must not be negative"})
+    plan.price_usd_per_gpu_hour = price_usd_per_gpu_hour
+    plan.as_of = as_of
+    plan.save(update_fields=["price_usd_per_gpu_hour", "as_of"])
+    return PricePoint.objects.create(
+        plan=plan, price_usd_per_gpu_hour=price_usd_per_gpu_hour, as_of=as_of, note=note
+    )

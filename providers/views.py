@@ -1,0 +1,99 @@
+"""Catalog pages: browse with filters, one offering with every fact and its source, edits by reps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from providers import selectors, services
+from providers.facts import FACTS, GROUPS, facts_in_group
+from providers.forms import FT_FEATURES, OfferingEditForm, OfferingFilterForm
+from providers.models import Offering
+
+
+def offering_browse(request: HttpRequest) -> HttpResponse:
+    params = request.GET.copy()
+    if "include_fictional" not in params and not params.get("filtered"):
+        params["include_fictional"] = "on"
+    form = OfferingFilterForm(params)
+    status = 200
+    offerings: Any = []
+    if form.is_valid():
+        offerings = selectors.offering_list(filters=form.cleaned_data)
+    else:
+        status = 400
+    context = {
+        "form": form,
+        "offerings": offerings,
+        "options": selectors.filter_options(),
+        "features": FT_FEATURES,
+    }
+    return render(request, "providers/browse.html", context, status=status)
+
+
+def _fact_rows(offering: Offering) -> list[dict[str, Any]]:
+    provenance = {p.group: p for p in offering.provenance.all()}
+    groups = []
+    for group, title in GROUPS.items():
+        rows = []
+        for fact in facts_in_group(group):
+            value = offering.fact_value(fact.name)
+            rows.append({"fact": fact, "value": value, "published": value not in (None, [], "")})
+        groups.append({"key": group, "title": title, "rows": rows, "provenance": provenance.get(group)})
+    return groups
+
+
+def offering_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    try:
+        offering = selectors.offering_get(slug=slug)
+    except Offering.DoesNotExist as exc:
+        raise Http404(f"No offering {slug!r}") from exc
+    user = request.user
+    can_edit = bool(getattr(user, "can_edit_offering", None) and user.can_edit_offering(offering))  # type: ignore[union-attr]
+    history = []
+    for plan in offering.plans.all():
+        for point in plan.history.all():
+            history.append({"plan": plan, "point": point})
+    context = {
+        "offering": offering,
+        "groups": _fact_rows(offering),
+        "plans": list(offering.plans.all()),
+        "history": history,
+        "can_edit": can_edit,
+    }
+    return render(request, "providers/offering.html", context)
+
+
+@login_required
+def offering_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    try:
+        offering = selectors.offering_get(slug=slug)
+    except Offering.DoesNotExist as exc:
+        raise Http404(f"No offering {slug!r}") from exc
+    if not request.user.can_edit_offering(offering):  # type: ignore[union-attr]
+        raise PermissionDenied("You may edit only your own provider's offerings.")
+    initial = {}
+    for fact in FACTS:
+        value = offering.fact_value(fact.name)
+        if fact.type == "bool":
+            initial[fact.name] = "" if value is None else ("true" if value else "false")
+        else:
+            initial[fact.name] = value if value is not None else ""
+    if request.method == "POST":
+        form = OfferingEditForm(request.POST, initial=initial)
+        if form.is_valid():
+            changed = {name: form.cleaned_data[name] for name in form.changed_data}
+            try:
+                services.offering_update(user=request.user, offering=offering, facts=changed)
+            except ValidationError as exc:
+                for field, messages in exc.message_dict.items():
+                    form.add_error(field if field in form.fields else None, messages)
+            else:
+                return redirect(offering.get_absolute_url())
+        return render(request, "providers/edit.html", {"offering": offering, "form": form}, status=400)
+    form = OfferingEditForm(initial=initial)
+    return render(request, "providers/edit.html", {"offering": offering, "form": form})

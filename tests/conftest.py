@@ -1,0 +1,169 @@
+"""Fixtures shared by the whole suite: shared data location, the real Celery worker, the browser."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+IN_CI = bool(os.environ.get("CI"))
+
+
+def shared_dir() -> Path | None:
+    """../shared beside the checkout (or CLUSTERSCOUT_SHARED). Tests needing it skip only outside CI."""
+    candidates = [os.environ.get("CLUSTERSCOUT_SHARED"), str(REPO.parent / "shared")]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    return None
+
+
+@pytest.fixture
+def shared() -> Path:
+    path = shared_dir()
+    if path is None:
+        if IN_CI:
+            pytest.fail("../shared is missing in CI")
+        pytest.skip("../shared is not present")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _eager_celery_unless_integration(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Unit tests run tasks in-process; tests marked integration talk to the real broker and worker."""
+    from portal.celery import app
+
+    if request.node.get_closest_marker("integration"):
+        yield
+        return
+    old = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = old
+
+
+def _require(condition: bool, what: str) -> None:
+    if not condition:
+        if IN_CI:
+            pytest.fail(f"{what} is required in CI")
+        pytest.skip(f"{what} is not available")
+
+
+@pytest.fixture
+def celery_worker(transactional_db: Any) -> Iterator[subprocess.Popen[bytes]]:
+    """A real `celery -A portal worker` process on the test database and the configured Redis broker."""
+    from django.conf import settings
+    from django.db import connection
+
+    broker = settings.CELERY_BROKER_URL
+    _require(bool(broker), "CELERY_BROKER_URL (Redis)")
+    _require(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL)")
+    db = connection.settings_dict
+    env = dict(os.environ)
+    env["DATABASE_URL"] = (
+        f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    )
+    env["CELERY_BROKER_URL"] = broker
+    env["PYTHONUNBUFFERED"] = "1"
+    log = (
+        open(REPO / "test-artifacts" / "celery-worker.log", "ab")
+        if (REPO / "test-artifacts").is_dir()
+        else None
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "portal",
+        "worker",
+        "-Q",
+        "default,sizing,parse,pdf",
+        "--pool",
+        "solo",
+        "--without-gossip",
+        "--without-mingle",
+        "-l",
+        "info",
+    ]
+    # Start from an empty queue: leftovers from an earlier run must not be taken for this run's work.
+    from portal.celery import app
+
+    app.control.purge()
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, env=env, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            replies = app.control.ping(timeout=0.5)
+            if replies:
+                break
+            if proc.poll() is not None:
+                pytest.fail("the Celery worker exited at start")
+        else:
+            pytest.fail("the Celery worker did not answer a ping within 30 s")
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        if log:
+            log.close()
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's chromium driven by Playwright (never a downloaded browser)."""
+    path = chromium_path()
+    _require(path is not None, "Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=path,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    path = REPO / "test-artifacts"
+    path.mkdir(exist_ok=True)
+    return path
