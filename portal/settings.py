@@ -44,6 +44,9 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "accounts",
     "providers",
+    "sizing",
+    "benchmarks",
+    "checks",
 ]
 
 MIDDLEWARE = [

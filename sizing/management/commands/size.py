@@ -1,0 +1,37 @@
+"""`manage.py size`: the CLI contract of DESIGN section 5, a thin wrapper around sizing.engine.cli."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+
+def resolve_offering(slug: str) -> dict[str, Any]:
+    """An offering slug from the catalog -> the facts dict (KeyError when there is none)."""
+    from providers.selectors import offering_get
+    from providers.models import Offering
+
+    try:
+        return offering_get(slug=slug).facts()
+    except Offering.DoesNotExist as exc:
+        raise KeyError(slug) from exc
+
+
+class Command(BaseCommand):
+    help = "Size a training workload on an offering (DESIGN section 5 CLI contract); see --help of the engine."
+
+    def run_from_argv(self, argv: list[str]) -> None:
+        # The engine owns the argument parsing and the exit codes (0 answered, 2 bad input).
+        import django
+
+        django.setup()
+        from sizing.engine.cli import main
+
+        sys.exit(main(argv[2:], resolve_offering=resolve_offering))
+
+    def handle(self, *args: Any, **options: Any) -> None:  # pragma: no cover - run_from_argv handles it
+        from sizing.engine.cli import main
+
+        sys.exit(main(list(args), resolve_offering=resolve_offering))
