@@ -512,8 +512,6 @@ def _validate_plan(
                 out[name_] = number
             except ValueError as exc:
                 add(Problem(where, name_, str(exc)))
-    if granularity == "cycle" and out["cycle_days"] is None:
-        add(Problem(where, "cycle_days", "required when granularity is cycle"))
     upfront = plan.get("upfront_pct")
     out["upfront_pct"] = None
     if upfront is not None:

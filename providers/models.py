@@ -289,6 +289,7 @@ class BillingPlan(models.Model):
     term_months = models.PositiveIntegerField(null=True, blank=True)
     min_nodes = models.PositiveIntegerField(null=True, blank=True)
     granularity = models.CharField(max_length=10, choices=Granularity.choices, default=Granularity.HOUR)
+    # Null on a cycle plan = the cycle length is not published (the bill then says it cannot round).
     cycle_days = models.PositiveIntegerField(null=True, blank=True)
     upfront_pct = models.FloatField(null=True, blank=True)
     region = models.CharField(max_length=120, blank=True)
@@ -320,9 +321,6 @@ class BillingPlan(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(cycle_days__isnull=True) | Q(cycle_days__gt=0), name="plan_cycle_days_positive"
-            ),
-            models.CheckConstraint(
-                condition=~Q(granularity="cycle") | Q(cycle_days__isnull=False), name="plan_cycle_needs_days"
             ),
         ]
 

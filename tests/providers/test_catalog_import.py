@@ -111,8 +111,8 @@ def test_a_dry_run_writes_nothing() -> None:
             "plan On-demand: kind: 'lease'",
         ),
         (
-            lambda d: d["providers"][0]["offerings"][0]["plans"][1].update(cycle_days=None),
-            "plan Monthly cycle: cycle_days: required when granularity is cycle",
+            lambda d: d["providers"][0]["offerings"][0]["plans"][1].update(cycle_days=0),
+            "plan Monthly cycle: cycle_days: must be greater than 0",
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["plans"][1].update(upfront_pct=150),

@@ -82,10 +82,13 @@ def test_price_history_is_append_only() -> None:
         PricePoint.objects.filter(plan=plan).delete()
 
 
-def test_a_cycle_plan_needs_its_cycle_length() -> None:
-    offering = OfferingFactory()
+def test_a_cycle_plan_may_leave_its_length_unpublished() -> None:
+    plan = BillingPlan.objects.create(
+        offering=OfferingFactory(), kind="cluster-cycle", name="cycle", granularity="cycle"
+    )
+    assert plan.cycle_days is None
     with pytest.raises(IntegrityError), transaction.atomic():
-        BillingPlan.objects.create(offering=offering, kind="cluster-cycle", name="cycle", granularity="cycle")
+        BillingPlan.objects.create(offering=plan.offering, kind="cluster-cycle", name="c2", cycle_days=0)
 
 
 def test_a_representative_must_belong_to_a_provider() -> None:
