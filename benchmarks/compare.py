@@ -1,0 +1,776 @@
+"""Measured against claimed: verdicts for one parsed evidence item (pure, no Django).
+
+`compare(offering_facts, item)` takes the offering facts dict and a parsed evidence item of
+docs/FACTS.md and returns one verdict per claim it can check:
+`{claim, expected, measured, percent_of_expected, verdict, detail, file, lines}` with verdict
+`pass` (>= 80 % of expected), `warn` (50-80 %), `fail` (< 50 %, or a count/kind that contradicts the
+claim) or `cannot-measure` (the evidence cannot test the claim: one rank, one node for a fabric claim,
+a failed run, NVLS/tree inflation on two nodes, a claim the offering does not publish).
+
+Expected busbw (GB/s, 1e9 B/s) at the largest message sizes:
+- Inside one node: the GPU's NVLink GB/s per direction x INTRA_NODE_FRACTION. Source: calibration.md
+  section 5 (8x A100 NVLink3 all-reduce 235 = 78 % of 300; 8x H100 ring ~365 of 450 = 81 %) and
+  benchlogs/FORMATS.md section 8 (A100 235; H100 ring/all_gather/reduce_scatter 360-370).
+- Across nodes: the per-GPU NIC share (nics_per_node x gbps_per_nic / 8 / gpus_per_node) x
+  INTER_NODE_FRACTION, times the GPUs per node in the run for the ring collectives (all_reduce,
+  all_gather, reduce_scatter), because each GPU drives its own rail and nccl-tests busbw then tracks
+  the node's aggregate NIC bandwidth: calibration.md 5 "NDR 400G: 46-48 GB/s per NIC, so 8 rails
+  ~370-384", FORMATS.md 8 (1 GPU/node all_reduce 48.9 on one 400G NIC; 8 GPUs/node with Ring 392.7 on
+  8x400G). For alltoall only the per-GPU share counts (FORMATS.md 8: 80 GPUs on 10 nodes ~50 per GPU).
+  INTER_NODE_FRACTION 0.92 is the low end of "InfiniBand and tuned RoCE ~0.92-0.96 of line rate"
+  (DESIGN.md section 5; NVIDIA's 46-48 of 50 GB/s per NDR NIC).
+sendrecv/broadcast/reduce busbw is reported but not judged against the fabric: one flow per rank
+does not load every rail (FORMATS.md 8: 24.9 GB/s sendrecv vs 48.9 all_reduce on the same NIC).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+PASS_AT = 80.0  # percent of expected
+WARN_AT = 50.0
+INTRA_NODE_FRACTION = 0.80
+INTER_NODE_FRACTION = 0.92
+SCALING_PASS = 0.90
+SCALING_WARN = 0.70
+STABILITY_DROP_WARN = 10.0  # percent spread across cycles/intervals
+JUDGED_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter", "alltoall"}
+RING_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter"}
+
+# Fallback when sizing.engine.constants is not importable: calibration.md section 1 (NVLink GB/s per
+# GPU, one direction; MI300X is the aggregate Infinity Fabric figure; PCIe cards have no NVLink).
+NVLINK_GBYTES_PER_S = {
+    "A100-SXM-40GB": 300.0,
+    "A100-SXM-80GB": 300.0,
+    "H100-SXM-80GB": 450.0,
+    "H800-SXM-80GB": 200.0,
+    "H200-SXM-141GB": 450.0,
+    "B200-180GB": 900.0,
+    "MI300X-192GB": 448.0,
+    "H100-PCIe-80GB": 0.0,
+}
+# NVLinks per GPU pair in `topo -m` / links per GPU in `nvlink -s` (evidence/FORMATS.md 1 and 3).
+NVLINKS_PER_GPU = {"A100": 12, "H100": 18, "H200": 18, "H20": 18, "H800": 8, "B200": 18, "B300": 18}
+NVLINK_LINK_GBPS = {"A100": 25.0, "H100": 26.562, "H200": 26.562, "H800": 26.562}
+
+
+def _gpu_family(key: str | None) -> str | None:
+    if not key:
+        return None
+    m = re.search(r"(GB?\d{3}|H\d{2,3}|A\d{2,3}|MI\d{3}X?|L40S?)", key.upper())
+    return m.group(1) if m else None
+
+
+def _nvlink_gbytes(facts: dict[str, Any]) -> tuple[float | None, str]:
+    published = facts.get("intra_node_gbytes_per_s")
+    if published:
+        return float(published), "offering's intra_node_gbytes_per_s"
+    key = facts.get("gpu")
+    if not key:
+        return None, "GPU not published"
+    try:  # the GPU table of the sizing engine, when it exists
+        from sizing.engine.constants import GPUS  # type: ignore[import-not-found]
+
+        value = getattr(GPUS[key], "nvlink_gbytes_per_s", None)
+        if value is not None:
+            return float(value), f"GPU table ({key})"
+    except Exception:  # noqa: S110 - optional dependency, fall back to the local table
+        pass
+    if key in NVLINK_GBYTES_PER_S:
+        return NVLINK_GBYTES_PER_S[key], f"local table ({key}, calibration.md section 1)"
+    return None, f"no NVLink figure for GPU {key}"
+
+
+def _verdict_for(percent: float | None) -> str:
+    if percent is None:
+        return "cannot-measure"
+    if percent >= PASS_AT:
+        return "pass"
+    if percent >= WARN_AT:
+        return "warn"
+    return "fail"
+
+
+def _v(
+    claim: str,
+    expected: Any,
+    measured: Any,
+    verdict: str,
+    detail: str,
+    item: dict[str, Any],
+    lines: list[int] | None = None,
+    percent: float | None = None,
+) -> dict[str, Any]:
+    return {
+        "claim": claim,
+        "expected": expected,
+        "measured": measured,
+        "percent_of_expected": round(percent, 1) if percent is not None else None,
+        "verdict": verdict,
+        "detail": detail,
+        "file": item.get("filename"),
+        "lines": lines or [],
+    }
+
+
+def _ratio_verdict(
+    claim: str,
+    expected: float | None,
+    measured: float | None,
+    detail: str,
+    item: dict[str, Any],
+    lines: list[int],
+) -> dict[str, Any]:
+    if expected is None or measured is None or expected <= 0:
+        return _v(claim, expected, measured, "cannot-measure", detail, item, lines)
+    percent = measured / expected * 100
+    return _v(claim, round(expected, 2), measured, _verdict_for(percent), detail, item, lines, percent)
+
+
+def _count_verdict(
+    claim: str, expected: Any, measured: Any, item: dict[str, Any], lines: list[int], detail: str = ""
+) -> dict[str, Any]:
+    if expected is None:
+        return _v(
+            claim,
+            None,
+            measured,
+            "cannot-measure",
+            f"not published by the offering. {detail}".strip(),
+            item,
+            lines,
+        )
+    if measured is None:
+        return _v(
+            claim, expected, None, "cannot-measure", f"not shown in this file. {detail}".strip(), item, lines
+        )
+    if measured >= expected:
+        return _v(
+            claim,
+            expected,
+            measured,
+            "pass",
+            detail,
+            item,
+            lines,
+            measured / expected * 100 if expected else None,
+        )
+    return _v(
+        claim,
+        expected,
+        measured,
+        "fail",
+        detail,
+        item,
+        lines,
+        measured / expected * 100 if expected else None,
+    )
+
+
+# --- collective benchmarks ---------------------------------------------------------------------------
+
+
+def _run_nodes(run: dict[str, Any], item: dict[str, Any]) -> int | None:
+    if run.get("nodes"):
+        return int(run["nodes"])
+    if item.get("nodes"):
+        return int(item["nodes"])
+    return None
+
+
+def _compare_collective_run(
+    facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any]
+) -> dict[str, Any]:
+    collective = run.get("collective") or "unknown"
+    lines = [x for x in (run.get("first_line"), run.get("last_line")) if x]
+    measured = run.get("busbw_at_max_size_gbps")
+    nodes = _run_nodes(run, item)
+    ranks = run.get("ranks")
+    size = run.get("max_size_bytes")
+    where = f"{collective}, {ranks or '?'} ranks on {nodes or '?'} node(s), busbw at {size or '?'} B"
+    if run.get("failed"):
+        return _v(
+            f"{collective} busbw",
+            None,
+            measured,
+            "cannot-measure",
+            f"failed run ({run.get('failure_reason')}): {where}",
+            item,
+            [run["failure_line"]] if run.get("failure_line") else lines,
+        )
+    if ranks == 1:
+        return _v(
+            f"{collective} busbw",
+            None,
+            measured,
+            "cannot-measure",
+            f"one rank: busbw is 0. {where}",
+            item,
+            lines,
+        )
+    if nodes is None:
+        return _v(
+            f"{collective} busbw",
+            None,
+            measured,
+            "cannot-measure",
+            f"node count unknown (no Rank lines and none given at upload): {where}",
+            item,
+            lines,
+        )
+    if collective not in JUDGED_COLLECTIVES:
+        return _v(
+            f"{collective} busbw",
+            None,
+            measured,
+            "cannot-measure",
+            f"{collective} is reported, not judged: one flow per rank does not load every link. {where}",
+            item,
+            lines,
+        )
+    if nodes == 1:
+        nvlink, source = _nvlink_gbytes(facts)
+        claim = "intra-node bandwidth (NVLink) per GPU"
+        if not nvlink:
+            return _v(claim, None, measured, "cannot-measure", f"{source}: {where}", item, lines)
+        expected = nvlink * INTRA_NODE_FRACTION
+        detail = f"{where}; expected {nvlink:g} GB/s ({source}) x {INTRA_NODE_FRACTION} achievable"
+        if collective == "all_reduce" and measured and measured > nvlink:
+            detail += "; above the NVLink wire rate: NVLS in-switch reduction (not a wire measurement)"
+        elif run.get("nvls_or_tree_suspected"):
+            detail += "; NVLS may raise all_reduce busbw (all_gather/reduce_scatter are wire measurements)"
+        return _ratio_verdict(claim, expected, measured, detail, item, lines)
+    nics, gbps, gpn_offer = facts.get("nics_per_node"), facts.get("gbps_per_nic"), facts.get("gpus_per_node")
+    claim = "inter-node bandwidth (NICs x Gb/s)"
+    if not (nics and gbps and gpn_offer):
+        return _v(
+            claim,
+            None,
+            measured,
+            "cannot-measure",
+            f"offering does not publish NICs, Gb/s and GPUs/node: {where}",
+            item,
+            lines,
+        )
+    per_gpu = nics * gbps / 8 / gpn_offer
+    gpn_run = run.get("gpus_per_node") or (ranks // nodes if ranks and nodes and ranks % nodes == 0 else None)
+    gpn_run = gpn_run or item.get("gpus") and int(item["gpus"]) // nodes or gpn_offer
+    if collective in RING_COLLECTIVES:
+        wire = per_gpu * min(gpn_run, gpn_offer)
+        share = f"{per_gpu:g} GB/s per GPU ({nics} x {gbps:g} Gb/s / {gpn_offer})"
+        basis = f"{min(gpn_run, gpn_offer)} GPU(s)/node x {share}"
+    else:
+        wire = per_gpu
+        basis = f"{per_gpu:g} GB/s per GPU ({nics} x {gbps:g} Gb/s / {gpn_offer})"
+    expected = wire * INTER_NODE_FRACTION
+    detail = f"{where}; expected {basis} x {INTER_NODE_FRACTION} achievable"
+    if run.get("nvls_or_tree_suspected") and nodes == 2:
+        if measured is not None and measured > wire:
+            return _v(
+                claim,
+                round(expected, 2),
+                measured,
+                "cannot-measure",
+                f"{detail}; busbw exceeds the NIC line rate ({wire:g} GB/s): tree/NVLSTree inflation on "
+                "2 nodes, rerun with NCCL_ALGO=Ring or on more nodes",
+                item,
+                lines,
+                measured / expected * 100 if expected else None,
+            )
+        detail += "; 2-node all_reduce without NCCL_ALGO=Ring may be inflated by tree algorithms"
+    return _ratio_verdict(claim, expected, measured, detail, item, lines)
+
+
+def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | None:
+    values = run.get("busbw_at_max_size_per_cycle_gbps") or []
+    if len(values) < 2:
+        return None
+    hi, lo = max(values), min(values)
+    spread = (hi - lo) / hi * 100 if hi else 0.0
+    verdict = (
+        "pass" if spread <= STABILITY_DROP_WARN else ("warn" if spread <= 2 * STABILITY_DROP_WARN else "fail")
+    )
+    return _v(
+        f"{run.get('collective')} stability over {len(values)} cycles",
+        f"spread <= {STABILITY_DROP_WARN:g}%",
+        round(spread, 2),
+        verdict,
+        f"busbw at the largest size per cycle: {values}",
+        item,
+        [run.get("first_line") or 0, run.get("last_line") or 0],
+    )
+
+
+def _compare_collectives(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for run in item.get("summary", {}).get("runs", []):
+        out.append(_compare_collective_run(facts, item, run))
+        stab = _stability_nccl(item, run)
+        if stab:
+            out.append(stab)
+    return out
+
+
+# --- evidence files -------------------------------------------------------------------------------
+
+
+def _gpu_model_matches(gpu_key: str | None, names: list[str]) -> bool | None:
+    if not gpu_key or not names:
+        return None
+    fam = _gpu_family(gpu_key)
+    pcie_claim = "PCIE" in gpu_key.upper()
+    for name in names:
+        upper = name.upper()
+        if fam and fam not in upper:
+            return False
+        if pcie_claim != ("PCIE" in upper):
+            return False
+    return True
+
+
+def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    s = item.get("summary", {})
+    lines = s.get("lines", [])
+    out = [_count_verdict("GPUs per node", facts.get("gpus_per_node"), s.get("gpus"), item, lines)]
+    models = s.get("gpu_models") or []
+    match = _gpu_model_matches(facts.get("gpu"), models)
+    if match is not None:
+        out.append(
+            _v(
+                "GPU model",
+                facts.get("gpu"),
+                ", ".join(models),
+                "pass" if match else "fail",
+                "model string vs the offering's GPU key (form factor included: SXM vs PCIe)",
+                item,
+                lines,
+            )
+        )
+    lost = s.get("lost_gpus") or []
+    if lost:
+        out.append(
+            _v(
+                "usable GPUs",
+                0,
+                len(lost),
+                "fail",
+                "GPUs not reachable by the driver",
+                item,
+                [x["line"] for x in lost],
+            )
+        )
+    return out
+
+
+def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    s = item.get("summary", {})
+    lines = s.get("lines", [])
+    out = [_count_verdict("GPUs per node", facts.get("gpus_per_node"), s.get("gpus"), item, lines)]
+    intra = facts.get("intra_node")
+    mesh = s.get("full_nvlink_mesh")
+    if intra in ("nvswitch", "nvlink-mesh"):
+        if mesh is None:
+            out.append(
+                _v("full NVLink mesh", True, None, "cannot-measure", "fewer than 2 GPUs shown", item, lines)
+            )
+        else:
+            bad = ", ".join(f"{p['pair']}={p['connection']}" for p in s.get("pairs_not_nvlink", [])[:8])
+            out.append(
+                _v(
+                    "full NVLink mesh",
+                    True,
+                    mesh,
+                    "pass" if mesh else "fail",
+                    "every GPU pair is NV#" if mesh else f"pairs not on NVLink: {bad}",
+                    item,
+                    lines,
+                )
+            )
+    expected_links = NVLINKS_PER_GPU.get(_gpu_family(facts.get("gpu")) or "")
+    if intra == "nvswitch" and expected_links and s.get("min_nvlinks_per_pair") is not None:
+        out.append(
+            _count_verdict(
+                "NVLinks per GPU pair",
+                expected_links,
+                s.get("min_nvlinks_per_pair"),
+                item,
+                lines,
+                f"NV{expected_links} expected for {facts.get('gpu')} on NVSwitch",
+            )
+        )
+    nics = facts.get("nics_per_node")
+    out.append(
+        _count_verdict(
+            "GPU-fabric NICs per node",
+            nics,
+            s.get("rail_nics"),
+            item,
+            lines,
+            f"NICs behind a GPU's PCIe switch (PIX/PXB); {s.get('nics', 0)} NIC column(s) in total",
+        )
+    )
+    return out
+
+
+def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    s = item.get("summary", {})
+    lines = s.get("lines", [])
+    fam = _gpu_family(facts.get("gpu")) or ""
+    out = []
+    expected = (
+        NVLINKS_PER_GPU.get(fam) if facts.get("intra_node") in ("nvswitch", "nvlink-mesh", None) else None
+    )
+    if facts.get("intra_node") == "pcie":
+        expected = 0
+    out.append(
+        _count_verdict(
+            "active NVLinks per GPU",
+            expected,
+            s.get("active_links_per_gpu"),
+            item,
+            lines,
+            f"{s.get('inactive_links', 0)} inactive link(s); {s.get('gpus')} GPU(s) shown",
+        )
+    )
+    speed = NVLINK_LINK_GBPS.get(fam)
+    if speed and s.get("min_link_gbps") is not None:
+        out.append(
+            _ratio_verdict(
+                "NVLink speed per link (GB/s)", speed, s.get("min_link_gbps"), "slowest link", item, lines
+            )
+        )
+    gpn = facts.get("gpus_per_node")
+    if gpn and s.get("gpus") is not None and s["gpus"] < gpn:
+        out.append(
+            _v(
+                "GPUs evidenced",
+                gpn,
+                s["gpus"],
+                "warn",
+                "fewer GPUs shown than the node has (`-i` or a cut excerpt)",
+                item,
+                lines,
+            )
+        )
+    return out
+
+
+def _compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    s = item.get("summary", {})
+    ports = s.get("ports", [])
+    fabric = facts.get("fabric")
+    wanted_layer = {"infiniband": "InfiniBand", "roce": "Ethernet", "ethernet": "Ethernet"}.get(fabric or "")
+    gbps = facts.get("gbps_per_nic")
+    nics = facts.get("nics_per_node")
+    out = []
+    if wanted_layer is None:
+        out.append(
+            _v(
+                "fabric link layer",
+                fabric,
+                None,
+                "cannot-measure",
+                "fabric not published or not RDMA verbs",
+                item,
+            )
+        )
+        return out
+    good = [
+        p
+        for p in ports
+        if p.get("state") == "Active"
+        and p.get("physical_state") in (None, "LinkUp")
+        and p.get("link_layer") == wanted_layer
+        and (gbps is None or p.get("rate_gbps") is None or p["rate_gbps"] >= gbps)
+    ]
+    other_layer = [
+        p for p in ports if p.get("state") == "Active" and p.get("link_layer") not in (wanted_layer, None)
+    ]
+    down = [p for p in ports if p.get("state") not in ("Active", None)]
+    slow = [
+        p
+        for p in ports
+        if p.get("state") == "Active"
+        and p.get("link_layer") == wanted_layer
+        and gbps
+        and p.get("rate_gbps")
+        and p["rate_gbps"] < gbps
+    ]
+    if item.get("kind") == "ibdev2netdev":
+        layer_ports = [p for p in ports if p.get("link_layer") == wanted_layer]
+        out.append(
+            _count_verdict(
+                f"{wanted_layer} ports per node",
+                nics,
+                len(layer_ports),
+                item,
+                [p["line"] for p in layer_ports],
+                "from netdev names; ibdev2netdev does not show the RDMA port state",
+            )
+        )
+        return out
+    detail = f"Active + LinkUp + {wanted_layer}" + (f" + >= {gbps:g} Gb/s" if gbps else "")
+    if any(p.get("rate_gbps") is None for p in good):
+        detail += "; rate not shown by this tool"
+    if slow:
+        detail += "; slower ports: " + ", ".join(
+            f"{p['device']}/{p['port']} {p['rate_gbps']:g}" for p in slow[:8]
+        )
+    if down:
+        detail += "; not active: " + ", ".join(f"{p['device']}/{p['port']} {p['state']}" for p in down[:8])
+    out.append(
+        _count_verdict(
+            f"{wanted_layer} GPU-fabric ports", nics, len(good), item, [p["line"] for p in good], detail
+        )
+    )
+    any_wanted = any(p.get("state") == "Active" and p.get("link_layer") == wanted_layer for p in ports)
+    if not any_wanted and other_layer:
+        out.append(
+            _v(
+                "fabric link layer",
+                wanted_layer,
+                other_layer[0].get("link_layer"),
+                "fail",
+                f"active ports are {other_layer[0].get('link_layer')} where {fabric} is claimed",
+                item,
+                [p["line"] for p in other_layer],
+            )
+        )
+    return out
+
+
+def _compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    s = item.get("summary", {})
+    fabric = facts.get("fabric")
+    wanted = {"infiniband": "InfiniBand", "roce": "Ethernet"}.get(fabric or "")
+    funcs = s.get("rdma_nic_functions", [])
+    out = [
+        _count_verdict(
+            "RDMA NIC functions per node",
+            facts.get("nics_per_node"),
+            s.get("rdma_nics"),
+            item,
+            s.get("lines", []),
+            "PCI functions (one per port); NVLink management bridges excluded",
+        )
+    ]
+    if wanted:
+        wrong = [f for f in funcs if f.get("link_layer") and f["link_layer"] != wanted]
+        if wrong:
+            out.append(
+                _v(
+                    "fabric link layer",
+                    wanted,
+                    wrong[0]["link_layer"],
+                    "fail" if len(wrong) == len(funcs) else "warn",
+                    f"{len(wrong)} of {len(funcs)} RDMA functions are '{wrong[0]['class']}'",
+                    item,
+                    [f["line"] for f in wrong],
+                )
+            )
+    return out
+
+
+def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    s = item.get("summary", {})
+    lines = [x for x in (s.get("first_line"), s.get("last_line")) if x]
+    gbps = facts.get("gbps_per_nic")
+    out = []
+    expected = gbps * INTER_NODE_FRACTION * (2 if s.get("bidirectional") else 1) if gbps else None
+    out.append(
+        _ratio_verdict(
+            "NIC port bandwidth (Gb/s)",
+            expected,
+            s.get("average_gbps"),
+            f"{s.get('test')} BW average at the largest size; expected {gbps} Gb/s x {INTER_NODE_FRACTION}"
+            + (" x 2 (bidirectional sum)" if s.get("bidirectional") else ""),
+            item,
+            lines,
+        )
+    )
+    wanted = {"infiniband": "InfiniBand", "roce": "Ethernet"}.get(facts.get("fabric") or "")
+    if wanted and s.get("link_layer"):
+        out.append(
+            _v(
+                "fabric link layer",
+                wanted,
+                s["link_layer"],
+                "pass" if s["link_layer"] == wanted else "fail",
+                "perftest `Link type`",
+                item,
+                lines,
+            )
+        )
+    stab = s.get("stability")
+    if stab:
+        spread = stab.get("spread_percent") or 0.0
+        out.append(
+            _v(
+                "link stability (repeated intervals)",
+                f"spread <= {STABILITY_DROP_WARN:g}%",
+                spread,
+                "pass" if spread <= STABILITY_DROP_WARN else "warn",
+                f"{stab.get('intervals')} intervals, {stab.get('min_gbps')}-{stab.get('max_gbps')} Gb/s",
+                item,
+                lines,
+            )
+        )
+    return out
+
+
+def _compare_training(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    s = item.get("summary", {})
+    stalls = s.get("stalls") or []
+    problems = len(stalls) + int(s.get("skipped_iterations") or 0) + int(s.get("nan_iterations") or 0)
+    steady = s.get("steady_iterations") or 0
+    verdict = "cannot-measure" if steady < 3 else ("pass" if problems == 0 else "warn")
+    return [
+        _v(
+            "training stability",
+            "no stalls, skipped or nan iterations",
+            problems,
+            verdict,
+            f"{steady} steady iterations after {len(s.get('warmup_iterations_excluded') or [])} warm-up; "
+            f"median {s.get('median_iteration_s')} s, {s.get('median_tflops_per_gpu')} TFLOP/s/GPU; "
+            f"{len(stalls)} stall(s) over 2x the median",
+            item,
+            [x["line"] for x in stalls] or [x for x in (s.get("first_line"), s.get("last_line")) if x],
+        )
+    ]
+
+
+def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    s = item.get("summary", {})
+    failed = s.get("failed_tests") or []
+    return [
+        _v(
+            "GPU health (dcgmi diag)",
+            "all tests pass",
+            "pass" if s.get("passed") else f"failed: {', '.join(failed)}",
+            "pass" if s.get("passed") else ("fail" if failed else "cannot-measure"),
+            f"level -r {s.get('level') or '?'}; warned: {', '.join(s.get('warned_tests') or []) or 'none'}",
+            item,
+            s.get("lines", []),
+        )
+    ]
+
+
+def _compare_dmesg(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    s = item.get("summary", {})
+    fallen = s.get("gpus_fallen_off_bus") or []
+    return [
+        _v(
+            "usable GPUs (kernel log)",
+            0,
+            len(fallen),
+            "fail" if fallen else "pass",
+            "GPUs fallen off the bus: "
+            + (", ".join(f["bus_id"] for f in fallen) or "none")
+            + (f"; Xid codes {s.get('xid_codes')}" if s.get("xid_codes") else ""),
+            item,
+            s.get("lines", []),
+        )
+    ]
+
+
+def compare(offering_facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    """Verdicts for one parsed evidence item against the offering's claims (see the module docstring)."""
+    kind = item.get("kind")
+    facts = offering_facts or {}
+    if kind in ("nccl-tests", "rccl-tests", "hccl-test"):
+        return _compare_collectives(facts, item)
+    if kind == "nvidia-smi":
+        return _compare_gpus(facts, item)
+    if kind == "nvidia-smi-topo":
+        return _compare_topo(facts, item)
+    if kind in ("nvidia-smi-nvlink", "dcgmi-nvlink"):
+        return _compare_nvlink(facts, item)
+    if kind in ("ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link"):
+        return _compare_ports(facts, item)
+    if kind == "lspci":
+        return _compare_lspci(facts, item)
+    if kind == "perftest":
+        return _compare_perftest(facts, item)
+    if kind in ("megatron", "torchtitan", "deepspeed"):
+        return _compare_training(facts, item)
+    if kind == "dcgmi-diag":
+        return _compare_dcgmi(facts, item)
+    if kind == "dmesg":
+        return _compare_dmesg(facts, item)
+    return [_v("evidence", None, None, "cannot-measure", f"no comparison for kind {kind!r}", item)]
+
+
+def scaling(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Scaling efficiency where the same collective (or training throughput) exists at several node counts.
+
+    Efficiency = per-GPU figure at N nodes / the same at the smallest multi-node count measured (busbw
+    for collectives; tokens/s per GPU, else TFLOP/s per GPU, for training). >= 0.9 pass, 0.7-0.9 warn.
+    """
+    series: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for item in items:
+        kind = item.get("kind")
+        summary = item.get("summary", {})
+        if kind in ("nccl-tests", "rccl-tests"):
+            for run in summary.get("runs", []):
+                nodes = _run_nodes(run, item)
+                value = run.get("busbw_at_max_size_gbps")
+                if run.get("failed") or not nodes or value is None or not run.get("collective"):
+                    continue
+                if run.get("nvls_or_tree_suspected") and nodes == 2:
+                    continue  # inflated 2-node all_reduce would distort the base of the ratio
+                # busbw per GPU depends on the GPUs per node, so only like is compared with like.
+                label = f"{run['collective']} ({run.get('gpus_per_node') or '?'} GPU/node)"
+                series.setdefault(("busbw_gbps", label), []).append(
+                    {
+                        "nodes": nodes,
+                        "value": value,
+                        "file": item.get("filename"),
+                        "lines": [run.get("first_line"), run.get("last_line")],
+                    }  # fmt: skip
+                )
+        elif kind in ("megatron", "torchtitan", "deepspeed"):
+            value = summary.get("median_tokens_per_s_per_gpu") or summary.get("median_tflops_per_gpu")
+            nodes = item.get("nodes")
+            if nodes and value:
+                metric = (
+                    "tokens_per_s_per_gpu" if summary.get("median_tokens_per_s_per_gpu") else "tflops_per_gpu"
+                )
+                series.setdefault((metric, kind), []).append(
+                    {
+                        "nodes": int(nodes),
+                        "value": value,
+                        "file": item.get("filename"),
+                        "lines": [summary.get("first_line"), summary.get("last_line")],
+                    }  # fmt: skip
+                )
+    out = []
+    for (metric, name), points in series.items():
+        multi = sorted((p for p in points if p["nodes"] >= 2), key=lambda p: p["nodes"])
+        counts = {p["nodes"] for p in multi}
+        if len(counts) < 2:
+            continue
+        base = multi[0]
+        for p in multi[1:]:
+            if p["nodes"] == base["nodes"]:
+                continue
+            eff = p["value"] / base["value"] if base["value"] else None
+            verdict = (
+                "cannot-measure"
+                if eff is None
+                else ("pass" if eff >= SCALING_PASS else ("warn" if eff >= SCALING_WARN else "fail"))
+            )
+            out.append(
+                {
+                    "claim": f"scaling {name} {metric}",
+                    "expected": f">= {SCALING_PASS:g} of the {base['nodes']}-node figure",
+                    "measured": round(eff, 3) if eff is not None else None,
+                    "percent_of_expected": round(eff * 100, 1) if eff is not None else None,
+                    "verdict": verdict,
+                    "detail": f"{p['nodes']} nodes {p['value']} vs {base['nodes']} nodes {base['value']}",
+                    "file": p["file"],
+                    "lines": [x for x in p["lines"] + base["lines"] if x],
+                    "base_file": base["file"],
+                }
+            )
+    return out

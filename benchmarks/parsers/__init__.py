@@ -1,0 +1,124 @@
+"""Parsers for benchmark logs and hardware evidence (DESIGN.md section 7).
+
+Pure code: no Django or Celery import. `parse(data)` recognises the content, runs the matching
+parser and returns a `ParseResult` whose `as_dict()` is exactly what `parse_benchmark --json` prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .detect import NCCL, Detection, detect
+from .result import ParseResult
+from .text import Text, decode
+
+__all__ = ["KINDS", "ParseResult", "detect_kind", "parse"]
+
+# Every kind a parser can return. nccl-tests/rccl-tests share one parser, as do the training logs.
+KINDS = (
+    "nccl-tests",
+    "rccl-tests",
+    "hccl-test",
+    "perftest",
+    "megatron",
+    "torchtitan",
+    "deepspeed",
+    "dcgmi-diag",
+    "dcgmi-nvlink",
+    "nvidia-smi",
+    "nvidia-smi-topo",
+    "nvidia-smi-nvlink",
+    "ibstat",
+    "ibstatus",
+    "ibv_devinfo",
+    "ibdev2netdev",
+    "rdma-link",
+    "lspci",
+    "dmesg",
+)
+
+
+def _parser_for(kind: str) -> Callable[[Text], ParseResult]:
+    # Imported here so that detection alone stays cheap and a broken optional parser cannot break
+    # the others at import time.
+    if kind == NCCL:
+        from .nccl import parse_nccl
+
+        return parse_nccl
+    if kind == "hccl-test":
+        from .hccl import parse_hccl
+
+        return parse_hccl
+    if kind == "perftest":
+        from .perftest import parse_perftest
+
+        return parse_perftest
+    if kind in ("megatron", "deepspeed", "torchtitan"):
+        from .training import parse_training
+
+        return lambda text: parse_training(text, kind)
+    if kind in ("dcgmi-diag", "dcgmi-nvlink"):
+        from .dcgmi import parse_dcgmi_diag, parse_dcgmi_nvlink
+
+        return parse_dcgmi_diag if kind == "dcgmi-diag" else parse_dcgmi_nvlink
+    if kind in ("nvidia-smi", "nvidia-smi-nvlink"):
+        from .nvidia_smi import parse_nvidia_smi, parse_nvlink_status
+
+        return parse_nvidia_smi if kind == "nvidia-smi" else parse_nvlink_status
+    if kind == "nvidia-smi-topo":
+        from .topo import parse_topo
+
+        return parse_topo
+    if kind in ("ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link"):
+        from . import infiniband
+
+        return {
+            "ibstat": infiniband.parse_ibstat,
+            "ibstatus": infiniband.parse_ibstatus,
+            "ibv_devinfo": infiniband.parse_ibv_devinfo,
+            "ibdev2netdev": infiniband.parse_ibdev2netdev,
+            "rdma-link": infiniband.parse_rdma_link,
+        }[kind]
+    if kind == "lspci":
+        from .lspci import parse_lspci
+
+        return parse_lspci
+    if kind == "dmesg":
+        from .dmesg import parse_dmesg
+
+        return parse_dmesg
+    raise KeyError(kind)
+
+
+def detect_kind(data: bytes | str) -> Detection:
+    """Only the recognition step (no parsing)."""
+    text = decode(data)
+    if text.binary:
+        return Detection(kind=None, reason="binary content")
+    return detect(text)
+
+
+def parse(data: bytes | str, filename: str | None = None) -> ParseResult:
+    """Recognise and parse one upload. `filename` is only used in messages, never for detection."""
+    label = f"{filename}: " if filename else ""
+    text = decode(data)
+    if text.binary:
+        return ParseResult(
+            kind=None, errors=[f"{label}not recognised: binary content (not a text log or report)"]
+        )
+    if not any(line.strip() for line in text.lines):
+        return ParseResult(kind=None, errors=[f"{label}not recognised: the file is empty"])
+    detection = detect(text)
+    if detection.kind is None:
+        return ParseResult(kind=None, errors=[f"{label}not recognised: {detection.reason}"])
+    try:
+        result = _parser_for(detection.kind)(text)
+    except Exception as exc:  # a parser bug must not turn an upload into a 500
+        return ParseResult(
+            kind=None,
+            errors=[
+                f"{label}recognised as {detection.kind} but the parser failed: {type(exc).__name__}: {exc}"
+            ],
+        )
+    result.warnings[:0] = text.notes
+    return result

@@ -1,0 +1,129 @@
+"""`dcgmi diag` tables and `dcgmi nvlink -s` grids (benchlogs/FORMATS.md 5, evidence/FORMATS.md 3 and 9)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .result import ParseResult
+from .text import Text
+
+SECTION_RE = re.compile(r"^\s*[|+]-{2,}\s+([A-Za-z][\w /]*?)\s+-+\+")
+ROW_RE = re.compile(r"^\s*\|\s*(.*?)\s*\|\s*(.*?)\s*\|\s*$")
+RESULT_RE = re.compile(r"^(Pass|Fail|Skip|Warn|Not Run)\b(?:\s*-\s*(.*))?$", re.IGNORECASE)
+PER_GPU_RE = re.compile(r"^\s*GPU\s*(\d+)\s*:\s*(Pass|Fail|Skip|Warn)\b", re.IGNORECASE)
+LEVEL_RE = re.compile(r"dcgmi\s+diag\b.*?-r\s+(\w+)")
+DETAIL_LABELS = ("warning", "info", "error")
+GPU_ID_RE = re.compile(r"^\s*gpuId\s+(\d+)\s*:")
+SWITCH_ID_RE = re.compile(r"^\s*physicalId\s+(\d+)\s*:")
+STATES_RE = re.compile(r"^\s*([UDX_](?:\s+[UDX_])*)\s*$")
+
+
+def parse_dcgmi_diag(text: Text) -> ParseResult:
+    result = ParseResult(kind="dcgmi-diag")
+    tests: list[dict[str, Any]] = []
+    metadata: dict[str, str] = {}
+    section = None
+    level = None
+    last: dict[str, Any] | None = None
+    for no, line in enumerate(text.lines, start=1):
+        m = LEVEL_RE.search(line)
+        if m and level is None:
+            level = m.group(1)
+        m = SECTION_RE.match(line)
+        if m:
+            section = m.group(1).strip()
+            continue
+        m = PER_GPU_RE.match(line)
+        if m and last is not None:
+            last.setdefault("per_gpu", {})[int(m.group(1))] = m.group(2).capitalize()
+            continue
+        m = ROW_RE.match(line)
+        if not m:
+            continue
+        left, right = m.group(1), m.group(2)
+        if left == "Diagnostic" and right == "Result":
+            continue
+        if section and section.lower() == "metadata" and left:
+            metadata[left] = right
+            continue
+        if not left or left.lower().rstrip(":") in DETAIL_LABELS:
+            # Wrapped Info/Warning/Error text: continuation rows have a blank left cell.
+            if last is not None and right:
+                last["detail"] = (last.get("detail", "") + " " + right).strip()
+            continue
+        rm = RESULT_RE.match(right)
+        if not rm:
+            continue
+        last = {
+            "section": section,
+            "name": left,
+            "result": rm.group(1).capitalize(),
+            "gpus": rm.group(2),
+            "line": no,
+        }
+        tests.append(last)
+    failed = [t for t in tests if t["result"] == "Fail" or "Fail" in t.get("per_gpu", {}).values()]
+    warned = [t for t in tests if t["result"] == "Warn"]
+    skipped = [t for t in tests if t["result"] == "Skip"]
+    result.summary = {
+        "passed": bool(tests) and not failed,
+        "failed_tests": [t["name"] for t in failed],
+        "warned_tests": [t["name"] for t in warned],
+        "skipped_tests": [t["name"] for t in skipped],
+        "tests": tests,
+        "level": level,
+        "metadata": metadata,
+        "dcgm_version": metadata.get("DCGM Version"),
+        "driver_version": metadata.get("Driver Version Detected"),
+        "gpu_ids": metadata.get("GPU Device IDs Detected"),
+        "lines": [t["line"] for t in failed] or [t["line"] for t in tests],
+    }
+    if not tests:
+        result.warnings.append("dcgmi diag header found but no test rows")
+    return result
+
+
+def parse_dcgmi_nvlink(text: Text) -> ParseResult:
+    result = ParseResult(kind="dcgmi-nvlink")
+    gpus: list[dict[str, Any]] = []
+    switches: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    for no, line in enumerate(text.lines, start=1):
+        m = GPU_ID_RE.match(line)
+        if m:
+            current = {"index": int(m.group(1)), "states": [], "line": no}
+            gpus.append(current)
+            continue
+        m = SWITCH_ID_RE.match(line)
+        if m:
+            current = {"index": int(m.group(1)), "states": [], "line": no}
+            switches.append(current)
+            continue
+        m = STATES_RE.match(line)
+        if m and current is not None:
+            current["states"].extend(m.group(1).split())
+    per_gpu = [
+        {
+            "index": g["index"],
+            "active_links": g["states"].count("U"),
+            "down_links": g["states"].count("D"),
+            "disabled_links": g["states"].count("X"),
+            "line": g["line"],
+        }
+        for g in gpus
+    ]
+    ups = [p["active_links"] for p in per_gpu]
+    result.summary = {
+        "gpus": len(per_gpu),
+        "active_links_per_gpu": min(ups) if ups else 0,
+        "max_active_links_per_gpu": max(ups) if ups else 0,
+        "link_gbps": None,  # dcgmi prints link state only
+        "inactive_links": sum(p["down_links"] + p["disabled_links"] for p in per_gpu),
+        "nvswitches": len(switches),
+        "per_gpu": per_gpu,
+        "lines": [p["line"] for p in per_gpu],
+    }
+    if "No NvSwitches found" in "\n".join(text.lines):
+        result.warnings.append("No NvSwitches found: switches not visible (VM, or a board without NVSwitch)")
+    return result

@@ -1,0 +1,159 @@
+"""Recognising what an upload is from its content alone (never from its file name).
+
+Each family has signature lines (benchlogs/FORMATS.md section 7, evidence/FORMATS.md); the
+detector counts them in one pass and scores each family. The highest score wins, so a training log
+that also printed an `nvidia-smi` table at start-up is still a training log, and an nccl-tests log
+full of NCCL INFO lines is still nccl-tests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .nccl import COLUMN_HEADER_RE, parse_row
+from .text import Text
+
+# Families parsed by one module each; the parser may refine the kind (nccl-tests -> rccl-tests).
+NCCL = "nccl-tests"
+
+SIGNATURES: dict[str, re.Pattern[str]] = {
+    "nccl_header": re.compile(
+        r"\bnThread\s+\d+\s+nGpus|\bnGpus(?:\(perProc\))?\s+\d+\s+minBytes|Collective test starting:"
+        r"|nccl-tests version|Avg bus bandwidth\s*:|Out of bounds values\s*:"
+    ),
+    "rccl_marker": re.compile(r"rccl-tests:\s*Version|RCCL version\s*:|Errors with asterisks|librccl"),
+    "nccl_failure": re.compile(r"Test (?:NCCL|CUDA|HIP) failure"),
+    "nccl_rank": re.compile(r"\bRank\s+\d+\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+\S+\s+device\s+\d+"),
+    "hccl": re.compile(r"data_size\(Bytes\)\s*:?\s*\||aveg_time\(us\)"),
+    "perftest_banner": re.compile(
+        r"\b(?:RDMA_\w+|Send|Read|Write|Atomic\w*)\s+(?:Bidirectional\s+)?(?:BW|Lat(?:ency)?)\s+Test\b"
+    ),
+    "perftest_table": re.compile(r"BW average\[|BW peak\[|t_avg\[usec\]|t_typical\[usec\]"),
+    "dcgmi_diag": re.compile(r"^\s*\|\s*Diagnostic\s*\|\s*Result\s*\||Successfully ran diagnostic"),
+    "dcgmi_nvlink": re.compile(r"NvLink Link Status|Key:\s*Up=U"),
+    "megatron": re.compile(r"\biteration\s+\d+\s*/\s*\d+\s*\|"),
+    "deepspeed": re.compile(
+        r"RunningAvgSamplesPerSec=|\[Rank \d+\] step=\d+|deepspeed\.launcher|\[runner\.py:\d+:main\]"
+        r"|DeepSpeed info:|\[logging\.py:\d+:log_dist\]"
+    ),
+    "torchtitan": re.compile(r"\bstep:\s*\d+\s+loss:.*\b(?:tps|wps):"),
+    "smi_header": re.compile(r"NVIDIA-SMI\s+\d+[\d.]*\s+Driver Version:"),
+    "smi_gpu_row": re.compile(
+        r"^\|\s+\d+\s+.+?\s+(?:On|Off)\s+\|\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d"
+    ),
+    "smi_lost": re.compile(r"Unable to determine the device handle for GPU|No devices were found"),
+    "smi_list": re.compile(r"^\s*GPU\s+\d+:\s+.+\(UUID:\s*GPU-"),
+    "nvlink_link": re.compile(r"^\s*Link\s+\d+:\s+(?:[\d.]+\s*GB/s|<inactive>)"),
+    "nvlink_none": re.compile(r"Unable to retrieve NVLink information"),
+    "topo_header": re.compile(r"^\s*GPU0(?:\s+\S+)*\s+CPU Affinity"),
+    "topo_row": re.compile(r"^\s*GPU\d+\s+(?:X|NV\d+|SYS|NODE|PHB|PXB|PIX|SOC)\s"),
+    "topo_legend": re.compile(r"Connection traversing|NV#\s*=|NIC Legend:"),
+    "ibstat_ca": re.compile(r"^\s*CA\s+'[^']+'"),
+    "ibstat_field": re.compile(r"^\s*(?:Physical state|Link layer|CA type|Base lid|SM lid):\s"),
+    "ibstatus": re.compile(r"Infiniband device\s+'[^']+'\s+port\s+\d+\s+status:"),
+    "ibv_devinfo": re.compile(r"^\s*hca_id:\s|PORT_(?:ACTIVE|DOWN|INIT|ARMED)\s*\(\d\)|^\s*vendor_part_id:"),
+    "ibdev2netdev": re.compile(r"^\s*\S+\s+port\s+\d+\s+(?:==>|<===>)\s+\S+"),
+    "rdma_link": re.compile(r"^\s*link\s+\S+/\d+\s+.*\bstate\s+[A-Z_]+"),
+    "lspci": re.compile(
+        r"^\s*(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+[A-Za-z0-9][^:]{2,60}:\s+\S"
+    ),
+    "dmesg_nvrm": re.compile(r"NVRM:|\bXid\b.*\bPCI:|fallen off the bus"),
+}
+
+# Lines looked at for detection. Signatures sit near the top of every format except training logs,
+# whose iteration lines can come after thousands of lines of arguments; those are cheap substring
+# checks, so the cap only protects against pathological uploads.
+MAX_DETECT_LINES = 200_000
+MAX_ROW_PROBES = 20_000
+
+
+@dataclass
+class Detection:
+    kind: str | None
+    score: int = 0
+    reason: str = ""
+    scores: dict[str, int] = field(default_factory=dict)
+
+
+def _count(text: Text) -> Counter[str]:
+    hits: Counter[str] = Counter()
+    probes = 0
+    for line in text.lines[:MAX_DETECT_LINES]:
+        if not line.strip():
+            continue
+        for name, pattern in SIGNATURES.items():
+            if pattern.search(line):
+                hits[name] += 1
+        if COLUMN_HEADER_RE.search(line):
+            hits["nccl_columns"] += 1
+        if (
+            probes < MAX_ROW_PROBES
+            and "NCCL" not in line
+            and "|" not in line
+            and not line.lstrip().startswith("#")
+        ):
+            probes += 1
+            if parse_row(line, 0, None) is not None:
+                hits["nccl_row"] += 1
+    return hits
+
+
+def detect(text: Text) -> Detection:
+    h = _count(text)
+    scores: dict[str, int] = {}
+    nccl_structure = h["nccl_header"] + h["nccl_columns"] + h["nccl_rank"]
+    if nccl_structure and (h["nccl_row"] or h["nccl_rank"] or h["nccl_failure"] or h["nccl_columns"]):
+        scores[NCCL] = 95
+    elif h["nccl_row"] >= 3:
+        scores[NCCL] = 70
+    elif h["nccl_row"] >= 1 and h["nccl_header"]:
+        scores[NCCL] = 80
+    if h["hccl"]:
+        scores["hccl-test"] = 90
+    if h["perftest_table"] and (h["perftest_banner"] or h["perftest_table"] >= 1):
+        scores["perftest"] = 90 if h["perftest_banner"] else 75
+    if h["dcgmi_diag"]:
+        scores["dcgmi-diag"] = 90
+    if h["dcgmi_nvlink"]:
+        scores["dcgmi-nvlink"] = 85
+    if h["megatron"]:
+        scores["deepspeed" if h["deepspeed"] else "megatron"] = 93 if h["deepspeed"] else 92
+    elif h["deepspeed"] >= 2:
+        scores["deepspeed"] = 88
+    if h["torchtitan"]:
+        scores["torchtitan"] = 92
+    if h["smi_header"] and h["smi_gpu_row"] or h["smi_gpu_row"] >= 1:
+        scores["nvidia-smi"] = 80
+    elif h["smi_header"] or h["smi_lost"]:
+        scores["nvidia-smi"] = 60
+    if h["nvlink_link"] or h["nvlink_none"]:
+        scores["nvidia-smi-nvlink"] = 85
+    elif h["smi_list"]:
+        scores["nvidia-smi"] = max(scores.get("nvidia-smi", 0), 75)
+    if h["topo_header"] and (h["topo_row"] or h["topo_legend"]) or h["topo_row"] >= 2:
+        scores["nvidia-smi-topo"] = 85
+    if h["ibstat_ca"] and h["ibstat_field"]:
+        scores["ibstat"] = 85
+    if h["ibstatus"]:
+        scores["ibstatus"] = 86
+    if h["ibv_devinfo"] >= 2 or (h["ibv_devinfo"] and "link_layer:" in "\n".join(text.lines[:400])):
+        scores["ibv_devinfo"] = 85
+    if h["ibdev2netdev"]:
+        scores["ibdev2netdev"] = 70
+    if h["rdma_link"]:
+        scores["rdma-link"] = 70
+    if h["lspci"]:
+        scores["lspci"] = 60
+    if h["dmesg_nvrm"]:
+        scores["dmesg"] = 40
+    if not scores:
+        return Detection(
+            kind=None,
+            reason="no signature of a supported tool (nccl-tests/rccl-tests, hccl_test, perftest, "
+            "Megatron/torchtitan/DeepSpeed logs, dcgmi, nvidia-smi, ibstat/ibstatus/ibv_devinfo, lspci) "
+            "was found",
+        )
+    best = max(scores, key=lambda k: scores[k])
+    return Detection(kind=best, score=scores[best], reason=f"signatures: {dict(h)}", scores=scores)

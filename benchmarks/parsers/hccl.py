@@ -1,0 +1,108 @@
+"""Huawei hccl_test output (benchlogs/FORMATS.md section 3).
+
+Fields are `|`-separated. There is no busbw column: it is derived with the nccl-tests factors when
+the collective and the rank count are known from the command line. `data_size` is per NPU.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .result import ParseResult
+from .text import Text, to_float, to_int
+
+HEADER_RE = re.compile(r"data_size\(Bytes\)")
+TEST_RE = re.compile(
+    r"\b(all_reduce|all_gather|reduce_scatter|alltoallv?|broadcast|reduce|scatter|send_recv|sendrecv)_test\b"
+)
+NP_RE = re.compile(r"(?:mpirun|mpiexec)\b.*?\s-(?:n|np)\s+(\d+)")
+FACTORS = {
+    "all_reduce": lambda n: 2 * (n - 1) / n,
+    "all_gather": lambda n: (n - 1) / n,
+    "reduce_scatter": lambda n: (n - 1) / n,
+    "alltoall": lambda n: (n - 1) / n,
+    "alltoallv": lambda n: (n - 1) / n,
+    "broadcast": lambda n: 1.0,
+    "reduce": lambda n: 1.0,
+    "scatter": lambda n: (n - 1) / n,
+    "sendrecv": lambda n: 1.0,
+    "send_recv": lambda n: 1.0,
+}
+
+
+def parse_hccl(text: Text) -> ParseResult:
+    result = ParseResult(kind="hccl-test")
+    runs: list[dict[str, Any]] = []
+    run: dict[str, Any] | None = None
+    collective = None
+    ranks = None
+    for no, line in enumerate(text.lines, start=1):
+        m = TEST_RE.search(line)
+        if m and "|" not in line:
+            collective = m.group(1).replace("send_recv", "sendrecv")
+        m = NP_RE.search(line)
+        if m:
+            ranks = int(m.group(1))
+        if HEADER_RE.search(line):
+            run = {
+                "collective": collective,
+                "ranks": ranks,
+                "rows_data": [],
+                "first_line": no,
+                "last_line": no,
+            }
+            runs.append(run)
+            continue
+        if run is None or "|" not in line:
+            continue
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) < 3:
+            continue
+        size, time_us, algbw = to_int(cells[0]), to_float(cells[1]), to_float(cells[2])
+        if size is None or algbw is None:
+            continue
+        check = cells[3] if len(cells) > 3 and cells[3] else None
+        run["rows_data"].append(
+            {"size_bytes": size, "time_us": time_us, "algbw_gbps": algbw, "check": check, "line": no}
+        )
+        run["last_line"] = no
+    summaries = []
+    for r in runs:
+        rows = r.pop("rows_data")
+        n, coll = r["ranks"], r["collective"]
+        factor = FACTORS[coll](n) if coll in FACTORS and n and n > 1 else None
+        for row in rows:
+            row["busbw_gbps"] = round(row["algbw_gbps"] * factor, 4) if factor is not None else None
+        max_size = max((x["size_bytes"] for x in rows), default=None)
+        at_max = [x for x in rows if x["size_bytes"] == max_size]
+        failed_rows = [x["line"] for x in rows if (x["check"] or "").lower() == "failed"]
+        summaries.append(
+            {
+                **r,
+                "rows": len(rows),
+                "max_size_bytes": max_size,
+                "peak_algbw_gbps": max((x["algbw_gbps"] for x in rows), default=None),
+                "algbw_at_max_size_gbps": at_max[-1]["algbw_gbps"] if at_max else None,
+                "peak_busbw_gbps": max(
+                    (x["busbw_gbps"] for x in rows if x["busbw_gbps"] is not None), default=None
+                ),
+                "busbw_at_max_size_gbps": at_max[-1]["busbw_gbps"] if at_max else None,
+                "avg_busbw_reported": None,
+                "check_results": sorted({x["check"] for x in rows if x["check"]}),
+                "failed": bool(failed_rows) or not rows,
+                "failure_reason": (
+                    f"check_result failed at line {failed_rows[0]}"
+                    if failed_rows
+                    else (None if rows else "no rows")
+                ),
+                "size_rows": rows[:5000],
+            }
+        )
+        if factor is None:
+            result.warnings.append(
+                "hccl_test prints no busbw and the collective or rank count (mpirun -n) is not in the log: "
+                "busbw not derived"
+            )
+    result.summary = {"runs": summaries, "failed_runs": sum(1 for s in summaries if s["failed"])}
+    return result

@@ -1,0 +1,172 @@
+"""`nvidia-smi` (default table), `nvidia-smi -L` and `nvidia-smi nvlink -s` (evidence/FORMATS.md 2-3).
+
+GPU rows are matched by a regex on the row's own structure (index, name, On/Off, bus id) because the
+column widths changed between driver branches (535 vs 550/555).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from .result import ParseResult
+from .text import Text, to_float
+
+SMI_HEADER_RE = re.compile(r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?")
+GPU_ROW_RE = re.compile(
+    r"^\|\s+(\d+)\s+(.+?)\s+(On|Off)\s+\|\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)"
+)
+MEM_RE = re.compile(r"(\d+)MiB\s*/\s*(\d+)MiB")
+POWER_RE = re.compile(r"(\d+)W\s*/\s*(\d+)W")
+LOST_RE = re.compile(r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f:.]+)")
+LIST_RE = re.compile(r"^\s*GPU\s+(\d+):\s+(.+?)\s+\(UUID:\s*(GPU-[0-9A-Fa-f-]+)\)")
+MIG_RE = re.compile(r"^\s*MIG\s+\S+\s+Device\s+\d+:")
+LINK_RE = re.compile(r"^\s*Link\s+(\d+):\s+(?:([\d.]+)\s*GB/s|<?(inactive)>?)", re.IGNORECASE)
+NO_NVLINK_RE = re.compile(r"Unable to retrieve NVLink information")
+
+
+def parse_nvidia_smi(text: Text) -> ParseResult:
+    """Default table, or `-L` when there is no table."""
+    result = ParseResult(kind="nvidia-smi")
+    gpus: list[dict[str, Any]] = []
+    listed: list[dict[str, Any]] = []
+    lost: list[dict[str, Any]] = []
+    driver = cuda = None
+    migs = 0
+    last_gpu: dict[str, Any] | None = None
+    for no, line in enumerate(text.lines, start=1):
+        m = SMI_HEADER_RE.search(line)
+        if m:
+            driver, cuda = m.group(2), m.group(3)
+            continue
+        m = GPU_ROW_RE.match(line.strip() if line.lstrip().startswith("|") else line)
+        if m:
+            last_gpu = {
+                "index": int(m.group(1)),
+                "name": m.group(2).strip(),
+                "bus_id": m.group(4),
+                "persistence": m.group(3),
+                "line": no,
+            }
+            gpus.append(last_gpu)
+            continue
+        if last_gpu is not None and "memory_total_mib" not in last_gpu:
+            mem = MEM_RE.search(line)
+            if mem:
+                last_gpu["memory_total_mib"] = int(mem.group(2))
+                power = POWER_RE.search(line)
+                if power:
+                    last_gpu["power_cap_w"] = int(power.group(2))
+                continue
+        m = LOST_RE.search(line)
+        if m:
+            lost.append({"bus_id": m.group(1).rstrip(":"), "line": no})
+            continue
+        m = LIST_RE.match(line)
+        if m:
+            listed.append(
+                {"index": int(m.group(1)), "name": m.group(2).strip(), "uuid": m.group(3), "line": no}
+            )
+            continue
+        if MIG_RE.match(line):
+            migs += 1
+    source = "table" if gpus else ("list" if listed else "table")
+    devices = gpus or listed
+    models = Counter(g["name"] for g in devices)
+    result.summary = {
+        "source": "nvidia-smi" if source == "table" else "nvidia-smi -L",
+        "gpus": len(devices),
+        "gpu_models": sorted(models),
+        "gpu_model_counts": dict(models),
+        "gpu_list": devices,
+        "driver_version": driver,
+        "cuda_version": cuda,
+        "lost_gpus": lost,
+        "mig_devices": migs,
+        "lines": [g["line"] for g in devices],
+    }
+    if lost:
+        result.warnings.append(
+            f"{len(lost)} GPU(s) not reachable ('Unable to determine the device handle'): "
+            + ", ".join(x["bus_id"] for x in lost)
+        )
+    if not devices and not lost:
+        result.warnings.append("nvidia-smi header found but no GPU rows")
+    if "No devices were found" in "\n".join(text.lines[:200]):
+        result.warnings.append("nvidia-smi: No devices were found")
+    return result
+
+
+def parse_nvlink_status(text: Text) -> ParseResult:
+    result = ParseResult(kind="nvidia-smi-nvlink")
+    gpus: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    orphan_links = 0
+    for no, line in enumerate(text.lines, start=1):
+        m = LIST_RE.match(line)
+        if m:
+            current = {
+                "index": int(m.group(1)),
+                "name": m.group(2).strip(),
+                "line": no,
+                "links": [],
+                "nvml_none": False,
+            }
+            gpus.append(current)
+            continue
+        m = LINK_RE.match(line)
+        if m:
+            if current is None:
+                orphan_links += 1
+                current = {"index": None, "name": None, "line": no, "links": [], "nvml_none": False}
+                gpus.append(current)
+            speed = to_float(m.group(2)) if m.group(2) else None
+            current["links"].append({"link": int(m.group(1)), "gbytes_per_s": speed, "line": no})
+            continue
+        if NO_NVLINK_RE.search(line) and current is not None:
+            current["nvml_none"] = True
+    per_gpu = []
+    speeds: Counter[float] = Counter()
+    inactive = 0
+    for g in gpus:
+        active = [lk for lk in g["links"] if lk["gbytes_per_s"]]
+        inactive += len(g["links"]) - len(active)
+        speeds.update(lk["gbytes_per_s"] for lk in active)
+        per_gpu.append(
+            {
+                "index": g["index"],
+                "name": g["name"],
+                "active_links": len(active),
+                "inactive_links": len(g["links"]) - len(active),
+                "gbytes_per_s_total": round(sum(lk["gbytes_per_s"] for lk in active), 3),
+                "min_link_gbps": min((lk["gbytes_per_s"] for lk in active), default=None),
+                "all_links_inactive": g["nvml_none"],
+                "line": g["line"],
+            }
+        )
+    active_counts = [p["active_links"] for p in per_gpu]
+    result.summary = {
+        "gpus": len(per_gpu),
+        "gpu_models": sorted({p["name"] for p in per_gpu if p["name"]}),
+        # The weakest GPU decides what TP can rely on, so the per-GPU figure is the minimum.
+        "active_links_per_gpu": min(active_counts) if active_counts else 0,
+        "max_active_links_per_gpu": max(active_counts) if active_counts else 0,
+        "link_gbps": speeds.most_common(1)[0][0] if speeds else None,
+        "link_speed_unit": "GB/s",
+        "min_link_gbps": min(speeds) if speeds else None,
+        "link_speeds": {str(k): v for k, v in speeds.items()},
+        "inactive_links": inactive,
+        "no_nvlink_gpus": sum(1 for p in per_gpu if p["all_links_inactive"]),
+        "per_gpu": per_gpu,
+        "lines": [p["line"] for p in per_gpu],
+    }
+    if orphan_links:
+        result.warnings.append("link lines before any `GPU n:` header (excerpt cut at the top)")
+    if any(p["all_links_inactive"] for p in per_gpu):
+        result.warnings.append("NVML reports all NVLinks inactive on some GPUs: no NVLink")
+    if inactive:
+        result.warnings.append(f"{inactive} inactive NVLink(s)")
+    if len(per_gpu) == 1:
+        result.warnings.append("only one GPU shown (`-i` or a cut excerpt): the other GPUs are not evidenced")
+    return result

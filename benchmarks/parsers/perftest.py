@@ -1,0 +1,193 @@
+"""perftest output: ib_write_bw / ib_read_bw / ib_send_bw and the *_lat tests (FORMATS.md section 4).
+
+Bandwidth is normalised to Gb/s (1e9 bit/s). perftest's `MB/sec` and `MiB/sec` are both 2^20
+bytes per second (`format_factor = 0x100000`), `Gb/sec` (`--report_gbits`) is decimal.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .result import ParseResult
+from .text import Text, median, strip_launcher_prefix, to_float, to_int
+
+BANNER_RE = re.compile(
+    r"\b(RDMA_\w+|Send|Read|Write|Atomic\w*)\s+(Bidirectional\s+)?(BW|Lat(?:ency)?)\s+Test\b"
+)
+BW_HEADER_RE = re.compile(r"#bytes\s+#iterations\s+BW peak\[([^\]]+)\]\s+BW average\[([^\]]+)\]")
+LAT_HEADER_RE = re.compile(r"#bytes\s+#iterations\s+.*t_(?:min|avg)\[usec\]")
+FIELD_RES = {
+    "device": re.compile(r"\bDevice\s*:\s*(\S+)"),
+    "link_type": re.compile(r"\bLink type\s*:\s*(\S+)"),
+    "transport": re.compile(r"\bTransport type\s*:\s*(\S+)"),
+    "connection": re.compile(r"\bConnection type\s*:\s*(\S+)"),
+    "qps": re.compile(r"\bNumber of qps\s*:\s*(\d+)"),
+    "mtu": re.compile(r"\bMtu\s*:\s*(\d+)"),
+    "gid_index": re.compile(r"\bGID index\s*:\s*(\d+)"),
+}
+COMMAND_RE = re.compile(r"\bib_(write|read|send|atomic)_(bw|lat)\b")
+MIB_TO_GBIT = 1048576 * 8 / 1e9
+
+
+@dataclass
+class _Block:
+    test: str | None = None
+    bidirectional: bool = False
+    latency: bool = False
+    fields: dict[str, Any] = field(default_factory=dict)
+    unit: str | None = None
+    headers: int = 0
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    first_line: int = 0
+    last_line: int = 0
+
+
+def _to_gbps(value: float | None, unit: str | None) -> float | None:
+    if value is None:
+        return None
+    u = (unit or "").lower()
+    if u.startswith("gb"):
+        return value
+    return round(value * MIB_TO_GBIT, 6)  # MB/sec and MiB/sec are both 2^20 B/s in perftest
+
+
+def parse_perftest(text: Text) -> ParseResult:
+    result = ParseResult(kind="perftest")
+    block = _Block()
+    command_test = None
+    infinite = False
+    for no, raw in enumerate(text.lines, start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        m = COMMAND_RE.search(line)
+        if m and command_test is None:
+            command_test = f"ib_{m.group(1)}_{m.group(2)}"
+        if "--run_infinitely" in line or "BW peak won't be measured" in line:
+            infinite = True
+        m = BANNER_RE.search(line)
+        if m:
+            block.test = block.test or f"{m.group(1)} {m.group(2) or ''}{m.group(3)} Test".replace("  ", " ")
+            block.bidirectional = block.bidirectional or bool(m.group(2))
+            block.latency = m.group(3).startswith("Lat")
+            block.first_line = block.first_line or no
+            continue
+        for key, pattern in FIELD_RES.items():
+            fm = pattern.search(line)
+            if fm and key not in block.fields:
+                block.fields[key] = fm.group(1)
+        m = BW_HEADER_RE.search(line)
+        if m:
+            block.unit = m.group(2)
+            block.headers += 1
+            continue
+        if LAT_HEADER_RE.search(line):
+            block.latency = True
+            block.headers += 1
+            block.unit = "usec"
+            continue
+        if not block.headers:
+            continue
+        tokens = strip_launcher_prefix(line).split()
+        if len(tokens) < 4 or to_int(tokens[0]) is None or to_int(tokens[1]) is None:
+            continue
+        values = [to_float(t) for t in tokens[2:]]
+        if any(v is None for v in values):
+            continue
+        nums = [v for v in values if v is not None]
+        size = to_int(tokens[0]) or 0
+        row: dict[str, Any]
+        if block.latency:
+            row = {"size_bytes": size, "iterations": to_int(tokens[1]), "values_usec": nums, "line": no}
+        else:
+            if len(nums) < 2:
+                continue
+            row = {
+                "size_bytes": size,
+                "iterations": to_int(tokens[1]),
+                "bw_peak_gbps": _to_gbps(nums[0], block.unit),
+                "bw_average_gbps": _to_gbps(nums[1], block.unit),
+                "msg_rate_mpps": nums[2] if len(nums) > 2 else None,
+                "line": no,
+            }
+        block.rows.append(row)
+        block.last_line = no
+
+    rows = block.rows
+    if block.headers >= 2 and not infinite:
+        # Server and client on one host print the same table; their lines interleave (superbench).
+        seen: set[tuple[Any, ...]] = set()
+        unique = []
+        for row in rows:
+            dedupe_key = tuple(v for k, v in row.items() if k != "line")
+            if dedupe_key not in seen:
+                seen.add(dedupe_key)
+                unique.append(row)
+        if len(unique) < len(rows):
+            result.warnings.append(
+                f"{len(rows) - len(unique)} duplicate row(s) from interleaved server/client output"
+            )
+        rows = unique
+    link = block.fields.get("link_type")
+    link_layer = {"ib": "InfiniBand", "ethernet": "Ethernet", "eth": "Ethernet"}.get(
+        (link or "").lower(), link
+    )
+    test_name = command_test
+    if test_name is None and block.test:
+        kind = block.test.split()[0].lower().replace("rdma_", "")
+        test_name = f"ib_{kind}_{'lat' if block.latency else 'bw'}"
+    summary: dict[str, Any] = {
+        "test": test_name,
+        "banner": block.test,
+        "bidirectional": block.bidirectional,
+        "device": block.fields.get("device"),
+        "link_layer": link_layer,
+        "transport": block.fields.get("transport"),
+        "connection": block.fields.get("connection"),
+        "qps": to_int(block.fields.get("qps", "") or ""),
+        "mtu": to_int(block.fields.get("mtu", "") or ""),
+        "gid_index": to_int(block.fields.get("gid_index", "") or ""),
+        "unit_reported": block.unit,
+        "duration_mode": infinite,
+        "rows": len(rows),
+        "size_rows": rows[:5000],
+        "first_line": block.first_line or (rows[0]["line"] if rows else None),
+        "last_line": block.last_line or None,
+        "latency": block.latency,
+    }
+    if block.latency:
+        summary["peak_gbps"] = None
+        summary["average_gbps"] = None
+        summary["latency_usec_at_min_size"] = rows[0]["values_usec"] if rows else None
+    else:
+        averages = [r["bw_average_gbps"] for r in rows if r["bw_average_gbps"] is not None]
+        peaks = [r["bw_peak_gbps"] for r in rows if r["bw_peak_gbps"]]
+        max_size = max((r["size_bytes"] for r in rows), default=None)
+        at_max = [r["bw_average_gbps"] for r in rows if r["size_bytes"] == max_size]
+        # BW average is what compares with the line rate (FORMATS.md 4); peak_gbps is the best average
+        # over sizes because BW peak reads 0.00 in duration mode.
+        summary["peak_gbps"] = round(max(averages), 3) if averages else None
+        summary["average_gbps"] = round(median(at_max) or 0.0, 3) if at_max else None
+        summary["bw_peak_column_max_gbps"] = round(max(peaks), 3) if peaks else None
+        summary["max_size_bytes"] = max_size
+        if infinite and len(averages) > 1:
+            lo, hi = min(averages), max(averages)
+            summary["stability"] = {
+                "intervals": len(averages),
+                "min_gbps": round(lo, 3),
+                "max_gbps": round(hi, 3),
+                "spread_percent": round((hi - lo) / hi * 100, 2) if hi else None,
+            }
+        if block.bidirectional:
+            result.warnings.append("bidirectional test: the figures are the sum of both directions")
+    if not rows:
+        result.warnings.append("perftest banner found but no result rows (run cut or failed)")
+        summary["failed"] = True
+    else:
+        summary["failed"] = False
+    if link_layer is None:
+        result.warnings.append("no `Link type` line: link layer unknown")
+    result.summary = summary
+    return result

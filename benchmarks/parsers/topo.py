@@ -1,0 +1,125 @@
+"""`nvidia-smi topo -m` (evidence/FORMATS.md section 1).
+
+Raw output is tab-separated with empty cells in the affinity columns, pastes usually have spaces;
+the matrix cells themselves are never empty, so splitting on any whitespace and reading the first
+len(columns) cells of each row is safe for both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from .result import ParseResult
+from .text import Text
+
+CELL_RE = re.compile(r"^(X|NV\d+|SYS|SOC|NODE|PHB|PXB|PIX)$")
+NV_RE = re.compile(r"^NV(\d+)$")
+NIC_LEGEND_RE = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)")
+PCIE_RANK = {"PIX": 0, "PXB": 1, "PHB": 2, "NODE": 3, "SYS": 4, "SOC": 4}
+
+
+def _is_column_header(tokens: list[str]) -> bool:
+    return (
+        bool(tokens)
+        and tokens[0] == "GPU0"
+        and "CPU" in tokens
+        or (bool(tokens) and tokens[0] == "GPU0" and all(not CELL_RE.match(t) for t in tokens[:3]))
+    )
+
+
+def parse_topo(text: Text) -> ParseResult:
+    result = ParseResult(kind="nvidia-smi-topo")
+    columns: list[str] = []
+    rows: dict[str, tuple[list[str], int]] = {}
+    legend: dict[str, str] = {}
+    header_line = None
+    for no, line in enumerate(text.lines, start=1):
+        tokens = line.split()
+        if not tokens:
+            continue
+        if not columns and tokens[0] == "GPU0" and len(tokens) > 1 and not CELL_RE.match(tokens[1]):
+            cut = next((i for i, t in enumerate(tokens) if t in ("CPU", "NUMA", "GPU NUMA")), len(tokens))
+            columns = tokens[:cut]
+            header_line = no
+            continue
+        m = NIC_LEGEND_RE.match(line)
+        if m:
+            legend[m.group(1)] = m.group(2)
+            continue
+        if columns and tokens[0] in columns and len(tokens) > 1 and CELL_RE.match(tokens[1]):
+            cells = tokens[1 : 1 + len(columns)]
+            rows[tokens[0]] = (cells, no)
+    if not columns:
+        # Header lost in a paste: rebuild it from the row labels.
+        for no, line in enumerate(text.lines, start=1):
+            tokens = line.split()
+            if (
+                tokens
+                and re.match(r"^(GPU\d+|NIC\d+|mlx\d_\S+)$", tokens[0])
+                and len(tokens) > 1
+                and CELL_RE.match(tokens[1])
+            ):
+                rows[tokens[0]] = (tokens[1:], no)
+        columns = list(rows)
+        if columns:
+            result.warnings.append("no column header: columns taken from the row labels")
+    gpu_cols = [c for c in columns if re.match(r"^GPU\d+$", c)]
+    nic_cols = [c for c in columns if c not in gpu_cols]
+    index = {c: i for i, c in enumerate(columns)}
+    pairs_not_nvlink: list[dict[str, Any]] = []
+    nv_counts: list[int] = []
+    cell_types: Counter[str] = Counter()
+    for a_pos, a in enumerate(gpu_cols):
+        if a not in rows:
+            continue
+        cells, _ = rows[a]
+        for b in gpu_cols[a_pos + 1 :]:
+            pos = index[b]
+            cell = cells[pos] if pos < len(cells) else "?"
+            cell_types[re.sub(r"\d+$", "#", cell)] += 1
+            nv = NV_RE.match(cell)
+            if nv:
+                nv_counts.append(int(nv.group(1)))
+            else:
+                nv_counts.append(0)
+                pairs_not_nvlink.append({"pair": f"{a}-{b}", "connection": cell})
+    nics: list[dict[str, Any]] = []
+    for nic in nic_cols:
+        relations: dict[str, str] = {}
+        for g in gpu_cols:
+            if g in rows:
+                cells = rows[g][0]
+                pos = index[nic]
+                if pos < len(cells):
+                    relations[g] = cells[pos]
+        best = min(relations.values(), key=lambda c: PCIE_RANK.get(c, 9), default=None)
+        close = sorted(g for g, c in relations.items() if c in ("PIX", "PXB"))
+        nics.append({"column": nic, "name": legend.get(nic, nic), "best_gpu_path": best, "close_gpus": close})
+    gpus = len(gpu_cols)
+    full_mesh = None if gpus < 2 else not pairs_not_nvlink
+    result.summary = {
+        "gpus": gpus,
+        "full_nvlink_mesh": full_mesh,
+        "min_nvlinks_per_pair": min(nv_counts) if nv_counts else None,
+        "max_nvlinks_per_pair": max(nv_counts) if nv_counts else None,
+        "nics": len(nic_cols),
+        "nic_names": [n["name"] for n in nics],
+        # A rail NIC sits behind the same PCIe switch as a GPU; NICs that are NODE/SYS to every GPU are
+        # front-end or storage ports (evidence/FORMATS.md 1).
+        "rail_nics": sum(1 for n in nics if n["close_gpus"]),
+        "nic_details": nics,
+        "pairs_not_nvlink": pairs_not_nvlink,
+        "gpu_pair_connections": dict(cell_types),
+        "header_line": header_line,
+        "lines": [rows[g][1] for g in gpu_cols if g in rows],
+    }
+    if gpus < 2:
+        result.warnings.append("fewer than 2 GPUs: NVLink mesh not applicable")
+    missing = [g for g in gpu_cols if g not in rows]
+    if missing:
+        result.warnings.append(f"GPU rows missing for {', '.join(missing)} (cut excerpt?)")
+    if not nic_cols:
+        result.warnings.append("no NIC columns: no RDMA NIC visible to the driver (VM or no NIC)")
+    return result

@@ -1,0 +1,171 @@
+"""compare() and scaling() verdicts, on hand-built items (no corpus needed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from benchmarks.compare import INTER_NODE_FRACTION, INTRA_NODE_FRACTION, compare, scaling
+from benchmarks.parsers import parse
+
+from ._shared import FIXTURES
+
+H100_IB = {
+    "gpu": "H100-SXM-80GB",
+    "gpus_per_node": 8,
+    "intra_node": "nvswitch",
+    "fabric": "infiniband",
+    "nics_per_node": 8,
+    "gbps_per_nic": 400,
+}
+
+
+def _nccl_item(**run: Any) -> dict[str, Any]:
+    base = {
+        "collective": "all_reduce", "ranks": 16, "nodes": 2, "gpus_per_node": 8, "failed": False,
+        "busbw_at_max_size_gbps": 380.0, "max_size_bytes": 1 << 34, "first_line": 3, "last_line": 40,
+        "nvls_or_tree_suspected": False,
+    }  # fmt: skip
+    base.update(run)
+    return {
+        "kind": "nccl-tests",
+        "filename": "run.log",
+        "summary": {"runs": [base]},
+        "nodes": None,
+        "gpus": None,
+    }
+
+
+def _one(facts: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
+    verdicts = compare(facts, item)
+    assert verdicts
+    for v in verdicts:
+        assert set(v) >= {
+            "claim",
+            "expected",
+            "measured",
+            "percent_of_expected",
+            "verdict",
+            "detail",
+            "file",
+            "lines",
+        }
+        assert v["verdict"] in {"pass", "warn", "fail", "cannot-measure"}
+    return verdicts[0]
+
+
+@pytest.mark.parametrize(("busbw", "verdict"), [(380.0, "pass"), (250.0, "warn"), (150.0, "fail")])
+def test_inter_node_thresholds(busbw: float, verdict: str) -> None:
+    v = _one(H100_IB, _nccl_item(busbw_at_max_size_gbps=busbw))
+    assert v["verdict"] == verdict
+    assert v["expected"] == pytest.approx(400 * INTER_NODE_FRACTION)
+    assert v["file"] == "run.log" and v["lines"] == [3, 40]
+
+
+def test_one_gpu_per_node_expects_one_rail() -> None:
+    v = _one(H100_IB, _nccl_item(ranks=2, gpus_per_node=1, busbw_at_max_size_gbps=15.0))
+    assert v["expected"] == pytest.approx(50 * INTER_NODE_FRACTION)
+    assert v["verdict"] == "fail"
+
+
+def test_two_node_tree_inflation_cannot_measure() -> None:
+    v = _one(H100_IB, _nccl_item(busbw_at_max_size_gbps=488.0, nvls_or_tree_suspected=True))
+    assert v["verdict"] == "cannot-measure" and "NCCL_ALGO=Ring" in v["detail"]
+
+
+def test_intra_node_against_nvlink() -> None:
+    v = _one(H100_IB, _nccl_item(ranks=8, nodes=1, collective="all_gather", busbw_at_max_size_gbps=366.0))
+    assert v["expected"] == pytest.approx(450 * INTRA_NODE_FRACTION)
+    assert v["verdict"] == "pass"
+    nvls = _one(
+        H100_IB, _nccl_item(ranks=8, nodes=1, busbw_at_max_size_gbps=482.0, nvls_or_tree_suspected=True)
+    )
+    assert "NVLS" in nvls["detail"]
+
+
+def test_published_intra_node_rate_wins_over_the_gpu_table() -> None:
+    facts = dict(H100_IB, gpu="unknown-gpu", intra_node_gbytes_per_s=300.0)
+    v = _one(facts, _nccl_item(ranks=8, nodes=1, busbw_at_max_size_gbps=235.0))
+    assert v["expected"] == pytest.approx(240.0) and v["verdict"] == "pass"
+
+
+@pytest.mark.parametrize(
+    ("run", "reason"),
+    [
+        ({"failed": True, "failure_reason": "Test NCCL failure", "failure_line": 19}, "failed run"),
+        ({"ranks": 1, "nodes": 1}, "one rank"),
+        ({"nodes": None}, "node count unknown"),
+        ({"collective": "sendrecv"}, "not judged"),
+    ],
+)
+def test_runs_that_cannot_measure(run: dict[str, Any], reason: str) -> None:
+    v = _one(H100_IB, _nccl_item(**run))
+    assert v["verdict"] == "cannot-measure" and reason in v["detail"]
+
+
+def test_missing_offering_facts_cannot_measure() -> None:
+    v = _one({"gpu": "H100-SXM-80GB"}, _nccl_item())
+    assert v["verdict"] == "cannot-measure"
+
+
+def _parsed(name: str) -> dict[str, Any]:
+    result = parse((FIXTURES / name).read_bytes()).as_dict()
+    return dict(result, filename=name, nodes=None, gpus=None)
+
+
+def test_ports_and_link_layer() -> None:
+    verdicts = compare(dict(H100_IB, nics_per_node=1), _parsed("ibv_devinfo-v-ib.txt"))
+    assert verdicts[0]["verdict"] == "pass" and verdicts[0]["lines"] == [7]
+    roce = compare(dict(H100_IB, fabric="roce"), _parsed("ibv_devinfo-v-ib.txt"))
+    assert roce[0]["verdict"] == "fail"
+    assert any(v["claim"] == "fabric link layer" and v["verdict"] == "fail" for v in roce)
+
+
+def test_topology_against_full_mesh_claim() -> None:
+    verdicts = {
+        v["claim"]: v
+        for v in compare(dict(H100_IB, gpus_per_node=4), _parsed("topo-old-driver-soc-mlx4.txt"))
+    }
+    assert verdicts["GPUs per node"]["verdict"] == "pass"
+    assert verdicts["full NVLink mesh"]["verdict"] == "fail"
+    assert verdicts["GPU-fabric NICs per node"]["verdict"] == "fail"
+
+
+def test_nvlink_links_and_gpus() -> None:
+    verdicts = {v["claim"]: v for v in compare(H100_IB, _parsed("nvlink-some-inactive.txt"))}
+    assert verdicts["active NVLinks per GPU"]["verdict"] == "fail"
+    assert verdicts["GPUs evidenced"]["verdict"] == "warn"
+
+
+def test_dcgmi_and_lost_gpus_fail() -> None:
+    assert compare(H100_IB, _parsed("dcgmi-diag-dcgm3-fail-wrapped.txt"))[0]["verdict"] == "fail"
+    lost = compare(H100_IB, _parsed("nvidia-smi-lost-gpu.txt"))
+    assert any(v["claim"] == "usable GPUs" and v["verdict"] == "fail" for v in lost)
+
+
+def test_training_stalls_warn() -> None:
+    v = compare(H100_IB, _parsed("megatron-stall-skipped.txt"))[0]
+    assert v["verdict"] == "warn" and v["lines"] == [7]
+
+
+def test_cycle_stability_is_judged() -> None:
+    verdicts = compare(H100_IB, _parsed("nccl-broadcast-cycles-timestamps.txt"))
+    stability = [v for v in verdicts if "stability" in v["claim"]]
+    assert stability and stability[0]["verdict"] == "warn"  # 282.56 -> 233.42: a 17 % drop
+
+
+def test_scaling_efficiency() -> None:
+    items = [
+        _nccl_item(nodes=2, ranks=16, busbw_at_max_size_gbps=380.0),
+        _nccl_item(nodes=4, ranks=32, busbw_at_max_size_gbps=370.0),
+        _nccl_item(nodes=8, ranks=64, busbw_at_max_size_gbps=250.0),
+    ]
+    result = {r["detail"].split(" nodes")[0]: r for r in scaling(items)}
+    assert result["4"]["verdict"] == "pass"
+    assert result["8"]["verdict"] == "fail"
+    assert result["8"]["measured"] == pytest.approx(250 / 380, abs=1e-3)
+
+
+def test_unknown_kind() -> None:
+    assert compare(H100_IB, {"kind": "mystery", "summary": {}})[0]["verdict"] == "cannot-measure"
