@@ -10,13 +10,17 @@ from django.core.management.base import BaseCommand
 
 def resolve_offering(slug: str) -> dict[str, Any]:
     """An offering slug from the catalog -> the facts dict (KeyError when there is none)."""
-    from providers.selectors import offering_get
+    from django.db import DatabaseError
+
     from providers.models import Offering
+    from providers.selectors import offering_get
 
     try:
         return offering_get(slug=slug).facts()
     except Offering.DoesNotExist as exc:
         raise KeyError(slug) from exc
+    except DatabaseError as exc:  # no catalog yet: a one-line reason, not a traceback
+        raise KeyError(f"{slug} (the catalog database is not ready: run `make demo` or manage.py migrate)") from exc
 
 
 class Command(BaseCommand):

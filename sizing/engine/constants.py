@@ -1,0 +1,335 @@
+"""Every number of the sizing model, in one place, each with its source.
+
+"cal §N" refers to ../shared/data/calibration.md section N. "fitted" means the value was chosen once,
+for all rows together, to reproduce the published Selene runs of cal §2 (see docs/MODEL.md for the
+per-row errors); it is never tuned per run. "assumed" means no public source was found: the value is a
+stated engineering assumption and is reported in the output's `assumptions` when it is used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GIB = 2**30  # bytes; cal header: GiB = 2^30 bytes
+GB = 1e9  # bytes; cal header: GB = 1e9 bytes
+
+
+@dataclass(frozen=True)
+class GPUSpec:
+    key: str
+    name: str
+    vendor: str
+    bf16_tflops: float  # dense peak, no sparsity
+    fp8_tflops: float | None
+    hbm_gb: float  # GB = 1e9 bytes, datasheet
+    hbm_tbytes_per_s: float
+    nvlink_gbytes_per_s: float  # per GPU, one direction; 0 = no GPU-to-GPU link
+    pcie_gbytes_per_s: float  # host link per GPU, one direction (PCIe Gen4 x16 ~32, Gen5 x16 ~64)
+    gemm_efficiency_max: float  # plateau of achieved/peak for large bf16 GEMMs (see GEMM_* below)
+    confirmed: bool = True
+    source: str = ""
+
+
+# Peaks: cal §1 (vendor datasheets, dense). gemm_efficiency_max: A100 fitted on cal §2 (Selene runs);
+# other GPUs assumed from public MFU reports relative to A100 (cal §2: Megatron-Core on H100 reaches
+# 41-48% MFU vs 51-56% on A100, i.e. Hopper GEMMs reach a lower fraction of their higher peak).
+_A100_EFF = 0.72  # fitted (cal §2, all 18 rows together; docs/MODEL.md)
+_HOPPER_EFF = 0.60  # assumed: 0.72 x (47% / 56%), Megatron-Core H100 vs A100 MFU at scale (cal §2)
+GPUS: dict[str, GPUSpec] = {
+    g.key: g
+    for g in [
+        GPUSpec(
+            "A100-SXM-40GB",
+            "NVIDIA A100 SXM4 40GB",
+            "nvidia",
+            312,
+            None,
+            40,
+            1.555,
+            300,
+            32,
+            _A100_EFF,
+            source="cal §1 (NVIDIA A100 datasheet)",
+        ),
+        GPUSpec(
+            "A100-SXM-80GB",
+            "NVIDIA A100 SXM4 80GB",
+            "nvidia",
+            312,
+            None,
+            80,
+            2.039,
+            300,
+            32,
+            _A100_EFF,
+            source="cal §1 (NVIDIA A100 datasheet)",
+        ),
+        GPUSpec(
+            "H100-SXM-80GB",
+            "NVIDIA H100 SXM5 80GB",
+            "nvidia",
+            989,
+            1979,
+            80,
+            3.35,
+            450,
+            64,
+            _HOPPER_EFF,
+            source="cal §1 (NVIDIA H100 datasheet)",
+        ),
+        GPUSpec(
+            "H800-SXM-80GB",
+            "NVIDIA H800 SXM5 80GB",
+            "nvidia",
+            989,
+            1979,
+            80,
+            3.35,
+            200,
+            64,
+            _HOPPER_EFF,
+            source="cal §1; NVLink 200 GB/s (8 links); DeepSeek-V3 report measured 160 GB/s (cal §5)",
+        ),
+        GPUSpec(
+            "H200-SXM-141GB",
+            "NVIDIA H200 SXM 141GB",
+            "nvidia",
+            989,
+            1979,
+            141,
+            4.8,
+            450,
+            64,
+            _HOPPER_EFF,
+            source="cal §1 (NVIDIA H200 datasheet)",
+        ),
+        GPUSpec(
+            "B200-180GB",
+            "NVIDIA B200 180GB",
+            "nvidia",
+            2250,
+            4500,
+            180,
+            8.0,
+            900,
+            64,
+            _HOPPER_EFF,
+            source="cal §1 (~2250/~4500 dense, DGX B200 datasheet); efficiency assumed as Hopper",
+        ),
+        GPUSpec(
+            "MI300X-192GB",
+            "AMD Instinct MI300X",
+            "amd",
+            1307,
+            2615,
+            192,
+            5.3,
+            448,
+            64,
+            0.50,
+            source="cal §1 (AMD datasheet; 7 x 64 GB/s Infinity Fabric); efficiency assumed (ROCm "
+            "GEMMs reach a lower fraction of peak than cuBLAS in public benchmarks)",
+        ),
+        GPUSpec(
+            "H100-PCIe-80GB",
+            "NVIDIA H100 PCIe 80GB",
+            "nvidia",
+            756,
+            1513,
+            80,
+            2.0,
+            0,
+            64,
+            _HOPPER_EFF,
+            source="cal §1 (NVIDIA H100 PCIe datasheet; no NVLink without a bridge)",
+        ),
+        # Not in cal §1: vendor datasheet figures as recalled, NOT confirmed from a stored source.
+        GPUSpec(
+            "MI325X-256GB",
+            "AMD Instinct MI325X",
+            "amd",
+            1307,
+            2615,
+            256,
+            6.0,
+            448,
+            64,
+            0.50,
+            confirmed=False,
+            source="UNCONFIRMED: AMD MI325X datasheet (same compute die as MI300X)",
+        ),
+        GPUSpec(
+            "MI355X-288GB",
+            "AMD Instinct MI355X",
+            "amd",
+            2500,
+            5000,
+            288,
+            8.0,
+            448,
+            64,
+            0.50,
+            confirmed=False,
+            source="UNCONFIRMED: AMD MI355X announcement (~2.5 PF dense bf16)",
+        ),
+        GPUSpec(
+            "GB200-186GB",
+            "NVIDIA GB200 (per Blackwell GPU)",
+            "nvidia",
+            2500,
+            5000,
+            186,
+            8.0,
+            900,
+            64,
+            _HOPPER_EFF,
+            confirmed=False,
+            source="UNCONFIRMED: GB200 NVL72 datasheet, per GPU",
+        ),
+        GPUSpec(
+            "H20-96GB",
+            "NVIDIA H20",
+            "nvidia",
+            148,
+            296,
+            96,
+            4.0,
+            450,
+            64,
+            _HOPPER_EFF,
+            confirmed=False,
+            source="UNCONFIRMED: press reports of the H20 datasheet",
+        ),
+    ]
+}
+
+# Published names (nvidia-smi, rocm-smi, provider pages) -> GPU table keys.
+GPU_ALIASES: dict[str, str] = {
+    "NVIDIA A100-SXM4-40GB": "A100-SXM-40GB",
+    "NVIDIA A100-SXM4-80GB": "A100-SXM-80GB",
+    "A100 80GB": "A100-SXM-80GB",
+    "A100": "A100-SXM-80GB",
+    "NVIDIA H100 80GB HBM3": "H100-SXM-80GB",
+    "NVIDIA H100 SXM": "H100-SXM-80GB",
+    "NVIDIA H100 (SXM)": "H100-SXM-80GB",
+    "H100": "H100-SXM-80GB",
+    "NVIDIA H800": "H800-SXM-80GB",
+    "NVIDIA H200": "H200-SXM-141GB",
+    "NVIDIA H200 141GB HBM3e": "H200-SXM-141GB",
+    "H200": "H200-SXM-141GB",
+    "NVIDIA B200": "B200-180GB",
+    "B200": "B200-180GB",
+    "AMD Instinct MI300X": "MI300X-192GB",
+    "MI300X": "MI300X-192GB",
+    "AMD Instinct MI325X": "MI325X-256GB",
+    "AMD Instinct MI355X": "MI355X-288GB",
+    "NVIDIA GB200": "GB200-186GB",
+    "NVIDIA H100 PCIe": "H100-PCIe-80GB",
+    "NVIDIA H20": "H20-96GB",
+}
+
+# --- GEMM efficiency curve -------------------------------------------------------------------------
+# achieved / peak = gemm_efficiency_max * x / (x + GEMM_HALF_SIZE), x = tokens * hidden * (hidden / tp) of
+# one micro-batch on one GPU (the size of a typical per-GPU GEMM). Rises with GEMM size and saturates:
+# small GEMMs cannot fill 108-132 SMs (wave quantisation, launch overhead). fitted on cal §2.
+GEMM_HALF_SIZE = 7.5e8  # fitted (cal §2)
+# fp8 GEMMs do not reach 2x bf16 in practice (scaling, casts); assumed: fp8 runs at 0.7 of its peak ratio.
+FP8_EFFICIENCY_FACTOR = 0.70  # assumed
+
+# --- memory-bound work -------------------------------------------------------------------------------
+# Elementwise kernels (layernorm, dropout, softmax, activation, residual) move bytes proportional to the
+# activations stored per layer (Korthikanti Table 2, cal §3). HBM bytes per pass = MEMBOUND_FACTOR x those.
+MEMBOUND_FACTOR = 2.0  # fitted (cal §2)
+# Adam step: read/write fp32 master, m, v, read fp32 grad, write bf16 weight: 4*3*2 + 4 + 2 bytes/param.
+ADAM_STEP_BYTES_PER_PARAM = 30.0  # derived from the Megatron 18-byte layout (cal §3)
+
+# --- collectives (alpha-beta) -------------------------------------------------------------------------
+# nccl-tests bus-bandwidth factors, cal §5.
+# Intra-node busbw as a fraction of the NVLink GB/s per GPU: 8 x A100 all-reduce 235 of 300 (78%),
+# 8 x H100 ring ~365 of 450 (81%) (cal §5).
+NVSWITCH_BUSBW_EFFICIENCY = 0.78  # cal §5
+NVLINK_MESH_BUSBW_EFFICIENCY = 0.60  # assumed: direct all-pairs mesh, each pair gets 1/7 of the links
+NVLINK_BRIDGE_GBYTES_PER_S = 56.0  # assumed: 2-GPU NVLink bridge (A100/H100 PCIe bridge class)
+PCIE_BUSBW_EFFICIENCY = 0.45  # assumed: GPUs share PCIe switches/CPU root ports; P2P through the host
+# Effective collective start-up latency (s). Fitted to the busbw-vs-size curve of cal §5: 8 x H200 reach
+# half of their peak busbw near 18 MiB (40 at 1 MiB, 220 at 16 MiB, 436 at 256 MiB), i.e. ~70 us.
+ALPHA_INTRA_S = 70e-6  # cal §5 (fit of the H200 curve)
+# Inter-node, per collective, scaled by (1 + log2(nodes)). 4 x B200 over EFA: 5.4 GB/s at 1 MiB and
+# 64 at 16 MiB -> ~0.4 ms at 4 nodes (cal §5) -> 0.13 ms per step. Other fabrics assumed relative to it.
+ALPHA_INTER_S: dict[str, float] = {
+    "infiniband": 0.05e-3,  # assumed: native RDMA, lower than EFA
+    "roce": 0.06e-3,  # assumed
+    "efa": 0.13e-3,  # cal §5 (4 x B200 EFA curve)
+    "tcpx": 0.20e-3,  # assumed
+    "ethernet": 0.50e-3,  # assumed: kernel TCP socket transport
+    "other": 0.20e-3,  # assumed
+}
+# Achieved busbw / line rate per NIC. InfiniBand: DGX A100 8 x 200G -> 192 GB/s (24 of 25 GB/s per NIC,
+# 0.96); NDR 46-48 of 50; AWS p5en EFA 365 of 400 (0.91); tuned RoCE close to IB (cal §5).
+FABRIC_EFFICIENCY: dict[str, float] = {
+    "infiniband": 0.96,  # cal §5
+    "roce": 0.92,  # cal §5 ("tuned RoCE close to InfiniBand")
+    "efa": 0.91,  # cal §5 (p5en 365 of 400)
+    "tcpx": 0.60,  # assumed: GPUDirect-TCPX, TCP without host copies but with header processing
+    "ethernet": 0.25,  # assumed: NCCL socket transport is CPU-bound, far below line rate (cal §5)
+    "other": 0.50,  # assumed
+}
+# Nodes under one leaf switch before traffic crosses the (possibly oversubscribed) spine: one DGX
+# SuperPOD scalable unit is 32 nodes (NVIDIA SuperPOD reference architecture). assumed.
+NODES_PER_LEAF = 32
+
+# --- overlap (kept realistic: cal §6 warns against Calculon's optimistic overlap picks) -------------
+DP_OVERLAP = 0.3  # fitted (cal §2): share of the gradient reduction hidden behind the backward pass
+CP_OVERLAP = 0.5  # assumed: ring attention overlaps the K/V exchange with block compute
+EP_OVERLAP = 0.0  # assumed: Megatron MoE all-to-alls run on the critical path unless DualPipe-style
+PP_OVERLAP = 0.0  # assumed: 1F1B send/recv is on the critical path
+
+# --- memory -----------------------------------------------------------------------------------------
+# Optimizer conventions, bytes per parameter (cal §3):
+#   zero-paper: weights 2 (fp16), grads 2 (fp16), optimizer K = 12 (fp32 master, m, v)
+#   megatron:   weights 2 (bf16), grads 4 (fp32 main grad), optimizer 12  -> 18; distributed optimizer
+#               (our ZeRO-1) 6 + 12/DP.
+OPTIMIZER_BYTES: dict[str, tuple[float, float, float]] = {
+    "zero-paper": (2.0, 2.0, 12.0),
+    "megatron": (2.0, 4.0, 12.0),
+}
+# Framework overhead per GPU: CUDA context and cuBLAS workspace (~1 GiB), NCCL buffers (~1 GiB), and the
+# caching allocator's fragmentation. assumed from common PyTorch practice.
+OVERHEAD_FIXED_GIB = 2.0
+OVERHEAD_FRACTION = 0.05
+# Checkpoint: bf16 weights + fp32 master + Adam m, v = 14 bytes/param (BLOOM: 2.3 TB for 176B, cal §4).
+CHECKPOINT_BYTES_PER_PARAM = 14.0
+GRAD_COMM_BYTES = (
+    2.0  # gradients reduced in bf16 (assumed; Megatron --grad-reduce-in-bf16, DeepSpeed default)
+)
+
+# --- reliability (cal §4) ---------------------------------------------------------------------------
+# Llama 3: 419 unexpected interruptions in 54 days on 16,384 H100.
+LLAMA3_UNEXPECTED_INTERRUPTIONS = 419
+LLAMA3_DAYS = 54
+LLAMA3_GPUS = 16384
+DEFAULT_FAILURE_RATE_PER_GPU_HOUR = LLAMA3_UNEXPECTED_INTERRUPTIONS / (LLAMA3_DAYS * 24 * LLAMA3_GPUS)
+# Restart time components (minutes).
+RESTART_JOB_MIN = 5.0  # assumed: relaunch, NCCL init, data loader warm-up
+REPLACEMENT_AUTO_DEFAULT_MIN = 10.0  # assumed when auto replacement is offered but its time is unpublished
+REPLACEMENT_SPARE_POOL_MIN = 3.0  # assumed: hot spare swapped in
+DETECTION_AUTO_MIN = 2.0  # assumed: health checks / NCCL watchdog (Llama 3 automation, cal §4)
+DETECTION_MANUAL_MIN = 30.0  # assumed: an operator notices a hung job
+# Manual ticket: "node replacement through the cloud API can take hours" (OPT-175B, cal §4).
+REPLACEMENT_MANUAL_MIN = 180.0  # cal §4 (OPT-175B chronicles), 3 h taken as "hours"
+# Default checkpoint write bandwidth when the offering does not publish it: BLOOM wrote 2.3 TB in ~40 s
+# on 48 nodes (~1.2 GB/s per node, cal §4); assume 1 GB/s per node.
+DEFAULT_STORAGE_GBYTES_PER_S_PER_NODE = 1.0
+
+# --- defaults for unpublished offering facts (each reported as an assumption when used) -------------
+DEFAULT_GPUS_PER_NODE = 8
+DEFAULT_FABRIC = "ethernet"
+DEFAULT_NICS_PER_NODE = 1
+DEFAULT_GBPS_PER_NIC = 100.0
+DEFAULT_OVERSUBSCRIPTION_UNKNOWN_TOPOLOGY = 2.0
+DEFAULT_MAX_NODES = 4096  # only a search bound; reported as an assumption
+
+# --- search -----------------------------------------------------------------------------------------
+SEARCH_MICRO_BATCHES = (1, 2, 4, 8)
+SEARCH_VIRTUAL_STAGES = (1, 2, 3, 4)  # calibrated on v = 1 and 3 (cal §2); 2 and 4 interpolate
+SEARCH_MAX_PP = 128

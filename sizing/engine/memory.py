@@ -1,0 +1,106 @@
+"""Memory per GPU: model states by ZeRO stage and optimizer convention, activations (Korthikanti et al.
+2022 Table 2), pipeline in-flight micro-batches and interleaving, framework overhead.
+
+All functions take numpy arrays or scalars (they broadcast), so the search evaluates a whole grid at once.
+Bytes everywhere; the report converts to GiB.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import constants as C
+
+Array = Any  # numpy array or scalar; broadcasting does the rest
+
+
+def zero_paper_bytes(psi: Array, nd: Array, stage: Array, k: float = 12.0) -> Array:
+    """Model-state bytes per GPU of the ZeRO paper (Rajbhandari et al. 2019, cal §3): fp16 weights and
+    grads (2 + 2 bytes/param) and K bytes of optimizer state, sharded over Nd by stage."""
+    w, g, o = model_state_bytes(psi, nd, stage, "zero-paper", k=k)
+    return w + g + o
+
+
+def model_state_bytes(
+    params: Array, shards: Array, zero: Array, convention: str = "megatron", k: float | None = None
+) -> tuple[Array, Array, Array]:
+    """(weights, grads, optimizer) bytes per GPU for `params` parameters held by this GPU before ZeRO,
+    sharded over `shards` data-parallel ranks: stage 1 shards the optimizer, 2 also the gradients, 3 also
+    the weights (cal §3). Megatron's distributed optimizer is stage 1 with the megatron convention:
+    6 + 12/DP bytes/param."""
+    wb, gb, ob = C.OPTIMIZER_BYTES[convention]
+    if k is not None:
+        ob = k
+    zero = np.asarray(zero)
+    shards = np.asarray(shards, dtype=float)
+    weights = params * wb / np.where(zero >= 3, shards, 1.0)
+    grads = params * gb / np.where(zero >= 2, shards, 1.0)
+    optimizer = params * ob / np.where(zero >= 1, shards, 1.0)
+    return weights, grads, optimizer
+
+
+def deepspeed_zero2_bytes(psi: float, gpus: int) -> float:
+    """DeepSpeed's estimator (docs memory.rst, cal §3): 4 Psi + 16 Psi / N."""
+    return 4.0 * psi + 16.0 * psi / gpus
+
+
+def deepspeed_zero3_bytes(psi: float, largest_layer: float, gpus: int) -> float:
+    """DeepSpeed's estimator (docs memory.rst, cal §3): 4 x largest layer + 18 Psi / N."""
+    return 4.0 * largest_layer + 18.0 * psi / gpus
+
+
+def activation_coefficients(
+    hidden: int, heads: int, kv_dim: int, mlp_split_per_h: float
+) -> tuple[float, float, float]:
+    """Per-layer activation bytes = s b h (nonsplit + split / t) + score * s^2 b / t, Korthikanti Table 2
+    generalised (cal §3). Returns (nonsplit, split, score coefficient = 5 a / h).
+
+    nonsplit 10: two layernorm inputs (4), QKV input (2), MLP input (2), two dropout masks (2).
+    split: Q (2) + K, V (2 kv_dim/h each) + projection input (2) + MLP intermediates (GeLU 4h MLP:
+    2 x 8 = 16; SwiGLU: 6 f / h). For MHA + 4h GeLU this is 24, as in Korthikanti.
+    """
+    split = 4.0 + 4.0 * kv_dim / hidden + mlp_split_per_h
+    return 10.0, split, 5.0 * heads / hidden
+
+
+def activation_bytes_per_layer(
+    seq: Array,
+    micro_batch: Array,
+    hidden: int,
+    coeffs: tuple[float, float, float],
+    tp: Array,
+    sp: Array,
+    recompute: Array,
+    seq_full: Array | None = None,
+) -> Array:
+    """Bytes of activations kept per layer per micro-batch (Korthikanti Table 2).
+
+    recompute: 0 none, 1 selective (drop the attention score term), 2 full (keep the layer input only).
+    `seq` is the local sequence (seq / cp); `seq_full` the keys each query attends to (defaults to seq).
+    """
+    nonsplit, split, score = coeffs
+    seq_full = seq if seq_full is None else seq_full
+    tp = np.asarray(tp, dtype=float)
+    sp_div = np.where(np.asarray(sp, dtype=bool), tp, 1.0)
+    sbh = seq * micro_batch * hidden
+    base = sbh * (nonsplit / sp_div + split / tp)
+    scores = np.where(np.asarray(recompute) == 0, sbh * score * seq_full / tp, 0.0)
+    full = 2.0 * sbh / sp_div
+    return np.where(np.asarray(recompute) == 2, full, base + scores)
+
+
+def in_flight_factor(pp: Array, v: Array, micro_batches: Array) -> Array:
+    """Micro-batches' worth of one stage's layers held by the first stage (cal §3): p under 1F1B (fewer
+    if there are fewer micro-batches), times 1 + (p - 1) / (p v) with an interleaved schedule."""
+    pp = np.asarray(pp, dtype=float)
+    v = np.asarray(v, dtype=float)
+    base = np.minimum(pp, micro_batches)
+    inter = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+    return base * inter
+
+
+def overhead_bytes(states_and_activations: Array) -> Array:
+    """CUDA context, NCCL buffers, allocator fragmentation (assumed, constants.py)."""
+    return C.OVERHEAD_FIXED_GIB * C.GIB + C.OVERHEAD_FRACTION * states_and_activations

@@ -1,0 +1,370 @@
+"""Vectorised layout search: numpy arrays over the whole grid (TP, PP, DP, CP, EP, ZeRO, micro-batch,
+recompute, sequence parallel, virtual stages, cluster size), no Python loop per layout.
+
+The grid is a product of "structures" (tp, cp, pp, dp, ep, nodes; shape (S, 1)) and "options" (zero,
+micro-batch, recompute, sp, v; shape (1, O)); numpy broadcasting evaluates S x O layouts at once.
+Options the model proves dominated are not evaluated and are reported as such: ZeRO-0 is never better
+than ZeRO-1 (same traffic, more memory), ZeRO-1 never better than ZeRO-2 without pipeline stages, and
+ZeRO-2/3 are not combined with pipeline parallelism (Megatron and DeepSpeed do not support it).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any
+
+import numpy as np
+
+from . import constants as C
+from .api import as_workload, build_result, reason_texts
+from .errors import InputError
+from .goodput import fault_model, goodput_arrays
+from .hardware import Hardware, hardware_from_facts
+from .layout import Layout
+from .model import (
+    R_BATCH,
+    R_MEMORY,
+    R_NODES,
+    R_STAGES,
+    R_ZERO_PP,
+    RECOMPUTE_NAMES,
+    WorkloadShape,
+    evaluate_grid,
+)
+from .workload import Workload
+
+OBJECTIVES = ("fastest", "cheapest", "cheapest-within-deadline")
+REASON_ORDER = [
+    (R_NODES, "needs more nodes than the offering has"),
+    (R_BATCH, "global batch too small for this data-parallel size and micro-batch"),
+    (R_STAGES, "more pipeline stages than layers"),
+    (R_ZERO_PP, "ZeRO-2/3 with pipeline parallelism"),
+    (R_MEMORY, "does not fit memory"),
+]
+
+
+def node_ladder(max_nodes: int) -> list[int]:
+    """1, 2, 3, 4, 6, 8, 12, ... up to max_nodes, plus max_nodes: every cluster size a buyer would
+    plausibly rent, at ~1.5x steps."""
+    out = {max_nodes}
+    p = 1
+    while p <= max_nodes:
+        out.add(p)
+        if p * 3 // 2 <= max_nodes and p >= 2:
+            out.add(p * 3 // 2)
+        p *= 2
+    return sorted(out)
+
+
+def _pow2_divisors(n: int, limit: int) -> list[int]:
+    out = []
+    d = 1
+    while d <= limit and n % d == 0:
+        out.append(d)
+        d *= 2
+    return out
+
+
+def structures(wl: Workload, hw: Hardware, gpu_counts: list[int]) -> dict[str, np.ndarray]:
+    """All (tp, cp, pp, dp, ep) with tp*cp*pp*dp equal to one of the GPU counts (vectorised over pp and
+    GPU counts)."""
+    gpn = hw.gpus_per_node
+    tps = [t for t in _pow2_divisors(wl.kv_heads, 2 * gpn) if wl.heads % t == 0]
+    cps = [1]
+    if wl.seq_len >= 8192:
+        cps += [c for c in (2, 4, 8) if wl.seq_len % c == 0 and (c <= 2 or wl.seq_len >= 32768)]
+    eps = [1] if wl.moe is None else _pow2_divisors(wl.moe.experts, 256)
+    counts = np.asarray(sorted(set(gpu_counts)), dtype=np.int64)
+    pps = np.arange(1, min(wl.layers, C.SEARCH_MAX_PP) + 1, dtype=np.int64)
+    cols: dict[str, list[np.ndarray]] = {k: [] for k in ("tp", "cp", "pp", "dp", "ep")}
+    for tp, cp in itertools.product(tps, cps):
+        G, P = np.meshgrid(counts, pps, indexing="ij")
+        ok = (G % (tp * cp * P)) == 0
+        g, p = G[ok], P[ok]
+        dp = g // (tp * cp * p)
+        for ep in eps:
+            sel = (dp * cp) % ep == 0
+            n = int(sel.sum())
+            cols["tp"].append(np.full(n, tp))
+            cols["cp"].append(np.full(n, cp))
+            cols["pp"].append(p[sel])
+            cols["dp"].append(dp[sel])
+            cols["ep"].append(np.full(n, ep))
+    return {k: (np.concatenate(v) if v else np.zeros(0, dtype=np.int64)) for k, v in cols.items()}
+
+
+def _options(zeros: tuple[int, ...], sps: tuple[bool, ...], vs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    combos = list(itertools.product(zeros, C.SEARCH_MICRO_BATCHES, (0, 1, 2), sps, vs))
+    arr = np.asarray(combos, dtype=np.int64)
+    return {
+        "zero": arr[:, 0],
+        "mb": arr[:, 1],
+        "rec": arr[:, 2],
+        "sp": arr[:, 3].astype(bool),
+        "v": arr[:, 4],
+    }
+
+
+def search(
+    workload: Workload | dict[str, Any] | str,
+    offering_facts: dict[str, Any],
+    *,
+    objective: str = "fastest",
+    gpus: int | None = None,
+    deadline_days: float | None = None,
+    top: int = 5,
+    node_counts: list[int] | None = None,
+    optimizer: str = "megatron",
+    zero_stages: tuple[int, ...] | None = None,
+) -> dict[str, Any]:
+    """Search layouts and cluster sizes; return the best as a full result dict plus `search`,
+    `alternatives` and `rejected`. A search with no feasible layout is still an answer."""
+    t0 = time.perf_counter()
+    if objective not in OBJECTIVES:
+        raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    wl = as_workload(workload)
+    hw = hardware_from_facts(offering_facts)
+    fm = fault_model(offering_facts)
+    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus <= 0):
+        raise InputError("gpus", f"must be a positive integer, got {gpus!r}")
+    deadline = deadline_days if deadline_days is not None else wl.deadline_days
+    if objective == "cheapest-within-deadline" and deadline is None:
+        raise InputError("deadline_days", "the cheapest-within-deadline objective needs a deadline")
+    if deadline is not None and deadline <= 0:
+        raise InputError("deadline_days", f"must be positive, got {deadline}")
+    gpn = hw.gpus_per_node
+    if gpus is not None:
+        gpu_counts = [gpus]
+    else:
+        gpu_counts = [n * gpn for n in (node_counts or node_ladder(hw.max_nodes))]
+    st = structures(wl, hw, gpu_counts)
+    shape = WorkloadShape(wl)
+    price = None
+    from .cost import cheapest_price
+
+    price = cheapest_price(hw.facts)
+    # goodput depends only on the cluster size: compute it per structure
+    st_gpus = st["tp"] * st["cp"] * st["pp"] * st["dp"]
+    st_nodes = np.ceil(st_gpus / gpn)
+    gp = goodput_arrays(fm, wl.total_params(), st_gpus, st_nodes)
+
+    blocks = []
+    for pp_multi, tp_multi in itertools.product((True, False), (True, False)):
+        sel = ((st["pp"] > 1) == pp_multi) & ((st["tp"] > 1) == tp_multi)
+        if not sel.any():
+            continue
+        if zero_stages is None:
+            zeros: tuple[int, ...] = (1,) if pp_multi else (2, 3)
+        else:  # caller restricts ZeRO (e.g. (0,) = Megatron 2021 without the distributed optimizer)
+            zeros = tuple(z for z in zero_stages if z <= 1) if pp_multi else tuple(zero_stages)
+            if not zeros:
+                continue
+        sps = (False, True) if tp_multi else (False,)
+        vs = C.SEARCH_VIRTUAL_STAGES if pp_multi else (1,)
+        blocks.append((np.nonzero(sel)[0], _options(zeros, sps, vs)))
+
+    evaluated = 0
+    dominated = 0
+    n_feasible = 0
+    reason_counts: dict[str, int] = {}
+    cand_score: list[np.ndarray] = []
+    cand_ref: list[tuple[int, np.ndarray, np.ndarray]] = []
+    cand_days: list[np.ndarray] = []
+    for bi, (idx, opt) in enumerate(blocks):
+        g = {k: st[k][idx][:, None] for k in ("tp", "cp", "pp", "dp", "ep")}
+        g.update({k: v[None, :] for k, v in opt.items()})
+        res = evaluate_grid(wl, hw, g, optimizer, shape)
+        reasons = np.broadcast_to(res["reasons"], (len(idx), len(opt["zero"])))
+        evaluated += reasons.size
+        # ZeRO-0 (and ZeRO-1 without PP) are dominated; ZeRO-2/3 with PP not supported: not evaluated
+        n_zero = len(set(opt["zero"].tolist()))
+        dominated += reasons.size // n_zero * (4 - n_zero)
+        remaining = np.ones(reasons.shape, dtype=bool)
+        for bit, text in REASON_ORDER:
+            hit = remaining & ((reasons & bit) != 0)
+            c = int(hit.sum())
+            if c:
+                reason_counts[text] = reason_counts.get(text, 0) + c
+            remaining &= ~hit
+        ok = reasons == 0
+        n_feasible += int(ok.sum())
+        days = wl.train_tokens / res["tokens_per_s"] / 86400.0 / gp["fraction"][idx][:, None]
+        days = np.broadcast_to(days, reasons.shape)
+        if objective == "fastest":
+            score = days + 1e-9 * st_gpus[idx][:, None]  # ties: fewer GPUs
+        else:
+            gpu_hours = days * 24.0 * st_gpus[idx][:, None]
+            score = gpu_hours * (price if price is not None else 1.0)
+            if objective == "cheapest-within-deadline":
+                score = np.where(days <= deadline, score, np.inf)
+        score = np.where(ok, score, np.inf)
+        flat = score.ravel()
+        k = min(top + 1, flat.size)
+        part = np.argpartition(flat, k - 1)[:k] if flat.size > k else np.arange(flat.size)
+        rows, colsx = np.unravel_index(part, score.shape)
+        cand_score.append(flat[part])
+        cand_days.append(days.ravel()[part])
+        cand_ref.append((bi, rows, colsx))
+    over_deadline = 0
+    # a second pass only for the deadline objective's bookkeeping is avoided: count from the candidates
+    scores = np.concatenate(cand_score) if cand_score else np.zeros(0)
+    order = np.argsort(scores, kind="stable")
+    picks: list[tuple[int, int, int]] = []
+    offs = 0
+    flat_refs: list[tuple[int, int, int]] = []
+    for bi, rows, colsx in cand_ref:
+        flat_refs.extend((bi, int(r), int(c)) for r, c in zip(rows, colsx, strict=True))
+        offs += len(rows)
+    for o in order:
+        if np.isfinite(scores[o]):
+            picks.append(flat_refs[o])
+    notes: list[str] = []
+    answered_feasible = True
+    if not picks and n_feasible and objective == "cheapest-within-deadline":
+        # nothing meets the deadline: answer with the fastest layout, flagged
+        over_deadline = n_feasible
+        res = search(
+            wl,
+            offering_facts,
+            objective="fastest",
+            gpus=gpus,
+            top=top,
+            node_counts=node_counts,
+            optimizer=optimizer,
+            zero_stages=zero_stages,
+        )
+        res["feasible"] = False
+        res["reasons"] = [f"no layout finishes within the {deadline:g}-day deadline; the fastest is shown"]
+        res["rejected"]["over deadline"] = over_deadline
+        res["search"]["seconds"] = round(time.perf_counter() - t0, 4)
+        return res
+
+    def materialise(ref: tuple[int, int, int]) -> dict[str, Any]:
+        bi, r, c = ref
+        idx, opt = blocks[bi]
+        s = idx[r]
+        lay = Layout(
+            tp=int(st["tp"][s]),
+            pp=int(st["pp"][s]),
+            dp=int(st["dp"][s]),
+            cp=int(st["cp"][s]),
+            ep=int(st["ep"][s]),
+            zero=int(opt["zero"][c]),
+            micro_batch=int(opt["mb"][c]),
+            recompute=RECOMPUTE_NAMES[int(opt["rec"][c])],
+            sequence_parallel=bool(opt["sp"][c]),
+            virtual_stages=int(opt["v"][c]),
+        )
+        one = evaluate_grid(wl, hw, lay.grid(), optimizer, shape)
+        return build_result(wl, hw, fm, lay, one, (), notes)
+
+    if picks:
+        best = materialise(picks[0])
+        alts = [materialise(p) for p in picks[1 : top + 1]]
+    else:
+        answered_feasible = False
+        # show the layout that came closest to fitting: the smallest memory overshoot at the largest size
+        best = _closest_infeasible(wl, hw, fm, st, blocks, optimizer, shape, notes)
+        alts = []
+    if not answered_feasible:
+        best["feasible"] = False
+        summary = ", ".join(f"{v} {k}" for k, v in sorted(reason_counts.items(), key=lambda kv: -kv[1]))
+        best["reasons"] = [f"no feasible layout among {evaluated} evaluated ({summary})"] + best["reasons"]
+    rejected = dict(reason_counts)
+    slower_key = {
+        "fastest": "slower",
+        "cheapest": "more expensive",
+        "cheapest-within-deadline": "more expensive or over deadline",
+    }[objective]
+    if n_feasible > 1:
+        rejected[slower_key] = n_feasible - 1
+    rejected["dominated (same time, more memory) or unsupported ZeRO stage, not evaluated"] = dominated
+    best["objective"] = objective
+    if deadline is not None:
+        best["deadline_days"] = deadline
+        best["meets_deadline"] = bool(best["train_days"] <= deadline)
+    best["search"] = {
+        "evaluated": int(evaluated),
+        "feasible": int(n_feasible),
+        "seconds": round(time.perf_counter() - t0, 4),
+        "gpu_counts": [int(x) for x in sorted(set(gpu_counts))][:64],
+    }
+    best["alternatives"] = [_alt(a) for a in alts]
+    best["rejected"] = rejected
+    if answered_feasible and best["explanation"]:
+        best["explanation"].append(_why_not(best, alts))
+    return best
+
+
+def _alt(a: dict[str, Any]) -> dict[str, Any]:
+    out = {
+        "layout": a["layout"],
+        "gpus": a["gpus"],
+        "nodes": a["nodes"],
+        "iteration_time_s": a["iteration_time_s"],
+        "mfu": a["mfu"],
+        "train_days": a["train_days"],
+        "memory_gib_per_gpu": a["memory_gib_per_gpu"]["total"],
+    }
+    if "cost" in a:
+        out["cost_total_usd"] = a["cost"]["total_usd"]
+    return out
+
+
+def _why_not(best: dict[str, Any], alts: list[dict[str, Any]]) -> str:
+    if not alts:
+        return "No other feasible layout was found."
+    a = alts[0]
+    lay = a["layout"]
+    diff = {k: v for k, v in lay.items() if best["layout"][k] != v}
+    d = ", ".join(f"{k}={v}" for k, v in diff.items()) or "a different cluster size"
+    return (
+        f"Runner-up ({d}, {a['gpus']} GPUs): {a['train_days']:.2f} days, MFU {100 * a['mfu']:.1f}% "
+        f"vs {best['train_days']:.2f} days, MFU {100 * best['mfu']:.1f}%."
+    )
+
+
+def _closest_infeasible(
+    wl: Workload,
+    hw: Hardware,
+    fm: Any,
+    st: dict[str, np.ndarray],
+    blocks: list[Any],
+    optimizer: str,
+    shape: WorkloadShape,
+    notes: list[str],
+) -> dict[str, Any]:
+    best_ref = None
+    best_mem = np.inf
+    for bi, (idx, opt) in enumerate(blocks):
+        g = {k: st[k][idx][:, None] for k in ("tp", "cp", "pp", "dp", "ep")}
+        g.update({k: v[None, :] for k, v in opt.items()})
+        res = evaluate_grid(wl, hw, g, optimizer, shape)
+        mem = np.broadcast_to(res["mem_total"], (len(idx), len(opt["zero"])))
+        i = int(np.argmin(mem))
+        if mem.ravel()[i] < best_mem:
+            best_mem = float(mem.ravel()[i])
+            rr, cc = np.unravel_index(i, mem.shape)
+            best_ref = (bi, int(rr), int(cc))
+    if best_ref is None:
+        raise InputError("gpus", "no layout can be formed for this GPU count and workload")
+    bi, r, c = best_ref
+    idx, opt = blocks[bi]
+    s = idx[r]
+    lay = Layout(
+        tp=int(st["tp"][s]),
+        pp=int(st["pp"][s]),
+        dp=int(st["dp"][s]),
+        cp=int(st["cp"][s]),
+        ep=int(st["ep"][s]),
+        zero=int(opt["zero"][c]),
+        micro_batch=int(opt["mb"][c]),
+        recompute=RECOMPUTE_NAMES[int(opt["rec"][c])],
+        sequence_parallel=bool(opt["sp"][c]),
+        virtual_stages=int(opt["v"][c]),
+    )
+    one = evaluate_grid(wl, hw, lay.grid(), optimizer, shape)
+    out = build_result(wl, hw, fm, lay, one, (), notes)
+    out["reasons"] = reason_texts(int(one["reasons"]), one, (), hw)
+    return out

@@ -1,0 +1,379 @@
+"""Workload: the model architecture and the training job, presets, and shape derivation."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .errors import InputError
+
+
+@dataclass(frozen=True)
+class MoE:
+    experts: int
+    top_k: int
+    expert_ffn_hidden: int
+    shared_experts: int = 0
+    dense_layers: int = 0  # leading dense layers (DeepSeek-V3: 3)
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    ffn_hidden: int
+    vocab: int
+    seq_len: int
+    global_batch: int  # sequences per iteration
+    train_tokens: float
+    precision: str = "bf16"
+    activation: str = "gelu"
+    moe: MoE | None = None
+    tied_embeddings: bool = False
+    deadline_days: float | None = None
+    derived_from_params: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+    @property
+    def kv_dim(self) -> int:
+        return self.kv_heads * self.head_dim
+
+    # --- parameter counts (Narayanan eq. 2 generalised to GQA, SwiGLU, MoE; cal §2) ---
+    def attention_params(self) -> float:
+        # Q and output projections h x h; K and V h x kv_dim each (GQA).
+        return 2.0 * self.hidden * self.hidden + 2.0 * self.hidden * self.kv_dim
+
+    def mlp_params(self, ffn: int) -> float:
+        return (3.0 if self.activation == "swiglu" else 2.0) * self.hidden * ffn
+
+    @property
+    def n_moe_layers(self) -> int:
+        return 0 if self.moe is None else self.layers - self.moe.dense_layers
+
+    @property
+    def n_dense_layers(self) -> int:
+        return self.layers - self.n_moe_layers
+
+    def expert_params_total(self) -> float:
+        """Routed expert weights (sharded over EP), all MoE layers."""
+        if self.moe is None:
+            return 0.0
+        return self.n_moe_layers * self.moe.experts * self.mlp_params(self.moe.expert_ffn_hidden)
+
+    def dense_params_total(self) -> float:
+        """Everything not in routed experts: attention, dense MLPs, shared experts, routers, norms."""
+        p = self.layers * (self.attention_params() + 2.0 * self.hidden)  # + 2 norms
+        p += self.n_dense_layers * self.mlp_params(self.ffn_hidden)
+        if self.moe is not None:
+            per = self.moe.shared_experts * self.mlp_params(self.moe.expert_ffn_hidden)
+            per += self.hidden * self.moe.experts  # router
+            p += self.n_moe_layers * per
+        return p
+
+    def embedding_params(self) -> float:
+        return self.vocab * self.hidden * (1 if self.tied_embeddings else 2)
+
+    def total_params(self) -> float:
+        return self.dense_params_total() + self.expert_params_total() + self.embedding_params()
+
+    def active_params(self) -> float:
+        if self.moe is None:
+            return self.total_params()
+        active_experts = self.n_moe_layers * self.moe.top_k * self.mlp_params(self.moe.expert_ffn_hidden)
+        return self.dense_params_total() + active_experts + self.embedding_params()
+
+    def active_matmul_params_per_layer(self) -> float:
+        """Average over layers of the matmul weights one token passes through (for FLOPs)."""
+        p = self.layers * self.attention_params() + self.n_dense_layers * self.mlp_params(self.ffn_hidden)
+        if self.moe is not None:
+            k = self.moe.top_k + self.moe.shared_experts
+            p += self.n_moe_layers * k * self.mlp_params(self.moe.expert_ffn_hidden)
+        return p / self.layers
+
+    def model_flops_per_token(self) -> float:
+        """Narayanan eq. 3 / Korthikanti (cal §2): 6 x active matmul params (incl. the output layer) +
+        12 x layers x hidden x seq for attention (not halved for causal, as Megatron counts it)."""
+        matmul = self.layers * self.active_matmul_params_per_layer() + self.vocab * self.hidden
+        return 6.0 * matmul + 12.0 * self.layers * self.heads * self.head_dim * self.seq_len
+
+    @property
+    def tokens_per_iteration(self) -> int:
+        return self.global_batch * self.seq_len
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("notes")
+        d.pop("derived_from_params")
+        return d
+
+
+def _wl(name: str, **kw: Any) -> Workload:
+    return Workload(name=name, **kw)
+
+
+# Published shapes. Batch and token counts are the published training settings where they exist.
+PRESETS: dict[str, Workload] = {
+    # Llama 2 13B (Touvron et al. 2023): 40 x 5120, 40 heads, SwiGLU 13824, 4k context, 2T tokens,
+    # 4M-token batch.
+    "13b": _wl(
+        "13b",
+        layers=40,
+        hidden=5120,
+        heads=40,
+        kv_heads=40,
+        ffn_hidden=13824,
+        vocab=32000,
+        seq_len=4096,
+        global_batch=1024,
+        train_tokens=2.0e12,
+        activation="swiglu",
+    ),
+    # LLaMA 30B ("33B" in the paper, Touvron et al. 2023): 60 x 6656, 52 heads, 1.4T tokens, 4M-token batch.
+    "30b": _wl(
+        "30b",
+        layers=60,
+        hidden=6656,
+        heads=52,
+        kv_heads=52,
+        ffn_hidden=17920,
+        vocab=32000,
+        seq_len=2048,
+        global_batch=2048,
+        train_tokens=1.4e12,
+        activation="swiglu",
+    ),
+    # Llama 3 70B (arXiv 2407.21783 Table 3): 80 x 8192, 64 heads / 8 KV, FFN 28672, vocab 128256, 15T tokens.
+    "llama3-70b": _wl(
+        "llama3-70b",
+        layers=80,
+        hidden=8192,
+        heads=64,
+        kv_heads=8,
+        ffn_hidden=28672,
+        vocab=128256,
+        seq_len=8192,
+        global_batch=2048,
+        train_tokens=15.0e12,
+        activation="swiglu",
+    ),
+    # GPT-3 175B (Brown et al. 2020): 96 x 12288, 96 heads, seq 2048, 3.2M-token batch (1536 seqs), 300B
+    # tokens; vocab padded to 51200 as Megatron does (cal §2).
+    "gpt3-175b": _wl(
+        "gpt3-175b",
+        layers=96,
+        hidden=12288,
+        heads=96,
+        kv_heads=96,
+        ffn_hidden=49152,
+        vocab=51200,
+        seq_len=2048,
+        global_batch=1536,
+        train_tokens=300e9,
+        tied_embeddings=True,
+    ),
+    # Llama 3 405B (arXiv 2407.21783 Table 3): 126 x 16384, 128 heads / 8 KV, FFN 53248, 15.6T tokens,
+    # batch 16M tokens at 8k.
+    "llama3-405b": _wl(
+        "llama3-405b",
+        layers=126,
+        hidden=16384,
+        heads=128,
+        kv_heads=8,
+        ffn_hidden=53248,
+        vocab=128256,
+        seq_len=8192,
+        global_batch=2048,
+        train_tokens=15.6e12,
+        activation="swiglu",
+    ),
+    # Megatron 1T (Narayanan et al. 2021 Table 1, cal §2): 128 x 25600, 160 heads. Tokens assumed 1T.
+    "dense-1t": _wl(
+        "dense-1t",
+        layers=128,
+        hidden=25600,
+        heads=160,
+        kv_heads=160,
+        ffn_hidden=102400,
+        vocab=51200,
+        seq_len=2048,
+        global_batch=3072,
+        train_tokens=1.0e12,
+        tied_embeddings=True,
+    ),
+    # DeepSeek-V3 (arXiv 2412.19437): 61 layers, hidden 7168, 128 heads, 3 dense layers (FFN 18432), 256
+    # routed experts top-8 + 1 shared, expert FFN 2048, vocab 129280, 14.8T tokens, seq 4096, batch 15360,
+    # fp8. MLA attention is approximated by a 4h^2 attention block (187M vs 205M params per layer).
+    "deepseek-v3-671b": _wl(
+        "deepseek-v3-671b",
+        layers=61,
+        hidden=7168,
+        heads=128,
+        kv_heads=128,
+        ffn_hidden=18432,
+        vocab=129280,
+        seq_len=4096,
+        global_batch=15360,
+        train_tokens=14.8e12,
+        activation="swiglu",
+        precision="fp8",
+        moe=MoE(experts=256, top_k=8, expert_ffn_hidden=2048, shared_experts=1, dense_layers=3),
+    ),
+}
+
+
+def workload_preset(name: str) -> Workload:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise InputError("workload", f"unknown preset {name!r} (known: {', '.join(PRESETS)})") from None
+
+
+def _num(
+    d: dict[str, Any], key: str, *, integer: bool = True, default: Any = None, required: bool = True
+) -> Any:
+    field_name = f"workload.{key}"
+    if key not in d or d[key] is None:
+        if required and default is None:
+            raise InputError(field_name, "missing")
+        return default
+    v = d[key]
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise InputError(field_name, f"must be a number, got {v!r}")
+    if not math.isfinite(v) or v <= 0:
+        raise InputError(field_name, f"must be positive, got {v!r}")
+    if integer:
+        if float(v) != int(v):
+            raise InputError(field_name, f"must be an integer, got {v!r}")
+        return int(v)
+    return float(v)
+
+
+def derive_shape(params: float) -> dict[str, int]:
+    """A standard dense shape for a bare parameter count, 12 L h^2 ~ params, with the hidden/layers aspect
+    ratio of published GPT-3 models (128 from 6.7B to 175B, ~80 below; Brown et al. 2020), head dim 128,
+    FFN 4h."""
+    target_ratio = 128.0 if params >= 5e9 else 80.0  # GPT-3 6.7B-175B: 128; 1.3B-2.7B: ~80
+    best: tuple[float, int, int] | None = None
+    for layers in range(8, 257, 2):
+        hidden = max(128, int(round(math.sqrt(params / (12.0 * layers)) / 128.0)) * 128)
+        score = abs(math.log(hidden / layers / target_ratio)) + 4 * abs(
+            math.log(12.0 * layers * hidden**2 / params)
+        )
+        if best is None or score < best[0]:
+            best = (score, layers, hidden)
+    assert best is not None
+    _, layers, hidden = best
+    return {"layers": layers, "hidden": hidden, "heads": hidden // 128, "ffn_hidden": 4 * hidden}
+
+
+def workload_from_dict(d: dict[str, Any]) -> Workload:
+    """Validate a workload dict (DESIGN section 5 CLI contract) and build the Workload."""
+    if not isinstance(d, dict):
+        raise InputError("workload", "must be a JSON object")
+    if "preset" in d and "layers" not in d and "params" not in d:
+        base = workload_preset(str(d["preset"]))
+        return _override(base, d)
+    name = str(d.get("name") or "custom")
+    notes: list[str] = []
+    derived: float | None = None
+    if "layers" not in d and "params" in d:
+        params = _num(d, "params", integer=False)
+        shape = derive_shape(params)
+        notes.append(
+            f"shape derived from {params / 1e9:.1f}B parameters: {shape['layers']} layers x "
+            f"{shape['hidden']} "
+            f"hidden, {shape['heads']} heads, FFN {shape['ffn_hidden']} (GPT-style)"
+        )
+        d = {**shape, **{k: v for k, v in d.items() if k != "params"}}
+        derived = params
+    layers = _num(d, "layers")
+    hidden = _num(d, "hidden")
+    heads = _num(d, "heads")
+    kv_heads = _num(d, "kv_heads", default=heads)
+    ffn = _num(d, "ffn_hidden", default=4 * hidden)
+    vocab = _num(d, "vocab", default=51200)
+    seq = _num(d, "seq_len", default=2048)
+    gb = _num(d, "global_batch", default=max(1, (4 * 1024 * 1024) // seq))
+    tokens = _num(d, "train_tokens", integer=False, default=300e9)
+    if "vocab" not in d:
+        notes.append("vocab not given: 51200 assumed")
+    if "global_batch" not in d:
+        notes.append(f"global_batch not given: {gb} sequences (~4M tokens) assumed")
+    if "train_tokens" not in d:
+        notes.append("train_tokens not given: 300B assumed")
+    if hidden % heads:
+        raise InputError("workload.heads", f"{heads} heads do not divide hidden {hidden}")
+    if heads % kv_heads:
+        raise InputError("workload.kv_heads", f"{kv_heads} KV heads do not divide {heads} heads")
+    precision = str(d.get("precision") or "bf16")
+    if precision not in ("bf16", "fp8"):
+        raise InputError("workload.precision", f"must be bf16 or fp8, got {precision!r}")
+    activation = str(d.get("activation") or "gelu")
+    if activation not in ("gelu", "swiglu"):
+        raise InputError("workload.activation", f"must be gelu or swiglu, got {activation!r}")
+    moe = None
+    m = d.get("moe")
+    if m:
+        if not isinstance(m, dict):
+            raise InputError("workload.moe", "must be an object or null")
+        experts = _moe_num(m, "experts")
+        top_k = _moe_num(m, "top_k")
+        if top_k > experts:
+            raise InputError("workload.moe.top_k", f"{top_k} exceeds {experts} experts")
+        eff = _moe_num(m, "expert_ffn_hidden", default=ffn)
+        shared = _moe_num(m, "shared_experts", default=0, allow_zero=True)
+        dense_layers = _moe_num(m, "dense_layers", default=0, allow_zero=True)
+        if dense_layers >= layers:
+            raise InputError("workload.moe.dense_layers", f"{dense_layers} leaves no MoE layer of {layers}")
+        moe = MoE(experts, top_k, eff, shared, dense_layers)
+    deadline = d.get("deadline_days")
+    if deadline is not None:
+        deadline = _num(d, "deadline_days", integer=False)
+    return Workload(
+        name=name,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        ffn_hidden=ffn,
+        vocab=vocab,
+        seq_len=seq,
+        global_batch=gb,
+        train_tokens=tokens,
+        precision=precision,
+        activation=activation,
+        moe=moe,
+        tied_embeddings=bool(d.get("tied_embeddings", False)),
+        deadline_days=deadline,
+        derived_from_params=derived,
+        notes=notes,
+    )
+
+
+def _moe_num(m: dict[str, Any], key: str, default: int | None = None, allow_zero: bool = False) -> int:
+    field_name = f"workload.moe.{key}"
+    v = m.get(key, default)
+    if v is None:
+        raise InputError(field_name, "missing")
+    if isinstance(v, bool) or not isinstance(v, int | float) or float(v) != int(v):
+        raise InputError(field_name, f"must be an integer, got {v!r}")
+    if v < 0 or (v == 0 and not allow_zero):
+        raise InputError(field_name, f"must be positive, got {v!r}")
+    return int(v)
+
+
+def _override(base: Workload, d: dict[str, Any]) -> Workload:
+    merged = base.to_dict()
+    merged["moe"] = None if base.moe is None else asdict(base.moe)
+    for k, v in d.items():
+        if k != "preset":
+            merged[k] = v
+    return workload_from_dict(merged)

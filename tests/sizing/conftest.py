@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sizing.engine.calibration import SELENE
+
+
+@pytest.fixture
+def a100_ib() -> dict[str, Any]:
+    """128 DGX A100 80GB nodes, 8 x 200 Gb/s HDR InfiniBand, fat-tree (Selene-like, cal §2)."""
+    return {**SELENE, "name": "A100 IB", "nodes": 128, "price_usd_per_gpu_hour": 1.8}
+
+
+@pytest.fixture
+def h100_ib() -> dict[str, Any]:
+    return {
+        "name": "H100 IB",
+        "slug": "h100-ib",
+        "gpu": "H100-SXM-80GB",
+        "gpus_per_node": 8,
+        "intra_node": "nvswitch",
+        "fabric": "infiniband",
+        "nics_per_node": 8,
+        "gbps_per_nic": 400,
+        "topology": "rail-optimized",
+        "oversubscription": 1.0,
+        "nodes": 256,
+        "price_usd_per_gpu_hour": 2.5,
+        "auto_bad_node_detection": True,
+        "auto_replacement": True,
+        "replacement_time_min": 15,
+        "auto_checkpoint_restart": True,
+        "storage_write_gbytes_per_s": 200,
+    }

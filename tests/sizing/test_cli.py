@@ -1,0 +1,173 @@
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+
+from sizing.engine.cli import main
+
+TOP = {
+    "feasible",
+    "reasons",
+    "layout",
+    "gpus",
+    "params",
+    "memory_gib_per_gpu",
+    "iteration_time_s",
+    "iteration_breakdown_s",
+    "model_tflops_per_gpu",
+    "hardware_tflops_per_gpu",
+    "mfu",
+    "tokens_per_s",
+    "train_days",
+    "goodput",
+    "cost",
+}
+LAYOUT = {
+    "tp",
+    "pp",
+    "dp",
+    "cp",
+    "ep",
+    "zero",
+    "micro_batch",
+    "recompute",
+    "sequence_parallel",
+    "virtual_stages",
+}
+
+
+def run(argv: list[str], resolve: Any = None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, resolve_offering=resolve, stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_search_json_has_every_contract_key(a100_ib: dict[str, Any]) -> None:
+    code, out, _ = run(
+        ["--workload", "gpt3-175b", "--offering", json.dumps(a100_ib), "--gpus", "1024", "--json"]
+    )
+    assert code == 0
+    r = json.loads(out)
+    assert TOP <= set(r)
+    assert set(r["layout"]) == LAYOUT
+    assert set(r["params"]) == {"total", "active"}
+    assert set(r["memory_gib_per_gpu"]) == {
+        "weights",
+        "grads",
+        "optimizer",
+        "activations",
+        "overhead",
+        "total",
+    }
+    assert set(r["iteration_breakdown_s"]) == {
+        "compute",
+        "recompute",
+        "tp_comm",
+        "pp_comm",
+        "dp_comm",
+        "ep_comm",
+        "cp_comm",
+        "bubble",
+        "other",
+    }
+    assert set(r["goodput"]) >= {
+        "mtbf_h",
+        "checkpoint_interval_min",
+        "checkpoint_write_s",
+        "restart_min",
+        "fraction",
+    }
+    assert set(r["cost"]) >= {"usd_per_gpu_hour", "gpu_hours", "total_usd"}
+    assert set(r["search"]) >= {"evaluated", "feasible", "seconds"}
+    assert isinstance(r["alternatives"], list) and r["alternatives"]
+    assert "does not fit memory" in r["rejected"]
+    assert 0 < r["mfu"] < 1
+    assert sum(r["iteration_breakdown_s"].values()) == pytest.approx(r["iteration_time_s"], rel=1e-3)
+
+
+def test_layout_from_file_and_offering_from_resolver(tmp_path: Any, a100_ib: dict[str, Any]) -> None:
+    lay = tmp_path / "layout.json"
+    lay.write_text(json.dumps({"tp": 8, "pp": 8, "virtual_stages": 3}))
+    code, out, _ = run(
+        ["--workload", "gpt3-175b", "--offering", "selene", "--layout", str(lay), "--gpus", "512", "--json"],
+        resolve={"selene": a100_ib}.__getitem__,
+    )
+    assert code == 0
+    r = json.loads(out)
+    assert r["layout"]["dp"] == 8 and r["gpus"] == 512 and r["feasible"]
+    assert "search" not in r
+
+
+def test_text_form_is_readable(a100_ib: dict[str, Any]) -> None:
+    code, out, _ = run(["--workload", "gpt3-175b", "--offering", json.dumps(a100_ib), "--gpus", "1024"])
+    assert code == 0
+    assert "Layout: TP=" in out and "Memory per GPU" in out and "MFU" in out and "Why:" in out
+
+
+def test_infeasible_layout_is_an_answer(a100_ib: dict[str, Any]) -> None:
+    code, out, _ = run(
+        [
+            "--workload",
+            "gpt3-175b",
+            "--offering",
+            json.dumps(a100_ib),
+            "--layout",
+            '{"tp": 1, "pp": 1, "zero": 0, "recompute": "none"}',
+            "--gpus",
+            "8",
+            "--json",
+        ]
+    )
+    assert code == 0
+    r = json.loads(out)
+    assert r["feasible"] is False
+    assert any("does not fit memory" in x for x in r["reasons"])
+
+
+def test_search_without_any_feasible_layout_is_an_answer(a100_ib: dict[str, Any]) -> None:
+    code, out, _ = run(["--workload", "dense-1t", "--offering", json.dumps(a100_ib), "--gpus", "8", "--json"])
+    assert code == 0
+    r = json.loads(out)
+    assert r["feasible"] is False and r["reasons"] and r["search"]["feasible"] == 0
+
+
+@pytest.mark.parametrize(
+    ("workload", "offering_patch", "layout", "field"),
+    [
+        ({"name": "w", "layers": 4, "hidden": 1000, "heads": 7}, {}, None, "workload.heads"),
+        ("gpt3-175b", {}, {"tp": 5}, "layout.tp"),
+        ({"name": "w", "layers": 4, "hidden": 4096, "heads": 32, "kv_heads": 4}, {}, {"tp": 8}, "layout.tp"),
+        ("deepseek-v3-671b", {}, {"ep": 3}, "layout.ep"),
+        ("gpt3-175b", {"gpu": "TPU-v9"}, None, "offering.gpu"),
+        ({"name": "w", "layers": -4, "hidden": 4096, "heads": 32}, {}, None, "workload.layers"),
+        ({"name": "w", "layers": 4, "hidden": 4096, "heads": 32, "seq_len": 0}, {}, None, "workload.seq_len"),
+        ("gpt3-175b", {"nics_per_node": 0}, None, "offering.nics_per_node"),
+        ("gpt3-175b", {"gbps_per_nic": -200}, None, "offering.gbps_per_nic"),
+        ("gpt3-175b", {}, {"micro_batch": 0}, "layout.micro_batch"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_field(
+    a100_ib: dict[str, Any], workload: Any, offering_patch: dict[str, Any], layout: Any, field: str
+) -> None:
+    w = workload if isinstance(workload, str) else json.dumps(workload)
+    argv = ["--workload", w, "--offering", json.dumps({**a100_ib, **offering_patch}), "--gpus", "64"]
+    if layout is not None:
+        argv += ["--layout", json.dumps(layout)]
+    code, _, err = run(argv)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {field}:"), err
+
+
+def test_negative_gpus_and_unknown_slug_exit_2(a100_ib: dict[str, Any]) -> None:
+    code, _, err = run(["--workload", "13b", "--offering", json.dumps(a100_ib), "--gpus", "-8"])
+    assert code == 2 and err.startswith("error: gpus:")
+    code, _, err = run(["--workload", "13b", "--offering", "nope"], resolve={}.__getitem__)
+    assert code == 2 and err.startswith("error: offering: unknown slug")
+    code, _, err = run(["--workload", "13b", "--offering", "nope"])
+    assert code == 2 and err.startswith("error: offering: unknown slug")
+    code, _, err = run(["--workload", "no-such-preset", "--offering", json.dumps(a100_ib)])
+    assert code == 2 and err.startswith("error: workload:")
