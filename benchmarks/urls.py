@@ -1,5 +1,12 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from benchmarks import views
 
 app_name = "benchmarks"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("upload/", views.upload_new, name="upload-new"),
+    path("<int:upload_id>/", views.upload_detail, name="upload"),
+    path("<int:upload_id>/status/", views.upload_status, name="upload-status"),
+    path("batch/<uuid:batch>/", views.batch_detail, name="batch"),
+]

@@ -147,6 +147,11 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Enqueueing must not hang a web request when Redis is down; the sweeper re-enqueues later.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
+# The sweepers pick up work whose enqueue failed (broker down) or whose worker died: `celery -A portal beat`.
+CELERY_BEAT_SCHEDULE = {
+    "sweep-queued-runs": {"task": "sizing.sweep_queued_runs", "schedule": 30.0},
+    "sweep-stored-uploads": {"task": "benchmarks.sweep_stored", "schedule": 30.0},
+}
 
 # --- REST framework -----------------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -1,0 +1,50 @@
+"""The evidence upload form (shape only; size, type and duplicates are the service's business)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from benchmarks.models import Upload
+from providers.models import Offering
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"multiple": True}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data: Any, initial: Any = None) -> Any:
+        single = super().clean
+        if isinstance(data, list | tuple):
+            return [single(d, initial) for d in data]
+        return [single(data, initial)]
+
+
+class UploadForm(forms.Form):
+    # Named `file` like the API's multipart part (and because `files` is the form's own upload dict).
+    file = MultipleFileField(
+        label="Log or report files",
+        help_text="nccl-tests / rccl-tests, ib_write_bw, training logs, dcgmi diag, nvidia-smi, ibstat...",
+    )
+    offering = forms.ModelChoiceField(
+        queryset=Offering.objects.select_related("provider").order_by("provider__name", "name"),
+        to_field_name="slug",
+        empty_label="Choose the offering you trialled",
+    )
+    nodes = forms.IntegerField(
+        min_value=1, required=False, help_text="nodes in the run, if the log does not say"
+    )
+    gpus = forms.IntegerField(
+        min_value=1, required=False, help_text="GPUs in the run, if the log does not say"
+    )
+    measured_on = forms.DateField(
+        required=False, label="Measured on", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    notes = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), max_length=5000)
+    visibility = forms.ChoiceField(choices=Upload.Visibility.choices, initial=Upload.Visibility.PRIVATE)

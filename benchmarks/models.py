@@ -1,0 +1,106 @@
+"""Evidence uploads: the raw bytes (content-addressed, written once) and one row per uploaded file.
+
+Raw bytes live in Django storage at `uploads/<sha[:2]>/<sha>` and are never modified; an Upload points at
+its Blob and carries what the worker parsed out of it (DESIGN section 3 and 7).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+
+class Blob(models.Model):
+    """Raw bytes of one file, stored once per distinct content."""
+
+    sha256 = models.CharField(max_length=64, unique=True)
+    size_bytes = models.PositiveBigIntegerField()
+    storage_name = models.CharField(max_length=200, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(sha256__regex=r"^[0-9a-f]{64}$"), name="blob_sha256_hex"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sha256[:12]} ({self.size_bytes} B)"
+
+    @staticmethod
+    def storage_name_for(sha256: str) -> str:
+        return f"uploads/{sha256[:2]}/{sha256}"
+
+
+class Visibility(models.TextChoices):
+    PRIVATE = "private", "Private (only me)"
+    PUBLIC = "public", "Public (everyone)"
+
+
+class UploadStatus(models.TextChoices):
+    STORED = "stored", "Stored, waiting for the parser"
+    PARSING = "parsing", "Parsing"
+    PARSED = "parsed", "Parsed"
+    UNRECOGNISED = "unrecognised", "Not recognised"
+    FAILED = "failed", "Failed"
+
+
+FINISHED_STATUSES = (UploadStatus.PARSED, UploadStatus.UNRECOGNISED, UploadStatus.FAILED)
+
+
+class Upload(models.Model):
+    Visibility = Visibility
+    Status = UploadStatus
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="uploads")
+    offering = models.ForeignKey("providers.Offering", on_delete=models.CASCADE, related_name="uploads")
+    blob = models.ForeignKey(Blob, on_delete=models.PROTECT, related_name="uploads")
+    # Files sent together in one submission share a batch id.
+    batch = models.UUIDField(default=uuid.uuid4, db_index=True)
+    original_filename = models.CharField(max_length=255)
+    nodes = models.PositiveIntegerField(null=True, blank=True)
+    gpus = models.PositiveIntegerField(null=True, blank=True)
+    measured_on = models.DateField(null=True, blank=True)
+    notes = models.TextField(blank=True)
+    visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PRIVATE)
+    status = models.CharField(max_length=20, choices=UploadStatus.choices, default=UploadStatus.STORED)
+    kind = models.CharField(max_length=40, null=True, blank=True)
+    summary = models.JSONField(default=dict, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    errors = models.JSONField(default=list, blank=True)
+    verdicts = models.JSONField(default=list, blank=True)
+    parsed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "created_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(visibility__in=Visibility.values), name="upload_visibility_known"
+            ),
+            models.CheckConstraint(condition=Q(status__in=UploadStatus.values), name="upload_status_known"),
+            models.CheckConstraint(
+                condition=Q(nodes__isnull=True) | Q(nodes__gt=0), name="upload_nodes_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(gpus__isnull=True) | Q(gpus__gt=0), name="upload_gpus_positive"
+            ),
+            # The same file sent again by the same buyer for the same offering is the same evidence.
+            models.UniqueConstraint(
+                fields=["owner", "offering", "blob"], name="upload_once_per_owner_offering"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.original_filename} ({self.status})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("benchmarks:upload", args=[self.pk])
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED_STATUSES

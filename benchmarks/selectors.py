@@ -1,0 +1,137 @@
+"""Reads of the benchmarks app, with the visibility rule in one place.
+
+Who sees an upload: its owner and staff always; everyone (anonymous too) when it is public. A provider
+representative sees the public evidence about its offerings like everyone else, and not the private
+uploads: a buyer's private trial results stay between the buyer and the portal.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from benchmarks.models import Upload
+from providers.models import Offering
+
+NCCL_KINDS = ("nccl-tests", "rccl-tests", "hccl-test")
+
+
+def _is_curator(user: Any) -> bool:
+    return bool(user is not None and user.is_authenticated and getattr(user, "is_curator", False))
+
+
+def upload_visible_q(*, user: Any) -> Q:
+    if _is_curator(user):
+        return Q()
+    visible = Q(visibility=Upload.Visibility.PUBLIC)
+    if user is not None and user.is_authenticated:
+        visible |= Q(owner=user)
+    return visible
+
+
+def upload_list(*, user: Any, offering_slug: str | None = None) -> QuerySet[Upload]:
+    """Uploads `user` may see, newest first, optionally for one offering."""
+    qs = Upload.objects.filter(upload_visible_q(user=user)).select_related(
+        "owner", "offering__provider", "blob"
+    )
+    if offering_slug:
+        qs = qs.filter(offering__slug=offering_slug)
+    return qs.order_by("-created_at", "-id")
+
+
+def upload_get(*, user: Any, upload_id: int) -> Upload:
+    """One upload `user` may see; Upload.DoesNotExist otherwise (an invisible upload does not exist)."""
+    return upload_list(user=user).get(pk=upload_id)
+
+
+def batch_list(*, user: Any, batch: uuid.UUID) -> list[Upload]:
+    return list(upload_list(user=user).filter(batch=batch).order_by("id"))
+
+
+def upload_item(upload: Upload) -> dict[str, Any]:
+    """The parsed evidence item of docs/FACTS.md for a parsed upload."""
+    return {
+        "upload_id": upload.pk,
+        "filename": upload.original_filename,
+        "kind": upload.kind,
+        "summary": upload.summary,
+        "warnings": upload.warnings,
+        "errors": upload.errors,
+        "nodes": upload.nodes,
+        "gpus": upload.gpus,
+    }
+
+
+def offering_scaling(*, user: Any, offering_id: int) -> list[dict[str, Any]]:
+    """Scaling efficiency across the parsed uploads `user` may see for one offering (several node counts)."""
+    from benchmarks.compare import scaling
+
+    uploads = upload_list(user=user).filter(offering_id=offering_id, status=Upload.Status.PARSED)
+    return scaling([upload_item(u) for u in uploads])
+
+
+def verified_claims(offering: Offering) -> list[dict[str, Any]]:
+    """Passing verdicts from public, parsed evidence about `offering`, with who uploaded it and when."""
+    uploads = (
+        Upload.objects.filter(
+            offering=offering, visibility=Upload.Visibility.PUBLIC, status=Upload.Status.PARSED
+        )
+        .select_related("owner")
+        .order_by("-created_at", "-id")
+    )
+    out = []
+    for upload in uploads:
+        for verdict in upload.verdicts or []:
+            if verdict.get("verdict") != "pass":
+                continue
+            out.append(
+                {
+                    **verdict,
+                    "upload_id": upload.pk,
+                    "uploader": upload.owner.get_username(),
+                    "measured_on": upload.measured_on,
+                    "uploaded_at": upload.created_at,
+                }
+            )
+    return out
+
+
+def _run_expected(verdicts: list[dict[str, Any]], run: dict[str, Any]) -> float | None:
+    lines = [run.get("first_line"), run.get("last_line")]
+    for verdict in verdicts:
+        if verdict.get("lines") == lines and isinstance(verdict.get("expected"), int | float):
+            return float(verdict["expected"])
+    return None
+
+
+def upload_busbw_chart(upload: Upload) -> list[dict[str, Any]]:
+    """Per collective run: busbw (GB/s) against message size, and the expected busbw from the verdicts."""
+    if upload.kind not in NCCL_KINDS:
+        return []
+    series = []
+    for run in (upload.summary or {}).get("runs", []):
+        points = [
+            (
+                row["size_bytes"],
+                row.get("busbw_oop") if row.get("busbw_oop") is not None else row.get("busbw_ip"),
+            )
+            for row in run.get("size_rows") or []
+            if row.get("size_bytes") and (row.get("busbw_oop") is not None or row.get("busbw_ip") is not None)
+        ]
+        if not points:
+            continue
+        where = f"{run.get('ranks') or '?'} ranks"
+        if run.get("nodes"):
+            where += f", {run['nodes']} node{'s' if run['nodes'] != 1 else ''}"
+        series.append(
+            {
+                "name": f"{run.get('collective') or 'unknown'} ({where})",
+                "sizes": [p[0] for p in points],
+                "busbw": [p[1] for p in points],
+                "expected": _run_expected(upload.verdicts or [], run),
+                "lines": [run.get("first_line"), run.get("last_line")],
+            }
+        )
+    return series

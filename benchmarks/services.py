@@ -1,0 +1,256 @@
+"""Writes of the benchmarks app: store uploaded evidence, parse it on the worker, re-enqueue the stuck.
+
+Order matters (DESIGN section 9, reliability): the raw bytes are written and committed before anything
+else happens; parsing is enqueued only on commit, and an upload whose enqueue failed stays `stored` until
+`upload_sweep_stored` picks it up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from benchmarks.models import FINISHED_STATUSES, Blob, Upload
+from providers.models import Offering
+
+logger = logging.getLogger(__name__)
+
+# How much of the file decides "binary": NUL bytes there never occur in a text log or report.
+BINARY_SNIFF_BYTES = 8 * 1024
+SWEEP_AFTER = timedelta(minutes=1)
+
+
+class UploadTooLarge(ValidationError):
+    """A file above settings.UPLOAD_MAX_BYTES (the API answers 413)."""
+
+
+@dataclass(frozen=True)
+class IncomingFile:
+    name: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class UploadOutcome:
+    upload: Upload
+    duplicate: bool
+
+
+def _human_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"  # pragma: no cover
+
+
+def upload_check_size(*, name: str, size: int) -> None:
+    """Raise UploadTooLarge when `size` is above the limit; callers check before reading the bytes."""
+    limit = settings.UPLOAD_MAX_BYTES
+    if size > limit:
+        raise UploadTooLarge(
+            f"{name} is {_human_bytes(size)}; the limit is {_human_bytes(limit)} per file. "
+            "Upload the relevant part of the log (the result table and its header).",
+            code="too_large",
+        )
+
+
+def upload_check_content(*, file: IncomingFile) -> None:
+    """Raise ValidationError when the file is too large, empty, or not text."""
+    upload_check_size(name=file.name, size=len(file.data))
+    if not file.data:
+        raise ValidationError(f"{file.name} is empty.", code="empty")
+    if b"\x00" in file.data[:BINARY_SNIFF_BYTES]:
+        raise ValidationError(
+            f"{file.name} looks binary (it contains NUL bytes); upload the text log or report "
+            "(for example the output of nccl-tests, ibstat or nvidia-smi saved as .txt).",
+            code="binary",
+        )
+
+
+def incoming_files(*, uploaded: Iterable[Any]) -> list[IncomingFile]:
+    """Read Django UploadedFiles into memory, refusing one above the limit before reading it."""
+    out = []
+    for file in uploaded:
+        name = str(file.name or "upload.txt")
+        upload_check_size(name=name, size=int(file.size or 0))
+        out.append(IncomingFile(name=name, data=file.read()))
+    return out
+
+
+def blob_store(*, data: bytes) -> Blob:
+    """The Blob holding exactly `data`: written to storage once, committed in its own transaction."""
+    sha = hashlib.sha256(data).hexdigest()
+    existing = Blob.objects.filter(sha256=sha).first()
+    if existing is not None:
+        return existing
+    name = Blob.storage_name_for(sha)
+    # Content-addressed: a file already at this name holds these very bytes, so it is never rewritten.
+    if not default_storage.exists(name):
+        saved = default_storage.save(name, ContentFile(data))
+        if saved != name:  # another writer won the race; keep the single canonical copy
+            default_storage.delete(saved)
+    try:
+        with transaction.atomic():
+            return Blob.objects.create(sha256=sha, size_bytes=len(data), storage_name=name)
+    except IntegrityError:
+        return Blob.objects.get(sha256=sha)
+
+
+def blob_read(*, blob: Blob) -> bytes:
+    with default_storage.open(blob.storage_name, "rb") as handle:
+        data: bytes = handle.read()
+    return data
+
+
+def _enqueue_parse(upload_id: int) -> None:
+    from benchmarks.tasks import parse_upload_task
+
+    try:
+        parse_upload_task.delay(upload_id)
+    except Exception:  # broker down: the upload stays `stored` and the sweeper enqueues it later
+        logger.exception("could not enqueue parsing of upload %s; the sweeper will retry", upload_id)
+
+
+def upload_create(
+    *,
+    owner: Any,
+    offering: Offering,
+    files: Iterable[IncomingFile],
+    nodes: int | None = None,
+    gpus: int | None = None,
+    measured_on: date | None = None,
+    notes: str = "",
+    visibility: str = Upload.Visibility.PRIVATE,
+) -> list[UploadOutcome]:
+    """Store each file (raw bytes first), then one Upload per file sharing a batch id; parse on commit.
+
+    A file this owner already uploaded for this offering is not stored twice: its existing Upload comes
+    back with `duplicate=True`. Every file is checked before any is stored, so a refused file stores nothing.
+    """
+    files = list(files)
+    if not files:
+        raise ValidationError({"file": ["Choose at least one file."]})
+    for file in files:
+        upload_check_content(file=file)
+    batch = uuid.uuid4()
+    outcomes: list[UploadOutcome] = []
+    for file in files:
+        blob = blob_store(data=file.data)
+        with transaction.atomic():
+            existing = Upload.objects.filter(owner=owner, offering=offering, blob=blob).first()
+            if existing is not None:
+                outcomes.append(UploadOutcome(existing, duplicate=True))
+                continue
+            upload = Upload(
+                owner=owner,
+                offering=offering,
+                blob=blob,
+                batch=batch,
+                original_filename=(file.name or "upload.txt")[-255:],
+                nodes=nodes,
+                gpus=gpus,
+                measured_on=measured_on,
+                notes=notes,
+                visibility=visibility,
+            )
+            upload.full_clean(exclude=["blob", "owner", "offering"])
+            try:
+                with transaction.atomic():
+                    upload.save()
+            except IntegrityError:  # the same file sent twice at the same moment
+                outcomes.append(
+                    UploadOutcome(Upload.objects.get(owner=owner, offering=offering, blob=blob), True)
+                )
+                continue
+            transaction.on_commit(partial(_enqueue_parse, upload.pk))
+        outcomes.append(UploadOutcome(upload, duplicate=False))
+    return outcomes
+
+
+def _refresh_findings(offering_id: int) -> None:
+    try:
+        from checks import services as checks_services
+
+        refresh = checks_services.findings_refresh_for  # type: ignore[attr-defined]
+    except (ImportError, AttributeError):
+        return  # the checks app does not offer it (yet)
+    try:
+        refresh([offering_id])
+    except Exception:  # findings are derived data: a failure there must not undo a finished parse
+        logger.exception("findings refresh failed for offering %s", offering_id)
+
+
+def upload_parse(*, upload_id: int) -> Upload:
+    """Parse a stored upload and compare it with the offering's claims; a finished upload is left as is."""
+    from benchmarks.compare import compare
+    from benchmarks.parsers import parse
+
+    with transaction.atomic():
+        upload = Upload.objects.select_for_update().get(pk=upload_id)
+        if upload.status in FINISHED_STATUSES:
+            return upload
+        upload.status = Upload.Status.PARSING
+        upload.save(update_fields=["status"])
+    upload = Upload.objects.select_related("blob", "offering__provider", "offering__gpu").get(pk=upload_id)
+    data = blob_read(blob=upload.blob)
+    fields = ["status", "kind", "summary", "warnings", "errors", "verdicts", "parsed_at"]
+    try:
+        result = parse(data, upload.original_filename).as_dict()
+        upload.kind = result["kind"]
+        upload.summary = result["summary"]
+        upload.warnings = result["warnings"]
+        upload.errors = result["errors"]
+        if result["kind"] in (None, "unknown"):
+            upload.status = Upload.Status.UNRECOGNISED
+            upload.verdicts = []
+        else:
+            item = {
+                "upload_id": upload.pk,
+                "filename": upload.original_filename,
+                **result,
+                "nodes": upload.nodes,
+                "gpus": upload.gpus,
+            }
+            upload.verdicts = compare(upload.offering.facts(), item)
+            upload.status = Upload.Status.PARSED
+    except Exception as exc:  # a parser or comparison bug: record it on the row instead of retrying forever
+        logger.exception("parsing upload %s failed", upload_id)
+        upload.status = Upload.Status.FAILED
+        upload.errors = [*(upload.errors or []), f"internal error while parsing: {type(exc).__name__}: {exc}"]
+    upload.parsed_at = timezone.now()
+    with transaction.atomic():
+        # Another delivery of the same task may have finished first; the first finished result stands.
+        current = Upload.objects.select_for_update().get(pk=upload_id)
+        if current.status in FINISHED_STATUSES:
+            return current
+        upload.save(update_fields=fields)
+    if upload.status == Upload.Status.PARSED:
+        _refresh_findings(upload.offering_id)
+    return upload
+
+
+def upload_sweep_stored(*, older_than: timedelta = SWEEP_AFTER) -> int:
+    """Enqueue parsing again for uploads still `stored` after `older_than` (their enqueue was lost)."""
+    cutoff = timezone.now() - older_than
+    ids = list(
+        Upload.objects.filter(status=Upload.Status.STORED, created_at__lt=cutoff)
+        .order_by("created_at")
+        .values_list("pk", flat=True)
+    )
+    for upload_id in ids:
+        _enqueue_parse(upload_id)
+    return len(ids)

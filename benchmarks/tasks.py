@@ -1,0 +1,25 @@
+"""Thin Celery tasks of the benchmarks app (queue `parse`): take ids, call a service, idempotent."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from benchmarks import services
+
+
+@shared_task(
+    name="benchmarks.parse_upload",
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=5,
+)
+def parse_upload_task(upload_id: int) -> str:
+    """Parse one upload; re-running a finished one changes nothing. Retries only when the database blips."""
+    return str(services.upload_parse(upload_id=upload_id).status)
+
+
+@shared_task(name="benchmarks.sweep_stored")
+def sweep_stored_task() -> int:
+    """Re-enqueue uploads stuck in `stored` (a periodic sweeper calls this)."""
+    return services.upload_sweep_stored()

@@ -1,0 +1,147 @@
+"""Evidence pages: upload form, one upload (status, then results and charts), a batch of files."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from benchmarks import selectors, services
+from benchmarks.forms import UploadForm
+from benchmarks.models import Upload
+
+VERDICT_WORDS = {
+    "pass": ("✔", "meets the claim"),
+    "warn": ("⚠", "below the claim"),
+    "fail": ("✘", "contradicts the claim"),
+    "cannot-measure": ("?", "cannot be judged from this file"),
+}
+
+
+@login_required
+def upload_new(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        initial = {"offering": request.GET.get("offering")} if request.GET.get("offering") else {}
+        return render(request, "benchmarks/upload_form.html", _form_context(UploadForm(initial=initial)))
+    form = UploadForm(request.POST, request.FILES)
+    if form.is_valid():
+        data: dict[str, Any] = form.cleaned_data
+        try:
+            files = services.incoming_files(uploaded=data["file"])
+            outcomes = services.upload_create(
+                owner=request.user,
+                offering=data["offering"],
+                files=files,
+                nodes=data["nodes"],
+                gpus=data["gpus"],
+                measured_on=data["measured_on"],
+                notes=data["notes"],
+                visibility=data["visibility"],
+            )
+        except ValidationError as exc:
+            errors = exc.message_dict if hasattr(exc, "error_dict") else {"file": exc.messages}
+            for field, messages_ in errors.items():
+                form.add_error(field if field in form.fields else "file", messages_)
+        else:
+            for outcome in outcomes:
+                if outcome.duplicate:
+                    messages.info(
+                        request,
+                        f"{outcome.upload.original_filename} was already uploaded for this offering; "
+                        "showing the earlier upload.",
+                    )
+            if len(outcomes) == 1:
+                return redirect(outcomes[0].upload.get_absolute_url())
+            return redirect(reverse("benchmarks:batch", args=[outcomes[0].upload.batch]))
+    return render(request, "benchmarks/upload_form.html", _form_context(form), status=400)
+
+
+def _form_context(form: UploadForm) -> dict[str, Any]:
+    return {"form": form, "max_bytes": settings.UPLOAD_MAX_BYTES}
+
+
+def _get_visible(request: HttpRequest, upload_id: int) -> Upload:
+    try:
+        return selectors.upload_get(user=request.user, upload_id=upload_id)
+    except Upload.DoesNotExist as exc:
+        raise Http404("No such upload.") from exc
+
+
+def _verdict_rows(upload: Upload) -> list[dict[str, Any]]:
+    rows = []
+    for verdict in upload.verdicts or []:
+        icon, words = VERDICT_WORDS.get(verdict.get("verdict", ""), ("?", verdict.get("verdict", "")))
+        rows.append({**verdict, "icon": icon, "words": words})
+    return rows
+
+
+def _tally(upload: Upload) -> list[dict[str, Any]]:
+    """How many verdicts of each kind, in the order a buyer reads them (problems first)."""
+    counts: dict[str, int] = {}
+    for verdict in upload.verdicts or []:
+        counts[verdict.get("verdict", "")] = counts.get(verdict.get("verdict", ""), 0) + 1
+    order = ["fail", "warn", "pass", "cannot-measure"]
+    return [
+        {"verdict": key, "count": counts[key], "icon": VERDICT_WORDS[key][0], "words": VERDICT_WORDS[key][1]}
+        for key in order
+        if counts.get(key)
+    ]
+
+
+def _summary_rows(upload: Upload) -> tuple[list[tuple[str, Any]], list[dict[str, Any]]]:
+    """Scalar summary entries as (key, value) and the collective runs, for the summary tables."""
+    summary = upload.summary or {}
+    scalars = [
+        (key.replace("_", " "), ", ".join(str(v) for v in value) if isinstance(value, list) else value)
+        for key, value in summary.items()
+        if not isinstance(value, dict)
+        and not (isinstance(value, list) and value and isinstance(value[0], dict))
+    ]
+    return scalars, list(summary.get("runs", []))
+
+
+def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
+    upload = _get_visible(request, upload_id)
+    context: dict[str, Any] = {"upload": upload, "is_owner": upload.owner_id == request.user.pk}
+    if upload.finished:
+        scalars, runs = _summary_rows(upload)
+        scaling = selectors.offering_scaling(user=request.user, offering_id=upload.offering_id)
+        context.update(
+            {
+                "scalars": scalars,
+                "runs": runs,
+                "verdicts": _verdict_rows(upload),
+                "tally": _tally(upload),
+                "busbw_chart": selectors.upload_busbw_chart(upload),
+                "scaling": [{**s, "icon": VERDICT_WORDS[s["verdict"]][0]} for s in scaling],
+            }
+        )
+    return render(request, "benchmarks/upload_detail.html", context)
+
+
+def upload_status(request: HttpRequest, upload_id: int) -> HttpResponse:
+    """The htmx fragment polled while parsing; once finished it asks htmx to reload the whole page."""
+    upload = _get_visible(request, upload_id)
+    response = render(request, "benchmarks/_status.html", {"upload": upload})
+    if upload.finished:
+        response["HX-Refresh"] = "true"
+    return response
+
+
+def batch_detail(request: HttpRequest, batch: uuid.UUID) -> HttpResponse:
+    uploads = selectors.batch_list(user=request.user, batch=batch)
+    if not uploads:
+        raise Http404("No such batch.")
+    finished = all(u.finished for u in uploads)
+    template = "benchmarks/_batch_rows.html" if request.headers.get("HX-Request") else "benchmarks/batch.html"
+    response = render(request, template, {"uploads": uploads, "batch": batch, "finished": finished})
+    if request.headers.get("HX-Request") and finished:
+        response["HX-Refresh"] = "true"
+    return response
