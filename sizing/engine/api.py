@@ -11,7 +11,7 @@ from .cost import cost_block
 from .errors import InputError
 from .explain import explain
 from .goodput import FaultModel, fault_model, goodput_arrays
-from .hardware import Hardware, hardware_from_facts
+from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
 from .model import REASON_TEXT, WorkloadShape, evaluate_grid
 from .workload import Workload, workload_from_dict, workload_preset
@@ -155,5 +155,6 @@ def evaluate(
     optimizer = optimizer or "megatron"
     if optimizer not in C.OPTIMIZER_BYTES:
         raise InputError("layout.optimizer", f"must be one of {', '.join(C.OPTIMIZER_BYTES)}")
+    hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
     res = evaluate_grid(wl, hw, lay.grid(), optimizer, WorkloadShape(wl))
     return build_result(wl, hw, fm, lay, res, (), notes)

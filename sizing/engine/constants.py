@@ -327,9 +327,21 @@ DEFAULT_FABRIC = "ethernet"
 DEFAULT_NICS_PER_NODE = 1
 DEFAULT_GBPS_PER_NIC = 100.0
 DEFAULT_OVERSUBSCRIPTION_UNKNOWN_TOPOLOGY = 2.0
-DEFAULT_MAX_NODES = 4096  # only a search bound; reported as an assumption
+# Largest cluster the search considers when the offering publishes neither `nodes` nor `max_nodes`:
+# 128 nodes (1,024 GPUs at 8 per node), assumed as the typical largest single-tenant rental available
+# without a custom contract. Only a search bound, reported as an assumption; an explicit --gpus may ask
+# for more (the offering's capacity must then be confirmed).
+DEFAULT_MAX_NODES = 128  # assumed
 
 # --- search -----------------------------------------------------------------------------------------
 SEARCH_MICRO_BATCHES = (1, 2, 4, 8)
 SEARCH_VIRTUAL_STAGES = (1, 2, 3, 4)  # calibrated on v = 1 and 3 (cal §2); 2 and 4 interpolate
 SEARCH_MAX_PP = 128
+# Robust final choice. The model's worst calibration row is off by 6.7% (Korthikanti 2022 1T full
+# recompute, +6.7%; max |error| over the 18 Selene rows, docs/MODEL.md), so layouts whose objective differs
+# by less than ~7% cannot be ranked by it. Among the feasible layouts within (1 + SELECTION_BAND) of the
+# best objective the search takes the one with the smallest exposed inter-node communication as a share of
+# the iteration: the inter-node fabric of a rented cluster (shared, possibly congested by other tenants,
+# oversubscription rarely published) is the least certain input, so the choice that depends least on it
+# is the one most likely to hold. Ties go to the better objective.
+SELECTION_BAND = 0.07

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import constants as C
@@ -81,6 +81,30 @@ def resolve_gpu(key: Any) -> C.GPUSpec:
     if key in C.GPU_ALIASES:
         return C.GPUS[C.GPU_ALIASES[key]]
     raise InputError("offering.gpu", f"unknown GPU {key!r} (known: {', '.join(C.GPUS)})")
+
+
+def _default_nodes_note(nodes: int, gpn: int) -> str:
+    return (
+        f"maximum nodes not published: the search allows up to {nodes} nodes ({nodes * gpn:,} GPUs), "
+        "assumed the typical largest single-tenant rental without a custom contract; ask for more with "
+        "--gpus and confirm capacity"
+    )
+
+
+def allow_requested_gpus(hw: Hardware, gpus: int | None) -> Hardware:
+    """An explicit GPU count may exceed the default cap when the offering publishes no maximum: the buyer
+    asked for it. The cap is raised to the requested size and the assumption says so."""
+    if gpus is None or hw.max_nodes_published:
+        return hw
+    needed = math.ceil(gpus / hw.gpus_per_node)
+    if needed <= hw.max_nodes:
+        return hw
+    old = _default_nodes_note(hw.max_nodes, hw.gpus_per_node)
+    note = (
+        f"maximum nodes not published: {needed} nodes ({gpus:,} GPUs) requested explicitly, above the "
+        f"default cap of {hw.max_nodes}; confirm the offering has that capacity"
+    )
+    return replace(hw, max_nodes=needed, assumptions=[note if a == old else a for a in hw.assumptions])
 
 
 def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
@@ -163,7 +187,7 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
     published = nodes is not None
     if nodes is None:
         nodes = C.DEFAULT_MAX_NODES
-        notes.append(f"maximum nodes not published: the search allows up to {nodes} nodes; confirm capacity")
+        notes.append(_default_nodes_note(nodes, gpn))
 
     for key in (
         "failure_rate_per_gpu_hour",

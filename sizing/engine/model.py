@@ -142,7 +142,7 @@ def evaluate_grid(
     # sequence parallelism: all-gather + reduce-scatter in place of each all-reduce: same bytes, 2x alpha
     tp_one = T.collective_time(T.ALL_REDUCE, tp, act_msg, tp_bw, np.where(sp, 2.0 * tp_alpha, tp_alpha))
     layer_tp = n_tp_coll * tp_one
-    cp_bw, cp_alpha, _ = T.group_link(hw, tp, cp)
+    cp_bw, cp_alpha, cp_cross = T.group_link(hw, tp, cp)
     kv_msg = 2.0 * tokens * wl.kv_dim * 2.0 / tp
     layer_cp = (
         (1.0 - C.CP_OVERLAP)
@@ -150,7 +150,7 @@ def evaluate_grid(
         * T.collective_time(T.ALL_GATHER, cp, kv_msg, cp_bw, cp_alpha)
     )
     if ws.moe_fraction > 0:
-        ep_bw, ep_alpha, _ = T.group_link(hw, tp * cp, ep)
+        ep_bw, ep_alpha, ep_cross = T.group_link(hw, tp * cp, ep)
         a2a_msg = tokens * ws.top_k * h * 2.0 / tp
         n_a2a = 4.0 + 2.0 * (rec == 2)
         layer_ep = (
@@ -161,6 +161,7 @@ def evaluate_grid(
         )
     else:
         layer_ep = np.zeros_like(tp)
+        ep_cross = np.zeros_like(tp, dtype=bool)
 
     # ---------------- stage time per micro-batch (the slowest stage sets the pace) -------------------
     logits_fwd = 2.0 * tokens * h * V / tp / (peak16 * T.gemm_efficiency(hw, tokens * h * V / tp))
@@ -176,7 +177,7 @@ def evaluate_grid(
     st_tp = n_bind * layer_tp
     st_cp = n_bind * layer_cp
     st_ep = n_bind * layer_ep
-    pp_bw, pp_alpha, _ = T.group_link(hw, tp * cp * dp, np.minimum(pp, 2.0))
+    pp_bw, pp_alpha, pp_cross = T.group_link(hw, tp * cp * dp, np.minimum(pp, 2.0))
     pp_msg = act_msg / tp  # Megatron scatter/gather optimisation: each TP rank sends 1/tp
     st_pp = np.where(pp > 1, (1.0 - C.PP_OVERLAP) * 2.0 * v * (pp_alpha + pp_msg / pp_bw), 0.0)
     t_mb = st_compute + st_recompute + st_other + st_tp + st_cp + st_ep + st_pp
@@ -184,7 +185,7 @@ def evaluate_grid(
 
     # ---------------- per iteration --------------------------------------------------------------------
     dp_n = dp * cp
-    dp_bw, dp_alpha, _ = T.group_link(hw, tp, dp_n)
+    dp_bw, dp_alpha, dp_cross = T.group_link(hw, tp, dp_n)
     grad_bytes = C.GRAD_COMM_BYTES * (dense_local + expert_local)
     dp_kind_factor = np.where(zero >= 3, 1.5, 1.0)  # ZeRO-3 re-gathers parameters: 1.5x the traffic
     dp_time = dp_kind_factor * T.collective_time(T.ALL_REDUCE, dp_n, grad_bytes, dp_bw, dp_alpha)
@@ -193,6 +194,10 @@ def evaluate_grid(
     optimizer_step = opt_params * C.ADAM_STEP_BYTES_PER_PARAM / hbm
 
     iteration = micro * t_mb + bubble + dp_exposed + optimizer_step
+    # exposed communication that runs over the inter-node fabric (groups whose placement spans nodes);
+    # the search prefers layouts that depend less on it (constants.SELECTION_BAND)
+    inter_mb = st_tp * tp_cross + st_cp * cp_cross + st_ep * ep_cross + st_pp * pp_cross
+    t_inter = micro * inter_mb + dp_exposed * dp_cross
     tokens_iter = float(wl.tokens_per_iteration)
     model_flops = tokens_iter * wl.model_flops_per_token()
     recompute_flops_tok = np.where(
@@ -233,6 +238,7 @@ def evaluate_grid(
         "t_ep": micro * st_ep,
         "t_cp": micro * st_cp,
         "t_bubble": bubble,
+        "t_inter": t_inter,
         "t_other": micro * st_other + optimizer_step,
         "iteration": iteration,
         "model_tflops": model_tf,

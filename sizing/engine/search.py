@@ -20,7 +20,7 @@ from . import constants as C
 from .api import as_workload, build_result, reason_texts
 from .errors import InputError
 from .goodput import fault_model, goodput_arrays
-from .hardware import Hardware, hardware_from_facts
+from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout
 from .model import (
     R_BATCH,
@@ -128,6 +128,7 @@ def search(
     fm = fault_model(offering_facts)
     if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus <= 0):
         raise InputError("gpus", f"must be a positive integer, got {gpus!r}")
+    hw = allow_requested_gpus(hw, gpus)
     deadline = deadline_days if deadline_days is not None else wl.deadline_days
     if objective == "cheapest-within-deadline" and deadline is None:
         raise InputError("deadline_days", "the cheapest-within-deadline objective needs a deadline")
@@ -168,9 +169,14 @@ def search(
     dominated = 0
     n_feasible = 0
     reason_counts: dict[str, int] = {}
-    cand_score: list[np.ndarray] = []
-    cand_ref: list[tuple[int, np.ndarray, np.ndarray]] = []
-    cand_days: list[np.ndarray] = []
+    # per block, the candidates that can matter for the final choice: every feasible layout within
+    # (1 + SELECTION_BAND) of the block's best objective (a superset of those within the band of the global
+    # best) plus the block's top + 1 for the alternatives
+    c_score: list[np.ndarray] = []
+    c_share: list[np.ndarray] = []
+    c_block: list[np.ndarray] = []
+    c_row: list[np.ndarray] = []
+    c_col: list[np.ndarray] = []
     for bi, (idx, opt) in enumerate(blocks):
         g = {k: st[k][idx][:, None] for k in ("tp", "cp", "pp", "dp", "ep")}
         g.update({k: v[None, :] for k, v in opt.items()})
@@ -198,27 +204,37 @@ def search(
             score = gpu_hours * (price if price is not None else 1.0)
             if objective == "cheapest-within-deadline":
                 score = np.where(days <= deadline, score, np.inf)
-        score = np.where(ok, score, np.inf)
-        flat = score.ravel()
+        flat = np.where(ok, score, np.inf).ravel()
         k = min(top + 1, flat.size)
-        part = np.argpartition(flat, k - 1)[:k] if flat.size > k else np.arange(flat.size)
+        keep = np.zeros(flat.size, dtype=bool)
+        keep[np.argpartition(flat, k - 1)[:k] if flat.size > k else np.arange(flat.size)] = True
+        keep &= np.isfinite(flat)
+        if keep.any():
+            keep |= flat <= flat.min() * (1.0 + C.SELECTION_BAND)
+        part = np.nonzero(keep)[0]
+        share = np.broadcast_to(res["t_inter"] / res["iteration"], reasons.shape).ravel()
         rows, colsx = np.unravel_index(part, score.shape)
-        cand_score.append(flat[part])
-        cand_days.append(days.ravel()[part])
-        cand_ref.append((bi, rows, colsx))
-    over_deadline = 0
-    # a second pass only for the deadline objective's bookkeeping is avoided: count from the candidates
-    scores = np.concatenate(cand_score) if cand_score else np.zeros(0)
+        c_score.append(flat[part])
+        c_share.append(share[part])
+        c_block.append(np.full(part.size, bi))
+        c_row.append(rows)
+        c_col.append(colsx)
+    scores = np.concatenate(c_score) if c_score else np.zeros(0)
+    shares = np.concatenate(c_share) if c_share else np.zeros(0)
+    refs = np.stack(
+        [np.concatenate(c) if c else np.zeros(0, dtype=np.int64) for c in (c_block, c_row, c_col)]
+    )
     order = np.argsort(scores, kind="stable")
-    picks: list[tuple[int, int, int]] = []
-    offs = 0
-    flat_refs: list[tuple[int, int, int]] = []
-    for bi, rows, colsx in cand_ref:
-        flat_refs.extend((bi, int(r), int(c)) for r, c in zip(rows, colsx, strict=True))
-        offs += len(rows)
-    for o in order:
-        if np.isfinite(scores[o]):
-            picks.append(flat_refs[o])
+    order = order[np.isfinite(scores[order])]
+    picks = [_ref(refs, int(o)) for o in order[: top + 1]]
+    chosen_i = -1
+    if order.size:
+        # robust choice inside the model's error band (constants.SELECTION_BAND): among the layouts whose
+        # objective is within the band of the best, the one least exposed to the inter-node fabric; ties
+        # by the objective
+        in_band = np.nonzero(scores <= scores[order[0]] * (1.0 + C.SELECTION_BAND))[0]
+        chosen_i = int(in_band[np.lexsort((scores[in_band], shares[in_band]))[0]])
+
     notes: list[str] = []
     answered_feasible = True
     if not picks and n_feasible and objective == "cheapest-within-deadline":
@@ -257,11 +273,19 @@ def search(
             virtual_stages=int(opt["v"][c]),
         )
         one = evaluate_grid(wl, hw, lay.grid(), optimizer, shape)
-        return build_result(wl, hw, fm, lay, one, (), notes)
+        out = build_result(wl, hw, fm, lay, one, (), notes)
+        inter_share[id(out)] = float(one["t_inter"] / one["iteration"])
+        return out
 
+    inter_share: dict[int, float] = {}
+    selection: dict[str, Any] | None = None
     if picks:
-        best = materialise(picks[0])
-        alts = [materialise(p) for p in picks[1 : top + 1]]
+        chosen = _ref(refs, chosen_i)
+        best = materialise(chosen)
+        alts = [materialise(p) for p in picks if p != chosen][:top]
+        if chosen != picks[0]:
+            raw = alts[0]  # the best by objective alone comes first among the alternatives
+            selection = _selection(objective, price, raw)
     else:
         answered_feasible = False
         # show the layout that came closest to fitting: the smallest memory overshoot at the largest size
@@ -290,11 +314,23 @@ def search(
         "seconds": round(time.perf_counter() - t0, 4),
         "gpu_counts": [int(x) for x in sorted(set(gpu_counts))][:64],
     }
+    if selection is not None:
+        best["search"]["selection"] = selection
     best["alternatives"] = [_alt(a) for a in alts]
     best["rejected"] = rejected
     if answered_feasible and best["explanation"]:
-        best["explanation"].append(_why_not(best, alts))
+        if selection is not None:
+            best["explanation"].append(
+                _why_band(objective, best, alts[0], inter_share[id(best)], inter_share[id(alts[0])])
+            )
+        else:
+            best["explanation"].append(_why_not(best, alts))
     return best
+
+
+def _ref(refs: np.ndarray, i: int) -> tuple[int, int, int]:
+    """(block, row, column) of candidate i."""
+    return int(refs[0, i]), int(refs[1, i]), int(refs[2, i])
 
 
 def _alt(a: dict[str, Any]) -> dict[str, Any]:
@@ -310,6 +346,59 @@ def _alt(a: dict[str, Any]) -> dict[str, Any]:
     if "cost" in a:
         out["cost_total_usd"] = a["cost"]["total_usd"]
     return out
+
+
+def _layout_text(lay: dict[str, Any]) -> str:
+    text = f"TP={lay['tp']} PP={lay['pp']} DP={lay['dp']}"
+    if lay["cp"] > 1:
+        text += f" CP={lay['cp']}"
+    if lay["ep"] > 1:
+        text += f" EP={lay['ep']}"
+    return text + f" ZeRO-{lay['zero']}"
+
+
+def _objective_value(objective: str, price: float | None, r: dict[str, Any]) -> tuple[float, str]:
+    if objective == "fastest":
+        return float(r["train_days"]), "train days"
+    usd = r.get("cost", {}).get("total_usd")
+    if price is not None and isinstance(usd, int | float):
+        return float(usd), "USD"
+    return float(r["train_days"] * 24 * r["gpus"]), "GPU-hours"
+
+
+def _selection(objective: str, price: float | None, raw: dict[str, Any]) -> dict[str, Any]:
+    value, unit = _objective_value(objective, price, raw)
+    return {
+        "band": C.SELECTION_BAND,
+        "rule": (
+            f"Among the feasible layouts whose {_OBJECTIVE_NOUN[objective]} is within "
+            f"{100 * C.SELECTION_BAND:.0f}% of the best (the model's calibration error), the one with the "
+            "least exposed inter-node communication per iteration is chosen; ties go to the better objective."
+        ),
+        "best_by_objective": {"layout": raw["layout"], "value": round(value, 2), "unit": unit},
+    }
+
+
+_OBJECTIVE_NOUN = {
+    "fastest": "training time",
+    "cheapest": "cost",
+    "cheapest-within-deadline": "cost (meeting the deadline)",
+}
+
+
+def _why_band(
+    objective: str, best: dict[str, Any], raw: dict[str, Any], best_share: float, raw_share: float
+) -> str:
+    price = 1.0 if isinstance(raw.get("cost", {}).get("total_usd"), int | float) else None
+    (a, _), (b, _) = _objective_value(objective, price, raw), _objective_value(objective, price, best)
+    what = "faster" if objective == "fastest" else "cheaper"
+    diff = 100.0 * (b - a) / b if b > 0 else 0.0
+    return (
+        f"{_layout_text(raw['layout'])} on {raw['gpus']} GPUs is predicted {diff:.1f}% {what}, but that is "
+        f"inside the model's {100 * C.SELECTION_BAND:.0f}% error band, so the layout that relies less on "
+        f"the inter-node fabric (the least certain part of a rented cluster) was chosen: exposed inter-node "
+        f"communication {100 * best_share:.1f}% of the iteration vs {100 * raw_share:.1f}%."
+    )
 
 
 def _why_not(best: dict[str, Any], alts: list[dict[str, Any]]) -> str:

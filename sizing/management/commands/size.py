@@ -20,11 +20,11 @@ def resolve_offering(slug: str) -> dict[str, Any]:
     except Offering.DoesNotExist as exc:
         raise KeyError(slug) from exc
     except DatabaseError as exc:  # no catalog yet: a one-line reason, not a traceback
-        raise KeyError(f"{slug} (the catalog database is not ready: run `make demo` or manage.py migrate)") from exc
+        raise KeyError(f"{slug} (the catalog database is not ready: run `make demo`)") from exc
 
 
 class Command(BaseCommand):
-    help = "Size a training workload on an offering (DESIGN section 5 CLI contract); see --help of the engine."
+    help = "Size a training workload on an offering (DESIGN section 5 CLI contract)."
 
     def run_from_argv(self, argv: list[str]) -> None:
         # The engine owns the argument parsing and the exit codes (0 answered, 2 bad input).
