@@ -1,5 +1,11 @@
 """API routes of the checks app, mounted under /api/v1/ by portal/urls.py."""
 
-from django.urls import path  # noqa: F401
+from __future__ import annotations
 
-urlpatterns: list = []
+from django.urls import path
+
+from checks.api import FindingListApi
+
+urlpatterns = [
+    path("findings/", FindingListApi.as_view(), name="findings-list"),
+]

@@ -378,12 +378,12 @@ def _price(offering: dict, sizing: dict | None) -> float | None:
     ):
         if _num(value):
             return _num(value)
-    prices = [
+    found = [
         _num(p.get("price_usd_per_gpu_hour"))
         for p in offering.get("billing_plans") or []
         if isinstance(p, dict)
     ]
-    prices = [p for p in prices if p]
+    prices = [p for p in found if p]
     return min(prices) if prices else None
 
 
@@ -483,8 +483,9 @@ def _port_name(port: dict) -> str:
 
 def _run_nodes(item: dict, run: dict, gpn: int | None) -> int | None:
     for value in (run.get("nodes"), _summary(item).get("nodes"), item.get("nodes")):
-        if _num(value):
-            return int(value)
+        number = _num(value)
+        if number:
+            return int(number)
     hosts = run.get("hosts") or _summary(item).get("hosts")
     if isinstance(hosts, list | tuple | set) and hosts:
         return len(set(hosts))
@@ -663,7 +664,7 @@ def _fabric_port_evidence(ctx: Context) -> list[Signal]:
             slow = [p for p in claimed_active if (_num(p.get("rate_gbps")) or 0) < gbps * 0.99]
             at_rate = len(claimed_active) - len(slow)
             if fabric == "infiniband" and slow and (nics is None or at_rate < nics):
-                rates = sorted({_num(p.get("rate_gbps")) for p in slow} - {None})
+                rates = sorted(r for r in {_num(p.get("rate_gbps")) for p in slow} if r is not None)
                 sig.append(
                     Signal(
                         "critical" if rates and max(rates) <= gbps * MEASURED_CRITICAL_RATIO else "warning",

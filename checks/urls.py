@@ -1,5 +1,11 @@
-from django.urls import path  # noqa: F401
+from __future__ import annotations
+
+from django.urls import path
+
+from checks import views
 
 app_name = "checks"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("checklist/", views.checklist_page, name="checklist"),
+]

@@ -9,6 +9,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
+from checks.services import findings_refresh_for
 from providers.catalog import coerce_fact
 from providers.facts import FACTS_BY_NAME
 from providers.models import BillingPlan, GPUModel, Offering, PricePoint
@@ -73,6 +74,7 @@ def offering_update(*, user: Any, offering: Offering, facts: dict[str, Any]) -> 
         changed.append(name)
     offering.full_clean()
     offering.save(update_fields=[*changed, "updated_at"] if changed else None)
+    findings_refresh_for([offering.pk])
     return offering
 
 
@@ -92,6 +94,7 @@ def plan_price_change(
     plan.price_usd_per_gpu_hour = price_usd_per_gpu_hour
     plan.as_of = as_of
     plan.save(update_fields=["price_usd_per_gpu_hour", "as_of"])
+    findings_refresh_for([plan.offering_id])
     return PricePoint.objects.create(
         plan=plan, price_usd_per_gpu_hour=price_usd_per_gpu_hour, as_of=as_of, note=note
     )

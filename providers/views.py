@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from checks.display import findings_for_offering_page
 from providers import selectors, services
 from providers.facts import FACTS, GROUPS, facts_in_group
 from providers.forms import FT_FEATURES, OfferingEditForm, OfferingFilterForm
@@ -64,6 +65,7 @@ def offering_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "plans": list(offering.plans.all()),
         "history": history,
         "can_edit": can_edit,
+        "findings": findings_for_offering_page(offering),
     }
     return render(request, "providers/offering.html", context)
 

@@ -4,6 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from checks.services import catalog_slugs, findings_refresh_catalog
 from providers.catalog import CatalogError, catalog_import, read_catalog_file
 
 
@@ -24,3 +25,6 @@ class Command(BaseCommand):
         except CatalogError as exc:
             raise CommandError(exc.report.summary(), returncode=2) from exc
         self.stdout.write(report.summary())
+        if not options["dry_run"]:
+            checked = findings_refresh_catalog(slugs=catalog_slugs(data))
+            self.stdout.write(f"Pitfall checks run for {checked} offerings.")

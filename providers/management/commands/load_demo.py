@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from checks.services import catalog_slugs, findings_refresh_catalog
 from providers.catalog import CatalogError, catalog_import, read_catalog_file
 from providers.demo import demo_accounts_create
 from providers.services import gpu_table_sync
@@ -22,10 +23,13 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         gpu_table_sync()
         try:
-            report = catalog_import(data=read_catalog_file(options["catalog"]))
+            data = read_catalog_file(options["catalog"])
+            report = catalog_import(data=data)
         except CatalogError as exc:
             raise CommandError(exc.report.summary(), returncode=2) from exc
         self.stdout.write(report.summary())
+        checked = findings_refresh_catalog(slugs=catalog_slugs(data))
+        self.stdout.write(f"Pitfall checks run for {checked} offerings.")
         if options["no_accounts"]:
             return
         accounts = demo_accounts_create()

@@ -1,0 +1,149 @@
+"""How findings and checklist answers are shown: labels, icons and links to their evidence.
+
+Severity and status are never shown by colour alone (colour-blind safe, docs/CHECKS.md): each has an
+icon and a word; the colours are the Okabe-Ito ones of static/css/site.css.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import NoReverseMatch, reverse
+
+from checks.models import CONTEXT_CLAIMS, Finding
+from checks.selectors import finding_list
+from providers.facts import FACTS_BY_NAME
+from providers.models import Offering
+
+SEVERITY_DISPLAY = {
+    "critical": {"icon": "✖", "word": "Critical"},
+    "warning": {"icon": "▲", "word": "Warning"},
+    "info": {"icon": "ℹ", "word": "Info"},
+}
+STATUS_DISPLAY = {
+    "answered": {"icon": "✔", "word": "Answered"},
+    "unknown": {"icon": "?", "word": "Unknown"},
+    "concern": {"icon": "✖", "word": "Concern"},
+}
+
+# Impact numbers worth a line of their own (the rest stays in `text`), with their unit.
+IMPACT_LABELS = {
+    "gpu_hours_lost": "GPU-hours lost",
+    "usd_lost": "USD lost",
+    "gpu_hours_avoidable": "GPU-hours avoidable",
+    "usd_avoidable": "USD avoidable",
+    "expected_failures": "expected failures",
+    "slowdown_pct": "% slower",
+    "comm_share_pct": "% of the step in communication",
+    "gpus_short": "GPUs short",
+    "unpublished_share_pct": "% of the bill unpublished",
+    "fees_share_pct": "% of the bill in fees",
+    "gbps_per_gpu": "Gb/s per GPU",
+    "gbps_per_gpu_needed": "Gb/s per GPU needed",
+    "days_over": "days over the deadline",
+    "usd_over": "USD over budget",
+}
+
+
+# Keys of the facts dict (docs/FACTS.md) that are not a row of the offering page under their own name.
+_FACT_ANCHORS = {"nodes": "fact-max_nodes", "billing_plans": "plans", "price_usd_per_gpu_hour": "plans"}
+
+
+def fact_href(offering_slug: str, fact: str | None) -> str | None:
+    """The published fact's row on the offering page (facts without a row link to the page)."""
+    if not fact:
+        return None
+    base = reverse("providers:offering", args=[offering_slug])
+    if fact in _FACT_ANCHORS:
+        return f"{base}#{_FACT_ANCHORS[fact]}"
+    return f"{base}#fact-{fact}" if fact in FACTS_BY_NAME else base
+
+
+def upload_href(upload_id: Any, lines: list[list[int]] | None) -> str | None:
+    """The upload page (DESIGN section 8 /benchmarks/<id>/), anchored at the first cited line."""
+    if not isinstance(upload_id, int):
+        return None
+    anchor = f"#L{lines[0][0]}" if lines and lines[0] else ""
+    try:
+        base = reverse("benchmarks:upload", args=[upload_id])
+    except NoReverseMatch:  # the uploads pages are not wired yet
+        base = f"/benchmarks/{upload_id}/"
+    return base + anchor
+
+
+def _value_text(value: Any) -> str:
+    if value is None:
+        return "not published"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) if value else "none published"
+    return str(value)
+
+
+def evidence_rows(offering_slug: str, evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for ref in evidence:
+        source = ref.get("source")
+        lines = ref.get("lines") or []
+        row: dict[str, Any] = {"source": source, "text": ref.get("text", ""), "href": None}
+        if source == "claim":
+            row["label"] = "published fact"
+            row["href"] = fact_href(offering_slug, ref.get("fact"))
+        elif source == "evidence":
+            spans = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in lines)
+            row["label"] = f"{ref.get('file')}" + (f", lines {spans}" if spans else "")
+            row["href"] = upload_href(ref.get("upload_id"), lines)
+        else:
+            row["label"] = "model"
+        rows.append(row)
+    return rows
+
+
+def impact_rows(impact: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"label": label, "value": impact[key]}
+        for key, label in IMPACT_LABELS.items()
+        if isinstance(impact.get(key), int | float) and not isinstance(impact.get(key), bool)
+    ]
+
+
+def finding_view(finding: Finding) -> dict[str, Any]:
+    return {
+        "finding": finding,
+        "severity": SEVERITY_DISPLAY.get(finding.severity, {"icon": "•", "word": finding.severity}),
+        "evidence": evidence_rows(finding.offering.slug, finding.evidence or []),
+        "impact_text": (finding.impact or {}).get("text", ""),
+        "impact": impact_rows(finding.impact or {}),
+    }
+
+
+def checklist_view(offering_slug: str, item: dict[str, Any]) -> dict[str, Any]:
+    refs: list[dict[str, Any]] = []
+    for ref in item.get("refs") or []:
+        if "finding" in ref:
+            refs.append(
+                {
+                    "text": f"finding {ref['finding']} ({ref.get('severity')})",
+                    "href": "#finding-" + str(ref["finding"]),
+                }
+            )
+        elif "fact" in ref:
+            refs.append(
+                {
+                    "text": f"{ref['fact']} = {_value_text(ref.get('value'))}",
+                    "href": fact_href(offering_slug, ref["fact"]),
+                }
+            )
+        elif "file" in ref:
+            refs.append({"text": str(ref["file"]), "href": upload_href(ref.get("upload_id"), None)})
+    return {
+        **item,
+        "display": STATUS_DISPLAY.get(item["status"], {"icon": "•", "word": item["status"]}),
+        "refs": refs,
+    }
+
+
+def findings_for_offering_page(offering: Offering) -> list[dict[str, Any]]:
+    """The offering's catalog findings ("claims" context), most severe first, ready for the template."""
+    return [finding_view(f) for f in finding_list(offering=offering, context=CONTEXT_CLAIMS)]

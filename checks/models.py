@@ -1,0 +1,64 @@
+"""Pitfall findings of one offering, as the rules of checks/rules.py produced them (docs/CHECKS.md)."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from providers.models import Offering
+
+
+class Severity(models.TextChoices):
+    CRITICAL = "critical", "Critical"
+    WARNING = "warning", "Warning"
+    INFO = "info", "Info"
+
+
+# Most severe first, for ordering in selectors and pages.
+SEVERITY_RANK = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+# "claims": the offering's published facts (plus its parsed public uploads); "run:<id>": the findings of
+# one sizing run's workload; "evidence" is reserved for uploads judged on their own.
+CONTEXT_CLAIMS = "claims"
+CONTEXT_EVIDENCE = "evidence"
+
+
+def context_for_run(run_id: int) -> str:
+    return f"run:{run_id}"
+
+
+class Finding(models.Model):
+    offering = models.ForeignKey(Offering, on_delete=models.CASCADE, related_name="findings")
+    code = models.CharField(max_length=64)
+    severity = models.CharField(max_length=16, choices=Severity.choices)
+    title = models.CharField(max_length=500)
+    evidence = models.JSONField(default=list, blank=True)
+    advice = models.TextField(blank=True)
+    impact = models.JSONField(default=dict, blank=True)
+    context = models.CharField(max_length=64, default=CONTEXT_CLAIMS)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["offering", "code", "context"], name="checks_finding_one_per_code_and_context"
+            ),
+            models.CheckConstraint(
+                condition=Q(severity__in=[s.value for s in Severity]), name="checks_finding_severity_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(context__in=[CONTEXT_CLAIMS, CONTEXT_EVIDENCE])
+                | Q(context__regex=r"^run:[0-9]+$"),
+                name="checks_finding_context_valid",
+            ),
+            models.CheckConstraint(condition=~Q(code=""), name="checks_finding_code_not_empty"),
+        ]
+        indexes = [models.Index(fields=["offering", "context"])]
+
+    def __str__(self) -> str:
+        return f"{self.offering_id} {self.code} ({self.severity}, {self.context})"
+
+    @property
+    def severity_rank(self) -> int:
+        return SEVERITY_RANK.get(Severity(self.severity), 3)

@@ -1,0 +1,114 @@
+"""Reads of findings, and the parsed evidence the rules take (docs/FACTS.md "Parsed evidence items")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.apps import apps
+from django.db.models import Case, IntegerField, QuerySet, Value, When
+
+from checks.models import SEVERITY_RANK, Finding
+from providers.models import Offering
+
+# Upload statuses whose parse result may be judged (DESIGN section 8: stored/parsing/parsed/...).
+_PARSED = "parsed"
+_PUBLIC = "public"
+
+
+def _severity_order() -> Case:
+    return Case(
+        *[When(severity=sev.value, then=Value(rank)) for sev, rank in SEVERITY_RANK.items()],
+        default=Value(len(SEVERITY_RANK)),
+        output_field=IntegerField(),
+    )
+
+
+def finding_list(
+    *,
+    offering: Offering | None = None,
+    severity: str | None = None,
+    code: str | None = None,
+    context: str | None = None,
+) -> QuerySet[Finding]:
+    """Findings, most severe first, with their offering and provider joined."""
+    qs = Finding.objects.select_related("offering", "offering__provider")
+    if offering is not None:
+        qs = qs.filter(offering=offering)
+    if severity:
+        qs = qs.filter(severity=severity)
+    if code:
+        qs = qs.filter(code=code)
+    if context:
+        qs = qs.filter(context=context)
+    return qs.annotate(severity_order=_severity_order()).order_by(
+        "offering__slug", "severity_order", "code", "context"
+    )
+
+
+def _upload_model() -> Any | None:
+    """The benchmarks Upload model, or None while the uploads app has not shipped it yet."""
+    try:
+        return apps.get_model("benchmarks", "Upload")
+    except LookupError:
+        return None
+
+
+def _first(obj: Any, *names: str) -> Any:
+    for name in names:
+        value = getattr(obj, name, None)
+        if value not in (None, ""):
+            return value
+    return None
+
+
+def _evidence_item(upload: Any) -> dict[str, Any]:
+    """One upload as the parsed evidence item of docs/FACTS.md: the uploads app's own `upload_item`
+    when it has one, else read field by field (the two apps are built in parallel)."""
+    try:
+        from benchmarks.selectors import upload_item
+    except ImportError:
+        pass
+    else:
+        return dict(upload_item(upload))
+    filename = _first(upload, "original_filename", "filename", "name")
+    if filename is None and getattr(upload, "file", None):
+        filename = str(upload.file.name).rsplit("/", 1)[-1]
+    summary = _first(upload, "summary") or {}
+    return {
+        "upload_id": upload.pk,
+        "filename": str(filename or f"upload {upload.pk}"),
+        "kind": str(_first(upload, "kind") or ""),
+        "summary": summary if isinstance(summary, dict) else {},
+        "warnings": list(_first(upload, "warnings") or []),
+        "errors": list(_first(upload, "errors") or []),
+        "nodes": _first(upload, "nodes"),
+        "gpus": _first(upload, "gpus"),
+    }
+
+
+def evidence_for_offering(offering: Offering) -> list[dict[str, Any]]:
+    """Parsed public uploads of one offering as evidence items; [] until the uploads app has its model.
+
+    Only public uploads count: findings on the offering page are public, and a buyer's private upload
+    must not leak into them (DESIGN section 8 `visibility`)."""
+    upload_model = _upload_model()
+    if upload_model is None:
+        return []
+    fields = {f.name for f in upload_model._meta.get_fields()}
+    if "offering" not in fields:
+        return []
+    qs = upload_model.objects.filter(offering=offering)
+    if "status" in fields:
+        qs = qs.filter(status=_PARSED)
+    if "visibility" in fields:
+        qs = qs.filter(visibility=_PUBLIC)
+    return [_evidence_item(upload) for upload in qs.order_by("pk")]
+
+
+def offering_for_checklist(*, slug: str) -> Offering:
+    """One offering with what `Offering.facts()` needs joined (raises Offering.DoesNotExist)."""
+    return Offering.objects.select_related("provider", "gpu").prefetch_related("plans").get(slug=slug)
+
+
+def offering_choices() -> QuerySet[Offering]:
+    return Offering.objects.select_related("provider").order_by("provider__name", "name")

@@ -1,0 +1,101 @@
+"""Writes of the checks app: run the pitfall rules for an offering and store their findings."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.db import transaction
+
+from checks import rules
+from checks.models import CONTEXT_CLAIMS, Finding
+from checks.selectors import evidence_for_offering
+from providers.models import Offering
+
+logger = logging.getLogger(__name__)
+
+
+@transaction.atomic
+def findings_store(*, offering: Offering, context: str, findings: Sequence[rules.Finding]) -> list[Finding]:
+    """Make the stored findings of (offering, context) exactly `findings`: atomic and idempotent.
+
+    A code that fires again keeps its row (same id, `created_at` kept); codes that no longer fire are
+    deleted. Findings of other contexts are untouched."""
+    # Serialises concurrent refreshes of one offering (PostgreSQL; SQLite locks the whole database).
+    Offering.objects.select_for_update().filter(pk=offering.pk).first()
+    existing = {f.code: f for f in Finding.objects.filter(offering=offering, context=context)}
+    codes = {f.code for f in findings}
+    Finding.objects.filter(offering=offering, context=context).exclude(code__in=codes).delete()
+    stored: list[Finding] = []
+    for result in findings:
+        data: dict[str, Any] = result.as_dict()
+        values = {
+            "severity": data["severity"],
+            "title": data["title"][:500],
+            "evidence": data["evidence"],
+            "advice": data["advice"],
+            "impact": data["impact"],
+        }
+        row = existing.get(result.code)
+        if row is None:
+            row = Finding(offering=offering, context=context, code=result.code, **values)
+            row.full_clean()
+            row.save()
+        elif any(getattr(row, key) != value for key, value in values.items()):
+            for key, value in values.items():
+                setattr(row, key, value)
+            row.full_clean()
+            row.save(update_fields=[*values, "updated_at"])
+        stored.append(row)
+    return stored
+
+
+def findings_refresh(*, offering: Offering) -> list[Finding]:
+    """Re-run the rules on the offering's published facts and its parsed public uploads; replace the
+    "claims" findings with the result (idempotent: a second run changes nothing)."""
+    facts = offering.facts()
+    evidence = evidence_for_offering(offering)
+    results = rules.run_rules(facts, evidence=evidence)
+    return findings_store(offering=offering, context=CONTEXT_CLAIMS, findings=results)
+
+
+def _enqueue(offering_id: int) -> None:
+    from checks.tasks import findings_refresh_task
+
+    try:
+        findings_refresh_task.delay(offering_id)
+    except Exception:  # broker down: the findings stay stale until the next change or import, never a 500
+        logger.exception("could not enqueue checks.findings_refresh for offering %s", offering_id)
+
+
+def findings_refresh_for(offering_ids: Iterable[int]) -> None:
+    """Refresh the findings of these offerings once the current transaction commits (Celery task
+    `checks.findings_refresh`; in-process when no broker is configured). For uploads and the planner."""
+    for offering_id in sorted(set(offering_ids)):
+        transaction.on_commit(lambda oid=offering_id: _enqueue(oid))  # type: ignore[misc]
+
+
+def findings_refresh_catalog(*, slugs: Iterable[str] | None = None) -> int:
+    """Refresh, in this process, the findings of the offerings with these slugs (all when None).
+
+    For the catalog import commands: the rules are pure and take milliseconds per offering."""
+    qs = Offering.objects.select_related("provider", "gpu").prefetch_related("plans").order_by("slug")
+    if slugs is not None:
+        qs = qs.filter(slug__in=list(slugs))
+    count = 0
+    for offering in qs:
+        findings_refresh(offering=offering)
+        count += 1
+    return count
+
+
+def catalog_slugs(data: dict[str, Any]) -> list[str]:
+    """The offering slugs of a catalog file as `providers.catalog.read_catalog_file` returns it."""
+    return [
+        str(offering["slug"])
+        for provider in data.get("providers") or []
+        if isinstance(provider, dict)
+        for offering in provider.get("offerings") or []
+        if isinstance(offering, dict) and offering.get("slug")
+    ]

@@ -1,0 +1,38 @@
+"""The buyer's checklist page: /checks/checklist/?offering=<slug>."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from checks import display, selectors
+from checks.checklist import checklist
+from checks.models import CONTEXT_CLAIMS
+from providers.models import Offering
+
+
+def checklist_page(request: HttpRequest) -> HttpResponse:
+    slug = (request.GET.get("offering") or "").strip()
+    context: dict[str, object] = {"offerings": selectors.offering_choices(), "slug": slug}
+    if not slug:
+        return render(request, "checks/checklist.html", context)
+    try:
+        offering = selectors.offering_for_checklist(slug=slug)
+    except Offering.DoesNotExist:
+        context["error"] = f"No offering with the slug “{slug}”. Choose one from the list."
+        return render(request, "checks/checklist.html", context, status=404)
+    findings = list(selectors.finding_list(offering=offering, context=CONTEXT_CLAIMS))
+    evidence = selectors.evidence_for_offering(offering)
+    answers = checklist(
+        offering.facts(),
+        [{"code": f.code, "severity": f.severity, "title": f.title} for f in findings],
+        evidence,
+    )
+    context.update(
+        {
+            "offering": offering,
+            "answers": [display.checklist_view(offering.slug, a) for a in answers],
+            "findings": [display.finding_view(f) for f in findings],
+        }
+    )
+    return render(request, "checks/checklist.html", context)
