@@ -1,0 +1,136 @@
+"""/api/v1/workloads/ and /api/v1/runs/ (DESIGN section 8): validate, call a service, serialize."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from sizing import selectors, services
+from sizing.models import Objective, PlanResult, PlanRun, Workload
+
+WORKLOAD_OUTPUT_FIELDS = ["id", "name", "preset", *services.WORKLOAD_FIELDS, "created_at"]
+
+
+class WorkloadInputSerializer(serializers.Serializer[Any]):
+    preset = serializers.CharField(required=False, allow_blank=True, default="")
+    name = serializers.CharField(required=False, allow_blank=True, default="", max_length=120)
+    params = serializers.FloatField(required=False, min_value=1)
+    layers = serializers.IntegerField(required=False, min_value=1)
+    hidden = serializers.IntegerField(required=False, min_value=1)
+    heads = serializers.IntegerField(required=False, min_value=1)
+    kv_heads = serializers.IntegerField(required=False, min_value=1)
+    ffn_hidden = serializers.IntegerField(required=False, min_value=1)
+    vocab = serializers.IntegerField(required=False, min_value=1)
+    seq_len = serializers.IntegerField(required=False, min_value=1)
+    activation = serializers.ChoiceField(choices=["gelu", "swiglu"], required=False)
+    tied_embeddings = serializers.BooleanField(required=False)
+    moe = serializers.DictField(required=False, allow_null=True)
+    global_batch = serializers.IntegerField(required=False, min_value=1)
+    train_tokens = serializers.FloatField(required=False, min_value=1)
+    precision = serializers.ChoiceField(choices=["bf16", "fp8"], required=False)
+    deadline_days = serializers.FloatField(required=False, allow_null=True, min_value=0.01)
+    budget_usd = serializers.DecimalField(max_digits=16, decimal_places=2, required=False, allow_null=True)
+    checkpoints_retained = serializers.IntegerField(required=False, min_value=1)
+    dataset_size_gb = serializers.FloatField(required=False, allow_null=True, min_value=0)
+
+    def validate_preset(self, value: str) -> str:
+        if value and value not in services.known_presets():
+            raise serializers.ValidationError(
+                f"unknown preset {value!r} (known: {', '.join(services.known_presets())})"
+            )
+        return value
+
+
+class WorkloadOutputSerializer(serializers.ModelSerializer[Workload]):
+    class Meta:
+        model = Workload
+        fields = WORKLOAD_OUTPUT_FIELDS
+
+
+class WorkloadListCreateApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request: Request) -> Response:
+        workloads = selectors.workload_list(owner=request.user)
+        return Response(WorkloadOutputSerializer(workloads, many=True).data)
+
+    def post(self, request: Request) -> Response:
+        serializer = WorkloadInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        moe = data.pop("moe", None)
+        if moe:
+            data.update({f"moe_{k}": v for k, v in moe.items()})
+        workload = services.workload_create(owner=request.user, **data)
+        return Response(WorkloadOutputSerializer(workload).data, status=status.HTTP_201_CREATED)
+
+
+class RunInputSerializer(serializers.Serializer[Any]):
+    workload = serializers.IntegerField()
+    offerings = serializers.ListField(child=serializers.CharField(), required=False, allow_empty=True)
+    objective = serializers.ChoiceField(choices=Objective.values, default=Objective.CHEAPEST)
+
+
+def result_json(result: PlanResult) -> dict[str, Any]:
+    return {
+        "offering": result.offering.slug,
+        "rank": result.rank,
+        "feasible": result.feasible,
+        "layout": result.layout,
+        "gpus": result.gpus,
+        "nodes": result.nodes,
+        "train_days": result.train_days,
+        "mfu": result.mfu,
+        "goodput": result.goodput,
+        "cost_total_usd": str(result.cost_total_usd) if result.cost_total_usd is not None else None,
+        "cost_complete": result.cost_complete,
+        "plan": result.plan_name or None,
+        "findings": result.findings,
+    }
+
+
+def run_json(run: PlanRun, results: list[PlanResult]) -> dict[str, Any]:
+    return {
+        "id": run.pk,
+        "workload": run.workload_id,
+        "objective": run.objective,
+        "status": run.status,
+        "progress": {"done": run.progress_done, "total": run.progress_total},
+        "error": run.error or None,
+        "results": [result_json(r) for r in results],
+    }
+
+
+class RunCreateApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def post(self, request: Request) -> Response:
+        serializer = RunInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        workload = get_object_or_404(Workload, pk=data["workload"], owner=request.user)
+        run = services.plan_run_create(
+            owner=request.user,
+            workload=workload,
+            offering_slugs=data.get("offerings") or None,
+            objective=data["objective"],
+        )
+        run.refresh_from_db()
+        return Response({"id": run.pk, "status": run.status}, status=status.HTTP_201_CREATED)
+
+
+class RunDetailApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request: Request, run_id: int) -> Response:
+        run = selectors.run_get(owner=request.user, run_id=run_id)
+        objective = request.query_params.get("objective") or None
+        if objective not in (None, *Objective.values):
+            raise serializers.ValidationError({"objective": f"must be one of {', '.join(Objective.values)}"})
+        return Response(run_json(run, selectors.run_results(run=run, objective=objective)))

@@ -1,0 +1,404 @@
+"""The full bill of a training job on one offering under each billing plan (DESIGN section 5, "Cost").
+
+Pure: no Django import. Inputs are the offering facts dict (docs/FACTS.md), the engine's sizing result and
+the job's storage inputs; the output is plain data with Decimal money. Every line is
+`{"item", "quantity", "unit", "unit_price_usd", "usd", "published", "note"}`; a price that is not
+published gives `usd: None` and makes the bill incomplete (0 is a published zero, never a stand-in).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+from typing import Any
+
+# The engine's month (sizing.engine.cost.HOURS_PER_MONTH): 365 x 24 / 12.
+HOURS_PER_MONTH = Decimal(730)
+CENT = Decimal("0.01")
+# Training logs and metrics downloaded at the end of the job: a few GB at most (a Megatron run's text logs
+# and tensorboard events are ~1 GB per month); 10 GB is a deliberate over-estimate.
+LOG_GB = Decimal(10)
+LINE_ITEMS = (
+    "compute",
+    "failure_overhead",
+    "spares",
+    "checkpoint_storage",
+    "dataset_storage",
+    "egress",
+    "traffic",
+    "support",
+    "setup",
+)
+RESERVED_KINDS = ("reserved", "cluster-cycle")
+
+
+@dataclass(frozen=True)
+class Job:
+    """What the bill needs from the workload and the sizing result."""
+
+    nodes: int
+    gpus_per_node: int
+    ideal_hours: Decimal  # training time without failures
+    wall_hours: Decimal  # with failure and restart overhead (ideal / goodput)
+    train_tokens: float
+    checkpoint_gb: Decimal
+    checkpoints_retained: int
+    dataset_size_gb: Decimal | None
+    inter_node_gb: Decimal | None  # estimated bytes crossing the inter-node fabric, GB; None: unestimated
+
+    @property
+    def gpus(self) -> int:
+        return self.nodes * self.gpus_per_node
+
+
+def dec(value: Any) -> Decimal | None:
+    """A published number as an exact Decimal (floats through their shortest repr), None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, Decimal):
+        return value
+    return Decimal(str(value))
+
+
+def money(value: Decimal) -> Decimal:
+    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def line(
+    item: str,
+    quantity: Decimal,
+    unit: str,
+    unit_price: Decimal | None,
+    note: str = "",
+    *,
+    published: bool = True,
+) -> dict[str, Any]:
+    """One bill line; no price -> usd None ("not published")."""
+    if unit_price is None:
+        note = "not published" + (f"; {note}" if note else "")
+        return {
+            "item": item,
+            "quantity": quantity,
+            "unit": unit,
+            "unit_price_usd": None,
+            "usd": None,
+            "published": False,
+            "note": note,
+        }
+    return {
+        "item": item,
+        "quantity": quantity,
+        "unit": unit,
+        "unit_price_usd": unit_price,
+        "usd": money(quantity * unit_price),
+        "published": published,
+        "note": note,
+    }
+
+
+def billed_hours(plan: dict[str, Any], hours: Decimal) -> tuple[Decimal, str]:
+    """Hours charged for a job of `hours`: rounded up to the plan's granularity, then to its minimum term."""
+    gran = plan.get("granularity") or "hour"
+    if gran == "second":
+        step = None
+    elif gran == "day":
+        step = Decimal(24)
+    elif gran == "month":
+        step = HOURS_PER_MONTH
+    elif gran == "cycle":
+        step = Decimal(int(plan.get("cycle_days") or 30) * 24)
+    else:
+        step = Decimal(1)
+    billed = hours if step is None else (hours / step).to_integral_value(rounding=ROUND_CEILING) * step
+    note = f"billed {gran}" + ("" if step is None else f" ({step} h steps)")
+    term = plan.get("term_months")
+    if term and billed < Decimal(int(term)) * HOURS_PER_MONTH:
+        billed = Decimal(int(term)) * HOURS_PER_MONTH
+        note += f"; minimum term {term} months = {billed} h charged"
+    return billed, note
+
+
+def spare_nodes(facts: dict[str, Any], nodes: int) -> tuple[int, str]:
+    """Extra nodes to hold `nodes` usable under the usable-GPU guarantee (none published: none assumed)."""
+    pct = facts.get("usable_gpu_guarantee_pct")
+    if pct is None:
+        return 0, "usable-GPU guarantee not published: no spare nodes assumed (the real shortfall is unknown)"
+    pct_d = Decimal(str(pct))
+    if pct_d >= 100:
+        return 0, "100% usable GPUs guaranteed: no spare nodes"
+    spares = math.ceil(nodes * (1 - pct_d / 100))
+    return spares, f"{pct}% usable GPUs guaranteed: ceil({nodes} × {100 - pct_d}%) = {spares} spare node(s)"
+
+
+def _months(hours: Decimal) -> Decimal:
+    return (hours / HOURS_PER_MONTH).quantize(CENT, rounding=ROUND_CEILING)
+
+
+def plan_bill(facts: dict[str, Any], plan: dict[str, Any] | None, job: Job) -> dict[str, Any]:
+    """The full bill under one plan (`plan` None: no plan published, compute is unpriced)."""
+    plan = plan or {"kind": "none", "name": "no published plan", "price_usd_per_gpu_hour": None}
+    gpn = job.gpus_per_node
+    assumptions: list[str] = []
+    spares, spare_note = spare_nodes(facts, job.nodes)
+    if facts.get("usable_gpu_guarantee_pct") is None:
+        assumptions.append(spare_note)
+    min_nodes = int(plan.get("min_nodes") or 0)
+    extra_min = max(0, min_nodes - job.nodes - spares)
+    hours, hours_note = billed_hours(plan, job.wall_hours)
+    overhead_hours = job.wall_hours - job.ideal_hours
+    compute_hours = hours - overhead_hours  # the ideal time plus the rounding to granularity and term
+    price = dec(plan.get("price_usd_per_gpu_hour"))
+    working_gpus = (job.nodes + extra_min) * gpn
+    compute_note = f"{working_gpus} GPUs × {compute_hours} h; {hours_note}"
+    if extra_min:
+        compute_note += f"; {extra_min} node(s) added to reach the plan's minimum of {min_nodes}"
+    lines = [
+        line("compute", working_gpus * compute_hours, "GPU-hour", price, compute_note),
+        line(
+            "failure_overhead",
+            working_gpus * overhead_hours,
+            "GPU-hour",
+            price,
+            f"{working_gpus} GPUs × {overhead_hours} h lost to failures, restarts and checkpoint writes",
+        ),
+        line(
+            "spares",
+            spares * gpn * hours,
+            "GPU-hour",
+            price,
+            f"{spare_note}; {spares * gpn} GPUs × {hours} h",
+        ),
+    ]
+    months = _months(job.wall_hours)
+    storage_price = dec(facts.get("storage_price_usd_per_gb_month"))
+    included = dec(facts.get("storage_included_gb"))
+    included_left = included or Decimal(0)
+    if included is None and storage_price is not None:
+        assumptions.append("storage included in the price not published: none assumed")
+    ckpt_gb = job.checkpoint_gb * job.checkpoints_retained
+    ckpt_billable = max(Decimal(0), ckpt_gb - included_left)
+    included_left = max(Decimal(0), included_left - ckpt_gb)
+    lines.append(
+        line(
+            "checkpoint_storage",
+            ckpt_billable * months,
+            "GB-month",
+            storage_price,
+            f"{job.checkpoints_retained} checkpoints × {job.checkpoint_gb} GB"
+            f"{f' - {included} GB included' if included else ''} for {months} months",
+        )
+    )
+    if job.dataset_size_gb is None:
+        lines.append(
+            line(
+                "dataset_storage",
+                Decimal(0),
+                "GB-month",
+                storage_price or Decimal(0),
+                "dataset size not given",
+            )
+        )
+    else:
+        ds_billable = max(Decimal(0), job.dataset_size_gb - included_left)
+        lines.append(
+            line(
+                "dataset_storage",
+                ds_billable * months,
+                "GB-month",
+                storage_price,
+                f"{job.dataset_size_gb} GB for {months} months",
+            )
+        )
+    egress_gb = job.checkpoint_gb + LOG_GB
+    lines.append(
+        line(
+            "egress",
+            egress_gb,
+            "GB",
+            dec(facts.get("egress_price_usd_per_gb")),
+            f"final checkpoint {job.checkpoint_gb} GB + logs {LOG_GB} GB downloaded once",
+        )
+    )
+    traffic_price = dec(facts.get("traffic_price_usd_per_gb"))
+    if job.nodes <= 1:
+        lines.append(
+            line("traffic", Decimal(0), "GB", traffic_price or Decimal(0), "single node: no fabric traffic")
+        )
+    elif job.inter_node_gb is None and traffic_price:
+        item = line("traffic", Decimal(0), "GB", traffic_price, "inter-node bytes could not be estimated")
+        item["usd"] = None
+        lines.append(item)
+    else:
+        lines.append(
+            line(
+                "traffic",
+                job.inter_node_gb or Decimal(0),
+                "GB",
+                traffic_price,
+                "inter-node bytes estimated from the communication time of the sizing (upper bound)",
+            )
+        )
+    support_months = months.to_integral_value(rounding=ROUND_CEILING)
+    lines.append(
+        line(
+            "support",
+            support_months,
+            "month",
+            dec(facts.get("support_fee_usd_per_month")),
+            f"{support_months} started month(s)",
+        )
+    )
+    lines.append(line("setup", Decimal(1), "one-off", dec(facts.get("setup_fee_usd")), "one-off setup fee"))
+    known = [ln["usd"] for ln in lines if ln["usd"] is not None]
+    complete = all(ln["usd"] is not None for ln in lines)
+    total = sum(known, Decimal(0))
+    useful_gpu_hours = Decimal(job.gpus) * job.ideal_hours
+    billion_tokens = Decimal(str(job.train_tokens)) / Decimal(10**9)
+    return {
+        "plan": {
+            "name": plan.get("name"),
+            "kind": plan.get("kind"),
+            "price_usd_per_gpu_hour": price,
+            "term_months": plan.get("term_months"),
+            "min_nodes": plan.get("min_nodes"),
+            "granularity": plan.get("granularity"),
+            "cycle_days": plan.get("cycle_days"),
+            "upfront_pct": plan.get("upfront_pct"),
+        },
+        "lines": lines,
+        "complete": complete,
+        "total_usd": money(total),
+        "billed_hours": hours,
+        "billed_nodes": job.nodes + spares + extra_min,
+        "gpu_hours_billed": (job.nodes + spares + extra_min) * gpn * hours,
+        "usd_per_billion_tokens": money(total / billion_tokens) if billion_tokens else None,
+        "usd_per_useful_gpu_hour": (total / useful_gpu_hours).quantize(Decimal("0.0001"))
+        if useful_gpu_hours
+        else None,
+        "assumptions": assumptions,
+    }
+
+
+def break_even_days(on_demand: dict[str, Any], plan: dict[str, Any], nodes: int, gpn: int) -> Decimal | None:
+    """Job length (days, same cluster) from which `plan` costs no more than on-demand; None: never.
+
+    A term plan costs its whole term up to the term's end, so it breaks even at term x its rate / on-demand
+    rate; without a term it is cheaper from the first hour if its hourly rate is lower.
+    Granularity is ignored.
+    """
+    od_price, price = dec(on_demand.get("price_usd_per_gpu_hour")), dec(plan.get("price_usd_per_gpu_hour"))
+    if od_price is None or price is None or od_price == 0:
+        return None
+    od_rate = max(nodes, int(on_demand.get("min_nodes") or 0)) * gpn * od_price
+    rate = max(nodes, int(plan.get("min_nodes") or 0)) * gpn * price
+    if rate >= od_rate:
+        return None
+    term = plan.get("term_months")
+    if not term:
+        return Decimal(0)
+    hours = Decimal(int(term)) * HOURS_PER_MONTH * rate / od_rate
+    return (hours / 24).quantize(Decimal("0.1"), rounding=ROUND_CEILING)
+
+
+def job_from_sizing(
+    sizing: dict[str, Any], facts: dict[str, Any], workload: dict[str, Any]
+) -> tuple[Job, list[str]]:
+    """The bill's view of an engine result plus the workload's storage inputs; and what was assumed."""
+    notes: list[str] = []
+    gpn = int(facts.get("gpus_per_node") or sizing.get("offering", {}).get("gpus_per_node") or 8)
+    nodes = int(sizing.get("nodes") or math.ceil(int(sizing["gpus"]) / gpn))
+    wall = Decimal(str(sizing["train_days"])) * 24
+    ideal = Decimal(str(sizing.get("train_days_no_failures") or sizing["train_days"])) * 24
+    ideal = min(ideal, wall)
+    ckpt = (sizing.get("goodput") or {}).get("checkpoint_gb")
+    if ckpt is None:
+        # Full model states: 2 (bf16 weights) + 12 (fp32 master weights and Adam moments) bytes per parameter.
+        ckpt = float((sizing.get("params") or {}).get("total") or 0) * 14 / 1e9
+        notes.append("checkpoint size from 14 bytes per parameter (weights + fp32 optimizer states)")
+    iterations = None
+    wl = sizing.get("workload") or {}
+    tokens = float(workload.get("train_tokens") or wl.get("train_tokens") or 0)
+    tokens_per_iteration = (wl.get("global_batch") or 0) * (wl.get("seq_len") or 0)
+    if tokens_per_iteration:
+        iterations = tokens / tokens_per_iteration
+    node_gbytes_per_s = (sizing.get("offering") or {}).get("inter_node_gbytes_per_s_per_node")
+    breakdown = sizing.get("iteration_breakdown_s") or {}
+    inter_node_gb: Decimal | None = None
+    if iterations and node_gbytes_per_s and breakdown and nodes > 1:
+        # Upper bound: the collectives that cross nodes (DP, PP, EP, CP) keep every node's NICs busy
+        # for their whole (exposed) time. TP stays inside the node.
+        seconds = sum(float(breakdown.get(k) or 0.0) for k in ("dp_comm", "pp_comm", "ep_comm", "cp_comm"))
+        gb = seconds * float(node_gbytes_per_s) * nodes * iterations
+        inter_node_gb = Decimal(str(round(gb, 1)))
+    dataset = workload.get("dataset_size_gb")
+    job = Job(
+        nodes=nodes,
+        gpus_per_node=gpn,
+        ideal_hours=ideal.quantize(CENT),
+        wall_hours=wall.quantize(CENT),
+        train_tokens=tokens,
+        checkpoint_gb=Decimal(str(round(float(ckpt), 1))),
+        checkpoints_retained=int(workload.get("checkpoints_retained") or 1),
+        dataset_size_gb=dec(dataset),
+        inter_node_gb=inter_node_gb,
+    )
+    return job, notes
+
+
+def full_bill(facts: dict[str, Any], sizing: dict[str, Any], workload: dict[str, Any]) -> dict[str, Any]:
+    """The bill of every plan, the chosen (cheapest complete, non-spot) plan, and the break-even durations."""
+    job, notes = job_from_sizing(sizing, facts, workload)
+    plans = [p for p in facts.get("billing_plans") or [] if isinstance(p, dict)]
+    bills = [plan_bill(facts, p, job) for p in plans] or [plan_bill(facts, None, job)]
+    priced = [b for b in bills if b["plan"]["price_usd_per_gpu_hour"] is not None]
+    # Spot is shown but not chosen: preemptions are not in the goodput model.
+    candidates = [b for b in priced if b["plan"]["kind"] != "spot"] or priced
+    if candidates:
+        chosen = min(candidates, key=lambda b: (not b["complete"], b["total_usd"]))
+    else:
+        chosen = bills[0]
+    on_demand = [
+        p for p in plans if p.get("kind") == "on-demand" and p.get("price_usd_per_gpu_hour") is not None
+    ]
+    od = min(on_demand, key=lambda p: p["price_usd_per_gpu_hour"]) if on_demand else None
+    summary = []
+    plan_of: list[dict[str, Any] | None] = list(plans) or [None]
+    for b, p in zip(bills, plan_of, strict=False):
+        entry = {
+            "name": b["plan"]["name"],
+            "kind": b["plan"]["kind"],
+            "price_usd_per_gpu_hour": b["plan"]["price_usd_per_gpu_hour"],
+            "total_usd": b["total_usd"] if b["plan"]["price_usd_per_gpu_hour"] is not None else None,
+            "complete": b["complete"],
+            "billed_hours": b["billed_hours"],
+            "chosen": b is chosen,
+            "break_even_days": None,
+        }
+        if od is not None and p is not None and p.get("kind") in RESERVED_KINDS:
+            entry["break_even_days"] = break_even_days(od, p, job.nodes, job.gpus_per_node)
+        summary.append(entry)
+    out = dict(chosen)
+    out["assumptions"] = list(dict.fromkeys(notes + chosen["assumptions"]))
+    out["plans"] = summary
+    out["on_demand_plan"] = od.get("name") if od else None
+    out["job"] = {
+        "nodes": job.nodes,
+        "gpus": job.gpus,
+        "ideal_hours": job.ideal_hours,
+        "wall_hours": job.wall_hours,
+        "checkpoint_gb": job.checkpoint_gb,
+        "inter_node_gb": job.inter_node_gb,
+    }
+    return out
+
+
+def to_json(value: Any) -> Any:
+    """The bill with Decimals as strings (exact) for JSON storage and the API."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: to_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_json(v) for v in value]
+    return value

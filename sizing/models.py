@@ -1,0 +1,227 @@
+"""Workloads (training jobs), sizing runs over a set of offerings, and one result per (run, offering).
+
+The (run, offering) uniqueness of PlanResult is what makes re-runs and duplicate task deliveries harmless:
+a chunk that is delivered twice finds its results already there and writes nothing new.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from providers.models import Offering
+
+
+class Precision(models.TextChoices):
+    BF16 = "bf16", "bf16"
+    FP8 = "fp8", "fp8"
+
+
+class Activation(models.TextChoices):
+    GELU = "gelu", "GeLU"
+    SWIGLU = "swiglu", "SwiGLU"
+
+
+# The architecture fields in the engine's workload-dict names (DESIGN section 5 CLI contract).
+ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len")
+MOE_FIELDS = ("experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_layers")
+
+
+class Workload(models.Model):
+    """A training job. Either the architecture is given, or only `params` (the engine derives a shape)."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workloads")
+    name = models.CharField(max_length=120)
+    preset = models.CharField(max_length=40, blank=True, help_text="the DESIGN section 2 preset it came from")
+    params = models.FloatField(null=True, blank=True, help_text="parameter count when no shape is given")
+    layers = models.PositiveIntegerField(null=True, blank=True)
+    hidden = models.PositiveIntegerField(null=True, blank=True)
+    heads = models.PositiveIntegerField(null=True, blank=True)
+    kv_heads = models.PositiveIntegerField(null=True, blank=True)
+    ffn_hidden = models.PositiveIntegerField(null=True, blank=True)
+    vocab = models.PositiveIntegerField(null=True, blank=True)
+    seq_len = models.PositiveIntegerField(null=True, blank=True)
+    activation = models.CharField(max_length=10, choices=Activation.choices, default=Activation.GELU)
+    tied_embeddings = models.BooleanField(default=False)
+    moe_experts = models.PositiveIntegerField(null=True, blank=True)
+    moe_top_k = models.PositiveIntegerField(null=True, blank=True)
+    moe_expert_ffn_hidden = models.PositiveIntegerField(null=True, blank=True)
+    moe_shared_experts = models.PositiveIntegerField(null=True, blank=True)
+    moe_dense_layers = models.PositiveIntegerField(null=True, blank=True)
+    global_batch = models.PositiveIntegerField(null=True, blank=True, help_text="sequences per iteration")
+    train_tokens = models.FloatField(null=True, blank=True)
+    precision = models.CharField(max_length=10, choices=Precision.choices, default=Precision.BF16)
+    deadline_days = models.FloatField(null=True, blank=True)
+    budget_usd = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
+    checkpoints_retained = models.PositiveIntegerField(default=2)
+    dataset_size_gb = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(precision__in=Precision.values), name="workload_precision_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(activation__in=Activation.values), name="workload_activation_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(layers__isnull=False) | Q(params__gt=0), name="workload_shape_or_params"
+            ),
+            models.CheckConstraint(
+                condition=Q(budget_usd__isnull=True) | Q(budget_usd__gt=0), name="workload_budget_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(deadline_days__isnull=True) | Q(deadline_days__gt=0),
+                name="workload_deadline_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_moe(self) -> bool:
+        return self.moe_experts is not None
+
+    def to_engine_dict(self) -> dict[str, Any]:
+        """The workload dict of the engine (DESIGN section 5); absent values are left out for its defaults."""
+        out: dict[str, Any] = {"name": self.name}
+        if self.layers is None:
+            out["params"] = self.params
+        for name in ARCH_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        for name in ("global_batch", "train_tokens", "deadline_days"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        out["precision"] = self.precision
+        out["activation"] = self.activation
+        out["tied_embeddings"] = self.tied_embeddings
+        if self.moe_experts is not None:
+            moe = {name: getattr(self, f"moe_{name}") for name in MOE_FIELDS}
+            out["moe"] = {k: v for k, v in moe.items() if v is not None}
+        else:
+            out["moe"] = None
+        return out
+
+    def to_rules_dict(self) -> dict[str, Any]:
+        """What the pitfall rules read about the job (the engine dict plus budget and storage inputs)."""
+        out = self.to_engine_dict()
+        out["budget_usd"] = float(self.budget_usd) if self.budget_usd is not None else None
+        out["checkpoints_retained"] = self.checkpoints_retained
+        out["dataset_size_gb"] = self.dataset_size_gb
+        return out
+
+
+class Objective(models.TextChoices):
+    CHEAPEST = "cheapest", "Cheapest within the deadline"
+    FASTEST = "fastest", "Fastest within the budget"
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class PlanRun(models.Model):
+    """Sizing of one workload over a set of offerings; progress lives on the row (the page polls it)."""
+
+    Status = RunStatus
+
+    workload = models.ForeignKey(Workload, on_delete=models.CASCADE, related_name="runs")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="plan_runs")
+    offerings = models.ManyToManyField(Offering, related_name="plan_runs")
+    objective = models.CharField(max_length=10, choices=Objective.choices, default=Objective.CHEAPEST)
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=RunStatus.values), name="planrun_status_known"),
+            models.CheckConstraint(
+                condition=Q(objective__in=Objective.values), name="planrun_objective_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(progress_done__lte=models.F("progress_total")), name="planrun_progress_bounded"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} of {self.workload}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("sizing:run", args=[self.pk])
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (RunStatus.DONE, RunStatus.FAILED)
+
+    @property
+    def progress_pct(self) -> int:
+        if not self.progress_total:
+            return 100 if self.finished else 0
+        return round(100 * self.progress_done / self.progress_total)
+
+
+class PlanResult(models.Model):
+    """The sizing of one offering within a run: the engine's full answer, the full bill, the findings."""
+
+    run = models.ForeignKey(PlanRun, on_delete=models.CASCADE, related_name="results")
+    offering = models.ForeignKey(Offering, on_delete=models.CASCADE, related_name="plan_results")
+    feasible = models.BooleanField(default=False)
+    layout = models.JSONField(default=dict, blank=True)
+    gpus = models.PositiveIntegerField(null=True, blank=True)
+    nodes = models.PositiveIntegerField(null=True, blank=True)
+    train_days = models.FloatField(null=True, blank=True)
+    mfu = models.FloatField(null=True, blank=True)
+    goodput = models.FloatField(null=True, blank=True)
+    sizing = models.JSONField(default=dict, blank=True)
+    bill = models.JSONField(default=dict, blank=True)
+    cost_total_usd = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
+    cost_complete = models.BooleanField(default=False)
+    plan_name = models.CharField(max_length=200, blank=True)
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    findings = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "rank", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "offering"], name="planresult_one_per_offering"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}/{self.offering_id}"
+
+    @property
+    def layout_text(self) -> str:
+        return layout_text(self.layout)
+
+
+def layout_text(layout: dict[str, Any] | None) -> str:
+    """`TP×PP×DP (EP) ZeRO-n` as buyers read it in papers."""
+    if not layout:
+        return "—"
+    text = f"{layout.get('tp', 1)}×{layout.get('pp', 1)}×{layout.get('dp', 1)}"
+    if (layout.get("cp") or 1) > 1:
+        text += f" CP{layout['cp']}"
+    if (layout.get("ep") or 1) > 1:
+        text += f" (EP{layout['ep']})"
+    return text + f" ZeRO-{layout.get('zero', 0)}"

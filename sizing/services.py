@@ -1,0 +1,301 @@
+"""Writes of the planner: workloads, runs, their fan-out over the catalog and the ranking of results."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict
+from datetime import timedelta
+from decimal import Decimal
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from checks.rules import run_rules
+from providers.models import Offering
+from providers.selectors import offering_queryset
+from sizing import bill as bill_module
+from sizing.engine.errors import InputError
+from sizing.engine.search import search
+from sizing.engine.workload import PRESETS, workload_from_dict, workload_preset
+from sizing.models import PlanResult, PlanRun, RunStatus, Workload
+from sizing.ranking import rank_key
+
+logger = logging.getLogger(__name__)
+
+# Offerings per chunk task: small enough that several workers share a catalog of a few dozen offerings,
+# large enough that the per-task overhead stays below the ~50 ms a sizing takes.
+CHUNK_SIZE = getattr(settings, "SIZING_CHUNK_SIZE", 4)
+# A run still queued this long after creation lost its enqueue (broker down): the sweeper re-enqueues it.
+QUEUED_GRACE_S = getattr(settings, "SIZING_QUEUED_GRACE_S", 30)
+# A running run without progress for longer than a task may live lost a chunk with its worker.
+STALLED_GRACE_S = getattr(settings, "SIZING_STALLED_GRACE_S", settings.CELERY_TASK_TIME_LIMIT + 60)
+
+WORKLOAD_FIELDS = (
+    "params",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "ffn_hidden",
+    "vocab",
+    "seq_len",
+    "activation",
+    "tied_embeddings",
+    "global_batch",
+    "train_tokens",
+    "precision",
+    "deadline_days",
+    "budget_usd",
+    "checkpoints_retained",
+    "dataset_size_gb",
+    "moe_experts",
+    "moe_top_k",
+    "moe_expert_ffn_hidden",
+    "moe_shared_experts",
+    "moe_dense_layers",
+)
+
+
+def engine_field_to_form_field(field: str) -> str:
+    """`workload.moe.top_k` -> `moe_top_k`, `workload.heads` -> `heads` (the names of the form and API)."""
+    name = field.removeprefix("workload").lstrip(".")
+    if name.startswith("moe."):
+        return "moe_" + name.removeprefix("moe.")
+    if name in ("", "moe"):
+        return "__all__" if name == "" else "moe_experts"
+    return name
+
+
+def preset_fields(name: str) -> dict[str, Any]:
+    """The workload fields of a DESIGN section 2 preset (ValidationError naming `preset` if unknown)."""
+    try:
+        wl = workload_preset(name)
+    except InputError as exc:
+        raise ValidationError({"preset": exc.reason}) from exc
+    out: dict[str, Any] = {
+        k: getattr(wl, k)
+        for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len", "activation")
+    }
+    out.update(
+        tied_embeddings=wl.tied_embeddings,
+        global_batch=wl.global_batch,
+        train_tokens=wl.train_tokens,
+        precision=wl.precision,
+    )
+    if wl.moe is not None:
+        out.update({f"moe_{k}": v for k, v in asdict(wl.moe).items()})
+    return out
+
+
+def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: Any) -> Workload:
+    """Create a workload from a preset (fields given override it) or from its fields; validated by the engine
+    (ValidationError naming the form field)."""
+    values: dict[str, Any] = {}
+    if preset:
+        values.update(preset_fields(preset))
+    unknown = set(fields) - set(WORKLOAD_FIELDS)
+    if unknown:
+        raise ValidationError({sorted(unknown)[0]: "unknown field"})
+    values.update({k: v for k, v in fields.items() if v is not None and v != ""})
+    if values.get("layers") is not None:
+        values.pop("params", None)
+    workload = Workload(owner=owner, name=name or preset or "custom", preset=preset, **values)
+    try:
+        workload_from_dict(workload.to_engine_dict())
+    except InputError as exc:
+        raise ValidationError({engine_field_to_form_field(exc.field): exc.reason}) from exc
+    if workload.layers is None and workload.params is None:
+        raise ValidationError(
+            {"params": "give the architecture (layers, hidden, heads) or a parameter count"}
+        )
+    workload.full_clean()
+    workload.save()
+    return workload
+
+
+def _enqueue_start(run_id: int) -> None:
+    from sizing.tasks import plan_run_start_task
+
+    try:
+        plan_run_start_task.delay(run_id)
+    except Exception:  # kombu OperationalError, redis ConnectionError, OSError: the broker is down
+        # Not lost: the run stays queued and sizing.sweep_queued_runs re-enqueues it.
+        logger.warning("could not enqueue sizing run %s; the sweeper will retry", run_id, exc_info=True)
+
+
+def plan_run_create(
+    *, owner: Any, workload: Workload, offering_slugs: list[str] | None = None, objective: str = "cheapest"
+) -> PlanRun:
+    """Create a queued run of `workload` over the offerings (default: all); enqueue its start on commit."""
+    if workload.owner_id != owner.pk:
+        raise ValidationError({"workload": "no such workload"})
+    if objective not in ("cheapest", "fastest"):
+        raise ValidationError({"objective": f"must be cheapest or fastest, got {objective!r}"})
+    if offering_slugs:
+        offerings = list(Offering.objects.filter(slug__in=offering_slugs))
+        missing = sorted(set(offering_slugs) - {o.slug for o in offerings})
+        if missing:
+            raise ValidationError({"offerings": f"unknown offering(s): {', '.join(missing)}"})
+    else:
+        offerings = list(Offering.objects.all())
+    if not offerings:
+        raise ValidationError({"offerings": "the catalog has no offering to size"})
+    with transaction.atomic():
+        run = PlanRun(workload=workload, owner=owner, objective=objective, progress_total=len(offerings))
+        run.full_clean()
+        run.save()
+        run.offerings.set(offerings)
+        transaction.on_commit(lambda: _enqueue_start(run.pk))
+    return run
+
+
+def plan_run_start(*, run_id: int) -> None:
+    """Mark the run running and fan out one chunk task per CHUNK_SIZE offerings still without a result.
+
+    Idempotent: a finished run is left alone; a running one only gets its missing offerings re-enqueued."""
+    from sizing.tasks import plan_run_chunk_task
+
+    with transaction.atomic():
+        run = PlanRun.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.finished:
+            return
+        ids = sorted(run.offerings.values_list("id", flat=True))
+        done_ids = set(run.results.values_list("offering_id", flat=True))
+        todo = [i for i in ids if i not in done_ids]
+        if run.status == RunStatus.QUEUED:
+            run.status = RunStatus.RUNNING
+            run.started_at = timezone.now()
+            run.progress_total = len(ids)
+            run.progress_done = len(done_ids)
+            run.save(update_fields=["status", "started_at", "progress_total", "progress_done", "updated_at"])
+        else:
+            PlanRun.objects.filter(pk=run_id).update(updated_at=timezone.now())
+        chunks = [todo[i : i + CHUNK_SIZE] for i in range(0, len(todo), CHUNK_SIZE)]
+        for chunk in chunks:
+            transaction.on_commit(partial(plan_run_chunk_task.delay, run_id, chunk))
+    if not todo:
+        plan_run_rank(run_id=run_id)
+
+
+def size_offering(*, workload: Workload, facts: dict[str, Any], objective: str) -> dict[str, Any]:
+    """One offering's sizing, full bill and pitfall codes, as PlanResult field values."""
+    engine_objective = objective
+    if objective == "cheapest" and workload.deadline_days is not None:
+        engine_objective = "cheapest-within-deadline"
+    try:
+        sizing = search(workload.to_engine_dict(), facts, objective=engine_objective, top=3)
+    except InputError as exc:
+        # An offering whose facts the engine cannot size (no GPU model, no node count...) is an answer too.
+        sizing = {"feasible": False, "reasons": [f"cannot size this offering: {exc}"], "explanation": []}
+    values: dict[str, Any] = {
+        "feasible": bool(sizing.get("feasible")),
+        "layout": sizing.get("layout") or {},
+        "gpus": sizing.get("gpus"),
+        "nodes": sizing.get("nodes"),
+        "train_days": sizing.get("train_days"),
+        "mfu": sizing.get("mfu"),
+        "goodput": (sizing.get("goodput") or {}).get("fraction"),
+        "sizing": sizing,
+        "bill": {},
+        "cost_total_usd": None,
+        "cost_complete": False,
+        "plan_name": "",
+    }
+    full: dict[str, Any] | None = None
+    if sizing.get("gpus") and sizing.get("train_days") is not None:
+        full = bill_module.full_bill(facts, sizing, workload.to_rules_dict())
+        values["bill"] = bill_module.to_json(full)
+        values["cost_total_usd"] = (
+            full["total_usd"] if full["plan"]["price_usd_per_gpu_hour"] is not None else None
+        )
+        values["cost_complete"] = bool(full["complete"])
+        values["plan_name"] = full["plan"]["name"] or ""
+    findings = run_rules(facts, workload=workload.to_rules_dict(), sizing=sizing, bill=values["bill"] or None)
+    values["findings"] = list(dict.fromkeys(f.code for f in findings))
+    return values
+
+
+def plan_run_execute_chunk(*, run_id: int, offering_ids: list[int]) -> int:
+    """Size the offerings of one chunk, one result per (run, offering); returns how many were new.
+
+    Safe to deliver twice: results are get_or_create'd and progress counts only new rows."""
+    run = PlanRun.objects.select_related("workload").filter(pk=run_id).first()
+    if run is None or run.finished:
+        return 0
+    created_count = 0
+    offerings = offering_queryset().filter(pk__in=offering_ids, plan_runs=run).order_by("pk")
+    for offering in offerings:
+        if PlanResult.objects.filter(run=run, offering=offering).exists():
+            continue
+        values = size_offering(workload=run.workload, facts=offering.facts(), objective=run.objective)
+        with transaction.atomic():
+            _, created = PlanResult.objects.get_or_create(run=run, offering=offering, defaults=values)
+            if created:
+                created_count += 1
+                PlanRun.objects.filter(pk=run_id).update(
+                    progress_done=F("progress_done") + 1, updated_at=timezone.now()
+                )
+    run.refresh_from_db(fields=["progress_done", "progress_total", "status"])
+    if run.progress_done >= run.progress_total and not run.finished:
+        plan_run_rank(run_id=run_id)
+    return created_count
+
+
+def plan_run_rank(*, run_id: int) -> None:
+    """Rank the results by the run's objective and mark it done (idempotent: a done run is left alone)."""
+    with transaction.atomic():
+        run = PlanRun.objects.select_for_update().select_related("workload").get(pk=run_id)
+        if run.finished:
+            return
+        results = list(run.results.all())
+        budget = run.workload.budget_usd
+        deadline = run.workload.deadline_days
+        ordered = sorted(
+            results, key=lambda r: rank_key(r, run.objective, deadline_days=deadline, budget_usd=budget)
+        )
+        for position, result in enumerate(ordered, start=1):
+            if result.rank != position:
+                result.rank = position
+                result.save(update_fields=["rank"])
+        run.status = RunStatus.DONE
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "finished_at", "updated_at"])
+
+
+def plan_run_fail(*, run_id: int, error: str) -> None:
+    PlanRun.objects.filter(pk=run_id).exclude(status=RunStatus.DONE).update(
+        status=RunStatus.FAILED, error=error[:2000], finished_at=timezone.now()
+    )
+
+
+def sweep_queued_runs(
+    *, queued_older_than_s: float | None = None, stalled_older_than_s: float | None = None
+) -> int:
+    """Re-enqueue runs whose enqueue was lost (queued too long) or whose chunk died with its worker
+    (running without progress too long). Returns how many were re-enqueued."""
+    now = timezone.now()
+    queued_s = QUEUED_GRACE_S if queued_older_than_s is None else queued_older_than_s
+    stalled_s = STALLED_GRACE_S if stalled_older_than_s is None else stalled_older_than_s
+    queued = PlanRun.objects.filter(
+        status=RunStatus.QUEUED, created_at__lte=now - timedelta(seconds=queued_s)
+    )
+    stalled = PlanRun.objects.filter(
+        status=RunStatus.RUNNING, updated_at__lte=now - timedelta(seconds=stalled_s)
+    )
+    ids = sorted(set(queued.values_list("id", flat=True)) | set(stalled.values_list("id", flat=True)))
+    for run_id in ids:
+        _enqueue_start(run_id)
+    return len(ids)
+
+
+def known_presets() -> list[str]:
+    return list(PRESETS)
+
+
+def decimal_or_none(value: Any) -> Decimal | None:
+    return None if value in (None, "") else Decimal(str(value))

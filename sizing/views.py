@@ -1,0 +1,114 @@
+"""Pages of the planner: /plan/ (new workload and run), /plan/<run>/ (progress and ranking), one result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from sizing import selectors, services
+from sizing.forms import PlanForm, RunViewForm
+from sizing.models import Objective
+from sizing.summary import tokens_text, winner_sentence
+
+
+def _add_errors(form: PlanForm, exc: ValidationError) -> None:
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.message_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, exc.messages)
+
+
+@login_required
+def plan_new(request: HttpRequest) -> HttpResponse:
+    form = PlanForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            with transaction.atomic():
+                workload = services.workload_create(
+                    owner=request.user, name=data["name"], preset=data["preset"], **form.workload_fields()
+                )
+                run = services.plan_run_create(
+                    owner=request.user,
+                    workload=workload,
+                    offering_slugs=data["offerings"] or None,
+                    objective=data["objective"],
+                )
+            return redirect(run.get_absolute_url())
+        except ValidationError as exc:
+            _add_errors(form, exc)
+    return render(request, "sizing/plan.html", {"form": form})
+
+
+@login_required
+def workload_list(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "sizing/workloads.html",
+        {
+            "workloads": selectors.workload_list(owner=request.user),
+            "runs": selectors.run_list(owner=request.user)[:50],
+        },
+    )
+
+
+def _run_context(request: HttpRequest, run_id: int) -> dict[str, Any]:
+    run = selectors.run_get(owner=request.user, run_id=run_id)
+    return {"run": run, "workload": run.workload}
+
+
+@login_required
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    context = _run_context(request, run_id)
+    run = context["run"]
+    view_form = RunViewForm(request.GET or None)
+    options: dict[str, Any] = view_form.cleaned_data if view_form.is_valid() else {}
+    objective = options.get("objective") or run.objective
+    results = selectors.run_results(
+        run=run, objective=objective, feasible_only=bool(options.get("feasible_only"))
+    )
+    if options.get("complete_only"):
+        results = [r for r in results if r.cost_complete]
+    context.update(
+        view_form=view_form,
+        objective=objective,
+        tokens_text=tokens_text(run.workload.train_tokens),
+        objective_label=Objective(objective).label,
+        results=results,
+        summary=winner_sentence(run.workload.name, results[0]) if results and run.finished else "",
+        winner=results[0] if results else None,
+    )
+    return render(request, "sizing/run.html", context)
+
+
+@login_required
+def run_progress(request: HttpRequest, run_id: int) -> HttpResponse:
+    context = _run_context(request, run_id)
+    response = render(request, "sizing/_progress.html", context)
+    if context["run"].finished and request.headers.get("HX-Request"):
+        # The ranking is on the full page: reload it once the run is over (and stop polling).
+        response["HX-Refresh"] = "true"
+    return response
+
+
+@login_required
+def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
+    context = _run_context(request, run_id)
+    result = selectors.result_get(run=context["run"], offering_slug=slug)
+    sizing = result.sizing or {}
+    context.update(
+        result=result,
+        sizing=sizing,
+        bill=result.bill or {},
+        memory=sizing.get("memory_gib_per_gpu") or {},
+        breakdown=sizing.get("iteration_breakdown_s") or {},
+        goodput=sizing.get("goodput") or {},
+        summary=winner_sentence(context["workload"].name, result),
+    )
+    return render(request, "sizing/result.html", context)

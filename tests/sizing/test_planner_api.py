@@ -1,0 +1,112 @@
+"""API and pages of the planner: shapes, errors, privacy."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.providers.factories import OfferingFactory, PlanFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def catalog() -> list[Any]:
+    out = []
+    for i in range(3):
+        offering = OfferingFactory(slug=f"api-{i}", max_nodes=16)
+        PlanFactory(offering=offering, price_usd_per_gpu_hour=Decimal("2.00") + i)
+        out.append(offering)
+    return out
+
+
+def client_for(user: Any) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_workload_and_run_round_trip(catalog: list[Any], django_capture_on_commit_callbacks: Any) -> None:
+    api = client_for(UserFactory())
+    resp = api.post("/api/v1/workloads/", {"preset": "13b"}, format="json")
+    assert resp.status_code == 201, resp.json()
+    wl_id = resp.json()["id"]
+    with django_capture_on_commit_callbacks(execute=True):
+        resp = api.post("/api/v1/runs/", {"workload": wl_id, "objective": "cheapest"}, format="json")
+    assert resp.status_code == 201
+    assert set(resp.json()) >= {"id", "status"}
+    body = api.get(f"/api/v1/runs/{resp.json()['id']}/").json()
+    assert body["status"] == "done" and body["progress"] == {"done": 3, "total": 3}
+    first = body["results"][0]
+    assert set(first) >= {
+        "offering",
+        "feasible",
+        "layout",
+        "gpus",
+        "train_days",
+        "mfu",
+        "goodput",
+        "cost_total_usd",
+        "cost_complete",
+        "plan",
+        "findings",
+    }
+    assert first["offering"] == "api-0"
+    assert [r["rank"] for r in body["results"]] == [1, 2, 3]
+    assert [w["id"] for w in api.get("/api/v1/workloads/").json()] == [wl_id]
+
+
+def test_bad_input_names_the_field(catalog: list[Any]) -> None:
+    api = client_for(UserFactory())
+    resp = api.post("/api/v1/workloads/", {"preset": "gpt-9"}, format="json")
+    assert resp.status_code == 400 and "preset" in resp.json()["message"]
+    resp = api.post("/api/v1/workloads/", {"layers": 4, "hidden": 100, "heads": 3}, format="json")
+    assert resp.status_code == 400 and resp.json()["message"].startswith("heads")
+    wl_id = api.post("/api/v1/workloads/", {"preset": "13b"}, format="json").json()["id"]
+    resp = api.post("/api/v1/runs/", {"workload": wl_id, "offerings": ["nope"]}, format="json")
+    assert resp.status_code == 400 and "offerings" in resp.json()["message"]
+    assert set(resp.json()) == {"message", "extra"}
+
+
+def test_another_buyer_gets_404(catalog: list[Any], django_capture_on_commit_callbacks: Any) -> None:
+    owner, other = client_for(UserFactory()), client_for(UserFactory())
+    wl_id = owner.post("/api/v1/workloads/", {"preset": "13b"}, format="json").json()["id"]
+    with django_capture_on_commit_callbacks(execute=True):
+        run_id = owner.post(
+            "/api/v1/runs/", {"workload": wl_id, "offerings": ["api-1"]}, format="json"
+        ).json()["id"]
+    assert other.get(f"/api/v1/runs/{run_id}/").status_code == 404
+    assert other.post("/api/v1/runs/", {"workload": wl_id}, format="json").status_code == 404
+    assert other.get("/api/v1/workloads/").json() == []
+
+
+def test_pages_form_run_and_detail(
+    client: Any, catalog: list[Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    user = UserFactory()
+    assert client.get("/plan/").status_code == 302  # login required
+    client.force_login(user)
+    assert client.get("/plan/").status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        resp = client.post("/plan/", {"preset": "13b", "objective": "fastest", "checkpoints_retained": 2})
+    assert resp.status_code == 302
+    page = client.get(resp["Location"])
+    html = page.content.decode()
+    assert "Recommendation." in html and "api-0" in html
+    run = page.context["run"]
+    assert page.context["results"][0].rank is not None
+    reranked = client.get(f"/plan/{run.pk}/?objective=cheapest")
+    assert reranked.context["results"][0].offering.slug == "api-0"
+    detail = client.get(f"/plan/{run.pk}/api-0/")
+    assert detail.status_code == 200 and "checkpoint_storage" in detail.content.decode()
+    assert client.get(f"/plan/{run.pk}/progress/").status_code == 200
+    bad = client.post(
+        "/plan/", {"preset": "", "layers": 4, "hidden": 100, "heads": 3, "objective": "fastest"}
+    )
+    assert bad.status_code == 200 and bad.context["form"].errors["heads"]
+    client.force_login(UserFactory())
+    assert client.get(f"/plan/{run.pk}/").status_code == 404
+    assert client.get(f"/plan/{run.pk}/api-0/").status_code == 404

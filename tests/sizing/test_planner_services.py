@@ -1,0 +1,181 @@
+"""Planner services with eager Celery: workloads, runs, fan-out, idempotency, ranking, seed outcomes."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from sizing import services
+from sizing.models import PlanResult, PlanRun
+from tests.providers.factories import OfferingFactory, PlanFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def well_built(slug: str, **kw: Any) -> Any:
+    offering = OfferingFactory(slug=slug, max_nodes=64, **kw)
+    PlanFactory(offering=offering, price_usd_per_gpu_hour=Decimal("2.50"))
+    return offering
+
+
+def run_all(capture: Any, **kw: Any) -> PlanRun:
+    with capture(execute=True):
+        run = services.plan_run_create(**kw)
+    run.refresh_from_db()
+    return run
+
+
+def test_it_validates_a_workload_through_the_engine_with_field_names() -> None:
+    user = UserFactory()
+    with pytest.raises(ValidationError) as exc:
+        services.workload_create(owner=user, layers=10, hidden=1000, heads=7)
+    assert "heads" in exc.value.message_dict
+    with pytest.raises(ValidationError) as exc:
+        services.workload_create(owner=user, preset="no-such-model")
+    assert "preset" in exc.value.message_dict
+    with pytest.raises(ValidationError) as exc:
+        services.workload_create(owner=user, preset="deepseek-v3-671b", moe_top_k=999)
+    assert "moe_top_k" in exc.value.message_dict
+
+
+def test_a_preset_fills_the_shape_and_a_params_only_workload_is_accepted() -> None:
+    user = UserFactory()
+    wl = services.workload_create(owner=user, preset="deepseek-v3-671b")
+    assert wl.moe_experts == 256 and wl.precision == "fp8"
+    assert wl.to_engine_dict()["moe"]["top_k"] == 8
+    bare = services.workload_create(owner=user, name="my-100b", params=100e9)
+    assert bare.layers is None and bare.to_engine_dict()["params"] == 100e9
+
+
+def test_a_run_sizes_every_offering_once_ranks_and_finishes(django_capture_on_commit_callbacks: Any) -> None:
+    user = UserFactory()
+    offerings = [well_built(f"o{i}") for i in range(5)]
+    PlanFactory(offering=offerings[0], kind="on-demand", name="dearer", price_usd_per_gpu_hour=Decimal("9"))
+    wl = services.workload_create(owner=user, preset="13b")
+    run = run_all(django_capture_on_commit_callbacks, owner=user, workload=wl)
+    assert run.status == "done" and run.progress_done == run.progress_total == 5
+    results = list(run.results.order_by("rank"))
+    assert [r.rank for r in results] == [1, 2, 3, 4, 5]
+    assert all(r.feasible and r.bill["lines"] for r in results)
+    costs = [r.cost_total_usd for r in results]
+    assert costs == sorted(costs)
+    assert run.started_at and run.finished_at
+
+
+def test_re_running_a_done_run_and_a_redelivered_chunk_change_nothing(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    user = UserFactory()
+    offerings = [well_built(f"r{i}") for i in range(3)]
+    wl = services.workload_create(owner=user, preset="13b")
+    run = run_all(django_capture_on_commit_callbacks, owner=user, workload=wl)
+    before = list(PlanResult.objects.filter(run=run).values("id", "rank", "cost_total_usd"))
+    with django_capture_on_commit_callbacks(execute=True):
+        services.plan_run_start(run_id=run.pk)
+    assert services.plan_run_execute_chunk(run_id=run.pk, offering_ids=[o.pk for o in offerings]) == 0
+    run.refresh_from_db()
+    assert run.progress_done == 3 and run.status == "done"
+    assert list(PlanResult.objects.filter(run=run).values("id", "rank", "cost_total_usd")) == before
+
+
+def test_a_chunk_delivered_twice_mid_run_writes_no_duplicate() -> None:
+    user = UserFactory()
+    offerings = [well_built(f"d{i}") for i in range(2)]
+    wl = services.workload_create(owner=user, preset="13b")
+    run = PlanRun.objects.create(workload=wl, owner=user, status="running", progress_total=2)
+    run.offerings.set(offerings)
+    assert services.plan_run_execute_chunk(run_id=run.pk, offering_ids=[offerings[0].pk]) == 1
+    assert services.plan_run_execute_chunk(run_id=run.pk, offering_ids=[offerings[0].pk]) == 0
+    run.refresh_from_db()
+    assert run.progress_done == 1 and run.status == "running"
+    services.plan_run_execute_chunk(run_id=run.pk, offering_ids=[o.pk for o in offerings])
+    run.refresh_from_db()
+    assert run.status == "done" and run.results.count() == 2
+
+
+def test_a_run_whose_enqueue_failed_stays_queued_and_the_sweeper_restarts_it(
+    django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kombu.exceptions import OperationalError
+
+    from sizing import tasks
+
+    user = UserFactory()
+    well_built("s0")
+    wl = services.workload_create(owner=user, preset="13b")
+
+    def broker_down(*args: Any, **kwargs: Any) -> None:
+        raise OperationalError("Error 111 connecting to redis")
+
+    monkeypatch.setattr(tasks.plan_run_start_task, "delay", broker_down)
+    run = run_all(django_capture_on_commit_callbacks, owner=user, workload=wl)
+    assert run.status == "queued"
+    monkeypatch.undo()
+    assert services.sweep_queued_runs(queued_older_than_s=3600) == 0  # too recent
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.sweep_queued_runs(queued_older_than_s=0) == 1
+    run.refresh_from_db()
+    assert run.status == "done" and run.results.count() == 1
+
+
+def test_unknown_offering_slugs_are_rejected_naming_the_field() -> None:
+    user = UserFactory()
+    wl = services.workload_create(owner=user, preset="13b")
+    with pytest.raises(ValidationError) as exc:
+        services.plan_run_create(owner=user, workload=wl, offering_slugs=["nope"])
+    assert "offerings" in exc.value.message_dict
+
+
+def test_an_offering_without_a_price_gets_an_incomplete_bill(django_capture_on_commit_callbacks: Any) -> None:
+    user = UserFactory()
+    priced = well_built("priced")
+    unpriced = OfferingFactory(slug="unpriced", max_nodes=8)
+    PlanFactory(offering=unpriced, price_usd_per_gpu_hour=None)
+    wl = services.workload_create(owner=user, preset="13b")
+    run = run_all(django_capture_on_commit_callbacks, owner=user, workload=wl)
+    by_slug = {r.offering.slug: r for r in run.results.select_related("offering")}
+    assert by_slug["unpriced"].cost_total_usd is None and by_slug["unpriced"].cost_complete is False
+    assert by_slug["priced"].rank == 1
+    assert priced.slug == "priced"
+
+
+def sized(capture: Any, preset: str, offerings: list[Any]) -> PlanResult:
+    user = UserFactory()
+    wl = services.workload_create(owner=user, preset=preset)
+    run = run_all(capture, owner=user, workload=wl, objective="fastest")
+    return run.results.select_related("offering").order_by("rank").first()
+
+
+def test_13b_on_a_well_built_8xh100_offering_fits_one_node_with_data_parallelism(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    offering = OfferingFactory(slug="one-node", max_nodes=1)
+    PlanFactory(offering=offering)
+    best = sized(django_capture_on_commit_callbacks, "13b", [offering])
+    assert best.feasible and best.nodes == 1
+    assert best.layout["tp"] * best.layout["pp"] <= 2 and best.layout["dp"] >= 4
+
+
+def test_gpt3_175b_needs_several_nodes_and_pipeline_or_zero(django_capture_on_commit_callbacks: Any) -> None:
+    best = sized(django_capture_on_commit_callbacks, "gpt3-175b", [well_built("big")])
+    assert best.feasible and best.nodes > 1
+    assert best.layout["pp"] > 1 or best.layout["zero"] >= 1
+
+
+def test_llama3_70b_prefers_full_mesh_and_fast_fabric(django_capture_on_commit_callbacks: Any) -> None:
+    good = well_built("mesh-400")
+    slow = well_built("pcie-100", intra_node="pcie", gbps_per_nic=100.0, nics_per_node=1)
+    user = UserFactory()
+    wl = services.workload_create(owner=user, preset="llama3-70b")
+    run = run_all(django_capture_on_commit_callbacks, owner=user, workload=wl, objective="fastest")
+    by_slug = {r.offering.slug: r for r in run.results.select_related("offering")}
+    assert by_slug[good.slug].rank == 1
+    assert by_slug[good.slug].train_days < by_slug[slow.slug].train_days
+
+
+def test_deepseek_v3_uses_expert_parallelism(django_capture_on_commit_callbacks: Any) -> None:
+    best = sized(django_capture_on_commit_callbacks, "deepseek-v3-671b", [well_built("moe")])
+    assert best.feasible and best.layout["ep"] > 1
