@@ -48,6 +48,13 @@ def _fact_rows(offering: Offering) -> list[dict[str, Any]]:
     return groups
 
 
+def _verified_claims(offering: Offering) -> list[dict[str, Any]]:
+    # Evidence lives in the benchmarks app; the catalog page only reads its public, passing verdicts.
+    from benchmarks.selectors import verified_claims
+
+    return verified_claims(offering)
+
+
 def offering_detail(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         offering = selectors.offering_get(slug=slug)
@@ -65,6 +72,7 @@ def offering_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "plans": list(offering.plans.all()),
         "history": history,
         "can_edit": can_edit,
+        "verified": _verified_claims(offering),
         "findings": findings_for_offering_page(offering),
     }
     return render(request, "providers/offering.html", context)

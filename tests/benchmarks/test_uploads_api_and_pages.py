@@ -259,3 +259,25 @@ def test_a_page_still_parsing_polls_its_status_fragment(matrix: dict[str, Any]) 
     Upload.objects.filter(pk=matrix["private"]).update(status="parsed")
     fragment = client.get(f"/benchmarks/{matrix['private']}/status/", HTTP_HX_REQUEST="true")
     assert fragment["HX-Refresh"] == "true" and "every 1s" not in fragment.content.decode()
+
+
+def test_the_offering_page_shows_verified_claims_by_whom_and_when(offering: Any) -> None:
+    a100 = OfferingFactory(slug="trial-a100", gpu__key="A100-SXM-40GB", gpu__nvlink_gbytes_per_s=300.0)
+    page = Client().get(f"/offerings/{a100.slug}/").content.decode()
+    assert "No public evidence backs these claims yet" in page
+    uploader = UserFactory(username="trial-engineer")
+    _upload(
+        _api(uploader),
+        a100,
+        "allreduce.txt",
+        NCCL_1NODE,
+        nodes=1,
+        visibility="public",
+        measured_on="2026-11-30",
+    )
+    page = Client().get(f"/offerings/{a100.slug}/").content.decode()
+    section = page[page.index('id="verified"') : page.index('class="factgroups"')]
+    assert "intra-node bandwidth" in section and "trial-engineer" in section and "2026-11-30" in section
+    # a private upload verifies nothing in public
+    _upload(_api(uploader), offering, "private.txt", NCCL_1NODE, nodes=1, visibility="private")
+    assert "trial-engineer" not in Client().get(f"/offerings/{offering.slug}/").content.decode()
