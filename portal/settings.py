@@ -47,6 +47,8 @@ INSTALLED_APPS = [
     "sizing",
     "benchmarks",
     "checks",
+    "quotes",
+    "compare",
 ]
 
 MIDDLEWARE = [
