@@ -113,7 +113,10 @@ def build_result(
     if cost is not None:
         out["cost"] = cost
     out["explanation"] = explain(wl, hw, layout, out)
-    out["assumptions"] = list(dict.fromkeys(hw.assumptions + fm.assumptions + wl.notes + (notes or [])))
+    zero_notes = [C.ZERO3_PREFETCH_ASSUMPTION] if layout.zero >= 3 and layout.dp * layout.cp > 1 else []
+    out["assumptions"] = list(
+        dict.fromkeys(hw.assumptions + fm.assumptions + wl.notes + (notes or []) + zero_notes)
+    )
     out["workload"] = {**wl.to_dict(), "name": wl.name}
     out["offering"] = {
         "name": hw.name,

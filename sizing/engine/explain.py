@@ -68,16 +68,27 @@ def explain(wl: Workload, hw: Hardware, lay: Layout, r: dict[str, Any]) -> list[
             )
     else:
         out.append("PP=1: the model states fit without pipeline stages, so there is no pipeline bubble.")
+    m = r["micro_batches_per_iteration"]
     if lay.dp > 1:
+        what = (
+            "gradient reduction adds"
+            if lay.zero <= 2
+            else "parameter gathers and gradient reduce-scatters add"
+        )
         out.append(
-            f"DP={lay.dp} replicas; the gradient reduction over them adds {br['dp_comm']:.2f} s per iteration"
-            f" after {int(C.DP_OVERLAP * 100)}% of it is hidden behind the backward pass."
+            f"DP={lay.dp} replicas; the {what} {br['dp_comm']:.2f} s per iteration after the "
+            "part hidden behind compute"
+            + (f" ({int(C.DP_OVERLAP * 100)}% of the gradient traffic)." if lay.zero <= 2 else ".")
         )
     zero_text = {
         0: "ZeRO-0: every DP rank keeps the full optimizer state.",
         1: "ZeRO-1 (Megatron's distributed optimizer) shards the optimizer state over DP, no extra traffic.",
-        2: "ZeRO-2 also shards gradients over DP at no extra traffic (only without pipeline stages).",
-        3: "ZeRO-3 also shards the weights, at 1.5x the data-parallel traffic.",
+        2: "ZeRO-2 also shards gradients over DP, so they are reduce-scattered for every one of the "
+        f"{m} micro-batches instead of once per step (only without pipeline stages).",
+        3: "ZeRO-3 also shards the weights: each of the "
+        f"{m} micro-batches all-gathers them in the forward and again in the backward pass and "
+        "reduce-scatters its gradients (1.5x the data-parallel traffic per micro-batch; prefetching hides "
+        f"at most {int(100 * C.ZERO3_PREFETCH_OVERLAP)}% of the gathers).",
     }
     out.append(zero_text[lay.zero])
     if lay.ep > 1:

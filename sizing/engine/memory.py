@@ -82,13 +82,15 @@ def activation_bytes_per_layer(
     """
     nonsplit, split, score = coeffs
     seq_full = seq if seq_full is None else seq_full
-    tp = np.asarray(tp, dtype=float)
-    sp_div = np.where(np.asarray(sp, dtype=bool), tp, 1.0)
-    sbh = seq * micro_batch * hidden
-    base = sbh * (nonsplit / sp_div + split / tp)
-    scores = np.where(np.asarray(recompute) == 0, sbh * score * seq_full / tp, 0.0)
-    full = 2.0 * sbh / sp_div
-    return np.where(np.asarray(recompute) == 2, full, base + scores)
+    inv_tp = 1.0 / np.asarray(tp, dtype=float)
+    inv_sp = np.where(np.asarray(sp, dtype=bool), inv_tp, 1.0)  # the non-split part is split only with SP
+    rec = np.asarray(recompute)
+    not_full = rec != 2
+    # coefficients on the (usually small) recompute axis, so only a few full-grid operations remain:
+    # none/selective: nonsplit/sp + (split + [none] score s) / t; full: 2/sp
+    a = np.where(not_full, nonsplit, 2.0)
+    b = not_full * (split + (rec == 0) * (score * seq_full))
+    return (seq * micro_batch * hidden) * (a * inv_sp + b * inv_tp)
 
 
 def in_flight_factor(pp: Array, v: Array, micro_batches: Array) -> Array:

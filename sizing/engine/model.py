@@ -42,6 +42,10 @@ class WorkloadShape:
         self.wl = wl
         L = wl.layers
         self.matmul_active_per_layer = wl.active_matmul_params_per_layer()
+        # routed-expert share of it: those GEMMs see only the tokens routed to each expert
+        self.routed_active_per_layer = (
+            wl.n_moe_layers * wl.moe.top_k * wl.mlp_params(wl.moe.expert_ffn_hidden) / L if wl.moe else 0.0
+        )
         self.dense_per_layer = (wl.dense_params_total()) / L
         self.expert_per_layer = wl.expert_params_total() / L
         self.moe_fraction = wl.n_moe_layers / L
@@ -67,6 +71,180 @@ class WorkloadShape:
         )
 
 
+def _dp_group_times(
+    hw: Hardware, stride: Any, n: Any, grads: Any, params: Any, units: Any
+) -> tuple[Any, Any, Any, Any]:
+    """Over one data-parallel group of n ranks `stride` apart: (all-reduce of the gradients, their
+    reduce-scatter, one bucketed all-gather of the parameters, the same gather as `units` per-layer
+    collectives)."""
+    bw, alpha, _ = T.group_link(hw, stride, n)
+    ar = T.collective_time(T.ALL_REDUCE, n, grads, bw, alpha)
+    rs = T.collective_time(T.ALL_GATHER, n, grads, bw, alpha)
+    ag = T.collective_time(T.ALL_GATHER, n, params, bw, alpha)
+    ag_layers = ag + np.where(n > 1, alpha * (units - 1.0), 0.0)
+    return ar, rs, ag, ag_layers
+
+
+def _dp_comm(
+    hw: Hardware,
+    ws: WorkloadShape,
+    tp: Any,
+    dp_n: Any,
+    ep: Any,
+    zero: Any,
+    micro: Any,
+    n_layers: Any,
+    dense_local: Any,
+    expert_local: Any,
+    st_compute: Any,
+    st_recompute: Any,
+) -> tuple[Any, Any]:
+    """Data-parallel traffic per iteration (total, exposed) by ZeRO stage; docs/MODEL.md "ZeRO traffic".
+
+    ZeRO-0/1 (and Megatron's distributed optimizer): one gradient all-reduce (reduce-scatter + all-gather,
+    same bytes) per step, after the gradients of all micro-batches are accumulated unsharded.
+    ZeRO-2: gradients are kept sharded, so they are reduce-scattered every micro-batch (DeepSpeed engine
+    `allreduce_gradients`: "ZeRO stage >= 2 communicates during non gradient accumulation boundaries as
+    well") and the updated bf16 parameters all-gathered once per step.
+    ZeRO-3: per micro-batch an all-gather of the stage's parameters in the forward and again in the backward
+    (one collective per layer) plus the gradient reduce-scatter; no per-step gather. With one micro-batch
+    that is 3 x (n-1)/n x the parameter bytes = 1.5x an all-reduce, the ZeRO paper's figure (cal §3).
+    Gradient traffic hides DP_OVERLAP of itself behind the backward pass; ZeRO-3 gathers hide at most
+    ZERO3_PREFETCH_OVERLAP of themselves and never more than the compute of their pass.
+    Expert parameters are reduced/gathered over the expert-data-parallel group (dp*cp/ep ranks).
+    """
+    units = n_layers + 1.0  # FSDP/DeepSpeed gather layer by layer (+ the embedding): one alpha per unit
+    g_d = C.GRAD_COMM_BYTES * dense_local
+    ar, rs, ag, ag_l = _dp_group_times(hw, tp, dp_n, g_d, C.PARAM_GATHER_BYTES * dense_local, units)
+    if ws.expert_per_layer > 0:
+        g_e = C.GRAD_COMM_BYTES * expert_local
+        n_e = np.maximum(dp_n / ep, 1.0)
+        ar_e, rs_e, ag_e, ag_le = _dp_group_times(
+            hw, tp * ep, n_e, g_e, C.PARAM_GATHER_BYTES * expert_local, n_layers * ws.moe_fraction
+        )
+        ar, rs, ag, ag_l = ar + ar_e, rs + rs_e, ag + ag_e, ag_l + ag_le
+    keep = 1.0 - C.DP_OVERLAP
+    # ZeRO-3: forward gathers overlap the forward compute (1/3 of the GEMM time), backward gathers the
+    # backward (2/3) and its recomputation
+    fwd_busy = st_compute / 3.0
+    bwd_busy = 2.0 * st_compute / 3.0 + st_recompute
+    f = C.ZERO3_PREFETCH_OVERLAP
+    ag3_exposed = (ag_l - np.minimum(f * ag_l, fwd_busy)) + (ag_l - np.minimum(f * ag_l, bwd_busy))
+    z3_total = micro * (2.0 * ag_l + rs)
+    z3_exposed = micro * (ag3_exposed + keep * rs)
+    z2_total = micro * rs + ag
+    total = np.where(zero >= 3, z3_total, np.where(zero == 2, z2_total, ar))
+    exposed = np.where(zero >= 3, z3_exposed, keep * np.where(zero == 2, z2_total, ar))
+    return total, exposed
+
+
+def _inputs(g: dict[str, Any]) -> dict[str, Any]:
+    f = np.float64
+    tp = np.asarray(g["tp"], dtype=f)
+    return {
+        "tp": tp,
+        "pp": np.asarray(g["pp"], dtype=f),
+        "dp": np.asarray(g["dp"], dtype=f),
+        "cp": np.asarray(g["cp"], dtype=f),
+        "ep": np.asarray(g["ep"], dtype=f),
+        "zero": np.asarray(g["zero"]),
+        "mb": np.asarray(g["mb"], dtype=f),
+        "rec": np.asarray(g["rec"]),
+        "sp": np.asarray(g["sp"], dtype=bool) & (tp > 1),
+        "v": np.asarray(g["v"], dtype=f),
+    }
+
+
+def _memory(
+    wl: Workload, hw: Hardware, ws: WorkloadShape, x: dict[str, Any], convention: str
+) -> dict[str, Any]:
+    """Per-GPU memory of the most loaded (first) stage: most layers + embedding + most micro-batches in
+    flight; plus the layout counts the rest of the model needs."""
+    tp, pp, dp, cp, ep, zero = x["tp"], x["pp"], x["dp"], x["cp"], x["ep"], x["zero"]
+    mb, rec, sp, v = x["mb"], x["rec"], x["sp"], x["v"]
+    h = float(wl.hidden)
+    s = float(wl.seq_len)
+    gpus = tp * pp * dp * cp
+    nodes = np.ceil(gpus / hw.gpus_per_node)
+    micro = np.ceil(wl.global_batch / (dp * mb))  # micro-batches per replica per iteration
+    n_layers = np.ceil(float(wl.layers) / pp)  # most loaded stage (uneven stages allowed)
+    emb_local = float(wl.vocab) * h / tp
+    dense_local = n_layers * ws.dense_per_layer / tp + emb_local
+    expert_local = n_layers * ws.expert_per_layer / (tp * ep)
+    shards = dp * cp
+    wd, gd, od = M.model_state_bytes(dense_local, shards, zero, convention)
+    if ws.expert_per_layer > 0:
+        we, ge, oe = M.model_state_bytes(expert_local, np.maximum(shards / ep, 1.0), zero, convention)
+        wd, gd, od = wd + we, gd + ge, od + oe
+    w_bytes = wd + np.where(zero >= 3, 4.0 * ws.largest_layer / tp, 0.0)  # ZeRO-3 gather buffer
+    s_local = s / cp
+    act_layer = M.activation_bytes_per_layer(s_local, mb, wl.hidden, ws.act_coeffs, tp, sp, rec, seq_full=s)
+    act = act_layer * n_layers * M.in_flight_factor(pp, v, micro)
+    states = w_bytes + gd + od
+    overhead = M.overhead_bytes(states + act)
+    return {
+        "gpus": gpus,
+        "nodes": nodes,
+        "micro": micro,
+        "n_layers": n_layers,
+        "dense_local": dense_local,
+        "expert_local": expert_local,
+        "s_local": s_local,
+        "w_bytes": w_bytes,
+        "g_bytes": gd,
+        "o_bytes": od,
+        "act": act,
+        "overhead": overhead,
+        "mem_total": states + act + overhead,
+    }
+
+
+def _reasons(wl: Workload, hw: Hardware, x: dict[str, Any], mem: dict[str, Any]) -> Any:
+    """Infeasibility bit flags (uint8). Each test runs on its operands' own (broadcastable) shape; only the
+    memory test is full-size."""
+    pp, dp, mb, v, zero = x["pp"], x["dp"], x["mb"], x["v"], x["zero"]
+    shape = np.broadcast_shapes(*(np.shape(a) for a in x.values()), np.shape(mem["mem_total"]))
+    u8 = np.uint8
+    reasons = np.zeros(shape, dtype=u8)
+    reasons |= (mem["mem_total"] > hw.hbm_bytes).astype(u8) * u8(R_MEMORY)
+    reasons |= (mem["nodes"] > hw.max_nodes).astype(u8) * u8(R_NODES)
+    reasons |= ((zero >= 2) & (pp > 1)).astype(u8) * u8(R_ZERO_PP)
+    reasons |= (dp * mb > wl.global_batch).astype(u8) * u8(R_BATCH)
+    reasons |= (pp * v > wl.layers).astype(u8) * u8(R_STAGES)
+    return reasons
+
+
+def feasible_subgrid(
+    wl: Workload,
+    hw: Hardware,
+    g: dict[str, Any],
+    convention: str = "megatron",
+    shape: WorkloadShape | None = None,
+) -> tuple[Any, Any, dict[str, Any]]:
+    """Memory and the other constraints over the whole broadcast grid `g`; returns (reasons with the grid's
+    shape, flat indices of the feasible layouts, `g` restricted to them as 1-D arrays). The search runs the
+    time model on the feasible layouts only (about a third of the grid)."""
+    ws = shape or WorkloadShape(wl)
+    x = _inputs(g)
+    reasons = _reasons(wl, hw, x, _memory(wl, hw, ws, x, convention))
+    idx = np.flatnonzero(reasons == 0)
+    if reasons.ndim != 2:
+        sub = {k: np.broadcast_to(np.asarray(a), reasons.shape).reshape(-1)[idx] for k, a in g.items()}
+        return reasons, idx, sub
+    # (rows, 1) structure fields and (1, cols) option fields: index each by its own axis, no full copies
+    rows, cols = np.divmod(idx, reasons.shape[1])
+    sub = {}
+    for k, a in g.items():
+        a = np.asarray(a)
+        if a.ndim == 2 and a.shape[1] == 1:
+            sub[k] = a[rows, 0]
+        elif a.ndim == 2 and a.shape[0] == 1:
+            sub[k] = a[0, cols]
+        else:
+            sub[k] = np.broadcast_to(a, reasons.shape)[rows, cols]
+    return reasons, idx, sub
+
+
 def evaluate_grid(
     wl: Workload,
     hw: Hardware,
@@ -76,45 +254,18 @@ def evaluate_grid(
 ) -> dict[str, Any]:
     """Memory and time for every layout in `g` (keys tp, pp, dp, cp, ep, zero, mb, rec, sp, v)."""
     ws = shape or WorkloadShape(wl)
-    f = np.float64
-    tp = np.asarray(g["tp"], dtype=f)
-    pp = np.asarray(g["pp"], dtype=f)
-    dp = np.asarray(g["dp"], dtype=f)
-    cp = np.asarray(g["cp"], dtype=f)
-    ep = np.asarray(g["ep"], dtype=f)
-    zero = np.asarray(g["zero"])
-    mb = np.asarray(g["mb"], dtype=f)
-    rec = np.asarray(g["rec"])
-    sp = np.asarray(g["sp"], dtype=bool) & (tp > 1)
-    v = np.asarray(g["v"], dtype=f)
+    x = _inputs(g)
+    tp, pp, dp, cp, ep, zero = x["tp"], x["pp"], x["dp"], x["cp"], x["ep"], x["zero"]
+    mb, rec, sp, v = x["mb"], x["rec"], x["sp"], x["v"]
     L = float(wl.layers)
     h = float(wl.hidden)
     s = float(wl.seq_len)
     V = float(wl.vocab)
-    gpn = hw.gpus_per_node
 
-    gpus = tp * pp * dp * cp
-    nodes = np.ceil(gpus / gpn)
-    micro = np.ceil(wl.global_batch / (dp * mb))  # micro-batches per replica per iteration
-    n_layers = np.ceil(L / pp)  # most loaded stage (uneven stages allowed)
+    mem = _memory(wl, hw, ws, x, convention)
+    gpus, nodes, micro, n_layers = mem["gpus"], mem["nodes"], mem["micro"], mem["n_layers"]
+    dense_local, expert_local, s_local = mem["dense_local"], mem["expert_local"], mem["s_local"]
     slack = n_layers * pp - L  # layers the last stage can give up to balance the output layer
-
-    # ---------------- memory (first stage: most layers + embedding + most micro-batches in flight) -----
-    emb_local = V * h / tp
-    dense_local = n_layers * ws.dense_per_layer / tp + emb_local
-    expert_local = n_layers * ws.expert_per_layer / (tp * ep)
-    shards = dp * cp
-    wd, gd, od = M.model_state_bytes(dense_local, shards, zero, convention)
-    we, ge, oe = M.model_state_bytes(expert_local, np.maximum(shards / ep, 1.0), zero, convention)
-    w_bytes = wd + we + np.where(zero >= 3, 4.0 * ws.largest_layer / tp, 0.0)  # ZeRO-3 gather buffer
-    g_bytes = gd + ge
-    o_bytes = od + oe
-    s_local = s / cp
-    act_layer = M.activation_bytes_per_layer(s_local, mb, wl.hidden, ws.act_coeffs, tp, sp, rec, seq_full=s)
-    act = act_layer * n_layers * M.in_flight_factor(pp, v, micro)
-    states = w_bytes + g_bytes + o_bytes
-    overhead = M.overhead_bytes(states + act)
-    mem_total = states + act + overhead
 
     # ---------------- compute per layer per micro-batch on one GPU ----------------------------------
     tokens = mb * s_local
@@ -124,13 +275,18 @@ def evaluate_grid(
     peak_lin = peak16
     if wl.precision == "fp8" and hw.gpu.fp8_tflops:
         peak_lin = hw.gpu.fp8_tflops * 1e12 * C.FP8_EFFICIENCY_FACTOR
-    lin_fwd = 2.0 * tokens * ws.matmul_active_per_layer / tp / (peak_lin * eff)
+    lin_fwd = 2.0 * tokens * (ws.matmul_active_per_layer - ws.routed_active_per_layer) / tp / (peak_lin * eff)
+    if ws.routed_active_per_layer > 0:
+        # a routed expert GEMM has tokens x top_k x ep / experts rows (the all-to-all brings it the tokens of
+        # its EP group): the same saturating curve, so small EP means small, inefficient expert GEMMs
+        eff_e = T.gemm_efficiency(hw, tokens * ws.top_k * ep / ws.experts * h * h / tp)
+        lin_fwd = lin_fwd + 2.0 * tokens * ws.routed_active_per_layer / tp / (peak_lin * eff_e)
     att_fwd = 4.0 * tokens * s * ws.attn_dim / tp / (peak16 * eff)
     layer_compute = 3.0 * (lin_fwd + att_fwd)
     layer_recompute = np.where(rec == 2, lin_fwd + att_fwd, np.where(rec == 1, att_fwd, 0.0))
     # memory-bound elementwise work, proportional to the activations it touches (constants.MEMBOUND_FACTOR)
     act_none = M.activation_bytes_per_layer(s_local, mb, wl.hidden, ws.act_coeffs, tp, sp, 0, seq_full=s)
-    act_scores = act_none - M.activation_bytes_per_layer(s_local, mb, wl.hidden, ws.act_coeffs, tp, sp, 1)
+    act_scores = s_local * mb * h * ws.act_coeffs[2] * s / tp  # the score term selective drops (keys: s)
     hbm = hw.gpu.hbm_tbytes_per_s * 1e12
     passes = 3.0 + (rec == 2)
     layer_membound = C.MEMBOUND_FACTOR * (passes * act_none + (rec == 1) * act_scores) / hbm
@@ -142,7 +298,7 @@ def evaluate_grid(
     # sequence parallelism: all-gather + reduce-scatter in place of each all-reduce: same bytes, 2x alpha
     tp_one = T.collective_time(T.ALL_REDUCE, tp, act_msg, tp_bw, np.where(sp, 2.0 * tp_alpha, tp_alpha))
     layer_tp = n_tp_coll * tp_one
-    cp_bw, cp_alpha, cp_cross = T.group_link(hw, tp, cp)
+    cp_bw, cp_alpha, _ = T.group_link(hw, tp, cp)
     kv_msg = 2.0 * tokens * wl.kv_dim * 2.0 / tp
     layer_cp = (
         (1.0 - C.CP_OVERLAP)
@@ -150,7 +306,7 @@ def evaluate_grid(
         * T.collective_time(T.ALL_GATHER, cp, kv_msg, cp_bw, cp_alpha)
     )
     if ws.moe_fraction > 0:
-        ep_bw, ep_alpha, ep_cross = T.group_link(hw, tp * cp, ep)
+        ep_bw, ep_alpha, _ = T.group_link(hw, tp * cp, ep)
         a2a_msg = tokens * ws.top_k * h * 2.0 / tp
         n_a2a = 4.0 + 2.0 * (rec == 2)
         layer_ep = (
@@ -161,7 +317,6 @@ def evaluate_grid(
         )
     else:
         layer_ep = np.zeros_like(tp)
-        ep_cross = np.zeros_like(tp, dtype=bool)
 
     # ---------------- stage time per micro-batch (the slowest stage sets the pace) -------------------
     logits_fwd = 2.0 * tokens * h * V / tp / (peak16 * T.gemm_efficiency(hw, tokens * h * V / tp))
@@ -177,27 +332,20 @@ def evaluate_grid(
     st_tp = n_bind * layer_tp
     st_cp = n_bind * layer_cp
     st_ep = n_bind * layer_ep
-    pp_bw, pp_alpha, pp_cross = T.group_link(hw, tp * cp * dp, np.minimum(pp, 2.0))
+    pp_bw, pp_alpha, _ = T.group_link(hw, tp * cp * dp, np.minimum(pp, 2.0))
     pp_msg = act_msg / tp  # Megatron scatter/gather optimisation: each TP rank sends 1/tp
     st_pp = np.where(pp > 1, (1.0 - C.PP_OVERLAP) * 2.0 * v * (pp_alpha + pp_msg / pp_bw), 0.0)
     t_mb = st_compute + st_recompute + st_other + st_tp + st_cp + st_ep + st_pp
     bubble = (pp - 1.0) / v * t_mb
 
     # ---------------- per iteration --------------------------------------------------------------------
-    dp_n = dp * cp
-    dp_bw, dp_alpha, dp_cross = T.group_link(hw, tp, dp_n)
-    grad_bytes = C.GRAD_COMM_BYTES * (dense_local + expert_local)
-    dp_kind_factor = np.where(zero >= 3, 1.5, 1.0)  # ZeRO-3 re-gathers parameters: 1.5x the traffic
-    dp_time = dp_kind_factor * T.collective_time(T.ALL_REDUCE, dp_n, grad_bytes, dp_bw, dp_alpha)
-    dp_exposed = (1.0 - C.DP_OVERLAP) * dp_time
-    opt_params = (dense_local + expert_local) / np.where(zero >= 1, shards, 1.0)
+    dp_time, dp_exposed = _dp_comm(
+        hw, ws, tp, dp * cp, ep, zero, micro, n_layers, dense_local, expert_local, st_compute, st_recompute
+    )
+    opt_params = (dense_local + expert_local) / np.where(zero >= 1, dp * cp, 1.0)
     optimizer_step = opt_params * C.ADAM_STEP_BYTES_PER_PARAM / hbm
 
     iteration = micro * t_mb + bubble + dp_exposed + optimizer_step
-    # exposed communication that runs over the inter-node fabric (groups whose placement spans nodes);
-    # the search prefers layouts that depend less on it (constants.SELECTION_BAND)
-    inter_mb = st_tp * tp_cross + st_cp * cp_cross + st_ep * ep_cross + st_pp * pp_cross
-    t_inter = micro * inter_mb + dp_exposed * dp_cross
     tokens_iter = float(wl.tokens_per_iteration)
     model_flops = tokens_iter * wl.model_flops_per_token()
     recompute_flops_tok = np.where(
@@ -211,24 +359,19 @@ def evaluate_grid(
     mfu = model_tf / hw.gpu.bf16_tflops if wl.precision == "bf16" else model_tf / (hw.gpu.fp8_tflops or 1.0)
     tokens_per_s = tokens_iter / iteration
 
-    reasons = np.zeros(np.broadcast(tp, pp, dp, cp, ep, zero, mb, rec, v).shape, dtype=np.int64)
-    reasons = reasons | np.where(mem_total > hw.hbm_bytes, R_MEMORY, 0)
-    reasons = reasons | np.where(nodes > hw.max_nodes, R_NODES, 0)
-    reasons = reasons | np.where((zero >= 2) & (pp > 1), R_ZERO_PP, 0)
-    reasons = reasons | np.where(dp * mb > wl.global_batch, R_BATCH, 0)
-    reasons = reasons | np.where(pp * v > L, R_STAGES, 0)
+    reasons = _reasons(wl, hw, x, mem)
 
     return {
         "gpus": gpus,
         "nodes": nodes,
         "micro_batches": micro,
         "layers_per_stage": n_layers,
-        "mem_weights": w_bytes,
-        "mem_grads": g_bytes,
-        "mem_optimizer": o_bytes,
-        "mem_activations": act,
-        "mem_overhead": overhead,
-        "mem_total": mem_total,
+        "mem_weights": mem["w_bytes"],
+        "mem_grads": mem["g_bytes"],
+        "mem_optimizer": mem["o_bytes"],
+        "mem_activations": mem["act"],
+        "mem_overhead": mem["overhead"],
+        "mem_total": mem["mem_total"],
         "t_compute": micro * st_compute,
         "t_recompute": micro * st_recompute,
         "t_tp": micro * st_tp,
@@ -238,7 +381,6 @@ def evaluate_grid(
         "t_ep": micro * st_ep,
         "t_cp": micro * st_cp,
         "t_bubble": bubble,
-        "t_inter": t_inter,
         "t_other": micro * st_other + optimizer_step,
         "iteration": iteration,
         "model_tflops": model_tf,

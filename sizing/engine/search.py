@@ -4,8 +4,9 @@ recompute, sequence parallel, virtual stages, cluster size), no Python loop per 
 The grid is a product of "structures" (tp, cp, pp, dp, ep, nodes; shape (S, 1)) and "options" (zero,
 micro-batch, recompute, sp, v; shape (1, O)); numpy broadcasting evaluates S x O layouts at once.
 Options the model proves dominated are not evaluated and are reported as such: ZeRO-0 is never better
-than ZeRO-1 (same traffic, more memory), ZeRO-1 never better than ZeRO-2 without pipeline stages, and
-ZeRO-2/3 are not combined with pipeline parallelism (Megatron and DeepSpeed do not support it).
+than ZeRO-1 (same traffic, more memory), and ZeRO-2/3 are not combined with pipeline parallelism (Megatron
+and DeepSpeed do not support it). ZeRO-1, 2 and 3 are all evaluated without pipeline stages: 2 and 3 save
+memory but communicate every micro-batch (model._dp_comm), so none dominates.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from .model import (
     RECOMPUTE_NAMES,
     WorkloadShape,
     evaluate_grid,
+    feasible_subgrid,
 )
 from .workload import Workload
 
@@ -156,7 +158,7 @@ def search(
         if not sel.any():
             continue
         if zero_stages is None:
-            zeros: tuple[int, ...] = (1,) if pp_multi else (2, 3)
+            zeros: tuple[int, ...] = (1,) if pp_multi else (1, 2, 3)
         else:  # caller restricts ZeRO (e.g. (0,) = Megatron 2021 without the distributed optimizer)
             zeros = tuple(z for z in zero_stages if z <= 1) if pp_multi else tuple(zero_stages)
             if not zeros:
@@ -169,21 +171,18 @@ def search(
     dominated = 0
     n_feasible = 0
     reason_counts: dict[str, int] = {}
-    # per block, the candidates that can matter for the final choice: every feasible layout within
-    # (1 + SELECTION_BAND) of the block's best objective (a superset of those within the band of the global
-    # best) plus the block's top + 1 for the alternatives
+    # per block, its top + 1 feasible candidates (enough for the answer and the alternatives)
     c_score: list[np.ndarray] = []
-    c_share: list[np.ndarray] = []
     c_block: list[np.ndarray] = []
     c_row: list[np.ndarray] = []
     c_col: list[np.ndarray] = []
     for bi, (idx, opt) in enumerate(blocks):
         g = {k: st[k][idx][:, None] for k in ("tp", "cp", "pp", "dp", "ep")}
         g.update({k: v[None, :] for k, v in opt.items()})
-        res = evaluate_grid(wl, hw, g, optimizer, shape)
-        reasons = np.broadcast_to(res["reasons"], (len(idx), len(opt["zero"])))
+        # memory and the other constraints on the whole block, the time model on its feasible layouts only
+        reasons, ok_flat, sub = feasible_subgrid(wl, hw, g, optimizer, shape)
         evaluated += reasons.size
-        # ZeRO-0 (and ZeRO-1 without PP) are dominated; ZeRO-2/3 with PP not supported: not evaluated
+        # ZeRO-0 is dominated; ZeRO-2/3 with PP not supported: not evaluated
         n_zero = len(set(opt["zero"].tolist()))
         dominated += reasons.size // n_zero * (4 - n_zero)
         remaining = np.ones(reasons.shape, dtype=bool)
@@ -193,47 +192,33 @@ def search(
             if c:
                 reason_counts[text] = reason_counts.get(text, 0) + c
             remaining &= ~hit
-        ok = reasons == 0
-        n_feasible += int(ok.sum())
-        days = wl.train_tokens / res["tokens_per_s"] / 86400.0 / gp["fraction"][idx][:, None]
-        days = np.broadcast_to(days, reasons.shape)
+        n_feasible += int(ok_flat.size)
+        if not ok_flat.size:
+            continue
+        res = evaluate_grid(wl, hw, sub, optimizer, shape)
+        rows_all = idx[ok_flat // reasons.shape[1]]
+        days = wl.train_tokens / res["tokens_per_s"] / 86400.0 / gp["fraction"][rows_all]
         if objective == "fastest":
-            score = days + 1e-9 * st_gpus[idx][:, None]  # ties: fewer GPUs
+            flat = days + 1e-9 * st_gpus[rows_all]  # ties: fewer GPUs
         else:
-            gpu_hours = days * 24.0 * st_gpus[idx][:, None]
-            score = gpu_hours * (price if price is not None else 1.0)
+            flat = days * 24.0 * st_gpus[rows_all] * (price if price is not None else 1.0)
             if objective == "cheapest-within-deadline":
-                score = np.where(days <= deadline, score, np.inf)
-        flat = np.where(ok, score, np.inf).ravel()
+                flat = np.where(days <= deadline, flat, np.inf)
         k = min(top + 1, flat.size)
-        keep = np.zeros(flat.size, dtype=bool)
-        keep[np.argpartition(flat, k - 1)[:k] if flat.size > k else np.arange(flat.size)] = True
-        keep &= np.isfinite(flat)
-        if keep.any():
-            keep |= flat <= flat.min() * (1.0 + C.SELECTION_BAND)
-        part = np.nonzero(keep)[0]
-        share = np.broadcast_to(res["t_inter"] / res["iteration"], reasons.shape).ravel()
-        rows, colsx = np.unravel_index(part, score.shape)
+        part = np.argpartition(flat, k - 1)[:k] if flat.size > k else np.arange(flat.size)
+        part = part[np.isfinite(flat[part])]
+        rows, colsx = np.divmod(ok_flat[part], reasons.shape[1])
         c_score.append(flat[part])
-        c_share.append(share[part])
         c_block.append(np.full(part.size, bi))
         c_row.append(rows)
         c_col.append(colsx)
     scores = np.concatenate(c_score) if c_score else np.zeros(0)
-    shares = np.concatenate(c_share) if c_share else np.zeros(0)
     refs = np.stack(
         [np.concatenate(c) if c else np.zeros(0, dtype=np.int64) for c in (c_block, c_row, c_col)]
     )
     order = np.argsort(scores, kind="stable")
     order = order[np.isfinite(scores[order])]
     picks = [_ref(refs, int(o)) for o in order[: top + 1]]
-    chosen_i = -1
-    if order.size:
-        # robust choice inside the model's error band (constants.SELECTION_BAND): among the layouts whose
-        # objective is within the band of the best, the one least exposed to the inter-node fabric; ties
-        # by the objective
-        in_band = np.nonzero(scores <= scores[order[0]] * (1.0 + C.SELECTION_BAND))[0]
-        chosen_i = int(in_band[np.lexsort((scores[in_band], shares[in_band]))[0]])
 
     notes: list[str] = []
     answered_feasible = True
@@ -256,11 +241,11 @@ def search(
         res["search"]["seconds"] = round(time.perf_counter() - t0, 4)
         return res
 
-    def materialise(ref: tuple[int, int, int]) -> dict[str, Any]:
+    def layout_of(ref: tuple[int, int, int]) -> Layout:
         bi, r, c = ref
         idx, opt = blocks[bi]
         s = idx[r]
-        lay = Layout(
+        return Layout(
             tp=int(st["tp"][s]),
             pp=int(st["pp"][s]),
             dp=int(st["dp"][s]),
@@ -272,20 +257,16 @@ def search(
             sequence_parallel=bool(opt["sp"][c]),
             virtual_stages=int(opt["v"][c]),
         )
-        one = evaluate_grid(wl, hw, lay.grid(), optimizer, shape)
-        out = build_result(wl, hw, fm, lay, one, (), notes)
-        inter_share[id(out)] = float(one["t_inter"] / one["iteration"])
-        return out
 
-    inter_share: dict[int, float] = {}
-    selection: dict[str, Any] | None = None
     if picks:
-        chosen = _ref(refs, chosen_i)
-        best = materialise(chosen)
-        alts = [materialise(p) for p in picks if p != chosen][:top]
-        if chosen != picks[0]:
-            raw = alts[0]  # the best by objective alone comes first among the alternatives
-            selection = _selection(objective, price, raw)
+        # the answer and its alternatives in one vectorised evaluation
+        lays = [layout_of(p) for p in picks]
+        grids = [lay.grid() for lay in lays]
+        many = evaluate_grid(
+            wl, hw, {k: np.asarray([gr[k] for gr in grids]) for k in grids[0]}, optimizer, shape
+        )
+        done = [build_result(wl, hw, fm, lay, many, i, notes) for i, lay in enumerate(lays)]
+        best, alts = done[0], done[1 : top + 1]
     else:
         answered_feasible = False
         # show the layout that came closest to fitting: the smallest memory overshoot at the largest size
@@ -314,17 +295,10 @@ def search(
         "seconds": round(time.perf_counter() - t0, 4),
         "gpu_counts": [int(x) for x in sorted(set(gpu_counts))][:64],
     }
-    if selection is not None:
-        best["search"]["selection"] = selection
     best["alternatives"] = [_alt(a) for a in alts]
     best["rejected"] = rejected
     if answered_feasible and best["explanation"]:
-        if selection is not None:
-            best["explanation"].append(
-                _why_band(objective, best, alts[0], inter_share[id(best)], inter_share[id(alts[0])])
-            )
-        else:
-            best["explanation"].append(_why_not(best, alts))
+        best["explanation"].append(_why_not(objective, price, best, alts))
     return best
 
 
@@ -357,61 +331,36 @@ def _layout_text(lay: dict[str, Any]) -> str:
     return text + f" ZeRO-{lay['zero']}"
 
 
-def _objective_value(objective: str, price: float | None, r: dict[str, Any]) -> tuple[float, str]:
+def _objective_value(objective: str, price: float | None, r: dict[str, Any]) -> float:
     if objective == "fastest":
-        return float(r["train_days"]), "train days"
+        return float(r["train_days"])
     usd = r.get("cost", {}).get("total_usd")
     if price is not None and isinstance(usd, int | float):
-        return float(usd), "USD"
-    return float(r["train_days"] * 24 * r["gpus"]), "GPU-hours"
+        return float(usd)
+    return float(r["train_days"] * 24 * r["gpus"])
 
 
-def _selection(objective: str, price: float | None, raw: dict[str, Any]) -> dict[str, Any]:
-    value, unit = _objective_value(objective, price, raw)
-    return {
-        "band": C.SELECTION_BAND,
-        "rule": (
-            f"Among the feasible layouts whose {_OBJECTIVE_NOUN[objective]} is within "
-            f"{100 * C.SELECTION_BAND:.0f}% of the best (the model's calibration error), the one with the "
-            "least exposed inter-node communication per iteration is chosen; ties go to the better objective."
-        ),
-        "best_by_objective": {"layout": raw["layout"], "value": round(value, 2), "unit": unit},
-    }
-
-
-_OBJECTIVE_NOUN = {
-    "fastest": "training time",
-    "cheapest": "cost",
-    "cheapest-within-deadline": "cost (meeting the deadline)",
-}
-
-
-def _why_band(
-    objective: str, best: dict[str, Any], raw: dict[str, Any], best_share: float, raw_share: float
-) -> str:
-    price = 1.0 if isinstance(raw.get("cost", {}).get("total_usd"), int | float) else None
-    (a, _), (b, _) = _objective_value(objective, price, raw), _objective_value(objective, price, best)
-    what = "faster" if objective == "fastest" else "cheaper"
-    diff = 100.0 * (b - a) / b if b > 0 else 0.0
-    return (
-        f"{_layout_text(raw['layout'])} on {raw['gpus']} GPUs is predicted {diff:.1f}% {what}, but that is "
-        f"inside the model's {100 * C.SELECTION_BAND:.0f}% error band, so the layout that relies less on "
-        f"the inter-node fabric (the least certain part of a rented cluster) was chosen: exposed inter-node "
-        f"communication {100 * best_share:.1f}% of the iteration vs {100 * raw_share:.1f}%."
-    )
-
-
-def _why_not(best: dict[str, Any], alts: list[dict[str, Any]]) -> str:
+def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: list[dict[str, Any]]) -> str:
     if not alts:
         return "No other feasible layout was found."
     a = alts[0]
     lay = a["layout"]
     diff = {k: v for k, v in lay.items() if best["layout"][k] != v}
     d = ", ".join(f"{k}={v}" for k, v in diff.items()) or "a different cluster size"
-    return (
+    text = (
         f"Runner-up ({d}, {a['gpus']} GPUs): {a['train_days']:.2f} days, MFU {100 * a['mfu']:.1f}% "
         f"vs {best['train_days']:.2f} days, MFU {100 * best['mfu']:.1f}%."
     )
+    # the model's largest calibration error (docs/MODEL.md): closer alternatives are not ranked by it
+    a_val, b_val = _objective_value(objective, price, a), _objective_value(objective, price, best)
+    gap = (a_val - b_val) / b_val if b_val > 0 else 0.0
+    if gap < C.CALIBRATION_MAX_ERROR:
+        what = "time" if objective == "fastest" else "cost"
+        text += (
+            f" The {what} differs by {100 * gap:.1f}%, less than the model's largest calibration error "
+            f"({100 * C.CALIBRATION_MAX_ERROR:.1f}%): the model cannot rank the two."
+        )
+    return text
 
 
 def _closest_infeasible(
