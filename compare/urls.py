@@ -1,5 +1,10 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from compare import views
 
 app_name = "compare"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.compare_page, name="page"),
+    path("sizing/<int:run_id>/", views.sizing_status, name="sizing-status"),
+]

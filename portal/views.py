@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 from django.db import connection
-from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from providers.models import Offering, Provider
+from compare import charts
+from compare import selectors as compare_selectors
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    by_fabric = Offering.objects.values("fabric").annotate(n=Count("id")).order_by("-n", "fabric")
+    """Catalog-wide charts from the catalog and the stored findings only (a fixed number of queries)."""
+    rows = compare_selectors.overview_offerings()
+    panels = [
+        charts.overview_fabric_panel(rows),
+        charts.overview_price_panel(rows),
+        charts.overview_features_panel(rows),
+        charts.overview_findings_panel(compare_selectors.overview_finding_counts()),
+    ]
     context = {
-        "offering_count": Offering.objects.count(),
-        "provider_count": Provider.objects.count(),
-        "by_fabric": by_fabric,
+        "offering_count": len(rows),
+        "provider_count": compare_selectors.provider_count(),
+        "panels": panels,
     }
     return render(request, "home.html", context)
 

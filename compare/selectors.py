@@ -1,0 +1,240 @@
+"""Reads of the compare pages: a bounded number of queries whatever the number of offerings.
+
+Each function here is one query (or a fixed handful); the figures are built from what they return
+(compare/charts.py), never by re-running the sizing model in the request.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db.models import Case, Count, IntegerField, Min, Q, QuerySet, Value, When
+
+from benchmarks.models import Upload
+from checks.models import CONTEXT_CLAIMS, SEVERITY_RANK, Finding
+from providers.models import BillingPlan, Offering, PricePoint
+from sizing.engine.workload import PRESETS
+from sizing.models import PlanResult, PlanRun, RunStatus, Workload
+
+MIN_OFFERINGS = 2
+MAX_OFFERINGS = 12
+_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,80}$")
+
+
+def _shown(value: str, limit: int = 60) -> str:
+    """A user-supplied value for an error message (the template escapes it; this only bounds its length)."""
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def parse_offering_slugs(values: list[str]) -> list[str]:
+    """`?offerings=a,b&offerings=c` -> ["a", "b", "c"] (order kept, duplicates dropped); ValidationError
+    naming `offerings` when there are fewer than 2 or more than 12, or a value is not a slug."""
+    slugs: list[str] = []
+    for value in values:
+        for part in value.split(","):
+            part = part.strip()
+            if part and part not in slugs:
+                slugs.append(part)
+    bad = [s for s in slugs if not _SLUG.match(s)]
+    if bad:
+        raise ValidationError({"offerings": f"not an offering slug: {_shown(bad[0])}"})
+    if len(slugs) < MIN_OFFERINGS:
+        raise ValidationError(
+            {"offerings": f"pick at least {MIN_OFFERINGS} offerings to compare (got {len(slugs)})"}
+        )
+    if len(slugs) > MAX_OFFERINGS:
+        raise ValidationError(
+            {"offerings": f"compare at most {MAX_OFFERINGS} offerings at a time (got {len(slugs)})"}
+        )
+    return slugs
+
+
+def offering_compare_list(*, slugs: list[str]) -> list[Offering]:
+    """The offerings in the order asked, with provider, GPU and plans joined (ValidationError naming
+    `offerings` for unknown slugs)."""
+    qs = (
+        Offering.objects.filter(slug__in=slugs)
+        .select_related("provider", "gpu")
+        .prefetch_related("plans")
+        .annotate(
+            on_demand_price=Min(
+                "plans__price_usd_per_gpu_hour", filter=Q(plans__kind=BillingPlan.Kind.ON_DEMAND)
+            )
+        )
+    )
+    by_slug = {o.slug: o for o in qs}
+    missing = [s for s in slugs if s not in by_slug]
+    if missing:
+        raise ValidationError(
+            {"offerings": "unknown offering" + ("s" if len(missing) > 1 else "") + ": " + ", ".join(missing)}
+        )
+    return [by_slug[s] for s in slugs]
+
+
+def offering_picker_list() -> QuerySet[Offering]:
+    return Offering.objects.select_related("provider").order_by("provider__name", "name")
+
+
+@dataclass(frozen=True)
+class WorkloadRef:
+    """What `?workload=` names: a preset (shared by everybody) or one of the user's own workloads."""
+
+    preset: str = ""
+    workload: Workload | None = None
+
+    @property
+    def value(self) -> str:
+        return self.preset or str(self.workload.pk if self.workload else "")
+
+    @property
+    def label(self) -> str:
+        if self.workload is not None:
+            return self.workload.name
+        return self.preset
+
+
+def workload_resolve(*, user: Any, value: str) -> WorkloadRef | None:
+    """None for no workload; a preset name; or the id of one of `user`'s workloads. ValidationError naming
+    `workload` otherwise (another user's workload does not exist for you)."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    if value in PRESETS:
+        return WorkloadRef(preset=value)
+    if value.isdigit() and len(value) < 19:
+        if user is not None and user.is_authenticated:
+            workload = Workload.objects.filter(pk=int(value), owner=user).first()
+            if workload is not None:
+                return WorkloadRef(workload=workload)
+        raise ValidationError(
+            {"workload": f"no workload {value} of yours (log in, or use a preset: {', '.join(PRESETS)})"}
+        )
+    raise ValidationError(
+        {
+            "workload": f"unknown workload {_shown(value)!r}: "
+            f"give the id of one of your workloads or a preset ({', '.join(PRESETS)})"
+        }
+    )
+
+
+def workload_choices(*, user: Any) -> list[tuple[str, str]]:
+    """(value, label) for the workload select: presets first, then the user's own workloads."""
+    choices = [(name, f"preset: {name}") for name in PRESETS]
+    if user is not None and user.is_authenticated:
+        for pk, name in (
+            Workload.objects.filter(owner=user).order_by("-created_at", "-id").values_list("pk", "name")[:50]
+        ):
+            choices.append((str(pk), f"yours: {name} (#{pk})"))
+    return choices
+
+
+def run_covering(*, runs: QuerySet[PlanRun], offering_ids: list[int]) -> PlanRun | None:
+    """The best of `runs` that sizes every offering: a finished one first, else one still going; failed
+    runs do not count (one query)."""
+    wanted = len(set(offering_ids))
+    return (
+        runs.exclude(status=RunStatus.FAILED)
+        .annotate(covered=Count("offerings", filter=Q(offerings__in=offering_ids), distinct=True))
+        .filter(covered=wanted)
+        .annotate(
+            done_first=Case(
+                When(status=RunStatus.DONE, then=Value(0)), default=Value(1), output_field=IntegerField()
+            )
+        )
+        .order_by("done_first", "-created_at", "-id")
+        .select_related("workload")
+        .first()
+    )
+
+
+def run_results_by_offering(*, run: PlanRun, offering_ids: list[int]) -> dict[int, PlanResult]:
+    return {r.offering_id: r for r in PlanResult.objects.filter(run=run, offering_id__in=offering_ids)}
+
+
+def public_uploads(*, offering_ids: list[int]) -> list[Upload]:
+    """Public parsed evidence about the offerings, newest first (everyone may see it; one query)."""
+    return list(
+        Upload.objects.filter(
+            offering_id__in=offering_ids, visibility=Upload.Visibility.PUBLIC, status=Upload.Status.PARSED
+        )
+        .select_related("owner")
+        .order_by("-created_at", "-id")
+    )
+
+
+def price_points(*, offering_ids: list[int]) -> list[PricePoint]:
+    return list(
+        PricePoint.objects.filter(plan__offering_id__in=offering_ids)
+        .select_related("plan")
+        .order_by("plan__offering_id", "plan_id", "as_of", "recorded_at", "id")
+    )
+
+
+def _severity_order() -> Case:
+    return Case(
+        *[When(severity=sev.value, then=Value(rank)) for sev, rank in SEVERITY_RANK.items()],
+        default=Value(len(SEVERITY_RANK)),
+        output_field=IntegerField(),
+    )
+
+
+def catalog_findings(*, offering_ids: list[int]) -> list[Finding]:
+    """The offerings' findings on their published facts, most severe first (one query)."""
+    return list(
+        Finding.objects.filter(offering_id__in=offering_ids, context=CONTEXT_CLAIMS)
+        .annotate(severity_order=_severity_order())
+        .order_by("offering_id", "severity_order", "code")
+    )
+
+
+def overview_offerings() -> list[dict[str, Any]]:
+    """Every offering as the few values the overview charts need (one query, no model instances)."""
+    return list(
+        Offering.objects.annotate(
+            on_demand_price=Min(
+                "plans__price_usd_per_gpu_hour", filter=Q(plans__kind=BillingPlan.Kind.ON_DEMAND)
+            )
+        )
+        .order_by("provider__name", "name")
+        .values(
+            "id",
+            "slug",
+            "name",
+            "fictional",
+            "provider__name",
+            "gpu__key",
+            "gpu_label",
+            "fabric",
+            "nics_per_node",
+            "gbps_per_nic",
+            "gpus_per_node",
+            "on_demand_price",
+            "health_checks",
+            "auto_bad_node_detection",
+            "auto_replacement",
+            "auto_checkpoint_restart",
+            "spare_node_pool",
+            "topology_aware_placement",
+            "usable_gpu_guarantee_pct",
+            "exclusivity",
+        )
+    )
+
+
+def overview_finding_counts() -> list[dict[str, Any]]:
+    """Catalog findings counted by code and severity (one aggregate query)."""
+    return list(
+        Finding.objects.filter(context=CONTEXT_CLAIMS)
+        .values("code", "severity")
+        .annotate(n=Count("id"))
+        .order_by("code", "severity")
+    )
+
+
+def provider_count() -> int:
+    from providers.models import Provider
+
+    return Provider.objects.count()
