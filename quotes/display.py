@@ -1,0 +1,268 @@
+"""How a quote reads, computed once from its snapshot so the page and the PDF show identical strings.
+
+Pure: no Django import. Money is formatted from the snapshot's exact decimal strings.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from providers.facts import FACTS, GROUPS  # the fact registry: plain data, no Django import
+
+NOT_PUBLISHED = "not published"
+ITEM_LABELS = {
+    "compute": "Compute",
+    "failure_overhead": "Failure and restart overhead",
+    "spares": "Spare nodes",
+    "checkpoint_storage": "Checkpoint storage",
+    "dataset_storage": "Dataset storage",
+    "egress": "Internet egress",
+    "traffic": "Inter-node traffic",
+    "support": "Support",
+    "setup": "Setup fee",
+}
+# The parts of one step in the engine's order. PostgreSQL's jsonb does not keep key order, so anything
+# shown from a dict of the snapshot is put in a fixed order here.
+ITERATION_ORDER = (
+    "compute",
+    "recompute",
+    "tp_comm",
+    "pp_comm",
+    "dp_comm",
+    "ep_comm",
+    "cp_comm",
+    "bubble",
+    "other",
+)
+SEVERITY_WORDS = {"critical": "✖ Critical", "warning": "▲ Warning", "info": "ℹ Info"}
+
+
+def _dec(value: Any) -> Decimal | None:
+    if value is None or value == "":
+        return None
+    try:
+        return Decimal(str(value))
+    except InvalidOperation:
+        return None
+
+
+def iteration_items(sizing: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The step-time breakdown of the sizing as (part, seconds), in a fixed order."""
+    parts = dict(sizing.get("iteration_breakdown_s") or {})
+    known = [k for k in ITERATION_ORDER if k in parts]
+    return [(k, parts[k]) for k in known + sorted(set(parts) - set(known))]
+
+
+def usd(value: Any, missing: str = NOT_PUBLISHED) -> str:
+    """`$1,234,567.89`, or the word for a price nobody published."""
+    d = _dec(value)
+    return missing if d is None else f"${d:,.2f}"
+
+
+def unit_price(value: Any) -> str:
+    """A unit price with every published digit (storage is priced in fractions of a cent)."""
+    d = _dec(value)
+    if d is None:
+        return NOT_PUBLISHED
+    if d == d.quantize(Decimal("0.01")):
+        return f"${d:,.2f}"
+    return f"${d.normalize():,f}"
+
+
+def number(value: Any, places: int = 2) -> str:
+    """Thousands separators, at most `places` decimals, no trailing zeros."""
+    d = _dec(value)
+    if d is None:
+        return "—"
+    text = f"{d:,.{places}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def pct(value: Any) -> str:
+    d = _dec(value)
+    return "—" if d is None else f"{d * 100:.1f}%"
+
+
+def fact_text(value: Any, unit: str = "") -> str:
+    if value is None or value == []:
+        return NOT_PUBLISHED
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    if (
+        isinstance(value, float | int | Decimal | str)
+        and _dec(value) is not None
+        and not isinstance(value, str)
+    ):
+        return f"{number(value, 6)} {unit}".strip()
+    return f"{value} {unit}".strip() if unit and not isinstance(value, str) else str(value)
+
+
+def bill_rows(bill: dict[str, Any]) -> list[dict[str, str]]:
+    rows = []
+    for ln in bill.get("lines") or []:
+        rows.append(
+            {
+                "item": ITEM_LABELS.get(ln.get("item"), str(ln.get("item"))),
+                "quantity": number(ln.get("quantity")),
+                "unit": str(ln.get("unit") or ""),
+                "unit_price": unit_price(ln.get("unit_price_usd")),
+                "usd": usd(ln.get("usd"), missing="unknown"),
+                "published": "yes" if ln.get("published", True) else "no",
+                "note": str(ln.get("note") or ""),
+            }
+        )
+    return rows
+
+
+def _refs(evidence: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for ref in evidence or []:
+        text = str(ref.get("text") or "")
+        if ref.get("file"):
+            lines = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in ref.get("lines") or [])
+            text += f" ({ref['file']}{', lines ' + lines if lines else ''})"
+        elif ref.get("fact") and str(ref["fact"]) not in text:
+            text += f" (fact {ref['fact']} = {fact_text(ref.get('value'))})"
+        out.append(text)
+    return out
+
+
+def quote_view(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The strings of a quote, ready for the templates."""
+    bill = snapshot.get("bill") or {}
+    sizing = snapshot.get("sizing") or {}
+    goodput = sizing.get("goodput") or {}
+    job = bill.get("job") or {}
+    plan = snapshot.get("plan") or {}
+    total_label = "Total" if bill.get("complete") else "Total of the published lines (the bill is incomplete)"
+    sources: dict[str, dict[str, Any]] = {}
+    for group in snapshot.get("provenance") or []:
+        for src in group.get("sources") or []:
+            sources.setdefault(src.get("key") or src.get("title"), src)
+    for p in snapshot.get("plans") or []:
+        for src in p.get("sources") or []:
+            sources.setdefault(src.get("key") or src.get("title"), src)
+    return {
+        "number": snapshot.get("number", ""),
+        "issued_on": snapshot.get("issued_on", ""),
+        "valid_until": snapshot.get("valid_until", ""),
+        "buyer": snapshot.get("buyer") or {},
+        "offering": snapshot.get("offering") or {},
+        "workload": snapshot.get("workload") or {},
+        "plan": plan,
+        "plan_price": unit_price(plan.get("price_usd_per_gpu_hour")),
+        "complete": bool(bill.get("complete")),
+        "total": usd(bill.get("total_usd")),
+        "total_label": total_label,
+        "per_billion_tokens": usd(bill.get("usd_per_billion_tokens"), missing="—"),
+        "per_useful_gpu_hour": unit_price(bill.get("usd_per_useful_gpu_hour")),
+        "bill_rows": bill_rows(bill),
+        "plans": [
+            {
+                "name": str(p.get("name") or ""),
+                "kind": str(p.get("kind") or ""),
+                "price": unit_price(p.get("price_usd_per_gpu_hour")),
+                "billed_hours": number(p.get("billed_hours")),
+                "total": usd(p.get("total_usd"), missing="—"),
+                "complete": "complete" if p.get("complete") else "incomplete",
+                "chosen": bool(p.get("chosen")),
+                "break_even": f"{number(p.get('break_even_days'), 1)} days"
+                if p.get("break_even_days") is not None
+                else "—",
+            }
+            for p in bill.get("plans") or []
+        ],
+        "layout": snapshot.get("layout_text") or "—",
+        "headline": [
+            ("GPUs", number(sizing.get("gpus") or job.get("gpus"), 0)),
+            ("Nodes", number(sizing.get("nodes") or job.get("nodes"), 0)),
+            ("Parallel layout", snapshot.get("layout_text") or "—"),
+            ("Training time", f"{number(sizing.get('train_days'), 1)} days (with failures)"),
+            ("Without failures", f"{number(sizing.get('train_days_no_failures'), 1)} days"),
+            ("MFU", pct(sizing.get("mfu"))),
+            ("Goodput", pct(goodput.get("fraction"))),
+            ("Billed hours", number(bill.get("billed_hours"))),
+            ("Billed nodes", number(bill.get("billed_nodes"), 0)),
+        ],
+        "goodput": [
+            ("Job MTBF", f"{number(goodput.get('mtbf_h'), 1)} h"),
+            ("Checkpoint size", f"{number(goodput.get('checkpoint_gb'), 1)} GB"),
+            ("Checkpoint write", f"{number(goodput.get('checkpoint_write_s'), 1)} s"),
+            ("Checkpoint interval (Young/Daly)", f"{number(goodput.get('checkpoint_interval_min'), 1)} min"),
+            ("Restart", f"{number(goodput.get('restart_min'), 1)} min"),
+            ("Expected failures", number(goodput.get("expected_failures"), 1)),
+            ("Goodput", pct(goodput.get("fraction"))),
+        ],
+        "goodput_note": str(goodput.get("restart") or ""),
+        "iteration": [(k.replace("_", " "), number(v, 3)) for k, v in iteration_items(sizing)]
+        + [("total", number(sizing.get("iteration_time_s"), 3))],
+        "explanation": [str(x) for x in sizing.get("explanation") or []],
+        "sizing_assumptions": [str(x) for x in sizing.get("assumptions") or []],
+        "bill_assumptions": [str(x) for x in bill.get("assumptions") or []],
+        "findings": [
+            {
+                "code": f.get("code"),
+                "severity": f.get("severity"),
+                "severity_word": SEVERITY_WORDS.get(f.get("severity") or "", str(f.get("severity"))),
+                "title": f.get("title"),
+                "advice": f.get("advice"),
+                "evidence": _refs(f.get("evidence") or []),
+            }
+            for f in snapshot.get("findings") or []
+        ],
+        "open": _open(snapshot.get("open_questions") or {}),
+        "fact_groups": _fact_groups(snapshot),
+        "provenance": snapshot.get("provenance") or [],
+        "plan_sources": [
+            {
+                "name": p.get("name"),
+                "kind": p.get("kind"),
+                "price": unit_price(p.get("price_usd_per_gpu_hour")),
+                "as_of": p.get("as_of") or "—",
+                "region": p.get("region") or "",
+                "sources": ", ".join(str(s.get("key")) for s in p.get("sources") or []) or "—",
+            }
+            for p in snapshot.get("plans") or []
+        ],
+        "sources": sorted(sources.values(), key=lambda s: str(s.get("key"))),
+    }
+
+
+def _fact_groups(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    """The offering's facts by group with each group's sources and as-of date (FACTS order)."""
+    facts = snapshot.get("facts") or {}
+    prov = {p.get("group"): p for p in snapshot.get("provenance") or []}
+    groups = []
+    for key, label in GROUPS.items():
+        rows = []
+        for fact in FACTS:
+            if fact.group != key:
+                continue
+            value = facts.get("nodes") if fact.name == "max_nodes" else facts.get(fact.name)
+            rows.append({"name": fact.name, "label": fact.label, "value": fact_text(value, fact.unit)})
+        p = prov.get(key) or {}
+        groups.append(
+            {
+                "label": label,
+                "rows": rows,
+                "as_of": p.get("as_of") or "not dated",
+                "sources": ", ".join(str(s.get("key")) for s in p.get("sources") or [])
+                or "no source recorded",
+                "note": p.get("note") or "",
+            }
+        )
+    return groups
+
+
+def _open(open_questions: dict[str, Any]) -> dict[str, Any]:
+    out = dict(open_questions)
+    out["bill_lines"] = [
+        {**ln, "item": ITEM_LABELS.get(ln.get("item"), str(ln.get("item")))}
+        for ln in open_questions.get("bill_lines") or []
+    ]
+    return out

@@ -1,0 +1,71 @@
+"""Quotes: a frozen offer made from a sizing result, private to its owner, with a cached PDF.
+
+Everything a quote shows lives in `snapshot` (the offering's facts, sources and prices, the bill, the
+findings and the open questions as they were when it was issued), so catalog edits never change it.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+
+class PdfStatus(models.TextChoices):
+    NONE = "none", "Not rendered"
+    RENDERING = "rendering", "Rendering"
+    READY = "ready", "Ready"
+    FAILED = "failed", "Failed"
+
+
+class Quote(models.Model):
+    PdfStatus = PdfStatus
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quotes")
+    number = models.CharField(max_length=32, unique=True)
+    issued_on = models.DateField()
+    valid_until = models.DateField()
+    # Links back for navigation only; the quote itself reads nothing but `snapshot`.
+    offering = models.ForeignKey(
+        "providers.Offering", null=True, blank=True, on_delete=models.SET_NULL, related_name="quotes"
+    )
+    run = models.ForeignKey(
+        "sizing.PlanRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="quotes"
+    )
+    workload = models.ForeignKey(
+        "sizing.Workload", null=True, blank=True, on_delete=models.SET_NULL, related_name="quotes"
+    )
+    offering_name = models.CharField(max_length=600)
+    plan_name = models.CharField(max_length=200, blank=True)
+    total_usd = models.DecimalField(max_digits=18, decimal_places=2, null=True, blank=True)
+    complete = models.BooleanField(default=False)
+    snapshot = models.JSONField()
+    # sha256 of the snapshot and the renderer version: the key of the cached PDF.
+    version = models.CharField(max_length=64)
+    share_token = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    shared_at = models.DateTimeField(null=True, blank=True)
+    pdf_status = models.CharField(max_length=10, choices=PdfStatus.choices, default=PdfStatus.NONE)
+    pdf_name = models.CharField(max_length=300, blank=True)
+    pdf_has_charts = models.BooleanField(null=True, blank=True)
+    pdf_error = models.TextField(blank=True)
+    pdf_requested_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(pdf_status__in=PdfStatus.values), name="quote_pdf_status_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(valid_until__gte=models.F("issued_on")), name="quote_validity"
+            ),
+            models.CheckConstraint(condition=~Q(number=""), name="quote_number_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return self.number
+
+    def get_absolute_url(self) -> str:
+        return reverse("quotes:detail", args=[self.pk])
