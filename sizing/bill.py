@@ -131,6 +131,43 @@ def spare_nodes(facts: dict[str, Any], nodes: int) -> tuple[int, str]:
     return spares, f"{pct}% usable GPUs guaranteed: ceil({nodes} × {100 - pct_d}%) = {spares} spare node(s)"
 
 
+def _spares_line(
+    facts: dict[str, Any],
+    spares: int,
+    spare_note: str,
+    working_gpus: int,
+    gpn: int,
+    hours: Decimal,
+    price: Decimal | None,
+) -> dict[str, Any]:
+    """GPU-hours that keep the job whole under the guarantee: whole spare nodes, or a longer run.
+
+    DESIGN section 5: "usable-GPU shortfalls extend the run or need spare nodes". Up to (100 - pct)% of
+    the GPUs may be unusable at any time; a small job absorbs that more cheaply by running up to
+    100/pct - 1 longer than by renting a whole spare node, a large one by spares. The cheaper is billed.
+    """
+    spare_hours = Decimal(spares * gpn) * hours
+    if spares:
+        pct = Decimal(str(facts["usable_gpu_guarantee_pct"]))
+        longer_pct = ((Decimal(100) / pct - 1) * 100).quantize(CENT)
+        extension = (Decimal(working_gpus) * hours * (Decimal(100) / pct - 1)).quantize(CENT)
+        if extension < spare_hours:
+            item = line(
+                "spares",
+                extension,
+                "GPU-hour",
+                price,
+                f"{pct}% usable GPUs guaranteed: running up to {longer_pct}%"
+                f" longer on {working_gpus} GPUs ({extension} GPU-h) is cheaper than {spares} spare node(s)"
+                f" ({spare_hours} GPU-h)",
+            )
+            item["_spare_nodes"] = 0
+            return item
+    item = line("spares", spare_hours, "GPU-hour", price, f"{spare_note}; {spares * gpn} GPUs × {hours} h")
+    item["_spare_nodes"] = spares
+    return item
+
+
 def _months(hours: Decimal) -> Decimal:
     return (hours / HOURS_PER_MONTH).quantize(CENT, rounding=ROUND_CEILING)
 
@@ -162,14 +199,9 @@ def plan_bill(facts: dict[str, Any], plan: dict[str, Any] | None, job: Job) -> d
             price,
             f"{working_gpus} GPUs × {overhead_hours} h lost to failures, restarts and checkpoint writes",
         ),
-        line(
-            "spares",
-            spares * gpn * hours,
-            "GPU-hour",
-            price,
-            f"{spare_note}; {spares * gpn} GPUs × {hours} h",
-        ),
+        _spares_line(facts, spares, spare_note, working_gpus, gpn, hours, price),
     ]
+    spares = lines[-1].pop("_spare_nodes")
     months = _months(job.wall_hours)
     storage_price = dec(facts.get("storage_price_usd_per_gb_month"))
     included = dec(facts.get("storage_included_gb"))

@@ -15,7 +15,9 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from checks.rules import run_rules
+from checks.models import context_for_run
+from checks.rules import Finding, run_rules
+from checks.services import findings_store
 from providers.models import Offering
 from providers.selectors import offering_queryset
 from sizing import bill as bill_module
@@ -28,8 +30,15 @@ from sizing.ranking import rank_key
 logger = logging.getLogger(__name__)
 
 # Offerings per chunk task: small enough that several workers share a catalog of a few dozen offerings,
-# large enough that the per-task overhead stays below the ~50 ms a sizing takes.
-CHUNK_SIZE = getattr(settings, "SIZING_CHUNK_SIZE", 4)
+# large enough that the per-task overhead stays below the ~50 ms a sizing takes. settings.SIZING_CHUNK_SIZE
+# overrides it (read at fan-out time, so a test or a deployment can change it without a reimport).
+CHUNK_SIZE = 4
+
+
+def chunk_size() -> int:
+    return max(1, int(getattr(settings, "SIZING_CHUNK_SIZE", CHUNK_SIZE)))
+
+
 # A run still queued this long after creation lost its enqueue (broker down): the sweeper re-enqueues it.
 QUEUED_GRACE_S = getattr(settings, "SIZING_QUEUED_GRACE_S", 30)
 # A running run without progress for longer than a task may live lost a chunk with its worker.
@@ -104,6 +113,10 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
     values.update({k: v for k, v in fields.items() if v is not None and v != ""})
     if values.get("layers") is not None:
         values.pop("params", None)
+    for field in ("budget_usd", "deadline_days"):
+        # The database constraints say the same, but without the field's name.
+        if values.get(field) is not None and values[field] <= 0:
+            raise ValidationError({field: "must be greater than zero (leave it empty for none)"})
     workload = Workload(owner=owner, name=name or preset or "custom", preset=preset, **values)
     try:
         workload_from_dict(workload.to_engine_dict())
@@ -175,7 +188,8 @@ def plan_run_start(*, run_id: int) -> None:
             run.save(update_fields=["status", "started_at", "progress_total", "progress_done", "updated_at"])
         else:
             PlanRun.objects.filter(pk=run_id).update(updated_at=timezone.now())
-        chunks = [todo[i : i + CHUNK_SIZE] for i in range(0, len(todo), CHUNK_SIZE)]
+        size = chunk_size()
+        chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
         for chunk in chunks:
             transaction.on_commit(partial(plan_run_chunk_task.delay, run_id, chunk))
     if not todo:
@@ -184,6 +198,14 @@ def plan_run_start(*, run_id: int) -> None:
 
 def size_offering(*, workload: Workload, facts: dict[str, Any], objective: str) -> dict[str, Any]:
     """One offering's sizing, full bill and pitfall codes, as PlanResult field values."""
+    values, _ = size_offering_with_findings(workload=workload, facts=facts, objective=objective)
+    return values
+
+
+def size_offering_with_findings(
+    *, workload: Workload, facts: dict[str, Any], objective: str
+) -> tuple[dict[str, Any], list[Finding]]:
+    """size_offering, plus the pitfall findings themselves (severity, evidence, advice) for the checks app."""
     engine_objective = objective
     if objective == "cheapest" and workload.deadline_days is not None:
         engine_objective = "cheapest-within-deadline"
@@ -217,7 +239,7 @@ def size_offering(*, workload: Workload, facts: dict[str, Any], objective: str) 
         values["plan_name"] = full["plan"]["name"] or ""
     findings = run_rules(facts, workload=workload.to_rules_dict(), sizing=sizing, bill=values["bill"] or None)
     values["findings"] = list(dict.fromkeys(f.code for f in findings))
-    return values
+    return values, list(findings)
 
 
 def plan_run_execute_chunk(*, run_id: int, offering_ids: list[int]) -> int:
@@ -232,11 +254,16 @@ def plan_run_execute_chunk(*, run_id: int, offering_ids: list[int]) -> int:
     for offering in offerings:
         if PlanResult.objects.filter(run=run, offering=offering).exists():
             continue
-        values = size_offering(workload=run.workload, facts=offering.facts(), objective=run.objective)
+        values, findings = size_offering_with_findings(
+            workload=run.workload, facts=offering.facts(), objective=run.objective
+        )
         with transaction.atomic():
             _, created = PlanResult.objects.get_or_create(run=run, offering=offering, defaults=values)
             if created:
                 created_count += 1
+                # The offering's page and /api/v1/findings/ show what this job would meet there; the codes
+                # stay on the PlanResult for the ranking. Same transaction: both are stored or neither.
+                findings_store(offering=offering, context=context_for_run(run.pk), findings=findings)
                 PlanRun.objects.filter(pk=run_id).update(
                     progress_done=F("progress_done") + 1, updated_at=timezone.now()
                 )

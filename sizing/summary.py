@@ -19,43 +19,57 @@ INTRA = {
 }
 
 
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def parallelism_words(layout: dict[str, Any]) -> str:
-    parts = []
+    """E.g. "4-way tensor parallelism, 8 pipeline stages and 12-way data parallelism (3D) with ZeRO-1"."""
     tp, pp, dp = layout.get("tp", 1), layout.get("pp", 1), layout.get("dp", 1)
+    cp, ep = layout.get("cp") or 1, layout.get("ep") or 1
+    parts = []
     if tp > 1:
-        parts.append(f"tensor parallelism {tp}")
+        parts.append(f"{tp}-way tensor parallelism")
     if pp > 1:
         parts.append(f"{pp} pipeline stages")
-    if (layout.get("cp") or 1) > 1:
-        parts.append(f"context parallelism {layout['cp']}")
-    if (layout.get("ep") or 1) > 1:
-        parts.append(f"expert parallelism {layout['ep']}")
+    if cp > 1:
+        parts.append(f"{cp}-way context parallelism")
+    if ep > 1:
+        parts.append(f"{ep}-way expert parallelism")
     if dp > 1:
-        parts.append(f"{dp}-way data parallelism" if parts else "data parallelism")
-    words = " + ".join(parts) or "a single GPU"
+        parts.append(f"{dp}-way data parallelism")
+    if not parts:
+        return "a single GPU"
+    words = _join(parts)
+    if tp > 1 and pp > 1 and dp > 1:
+        words += " (3D parallelism)"
     if layout.get("zero"):
         words += f" with ZeRO-{layout['zero']}"
     return words
 
 
 def winner_sentence(workload_name: str, result: Any) -> str:
-    """E.g. "13b fits 1 node of 8 full-mesh (NVSwitch) GPUs on X with data parallelism with ZeRO-1"."""
+    """E.g. "13b fits 1 node of 8 full-mesh (NVSwitch) GPUs on X, using 8-way data parallelism with ZeRO-1:
+    20.1 days (deadline 30), $12,345." Every word comes from the result, none from a fixed rule."""
     sizing = result.sizing or {}
     offering = sizing.get("offering") or {}
     if not result.feasible:
         return f"No offering in this run can train {workload_name}: " + "; ".join(sizing.get("reasons") or [])
     nodes = result.nodes or 1
     gpn = offering.get("gpus_per_node") or result.offering.gpus_per_node
-    intra = INTRA.get(offering.get("intra_node") or "", "")
+    intra = INTRA.get(offering.get("intra_node") or result.offering.intra_node or "", "")
     where = f"{nodes} node{'s' if nodes != 1 else ''} of {gpn} {intra} GPUs".replace("  ", " ")
-    text = f"{workload_name} fits {where} on {result.offering.name} with {parallelism_words(result.layout)}"
-    if nodes > 1 and offering.get("fabric"):
-        fabric = FABRIC.get(offering["fabric"], offering["fabric"])
+    text = f"{workload_name} fits {where} on {result.offering.name}, using {parallelism_words(result.layout)}"
+    fabric_key = offering.get("fabric") or result.offering.fabric
+    if nodes > 1 and fabric_key:
+        fabric = FABRIC.get(fabric_key, fabric_key)
         text += f", across {'an' if fabric[0] in 'AEIOU' else 'a'} {fabric} fabric"
         gbps = result.offering.gbps_per_nic
         if gbps:
             text += f" at {gbps:g} Gb/s per port"
     text += f": {result.train_days:.1f} days"
+    if sizing.get("deadline_days") and sizing.get("meets_deadline"):
+        text += f" (deadline {sizing['deadline_days']:g})"
     if result.cost_total_usd is not None:
         text += f", ${result.cost_total_usd:,.0f}{'' if result.cost_complete else ' (incomplete bill)'}"
     return text + "."

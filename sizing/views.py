@@ -15,6 +15,8 @@ from sizing.forms import PlanForm, RunViewForm
 from sizing.models import Objective
 from sizing.summary import tokens_text, winner_sentence
 
+RUN_FILTERS = ("gpu", "fabric", "feasible_only", "complete_only", "within_budget")
+
 
 def _add_errors(form: PlanForm, exc: ValidationError) -> None:
     if hasattr(exc, "error_dict"):
@@ -67,22 +69,32 @@ def _run_context(request: HttpRequest, run_id: int) -> dict[str, Any]:
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     context = _run_context(request, run_id)
     run = context["run"]
-    view_form = RunViewForm(request.GET or None)
+    view_form = RunViewForm(request.GET or None, choices=selectors.run_filter_choices(run=run))
     options: dict[str, Any] = view_form.cleaned_data if view_form.is_valid() else {}
     objective = options.get("objective") or run.objective
     results = selectors.run_results(
-        run=run, objective=objective, feasible_only=bool(options.get("feasible_only"))
+        run=run,
+        objective=objective,
+        feasible_only=bool(options.get("feasible_only")),
+        complete_only=bool(options.get("complete_only")),
+        within_budget=bool(options.get("within_budget")),
+        gpu=options.get("gpu") or "",
+        fabric=options.get("fabric") or "",
     )
-    if options.get("complete_only"):
-        results = [r for r in results if r.cost_complete]
+    filtered = any(options.get(k) for k in RUN_FILTERS)
+    # The recommendation is the winner of the whole run under the chosen objective; filters only narrow
+    # the table below it.
+    ranked = selectors.run_results(run=run, objective=objective) if filtered else results
+    winner = ranked[0] if ranked else None
     context.update(
+        filtered=filtered,
         view_form=view_form,
         objective=objective,
         tokens_text=tokens_text(run.workload.train_tokens),
         objective_label=Objective(objective).label,
         results=results,
-        summary=winner_sentence(run.workload.name, results[0]) if results and run.finished else "",
-        winner=results[0] if results else None,
+        summary=winner_sentence(run.workload.name, winner) if winner and run.finished else "",
+        winner=winner,
     )
     return render(request, "sizing/run.html", context)
 

@@ -100,9 +100,20 @@ def test_spare_nodes_follow_the_usable_gpu_guarantee() -> None:
     assert spare_nodes({"usable_gpu_guarantee_pct": 90.0}, 11)[0] == 2
     count, note = spare_nodes({"usable_gpu_guarantee_pct": None}, 10)
     assert count == 0 and "not published" in note
+    # 100 nodes at 95%: 5 spare nodes (4,400 GPU-h) beat running 5.26% longer (4,631.58 GPU-h)
+    bill = plan_bill({**FACTS, "usable_gpu_guarantee_pct": 95.0}, OD, job(nodes=100))
+    assert lines(bill)["spares"]["quantity"] == Decimal(5 * 8 * 110)
+    assert lines(bill)["spares"]["usd"] == Decimal("11000.00")
+    assert bill["billed_nodes"] == 105
+
+
+def test_a_small_job_absorbs_the_shortfall_by_running_longer_instead_of_a_spare_node() -> None:
+    # 2 nodes at 95%: one spare node would be 880 GPU-h; running 100/95 - 1 longer costs 92.63 GPU-h
     bill = plan_bill({**FACTS, "usable_gpu_guarantee_pct": 95.0}, OD, job())
-    assert lines(bill)["spares"]["quantity"] == Decimal(8 * 110)
-    assert lines(bill)["spares"]["usd"] == Decimal("2200.00")
+    spares = lines(bill)["spares"]
+    assert spares["quantity"] == Decimal("92.63")
+    assert spares["usd"] == Decimal("231.58")
+    assert "longer" in spares["note"] and bill["billed_nodes"] == 2
 
 
 def test_storage_egress_support_setup_lines() -> None:

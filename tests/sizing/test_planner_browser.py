@@ -78,3 +78,72 @@ def test_fill_the_form_run_and_read_the_ranking(
     page.wait_for_selector("#bill")
     page.screenshot(path=str(artifacts / "plan-result.png"), full_page=True)
     assert "checkpoint_storage" in page.locator("#bill").inner_text()
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.integration
+def test_a_buyer_watches_a_real_worker_size_the_demo_catalog(
+    live_server: Any, page: Any, celery_worker: Any, artifacts: Path
+) -> None:
+    """Not eager: the POST only enqueues, a real `celery worker` (PostgreSQL + Redis) sizes the demo catalog
+    while the page polls the progress fragment, then the ranking appears."""
+    from providers.catalog import catalog_import, read_catalog_file
+    from providers.models import Offering
+    from providers.services import gpu_table_sync
+
+    gpu_table_sync()
+    catalog_import(data=read_catalog_file(REPO / "providers" / "demo" / "catalog.yaml"))
+    total = Offering.objects.count()
+    assert total >= 20
+    UserFactory(username="buyer", password="buyer-pw")
+    page.goto(f"{live_server.url}/accounts/login/?next=/plan/")
+    page.fill("input[name=username]", "buyer")
+    page.fill("input[name=password]", "buyer-pw")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/plan/")
+    page.select_option("select[name=preset]", "llama3-70b")
+    page.fill("input[name=train_tokens]", "1.4e12")
+    page.fill("input[name=deadline_days]", "90")
+    page.fill("input[name=budget_usd]", "2500000")
+    page.fill("input[name=dataset_size_gb]", "6000")
+    page.screenshot(path=str(artifacts / "plan-worker-1-form.png"), full_page=True)
+    page.click("button:has-text('Size it on the catalog')")
+    page.wait_for_selector("#run-progress")
+
+    # Watch the fragment the page polls (htmx, every second) until the run is done.
+    seen: list[tuple[str, str]] = []
+    intermediate_shot = False
+    for _ in range(1200):
+        status = page.locator("#run-status").get_attribute("data-status") or ""
+        count = page.locator("#run-count").inner_text()
+        if not seen or seen[-1] != (status, count):
+            seen.append((status, count))
+        done, of = (int(x) for x in count.split(" of "))
+        if status == "running" and 0 < done < of and not intermediate_shot:
+            page.screenshot(path=str(artifacts / "plan-worker-2-progress.png"), full_page=True)
+            intermediate_shot = True
+        if status == "done":
+            break
+        page.wait_for_timeout(100)
+    assert seen[-1] == ("done", f"{total} of {total}"), seen
+    assert any(s == "running" and 0 < int(c.split(" of ")[0]) < total for s, c in seen), seen
+    assert intermediate_shot
+
+    page.wait_for_selector("#ranking")
+    rows = page.locator("#ranking tbody tr")
+    assert rows.count() == total
+    verdict = page.locator("#verdict").inner_text()
+    assert verdict.startswith("Recommendation.") and "llama3-70b fits" in verdict
+    page.screenshot(path=str(artifacts / "plan-worker-3-ranking.png"), full_page=True)
+    page.select_option("select[name=fabric]", "infiniband")
+    page.check("input[name=within_budget]")
+    page.click("button:has-text('Apply')")
+    page.wait_for_selector("#ranking")
+    assert 0 < page.locator("#ranking tbody tr").count() < total
+    assert page.locator("#verdict").inner_text() == verdict
+    page.screenshot(path=str(artifacts / "plan-worker-4-filtered.png"), full_page=True)
+    page.click("#ranking tbody tr >> nth=0 >> a")
+    page.wait_for_selector("#bill")
+    page.screenshot(path=str(artifacts / "plan-worker-5-result.png"), full_page=True)
