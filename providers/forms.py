@@ -48,6 +48,7 @@ class OfferingFilterForm(forms.Form):
     )
     include_fictional = forms.BooleanField(required=False, initial=True, label="Include sample offerings")
     sort = forms.ChoiceField(required=False, choices=[("", "provider"), *((k, k) for k in SORTS)])
+    page = forms.IntegerField(required=False, min_value=1)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
@@ -15,6 +16,8 @@ from providers.facts import FACTS, GROUPS, facts_in_group
 from providers.forms import FT_FEATURES, OfferingEditForm, OfferingFilterForm
 from providers.models import Offering
 
+BROWSE_PAGE_SIZE = 50
+
 
 def offering_browse(request: HttpRequest) -> HttpResponse:
     params = request.GET.copy()
@@ -23,13 +26,21 @@ def offering_browse(request: HttpRequest) -> HttpResponse:
     form = OfferingFilterForm(params)
     status = 200
     offerings: Any = []
+    page_obj = None
     if form.is_valid():
-        offerings = selectors.offering_list(filters=form.cleaned_data)
+        # A page of the catalog at a time: a full catalog of hundreds of rows is slow to render and to read.
+        paginator = Paginator(selectors.offering_list(filters=form.cleaned_data), BROWSE_PAGE_SIZE)
+        page_obj = paginator.get_page(form.cleaned_data.get("page") or 1)
+        offerings = page_obj.object_list
     else:
         status = 400
+    query = params.copy()
+    query.pop("page", None)
     context = {
         "form": form,
         "offerings": offerings,
+        "page_obj": page_obj,
+        "query": query.urlencode(),
         "options": selectors.filter_options(),
         "features": FT_FEATURES,
     }

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.core.exceptions import PermissionDenied
@@ -123,3 +124,17 @@ def test_login_and_logout(client: Client, two_providers: dict) -> None:
     assert response.status_code == 302
     assert "buyer" in client.get("/").content.decode()
     assert client.post("/accounts/login/", {"username": "buyer", "password": "wrong"}).status_code == 200
+
+
+def test_browse_pages_through_a_large_catalog(client: Client, django_assert_max_num_queries: Any) -> None:
+    for i in range(120):
+        OfferingFactory(name=f"Bulk {i:03d}")
+    with django_assert_max_num_queries(12):
+        first = client.get("/offerings/?sort=name")
+    body = first.content.decode()
+    assert first.status_code == 200 and "120 offerings" in body and "showing 1–50" in body
+    assert body.count('name="offerings"') == 50 and "page 1 of 3" in body
+    last = client.get("/offerings/?sort=name&page=3").content.decode()
+    assert "showing 101–120" in last and "Bulk 119" in last
+    bad = client.get("/offerings/?page=zero")
+    assert bad.status_code == 400 and "page" in bad.content.decode()
