@@ -9,7 +9,7 @@ from django.core.files.storage import default_storage
 from django.db.models import QuerySet
 from django.http import FileResponse, Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import exceptions, generics, serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from benchmarks import selectors, services
 from benchmarks.models import Upload
+from portal.api_errors import error_responses
 from providers.models import Offering
 
 
@@ -77,10 +78,39 @@ class UploadInputSerializer(serializers.Serializer[dict[str, Any]]):
     visibility = serializers.ChoiceField(choices=Upload.Visibility.choices, default=Upload.Visibility.PRIVATE)
 
 
+class UploadCreatedSerializer(UploadOutputSerializer):
+    """The first upload at the top level (the DESIGN section 8 shape), every one in `uploads`."""
+
+    duplicate = serializers.BooleanField(
+        help_text="true: the same bytes were already uploaded for this offering"
+    )
+    uploads = serializers.ListField(child=serializers.DictField(), help_text="one item per file sent")
+
+    class Meta(UploadOutputSerializer.Meta):
+        fields = [*UploadOutputSerializer.Meta.fields, "duplicate", "uploads"]
+        read_only_fields = fields
+
+
 def _output(upload: Upload, duplicate: bool) -> dict[str, Any]:
     return {**UploadOutputSerializer(upload).data, "duplicate": duplicate}
 
 
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[OpenApiParameter("offering", str, description="offering slug")],
+        responses={200: UploadOutputSerializer(many=True)},
+    ),
+    post=extend_schema(
+        request={"multipart/form-data": UploadInputSerializer},
+        responses={
+            201: OpenApiResponse(
+                UploadCreatedSerializer, description="Stored (and parsed in embedded mode)."
+            ),
+            200: OpenApiResponse(UploadCreatedSerializer, description="Every file was a duplicate."),
+            **error_responses(400, 401, 413, 429),
+        },
+    ),
+)
 class UploadListCreateApi(generics.ListCreateAPIView[Upload]):
     """GET: uploads you may see (`?offering=<slug>`). POST (multipart): store and parse evidence files."""
 
@@ -131,6 +161,7 @@ class UploadListCreateApi(generics.ListCreateAPIView[Upload]):
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
+@extend_schema_view(get=extend_schema(responses={200: UploadOutputSerializer, **error_responses(404)}))
 class UploadDetailApi(generics.RetrieveAPIView[Upload]):
     serializer_class = UploadOutputSerializer
 
@@ -141,7 +172,13 @@ class UploadDetailApi(generics.RetrieveAPIView[Upload]):
 class UploadRawApi(APIView):
     """The original bytes, exactly as uploaded (same visibility rule as the upload itself)."""
 
-    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.BINARY})
+    @extend_schema(
+        operation_id="uploads_raw_retrieve",
+        responses={
+            (200, "text/plain"): OpenApiResponse(OpenApiTypes.BINARY, description="the original bytes"),
+            (404, "application/json"): error_responses(404)[404],
+        },
+    )
     def get(self, request: Request, pk: int) -> FileResponse:
         try:
             upload = selectors.upload_get(user=request.user, upload_id=pk)

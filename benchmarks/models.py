@@ -73,6 +73,8 @@ class Upload(models.Model):
     errors = models.JSONField(default=list, blank=True)
     verdicts = models.JSONField(default=list, blank=True)
     parsed_at = models.DateTimeField(null=True, blank=True)
+    # When a worker last took it: a parse whose worker died is swept again after the task time limit.
+    parsing_started_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

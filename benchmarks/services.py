@@ -21,6 +21,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from benchmarks.models import FINISHED_STATUSES, Blob, Upload
@@ -204,7 +205,8 @@ def upload_parse(*, upload_id: int) -> Upload:
         if upload.status in FINISHED_STATUSES:
             return upload
         upload.status = Upload.Status.PARSING
-        upload.save(update_fields=["status"])
+        upload.parsing_started_at = timezone.now()
+        upload.save(update_fields=["status", "parsing_started_at"])
     upload = Upload.objects.select_related("blob", "offering__provider", "offering__gpu").get(pk=upload_id)
     data = blob_read(blob=upload.blob)
     fields = ["status", "kind", "summary", "warnings", "errors", "verdicts", "parsed_at"]
@@ -243,14 +245,19 @@ def upload_parse(*, upload_id: int) -> Upload:
     return upload
 
 
-def upload_sweep_stored(*, older_than: timedelta = SWEEP_AFTER) -> int:
-    """Enqueue parsing again for uploads still `stored` after `older_than` (their enqueue was lost)."""
-    cutoff = timezone.now() - older_than
-    ids = list(
-        Upload.objects.filter(status=Upload.Status.STORED, created_at__lt=cutoff)
-        .order_by("created_at")
-        .values_list("pk", flat=True)
+def upload_sweep_stored(
+    *, older_than: timedelta = SWEEP_AFTER, stalled_after: timedelta | None = None
+) -> int:
+    """Enqueue parsing again for uploads still `stored` after `older_than` (their enqueue was lost) and for
+    uploads `parsing` for longer than the task time limit (their worker died and the message was lost,
+    e.g. Redis restarted without persistence). Parsing is idempotent, so a second delivery is harmless."""
+    now = timezone.now()
+    if stalled_after is None:
+        stalled_after = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    stuck = Q(status=Upload.Status.STORED, created_at__lt=now - older_than) | Q(
+        status=Upload.Status.PARSING, parsing_started_at__lt=now - stalled_after
     )
+    ids = list(Upload.objects.filter(stuck).order_by("created_at").values_list("pk", flat=True))
     for upload_id in ids:
         _enqueue_parse(upload_id)
     return len(ids)

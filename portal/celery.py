@@ -11,3 +11,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 app = Celery("portal")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# Structured task-failure logs and the worker heartbeat that /healthz reads (portal/health.py).
+from portal import celery_signals  # noqa: E402, F401

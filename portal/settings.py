@@ -53,6 +53,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "portal.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -60,6 +61,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "accounts.middleware.UploadRateLimitMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -86,6 +88,8 @@ DATABASES = {
     "default": env.db_url("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=0))
+# A connection dropped by a PostgreSQL restart is replaced on the next request instead of failing it.
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", env.bool("DATABASE_CONN_HEALTH_CHECKS", default=True))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Fail fast instead of hanging when PostgreSQL is down: requests then get a clear 503.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
@@ -125,6 +129,28 @@ UPLOAD_MAX_BYTES = env.int("UPLOAD_MAX_BYTES", default=20 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
+# --- Cache (rate limits) ---------------------------------------------------------------------------------
+# Redis when there is one (shared by every web process, so limits hold across them), else process memory.
+REDIS_URL = env.str("REDIS_URL", default="") or env.str("CELERY_BROKER_URL", default="")
+if REDIS_URL.startswith(("redis://", "rediss://")):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "clusterscout",
+            # A Redis outage must not hang requests: the limiter then lets requests through.
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Rate limits (accounts/ratelimit.py): failed log-ins per user name and address; uploads per user.
+RATE_LIMIT_LOGIN_FAILURES = env.int("RATE_LIMIT_LOGIN_FAILURES", default=10)
+RATE_LIMIT_LOGIN_WINDOW_SECONDS = env.int("RATE_LIMIT_LOGIN_WINDOW_SECONDS", default=300)
+RATE_LIMIT_UPLOADS = env.int("RATE_LIMIT_UPLOADS", default=30)
+RATE_LIMIT_UPLOADS_WINDOW_SECONDS = env.int("RATE_LIMIT_UPLOADS_WINDOW_SECONDS", default=600)
+
 # --- Celery -----------------------------------------------------------------------------------------
 # No broker URL means the embedded mode: tasks run in-process, synchronously.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
@@ -147,7 +173,14 @@ CELERY_TASK_ROUTES = {
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Enqueueing must not hang a web request when Redis is down; the sweeper re-enqueues later.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    # A task held by a killed worker is redelivered after this (kombu's default is an hour); it must exceed
+    # the longest task, or a slow task would run twice.
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=CELERY_TASK_TIME_LIMIT + 300),
+}
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # The sweepers pick up work whose enqueue failed (broker down) or whose worker died: `celery -A portal beat`.
 CELERY_BEAT_SCHEDULE = {
@@ -155,11 +188,19 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-stored-uploads": {"task": "benchmarks.sweep_stored", "schedule": 30.0},
 }
 
+# --- Planner and quotes -------------------------------------------------------------------------------
+# Offerings per sizing task: a run over a large catalog is shared by several workers in chunks.
+SIZING_CHUNK_SIZE = env.int("SIZING_CHUNK_SIZE", default=4)
+# Debian's chromium draws the quote charts (kaleido); nothing ever downloads a browser.
+QUOTES_BROWSER_PATH = env.str("QUOTES_BROWSER_PATH", default="/usr/bin/chromium")
+QUOTES_VALIDITY_DAYS = env.int("QUOTES_VALIDITY_DAYS", default=30)
+
 # --- REST framework -----------------------------------------------------------------------------------
 REST_FRAMEWORK = {
+    # Token first: its WWW-Authenticate header makes "not logged in" a 401 rather than a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
@@ -175,6 +216,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # --- Security when not in debug (manage.py check --deploy) -----------------------------------------------
@@ -186,6 +228,8 @@ if not DEBUG:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SAMESITE = "Lax"
+    CSRF_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True

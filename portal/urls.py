@@ -1,10 +1,10 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
-from portal import views
+from accounts.api import TokenApi
+from portal import health, views
 from providers.api import OfferingViewSet, ProviderViewSet
 
 router = DefaultRouter()
@@ -13,7 +13,7 @@ router.register("offerings", OfferingViewSet, basename="offering")
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("healthz", views.healthz, name="healthz"),
+    path("healthz", health.healthz, name="healthz"),
     path("offerings/", include("providers.urls")),
     path("accounts/", include("accounts.urls")),
     path("plan/", include("sizing.urls")),
@@ -22,7 +22,7 @@ urlpatterns = [
     path("quotes/", include("quotes.urls")),
     path("compare/", include("compare.urls")),
     path("admin/", admin.site.urls),
-    path("api/v1/auth/token/", obtain_auth_token, name="api-token"),
+    path("api/v1/auth/token/", TokenApi.as_view(), name="api-token"),
     path("api/v1/", include(router.urls)),
     path("api/v1/", include("sizing.api_urls")),
     path("api/v1/", include("benchmarks.api_urls")),
@@ -32,3 +32,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]
+
+# JSON error bodies under /api/ even where no DRF view answers (unknown addresses, crashes outside a view).
+handler404 = "portal.api_errors.json_page_not_found"
+handler500 = "portal.api_errors.json_server_error"

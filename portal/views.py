@@ -1,9 +1,8 @@
-"""Site-wide pages: the overview and the health endpoint."""
+"""Site-wide pages: the catalog overview (health is portal/health.py)."""
 
 from __future__ import annotations
 
-from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from compare import charts
@@ -25,17 +24,3 @@ def home(request: HttpRequest) -> HttpResponse:
         "panels": panels,
     }
     return render(request, "home.html", context)
-
-
-def healthz(request: HttpRequest) -> JsonResponse:
-    """Liveness for operators: the database answers (503 otherwise). Details grow with the worker checks."""
-    checks: dict[str, str] = {}
-    status = 200
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-        checks["database"] = "ok"
-    except Exception as exc:  # noqa: BLE001 - any database failure means "not healthy"
-        checks["database"] = f"error: {exc.__class__.__name__}"
-        status = 503
-    return JsonResponse({"status": "ok" if status == 200 else "unavailable", "checks": checks}, status=status)

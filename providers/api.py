@@ -1,15 +1,26 @@
-"""Read-only JSON catalog: /api/v1/providers/ and /api/v1/offerings/ (DESIGN section 8)."""
+"""The catalog over REST: /api/v1/providers/ and /api/v1/offerings/ (DESIGN section 8).
+
+Everyone reads. Provider representatives change their own provider's offerings (PATCH the facts, POST a
+new plan price); staff change any. Writes go through providers.services, which checks the permission
+again: an API view cannot grant what the service refuses.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from rest_framework import exceptions, serializers, viewsets
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import exceptions, mixins, serializers, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.request import Request
+from rest_framework.response import Response
 
-from providers import selectors
-from providers.facts import FACTS
+from portal.api_errors import error_responses
+from providers import selectors, services
+from providers.facts import FACTS, Fact
 from providers.forms import OfferingFilterForm
 from providers.models import BillingPlan, Offering, PricePoint, Provider
 
@@ -34,6 +45,7 @@ class PlanSerializer(serializers.ModelSerializer[BillingPlan]):
     class Meta:
         model = BillingPlan
         fields = [
+            "id",
             "kind",
             "name",
             "price_usd_per_gpu_hour",
@@ -79,6 +91,56 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
         ]
 
 
+def _fact_field(fact: Fact) -> serializers.Field[Any, Any, Any, Any]:
+    """The input field of one fact; null means "not published" (DESIGN section 4)."""
+    common: dict[str, Any] = {"required": False, "allow_null": True, "help_text": fact.label}
+    if fact.type == "bool":
+        return serializers.BooleanField(**common)
+    if fact.type == "int":
+        return serializers.IntegerField(**common)
+    if fact.type == "float":
+        return serializers.FloatField(**common)
+    if fact.type == "decimal":
+        return serializers.DecimalField(max_digits=14, decimal_places=6, **common)
+    if fact.type == "enum":
+        return serializers.ChoiceField(choices=list(fact.choices), **common)
+    if fact.type == "list":
+        return serializers.ListField(child=serializers.ChoiceField(choices=list(fact.choices)), **common)
+    return serializers.CharField(allow_blank=True, max_length=5000, **common)
+
+
+class OfferingUpdateSerializer(serializers.Serializer[dict[str, Any]]):
+    """The facts to change; facts left out keep their value."""
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        return {fact.name: _fact_field(fact) for fact in FACTS}
+
+
+class PriceChangeSerializer(serializers.Serializer[dict[str, Any]]):
+    price_usd_per_gpu_hour = serializers.DecimalField(
+        max_digits=12, decimal_places=4, min_value=0, allow_null=True, help_text="null: price withdrawn"
+    )
+    as_of = serializers.DateField(required=False, allow_null=True)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+
+
+class PriceHistorySerializer(serializers.ModelSerializer[PricePoint]):
+    plan = serializers.IntegerField(source="plan_id", read_only=True)
+    plan_name = serializers.CharField(source="plan.name", read_only=True)
+    plan_kind = serializers.CharField(source="plan.kind", read_only=True)
+
+    class Meta:
+        model = PricePoint
+        fields = ["plan", "plan_name", "plan_kind", "price_usd_per_gpu_hour", "as_of", "recorded_at", "note"]
+
+
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[OpenApiParameter("slug", str, description="only the provider with this slug")],
+        responses={200: ProviderSerializer(many=True), **error_responses(400)},
+    ),
+    retrieve=extend_schema(responses={200: ProviderSerializer, **error_responses(404)}),
+)
 class ProviderViewSet(viewsets.ReadOnlyModelViewSet[Provider]):
     serializer_class = ProviderSerializer
     lookup_field = "slug"
@@ -89,12 +151,106 @@ class ProviderViewSet(viewsets.ReadOnlyModelViewSet[Provider]):
         return qs.filter(slug=slug) if slug else qs
 
 
-class OfferingViewSet(viewsets.ReadOnlyModelViewSet[Offering]):
+_FILTERS = [
+    OpenApiParameter("slug", str, description="comma-separated offering slugs"),
+    OpenApiParameter("q", str, description="search in names and summaries"),
+    OpenApiParameter("provider", str, description="provider slug"),
+    OpenApiParameter("gpu", str, description="GPU key, e.g. H100-SXM-80GB"),
+    OpenApiParameter("fabric", str),
+    OpenApiParameter("min_gbps_per_gpu", float),
+    OpenApiParameter("scheduler", str),
+    OpenApiParameter("stack", str, description="accelerator stack"),
+    OpenApiParameter("feature", str, many=True, description="fault-tolerance features that must be present"),
+    OpenApiParameter("min_price", float, description="minimum on-demand $/GPU-hour"),
+    OpenApiParameter("max_price", float, description="maximum on-demand $/GPU-hour"),
+    OpenApiParameter("include_fictional", bool, description="include the labelled sample offerings"),
+    OpenApiParameter("sort", str),
+]
+
+
+@extend_schema_view(
+    list=extend_schema(
+        parameters=_FILTERS, responses={200: OfferingSerializer(many=True), **error_responses(400)}
+    ),
+    retrieve=extend_schema(responses={200: OfferingSerializer, **error_responses(404)}),
+    partial_update=extend_schema(
+        request=OfferingUpdateSerializer,
+        responses={200: OfferingSerializer, **error_responses(400, 401, 403, 404)},
+        description="Change facts of an offering: its provider's representatives and staff only.",
+    ),
+)
+class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Offering]):
     """Offerings with filters: slug, provider, gpu, fabric, min_gbps_per_gpu, scheduler, stack, feature,
     min_price, max_price, include_fictional, sort."""
 
     serializer_class = OfferingSerializer
     lookup_field = "slug"
+    # PATCH only: a full PUT of every fact is never what a representative means.
+    http_method_names = ["get", "post", "patch", "head", "options"]
+
+    def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
+        if self.action == "partial_update":
+            return OfferingUpdateSerializer
+        if self.action == "price_change":
+            return PriceChangeSerializer
+        if self.action == "prices":
+            return PriceHistorySerializer
+        return OfferingSerializer
+
+    def _editable_offering(self) -> Offering:
+        offering = self.get_object()
+        if not self.request.user.can_edit_offering(offering):  # type: ignore[union-attr]
+            raise PermissionDenied("You may edit only your own provider's offerings.")
+        return offering
+
+    def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        offering = self._editable_offering()
+        serializer = OfferingUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.offering_update(user=request.user, offering=offering, facts=dict(serializer.validated_data))
+        return Response(OfferingSerializer(selectors.offering_get(slug=offering.slug)).data)
+
+    def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return self.partial_update(request, *args, **kwargs)
+
+    @extend_schema(
+        request=PriceChangeSerializer,
+        responses={201: PriceHistorySerializer, **error_responses(400, 401, 403, 404)},
+        description="Set a plan's current price; the change is appended to its history.",
+    )
+    @action(detail=True, methods=["post"], url_path=r"plans/(?P<plan_id>[0-9]+)/price")
+    def price_change(self, request: Request, slug: str, plan_id: str) -> Response:
+        offering = self._editable_offering()
+        plan = offering.plans.filter(pk=int(plan_id)).first()
+        if plan is None:
+            raise exceptions.NotFound("No such plan for this offering.")
+        serializer = PriceChangeSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        point = services.plan_price_change(
+            user=request.user,
+            plan=plan,
+            price_usd_per_gpu_hour=data["price_usd_per_gpu_hour"],
+            as_of=data.get("as_of"),
+            note=data.get("note") or "",
+        )
+        return Response(PriceHistorySerializer(point).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("plan", OpenApiTypes.INT, description="only this plan's history")],
+        responses={200: PriceHistorySerializer(many=True), **error_responses(400, 404)},
+        description="Every recorded price of the offering's plans, oldest first (append-only history).",
+    )
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def prices(self, request: Request, slug: str) -> Response:
+        offering = self.get_object()
+        points = PricePoint.objects.filter(plan__offering=offering).select_related("plan")
+        plan = request.query_params.get("plan")
+        if plan:
+            if not plan.isdigit():
+                raise exceptions.ValidationError({"plan": ["must be a plan id"]})
+            points = points.filter(plan_id=int(plan))
+        return Response(PriceHistorySerializer(points.order_by("recorded_at", "id"), many=True).data)
 
     def get_queryset(self) -> QuerySet[Offering]:
         request: Request = self.request

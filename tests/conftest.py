@@ -51,6 +51,21 @@ def _eager_celery_unless_integration(request: pytest.FixtureRequest) -> Iterator
     app.conf.task_always_eager = old
 
 
+@pytest.fixture(autouse=True)
+def _private_cache_unless_integration(request: pytest.FixtureRequest) -> None:
+    """Each unit test gets an empty cache of its own, so rate-limit counters never leak between tests
+    (and a shared Redis cache is never flushed under a running worker)."""
+    if request.node.get_closest_marker("integration"):
+        return
+    settings = request.getfixturevalue("settings")
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": request.node.nodeid,
+        }
+    }
+
+
 def _require(condition: bool, what: str) -> None:
     if not condition:
         if IN_CI:

@@ -176,6 +176,20 @@ def test_a_broken_broker_leaves_the_upload_stored_and_the_sweeper_enqueues_it_la
     assert services.upload_sweep_stored() == 0
 
 
+def test_a_parse_whose_worker_died_is_swept_after_the_time_limit(settings: Any) -> None:
+    with mock.patch("benchmarks.tasks.parse_upload_task.delay", side_effect=OSError("broker down")):
+        [outcome] = _create(UserFactory(), OfferingFactory(), ("log.txt", NCCL_1NODE))
+    # A worker took it, then died, and the broker lost the message (Redis restarted without persistence).
+    Upload.objects.filter(pk=outcome.upload.pk).update(status="parsing", parsing_started_at=timezone.now())
+    assert services.upload_sweep_stored() == 0  # still within the task time limit: maybe still running
+    stalled = timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 120)
+    Upload.objects.filter(pk=outcome.upload.pk).update(parsing_started_at=stalled)
+    assert services.upload_sweep_stored() == 1
+    upload = Upload.objects.get(pk=outcome.upload.pk)
+    assert upload.status == "parsed" and upload.kind == "nccl-tests"
+    assert Upload.objects.count() == 1
+
+
 def test_verified_claims_lists_passing_verdicts_of_public_evidence_with_uploader() -> None:
     # The fixture is 8x A100-SXM4-40GB on one node: 235 GB/s against 300 x 0.8 expected passes.
     offering = OfferingFactory(gpu=GPUModelFactory(key="A100-SXM-40GB", nvlink_gbytes_per_s=300.0))

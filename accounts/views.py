@@ -1,0 +1,52 @@
+"""Session login with a limit on failed attempts (per user name and client address)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from accounts import ratelimit
+
+
+def login_limit() -> ratelimit.Limit:
+    return ratelimit.Limit(
+        scope="login",
+        max_hits=settings.RATE_LIMIT_LOGIN_FAILURES,
+        window_seconds=settings.RATE_LIMIT_LOGIN_WINDOW_SECONDS,
+    )
+
+
+def login_key(request: HttpRequest, username: str) -> str:
+    return f"{username.strip().lower()}|{ratelimit.client_ip(request)}"
+
+
+def too_many_logins_page(request: HttpRequest, retry_after: int) -> HttpResponse:
+    minutes = max(1, round(retry_after / 60))
+    message = (
+        "Too many failed log-in attempts for this user name. "
+        f"Please wait about {minutes} minute{'s' if minutes != 1 else ''} and try again."
+    )
+    response = render(request, "accounts/rate_limited.html", {"message": message}, status=429)
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
+class LoginView(auth_views.LoginView):
+    template_name = "accounts/login.html"
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        retry_after = ratelimit.blocked_for(
+            login_limit(), login_key(request, request.POST.get("username", ""))
+        )
+        if retry_after:
+            return too_many_logins_page(request, retry_after)
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
+        ratelimit.record(login_limit(), login_key(self.request, self.request.POST.get("username", "")))
+        return super().form_invalid(form)

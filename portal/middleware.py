@@ -1,0 +1,78 @@
+"""Database outages answer 503, not 500: a clear page for people, `{"message"}` JSON for the API.
+
+When PostgreSQL is down or restarting, every view fails with django.db.OperationalError (or InterfaceError
+on a connection that died under it). That is not a bug of the request, so the user gets "temporarily
+unavailable, retry in a minute" with `Retry-After`, and operators get one warning line instead of a
+traceback per request. Nothing was half-written: each service writes inside a transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.db import InterfaceError, OperationalError, connection
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template import loader
+
+logger = logging.getLogger(__name__)
+
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+RETRY_AFTER_S = "30"
+UNAVAILABLE_MESSAGE = "The database cannot be reached right now; nothing was written. Retry in a minute."
+
+
+def database_unavailable_response(request: HttpRequest, exc: BaseException) -> HttpResponse:
+    """The 503 answer for `request` (JSON under /api/, templates/503.html elsewhere)."""
+    logger.warning(
+        "database unavailable path=%s method=%s error=%s: %s",
+        request.path,
+        request.method,
+        type(exc).__name__,
+        str(exc).strip().splitlines()[0] if str(exc).strip() else "",
+    )
+    response: HttpResponse
+    if request.path.startswith("/api/"):
+        response = JsonResponse({"message": UNAVAILABLE_MESSAGE, "extra": {}}, status=503)
+    else:
+        # Rendered without the request: context processors (the lazy user, the site) would query the
+        # database that is down.
+        response = HttpResponse(loader.render_to_string("503.html"), status=503)
+    response["Retry-After"] = RETRY_AFTER_S
+    return response
+
+
+def database_failed_this_request() -> bool:
+    """True when this request's database connection failed to open or broke (not a bad query).
+
+    Django sets `errors_occurred` for every database error except IntegrityError and DataError; a
+    connection that never opened, or no longer answers, tells an outage from a bug in a query. Deciding
+    from this request's own connection rather than a new probe avoids calling a 500 "fine" because the
+    server came back a millisecond later."""
+    if not connection.errors_occurred:
+        return False
+    return connection.connection is None or not connection.is_usable()
+
+
+class DatabaseUnavailableMiddleware:
+    """Turn OperationalError/InterfaceError raised by a view into a 503 (see the module docstring)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            response = self.get_response(request)
+        except DATABASE_ERRORS as exc:  # raised by a middleware below this one (e.g. a session save)
+            return database_unavailable_response(request, exc)
+        if response.status_code == 500 and database_failed_this_request():
+            # A database error raised in a middleware below this one, or caught by the API's exception
+            # handler (which answers every unexpected exception with a JSON 500), never reaches
+            # process_exception: it was an outage all the same.
+            return database_unavailable_response(request, OperationalError("database connection failed"))
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, DATABASE_ERRORS):
+            return database_unavailable_response(request, exception)
+        return None
