@@ -73,70 +73,66 @@ def _require(condition: bool, what: str) -> None:
         pytest.skip(f"{what} is not available")
 
 
-@pytest.fixture
-def celery_worker(transactional_db: Any) -> Iterator[subprocess.Popen[bytes]]:
-    """A real `celery -A portal worker` process on the test database and the configured Redis broker."""
+def start_celery_worker(name: str = "first") -> subprocess.Popen[bytes]:
+    """A real `celery -A portal worker` process on the test database and the configured Redis broker,
+    answering a ping before it is returned; its log goes to test-artifacts/celery-worker-<name>.log."""
     from django.conf import settings
     from django.db import connection
 
-    broker = settings.CELERY_BROKER_URL
-    _require(bool(broker), "CELERY_BROKER_URL (Redis)")
-    _require(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL)")
+    from portal.celery import app
+
     db = connection.settings_dict
     env = dict(os.environ)
     env["DATABASE_URL"] = (
         f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     )
-    env["CELERY_BROKER_URL"] = broker
+    env["CELERY_BROKER_URL"] = settings.CELERY_BROKER_URL
     env["PYTHONUNBUFFERED"] = "1"
-    log = (
-        open(REPO / "test-artifacts" / "celery-worker.log", "ab")
-        if (REPO / "test-artifacts").is_dir()
-        else None
-    )
     cmd = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "portal",
-        "worker",
-        "-Q",
-        "default,sizing,parse,pdf",
-        "--pool",
-        "solo",
-        "--without-gossip",
-        "--without-mingle",
-        "-l",
-        "info",
-    ]
-    # Start from an empty queue: leftovers from an earlier run must not be taken for this run's work.
+        sys.executable, "-m", "celery", "-A", "portal", "worker", "-Q", "default,sizing,parse,pdf",
+        "--pool", "solo", "--without-gossip", "--without-mingle", "-l", "info", "-n", f"{name}@%h",
+    ]  # fmt: skip
+    logs = REPO / "test-artifacts"
+    logs.mkdir(exist_ok=True)
+    with open(logs / f"celery-worker-{name}.log", "ab") as log:
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if app.control.ping(timeout=0.5):
+            return proc
+        if proc.poll() is not None:
+            pytest.fail(f"the Celery worker {name} exited at start")
+    proc.kill()
+    pytest.fail(f"the Celery worker {name} did not answer a ping within 30 s")
+
+
+def stop_celery_worker(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+@pytest.fixture
+def celery_worker(transactional_db: Any) -> Iterator[subprocess.Popen[bytes]]:
+    """A real worker for tests marked integration (PostgreSQL and Redis required; fail in CI without)."""
+    from django.conf import settings
+    from django.db import connection
+
     from portal.celery import app
 
+    _require(bool(settings.CELERY_BROKER_URL), "CELERY_BROKER_URL (Redis)")
+    _require(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL)")
+    # Start from an empty queue: leftovers from an earlier run must not be taken for this run's work.
     app.control.purge()
-    proc = subprocess.Popen(
-        cmd, cwd=REPO, env=env, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT
-    )
+    proc = start_celery_worker()
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            replies = app.control.ping(timeout=0.5)
-            if replies:
-                break
-            if proc.poll() is not None:
-                pytest.fail("the Celery worker exited at start")
-        else:
-            pytest.fail("the Celery worker did not answer a ping within 30 s")
         yield proc
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        if log:
-            log.close()
+        stop_celery_worker(proc)
 
 
 def chromium_path() -> str | None:

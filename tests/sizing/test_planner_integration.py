@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ from providers.models import Offering
 from providers.services import gpu_table_sync
 from sizing import services
 from sizing.models import PlanResult, PlanRun
+from tests.conftest import start_celery_worker
 from tests.providers.factories import UserFactory
 
 pytestmark = [pytest.mark.integration]
@@ -31,47 +30,8 @@ def load_demo_catalog() -> int:
 
 
 def start_worker() -> subprocess.Popen[bytes]:
-    """A second `celery worker`, started the way tests/conftest.py's celery_worker fixture starts one."""
-    from django.conf import settings
-    from django.db import connection
-
-    from portal.celery import app
-
-    db = connection.settings_dict
-    env = dict(os.environ)
-    env["DATABASE_URL"] = (
-        f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-    )
-    env["CELERY_BROKER_URL"] = settings.CELERY_BROKER_URL
-    env["PYTHONUNBUFFERED"] = "1"
-    cmd = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "portal",
-        "worker",
-        "-Q",
-        "default,sizing,parse,pdf",
-        "--pool",
-        "solo",
-        "--without-gossip",
-        "--without-mingle",
-        "-l",
-        "info",
-        "-n",
-        "second@%h",
-    ]
-    log = open(REPO / "test-artifacts" / "celery-worker-2.log", "ab")  # noqa: SIM115
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if app.control.ping(timeout=0.5):
-            return proc
-        if proc.poll() is not None:
-            break
-    proc.kill()
-    pytest.fail("the second worker did not start")
+    """A second `celery worker`, the same way the celery_worker fixture starts the first."""
+    return start_celery_worker("second")
 
 
 def wait_for(predicate: Any, timeout: float = 120) -> bool:
