@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import exceptions, serializers
 from rest_framework.generics import ListAPIView
 from rest_framework.permissions import AllowAny
@@ -11,6 +12,7 @@ from rest_framework.permissions import AllowAny
 from checks import selectors
 from checks.forms import FindingFilterForm
 from checks.models import Finding
+from portal.api_errors import error_responses
 
 
 class FindingSerializer(serializers.ModelSerializer[Finding]):
@@ -31,8 +33,26 @@ class FindingSerializer(serializers.ModelSerializer[Finding]):
         ]
 
 
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[
+            OpenApiParameter("offering", str, description="offering slug"),
+            OpenApiParameter("severity", str),
+            OpenApiParameter("code", str),
+            OpenApiParameter(
+                "context",
+                str,
+                description='"claims", or "run:<id>" for the findings of one of your sizing runs',
+            ),
+        ],
+        responses={200: FindingSerializer(many=True), **error_responses(400)},
+    )
+)
 class FindingListApi(ListAPIView[Finding]):
     """Findings, most severe first; filters `offering` (slug), `severity`, `code`, `context`.
+
+    Everyone sees the public findings of the offerings' published facts (context "claims"); the findings
+    of a sizing run (context "run:<id>") only its owner and staff.
 
     A plain list, not paginated: the contract is "list of findings", and there are at most a dozen codes
     per offering and context."""
@@ -45,4 +65,4 @@ class FindingListApi(ListAPIView[Finding]):
         form = FindingFilterForm(self.request.query_params)
         if not form.is_valid():
             raise exceptions.ValidationError({k: [str(e) for e in v] for k, v in form.errors.items()})
-        return selectors.finding_list(**form.cleaned_data)
+        return selectors.finding_list(user=self.request.user, **form.cleaned_data)

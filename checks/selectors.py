@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.apps import apps
-from django.db.models import Case, IntegerField, QuerySet, Value, When
+from django.db.models import Case, CharField, IntegerField, Q, QuerySet, Value, When
+from django.db.models.functions import Cast, Concat
 
-from checks.models import SEVERITY_RANK, Finding
+from checks.models import CONTEXT_CLAIMS, SEVERITY_RANK, Finding
 from providers.models import Offering
 
 # Upload statuses whose parse result may be judged (DESIGN section 8: stored/parsing/parsed/...).
@@ -23,15 +24,40 @@ def _severity_order() -> Case:
     )
 
 
+def finding_visible_q(*, user: Any) -> Q | None:
+    """The findings `user` may see, or None for all of them (staff).
+
+    The "claims" findings judge an offering's published facts and are public. A run's findings
+    ("run:<id>") judge a buyer's private workload on that offering: only the run's owner and staff see them.
+    Anything else (the reserved "evidence" context) only staff."""
+    if user is not None and user.is_authenticated and getattr(user, "is_curator", False):
+        return None
+    visible = Q(context=CONTEXT_CLAIMS)
+    if user is not None and user.is_authenticated:
+        own_contexts = (
+            apps.get_model("sizing", "PlanRun")
+            .objects.filter(owner=user)
+            .annotate(context=Concat(Value("run:"), Cast("pk", CharField()), output_field=CharField()))
+            .values("context")
+        )
+        visible |= Q(context__in=own_contexts)
+    return visible
+
+
 def finding_list(
     *,
+    user: Any = None,
     offering: Offering | None = None,
     severity: str | None = None,
     code: str | None = None,
     context: str | None = None,
 ) -> QuerySet[Finding]:
-    """Findings, most severe first, with their offering and provider joined."""
+    """The findings `user` may see (anonymous when None: only the public "claims"), most severe first, with
+    their offering and provider joined."""
     qs = Finding.objects.select_related("offering", "offering__provider")
+    visible = finding_visible_q(user=user)
+    if visible is not None:
+        qs = qs.filter(visible)
     if offering is not None:
         qs = qs.filter(offering=offering)
     if severity:

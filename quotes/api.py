@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.files.storage import default_storage
@@ -9,14 +10,18 @@ from django.http import FileResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import generics, serializers, status
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import BaseParser
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from portal.api_errors import error_responses
 from quotes import selectors, services
-from quotes.models import Quote
+from quotes.models import PdfStatus, Quote
 
 MAX_ID = 2**63 - 1
 
@@ -72,23 +77,83 @@ def quote_json(quote: Quote, request: Request, *, full: bool = False) -> dict[st
     return out
 
 
-ERRORS = {
-    400: OpenApiResponse(OpenApiTypes.OBJECT, description='{"message", "extra"}'),
-    404: OpenApiResponse(OpenApiTypes.OBJECT, description='{"message", "extra"}'),
-}
+# --- Schema only: the shapes quote_json and the views produce -----------------------------------------
+
+PDF_STATUS_HELP = "one of " + ", ".join(PdfStatus.values)
 
 
-class QuoteListCreateApi(APIView):
+class QuoteSerializer(serializers.Serializer[Any]):
+    """One quote as the list and the create answer show it (quote_json)."""
+
+    id = serializers.IntegerField()
+    number = serializers.CharField()
+    issued_on = serializers.DateField()
+    valid_until = serializers.DateField()
+    offering_name = serializers.CharField()
+    plan = serializers.CharField(allow_blank=True)
+    total_usd = serializers.DecimalField(
+        max_digits=18, decimal_places=2, allow_null=True, coerce_to_string=True
+    )
+    complete = serializers.BooleanField()
+    url = serializers.URLField(help_text="the quote's page")
+    pdf = serializers.URLField(help_text="GET it for the PDF (202 while it renders)")
+    shared = serializers.BooleanField(help_text="whether a read-only link is live")
+
+
+class QuoteDetailSerializer(QuoteSerializer):
+    """One quote with the frozen snapshot it shows (quote_json(full=True))."""
+
+    offering = serializers.CharField(allow_null=True, help_text="slug of the offering when quoted")
+    buyer = serializers.DictField(allow_null=True)
+    workload = serializers.DictField(allow_null=True)
+    layout = serializers.CharField(allow_null=True, help_text="TP×PP×DP as buyers read it")
+    sizing = serializers.DictField(allow_null=True)
+    bill = serializers.DictField(allow_null=True)
+    findings = serializers.ListField(child=serializers.DictField(), allow_null=True)
+    open_questions = serializers.DictField(allow_null=True)
+    facts = serializers.DictField(allow_null=True)
+    provenance = serializers.ListField(child=serializers.DictField(), allow_null=True)
+    plans = serializers.ListField(child=serializers.DictField(), allow_null=True)
+    pdf_status = serializers.CharField(help_text=PDF_STATUS_HELP)
+
+
+class QuotePdfStatusSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    status = serializers.CharField(help_text=PDF_STATUS_HELP)
+    error = serializers.CharField(allow_null=True, help_text="why the last rendering failed, if it did")
+
+
+class QuoteShareSerializer(serializers.Serializer[Any]):
+    url = serializers.URLField(help_text="the read-only page; anyone with it can read the quote")
+    token = serializers.CharField()
+
+
+# --- Views --------------------------------------------------------------------------------------------
+
+
+class QuoteListCreateApi(generics.GenericAPIView[Quote]):
+    """GET: the quotes you may read (yours; every quote for staff), newest first, paginated like every
+    list of the API (`limit`, `offset`). POST: issue a quote from a run's result or for a workload."""
+
     permission_classes = [IsAuthenticated]
+    serializer_class = QuoteSerializer
 
-    @extend_schema(operation_id="quotes_list", responses={200: OpenApiTypes.OBJECT})
+    def get_queryset(self) -> Any:
+        return selectors.quote_list(owner=self.request.user)
+
+    @extend_schema(
+        operation_id="quotes_list",
+        responses={200: QuoteSerializer(many=True), **error_responses(401)},
+    )
     def get(self, request: Request) -> Response:
-        return Response([quote_json(q, request) for q in selectors.quote_list(owner=request.user)])
+        page = self.paginate_queryset(self.get_queryset())
+        assert page is not None  # LimitOffsetPagination always pages
+        return self.get_paginated_response([quote_json(q, request) for q in page])
 
     @extend_schema(
         operation_id="quotes_create",
         request=QuoteInputSerializer,
-        responses={201: OpenApiResponse(OpenApiTypes.OBJECT, description='{"id", "number", ...}'), **ERRORS},
+        responses={201: QuoteSerializer, **error_responses(400, 401)},
     )
     def post(self, request: Request) -> Response:
         serializer = QuoteInputSerializer(data=request.data)
@@ -114,23 +179,44 @@ class QuoteListCreateApi(APIView):
 class QuoteDetailApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="quotes_retrieve", responses={200: OpenApiTypes.OBJECT, 404: ERRORS[404]})
+    @extend_schema(
+        operation_id="quotes_retrieve",
+        responses={200: QuoteDetailSerializer, **error_responses(401, 404)},
+    )
     def get(self, request: Request, quote_id: int) -> Response:
         quote = selectors.quote_get(owner=request.user, quote_id=quote_id)
         return Response(quote_json(quote, request, full=True))
+
+
+class AnyAccept(BaseContentNegotiation):
+    """The PDF endpoint answers a PDF or a JSON status whatever the client accepts (`Accept:
+    application/pdf` must not turn the 202 into a 406)."""
+
+    def select_parser(self, request: Request, parsers: Iterable[BaseParser]) -> BaseParser | None:
+        return next(iter(parsers), None)
+
+    def select_renderer(
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        renderer = next(iter(renderers))
+        return renderer, str(renderer.media_type)
 
 
 class QuotePdfApi(APIView):
     """The PDF when it is ready; 202 with the rendering status while the worker renders it."""
 
     permission_classes = [IsAuthenticated]
+    content_negotiation_class = AnyAccept
 
     @extend_schema(
         operation_id="quotes_pdf",
         responses={
-            (200, "application/pdf"): OpenApiTypes.BINARY,
-            202: OpenApiResponse(OpenApiTypes.OBJECT, description='{"id", "status"} while rendering'),
-            404: ERRORS[404],
+            (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, description="The quote's PDF."),
+            202: OpenApiResponse(
+                QuotePdfStatusSerializer,
+                description="Still rendering: poll this address again in a few seconds.",
+            ),
+            **error_responses(401, 404),
         },
     )
     def get(self, request: Request, quote_id: int) -> Any:
@@ -150,22 +236,31 @@ class QuotePdfApi(APIView):
 
 
 class QuoteShareApi(APIView):
+    """POST: create (or replace) the quote's read-only link. DELETE: revoke it (the link answers 404).
+    Only the quote's owner: staff read every quote but get 403 here."""
+
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
         operation_id="quotes_share_create",
         request=None,
-        responses={
-            201: OpenApiResponse(OpenApiTypes.OBJECT, description='{"url", "token"}'),
-            404: ERRORS[404],
-        },
+        responses={201: QuoteShareSerializer, **error_responses(400, 401, 403, 404)},
     )
     def post(self, request: Request, quote_id: int) -> Response:
-        quote = services.quote_share(quote=selectors.quote_get(owner=request.user, quote_id=quote_id))
+        quote = selectors.quote_get(owner=request.user, quote_id=quote_id, for_write=True)
+        quote = services.quote_share(quote=quote)
         url = request.build_absolute_uri(reverse("quotes:shared", args=[quote.share_token]))
         return Response({"url": url, "token": quote.share_token}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(operation_id="quotes_share_revoke", request=None, responses={204: None, 404: ERRORS[404]})
+    @extend_schema(
+        operation_id="quotes_share_revoke",
+        request=None,
+        responses={
+            204: OpenApiResponse(description="Revoked (also when there was no link)."),
+            **error_responses(401, 403, 404),
+        },
+    )
     def delete(self, request: Request, quote_id: int) -> Response:
-        services.quote_unshare(quote=selectors.quote_get(owner=request.user, quote_id=quote_id))
+        quote = selectors.quote_get(owner=request.user, quote_id=quote_id, for_write=True)
+        services.quote_unshare(quote=quote)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -81,8 +81,10 @@ def _page(request: HttpRequest, quote: Quote, *, shared: bool) -> HttpResponse:
         "figures": figures,
         "shared": shared,
         "pdf_url": pdf_url,
+        # Only the owner manages (and sees) the read-only link; staff read the quote itself.
+        "can_edit": not shared and quote.owner_id == request.user.pk,
         "share_url": request.build_absolute_uri(reverse("quotes:shared", args=[quote.share_token]))
-        if quote.share_token and not shared
+        if quote.share_token and not shared and quote.owner_id == request.user.pk
         else "",
     }
     response = render(request, "quotes/detail.html", context)
@@ -170,7 +172,9 @@ def shared_pdf_status(request: HttpRequest, token: str) -> HttpResponse:
 @login_required
 @require_POST
 def quote_share(request: HttpRequest, quote_id: int) -> HttpResponse:
-    quote = services.quote_share(quote=selectors.quote_get(owner=request.user, quote_id=quote_id))
+    quote = services.quote_share(
+        quote=selectors.quote_get(owner=request.user, quote_id=quote_id, for_write=True)
+    )
     messages.success(request, "Read-only link created. Anyone with the link can read this quote.")
     return redirect(quote.get_absolute_url())
 
@@ -178,6 +182,8 @@ def quote_share(request: HttpRequest, quote_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def quote_unshare(request: HttpRequest, quote_id: int) -> HttpResponse:
-    quote = services.quote_unshare(quote=selectors.quote_get(owner=request.user, quote_id=quote_id))
+    quote = services.quote_unshare(
+        quote=selectors.quote_get(owner=request.user, quote_id=quote_id, for_write=True)
+    )
     messages.success(request, "The read-only link is revoked.")
     return redirect(quote.get_absolute_url())

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from portal.api_errors import error_responses
 from sizing import selectors, services
 from sizing.models import Objective, PlanResult, PlanRun, Workload
 
@@ -56,10 +57,15 @@ class WorkloadOutputSerializer(serializers.ModelSerializer[Workload]):
 class WorkloadListCreateApi(APIView):
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(responses={200: WorkloadOutputSerializer(many=True), **error_responses(401)})
     def get(self, request: Request) -> Response:
         workloads = selectors.workload_list(owner=request.user)
         return Response(WorkloadOutputSerializer(workloads, many=True).data)
 
+    @extend_schema(
+        request=WorkloadInputSerializer,
+        responses={201: WorkloadOutputSerializer, **error_responses(400, 401)},
+    )
     def post(self, request: Request) -> Response:
         serializer = WorkloadInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -73,8 +79,52 @@ class WorkloadListCreateApi(APIView):
 
 class RunInputSerializer(serializers.Serializer[Any]):
     workload = serializers.IntegerField()
-    offerings = serializers.ListField(child=serializers.CharField(), required=False, allow_empty=True)
+    offerings = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        allow_empty=False,
+        error_messages={
+            "empty": "give at least one offering slug, or leave the field out for the whole catalog"
+        },
+    )
     objective = serializers.ChoiceField(choices=Objective.values, default=Objective.CHEAPEST)
+
+
+# Schema only: the shapes result_json and run_json produce (DESIGN section 8).
+class RunCreatedSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+
+
+class RunProgressSerializer(serializers.Serializer[Any]):
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class RunResultSerializer(serializers.Serializer[Any]):
+    offering = serializers.CharField()
+    rank = serializers.IntegerField(allow_null=True)
+    feasible = serializers.BooleanField()
+    layout = serializers.DictField(allow_null=True)
+    gpus = serializers.IntegerField(allow_null=True)
+    nodes = serializers.IntegerField(allow_null=True)
+    train_days = serializers.FloatField(allow_null=True)
+    mfu = serializers.FloatField(allow_null=True)
+    goodput = serializers.FloatField(allow_null=True)
+    cost_total_usd = serializers.CharField(allow_null=True)
+    cost_complete = serializers.BooleanField()
+    plan = serializers.CharField(allow_null=True)
+    findings = serializers.ListField(child=serializers.CharField())
+
+
+class RunSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    workload = serializers.IntegerField()
+    objective = serializers.CharField()
+    status = serializers.CharField()
+    progress = RunProgressSerializer()
+    error = serializers.CharField(allow_null=True)
+    results = RunResultSerializer(many=True)
 
 
 def result_json(result: PlanResult) -> dict[str, Any]:
@@ -110,11 +160,16 @@ def run_json(run: PlanRun, results: list[PlanResult]) -> dict[str, Any]:
 class RunCreateApi(APIView):
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(
+        request=RunInputSerializer,
+        responses={201: RunCreatedSerializer, **error_responses(400, 401, 403, 404)},
+    )
     def post(self, request: Request) -> Response:
         serializer = RunInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        workload = get_object_or_404(Workload, pk=data["workload"], owner=request.user)
+        # Staff may read another buyer's workload but not plan on it (403); others do not see it (404).
+        workload = selectors.workload_get(owner=request.user, workload_id=data["workload"], for_write=True)
         run = services.plan_run_create(
             owner=request.user,
             workload=workload,
@@ -128,6 +183,12 @@ class RunCreateApi(APIView):
 class RunDetailApi(APIView):
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("objective", str, enum=Objective.values, description="re-rank the results")
+        ],
+        responses={200: RunSerializer, **error_responses(400, 401, 404)},
+    )
     def get(self, request: Request, run_id: int) -> Response:
         run = selectors.run_get(owner=request.user, run_id=run_id)
         objective = request.query_params.get("objective") or None

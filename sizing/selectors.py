@@ -1,10 +1,16 @@
-"""Reads of the planner, owner-scoped (another user's workload or run does not exist for you)."""
+"""Reads of the planner, owner-scoped: another buyer's workload or run does not exist for you (404).
+
+Staff (`User.is_curator`) curate everything: they read every workload, run and result, but write only their
+own (a write on another's object they can read is a 403, not a 404).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q, QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from sizing.models import PlanResult, PlanRun, Workload
@@ -12,17 +18,58 @@ from sizing.ranking import rank_key
 from sizing.summary import FABRIC as FABRIC_LABELS
 
 
+def is_curator(user: Any) -> bool:
+    return bool(user is not None and user.is_authenticated and getattr(user, "is_curator", False))
+
+
+def readable_q(*, user: Any) -> Q:
+    """The workloads or runs `user` may read: their own; everything for staff; nothing for anonymous."""
+    if is_curator(user):
+        return Q()
+    if user is None or not user.is_authenticated:
+        return Q(pk__in=[])
+    return Q(owner=user)
+
+
 def workload_list(*, owner: Any) -> QuerySet[Workload]:
-    return Workload.objects.filter(owner=owner).order_by("-created_at", "-id")
+    """The workloads `owner` may read (all of them for staff), newest first."""
+    return Workload.objects.filter(readable_q(user=owner)).order_by("-created_at", "-id")
 
 
 def run_list(*, owner: Any) -> QuerySet[PlanRun]:
-    return PlanRun.objects.filter(owner=owner).select_related("workload").order_by("-created_at", "-id")
+    """The runs `owner` may read (all of them for staff), newest first."""
+    return (
+        PlanRun.objects.filter(readable_q(user=owner))
+        .select_related("workload")
+        .order_by("-created_at", "-id")
+    )
 
 
-def run_get(*, owner: Any, run_id: int) -> PlanRun:
-    """The run if it is the owner's (Http404 otherwise)."""
-    return get_object_or_404(PlanRun.objects.select_related("workload"), pk=run_id, owner=owner)
+def _check_write(user: Any, obj: Workload | PlanRun, *, for_write: bool) -> None:
+    if for_write and obj.owner_id != getattr(user, "pk", None):
+        raise PermissionDenied("staff may read another user's plans but not change them")
+
+
+def workload_get(*, owner: Any, workload_id: int, for_write: bool = False) -> Workload:
+    """The workload if `owner` may read it (Http404 otherwise); with `for_write`, PermissionDenied when
+    they may read it but it is not theirs (staff)."""
+    if not getattr(owner, "is_authenticated", False):
+        raise Http404("no such workload")
+    workload = get_object_or_404(Workload.objects.filter(readable_q(user=owner)), pk=workload_id)
+    _check_write(owner, workload, for_write=for_write)
+    return workload
+
+
+def run_get(*, owner: Any, run_id: int, for_write: bool = False) -> PlanRun:
+    """The run if `owner` may read it (their own; any run for staff), Http404 otherwise; with `for_write`,
+    PermissionDenied when they may read it but it is not theirs."""
+    if not getattr(owner, "is_authenticated", False):
+        raise Http404("no such run")
+    run = get_object_or_404(
+        PlanRun.objects.select_related("workload").filter(readable_q(user=owner)), pk=run_id
+    )
+    _check_write(owner, run, for_write=for_write)
+    return run
 
 
 def run_results(

@@ -76,10 +76,16 @@ def test_quotes_are_private_to_their_owner(quote: Quote) -> None:
     assert quote.number not in client.get("/quotes/").content.decode()
     assert api(other).get(f"/api/v1/quotes/{quote.pk}/").status_code == 404
     assert api(other).get(f"/api/v1/quotes/{quote.pk}/pdf").status_code == 404
-    assert api(other).get("/api/v1/quotes/").json() == []
+    assert api(other).get("/api/v1/quotes/").json() == {
+        "count": 0,
+        "next": None,
+        "previous": None,
+        "results": [],
+    }
     assert api(other).post(f"/api/v1/quotes/{quote.pk}/share").status_code == 404
     assert api(None).get("/api/v1/quotes/").status_code in (401, 403)
     assert api(None).get(f"/api/v1/quotes/{quote.pk}/").status_code in (401, 403)
+    assert api(other).delete(f"/api/v1/quotes/{quote.pk}/share").status_code == 404
     assert Client().get("/quotes/999999/")["Location"].startswith("/accounts/login/")
 
 
@@ -145,7 +151,10 @@ def test_api_creates_lists_shows_and_serves_quotes(
         format="json",
     )
     assert by_plan.status_code == 201 and by_plan.json()["plan"] == "On-demand"
-    assert [q["id"] for q in client.get("/api/v1/quotes/").json()] == [by_plan.json()["id"], body["id"]]
+    listed = client.get("/api/v1/quotes/").json()  # paginated like every list of the API
+    assert listed["count"] == 2
+    assert [q["id"] for q in listed["results"]] == [by_plan.json()["id"], body["id"]]
+    assert [q["id"] for q in client.get("/api/v1/quotes/?limit=1&offset=1").json()["results"]] == [body["id"]]
     detail = client.get(f"/api/v1/quotes/{body['id']}/").json()
     assert detail["number"] == body["number"] and detail["bill"]["lines"] and "open_questions" in detail
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
@@ -185,3 +194,17 @@ def test_the_number_is_unique_across_quotes(quote: Quote, buyer: Any, offering: 
         owner=buyer, offering_slug=offering.slug, workload_id=workload.pk
     )
     assert second.number != quote.number and second.version != "" and second.version != quote.version
+
+
+def test_staff_read_every_quote_but_change_none(quote: Quote, buyer: Any) -> None:
+    staff = UserFactory(username="curator", role="staff", is_staff=True)
+    client = login(staff)
+    assert client.get(f"/quotes/{quote.pk}/").status_code == 200
+    assert quote.number in client.get("/quotes/").content.decode()
+    assert client.post(f"/quotes/{quote.pk}/share").status_code == 403
+    assert api(staff).get(f"/api/v1/quotes/{quote.pk}/").status_code == 200
+    assert [q["id"] for q in api(staff).get("/api/v1/quotes/").json()["results"]] == [quote.pk]
+    assert api(staff).post(f"/api/v1/quotes/{quote.pk}/share").status_code == 403
+    assert api(staff).delete(f"/api/v1/quotes/{quote.pk}/share").status_code == 403
+    quote.refresh_from_db()
+    assert quote.share_token is None
