@@ -114,7 +114,7 @@ FACTS: tuple[Fact, ...] = (
     Fact("storage_included_gb", "storage", "Storage included", "float", "GB", minimum=0),
     # fees
     Fact("egress_price_usd_per_gb", "fees", "Internet egress", "decimal", "$/GB", minimum=0),
-    Fact("traffic_price_usd_per_gb", "fees", "Inter-node / inter-zone traffic", "decimal", "$/GB", minimum=0),
+    Fact("traffic_price_usd_per_gb", "fees", "Traffic between the nodes", "decimal", "$/GB", minimum=0),
     Fact("support_fee_usd_per_month", "fees", "Support fee", "decimal", "$/month", minimum=0),
     Fact("setup_fee_usd", "fees", "Setup fee", "decimal", "$", minimum=0),
     Fact("fees_note", "fees", "Fee notes", "text"),
