@@ -1345,6 +1345,36 @@ def _stats_cells(values: list[float], digits: int) -> list[dict]:
     return [cell(fmt(v, digits), number=True) for v in (min(values), statistics.median(values), max(values))]
 
 
+def _box_trace(
+    i: int, label: str, values: list[float], hover: list[str], *, horizontal: bool, jitter: float
+) -> dict[str, Any]:
+    """One box of an overview chart with every offering drawn as a marker (series i's colour and symbol)."""
+    value_axis, label_axis = ("x", "y") if horizontal else ("y", "x")
+    trace: dict[str, Any] = {
+        "type": "box",
+        "name": label,
+        value_axis: values,
+        label_axis: [label] * len(values),
+        "boxpoints": "all",
+        "jitter": jitter,
+        "pointpos": 0,
+        "fillcolor": "rgba(0,0,0,0)",
+        "line": {"color": SERIES[i % len(SERIES)], "width": 1},
+        "marker": {
+            "symbol": SYMBOLS[i % len(SYMBOLS)],
+            "size": 9,
+            "color": SERIES[i % len(SERIES)],
+            "opacity": 0.85,
+        },
+        "hovertext": hover,
+        "hoverinfo": "text",
+        "hoveron": "points",
+    }
+    if horizontal:
+        trace["orientation"] = "h"
+    return trace
+
+
 def overview_fabric_panel(rows: list[dict]) -> dict:
     groups: dict[str | None, dict[str, list]] = {}
     for row in rows:
@@ -1375,29 +1405,7 @@ def overview_fabric_panel(rows: list[dict]) -> dict:
         )
         if not g["x"]:
             continue
-        traces.append(
-            {
-                "type": "box",
-                "orientation": "h",
-                "name": label,
-                "x": g["x"],
-                "y": [label] * len(g["x"]),
-                "boxpoints": "all",
-                "jitter": 0.6,
-                "pointpos": 0,
-                "fillcolor": "rgba(0,0,0,0)",
-                "line": {"color": SERIES[i % len(SERIES)], "width": 1},
-                "marker": {
-                    "symbol": SYMBOLS[i % len(SYMBOLS)],
-                    "size": 9,
-                    "color": SERIES[i % len(SERIES)],
-                    "opacity": 0.85,
-                },
-                "hovertext": g["hover"],
-                "hoverinfo": "text",
-                "hoveron": "points",
-            }
-        )
+        traces.append(_box_trace(i, label, g["x"], g["hover"], horizontal=True, jitter=0.6))
     return {
         "key": "overview-fabric",
         "title": "Inter-node bandwidth per GPU, by fabric",
@@ -1446,28 +1454,7 @@ def overview_price_panel(rows: list[dict]) -> dict:
         )
         if not g["y"]:
             continue
-        traces.append(
-            {
-                "type": "box",
-                "name": esc(gpu),
-                "y": g["y"],
-                "x": [esc(gpu)] * len(g["y"]),
-                "boxpoints": "all",
-                "jitter": 0.5,
-                "pointpos": 0,
-                "fillcolor": "rgba(0,0,0,0)",
-                "line": {"color": SERIES[i % len(SERIES)], "width": 1},
-                "marker": {
-                    "symbol": SYMBOLS[i % len(SYMBOLS)],
-                    "size": 9,
-                    "color": SERIES[i % len(SERIES)],
-                    "opacity": 0.85,
-                },
-                "hovertext": g["hover"],
-                "hoverinfo": "text",
-                "hoveron": "points",
-            }
-        )
+        traces.append(_box_trace(i, esc(gpu), g["y"], g["hover"], horizontal=False, jitter=0.5))
     return {
         "key": "overview-price",
         "title": "On-demand price per GPU-hour, by GPU",

@@ -159,20 +159,13 @@ class QuoteListCreateApi(generics.GenericAPIView[Quote]):
         serializer = QuoteInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        if data.get("run"):
-            quote = services.quote_create_from_result(
-                owner=request.user,
-                run_id=data["run"],
-                offering_slug=data["offering"],
-                plan_name=data["plan"] or None,
-            )
-        else:
-            quote = services.quote_create_for_offering(
-                owner=request.user,
-                offering_slug=data["offering"],
-                workload_id=data["workload"],
-                plan_name=data["plan"] or None,
-            )
+        quote = services.quote_create(
+            owner=request.user,
+            offering_slug=data["offering"],
+            run_id=data.get("run"),
+            workload_id=data.get("workload"),
+            plan_name=data.get("plan") or None,
+        )
         return Response(quote_json(quote, request), status=status.HTTP_201_CREATED)
 
 

@@ -305,6 +305,21 @@ def quote_create_for_offering(
     return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
 
 
+def quote_create(
+    *, owner: Any, offering_slug: str, run_id: int | None, workload_id: int | None, plan_name: str | None
+) -> Quote:
+    """Issue a quote from a run's result when a run is given, else from the offering and a workload."""
+    if run_id:
+        return quote_create_from_result(
+            owner=owner, run_id=run_id, offering_slug=offering_slug, plan_name=plan_name
+        )
+    if workload_id is None:
+        raise ValidationError({"workload": "give a run, or a workload with the offering"})
+    return quote_create_for_offering(
+        owner=owner, offering_slug=offering_slug, workload_id=workload_id, plan_name=plan_name
+    )
+
+
 def quote_share(*, quote: Quote) -> Quote:
     """Give the quote a new unguessable read-only link (replaces any earlier one)."""
     for _ in range(3):

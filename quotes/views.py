@@ -46,20 +46,13 @@ def quote_create(request: HttpRequest) -> HttpResponse:
         return redirect(back)
     data = form.cleaned_data
     try:
-        if data.get("run"):
-            quote = services.quote_create_from_result(
-                owner=request.user,
-                run_id=data["run"],
-                offering_slug=data["offering"],
-                plan_name=data["plan"] or None,
-            )
-        else:
-            quote = services.quote_create_for_offering(
-                owner=request.user,
-                offering_slug=data["offering"],
-                workload_id=data["workload"],
-                plan_name=data["plan"] or None,
-            )
+        quote = services.quote_create(
+            owner=request.user,
+            offering_slug=data["offering"],
+            run_id=data.get("run"),
+            workload_id=data.get("workload"),
+            plan_name=data.get("plan") or None,
+        )
     except ValidationError as exc:
         messages.error(request, "Could not create the quote: " + _error_text(exc))
         return redirect(back)
