@@ -241,26 +241,9 @@ def search(
         res["search"]["seconds"] = round(time.perf_counter() - t0, 4)
         return res
 
-    def layout_of(ref: tuple[int, int, int]) -> Layout:
-        bi, r, c = ref
-        idx, opt = blocks[bi]
-        s = idx[r]
-        return Layout(
-            tp=int(st["tp"][s]),
-            pp=int(st["pp"][s]),
-            dp=int(st["dp"][s]),
-            cp=int(st["cp"][s]),
-            ep=int(st["ep"][s]),
-            zero=int(opt["zero"][c]),
-            micro_batch=int(opt["mb"][c]),
-            recompute=RECOMPUTE_NAMES[int(opt["rec"][c])],
-            sequence_parallel=bool(opt["sp"][c]),
-            virtual_stages=int(opt["v"][c]),
-        )
-
     if picks:
         # the answer and its alternatives in one vectorised evaluation
-        lays = [layout_of(p) for p in picks]
+        lays = [_layout_at(st, blocks, p) for p in picks]
         grids = [lay.grid() for lay in lays]
         many = evaluate_grid(
             wl, hw, {k: np.asarray([gr[k] for gr in grids]) for k in grids[0]}, optimizer, shape
@@ -300,6 +283,25 @@ def search(
     if answered_feasible and best["explanation"]:
         best["explanation"].append(_why_not(objective, price, best, alts))
     return best
+
+
+def _layout_at(st: dict[str, np.ndarray], blocks: list[Any], ref: tuple[int, int, int]) -> Layout:
+    """The layout at (block, structure row, option column) of the search grid."""
+    bi, r, c = ref
+    idx, opt = blocks[bi]
+    s = idx[r]
+    return Layout(
+        tp=int(st["tp"][s]),
+        pp=int(st["pp"][s]),
+        dp=int(st["dp"][s]),
+        cp=int(st["cp"][s]),
+        ep=int(st["ep"][s]),
+        zero=int(opt["zero"][c]),
+        micro_batch=int(opt["mb"][c]),
+        recompute=RECOMPUTE_NAMES[int(opt["rec"][c])],
+        sequence_parallel=bool(opt["sp"][c]),
+        virtual_stages=int(opt["v"][c]),
+    )
 
 
 def _ref(refs: np.ndarray, i: int) -> tuple[int, int, int]:
@@ -387,21 +389,7 @@ def _closest_infeasible(
             best_ref = (bi, int(rr), int(cc))
     if best_ref is None:
         raise InputError("gpus", "no layout can be formed for this GPU count and workload")
-    bi, r, c = best_ref
-    idx, opt = blocks[bi]
-    s = idx[r]
-    lay = Layout(
-        tp=int(st["tp"][s]),
-        pp=int(st["pp"][s]),
-        dp=int(st["dp"][s]),
-        cp=int(st["cp"][s]),
-        ep=int(st["ep"][s]),
-        zero=int(opt["zero"][c]),
-        micro_batch=int(opt["mb"][c]),
-        recompute=RECOMPUTE_NAMES[int(opt["rec"][c])],
-        sequence_parallel=bool(opt["sp"][c]),
-        virtual_stages=int(opt["v"][c]),
-    )
+    lay = _layout_at(st, blocks, best_ref)
     one = evaluate_grid(wl, hw, lay.grid(), optimizer, shape)
     out = build_result(wl, hw, fm, lay, one, (), notes)
     out["reasons"] = reason_texts(int(one["reasons"]), one, (), hw)
