@@ -13,7 +13,7 @@ from .explain import explain
 from .goodput import FaultModel, fault_model, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
-from .model import REASON_TEXT, WorkloadShape, evaluate_grid
+from .model import REASON_TEXT, WorkloadShape, attention_note, evaluate_grid
 from .workload import Workload, workload_from_dict, workload_preset
 
 
@@ -114,6 +114,14 @@ def build_result(
         out["cost"] = cost
     out["explanation"] = explain(wl, hw, layout, out)
     zero_notes = [C.ZERO3_PREFETCH_ASSUMPTION] if layout.zero >= 3 and layout.dp * layout.cp > 1 else []
+    att = attention_note(wl, hw)
+    if att:
+        zero_notes.append(att)
+    if wl.precision == "fp8" and not hw.gpu.fp8_tflops:
+        zero_notes.append(
+            f"fp8 requested but {hw.gpu.key} has no fp8 tensor cores: its GEMMs run in bf16 and MFU is "
+            f"against the bf16 peak ({hw.gpu.bf16_tflops:g} TFLOP/s)"
+        )
     out["assumptions"] = list(
         dict.fromkeys(hw.assumptions + fm.assumptions + wl.notes + (notes or []) + zero_notes)
     )

@@ -300,6 +300,20 @@ CP_OVERLAP = 0.5  # assumed: ring attention overlaps the K/V exchange with block
 EP_OVERLAP = 0.0  # assumed: Megatron MoE all-to-alls run on the critical path unless DualPipe-style
 PP_OVERLAP = 0.0  # assumed: 1F1B send/recv is on the critical path
 
+# --- attention kernels -------------------------------------------------------------------------------
+# "unfused": the s x s attention scores are materialised (softmax, dropout, their HBM traffic and memory:
+# Korthikanti Table 2's 5 a s / h term), as in the Megatron-LM 2021-22 runs of cal §2. "flash": fused
+# IO-aware kernels (FlashAttention, Dao et al. 2022; FlashAttention-2, Dao 2023; cuDNN/TE fused attention)
+# never write the scores to HBM: no score activations, no score traffic, and the backward pass recomputes
+# S = Q K^T from the saved log-sum-exp: 5 attention GEMMs in the backward instead of 4, i.e. half of the
+# forward's two more (FLASH_BWD_RECOMPUTE, in units of the forward attention GEMMs).
+FLASH_BWD_RECOMPUTE = 0.5
+# workload.attention = "auto" resolves by GPU: unfused on the GPUs whose calibration runs were unfused
+# (every cal §2 run is A100, Megatron-LM 2021-22, before FlashAttention), flash on every later GPU
+# (Hopper, Blackwell, MI300: their published training stacks all use fused attention kernels). assumed;
+# stated in `assumptions` whenever "auto" is resolved.
+UNFUSED_ATTENTION_GPUS = ("A100-SXM-40GB", "A100-SXM-80GB")
+
 # --- memory -----------------------------------------------------------------------------------------
 # Optimizer conventions, bytes per parameter (cal §3):
 #   zero-paper: weights 2 (fp16), grads 2 (fp16), optimizer K = 12 (fp32 master, m, v)
@@ -357,8 +371,8 @@ SEARCH_MICRO_BATCHES = (1, 2, 4, 8)
 SEARCH_VIRTUAL_STAGES = (1, 2, 3, 4)  # calibrated on v = 1 and 3 (cal §2); 2 and 4 interpolate
 SEARCH_MAX_PP = 128
 # Largest |error| of the time model over the 18 published Selene runs (cal §2; Korthikanti 2022 1T full
-# recompute, +6.7%; table in docs/MODEL.md). The search ranks by the objective alone; when the runner-up is
-# closer than this the explanation says the two are equivalent within the model's accuracy. (A rule that
-# re-ranked layouts inside this band by their inter-node exposure was tried and removed: docs/MODEL.md,
-# "Search", explains why.)
+# recompute, +6.7%; table in docs/MODEL.md). Alternatives closer than this are reported as not rankable by
+# the model, and it bounds the node-first rule (search.fills_node_first, Narayanan 2021 takeaway #1): a
+# layout that fills the node with TP before pipelining across nodes replaces the objective's best only when
+# it is within this band of it on the same cluster size.
 CALIBRATION_MAX_ERROR = 0.067

@@ -71,6 +71,37 @@ class WorkloadShape:
         )
 
 
+def uses_flash_attention(wl: Workload, hw: Hardware) -> bool:
+    """Fused (FlashAttention-style) attention kernels for this workload on this GPU; "auto" resolves by
+    GPU generation (constants.UNFUSED_ATTENTION_GPUS)."""
+    if wl.attention != "auto":
+        return wl.attention == "flash"
+    return hw.gpu.key not in C.UNFUSED_ATTENTION_GPUS
+
+
+def attention_note(wl: Workload, hw: Hardware) -> str | None:
+    """The assumption "auto" makes, for the output's `assumptions`."""
+    if wl.attention != "auto":
+        return None
+    if uses_flash_attention(wl, hw):
+        return (
+            f"attention not given: fused FlashAttention-style kernels assumed on {hw.gpu.key} (no s x s "
+            "scores in memory or HBM traffic; the backward pass recomputes them); set workload.attention "
+            "to 'unfused' for a stack that materialises them"
+        )
+    return (
+        f"attention not given: unfused attention (s x s scores materialised) assumed on {hw.gpu.key}, as in "
+        "its calibration runs (Megatron-LM 2021-22); set workload.attention to 'flash' for a "
+        "FlashAttention stack"
+    )
+
+
+def _coeffs(ws: WorkloadShape, flash: bool) -> tuple[float, float, float]:
+    """Korthikanti activation coefficients; fused attention keeps no score term."""
+    a, b, score = ws.act_coeffs
+    return (a, b, 0.0) if flash else (a, b, score)
+
+
 def _dp_group_times(
     hw: Hardware, stride: Any, n: Any, grads: Any, params: Any, units: Any
 ) -> tuple[Any, Any, Any, Any]:
@@ -178,7 +209,8 @@ def _memory(
         wd, gd, od = wd + we, gd + ge, od + oe
     w_bytes = wd + np.where(zero >= 3, 4.0 * ws.largest_layer / tp, 0.0)  # ZeRO-3 gather buffer
     s_local = s / cp
-    act_layer = M.activation_bytes_per_layer(s_local, mb, wl.hidden, ws.act_coeffs, tp, sp, rec, seq_full=s)
+    coeffs = _coeffs(ws, uses_flash_attention(wl, hw))
+    act_layer = M.activation_bytes_per_layer(s_local, mb, wl.hidden, coeffs, tp, sp, rec, seq_full=s)
     act = act_layer * n_layers * M.in_flight_factor(pp, v, micro)
     states = w_bytes + gd + od
     overhead = M.overhead_bytes(states + act)
@@ -283,10 +315,18 @@ def evaluate_grid(
         lin_fwd = lin_fwd + 2.0 * tokens * ws.routed_active_per_layer / tp / (peak_lin * eff_e)
     att_fwd = 4.0 * tokens * s * ws.attn_dim / tp / (peak16 * eff)
     layer_compute = 3.0 * (lin_fwd + att_fwd)
-    layer_recompute = np.where(rec == 2, lin_fwd + att_fwd, np.where(rec == 1, att_fwd, 0.0))
+    flash = uses_flash_attention(wl, hw)
+    coeffs = _coeffs(ws, flash)
+    if flash:
+        # fused attention: selective recompute has nothing left to recompute (the kernel's backward already
+        # recomputes the scores: FLASH_BWD_RECOMPUTE of the forward attention GEMMs, every layout)
+        fa_bwd = C.FLASH_BWD_RECOMPUTE * att_fwd
+        layer_recompute = fa_bwd + np.where(rec == 2, lin_fwd + att_fwd, 0.0)
+    else:
+        layer_recompute = np.where(rec == 2, lin_fwd + att_fwd, np.where(rec == 1, att_fwd, 0.0))
     # memory-bound elementwise work, proportional to the activations it touches (constants.MEMBOUND_FACTOR)
-    act_none = M.activation_bytes_per_layer(s_local, mb, wl.hidden, ws.act_coeffs, tp, sp, 0, seq_full=s)
-    act_scores = s_local * mb * h * ws.act_coeffs[2] * s / tp  # the score term selective drops (keys: s)
+    act_none = M.activation_bytes_per_layer(s_local, mb, wl.hidden, coeffs, tp, sp, 0, seq_full=s)
+    act_scores = s_local * mb * h * coeffs[2] * s / tp  # the score term selective drops (keys: s)
     hbm = hw.gpu.hbm_tbytes_per_s * 1e12
     passes = 3.0 + (rec == 2)
     layer_membound = C.MEMBOUND_FACTOR * (passes * act_none + (rec == 1) * act_scores) / hbm
@@ -348,15 +388,24 @@ def evaluate_grid(
     iteration = micro * t_mb + bubble + dp_exposed + optimizer_step
     tokens_iter = float(wl.tokens_per_iteration)
     model_flops = tokens_iter * wl.model_flops_per_token()
-    recompute_flops_tok = np.where(
-        rec == 2,
-        2.0 * wl.layers * ws.matmul_active_per_layer + 4.0 * wl.layers * s * ws.attn_dim,
-        np.where(rec == 1, 4.0 * wl.layers * s * ws.attn_dim, 0.0),
-    )
+    att_flops_tok = 4.0 * wl.layers * s * ws.attn_dim  # forward attention GEMMs per token
+    if flash:
+        recompute_flops_tok = C.FLASH_BWD_RECOMPUTE * att_flops_tok + np.where(
+            rec == 2, 2.0 * wl.layers * ws.matmul_active_per_layer + att_flops_tok, 0.0
+        )
+    else:
+        recompute_flops_tok = np.where(
+            rec == 2,
+            2.0 * wl.layers * ws.matmul_active_per_layer + att_flops_tok,
+            np.where(rec == 1, att_flops_tok, 0.0),
+        )
     hw_flops = model_flops + tokens_iter * recompute_flops_tok
     model_tf = model_flops / (gpus * iteration) / 1e12
     hw_tf = hw_flops / (gpus * iteration) / 1e12
-    mfu = model_tf / hw.gpu.bf16_tflops if wl.precision == "bf16" else model_tf / (hw.gpu.fp8_tflops or 1.0)
+    # MFU against the peak of the precision the GEMMs run in: fp8 only where the GPU has fp8 tensor cores
+    # (an fp8 workload on an A100 runs its GEMMs in bf16, see peak_lin above)
+    fp8_peak = hw.gpu.fp8_tflops if wl.precision == "fp8" else None
+    mfu = model_tf / (fp8_peak or hw.gpu.bf16_tflops)
     tokens_per_s = tokens_iter / iteration
 
     reasons = _reasons(wl, hw, x, mem)

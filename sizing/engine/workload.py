@@ -35,6 +35,7 @@ class Workload:
     moe: MoE | None = None
     tied_embeddings: bool = False
     deadline_days: float | None = None
+    attention: str = "auto"  # auto | flash | unfused (constants.UNFUSED_ATTENTION_GPUS)
     derived_from_params: float | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -113,6 +114,9 @@ class Workload:
         d.pop("notes")
         d.pop("derived_from_params")
         return d
+
+
+ATTENTION_KINDS = ("auto", "flash", "unfused")
 
 
 def _wl(name: str, **kw: Any) -> Workload:
@@ -319,6 +323,11 @@ def workload_from_dict(d: dict[str, Any]) -> Workload:
     activation = str(d.get("activation") or "gelu")
     if activation not in ("gelu", "swiglu"):
         raise InputError("workload.activation", f"must be gelu or swiglu, got {activation!r}")
+    attention = str(d.get("attention") or "auto")
+    if attention not in ATTENTION_KINDS:
+        raise InputError(
+            "workload.attention", f"must be one of {', '.join(ATTENTION_KINDS)}, got {attention!r}"
+        )
     moe = None
     m = d.get("moe")
     if m:
@@ -353,6 +362,7 @@ def workload_from_dict(d: dict[str, Any]) -> Workload:
         moe=moe,
         tied_embeddings=bool(d.get("tied_embeddings", False)),
         deadline_days=deadline,
+        attention=attention,
         derived_from_params=derived,
         notes=notes,
     )

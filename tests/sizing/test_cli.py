@@ -147,6 +147,12 @@ def test_search_without_any_feasible_layout_is_an_answer(a100_ib: dict[str, Any]
         ("gpt3-175b", {"nics_per_node": 0}, None, "offering.nics_per_node"),
         ("gpt3-175b", {"gbps_per_nic": -200}, None, "offering.gbps_per_nic"),
         ("gpt3-175b", {}, {"micro_batch": 0}, "layout.micro_batch"),
+        (
+            {"name": "w", "layers": 4, "hidden": 4096, "heads": 32, "attention": "sparse"},
+            {},
+            None,
+            "workload.attention",
+        ),
     ],
 )
 def test_bad_input_exits_2_naming_the_field(

@@ -8,6 +8,7 @@ import pytest
 from sizing.engine import InputError, evaluate, search, workload_from_dict, workload_preset
 from sizing.engine.hardware import hardware_from_facts
 from sizing.engine.model import evaluate_grid
+from sizing.engine.search import fills_node_first
 from sizing.engine.workload import PRESETS
 
 
@@ -15,37 +16,60 @@ def _layout(r: dict[str, Any]) -> tuple[int, int, int]:
     return r["layout"]["tp"], r["layout"]["pp"], r["layout"]["dp"]
 
 
-def test_175b_on_1024_a100_keeps_tp_in_the_node_and_pp_across_nodes(a100_ib: dict[str, Any]) -> None:
+def test_175b_on_1024_a100_chooses_tp8_inside_the_node_and_pp_across_nodes(a100_ib: dict[str, Any]) -> None:
     r = search("gpt3-175b", a100_ib, gpus=1024)
     lay = r["layout"]
-    assert r["feasible"] and "selection" not in r["search"]  # ranked by the objective alone
-    assert lay["tp"] <= 8 and lay["pp"] > 1  # TP inside the 8-GPU NVSwitch node, pipeline stages
-    assert lay["tp"] * lay["cp"] * lay["dp"] >= 8  # the pipeline group's stride spans a node: stages on
-    # different nodes
-    # With the distributed optimizer (ZeRO-1) the fastest is TP=4 PP=8 DP=32, SP + selective, micro-batch 1,
-    # interleaved: NVIDIA's own NeMo recipe for this job (gpt3/175b.yaml: 128 nodes x 8, TP=4, PP=8, VP=12,
-    # distributed_fused_adam). TP=4 moves half the per-GPU TP bytes of TP=8 for the same model states.
-    assert _layout(r) == (4, 8, 32) and lay["zero"] == 1 and lay["sequence_parallel"]
-    assert r["iteration_time_s"] == pytest.approx(19.15, abs=0.05)
+    assert r["feasible"] and _layout(r) == (8, 8, 16) and lay["zero"] == 1 and lay["sequence_parallel"]
+    # the pipeline group's stride (TP x CP x DP = 128 ranks = 16 nodes) spans nodes: stages on different nodes
+    assert lay["tp"] * lay["cp"] * lay["dp"] >= 8 and r["nodes"] == 128
+    assert r["iteration_time_s"] == pytest.approx(19.90, abs=0.05)
     assert 0.50 < r["mfu"] < 0.56  # at, not above, the best published A100 MFU (~56%, cal §2)
-    tp8 = evaluate(
-        "gpt3-175b",
-        a100_ib,
-        {
-            "tp": 8,
-            "pp": 8,
-            "micro_batch": 1,
-            "recompute": "none",
-            "sequence_parallel": True,
-            "virtual_stages": 4,
-        },
-        gpus=1024,
-    )
-    b4, b8 = r["iteration_breakdown_s"], tp8["iteration_breakdown_s"]
-    # TP=8 PP=8 DP=16 is 3.9% slower, inside the model's 6.7% calibration error: the TP all-reduces cost
-    # 2.38 s vs 1.07 s (twice the micro-batches per replica, 2x7/8 vs 2x3/4 bytes), its bubble saves 0.31 s
-    assert 1.03 < tp8["iteration_time_s"] / r["iteration_time_s"] < 1.067
+    # The model's own best is TP=4 PP=8 DP=32 v=4 (NVIDIA NeMo's recipe for this job, gpt3/175b.yaml), 3.9%
+    # faster: inside its 6.7% calibration error, and it pipelines across nodes with half-empty TP. The
+    # node-first rule (Narayanan 2021 takeaway #1) keeps the calibrated structure and says so.
+    sel = r["search"]["selection"]
+    assert sel["rule"] == "node-first" and "takeaway #1" in sel["source"]
+    raw = sel["model_best"]
+    assert (raw["layout"]["tp"], raw["layout"]["pp"], raw["layout"]["dp"]) == (4, 8, 32)
+    assert raw["iteration_time_s"] == pytest.approx(19.15, abs=0.05)
+    assert 0.03 < sel["objective_gap"] < sel["band"] == pytest.approx(0.067)
+    assert r["alternatives"][0]["layout"] == raw["layout"]  # listed first among the alternatives
+    assert any("Chosen over the model's own best, TP=4 PP=8 DP=32" in x for x in r["explanation"])
+    tp4 = evaluate("gpt3-175b", a100_ib, raw["layout"], gpus=1024)
+    b4, b8 = tp4["iteration_breakdown_s"], r["iteration_breakdown_s"]
+    # why TP=4 is predicted faster: its TP all-reduces cost 1.07 s vs 2.38 s (half the micro-batches per
+    # replica at 2x3/4 vs 2x7/8 of the bytes); TP=8's bubble is smaller (96 micro-batches per replica)
     assert b8["tp_comm"] > 2 * b4["tp_comm"] and b8["bubble"] < b4["bubble"]
+    assert tp4["iteration_time_s"] == pytest.approx(raw["iteration_time_s"], rel=1e-6)
+
+
+def test_node_first_rule_only_inside_the_error_band(a100_ib: dict[str, Any]) -> None:
+    # a slow NVSwitch (150 GB/s per GPU) makes TP=8's all-reduces cost more than the band: TP=4 stays
+    slow = search("gpt3-175b", {**a100_ib, "intra_node_gbytes_per_s": 150}, gpus=1024)
+    assert slow["layout"]["tp"] == 4 and "selection" not in slow["search"]
+    assert slow["alternatives"][0]["iteration_time_s"] >= slow["iteration_time_s"]
+    # PCIe nodes: TP inside the node is not cheap, the rule does not apply
+    pcie = search("gpt3-175b", {**a100_ib, "intra_node": "pcie"}, gpus=1024)
+    assert "selection" not in pcie["search"]
+    # one node: a pipeline inside the node crosses no fabric, the rule does not apply (PP=4 x DP=2 stays)
+    one = search("13b", {**a100_ib, "nodes": 1}, objective="cheapest")
+    assert one["layout"]["pp"] == 4 and "selection" not in one["search"]
+
+
+def test_fills_node_first_is_elementwise(a100_ib: dict[str, Any]) -> None:
+    wl, hw = workload_preset("gpt3-175b"), hardware_from_facts(a100_ib)
+    tp = np.array([8, 4, 4, 1, 2, 1])
+    cp = np.array([1, 1, 2, 1, 1, 1])
+    ep = np.array([1, 1, 1, 1, 4, 1])
+    pp = np.array([8, 8, 8, 1, 4, 4])
+    dp = np.array([16, 32, 16, 1024, 4, 2])
+    got = fills_node_first(wl, hw, tp, cp, ep, pp, dp)
+    # TP=8; TP=4 alone with PP across nodes (no); TP x CP = 8; no PP; TP x EP = 8; PP inside one node
+    assert got.tolist() == [True, False, True, True, True, True]
+    few_heads = workload_from_dict({**wl.to_dict(), "heads": 52, "kv_heads": 52, "hidden": 6656})
+    # 52 heads: TP=4 is the widest power of 2 dividing them, so TP=4 with PP fills what it can
+    four = fills_node_first(few_heads, hw, np.array([4]), 1, 1, np.array([8]), np.array([32]))
+    assert four.tolist() == [True]
 
 
 def test_175b_with_megatron_2021_memory_chooses_tp8_pp8(a100_ib: dict[str, Any]) -> None:
@@ -66,31 +90,41 @@ def test_13b_on_an_h100_node_offering(h100_ib: dict[str, Any]) -> None:
     for r in (fast, cheap, due):  # under 30B: no tensor parallelism
         assert r["feasible"] and r["layout"]["tp"] == 1
     # fastest and within 30 days: pure data parallelism. 512 GPUs, ZeRO-3 with micro-batch 2 = one
-    # micro-batch per replica, so its per-micro-batch gathers are paid once (11.86 days; ZeRO-2 11.97)
+    # micro-batch per replica, so its per-micro-batch gathers are paid once (8.18 days with fused attention)
     assert fast["gpus"] == 512 and fast["layout"]["pp"] == 1 and fast["layout"]["zero"] == 3
-    assert fast["train_days"] == pytest.approx(11.86, abs=0.1)
+    assert fast["train_days"] == pytest.approx(8.18, abs=0.1)
     assert any("all-gathered (bf16) for every micro-batch" in a for a in fast["assumptions"])
-    assert due["gpus"] == 256 and due["layout"]["pp"] == 1 and due["train_days"] <= 30  # 23.6 days, ZeRO-2
-    # cheapest: cost is flat in the cluster size, so the most efficient GPU wins. On few GPUs pure DP needs
-    # ZeRO-2/3 to fit (ZeRO-1: 6 + 12/8 bytes/param = 97 GB) and those communicate every one of the 128
-    # micro-batches; PP=4 x DP=2 with the distributed optimizer communicates once per step and its bubble
-    # is 3/128. It wins by 0.01% over its v=4 twin and ~3% over the cheapest pure-DP layout: not rankable.
-    assert cheap["gpus"] == 8 and cheap["layout"]["pp"] == 4 and cheap["layout"]["zero"] == 1
-    assert any("cannot rank the two" in s for s in cheap["explanation"])
-    # 30-day deadline +3.8% over the cheapest, fastest +4.4%
+    assert any("FlashAttention-style kernels assumed" in a for a in fast["assumptions"])
+    assert due["gpus"] == 256 and due["layout"]["pp"] == 1 and due["train_days"] <= 30  # 16.2 days, ZeRO-2
+    # cheapest: cost is flat in the cluster size, so the most efficient layout wins. The model's own best is
+    # PP=2 x DP=16 on 32 GPUs (4 nodes, the distributed optimizer communicates once per step); it pipelines
+    # across nodes with TP=1, so the node-first rule takes pure DP x 32 with ZeRO-2 (reduce-scatters every
+    # micro-batch), 4.1% dearer by the model: inside its error band
+    assert cheap["gpus"] == 32 and cheap["layout"]["pp"] == 1 and cheap["layout"]["zero"] == 2
+    sel = cheap["search"]["selection"]
+    assert sel["model_best"]["layout"]["pp"] == 2 and sel["model_best"]["gpus"] == 32
+    assert 0.03 < sel["objective_gap"] < 0.05
+    # 30-day deadline +2.0% over the cheapest, fastest +2.7%
     assert cheap["cost"]["total_usd"] < due["cost"]["total_usd"] < fast["cost"]["total_usd"]
-    assert due["cost"]["total_usd"] < 1.04 * cheap["cost"]["total_usd"]
+    assert due["cost"]["total_usd"] < 1.03 * cheap["cost"]["total_usd"]
 
 
 def test_13b_fits_one_node_with_tp_at_most_2_and_data_parallelism(h100_ib: dict[str, Any]) -> None:
     one = {**h100_ib, "nodes": 1}
     best = search("13b", one)
+    # the fastest one-node layout: PP=4 x DP=2 with the distributed optimizer (88.97 s; one gradient
+    # reduction per step, bubble 3/128); a pipeline inside one node crosses no fabric, no node-first rule
+    assert _layout(best) == (1, 4, 2) and best["layout"]["zero"] == 1 and "selection" not in best["search"]
+    assert best["iteration_time_s"] == pytest.approx(88.97, abs=0.1)
+    times = {}
     for lay in ({"tp": 1, "zero": 3}, {"tp": 2, "zero": 1}, {"tp": 2, "zero": 2}, {"tp": 2, "zero": 3}):
         r = evaluate("13b", one, {**lay, "pp": 1}, gpus=8)
         assert r["feasible"], (lay, r["reasons"])
-        # within 16% of the best one-node layout (PP=4 x DP=2, ZeRO-1: 131.7 s; TP=2 x DP=4 ZeRO-1 139.4 s,
-        # TP=1 x DP=8 ZeRO-3 142.5 s: 128 micro-batches, each gathering the 26 GB of bf16 weights twice)
-        assert r["iteration_time_s"] < 1.16 * best["iteration_time_s"]
+        times[(lay["tp"], lay["zero"])] = r["iteration_time_s"]
+        # TP=2 x DP=4 ZeRO-1 96.9 s ... TP=2 ZeRO-3 109.5 s: 128 micro-batches per replica, and ZeRO-2/3
+        # communicate on every one of them (ZeRO-3 gathers the 26 GB of bf16 weights twice each)
+        assert best["iteration_time_s"] < r["iteration_time_s"] < 1.25 * best["iteration_time_s"]
+    assert times[(2, 1)] < times[(2, 2)] < times[(2, 3)]
 
 
 def test_zero3_traffic_is_per_micro_batch_and_1p5x_with_one(h100_ib: dict[str, Any]) -> None:
@@ -125,8 +159,17 @@ def test_cheapest_without_a_price_ranks_gpu_hours(h100_ib: dict[str, Any]) -> No
     facts = {k: v for k, v in h100_ib.items() if k != "price_usd_per_gpu_hour"}
     r = search("13b", facts, objective="cheapest")
     assert r["feasible"] and "cost" not in r
-    gpu_hours = r["train_days"] * 24 * r["gpus"]
-    assert all(gpu_hours <= a["train_days"] * 24 * a["gpus"] + 1e-6 for a in r["alternatives"])
+
+    def gpu_hours(x: dict[str, Any]) -> float:
+        return float(x["train_days"] * 24 * x["gpus"])
+
+    alts = r["alternatives"]
+    sel = r["search"].get("selection")
+    if sel is not None:  # the node-first rule: the model's best comes first, within the band
+        assert alts[0]["layout"] == sel["model_best"]["layout"]
+        assert gpu_hours(alts[0]) <= gpu_hours(r) <= gpu_hours(alts[0]) * (1 + sel["band"])
+        alts = alts[1:]
+    assert all(gpu_hours(alts[0]) <= gpu_hours(a) + 1e-6 for a in alts)
 
 
 def test_tp_across_nodes_pays_for_it(a100_ib: dict[str, Any]) -> None:
@@ -139,31 +182,40 @@ def test_tp_across_nodes_pays_for_it(a100_ib: dict[str, Any]) -> None:
 def test_pcie_nodes_are_clearly_slower(a100_ib: dict[str, Any]) -> None:
     nv = search("gpt3-175b", a100_ib, gpus=1024)
     pcie = search("gpt3-175b", {**a100_ib, "intra_node": "pcie"}, gpus=1024)
-    # 30.21 s vs 19.15 s (1.58x): PCIe busbw (0.45 x 32 GB/s) makes any TP costlier than the bubble, so the
+    # 30.21 s vs 19.90 s (1.52x): PCIe busbw (0.45 x 32 GB/s) makes any TP costlier than the bubble, so the
     # search drops TP to 1 and splits the model by PP=32 with full recompute to fit
     assert pcie["iteration_time_s"] == pytest.approx(30.21, abs=0.05)
     assert pcie["iteration_time_s"] > 1.5 * nv["iteration_time_s"]
     assert _layout(pcie) == (1, 32, 32) and pcie["layout"]["recompute"] == "full"
     b_nv, b_pc = nv["iteration_breakdown_s"], pcie["iteration_breakdown_s"]
-    assert b_pc["bubble"] > 5.0 > 1.0 > b_nv["bubble"]  # 5.15 s vs 0.66 s
-    assert b_pc["recompute"] > 2 * b_nv["recompute"]  # the forward pass runs twice
+    assert b_pc["bubble"] > 5.0 > 1.0 > b_nv["bubble"]  # 5.15 s vs 0.35 s
+    assert b_pc["recompute"] > 4.0 > b_nv["recompute"]  # the forward pass runs twice (4.90 s vs none)
 
 
 def test_tcp_ethernet_is_clearly_slower(a100_ib: dict[str, Any]) -> None:
     ib = search("gpt3-175b", a100_ib, gpus=1024)
     tcp = search("gpt3-175b", {**a100_ib, "fabric": "ethernet"}, gpus=1024)
-    # 20.92 s vs 19.15 s (1.09x), same TP=4 PP=8 DP=32 (v=3 instead of 4: fewer pipeline sends): the
-    # fabric terms PP + DP grow from 0.56 s to 2.09 s (25% of line rate and 0.5 ms per hop instead of 96%)
-    assert tcp["iteration_time_s"] == pytest.approx(20.92, abs=0.05)
+    # 21.63 s vs 19.90 s (1.09x), same TP=8 PP=8 DP=16 (v=2 instead of 4: fewer pipeline sends): the
+    # fabric terms PP + DP grow from 0.58 s to 1.95 s (25% of line rate and 0.5 ms per hop instead of 96%)
+    assert tcp["iteration_time_s"] == pytest.approx(21.63, abs=0.05)
+    assert _layout(tcp) == _layout(ib) == (8, 8, 16)
     assert tcp["iteration_time_s"] > 1.08 * ib["iteration_time_s"]
     b_ib, b_tcp = ib["iteration_breakdown_s"], tcp["iteration_breakdown_s"]
-    assert b_tcp["dp_comm"] + b_tcp["pp_comm"] > 3.5 * (b_ib["dp_comm"] + b_ib["pp_comm"])
+    assert b_tcp["dp_comm"] + b_tcp["pp_comm"] > 3 * (b_ib["dp_comm"] + b_ib["pp_comm"])
+    # the compute and tensor-parallel terms do not move: the slowdown is the fabric's
+    assert b_tcp["compute"] == b_ib["compute"] and b_tcp["tp_comm"] == b_ib["tp_comm"]
 
 
 def test_ring_topology_loses_efficiency_with_scale(a100_ib: dict[str, Any]) -> None:
     tree = evaluate("gpt3-175b", a100_ib, {"tp": 8, "pp": 8}, gpus=1024)
     ring = evaluate("gpt3-175b", {**a100_ib, "topology": "ring"}, {"tp": 8, "pp": 8}, gpus=1024)
     assert ring["iteration_breakdown_s"]["dp_comm"] > 3 * tree["iteration_breakdown_s"]["dp_comm"]
+
+
+def test_fp8_on_a_gpu_without_fp8_runs_bf16_and_mfu_is_against_bf16(a100_ib: dict[str, Any]) -> None:
+    r = search("deepseek-v3-671b", a100_ib)  # an fp8 preset on A100 (no fp8 tensor cores)
+    assert 0.1 < r["mfu"] < 0.6 and r["model_tflops_per_gpu"] < 312
+    assert any("no fp8 tensor cores" in a for a in r["assumptions"])
 
 
 def test_moe_search_uses_expert_parallelism(h100_ib: dict[str, Any]) -> None:
