@@ -35,6 +35,7 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
     global_batch = serializers.IntegerField(required=False, min_value=1)
     train_tokens = serializers.FloatField(required=False, min_value=1)
     precision = serializers.ChoiceField(choices=["bf16", "fp8"], required=False)
+    attention = serializers.ChoiceField(choices=["auto", "flash", "unfused"], required=False)
     deadline_days = serializers.FloatField(required=False, allow_null=True, min_value=0.01)
     budget_usd = serializers.DecimalField(max_digits=16, decimal_places=2, required=False, allow_null=True)
     checkpoints_retained = serializers.IntegerField(required=False, min_value=1)

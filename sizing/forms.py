@@ -8,7 +8,7 @@ from django import forms
 
 from providers.models import Offering
 from sizing.engine.workload import PRESETS
-from sizing.models import Activation, Objective, Precision
+from sizing.models import Activation, Attention, Objective, Precision
 
 PRESET_LABELS = {
     "13b": "13B dense (Llama 2 13B shape)",
@@ -47,6 +47,11 @@ class PlanForm(forms.Form):
     seq_len = _int("Sequence length")
     activation = forms.ChoiceField(
         choices=[("", "preset / default")] + list(Activation.choices), required=False
+    )
+    attention = forms.ChoiceField(
+        choices=[("", "preset / by GPU")] + list(Attention.choices),
+        required=False,
+        help_text="fused kernels keep no attention scores in memory",
     )
     moe_experts = _int("MoE experts")
     moe_top_k = _int("MoE top-k")

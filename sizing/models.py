@@ -21,6 +21,12 @@ class Precision(models.TextChoices):
     FP8 = "fp8", "fp8"
 
 
+class Attention(models.TextChoices):
+    AUTO = "auto", "by GPU (unfused on A100, fused elsewhere)"
+    FLASH = "flash", "fused (FlashAttention)"
+    UNFUSED = "unfused", "unfused (scores materialised)"
+
+
 class Activation(models.TextChoices):
     GELU = "gelu", "GeLU"
     SWIGLU = "swiglu", "SwiGLU"
@@ -55,6 +61,12 @@ class Workload(models.Model):
     global_batch = models.PositiveIntegerField(null=True, blank=True, help_text="sequences per iteration")
     train_tokens = models.FloatField(null=True, blank=True)
     precision = models.CharField(max_length=10, choices=Precision.choices, default=Precision.BF16)
+    attention = models.CharField(
+        max_length=10,
+        choices=Attention.choices,
+        default=Attention.AUTO,
+        help_text="attention kernels: fused FlashAttention or materialised scores (docs/MODEL.md)",
+    )
     deadline_days = models.FloatField(null=True, blank=True)
     budget_usd = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
     checkpoints_retained = models.PositiveIntegerField(default=2)
@@ -69,6 +81,9 @@ class Workload(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(activation__in=Activation.values), name="workload_activation_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(attention__in=Attention.values), name="workload_attention_known"
             ),
             models.CheckConstraint(
                 condition=Q(layers__isnull=False) | Q(params__gt=0), name="workload_shape_or_params"
@@ -103,6 +118,7 @@ class Workload(models.Model):
             if value is not None:
                 out[name] = value
         out["precision"] = self.precision
+        out["attention"] = self.attention
         out["activation"] = self.activation
         out["tied_embeddings"] = self.tied_embeddings
         if self.moe_experts is not None:

@@ -58,6 +58,7 @@ WORKLOAD_FIELDS = (
     "global_batch",
     "train_tokens",
     "precision",
+    "attention",
     "deadline_days",
     "budget_usd",
     "checkpoints_retained",
@@ -95,6 +96,7 @@ def preset_fields(name: str) -> dict[str, Any]:
         global_batch=wl.global_batch,
         train_tokens=wl.train_tokens,
         precision=wl.precision,
+        attention=wl.attention,
     )
     if wl.moe is not None:
         out.update({f"moe_{k}": v for k, v in asdict(wl.moe).items()})

@@ -34,7 +34,9 @@ class GPUSpec:
 # other GPUs assumed from public MFU reports relative to A100 (cal §2: Megatron-Core on H100 reaches
 # 41-48% MFU vs 51-56% on A100, i.e. Hopper GEMMs reach a lower fraction of their higher peak).
 _A100_EFF = 0.72  # fitted (cal §2, all 18 rows together; docs/MODEL.md)
-_HOPPER_EFF = 0.60  # assumed: 0.72 x (47% / 56%), Megatron-Core H100 vs A100 MFU at scale (cal §2)
+# assumed: 0.72 x (47% / 56%), Megatron-Core H100 vs A100 MFU at scale (cal §2). Checked, not fitted, on
+# Llama 3 405B (arXiv 2407.21783 Table 4) with fused attention: -1.4%, -7.7%, +3.3% MFU (docs/MODEL.md)
+_HOPPER_EFF = 0.60
 GPUS: dict[str, GPUSpec] = {
     g.key: g
     for g in [

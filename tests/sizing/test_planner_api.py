@@ -110,3 +110,28 @@ def test_pages_form_run_and_detail(
     client.force_login(UserFactory())
     assert client.get(f"/plan/{run.pk}/").status_code == 404
     assert client.get(f"/plan/{run.pk}/api-0/").status_code == 404
+
+
+def test_attention_kernels_are_a_workload_field_the_sizing_uses(catalog: list[Any]) -> None:
+    from sizing import services
+    from sizing.engine.calibration import SELENE
+    from sizing.models import Workload
+
+    api = client_for(UserFactory())
+    resp = api.post("/api/v1/workloads/", {"preset": "llama3-70b", "attention": "flash"}, format="json")
+    assert resp.status_code == 201 and resp.json()["attention"] == "flash"
+    flash = Workload.objects.get(pk=resp.json()["id"])
+    auto = Workload.objects.get(
+        pk=api.post("/api/v1/workloads/", {"preset": "llama3-70b"}, format="json").json()["id"]
+    )
+    assert auto.attention == "auto" and auto.to_engine_dict()["attention"] == "auto"
+    # on an A100 offering "auto" is unfused (its calibration runs): fused kernels train faster
+    facts = {**SELENE, "nodes": 64}
+    got = {
+        w.attention: services.size_offering(workload=w, facts=facts, objective="fastest")
+        for w in (flash, auto)
+    }
+    assert got["flash"]["train_days"] < got["auto"]["train_days"]
+    assert any("unfused attention" in a for a in got["auto"]["sizing"]["assumptions"])
+    resp = api.post("/api/v1/workloads/", {"preset": "13b", "attention": "sparse"}, format="json")
+    assert resp.status_code == 400 and resp.json()["message"].startswith("attention")
