@@ -126,7 +126,10 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
     if intra is not None and intra not in INTRA_KINDS:
         raise InputError("offering.intra_node", f"must be one of {', '.join(INTRA_KINDS)}, got {intra!r}")
     if intra is None:
-        intra = "nvswitch" if gpu.nvlink_gbytes_per_s > 0 and gpn <= 8 else "pcie"
+        # AMD Instinct OAM platforms join their GPUs by a direct Infinity Fabric (xGMI) all-to-all mesh,
+        # not a switch; NVIDIA SXM boards up to 8 GPUs by NVSwitch
+        mesh = "nvlink-mesh" if gpu.vendor == "amd" else "nvswitch"
+        intra = mesh if gpu.nvlink_gbytes_per_s > 0 and gpn <= 8 else "pcie"
         notes.append(f"intra_node not published: {intra} assumed from the GPU model")
     link = _pos(facts, "intra_node_gbytes_per_s")
     if intra == "nvswitch":

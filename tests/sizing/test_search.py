@@ -289,3 +289,10 @@ def test_unknown_gpu_alias_resolves_and_unknown_key_fails(h100_ib: dict[str, Any
     with pytest.raises(InputError) as e:
         evaluate("13b", {**h100_ib, "gpu": "H100-ULTRA"}, {"tp": 8}, gpus=8)
     assert e.value.field == "offering.gpu"
+
+
+def test_unpublished_intra_node_follows_the_gpu_vendor() -> None:
+    amd = hardware_from_facts({"gpu": "MI300X-192GB", "gpus_per_node": 8})
+    nv = hardware_from_facts({"gpu": "H100-SXM-80GB", "gpus_per_node": 8})
+    assert amd.intra_node == "nvlink-mesh" and nv.intra_node == "nvswitch"
+    assert any("nvlink-mesh assumed" in a for a in amd.assumptions)
