@@ -158,14 +158,7 @@ class QuoteListCreateApi(generics.GenericAPIView[Quote]):
     def post(self, request: Request) -> Response:
         serializer = QuoteInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        quote = services.quote_create(
-            owner=request.user,
-            offering_slug=data["offering"],
-            run_id=data.get("run"),
-            workload_id=data.get("workload"),
-            plan_name=data.get("plan") or None,
-        )
+        quote = services.quote_create_from_input(owner=request.user, data=dict(serializer.validated_data))
         return Response(quote_json(quote, request), status=status.HTTP_201_CREATED)
 
 

@@ -305,6 +305,18 @@ def quote_create_for_offering(
     return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
 
 
+def quote_create_from_input(*, owner: Any, data: dict[str, Any]) -> Quote:
+    """quote_create from the validated input of the page form or the API (fields offering, run, workload,
+    plan; an empty plan means the cheapest)."""
+    return quote_create(
+        owner=owner,
+        offering_slug=data["offering"],
+        run_id=data.get("run"),
+        workload_id=data.get("workload"),
+        plan_name=data.get("plan") or None,
+    )
+
+
 def quote_create(
     *, owner: Any, offering_slug: str, run_id: int | None, workload_id: int | None, plan_name: str | None
 ) -> Quote:

@@ -44,15 +44,8 @@ def quote_create(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "Could not create the quote: " + _error_text(ValidationError(form.errors)))
         return redirect(back)
-    data = form.cleaned_data
     try:
-        quote = services.quote_create(
-            owner=request.user,
-            offering_slug=data["offering"],
-            run_id=data.get("run"),
-            workload_id=data.get("workload"),
-            plan_name=data.get("plan") or None,
-        )
+        quote = services.quote_create_from_input(owner=request.user, data=form.cleaned_data)
     except ValidationError as exc:
         messages.error(request, "Could not create the quote: " + _error_text(exc))
         return redirect(back)

@@ -113,17 +113,17 @@ def build_result(
     if cost is not None:
         out["cost"] = cost
     out["explanation"] = explain(wl, hw, layout, out)
-    zero_notes = [C.ZERO3_PREFETCH_ASSUMPTION] if layout.zero >= 3 and layout.dp * layout.cp > 1 else []
+    model_notes = [C.ZERO3_PREFETCH_ASSUMPTION] if layout.zero >= 3 and layout.dp * layout.cp > 1 else []
     att = attention_note(wl, hw)
     if att:
-        zero_notes.append(att)
+        model_notes.append(att)
     if wl.precision == "fp8" and not hw.gpu.fp8_tflops:
-        zero_notes.append(
+        model_notes.append(
             f"fp8 requested but {hw.gpu.key} has no fp8 tensor cores: its GEMMs run in bf16 and MFU is "
             f"against the bf16 peak ({hw.gpu.bf16_tflops:g} TFLOP/s)"
         )
     out["assumptions"] = list(
-        dict.fromkeys(hw.assumptions + fm.assumptions + wl.notes + (notes or []) + zero_notes)
+        dict.fromkeys(hw.assumptions + fm.assumptions + wl.notes + (notes or []) + model_notes)
     )
     out["workload"] = {**wl.to_dict(), "name": wl.name}
     out["offering"] = {

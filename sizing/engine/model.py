@@ -317,13 +317,13 @@ def evaluate_grid(
     layer_compute = 3.0 * (lin_fwd + att_fwd)
     flash = uses_flash_attention(wl, hw)
     coeffs = _coeffs(ws, flash)
-    if flash:
-        # fused attention: selective recompute has nothing left to recompute (the kernel's backward already
-        # recomputes the scores: FLASH_BWD_RECOMPUTE of the forward attention GEMMs, every layout)
-        fa_bwd = C.FLASH_BWD_RECOMPUTE * att_fwd
-        layer_recompute = fa_bwd + np.where(rec == 2, lin_fwd + att_fwd, 0.0)
-    else:
-        layer_recompute = np.where(rec == 2, lin_fwd + att_fwd, np.where(rec == 1, att_fwd, 0.0))
+    # fused attention: its backward recomputes the scores (FLASH_BWD_RECOMPUTE of the forward attention
+    # GEMMs, every layout), so selective recompute has nothing left to recompute
+    fa_bwd = C.FLASH_BWD_RECOMPUTE if flash else 0.0
+    sel_att = 0.0 if flash else 1.0
+    layer_recompute = fa_bwd * att_fwd + np.where(
+        rec == 2, lin_fwd + att_fwd, np.where(rec == 1, sel_att * att_fwd, 0.0)
+    )
     # memory-bound elementwise work, proportional to the activations it touches (constants.MEMBOUND_FACTOR)
     act_none = M.activation_bytes_per_layer(s_local, mb, wl.hidden, coeffs, tp, sp, 0, seq_full=s)
     act_scores = s_local * mb * h * coeffs[2] * s / tp  # the score term selective drops (keys: s)
@@ -389,16 +389,11 @@ def evaluate_grid(
     tokens_iter = float(wl.tokens_per_iteration)
     model_flops = tokens_iter * wl.model_flops_per_token()
     att_flops_tok = 4.0 * wl.layers * s * ws.attn_dim  # forward attention GEMMs per token
-    if flash:
-        recompute_flops_tok = C.FLASH_BWD_RECOMPUTE * att_flops_tok + np.where(
-            rec == 2, 2.0 * wl.layers * ws.matmul_active_per_layer + att_flops_tok, 0.0
-        )
-    else:
-        recompute_flops_tok = np.where(
-            rec == 2,
-            2.0 * wl.layers * ws.matmul_active_per_layer + att_flops_tok,
-            np.where(rec == 1, att_flops_tok, 0.0),
-        )
+    recompute_flops_tok = fa_bwd * att_flops_tok + np.where(
+        rec == 2,
+        2.0 * wl.layers * ws.matmul_active_per_layer + att_flops_tok,
+        np.where(rec == 1, sel_att * att_flops_tok, 0.0),
+    )
     hw_flops = model_flops + tokens_iter * recompute_flops_tok
     model_tf = model_flops / (gpus * iteration) / 1e12
     hw_tf = hw_flops / (gpus * iteration) / 1e12

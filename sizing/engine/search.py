@@ -200,8 +200,10 @@ def search(
         vs = C.SEARCH_VIRTUAL_STAGES if pp_multi else (1,)
         blocks.append((np.nonzero(sel)[0], _options(zeros, sps, vs, recs)))
 
-    def objective_of(days: np.ndarray, gpus_: np.ndarray) -> np.ndarray:
-        """The objective of layouts training for `days` on `gpus_` GPUs; inf = over the deadline."""
+    def objective_of(res: dict[str, Any], rows_all: np.ndarray) -> np.ndarray:
+        """The objective of evaluated layouts `res` on structures `rows_all`; inf = over the deadline."""
+        days = wl.train_tokens / res["tokens_per_s"] / 86400.0 / gp["fraction"][rows_all]
+        gpus_ = st_gpus[rows_all]
         if objective == "fastest":
             return days + 1e-9 * gpus_  # ties: fewer GPUs
         flat = days * 24.0 * gpus_ * (price if price is not None else 1.0)
@@ -243,9 +245,7 @@ def search(
             continue
         res = evaluate_grid(wl, hw, sub, optimizer, shape)
         rows_in = ok_flat // reasons.shape[1]  # non-decreasing: feasible layouts come row by row
-        rows_all = idx[rows_in]
-        days = wl.train_tokens / res["tokens_per_s"] / 86400.0 / gp["fraction"][rows_all]
-        flat = objective_of(days, st_gpus[rows_all])
+        flat = objective_of(res, idx[rows_in])
         # each structure's best objective (one O(n) segmented minimum), for the node-first rule below
         # (kept as Python lists: small numpy buffers that outlive the block fragment the C heap between the
         # big grid arrays, which then cost fresh page faults; measured +30% on the 100-offering benchmark)
@@ -272,8 +272,10 @@ def search(
     node_first = None  # the model's best by the objective alone, when the node-first rule replaced it
     if order.size:
         w = int(order[0])
-        lay_w = _layout_at(st, blocks, _ref(refs, w))
-        if not bool(fills_node_first(wl, hw, lay_w.tp, lay_w.cp, lay_w.ep, lay_w.pp, lay_w.dp)):
+        w_block, w_row, _ = _ref(refs, w)
+        w_struct = blocks[w_block][0][w_row]
+        follows = fills_node_first(wl, hw, st["tp"], st["cp"], st["ep"], st["pp"], st["dp"])
+        if not follows[w_struct]:
             # within the model's largest calibration error of the best, on the same cluster size, prefer the
             # best layout that fills the node with TP before pipelining: the structure every published
             # multi-node calibration run used (TP = 8 on 8-GPU nodes, PP across nodes). The rule is a
@@ -281,33 +283,18 @@ def search(
             # size from the per-structure minima, then find its best options column.
             band = scores[w] * (1.0 + C.CALIBRATION_MAX_ERROR)
             sb, sbk, sr, srow = (np.asarray(a) for a in (s_best, s_block, s_row, s_struct))
-            ok = (st_gpus[srow] == lay_w.gpus) & (sb <= band)
-            cand = np.flatnonzero(ok)
-            cand = cand[
-                fills_node_first(
-                    wl,
-                    hw,
-                    st["tp"][srow[cand]],
-                    st["cp"][srow[cand]],
-                    st["ep"][srow[cand]],
-                    st["pp"][srow[cand]],
-                    st["dp"][srow[cand]],
-                )
-            ]
-            found: tuple[int, int, int] | None = None
+            cand = np.flatnonzero((st_gpus[srow] == st_gpus[w_struct]) & (sb <= band) & follows[srow])
             if cand.size:
                 k = int(cand[np.argmin(sb[cand])])
                 bi, r = int(sbk[k]), int(sr[k])
                 idx, opt = blocks[bi]
                 g = {key: st[key][idx[r : r + 1]][:, None] for key in ("tp", "cp", "pp", "dp", "ep")}
                 g.update({key: v[None, :] for key, v in opt.items()})
-                reasons, ok_flat, sub = feasible_subgrid(wl, hw, g, optimizer, shape)
-                res = evaluate_grid(wl, hw, sub, optimizer, shape)
-                days = wl.train_tokens / res["tokens_per_s"] / 86400.0 / gp["fraction"][idx[r]]
-                flat = objective_of(days, np.full(ok_flat.size, st_gpus[idx[r]]))
-                found = (bi, r, int(ok_flat[int(np.argmin(flat))]))
-            if found is not None:
-                chosen = found
+                _, ok_flat, sub = feasible_subgrid(wl, hw, g, optimizer, shape)
+                flat = objective_of(
+                    evaluate_grid(wl, hw, sub, optimizer, shape), np.full(ok_flat.size, idx[r])
+                )
+                chosen = (bi, r, int(ok_flat[int(np.argmin(flat))]))
                 node_first = _ref(refs, w)
                 rest = [_ref(refs, int(x)) for x in order[: top + 1]]
                 picks = [chosen] + [p for p in rest if p != chosen][:top]
@@ -490,8 +477,7 @@ def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: li
         f"vs {best['train_days']:.2f} days, MFU {100 * best['mfu']:.1f}%."
     )
     # the model's largest calibration error (docs/MODEL.md): closer alternatives are not ranked by it
-    a_val, b_val = _objective_value(objective, price, a), _objective_value(objective, price, best)
-    gap = (a_val - b_val) / b_val if b_val > 0 else 0.0
+    gap = _gap(objective, price, a, best)
     if gap < C.CALIBRATION_MAX_ERROR:
         what = "time" if objective == "fastest" else "cost"
         text += (
