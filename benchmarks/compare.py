@@ -7,59 +7,41 @@ docs/FACTS.md and returns one verdict per claim it can check:
 claim) or `cannot-measure` (the evidence cannot test the claim: one rank, one node for a fabric claim,
 a failed run, NVLS/tree inflation on two nodes, a claim the offering does not publish).
 
-Expected busbw (GB/s, 1e9 B/s) at the largest message sizes:
-- Inside one node: the GPU's NVLink GB/s per direction x INTRA_NODE_FRACTION. Source: calibration.md
-  section 5 (8x A100 NVLink3 all-reduce 235 = 78 % of 300; 8x H100 ring ~365 of 450 = 81 %) and
-  benchlogs/FORMATS.md section 8 (A100 235; H100 ring/all_gather/reduce_scatter 360-370).
+Expected busbw (GB/s, 1e9 B/s) at the largest message sizes, from the hardware package (the figures the
+sizing model uses):
+- Inside one node: the GPU's NVLink GB/s per direction x hardware.intra_node_busbw_efficiency for the
+  offering's intra-node kind. Source: calibration.md section 5 (8x A100 NVLink3 all-reduce 235 = 78 % of
+  300; 8x H100 ring ~365 of 450 = 81 %) and benchlogs/FORMATS.md section 8 (A100 235; H100
+  ring/all_gather/reduce_scatter 360-370).
 - Across nodes: the per-GPU NIC share (nics_per_node x gbps_per_nic / 8 / gpus_per_node) x
-  INTER_NODE_FRACTION, times the GPUs per node in the run for the ring collectives (all_reduce,
+  hardware.fabric_efficiency for the claimed fabric, times the GPUs per node in the run for the ring
+  collectives (all_reduce,
   all_gather, reduce_scatter), because each GPU drives its own rail and nccl-tests busbw then tracks
   the node's aggregate NIC bandwidth: calibration.md 5 "NDR 400G: 46-48 GB/s per NIC, so 8 rails
   ~370-384", FORMATS.md 8 (1 GPU/node all_reduce 48.9 on one 400G NIC; 8 GPUs/node with Ring 392.7 on
   8x400G). For alltoall only the per-GPU share counts (FORMATS.md 8: 80 GPUs on 10 nodes ~50 per GPU).
-  INTER_NODE_FRACTION 0.92 is the low end of "InfiniBand and tuned RoCE ~0.92-0.96 of line rate"
-  (DESIGN.md section 5; NVIDIA's 46-48 of 50 GB/s per NDR NIC).
+  InfiniBand 0.96, tuned RoCE 0.92, EFA 0.91 of line rate (calibration.md section 5).
 sendrecv/broadcast/reduce busbw is reported but not judged against the fabric: one flow per rank
 does not load every rail (FORMATS.md 8: 24.9 GB/s sendrecv vs 48.9 all_reduce on the same NIC).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
+
+from hardware import GPU, fabric_efficiency, gpu_by_name, gpu_from_text, intra_node_busbw_efficiency
 
 PASS_AT = 80.0  # percent of expected
 WARN_AT = 50.0
-INTRA_NODE_FRACTION = 0.80
-INTER_NODE_FRACTION = 0.92
 SCALING_PASS = 0.90
 SCALING_WARN = 0.70
 STABILITY_DROP_WARN = 10.0  # percent spread across cycles/intervals
 JUDGED_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter", "alltoall"}
 RING_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter"}
 
-# Fallback when sizing.engine.constants is not importable: calibration.md section 1 (NVLink GB/s per
-# GPU, one direction; MI300X is the aggregate Infinity Fabric figure; PCIe cards have no NVLink).
-NVLINK_GBYTES_PER_S = {
-    "A100-SXM-40GB": 300.0,
-    "A100-SXM-80GB": 300.0,
-    "H100-SXM-80GB": 450.0,
-    "H800-SXM-80GB": 200.0,
-    "H200-SXM-141GB": 450.0,
-    "B200-180GB": 900.0,
-    "MI300X-192GB": 448.0,
-    "H100-PCIe-80GB": 0.0,
-}
-# NVLinks per GPU pair in `topo -m` / links per GPU in `nvlink -s` (evidence/FORMATS.md 1 and 3).
-NVLINKS_PER_GPU = {"A100": 12, "H100": 18, "H200": 18, "H20": 18, "H800": 8, "B200": 18, "B300": 18}
-NVLINK_LINK_GBPS = {"A100": 25.0, "H100": 26.562, "H200": 26.562, "H800": 26.562}
 
-
-def _gpu_family(key: str | None) -> str | None:
-    if not key:
-        return None
-    m = re.search(r"(GB?\d{3}|H\d{2,3}|A\d{2,3}|MI\d{3}X?|L40S?)", key.upper())
-    return m.group(1) if m else None
+def _gpu(facts: dict[str, Any]) -> GPU | None:
+    return gpu_by_name(facts.get("gpu"))
 
 
 def _nvlink_gbytes(facts: dict[str, Any]) -> tuple[float | None, str]:
@@ -69,17 +51,20 @@ def _nvlink_gbytes(facts: dict[str, Any]) -> tuple[float | None, str]:
     key = facts.get("gpu")
     if not key:
         return None, "GPU not published"
-    try:  # the GPU table of the sizing engine, when it exists
-        from sizing.engine.constants import GPUS  # type: ignore[import-not-found]
+    gpu = _gpu(facts)
+    if gpu is None:
+        return None, f"no NVLink figure for GPU {key}"
+    return gpu.scale_up_gbytes_per_s, f"GPU table ({key})"
 
-        value = getattr(GPUS[key], "nvlink_gbytes_per_s", None)
-        if value is not None:
-            return float(value), f"GPU table ({key})"
-    except Exception:  # noqa: S110 - optional dependency, fall back to the local table
-        pass
-    if key in NVLINK_GBYTES_PER_S:
-        return NVLINK_GBYTES_PER_S[key], f"local table ({key}, calibration.md section 1)"
-    return None, f"no NVLink figure for GPU {key}"
+
+def _intra_fraction(facts: dict[str, Any]) -> float:
+    """What a healthy node of the offering's intra-node kind reaches of its link rate (hardware)."""
+    return intra_node_busbw_efficiency(facts.get("intra_node") or "nvswitch")
+
+
+def _inter_fraction(facts: dict[str, Any]) -> float:
+    """What a healthy fabric of the claimed kind reaches of its line rate (hardware)."""
+    return fabric_efficiency(facts.get("fabric"))
 
 
 def _verdict_for(percent: float | None) -> str:
@@ -234,8 +219,9 @@ def _compare_collective_run(
         claim = "intra-node bandwidth (NVLink) per GPU"
         if not nvlink:
             return _v(claim, None, measured, "cannot-measure", f"{source}: {where}", item, lines)
-        expected = nvlink * INTRA_NODE_FRACTION
-        detail = f"{where}; expected {nvlink:g} GB/s ({source}) x {INTRA_NODE_FRACTION} achievable"
+        fraction = _intra_fraction(facts)
+        expected = nvlink * fraction
+        detail = f"{where}; expected {nvlink:g} GB/s ({source}) x {fraction} achievable"
         if collective == "all_reduce" and measured and measured > nvlink:
             detail += "; above the NVLink wire rate: NVLS in-switch reduction (not a wire measurement)"
         elif run.get("nvls_or_tree_suspected"):
@@ -263,8 +249,9 @@ def _compare_collective_run(
     else:
         wire = per_gpu
         basis = f"{per_gpu:g} GB/s per GPU ({nics} x {gbps:g} Gb/s / {gpn_offer})"
-    expected = wire * INTER_NODE_FRACTION
-    detail = f"{where}; expected {basis} x {INTER_NODE_FRACTION} achievable"
+    fraction = _inter_fraction(facts)
+    expected = wire * fraction
+    detail = f"{where}; expected {basis} x {fraction} achievable"
     if run.get("nvls_or_tree_suspected") and nodes == 2:
         if measured is not None and measured > wire:
             return _v(
@@ -318,15 +305,12 @@ def _compare_collectives(facts: dict[str, Any], item: dict[str, Any]) -> list[di
 def _gpu_model_matches(gpu_key: str | None, names: list[str]) -> bool | None:
     if not gpu_key or not names:
         return None
-    fam = _gpu_family(gpu_key)
-    pcie_claim = "PCIE" in gpu_key.upper()
-    for name in names:
-        upper = name.upper()
-        if fam and fam not in upper:
-            return False
-        if pcie_claim != ("PCIE" in upper):
-            return False
-    return True
+    claimed = gpu_from_text(gpu_key)
+    if claimed is None:
+        return None  # a GPU outside the hardware table: nothing to compare the names with
+    # A model the table does not know, or another row (an A100 40GB where 80GB is claimed, a PCIe or NVL
+    # card where SXM is claimed), is not the claimed GPU.
+    return all((seen := gpu_from_text(name)) is not None and seen.key == claimed.key for name in names)
 
 
 def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -387,7 +371,8 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
                     lines,
                 )
             )
-    expected_links = NVLINKS_PER_GPU.get(_gpu_family(facts.get("gpu")) or "")
+    gpu = _gpu(facts)
+    expected_links = gpu.nvlinks if gpu is not None and gpu.nvlinks else None
     if intra == "nvswitch" and expected_links and s.get("min_nvlinks_per_pair") is not None:
         out.append(
             _count_verdict(
@@ -416,11 +401,10 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
 def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     lines = s.get("lines", [])
-    fam = _gpu_family(facts.get("gpu")) or ""
+    gpu = _gpu(facts)
     out = []
-    expected = (
-        NVLINKS_PER_GPU.get(fam) if facts.get("intra_node") in ("nvswitch", "nvlink-mesh", None) else None
-    )
+    nvlinks = gpu.nvlinks if gpu is not None and gpu.nvlinks else None
+    expected = nvlinks if facts.get("intra_node") in ("nvswitch", "nvlink-mesh", None) else None
     if facts.get("intra_node") == "pcie":
         expected = 0
     out.append(
@@ -433,7 +417,7 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
             f"{s.get('inactive_links', 0)} inactive link(s); {s.get('gpus')} GPU(s) shown",
         )
     )
-    speed = NVLINK_LINK_GBPS.get(fam)
+    speed = gpu.link_gbytes_per_s if gpu is not None else None
     if speed and s.get("min_link_gbps") is not None:
         out.append(
             _ratio_verdict(
@@ -577,13 +561,14 @@ def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
     lines = [x for x in (s.get("first_line"), s.get("last_line")) if x]
     gbps = facts.get("gbps_per_nic")
     out = []
-    expected = gbps * INTER_NODE_FRACTION * (2 if s.get("bidirectional") else 1) if gbps else None
+    fraction = _inter_fraction(facts)
+    expected = gbps * fraction * (2 if s.get("bidirectional") else 1) if gbps else None
     out.append(
         _ratio_verdict(
             "NIC port bandwidth (Gb/s)",
             expected,
             s.get("average_gbps"),
-            f"{s.get('test')} BW average at the largest size; expected {gbps} Gb/s x {INTER_NODE_FRACTION}"
+            f"{s.get('test')} BW average at the largest size; expected {gbps} Gb/s x {fraction}"
             + (" x 2 (bidirectional sum)" if s.get("bidirectional") else ""),
             item,
             lines,

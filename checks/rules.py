@@ -18,16 +18,23 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sizing.engine.constants import GPUS as MODEL_GPUS
+from hardware import (
+    GPU,
+    GPUS,
+    NODES_PER_LEAF,
+    PCIE_GEN5_PRACTICAL_GBYTES_PER_S,
+    fabric_efficiency,
+    gpu_from_text,
+    intra_node_busbw_efficiency,
+)
+from hardware.reliability import DEFAULT_FAILURE_RATE_PER_GPU_HOUR
 
 SEVERITIES = ("critical", "warning", "info")
 _SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
 
 # --- Reference constants (each cites its source) ---------------------------------------------------
 
-# Llama 3 (arXiv 2407.21783 section 3.3.4): 419 unexpected interruptions in 54 days on 16,384 H100
-# = 1.97e-5 per GPU-hour (calibration.md section 4). The model's default, as in DESIGN section 5.
-DEFAULT_FAILURE_RATE_PER_GPU_HOUR = 1.97e-5
+# The default failure rate is hardware.reliability's (Llama 3, calibration.md section 4), as in the model.
 # "More than a few" expected failures (DESIGN section 6). Llama 3 needed manual work for 3 of 466
 # interruptions; past ~3 a manual-only recovery process is the normal case, not the exception.
 FAILURES_CRITICAL = 3.0
@@ -66,11 +73,9 @@ COMM_SHARE_CRITICAL = 0.50
 # so half the line rate is a broken or TCP-bound fabric.
 MEASURED_WARNING_RATIO = 0.80
 MEASURED_CRITICAL_RATIO = 0.50
-# Fabric efficiency the sizing model assumes for an RDMA fabric (calibration.md section 5, 0.92-0.96).
-MODEL_FABRIC_EFFICIENCY = 0.94
-# Healthy intra-node busbw is ~0.8 of the per-GPU NVLink rate: A100 235 of 300 (78%), H100 ring ~365
-# of 450 (81%) (calibration.md section 5). "Expected" = 0.8 x NVLink GB/s; we flag under 80% of that.
-INTRA_NODE_BUSBW_FRACTION = 0.80
+# What a healthy fabric reaches of its line rate, and a healthy node of its NVLink rate, are the
+# hardware package's figures (the sizing model uses the same ones): hardware.fabric_efficiency and
+# hardware.intra_node_busbw_efficiency. We flag measurements under 80% of them.
 # Runs with smaller largest messages measure latency, not bandwidth (1 node H200: 40 GB/s at 1 MiB,
 # 436 at 256 MiB, calibration.md section 5).
 MIN_BANDWIDTH_MESSAGE_BYTES = 64 * 2**20
@@ -78,9 +83,8 @@ MIN_BANDWIDTH_MESSAGE_BYTES = 64 * 2**20
 # Usable-GPU guarantee below this is a warning (DESIGN section 6).
 USABLE_GPU_MIN_PCT = 90.0
 
-# A non-blocking leaf in an NVIDIA DGX SuperPOD is one scalable unit of 32 nodes; a job larger than
-# that crosses the spine, where oversubscription and a ring/chain topology start to cost.
-NODES_PER_LEAF = 32
+# A job larger than hardware.NODES_PER_LEAF (one DGX SuperPOD scalable unit) crosses the spine, where
+# oversubscription and a ring/chain topology start to cost.
 OVERSUBSCRIPTION_CRITICAL = 2.0
 # DESIGN section 6: topology-aware scheduling matters from 64 GPUs.
 TOPOLOGY_AWARE_MIN_GPUS = 64
@@ -95,88 +99,13 @@ HBM_USABLE_FRACTION = 0.90
 # section 4, so the unpriced part is routinely that large).
 UNPUBLISHED_SHARE_CRITICAL_PCT = 10.0
 
-# PCIe GB/s per GPU, one direction, for TP over a slow bus: Gen5 x16 ~50-64 (calibration.md section 1);
-# we take 50 (Gen4 boxes are half that, so this is the generous case).
-PCIE_GBYTES_PER_S = 50.0
+# PCIe GB/s per GPU, one direction, for TP over a slow bus: hardware.PCIE_GEN5_PRACTICAL_GBYTES_PER_S
+# (50, the generous case: Gen4 boxes are half that).
+PCIE_GBYTES_PER_S = PCIE_GEN5_PRACTICAL_GBYTES_PER_S
 
 
-@dataclass(frozen=True)
-class GpuSpec:
-    """The few GPU numbers the rules need: datasheet numbers from the sizing model's GPU table, plus the
-    NVLink link counts that only the rules use."""
-
-    hbm_gb: float
-    nvlink_gbytes_per_s: float  # per GPU, one direction; 0 = none
-    nvlinks: int  # expected NV# between any two GPUs of a full-mesh node; 0 = none or not known
-    bf16_tflops: float
-    link_gbytes_per_s: float = 0.0  # one NVLink as `nvidia-smi nvlink -s` prints it
-
-
-# NVLink links per GPU (the NV# `nvidia-smi topo -m` prints between two GPUs of an NVSwitch node) and the
-# speed of one link as `nvidia-smi nvlink -s` prints it. The sizing table has no link counts, so they live
-# here: NV18 H100/H200/H20/B200, NV12 A100, NV8 H800/A800 (../shared/evidence/FORMATS.md section 1);
-# 26.562 GB/s per NVLink4 link, 25 GB/s NVLink3, 50 GB/s NVLink5 (NVIDIA NVLink generations,
-# calibration.md section 1: 18 x 25 = 450, 12 x 25 = 300, 18 x 50 = 900 GB/s per GPU).
-# AMD xGMI has no NV# in nvidia-smi: 0 = not checked.
-NVLINK_LINKS: dict[str, tuple[int, float]] = {
-    "A100-SXM-40GB": (12, 25.0),
-    "A100-SXM-80GB": (12, 25.0),
-    "A800-SXM-80GB": (8, 25.0),
-    "H100-SXM-80GB": (18, 26.562),
-    "H800-SXM-80GB": (8, 26.562),
-    "H200-SXM-141GB": (18, 26.562),
-    "H20-96GB": (18, 26.562),
-    "B200-180GB": (18, 50.0),
-}
-
-# GPUs the sizing table does not list. A800 is the export A100 with 8 NVLinks (400 GB/s bidirectional =
-# 200 one way, A100 datasheet numbers otherwise); unconfirmed row, needed to judge A800 topo evidence.
-_EXTRA_GPUS: dict[str, GpuSpec] = {
-    "A800-SXM-80GB": GpuSpec(80, 200, 8, 312, 25.0),
-}
-
-
-def _gpu_table() -> dict[str, GpuSpec]:
-    """The sizing model's GPU table (the one place datasheet numbers live) seen through GpuSpec."""
-    table = dict(_EXTRA_GPUS)
-    for key, spec in MODEL_GPUS.items():
-        nvlinks, link = NVLINK_LINKS.get(key, (0, 0.0))
-        table[key] = GpuSpec(
-            hbm_gb=float(spec.hbm_gb),
-            nvlink_gbytes_per_s=float(spec.nvlink_gbytes_per_s),
-            nvlinks=nvlinks,
-            bf16_tflops=float(spec.bf16_tflops),
-            link_gbytes_per_s=link,
-        )
-    return table
-
-
-GPUS: dict[str, GpuSpec] = _gpu_table()
-
-
-def gpu_spec(name: str | None) -> GpuSpec | None:
-    """Look a GPU up by table key, or by a model string as nvidia-smi prints it ("NVIDIA H100 80GB HBM3")."""
-    if not name:
-        return None
-    if name in GPUS:
-        return GPUS[name]
-    text = name.upper()
-    if "PCIE" in text or "NVL" in text.replace("NVLINK", ""):
-        return GPUS["H100-PCIe-80GB"] if "H100" in text else None
-    # Order matters: H200 and H20 before H2, H800 before H80.
-    for token, key in (
-        ("H200", "H200-SXM-141GB"),
-        ("H800", "H800-SXM-80GB"),
-        ("H100", "H100-SXM-80GB"),
-        ("H20", "H20-96GB"),
-        ("A800", "A800-SXM-80GB"),
-        ("A100", "A100-SXM-80GB"),
-        ("B200", "B200-180GB"),
-        ("MI300X", "MI300X-192GB"),
-    ):
-        if token in text:
-            return GPUS[key]
-    return None
+# The GPU numbers the rules need (HBM, NVLink rate and link count, bf16 peak) are rows of the hardware
+# package's GPU table; hardware.gpu_from_text finds the row for a key or a model string as nvidia-smi prints.
 
 
 # --- Findings ------------------------------------------------------------------------------------
@@ -322,7 +251,7 @@ class Context:
     gpus_assumed: bool
     nodes: int  # nodes of the job
     gpn: int | None  # GPUs per node (offering)
-    spec: GpuSpec | None
+    spec: GPU | None
     price: float | None
 
     @property
@@ -427,7 +356,7 @@ def build_context(
         gpus_assumed=gpus_assumed,
         nodes=nodes,
         gpn=gpn,
-        spec=gpu_spec(offering.get("gpu")) or gpu_spec(offering.get("gpu_label")),
+        spec=gpu_from_text(offering.get("gpu")) or gpu_from_text(offering.get("gpu_label")),
         price=_price(offering, sizing),
     )
 
@@ -819,7 +748,7 @@ def _fabric_busbw_evidence(ctx: Context) -> list[Signal]:
             comm = _comm_breakdown(ctx.sizing)
             if comm and comm[0] > 0:
                 inter, _tp, total = comm
-                extra = inter * (MODEL_FABRIC_EFFICIENCY / max(ratio, 1e-3) - 1.0)
+                extra = inter * (fabric_efficiency(off.get("fabric")) / max(ratio, 1e-3) - 1.0)
                 impact["slowdown_pct"] = _pct(extra / total)
                 impact["text"] += (
                     f" If inter-node traffic is exposed, steps run up to {extra / total:.0%} slower."
@@ -867,7 +796,7 @@ def rule_intra_node_not_full_mesh(ctx: Context) -> list[Finding]:
     intra = off.get("intra_node")
     tp = _tp_needed(ctx)
     sig: list[Signal] = []
-    nvlink = _num(off.get("intra_node_gbytes_per_s")) or (ctx.spec.nvlink_gbytes_per_s if ctx.spec else 0.0)
+    nvlink = _num(off.get("intra_node_gbytes_per_s")) or (ctx.spec.scale_up_gbytes_per_s if ctx.spec else 0.0)
     if intra in ("pcie", "nvlink-bridge"):
         sev = "critical" if tp > 1 else "warning"
         impact: dict[str, Any] = {
@@ -879,7 +808,9 @@ def rule_intra_node_not_full_mesh(ctx: Context) -> list[Finding]:
         comm = _comm_breakdown(ctx.sizing)
         if comm and comm[1] > 0:
             _inter, tp_s, total = comm
-            full_mesh = ctx.spec.nvlink_gbytes_per_s if ctx.spec and ctx.spec.nvlink_gbytes_per_s else 450.0
+            full_mesh = (
+                ctx.spec.scale_up_gbytes_per_s if ctx.spec and ctx.spec.scale_up_gbytes_per_s else 450.0
+            )
             saved = tp_s * (1 - PCIE_GBYTES_PER_S / full_mesh)
             impact["slowdown_pct"] = _pct(total / (total - saved) - 1) if total > saved else None
             impact["text"] += f" TP traffic is {tp_s / total:.0%} of each step on this bus."
@@ -916,7 +847,7 @@ def rule_intra_node_not_full_mesh(ctx: Context) -> list[Finding]:
 def _expected_nvlinks(ctx: Context, item: dict) -> int | None:
     summary = _summary(item)
     models = summary.get("gpu_models") or []
-    spec = ctx.spec or (gpu_spec(str(models[0])) if isinstance(models, list) and models else None)
+    spec = ctx.spec or (gpu_from_text(str(models[0])) if isinstance(models, list) and models else None)
     return spec.nvlinks if spec and spec.nvlinks else None
 
 
@@ -1046,7 +977,7 @@ def _mesh_evidence(ctx: Context, nvlink: float, tp: int) -> list[Signal]:
                 )
             )
     if nvlink:
-        expected_busbw = INTRA_NODE_BUSBW_FRACTION * nvlink
+        expected_busbw = intra_node_busbw_efficiency("nvswitch") * nvlink
         worst: tuple[float, Signal] | None = None
         for item in items_of(ctx, "nccl-tests", "rccl-tests"):
             for run in _usable_runs(item):

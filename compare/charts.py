@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from benchmarks.compare import INTER_NODE_FRACTION
 from benchmarks.selectors import upload_busbw_chart
 from checks.display import SEVERITY_DISPLAY
+from hardware import fabric_efficiency
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision deficiency.
 BLUE, VERMILLION, GREEN, ORANGE = "#0072B2", "#D55E00", "#009E73", "#E69F00"
@@ -226,7 +226,7 @@ def latest_verdicts(uploads: list[Any]) -> dict[int, dict[str, dict]]:
     return out
 
 
-def _measured_per_gpu(kind: str, verdict: dict, claimed: float | None) -> float | None:
+def _measured_per_gpu(kind: str, verdict: dict, claimed: float | None, fabric: str | None) -> float | None:
     measured = float(verdict["measured"])
     if kind == "intra":
         return measured  # one node: busbw per rank is the per-GPU NVLink figure
@@ -234,7 +234,7 @@ def _measured_per_gpu(kind: str, verdict: dict, claimed: float | None) -> float 
     if not claimed or not isinstance(expected, int | float) or not expected:
         return None
     # expected = wire x fraction, so measured/expected x fraction is the share of the wire actually reached
-    return round(claimed * measured / expected * INTER_NODE_FRACTION, 1)
+    return round(claimed * measured / expected * fabric_efficiency(fabric), 1)
 
 
 def _evidence_hover(verdict: dict) -> str:
@@ -302,7 +302,7 @@ def interconnect_panel(offerings: list[Any], uploads: list[Any]) -> dict:
                 )
                 cells.append(missing_cell("no public evidence"))
                 continue
-            measured = _measured_per_gpu(kind, verdict, claimed)
+            measured = _measured_per_gpu(kind, verdict, claimed, o.fabric)
             icon, words = VERDICT_BADGE[verdict["verdict"]]
             pct = verdict.get("percent_of_expected")
             add(

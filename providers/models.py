@@ -19,7 +19,7 @@ from providers.facts import FACTS, GROUPS
 
 
 class GPUModel(models.Model):
-    """One GPU of the model's GPU table (sizing.engine.constants.GPUS is the single source of the numbers)."""
+    """One GPU of the hardware package's GPU table (hardware.GPUS is the single source of the numbers)."""
 
     key = models.SlugField(max_length=40, unique=True)
     name = models.CharField(max_length=120)

@@ -10,28 +10,27 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from checks.services import findings_refresh_for
+from hardware import GPUS
 from providers.catalog import coerce_fact
 from providers.facts import FACTS_BY_NAME
 from providers.models import BillingPlan, GPUModel, Offering, PricePoint
 
 
 def gpu_table_sync() -> int:
-    """Copy the sizing model's GPU table (the one place the numbers live) into GPUModel rows."""
-    from sizing.engine.constants import GPUS
-
+    """Copy the GPU table of the hardware package (the one place the numbers live) into GPUModel rows."""
     count = 0
-    for key, spec in GPUS.items():
+    for key, gpu in GPUS.items():
         GPUModel.objects.update_or_create(
             key=key,
             defaults={
-                "name": getattr(spec, "name", key),
-                "vendor": getattr(spec, "vendor", ""),
-                "bf16_tflops": getattr(spec, "bf16_tflops", None),
-                "fp8_tflops": getattr(spec, "fp8_tflops", None),
-                "hbm_gb": getattr(spec, "hbm_gb", None),
-                "hbm_tbytes_per_s": getattr(spec, "hbm_tbytes_per_s", None),
-                "nvlink_gbytes_per_s": getattr(spec, "nvlink_gbytes_per_s", None),
-                "source": str(getattr(spec, "source", "")),
+                "name": gpu.name,
+                "vendor": gpu.vendor,
+                "bf16_tflops": gpu.bf16_tflops,
+                "fp8_tflops": gpu.fp8_tflops,
+                "hbm_gb": gpu.hbm_gb,
+                "hbm_tbytes_per_s": gpu.hbm_tbytes_per_s,
+                "nvlink_gbytes_per_s": gpu.scale_up_gbytes_per_s,
+                "source": gpu.source,
             },
         )
         count += 1

@@ -7,16 +7,12 @@ return the DESIGN section 5 output dicts; see docs/MODEL.md.
 from __future__ import annotations
 
 from .api import evaluate
-from .constants import GPU_ALIASES, GPUS, GPUSpec
 from .errors import InputError
 from .layout import Layout
 from .search import search
 from .workload import PRESETS, Workload, workload_from_dict, workload_preset
 
 __all__ = [
-    "GPUS",
-    "GPU_ALIASES",
-    "GPUSpec",
     "InputError",
     "Layout",
     "PRESETS",

@@ -1,4 +1,5 @@
-"""Every number of the sizing model, in one place, each with its source.
+"""Every number of the sizing model, in one place, each with its source (hardware facts, GPU peaks, link
+and fabric rates, live in the `hardware` package and are imported here).
 
 "cal §N" refers to ../shared/data/calibration.md section N. "fitted" means the value was chosen once,
 for all rows together, to reproduce the published Selene runs of cal §2 (see docs/MODEL.md for the
@@ -8,226 +9,39 @@ stated engineering assumption and is reported in the output's `assumptions` when
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+# Link and fabric figures the model reads, re-exported from the hardware package where they are defined.
+from hardware import ALPHA_INTER_S as ALPHA_INTER_S
+from hardware import FABRIC_EFFICIENCY as FABRIC_EFFICIENCY
+from hardware import NODES_PER_LEAF as NODES_PER_LEAF
+from hardware import NVLINK_BRIDGE_GBYTES_PER_S as NVLINK_BRIDGE_GBYTES_PER_S
+from hardware import NVLINK_MESH_BUSBW_EFFICIENCY as NVLINK_MESH_BUSBW_EFFICIENCY
+from hardware import NVSWITCH_BUSBW_EFFICIENCY as NVSWITCH_BUSBW_EFFICIENCY
+from hardware import PCIE_BUSBW_EFFICIENCY as PCIE_BUSBW_EFFICIENCY
+from hardware.reliability import DEFAULT_FAILURE_RATE_PER_GPU_HOUR as DEFAULT_FAILURE_RATE_PER_GPU_HOUR
 
 GIB = 2**30  # bytes; cal header: GiB = 2^30 bytes
 GB = 1e9  # bytes; cal header: GB = 1e9 bytes
 
 
-@dataclass(frozen=True)
-class GPUSpec:
-    key: str
-    name: str
-    vendor: str
-    bf16_tflops: float  # dense peak, no sparsity
-    fp8_tflops: float | None
-    hbm_gb: float  # GB = 1e9 bytes, datasheet
-    hbm_tbytes_per_s: float
-    nvlink_gbytes_per_s: float  # per GPU, one direction; 0 = no GPU-to-GPU link
-    pcie_gbytes_per_s: float  # host link per GPU, one direction (PCIe Gen4 x16 ~32, Gen5 x16 ~64)
-    gemm_efficiency_max: float  # plateau of achieved/peak for large bf16 GEMMs (see GEMM_* below)
-    confirmed: bool = True
-    source: str = ""
-
-
-# Peaks: cal §1 (vendor datasheets, dense). gemm_efficiency_max: A100 fitted on cal §2 (Selene runs);
-# other GPUs assumed from public MFU reports relative to A100 (cal §2: Megatron-Core on H100 reaches
-# 41-48% MFU vs 51-56% on A100, i.e. Hopper GEMMs reach a lower fraction of their higher peak).
+# GEMM efficiency plateau (achieved / peak for large bf16 GEMMs) by GPU architecture (hardware.GPU
+# .architecture). A100 fitted on cal §2 (Selene runs); the others assumed from public MFU reports relative to
+# A100 (cal §2: Megatron-Core on H100 reaches 41-48% MFU vs 51-56% on A100, i.e. Hopper GEMMs reach a lower
+# fraction of their higher peak).
 _A100_EFF = 0.72  # fitted (cal §2, all 18 rows together; docs/MODEL.md)
 # assumed: 0.72 x (47% / 56%), Megatron-Core H100 vs A100 MFU at scale (cal §2). Checked, not fitted, on
 # Llama 3 405B (arXiv 2407.21783 Table 4) with fused attention: -1.4%, -7.7%, +3.3% MFU (docs/MODEL.md)
 _HOPPER_EFF = 0.60
-GPUS: dict[str, GPUSpec] = {
-    g.key: g
-    for g in [
-        GPUSpec(
-            "A100-SXM-40GB",
-            "NVIDIA A100 SXM4 40GB",
-            "nvidia",
-            312,
-            None,
-            40,
-            1.555,
-            300,
-            32,
-            _A100_EFF,
-            source="cal §1 (NVIDIA A100 datasheet)",
-        ),
-        GPUSpec(
-            "A100-SXM-80GB",
-            "NVIDIA A100 SXM4 80GB",
-            "nvidia",
-            312,
-            None,
-            80,
-            2.039,
-            300,
-            32,
-            _A100_EFF,
-            source="cal §1 (NVIDIA A100 datasheet)",
-        ),
-        GPUSpec(
-            "H100-SXM-80GB",
-            "NVIDIA H100 SXM5 80GB",
-            "nvidia",
-            989,
-            1979,
-            80,
-            3.35,
-            450,
-            64,
-            _HOPPER_EFF,
-            source="cal §1 (NVIDIA H100 datasheet)",
-        ),
-        GPUSpec(
-            "H800-SXM-80GB",
-            "NVIDIA H800 SXM5 80GB",
-            "nvidia",
-            989,
-            1979,
-            80,
-            3.35,
-            200,
-            64,
-            _HOPPER_EFF,
-            source="cal §1; NVLink 200 GB/s (8 links); DeepSeek-V3 report measured 160 GB/s (cal §5)",
-        ),
-        GPUSpec(
-            "H200-SXM-141GB",
-            "NVIDIA H200 SXM 141GB",
-            "nvidia",
-            989,
-            1979,
-            141,
-            4.8,
-            450,
-            64,
-            _HOPPER_EFF,
-            source="cal §1 (NVIDIA H200 datasheet)",
-        ),
-        GPUSpec(
-            "B200-180GB",
-            "NVIDIA B200 180GB",
-            "nvidia",
-            2250,
-            4500,
-            180,
-            8.0,
-            900,
-            64,
-            _HOPPER_EFF,
-            source="cal §1 (~2250/~4500 dense, DGX B200 datasheet); efficiency assumed as Hopper",
-        ),
-        GPUSpec(
-            "MI300X-192GB",
-            "AMD Instinct MI300X",
-            "amd",
-            1307,
-            2615,
-            192,
-            5.3,
-            448,
-            64,
-            0.50,
-            source="cal §1 (AMD datasheet; 7 x 64 GB/s Infinity Fabric); efficiency assumed (ROCm "
-            "GEMMs reach a lower fraction of peak than cuBLAS in public benchmarks)",
-        ),
-        GPUSpec(
-            "H100-PCIe-80GB",
-            "NVIDIA H100 PCIe 80GB",
-            "nvidia",
-            756,
-            1513,
-            80,
-            2.0,
-            0,
-            64,
-            _HOPPER_EFF,
-            source="cal §1 (NVIDIA H100 PCIe datasheet; no NVLink without a bridge)",
-        ),
-        # Not in cal §1: vendor datasheet figures as recalled, NOT confirmed from a stored source.
-        GPUSpec(
-            "MI325X-256GB",
-            "AMD Instinct MI325X",
-            "amd",
-            1307,
-            2615,
-            256,
-            6.0,
-            448,
-            64,
-            0.50,
-            confirmed=False,
-            source="UNCONFIRMED: AMD MI325X datasheet (same compute die as MI300X)",
-        ),
-        GPUSpec(
-            "MI355X-288GB",
-            "AMD Instinct MI355X",
-            "amd",
-            2500,
-            5000,
-            288,
-            8.0,
-            448,
-            64,
-            0.50,
-            confirmed=False,
-            source="UNCONFIRMED: AMD MI355X announcement (~2.5 PF dense bf16)",
-        ),
-        GPUSpec(
-            "GB200-186GB",
-            "NVIDIA GB200 (per Blackwell GPU)",
-            "nvidia",
-            2500,
-            5000,
-            186,
-            8.0,
-            900,
-            64,
-            _HOPPER_EFF,
-            confirmed=False,
-            source="UNCONFIRMED: GB200 NVL72 datasheet, per GPU",
-        ),
-        GPUSpec(
-            "H20-96GB",
-            "NVIDIA H20",
-            "nvidia",
-            148,
-            296,
-            96,
-            4.0,
-            450,
-            64,
-            _HOPPER_EFF,
-            confirmed=False,
-            source="UNCONFIRMED: press reports of the H20 datasheet",
-        ),
-    ]
-}
-
-# Published names (nvidia-smi, rocm-smi, provider pages) -> GPU table keys.
-GPU_ALIASES: dict[str, str] = {
-    "NVIDIA A100-SXM4-40GB": "A100-SXM-40GB",
-    "NVIDIA A100-SXM4-80GB": "A100-SXM-80GB",
-    "A100 80GB": "A100-SXM-80GB",
-    "A100": "A100-SXM-80GB",
-    "NVIDIA H100 80GB HBM3": "H100-SXM-80GB",
-    "NVIDIA H100 SXM": "H100-SXM-80GB",
-    "NVIDIA H100 (SXM)": "H100-SXM-80GB",
-    "H100": "H100-SXM-80GB",
-    "NVIDIA H800": "H800-SXM-80GB",
-    "NVIDIA H200": "H200-SXM-141GB",
-    "NVIDIA H200 141GB HBM3e": "H200-SXM-141GB",
-    "H200": "H200-SXM-141GB",
-    "NVIDIA B200": "B200-180GB",
-    "B200": "B200-180GB",
-    "AMD Instinct MI300X": "MI300X-192GB",
-    "MI300X": "MI300X-192GB",
-    "AMD Instinct MI325X": "MI325X-256GB",
-    "AMD Instinct MI355X": "MI355X-288GB",
-    "NVIDIA GB200": "GB200-186GB",
-    "NVIDIA H100 PCIe": "H100-PCIe-80GB",
-    "NVIDIA H20": "H20-96GB",
+# assumed: ROCm GEMMs reach a lower fraction of peak than cuBLAS in public benchmarks; the same for the
+# Ascend CANN stack, for which we hold no public GEMM measurement.
+_NON_CUDA_EFF = 0.50
+GEMM_EFFICIENCY_MAX: dict[str, float] = {
+    "ampere": _A100_EFF,
+    "hopper": _HOPPER_EFF,
+    "blackwell": _HOPPER_EFF,  # assumed as Hopper
+    "blackwell-ultra": _HOPPER_EFF,  # assumed as Hopper
+    "cdna3": _NON_CUDA_EFF,
+    "cdna4": _NON_CUDA_EFF,
+    "davinci": _NON_CUDA_EFF,
 }
 
 # --- GEMM efficiency curve -------------------------------------------------------------------------
@@ -247,38 +61,10 @@ ADAM_STEP_BYTES_PER_PARAM = 30.0  # derived from the Megatron 18-byte layout (ca
 
 # --- collectives (alpha-beta) -------------------------------------------------------------------------
 # nccl-tests bus-bandwidth factors, cal §5.
-# Intra-node busbw as a fraction of the NVLink GB/s per GPU: 8 x A100 all-reduce 235 of 300 (78%),
-# 8 x H100 ring ~365 of 450 (81%) (cal §5).
-NVSWITCH_BUSBW_EFFICIENCY = 0.78  # cal §5
-NVLINK_MESH_BUSBW_EFFICIENCY = 0.60  # assumed: direct all-pairs mesh, each pair gets 1/7 of the links
-NVLINK_BRIDGE_GBYTES_PER_S = 56.0  # assumed: 2-GPU NVLink bridge (A100/H100 PCIe bridge class)
-PCIE_BUSBW_EFFICIENCY = 0.45  # assumed: GPUs share PCIe switches/CPU root ports; P2P through the host
 # Effective collective start-up latency (s). Fitted to the busbw-vs-size curve of cal §5: 8 x H200 reach
 # half of their peak busbw near 18 MiB (40 at 1 MiB, 220 at 16 MiB, 436 at 256 MiB), i.e. ~70 us.
 ALPHA_INTRA_S = 70e-6  # cal §5 (fit of the H200 curve)
-# Inter-node, per collective, scaled by (1 + log2(nodes)). 4 x B200 over EFA: 5.4 GB/s at 1 MiB and
-# 64 at 16 MiB -> ~0.4 ms at 4 nodes (cal §5) -> 0.13 ms per step. Other fabrics assumed relative to it.
-ALPHA_INTER_S: dict[str, float] = {
-    "infiniband": 0.05e-3,  # assumed: native RDMA, lower than EFA
-    "roce": 0.06e-3,  # assumed
-    "efa": 0.13e-3,  # cal §5 (4 x B200 EFA curve)
-    "tcpx": 0.20e-3,  # assumed
-    "ethernet": 0.50e-3,  # assumed: kernel TCP socket transport
-    "other": 0.20e-3,  # assumed
-}
-# Achieved busbw / line rate per NIC. InfiniBand: DGX A100 8 x 200G -> 192 GB/s (24 of 25 GB/s per NIC,
-# 0.96); NDR 46-48 of 50; AWS p5en EFA 365 of 400 (0.91); tuned RoCE close to IB (cal §5).
-FABRIC_EFFICIENCY: dict[str, float] = {
-    "infiniband": 0.96,  # cal §5
-    "roce": 0.92,  # cal §5 ("tuned RoCE close to InfiniBand")
-    "efa": 0.91,  # cal §5 (p5en 365 of 400)
-    "tcpx": 0.60,  # assumed: GPUDirect-TCPX, TCP without host copies but with header processing
-    "ethernet": 0.25,  # assumed: NCCL socket transport is CPU-bound, far below line rate (cal §5)
-    "other": 0.50,  # assumed
-}
-# Nodes under one leaf switch before traffic crosses the (possibly oversubscribed) spine: one DGX
-# SuperPOD scalable unit is 32 nodes (NVIDIA SuperPOD reference architecture). assumed.
-NODES_PER_LEAF = 32
+# Inter-node latency per fabric, achieved share of the line rate and nodes per leaf switch: hardware.network.
 
 # --- overlap (kept realistic: cal §6 warns against Calculon's optimistic overlap picks) -------------
 DP_OVERLAP = 0.3  # fitted (cal §2): share of the gradient reduction hidden behind the backward pass
@@ -339,11 +125,7 @@ GRAD_COMM_BYTES = (
 PARAM_GATHER_BYTES = 2.0
 
 # --- reliability (cal §4) ---------------------------------------------------------------------------
-# Llama 3: 419 unexpected interruptions in 54 days on 16,384 H100.
-LLAMA3_UNEXPECTED_INTERRUPTIONS = 419
-LLAMA3_DAYS = 54
-LLAMA3_GPUS = 16384
-DEFAULT_FAILURE_RATE_PER_GPU_HOUR = LLAMA3_UNEXPECTED_INTERRUPTIONS / (LLAMA3_DAYS * 24 * LLAMA3_GPUS)
+# The default failure rate (Llama 3, cal §4) is hardware.reliability's, imported above.
 # Restart time components (minutes).
 RESTART_JOB_MIN = 5.0  # assumed: relaunch, NCCL init, data loader warm-up
 REPLACEMENT_AUTO_DEFAULT_MIN = 10.0  # assumed when auto replacement is offered but its time is unpublished

@@ -6,17 +6,17 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import hardware as hw_facts
+from hardware import FABRICS, GPUS, TOPOLOGIES, gpu_by_name
+from hardware import INTRA_NODE_KINDS as INTRA_KINDS
+
 from . import constants as C
 from .errors import InputError
-
-INTRA_KINDS = ("nvswitch", "nvlink-mesh", "nvlink-bridge", "pcie")
-FABRICS = ("infiniband", "roce", "efa", "tcpx", "ethernet", "other")
-TOPOLOGIES = ("fat-tree", "rail-optimized", "clos", "torus", "ring", "chain", "unknown")
 
 
 @dataclass
 class Hardware:
-    gpu: C.GPUSpec
+    gpu: hw_facts.GPU
     gpus_per_node: int
     intra_node: str
     intra_busbw: float  # bytes/s, all-reduce class busbw among the GPUs of a node (large messages)
@@ -33,6 +33,11 @@ class Hardware:
     @property
     def hbm_bytes(self) -> float:
         return self.gpu.hbm_gb * C.GB
+
+    @property
+    def gemm_efficiency_max(self) -> float:
+        """Plateau of achieved / peak for large GEMMs on this GPU's architecture (constants)."""
+        return C.GEMM_EFFICIENCY_MAX[self.gpu.architecture]
 
     @property
     def name(self) -> str:
@@ -73,14 +78,13 @@ def _pos(facts: dict[str, Any], key: str, kind: type = float) -> Any:
     return float(v)
 
 
-def resolve_gpu(key: Any) -> C.GPUSpec:
+def resolve_gpu(key: Any) -> hw_facts.GPU:
     if not isinstance(key, str) or not key:
         raise InputError("offering.gpu", "missing (a key of the GPU table, e.g. H100-SXM-80GB)")
-    if key in C.GPUS:
-        return C.GPUS[key]
-    if key in C.GPU_ALIASES:
-        return C.GPUS[C.GPU_ALIASES[key]]
-    raise InputError("offering.gpu", f"unknown GPU {key!r} (known: {', '.join(C.GPUS)})")
+    gpu = gpu_by_name(key)
+    if gpu is None:
+        raise InputError("offering.gpu", f"unknown GPU {key!r} (known: {', '.join(GPUS)})")
+    return gpu
 
 
 def _default_nodes_note(nodes: int, gpn: int) -> str:
@@ -115,7 +119,8 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
     gpu = resolve_gpu(facts.get("gpu"))
     notes: list[str] = []
     if not gpu.confirmed:
-        notes.append(f"GPU {gpu.key}: peak figures not confirmed from a stored datasheet ({gpu.source})")
+        peaks_source = gpu.sources.get("peaks", "")
+        notes.append(f"GPU {gpu.key}: peak figures not confirmed from a stored datasheet ({peaks_source})")
 
     gpn = _pos(facts, "gpus_per_node", int)
     if gpn is None:
@@ -126,26 +131,21 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
     if intra is not None and intra not in INTRA_KINDS:
         raise InputError("offering.intra_node", f"must be one of {', '.join(INTRA_KINDS)}, got {intra!r}")
     if intra is None:
-        # AMD Instinct OAM platforms join their GPUs by a direct Infinity Fabric (xGMI) all-to-all mesh,
-        # not a switch; NVIDIA SXM boards up to 8 GPUs by NVSwitch
-        mesh = "nvlink-mesh" if gpu.vendor == "amd" else "nvswitch"
-        intra = mesh if gpu.nvlink_gbytes_per_s > 0 and gpn <= 8 else "pcie"
+        # AMD Instinct OAM platforms join their GPUs by a direct Infinity Fabric (xGMI) all-to-all mesh and
+        # Huawei Atlas boards by HCCS links, not a switch; NVIDIA SXM boards up to 8 GPUs by NVSwitch
+        mesh = "nvlink-mesh" if gpu.vendor in ("amd", "huawei") else "nvswitch"
+        intra = mesh if gpu.scale_up_gbytes_per_s > 0 and gpn <= 8 else "pcie"
         notes.append(f"intra_node not published: {intra} assumed from the GPU model")
     link = _pos(facts, "intra_node_gbytes_per_s")
-    if intra == "nvswitch":
-        raw = link if link is not None else gpu.nvlink_gbytes_per_s
-        intra_busbw = raw * C.NVSWITCH_BUSBW_EFFICIENCY
-    elif intra == "nvlink-mesh":
-        raw = link if link is not None else gpu.nvlink_gbytes_per_s
-        intra_busbw = raw * C.NVLINK_MESH_BUSBW_EFFICIENCY
+    if intra in ("nvswitch", "nvlink-mesh"):
+        raw = link if link is not None else gpu.scale_up_gbytes_per_s
     elif intra == "nvlink-bridge":
         # only pairs are bridged: any collective over more than 2 GPUs runs at PCIe speed (see timing)
         raw = link if link is not None else C.NVLINK_BRIDGE_GBYTES_PER_S
-        intra_busbw = raw * C.NVSWITCH_BUSBW_EFFICIENCY
     else:
         raw = link if link is not None else gpu.pcie_gbytes_per_s
-        intra_busbw = raw * C.PCIE_BUSBW_EFFICIENCY
-    if link is None and intra in ("nvswitch", "nvlink-mesh") and gpu.nvlink_gbytes_per_s <= 0:
+    intra_busbw = raw * hw_facts.intra_node_busbw_efficiency(intra)
+    if link is None and intra in ("nvswitch", "nvlink-mesh") and gpu.scale_up_gbytes_per_s <= 0:
         raise InputError("offering.intra_node", f"{intra} given but {gpu.key} has no NVLink")
     if link is None:
         notes.append(f"intra_node_gbytes_per_s not published: {raw:.0f} GB/s per GPU from the GPU table")

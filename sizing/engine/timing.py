@@ -33,7 +33,7 @@ def gemm_efficiency(hw: Hardware, gemm_size: Array) -> Array:
     """Achieved / peak for a per-GPU GEMM of size tokens x hidden x hidden/tp: saturating curve
     (constants.GEMM_HALF_SIZE, fitted on cal §2)."""
     x = np.asarray(gemm_size, dtype=float)
-    return hw.gpu.gemm_efficiency_max * x / (x + C.GEMM_HALF_SIZE)
+    return hw.gemm_efficiency_max * x / (x + C.GEMM_HALF_SIZE)
 
 
 def group_link(hw: Hardware, stride: Array, size: Array) -> tuple[Array, Array, Array]:

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from benchmarks.compare import INTER_NODE_FRACTION, INTRA_NODE_FRACTION, compare, scaling
+from benchmarks.compare import compare, scaling
 from benchmarks.parsers import parse
+from hardware import fabric_efficiency, intra_node_busbw_efficiency
 
 from ._shared import FIXTURES
 
@@ -59,13 +60,13 @@ def _one(facts: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
 def test_inter_node_thresholds(busbw: float, verdict: str) -> None:
     v = _one(H100_IB, _nccl_item(busbw_at_max_size_gbps=busbw))
     assert v["verdict"] == verdict
-    assert v["expected"] == pytest.approx(400 * INTER_NODE_FRACTION)
+    assert v["expected"] == pytest.approx(400 * fabric_efficiency("infiniband"))
     assert v["file"] == "run.log" and v["lines"] == [3, 40]
 
 
 def test_one_gpu_per_node_expects_one_rail() -> None:
     v = _one(H100_IB, _nccl_item(ranks=2, gpus_per_node=1, busbw_at_max_size_gbps=15.0))
-    assert v["expected"] == pytest.approx(50 * INTER_NODE_FRACTION)
+    assert v["expected"] == pytest.approx(50 * fabric_efficiency("infiniband"))
     assert v["verdict"] == "fail"
 
 
@@ -76,7 +77,7 @@ def test_two_node_tree_inflation_cannot_measure() -> None:
 
 def test_intra_node_against_nvlink() -> None:
     v = _one(H100_IB, _nccl_item(ranks=8, nodes=1, collective="all_gather", busbw_at_max_size_gbps=366.0))
-    assert v["expected"] == pytest.approx(450 * INTRA_NODE_FRACTION)
+    assert v["expected"] == pytest.approx(450 * intra_node_busbw_efficiency("nvswitch"))
     assert v["verdict"] == "pass"
     nvls = _one(
         H100_IB, _nccl_item(ranks=8, nodes=1, busbw_at_max_size_gbps=482.0, nvls_or_tree_suspected=True)
@@ -87,7 +88,10 @@ def test_intra_node_against_nvlink() -> None:
 def test_published_intra_node_rate_wins_over_the_gpu_table() -> None:
     facts = dict(H100_IB, gpu="unknown-gpu", intra_node_gbytes_per_s=300.0)
     v = _one(facts, _nccl_item(ranks=8, nodes=1, busbw_at_max_size_gbps=235.0))
-    assert v["expected"] == pytest.approx(240.0) and v["verdict"] == "pass"
+    assert (
+        v["expected"] == pytest.approx(300 * intra_node_busbw_efficiency("nvswitch"))
+        and v["verdict"] == "pass"
+    )
 
 
 @pytest.mark.parametrize(

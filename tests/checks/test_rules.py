@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from checks.rules import RULES, SEVERITIES, Finding, gpu_spec, run_rules, workload_params
+from checks.rules import RULES, SEVERITIES, Finding, run_rules, workload_params
+from hardware import gpu_from_text as gpu_spec
 from tests.checks.helpers import (
     WORKLOAD_7B,
     WORKLOAD_175B,

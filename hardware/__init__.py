@@ -1,0 +1,61 @@
+"""Hardware facts, in one place: GPU kinds with their peaks and memory (as the datasheet states it and as the
+device reports it), scale-up links (NVLink, Infinity Fabric, HCCS, UB), the intra-node kinds, the
+inter-node fabrics with what they achieve of their line rate, NIC line rates and GPU name aliases.
+
+Pure Python (no Django): the sizing engine, the pitfall rules, the evidence parsers and comparison, the
+catalog's GPU table and the compare pages all read these numbers from here, each with its source.
+"""
+
+from __future__ import annotations
+
+from .gpus import GPU, GPUS, MIB
+from .links import (
+    INTRA_NODE_KINDS,
+    NVLINK_BRIDGE_GBYTES_PER_S,
+    NVLINK_MESH_BUSBW_EFFICIENCY,
+    NVSWITCH_BUSBW_EFFICIENCY,
+    PCIE_BUSBW_EFFICIENCY,
+    PCIE_GEN5_PRACTICAL_GBYTES_PER_S,
+    SCALE_UP_LINKS,
+    ScaleUpLink,
+    intra_node_busbw_efficiency,
+)
+from .names import ALIASES, gpu_by_name, gpu_from_text
+from .network import (
+    ALPHA_INTER_S,
+    FABRIC_EFFICIENCY,
+    FABRICS,
+    INFINIBAND_RATE_GBPS,
+    NODES_PER_LEAF,
+    RDMA_FABRICS,
+    TOPOLOGIES,
+    expected_node_busbw_gbytes,
+    fabric_efficiency,
+)
+
+__all__ = [
+    "ALIASES",
+    "ALPHA_INTER_S",
+    "FABRICS",
+    "FABRIC_EFFICIENCY",
+    "GPU",
+    "GPUS",
+    "INFINIBAND_RATE_GBPS",
+    "INTRA_NODE_KINDS",
+    "MIB",
+    "NODES_PER_LEAF",
+    "NVLINK_BRIDGE_GBYTES_PER_S",
+    "NVLINK_MESH_BUSBW_EFFICIENCY",
+    "NVSWITCH_BUSBW_EFFICIENCY",
+    "PCIE_BUSBW_EFFICIENCY",
+    "PCIE_GEN5_PRACTICAL_GBYTES_PER_S",
+    "RDMA_FABRICS",
+    "SCALE_UP_LINKS",
+    "ScaleUpLink",
+    "TOPOLOGIES",
+    "expected_node_busbw_gbytes",
+    "fabric_efficiency",
+    "gpu_by_name",
+    "gpu_from_text",
+    "intra_node_busbw_efficiency",
+]
