@@ -9,19 +9,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from providers.facts import FACTS, GROUPS  # the fact registry: plain data, no Django import
+from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
 
 NOT_PUBLISHED = "not published"
-ITEM_LABELS = {
-    "compute": "Compute",
-    "failure_overhead": "Failure and restart overhead",
-    "spares": "Spare nodes",
-    "checkpoint_storage": "Checkpoint storage",
-    "dataset_storage": "Dataset storage",
-    "egress": "Internet egress",
-    "traffic": "Inter-node traffic",
-    "support": "Support",
-    "setup": "Setup fee",
-}
 # The parts of one step in the engine's order. PostgreSQL's jsonb does not keep key order, so anything
 # shown from a dict of the snapshot is put in a fixed order here.
 ITERATION_ORDER = (
@@ -45,6 +35,16 @@ def _dec(value: Any) -> Decimal | None:
         return Decimal(str(value))
     except InvalidOperation:
         return None
+
+
+def item_label(item: Any) -> str:
+    """A bill line item as the buyer reads it ("failure_overhead" -> "Failure and restart overhead")."""
+    return LINE_ITEM_LABELS.get(item, str(item))
+
+
+def iteration_label(part: str) -> str:
+    """A part of the step time as words ("tp_comm" -> "tp comm")."""
+    return part.replace("_", " ")
 
 
 def iteration_items(sizing: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -107,7 +107,7 @@ def bill_rows(bill: dict[str, Any]) -> list[dict[str, str]]:
     for ln in bill.get("lines") or []:
         rows.append(
             {
-                "item": ITEM_LABELS.get(ln.get("item"), str(ln.get("item"))),
+                "item": item_label(ln.get("item")),
                 "quantity": number(ln.get("quantity")),
                 "unit": str(ln.get("unit") or ""),
                 "unit_price": unit_price(ln.get("unit_price_usd")),
@@ -137,16 +137,8 @@ def quote_view(snapshot: dict[str, Any]) -> dict[str, Any]:
     bill = snapshot.get("bill") or {}
     sizing = snapshot.get("sizing") or {}
     goodput = sizing.get("goodput") or {}
-    job = bill.get("job") or {}
     plan = snapshot.get("plan") or {}
     total_label = "Total" if bill.get("complete") else "Total of the published lines (the bill is incomplete)"
-    sources: dict[str, dict[str, Any]] = {}
-    for group in snapshot.get("provenance") or []:
-        for src in group.get("sources") or []:
-            sources.setdefault(src.get("key") or src.get("title"), src)
-    for p in snapshot.get("plans") or []:
-        for src in p.get("sources") or []:
-            sources.setdefault(src.get("key") or src.get("title"), src)
     return {
         "number": snapshot.get("number", ""),
         "issued_on": snapshot.get("issued_on", ""),
@@ -162,75 +154,105 @@ def quote_view(snapshot: dict[str, Any]) -> dict[str, Any]:
         "per_billion_tokens": usd(bill.get("usd_per_billion_tokens"), missing="—"),
         "per_useful_gpu_hour": unit_price(bill.get("usd_per_useful_gpu_hour")),
         "bill_rows": bill_rows(bill),
-        "plans": [
-            {
-                "name": str(p.get("name") or ""),
-                "kind": str(p.get("kind") or ""),
-                "price": unit_price(p.get("price_usd_per_gpu_hour")),
-                "billed_hours": number(p.get("billed_hours")),
-                "total": usd(p.get("total_usd"), missing="—"),
-                "complete": "complete" if p.get("complete") else "incomplete",
-                "chosen": bool(p.get("chosen")),
-                "break_even": f"{number(p.get('break_even_days'), 1)} days"
-                if p.get("break_even_days") is not None
-                else "—",
-            }
-            for p in bill.get("plans") or []
-        ],
+        "plans": [_plan_row(p) for p in bill.get("plans") or []],
         "layout": snapshot.get("layout_text") or "—",
-        "headline": [
-            ("GPUs", number(sizing.get("gpus") or job.get("gpus"), 0)),
-            ("Nodes", number(sizing.get("nodes") or job.get("nodes"), 0)),
-            ("Parallel layout", snapshot.get("layout_text") or "—"),
-            ("Training time", f"{number(sizing.get('train_days'), 1)} days (with failures)"),
-            ("Without failures", f"{number(sizing.get('train_days_no_failures'), 1)} days"),
-            ("MFU", pct(sizing.get("mfu"))),
-            ("Goodput", pct(goodput.get("fraction"))),
-            ("Billed hours", number(bill.get("billed_hours"))),
-            ("Billed nodes", number(bill.get("billed_nodes"), 0)),
-        ],
-        "goodput": [
-            ("Job MTBF", f"{number(goodput.get('mtbf_h'), 1)} h"),
-            ("Checkpoint size", f"{number(goodput.get('checkpoint_gb'), 1)} GB"),
-            ("Checkpoint write", f"{number(goodput.get('checkpoint_write_s'), 1)} s"),
-            ("Checkpoint interval (Young/Daly)", f"{number(goodput.get('checkpoint_interval_min'), 1)} min"),
-            ("Restart", f"{number(goodput.get('restart_min'), 1)} min"),
-            ("Expected failures", number(goodput.get("expected_failures"), 1)),
-            ("Goodput", pct(goodput.get("fraction"))),
-        ],
+        "headline": _headline(snapshot),
+        "goodput": _goodput_rows(goodput),
         "goodput_note": str(goodput.get("restart") or ""),
-        "iteration": [(k.replace("_", " "), number(v, 3)) for k, v in iteration_items(sizing)]
+        "iteration": [(iteration_label(k), number(v, 3)) for k, v in iteration_items(sizing)]
         + [("total", number(sizing.get("iteration_time_s"), 3))],
         "explanation": [str(x) for x in sizing.get("explanation") or []],
         "sizing_assumptions": [str(x) for x in sizing.get("assumptions") or []],
         "bill_assumptions": [str(x) for x in bill.get("assumptions") or []],
-        "findings": [
-            {
-                "code": f.get("code"),
-                "severity": f.get("severity"),
-                "severity_word": SEVERITY_WORDS.get(f.get("severity") or "", str(f.get("severity"))),
-                "title": f.get("title"),
-                "advice": f.get("advice"),
-                "evidence": _refs(f.get("evidence") or []),
-            }
-            for f in snapshot.get("findings") or []
-        ],
+        "findings": [_finding(f) for f in snapshot.get("findings") or []],
         "open": _open(snapshot.get("open_questions") or {}),
         "fact_groups": _fact_groups(snapshot),
         "provenance": snapshot.get("provenance") or [],
-        "plan_sources": [
-            {
-                "name": p.get("name"),
-                "kind": p.get("kind"),
-                "price": unit_price(p.get("price_usd_per_gpu_hour")),
-                "as_of": p.get("as_of") or "—",
-                "region": p.get("region") or "",
-                "sources": ", ".join(str(s.get("key")) for s in p.get("sources") or []) or "—",
-            }
-            for p in snapshot.get("plans") or []
-        ],
-        "sources": sorted(sources.values(), key=lambda s: str(s.get("key"))),
+        "plan_sources": [_plan_source(p) for p in snapshot.get("plans") or []],
+        "sources": _sources(snapshot),
     }
+
+
+def _plan_row(plan: dict[str, Any]) -> dict[str, Any]:
+    """One billing plan as the bill priced the job under it."""
+    return {
+        "name": str(plan.get("name") or ""),
+        "kind": str(plan.get("kind") or ""),
+        "price": unit_price(plan.get("price_usd_per_gpu_hour")),
+        "billed_hours": number(plan.get("billed_hours")),
+        "total": usd(plan.get("total_usd"), missing="—"),
+        "complete": "complete" if plan.get("complete") else "incomplete",
+        "chosen": bool(plan.get("chosen")),
+        "break_even": f"{number(plan.get('break_even_days'), 1)} days"
+        if plan.get("break_even_days") is not None
+        else "—",
+    }
+
+
+def _headline(snapshot: dict[str, Any]) -> list[tuple[str, str]]:
+    """The job at a glance: size, layout, time, efficiency and what is billed."""
+    bill = snapshot.get("bill") or {}
+    sizing = snapshot.get("sizing") or {}
+    job = bill.get("job") or {}
+    return [
+        ("GPUs", number(sizing.get("gpus") or job.get("gpus"), 0)),
+        ("Nodes", number(sizing.get("nodes") or job.get("nodes"), 0)),
+        ("Parallel layout", snapshot.get("layout_text") or "—"),
+        ("Training time", f"{number(sizing.get('train_days'), 1)} days (with failures)"),
+        ("Without failures", f"{number(sizing.get('train_days_no_failures'), 1)} days"),
+        ("MFU", pct(sizing.get("mfu"))),
+        ("Goodput", pct((sizing.get("goodput") or {}).get("fraction"))),
+        ("Billed hours", number(bill.get("billed_hours"))),
+        ("Billed nodes", number(bill.get("billed_nodes"), 0)),
+    ]
+
+
+def _goodput_rows(goodput: dict[str, Any]) -> list[tuple[str, str]]:
+    return [
+        ("Job MTBF", f"{number(goodput.get('mtbf_h'), 1)} h"),
+        ("Checkpoint size", f"{number(goodput.get('checkpoint_gb'), 1)} GB"),
+        ("Checkpoint write", f"{number(goodput.get('checkpoint_write_s'), 1)} s"),
+        ("Checkpoint interval (Young/Daly)", f"{number(goodput.get('checkpoint_interval_min'), 1)} min"),
+        ("Restart", f"{number(goodput.get('restart_min'), 1)} min"),
+        ("Expected failures", number(goodput.get("expected_failures"), 1)),
+        ("Goodput", pct(goodput.get("fraction"))),
+    ]
+
+
+def _finding(finding: dict[str, Any]) -> dict[str, Any]:
+    severity = finding.get("severity")
+    return {
+        "code": finding.get("code"),
+        "severity": severity,
+        "severity_word": SEVERITY_WORDS.get(severity or "", str(severity)),
+        "title": finding.get("title"),
+        "advice": finding.get("advice"),
+        "evidence": _refs(finding.get("evidence") or []),
+    }
+
+
+def _plan_source(plan: dict[str, Any]) -> dict[str, Any]:
+    """Where a plan's price comes from and when it was true."""
+    return {
+        "name": plan.get("name"),
+        "kind": plan.get("kind"),
+        "price": unit_price(plan.get("price_usd_per_gpu_hour")),
+        "as_of": plan.get("as_of") or "—",
+        "region": plan.get("region") or "",
+        "sources": ", ".join(str(s.get("key")) for s in plan.get("sources") or []) or "—",
+    }
+
+
+def _sources(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every source the facts and the plans cite, once each, by key."""
+    sources: dict[str, dict[str, Any]] = {}
+    for group in snapshot.get("provenance") or []:
+        for src in group.get("sources") or []:
+            sources.setdefault(src.get("key") or src.get("title"), src)
+    for p in snapshot.get("plans") or []:
+        for src in p.get("sources") or []:
+            sources.setdefault(src.get("key") or src.get("title"), src)
+    return sorted(sources.values(), key=lambda s: str(s.get("key")))
 
 
 def _fact_groups(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
@@ -262,7 +284,6 @@ def _fact_groups(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
 def _open(open_questions: dict[str, Any]) -> dict[str, Any]:
     out = dict(open_questions)
     out["bill_lines"] = [
-        {**ln, "item": ITEM_LABELS.get(ln.get("item"), str(ln.get("item")))}
-        for ln in open_questions.get("bill_lines") or []
+        {**ln, "item": item_label(ln.get("item"))} for ln in open_questions.get("bill_lines") or []
     ]
     return out

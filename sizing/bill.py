@@ -30,6 +30,18 @@ LINE_ITEMS = (
     "support",
     "setup",
 )
+# Each line item's name as a buyer reads it (the quote's page and PDF).
+LINE_ITEM_LABELS = {
+    "compute": "Compute",
+    "failure_overhead": "Failure and restart overhead",
+    "spares": "Spare nodes",
+    "checkpoint_storage": "Checkpoint storage",
+    "dataset_storage": "Dataset storage",
+    "egress": "Internet egress",
+    "traffic": "Inter-node traffic",
+    "support": "Support",
+    "setup": "Setup fee",
+}
 RESERVED_KINDS = ("reserved", "cluster-cycle")
 
 

@@ -1,0 +1,94 @@
+"""The findings panel: the pitfalls the checks found in each offering's published facts, by severity."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from checks.display import SEVERITY_DISPLAY
+from compare.charts.common import bar_height, cell, offering_labels, offering_row, row_head, table
+from portal.chart_style import SEVERITY_STYLE, axis, base_layout, category_axis, patterned, plotly_text
+
+SEVERITIES = ("critical", "warning", "info")
+
+
+def severity_bar(severity: str, x: list[int], y: list[str], hovertext: list[str]) -> dict:
+    """One stack of a findings chart: the severity's icon and word, colour and hatch."""
+    display = SEVERITY_DISPLAY[severity]
+    style = SEVERITY_STYLE[severity]
+    return {
+        "type": "bar",
+        "orientation": "h",
+        "name": f"{display['icon']} {display['word']}",
+        "x": x,
+        "y": y,
+        "hovertext": hovertext,
+        "hoverinfo": "text",
+        "marker": patterned(style["color"], style["pattern"]),
+    }
+
+
+def _finding_row(o: Any, finding: Any) -> dict:
+    display = SEVERITY_DISPLAY.get(finding.severity, {"icon": "•", "word": finding.severity})
+    return {
+        "head": row_head(o),
+        "href": f"{o.get_absolute_url()}#finding-{finding.code}",
+        "cells": [
+            cell(display["word"], badge=finding.severity, icon=display["icon"]),
+            cell(finding.code),
+            cell(finding.title),
+        ],
+    }
+
+
+def _traces(offerings: list[Any], codes: dict[int, dict[str, list[str]]]) -> list[dict]:
+    labels = offering_labels(offerings)
+    traces = []
+    for severity in SEVERITIES:
+        word = SEVERITY_DISPLAY[severity]["word"]
+        traces.append(
+            severity_bar(
+                severity,
+                [len(codes[o.pk].get(severity, [])) for o in offerings],
+                [labels[o.pk] for o in offerings],
+                [
+                    f"<b>{labels[o.pk]}</b><br>{word}: "
+                    + plotly_text(", ".join(codes[o.pk].get(severity, [])) or "none")
+                    for o in offerings
+                ],
+            )
+        )
+    return traces
+
+
+def findings_panel(offerings: list[Any], findings: list[Any]) -> dict:
+    by_id = {o.pk: o for o in offerings}
+    codes: dict[int, dict[str, list[str]]] = {o.pk: {s: [] for s in SEVERITIES} for o in offerings}
+    rows = []
+    for f in findings:
+        codes[f.offering_id].setdefault(f.severity, []).append(f.code)
+        rows.append(_finding_row(by_id[f.offering_id], f))
+    for o in offerings:
+        if not any(codes[o.pk].values()):
+            none_found = [
+                cell("None", badge="pass", icon="✔"),
+                cell("—"),
+                cell("no pitfall found in the published facts"),
+            ]
+            rows.append(offering_row(o, none_found))
+    return {
+        "key": "findings",
+        "nav": "Findings",
+        "title": "Pitfall findings per offering",
+        "note": "Checks of the published facts and public evidence (checks app). Crossed: critical; "
+        "striped: warning; plain: info.",
+        "figure": {
+            "data": _traces(offerings, codes),
+            "layout": base_layout(
+                bar_height(len(offerings), 34),
+                barmode="stack",
+                xaxis=axis("number of findings", dtick=1, rangemode="tozero"),
+                yaxis=category_axis(),
+            ),
+        },
+        "table": table("Findings on the published facts", ["Offering", "Severity", "Code", "Finding"], rows),
+    }

@@ -1,0 +1,160 @@
+"""The goodput panel: the share of wall-clock time that trains, and the GPU-hours failures cost."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from compare.charts.common import (
+    bar_height,
+    bill_line,
+    cell,
+    fmt,
+    hover,
+    missing_cell,
+    offering_labels,
+    offering_row,
+    table,
+    usd,
+)
+from portal.chart_style import GREEN, VERMILLION, axis, base_layout, category_axis, patterned, to_float
+
+
+@dataclass(frozen=True)
+class Goodput:
+    """One offering's goodput and failure cost for the workload, from its stored sizing result."""
+
+    label: str
+    model: dict[str, Any]  # the sizing's goodput block (expected failures, MTBF, restart, interval)
+    pct: float | None  # None: not sized or infeasible
+    hours_lost: float | None
+    usd_lost: float | None
+    feasible: bool
+    reason: str  # why there is no goodput, when there is none
+
+
+def _goodput(label: str, result: Any) -> Goodput:
+    model = (result.sizing or {}).get("goodput") or {} if result is not None else {}
+    overhead = bill_line(result.bill or {}, "failure_overhead") if result is not None else None
+    feasible = result is not None and result.feasible and result.goodput is not None
+    return Goodput(
+        label=label,
+        model=model,
+        pct=result.goodput * 100 if feasible and result is not None and result.goodput is not None else None,
+        hours_lost=to_float(overhead.get("quantity")) if overhead else None,
+        usd_lost=to_float(overhead.get("usd")) if overhead else None,
+        feasible=feasible,
+        reason="not sized yet" if result is None else "cannot train this workload",
+    )
+
+
+def _goodput_hover(g: Goodput) -> str:
+    return (
+        hover(
+            g.label,
+            f"goodput {fmt(g.pct, 1, '%')}; {g.model.get('expected_failures', '?')} expected failures; "
+            f"job MTBF {g.model.get('mtbf_h', '?')} h; restart {g.model.get('restart_min', '?')} min; "
+            f"checkpoint every {g.model.get('checkpoint_interval_min', '?')} min",
+        )
+        + "<br>source: sizing model (sizing/engine/goodput.py)"
+    )
+
+
+def _lost_text(g: Goodput) -> str:
+    if not g.feasible:
+        return g.reason
+    return fmt(g.hours_lost, 0) if g.hours_lost is not None else ""
+
+
+def _cells(g: Goodput) -> list[dict]:
+    return [
+        cell(fmt(g.pct, 1, "%"), number=True) if g.pct is not None else missing_cell(g.reason),
+        cell(g.model.get("expected_failures", "—"), number=True),
+        cell(g.model.get("mtbf_h", "—"), number=True),
+        cell(g.model.get("restart_min", "—"), number=True),
+        cell(fmt(g.hours_lost, 0), number=True, missing=g.hours_lost is None),
+        cell(usd(g.usd_lost), number=True, missing=g.usd_lost is None),
+    ]
+
+
+def _bar(
+    name: str,
+    axis_name: str,
+    color: str,
+    shape: str,
+    goodputs: list[Goodput],
+    value: Callable[[Goodput], tuple[float, str, str]],
+) -> dict:
+    """One horizontal bar per offering: `value(g)` gives (x, text, hover)."""
+    bars = [value(g) for g in goodputs]
+    return {
+        "type": "bar",
+        "orientation": "h",
+        "name": name,
+        "x": [x for x, _, _ in bars],
+        "y": [g.label for g in goodputs],
+        "xaxis": axis_name,
+        "text": [text for _, text, _ in bars],
+        "textposition": "outside",
+        "cliponaxis": False,
+        "hovertext": [hover_text for _, _, hover_text in bars],
+        "hoverinfo": "text",
+        "marker": patterned(color, shape),
+    }
+
+
+def _traces(goodputs: list[Goodput]) -> list[dict]:
+    def goodput_bar(g: Goodput) -> tuple[float, str, str]:
+        return g.pct or 0, f"{g.pct:.1f}%" if g.pct is not None else g.reason, _goodput_hover(g)
+
+    def lost_bar(g: Goodput) -> tuple[float, str, str]:
+        lost = (
+            f"{fmt(g.hours_lost, 0, 'GPU-hours')} lost to failures, restarts and checkpoints; "
+            f"{usd(g.usd_lost)}"
+        )
+        return g.hours_lost or 0, _lost_text(g), hover(g.label, lost)
+
+    return [
+        _bar("expected goodput", "x", GREEN, "", goodputs, goodput_bar),
+        _bar("GPU-hours lost to failures", "x2", VERMILLION, "x", goodputs, lost_bar),
+    ]
+
+
+def goodput_panel(offerings: list[Any], results: dict[int, Any], workload_label: str) -> dict:
+    labels = offering_labels(offerings)
+    goodputs = [_goodput(labels[o.pk], results.get(o.pk)) for o in offerings]
+    traces = _traces(goodputs)
+    top_lost = max(traces[1]["x"] + [1])
+    return {
+        "key": "goodput",
+        "nav": "Goodput",
+        "title": f"Goodput and the cost of failures for {workload_label}",
+        "note": "Goodput: the share of wall-clock time spent on useful training after failures, restarts and "
+        "checkpoint writes (sizing model). Right: the GPU-hours those failures cost on the chosen layout.",
+        "figure": {
+            "data": traces,
+            "layout": base_layout(
+                bar_height(len(offerings), 40),
+                xaxis=axis("expected goodput (%)", domain=[0, 0.44], range=[0, 118]),
+                xaxis2=axis(
+                    "GPU-hours lost to failures", domain=[0.56, 1], anchor="y", range=[0, top_lost * 1.3]
+                ),
+                yaxis=category_axis(),
+            ),
+        },
+        "table": table(
+            f"Goodput and failure cost for {workload_label}",
+            [
+                "Offering",
+                "Goodput",
+                "Expected failures",
+                "Job MTBF h",
+                "Restart min",
+                "GPU-hours lost",
+                "USD lost",
+            ],
+            [offering_row(o, _cells(g)) for o, g in zip(offerings, goodputs, strict=True)],
+            numeric=range(6),
+        ),
+    }

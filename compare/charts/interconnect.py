@@ -1,0 +1,241 @@
+"""The interconnect panel: bandwidth per GPU inside and across nodes, as claimed and as measured by the
+newest public nccl-tests upload."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compare.charts.common import bar_height, cell, fmt, missing_cell, offering_labels, offering_row, table
+from hardware import fabric_efficiency
+from portal.chart_style import (
+    BLUE,
+    VERMILLION,
+    axis,
+    base_layout,
+    category_axis,
+    patterned,
+    plotly_text,
+    short,
+)
+
+VERDICT_BADGE = {
+    "pass": ("✔", "verified by public evidence"),
+    "warn": ("▲", "measured below the claim"),
+    "fail": ("✖", "measured far below the claim"),
+}
+# Series key: legend name, colour, hatch, x axis (intra-node on the left, inter-node on the right).
+SERIES_STYLES = {
+    "intra_claimed": ("intra-node, claimed", BLUE, "", "x"),
+    "intra_measured": ("intra-node, measured", BLUE, "/", "x"),
+    "inter_claimed": ("inter-node, claimed", VERMILLION, "", "x2"),
+    "inter_measured": ("inter-node, measured", VERMILLION, "x", "x2"),
+}
+
+
+def claimed_intra(o: Any) -> tuple[float | None, str]:
+    if o.intra_node_gbytes_per_s:
+        return float(o.intra_node_gbytes_per_s), "published by the provider"
+    if o.intra_node in ("nvswitch", "nvlink-mesh") and o.gpu is not None and o.gpu.nvlink_gbytes_per_s:
+        return float(
+            o.gpu.nvlink_gbytes_per_s
+        ), f"GPU datasheet ({o.gpu.key}); the provider does not publish it"
+    return None, "not published"
+
+
+def claimed_inter(o: Any) -> float | None:
+    if o.nics_per_node and o.gbps_per_nic and o.gpus_per_node:
+        return o.nics_per_node * o.gbps_per_nic / 8 / o.gpus_per_node
+    return None
+
+
+def latest_verdicts(uploads: list[Any]) -> dict[int, dict[str, dict]]:
+    """Per offering id, the newest judged verdict of each bandwidth claim ("intra", "inter")."""
+    out: dict[int, dict[str, dict]] = {}
+    for upload in uploads:  # newest first
+        for verdict in upload.verdicts or []:
+            if verdict.get("verdict") not in VERDICT_BADGE or not isinstance(
+                verdict.get("measured"), int | float
+            ):
+                continue
+            claim = str(verdict.get("claim") or "")
+            kind = (
+                "intra"
+                if claim.startswith("intra-node bandwidth")
+                else "inter"
+                if claim.startswith("inter-node bandwidth")
+                else ""
+            )
+            if kind and kind not in out.setdefault(upload.offering_id, {}):
+                out[upload.offering_id][kind] = {
+                    **verdict,
+                    "uploader": upload.owner.get_username(),
+                    "uploaded": upload.created_at.date().isoformat(),
+                    "measured_on": upload.measured_on.isoformat() if upload.measured_on else "",
+                    "upload_id": upload.pk,
+                }
+    return out
+
+
+def _measured_per_gpu(kind: str, verdict: dict, claimed: float | None, fabric: str | None) -> float | None:
+    measured = float(verdict["measured"])
+    if kind == "intra":
+        return measured  # one node: busbw per rank is the per-GPU NVLink figure
+    expected = verdict.get("expected")
+    if not claimed or not isinstance(expected, int | float) or not expected:
+        return None
+    # expected = wire x fraction, so measured/expected x fraction is the share of the wire actually reached
+    return round(claimed * measured / expected * fabric_efficiency(fabric), 1)
+
+
+def _evidence_hover(verdict: dict) -> str:
+    pct = verdict.get("percent_of_expected")
+    parts = [
+        f"verdict: {verdict['verdict']}"
+        + (f" ({pct:g}% of what the claim leads us to expect)" if pct is not None else ""),
+        f"busbw {verdict['measured']:g} GB/s in {short(str(verdict.get('file') or ''), 50)}",
+        f"uploaded by {verdict['uploader']} on {verdict['uploaded']}"
+        + (f", measured {verdict['measured_on']}" if verdict["measured_on"] else ""),
+    ]
+    return "<br>".join(plotly_text(p) for p in parts)
+
+
+def series_max(series: dict[str, dict[str, list]], prefix: str) -> float:
+    values = [v for key, s in series.items() if key.startswith(prefix) for v in s["x"] if v]
+    return max(values) if values else 1.0
+
+
+def _claim(o: Any, kind: str) -> tuple[float | None, str]:
+    """The claimed GB/s per GPU of `kind` ("intra", "inter") and its hover text, which says its source."""
+    if kind == "intra":
+        claimed, source = claimed_intra(o)
+        return claimed, (
+            f"claimed {fmt(claimed, 0, 'GB/s per GPU')} "
+            f"({o.intra_node or 'interconnect not published'}); source: {source}"
+        )
+    claimed = claimed_inter(o)
+    source = (
+        f"{o.nics_per_node} NICs × {o.gbps_per_nic:g} Gb/s ÷ 8 ÷ {o.gpus_per_node} GPUs"
+        if claimed is not None
+        else "NICs, Gb/s or GPUs per node not published"
+    )
+    return (
+        claimed,
+        f"claimed {fmt(claimed, 1, 'GB/s per GPU')} ({o.fabric or 'fabric not published'}); {source}",
+    )
+
+
+def _measured(
+    kind: str, verdict: dict | None, claimed: float | None, fabric: str | None
+) -> tuple[float | None, str, str, dict]:
+    """The measured bar (value, text, hover) and its table cell, from the claim's newest verdict."""
+    if verdict is None:
+        hover = plotly_text("no public parsed upload judges this claim")
+        return None, "no evidence", hover, missing_cell("no public evidence")
+    measured = _measured_per_gpu(kind, verdict, claimed, fabric)
+    icon, words = VERDICT_BADGE[verdict["verdict"]]
+    pct = verdict.get("percent_of_expected")
+    table_cell = cell(
+        f"{fmt(measured, 1)} ({words}{f', {pct:g}% of expected' if pct is not None else ''})",
+        number=True,
+        badge=verdict["verdict"],
+        icon=icon,
+    )
+    text = f"{icon} {pct:g}%" if pct is not None else icon
+    return measured, text, _evidence_hover(verdict), table_cell
+
+
+def _add_bar(series: dict[str, list], label: str, value: float | None, text: str, hover: str) -> None:
+    series["y"].append(label)
+    series["x"].append(value if value is not None else 0)
+    series["text"].append(text)
+    series["hover"].append(f"<b>{label}</b><br>{hover}")
+
+
+def _bars_and_rows(offerings: list[Any], uploads: list[Any]) -> tuple[dict[str, dict[str, list]], list[dict]]:
+    """The four bar series (SERIES_STYLES keys) and the table rows, claimed then measured per kind."""
+    labels = offering_labels(offerings)
+    verdicts = latest_verdicts(uploads)
+    series: dict[str, dict[str, list]] = {
+        key: {"x": [], "y": [], "text": [], "hover": []} for key in SERIES_STYLES
+    }
+    rows: list[dict] = []
+    for o in offerings:
+        cells: list[dict] = []
+        for kind in ("intra", "inter"):
+            claimed, claim_hover = _claim(o, kind)
+            text = "" if claimed is not None else "not published"
+            _add_bar(series[f"{kind}_claimed"], labels[o.pk], claimed, text, plotly_text(claim_hover))
+            cells.append(
+                cell(fmt(claimed, 0 if kind == "intra" else 1), number=True, missing=claimed is None)
+            )
+            verdict = verdicts.get(o.pk, {}).get(kind)
+            measured, text, hover, measured_cell = _measured(kind, verdict, claimed, o.fabric)
+            _add_bar(series[f"{kind}_measured"], labels[o.pk], measured, text, hover)
+            cells.append(measured_cell)
+        rows.append(offering_row(o, cells))
+    return series, rows
+
+
+def _figure(series: dict[str, dict[str, list]], offering_count: int) -> dict:
+    traces = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": name,
+            "x": series[key]["x"],
+            "y": series[key]["y"],
+            "xaxis": xaxis,
+            "yaxis": "y",
+            "text": series[key]["text"],
+            "textposition": "outside",
+            "cliponaxis": False,
+            "hovertext": series[key]["hover"],
+            "hoverinfo": "text",
+            "marker": patterned(color, shape),
+        }
+        for key, (name, color, shape, xaxis) in SERIES_STYLES.items()
+    ]
+    layout = base_layout(
+        bar_height(offering_count, 56),
+        barmode="group",
+        bargap=0.25,
+        xaxis=axis(
+            "intra-node GB/s per GPU",
+            domain=[0, 0.46],
+            range=[0, max(series_max(series, "intra") * 1.35, 1)],
+        ),
+        xaxis2=axis(
+            "inter-node GB/s per GPU",
+            domain=[0.54, 1],
+            anchor="y",
+            range=[0, max(series_max(series, "inter") * 1.35, 1)],
+        ),
+        yaxis=category_axis(),
+    )
+    return {"data": traces, "layout": layout}
+
+
+def interconnect_panel(offerings: list[Any], uploads: list[Any]) -> dict:
+    series, rows = _bars_and_rows(offerings, uploads)
+    return {
+        "key": "interconnect",
+        "nav": "Interconnect",
+        "title": "Interconnect: bandwidth per GPU, claimed and measured",
+        "note": "Solid bars: what the offering claims (NVLink/xGMI inside a node; NICs × Gb/s ÷ "
+        "GPUs across nodes). "
+        "Hatched bars: the newest public nccl-tests upload, busbw at the largest message size "
+        "(inter-node: the share of the NIC line rate reached). ✔ passes, ▲ falls short, ✖ falls far short.",
+        "figure": _figure(series, len(offerings)),
+        "table": table(
+            "Bandwidth per GPU in GB/s (one direction), claimed and measured by public evidence",
+            [
+                "Offering",
+                "Intra-node claimed",
+                "Intra-node measured",
+                "Inter-node claimed",
+                "Inter-node measured",
+            ],
+            rows,
+            numeric=range(4),
+        ),
+    }

@@ -1,0 +1,283 @@
+"""The overview page's four catalog-wide panels: bandwidth by fabric, price by GPU, features, findings."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from checks.display import SEVERITY_DISPLAY
+from compare.charts.common import bar_height, cell, fmt, missing_cell, table
+from compare.charts.findings import SEVERITIES, severity_bar
+from portal.chart_style import (
+    GREEN,
+    SERIES,
+    SYMBOLS,
+    UNPUBLISHED_GREY,
+    VERMILLION,
+    axis,
+    base_layout,
+    category_axis,
+    patterned,
+    plotly_text,
+    short,
+)
+
+FABRIC_LABELS = {
+    "infiniband": "InfiniBand",
+    "roce": "RoCE",
+    "efa": "EFA",
+    "tcpx": "TCPX",
+    "ethernet": "TCP Ethernet (no RDMA)",
+    "other": "other",
+    None: "not published",
+}
+OVERVIEW_FEATURES = (
+    ("health_checks", "Health checks"),
+    ("auto_bad_node_detection", "Automatic bad-node detection"),
+    ("auto_replacement", "Automatic node replacement"),
+    ("auto_checkpoint_restart", "Automatic checkpoint/restart"),
+    ("spare_node_pool", "Spare-node pool"),
+    ("topology_aware_placement", "Topology-aware placement"),
+)
+
+
+def _offering_text(row: dict) -> str:
+    return plotly_text(short(f"{row['provider__name']}: {row['name']}", 60))
+
+
+def _stats_cells(values: list[float], digits: int) -> list[dict]:
+    if not values:
+        return [missing_cell("—")] * 3
+    return [cell(fmt(v, digits), number=True) for v in (min(values), statistics.median(values), max(values))]
+
+
+def _stats_row(head: str, count: int, values: list[float], digits: int, unpublished: int) -> dict:
+    """A group's row: how many offerings, min/median/max of the published values, how many unpublished."""
+    return {
+        "head": head,
+        "href": "",
+        "cells": [cell(count, number=True)] + _stats_cells(values, digits) + [cell(unpublished, number=True)],
+    }
+
+
+def _box_trace(
+    i: int, label: str, values: list[float], hover: list[str], *, horizontal: bool, jitter: float
+) -> dict[str, Any]:
+    """One box of an overview chart with every offering drawn as a marker (series i's colour and symbol)."""
+    value_axis, label_axis = ("x", "y") if horizontal else ("y", "x")
+    trace: dict[str, Any] = {
+        "type": "box",
+        "name": label,
+        value_axis: values,
+        label_axis: [label] * len(values),
+        "boxpoints": "all",
+        "jitter": jitter,
+        "pointpos": 0,
+        "fillcolor": "rgba(0,0,0,0)",
+        "line": {"color": SERIES[i % len(SERIES)], "width": 1},
+        "marker": {
+            "symbol": SYMBOLS[i % len(SYMBOLS)],
+            "size": 9,
+            "color": SERIES[i % len(SERIES)],
+            "opacity": 0.85,
+        },
+        "hovertext": hover,
+        "hoverinfo": "text",
+        "hoveron": "points",
+    }
+    if horizontal:
+        trace["orientation"] = "h"
+    return trace
+
+
+def _fabric_groups(rows: list[dict]) -> dict[str | None, dict[str, list]]:
+    """Per fabric: inter-node Gb/s per GPU of each offering that publishes it, and those that do not."""
+    groups: dict[str | None, dict[str, list]] = {}
+    for row in rows:
+        nics, gbps, gpus_per_node = row["nics_per_node"], row["gbps_per_nic"], row["gpus_per_node"]
+        group = groups.setdefault(row["fabric"], {"x": [], "hover": [], "missing": []})
+        if nics and gbps and gpus_per_node:
+            value = nics * gbps / gpus_per_node
+            group["x"].append(value)
+            group["hover"].append(
+                f"<b>{_offering_text(row)}</b><br>{nics} × {gbps:g} Gb/s ÷ {gpus_per_node} GPUs = {value:g} "
+                "Gb/s per GPU"
+            )
+        else:
+            group["missing"].append(row)
+    return groups
+
+
+def overview_fabric_panel(rows: list[dict]) -> dict:
+    groups = _fabric_groups(rows)
+    traces, table_rows = [], []
+    for i, fabric in enumerate(f for f in FABRIC_LABELS if f in groups):
+        group, label = groups[fabric], FABRIC_LABELS[fabric]
+        unpublished = len(group["missing"])
+        table_rows.append(_stats_row(label, len(group["x"]) + unpublished, group["x"], 0, unpublished))
+        if group["x"]:
+            traces.append(_box_trace(i, label, group["x"], group["hover"], horizontal=True, jitter=0.6))
+    return {
+        "key": "overview-fabric",
+        "title": "Inter-node bandwidth per GPU, by fabric",
+        "note": "One marker per offering: GPU-fabric NICs × Gb/s per NIC ÷ GPUs per node. A 100B+ "
+        "job wants 400 Gb/s "
+        "per GPU of RDMA (InfiniBand, RoCE, EFA); TCP Ethernet without RDMA is the classic trap.",
+        "figure": {
+            "data": traces,
+            "layout": base_layout(
+                150 + 70 * max(len(traces), 1),
+                xaxis=axis("inter-node Gb/s per GPU (one direction)", rangemode="tozero"),
+                yaxis=category_axis(),
+                showlegend=False,
+            ),
+        },
+        "table": table(
+            "Inter-node Gb/s per GPU by fabric",
+            ["Fabric", "Offerings", "Min Gb/s per GPU", "Median", "Max", "Bandwidth not published"],
+            table_rows,
+            numeric=range(5),
+        ),
+    }
+
+
+def _price_groups(rows: list[dict]) -> dict[str, dict[str, Any]]:
+    """Per GPU: the on-demand prices per GPU-hour that are published, and how many are not."""
+    groups: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        gpu = row["gpu__key"] or "GPU not in the table"
+        group = groups.setdefault(gpu, {"y": [], "hover": [], "missing": 0})
+        if row["on_demand_price"] is None:
+            group["missing"] += 1
+            continue
+        price = float(row["on_demand_price"])
+        group["y"].append(price)
+        group["hover"].append(
+            f"<b>{_offering_text(row)}</b><br>{plotly_text(gpu)}: ${price:.2f} per GPU-hour on demand"
+        )
+    return groups
+
+
+def overview_price_panel(rows: list[dict]) -> dict:
+    traces, table_rows = [], []
+    for i, (gpu, group) in enumerate(sorted(_price_groups(rows).items())):
+        table_rows.append(_stats_row(gpu, len(group["y"]), group["y"], 2, group["missing"]))
+        if group["y"]:
+            traces.append(
+                _box_trace(i, plotly_text(gpu), group["y"], group["hover"], horizontal=False, jitter=0.5)
+            )
+    return {
+        "key": "overview-price",
+        "title": "On-demand price per GPU-hour, by GPU",
+        "note": "One marker per offering with a published on-demand price; the box spans the middle half. "
+        "The price per GPU-hour is not the bill: compare full bills for a workload on the compare page.",
+        "figure": {
+            "data": traces,
+            "layout": base_layout(
+                420,
+                xaxis={"automargin": True, "type": "category", "title": {"text": "GPU"}},
+                yaxis=axis("USD per GPU-hour, on demand", tickprefix="$", rangemode="tozero"),
+                showlegend=False,
+            ),
+        },
+        "table": table(
+            "On-demand USD per GPU-hour by GPU",
+            ["GPU", "Priced offerings", "Min", "Median", "Max", "Price not published"],
+            table_rows,
+            numeric=range(5),
+        ),
+    }
+
+
+def overview_features_panel(rows: list[dict]) -> dict:
+    counts = []
+    for key, label in OVERVIEW_FEATURES:
+        values = [row[key] for row in rows]
+        counts.append((label, values.count(True), values.count(False), values.count(None)))
+    styles = (
+        ("✔ yes", GREEN, "", 1),
+        ("✖ no", VERMILLION, "x", 2),
+        ("? not published", UNPUBLISHED_GREY, ".", 3),
+    )
+    traces = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": name,
+            "x": [c[idx] for c in counts],
+            "y": [c[0] for c in counts],
+            "text": [c[idx] or "" for c in counts],
+            "textposition": "inside",
+            "hovertext": [f"{c[0]}: {c[idx]} offering{'s' if c[idx] != 1 else ''} {name}" for c in counts],
+            "hoverinfo": "text",
+            "marker": patterned(color, shape),
+        }
+        for name, color, shape, idx in styles
+    ]
+    return {
+        "key": "overview-features",
+        "title": "Fault-tolerance and scheduling features across the catalog",
+        "note": "How many offerings publish each feature as present, absent, or not at all.",
+        "figure": {
+            "data": traces,
+            "layout": base_layout(
+                bar_height(len(counts), 36), barmode="stack", xaxis=axis("offerings"), yaxis=category_axis()
+            ),
+        },
+        "table": table(
+            "Offerings per feature",
+            ["Feature", "Yes", "No", "Not published"],
+            [
+                {
+                    "head": c[0],
+                    "href": "",
+                    "cells": [cell(c[1], number=True), cell(c[2], number=True), cell(c[3], number=True)],
+                }
+                for c in counts
+            ],
+            numeric=(0, 1, 2),
+        ),
+    }
+
+
+def overview_findings_panel(counts: list[dict]) -> dict:
+    codes = sorted({c["code"] for c in counts})
+    table_counts = {code: dict.fromkeys(SEVERITIES, 0) for code in codes}
+    for c in counts:
+        table_counts[c["code"]][c["severity"]] = c["n"]
+    traces = []
+    for severity in SEVERITIES:
+        word = SEVERITY_DISPLAY[severity]["word"].lower()
+        per_code = [table_counts[code][severity] for code in codes]
+        hovers = [f"{code}: {n} {word}" for code, n in zip(codes, per_code, strict=True)]
+        traces.append(severity_bar(severity, per_code, codes, hovers))
+    return {
+        "key": "overview-findings",
+        "title": "Pitfall findings across the catalog, by severity",
+        "note": "Stored findings on the published facts, one per offering and pitfall.",
+        "figure": {
+            "data": traces,
+            "layout": base_layout(
+                bar_height(len(codes), 36),
+                barmode="stack",
+                xaxis=axis("offerings with the finding", rangemode="tozero"),
+                yaxis=category_axis(),
+            ),
+        }
+        if codes
+        else None,
+        "empty": "No finding is stored yet: the checks run after every catalog change.",
+        "table": table(
+            "Findings by pitfall and severity",
+            ["Pitfall", "Critical", "Warning", "Info"],
+            [
+                {
+                    "head": code,
+                    "href": "",
+                    "cells": [cell(v, number=True) for v in table_counts[code].values()],
+                }
+                for code in codes
+            ],
+            numeric=(0, 1, 2),
+        ),
+    }

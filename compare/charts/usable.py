@@ -1,0 +1,177 @@
+"""The usable-GPU panel: the share of contracted GPUs guaranteed healthy, exclusivity and the uptime SLA."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compare.charts.common import (
+    bar_height,
+    cell,
+    fmt,
+    hover,
+    missing_cell,
+    offering_labels,
+    offering_row,
+    table,
+)
+from portal.chart_style import (
+    BLACK,
+    GREEN,
+    PAGE_MUTED_INK,
+    WHITE,
+    axis,
+    base_layout,
+    category_axis,
+    overlay_pattern,
+    plotly_text,
+    short,
+)
+
+# Hatch of a guarantee bar by exclusivity; anything else (not published) is dotted.
+EXCLUSIVITY_HATCH = {"dedicated": "", "shared": "x"}
+
+
+def _effective_gpus(o: Any, result: Any) -> tuple[float | None, int | None, str]:
+    """GPUs guaranteed usable, out of how many, counted on what: the job's GPUs once sized, else a node's."""
+    pct = o.usable_gpu_guarantee_pct
+    sized = result is not None and result.gpus
+    contracted = result.gpus if sized else o.gpus_per_node
+    basis = "GPUs the job needs" if sized else "GPUs per node"
+    effective = round(contracted * pct / 100, 1) if contracted and pct is not None else None
+    return effective, contracted, basis
+
+
+def _guarantee_hover(o: Any, label: str, effective: float | None, contracted: Any, basis: str) -> str:
+    exclusivity = o.exclusivity or "exclusivity not published"
+    return hover(
+        label,
+        f"usable-GPU guarantee: {fmt(o.usable_gpu_guarantee_pct, 1, '%')}; {exclusivity}; effective usable "
+        f"GPUs: {fmt(effective, 1)} of {contracted or '?'} {basis}; if missed: "
+        f"{short(o.usable_gpu_credit or 'not published', 80)}",
+    )
+
+
+def _usable_cells(o: Any, effective: float | None, contracted: Any, basis: str) -> list[dict]:
+    pct = o.usable_gpu_guarantee_pct
+    return [
+        cell(o.exclusivity) if o.exclusivity else missing_cell(),
+        cell(fmt(pct, 1, "%"), number=True, missing=pct is None),
+        cell(
+            f"{fmt(effective, 1)} of {contracted} ({basis})" if effective is not None else "—",
+            number=True,
+            missing=effective is None,
+        ),
+        cell(fmt(o.uptime_sla_pct, 2, "%"), number=True, missing=o.uptime_sla_pct is None),
+        cell(fmt(o.sla_claim_window_days, 0, "days"), number=True, missing=o.sla_claim_window_days is None),
+        cell(o.usable_gpu_credit) if o.usable_gpu_credit else missing_cell(),
+    ]
+
+
+def _series_and_rows(offerings: list[Any], results: dict[int, Any]) -> tuple[dict[str, dict], list[dict]]:
+    """The guarantee bars, the SLA diamonds, the words beside unpublished guarantees, and the rows."""
+    labels = offering_labels(offerings)
+    guarantee: dict[str, list[Any]] = {"x": [], "y": [], "text": [], "hover": [], "shape": []}
+    sla: dict[str, list[Any]] = {"x": [], "y": [], "hover": []}
+    unpublished: dict[str, list[Any]] = {"y": [], "text": []}
+    rows = []
+    for o in offerings:
+        label, pct = labels[o.pk], o.usable_gpu_guarantee_pct
+        effective, contracted, basis = _effective_gpus(o, results.get(o.pk))
+        if pct is None:  # a zero-length bar shows no text of its own
+            unpublished["y"].append(label)
+            exclusivity = o.exclusivity or "exclusivity not published"
+            unpublished["text"].append(f"no guarantee published · {plotly_text(exclusivity)}")
+        guarantee["y"].append(label)
+        guarantee["x"].append(pct if pct is not None else 0)
+        guarantee["text"].append(f"{pct:g}%" if pct is not None else "no guarantee published")
+        guarantee["shape"].append(EXCLUSIVITY_HATCH.get(o.exclusivity or "", "."))
+        guarantee["hover"].append(_guarantee_hover(o, label, effective, contracted, basis))
+        if o.uptime_sla_pct is not None:
+            sla["x"].append(o.uptime_sla_pct)
+            sla["y"].append(label)
+            sla["hover"].append(
+                hover(
+                    label,
+                    f"uptime SLA {o.uptime_sla_pct:g}%; "
+                    f"claim window {fmt(o.sla_claim_window_days, 0, 'days')}",
+                )
+            )
+        rows.append(offering_row(o, _usable_cells(o, effective, contracted, basis)))
+    return {"guarantee": guarantee, "sla": sla, "unpublished": unpublished}, rows
+
+
+def _traces(guarantee: dict[str, list], sla: dict[str, list], unpublished: dict[str, list]) -> list[dict]:
+    return [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": "usable-GPU guarantee (solid: dedicated; crossed: shared; dotted: not published)",
+            "x": guarantee["x"],
+            "y": guarantee["y"],
+            "text": guarantee["text"],
+            "textposition": "auto",
+            "cliponaxis": False,
+            "hovertext": guarantee["hover"],
+            "hoverinfo": "text",
+            "marker": overlay_pattern(GREEN, guarantee["shape"], 0.3),
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": "uptime SLA",
+            "x": sla["x"],
+            "y": sla["y"],
+            "hovertext": sla["hover"],
+            "hoverinfo": "text",
+            "marker": {"symbol": "diamond", "size": 13, "color": BLACK, "line": {"color": WHITE, "width": 1}},
+        },
+        {
+            "type": "scatter",
+            "mode": "text",
+            "showlegend": False,
+            "x": [0] * len(unpublished["y"]),
+            "y": unpublished["y"],
+            "text": unpublished["text"],
+            "textposition": "middle right",
+            "textfont": {"color": PAGE_MUTED_INK},
+            "cliponaxis": False,
+            "hoverinfo": "skip",
+        },
+    ]
+
+
+def usable_panel(offerings: list[Any], results: dict[int, Any]) -> dict:
+    series, rows = _series_and_rows(offerings, results)
+    return {
+        "key": "usable",
+        "nav": "Usable GPUs",
+        "title": "Usable-GPU guarantee and exclusivity",
+        "note": "Bars: the share of contracted GPUs the provider guarantees healthy (an unpublished "
+        "guarantee is a "
+        "zero-length bar, not a zero). Diamonds: the uptime SLA. The table says what happens when "
+        "the guarantee is missed.",
+        "figure": {
+            "data": _traces(**series),
+            "layout": base_layout(
+                bar_height(len(offerings), 40),
+                xaxis=axis(
+                    "% of contracted GPUs guaranteed usable (bars) · uptime SLA % (diamonds)", range=[0, 101]
+                ),
+                yaxis=category_axis(),
+            ),
+        },
+        "table": table(
+            "Usable-GPU guarantee, exclusivity and SLA",
+            [
+                "Offering",
+                "Exclusivity",
+                "Guaranteed usable",
+                "Effective usable GPUs",
+                "Uptime SLA",
+                "Claim window",
+                "If missed",
+            ],
+            rows,
+            numeric=(1, 2, 3, 4),
+        ),
+    }
