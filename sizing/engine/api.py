@@ -139,18 +139,18 @@ def _offering_figures(hw: Hardware) -> dict[str, Any]:
 def build_result(
     wl: Workload,
     hw: Hardware,
-    fm: FaultModel,
+    faults: FaultModel,
     layout: Layout,
     res: dict[str, Any],
     i: Any = (),
     notes: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The DESIGN section 5 output dict for element `i` of a grid result (`fm`: the fault model)."""
+    """The DESIGN section 5 output dict for element `i` of a grid result (`faults`: the fault model)."""
     value = _reader(res, i)
     gpus = int(value("gpus"))
     nodes = int(value("nodes"))
     code = int(np.asarray(res["reasons"])[i])
-    goodput = goodput_arrays(fm, wl.total_params(), gpus, nodes)
+    goodput = goodput_arrays(faults, wl.total_params(), gpus, nodes)
     days_ideal = wl.train_tokens / value("tokens_per_s") / 86400.0
     days = days_ideal / float(goodput["fraction"])
     out: dict[str, Any] = {
@@ -165,13 +165,13 @@ def build_result(
         **_iteration_figures(value),
         "train_days": round(days, 2),
         "train_days_no_failures": round(days_ideal, 2),
-        "goodput": _goodput_figures(goodput, fm, days),
+        "goodput": _goodput_figures(goodput, faults, days),
     }
     cost = cost_block(hw.facts, gpus, hw.gpus_per_node, days * 24.0)
     if cost is not None:
         out["cost"] = cost
     out["explanation"] = explain(wl, hw, layout, out)
-    out["assumptions"] = _assumptions(wl, hw, fm, layout, notes)
+    out["assumptions"] = _assumptions(wl, hw, faults, layout, notes)
     out["workload"] = {**wl.to_dict(), "name": wl.name}
     out["offering"] = _offering_figures(hw)
     return out
@@ -189,7 +189,7 @@ def evaluate(
     inconsistent input raises InputError."""
     wl = as_workload(workload)
     hw = hardware_from_facts(offering_facts)
-    fm = fault_model(offering_facts)
+    faults = fault_model(offering_facts)
     check_gpus(gpus)
     notes: list[str] = []
     if isinstance(layout, Layout):
@@ -203,4 +203,4 @@ def evaluate(
         raise InputError("layout.optimizer", f"must be one of {', '.join(C.OPTIMIZER_BYTES)}")
     hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
     res = evaluate_grid(wl, hw, lay.grid(), optimizer, WorkloadShape(wl))
-    return build_result(wl, hw, fm, lay, res, (), notes)
+    return build_result(wl, hw, faults, lay, res, (), notes)

@@ -422,8 +422,10 @@ def _picks(space: _Space, scan: _Scan, objective: _Objective, top: int) -> tuple
     winner = int(order[0])
     block, row, _ = _ref(refs, winner)
     winner_structure = space.blocks[block][0][row]
-    st = space.structs
-    follows = fills_node_first(space.wl, space.hw, st["tp"], st["cp"], st["ep"], st["pp"], st["dp"])
+    structs = space.structs
+    follows = fills_node_first(
+        space.wl, space.hw, structs["tp"], structs["cp"], structs["ep"], structs["pp"], structs["dp"]
+    )
     if follows[winner_structure]:
         return picks, False
     # within the model's largest calibration error of the best, on the same cluster size, prefer the best
