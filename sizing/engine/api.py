@@ -14,7 +14,7 @@ from .explain import explain
 from .goodput import FaultModel, fault_model, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
-from .model import R_MEMORY, R_NODES, REASON_TEXT, WorkloadShape, attention_note, evaluate_grid
+from .model import R_MEMORY, R_NODES, REASON_TEXT, attention_note, evaluate_grid
 from .workload import Workload, workload_from_dict, workload_preset
 
 
@@ -202,5 +202,5 @@ def evaluate(
     if optimizer not in C.OPTIMIZER_BYTES:
         raise InputError("layout.optimizer", f"must be one of {', '.join(C.OPTIMIZER_BYTES)}")
     hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
-    res = evaluate_grid(wl, hw, lay.grid(), optimizer, WorkloadShape(wl))
+    res = evaluate_grid(wl, hw, lay.grid(), optimizer)
     return build_result(wl, hw, faults, lay, res, (), notes)

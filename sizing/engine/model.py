@@ -34,7 +34,7 @@ __all__ = [
     "WorkloadShape",
     "attention_note",
     "evaluate_grid",
-    "feasible_subgrid",
+    "GridModel",
     "uses_flash_attention",
 ]
 
@@ -251,36 +251,6 @@ def _reasons(wl: Workload, hw: Hardware, x: dict[str, Any], memory: StageMemory)
     reasons |= (dp * mb > wl.global_batch).astype(u8) * u8(R_BATCH)
     reasons |= (pp * v > wl.layers).astype(u8) * u8(R_STAGES)
     return reasons
-
-
-def feasible_subgrid(
-    wl: Workload,
-    hw: Hardware,
-    g: dict[str, Any],
-    convention: str = "megatron",
-    shape: WorkloadShape | None = None,
-) -> tuple[Any, Any, dict[str, Any]]:
-    """Memory and the other constraints over the whole broadcast grid `g`; returns (reasons with the grid's
-    shape, flat indices of the feasible layouts, `g` restricted to them as 1-D arrays). The search runs the
-    time model on the feasible layouts only (about a third of the grid)."""
-    x = _inputs(g)
-    reasons = _reasons(wl, hw, x, _memory(wl, hw, shape or WorkloadShape(wl), x, convention))
-    idx = np.flatnonzero(reasons == 0)
-    if reasons.ndim != 2:
-        sub = {k: np.broadcast_to(np.asarray(a), reasons.shape).reshape(-1)[idx] for k, a in g.items()}
-        return reasons, idx, sub
-    # (rows, 1) structure fields and (1, cols) option fields: index each by its own axis, no full copies
-    rows, cols = np.divmod(idx, reasons.shape[1])
-    sub = {}
-    for k, a in g.items():
-        a = np.asarray(a)
-        if a.ndim == 2 and a.shape[1] == 1:
-            sub[k] = a[rows, 0]
-        elif a.ndim == 2 and a.shape[0] == 1:
-            sub[k] = a[0, cols]
-        else:
-            sub[k] = np.broadcast_to(a, reasons.shape)[rows, cols]
-    return reasons, idx, sub
 
 
 @dataclass(frozen=True)
@@ -617,6 +587,81 @@ def _throughput(
     }
 
 
+class GridModel:
+    """One workload on one offering under one optimizer-state convention, evaluated over grids of layouts
+    (`g`: see the module docstring)."""
+
+    def __init__(
+        self, wl: Workload, hw: Hardware, convention: str = "megatron", shape: WorkloadShape | None = None
+    ) -> None:
+        self.wl = wl
+        self.hw = hw
+        self.convention = convention
+        self.shape = shape or WorkloadShape(wl)
+
+    def feasible_subgrid(self, g: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+        """Memory and the other constraints over the whole broadcast grid `g`; returns (reasons with the
+        grid's shape, flat indices of the feasible layouts, `g` restricted to them as 1-D arrays). The search
+        runs the time model on the feasible layouts only (about a third of the grid)."""
+        wl, hw = self.wl, self.hw
+        x = _inputs(g)
+        reasons = _reasons(wl, hw, x, _memory(wl, hw, self.shape, x, self.convention))
+        idx = np.flatnonzero(reasons == 0)
+        if reasons.ndim != 2:
+            sub = {k: np.broadcast_to(np.asarray(a), reasons.shape).reshape(-1)[idx] for k, a in g.items()}
+            return reasons, idx, sub
+        # (rows, 1) structure fields and (1, cols) option fields: index each by its own axis, no full copies
+        rows, cols = np.divmod(idx, reasons.shape[1])
+        sub = {}
+        for k, a in g.items():
+            a = np.asarray(a)
+            if a.ndim == 2 and a.shape[1] == 1:
+                sub[k] = a[rows, 0]
+            elif a.ndim == 2 and a.shape[0] == 1:
+                sub[k] = a[0, cols]
+            else:
+                sub[k] = np.broadcast_to(a, reasons.shape)[rows, cols]
+        return reasons, idx, sub
+
+    def evaluate(self, g: dict[str, Any]) -> dict[str, Any]:
+        """Memory and time for every layout in `g` (keys tp, pp, dp, cp, ep, zero, mb, rec, sp, v)."""
+        wl, hw, shape = self.wl, self.hw, self.shape
+        x = _inputs(g)
+        memory = _memory(wl, hw, shape, x, self.convention)
+        compute = _layer_compute(wl, hw, shape, x, memory)
+        comm = _layer_comm(wl, hw, shape, x, compute.tokens)
+        stage = _stage_times(wl, hw, x, memory, compute, comm)
+        iteration = _iteration_times(hw, shape, x, memory, stage)
+        micro = memory.micro_batches
+        return {
+            "gpus": memory.gpus,
+            "nodes": memory.nodes,
+            "micro_batches": micro,
+            "layers_per_stage": memory.layers_per_stage,
+            "mem_weights": memory.weight_bytes,
+            "mem_grads": memory.grad_bytes,
+            "mem_optimizer": memory.optimizer_bytes,
+            "mem_activations": memory.activation_bytes,
+            "mem_overhead": memory.overhead_bytes,
+            "mem_total": memory.total_bytes,
+            "t_compute": micro * stage.compute,
+            "t_recompute": micro * stage.recompute,
+            "t_tp": micro * stage.tp,
+            "t_pp": micro * stage.pp,
+            "t_dp": iteration.dp_exposed,
+            "t_dp_total": iteration.dp_total,
+            "t_ep": micro * stage.ep,
+            "t_cp": micro * stage.cp,
+            "t_bubble": stage.bubble,
+            "t_other": micro * stage.other + iteration.optimizer_step,
+            "iteration": iteration.total,
+            **_throughput(wl, hw, shape, x, memory.gpus, iteration.total),
+            "gemm_efficiency": compute.gemm_efficiency,
+            "reasons": _reasons(wl, hw, x, memory),
+            "tp_crosses_nodes": comm.tp_crosses_nodes,
+        }
+
+
 def evaluate_grid(
     wl: Workload,
     hw: Hardware,
@@ -624,39 +669,5 @@ def evaluate_grid(
     convention: str = "megatron",
     shape: WorkloadShape | None = None,
 ) -> dict[str, Any]:
-    """Memory and time for every layout in `g` (keys tp, pp, dp, cp, ep, zero, mb, rec, sp, v)."""
-    shape = shape or WorkloadShape(wl)
-    x = _inputs(g)
-    memory = _memory(wl, hw, shape, x, convention)
-    compute = _layer_compute(wl, hw, shape, x, memory)
-    comm = _layer_comm(wl, hw, shape, x, compute.tokens)
-    stage = _stage_times(wl, hw, x, memory, compute, comm)
-    iteration = _iteration_times(hw, shape, x, memory, stage)
-    micro = memory.micro_batches
-    return {
-        "gpus": memory.gpus,
-        "nodes": memory.nodes,
-        "micro_batches": micro,
-        "layers_per_stage": memory.layers_per_stage,
-        "mem_weights": memory.weight_bytes,
-        "mem_grads": memory.grad_bytes,
-        "mem_optimizer": memory.optimizer_bytes,
-        "mem_activations": memory.activation_bytes,
-        "mem_overhead": memory.overhead_bytes,
-        "mem_total": memory.total_bytes,
-        "t_compute": micro * stage.compute,
-        "t_recompute": micro * stage.recompute,
-        "t_tp": micro * stage.tp,
-        "t_pp": micro * stage.pp,
-        "t_dp": iteration.dp_exposed,
-        "t_dp_total": iteration.dp_total,
-        "t_ep": micro * stage.ep,
-        "t_cp": micro * stage.cp,
-        "t_bubble": stage.bubble,
-        "t_other": micro * stage.other + iteration.optimizer_step,
-        "iteration": iteration.total,
-        **_throughput(wl, hw, shape, x, memory.gpus, iteration.total),
-        "gemm_efficiency": compute.gemm_efficiency,
-        "reasons": _reasons(wl, hw, x, memory),
-        "tp_crosses_nodes": comm.tp_crosses_nodes,
-    }
+    """GridModel.evaluate for one grid: memory and time for every layout in `g`."""
+    return GridModel(wl, hw, convention, shape).evaluate(g)

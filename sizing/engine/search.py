@@ -43,9 +43,7 @@ from .model import (
     RECOMPUTE_NAMES,
     RECOMPUTE_NONE,
     RECOMPUTE_SELECTIVE,
-    WorkloadShape,
-    evaluate_grid,
-    feasible_subgrid,
+    GridModel,
     uses_flash_attention,
 )
 from .workload import Workload
@@ -202,16 +200,14 @@ class _Space:
     structure_gpus: np.ndarray
     blocks: list[Block]
     recompute_modes: tuple[int, ...]
-    optimizer: str
-    shape: WorkloadShape
+    model: GridModel
 
     def feasible(self, block: int, rows: np.ndarray) -> tuple[Any, Any, dict[str, Any]]:
-        """model.feasible_subgrid of structure `rows` of `block` by the block's options."""
-        grid = _block_grid(self.structs, rows, self.blocks[block][1])
-        return feasible_subgrid(self.wl, self.hw, grid, self.optimizer, self.shape)
+        """GridModel.feasible_subgrid of structure `rows` of `block` by the block's options."""
+        return self.model.feasible_subgrid(_block_grid(self.structs, rows, self.blocks[block][1]))
 
     def evaluate(self, grid: dict[str, Any]) -> dict[str, Any]:
-        return evaluate_grid(self.wl, self.hw, grid, self.optimizer, self.shape)
+        return self.model.evaluate(grid)
 
     def layout_at(self, ref: GridRef) -> Layout:
         """The layout at (block, structure row, option column) of the search grid."""
@@ -249,8 +245,7 @@ def _search_space(
         structure_gpus=structs["tp"] * structs["cp"] * structs["pp"] * structs["dp"],
         blocks=_option_blocks(structs, zero_stages, recompute_modes),
         recompute_modes=recompute_modes,
-        optimizer=optimizer,
-        shape=WorkloadShape(wl),
+        model=GridModel(wl, hw, optimizer),
     )
 
 
@@ -479,48 +474,41 @@ def _answer(
     return best, []
 
 
-def _record_search(
-    best: dict[str, Any],
-    alts: list[dict[str, Any]],
-    scan: _Scan,
-    objective: str,
-    deadline: float | None,
-    gpu_counts: list[int],
-    started: float,
-) -> None:
-    """Add the objective, the deadline, the search's counts, the alternatives and the rejections."""
+def _rejected(scan: _Scan, objective: str) -> dict[str, int]:
+    """How many layouts were rejected, by reason; lost to the answer; or not evaluated."""
     rejected = dict(scan.reason_counts)
     if scan.feasible > 1:
         rejected[LOST_BY_OBJECTIVE[objective]] = scan.feasible - 1
     rejected[NOT_EVALUATED] = scan.dominated
-    best["objective"] = objective
-    if deadline is not None:
-        best["deadline_days"] = deadline
-        best["meets_deadline"] = bool(best["train_days"] <= deadline)
-    best["search"] = {
+    return rejected
+
+
+def _record_objective(best: dict[str, Any], objective: _Objective) -> None:
+    """The objective, and the deadline with whether the answer meets it."""
+    best["objective"] = objective.name
+    if objective.deadline is not None:
+        best["deadline_days"] = objective.deadline
+        best["meets_deadline"] = bool(best["train_days"] <= objective.deadline)
+
+
+def _search_record(scan: _Scan, gpu_counts: list[int], started: float) -> dict[str, Any]:
+    return {
         "evaluated": int(scan.evaluated),
         "feasible": int(scan.feasible),
         "seconds": round(time.perf_counter() - started, 4),
         "gpu_counts": [int(x) for x in sorted(set(gpu_counts))][:64],
     }
-    best["alternatives"] = [_alt(a) for a in alts]
-    best["rejected"] = rejected
 
 
 def _explain_choice(
-    best: dict[str, Any],
-    alts: list[dict[str, Any]],
-    node_first: bool,
-    objective: str,
-    price: float | None,
-    hw: Hardware,
+    best: dict[str, Any], alts: list[dict[str, Any]], node_first: bool, objective: _Objective, hw: Hardware
 ) -> None:
     """Why this layout and not the next: the node-first rule's record, or the runner-up's numbers."""
     if not node_first:
-        best["explanation"].append(_why_not(objective, price, best, alts))
+        best["explanation"].append(_why_not(objective.name, objective.price, best, alts))
         return
     raw = alts[0]  # the model's best by the objective alone is the first alternative
-    gap = _gap(objective, price, best, raw)
+    gap = _gap(objective.name, objective.price, best, raw)
     best["search"]["selection"] = {
         "rule": "node-first",
         "source": NODE_FIRST_SOURCE,
@@ -528,7 +516,7 @@ def _explain_choice(
         "objective_gap": round(gap, 4),
         "band": C.CALIBRATION_MAX_ERROR,
     }
-    best["explanation"].append(_why_node_first(objective, hw, best, raw, gap))
+    best["explanation"].append(_why_node_first(objective.name, hw, best, raw, gap))
 
 
 def _deadline(objective: str, deadline_days: float | None, wl: Workload) -> float | None:
@@ -603,9 +591,12 @@ def search(
             zero_stages=zero_stages,
         )
     best, alts = _answer(space, faults, scan, picks, top)
-    _record_search(best, alts, scan, objective, deadline, gpu_counts, started)
+    _record_objective(best, objective_of)
+    best["search"] = _search_record(scan, gpu_counts, started)
+    best["alternatives"] = [_alt(a) for a in alts]
+    best["rejected"] = _rejected(scan, objective)
     if picks and best["explanation"]:
-        _explain_choice(best, alts, node_first, objective, price, hw)
+        _explain_choice(best, alts, node_first, objective_of, hw)
     return best
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
 from .errors import InputError
@@ -119,17 +119,12 @@ class Workload:
 ATTENTION_KINDS = ("auto", "flash", "unfused")
 
 
-# The shape columns of a preset row, in this order.
-PRESET_COLUMNS = (
-    "layers",
-    "hidden",
-    "heads",
-    "kv_heads",
-    "ffn_hidden",
-    "vocab",
-    "seq_len",
-    "global_batch",
-    "train_tokens",
+# The columns of a preset row: the Workload's required fields after its name, in declaration order
+# (layers, hidden, heads, kv_heads, ffn_hidden, vocab, seq_len, global_batch, train_tokens).
+PRESET_COLUMNS = tuple(
+    f.name
+    for f in fields(Workload)
+    if f.name != "name" and f.default is MISSING and f.default_factory is MISSING
 )
 
 
