@@ -385,7 +385,7 @@ def _ref(refs: np.ndarray, i: int) -> GridRef:
 
 
 def _best_filling_node(
-    space: _Space, scan: _Scan, objective: _Objective, follows: np.ndarray, winner: int, band: float
+    space: _Space, scan: _Scan, objective: _Objective, follows: np.ndarray, winner_structure: int, band: float
 ) -> GridRef | None:
     """The best layout within `band` on the winner's cluster size whose structure fills the node first.
 
@@ -396,7 +396,8 @@ def _best_filling_node(
         for a in (scan.structure_best, scan.structure_block, scan.structure_row, scan.structure_index)
     )
     gpus = space.structure_gpus
-    candidates = np.flatnonzero((gpus[indices] == gpus[winner]) & (best <= band) & follows[indices])
+    same_size = gpus[indices] == gpus[winner_structure]
+    candidates = np.flatnonzero(same_size & (best <= band) & follows[indices])
     if not candidates.size:
         return None
     k = int(candidates[np.argmin(best[candidates])])
