@@ -184,11 +184,20 @@ def _months(hours: Decimal) -> Decimal:
     return (hours / HOURS_PER_MONTH).quantize(CENT, rounding=ROUND_CEILING)
 
 
-def plan_bill(facts: dict[str, Any], plan: dict[str, Any] | None, job: Job) -> dict[str, Any]:
-    """The full bill under one plan (`plan` None: no plan published, compute is unpriced)."""
-    plan = plan or {"kind": "none", "name": "no published plan", "price_usd_per_gpu_hour": None}
-    gpn = job.gpus_per_node
-    assumptions: list[str] = []
+@dataclass(frozen=True)
+class _GpuHours:
+    """The GPU-hour part of a bill: its lines (compute, failure overhead, spares) and what the totals need."""
+
+    lines: list[dict[str, Any]]
+    billed_hours: Decimal
+    price: Decimal | None
+    billed_nodes: int  # the job's nodes, the spares and the nodes added to reach the plan's minimum
+
+
+def _gpu_hour_lines(
+    facts: dict[str, Any], plan: dict[str, Any], job: Job, assumptions: list[str]
+) -> _GpuHours:
+    """Compute, failure overhead and spares at the plan's price, rounded to its granularity and term."""
     spares, spare_note = spare_nodes(facts, job.nodes)
     if facts.get("usable_gpu_guarantee_pct") is None:
         assumptions.append(spare_note)
@@ -198,7 +207,7 @@ def plan_bill(facts: dict[str, Any], plan: dict[str, Any] | None, job: Job) -> d
     overhead_hours = job.wall_hours - job.ideal_hours
     compute_hours = hours - overhead_hours  # the ideal time plus the rounding to granularity and term
     price = dec(plan.get("price_usd_per_gpu_hour"))
-    working_gpus = (job.nodes + extra_min) * gpn
+    working_gpus = (job.nodes + extra_min) * job.gpus_per_node
     compute_note = f"{working_gpus} GPUs × {compute_hours} h; {hours_note}"
     if extra_min:
         compute_note += f"; {extra_min} node(s) added to reach the plan's minimum of {min_nodes}"
@@ -211,89 +220,102 @@ def plan_bill(facts: dict[str, Any], plan: dict[str, Any] | None, job: Job) -> d
             price,
             f"{working_gpus} GPUs × {overhead_hours} h lost to failures, restarts and checkpoint writes",
         ),
-        _spares_line(facts, spares, spare_note, working_gpus, gpn, hours, price),
+        _spares_line(facts, spares, spare_note, working_gpus, job.gpus_per_node, hours, price),
     ]
     spares = lines[-1].pop("_spare_nodes")
-    months = _months(job.wall_hours)
+    return _GpuHours(lines, hours, price, job.nodes + spares + extra_min)
+
+
+def _storage_lines(
+    facts: dict[str, Any], job: Job, months: Decimal, assumptions: list[str]
+) -> list[dict[str, Any]]:
+    """Checkpoint then dataset storage for the job's months; the storage included in the price goes to
+    the checkpoints first."""
     storage_price = dec(facts.get("storage_price_usd_per_gb_month"))
     included = dec(facts.get("storage_included_gb"))
     included_left = included or Decimal(0)
     if included is None and storage_price is not None:
         assumptions.append("storage included in the price not published: none assumed")
-    ckpt_gb = job.checkpoint_gb * job.checkpoints_retained
-    ckpt_billable = max(Decimal(0), ckpt_gb - included_left)
-    included_left = max(Decimal(0), included_left - ckpt_gb)
-    lines.append(
-        line(
-            "checkpoint_storage",
-            ckpt_billable * months,
-            "GB-month",
-            storage_price,
-            f"{job.checkpoints_retained} checkpoints × {job.checkpoint_gb} GB"
-            f"{f' - {included} GB included' if included else ''} for {months} months",
-        )
+    checkpoint_gb_retained = job.checkpoint_gb * job.checkpoints_retained
+    checkpoint_billable = max(Decimal(0), checkpoint_gb_retained - included_left)
+    included_left = max(Decimal(0), included_left - checkpoint_gb_retained)
+    checkpoints = line(
+        "checkpoint_storage",
+        checkpoint_billable * months,
+        "GB-month",
+        storage_price,
+        f"{job.checkpoints_retained} checkpoints × {job.checkpoint_gb} GB"
+        f"{f' - {included} GB included' if included else ''} for {months} months",
     )
     if job.dataset_size_gb is None:
-        lines.append(
-            line(
-                "dataset_storage",
-                Decimal(0),
-                "GB-month",
-                storage_price or Decimal(0),
-                "dataset size not given",
-            )
+        dataset = line(
+            "dataset_storage",
+            Decimal(0),
+            "GB-month",
+            storage_price or Decimal(0),
+            "dataset size not given",
         )
     else:
-        ds_billable = max(Decimal(0), job.dataset_size_gb - included_left)
-        lines.append(
-            line(
-                "dataset_storage",
-                ds_billable * months,
-                "GB-month",
-                storage_price,
-                f"{job.dataset_size_gb} GB for {months} months",
-            )
+        dataset_billable = max(Decimal(0), job.dataset_size_gb - included_left)
+        dataset = line(
+            "dataset_storage",
+            dataset_billable * months,
+            "GB-month",
+            storage_price,
+            f"{job.dataset_size_gb} GB for {months} months",
         )
-    egress_gb = job.checkpoint_gb + LOG_GB
-    lines.append(
-        line(
-            "egress",
-            egress_gb,
-            "GB",
-            dec(facts.get("egress_price_usd_per_gb")),
-            f"final checkpoint {job.checkpoint_gb} GB + logs {LOG_GB} GB downloaded once",
-        )
+    return [checkpoints, dataset]
+
+
+def _egress_line(facts: dict[str, Any], job: Job) -> dict[str, Any]:
+    return line(
+        "egress",
+        job.checkpoint_gb + LOG_GB,
+        "GB",
+        dec(facts.get("egress_price_usd_per_gb")),
+        f"final checkpoint {job.checkpoint_gb} GB + logs {LOG_GB} GB downloaded once",
     )
+
+
+def _traffic_line(facts: dict[str, Any], job: Job) -> dict[str, Any]:
+    """Inter-node traffic: none on one node; unknown (usd None) when priced but not estimated."""
     traffic_price = dec(facts.get("traffic_price_usd_per_gb"))
     if job.nodes <= 1:
-        lines.append(
-            line("traffic", Decimal(0), "GB", traffic_price or Decimal(0), "single node: no fabric traffic")
+        return line(
+            "traffic", Decimal(0), "GB", traffic_price or Decimal(0), "single node: no fabric traffic"
         )
-    elif job.inter_node_gb is None and traffic_price:
+    if job.inter_node_gb is None and traffic_price:
         item = line("traffic", Decimal(0), "GB", traffic_price, "inter-node bytes could not be estimated")
         item["usd"] = None
-        lines.append(item)
-    else:
-        lines.append(
-            line(
-                "traffic",
-                job.inter_node_gb or Decimal(0),
-                "GB",
-                traffic_price,
-                "inter-node bytes estimated from the communication time of the sizing (upper bound)",
-            )
-        )
+        return item
+    return line(
+        "traffic",
+        job.inter_node_gb or Decimal(0),
+        "GB",
+        traffic_price,
+        "inter-node bytes estimated from the communication time of the sizing (upper bound)",
+    )
+
+
+def _fee_lines(facts: dict[str, Any], months: Decimal) -> list[dict[str, Any]]:
+    """Support per started month and the one-off setup fee."""
     support_months = months.to_integral_value(rounding=ROUND_CEILING)
-    lines.append(
+    return [
         line(
             "support",
             support_months,
             "month",
             dec(facts.get("support_fee_usd_per_month")),
             f"{support_months} started month(s)",
-        )
-    )
-    lines.append(line("setup", Decimal(1), "one-off", dec(facts.get("setup_fee_usd")), "one-off setup fee"))
+        ),
+        line("setup", Decimal(1), "one-off", dec(facts.get("setup_fee_usd")), "one-off setup fee"),
+    ]
+
+
+def _totals(
+    plan: dict[str, Any], job: Job, gpu_hours: _GpuHours, lines: list[dict[str, Any]], assumptions: list[str]
+) -> dict[str, Any]:
+    """The bill: the plan, its lines, the total of the published lines and the unit costs."""
     known = [ln["usd"] for ln in lines if ln["usd"] is not None]
     complete = all(ln["usd"] is not None for ln in lines)
     total = sum(known, Decimal(0))
@@ -303,7 +325,7 @@ def plan_bill(facts: dict[str, Any], plan: dict[str, Any] | None, job: Job) -> d
         "plan": {
             "name": plan.get("name"),
             "kind": plan.get("kind"),
-            "price_usd_per_gpu_hour": price,
+            "price_usd_per_gpu_hour": gpu_hours.price,
             "term_months": plan.get("term_months"),
             "min_nodes": plan.get("min_nodes"),
             "granularity": plan.get("granularity"),
@@ -313,15 +335,31 @@ def plan_bill(facts: dict[str, Any], plan: dict[str, Any] | None, job: Job) -> d
         "lines": lines,
         "complete": complete,
         "total_usd": money(total),
-        "billed_hours": hours,
-        "billed_nodes": job.nodes + spares + extra_min,
-        "gpu_hours_billed": (job.nodes + spares + extra_min) * gpn * hours,
+        "billed_hours": gpu_hours.billed_hours,
+        "billed_nodes": gpu_hours.billed_nodes,
+        "gpu_hours_billed": gpu_hours.billed_nodes * job.gpus_per_node * gpu_hours.billed_hours,
         "usd_per_billion_tokens": money(total / billion_tokens) if billion_tokens else None,
         "usd_per_useful_gpu_hour": (total / useful_gpu_hours).quantize(Decimal("0.0001"))
         if useful_gpu_hours
         else None,
         "assumptions": assumptions,
     }
+
+
+def plan_bill(facts: dict[str, Any], plan: dict[str, Any] | None, job: Job) -> dict[str, Any]:
+    """The full bill under one plan (`plan` None: no plan published, compute is unpriced)."""
+    plan = plan or {"kind": "none", "name": "no published plan", "price_usd_per_gpu_hour": None}
+    assumptions: list[str] = []
+    gpu_hours = _gpu_hour_lines(facts, plan, job, assumptions)
+    months = _months(job.wall_hours)
+    lines = [
+        *gpu_hours.lines,
+        *_storage_lines(facts, job, months, assumptions),
+        _egress_line(facts, job),
+        _traffic_line(facts, job),
+        *_fee_lines(facts, months),
+    ]
+    return _totals(plan, job, gpu_hours, lines, assumptions)
 
 
 def break_even_days(on_demand: dict[str, Any], plan: dict[str, Any], nodes: int, gpn: int) -> Decimal | None:

@@ -56,9 +56,9 @@ def winner_sentence(workload_name: str, result: Any) -> str:
     if not result.feasible:
         return f"No offering in this run can train {workload_name}: " + "; ".join(sizing.get("reasons") or [])
     nodes = result.nodes or 1
-    gpn = offering.get("gpus_per_node") or result.offering.gpus_per_node
+    gpus_per_node = offering.get("gpus_per_node") or result.offering.gpus_per_node
     intra = INTRA.get(offering.get("intra_node") or result.offering.intra_node or "", "")
-    where = f"{nodes} node{'s' if nodes != 1 else ''} of {gpn} {intra} GPUs".replace("  ", " ")
+    where = f"{nodes} node{'s' if nodes != 1 else ''} of {gpus_per_node} {intra} GPUs".replace("  ", " ")
     text = f"{workload_name} fits {where} on {result.offering.name}, using {parallelism_words(result.layout)}"
     fabric_key = offering.get("fabric") or result.offering.fabric
     if nodes > 1 and fabric_key:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,7 @@ from .explain import explain
 from .goodput import FaultModel, fault_model, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
-from .model import REASON_TEXT, WorkloadShape, attention_note, evaluate_grid
+from .model import R_MEMORY, R_NODES, REASON_TEXT, attention_note, evaluate_grid
 from .workload import Workload, workload_from_dict, workload_preset
 
 
@@ -33,100 +34,95 @@ def reason_texts(code: int, res: dict[str, Any], i: Any, hw: Hardware) -> list[s
     out = []
     for bit, text in REASON_TEXT.items():
         if code & bit:
-            if bit == 1:
+            if bit == R_MEMORY:
                 text += f" ({_gib(res['mem_total'][i])} GiB needed per GPU, {_gib(hw.hbm_bytes)} GiB of HBM)"
-            elif bit == 2:
+            elif bit == R_NODES:
                 text += f" ({int(res['nodes'][i])} nodes needed, at most {hw.max_nodes})"
             out.append(text)
     return out
 
 
-def build_result(
-    wl: Workload,
-    hw: Hardware,
-    fm: FaultModel,
-    layout: Layout,
-    res: dict[str, Any],
-    i: Any = (),
-    notes: list[str] | None = None,
-) -> dict[str, Any]:
-    """The DESIGN section 5 output dict for element `i` of a grid result."""
+def check_gpus(gpus: Any) -> None:
+    """A requested GPU count is a positive integer (None: not requested)."""
+    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus <= 0):
+        raise InputError("gpus", f"must be a positive integer, got {gpus!r}")
 
-    def f(key: str) -> float:
+
+def _reader(res: dict[str, Any], i: Any) -> Callable[[str], float]:
+    """Reads element `i` of the grid result `res` as a float."""
+
+    def value(key: str) -> float:
         return float(np.asarray(res[key])[i])
 
-    gpus = int(f("gpus"))
-    nodes = int(f("nodes"))
-    code = int(np.asarray(res["reasons"])[i])
-    gp = goodput_arrays(fm, wl.total_params(), gpus, nodes)
-    frac = float(gp["fraction"])
-    days_ideal = wl.train_tokens / f("tokens_per_s") / 86400.0
-    days = days_ideal / frac
-    out: dict[str, Any] = {
-        "feasible": code == 0,
-        "reasons": reason_texts(code, res, i, hw),
-        "layout": layout.to_dict(),
-        "gpus": gpus,
-        "nodes": nodes,
-        "params": {"total": round(wl.total_params()), "active": round(wl.active_params())},
-        "memory_gib_per_gpu": {
-            "weights": _gib(f("mem_weights")),
-            "grads": _gib(f("mem_grads")),
-            "optimizer": _gib(f("mem_optimizer")),
-            "activations": _gib(f("mem_activations")),
-            "overhead": _gib(f("mem_overhead")),
-            "total": _gib(f("mem_total")),
-        },
-        "hbm_gib_per_gpu": _gib(hw.hbm_bytes),
-        "iteration_time_s": round(f("iteration"), 4),
-        "iteration_breakdown_s": {
-            "compute": round(f("t_compute"), 4),
-            "recompute": round(f("t_recompute"), 4),
-            "tp_comm": round(f("t_tp"), 4),
-            "pp_comm": round(f("t_pp"), 4),
-            "dp_comm": round(f("t_dp"), 4),
-            "ep_comm": round(f("t_ep"), 4),
-            "cp_comm": round(f("t_cp"), 4),
-            "bubble": round(f("t_bubble"), 4),
-            "other": round(f("t_other"), 4),
-        },
-        "micro_batches_per_iteration": int(f("micro_batches")),
-        "layers_per_stage_max": int(f("layers_per_stage")),
-        "model_tflops_per_gpu": round(f("model_tflops"), 2),
-        "hardware_tflops_per_gpu": round(f("hw_tflops"), 2),
-        "mfu": round(f("mfu"), 4),
-        "tokens_per_s": round(f("tokens_per_s"), 1),
-        "train_days": round(days, 2),
-        "train_days_no_failures": round(days_ideal, 2),
-        "goodput": {
-            "mtbf_h": round(float(gp["mtbf_h"]), 2),
-            "checkpoint_interval_min": round(float(gp["checkpoint_interval_min"]), 1),
-            "checkpoint_write_s": round(float(gp["checkpoint_write_s"]), 1),
-            "checkpoint_gb": round(float(gp["checkpoint_bytes"]) / C.GB, 1),
-            "restart_min": round(float(gp["restart_min"]), 1),
-            "restart": fm.restart_story,
-            "expected_failures": round(days * 24.0 / float(gp["mtbf_h"]), 1),
-            "fraction": round(frac, 4),
-        },
+    return value
+
+
+def _memory_gib(value: Callable[[str], float]) -> dict[str, float]:
+    return {
+        "weights": _gib(value("mem_weights")),
+        "grads": _gib(value("mem_grads")),
+        "optimizer": _gib(value("mem_optimizer")),
+        "activations": _gib(value("mem_activations")),
+        "overhead": _gib(value("mem_overhead")),
+        "total": _gib(value("mem_total")),
     }
-    cost = cost_block(hw.facts, gpus, hw.gpus_per_node, days * 24.0)
-    if cost is not None:
-        out["cost"] = cost
-    out["explanation"] = explain(wl, hw, layout, out)
+
+
+def _iteration_figures(value: Callable[[str], float]) -> dict[str, Any]:
+    """The iteration's time, its breakdown and its throughput."""
+    return {
+        "iteration_time_s": round(value("iteration"), 4),
+        "iteration_breakdown_s": {
+            "compute": round(value("t_compute"), 4),
+            "recompute": round(value("t_recompute"), 4),
+            "tp_comm": round(value("t_tp"), 4),
+            "pp_comm": round(value("t_pp"), 4),
+            "dp_comm": round(value("t_dp"), 4),
+            "ep_comm": round(value("t_ep"), 4),
+            "cp_comm": round(value("t_cp"), 4),
+            "bubble": round(value("t_bubble"), 4),
+            "other": round(value("t_other"), 4),
+        },
+        "micro_batches_per_iteration": int(value("micro_batches")),
+        "layers_per_stage_max": int(value("layers_per_stage")),
+        "model_tflops_per_gpu": round(value("model_tflops"), 2),
+        "hardware_tflops_per_gpu": round(value("hw_tflops"), 2),
+        "mfu": round(value("mfu"), 4),
+        "tokens_per_s": round(value("tokens_per_s"), 1),
+    }
+
+
+def _goodput_figures(goodput: dict[str, Any], faults: FaultModel, days: float) -> dict[str, Any]:
+    return {
+        "mtbf_h": round(float(goodput["mtbf_h"]), 2),
+        "checkpoint_interval_min": round(float(goodput["checkpoint_interval_min"]), 1),
+        "checkpoint_write_s": round(float(goodput["checkpoint_write_s"]), 1),
+        "checkpoint_gb": round(float(goodput["checkpoint_bytes"]) / C.GB, 1),
+        "restart_min": round(float(goodput["restart_min"]), 1),
+        "restart": faults.restart_story,
+        "expected_failures": round(days * 24.0 / float(goodput["mtbf_h"]), 1),
+        "fraction": round(float(goodput["fraction"]), 4),
+    }
+
+
+def _assumptions(
+    wl: Workload, hw: Hardware, faults: FaultModel, layout: Layout, notes: list[str] | None
+) -> list[str]:
+    """What the hardware, the fault model, the workload, the caller and the model assumed, once each."""
     model_notes = [C.ZERO3_PREFETCH_ASSUMPTION] if layout.zero >= 3 and layout.dp * layout.cp > 1 else []
-    att = attention_note(wl, hw)
-    if att:
-        model_notes.append(att)
+    attention = attention_note(wl, hw)
+    if attention:
+        model_notes.append(attention)
     if wl.precision == "fp8" and not hw.gpu.fp8_tflops:
         model_notes.append(
             f"fp8 requested but {hw.gpu.key} has no fp8 tensor cores: its GEMMs run in bf16 and MFU is "
             f"against the bf16 peak ({hw.gpu.bf16_tflops:g} TFLOP/s)"
         )
-    out["assumptions"] = list(
-        dict.fromkeys(hw.assumptions + fm.assumptions + wl.notes + (notes or []) + model_notes)
-    )
-    out["workload"] = {**wl.to_dict(), "name": wl.name}
-    out["offering"] = {
+    return list(dict.fromkeys(hw.assumptions + faults.assumptions + wl.notes + (notes or []) + model_notes))
+
+
+def _offering_figures(hw: Hardware) -> dict[str, Any]:
+    return {
         "name": hw.name,
         "slug": hw.facts.get("slug"),
         "gpu": hw.gpu.key,
@@ -138,6 +134,46 @@ def build_result(
         "inter_node_gbytes_per_s_per_node": round(hw.node_busbw / C.GB, 1),
         "intra_node_busbw_gbytes_per_s": round(hw.intra_busbw / C.GB, 1),
     }
+
+
+def build_result(
+    wl: Workload,
+    hw: Hardware,
+    faults: FaultModel,
+    layout: Layout,
+    res: dict[str, Any],
+    i: Any = (),
+    notes: list[str] | None = None,
+) -> dict[str, Any]:
+    """The DESIGN section 5 output dict for element `i` of a grid result (`faults`: the fault model)."""
+    value = _reader(res, i)
+    gpus = int(value("gpus"))
+    nodes = int(value("nodes"))
+    code = int(np.asarray(res["reasons"])[i])
+    goodput = goodput_arrays(faults, wl.total_params(), gpus, nodes)
+    days_ideal = wl.train_tokens / value("tokens_per_s") / 86400.0
+    days = days_ideal / float(goodput["fraction"])
+    out: dict[str, Any] = {
+        "feasible": code == 0,
+        "reasons": reason_texts(code, res, i, hw),
+        "layout": layout.to_dict(),
+        "gpus": gpus,
+        "nodes": nodes,
+        "params": {"total": round(wl.total_params()), "active": round(wl.active_params())},
+        "memory_gib_per_gpu": _memory_gib(value),
+        "hbm_gib_per_gpu": _gib(hw.hbm_bytes),
+        **_iteration_figures(value),
+        "train_days": round(days, 2),
+        "train_days_no_failures": round(days_ideal, 2),
+        "goodput": _goodput_figures(goodput, faults, days),
+    }
+    cost = cost_block(hw.facts, gpus, hw.gpus_per_node, days * 24.0)
+    if cost is not None:
+        out["cost"] = cost
+    out["explanation"] = explain(wl, hw, layout, out)
+    out["assumptions"] = _assumptions(wl, hw, faults, layout, notes)
+    out["workload"] = {**wl.to_dict(), "name": wl.name}
+    out["offering"] = _offering_figures(hw)
     return out
 
 
@@ -153,19 +189,18 @@ def evaluate(
     inconsistent input raises InputError."""
     wl = as_workload(workload)
     hw = hardware_from_facts(offering_facts)
-    fm = fault_model(offering_facts)
-    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus <= 0):
-        raise InputError("gpus", f"must be a positive integer, got {gpus!r}")
+    faults = fault_model(offering_facts)
+    check_gpus(gpus)
     notes: list[str] = []
     if isinstance(layout, Layout):
         lay = layout
     else:
-        conv = (layout or {}).get("optimizer") if isinstance(layout, dict) else None
-        optimizer = optimizer or conv
+        layout_optimizer = (layout or {}).get("optimizer") if isinstance(layout, dict) else None
+        optimizer = optimizer or layout_optimizer
         lay, notes = layout_from_dict(layout, wl, gpus)
     optimizer = optimizer or "megatron"
     if optimizer not in C.OPTIMIZER_BYTES:
         raise InputError("layout.optimizer", f"must be one of {', '.join(C.OPTIMIZER_BYTES)}")
     hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
-    res = evaluate_grid(wl, hw, lay.grid(), optimizer, WorkloadShape(wl))
-    return build_result(wl, hw, fm, lay, res, (), notes)
+    res = evaluate_grid(wl, hw, lay.grid(), optimizer)
+    return build_result(wl, hw, faults, lay, res, (), notes)

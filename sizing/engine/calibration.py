@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .hardware import hardware_from_facts
-from .model import RECOMPUTE_CODES, evaluate_grid
+from .model import RECOMPUTE_CODES, RECOMPUTE_NONE, evaluate_grid
 from .workload import Workload
 
 # Selene: DGX A100 80GB, NVSwitch, 8 x 200 Gb/s HDR InfiniBand per node, fat-tree (cal §2).
@@ -191,7 +191,7 @@ def predict_mfu(c: PublishedMFU) -> dict[str, Any]:
         "ep": 1,
         "zero": 1,
         "mb": 1,
-        "rec": 0,
+        "rec": RECOMPUTE_NONE,
         "sp": True,
         "v": 4,
     }

@@ -19,16 +19,16 @@ def cheapest_price(facts: dict[str, Any]) -> float | None:
 
 
 def _plan_hours(plan: dict[str, Any], hours: float) -> float:
-    gran = plan.get("granularity") or "hour"
-    if gran == "second":
+    granularity = plan.get("granularity") or "hour"
+    if granularity == "second":
         billed = hours
-    elif gran == "day":
+    elif granularity == "day":
         billed = math.ceil(hours / 24.0) * 24.0
-    elif gran == "month":
+    elif granularity == "month":
         billed = math.ceil(hours / HOURS_PER_MONTH) * HOURS_PER_MONTH
-    elif gran == "cycle":
-        cyc = float(plan.get("cycle_days") or 30) * 24.0
-        billed = math.ceil(hours / cyc) * cyc
+    elif granularity == "cycle":
+        cycle_hours = float(plan.get("cycle_days") or 30) * 24.0
+        billed = math.ceil(hours / cycle_hours) * cycle_hours
     else:
         billed = math.ceil(hours)
     term = plan.get("term_months")

@@ -89,24 +89,24 @@ def fault_model(facts: dict[str, Any]) -> FaultModel:
     )
 
 
-def goodput_arrays(fm: FaultModel, total_params: float, gpus: Array, nodes: Array) -> dict[str, Array]:
+def goodput_arrays(faults: FaultModel, total_params: float, gpus: Array, nodes: Array) -> dict[str, Array]:
     """Job MTBF, checkpoint write time, Daly interval, restart time and the goodput fraction
     = tau / (tau + delta) / (1 + (R + (tau + delta) / 2) / M): checkpoint stalls, plus per failure the
     restart and on average half an interval of lost work."""
     gpus = np.asarray(gpus, dtype=float)
     nodes = np.asarray(nodes, dtype=float)
-    mtbf_h = 1.0 / (fm.rate_per_gpu_hour * gpus)
+    mtbf_h = 1.0 / (faults.rate_per_gpu_hour * gpus)
     ckpt = C.CHECKPOINT_BYTES_PER_PARAM * total_params
     bw = (
-        fm.storage_bytes_per_s
-        if fm.storage_bytes_per_s
+        faults.storage_bytes_per_s
+        if faults.storage_bytes_per_s
         else nodes * C.DEFAULT_STORAGE_GBYTES_PER_S_PER_NODE * C.GB
     )
     write_s = ckpt / bw
     m_min = mtbf_h * 60.0
     delta_min = write_s / 60.0
     tau_min = daly_interval(delta_min, m_min)
-    restart_min = fm.restart_fixed_min + write_s / 60.0  # reading the checkpoint back ~ writing it
+    restart_min = faults.restart_fixed_min + write_s / 60.0  # reading the checkpoint back ~ writing it
     seg = tau_min + delta_min
     fraction = tau_min / seg / (1.0 + (restart_min + seg / 2.0) / m_min)
     return {

@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from .errors import InputError
 from .model import RECOMPUTE_CODES
 from .workload import Workload
-
-LAYOUT_KEYS = (
-    "tp",
-    "pp",
-    "dp",
-    "cp",
-    "ep",
-    "zero",
-    "micro_batch",
-    "recompute",
-    "sequence_parallel",
-    "virtual_stages",
-)
 
 
 @dataclass(frozen=True)
@@ -58,6 +45,10 @@ class Layout:
         }
 
 
+# the keys of a layout dict: the Layout's fields
+LAYOUT_KEYS = tuple(f.name for f in fields(Layout))
+
+
 def _int(d: dict[str, Any], key: str, default: int, minimum: int = 1) -> int:
     v = d.get(key, default)
     if v is None:
@@ -90,13 +81,13 @@ def layout_from_dict(
         raise InputError("layout.zero", f"must be 0-3, got {zero}")
     mb = _int(d, "micro_batch", 1)
     v = _int(d, "virtual_stages", 1)
-    rec = d.get("recompute", "selective")
-    if rec is True:
-        rec = "full"
-    if rec in (False, None):
-        rec = "none"
-    if rec not in RECOMPUTE_CODES:
-        raise InputError("layout.recompute", f"must be none, selective or full, got {rec!r}")
+    recompute = d.get("recompute", "selective")
+    if recompute is True:
+        recompute = "full"
+    if recompute in (False, None):
+        recompute = "none"
+    if recompute not in RECOMPUTE_CODES:
+        raise InputError("layout.recompute", f"must be none, selective or full, got {recompute!r}")
     sp_raw = d.get("sequence_parallel")
     if sp_raw is not None and not isinstance(sp_raw, bool):
         raise InputError("layout.sequence_parallel", f"must be true or false, got {sp_raw!r}")
@@ -129,4 +120,4 @@ def layout_from_dict(
     if pp == 1 and v > 1:
         notes.append("virtual_stages > 1 without pipeline parallelism has no effect: set to 1")
         v = 1
-    return Layout(tp, pp, dp, cp, ep, zero, mb, str(rec), sp, v), notes
+    return Layout(tp, pp, dp, cp, ep, zero, mb, str(recompute), sp, v), notes

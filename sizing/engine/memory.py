@@ -15,6 +15,14 @@ from . import constants as C
 
 Array = Any  # numpy array or scalar; broadcasting does the rest
 
+# Activation recomputation modes as integer codes: the search holds them in int64 arrays (one per option
+# column) and compares them elementwise, which strings would not allow at numpy speed.
+RECOMPUTE_NONE = 0
+RECOMPUTE_SELECTIVE = 1  # drop the attention scores and recompute them (Korthikanti et al. 2022)
+RECOMPUTE_FULL = 2  # keep only each layer's input and rerun its forward pass
+RECOMPUTE_CODES = {"none": RECOMPUTE_NONE, "selective": RECOMPUTE_SELECTIVE, "full": RECOMPUTE_FULL}
+RECOMPUTE_NAMES = {code: name for name, code in RECOMPUTE_CODES.items()}
+
 
 def zero_paper_bytes(psi: Array, nd: Array, stage: Array, k: float = 12.0) -> Array:
     """Model-state bytes per GPU of the ZeRO paper (Rajbhandari et al. 2019, cal §3): fp16 weights and
@@ -77,19 +85,20 @@ def activation_bytes_per_layer(
 ) -> Array:
     """Bytes of activations kept per layer per micro-batch (Korthikanti Table 2).
 
-    recompute: 0 none, 1 selective (drop the attention score term), 2 full (keep the layer input only).
+    recompute: RECOMPUTE_NONE, RECOMPUTE_SELECTIVE (drop the attention score term) or RECOMPUTE_FULL (keep
+    the layer input only).
     `seq` is the local sequence (seq / cp); `seq_full` the keys each query attends to (defaults to seq).
     """
     nonsplit, split, score = coeffs
     seq_full = seq if seq_full is None else seq_full
     inv_tp = 1.0 / np.asarray(tp, dtype=float)
     inv_sp = np.where(np.asarray(sp, dtype=bool), inv_tp, 1.0)  # the non-split part is split only with SP
-    rec = np.asarray(recompute)
-    not_full = rec != 2
+    mode = np.asarray(recompute)
+    not_full = mode != RECOMPUTE_FULL
     # coefficients on the (usually small) recompute axis, so only a few full-grid operations remain:
     # none/selective: nonsplit/sp + (split + [none] score s) / t; full: 2/sp
     a = np.where(not_full, nonsplit, 2.0)
-    b = not_full * (split + (rec == 0) * (score * seq_full))
+    b = not_full * (split + (mode == RECOMPUTE_NONE) * (score * seq_full))
     return (seq * micro_batch * hidden) * (a * inv_sp + b * inv_tp)
 
 

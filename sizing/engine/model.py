@@ -3,10 +3,16 @@
 `evaluate_grid` takes broadcast-compatible numpy arrays of layout fields and returns arrays of results
 and an infeasibility bitmask. `evaluate` (one layout) and `search` (a whole grid) both call it, so a
 layout gets the same numbers whichever way it is asked for.
+
+The grid `g` is a dict of arrays keyed tp, pp, dp, cp, ep, zero, mb (micro-batch), rec (recompute code,
+memory.RECOMPUTE_*), sp (sequence parallel), v (virtual stages); `x` is the same dict as float arrays
+(`_inputs`). Single letters in formulas follow the papers' notation: h hidden, s sequence, L layers,
+V vocabulary.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,10 +21,22 @@ from . import constants as C
 from . import memory as M
 from . import timing as T
 from .hardware import Hardware
+from .memory import RECOMPUTE_CODES, RECOMPUTE_FULL, RECOMPUTE_NAMES, RECOMPUTE_NONE, RECOMPUTE_SELECTIVE
 from .workload import Workload
 
-RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
-RECOMPUTE_NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
+__all__ = [
+    "RECOMPUTE_CODES",
+    "RECOMPUTE_FULL",
+    "RECOMPUTE_NAMES",
+    "RECOMPUTE_NONE",
+    "RECOMPUTE_SELECTIVE",
+    "REASON_TEXT",
+    "WorkloadShape",
+    "attention_note",
+    "evaluate_grid",
+    "GridModel",
+    "uses_flash_attention",
+]
 
 # infeasibility reasons (bit flags)
 R_MEMORY = 1
@@ -60,8 +78,8 @@ class WorkloadShape:
             mlp = (wl.n_dense_layers * mlp_dense + wl.n_moe_layers * mlp_moe) / L
         else:
             mlp = mlp_dense
-        self.act_coeffs = M.activation_coefficients(wl.hidden, wl.heads, wl.kv_dim, mlp)
-        self.attn_dim = wl.heads * wl.head_dim
+        self.activation_coeffs = M.activation_coefficients(wl.hidden, wl.heads, wl.kv_dim, mlp)
+        self.attention_dim = wl.heads * wl.head_dim
         # largest layer's parameters (ZeRO-3 gathers one layer at a time)
         self.largest_layer = wl.attention_params() + max(
             wl.mlp_params(wl.ffn_hidden) if wl.n_dense_layers else 0.0,
@@ -96,77 +114,43 @@ def attention_note(wl: Workload, hw: Hardware) -> str | None:
     )
 
 
-def _coeffs(ws: WorkloadShape, flash: bool) -> tuple[float, float, float]:
+def _coeffs(shape: WorkloadShape, flash: bool) -> tuple[float, float, float]:
     """Korthikanti activation coefficients; fused attention keeps no score term."""
-    a, b, score = ws.act_coeffs
+    a, b, score = shape.activation_coeffs
     return (a, b, 0.0) if flash else (a, b, score)
 
 
-def _dp_group_times(
-    hw: Hardware, stride: Any, n: Any, grads: Any, params: Any, units: Any
-) -> tuple[Any, Any, Any, Any]:
-    """Over one data-parallel group of n ranks `stride` apart: (all-reduce of the gradients, their
-    reduce-scatter, one bucketed all-gather of the parameters, the same gather as `units` per-layer
-    collectives)."""
-    bw, alpha, _ = T.group_link(hw, stride, n)
-    ar = T.collective_time(T.ALL_REDUCE, n, grads, bw, alpha)
-    rs = T.collective_time(T.ALL_GATHER, n, grads, bw, alpha)
-    ag = T.collective_time(T.ALL_GATHER, n, params, bw, alpha)
-    ag_layers = ag + np.where(n > 1, alpha * (units - 1.0), 0.0)
-    return ar, rs, ag, ag_layers
+def _bf16_peak(hw: Hardware) -> float:
+    """FLOP/s of the GPU's bf16 tensor cores."""
+    return hw.gpu.bf16_tflops * 1e12
 
 
-def _dp_comm(
-    hw: Hardware,
-    ws: WorkloadShape,
-    tp: Any,
-    dp_n: Any,
-    ep: Any,
-    zero: Any,
-    micro: Any,
-    n_layers: Any,
-    dense_local: Any,
-    expert_local: Any,
-    st_compute: Any,
-    st_recompute: Any,
-) -> tuple[Any, Any]:
-    """Data-parallel traffic per iteration (total, exposed) by ZeRO stage; docs/MODEL.md "ZeRO traffic".
+def _linear_peak(wl: Workload, hw: Hardware) -> float:
+    """FLOP/s of the linear layers' GEMMs: fp8 (derated) where the workload asks for it and the GPU has
+    fp8 tensor cores, else bf16."""
+    if wl.precision == "fp8" and hw.gpu.fp8_tflops:
+        return hw.gpu.fp8_tflops * 1e12 * C.FP8_EFFICIENCY_FACTOR
+    return _bf16_peak(hw)
 
-    ZeRO-0/1 (and Megatron's distributed optimizer): one gradient all-reduce (reduce-scatter + all-gather,
-    same bytes) per step, after the gradients of all micro-batches are accumulated unsharded.
-    ZeRO-2: gradients are kept sharded, so they are reduce-scattered every micro-batch (DeepSpeed engine
-    `allreduce_gradients`: "ZeRO stage >= 2 communicates during non gradient accumulation boundaries as
-    well") and the updated bf16 parameters all-gathered once per step.
-    ZeRO-3: per micro-batch an all-gather of the stage's parameters in the forward and again in the backward
-    (one collective per layer) plus the gradient reduce-scatter; no per-step gather. With one micro-batch
-    that is 3 x (n-1)/n x the parameter bytes = 1.5x an all-reduce, the ZeRO paper's figure (cal §3).
-    Gradient traffic hides DP_OVERLAP of itself behind the backward pass; ZeRO-3 gathers hide at most
-    ZERO3_PREFETCH_OVERLAP of themselves and never more than the compute of their pass.
-    Expert parameters are reduced/gathered over the expert-data-parallel group (dp*cp/ep ranks).
-    """
-    units = n_layers + 1.0  # FSDP/DeepSpeed gather layer by layer (+ the embedding): one alpha per unit
-    g_d = C.GRAD_COMM_BYTES * dense_local
-    ar, rs, ag, ag_l = _dp_group_times(hw, tp, dp_n, g_d, C.PARAM_GATHER_BYTES * dense_local, units)
-    if ws.expert_per_layer > 0:
-        g_e = C.GRAD_COMM_BYTES * expert_local
-        n_e = np.maximum(dp_n / ep, 1.0)
-        ar_e, rs_e, ag_e, ag_le = _dp_group_times(
-            hw, tp * ep, n_e, g_e, C.PARAM_GATHER_BYTES * expert_local, n_layers * ws.moe_fraction
-        )
-        ar, rs, ag, ag_l = ar + ar_e, rs + rs_e, ag + ag_e, ag_l + ag_le
-    keep = 1.0 - C.DP_OVERLAP
-    # ZeRO-3: forward gathers overlap the forward compute (1/3 of the GEMM time), backward gathers the
-    # backward (2/3) and its recomputation
-    fwd_busy = st_compute / 3.0
-    bwd_busy = 2.0 * st_compute / 3.0 + st_recompute
-    f = C.ZERO3_PREFETCH_OVERLAP
-    ag3_exposed = (ag_l - np.minimum(f * ag_l, fwd_busy)) + (ag_l - np.minimum(f * ag_l, bwd_busy))
-    z3_total = micro * (2.0 * ag_l + rs)
-    z3_exposed = micro * (ag3_exposed + keep * rs)
-    z2_total = micro * rs + ag
-    total = np.where(zero >= 3, z3_total, np.where(zero == 2, z2_total, ar))
-    exposed = np.where(zero >= 3, z3_exposed, keep * np.where(zero == 2, z2_total, ar))
-    return total, exposed
+
+def _hbm_bytes_per_s(hw: Hardware) -> float:
+    return hw.gpu.hbm_tbytes_per_s * 1e12
+
+
+def _recomputed(mode: Any, flash: bool, attention: Any, linear: Any) -> Any:
+    """Forward work run again in the backward pass, in the units of `attention` (the forward attention
+    GEMMs) and `linear` (the other forward GEMMs): time or FLOPs alike.
+
+    Fused attention: its backward recomputes the scores (FLASH_BWD_RECOMPUTE of the forward attention
+    GEMMs, every layout), so selective recompute has nothing left to recompute. Full recompute reruns the
+    whole forward."""
+    flash_backward = C.FLASH_BWD_RECOMPUTE if flash else 0.0
+    selective_share = 0.0 if flash else 1.0
+    return flash_backward * attention + np.where(
+        mode == RECOMPUTE_FULL,
+        linear + attention,
+        np.where(mode == RECOMPUTE_SELECTIVE, selective_share * attention, 0.0),
+    )
 
 
 def _inputs(g: dict[str, Any]) -> dict[str, Any]:
@@ -186,95 +170,496 @@ def _inputs(g: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class StageMemory:
+    """Per-GPU memory of the most loaded (first) pipeline stage, in bytes, and the layout counts the rest
+    of the model needs (arrays over the grid)."""
+
+    gpus: Any
+    nodes: Any
+    micro_batches: Any  # per replica per iteration
+    layers_per_stage: Any  # of the most loaded stage (uneven stages allowed)
+    dense_local: Any  # dense parameters held by one GPU before ZeRO (with the embedding)
+    expert_local: Any  # routed-expert parameters held by one GPU before ZeRO
+    seq_local: Any  # sequence share of one GPU under context parallelism
+    weight_bytes: Any
+    grad_bytes: Any
+    optimizer_bytes: Any
+    activation_bytes: Any
+    overhead_bytes: Any
+    total_bytes: Any
+
+
 def _memory(
-    wl: Workload, hw: Hardware, ws: WorkloadShape, x: dict[str, Any], convention: str
-) -> dict[str, Any]:
+    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], convention: str
+) -> StageMemory:
     """Per-GPU memory of the most loaded (first) stage: most layers + embedding + most micro-batches in
     flight; plus the layout counts the rest of the model needs."""
     tp, pp, dp, cp, ep, zero = x["tp"], x["pp"], x["dp"], x["cp"], x["ep"], x["zero"]
-    mb, rec, sp, v = x["mb"], x["rec"], x["sp"], x["v"]
+    mb, mode, sp, v = x["mb"], x["rec"], x["sp"], x["v"]
     h = float(wl.hidden)
     s = float(wl.seq_len)
     gpus = tp * pp * dp * cp
-    nodes = np.ceil(gpus / hw.gpus_per_node)
     micro = np.ceil(wl.global_batch / (dp * mb))  # micro-batches per replica per iteration
     n_layers = np.ceil(float(wl.layers) / pp)  # most loaded stage (uneven stages allowed)
-    emb_local = float(wl.vocab) * h / tp
-    dense_local = n_layers * ws.dense_per_layer / tp + emb_local
-    expert_local = n_layers * ws.expert_per_layer / (tp * ep)
+    embedding_local = float(wl.vocab) * h / tp
+    dense_local = n_layers * shape.dense_per_layer / tp + embedding_local
+    expert_local = n_layers * shape.expert_per_layer / (tp * ep)
     shards = dp * cp
-    wd, gd, od = M.model_state_bytes(dense_local, shards, zero, convention)
-    if ws.expert_per_layer > 0:
-        we, ge, oe = M.model_state_bytes(expert_local, np.maximum(shards / ep, 1.0), zero, convention)
-        wd, gd, od = wd + we, gd + ge, od + oe
-    w_bytes = wd + np.where(zero >= 3, 4.0 * ws.largest_layer / tp, 0.0)  # ZeRO-3 gather buffer
-    s_local = s / cp
-    coeffs = _coeffs(ws, uses_flash_attention(wl, hw))
-    act_layer = M.activation_bytes_per_layer(s_local, mb, wl.hidden, coeffs, tp, sp, rec, seq_full=s)
-    act = act_layer * n_layers * M.in_flight_factor(pp, v, micro)
-    states = w_bytes + gd + od
-    overhead = M.overhead_bytes(states + act)
-    return {
-        "gpus": gpus,
-        "nodes": nodes,
-        "micro": micro,
-        "n_layers": n_layers,
-        "dense_local": dense_local,
-        "expert_local": expert_local,
-        "s_local": s_local,
-        "w_bytes": w_bytes,
-        "g_bytes": gd,
-        "o_bytes": od,
-        "act": act,
-        "overhead": overhead,
-        "mem_total": states + act + overhead,
-    }
+    weights, grads, optimizer = M.model_state_bytes(dense_local, shards, zero, convention)
+    if shape.expert_per_layer > 0:
+        expert_states = M.model_state_bytes(expert_local, np.maximum(shards / ep, 1.0), zero, convention)
+        weights, grads, optimizer = (
+            weights + expert_states[0],
+            grads + expert_states[1],
+            optimizer + expert_states[2],
+        )
+    weights = weights + np.where(zero >= 3, 4.0 * shape.largest_layer / tp, 0.0)  # ZeRO-3 gather buffer
+    seq_local = s / cp
+    coeffs = _coeffs(shape, uses_flash_attention(wl, hw))
+    act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)
+    activations = act_layer * n_layers * M.in_flight_factor(pp, v, micro)
+    states = weights + grads + optimizer
+    overhead = M.overhead_bytes(states + activations)
+    return StageMemory(
+        gpus=gpus,
+        nodes=np.ceil(gpus / hw.gpus_per_node),
+        micro_batches=micro,
+        layers_per_stage=n_layers,
+        dense_local=dense_local,
+        expert_local=expert_local,
+        seq_local=seq_local,
+        weight_bytes=weights,
+        grad_bytes=grads,
+        optimizer_bytes=optimizer,
+        activation_bytes=activations,
+        overhead_bytes=overhead,
+        total_bytes=states + activations + overhead,
+    )
 
 
-def _reasons(wl: Workload, hw: Hardware, x: dict[str, Any], mem: dict[str, Any]) -> Any:
+def _reasons(wl: Workload, hw: Hardware, x: dict[str, Any], memory: StageMemory) -> Any:
     """Infeasibility bit flags (uint8). Each test runs on its operands' own (broadcastable) shape; only the
     memory test is full-size."""
     pp, dp, mb, v, zero = x["pp"], x["dp"], x["mb"], x["v"], x["zero"]
-    shape = np.broadcast_shapes(*(np.shape(a) for a in x.values()), np.shape(mem["mem_total"]))
+    grid_shape = np.broadcast_shapes(*(np.shape(a) for a in x.values()), np.shape(memory.total_bytes))
     u8 = np.uint8
-    reasons = np.zeros(shape, dtype=u8)
-    reasons |= (mem["mem_total"] > hw.hbm_bytes).astype(u8) * u8(R_MEMORY)
-    reasons |= (mem["nodes"] > hw.max_nodes).astype(u8) * u8(R_NODES)
+    reasons = np.zeros(grid_shape, dtype=u8)
+    reasons |= (memory.total_bytes > hw.hbm_bytes).astype(u8) * u8(R_MEMORY)
+    reasons |= (memory.nodes > hw.max_nodes).astype(u8) * u8(R_NODES)
     reasons |= ((zero >= 2) & (pp > 1)).astype(u8) * u8(R_ZERO_PP)
     reasons |= (dp * mb > wl.global_batch).astype(u8) * u8(R_BATCH)
     reasons |= (pp * v > wl.layers).astype(u8) * u8(R_STAGES)
     return reasons
 
 
-def feasible_subgrid(
+@dataclass(frozen=True)
+class LayerCompute:
+    """Seconds per layer per micro-batch on one GPU (arrays over the grid), and what they derive from."""
+
+    tokens: Any  # tokens of one micro-batch on this GPU (its sequence share under CP)
+    gemm_efficiency: Any  # achieved / peak of the h x h/tp GEMMs
+    compute: Any  # forward and backward GEMMs
+    recompute: Any  # forward work run again in the backward pass
+    membound: Any  # memory-bound elementwise work
+
+
+def _linear_forward(
+    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], tokens: Any, gemm_efficiency: Any
+) -> Any:
+    """Seconds of the forward linear-layer GEMMs of one layer (dense and routed experts)."""
+    h = float(wl.hidden)
+    tp = x["tp"]
+    peak = _linear_peak(wl, hw)
+    dense = shape.matmul_active_per_layer - shape.routed_active_per_layer
+    forward = 2.0 * tokens * dense / tp / (peak * gemm_efficiency)
+    if shape.routed_active_per_layer > 0:
+        # a routed expert GEMM has tokens x top_k x ep / experts rows (the all-to-all brings it the tokens of
+        # its EP group): the same saturating curve, so small EP means small, inefficient expert GEMMs
+        expert_efficiency = T.gemm_efficiency(hw, tokens * shape.top_k * x["ep"] / shape.experts * h * h / tp)
+        forward = forward + 2.0 * tokens * shape.routed_active_per_layer / tp / (peak * expert_efficiency)
+    return forward
+
+
+def _membound(
+    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], seq_local: Any, flash: bool
+) -> Any:
+    """Seconds of memory-bound elementwise work per layer, proportional to the activations it touches
+    (constants.MEMBOUND_FACTOR): 3 passes, 4 with full recompute; selective rereads the scores it drops."""
+    tp, mb, mode = x["tp"], x["mb"], x["rec"]
+    h, s = float(wl.hidden), float(wl.seq_len)
+    coeffs = _coeffs(shape, flash)
+    act_none = M.activation_bytes_per_layer(
+        seq_local, mb, wl.hidden, coeffs, tp, x["sp"], RECOMPUTE_NONE, seq_full=s
+    )
+    act_scores = seq_local * mb * h * coeffs[2] * s / tp  # the score term selective drops (keys: s)
+    passes = 3.0 + (mode == RECOMPUTE_FULL)
+    touched = passes * act_none + (mode == RECOMPUTE_SELECTIVE) * act_scores
+    return C.MEMBOUND_FACTOR * touched / _hbm_bytes_per_s(hw)
+
+
+def _layer_compute(
+    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], memory: StageMemory
+) -> LayerCompute:
+    """Compute per layer per micro-batch on one GPU."""
+    h, s = float(wl.hidden), float(wl.seq_len)
+    tp = x["tp"]
+    tokens = x["mb"] * memory.seq_local
+    gemm_efficiency = T.gemm_efficiency(hw, tokens * h * h / tp)
+    linear_forward = _linear_forward(wl, hw, shape, x, tokens, gemm_efficiency)
+    attention_forward = 4.0 * tokens * s * shape.attention_dim / tp / (_bf16_peak(hw) * gemm_efficiency)
+    flash = uses_flash_attention(wl, hw)
+    return LayerCompute(
+        tokens=tokens,
+        gemm_efficiency=gemm_efficiency,
+        compute=3.0 * (linear_forward + attention_forward),
+        recompute=_recomputed(x["rec"], flash, attention_forward, linear_forward),
+        membound=_membound(wl, hw, shape, x, memory.seq_local, flash),
+    )
+
+
+@dataclass(frozen=True)
+class LayerComm:
+    """Exposed communication seconds per micro-batch on one GPU (arrays over the grid): per layer for
+    TP, CP and EP, per stage boundary for PP."""
+
+    tp: Any
+    cp: Any
+    ep: Any
+    pp: Any
+    tp_crosses_nodes: Any
+
+
+def _tensor_parallel_comm(hw: Hardware, x: dict[str, Any], activation_msg: Any) -> tuple[Any, Any]:
+    """(seconds per layer, whether the TP group crosses nodes): 2 all-reduces forward, 2 backward, 2 more
+    in the recomputed forward."""
+    tp = x["tp"]
+    collectives = 4.0 + 2.0 * (x["rec"] == RECOMPUTE_FULL)
+    bw, alpha, crosses = T.group_link(hw, 1.0, tp)
+    # sequence parallelism: all-gather + reduce-scatter in place of each all-reduce: same bytes, 2x alpha
+    one = T.collective_time(T.ALL_REDUCE, tp, activation_msg, bw, np.where(x["sp"], 2.0 * alpha, alpha))
+    return collectives * one, crosses
+
+
+def _context_parallel_comm(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: Any) -> Any:
+    """Seconds per layer of the K/V all-gathers of context parallelism (the part not hidden)."""
+    tp, cp = x["tp"], x["cp"]
+    bw, alpha, _ = T.group_link(hw, tp, cp)
+    kv_msg = 2.0 * tokens * wl.kv_dim * 2.0 / tp
+    return (
+        (1.0 - C.CP_OVERLAP)
+        * (2.0 + (x["rec"] == RECOMPUTE_FULL))
+        * T.collective_time(T.ALL_GATHER, cp, kv_msg, bw, alpha)
+    )
+
+
+def _expert_parallel_comm(
+    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], tokens: Any
+) -> Any:
+    """Seconds per layer (averaged over dense and MoE layers) of the token all-to-alls (the part not
+    hidden)."""
+    tp = x["tp"]
+    if shape.moe_fraction <= 0:
+        return np.zeros_like(tp)
+    ep = x["ep"]
+    bw, alpha, _ = T.group_link(hw, tp * x["cp"], ep)
+    a2a_msg = tokens * shape.top_k * float(wl.hidden) * 2.0 / tp
+    n_a2a = 4.0 + 2.0 * (x["rec"] == RECOMPUTE_FULL)
+    return (
+        (1.0 - C.EP_OVERLAP)
+        * shape.moe_fraction
+        * n_a2a
+        * T.collective_time(T.ALL_GATHER, ep, a2a_msg, bw, alpha)
+    )
+
+
+def _pipeline_comm(hw: Hardware, x: dict[str, Any], activation_msg: Any) -> Any:
+    """Seconds per micro-batch of the activations sent between stages (the part not hidden)."""
+    tp, pp = x["tp"], x["pp"]
+    bw, alpha, _ = T.group_link(hw, tp * x["cp"] * x["dp"], np.minimum(pp, 2.0))
+    msg = activation_msg / tp  # Megatron scatter/gather optimisation: each TP rank sends 1/tp
+    return np.where(pp > 1, (1.0 - C.PP_OVERLAP) * 2.0 * x["v"] * (alpha + msg / bw), 0.0)
+
+
+def _layer_comm(
+    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], tokens: Any
+) -> LayerComm:
+    """Communication per layer (TP, CP, EP) and per stage boundary (PP) per micro-batch."""
+    activation_msg = tokens * float(wl.hidden) * 2.0  # bf16 activations of one micro-batch
+    tp, tp_crosses = _tensor_parallel_comm(hw, x, activation_msg)
+    return LayerComm(
+        tp=tp,
+        cp=_context_parallel_comm(wl, hw, x, tokens),
+        ep=_expert_parallel_comm(wl, hw, shape, x, tokens),
+        pp=_pipeline_comm(hw, x, activation_msg),
+        tp_crosses_nodes=tp_crosses & (x["tp"] > 1),
+    )
+
+
+@dataclass(frozen=True)
+class StageTimes:
+    """Seconds per micro-batch of the stage that sets the pace (arrays over the grid), by kind."""
+
+    compute: Any  # with the output layer when the last stage binds
+    recompute: Any
+    other: Any  # memory-bound elementwise work
+    tp: Any
+    cp: Any
+    ep: Any
+    pp: Any
+    per_micro_batch: Any  # the sum
+    bubble: Any  # pipeline bubble per iteration: (p - 1) / v micro-batches
+
+
+def _output_layer_time(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: Any) -> Any:
+    """Seconds of the output layer (logits) per micro-batch, forward and backward; it is not recomputed
+    (cal §2, eq. 3's V/16lh term)."""
+    h, V = float(wl.hidden), float(wl.vocab)
+    tp = x["tp"]
+    forward = 2.0 * tokens * h * V / tp / (_bf16_peak(hw) * T.gemm_efficiency(hw, tokens * h * V / tp))
+    return 3.0 * forward
+
+
+def _stage_times(
     wl: Workload,
     hw: Hardware,
-    g: dict[str, Any],
-    convention: str = "megatron",
-    shape: WorkloadShape | None = None,
-) -> tuple[Any, Any, dict[str, Any]]:
-    """Memory and the other constraints over the whole broadcast grid `g`; returns (reasons with the grid's
-    shape, flat indices of the feasible layouts, `g` restricted to them as 1-D arrays). The search runs the
-    time model on the feasible layouts only (about a third of the grid)."""
-    ws = shape or WorkloadShape(wl)
-    x = _inputs(g)
-    reasons = _reasons(wl, hw, x, _memory(wl, hw, ws, x, convention))
-    idx = np.flatnonzero(reasons == 0)
-    if reasons.ndim != 2:
-        sub = {k: np.broadcast_to(np.asarray(a), reasons.shape).reshape(-1)[idx] for k, a in g.items()}
+    x: dict[str, Any],
+    memory: StageMemory,
+    compute: LayerCompute,
+    comm: LayerComm,
+) -> StageTimes:
+    """Stage time per micro-batch: the slowest stage sets the pace. The last stage holds the output
+    layer; it can give up the `slack` layers the uneven split leaves it, and binds only if it is still the
+    slowest."""
+    pp, n_layers = x["pp"], memory.layers_per_stage
+    slack = n_layers * pp - float(wl.layers)  # layers the last stage can give up
+    logits = _output_layer_time(wl, hw, x, compute.tokens)
+    layers_last = np.where(pp > 1, np.maximum(n_layers - slack, 0.0), n_layers)
+    per_layer = compute.compute + compute.recompute + compute.membound + comm.tp + comm.cp + comm.ep
+    last_binds = layers_last * per_layer + logits > n_layers * per_layer
+    binding_layers = np.where(last_binds, layers_last, n_layers)
+    stage_compute = binding_layers * compute.compute + np.where(last_binds, logits, 0.0)
+    stage_recompute = binding_layers * compute.recompute
+    stage_other = binding_layers * compute.membound
+    stage_tp = binding_layers * comm.tp
+    stage_cp = binding_layers * comm.cp
+    stage_ep = binding_layers * comm.ep
+    per_micro_batch = stage_compute + stage_recompute + stage_other + stage_tp + stage_cp + stage_ep + comm.pp
+    return StageTimes(
+        compute=stage_compute,
+        recompute=stage_recompute,
+        other=stage_other,
+        tp=stage_tp,
+        cp=stage_cp,
+        ep=stage_ep,
+        pp=comm.pp,
+        per_micro_batch=per_micro_batch,
+        bubble=(pp - 1.0) / x["v"] * per_micro_batch,
+    )
+
+
+def _dp_group_times(
+    hw: Hardware, stride: Any, n: Any, grads: Any, params: Any, units: Any
+) -> tuple[Any, Any, Any, Any]:
+    """Over one data-parallel group of n ranks `stride` apart: (all-reduce of the gradients, their
+    reduce-scatter, one bucketed all-gather of the parameters, the same gather as `units` per-layer
+    collectives)."""
+    bw, alpha, _ = T.group_link(hw, stride, n)
+    all_reduce = T.collective_time(T.ALL_REDUCE, n, grads, bw, alpha)
+    reduce_scatter = T.collective_time(T.ALL_GATHER, n, grads, bw, alpha)
+    all_gather = T.collective_time(T.ALL_GATHER, n, params, bw, alpha)
+    gather_by_layer = all_gather + np.where(n > 1, alpha * (units - 1.0), 0.0)
+    return all_reduce, reduce_scatter, all_gather, gather_by_layer
+
+
+def _dp_comm(
+    hw: Hardware,
+    shape: WorkloadShape,
+    x: dict[str, Any],
+    memory: StageMemory,
+    stage_compute: Any,
+    stage_recompute: Any,
+) -> tuple[Any, Any]:
+    """Data-parallel traffic per iteration (total, exposed) by ZeRO stage; docs/MODEL.md "ZeRO traffic".
+
+    ZeRO-0/1 (and Megatron's distributed optimizer): one gradient all-reduce (reduce-scatter + all-gather,
+    same bytes) per step, after the gradients of all micro-batches are accumulated unsharded.
+    ZeRO-2: gradients are kept sharded, so they are reduce-scattered every micro-batch (DeepSpeed engine
+    `allreduce_gradients`: "ZeRO stage >= 2 communicates during non gradient accumulation boundaries as
+    well") and the updated bf16 parameters all-gathered once per step.
+    ZeRO-3: per micro-batch an all-gather of the stage's parameters in the forward and again in the backward
+    (one collective per layer) plus the gradient reduce-scatter; no per-step gather. With one micro-batch
+    that is 3 x (n-1)/n x the parameter bytes = 1.5x an all-reduce, the ZeRO paper's figure (cal §3).
+    Gradient traffic hides DP_OVERLAP of itself behind the backward pass; ZeRO-3 gathers hide at most
+    ZERO3_PREFETCH_OVERLAP of themselves and never more than the compute of their pass.
+    Expert parameters are reduced/gathered over the expert-data-parallel group (dp*cp/ep ranks).
+    """
+    tp, ep, zero = x["tp"], x["ep"], x["zero"]
+    dp_ranks = x["dp"] * x["cp"]
+    micro, n_layers = memory.micro_batches, memory.layers_per_stage
+    dense_local, expert_local = memory.dense_local, memory.expert_local
+    units = n_layers + 1.0  # FSDP/DeepSpeed gather layer by layer (+ the embedding): one alpha per unit
+    times = list(
+        _dp_group_times(
+            hw, tp, dp_ranks, C.GRAD_COMM_BYTES * dense_local, C.PARAM_GATHER_BYTES * dense_local, units
+        )
+    )
+    if shape.expert_per_layer > 0:
+        expert_times = _dp_group_times(
+            hw,
+            tp * ep,
+            np.maximum(dp_ranks / ep, 1.0),
+            C.GRAD_COMM_BYTES * expert_local,
+            C.PARAM_GATHER_BYTES * expert_local,
+            n_layers * shape.moe_fraction,
+        )
+        times = [dense + expert for dense, expert in zip(times, expert_times, strict=True)]
+    all_reduce, reduce_scatter, all_gather, gather_by_layer = times
+    keep = 1.0 - C.DP_OVERLAP
+    # ZeRO-3: forward gathers overlap the forward compute (1/3 of the GEMM time), backward gathers the
+    # backward (2/3) and its recomputation
+    forward_busy = stage_compute / 3.0
+    backward_busy = 2.0 * stage_compute / 3.0 + stage_recompute
+    f = C.ZERO3_PREFETCH_OVERLAP
+    zero3_gathers_exposed = (gather_by_layer - np.minimum(f * gather_by_layer, forward_busy)) + (
+        gather_by_layer - np.minimum(f * gather_by_layer, backward_busy)
+    )
+    zero3_total = micro * (2.0 * gather_by_layer + reduce_scatter)
+    zero3_exposed = micro * (zero3_gathers_exposed + keep * reduce_scatter)
+    zero2_total = micro * reduce_scatter + all_gather
+    total = np.where(zero >= 3, zero3_total, np.where(zero == 2, zero2_total, all_reduce))
+    exposed = np.where(zero >= 3, zero3_exposed, keep * np.where(zero == 2, zero2_total, all_reduce))
+    return total, exposed
+
+
+@dataclass(frozen=True)
+class IterationTimes:
+    """Seconds per iteration (arrays over the grid)."""
+
+    total: Any
+    dp_exposed: Any  # data-parallel traffic not hidden behind compute
+    dp_total: Any
+    optimizer_step: Any
+
+
+def _iteration_times(
+    hw: Hardware, shape: WorkloadShape, x: dict[str, Any], memory: StageMemory, stage: StageTimes
+) -> IterationTimes:
+    """Per iteration: every micro-batch through the binding stage, the bubble, the exposed data-parallel
+    traffic and the optimizer step (memory-bound: ADAM_STEP_BYTES_PER_PARAM per local parameter)."""
+    zero = x["zero"]
+    dp_total, dp_exposed = _dp_comm(hw, shape, x, memory, stage.compute, stage.recompute)
+    optimizer_params = (memory.dense_local + memory.expert_local) / np.where(
+        zero >= 1, x["dp"] * x["cp"], 1.0
+    )
+    optimizer_step = optimizer_params * C.ADAM_STEP_BYTES_PER_PARAM / _hbm_bytes_per_s(hw)
+    return IterationTimes(
+        total=memory.micro_batches * stage.per_micro_batch + stage.bubble + dp_exposed + optimizer_step,
+        dp_exposed=dp_exposed,
+        dp_total=dp_total,
+        optimizer_step=optimizer_step,
+    )
+
+
+def _throughput(
+    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], gpus: Any, iteration: Any
+) -> dict[str, Any]:
+    """Model and hardware TFLOP/s per GPU, MFU and tokens/s of an iteration of `iteration` seconds."""
+    tokens_iter = float(wl.tokens_per_iteration)
+    model_flops = tokens_iter * wl.model_flops_per_token()
+    attention_flops_per_token = 4.0 * wl.layers * float(wl.seq_len) * shape.attention_dim  # forward GEMMs
+    recompute_flops_per_token = _recomputed(
+        x["rec"],
+        uses_flash_attention(wl, hw),
+        attention_flops_per_token,
+        2.0 * wl.layers * shape.matmul_active_per_layer,
+    )
+    hw_flops = model_flops + tokens_iter * recompute_flops_per_token
+    model_tflops = model_flops / (gpus * iteration) / 1e12
+    # MFU against the peak of the precision the GEMMs run in: fp8 only where the GPU has fp8 tensor cores
+    # (an fp8 workload on an A100 runs its GEMMs in bf16, see _linear_peak)
+    fp8_peak = hw.gpu.fp8_tflops if wl.precision == "fp8" else None
+    return {
+        "model_tflops": model_tflops,
+        "hw_tflops": hw_flops / (gpus * iteration) / 1e12,
+        "mfu": model_tflops / (fp8_peak or hw.gpu.bf16_tflops),
+        "tokens_per_s": tokens_iter / iteration,
+    }
+
+
+class GridModel:
+    """One workload on one offering under one optimizer-state convention, evaluated over grids of layouts
+    (`g`: see the module docstring)."""
+
+    def __init__(
+        self, wl: Workload, hw: Hardware, convention: str = "megatron", shape: WorkloadShape | None = None
+    ) -> None:
+        self.wl = wl
+        self.hw = hw
+        self.convention = convention
+        self.shape = shape or WorkloadShape(wl)
+
+    def feasible_subgrid(self, g: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+        """Memory and the other constraints over the whole broadcast grid `g`; returns (reasons with the
+        grid's shape, flat indices of the feasible layouts, `g` restricted to them as 1-D arrays). The search
+        runs the time model on the feasible layouts only (about a third of the grid)."""
+        wl, hw = self.wl, self.hw
+        x = _inputs(g)
+        reasons = _reasons(wl, hw, x, _memory(wl, hw, self.shape, x, self.convention))
+        idx = np.flatnonzero(reasons == 0)
+        if reasons.ndim != 2:
+            sub = {k: np.broadcast_to(np.asarray(a), reasons.shape).reshape(-1)[idx] for k, a in g.items()}
+            return reasons, idx, sub
+        # (rows, 1) structure fields and (1, cols) option fields: index each by its own axis, no full copies
+        rows, cols = np.divmod(idx, reasons.shape[1])
+        sub = {}
+        for k, a in g.items():
+            a = np.asarray(a)
+            if a.ndim == 2 and a.shape[1] == 1:
+                sub[k] = a[rows, 0]
+            elif a.ndim == 2 and a.shape[0] == 1:
+                sub[k] = a[0, cols]
+            else:
+                sub[k] = np.broadcast_to(a, reasons.shape)[rows, cols]
         return reasons, idx, sub
-    # (rows, 1) structure fields and (1, cols) option fields: index each by its own axis, no full copies
-    rows, cols = np.divmod(idx, reasons.shape[1])
-    sub = {}
-    for k, a in g.items():
-        a = np.asarray(a)
-        if a.ndim == 2 and a.shape[1] == 1:
-            sub[k] = a[rows, 0]
-        elif a.ndim == 2 and a.shape[0] == 1:
-            sub[k] = a[0, cols]
-        else:
-            sub[k] = np.broadcast_to(a, reasons.shape)[rows, cols]
-    return reasons, idx, sub
+
+    def evaluate(self, g: dict[str, Any]) -> dict[str, Any]:
+        """Memory and time for every layout in `g` (keys tp, pp, dp, cp, ep, zero, mb, rec, sp, v)."""
+        wl, hw, shape = self.wl, self.hw, self.shape
+        x = _inputs(g)
+        memory = _memory(wl, hw, shape, x, self.convention)
+        compute = _layer_compute(wl, hw, shape, x, memory)
+        comm = _layer_comm(wl, hw, shape, x, compute.tokens)
+        stage = _stage_times(wl, hw, x, memory, compute, comm)
+        iteration = _iteration_times(hw, shape, x, memory, stage)
+        micro = memory.micro_batches
+        return {
+            "gpus": memory.gpus,
+            "nodes": memory.nodes,
+            "micro_batches": micro,
+            "layers_per_stage": memory.layers_per_stage,
+            "mem_weights": memory.weight_bytes,
+            "mem_grads": memory.grad_bytes,
+            "mem_optimizer": memory.optimizer_bytes,
+            "mem_activations": memory.activation_bytes,
+            "mem_overhead": memory.overhead_bytes,
+            "mem_total": memory.total_bytes,
+            "t_compute": micro * stage.compute,
+            "t_recompute": micro * stage.recompute,
+            "t_tp": micro * stage.tp,
+            "t_pp": micro * stage.pp,
+            "t_dp": iteration.dp_exposed,
+            "t_dp_total": iteration.dp_total,
+            "t_ep": micro * stage.ep,
+            "t_cp": micro * stage.cp,
+            "t_bubble": stage.bubble,
+            "t_other": micro * stage.other + iteration.optimizer_step,
+            "iteration": iteration.total,
+            **_throughput(wl, hw, shape, x, memory.gpus, iteration.total),
+            "gemm_efficiency": compute.gemm_efficiency,
+            "reasons": _reasons(wl, hw, x, memory),
+            "tp_crosses_nodes": comm.tp_crosses_nodes,
+        }
 
 
 def evaluate_grid(
@@ -284,154 +669,5 @@ def evaluate_grid(
     convention: str = "megatron",
     shape: WorkloadShape | None = None,
 ) -> dict[str, Any]:
-    """Memory and time for every layout in `g` (keys tp, pp, dp, cp, ep, zero, mb, rec, sp, v)."""
-    ws = shape or WorkloadShape(wl)
-    x = _inputs(g)
-    tp, pp, dp, cp, ep, zero = x["tp"], x["pp"], x["dp"], x["cp"], x["ep"], x["zero"]
-    mb, rec, sp, v = x["mb"], x["rec"], x["sp"], x["v"]
-    L = float(wl.layers)
-    h = float(wl.hidden)
-    s = float(wl.seq_len)
-    V = float(wl.vocab)
-
-    mem = _memory(wl, hw, ws, x, convention)
-    gpus, nodes, micro, n_layers = mem["gpus"], mem["nodes"], mem["micro"], mem["n_layers"]
-    dense_local, expert_local, s_local = mem["dense_local"], mem["expert_local"], mem["s_local"]
-    slack = n_layers * pp - L  # layers the last stage can give up to balance the output layer
-
-    # ---------------- compute per layer per micro-batch on one GPU ----------------------------------
-    tokens = mb * s_local
-    gsize = tokens * h * h / tp
-    eff = T.gemm_efficiency(hw, gsize)
-    peak16 = hw.gpu.bf16_tflops * 1e12
-    peak_lin = peak16
-    if wl.precision == "fp8" and hw.gpu.fp8_tflops:
-        peak_lin = hw.gpu.fp8_tflops * 1e12 * C.FP8_EFFICIENCY_FACTOR
-    lin_fwd = 2.0 * tokens * (ws.matmul_active_per_layer - ws.routed_active_per_layer) / tp / (peak_lin * eff)
-    if ws.routed_active_per_layer > 0:
-        # a routed expert GEMM has tokens x top_k x ep / experts rows (the all-to-all brings it the tokens of
-        # its EP group): the same saturating curve, so small EP means small, inefficient expert GEMMs
-        eff_e = T.gemm_efficiency(hw, tokens * ws.top_k * ep / ws.experts * h * h / tp)
-        lin_fwd = lin_fwd + 2.0 * tokens * ws.routed_active_per_layer / tp / (peak_lin * eff_e)
-    att_fwd = 4.0 * tokens * s * ws.attn_dim / tp / (peak16 * eff)
-    layer_compute = 3.0 * (lin_fwd + att_fwd)
-    flash = uses_flash_attention(wl, hw)
-    coeffs = _coeffs(ws, flash)
-    # fused attention: its backward recomputes the scores (FLASH_BWD_RECOMPUTE of the forward attention
-    # GEMMs, every layout), so selective recompute has nothing left to recompute
-    fa_bwd = C.FLASH_BWD_RECOMPUTE if flash else 0.0
-    sel_att = 0.0 if flash else 1.0
-    layer_recompute = fa_bwd * att_fwd + np.where(
-        rec == 2, lin_fwd + att_fwd, np.where(rec == 1, sel_att * att_fwd, 0.0)
-    )
-    # memory-bound elementwise work, proportional to the activations it touches (constants.MEMBOUND_FACTOR)
-    act_none = M.activation_bytes_per_layer(s_local, mb, wl.hidden, coeffs, tp, sp, 0, seq_full=s)
-    act_scores = s_local * mb * h * coeffs[2] * s / tp  # the score term selective drops (keys: s)
-    hbm = hw.gpu.hbm_tbytes_per_s * 1e12
-    passes = 3.0 + (rec == 2)
-    layer_membound = C.MEMBOUND_FACTOR * (passes * act_none + (rec == 1) * act_scores) / hbm
-
-    # ---------------- communication per layer per micro-batch ---------------------------------------
-    act_msg = tokens * h * 2.0  # bf16 activations of one micro-batch
-    n_tp_coll = 4.0 + 2.0 * (rec == 2)  # 2 fwd + 2 bwd (+2 in the recomputed forward)
-    tp_bw, tp_alpha, tp_cross = T.group_link(hw, 1.0, tp)
-    # sequence parallelism: all-gather + reduce-scatter in place of each all-reduce: same bytes, 2x alpha
-    tp_one = T.collective_time(T.ALL_REDUCE, tp, act_msg, tp_bw, np.where(sp, 2.0 * tp_alpha, tp_alpha))
-    layer_tp = n_tp_coll * tp_one
-    cp_bw, cp_alpha, _ = T.group_link(hw, tp, cp)
-    kv_msg = 2.0 * tokens * wl.kv_dim * 2.0 / tp
-    layer_cp = (
-        (1.0 - C.CP_OVERLAP)
-        * (2.0 + (rec == 2))
-        * T.collective_time(T.ALL_GATHER, cp, kv_msg, cp_bw, cp_alpha)
-    )
-    if ws.moe_fraction > 0:
-        ep_bw, ep_alpha, _ = T.group_link(hw, tp * cp, ep)
-        a2a_msg = tokens * ws.top_k * h * 2.0 / tp
-        n_a2a = 4.0 + 2.0 * (rec == 2)
-        layer_ep = (
-            (1.0 - C.EP_OVERLAP)
-            * ws.moe_fraction
-            * n_a2a
-            * T.collective_time(T.ALL_GATHER, ep, a2a_msg, ep_bw, ep_alpha)
-        )
-    else:
-        layer_ep = np.zeros_like(tp)
-
-    # ---------------- stage time per micro-batch (the slowest stage sets the pace) -------------------
-    logits_fwd = 2.0 * tokens * h * V / tp / (peak16 * T.gemm_efficiency(hw, tokens * h * V / tp))
-    logits = 3.0 * logits_fwd  # the output layer is not recomputed (cal §2, eq. 3's V/16lh term)
-    layers_last = np.where(pp > 1, np.maximum(n_layers - slack, 0.0), n_layers)
-    per_layer = layer_compute + layer_recompute + layer_membound + layer_tp + layer_cp + layer_ep
-    last_binds = layers_last * per_layer + logits > n_layers * per_layer
-    n_bind = np.where(last_binds, layers_last, n_layers)
-    lg = np.where(last_binds, logits, 0.0)
-    st_compute = n_bind * layer_compute + lg
-    st_recompute = n_bind * layer_recompute
-    st_other = n_bind * layer_membound
-    st_tp = n_bind * layer_tp
-    st_cp = n_bind * layer_cp
-    st_ep = n_bind * layer_ep
-    pp_bw, pp_alpha, _ = T.group_link(hw, tp * cp * dp, np.minimum(pp, 2.0))
-    pp_msg = act_msg / tp  # Megatron scatter/gather optimisation: each TP rank sends 1/tp
-    st_pp = np.where(pp > 1, (1.0 - C.PP_OVERLAP) * 2.0 * v * (pp_alpha + pp_msg / pp_bw), 0.0)
-    t_mb = st_compute + st_recompute + st_other + st_tp + st_cp + st_ep + st_pp
-    bubble = (pp - 1.0) / v * t_mb
-
-    # ---------------- per iteration --------------------------------------------------------------------
-    dp_time, dp_exposed = _dp_comm(
-        hw, ws, tp, dp * cp, ep, zero, micro, n_layers, dense_local, expert_local, st_compute, st_recompute
-    )
-    opt_params = (dense_local + expert_local) / np.where(zero >= 1, dp * cp, 1.0)
-    optimizer_step = opt_params * C.ADAM_STEP_BYTES_PER_PARAM / hbm
-
-    iteration = micro * t_mb + bubble + dp_exposed + optimizer_step
-    tokens_iter = float(wl.tokens_per_iteration)
-    model_flops = tokens_iter * wl.model_flops_per_token()
-    att_flops_tok = 4.0 * wl.layers * s * ws.attn_dim  # forward attention GEMMs per token
-    recompute_flops_tok = fa_bwd * att_flops_tok + np.where(
-        rec == 2,
-        2.0 * wl.layers * ws.matmul_active_per_layer + att_flops_tok,
-        np.where(rec == 1, sel_att * att_flops_tok, 0.0),
-    )
-    hw_flops = model_flops + tokens_iter * recompute_flops_tok
-    model_tf = model_flops / (gpus * iteration) / 1e12
-    hw_tf = hw_flops / (gpus * iteration) / 1e12
-    # MFU against the peak of the precision the GEMMs run in: fp8 only where the GPU has fp8 tensor cores
-    # (an fp8 workload on an A100 runs its GEMMs in bf16, see peak_lin above)
-    fp8_peak = hw.gpu.fp8_tflops if wl.precision == "fp8" else None
-    mfu = model_tf / (fp8_peak or hw.gpu.bf16_tflops)
-    tokens_per_s = tokens_iter / iteration
-
-    reasons = _reasons(wl, hw, x, mem)
-
-    return {
-        "gpus": gpus,
-        "nodes": nodes,
-        "micro_batches": micro,
-        "layers_per_stage": n_layers,
-        "mem_weights": mem["w_bytes"],
-        "mem_grads": mem["g_bytes"],
-        "mem_optimizer": mem["o_bytes"],
-        "mem_activations": mem["act"],
-        "mem_overhead": mem["overhead"],
-        "mem_total": mem["mem_total"],
-        "t_compute": micro * st_compute,
-        "t_recompute": micro * st_recompute,
-        "t_tp": micro * st_tp,
-        "t_pp": micro * st_pp,
-        "t_dp": dp_exposed,
-        "t_dp_total": dp_time,
-        "t_ep": micro * st_ep,
-        "t_cp": micro * st_cp,
-        "t_bubble": bubble,
-        "t_other": micro * st_other + optimizer_step,
-        "iteration": iteration,
-        "model_tflops": model_tf,
-        "hw_tflops": hw_tf,
-        "mfu": mfu,
-        "tokens_per_s": tokens_per_s,
-        "gemm_efficiency": eff,
-        "reasons": reasons,
-        "tp_crosses_nodes": tp_cross & (tp > 1),
-    }
+    """GridModel.evaluate for one grid: memory and time for every layout in `g`."""
+    return GridModel(wl, hw, convention, shape).evaluate(g)

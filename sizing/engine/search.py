@@ -12,20 +12,24 @@ Ranking is by the objective, with one rule inside the model's error band (consta
 on full-mesh nodes, a layout that pipelines across nodes before TP fills the node gives way to the best
 layout that fills it first (Narayanan et al. 2021, takeaway #1) when that one is within the band on the
 same cluster size; the model's own best stays the first alternative and `search.selection` says so.
+
+A candidate is named by its grid reference (block, structure row in the block, option column).
 """
 
 from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from . import constants as C
-from .api import as_workload, build_result, reason_texts
+from .api import as_workload, build_result, check_gpus, reason_texts
+from .cost import cheapest_price
 from .errors import InputError
-from .goodput import fault_model, goodput_arrays
+from .goodput import FaultModel, fault_model, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout
 from .model import (
@@ -34,10 +38,12 @@ from .model import (
     R_NODES,
     R_STAGES,
     R_ZERO_PP,
+    RECOMPUTE_CODES,
+    RECOMPUTE_FULL,
     RECOMPUTE_NAMES,
-    WorkloadShape,
-    evaluate_grid,
-    feasible_subgrid,
+    RECOMPUTE_NONE,
+    RECOMPUTE_SELECTIVE,
+    GridModel,
     uses_flash_attention,
 )
 from .workload import Workload
@@ -50,6 +56,17 @@ REASON_ORDER = [
     (R_ZERO_PP, "ZeRO-2/3 with pipeline parallelism"),
     (R_MEMORY, "does not fit memory"),
 ]
+# what `rejected` calls the feasible layouts that lost, by objective
+LOST_BY_OBJECTIVE = {
+    "fastest": "slower",
+    "cheapest": "more expensive",
+    "cheapest-within-deadline": "more expensive or over deadline",
+}
+NOT_EVALUATED = "dominated (same time, more memory) or unsupported ZeRO stage, not evaluated"
+ZERO_STAGES = (0, 1, 2, 3)
+STRUCTURE_KEYS = ("tp", "cp", "pp", "dp", "ep")
+GridRef = tuple[int, int, int]  # (block, structure row in the block, option column)
+Block = tuple[np.ndarray, dict[str, np.ndarray]]  # (indices into the structures, option arrays)
 
 
 def node_ladder(max_nodes: int) -> list[int]:
@@ -92,9 +109,9 @@ def fills_node_first(wl: Workload, hw: Hardware, tp: Any, cp: Any, ep: Any, pp: 
     PCIe or bridged nodes the rule does not apply (TP inside the node is not cheap there): always True."""
     if hw.intra_node not in NODE_FIRST_MESHES:
         return np.ones(np.shape(tp), dtype=bool)
-    gpn = hw.gpus_per_node
-    widest = max([t for t in tp_degrees(wl, hw) if t <= gpn] or [1])
-    return (pp == 1) | (tp * cp * pp * dp <= gpn) | (tp >= widest) | (tp * cp * ep >= gpn)
+    gpus_per_node = hw.gpus_per_node
+    widest = max([t for t in tp_degrees(wl, hw) if t <= gpus_per_node] or [1])
+    return (pp == 1) | (tp * cp * pp * dp <= gpus_per_node) | (tp >= widest) | (tp * cp * ep >= gpus_per_node)
 
 
 def structures(wl: Workload, hw: Hardware, gpu_counts: list[int]) -> dict[str, np.ndarray]:
@@ -125,9 +142,11 @@ def structures(wl: Workload, hw: Hardware, gpu_counts: list[int]) -> dict[str, n
 
 
 def _options(
-    zeros: tuple[int, ...], sps: tuple[bool, ...], vs: tuple[int, ...], recs: tuple[int, ...] = (0, 1, 2)
+    zeros: tuple[int, ...], sps: tuple[bool, ...], vs: tuple[int, ...], recompute_modes: tuple[int, ...]
 ) -> dict[str, np.ndarray]:
-    combos = list(itertools.product(zeros, C.SEARCH_MICRO_BATCHES, recs, sps, vs))
+    """Every combination of the option values (ZeRO stages, micro-batches, recompute codes, sequence
+    parallel, virtual stages) as the grid's option columns."""
+    combos = list(itertools.product(zeros, C.SEARCH_MICRO_BATCHES, recompute_modes, sps, vs))
     arr = np.asarray(combos, dtype=np.int64)
     return {
         "zero": arr[:, 0],
@@ -136,6 +155,395 @@ def _options(
         "sp": arr[:, 3].astype(bool),
         "v": arr[:, 4],
     }
+
+
+def _option_blocks(
+    structs: dict[str, np.ndarray], zero_stages: tuple[int, ...] | None, recompute_modes: tuple[int, ...]
+) -> list[Block]:
+    """The structures grouped by (pipelined or not, tensor-parallel or not), each group with the options
+    worth evaluating on it: ZeRO-1 only with pipeline stages (ZeRO-0 is dominated, 2/3 unsupported),
+    sequence parallelism only with TP, virtual stages only with pipeline stages."""
+    blocks = []
+    for pipelined, tensor_parallel in itertools.product((True, False), (True, False)):
+        sel = ((structs["pp"] > 1) == pipelined) & ((structs["tp"] > 1) == tensor_parallel)
+        if not sel.any():
+            continue
+        if zero_stages is None:
+            zeros: tuple[int, ...] = (1,) if pipelined else (1, 2, 3)
+        else:  # caller restricts ZeRO (e.g. (0,) = Megatron 2021 without the distributed optimizer)
+            zeros = tuple(z for z in zero_stages if z <= 1) if pipelined else tuple(zero_stages)
+            if not zeros:
+                continue
+        sequence_parallel = (False, True) if tensor_parallel else (False,)
+        virtual_stages = C.SEARCH_VIRTUAL_STAGES if pipelined else (1,)
+        options = _options(zeros, sequence_parallel, virtual_stages, recompute_modes)
+        blocks.append((np.nonzero(sel)[0], options))
+    return blocks
+
+
+def _block_grid(
+    structs: dict[str, np.ndarray], rows: np.ndarray, options: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """The broadcast grid of structures `rows` (a column) by `options` (a row)."""
+    g = {k: structs[k][rows][:, None] for k in STRUCTURE_KEYS}
+    g.update({k: v[None, :] for k, v in options.items()})
+    return g
+
+
+@dataclass(frozen=True)
+class _Space:
+    """What one search evaluates: the structures, their option blocks and what the model needs."""
+
+    wl: Workload
+    hw: Hardware
+    structs: dict[str, np.ndarray]
+    structure_gpus: np.ndarray
+    blocks: list[Block]
+    recompute_modes: tuple[int, ...]
+    model: GridModel
+
+    def feasible(self, block: int, rows: np.ndarray) -> tuple[Any, Any, dict[str, Any]]:
+        """GridModel.feasible_subgrid of structure `rows` of `block` by the block's options."""
+        return self.model.feasible_subgrid(_block_grid(self.structs, rows, self.blocks[block][1]))
+
+    def evaluate(self, grid: dict[str, Any]) -> dict[str, Any]:
+        return self.model.evaluate(grid)
+
+    def layout_at(self, ref: GridRef) -> Layout:
+        """The layout at (block, structure row, option column) of the search grid."""
+        block, row, column = ref
+        rows, options = self.blocks[block]
+        s = rows[row]
+        return Layout(
+            tp=int(self.structs["tp"][s]),
+            pp=int(self.structs["pp"][s]),
+            dp=int(self.structs["dp"][s]),
+            cp=int(self.structs["cp"][s]),
+            ep=int(self.structs["ep"][s]),
+            zero=int(options["zero"][column]),
+            micro_batch=int(options["mb"][column]),
+            recompute=RECOMPUTE_NAMES[int(options["rec"][column])],
+            sequence_parallel=bool(options["sp"][column]),
+            virtual_stages=int(options["v"][column]),
+        )
+
+
+def _search_space(
+    wl: Workload, hw: Hardware, gpu_counts: list[int], optimizer: str, zero_stages: tuple[int, ...] | None
+) -> _Space:
+    structs = structures(wl, hw, gpu_counts)
+    # with fused attention selective recomputation has nothing to recompute: it equals "none" (same memory,
+    # same time) and is not evaluated
+    if uses_flash_attention(wl, hw):
+        recompute_modes: tuple[int, ...] = (RECOMPUTE_NONE, RECOMPUTE_FULL)
+    else:
+        recompute_modes = (RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL)
+    return _Space(
+        wl=wl,
+        hw=hw,
+        structs=structs,
+        structure_gpus=structs["tp"] * structs["cp"] * structs["pp"] * structs["dp"],
+        blocks=_option_blocks(structs, zero_stages, recompute_modes),
+        recompute_modes=recompute_modes,
+        model=GridModel(wl, hw, optimizer),
+    )
+
+
+@dataclass(frozen=True)
+class _Objective:
+    """The objective of evaluated layouts, lower is better: training days (ties: fewer GPUs), or its
+    cost (GPU-hours when no price is published); inf = over the deadline."""
+
+    name: str
+    train_tokens: float
+    goodput_fraction: np.ndarray  # per structure: goodput depends only on the cluster size
+    structure_gpus: np.ndarray
+    price: float | None
+    deadline: float | None
+
+    def __call__(self, res: dict[str, Any], structure_indices: np.ndarray) -> np.ndarray:
+        """The objective of evaluated layouts `res` on structures `structure_indices`."""
+        days = self.train_tokens / res["tokens_per_s"] / 86400.0 / self.goodput_fraction[structure_indices]
+        gpus = self.structure_gpus[structure_indices]
+        if self.name == "fastest":
+            return days + 1e-9 * gpus  # ties: fewer GPUs
+        flat = days * 24.0 * gpus * (self.price if self.price is not None else 1.0)
+        if self.name == "cheapest-within-deadline":
+            flat = np.where(days <= self.deadline, flat, np.inf)
+        return flat
+
+
+def _objective_for(
+    name: str, space: _Space, faults: FaultModel, price: float | None, deadline: float | None
+) -> _Objective:
+    structure_nodes = np.ceil(space.structure_gpus / space.hw.gpus_per_node)
+    goodput = goodput_arrays(faults, space.wl.total_params(), space.structure_gpus, structure_nodes)
+    return _Objective(name, space.wl.train_tokens, goodput["fraction"], space.structure_gpus, price, deadline)
+
+
+@dataclass
+class _Scan:
+    """What evaluating every block found: the counts for `rejected`, each evaluated structure's best
+    objective (for the node-first rule) and each block's best candidates."""
+
+    evaluated: int = 0
+    dominated: int = 0
+    feasible: int = 0
+    reason_counts: dict[str, int] = field(default_factory=dict)
+    # per evaluated structure: best objective, block, row in the block, and its index in the structures
+    # (kept as Python lists: small numpy buffers that outlive the block fragment the C heap between the
+    # big grid arrays, which then cost fresh page faults; measured +30% on the 100-offering benchmark)
+    structure_best: list[float] = field(default_factory=list)
+    structure_block: list[int] = field(default_factory=list)
+    structure_row: list[int] = field(default_factory=list)
+    structure_index: list[int] = field(default_factory=list)
+    # per block, its top + 1 feasible candidates (enough for the answer and the alternatives)
+    candidate_scores: list[np.ndarray] = field(default_factory=list)
+    candidate_blocks: list[np.ndarray] = field(default_factory=list)
+    candidate_rows: list[np.ndarray] = field(default_factory=list)
+    candidate_columns: list[np.ndarray] = field(default_factory=list)
+
+    def count(
+        self, reasons: np.ndarray, options: dict[str, np.ndarray], recompute_modes: tuple[int, ...]
+    ) -> None:
+        """Count a block's layouts: evaluated, not evaluated, and rejected by their first reason."""
+        self.evaluated += reasons.size
+        # ZeRO-0 is dominated; ZeRO-2/3 with PP not supported; selective recompute under fused attention
+        # equals none: not evaluated
+        zero_count = len(set(options["zero"].tolist()))
+        modes = len(recompute_modes)
+        self.dominated += (
+            reasons.size // zero_count * (len(ZERO_STAGES) - zero_count)
+            + reasons.size * (len(RECOMPUTE_CODES) - modes) // modes
+        )
+        remaining = np.ones(reasons.shape, dtype=bool)
+        for bit, text in REASON_ORDER:
+            hit = remaining & ((reasons & bit) != 0)
+            hits = int(hit.sum())
+            if hits:
+                self.reason_counts[text] = self.reason_counts.get(text, 0) + hits
+            remaining &= ~hit
+
+    def add_structure_minima(
+        self, block: int, rows: np.ndarray, feasible_rows: np.ndarray, scores: np.ndarray
+    ) -> None:
+        """Each structure's best objective (one O(n) segmented minimum); `feasible_rows` is
+        non-decreasing."""
+        starts = np.flatnonzero(np.r_[True, feasible_rows[1:] != feasible_rows[:-1]])
+        self.structure_best.extend(np.minimum.reduceat(scores, starts).tolist())
+        self.structure_block.extend([block] * int(starts.size))
+        self.structure_row.extend(feasible_rows[starts].tolist())
+        self.structure_index.extend(rows[feasible_rows[starts]].tolist())
+
+    def add_candidates(
+        self, block: int, feasible: np.ndarray, columns: int, scores: np.ndarray, top: int
+    ) -> None:
+        """Keep the block's top + 1 finite candidates (flat indices `feasible` into its grid)."""
+        k = min(top + 1, scores.size)
+        part = np.argpartition(scores, k - 1)[:k] if scores.size > k else np.arange(scores.size)
+        part = part[np.isfinite(scores[part])]
+        rows, cols = np.divmod(feasible[part], columns)
+        self.candidate_scores.append(scores[part])
+        self.candidate_blocks.append(np.full(part.size, block))
+        self.candidate_rows.append(rows)
+        self.candidate_columns.append(cols)
+
+    def ranked(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(scores, grid references as 3 rows, candidate indices best first: finite scores only)."""
+        scores = np.concatenate(self.candidate_scores) if self.candidate_scores else np.zeros(0)
+        refs = np.stack(
+            [
+                np.concatenate(c) if c else np.zeros(0, dtype=np.int64)
+                for c in (self.candidate_blocks, self.candidate_rows, self.candidate_columns)
+            ]
+        )
+        order = np.argsort(scores, kind="stable")
+        return scores, refs, order[np.isfinite(scores[order])]
+
+
+def _scan(space: _Space, objective: _Objective, top: int) -> _Scan:
+    """Every block: memory and the other constraints on the whole block, the time model on its feasible
+    layouts only."""
+    scan = _Scan()
+    for block, (rows, options) in enumerate(space.blocks):
+        reasons, feasible, sub = space.feasible(block, rows)
+        scan.count(reasons, options, space.recompute_modes)
+        scan.feasible += int(feasible.size)
+        if not feasible.size:
+            continue
+        res = space.evaluate(sub)
+        feasible_rows = feasible // reasons.shape[1]  # non-decreasing: feasible layouts come row by row
+        scores = objective(res, rows[feasible_rows])
+        scan.add_structure_minima(block, rows, feasible_rows, scores)
+        scan.add_candidates(block, feasible, reasons.shape[1], scores, top)
+    return scan
+
+
+def _ref(refs: np.ndarray, i: int) -> GridRef:
+    """(block, row, column) of candidate i."""
+    return int(refs[0, i]), int(refs[1, i]), int(refs[2, i])
+
+
+def _best_filling_node(
+    space: _Space, scan: _Scan, objective: _Objective, follows: np.ndarray, winner_structure: int, band: float
+) -> GridRef | None:
+    """The best layout within `band` on the winner's cluster size whose structure fills the node first.
+
+    The rule is a property of the structure: take the best structure that follows it on the winner's
+    cluster size from the per-structure minima, then find its best options column."""
+    best, blocks, rows, indices = (
+        np.asarray(a)
+        for a in (scan.structure_best, scan.structure_block, scan.structure_row, scan.structure_index)
+    )
+    gpus = space.structure_gpus
+    same_size = gpus[indices] == gpus[winner_structure]
+    candidates = np.flatnonzero(same_size & (best <= band) & follows[indices])
+    if not candidates.size:
+        return None
+    k = int(candidates[np.argmin(best[candidates])])
+    block, row = int(blocks[k]), int(rows[k])
+    structure_rows = space.blocks[block][0]
+    _, feasible, sub = space.feasible(block, structure_rows[row : row + 1])
+    scores = objective(space.evaluate(sub), np.full(feasible.size, structure_rows[row]))
+    return (block, row, int(feasible[int(np.argmin(scores))]))
+
+
+def _picks(space: _Space, scan: _Scan, objective: _Objective, top: int) -> tuple[list[GridRef], bool]:
+    """The answer and its alternatives, best first; and whether the node-first rule replaced the model's
+    own best (which is then the first alternative)."""
+    scores, refs, order = scan.ranked()
+    picks = [_ref(refs, int(o)) for o in order[: top + 1]]
+    if not order.size:
+        return picks, False
+    winner = int(order[0])
+    block, row, _ = _ref(refs, winner)
+    winner_structure = space.blocks[block][0][row]
+    structs = space.structs
+    follows = fills_node_first(
+        space.wl, space.hw, structs["tp"], structs["cp"], structs["ep"], structs["pp"], structs["dp"]
+    )
+    if follows[winner_structure]:
+        return picks, False
+    # within the model's largest calibration error of the best, on the same cluster size, prefer the best
+    # layout that fills the node with TP before pipelining: the structure every published multi-node
+    # calibration run used (TP = 8 on 8-GPU nodes, PP across nodes)
+    band = scores[winner] * (1.0 + C.CALIBRATION_MAX_ERROR)
+    chosen = _best_filling_node(space, scan, objective, follows, winner_structure, band)
+    if chosen is None:
+        return picks, False
+    return [chosen] + [p for p in picks if p != chosen][:top], True
+
+
+def _closest_infeasible(space: _Space, faults: FaultModel, notes: list[str]) -> dict[str, Any]:
+    """The layout that came closest to fitting: the smallest memory per GPU."""
+    best_ref = None
+    best_mem = np.inf
+    for block, (rows, options) in enumerate(space.blocks):
+        res = space.evaluate(_block_grid(space.structs, rows, options))
+        mem = np.broadcast_to(res["mem_total"], (len(rows), len(options["zero"])))
+        i = int(np.argmin(mem))
+        if mem.ravel()[i] < best_mem:
+            best_mem = float(mem.ravel()[i])
+            row, column = np.unravel_index(i, mem.shape)
+            best_ref = (block, int(row), int(column))
+    if best_ref is None:
+        raise InputError("gpus", "no layout can be formed for this GPU count and workload")
+    lay = space.layout_at(best_ref)
+    one = space.evaluate(lay.grid())
+    out = build_result(space.wl, space.hw, faults, lay, one, (), notes)
+    out["reasons"] = reason_texts(int(one["reasons"]), one, (), space.hw)
+    return out
+
+
+def _answer(
+    space: _Space, faults: FaultModel, scan: _Scan, picks: list[GridRef], top: int
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the answer as a full result, its alternatives): with no feasible layout, the closest to fitting
+    and why none fits."""
+    notes: list[str] = []
+    if picks:
+        # the answer and its alternatives in one vectorised evaluation
+        lays = [space.layout_at(p) for p in picks]
+        grids = [lay.grid() for lay in lays]
+        many = space.evaluate({k: np.asarray([gr[k] for gr in grids]) for k in grids[0]})
+        done = [build_result(space.wl, space.hw, faults, lay, many, i, notes) for i, lay in enumerate(lays)]
+        return done[0], done[1 : top + 1]
+    best = _closest_infeasible(space, faults, notes)
+    best["feasible"] = False
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(scan.reason_counts.items(), key=lambda kv: -kv[1]))
+    best["reasons"] = [f"no feasible layout among {scan.evaluated} evaluated ({summary})"] + best["reasons"]
+    return best, []
+
+
+def _rejected(scan: _Scan, objective: str) -> dict[str, int]:
+    """How many layouts were rejected, by reason; lost to the answer; or not evaluated."""
+    rejected = dict(scan.reason_counts)
+    if scan.feasible > 1:
+        rejected[LOST_BY_OBJECTIVE[objective]] = scan.feasible - 1
+    rejected[NOT_EVALUATED] = scan.dominated
+    return rejected
+
+
+def _record_objective(best: dict[str, Any], objective: _Objective) -> None:
+    """The objective, and the deadline with whether the answer meets it."""
+    best["objective"] = objective.name
+    if objective.deadline is not None:
+        best["deadline_days"] = objective.deadline
+        best["meets_deadline"] = bool(best["train_days"] <= objective.deadline)
+
+
+def _search_record(scan: _Scan, gpu_counts: list[int], started: float) -> dict[str, Any]:
+    return {
+        "evaluated": int(scan.evaluated),
+        "feasible": int(scan.feasible),
+        "seconds": round(time.perf_counter() - started, 4),
+        "gpu_counts": [int(x) for x in sorted(set(gpu_counts))][:64],
+    }
+
+
+def _explain_choice(
+    best: dict[str, Any], alts: list[dict[str, Any]], node_first: bool, objective: _Objective, hw: Hardware
+) -> None:
+    """Why this layout and not the next: the node-first rule's record, or the runner-up's numbers."""
+    if not node_first:
+        best["explanation"].append(_why_not(objective.name, objective.price, best, alts))
+        return
+    raw = alts[0]  # the model's best by the objective alone is the first alternative
+    gap = _gap(objective.name, objective.price, best, raw)
+    best["search"]["selection"] = {
+        "rule": "node-first",
+        "source": NODE_FIRST_SOURCE,
+        "model_best": _alt(raw),
+        "objective_gap": round(gap, 4),
+        "band": C.CALIBRATION_MAX_ERROR,
+    }
+    best["explanation"].append(_why_node_first(objective.name, hw, best, raw, gap))
+
+
+def _deadline(objective: str, deadline_days: float | None, wl: Workload) -> float | None:
+    deadline = deadline_days if deadline_days is not None else wl.deadline_days
+    if objective == "cheapest-within-deadline" and deadline is None:
+        raise InputError("deadline_days", "the cheapest-within-deadline objective needs a deadline")
+    if deadline is not None and deadline <= 0:
+        raise InputError("deadline_days", f"must be positive, got {deadline}")
+    return deadline
+
+
+def _fastest_instead(
+    wl: Workload,
+    offering_facts: dict[str, Any],
+    deadline: float | None,
+    over_deadline: int,
+    started: float,
+    **options: Any,
+) -> dict[str, Any]:
+    """Nothing meets the deadline: answer with the fastest layout, flagged."""
+    res = search(wl, offering_facts, objective="fastest", **options)
+    res["feasible"] = False
+    res["reasons"] = [f"no layout finishes within the {deadline:g}-day deadline; the fastest is shown"]
+    res["rejected"]["over deadline"] = over_deadline
+    res["search"]["seconds"] = round(time.perf_counter() - started, 4)
+    return res
 
 
 def search(
@@ -152,227 +560,44 @@ def search(
 ) -> dict[str, Any]:
     """Search layouts and cluster sizes; return the best as a full result dict plus `search`,
     `alternatives` and `rejected`. A search with no feasible layout is still an answer."""
-    t0 = time.perf_counter()
+    started = time.perf_counter()
     if objective not in OBJECTIVES:
         raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     wl = as_workload(workload)
     hw = hardware_from_facts(offering_facts)
-    fm = fault_model(offering_facts)
-    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus <= 0):
-        raise InputError("gpus", f"must be a positive integer, got {gpus!r}")
+    faults = fault_model(offering_facts)
+    check_gpus(gpus)
     hw = allow_requested_gpus(hw, gpus)
-    deadline = deadline_days if deadline_days is not None else wl.deadline_days
-    if objective == "cheapest-within-deadline" and deadline is None:
-        raise InputError("deadline_days", "the cheapest-within-deadline objective needs a deadline")
-    if deadline is not None and deadline <= 0:
-        raise InputError("deadline_days", f"must be positive, got {deadline}")
-    gpn = hw.gpus_per_node
+    deadline = _deadline(objective, deadline_days, wl)
     if gpus is not None:
         gpu_counts = [gpus]
     else:
-        gpu_counts = [n * gpn for n in (node_counts or node_ladder(hw.max_nodes))]
-    st = structures(wl, hw, gpu_counts)
-    shape = WorkloadShape(wl)
-    price = None
-    from .cost import cheapest_price
-
+        gpu_counts = [n * hw.gpus_per_node for n in (node_counts or node_ladder(hw.max_nodes))]
+    space = _search_space(wl, hw, gpu_counts, optimizer, zero_stages)
     price = cheapest_price(hw.facts)
-    # goodput depends only on the cluster size: compute it per structure
-    st_gpus = st["tp"] * st["cp"] * st["pp"] * st["dp"]
-    st_nodes = np.ceil(st_gpus / gpn)
-    gp = goodput_arrays(fm, wl.total_params(), st_gpus, st_nodes)
-
-    # with fused attention selective recomputation has nothing to recompute: it equals "none" (same memory,
-    # same time) and is not evaluated
-    recs = (0, 2) if uses_flash_attention(wl, hw) else (0, 1, 2)
-    blocks = []
-    for pp_multi, tp_multi in itertools.product((True, False), (True, False)):
-        sel = ((st["pp"] > 1) == pp_multi) & ((st["tp"] > 1) == tp_multi)
-        if not sel.any():
-            continue
-        if zero_stages is None:
-            zeros: tuple[int, ...] = (1,) if pp_multi else (1, 2, 3)
-        else:  # caller restricts ZeRO (e.g. (0,) = Megatron 2021 without the distributed optimizer)
-            zeros = tuple(z for z in zero_stages if z <= 1) if pp_multi else tuple(zero_stages)
-            if not zeros:
-                continue
-        sps = (False, True) if tp_multi else (False,)
-        vs = C.SEARCH_VIRTUAL_STAGES if pp_multi else (1,)
-        blocks.append((np.nonzero(sel)[0], _options(zeros, sps, vs, recs)))
-
-    def objective_of(res: dict[str, Any], rows_all: np.ndarray) -> np.ndarray:
-        """The objective of evaluated layouts `res` on structures `rows_all`; inf = over the deadline."""
-        days = wl.train_tokens / res["tokens_per_s"] / 86400.0 / gp["fraction"][rows_all]
-        gpus_ = st_gpus[rows_all]
-        if objective == "fastest":
-            return days + 1e-9 * gpus_  # ties: fewer GPUs
-        flat = days * 24.0 * gpus_ * (price if price is not None else 1.0)
-        if objective == "cheapest-within-deadline":
-            flat = np.where(days <= deadline, flat, np.inf)
-        return flat
-
-    s_best: list[float] = []  # per evaluated structure: best objective, block, row in the block
-    s_block: list[int] = []
-    s_row: list[int] = []
-    s_struct: list[int] = []  # and its index in `st`
-    evaluated = 0
-    dominated = 0
-    n_feasible = 0
-    reason_counts: dict[str, int] = {}
-    # per block, its top + 1 feasible candidates (enough for the answer and the alternatives)
-    c_score: list[np.ndarray] = []
-    c_block: list[np.ndarray] = []
-    c_row: list[np.ndarray] = []
-    c_col: list[np.ndarray] = []
-    for bi, (idx, opt) in enumerate(blocks):
-        g = {k: st[k][idx][:, None] for k in ("tp", "cp", "pp", "dp", "ep")}
-        g.update({k: v[None, :] for k, v in opt.items()})
-        # memory and the other constraints on the whole block, the time model on its feasible layouts only
-        reasons, ok_flat, sub = feasible_subgrid(wl, hw, g, optimizer, shape)
-        evaluated += reasons.size
-        # ZeRO-0 is dominated; ZeRO-2/3 with PP not supported: not evaluated
-        n_zero = len(set(opt["zero"].tolist()))
-        dominated += reasons.size // n_zero * (4 - n_zero) + reasons.size * (3 - len(recs)) // len(recs)
-        remaining = np.ones(reasons.shape, dtype=bool)
-        for bit, text in REASON_ORDER:
-            hit = remaining & ((reasons & bit) != 0)
-            c = int(hit.sum())
-            if c:
-                reason_counts[text] = reason_counts.get(text, 0) + c
-            remaining &= ~hit
-        n_feasible += int(ok_flat.size)
-        if not ok_flat.size:
-            continue
-        res = evaluate_grid(wl, hw, sub, optimizer, shape)
-        rows_in = ok_flat // reasons.shape[1]  # non-decreasing: feasible layouts come row by row
-        flat = objective_of(res, idx[rows_in])
-        # each structure's best objective (one O(n) segmented minimum), for the node-first rule below
-        # (kept as Python lists: small numpy buffers that outlive the block fragment the C heap between the
-        # big grid arrays, which then cost fresh page faults; measured +30% on the 100-offering benchmark)
-        starts = np.flatnonzero(np.r_[True, rows_in[1:] != rows_in[:-1]])
-        s_best.extend(np.minimum.reduceat(flat, starts).tolist())
-        s_block.extend([bi] * int(starts.size))
-        s_row.extend(rows_in[starts].tolist())
-        s_struct.extend(idx[rows_in[starts]].tolist())
-        k = min(top + 1, flat.size)
-        part = np.argpartition(flat, k - 1)[:k] if flat.size > k else np.arange(flat.size)
-        part = part[np.isfinite(flat[part])]
-        rows, colsx = np.divmod(ok_flat[part], reasons.shape[1])
-        c_score.append(flat[part])
-        c_block.append(np.full(part.size, bi))
-        c_row.append(rows)
-        c_col.append(colsx)
-    scores = np.concatenate(c_score) if c_score else np.zeros(0)
-    refs = np.stack(
-        [np.concatenate(c) if c else np.zeros(0, dtype=np.int64) for c in (c_block, c_row, c_col)]
-    )
-    order = np.argsort(scores, kind="stable")
-    order = order[np.isfinite(scores[order])]
-    picks = [_ref(refs, int(o)) for o in order[: top + 1]]
-    node_first = None  # the model's best by the objective alone, when the node-first rule replaced it
-    if order.size:
-        w = int(order[0])
-        w_block, w_row, _ = _ref(refs, w)
-        w_struct = blocks[w_block][0][w_row]
-        follows = fills_node_first(wl, hw, st["tp"], st["cp"], st["ep"], st["pp"], st["dp"])
-        if not follows[w_struct]:
-            # within the model's largest calibration error of the best, on the same cluster size, prefer the
-            # best layout that fills the node with TP before pipelining: the structure every published
-            # multi-node calibration run used (TP = 8 on 8-GPU nodes, PP across nodes). The rule is a
-            # property of the structure: take the best structure that follows it on the winner's cluster
-            # size from the per-structure minima, then find its best options column.
-            band = scores[w] * (1.0 + C.CALIBRATION_MAX_ERROR)
-            sb, sbk, sr, srow = (np.asarray(a) for a in (s_best, s_block, s_row, s_struct))
-            cand = np.flatnonzero((st_gpus[srow] == st_gpus[w_struct]) & (sb <= band) & follows[srow])
-            if cand.size:
-                k = int(cand[np.argmin(sb[cand])])
-                bi, r = int(sbk[k]), int(sr[k])
-                idx, opt = blocks[bi]
-                g = {key: st[key][idx[r : r + 1]][:, None] for key in ("tp", "cp", "pp", "dp", "ep")}
-                g.update({key: v[None, :] for key, v in opt.items()})
-                _, ok_flat, sub = feasible_subgrid(wl, hw, g, optimizer, shape)
-                flat = objective_of(
-                    evaluate_grid(wl, hw, sub, optimizer, shape), np.full(ok_flat.size, idx[r])
-                )
-                chosen = (bi, r, int(ok_flat[int(np.argmin(flat))]))
-                node_first = _ref(refs, w)
-                rest = [_ref(refs, int(x)) for x in order[: top + 1]]
-                picks = [chosen] + [p for p in rest if p != chosen][:top]
-
-    notes: list[str] = []
-    answered_feasible = True
-    if not picks and n_feasible and objective == "cheapest-within-deadline":
-        # nothing meets the deadline: answer with the fastest layout, flagged
-        over_deadline = n_feasible
-        res = search(
+    objective_of = _objective_for(objective, space, faults, price, deadline)
+    scan = _scan(space, objective_of, top)
+    picks, node_first = _picks(space, scan, objective_of, top)
+    if not picks and scan.feasible and objective == "cheapest-within-deadline":
+        return _fastest_instead(
             wl,
             offering_facts,
-            objective="fastest",
+            deadline,
+            scan.feasible,
+            started,
             gpus=gpus,
             top=top,
             node_counts=node_counts,
             optimizer=optimizer,
             zero_stages=zero_stages,
         )
-        res["feasible"] = False
-        res["reasons"] = [f"no layout finishes within the {deadline:g}-day deadline; the fastest is shown"]
-        res["rejected"]["over deadline"] = over_deadline
-        res["search"]["seconds"] = round(time.perf_counter() - t0, 4)
-        return res
-
-    if picks:
-        # the answer and its alternatives in one vectorised evaluation
-        lays = [_layout_at(st, blocks, p) for p in picks]
-        grids = [lay.grid() for lay in lays]
-        many = evaluate_grid(
-            wl, hw, {k: np.asarray([gr[k] for gr in grids]) for k in grids[0]}, optimizer, shape
-        )
-        done = [build_result(wl, hw, fm, lay, many, i, notes) for i, lay in enumerate(lays)]
-        best, alts = done[0], done[1 : top + 1]
-    else:
-        answered_feasible = False
-        # show the layout that came closest to fitting: the smallest memory overshoot at the largest size
-        best = _closest_infeasible(wl, hw, fm, st, blocks, optimizer, shape, notes)
-        alts = []
-    if not answered_feasible:
-        best["feasible"] = False
-        summary = ", ".join(f"{v} {k}" for k, v in sorted(reason_counts.items(), key=lambda kv: -kv[1]))
-        best["reasons"] = [f"no feasible layout among {evaluated} evaluated ({summary})"] + best["reasons"]
-    rejected = dict(reason_counts)
-    slower_key = {
-        "fastest": "slower",
-        "cheapest": "more expensive",
-        "cheapest-within-deadline": "more expensive or over deadline",
-    }[objective]
-    if n_feasible > 1:
-        rejected[slower_key] = n_feasible - 1
-    rejected["dominated (same time, more memory) or unsupported ZeRO stage, not evaluated"] = dominated
-    best["objective"] = objective
-    if deadline is not None:
-        best["deadline_days"] = deadline
-        best["meets_deadline"] = bool(best["train_days"] <= deadline)
-    best["search"] = {
-        "evaluated": int(evaluated),
-        "feasible": int(n_feasible),
-        "seconds": round(time.perf_counter() - t0, 4),
-        "gpu_counts": [int(x) for x in sorted(set(gpu_counts))][:64],
-    }
+    best, alts = _answer(space, faults, scan, picks, top)
+    _record_objective(best, objective_of)
+    best["search"] = _search_record(scan, gpu_counts, started)
     best["alternatives"] = [_alt(a) for a in alts]
-    best["rejected"] = rejected
-    if answered_feasible and best["explanation"]:
-        if node_first is not None:
-            raw = alts[0]  # the model's best by the objective alone is the first alternative
-            gap = _gap(objective, price, best, raw)
-            best["search"]["selection"] = {
-                "rule": "node-first",
-                "source": NODE_FIRST_SOURCE,
-                "model_best": _alt(raw),
-                "objective_gap": round(gap, 4),
-                "band": C.CALIBRATION_MAX_ERROR,
-            }
-            best["explanation"].append(_why_node_first(objective, hw, best, raw, gap))
-        else:
-            best["explanation"].append(_why_not(objective, price, best, alts))
+    best["rejected"] = _rejected(scan, objective)
+    if picks and best["explanation"]:
+        _explain_choice(best, alts, node_first, objective_of, hw)
     return best
 
 
@@ -406,30 +631,6 @@ def _why_node_first(
         "run the model is calibrated on (the structure whose predictions were checked); the other is the "
         "first alternative."
     )
-
-
-def _layout_at(st: dict[str, np.ndarray], blocks: list[Any], ref: tuple[int, int, int]) -> Layout:
-    """The layout at (block, structure row, option column) of the search grid."""
-    bi, r, c = ref
-    idx, opt = blocks[bi]
-    s = idx[r]
-    return Layout(
-        tp=int(st["tp"][s]),
-        pp=int(st["pp"][s]),
-        dp=int(st["dp"][s]),
-        cp=int(st["cp"][s]),
-        ep=int(st["ep"][s]),
-        zero=int(opt["zero"][c]),
-        micro_batch=int(opt["mb"][c]),
-        recompute=RECOMPUTE_NAMES[int(opt["rec"][c])],
-        sequence_parallel=bool(opt["sp"][c]),
-        virtual_stages=int(opt["v"][c]),
-    )
-
-
-def _ref(refs: np.ndarray, i: int) -> tuple[int, int, int]:
-    """(block, row, column) of candidate i."""
-    return int(refs[0, i]), int(refs[1, i]), int(refs[2, i])
 
 
 def _alt(a: dict[str, Any]) -> dict[str, Any]:
@@ -485,34 +686,3 @@ def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: li
             f"({100 * C.CALIBRATION_MAX_ERROR:.1f}%): the model cannot rank the two."
         )
     return text
-
-
-def _closest_infeasible(
-    wl: Workload,
-    hw: Hardware,
-    fm: Any,
-    st: dict[str, np.ndarray],
-    blocks: list[Any],
-    optimizer: str,
-    shape: WorkloadShape,
-    notes: list[str],
-) -> dict[str, Any]:
-    best_ref = None
-    best_mem = np.inf
-    for bi, (idx, opt) in enumerate(blocks):
-        g = {k: st[k][idx][:, None] for k in ("tp", "cp", "pp", "dp", "ep")}
-        g.update({k: v[None, :] for k, v in opt.items()})
-        res = evaluate_grid(wl, hw, g, optimizer, shape)
-        mem = np.broadcast_to(res["mem_total"], (len(idx), len(opt["zero"])))
-        i = int(np.argmin(mem))
-        if mem.ravel()[i] < best_mem:
-            best_mem = float(mem.ravel()[i])
-            rr, cc = np.unravel_index(i, mem.shape)
-            best_ref = (bi, int(rr), int(cc))
-    if best_ref is None:
-        raise InputError("gpus", "no layout can be formed for this GPU count and workload")
-    lay = _layout_at(st, blocks, best_ref)
-    one = evaluate_grid(wl, hw, lay.grid(), optimizer, shape)
-    out = build_result(wl, hw, fm, lay, one, (), notes)
-    out["reasons"] = reason_texts(int(one["reasons"]), one, (), hw)
-    return out

@@ -45,21 +45,21 @@ def group_link(hw: Hardware, stride: Array, size: Array) -> tuple[Array, Array, 
     same time (a group with k members per node gets k / gpus_per_node of it), degraded by topology and
     scale (hardware.topology_factor), never faster than the intra-node link.
     """
-    gpn = hw.gpus_per_node
+    gpus_per_node = hw.gpus_per_node
     stride = np.asarray(stride, dtype=float)
     size = np.asarray(size, dtype=float)
     span = stride * size
-    intra = span <= gpn
+    intra = span <= gpus_per_node
     if hw.intra_node == "nvlink-bridge":
         pcie = hw.gpu.pcie_gbytes_per_s * C.PCIE_BUSBW_EFFICIENCY * C.GB
         intra_bw = np.where(size <= 2, hw.intra_busbw, pcie)
     else:
         intra_bw = np.full_like(size, hw.intra_busbw)
     members_per_node = np.where(
-        stride < gpn, np.minimum(np.maximum(gpn // np.maximum(stride, 1), 1), size), 1
+        stride < gpus_per_node, np.minimum(np.maximum(gpus_per_node // np.maximum(stride, 1), 1), size), 1
     )
-    nodes = np.where(stride < gpn, np.ceil(span / gpn), size)
-    inter_bw = hw.node_busbw * members_per_node / gpn * hw.topology_factor(nodes)
+    nodes = np.where(stride < gpus_per_node, np.ceil(span / gpus_per_node), size)
+    inter_bw = hw.node_busbw * members_per_node / gpus_per_node * hw.topology_factor(nodes)
     inter_bw = np.minimum(inter_bw, intra_bw)
     bw = np.where(intra, intra_bw, inter_bw)
     alpha = np.where(intra, C.ALPHA_INTRA_S, hw.alpha_inter_s * (1.0 + np.log2(np.maximum(nodes, 1.0))))

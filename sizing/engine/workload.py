@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
 from .errors import InputError
@@ -119,118 +119,50 @@ class Workload:
 ATTENTION_KINDS = ("auto", "flash", "unfused")
 
 
-def _wl(name: str, **kw: Any) -> Workload:
-    return Workload(name=name, **kw)
+# The columns of a preset row: the Workload's required fields after its name, in declaration order
+# (layers, hidden, heads, kv_heads, ffn_hidden, vocab, seq_len, global_batch, train_tokens).
+PRESET_COLUMNS = tuple(
+    f.name
+    for f in fields(Workload)
+    if f.name != "name" and f.default is MISSING and f.default_factory is MISSING
+)
+
+
+def _preset(name: str, shape: tuple[Any, ...], **extra: Any) -> Workload:
+    """A preset from its row of PRESET_COLUMNS and any other Workload fields."""
+    return Workload(name=name, **dict(zip(PRESET_COLUMNS, shape, strict=True)), **extra)
 
 
 # Published shapes. Batch and token counts are the published training settings where they exist.
-PRESETS: dict[str, Workload] = {
+# Each row: the values of PRESET_COLUMNS (global_batch in sequences), then any other field.
+_PRESET_LIST = (
     # Llama 2 13B (Touvron et al. 2023): 40 x 5120, 40 heads, SwiGLU 13824, 4k context, 2T tokens,
     # 4M-token batch.
-    "13b": _wl(
-        "13b",
-        layers=40,
-        hidden=5120,
-        heads=40,
-        kv_heads=40,
-        ffn_hidden=13824,
-        vocab=32000,
-        seq_len=4096,
-        global_batch=1024,
-        train_tokens=2.0e12,
-        activation="swiglu",
-    ),
+    _preset("13b", (40, 5120, 40, 40, 13824, 32000, 4096, 1024, 2.0e12), activation="swiglu"),
     # LLaMA 30B ("33B" in the paper, Touvron et al. 2023): 60 x 6656, 52 heads, 1.4T tokens, 4M-token batch.
-    "30b": _wl(
-        "30b",
-        layers=60,
-        hidden=6656,
-        heads=52,
-        kv_heads=52,
-        ffn_hidden=17920,
-        vocab=32000,
-        seq_len=2048,
-        global_batch=2048,
-        train_tokens=1.4e12,
-        activation="swiglu",
-    ),
+    _preset("30b", (60, 6656, 52, 52, 17920, 32000, 2048, 2048, 1.4e12), activation="swiglu"),
     # Llama 3 70B (arXiv 2407.21783 Table 3): 80 x 8192, 64 heads / 8 KV, FFN 28672, vocab 128256, 15T tokens.
-    "llama3-70b": _wl(
-        "llama3-70b",
-        layers=80,
-        hidden=8192,
-        heads=64,
-        kv_heads=8,
-        ffn_hidden=28672,
-        vocab=128256,
-        seq_len=8192,
-        global_batch=2048,
-        train_tokens=15.0e12,
-        activation="swiglu",
-    ),
+    _preset("llama3-70b", (80, 8192, 64, 8, 28672, 128256, 8192, 2048, 15.0e12), activation="swiglu"),
     # GPT-3 175B (Brown et al. 2020): 96 x 12288, 96 heads, seq 2048, 3.2M-token batch (1536 seqs), 300B
     # tokens; vocab padded to 51200 as Megatron does (cal §2).
-    "gpt3-175b": _wl(
-        "gpt3-175b",
-        layers=96,
-        hidden=12288,
-        heads=96,
-        kv_heads=96,
-        ffn_hidden=49152,
-        vocab=51200,
-        seq_len=2048,
-        global_batch=1536,
-        train_tokens=300e9,
-        tied_embeddings=True,
-    ),
+    _preset("gpt3-175b", (96, 12288, 96, 96, 49152, 51200, 2048, 1536, 300e9), tied_embeddings=True),
     # Llama 3 405B (arXiv 2407.21783 Table 3): 126 x 16384, 128 heads / 8 KV, FFN 53248, 15.6T tokens,
     # batch 16M tokens at 8k.
-    "llama3-405b": _wl(
-        "llama3-405b",
-        layers=126,
-        hidden=16384,
-        heads=128,
-        kv_heads=8,
-        ffn_hidden=53248,
-        vocab=128256,
-        seq_len=8192,
-        global_batch=2048,
-        train_tokens=15.6e12,
-        activation="swiglu",
-    ),
+    _preset("llama3-405b", (126, 16384, 128, 8, 53248, 128256, 8192, 2048, 15.6e12), activation="swiglu"),
     # Megatron 1T (Narayanan et al. 2021 Table 1, cal §2): 128 x 25600, 160 heads. Tokens assumed 1T.
-    "dense-1t": _wl(
-        "dense-1t",
-        layers=128,
-        hidden=25600,
-        heads=160,
-        kv_heads=160,
-        ffn_hidden=102400,
-        vocab=51200,
-        seq_len=2048,
-        global_batch=3072,
-        train_tokens=1.0e12,
-        tied_embeddings=True,
-    ),
+    _preset("dense-1t", (128, 25600, 160, 160, 102400, 51200, 2048, 3072, 1.0e12), tied_embeddings=True),
     # DeepSeek-V3 (arXiv 2412.19437): 61 layers, hidden 7168, 128 heads, 3 dense layers (FFN 18432), 256
     # routed experts top-8 + 1 shared, expert FFN 2048, vocab 129280, 14.8T tokens, seq 4096, batch 15360,
     # fp8. MLA attention is approximated by a 4h^2 attention block (187M vs 205M params per layer).
-    "deepseek-v3-671b": _wl(
+    _preset(
         "deepseek-v3-671b",
-        layers=61,
-        hidden=7168,
-        heads=128,
-        kv_heads=128,
-        ffn_hidden=18432,
-        vocab=129280,
-        seq_len=4096,
-        global_batch=15360,
-        train_tokens=14.8e12,
+        (61, 7168, 128, 128, 18432, 129280, 4096, 15360, 14.8e12),
         activation="swiglu",
         precision="fp8",
         moe=MoE(experts=256, top_k=8, expert_ffn_hidden=2048, shared_experts=1, dense_layers=3),
     ),
-}
+)
+PRESETS: dict[str, Workload] = {preset.name: preset for preset in _PRESET_LIST}
 
 
 def workload_preset(name: str) -> Workload:
@@ -285,78 +217,23 @@ def workload_from_dict(d: dict[str, Any]) -> Workload:
     if "preset" in d and "layers" not in d and "params" not in d:
         base = workload_preset(str(d["preset"]))
         return _override(base, d)
-    name = str(d.get("name") or "custom")
     notes: list[str] = []
     derived: float | None = None
     if "layers" not in d and "params" in d:
-        params = _num(d, "params", integer=False)
-        shape = derive_shape(params)
-        notes.append(
-            f"shape derived from {params / 1e9:.1f}B parameters: {shape['layers']} layers x "
-            f"{shape['hidden']} "
-            f"hidden, {shape['heads']} heads, FFN {shape['ffn_hidden']} (GPT-style)"
-        )
-        d = {**shape, **{k: v for k, v in d.items() if k != "params"}}
-        derived = params
-    layers = _num(d, "layers")
-    hidden = _num(d, "hidden")
-    heads = _num(d, "heads")
-    kv_heads = _num(d, "kv_heads", default=heads)
-    ffn = _num(d, "ffn_hidden", default=4 * hidden)
-    vocab = _num(d, "vocab", default=51200)
-    seq = _num(d, "seq_len", default=2048)
-    gb = _num(d, "global_batch", default=max(1, (4 * 1024 * 1024) // seq))
-    tokens = _num(d, "train_tokens", integer=False, default=300e9)
-    if "vocab" not in d:
-        notes.append("vocab not given: 51200 assumed")
-    if "global_batch" not in d:
-        notes.append(f"global_batch not given: {gb} sequences (~4M tokens) assumed")
-    if "train_tokens" not in d:
-        notes.append("train_tokens not given: 300B assumed")
-    if hidden % heads:
-        raise InputError("workload.heads", f"{heads} heads do not divide hidden {hidden}")
-    if heads % kv_heads:
-        raise InputError("workload.kv_heads", f"{kv_heads} KV heads do not divide {heads} heads")
-    precision = str(d.get("precision") or "bf16")
-    if precision not in ("bf16", "fp8"):
-        raise InputError("workload.precision", f"must be bf16 or fp8, got {precision!r}")
-    activation = str(d.get("activation") or "gelu")
-    if activation not in ("gelu", "swiglu"):
-        raise InputError("workload.activation", f"must be gelu or swiglu, got {activation!r}")
-    attention = str(d.get("attention") or "auto")
-    if attention not in ATTENTION_KINDS:
-        raise InputError(
-            "workload.attention", f"must be one of {', '.join(ATTENTION_KINDS)}, got {attention!r}"
-        )
-    moe = None
-    m = d.get("moe")
-    if m:
-        if not isinstance(m, dict):
-            raise InputError("workload.moe", "must be an object or null")
-        experts = _moe_num(m, "experts")
-        top_k = _moe_num(m, "top_k")
-        if top_k > experts:
-            raise InputError("workload.moe.top_k", f"{top_k} exceeds {experts} experts")
-        eff = _moe_num(m, "expert_ffn_hidden", default=ffn)
-        shared = _moe_num(m, "shared_experts", default=0, allow_zero=True)
-        dense_layers = _moe_num(m, "dense_layers", default=0, allow_zero=True)
-        if dense_layers >= layers:
-            raise InputError("workload.moe.dense_layers", f"{dense_layers} leaves no MoE layer of {layers}")
-        moe = MoE(experts, top_k, eff, shared, dense_layers)
+        derived = _num(d, "params", integer=False)
+        d = _with_derived_shape(d, derived, notes)
+    shape = _shape_fields(d, notes)
+    # checked in this order, so the first error a caller sees does not change
+    precision = _choice(d, "precision", ("bf16", "fp8"))
+    activation = _choice(d, "activation", ("gelu", "swiglu"))
+    attention = _choice(d, "attention", ATTENTION_KINDS)
+    moe = _moe_from_dict(d.get("moe"), shape["ffn_hidden"], shape["layers"])
     deadline = d.get("deadline_days")
     if deadline is not None:
         deadline = _num(d, "deadline_days", integer=False)
     return Workload(
-        name=name,
-        layers=layers,
-        hidden=hidden,
-        heads=heads,
-        kv_heads=kv_heads,
-        ffn_hidden=ffn,
-        vocab=vocab,
-        seq_len=seq,
-        global_batch=gb,
-        train_tokens=tokens,
+        name=str(d.get("name") or "custom"),
+        **shape,
         precision=precision,
         activation=activation,
         moe=moe,
@@ -366,6 +243,78 @@ def workload_from_dict(d: dict[str, Any]) -> Workload:
         derived_from_params=derived,
         notes=notes,
     )
+
+
+def _with_derived_shape(d: dict[str, Any], params: float, notes: list[str]) -> dict[str, Any]:
+    """`d` with a bare parameter count replaced by the standard shape it derives (derive_shape)."""
+    shape = derive_shape(params)
+    notes.append(
+        f"shape derived from {params / 1e9:.1f}B parameters: {shape['layers']} layers x "
+        f"{shape['hidden']} "
+        f"hidden, {shape['heads']} heads, FFN {shape['ffn_hidden']} (GPT-style)"
+    )
+    return {**shape, **{k: v for k, v in d.items() if k != "params"}}
+
+
+def _shape_fields(d: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """The architecture and batch fields, with the defaults filled in noted, heads checked."""
+    layers = _num(d, "layers")
+    hidden = _num(d, "hidden")
+    heads = _num(d, "heads")
+    kv_heads = _num(d, "kv_heads", default=heads)
+    ffn = _num(d, "ffn_hidden", default=4 * hidden)
+    vocab = _num(d, "vocab", default=51200)
+    seq = _num(d, "seq_len", default=2048)
+    global_batch = _num(d, "global_batch", default=max(1, (4 * 1024 * 1024) // seq))
+    tokens = _num(d, "train_tokens", integer=False, default=300e9)
+    if "vocab" not in d:
+        notes.append("vocab not given: 51200 assumed")
+    if "global_batch" not in d:
+        notes.append(f"global_batch not given: {global_batch} sequences (~4M tokens) assumed")
+    if "train_tokens" not in d:
+        notes.append("train_tokens not given: 300B assumed")
+    if hidden % heads:
+        raise InputError("workload.heads", f"{heads} heads do not divide hidden {hidden}")
+    if heads % kv_heads:
+        raise InputError("workload.kv_heads", f"{kv_heads} KV heads do not divide {heads} heads")
+    return {
+        "layers": layers,
+        "hidden": hidden,
+        "heads": heads,
+        "kv_heads": kv_heads,
+        "ffn_hidden": ffn,
+        "vocab": vocab,
+        "seq_len": seq,
+        "global_batch": global_batch,
+        "train_tokens": tokens,
+    }
+
+
+def _choice(d: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:
+    """A text field that must be one of `allowed` (absent or empty: the first)."""
+    value = str(d.get(key) or allowed[0])
+    if value not in allowed:
+        described = " or ".join(allowed) if len(allowed) == 2 else f"one of {', '.join(allowed)}"
+        raise InputError(f"workload.{key}", f"must be {described}, got {value!r}")
+    return value
+
+
+def _moe_from_dict(m: Any, ffn: int, layers: int) -> MoE | None:
+    """The `moe` object (absent, null or empty: a dense model)."""
+    if not m:
+        return None
+    if not isinstance(m, dict):
+        raise InputError("workload.moe", "must be an object or null")
+    experts = _moe_num(m, "experts")
+    top_k = _moe_num(m, "top_k")
+    if top_k > experts:
+        raise InputError("workload.moe.top_k", f"{top_k} exceeds {experts} experts")
+    expert_ffn = _moe_num(m, "expert_ffn_hidden", default=ffn)
+    shared = _moe_num(m, "shared_experts", default=0, allow_zero=True)
+    dense_layers = _moe_num(m, "dense_layers", default=0, allow_zero=True)
+    if dense_layers >= layers:
+        raise InputError("workload.moe.dense_layers", f"{dense_layers} leaves no MoE layer of {layers}")
+    return MoE(experts, top_k, expert_ffn, shared, dense_layers)
 
 
 def _moe_num(m: dict[str, Any], key: str, default: int | None = None, allow_zero: bool = False) -> int:
