@@ -19,18 +19,6 @@ CENT = Decimal("0.01")
 # Training logs and metrics downloaded at the end of the job: a few GB at most (a Megatron run's text logs
 # and tensorboard events are ~1 GB per month); 10 GB is a deliberate over-estimate.
 LOG_GB = Decimal(10)
-LINE_ITEMS = (
-    "compute",
-    "failure_overhead",
-    "spares",
-    "checkpoint_storage",
-    "dataset_storage",
-    "egress",
-    "traffic",
-    "support",
-    "setup",
-)
-# Each line item's name as a buyer reads it (the quote's page and PDF).
 LINE_ITEM_LABELS = {
     "compute": "Compute",
     "failure_overhead": "Failure and restart overhead",
@@ -42,6 +30,8 @@ LINE_ITEM_LABELS = {
     "support": "Support",
     "setup": "Setup fee",
 }
+# The bill's lines in the order they are shown.
+LINE_ITEMS = tuple(LINE_ITEM_LABELS)
 RESERVED_KINDS = ("reserved", "cluster-cycle")
 
 
