@@ -23,7 +23,7 @@ from portal.api_errors import error_responses
 from providers import selectors, services
 from providers.facts import FACTS, Fact
 from providers.filters import OfferingApiFilterSet
-from providers.models import BillingPlan, Offering, PricePoint, Provider
+from providers.models import BILLING_PLAN_FIELDS, BillingPlan, Offering, PricePoint, Provider
 
 
 class ProviderSerializer(serializers.ModelSerializer[Provider]):
@@ -45,21 +45,7 @@ class PlanSerializer(serializers.ModelSerializer[BillingPlan]):
 
     class Meta:
         model = BillingPlan
-        fields = [
-            "id",
-            "kind",
-            "name",
-            "price_usd_per_gpu_hour",
-            "term_months",
-            "min_nodes",
-            "granularity",
-            "cycle_days",
-            "upfront_pct",
-            "region",
-            "as_of",
-            "note",
-            "history",
-        ]
+        fields = ["id", *BILLING_PLAN_FIELDS, "history"]
 
 
 class OfferingSerializer(serializers.ModelSerializer[Offering]):

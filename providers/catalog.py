@@ -20,24 +20,21 @@ import yaml
 from django.db import IntegrityError, transaction
 
 from providers.facts import FACTS, FACTS_BY_NAME, GROUPS, Fact, facts_in_group
-from providers.models import BillingPlan, GPUModel, Offering, PricePoint, Provenance, Provider, Source
+from providers.models import (
+    BILLING_PLAN_FIELDS,
+    BillingPlan,
+    GPUModel,
+    Offering,
+    PricePoint,
+    Provenance,
+    Provider,
+    Source,
+)
 
 FORMAT = "clusterscout-catalog/1"
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-PLAN_FIELDS = (
-    "kind",
-    "name",
-    "price_usd_per_gpu_hour",
-    "term_months",
-    "min_nodes",
-    "granularity",
-    "cycle_days",
-    "upfront_pct",
-    "region",
-    "as_of",
-    "sources",
-    "note",
-)
+# The keys of a plan in a catalog file: its fields and the keys of the sources it cites.
+PLAN_FIELDS = (*BILLING_PLAN_FIELDS, "sources")
 PROVIDER_KINDS = [k for k, _ in Provider.Kind.choices]
 PLAN_KINDS = [k for k, _ in BillingPlan.Kind.choices]
 GRANULARITIES = [k for k, _ in BillingPlan.Granularity.choices]
@@ -651,16 +648,7 @@ def catalog_export() -> dict[str, Any]:
             for plan in offering.plans.all():
                 plans.append(
                     {
-                        "kind": plan.kind,
-                        "name": plan.name,
-                        "price_usd_per_gpu_hour": float(plan.price_usd_per_gpu_hour)
-                        if plan.price_usd_per_gpu_hour is not None
-                        else None,
-                        "term_months": plan.term_months,
-                        "min_nodes": plan.min_nodes,
-                        "granularity": plan.granularity,
-                        "cycle_days": plan.cycle_days,
-                        "upfront_pct": plan.upfront_pct,
+                        **plan.as_dict(),
                         "region": plan.region,
                         "as_of": plan.as_of.isoformat() if plan.as_of else None,
                         "sources": sorted(s.key for s in plan.sources.all()),
