@@ -15,23 +15,32 @@ from django.http import QueryDict
 
 from portal.filters import FormFieldFilter, unchanged
 from providers import selectors
-from providers.facts import ACCELERATOR_STACKS, FABRICS, FACTS_BY_NAME, SCHEDULERS
+from providers.facts import ACCELERATOR_STACKS, FABRICS, FACTS_BY_NAME, SCHEDULERS, facts_in_group
 from providers.models import Offering
 
-# The fault-tolerance facts a buyer can require ("Must have"); labelled as the offering page labels them.
-FEATURE_FACTS = (
-    "health_checks",
-    "auto_bad_node_detection",
-    "auto_replacement",
-    "auto_checkpoint_restart",
-    "spare_node_pool",
+# What a buyer can require ("Must have"): every fault-tolerance feature of the registry, and topology-aware
+# placement; labelled as the offering page labels them.
+FEATURE_FACTS = [
+    *(fact.name for fact in facts_in_group("fault_tolerance") if fact.type == "bool"),
     "topology_aware_placement",
-)
+]
 FEATURE_CHOICES = [(name, FACTS_BY_NAME[name].label) for name in FEATURE_FACTS]
 
 
 def _any_of(values: tuple[str, ...]) -> list[tuple[str, str]]:
     return [("", "any"), *((value, value) for value in values)]
+
+
+def _on_demand_price_bound(lookup_expr: str, *, label: str) -> FormFieldFilter:
+    return FormFieldFilter(
+        forms.DecimalField,
+        min_value=0,
+        max_digits=10,
+        decimal_places=4,
+        label=label,
+        field_name="on_demand_price",
+        lookup_expr=lookup_expr,
+    )
 
 
 class OfferingFilterForm(forms.Form):
@@ -69,24 +78,8 @@ class OfferingFilterSet(django_filters.FilterSet):
     feature = FormFieldFilter(
         forms.MultipleChoiceField, choices=FEATURE_CHOICES, label="Must have", method="filter_features"
     )
-    min_price = FormFieldFilter(
-        forms.DecimalField,
-        min_value=0,
-        max_digits=10,
-        decimal_places=4,
-        label="Min $/GPU-h",
-        field_name="on_demand_price",
-        lookup_expr="gte",
-    )
-    max_price = FormFieldFilter(
-        forms.DecimalField,
-        min_value=0,
-        max_digits=10,
-        decimal_places=4,
-        label="Max $/GPU-h",
-        field_name="on_demand_price",
-        lookup_expr="lte",
-    )
+    min_price = _on_demand_price_bound("gte", label="Min $/GPU-h")
+    max_price = _on_demand_price_bound("lte", label="Max $/GPU-h")
     include_fictional = FormFieldFilter(
         forms.BooleanField, initial=True, label="Include sample offerings", method="filter_fictional"
     )

@@ -19,6 +19,14 @@ SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 PROVIDER_KINDS = [k for k, _ in Provider.Kind.choices]
 PLAN_KINDS = [k for k, _ in BillingPlan.Kind.choices]
 GRANULARITIES = [k for k, _ in BillingPlan.Granularity.choices]
+# The numbers of a plan: (whole number?, the rule a published value must meet, how a problem states it).
+PLAN_NUMBERS: dict[str, tuple[bool, Callable[[Any], bool], str]] = {
+    "price_usd_per_gpu_hour": (False, lambda number: number >= 0, "must not be negative"),
+    "term_months": (True, lambda number: number > 0, "must be greater than 0"),
+    "min_nodes": (True, lambda number: number > 0, "must be greater than 0"),
+    "cycle_days": (True, lambda number: number > 0, "must be greater than 0"),
+    "upfront_pct": (False, lambda number: 0 <= number <= 100, "must be between 0 and 100"),
+}
 
 
 @dataclass
@@ -229,20 +237,11 @@ def _validate_plans(
     return plans
 
 
-def _plan_number(
-    check: _Validation,
-    plan: dict[str, Any],
-    where: str,
-    name: str,
-    *,
-    integer: bool,
-    valid: Callable[[Any], bool],
-    rule: str,
-) -> Any:
-    """The plan's number `name` (None when not published), or None and a problem when it breaks `rule`."""
-    value = plan.get(name)
+def _plan_number(check: _Validation, where: str, name: str, value: Any) -> Any:
+    """The plan's number `name` (None when not published), or None and a problem when it is not valid."""
     if value is None:
         return None
+    integer, valid, rule = PLAN_NUMBERS[name]
     try:
         number = parse_number(value, integer=integer)
     except ValueError as exc:
@@ -271,33 +270,12 @@ def _validate_plan(
     if granularity not in GRANULARITIES:
         check.add(where, "granularity", f"{granularity!r} is not one of {', '.join(GRANULARITIES)}")
     out["granularity"] = granularity
-    price = _plan_number(
-        check,
-        plan,
-        where,
-        "price_usd_per_gpu_hour",
-        integer=False,
-        valid=lambda number: number >= 0,
-        rule="must not be negative",
-    )
-    out["price_usd_per_gpu_hour"] = (
-        None
-        if price is None
-        else Decimal(str(plan["price_usd_per_gpu_hour"]).strip()).quantize(Decimal("0.0001"))
-    )
-    for count in ("term_months", "min_nodes", "cycle_days"):
-        out[count] = _plan_number(
-            check, plan, where, count, integer=True, valid=lambda n: n > 0, rule="must be greater than 0"
-        )
-    out["upfront_pct"] = _plan_number(
-        check,
-        plan,
-        where,
-        "upfront_pct",
-        integer=False,
-        valid=lambda number: 0 <= number <= 100,
-        rule="must be between 0 and 100",
-    )
+    for number_name in PLAN_NUMBERS:
+        out[number_name] = _plan_number(check, where, number_name, plan.get(number_name))
+    if out["price_usd_per_gpu_hour"] is not None:
+        # Money is Decimal: from the text as published, not from the float the check used.
+        price_text = str(plan["price_usd_per_gpu_hour"]).strip()
+        out["price_usd_per_gpu_hour"] = Decimal(price_text).quantize(Decimal("0.0001"))
     try:
         out["as_of"] = parse_date(plan.get("as_of"))
     except ValueError as exc:
