@@ -25,15 +25,20 @@ def login_key(request: HttpRequest, username: str) -> str:
     return f"{username.strip().lower()}|{ratelimit.client_ip(request)}"
 
 
+def rate_limited_page(request: HttpRequest, *, message: str, retry_after: int) -> HttpResponse:
+    """The 429 page of every limit (failed log-ins, uploads), with its Retry-After header."""
+    response = render(request, "accounts/rate_limited.html", {"message": message}, status=429)
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
 def too_many_logins_page(request: HttpRequest, retry_after: int) -> HttpResponse:
     minutes = max(1, round(retry_after / 60))
     message = (
         "Too many failed log-in attempts for this user name. "
         f"Please wait about {minutes} minute{'s' if minutes != 1 else ''} and try again."
     )
-    response = render(request, "accounts/rate_limited.html", {"message": message}, status=429)
-    response["Retry-After"] = str(retry_after)
-    return response
+    return rate_limited_page(request, message=message, retry_after=retry_after)
 
 
 class LoginView(auth_views.LoginView):

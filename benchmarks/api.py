@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.files.storage import default_storage
@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.throttles import UploadLimitReached, UploadThrottle
 from benchmarks import selectors, services
 from benchmarks.models import Upload
 from portal.api_errors import error_responses
@@ -116,6 +117,10 @@ class UploadListCreateApi(generics.ListCreateAPIView[Upload]):
 
     parser_classes = [MultiPartParser, FormParser]
     serializer_class = UploadOutputSerializer
+    throttle_classes = [UploadThrottle]
+
+    def throttled(self, request: Request, wait: float | None) -> NoReturn:
+        raise UploadLimitReached(int(wait or 1))
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
         if self.request is not None and self.request.method == "POST":

@@ -51,11 +51,14 @@ class UploadOutcome:
 
 
 def _human_bytes(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return f"{n} B"  # pragma: no cover
+    if n < 1024:
+        return f"{n} B"
+    size = n / 1024
+    for unit in ("KiB", "MiB"):
+        if size < 1024:
+            return f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"
 
 
 def upload_check_size(*, name: str, size: int) -> None:
@@ -182,15 +185,13 @@ def upload_create(
     return outcomes
 
 
-def _refresh_findings(offering_id: int) -> None:
-    try:
-        from checks import services as checks_services
+def _findings_refresh_after_parse(offering_id: int) -> None:
+    """Hook: a parsed upload is evidence the offering's findings read, so they are refreshed."""
+    # Imported here: the checks app reads uploads (checks.selectors), a module-level import would loop.
+    from checks import services as checks_services
 
-        refresh = checks_services.findings_refresh_for  # type: ignore[attr-defined]
-    except (ImportError, AttributeError):
-        return  # the checks app does not offer it (yet)
     try:
-        refresh([offering_id])
+        checks_services.findings_refresh_for([offering_id])
     except Exception:  # findings are derived data: a failure there must not undo a finished parse
         logger.exception("findings refresh failed for offering %s", offering_id)
 
@@ -241,7 +242,7 @@ def upload_parse(*, upload_id: int) -> Upload:
             return current
         upload.save(update_fields=fields)
     if upload.status == Upload.Status.PARSED:
-        _refresh_findings(upload.offering_id)
+        _findings_refresh_after_parse(upload.offering_id)
     return upload
 
 

@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from accounts.throttles import upload_throttled
 from benchmarks import selectors, services
 from benchmarks.forms import UploadForm
 from benchmarks.models import Upload
@@ -26,6 +27,7 @@ VERDICT_WORDS = {
 
 
 @login_required
+@upload_throttled
 def upload_new(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         initial = {"offering": request.GET.get("offering")} if request.GET.get("offering") else {}

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import exceptions, serializers
+from rest_framework import serializers
 from rest_framework.generics import ListAPIView
 from rest_framework.permissions import AllowAny
 
 from checks import selectors
-from checks.forms import FindingFilterForm
+from checks.filters import FindingFilterSet
 from checks.models import Finding
 from portal.api_errors import error_responses
 
@@ -60,9 +61,8 @@ class FindingListApi(ListAPIView[Finding]):
     serializer_class = FindingSerializer
     permission_classes = [AllowAny]
     pagination_class = None
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = FindingFilterSet
 
     def get_queryset(self) -> Any:
-        form = FindingFilterForm(self.request.query_params)
-        if not form.is_valid():
-            raise exceptions.ValidationError({k: [str(e) for e in v] for k, v in form.errors.items()})
-        return selectors.finding_list(user=self.request.user, **form.cleaned_data)
+        return selectors.finding_list(user=self.request.user)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 
 from checks.models import CONTEXT_CLAIMS, Finding
 from checks.selectors import finding_list
@@ -64,11 +64,7 @@ def upload_href(upload_id: Any, lines: list[list[int]] | None) -> str | None:
     if not isinstance(upload_id, int):
         return None
     anchor = f"#L{lines[0][0]}" if lines and lines[0] else ""
-    try:
-        base = reverse("benchmarks:upload", args=[upload_id])
-    except NoReverseMatch:  # the uploads pages are not wired yet
-        base = f"/benchmarks/{upload_id}/"
-    return base + anchor
+    return reverse("benchmarks:upload", args=[upload_id]) + anchor
 
 
 def _value_text(value: Any) -> str:

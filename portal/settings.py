@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "rest_framework",
     "rest_framework.authtoken",
+    "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "accounts",
@@ -61,7 +62,6 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "accounts.middleware.UploadRateLimitMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -145,7 +145,8 @@ if REDIS_URL.startswith(("redis://", "rediss://")):
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-# Rate limits (accounts/ratelimit.py): failed log-ins per user name and address; uploads per user.
+# Rate limits (accounts/ratelimit.py): failed log-ins per user name and address; uploads per user (the
+# "uploads" throttle of accounts/throttles.py, on the upload page and the upload API).
 RATE_LIMIT_LOGIN_FAILURES = env.int("RATE_LIMIT_LOGIN_FAILURES", default=10)
 RATE_LIMIT_LOGIN_WINDOW_SECONDS = env.int("RATE_LIMIT_LOGIN_WINDOW_SECONDS", default=300)
 RATE_LIMIT_UPLOADS = env.int("RATE_LIMIT_UPLOADS", default=30)

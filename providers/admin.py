@@ -8,7 +8,16 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from providers.models import BillingPlan, GPUModel, Offering, PricePoint, Provenance, Provider, Source
+from providers.models import (
+    BILLING_PLAN_FIELDS,
+    BillingPlan,
+    GPUModel,
+    Offering,
+    PricePoint,
+    Provenance,
+    Provider,
+    Source,
+)
 
 
 class OwnProviderMixin:
@@ -48,16 +57,7 @@ class ProvenanceInline(admin.StackedInline[Provenance, Offering]):
 class PlanInline(admin.TabularInline[BillingPlan, Offering]):
     model = BillingPlan
     extra = 0
-    fields = (
-        "kind",
-        "name",
-        "price_usd_per_gpu_hour",
-        "term_months",
-        "min_nodes",
-        "granularity",
-        "cycle_days",
-        "as_of",
-    )
+    fields = BILLING_PLAN_FIELDS
 
 
 @admin.register(Offering)

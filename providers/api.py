@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
+from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import exceptions, mixins, serializers, status, viewsets
@@ -21,8 +22,8 @@ from rest_framework.response import Response
 from portal.api_errors import error_responses
 from providers import selectors, services
 from providers.facts import FACTS, Fact
-from providers.forms import OfferingFilterForm
-from providers.models import BillingPlan, Offering, PricePoint, Provider
+from providers.filters import OfferingApiFilterSet
+from providers.models import BILLING_PLAN_FIELDS, BillingPlan, Offering, PricePoint, Provider
 
 
 class ProviderSerializer(serializers.ModelSerializer[Provider]):
@@ -44,21 +45,7 @@ class PlanSerializer(serializers.ModelSerializer[BillingPlan]):
 
     class Meta:
         model = BillingPlan
-        fields = [
-            "id",
-            "kind",
-            "name",
-            "price_usd_per_gpu_hour",
-            "term_months",
-            "min_nodes",
-            "granularity",
-            "cycle_days",
-            "upfront_pct",
-            "region",
-            "as_of",
-            "note",
-            "history",
-        ]
+        fields = ["id", *BILLING_PLAN_FIELDS, "history"]
 
 
 class OfferingSerializer(serializers.ModelSerializer[Offering]):
@@ -165,6 +152,8 @@ _FILTERS = [
     OpenApiParameter("max_price", float, description="maximum on-demand $/GPU-hour"),
     OpenApiParameter("include_fictional", bool, description="include the labelled sample offerings"),
     OpenApiParameter("sort", str),
+    # The browse page's page number: validated like the other filters, but the API pages with limit/offset.
+    OpenApiParameter("page", exclude=True),
 ]
 
 
@@ -185,6 +174,8 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
 
     serializer_class = OfferingSerializer
     lookup_field = "slug"
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = OfferingApiFilterSet
     # PATCH only: a full PUT of every fact is never what a representative means.
     http_method_names = ["get", "post", "patch", "head", "options"]
 
@@ -241,7 +232,7 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
         responses={200: PriceHistorySerializer(many=True), **error_responses(400, 404)},
         description="Every recorded price of the offering's plans, oldest first (append-only history).",
     )
-    @action(detail=True, methods=["get"], pagination_class=None)
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
     def prices(self, request: Request, slug: str) -> Response:
         offering = self.get_object()
         points = PricePoint.objects.filter(plan__offering=offering).select_related("plan")
@@ -253,17 +244,10 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
         return Response(PriceHistorySerializer(points.order_by("recorded_at", "id"), many=True).data)
 
     def get_queryset(self) -> QuerySet[Offering]:
-        request: Request = self.request
+        return selectors.offering_queryset().prefetch_related("plans__history")
+
+    def filter_queryset(self, queryset: QuerySet[Offering, Any]) -> QuerySet[Offering, Any]:
+        # The query parameters filter the list; an offering's own address ignores them.
         if self.action != "list":
-            return selectors.offering_queryset().prefetch_related("plans__history")
-        params = request.query_params.copy()
-        params.setdefault("include_fictional", "true")
-        form = OfferingFilterForm(params)
-        if not form.is_valid():
-            raise exceptions.ValidationError({k: [str(e) for e in v] for k, v in form.errors.items()})
-        data: dict[str, Any] = form.cleaned_data
-        qs = selectors.offering_list(filters=data).prefetch_related("plans__history")
-        slug = request.query_params.get("slug")
-        if slug:
-            qs = qs.filter(slug__in=[s for s in slug.split(",") if s])
-        return qs
+            return queryset
+        return super().filter_queryset(queryset)

@@ -277,6 +277,22 @@ class Granularity(models.TextChoices):
     CYCLE = "cycle", "per cycle"
 
 
+# A billing plan's commercial terms: what the sizing engine's bill reads (BillingPlan.as_dict).
+BILLING_PLAN_TERMS = (
+    "kind",
+    "name",
+    "price_usd_per_gpu_hour",
+    "term_months",
+    "min_nodes",
+    "granularity",
+    "cycle_days",
+    "upfront_pct",
+)
+# Every published field of a plan, in the order the catalog file, the API and the admin list them
+# (docs/CATALOG_FORMAT.md; the catalog file adds the plan's `sources`).
+BILLING_PLAN_FIELDS = (*BILLING_PLAN_TERMS, "region", "as_of", "note")
+
+
 class BillingPlan(models.Model):
     Kind = PlanKind
     Granularity = Granularity
@@ -328,18 +344,11 @@ class BillingPlan(models.Model):
         return f"{self.offering.slug}: {self.name}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            "price_usd_per_gpu_hour": float(self.price_usd_per_gpu_hour)
-            if self.price_usd_per_gpu_hour is not None
-            else None,
-            "term_months": self.term_months,
-            "min_nodes": self.min_nodes,
-            "granularity": self.granularity,
-            "cycle_days": self.cycle_days,
-            "upfront_pct": self.upfront_pct,
-        }
+        """The plan's terms as the plain dict of docs/FACTS.md (prices as float)."""
+        terms = {name: getattr(self, name) for name in BILLING_PLAN_TERMS}
+        if self.price_usd_per_gpu_hour is not None:
+            terms["price_usd_per_gpu_hour"] = float(self.price_usd_per_gpu_hour)
+        return terms
 
 
 class PricePointQuerySet(models.QuerySet["PricePoint"]):

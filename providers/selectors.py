@@ -14,8 +14,20 @@ from django.db.models import (
     QuerySet,
 )
 
-from providers.forms import SORTS
-from providers.models import BillingPlan, Offering, PricePoint, Provider
+from providers.models import BillingPlan, GPUModel, Offering, PricePoint, Provider
+
+# The orders of the catalog list: `sort` value -> order_by keys (on_demand_price and gbps_per_gpu_value are
+# annotations of offering_queryset).
+SORTS = {
+    "provider": ("provider__name", "name"),
+    "name": ("name",),
+    "price": ("on_demand_price", "provider__name"),
+    "-price": ("-on_demand_price", "provider__name"),
+    "gbps_per_gpu": ("gbps_per_gpu_value", "provider__name"),
+    "-gbps_per_gpu": ("-gbps_per_gpu_value", "provider__name"),
+    "updated": ("-updated_at",),
+}
+SORT_CHOICES = [(key, key) for key in SORTS]
 
 
 def offering_queryset() -> QuerySet[Offering]:
@@ -34,36 +46,10 @@ def offering_queryset() -> QuerySet[Offering]:
     )
 
 
-def offering_list(*, filters: dict[str, Any] | None = None) -> QuerySet[Offering]:
-    """Offerings matching the (already validated) filters of OfferingFilterForm, sorted."""
-    filters = filters or {}
-    qs = offering_queryset()
-    if filters.get("q"):
-        q = filters["q"]
-        qs = qs.filter(Q(name__icontains=q) | Q(provider__name__icontains=q) | Q(summary__icontains=q))
-    if filters.get("provider"):
-        qs = qs.filter(provider__slug=filters["provider"])
-    if filters.get("gpu"):
-        qs = qs.filter(gpu__key=filters["gpu"])
-    if filters.get("fabric"):
-        qs = qs.filter(fabric=filters["fabric"])
-    if filters.get("min_gbps_per_gpu") is not None:
-        qs = qs.filter(**{"gbps_per_gpu_value__gte": filters["min_gbps_per_gpu"]})
-    if filters.get("scheduler"):
-        qs = qs.filter(schedulers__contains=filters["scheduler"])
-    if filters.get("stack"):
-        qs = qs.filter(accelerator_stack=filters["stack"])
-    for feature in filters.get("feature") or []:
-        qs = qs.filter(**{feature: True})
-    if filters.get("min_price") is not None:
-        qs = qs.filter(**{"on_demand_price__gte": filters["min_price"]})
-    if filters.get("max_price") is not None:
-        qs = qs.filter(**{"on_demand_price__lte": filters["max_price"]})
-    if filters.get("include_fictional") is False:
-        qs = qs.filter(fictional=False)
-    order = SORTS.get(filters.get("sort") or "provider", SORTS["provider"])
+def offering_order(queryset: QuerySet[Offering], *, sort: str) -> QuerySet[Offering]:
+    """`queryset` in the order `sort` (a key of SORTS) names."""
     ordered = []
-    for key in order:
+    for key in SORTS.get(sort, SORTS["provider"]):
         name = key.lstrip("-")
         if name in ("on_demand_price", "gbps_per_gpu_value"):
             # unpublished values sort last whatever the direction
@@ -72,7 +58,7 @@ def offering_list(*, filters: dict[str, Any] | None = None) -> QuerySet[Offering
             )
         else:
             ordered.append(F(name).desc() if key.startswith("-") else F(name).asc())
-    return qs.order_by(*ordered)
+    return queryset.order_by(*ordered)
 
 
 def offering_get(*, slug: str) -> Offering:
@@ -92,8 +78,7 @@ def provider_list() -> QuerySet[Provider]:
 
 
 def filter_options() -> dict[str, Any]:
-    from providers.models import GPUModel
-
+    """The GPUs and providers the browse page offers in its filter menus."""
     return {
         "gpus": list(
             GPUModel.objects.filter(offerings__isnull=False).distinct().values_list("key", flat=True)

@@ -13,36 +13,34 @@ from django.shortcuts import redirect, render
 from checks.display import findings_for_offering_page
 from providers import selectors, services
 from providers.facts import FACTS, GROUPS, facts_in_group
-from providers.forms import FT_FEATURES, OfferingEditForm, OfferingFilterForm
+from providers.filters import FEATURE_CHOICES, OfferingFilterSet
+from providers.forms import OfferingEditForm
 from providers.models import Offering
 
 BROWSE_PAGE_SIZE = 50
 
 
 def offering_browse(request: HttpRequest) -> HttpResponse:
-    params = request.GET.copy()
-    if "include_fictional" not in params and not params.get("filtered"):
-        params["include_fictional"] = "on"
-    form = OfferingFilterForm(params)
+    filters = OfferingFilterSet(request.GET, queryset=selectors.offering_queryset())
     status = 200
     offerings: Any = []
     page_obj = None
-    if form.is_valid():
+    if filters.is_valid():
         # A page of the catalog at a time: a full catalog of hundreds of rows is slow to render and to read.
-        paginator = Paginator(selectors.offering_list(filters=form.cleaned_data), BROWSE_PAGE_SIZE)
-        page_obj = paginator.get_page(form.cleaned_data.get("page") or 1)
+        paginator = Paginator(filters.qs, BROWSE_PAGE_SIZE)
+        page_obj = paginator.get_page(filters.form.cleaned_data.get("page") or 1)
         offerings = page_obj.object_list
     else:
         status = 400
-    query = params.copy()
+    query = filters.data.copy()
     query.pop("page", None)
     context = {
-        "form": form,
+        "form": filters.form,
         "offerings": offerings,
         "page_obj": page_obj,
         "query": query.urlencode(),
         "options": selectors.filter_options(),
-        "features": FT_FEATURES,
+        "features": dict(FEATURE_CHOICES),
     }
     return render(request, "providers/browse.html", context, status=status)
 

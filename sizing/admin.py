@@ -29,6 +29,9 @@ RESULT_FIELDS = (
     "findings",
 )
 
+# A run's status and progress: the worker's to write, the columns of the run list.
+RUN_PROGRESS_FIELDS = ("status", "progress_done", "progress_total")
+
 
 @admin.register(Workload)
 class WorkloadAdmin(admin.ModelAdmin[Workload]):
@@ -58,31 +61,13 @@ class PlanResultInline(admin.TabularInline[PlanResult, PlanRun]):
 
 @admin.register(PlanRun)
 class PlanRunAdmin(admin.ModelAdmin[PlanRun]):
-    list_display = (
-        "id",
-        "workload",
-        "owner",
-        "objective",
-        "status",
-        "progress_done",
-        "progress_total",
-        "created_at",
-    )
+    list_display = ("id", "workload", "owner", "objective", *RUN_PROGRESS_FIELDS, "created_at")
     list_filter = ("status", "objective")
     search_fields = ("workload__name", "owner__username")
     list_select_related = ("workload", "owner")
     raw_id_fields = ("workload", "owner")
     filter_horizontal = ("offerings",)
-    readonly_fields = (
-        "status",
-        "progress_done",
-        "progress_total",
-        "created_at",
-        "updated_at",
-        "started_at",
-        "finished_at",
-        "error",
-    )
+    readonly_fields = (*RUN_PROGRESS_FIELDS, "created_at", "updated_at", "started_at", "finished_at", "error")
     inlines = [PlanResultInline]
 
 

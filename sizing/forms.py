@@ -90,22 +90,3 @@ class PlanForm(forms.Form):
         for key in ("preset", "name", "objective", "offerings"):
             data.pop(key, None)
         return {k: v for k, v in data.items() if v not in (None, "")}
-
-
-class RunViewForm(forms.Form):
-    """The filters and objective switch of the run page (re-ranking stored results, no re-run)."""
-
-    objective = forms.ChoiceField(choices=Objective.choices, required=False)
-    gpu = forms.ChoiceField(label="GPU", required=False)
-    fabric = forms.ChoiceField(label="Fabric", required=False)
-    feasible_only = forms.BooleanField(required=False)
-    complete_only = forms.BooleanField(required=False)
-    within_budget = forms.BooleanField(required=False)
-
-    def __init__(self, *args: Any, choices: dict[str, list[tuple[str, str]]] | None = None, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        choices = choices or {}
-        for name, empty in (("gpu", "any GPU"), ("fabric", "any fabric")):
-            field = self.fields[name]
-            assert isinstance(field, forms.ChoiceField)
-            field.choices = [("", empty), *choices.get(name, [])]

@@ -72,40 +72,29 @@ def run_get(*, owner: Any, run_id: int, for_write: bool = False) -> PlanRun:
     return run
 
 
+def run_result_queryset(*, run: PlanRun) -> QuerySet[PlanResult]:
+    """The run's stored results with their offering, provider and GPU joined."""
+    return run.results.select_related("offering", "offering__provider", "offering__gpu")
+
+
 def run_results(
-    *,
-    run: PlanRun,
-    objective: str | None = None,
-    feasible_only: bool = False,
-    complete_only: bool = False,
-    within_budget: bool = False,
-    gpu: str = "",
-    fabric: str = "",
+    *, run: PlanRun, objective: str | None = None, results: QuerySet[PlanResult] | None = None
 ) -> list[PlanResult]:
-    """The run's results ranked by `objective` (default: the run's), filtered; re-ranks the stored results,
-    never re-runs. `within_budget` keeps the bills at or under the workload's budget (all, if it has none)."""
-    qs = run.results.select_related("offering", "offering__provider", "offering__gpu")
-    if feasible_only:
-        qs = qs.filter(feasible=True)
-    if complete_only:
-        qs = qs.filter(cost_complete=True)
-    if gpu:
-        qs = qs.filter(offering__gpu__key=gpu)
-    if fabric:
-        qs = qs.filter(offering__fabric=fabric)
-    wl = run.workload
-    if within_budget and wl.budget_usd is not None:
-        qs = qs.filter(cost_total_usd__lte=wl.budget_usd)
-    results = list(qs)
+    """The run's results (or `results`, a filtered part of them) ranked by `objective` (default: the
+    run's); re-ranks the stored results, never re-runs."""
+    workload = run.workload
+    ranked = list(results if results is not None else run_result_queryset(run=run))
     objective = objective or run.objective
-    results.sort(
-        key=lambda r: rank_key(r, objective, deadline_days=wl.deadline_days, budget_usd=wl.budget_usd)
+    ranked.sort(
+        key=lambda r: rank_key(
+            r, objective, deadline_days=workload.deadline_days, budget_usd=workload.budget_usd
+        )
     )
-    return results
+    return ranked
 
 
 def run_filter_choices(*, run: PlanRun) -> dict[str, list[tuple[str, str]]]:
-    """The GPUs and fabrics of the run's offerings, for the filters of the run page."""
+    """The GPUs and fabrics of the run's offerings, the choices of the run page's filters."""
     rows = run.results.values_list("offering__gpu__key", "offering__gpu__name", "offering__fabric").distinct()
     gpus = sorted({(key, name or key) for key, name, _ in rows if key}, key=lambda c: c[1])
     fabrics = sorted({(fabric, FABRIC_LABELS.get(fabric, fabric)) for _, _, fabric in rows if fabric})

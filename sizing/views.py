@@ -11,11 +11,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from sizing import selectors, services
-from sizing.forms import PlanForm, RunViewForm
+from sizing.filters import RunResultFilterSet
+from sizing.forms import PlanForm
 from sizing.models import Objective
 from sizing.summary import tokens_text, winner_sentence
-
-RUN_FILTERS = ("gpu", "fabric", "feasible_only", "complete_only", "within_budget")
 
 
 def _add_errors(form: PlanForm, exc: ValidationError) -> None:
@@ -69,26 +68,18 @@ def _run_context(request: HttpRequest, run_id: int) -> dict[str, Any]:
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     context = _run_context(request, run_id)
     run = context["run"]
-    view_form = RunViewForm(request.GET or None, choices=selectors.run_filter_choices(run=run))
-    options: dict[str, Any] = view_form.cleaned_data if view_form.is_valid() else {}
-    objective = options.get("objective") or run.objective
-    results = selectors.run_results(
-        run=run,
-        objective=objective,
-        feasible_only=bool(options.get("feasible_only")),
-        complete_only=bool(options.get("complete_only")),
-        within_budget=bool(options.get("within_budget")),
-        gpu=options.get("gpu") or "",
-        fabric=options.get("fabric") or "",
-    )
-    filtered = any(options.get(k) for k in RUN_FILTERS)
+    filters = RunResultFilterSet(request.GET or None, run=run)
+    # An invalid filter filters nothing (the form names it); the stored results are re-ranked, never re-run.
+    valid = filters.is_valid()
+    objective = (filters.form.cleaned_data.get("objective") if valid else None) or run.objective
+    results = selectors.run_results(run=run, objective=objective, results=filters.qs if valid else None)
     # The recommendation is the winner of the whole run under the chosen objective; filters only narrow
     # the table below it.
-    ranked = selectors.run_results(run=run, objective=objective) if filtered else results
+    ranked = selectors.run_results(run=run, objective=objective) if filters.narrows else results
     winner = ranked[0] if ranked else None
     context.update(
-        filtered=filtered,
-        view_form=view_form,
+        filtered=filters.narrows,
+        view_form=filters.form,
         objective=objective,
         tokens_text=tokens_text(run.workload.train_tokens),
         objective_label=Objective(objective).label,

@@ -146,7 +146,7 @@ def test_a_failure_in_the_write_rolls_back_everything(monkeypatch: pytest.Monkey
     before = Offering.objects.get(slug="acme-h100").name
     data = load()
     data["providers"][0]["offerings"][0]["name"] = "Renamed"
-    import providers.catalog as catalog
+    import providers.catalog.importing as catalog
 
     def explode(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("disk on fire")
