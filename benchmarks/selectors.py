@@ -135,3 +135,8 @@ def upload_busbw_chart(upload: Upload) -> list[dict[str, Any]]:
             }
         )
     return series
+
+
+def offering_page_verified_claims(offering: Offering) -> dict[str, Any]:
+    """The offering page's section of verified claims (registered in BenchmarksConfig.ready)."""
+    return {"verified": verified_claims(offering)}

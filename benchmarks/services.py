@@ -25,6 +25,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from benchmarks.models import FINISHED_STATUSES, Blob, Upload
+from benchmarks.signals import upload_parsed
 from providers.models import Offering
 
 logger = logging.getLogger(__name__)
@@ -185,17 +186,6 @@ def upload_create(
     return outcomes
 
 
-def _findings_refresh_after_parse(offering_id: int) -> None:
-    """Hook: a parsed upload is evidence the offering's findings read, so they are refreshed."""
-    # Imported here: the checks app reads uploads (checks.selectors), a module-level import would loop.
-    from checks import services as checks_services
-
-    try:
-        checks_services.findings_refresh_for([offering_id])
-    except Exception:  # findings are derived data: a failure there must not undo a finished parse
-        logger.exception("findings refresh failed for offering %s", offering_id)
-
-
 def upload_parse(*, upload_id: int) -> Upload:
     """Parse a stored upload and compare it with the offering's claims; a finished upload is left as is."""
     from benchmarks.compare import compare
@@ -242,7 +232,13 @@ def upload_parse(*, upload_id: int) -> Upload:
             return current
         upload.save(update_fields=fields)
     if upload.status == Upload.Status.PARSED:
-        _findings_refresh_after_parse(upload.offering_id)
+        # A parsed upload is evidence the offering's findings read: the checks app listens. Derived data:
+        # a failing receiver is logged and must not undo the finished parse.
+        for receiver, error in upload_parsed.send_robust(
+            sender=Upload, upload_id=upload.pk, offering_id=upload.offering_id
+        ):
+            if isinstance(error, Exception):
+                logger.error("%s failed after parsing upload %s: %r", receiver, upload.pk, error)
     return upload
 
 

@@ -9,11 +9,11 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
-from checks.services import findings_refresh_for
 from hardware import GPUS
 from providers.catalog import coerce_fact
 from providers.facts import FACTS_BY_NAME
 from providers.models import BillingPlan, GPUModel, Offering, PricePoint
+from providers.signals import catalog_imported, offerings_changed
 
 
 def gpu_table_sync() -> int:
@@ -73,7 +73,7 @@ def offering_update(*, user: Any, offering: Offering, facts: dict[str, Any]) -> 
         changed.append(name)
     offering.full_clean()
     offering.save(update_fields=[*changed, "updated_at"] if changed else None)
-    findings_refresh_for([offering.pk])
+    offerings_changed.send(sender=Offering, offering_ids=[offering.pk])
     return offering
 
 
@@ -93,7 +93,25 @@ def plan_price_change(
     plan.price_usd_per_gpu_hour = price_usd_per_gpu_hour
     plan.as_of = as_of
     plan.save(update_fields=["price_usd_per_gpu_hour", "as_of"])
-    findings_refresh_for([plan.offering_id])
+    offerings_changed.send(sender=Offering, offering_ids=[plan.offering_id])
     return PricePoint.objects.create(
         plan=plan, price_usd_per_gpu_hour=price_usd_per_gpu_hour, as_of=as_of, note=note
     )
+
+
+def catalog_slugs(data: dict[str, Any]) -> list[str]:
+    """The offering slugs of a catalog file as `providers.catalog.read_catalog_file` returns it."""
+    return [
+        str(offering["slug"])
+        for provider in data.get("providers") or []
+        if isinstance(provider, dict)
+        for offering in provider.get("offerings") or []
+        if isinstance(offering, dict) and offering.get("slug")
+    ]
+
+
+def catalog_imported_announce(*, data: dict[str, Any]) -> list[str]:
+    """Tell the apps above the catalog which offerings a command just imported; they refresh what they
+    derive from them now and each answers with a sentence for the command's output."""
+    responses = catalog_imported.send(sender=Offering, slugs=catalog_slugs(data))
+    return [str(answer) for _, answer in responses if answer]

@@ -10,12 +10,12 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from checks.display import findings_for_offering_page
 from providers import selectors, services
 from providers.facts import FACTS, GROUPS, facts_in_group
 from providers.filters import FEATURE_CHOICES, OfferingFilterSet
 from providers.forms import OfferingEditForm
 from providers.models import Offering
+from providers.page_context import offering_page_sections
 
 BROWSE_PAGE_SIZE = 50
 
@@ -57,13 +57,6 @@ def _fact_rows(offering: Offering) -> list[dict[str, Any]]:
     return groups
 
 
-def _verified_claims(offering: Offering) -> list[dict[str, Any]]:
-    # Evidence lives in the benchmarks app; the catalog page only reads its public, passing verdicts.
-    from benchmarks.selectors import verified_claims
-
-    return verified_claims(offering)
-
-
 def offering_detail(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         offering = selectors.offering_get(slug=slug)
@@ -81,8 +74,8 @@ def offering_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "plans": list(offering.plans.all()),
         "history": history,
         "can_edit": can_edit,
-        "verified": _verified_claims(offering),
-        "findings": findings_for_offering_page(offering),
+        # verified claims (benchmarks) and pitfall findings (checks), registered by those apps
+        **offering_page_sections(offering),
     }
     return render(request, "providers/offering.html", context)
 

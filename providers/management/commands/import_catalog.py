@@ -4,8 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from checks.services import catalog_slugs, findings_refresh_catalog
 from providers.catalog import CatalogError, catalog_import, read_catalog_file
+from providers.services import catalog_imported_announce
 
 
 class Command(BaseCommand):
@@ -26,5 +26,5 @@ class Command(BaseCommand):
             raise CommandError(exc.report.summary(), returncode=2) from exc
         self.stdout.write(report.summary())
         if not options["dry_run"]:
-            checked = findings_refresh_catalog(slugs=catalog_slugs(data))
-            self.stdout.write(f"Pitfall checks run for {checked} offerings.")
+            for sentence in catalog_imported_announce(data=data):
+                self.stdout.write(sentence)

@@ -5,12 +5,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from checks.services import catalog_slugs, findings_refresh_catalog
+from accounts.demo import demo_accounts_create
 from providers.catalog import CatalogError, catalog_import, read_catalog_file
-from providers.demo import demo_accounts_create
-from providers.services import gpu_table_sync
+from providers.services import catalog_imported_announce, gpu_table_sync
 
-DEMO_CATALOG = Path(__file__).resolve().parents[2] / "demo" / "catalog.yaml"
+DEMO_CATALOG = Path(__file__).resolve().parents[3] / "providers" / "demo" / "catalog.yaml"
 
 
 class Command(BaseCommand):
@@ -28,8 +27,8 @@ class Command(BaseCommand):
         except CatalogError as exc:
             raise CommandError(exc.report.summary(), returncode=2) from exc
         self.stdout.write(report.summary())
-        checked = findings_refresh_catalog(slugs=catalog_slugs(data))
-        self.stdout.write(f"Pitfall checks run for {checked} offerings.")
+        for sentence in catalog_imported_announce(data=data):
+            self.stdout.write(sentence)
         if options["no_accounts"]:
             return
         accounts = demo_accounts_create()

@@ -1,4 +1,4 @@
-"""Demo data: the catalog built from ../shared/data/provider-catalog.yaml and the demo accounts."""
+"""The demo accounts (demo mode only: `manage.py load_demo`, never in production)."""
 
 from __future__ import annotations
 
