@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from checks.rules.base import Finding, Ref, Signal, claim, merge, model, percent, to_float
+from checks.rules.base import Finding, Signal, claim, merge, model, percent, to_float
 from checks.rules.context import Context, comm_breakdown
 from checks.rules.thresholds import (
     COMM_SHARE_CRITICAL,
@@ -227,28 +228,73 @@ def rule_cluster_too_small(ctx: Context) -> list[Finding]:
     return merge("cluster-too-small", signals[:1])
 
 
-def _past_workload_limit(
-    code: str, title: str, predicted: Ref, limit: Ref, advice: str, impact: dict
-) -> list[Finding]:
+@dataclass(frozen=True)
+class _WorkloadLimit:
+    """How a finding words a predicted number past a limit the workload sets (the formats take
+    `predicted`, `limit` and `over`, the excess)."""
+
+    predicted_fact: str  # key of the sizing result, cited as a model number
+    predicted_text: str
+    limit_fact: str  # key of the workload
+    limit_text: str
+    title: str
+    over_key: str  # impact key of the excess, rounded to `over_digits`
+    over_digits: int
+    over_text: str
+    advice: str
+
+
+_WORKLOAD_LIMITS = {
+    "deadline-missed": _WorkloadLimit(
+        predicted_fact="train_days",
+        predicted_text="train_days = {predicted:.1f}",
+        limit_fact="deadline_days",
+        limit_text="workload deadline_days = {limit:g}",
+        title="Training takes {predicted:.1f} days, the deadline is {limit:g}",
+        over_key="days_over",
+        over_digits=1,
+        over_text="{over:.1f} days late.",
+        advice="Ask for more nodes in one fabric, or compare faster offerings; the ranking shows which meet "
+        "the deadline.",
+    ),
+    "over-budget": _WorkloadLimit(
+        predicted_fact="total_usd",
+        predicted_text="total_usd = {predicted:,.0f}",
+        limit_fact="budget_usd",
+        limit_text="workload budget_usd = {limit:,.0f}",
+        title="Predicted bill ${predicted:,.0f} exceeds the budget ${limit:,.0f}",
+        over_key="usd_over",
+        over_digits=2,
+        over_text="${over:,.0f} over budget.",
+        advice="Compare billing plans (reserved or cluster cycles) and cheaper offerings that still meet the "
+        "deadline.",
+    ),
+}
+
+
+def _past_workload_limit(code: str, predicted: float | None, limit: float | None) -> list[Finding]:
     """A predicted number past a limit the workload sets: critical, with both numbers as evidence."""
-    return merge(code, [Signal(Severity.CRITICAL, title, [predicted, limit], advice, impact)])
+    if not predicted or not limit or predicted <= limit:
+        return []
+    words = _WORKLOAD_LIMITS[code]
+    over = predicted - limit
+    signal = Signal(
+        Severity.CRITICAL,
+        words.title.format(predicted=predicted, limit=limit),
+        [
+            model(words.predicted_text.format(predicted=predicted), words.predicted_fact, predicted),
+            model(words.limit_text.format(limit=limit), words.limit_fact, limit),
+        ],
+        words.advice,
+        {words.over_key: round(over, words.over_digits), "text": words.over_text.format(over=over)},
+    )
+    return merge(code, [signal])
 
 
 def rule_deadline_missed(ctx: Context) -> list[Finding]:
     """Fires when the predicted training time exceeds the workload's deadline."""
     days = to_float((ctx.sizing or {}).get("train_days"))
-    deadline = to_float((ctx.workload or {}).get("deadline_days"))
-    if not days or not deadline or days <= deadline:
-        return []
-    return _past_workload_limit(
-        "deadline-missed",
-        f"Training takes {days:.1f} days, the deadline is {deadline:g}",
-        model(f"train_days = {days:.1f}", "train_days", days),
-        model(f"workload deadline_days = {deadline:g}", "deadline_days", deadline),
-        "Ask for more nodes in one fabric, or compare faster offerings; the ranking shows which meet the "
-        "deadline.",
-        {"days_over": round(days - deadline, 1), "text": f"{days - deadline:.1f} days late."},
-    )
+    return _past_workload_limit("deadline-missed", days, to_float((ctx.workload or {}).get("deadline_days")))
 
 
 def rule_over_budget(ctx: Context) -> list[Finding]:
@@ -257,15 +303,4 @@ def rule_over_budget(ctx: Context) -> list[Finding]:
     total = to_float((ctx.bill or {}).get("total_usd")) or (
         to_float(cost.get("total_usd")) if isinstance(cost, dict) else None
     )
-    budget = to_float((ctx.workload or {}).get("budget_usd"))
-    if not total or not budget or total <= budget:
-        return []
-    return _past_workload_limit(
-        "over-budget",
-        f"Predicted bill ${total:,.0f} exceeds the budget ${budget:,.0f}",
-        model(f"total_usd = {total:,.0f}", "total_usd", total),
-        model(f"workload budget_usd = {budget:,.0f}", "budget_usd", budget),
-        "Compare billing plans (reserved or cluster cycles) and cheaper offerings that still meet the "
-        "deadline.",
-        {"usd_over": round(total - budget, 2), "text": f"${total - budget:,.0f} over budget."},
-    )
+    return _past_workload_limit("over-budget", total, to_float((ctx.workload or {}).get("budget_usd")))
