@@ -199,6 +199,11 @@ def claimed_layer(fabric: str | None) -> str | None:
     return {"infiniband": "infiniband", "roce": "ethernet"}.get(fabric or "")
 
 
+def claimed_nics(offering: dict) -> int | None:
+    """Fabric ports (NICs) per node the offering claims."""
+    return int(offering["nics_per_node"]) if to_float(offering.get("nics_per_node")) else None
+
+
 def ports_of(item: dict) -> list[dict]:
     return [port for port in summary_of(item).get("ports") or [] if isinstance(port, dict)]
 

@@ -16,6 +16,7 @@ from checks.rules.context import (
     Context,
     busbw,
     claimed_layer,
+    claimed_nics,
     comm_breakdown,
     items_of,
     port_active,
@@ -143,10 +144,6 @@ def _fabric_port_evidence(ctx: Context) -> list[Signal]:
     return signals
 
 
-def _claimed_nics(offering: dict) -> int | None:
-    return int(offering["nics_per_node"]) if to_float(offering.get("nics_per_node")) else None
-
-
 def _ibstat_signals(ctx: Context, item: dict) -> list[Signal]:
     """One port listing: Ethernet under an InfiniBand claim, ports below the claimed rate, ports missing."""
     fabric = ctx.offering.get("fabric")
@@ -160,7 +157,7 @@ def _ibstat_signals(ctx: Context, item: dict) -> list[Signal]:
     if not claimed_active:
         return []
     signals = _slow_ports_signals(ctx, item, claimed_active)
-    nics = _claimed_nics(ctx.offering)
+    nics = claimed_nics(ctx.offering)
     if (
         nics
         and len(claimed_active) < nics
@@ -216,7 +213,7 @@ def _slow_ports_signals(ctx: Context, item: dict, claimed_active: list[dict]) ->
     gbps = to_float(offering.get("gbps_per_nic"))
     if not gbps:
         return []
-    nics = _claimed_nics(offering)
+    nics = claimed_nics(offering)
     # Count ports of the claimed layer at (or above) the claimed rate; front-end Ethernet ports next to
     # the GPU rails are normal and must not count against an InfiniBand claim (evidence FORMATS.md 4).
     slow = [port for port in claimed_active if (to_float(port.get("rate_gbps")) or 0) < gbps * 0.99]
@@ -251,7 +248,7 @@ def _slow_ports_signals(ctx: Context, item: dict, claimed_active: list[dict]) ->
 def _topo_nic_signals(ctx: Context, item: dict) -> list[Signal]:
     """`nvidia-smi topo -m` lists every RDMA device next to the GPUs: fewer than claimed is missing rails."""
     summary = summary_of(item)
-    nics = _claimed_nics(ctx.offering)
+    nics = claimed_nics(ctx.offering)
     seen = to_float(summary.get("nics"))
     if not (
         nics

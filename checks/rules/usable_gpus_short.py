@@ -13,6 +13,7 @@ from checks.rules.context import (
     PORT_KINDS,
     Context,
     claimed_layer,
+    claimed_nics,
     count_of,
     items_of,
     lines_of,
@@ -188,7 +189,7 @@ def _down_port_signals(ctx: Context, item: dict) -> list[Signal]:
     """Fabric ports of the claimed layer that are down while too few are active: GPUs without a rail."""
     offering = ctx.offering
     layer = claimed_layer(offering.get("fabric"))
-    nics = int(offering["nics_per_node"]) if to_float(offering.get("nics_per_node")) else None
+    nics = claimed_nics(offering)
     gpus_per_node = ctx.gpus_per_node
     ports = ports_of(item)
     active = [port for port in ports if port_active(port) and port_layer(port) == layer]
