@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checks.rules import Finding
+from checks.severity import Severity
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,8 @@ class Question:
     answer: Callable[[dict], str]
 
 
-def _v(offering: dict, key: str, unit: str = "", missing: str = "not published") -> str:
+def _fact_text(offering: dict, key: str, unit: str = "", missing: str = "not published") -> str:
+    """One fact as the answer shows it: its value with its unit, yes/no, or "not published"."""
     value = offering.get(key)
     if value is None:
         return missing
@@ -38,108 +40,126 @@ def _v(offering: dict, key: str, unit: str = "", missing: str = "not published")
     return f"{value}{unit}"
 
 
-def _gpus(o: dict) -> str:
-    return (
-        f"{_v(o, 'gpus_per_node')} x {_v(o, 'gpu_label', missing=_v(o, 'gpu'))} per node, up to "
-        f"{_v(o, 'nodes')} "
-        f"nodes in one fabric; usable-GPU guarantee {_v(o, 'usable_gpu_guarantee_pct', '%')} "
-        f"(credit: {_v(o, 'usable_gpu_credit')}); tenancy {_v(o, 'exclusivity')}."
+class _FactField:
+    """A fact in an answer template: `{gbps_per_nic: Gb/s}` shows the fact with the unit after the colon."""
+
+    def __init__(self, offering: dict, key: str) -> None:
+        self.offering, self.key = offering, key
+
+    def __format__(self, unit: str) -> str:
+        return _fact_text(self.offering, self.key, unit)
+
+
+class _FactFields(dict):
+    """The fields of an answer template: the given words, else the offering's fact of that name."""
+
+    def __init__(self, offering: dict, words: dict[str, str]) -> None:
+        super().__init__(words)
+        self.offering = offering
+
+    def __missing__(self, key: str) -> _FactField:
+        return _FactField(self.offering, key)
+
+
+def _fill(text: str, offering: dict, **words: str) -> str:
+    """An answer from a template: `{fact}` or `{fact:unit}` as `_fact_text` shows it, `{word}` as given."""
+    return text.format_map(_FactFields(offering, words))
+
+
+def _template(text: str) -> Callable[[dict], str]:
+    """An answer made of facts only."""
+    return lambda offering: _fill(text, offering)
+
+
+_fabric = _template(
+    "Fabric {fabric} ({fabric_label}), {nics_per_node} x {gbps_per_nic: Gb/s} per node; proprietary NCCL "
+    "plugin: {proprietary_fabric_plugin}."
+)
+_mesh = _template(
+    "Intra-node {intra_node}, {intra_node_gbytes_per_s: GB/s} per GPU, NVLink domain {nvlink_domain_gpus} "
+    "GPUs."
+)
+_faults = _template(
+    "Health checks {health_checks}; automatic bad-node detection {auto_bad_node_detection}; automatic "
+    "replacement {auto_replacement} in {replacement_time_min: min}; spare pool {spare_node_pool}; automatic "
+    "checkpoint/restart {auto_checkpoint_restart}."
+)
+_sla = _template(
+    "Uptime SLA {uptime_sla_pct:%}, claim window {sla_claim_window_days: days}; usable-GPU credit "
+    "{usable_gpu_credit}."
+)
+_stack = _template(
+    "Accelerator stack {accelerator_stack}; standard containers {standard_containers}; bare metal "
+    "{bare_metal}."
+)
+
+
+def _gpus(offering: dict) -> str:
+    return _fill(
+        "{gpus_per_node} x {gpu_name} per node, up to {nodes} nodes in one fabric; usable-GPU guarantee "
+        "{usable_gpu_guarantee_pct:%} (credit: {usable_gpu_credit}); tenancy {exclusivity}.",
+        offering,
+        gpu_name=_fact_text(offering, "gpu_label", missing=_fact_text(offering, "gpu")),
     )
 
 
-def _fabric(o: dict) -> str:
+def _plan_text(plan: dict) -> str:
+    price = plan.get("price_usd_per_gpu_hour")
     return (
-        f"Fabric {_v(o, 'fabric')} ({_v(o, 'fabric_label')}), {_v(o, 'nics_per_node')} x "
-        f"{_v(o, 'gbps_per_nic', ' Gb/s')} per node; proprietary NCCL plugin: "
-        f"{_v(o, 'proprietary_fabric_plugin')}."
+        f"{plan.get('kind')}{' ' + str(plan.get('name')) if plan.get('name') else ''}: "
+        f"{'price not published' if price is None else f'${price:g}/GPU-h'}, granularity "
+        f"{plan.get('granularity') or 'not published'}"
+        + (f", term {plan['term_months']} months" if plan.get("term_months") else "")
+        + (f", min {plan['min_nodes']} nodes" if plan.get("min_nodes") else "")
+        + (f", cycle {plan['cycle_days']} days" if plan.get("cycle_days") else "")
+        + (f", {plan['upfront_pct']}% upfront" if plan.get("upfront_pct") else "")
     )
 
 
-def _mesh(o: dict) -> str:
-    return (
-        f"Intra-node {_v(o, 'intra_node')}, {_v(o, 'intra_node_gbytes_per_s', ' GB/s')} per GPU, NVLink "
-        "domain "
-        f"{_v(o, 'nvlink_domain_gpus')} GPUs."
-    )
-
-
-def _faults(o: dict) -> str:
-    return (
-        f"Health checks {_v(o, 'health_checks')}; automatic bad-node detection "
-        f"{_v(o, 'auto_bad_node_detection')}; "
-        f"automatic replacement {_v(o, 'auto_replacement')} in {_v(o, 'replacement_time_min', ' min')}; "
-        "spare pool "
-        f"{_v(o, 'spare_node_pool')}; automatic checkpoint/restart {_v(o, 'auto_checkpoint_restart')}."
-    )
-
-
-def _billing(o: dict) -> str:
-    plans = [p for p in o.get("billing_plans") or [] if isinstance(p, dict)]
+def _billing(offering: dict) -> str:
+    plans = [plan for plan in offering.get("billing_plans") or [] if isinstance(plan, dict)]
     if not plans:
-        return (
-            f"No billing plans published; cheapest on-demand {_v(o, 'price_usd_per_gpu_hour', ' $/GPU-h')}."
+        return _fill(
+            "No billing plans published; cheapest on-demand {price_usd_per_gpu_hour: $/GPU-h}.", offering
         )
-    parts = []
-    for p in plans:
-        price = p.get("price_usd_per_gpu_hour")
-        parts.append(
-            f"{p.get('kind')}{' ' + str(p.get('name')) if p.get('name') else ''}: "
-            f"{'price not published' if price is None else f'${price:g}/GPU-h'}, granularity "
-            f"{p.get('granularity') or 'not published'}"
-            + (f", term {p['term_months']} months" if p.get("term_months") else "")
-            + (f", min {p['min_nodes']} nodes" if p.get("min_nodes") else "")
-            + (f", cycle {p['cycle_days']} days" if p.get("cycle_days") else "")
-            + (f", {p['upfront_pct']}% upfront" if p.get("upfront_pct") else "")
-        )
-    return "; ".join(parts) + "."
+    return "; ".join(_plan_text(plan) for plan in plans) + "."
 
 
-def _storage(o: dict) -> str:
-    price = o.get("storage_price_usd_per_gb_month")
+def _storage(offering: dict) -> str:
+    price = offering.get("storage_price_usd_per_gb_month")
     billed = "not published" if price is None else ("included" if price == 0 else f"${price:g} per GB-month")
-    return (
-        f"Checkpoint storage {_v(o, 'storage_type')}: {billed}, {_v(o, 'storage_included_gb', ' GB')} "
-        "included, "
-        f"write {_v(o, 'storage_write_gbytes_per_s', ' GB/s')}."
+    return _fill(
+        "Checkpoint storage {storage_type}: {billed}, {storage_included_gb: GB} included, write "
+        "{storage_write_gbytes_per_s: GB/s}.",
+        offering,
+        billed=billed,
     )
 
 
-def _traffic(o: dict) -> str:
+def _traffic(offering: dict) -> str:
     def price(key: str) -> str:
-        value = o.get(key)
+        value = offering.get(key)
         return "not published" if value is None else ("free" if value == 0 else f"${value:g}/GB")
 
-    return (
-        f"Egress {price('egress_price_usd_per_gb')}; inter-node/zone traffic "
-        f"{price('traffic_price_usd_per_gb')}; "
-        f"support {_v(o, 'support_fee_usd_per_month', ' $/month')}; setup {_v(o, 'setup_fee_usd', ' $')}."
+    return _fill(
+        "Egress {egress}; inter-node/zone traffic {traffic}; support {support_fee_usd_per_month: $/month}; "
+        "setup {setup_fee_usd: $}.",
+        offering,
+        egress=price("egress_price_usd_per_gb"),
+        traffic=price("traffic_price_usd_per_gb"),
     )
 
 
-def _topology(o: dict) -> str:
-    return (
-        f"Topology {_v(o, 'topology')}, oversubscription {_v(o, 'oversubscription', ':1')}, topology-aware "
-        f"placement {_v(o, 'topology_aware_placement')}, schedulers "
-        f"{', '.join(o.get('schedulers') or []) or 'not published'}."
+def _topology(offering: dict) -> str:
+    return _fill(
+        "Topology {topology}, oversubscription {oversubscription::1}, topology-aware placement "
+        "{topology_aware_placement}, schedulers {schedulers}.",
+        offering,
+        schedulers=", ".join(offering.get("schedulers") or []) or "not published",
     )
 
 
-def _sla(o: dict) -> str:
-    return (
-        f"Uptime SLA {_v(o, 'uptime_sla_pct', '%')}, claim window {_v(o, 'sla_claim_window_days', ' days')}; "
-        f"usable-GPU credit {_v(o, 'usable_gpu_credit')}."
-    )
-
-
-def _stack(o: dict) -> str:
-    return (
-        f"Accelerator stack {_v(o, 'accelerator_stack')}; standard containers "
-        f"{_v(o, 'standard_containers')}; "
-        f"bare metal {_v(o, 'bare_metal')}."
-    )
-
-
-def _acceptance(o: dict) -> str:
+def _acceptance(offering: dict) -> str:
     return "Answered by the uploads below, if any."
 
 
@@ -267,55 +287,54 @@ QUESTIONS: tuple[Question, ...] = (
 )
 
 
-def _finding_dict(f: Finding | dict) -> dict[str, Any]:
-    return f.as_dict() if isinstance(f, Finding) else dict(f)
+def _finding_dict(finding: Finding | dict) -> dict[str, Any]:
+    return finding.as_dict() if isinstance(finding, Finding) else dict(finding)
+
+
+def _status_and_concerns(related: list[dict], answered: bool) -> tuple[str, str]:
+    """ "concern" when a related finding is critical or warning (with their titles), else "answered" when
+    a fact or an upload answers the question, else "unknown"."""
+    if any(finding.get("severity") in (Severity.CRITICAL, Severity.WARNING) for finding in related):
+        concerns = "; ".join(
+            f"{finding.get('title')} ({finding.get('severity')})"
+            for finding in related
+            if finding.get("severity") != Severity.INFO
+        )
+        return "concern", f" Concern: {concerns}."
+    return ("answered" if answered else "unknown"), ""
+
+
+def _answer_question(question: Question, offering: dict, found: list[dict], evidence: Sequence[dict]) -> dict:
+    related = [finding for finding in found if finding.get("code") in question.codes]
+    uploads = [
+        item
+        for item in evidence
+        if isinstance(item, dict)
+        and any(str(item.get("kind") or "").startswith(kind) for kind in question.evidence_kinds)
+    ]
+    published = [key for key in question.facts if offering.get(key) not in (None, [], "")]
+    answer = question.answer(offering)
+    if uploads:
+        answer += " Evidence: " + ", ".join(str(item.get("filename")) for item in uploads) + "."
+    status, concerns = _status_and_concerns(related, bool(published or uploads))
+    refs: list[dict[str, Any]] = [
+        {"finding": finding.get("code"), "severity": finding.get("severity")} for finding in related
+    ]
+    refs += [{"fact": key, "value": offering.get(key)} for key in question.facts]
+    refs += [{"file": item.get("filename"), "upload_id": item.get("upload_id")} for item in uploads]
+    return {
+        "key": question.key,
+        "question": question.question,
+        "why": question.why,
+        "answer": answer + concerns,
+        "status": status,
+        "refs": refs,
+    }
 
 
 def checklist(
     offering: dict, findings: Sequence[Finding | dict], evidence: Sequence[dict] = ()
 ) -> list[dict]:
     """The buyer's questions for one offering, each answered from facts, evidence and findings."""
-    offering = offering or {}
-    found = [_finding_dict(f) for f in findings]
-    out = []
-    for q in QUESTIONS:
-        related = [f for f in found if f.get("code") in q.codes]
-        uploads = [
-            e
-            for e in evidence
-            if isinstance(e, dict) and any(str(e.get("kind") or "").startswith(k) for k in q.evidence_kinds)
-        ]
-        published = [k for k in q.facts if offering.get(k) not in (None, [], "")]
-        answer = q.answer(offering)
-        if uploads:
-            answer += " Evidence: " + ", ".join(str(e.get("filename")) for e in uploads) + "."
-        worst = next((f for f in related if f.get("severity") in ("critical", "warning")), None)
-        if worst:
-            status = "concern"
-            answer += (
-                " Concern: "
-                + "; ".join(
-                    f"{f.get('title')} ({f.get('severity')})" for f in related if f.get("severity") != "info"
-                )
-                + "."
-            )
-        elif published or uploads:
-            status = "answered"
-        else:
-            status = "unknown"
-        refs: list[dict[str, Any]] = [
-            {"finding": f.get("code"), "severity": f.get("severity")} for f in related
-        ]
-        refs += [{"fact": k, "value": offering.get(k)} for k in q.facts]
-        refs += [{"file": e.get("filename"), "upload_id": e.get("upload_id")} for e in uploads]
-        out.append(
-            {
-                "key": q.key,
-                "question": q.question,
-                "why": q.why,
-                "answer": answer,
-                "status": status,
-                "refs": refs,
-            }
-        )
-    return out
+    found = [_finding_dict(finding) for finding in findings]
+    return [_answer_question(question, offering or {}, found, evidence) for question in QUESTIONS]

@@ -12,14 +12,11 @@ from django.urls import reverse
 
 from checks.models import CONTEXT_CLAIMS, Finding
 from checks.selectors import finding_list
+from checks.severity import Severity
 from providers.facts import FACTS_BY_NAME
 from providers.models import Offering
 
-SEVERITY_DISPLAY = {
-    "critical": {"icon": "✖", "word": "Critical"},
-    "warning": {"icon": "▲", "word": "Warning"},
-    "info": {"icon": "ℹ", "word": "Info"},
-}
+SEVERITY_DISPLAY = {level.value: {"icon": level.icon, "word": level.word} for level in Severity}
 STATUS_DISPLAY = {
     "answered": {"icon": "✔", "word": "Answered"},
     "unknown": {"icon": "?", "word": "Unknown"},

@@ -1,21 +1,20 @@
-"""Pitfall findings of one offering, as the rules of checks/rules.py produced them (docs/CHECKS.md)."""
+"""Pitfall findings of one offering, as the rules of checks/rules/ produced them (docs/CHECKS.md)."""
 
 from __future__ import annotations
 
 from django.db import models
 from django.db.models import Q
 
+from checks.severity import SEVERITY_RANK
+from checks.severity import Severity as SeverityLevel
 from providers.models import Offering
 
-
-class Severity(models.TextChoices):
-    CRITICAL = "critical", "Critical"
-    WARNING = "warning", "Warning"
-    INFO = "info", "Info"
-
-
-# Most severe first, for ordering in selectors and pages.
-SEVERITY_RANK = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2}
+# The database choices of checks.severity.Severity: the same values, its words as labels (django-stubs
+# types only the class form of TextChoices, hence the ignore). SEVERITY_RANK (most severe first) is
+# re-exported for the selectors that order by it.
+Severity = models.TextChoices(  # type: ignore[call-overload]
+    "Severity", [(level.name, (level.value, level.word)) for level in SeverityLevel]
+)
 
 # "claims": the offering's published facts (plus its parsed public uploads); "run:<id>": the findings of
 # one sizing run's workload; "evidence" is reserved for uploads judged on their own.
@@ -61,4 +60,4 @@ class Finding(models.Model):
 
     @property
     def severity_rank(self) -> int:
-        return SEVERITY_RANK.get(Severity(self.severity), 3)
+        return SEVERITY_RANK.get(SeverityLevel(self.severity), len(SEVERITY_RANK))

@@ -1,0 +1,121 @@
+"""Pitfall hidden-fees: storage, egress and traffic left off the headline price (DESIGN section 6).
+
+With a bill (sizing.bill), the unpublished part is a share of it; without one, the unpublished prices
+are named.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from checks.rules.base import Finding, Signal, claim, merge, percent, to_float
+from checks.rules.context import Context
+from checks.rules.thresholds import UNPUBLISHED_SHARE_CRITICAL_PCT
+from checks.severity import Severity
+
+_FEE_FACTS = {
+    "storage_price_usd_per_gb_month": "checkpoint storage",
+    "egress_price_usd_per_gb": "egress",
+    "traffic_price_usd_per_gb": "inter-node traffic",
+}
+_FEE_ITEMS = ("checkpoint_storage", "dataset_storage", "egress", "traffic", "support", "setup")
+_SEPARATE_RE = re.compile(
+    r"billed separately|not included|extra charge|additional (fee|charge)|charged separately", re.I
+)
+
+
+def _usd(line: dict) -> float:
+    return to_float(line.get("usd")) or 0.0
+
+
+def _bill_impact(bill: dict) -> tuple[dict[str, Any], Severity, list[dict]]:
+    """The fees' and the unpublished prices' share of the bill, the severity that share earns, and the
+    bill lines priced at defaults or not at all."""
+    lines = [line for line in bill.get("lines") or [] if isinstance(line, dict)]
+    total = to_float(bill.get("total_usd")) or sum(_usd(line) for line in lines)
+    fee_lines = [line for line in lines if line.get("item") in _FEE_ITEMS]
+    unpriced = [line for line in lines if line.get("usd") is None]
+    unpublished = [line for line in lines if line.get("published") is False and line.get("usd") is not None]
+    fees = sum(_usd(line) for line in fee_lines)
+    hidden = sum(_usd(line) for line in unpublished)
+    impact: dict[str, Any] = {}
+    if total:
+        impact["fees_share_pct"] = percent(fees / total)
+        impact["unpublished_share_pct"] = percent(hidden / total)
+        impact["unpublished_usd"] = round(hidden, 2)
+    impact["bill_complete"] = bool(bill.get("complete")) and not unpriced
+    parts = []
+    if total:
+        parts.append(f"Fees beyond compute are {fees / total:.1%} of the ${total:,.0f} bill")
+        if unpublished:
+            parts.append(
+                f"{hidden / total:.1%} (${hidden:,.0f}) is estimated at default prices because the "
+                f"provider publishes none ({', '.join(str(line.get('item')) for line in unpublished)})"
+            )
+    if unpriced:
+        parts.append(
+            "the bill is incomplete: no price at all for "
+            + ", ".join(str(line.get("item")) for line in unpriced)
+        )
+    impact["text"] = "; ".join(parts) + "." if parts else ""
+    critical = total and hidden / total * 100 >= UNPUBLISHED_SHARE_CRITICAL_PCT
+    return impact, Severity.CRITICAL if critical else Severity.WARNING, unpublished + unpriced
+
+
+def _unknown_fee_facts(unknown: list[str], unknown_lines: list[dict]) -> list[str]:
+    """The fee facts not published, plus those whose bill line is priced at a default or not at all."""
+    if not unknown_lines:
+        return unknown
+    from_bill = {
+        name
+        for name, words in _FEE_FACTS.items()
+        if any(words.split()[-1] in str(line.get("item")) for line in unknown_lines)
+    }
+    return sorted(set(unknown) | from_bill & set(_FEE_FACTS))
+
+
+def rule_hidden_fees(ctx: Context) -> list[Finding]:
+    """Fires when storage, egress or traffic prices are unpublished or billed extra (share of the bill)."""
+    offering = ctx.offering
+    signals: list[Signal] = []
+    unknown = [name for name in _FEE_FACTS if offering.get(name) is None]
+    impact: dict[str, Any] = {}
+    bill = ctx.bill if isinstance(ctx.bill, dict) else None
+    severity = Severity.WARNING
+    if bill:
+        impact, severity, unknown_lines = _bill_impact(bill)
+        unknown = _unknown_fee_facts(unknown, unknown_lines)
+    if unknown:
+        signals.append(
+            Signal(
+                severity,
+                "Unpublished prices: " + ", ".join(_FEE_FACTS[name] for name in unknown),
+                [claim(offering, name) for name in unknown] + [claim(offering, "storage_included_gb")],
+                "Get written prices for checkpoint storage (per GB-month, with write throughput), egress and "
+                "inter-node/inter-zone traffic before comparing headline GPU-hour prices.",
+                impact or {"text": "Share of the bill unknown until the prices are published."},
+            )
+        )
+    note = str(offering.get("fees_note") or "")
+    if _SEPARATE_RE.search(note):
+        signals.append(
+            Signal(
+                Severity.WARNING,
+                "Some items are billed separately from the GPU price",
+                [claim(offering, "fees_note", f"fees_note: {note}")],
+                "Ask for the separately billed items as line items in the quote.",
+                impact if not unknown else {},
+            )
+        )
+    if not signals and bill and impact.get("unpublished_share_pct"):
+        signals.append(
+            Signal(
+                Severity.WARNING,
+                "Part of the bill uses default prices",
+                [],
+                "Ask for the missing prices.",
+                impact,
+            )
+        )
+    return merge("hidden-fees", signals)

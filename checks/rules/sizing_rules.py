@@ -1,0 +1,306 @@
+"""The seed's sizing pitfalls (DESIGN section 6), judged on the sizing model's numbers for the job.
+
+fabric-too-slow and topology-wont-scale (the network sets the pace), no-topology-aware-placement,
+cluster-too-small (the model does not fit), deadline-missed and over-budget (the workload's limits).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from checks.rules.base import Finding, Signal, claim, merge, model, percent, to_float
+from checks.rules.context import Context, comm_breakdown
+from checks.rules.thresholds import (
+    COMM_SHARE_CRITICAL,
+    COMM_SHARE_WARNING,
+    GBPS_PER_GPU_LARGE,
+    GBPS_PER_GPU_MID,
+    HBM_USABLE_FRACTION,
+    LARGE_MODEL_PARAMS,
+    MIN_BYTES_PER_PARAM,
+    OVERSUBSCRIPTION_CRITICAL,
+    SINGLE_NODE_MAX_PARAMS,
+    TOPOLOGY_AWARE_MIN_GPUS,
+)
+from checks.severity import Severity
+from hardware import NODES_PER_LEAF
+
+
+def rule_fabric_too_slow(ctx: Context) -> list[Finding]:
+    """Fires when fabric bandwidth per GPU is below what the model needs (sizing comm share, else seed)."""
+    offering = ctx.offering
+    if not ctx.multi_node:
+        return []
+    nics, gbps = to_float(offering.get("nics_per_node")), to_float(offering.get("gbps_per_nic"))
+    per_gpu = nics * gbps / ctx.gpus_per_node if nics and gbps and ctx.gpus_per_node else None
+    refs = [
+        claim(offering, "nics_per_node"),
+        claim(offering, "gbps_per_nic"),
+        claim(offering, "gpus_per_node"),
+    ]
+    comm = comm_breakdown(ctx.sizing)
+    if comm and comm[0] > 0:
+        inter, _tp, total = comm
+        share = inter / total
+        if share <= COMM_SHARE_WARNING:
+            return []
+        impact: dict[str, Any] = {"comm_share_pct": percent(share)}
+        text = f"Inter-node communication (DP+PP+EP+CP) is {share:.0%} of each {total:.2f}-s step."
+        if per_gpu and per_gpu < GBPS_PER_GPU_LARGE:
+            faster = inter * (1 - per_gpu / GBPS_PER_GPU_LARGE)
+            impact["slowdown_pct"] = percent(total / (total - faster) - 1)
+            text += f" At {GBPS_PER_GPU_LARGE:g} Gb/s per GPU the step would be {faster / total:.0%} shorter."
+        impact["text"] = text
+        signal = Signal(
+            Severity.CRITICAL if share > COMM_SHARE_CRITICAL else Severity.WARNING,
+            f"The network sets the pace: {share:.0%} of each step is inter-node communication",
+            refs
+            + [
+                model(
+                    f"iteration_breakdown_s: inter-node {inter:.2f} s of {total:.2f} s",
+                    "iteration_breakdown_s",
+                )
+            ],
+            "Ask for more or faster fabric ports per node (400 Gb/s per GPU for 100B+), or a layout with "
+            "less "
+            "cross-node traffic; compare offerings on predicted step time, not price per GPU-hour.",
+            impact,
+        )
+        return merge("fabric-too-slow", [signal])
+    if per_gpu is None or ctx.params_total < SINGLE_NODE_MAX_PARAMS:
+        return []
+    need = GBPS_PER_GPU_LARGE if ctx.params_total >= LARGE_MODEL_PARAMS else GBPS_PER_GPU_MID
+    if per_gpu >= need:
+        return []
+    signal = Signal(
+        Severity.CRITICAL if per_gpu < need / 2 else Severity.WARNING,
+        f"{per_gpu:g} Gb/s of fabric per GPU; a {ctx.params_total / 1e9:.0f}B model needs {need:g}",
+        refs + [model(ctx.job_words)],
+        f"Ask for {need:g} Gb/s per GPU (one {need:g}G port per GPU) or expect the data-parallel "
+        "all-reduce to "
+        "dominate the step.",
+        {
+            "text": f"Seed rule (DESIGN 6): 30-70B >= {GBPS_PER_GPU_MID:g}, 100B+ >= {GBPS_PER_GPU_LARGE:g} "
+            "Gb/s per port; no sizing breakdown to quantify the slowdown.",
+            "gbps_per_gpu": round(per_gpu, 1),
+            "gbps_per_gpu_needed": need,
+        },
+    )
+    return merge("fabric-too-slow", [signal])
+
+
+def rule_topology_wont_scale(ctx: Context) -> list[Finding]:
+    """Fires on a ring/chain topology for a multi-node job, or oversubscription past one leaf."""
+    offering = ctx.offering
+    if not ctx.multi_node:
+        return []
+    topology = offering.get("topology")
+    oversubscription = to_float(offering.get("oversubscription"))
+    spans_spine = ctx.nodes > NODES_PER_LEAF
+    signals: list[Signal] = []
+    if topology in ("ring", "chain"):
+        signals.append(
+            Signal(
+                Severity.CRITICAL if spans_spine else Severity.WARNING,
+                f"{topology.capitalize()} topology for a {ctx.nodes}-node job",
+                [claim(offering, "topology"), model(ctx.job_words)],
+                "Ask for a fat-tree or rail-optimized Clos; a chain or ring loses bandwidth per hop as "
+                "nodes grow.",
+                {"text": "Not quantified: efficiency falls with every node added (DESIGN section 5)."},
+            )
+        )
+    if oversubscription and oversubscription > 1 and spans_spine:
+        impact: dict[str, Any] = {
+            "text": f"Traffic crossing the spine gets 1/{oversubscription:g} of the port rate."
+        }
+        comm = comm_breakdown(ctx.sizing)
+        if comm and comm[0] > 0:
+            inter, _tp, total = comm
+            impact["slowdown_pct"] = percent(inter * (oversubscription - 1) / total)
+            impact["text"] += " Upper bound assumes all inter-node traffic crosses it."
+        signals.append(
+            Signal(
+                Severity.CRITICAL if oversubscription > OVERSUBSCRIPTION_CRITICAL else Severity.WARNING,
+                f"{oversubscription:g}:1 oversubscribed fabric for a job spanning {ctx.nodes} nodes (> "
+                f"{NODES_PER_LEAF} per leaf)",
+                [claim(offering, "oversubscription"), claim(offering, "topology"), model(ctx.job_words)],
+                "Ask for a non-blocking partition for the job or placement within as few leaves as possible.",
+                impact,
+            )
+        )
+    if spans_spine and (topology is None or topology == "unknown") and oversubscription is None:
+        signals.append(
+            Signal(
+                Severity.INFO,
+                "Topology and oversubscription not published",
+                [claim(offering, "topology"), claim(offering, "oversubscription")],
+                "Ask for the fabric diagram: fat-tree / rail-optimized, oversubscription, nodes per leaf.",
+            )
+        )
+    nodes_max = to_float(offering.get("nodes"))
+    if nodes_max and ctx.nodes > nodes_max and not ctx.gpus_assumed:
+        signals.append(
+            Signal(
+                Severity.CRITICAL,
+                f"Job needs {ctx.nodes} nodes, one fabric holds {nodes_max:g}",
+                [claim(offering, "nodes"), model(ctx.job_words)],
+                "Ask whether a larger single fabric is available; spanning fabrics breaks the collective "
+                "bandwidth.",
+            )
+        )
+    return merge("topology-wont-scale", signals)
+
+
+def rule_no_topology_aware_placement(ctx: Context) -> list[Finding]:
+    """Fires when a job of 64+ GPUs runs where topology-aware placement is absent or unpublished."""
+    offering = ctx.offering
+    placement = offering.get("topology_aware_placement")
+    if placement is True or ctx.gpus < TOPOLOGY_AWARE_MIN_GPUS:
+        return []
+    signal = Signal(
+        Severity.WARNING,
+        "No topology-aware placement" + (" published" if placement is None else ""),
+        [claim(offering, "topology_aware_placement"), claim(offering, "schedulers"), model(ctx.job_words)],
+        "Ask whether the scheduler places ranks by leaf/rail (Slurm topology plugin, Kubernetes topology "
+        "labels) "
+        "and whether all nodes and spares sit on the same spine.",
+        {"text": f"At {ctx.gpus} GPUs, random placement spreads rings across leaves and adds spine hops."},
+    )
+    return merge("no-topology-aware-placement", [signal])
+
+
+_MEMORY_WORDS = re.compile(r"memory|hbm|does not fit|doesn't fit|oom|gib|too small|nodes", re.I)
+
+
+def rule_cluster_too_small(ctx: Context) -> list[Finding]:
+    """Fires when the largest cluster cannot hold the model (sizing infeasible on memory, or 16 B/param)."""
+    offering = ctx.offering
+    sizing = ctx.sizing or {}
+    signals: list[Signal] = []
+    if sizing.get("feasible") is False:
+        reasons = [str(reason) for reason in sizing.get("reasons") or []]
+        if any(_MEMORY_WORDS.search(reason) for reason in reasons) or not reasons:
+            signals.append(
+                Signal(
+                    Severity.CRITICAL,
+                    "No layout fits the model on this offering",
+                    [
+                        claim(offering, "nodes"),
+                        claim(offering, "gpus_per_node"),
+                        claim(offering, "gpu"),
+                        model("; ".join(reasons) or "sizing: infeasible", "reasons", reasons),
+                    ],
+                    "Ask for a larger single-fabric allocation or GPUs with more HBM.",
+                    {"text": "The job cannot run here as specified."},
+                )
+            )
+    max_nodes, gpus_per_node = to_float(offering.get("nodes")), ctx.gpus_per_node
+    hbm = to_float(offering.get("hbm_gb_per_gpu")) or (ctx.spec.hbm_gb if ctx.spec else None)
+    if max_nodes and gpus_per_node and hbm and not ctx.params_assumed:
+        capacity = max_nodes * gpus_per_node * hbm * 1e9 * HBM_USABLE_FRACTION
+        need = ctx.params_total * MIN_BYTES_PER_PARAM
+        if need > capacity:
+            min_gpus = math.ceil(need / (hbm * 1e9 * HBM_USABLE_FRACTION))
+            signals.append(
+                Signal(
+                    Severity.CRITICAL,
+                    f"{max_nodes * gpus_per_node:g} GPUs cannot hold {ctx.params_total / 1e9:.0f}B "
+                    "parameters' training state",
+                    [
+                        claim(offering, "nodes"),
+                        claim(offering, "gpus_per_node"),
+                        claim(offering, "hbm_gb_per_gpu"),
+                        model(
+                            f"{MIN_BYTES_PER_PARAM:g} bytes/param fully sharded = {need / 1e12:.1f} TB > "
+                            f"{capacity / 1e12:.1f} TB usable HBM"
+                        ),
+                    ],
+                    "Look for an offering with more nodes in one fabric.",
+                    {
+                        "gpus_short": int(min_gpus - max_nodes * gpus_per_node),
+                        "text": f"At least {min_gpus} GPUs are needed before activations.",
+                    },
+                )
+            )
+    return merge("cluster-too-small", signals[:1])
+
+
+@dataclass(frozen=True)
+class _WorkloadLimit:
+    """How a finding words a predicted number past a limit the workload sets (the formats take
+    `predicted`, `limit` and `over`, the excess)."""
+
+    predicted_fact: str  # key of the sizing result, cited as a model number
+    predicted_text: str
+    limit_fact: str  # key of the workload
+    limit_text: str
+    title: str
+    over_key: str  # impact key of the excess, rounded to `over_digits`
+    over_digits: int
+    over_text: str
+    advice: str
+
+
+_WORKLOAD_LIMITS = {
+    "deadline-missed": _WorkloadLimit(
+        predicted_fact="train_days",
+        predicted_text="train_days = {predicted:.1f}",
+        limit_fact="deadline_days",
+        limit_text="workload deadline_days = {limit:g}",
+        title="Training takes {predicted:.1f} days, the deadline is {limit:g}",
+        over_key="days_over",
+        over_digits=1,
+        over_text="{over:.1f} days late.",
+        advice="Ask for more nodes in one fabric, or compare faster offerings; the ranking shows which meet "
+        "the deadline.",
+    ),
+    "over-budget": _WorkloadLimit(
+        predicted_fact="total_usd",
+        predicted_text="total_usd = {predicted:,.0f}",
+        limit_fact="budget_usd",
+        limit_text="workload budget_usd = {limit:,.0f}",
+        title="Predicted bill ${predicted:,.0f} exceeds the budget ${limit:,.0f}",
+        over_key="usd_over",
+        over_digits=2,
+        over_text="${over:,.0f} over budget.",
+        advice="Compare billing plans (reserved or cluster cycles) and cheaper offerings that still meet the "
+        "deadline.",
+    ),
+}
+
+
+def _past_workload_limit(code: str, predicted: float | None, limit: float | None) -> list[Finding]:
+    """A predicted number past a limit the workload sets: critical, with both numbers as evidence."""
+    if not predicted or not limit or predicted <= limit:
+        return []
+    words = _WORKLOAD_LIMITS[code]
+    over = predicted - limit
+    signal = Signal(
+        Severity.CRITICAL,
+        words.title.format(predicted=predicted, limit=limit),
+        [
+            model(words.predicted_text.format(predicted=predicted), words.predicted_fact, predicted),
+            model(words.limit_text.format(limit=limit), words.limit_fact, limit),
+        ],
+        words.advice,
+        {words.over_key: round(over, words.over_digits), "text": words.over_text.format(over=over)},
+    )
+    return merge(code, [signal])
+
+
+def rule_deadline_missed(ctx: Context) -> list[Finding]:
+    """Fires when the predicted training time exceeds the workload's deadline."""
+    days = to_float((ctx.sizing or {}).get("train_days"))
+    return _past_workload_limit("deadline-missed", days, to_float((ctx.workload or {}).get("deadline_days")))
+
+
+def rule_over_budget(ctx: Context) -> list[Finding]:
+    """Fires when the predicted full bill exceeds the workload's budget."""
+    cost = (ctx.sizing or {}).get("cost") or {}
+    total = to_float((ctx.bill or {}).get("total_usd")) or (
+        to_float(cost.get("total_usd")) if isinstance(cost, dict) else None
+    )
+    return _past_workload_limit("over-budget", total, to_float((ctx.workload or {}).get("budget_usd")))
