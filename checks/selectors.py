@@ -16,7 +16,8 @@ _PARSED = "parsed"
 _PUBLIC = "public"
 
 
-def _severity_order() -> Case:
+def severity_order() -> Case:
+    """An annotation that orders findings most severe first (for any queryset of Finding)."""
     return Case(
         *[When(severity=sev.value, then=Value(rank)) for sev, rank in SEVERITY_RANK.items()],
         default=Value(len(SEVERITY_RANK)),
@@ -66,7 +67,7 @@ def finding_list(
         qs = qs.filter(code=code)
     if context:
         qs = qs.filter(context=context)
-    return qs.annotate(severity_order=_severity_order()).order_by(
+    return qs.annotate(severity_order=severity_order()).order_by(
         "offering__slug", "severity_order", "code", "context"
     )
 

@@ -88,14 +88,3 @@ def findings_refresh_catalog(*, slugs: Iterable[str] | None = None) -> int:
         findings_refresh(offering=offering)
         count += 1
     return count
-
-
-def catalog_slugs(data: dict[str, Any]) -> list[str]:
-    """The offering slugs of a catalog file as `providers.catalog.read_catalog_file` returns it."""
-    return [
-        str(offering["slug"])
-        for provider in data.get("providers") or []
-        if isinstance(provider, dict)
-        for offering in provider.get("offerings") or []
-        if isinstance(offering, dict) and offering.get("slug")
-    ]

@@ -14,7 +14,8 @@ from django.core.exceptions import ValidationError
 from django.db.models import Case, Count, IntegerField, Min, Q, QuerySet, Value, When
 
 from benchmarks.models import Upload
-from checks.models import CONTEXT_CLAIMS, SEVERITY_RANK, Finding
+from checks.models import CONTEXT_CLAIMS, Finding
+from checks.selectors import severity_order
 from providers.models import BillingPlan, Offering, PricePoint
 from sizing.engine.workload import PRESETS
 from sizing.models import PlanResult, PlanRun, RunStatus, Workload
@@ -173,19 +174,11 @@ def price_points(*, offering_ids: list[int]) -> list[PricePoint]:
     )
 
 
-def _severity_order() -> Case:
-    return Case(
-        *[When(severity=sev.value, then=Value(rank)) for sev, rank in SEVERITY_RANK.items()],
-        default=Value(len(SEVERITY_RANK)),
-        output_field=IntegerField(),
-    )
-
-
 def catalog_findings(*, offering_ids: list[int]) -> list[Finding]:
     """The offerings' findings on their published facts, most severe first (one query)."""
     return list(
         Finding.objects.filter(offering_id__in=offering_ids, context=CONTEXT_CLAIMS)
-        .annotate(severity_order=_severity_order())
+        .annotate(severity_order=severity_order())
         .order_by("offering_id", "severity_order", "code")
     )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from checks.severity import Severity  # pure, like this module
 from providers.facts import FACTS, GROUPS  # the fact registry: plain data, no Django import
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
 
@@ -25,7 +26,7 @@ ITERATION_ORDER = (
     "bubble",
     "other",
 )
-SEVERITY_WORDS = {"critical": "✖ Critical", "warning": "▲ Warning", "info": "ℹ Info"}
+SEVERITY_WORDS = {level.value: f"{level.icon} {level.word}" for level in Severity}
 
 
 def _dec(value: Any) -> Decimal | None:
