@@ -111,22 +111,18 @@ def allow_requested_gpus(hw: Hardware, gpus: int | None) -> Hardware:
     return replace(hw, max_nodes=needed, assumptions=[note if a == old else a for a in hw.assumptions])
 
 
-def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
-    """Validate the offering facts and derive the link model; every unpublished value gets a stated
-    assumption."""
-    if not isinstance(facts, dict):
-        raise InputError("offering", "must be a JSON object")
-    gpu = resolve_gpu(facts.get("gpu"))
-    notes: list[str] = []
-    if not gpu.confirmed:
-        peaks_source = gpu.sources.get("peaks", "")
-        notes.append(f"GPU {gpu.key}: peak figures not confirmed from a stored datasheet ({peaks_source})")
+def _gpus_per_node(facts: dict[str, Any], notes: list[str]) -> int:
+    gpus_per_node = _pos(facts, "gpus_per_node", int)
+    if gpus_per_node is None:
+        gpus_per_node = C.DEFAULT_GPUS_PER_NODE
+        notes.append(f"gpus_per_node not published: {gpus_per_node} assumed")
+    return int(gpus_per_node)
 
-    gpn = _pos(facts, "gpus_per_node", int)
-    if gpn is None:
-        gpn = C.DEFAULT_GPUS_PER_NODE
-        notes.append(f"gpus_per_node not published: {gpn} assumed")
 
+def _intra_node(
+    facts: dict[str, Any], gpu: hw_facts.GPU, gpus_per_node: int, notes: list[str]
+) -> tuple[str, float]:
+    """The intra-node kind and its achieved busbw (GB/s per GPU, large messages)."""
     intra = facts.get("intra_node")
     if intra is not None and intra not in INTRA_KINDS:
         raise InputError("offering.intra_node", f"must be one of {', '.join(INTRA_KINDS)}, got {intra!r}")
@@ -134,7 +130,7 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
         # AMD Instinct OAM platforms join their GPUs by a direct Infinity Fabric (xGMI) all-to-all mesh and
         # Huawei Atlas boards by HCCS links, not a switch; NVIDIA SXM boards up to 8 GPUs by NVSwitch
         mesh = "nvlink-mesh" if gpu.vendor in ("amd", "huawei") else "nvswitch"
-        intra = mesh if gpu.scale_up_gbytes_per_s > 0 and gpn <= 8 else "pcie"
+        intra = mesh if gpu.scale_up_gbytes_per_s > 0 and gpus_per_node <= 8 else "pcie"
         notes.append(f"intra_node not published: {intra} assumed from the GPU model")
     link = _pos(facts, "intra_node_gbytes_per_s")
     if intra in ("nvswitch", "nvlink-mesh"):
@@ -144,12 +140,15 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
         raw = link if link is not None else C.NVLINK_BRIDGE_GBYTES_PER_S
     else:
         raw = link if link is not None else gpu.pcie_gbytes_per_s
-    intra_busbw = raw * hw_facts.intra_node_busbw_efficiency(intra)
     if link is None and intra in ("nvswitch", "nvlink-mesh") and gpu.scale_up_gbytes_per_s <= 0:
         raise InputError("offering.intra_node", f"{intra} given but {gpu.key} has no NVLink")
     if link is None:
         notes.append(f"intra_node_gbytes_per_s not published: {raw:.0f} GB/s per GPU from the GPU table")
+    return str(intra), raw * hw_facts.intra_node_busbw_efficiency(intra)
 
+
+def _fabric(facts: dict[str, Any], notes: list[str]) -> tuple[str, float]:
+    """The inter-node fabric kind and the bandwidth a node achieves on it (bytes/s, all NICs)."""
     fabric = facts.get("fabric")
     if fabric is not None and fabric not in FABRICS:
         raise InputError("offering.fabric", f"must be one of {', '.join(FABRICS)}, got {fabric!r}")
@@ -164,8 +163,11 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
     if gbps is None:
         gbps = C.DEFAULT_GBPS_PER_NIC
         notes.append(f"gbps_per_nic not published: {gbps:.0f} Gb/s assumed")
-    node_busbw = nics * gbps / 8.0 * C.FABRIC_EFFICIENCY[fabric] * C.GB
+    return str(fabric), nics * gbps / 8.0 * C.FABRIC_EFFICIENCY[fabric] * C.GB
 
+
+def _topology(facts: dict[str, Any], notes: list[str]) -> tuple[str, float]:
+    """The topology kind and its oversubscription beyond one leaf (1.0 = non-blocking)."""
     topology = facts.get("topology")
     if topology is not None and topology not in TOPOLOGIES:
         raise InputError("offering.topology", f"must be one of {', '.join(TOPOLOGIES)}, got {topology!r}")
@@ -183,15 +185,21 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
     if over is None:
         over = 1.0
         notes.append("oversubscription not published: non-blocking (1:1) assumed for the stated topology")
+    return str(topology), float(over)
 
+
+def _max_nodes(facts: dict[str, Any], gpus_per_node: int, notes: list[str]) -> tuple[int, bool]:
+    """The largest cluster the search may use and whether the offering published it."""
     nodes = _pos(facts, "nodes", int)
     if nodes is None:
         nodes = _pos(facts, "max_nodes", int)
-    published = nodes is not None
-    if nodes is None:
-        nodes = C.DEFAULT_MAX_NODES
-        notes.append(_default_nodes_note(nodes, gpn))
+    if nodes is not None:
+        return int(nodes), True
+    notes.append(_default_nodes_note(C.DEFAULT_MAX_NODES, gpus_per_node))
+    return C.DEFAULT_MAX_NODES, False
 
+
+def _check_non_negative(facts: dict[str, Any]) -> None:
     for key in (
         "failure_rate_per_gpu_hour",
         "storage_write_gbytes_per_s",
@@ -201,17 +209,35 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
         v = facts.get(key)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or v < 0):
             raise InputError(f"offering.{key}", f"must be a non-negative number, got {v!r}")
+
+
+def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
+    """Validate the offering facts and derive the link model; every unpublished value gets a stated
+    assumption."""
+    if not isinstance(facts, dict):
+        raise InputError("offering", "must be a JSON object")
+    gpu = resolve_gpu(facts.get("gpu"))
+    notes: list[str] = []
+    if not gpu.confirmed:
+        peaks_source = gpu.sources.get("peaks", "")
+        notes.append(f"GPU {gpu.key}: peak figures not confirmed from a stored datasheet ({peaks_source})")
+    gpus_per_node = _gpus_per_node(facts, notes)
+    intra, intra_busbw = _intra_node(facts, gpu, gpus_per_node, notes)
+    fabric, node_busbw = _fabric(facts, notes)
+    topology, oversubscription = _topology(facts, notes)
+    max_nodes, published = _max_nodes(facts, gpus_per_node, notes)
+    _check_non_negative(facts)
     return Hardware(
         gpu=gpu,
-        gpus_per_node=gpn,
+        gpus_per_node=gpus_per_node,
         intra_node=intra,
         intra_busbw=intra_busbw * C.GB,
         fabric=fabric,
         node_busbw=node_busbw,
         alpha_inter_s=C.ALPHA_INTER_S[fabric],
-        topology=str(topology),
-        oversubscription=over,
-        max_nodes=nodes,
+        topology=topology,
+        oversubscription=oversubscription,
+        max_nodes=max_nodes,
         max_nodes_published=published,
         facts=facts,
         assumptions=notes,
