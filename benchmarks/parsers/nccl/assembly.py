@@ -25,18 +25,16 @@ from .reading import (
     parse_column_header,
     parse_row,
     read_algorithm,
-    read_avg_busbw,
     read_command_hints,
     read_failure,
     read_header_fields,
     read_nccl_version,
     read_nodes_in_nccl_info,
     read_nodes_in_text,
-    read_out_of_bounds,
     read_rank,
     read_rccl_tests_version,
     read_rccl_version,
-    read_reduced_max_bytes,
+    read_run_fields,
     read_separator,
     read_test_starting,
     read_version,
@@ -113,8 +111,7 @@ class RunAssembler:
             self.rccl_marker_line, self.separator_line, self.column_header_line,
         )  # fmt: skip
         self.table_handlers: tuple[LineHandler, ...] = (
-            self.cycle_line, self.out_of_bounds_line, self.avg_busbw_line, self.reduced_max_bytes_line,
-            self.failure_line, self.row_line,
+            self.cycle_line, self.run_fields_line, self.failure_line, self.row_line,
         )  # fmt: skip
 
     def new_run(self, line_no: int) -> Run:
@@ -139,6 +136,12 @@ class RunAssembler:
             return self.new_run(line_no)
         if stage == ST_ROWS and run.stage >= ST_FOOTER:
             return self.new_run(line_no)
+        return run
+
+    def enter_stage(self, line_no: int, stage: int) -> Run:
+        """The run a line of `stage` belongs to, moved on to that stage."""
+        run = self.run_for(line_no, stage)
+        run.touch(line_no, stage)
         return run
 
     def current_or_new_run(self, line_no: int) -> Run:
@@ -174,42 +177,33 @@ class RunAssembler:
 
     def version_line(self, line_no: int, line: str) -> bool:
         version = read_version(line)
-        if version is None:
-            return False
-        run = self.run_for(line_no, ST_VERSION)
-        run.tests_version, library_version = version
-        if library_version:
-            run.nccl_version = library_version
-        run.touch(line_no, ST_VERSION)
-        return True
+        if version is not None:
+            run = self.enter_stage(line_no, ST_VERSION)
+            run.tests_version, library_version = version
+            run.nccl_version = library_version or run.nccl_version
+        return version is not None
 
     def starting_line(self, line_no: int, line: str) -> bool:
         written = read_test_starting(line)
-        if written is None:
-            return False
-        run = self.run_for(line_no, ST_STARTING)
-        name = normalise_collective(written)
-        if name:
-            run.collective, run.collective_source = name, "starting-line"
-        run.touch(line_no, ST_STARTING)
-        return True
+        if written is not None:
+            run = self.enter_stage(line_no, ST_STARTING)
+            name = normalise_collective(written)
+            if name:
+                run.collective, run.collective_source = name, "starting-line"
+        return written is not None
 
     def concluded_line(self, line_no: int, line: str) -> bool:
-        if not is_test_concluded(line):
-            return False
-        if self.current is not None:
+        concluded = is_test_concluded(line)
+        if concluded and self.current is not None:
             self.current.concluded = True
             self.current.touch(line_no, ST_FOOTER)
-        return True
+        return concluded
 
     def header_line(self, line_no: int, line: str) -> bool:
         fields = read_header_fields(line)
-        if fields is None:
-            return False
-        run = self.run_for(line_no, ST_NTHREAD)
-        run.header.update(fields)
-        run.touch(line_no, ST_NTHREAD)
-        return True
+        if fields is not None:
+            self.enter_stage(line_no, ST_NTHREAD).header.update(fields)
+        return fields is not None
 
     def rccl_tests_line(self, line_no: int, line: str) -> bool:
         tests_version = read_rccl_tests_version(line)
@@ -225,43 +219,36 @@ class RunAssembler:
 
     def rank_line(self, line_no: int, line: str) -> bool:
         rank = read_rank(line)
-        if rank is None:
-            return False
-        run = self.run_for(line_no, ST_RANKS)
-        rank_id, placement = rank
-        run.ranks[rank_id] = placement
-        run.touch(line_no, ST_RANKS)
-        return True
+        if rank is not None:
+            rank_id, placement = rank
+            self.enter_stage(line_no, ST_RANKS).ranks[rank_id] = placement
+        return rank is not None
 
     def rccl_version_line(self, line_no: int, line: str) -> bool:
         version = read_rccl_version(line)
-        if version is None:
-            return False
-        self.mark_rccl()
-        if self.current is not None:
-            self.current.nccl_version = self.current.nccl_version or version
-        return True
+        if version is not None:
+            self.mark_rccl()
+            if self.current is not None:
+                self.current.nccl_version = self.current.nccl_version or version
+        return version is not None
 
     def nccl_version_line(self, line_no: int, line: str) -> bool:
         version = read_nccl_version(line)
-        if version is None:
-            return False
-        self.note_library_version(version)
-        return True
+        if version is not None:
+            self.note_library_version(version)
+        return version is not None
 
     def rccl_marker_line(self, line_no: int, line: str) -> bool:
-        if not is_rccl_marker(line):
-            return False
-        self.mark_rccl()
-        return True
+        marker = is_rccl_marker(line)
+        if marker:
+            self.mark_rccl()
+        return marker
 
     def separator_line(self, line_no: int, line: str) -> bool:
         """`==== 2 nodes all_reduce ====` written by wrapper scripts between tests."""
         label = read_separator(line)
-        if label is None:
-            return False
-        if not label:
-            return True
+        if not label:  # not a separator, or a rule of symbols only
+            return label is not None
         target = self.current
         if target is None or target.has_content:
             target = self.new_run(line_no)
@@ -272,12 +259,10 @@ class RunAssembler:
         return True
 
     def column_header_line(self, line_no: int, line: str) -> bool:
-        if not is_column_header(line):
-            return False
-        run = self.run_for(line_no, ST_HEADER)
-        run.layout = parse_column_header(line, self.previous_line)
-        run.touch(line_no, ST_HEADER)
-        return True
+        found = is_column_header(line)
+        if found:
+            self.enter_stage(line_no, ST_HEADER).layout = parse_column_header(line, self.previous_line)
+        return found
 
     # ---- the table and its footer ----------------------------------------------------------------
 
@@ -289,31 +274,15 @@ class RunAssembler:
         self.current.touch(line_no)
         return True
 
-    def out_of_bounds_line(self, line_no: int, line: str) -> bool:
-        out_of_bounds = read_out_of_bounds(line)
-        if out_of_bounds is None:
+    def run_fields_line(self, line_no: int, line: str) -> bool:
+        found = read_run_fields(line)
+        if found is None:
             return False
+        fields, in_footer = found
         run = self.current_or_new_run(line_no)
-        run.oob, run.oob_flag = out_of_bounds
-        run.touch(line_no, ST_FOOTER)
-        return True
-
-    def avg_busbw_line(self, line_no: int, line: str) -> bool:
-        avg_busbw = read_avg_busbw(line)
-        if avg_busbw is None:
-            return False
-        run = self.current_or_new_run(line_no)
-        run.avg, run.avg_flag = avg_busbw
-        run.touch(line_no, ST_FOOTER)
-        return True
-
-    def reduced_max_bytes_line(self, line_no: int, line: str) -> bool:
-        reduced_to = read_reduced_max_bytes(line)
-        if reduced_to is None:
-            return False
-        run = self.current_or_new_run(line_no)
-        run.reduced_max_bytes = reduced_to
-        run.touch(line_no)
+        for name, value in fields.items():
+            setattr(run, name, value)
+        run.touch(line_no, ST_FOOTER if in_footer else None)
         return True
 
     def failure_line(self, line_no: int, line: str) -> bool:
@@ -332,12 +301,11 @@ class RunAssembler:
         row = parse_row(line, line_no, self.current.layout if self.current else None)
         if row is None:
             return False
-        run = self.run_for(line_no, ST_ROWS)
+        run = self.enter_stage(line_no, ST_ROWS)
         if run.rows and row.size < run.rows[-1].size:
             run.cycles += 1  # `-N` repeats the sweep with no separator
         row.cycle = run.cycles
         run.rows.append(row)
-        run.touch(line_no, ST_ROWS)
         return True
 
     # ---- lines that only give hints --------------------------------------------------------------

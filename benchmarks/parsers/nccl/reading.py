@@ -2,7 +2,8 @@
 
 Every function here looks at a single line (a version banner, the `nThread` header, a Rank line, a
 table row, a footer, a failure, a command line) and returns what it holds, or None when the line is
-not of its kind. Which run a line belongs to is decided in assembly.py.
+not of its kind. Which run a line belongs to is decided in assembly.py. Each pattern sits just above
+the function that reads it.
 """
 
 from __future__ import annotations
@@ -22,41 +23,12 @@ COLLECTIVE_ALIASES = {
     "all_to_all": "alltoall", "alltoall": "alltoall", "send_recv": "sendrecv", "bcast": "broadcast",
 }  # fmt: skip
 
-VERSION_RE = re.compile(r"nccl-tests version\s+(\S+)(?:.*?nccl-headers=(\d+))?(?:.*?nccl-library=(\d+))?")
-STARTING_RE = re.compile(r"Collective test starting:\s*(\S+)")
-CONCLUDED_RE = re.compile(r"Collective test concluded:\s*(\S+)")
-NTHREAD_RE = re.compile(r"\bnThread\s+\d+|\bnGpus(?:\(perProc\))?\s+\d+\s+minBytes")
-HEADER_FIELD_RE = re.compile(
-    r"\b(nThread|nGpus(?:\(perProc\))?|minBytes|maxBytes|warmup iters:|iters:|agg iters:|validation:|graph:"
-    r"|unalign:)\s*(\d+)"
-)
-STEP_RE = re.compile(r"step:\s*(\d+)\((factor|bytes)\)")
-RANK_RE = re.compile(
-    r"\bRank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$"
-)
-RCCL_TESTS_RE = re.compile(r"rccl-tests:\s*Version\s+(\S+)")
-RCCL_VERSION_RE = re.compile(r"RCCL version\s*:?\s*(\S+)")
-NCCL_VERSION_RE = re.compile(r"NCCL version\s+(\d+\.\d+\.\d+\S*)")
-OOB_RE = re.compile(r"Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?")
-AVG_RE = re.compile(r"Avg bus bandwidth\s*:\s*([0-9.eE+\-]+|nan|-nan|inf)\s*(OK|FAILED)?")
-REDUCING_RE = re.compile(r"Reducing maxBytes to\s+(\d+)")
-FAILURE_RE = re.compile(r"Test (?:(NCCL|CUDA|HIP|RCCL|MPI) )?failure\b\s*(.*)$")
-CYCLE_RE = re.compile(r"#?\s*Testing\s+(\d+)\s+cycles?\b")
-SEPARATOR_RE = re.compile(
-    r"^\s*(?:={3,}|\*{3,}|-{3,}|~{3,})\s*([^=*~\-\s][^=*~]{0,200}?)\s*(?:={3,}|\*{3,}|-{3,}|~{3,})\s*$"
-)
-NODES_IN_TEXT_RE = re.compile(r"(\d+)\s*[-_ ]?\s*nodes?\b", re.IGNORECASE)
-PERF_BINARY_RE = re.compile(r"\b(" + "|".join(KNOWN_COLLECTIVES) + r")_perf(?:_mpi)?\b")
-RUNNING_TEST_RE = re.compile(r"\b(?:nccl|rccl)[ _-]?tests?\s+(" + "|".join(KNOWN_COLLECTIVES) + r")\b")
-WORLD_SIZE_RE = re.compile(r"\bworld_size\s*[=:]\s*(\d+)")
-ALGO_ENV_RE = re.compile(r"NCCL_ALGO(?:\s+set by environment to\s+|\s*=\s*)([A-Za-z,^]+)")
-NNODES_INFO_RE = re.compile(r"\bnRanks\s+(\d+)\s+nNodes\s+(\d+)")
-GPUS_ARG_RE = re.compile(r"(?:^|\s)-g\s+(\d+)\b")
-NP_ARG_RE = re.compile(r"(?:^|\s)-(?:np|n|N)\s+(\d+)\b")
-COLUMN_HEADER_RE = re.compile(r"\b(size|bytes)\b.*\bcount\b.*\b(time|cputime)\b.*\balgbw\b", re.IGNORECASE)
-TIMESTAMP_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-TIMESTAMP_TIME_RE = re.compile(r"^\d{2}:\d{2}:\d{2}$")
-DEBUG_LINE_RE = re.compile(r"\b(?:NCCL|RCCL) (?:INFO|WARN|TRACE|ABORT)\b")
+
+def normalise_collective(name: str) -> str | None:
+    """`AllReduce`, `all_reduce_perf`, `alltoall_test` -> the nccl-tests name; None when unknown."""
+    collective = re.sub(r"(_perf(_mpi)?|_test)$", "", name.strip().lower()).replace("-", "_")
+    collective = COLLECTIVE_ALIASES.get(collective, collective)
+    return collective if collective in KNOWN_COLLECTIVES else None
 
 
 @dataclass
@@ -101,15 +73,6 @@ class Layout:
     single_group_placement: str = "out-of-place"
 
 
-def normalise_collective(name: str) -> str | None:
-    """`AllReduce`, `all_reduce_perf`, `alltoall_test` -> the nccl-tests name; None when unknown."""
-    n = name.strip().lower()
-    n = re.sub(r"(_perf(_mpi)?|_test)$", "", n)
-    n = n.replace("-", "_")
-    n = COLLECTIVE_ALIASES.get(n, n)
-    return n if n in KNOWN_COLLECTIVES else None
-
-
 # ---- the result table ------------------------------------------------------------------------
 
 
@@ -125,6 +88,10 @@ def _parse_measurements(tokens: list[str]) -> Measurement | None:
     if wrong.upper() != "N/A" and to_float(wrong.rstrip("*")) is None:
         return None
     return Measurement(time_us, algbw, busbw, wrong)
+
+
+TIMESTAMP_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+TIMESTAMP_TIME_RE = re.compile(r"^\d{2}:\d{2}:\d{2}$")
 
 
 def parse_row(line: str, line_no: int, layout: Layout | None) -> Row | None:
@@ -245,7 +212,17 @@ def parse_column_header(line: str, previous: str) -> Layout:
     return layout
 
 
+COLUMN_HEADER_RE = re.compile(r"\b(size|bytes)\b.*\bcount\b.*\b(time|cputime)\b.*\balgbw\b", re.IGNORECASE)
+
+
+def is_column_header(line: str) -> bool:
+    return COLUMN_HEADER_RE.search(line) is not None
+
+
 # ---- the lines around the table --------------------------------------------------------------
+
+
+VERSION_RE = re.compile(r"nccl-tests version\s+(\S+)(?:.*?nccl-headers=(\d+))?(?:.*?nccl-library=(\d+))?")
 
 
 def read_version(line: str) -> tuple[str, str | None] | None:
@@ -260,14 +237,28 @@ def read_version(line: str) -> tuple[str, str | None] | None:
     return m.group(1), None
 
 
+STARTING_RE = re.compile(r"Collective test starting:\s*(\S+)")
+
+
 def read_test_starting(line: str) -> str | None:
     """The collective as written on a `Collective test starting:` line."""
     m = STARTING_RE.search(line)
     return m.group(1) if m else None
 
 
+CONCLUDED_RE = re.compile(r"Collective test concluded:\s*(\S+)")
+
+
 def is_test_concluded(line: str) -> bool:
     return CONCLUDED_RE.search(line) is not None
+
+
+NTHREAD_RE = re.compile(r"\bnThread\s+\d+|\bnGpus(?:\(perProc\))?\s+\d+\s+minBytes")
+HEADER_FIELD_RE = re.compile(
+    r"\b(nThread|nGpus(?:\(perProc\))?|minBytes|maxBytes|warmup iters:|iters:|agg iters:|validation:|graph:"
+    r"|unalign:)\s*(\d+)"
+)
+STEP_RE = re.compile(r"step:\s*(\d+)\((factor|bytes)\)")
 
 
 def read_header_fields(line: str) -> dict[str, Any] | None:
@@ -285,9 +276,17 @@ def read_header_fields(line: str) -> dict[str, Any] | None:
     return fields
 
 
+RCCL_TESTS_RE = re.compile(r"rccl-tests:\s*Version\s+(\S+)")
+
+
 def read_rccl_tests_version(line: str) -> str | None:
     m = RCCL_TESTS_RE.search(line)
     return m.group(1) if m else None
+
+
+RANK_RE = re.compile(
+    r"\bRank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$"
+)
 
 
 def read_rank(line: str) -> tuple[int, tuple[str, int, str]] | None:
@@ -298,9 +297,15 @@ def read_rank(line: str) -> tuple[int, tuple[str, int, str]] | None:
     return int(m.group(1)), (m.group(4), int(m.group(5)), m.group(7).strip())
 
 
+RCCL_VERSION_RE = re.compile(r"RCCL version\s*:?\s*(\S+)")
+
+
 def read_rccl_version(line: str) -> str | None:
     m = RCCL_VERSION_RE.search(line)
     return m.group(1) if m and "RCCL version" in line else None
+
+
+NCCL_VERSION_RE = re.compile(r"NCCL version\s+(\d+\.\d+\.\d+\S*)")
 
 
 def read_nccl_version(line: str) -> str | None:
@@ -312,6 +317,11 @@ def is_rccl_marker(line: str) -> bool:
     return "Errors with asterisks" in line or "librccl" in line or "HIP version" in line
 
 
+SEPARATOR_RE = re.compile(
+    r"^\s*(?:={3,}|\*{3,}|-{3,}|~{3,})\s*([^=*~\-\s][^=*~]{0,200}?)\s*(?:={3,}|\*{3,}|-{3,}|~{3,})\s*$"
+)
+
+
 def read_separator(line: str) -> str | None:
     """The label of a `==== label ====` line ('' for a rule of symbols only); None for other lines."""
     m = SEPARATOR_RE.match(line)
@@ -321,14 +331,16 @@ def read_separator(line: str) -> str | None:
     return label if re.search(r"[A-Za-z0-9]", label) else ""
 
 
+NODES_IN_TEXT_RE = re.compile(r"(\d+)\s*[-_ ]?\s*nodes?\b", re.IGNORECASE)
+
+
 def read_nodes_in_text(text: str) -> int | None:
     """`2 nodes`, `2-node`, `16_nodes` in a separator label."""
     m = NODES_IN_TEXT_RE.search(text)
     return int(m.group(1)) if m else None
 
 
-def is_column_header(line: str) -> bool:
-    return COLUMN_HEADER_RE.search(line) is not None
+CYCLE_RE = re.compile(r"#?\s*Testing\s+(\d+)\s+cycles?\b")
 
 
 def is_cycle_marker(line: str) -> bool:
@@ -336,20 +348,28 @@ def is_cycle_marker(line: str) -> bool:
     return CYCLE_RE.search(line) is not None
 
 
-def read_out_of_bounds(line: str) -> tuple[int, str | None] | None:
-    m = OOB_RE.search(line)
-    return (int(m.group(1)), m.group(2)) if m else None
+OOB_RE = re.compile(r"Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?")
+AVG_RE = re.compile(r"Avg bus bandwidth\s*:\s*([0-9.eE+\-]+|nan|-nan|inf)\s*(OK|FAILED)?")
+REDUCING_RE = re.compile(r"Reducing maxBytes to\s+(\d+)")
 
 
-def read_avg_busbw(line: str) -> tuple[float | None, str | None] | None:
-    m = AVG_RE.search(line)
-    return (to_float(m.group(1)), m.group(2)) if m else None
+def read_run_fields(line: str) -> tuple[dict[str, Any], bool] | None:
+    """Lines that state one fact about the run in progress, as the `Run` fields they set, and
+    whether the line is part of the footer: `Out of bounds values`, `Avg bus bandwidth`,
+    `Reducing maxBytes to N` (printed when GPU memory is short)."""
+    out_of_bounds = OOB_RE.search(line)
+    if out_of_bounds:
+        return {"oob": int(out_of_bounds.group(1)), "oob_flag": out_of_bounds.group(2)}, True
+    avg_busbw = AVG_RE.search(line)
+    if avg_busbw:
+        return {"avg": to_float(avg_busbw.group(1)), "avg_flag": avg_busbw.group(2)}, True
+    reducing = REDUCING_RE.search(line)
+    if reducing:
+        return {"reduced_max_bytes": int(reducing.group(1))}, False
+    return None
 
 
-def read_reduced_max_bytes(line: str) -> int | None:
-    """`Reducing maxBytes to N due to memory limitation`."""
-    m = REDUCING_RE.search(line)
-    return int(m.group(1)) if m else None
+FAILURE_RE = re.compile(r"Test (?:(NCCL|CUDA|HIP|RCCL|MPI) )?failure\b\s*(.*)$")
 
 
 def read_failure(line: str) -> str | None:
@@ -360,15 +380,24 @@ def read_failure(line: str) -> str | None:
 # ---- NCCL debug output and command lines -----------------------------------------------------
 
 
+DEBUG_LINE_RE = re.compile(r"\b(?:NCCL|RCCL) (?:INFO|WARN|TRACE|ABORT)\b")
+
+
 def is_debug_line(line: str) -> bool:
     """An `NCCL INFO` / `NCCL WARN` line of NCCL_DEBUG output."""
     return DEBUG_LINE_RE.search(line) is not None
+
+
+ALGO_ENV_RE = re.compile(r"NCCL_ALGO(?:\s+set by environment to\s+|\s*=\s*)([A-Za-z,^]+)")
 
 
 def read_algorithm(line: str) -> str | None:
     """NCCL_ALGO from the environment echo or the command line, lower case."""
     m = ALGO_ENV_RE.search(line)
     return m.group(1).lower() if m else None
+
+
+NNODES_INFO_RE = re.compile(r"\bnRanks\s+(\d+)\s+nNodes\s+(\d+)")
 
 
 def read_nodes_in_nccl_info(line: str) -> int | None:
@@ -384,6 +413,13 @@ def is_split_row_fragment(line: str) -> bool:
     """A row whose end wrapped onto the next line: starts with a number, is not a full row."""
     tokens = line.split()
     return len(tokens) >= 8 and to_int(tokens[-8].lstrip("-")) is None and to_float(tokens[0]) is not None
+
+
+PERF_BINARY_RE = re.compile(r"\b(" + "|".join(KNOWN_COLLECTIVES) + r")_perf(?:_mpi)?\b")
+RUNNING_TEST_RE = re.compile(r"\b(?:nccl|rccl)[ _-]?tests?\s+(" + "|".join(KNOWN_COLLECTIVES) + r")\b")
+WORLD_SIZE_RE = re.compile(r"\bworld_size\s*[=:]\s*(\d+)")
+GPUS_ARG_RE = re.compile(r"(?:^|\s)-g\s+(\d+)\b")
+NP_ARG_RE = re.compile(r"(?:^|\s)-(?:np|n|N)\s+(\d+)\b")
 
 
 def read_command_hints(line: str) -> list[tuple[str, Any]]:
