@@ -165,12 +165,14 @@ class RunAssembler:
         if is_debug_line(line):
             self.debug_line(line_no, line)
             return
-        if any(handle(line_no, line) for handle in self.test_description_handlers):
-            return
+        for handle in self.test_description_handlers:
+            if handle(line_no, line):
+                return
         # The column header reads `in-place` from the line before it; lines taken above do not count.
         self.previous_line = line
-        if any(handle(line_no, line) for handle in self.table_handlers):
-            return
+        for handle in self.table_handlers:
+            if handle(line_no, line):
+                return
         self.other_line(line_no, line)
 
     # ---- before the table: what the test is ------------------------------------------------------
