@@ -9,31 +9,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .result import ParseResult
 from .text import Text, to_float, to_int
 
-IBSTAT_CA_RE = re.compile(r"^\s*CA\s+'([^']+)'")
-IBSTAT_PORT_RE = re.compile(r"^\s*Port\s+(\d+)\s*:\s*$")
-IBSTAT_FIELD_RE = re.compile(
-    r"^\s*(CA type|State|Physical state|Rate|Link layer|Base lid|SM lid|Firmware version)\s*:\s*(.*?)\s*$"
-)
-IBSTATUS_HEAD_RE = re.compile(r"Infiniband device\s+'([^']+)'\s+port\s+(\d+)\s+status:")
-IBSTATUS_FIELD_RE = re.compile(r"^\s*(state|phys state|rate|link_layer|base lid|sm lid)\s*:\s*(.*?)\s*$")
-DEVINFO_HCA_RE = re.compile(r"^\s*hca_id:\s*(\S+)")
-DEVINFO_PORT_RE = re.compile(r"^\s*port:\s*(\d+)\s*$")
-DEVINFO_FIELD_RE = re.compile(
-    r"^\s*(state|link_layer|active_width|active_speed|phys_state|vendor_part_id|active_mtu|sm_lid|port_lid)"
-    r"\s*:\s*(.*?)\s*$"
-)
 IBDEV2NETDEV_RE = re.compile(r"^\s*(\S+)\s+port\s+(\d+)\s+(?:==>|<===>)\s+(\S+)\s*(?:\((\w+)\))?")
 IBDEV2NETDEV_V_RE = re.compile(
     r"\(MT(\d+)\s*-\s*[^)]*\).*?port\s+(\d+)\s+\((\w+)\)\s+==>\s+(\S+)\s+\((\w+)\)"
 )
 RDMA_LINK_RE = re.compile(r"^\s*link\s+(\S+)/(\d+)\s+(.*)$")
-WIDTH_RE = re.compile(r"(\d+)X")
-SPEED_RE = re.compile(r"([\d.]+)\s*Gbps")
 
 STATE_WORDS = {
     "active": "Active", "port_active": "Active", "4": "Active",
@@ -106,49 +93,122 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def parse_ibstat(text: Text) -> ParseResult:
-    result = ParseResult(kind="ibstat")
+PortFields = dict[str, tuple[str, Callable[[str], Any]]]
+
+
+def _new_port(device: str | None, port: int | None, line_no: int, **extra: Any) -> dict[str, Any]:
+    """A port in the shape every RDMA parser yields; fields the tool does not print stay None."""
+    return {"device": device, "port": port, "state": None, "physical_state": None, "link_layer": None,
+            "rate_gbps": None, **extra, "line": line_no}  # fmt: skip
+
+
+def _port_fields(state: str, physical_state: str, link_layer: str, more: PortFields) -> PortFields:
+    """What every port report prints (state, physical state, link layer) under the tool's own key
+    names, read the same way for all, and what else the tool prints."""
+    return {
+        state: ("state", _state),
+        physical_state: ("physical_state", _phys),
+        link_layer: ("link_layer", _link_layer),
+        **more,
+    }
+
+
+def _set_port_field(port: dict[str, Any], fields: PortFields, key: str, value: str) -> None:
+    """Store one `key: value` line of a port block under its port key, read by its reader."""
+    if key in fields:
+        name, read = fields[key]
+        port[name] = read(value)
+
+
+@dataclass(frozen=True)
+class _BlockFormat:
+    """A report printed as one block per device (`CA 'mlx5_0'`, `hca_id: mlx5_0`) that holds one
+    device-wide field (`CA type`, `vendor_part_id`) and one block of `key: value` lines per port."""
+
+    device_re: re.Pattern[str]
+    port_re: re.Pattern[str]
+    field_re: re.Pattern[str]
+    device_field: str
+    device_field_key: str
+    port_fields: PortFields
+    # Set when fields before any port line get a port of their own, with this warning.
+    orphan_fields_warning: str | None = None
+
+
+def _read_port_blocks(text: Text, block_format: _BlockFormat, result: ParseResult) -> list[dict[str, Any]]:
+    """Every port of a device/port block report, in print order."""
     ports: list[dict[str, Any]] = []
-    ca: str | None = None
-    ca_type: str | None = None
+    device: str | None = None
+    device_value: str | None = None
     port: dict[str, Any] | None = None
     for no, line in enumerate(text.lines, start=1):
-        m = IBSTAT_CA_RE.match(line)
+        m = block_format.device_re.match(line)
         if m:
-            ca, ca_type, port = m.group(1), None, None
+            device, device_value, port = m.group(1), None, None
             continue
-        m = IBSTAT_PORT_RE.match(line)
+        m = block_format.port_re.match(line)
         if m:
-            port = {"device": ca, "port": int(m.group(1)), "state": None, "physical_state": None,
-                    "link_layer": None, "rate_gbps": None, "ca_type": ca_type, "line": no}  # fmt: skip
+            port = _new_port(device, int(m.group(1)), no, **{block_format.device_field_key: device_value})
             ports.append(port)
             continue
-        m = IBSTAT_FIELD_RE.match(line)
-        if m:
-            key, value = m.group(1), m.group(2)
-            if key == "CA type":
-                ca_type = value
-            elif port is not None:
-                if key == "State":
-                    port["state"] = _state(value)
-                elif key == "Physical state":
-                    port["physical_state"] = _phys(value)
-                elif key == "Rate":
-                    port["rate_gbps"] = _rate(value)
-                elif key == "Link layer":
-                    port["link_layer"] = _link_layer(value)
-                elif key == "Base lid":
-                    port["base_lid"] = to_int(value)
-                elif key == "SM lid":
-                    port["sm_lid"] = to_int(value)
+        m = block_format.field_re.match(line)
+        if not m:
             continue
-        if "ibpanic" in line:
-            result.warnings.append(f"line {no}: ibstat aborted: {line.strip()[:200]}")
+        key, value = m.group(1), m.group(2)
+        if key == block_format.device_field:
+            device_value = value
+            continue
+        if port is None and block_format.orphan_fields_warning:
+            # A fragment that starts inside a port block: keep what it says, without a device name.
+            port = _new_port(None, None, no)
+            ports.append(port)
+            result.warnings.append(f"line {no}: {block_format.orphan_fields_warning}")
+        if port is not None:
+            _set_port_field(port, block_format.port_fields, key, value)
+    return ports
+
+
+IBSTAT_FORMAT = _BlockFormat(
+    device_re=re.compile(r"^\s*CA\s+'([^']+)'"),
+    port_re=re.compile(r"^\s*Port\s+(\d+)\s*:\s*$"),
+    field_re=re.compile(
+        r"^\s*(CA type|State|Physical state|Rate|Link layer|Base lid|SM lid|Firmware version)\s*:\s*(.*?)\s*$"
+    ),
+    device_field="CA type",
+    device_field_key="ca_type",
+    port_fields=_port_fields(
+        "State",
+        "Physical state",
+        "Link layer",
+        {"Rate": ("rate_gbps", _rate), "Base lid": ("base_lid", to_int), "SM lid": ("sm_lid", to_int)},
+    ),
+)
+
+
+def _ibpanic_warnings(text: Text) -> list[str]:
+    """ibstat prints `ibpanic: ...` when it aborts."""
+    block_lines = (IBSTAT_FORMAT.device_re, IBSTAT_FORMAT.port_re, IBSTAT_FORMAT.field_re)
+    return [
+        f"line {no}: ibstat aborted: {line.strip()[:200]}"
+        for no, line in enumerate(text.lines, start=1)
+        if "ibpanic" in line and not any(pattern.match(line) for pattern in block_lines)
+    ]
+
+
+def parse_ibstat(text: Text) -> ParseResult:
+    result = ParseResult(kind="ibstat")
+    ports = _read_port_blocks(text, IBSTAT_FORMAT, result)
+    result.warnings.extend(_ibpanic_warnings(text))
     for p in ports:
         if p["link_layer"] is None:
             result.warnings.append(f"{p['device']} port {p['port']}: no Link layer line (cut output)")
     result.summary = _summary(ports)
     return result
+
+
+IBSTATUS_HEAD_RE = re.compile(r"Infiniband device\s+'([^']+)'\s+port\s+(\d+)\s+status:")
+IBSTATUS_FIELD_RE = re.compile(r"^\s*(state|phys state|rate|link_layer|base lid|sm lid)\s*:\s*(.*?)\s*$")
+IBSTATUS_PORT_FIELDS = _port_fields("state", "phys state", "link_layer", {"rate": ("rate_gbps", _rate)})
 
 
 def parse_ibstatus(text: Text) -> ParseResult:
@@ -158,70 +218,61 @@ def parse_ibstatus(text: Text) -> ParseResult:
     for no, line in enumerate(text.lines, start=1):
         m = IBSTATUS_HEAD_RE.search(line)
         if m:
-            port = {"device": m.group(1), "port": int(m.group(2)), "state": None, "physical_state": None,
-                    "link_layer": None, "rate_gbps": None, "line": no}  # fmt: skip
+            port = _new_port(m.group(1), int(m.group(2)), no)
             ports.append(port)
             continue
         m = IBSTATUS_FIELD_RE.match(line)
         if m and port is not None:
             key, value = m.group(1), m.group(2)
-            if key == "state":
-                port["state"] = _state(value)
-            elif key == "phys state":
-                port["physical_state"] = _phys(value)
-            elif key == "rate":
-                port["rate_gbps"] = _rate(value)
+            _set_port_field(port, IBSTATUS_PORT_FIELDS, key, value)
+            if key == "rate":
                 port["rate_text"] = value
-            elif key == "link_layer":
-                port["link_layer"] = _link_layer(value)
     result.summary = _summary(ports)
     return result
 
 
+WIDTH_RE = re.compile(r"(\d+)X")
+SPEED_RE = re.compile(r"([\d.]+)\s*Gbps")
+
+
+def _lane_count(raw: str) -> int | None:
+    """`active_width: 4X (2)` -> 4."""
+    width = WIDTH_RE.search(raw)
+    return int(width.group(1)) if width else None
+
+
+def _lane_speed(raw: str) -> float | None:
+    """`active_speed: 100.0 Gbps (128)` -> 100.0."""
+    speed = SPEED_RE.search(raw)
+    return float(speed.group(1)) if speed else None
+
+
+DEVINFO_FORMAT = _BlockFormat(
+    device_re=re.compile(r"^\s*hca_id:\s*(\S+)"),
+    port_re=re.compile(r"^\s*port:\s*(\d+)\s*$"),
+    field_re=re.compile(
+        r"^\s*(state|link_layer|active_width|active_speed|phys_state|vendor_part_id|active_mtu|sm_lid|port_lid)"
+        r"\s*:\s*(.*?)\s*$"
+    ),
+    device_field="vendor_part_id",
+    device_field_key="vendor_part_id",
+    port_fields=_port_fields(
+        "state",
+        "phys_state",
+        "link_layer",
+        {
+            "active_mtu": ("active_mtu", lambda value: to_int(value.split()[0]) if value else None),
+            "active_width": ("_width", _lane_count),
+            "active_speed": ("_speed", _lane_speed),
+        },
+    ),
+    orphan_fields_warning="port fields before any hca_id (excerpt cut at the top)",
+)
+
+
 def parse_ibv_devinfo(text: Text) -> ParseResult:
     result = ParseResult(kind="ibv_devinfo")
-    ports: list[dict[str, Any]] = []
-    hca: str | None = None
-    part: str | None = None
-    port: dict[str, Any] | None = None
-    for no, line in enumerate(text.lines, start=1):
-        m = DEVINFO_HCA_RE.match(line)
-        if m:
-            hca, part, port = m.group(1), None, None
-            continue
-        m = DEVINFO_PORT_RE.match(line)
-        if m:
-            port = {"device": hca, "port": int(m.group(1)), "state": None, "physical_state": None,
-                    "link_layer": None, "rate_gbps": None, "vendor_part_id": part, "line": no}  # fmt: skip
-            ports.append(port)
-            continue
-        m = DEVINFO_FIELD_RE.match(line)
-        if not m:
-            continue
-        key, value = m.group(1), m.group(2)
-        if key == "vendor_part_id":
-            part = value
-            continue
-        if port is None:
-            # A fragment that starts inside a port block: keep what it says, without a device name.
-            port = {"device": None, "port": None, "state": None, "physical_state": None,
-                    "link_layer": None, "rate_gbps": None, "line": no}  # fmt: skip
-            ports.append(port)
-            result.warnings.append(f"line {no}: port fields before any hca_id (excerpt cut at the top)")
-        if key == "state":
-            port["state"] = _state(value)
-        elif key == "phys_state":
-            port["physical_state"] = _phys(value)
-        elif key == "link_layer":
-            port["link_layer"] = _link_layer(value)
-        elif key == "active_mtu":
-            port["active_mtu"] = to_int(value.split()[0]) if value else None
-        elif key == "active_width":
-            width = WIDTH_RE.search(value)
-            port["_width"] = int(width.group(1)) if width else None
-        elif key == "active_speed":
-            speed = SPEED_RE.search(value)
-            port["_speed"] = float(speed.group(1)) if speed else None
+    ports = _read_port_blocks(text, DEVINFO_FORMAT, result)
     for p in ports:
         width, speed = p.pop("_width", None), p.pop("_speed", None)
         if width and speed:

@@ -42,6 +42,8 @@ class _Block:
     rows: list[dict[str, Any]] = field(default_factory=list)
     first_line: int = 0
     last_line: int = 0
+    command_test: str | None = None
+    duration_mode: bool = False
 
 
 def _to_gbps(value: float | None, unit: str | None) -> float | None:
@@ -53,78 +55,147 @@ def _to_gbps(value: float | None, unit: str | None) -> float | None:
     return round(value * MIB_TO_GBIT, 6)  # MB/sec and MiB/sec are both 2^20 B/s in perftest
 
 
-def parse_perftest(text: Text) -> ParseResult:
-    result = ParseResult(kind="perftest")
+def _read_command(block: _Block, line: str) -> None:
+    """The command line names the test; `--run_infinitely` (or its notice) means duration mode."""
+    m = COMMAND_RE.search(line)
+    if m and block.command_test is None:
+        block.command_test = f"ib_{m.group(1)}_{m.group(2)}"
+    if "--run_infinitely" in line or "BW peak won't be measured" in line:
+        block.duration_mode = True
+
+
+def _read_banner(block: _Block, line: str, line_no: int) -> bool:
+    """`RDMA_Write BW Test`, `Send Bidirectional BW Test`, `RDMA_Read Lat Test`."""
+    m = BANNER_RE.search(line)
+    if not m:
+        return False
+    block.test = block.test or f"{m.group(1)} {m.group(2) or ''}{m.group(3)} Test".replace("  ", " ")
+    block.bidirectional = block.bidirectional or bool(m.group(2))
+    block.latency = m.group(3).startswith("Lat")
+    block.first_line = block.first_line or line_no
+    return True
+
+
+def _read_table_header(block: _Block, line: str) -> bool:
+    """The `#bytes #iterations ...` line gives the unit; a latency header makes it a latency test."""
+    m = BW_HEADER_RE.search(line)
+    if m:
+        block.unit = m.group(2)
+        block.headers += 1
+        return True
+    if LAT_HEADER_RE.search(line):
+        block.latency = True
+        block.headers += 1
+        block.unit = "usec"
+        return True
+    return False
+
+
+def _table_row(block: _Block, line: str, line_no: int) -> dict[str, Any] | None:
+    """`size iterations value...` with every value a number, or None."""
+    tokens = strip_launcher_prefix(line).split()
+    if len(tokens) < 4 or to_int(tokens[0]) is None or to_int(tokens[1]) is None:
+        return None
+    values = [to_float(t) for t in tokens[2:]]
+    if any(v is None for v in values):
+        return None
+    nums = [v for v in values if v is not None]
+    size = to_int(tokens[0]) or 0
+    if block.latency:
+        return {"size_bytes": size, "iterations": to_int(tokens[1]), "values_usec": nums, "line": line_no}
+    if len(nums) < 2:
+        return None
+    return {
+        "size_bytes": size,
+        "iterations": to_int(tokens[1]),
+        "bw_peak_gbps": _to_gbps(nums[0], block.unit),
+        "bw_average_gbps": _to_gbps(nums[1], block.unit),
+        "msg_rate_mpps": nums[2] if len(nums) > 2 else None,
+        "line": line_no,
+    }
+
+
+def _read_block(text: Text) -> _Block:
+    """One pass over the lines: banner, settings (`Device`, `Link type`...), table header, rows."""
     block = _Block()
-    command_test = None
-    infinite = False
     for no, raw in enumerate(text.lines, start=1):
         line = raw.strip()
         if not line:
             continue
-        m = COMMAND_RE.search(line)
-        if m and command_test is None:
-            command_test = f"ib_{m.group(1)}_{m.group(2)}"
-        if "--run_infinitely" in line or "BW peak won't be measured" in line:
-            infinite = True
-        m = BANNER_RE.search(line)
-        if m:
-            block.test = block.test or f"{m.group(1)} {m.group(2) or ''}{m.group(3)} Test".replace("  ", " ")
-            block.bidirectional = block.bidirectional or bool(m.group(2))
-            block.latency = m.group(3).startswith("Lat")
-            block.first_line = block.first_line or no
+        _read_command(block, line)
+        if _read_banner(block, line, no):
             continue
         for key, pattern in FIELD_RES.items():
             fm = pattern.search(line)
             if fm and key not in block.fields:
                 block.fields[key] = fm.group(1)
-        m = BW_HEADER_RE.search(line)
-        if m:
-            block.unit = m.group(2)
-            block.headers += 1
+        if _read_table_header(block, line) or not block.headers:
             continue
-        if LAT_HEADER_RE.search(line):
-            block.latency = True
-            block.headers += 1
-            block.unit = "usec"
-            continue
-        if not block.headers:
-            continue
-        tokens = strip_launcher_prefix(line).split()
-        if len(tokens) < 4 or to_int(tokens[0]) is None or to_int(tokens[1]) is None:
-            continue
-        values = [to_float(t) for t in tokens[2:]]
-        if any(v is None for v in values):
-            continue
-        nums = [v for v in values if v is not None]
-        size = to_int(tokens[0]) or 0
-        row: dict[str, Any]
-        if block.latency:
-            row = {"size_bytes": size, "iterations": to_int(tokens[1]), "values_usec": nums, "line": no}
-        else:
-            if len(nums) < 2:
-                continue
-            row = {
-                "size_bytes": size,
-                "iterations": to_int(tokens[1]),
-                "bw_peak_gbps": _to_gbps(nums[0], block.unit),
-                "bw_average_gbps": _to_gbps(nums[1], block.unit),
-                "msg_rate_mpps": nums[2] if len(nums) > 2 else None,
-                "line": no,
-            }
-        block.rows.append(row)
-        block.last_line = no
+        row = _table_row(block, line, no)
+        if row is not None:
+            block.rows.append(row)
+            block.last_line = no
+    return block
 
+
+def _without_interleaved_duplicates(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Server and client on one host print the same table; their lines interleave (superbench)."""
+    seen: set[tuple[Any, ...]] = set()
+    unique = []
+    for row in rows:
+        dedupe_key = tuple(v for k, v in row.items() if k != "line")
+        if dedupe_key not in seen:
+            seen.add(dedupe_key)
+            unique.append(row)
+    return unique
+
+
+def _test_name(block: _Block) -> str | None:
+    """`ib_write_bw` from the command line, else from the banner."""
+    if block.command_test is None and block.test:
+        kind = block.test.split()[0].lower().replace("rdma_", "")
+        return f"ib_{kind}_{'lat' if block.latency else 'bw'}"
+    return block.command_test
+
+
+def _bandwidth_fields(rows: list[dict[str, Any]], duration_mode: bool) -> dict[str, Any]:
+    averages = [r["bw_average_gbps"] for r in rows if r["bw_average_gbps"] is not None]
+    peaks = [r["bw_peak_gbps"] for r in rows if r["bw_peak_gbps"]]
+    max_size = max((r["size_bytes"] for r in rows), default=None)
+    at_max = [r["bw_average_gbps"] for r in rows if r["size_bytes"] == max_size]
+    # BW average is what compares with the line rate (FORMATS.md 4); peak_gbps is the best average
+    # over sizes because BW peak reads 0.00 in duration mode.
+    fields: dict[str, Any] = {
+        "peak_gbps": round(max(averages), 3) if averages else None,
+        "average_gbps": round(median(at_max) or 0.0, 3) if at_max else None,
+        "bw_peak_column_max_gbps": round(max(peaks), 3) if peaks else None,
+        "max_size_bytes": max_size,
+    }
+    if duration_mode and len(averages) > 1:
+        lo, hi = min(averages), max(averages)
+        fields["stability"] = {
+            "intervals": len(averages),
+            "min_gbps": round(lo, 3),
+            "max_gbps": round(hi, 3),
+            "spread_percent": round((hi - lo) / hi * 100, 2) if hi else None,
+        }
+    return fields
+
+
+def _latency_fields(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "peak_gbps": None,
+        "average_gbps": None,
+        "latency_usec_at_min_size": rows[0]["values_usec"] if rows else None,
+    }
+
+
+def parse_perftest(text: Text) -> ParseResult:
+    result = ParseResult(kind="perftest")
+    block = _read_block(text)
     rows = block.rows
-    if block.headers >= 2 and not infinite:
-        # Server and client on one host print the same table; their lines interleave (superbench).
-        seen: set[tuple[Any, ...]] = set()
-        unique = []
-        for row in rows:
-            dedupe_key = tuple(v for k, v in row.items() if k != "line")
-            if dedupe_key not in seen:
-                seen.add(dedupe_key)
-                unique.append(row)
+    if block.headers >= 2 and not block.duration_mode:
+        unique = _without_interleaved_duplicates(rows)
         if len(unique) < len(rows):
             result.warnings.append(
                 f"{len(rows) - len(unique)} duplicate row(s) from interleaved server/client output"
@@ -134,12 +205,8 @@ def parse_perftest(text: Text) -> ParseResult:
     link_layer = {"ib": "InfiniBand", "ethernet": "Ethernet", "eth": "Ethernet"}.get(
         (link or "").lower(), link
     )
-    test_name = command_test
-    if test_name is None and block.test:
-        kind = block.test.split()[0].lower().replace("rdma_", "")
-        test_name = f"ib_{kind}_{'lat' if block.latency else 'bw'}"
     summary: dict[str, Any] = {
-        "test": test_name,
+        "test": _test_name(block),
         "banner": block.test,
         "bidirectional": block.bidirectional,
         "device": block.fields.get("device"),
@@ -150,43 +217,19 @@ def parse_perftest(text: Text) -> ParseResult:
         "mtu": to_int(block.fields.get("mtu", "") or ""),
         "gid_index": to_int(block.fields.get("gid_index", "") or ""),
         "unit_reported": block.unit,
-        "duration_mode": infinite,
+        "duration_mode": block.duration_mode,
         "rows": len(rows),
         "size_rows": rows[:5000],
         "first_line": block.first_line or (rows[0]["line"] if rows else None),
         "last_line": block.last_line or None,
         "latency": block.latency,
     }
-    if block.latency:
-        summary["peak_gbps"] = None
-        summary["average_gbps"] = None
-        summary["latency_usec_at_min_size"] = rows[0]["values_usec"] if rows else None
-    else:
-        averages = [r["bw_average_gbps"] for r in rows if r["bw_average_gbps"] is not None]
-        peaks = [r["bw_peak_gbps"] for r in rows if r["bw_peak_gbps"]]
-        max_size = max((r["size_bytes"] for r in rows), default=None)
-        at_max = [r["bw_average_gbps"] for r in rows if r["size_bytes"] == max_size]
-        # BW average is what compares with the line rate (FORMATS.md 4); peak_gbps is the best average
-        # over sizes because BW peak reads 0.00 in duration mode.
-        summary["peak_gbps"] = round(max(averages), 3) if averages else None
-        summary["average_gbps"] = round(median(at_max) or 0.0, 3) if at_max else None
-        summary["bw_peak_column_max_gbps"] = round(max(peaks), 3) if peaks else None
-        summary["max_size_bytes"] = max_size
-        if infinite and len(averages) > 1:
-            lo, hi = min(averages), max(averages)
-            summary["stability"] = {
-                "intervals": len(averages),
-                "min_gbps": round(lo, 3),
-                "max_gbps": round(hi, 3),
-                "spread_percent": round((hi - lo) / hi * 100, 2) if hi else None,
-            }
-        if block.bidirectional:
-            result.warnings.append("bidirectional test: the figures are the sum of both directions")
+    summary.update(_latency_fields(rows) if block.latency else _bandwidth_fields(rows, block.duration_mode))
+    if block.bidirectional and not block.latency:
+        result.warnings.append("bidirectional test: the figures are the sum of both directions")
+    summary["failed"] = not rows
     if not rows:
         result.warnings.append("perftest banner found but no result rows (run cut or failed)")
-        summary["failed"] = True
-    else:
-        summary["failed"] = False
     if link_layer is None:
         result.warnings.append("no `Link type` line: link layer unknown")
     result.summary = summary

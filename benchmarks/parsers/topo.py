@@ -29,10 +29,13 @@ def _is_column_header(tokens: list[str]) -> bool:
     )
 
 
-def parse_topo(text: Text) -> ParseResult:
-    result = ParseResult(kind="nvidia-smi-topo")
+Matrix = dict[str, tuple[list[str], int]]  # row label -> (cells, line number)
+
+
+def _read_matrix(text: Text) -> tuple[list[str], Matrix, dict[str, str], int | None]:
+    """The column labels, the rows, the NIC legend (`NIC0: mlx5_0`) and the header's line."""
     columns: list[str] = []
-    rows: dict[str, tuple[list[str], int]] = {}
+    rows: Matrix = {}
     legend: dict[str, str] = {}
     header_line = None
     for no, line in enumerate(text.lines, start=1):
@@ -51,23 +54,28 @@ def parse_topo(text: Text) -> ParseResult:
         if columns and tokens[0] in columns and len(tokens) > 1 and CELL_RE.match(tokens[1]):
             cells = tokens[1 : 1 + len(columns)]
             rows[tokens[0]] = (cells, no)
-    if not columns:
-        # Header lost in a paste: rebuild it from the row labels.
-        for no, line in enumerate(text.lines, start=1):
-            tokens = line.split()
-            if (
-                tokens
-                and re.match(r"^(GPU\d+|NIC\d+|mlx\d_\S+)$", tokens[0])
-                and len(tokens) > 1
-                and CELL_RE.match(tokens[1])
-            ):
-                rows[tokens[0]] = (tokens[1:], no)
-        columns = list(rows)
-        if columns:
-            result.warnings.append("no column header: columns taken from the row labels")
-    gpu_cols = [c for c in columns if re.match(r"^GPU\d+$", c)]
-    nic_cols = [c for c in columns if c not in gpu_cols]
-    index = {c: i for i, c in enumerate(columns)}
+    return columns, rows, legend, header_line
+
+
+def _rows_by_label(text: Text) -> Matrix:
+    """Header lost in a paste: every row whose label looks like a GPU or NIC, all its cells."""
+    rows: Matrix = {}
+    for no, line in enumerate(text.lines, start=1):
+        tokens = line.split()
+        if (
+            tokens
+            and re.match(r"^(GPU\d+|NIC\d+|mlx\d_\S+)$", tokens[0])
+            and len(tokens) > 1
+            and CELL_RE.match(tokens[1])
+        ):
+            rows[tokens[0]] = (tokens[1:], no)
+    return rows
+
+
+def _gpu_pairs(
+    gpu_cols: list[str], rows: Matrix, index: dict[str, int]
+) -> tuple[list[dict[str, Any]], list[int], Counter[str]]:
+    """For each GPU pair: pairs without NVLink, NVLink counts, and the connection kinds seen."""
     pairs_not_nvlink: list[dict[str, Any]] = []
     nv_counts: list[int] = []
     cell_types: Counter[str] = Counter()
@@ -85,6 +93,13 @@ def parse_topo(text: Text) -> ParseResult:
             else:
                 nv_counts.append(0)
                 pairs_not_nvlink.append({"pair": f"{a}-{b}", "connection": cell})
+    return pairs_not_nvlink, nv_counts, cell_types
+
+
+def _nic_details(
+    nic_cols: list[str], gpu_cols: list[str], rows: Matrix, index: dict[str, int], legend: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Each NIC's closest PCIe path to any GPU and the GPUs behind the same switch."""
     nics: list[dict[str, Any]] = []
     for nic in nic_cols:
         relations: dict[str, str] = {}
@@ -97,11 +112,27 @@ def parse_topo(text: Text) -> ParseResult:
         best = min(relations.values(), key=lambda c: PCIE_RANK.get(c, 9), default=None)
         close = sorted(g for g, c in relations.items() if c in ("PIX", "PXB"))
         nics.append({"column": nic, "name": legend.get(nic, nic), "best_gpu_path": best, "close_gpus": close})
+    return nics
+
+
+def parse_topo(text: Text) -> ParseResult:
+    result = ParseResult(kind="nvidia-smi-topo")
+    columns, rows, legend, header_line = _read_matrix(text)
+    if not columns:
+        # Without a header _read_matrix keeps no rows.
+        rows = _rows_by_label(text)
+        columns = list(rows)
+        if columns:
+            result.warnings.append("no column header: columns taken from the row labels")
+    gpu_cols = [c for c in columns if re.match(r"^GPU\d+$", c)]
+    nic_cols = [c for c in columns if c not in gpu_cols]
+    index = {c: i for i, c in enumerate(columns)}
+    pairs_not_nvlink, nv_counts, cell_types = _gpu_pairs(gpu_cols, rows, index)
+    nics = _nic_details(nic_cols, gpu_cols, rows, index, legend)
     gpus = len(gpu_cols)
-    full_mesh = None if gpus < 2 else not pairs_not_nvlink
     result.summary = {
         "gpus": gpus,
-        "full_nvlink_mesh": full_mesh,
+        "full_nvlink_mesh": None if gpus < 2 else not pairs_not_nvlink,
         "min_nvlinks_per_pair": min(nv_counts) if nv_counts else None,
         "max_nvlinks_per_pair": max(nv_counts) if nv_counts else None,
         "nics": len(nic_cols),

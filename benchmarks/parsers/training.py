@@ -9,6 +9,7 @@ over 2x the median are reported as stalls.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from .result import ParseResult
@@ -75,108 +76,247 @@ def _steady(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     return [r for r in rows if r.get(key) is not None]
 
 
+def _read_args(line: str, args: dict[str, float]) -> None:
+    """Launch arguments (`seq_length ....... 4096`, `using world size: 64`); the first print wins."""
+    for m in ARG_RE.finditer(line):
+        value = to_float(m.group(2))
+        if value is not None and m.group(1) not in args:
+            args[m.group(1)] = value
+    world = WORLD_RE.search(line)
+    if world and "world_size" not in args:
+        args["world_size"] = float(world.group(1) or world.group(2))
+
+
+def _megatron_row(iteration: int, rest: str, line_no: int) -> dict[str, Any]:
+    """One `iteration N/ M | key: value | ...` line."""
+    fields = _megatron_fields(rest)
+    time_ms = _pick(fields, "elapsed time per iteration")
+    return {
+        "iteration": iteration,
+        "line": line_no,
+        "time_s": time_ms / 1000 if time_ms is not None else None,
+        "tflops_per_gpu": _pick(fields, "tflop/s/gpu") or _pick(fields, "tflops"),
+        "tokens_per_s_per_gpu": _pick(fields, "tokens", "/gpu") or _pick(fields, "tok/s/gpu"),
+        "samples_per_s": _pick(fields, "samples per second"),
+        "global_batch_size": _pick(fields, "global batch size"),
+        "skipped": _pick(fields, "number of skipped iterations") or 0,
+        "nan": _pick(fields, "number of nan iterations") or 0,
+        "loss": _pick(fields, "lm loss"),
+    }
+
+
+def _titan_row(step: int, rest: str, line_no: int) -> dict[str, Any]:
+    """One torchtitan `step: N  loss: ... tps: ... mfu: ...%` line."""
+    kv = dict(TITAN_KV_RE.findall(rest))
+    tps = to_float(kv.get("tps") or kv.get("wps") or "")
+    mfu = to_float(kv.get("mfu", ""))
+    return {
+        "iteration": step,
+        "line": line_no,
+        "time_s": None,
+        "tflops_per_gpu": to_float(kv.get("tflops", "")),
+        "tokens_per_s_per_gpu": tps,
+        "mfu": mfu / 100 if mfu is not None else None,
+        "loss": to_float(kv.get("loss", "")),
+        "skipped": 0,
+        "nan": 1 if kv.get("loss", "").lower() in ("nan", "-nan") else 0,
+    }
+
+
+@dataclass
+class _TrainingLog:
+    """What one pass over the lines collects; every rank may print the same iteration line, so
+    rows are keyed by iteration and the first print is kept."""
+
+    args: dict[str, float] = field(default_factory=dict)
+    megatron: dict[int, dict[str, Any]] = field(default_factory=dict)
+    titan: dict[int, dict[str, Any]] = field(default_factory=dict)
+    ds_timer: list[tuple[int, float, float, int]] = field(default_factory=list)
+    skipped_steps: int = 0
+    total_iterations: int | None = None
+
+    def read_line(self, line_no: int, line: str) -> None:
+        """One non-empty line; a line is an iteration line of one format at most."""
+        _read_args(line, self.args)
+        iteration_line = ITER_RE.search(line)
+        if iteration_line:
+            iteration = int(iteration_line.group(1))
+            self.total_iterations = int(iteration_line.group(2))
+            if iteration not in self.megatron:
+                self.megatron[iteration] = _megatron_row(iteration, iteration_line.group(3), line_no)
+            return
+        step_line = TITAN_RE.search(line)
+        if step_line and ("tps:" in line or "wps:" in line):
+            stripped = RANK_PREFIX_RE.sub("", strip_launcher_prefix(line))
+            step_line = TITAN_RE.search(stripped) or step_line
+            step = int(step_line.group(1))
+            if step not in self.titan:
+                self.titan[step] = _titan_row(step, step_line.group(2), line_no)
+            return
+        timer = DS_TIMER_RE.search(line)
+        if timer:
+            self.ds_timer.append((int(timer.group(1)), float(timer.group(2)), float(timer.group(3)), line_no))
+            return
+        ds_step = DS_STEP_RE.search(line)
+        if ds_step:
+            self.skipped_steps = max(self.skipped_steps, int(ds_step.group(2)))
+
+    @property
+    def world_size(self) -> float | None:
+        return self.args.get("world_size")
+
+    @property
+    def seq_length(self) -> float | None:
+        return self.args.get("seq_length") or self.args.get("encoder_seq_length")
+
+
+def _job_fields(log: _TrainingLog) -> dict[str, Any]:
+    """Which format the figures come from and the job's shape (world size, sequence, parallelism)."""
+    source = "megatron" if log.megatron else ("torchtitan" if log.titan else "deepspeed-timer")
+    world, seq = log.world_size, log.seq_length
+    return {
+        "source_format": source,
+        "total_iterations_planned": log.total_iterations,
+        "world_size": int(world) if world else None,
+        "seq_length": int(seq) if seq else None,
+        "parallelism": {
+            k: int(v)
+            for k, v in log.args.items()
+            if k in ("tensor_model_parallel_size", "pipeline_model_parallel_size", "data_parallel_size")
+        },
+    }
+
+
+def _deepspeed_timer_fields(log: _TrainingLog) -> dict[str, Any]:
+    """DeepSpeed's own ThroughputTimer only: samples/s, no iteration time per GPU."""
+    currents = [c for _, _, c, _ in log.ds_timer]
+    return {
+        "iterations": len(log.ds_timer),
+        "median_iteration_s": None,
+        "median_tflops_per_gpu": None,
+        "median_tokens_per_s_per_gpu": None,
+        "mfu": None,
+        "deepspeed_samples_per_s_median": median(currents[1:] or currents),
+        "skipped_iterations": log.skipped_steps,
+        "first_line": log.ds_timer[0][3],
+        "last_line": log.ds_timer[-1][3],
+    }
+
+
+def _warmup_count(rows: list[dict[str, Any]]) -> int:
+    """Leading intervals left out of the medians (the first always, when there is more than one)."""
+    times = [r["time_s"] for r in rows]
+    if all(t is not None for t in times):
+        return _exclude_warmup([t for t in times if t is not None])
+    return 1 if len(rows) > 1 else 0
+
+
+def _tokens_per_gpu(
+    steady: list[dict[str, Any]], median_time: float | None, log: _TrainingLog
+) -> tuple[list[float], str | None]:
+    """Tokens/s per GPU as printed, or computed from batch, sequence and iteration time."""
+    tokens = [r["tokens_per_s_per_gpu"] for r in steady if r["tokens_per_s_per_gpu"] is not None]
+    if tokens:
+        return tokens, "printed"
+    seq, world = log.seq_length, log.world_size
+    if median_time and seq and world:
+        batches = [r.get("global_batch_size") for r in steady if r.get("global_batch_size")]
+        gbs = median([b for b in batches if b is not None])
+        if gbs:
+            return [gbs * seq / median_time / world], (
+                "computed: global batch x seq length / iteration time / world size"
+            )
+    return tokens, None
+
+
+def _stalls(
+    steady: list[dict[str, Any]], median_time: float | None, tokens: list[float]
+) -> list[dict[str, Any]]:
+    """Intervals slower than STALL_FACTOR x the median time (or tokens/s, when no time is printed)."""
+    if not median_time and tokens:
+        median_tokens = median(tokens) or 0.0
+        return [
+            {
+                "iteration": r["iteration"],
+                "tokens_per_s_per_gpu": r["tokens_per_s_per_gpu"],
+                "line": r["line"],
+            }
+            for r in steady
+            if r["tokens_per_s_per_gpu"] is not None
+            and r["tokens_per_s_per_gpu"] < median_tokens / STALL_FACTOR
+        ]
+    return [
+        {"iteration": r["iteration"], "time_s": r["time_s"], "line": r["line"]}
+        for r in steady
+        if median_time and r["time_s"] is not None and r["time_s"] > STALL_FACTOR * median_time
+    ]
+
+
+def _iteration_fields(rows: list[dict[str, Any]], log: _TrainingLog) -> dict[str, Any]:
+    """Medians over the steady iterations, stalls, skipped and nan counts, the rows themselves."""
+    warm = _warmup_count(rows)
+    steady = rows[warm:] if len(rows) > warm else rows
+    median_time = median([r["time_s"] for r in steady if r["time_s"] is not None])
+    median_tflops = median([r["tflops_per_gpu"] for r in steady if r["tflops_per_gpu"] is not None])
+    tokens, tokens_source = _tokens_per_gpu(steady, median_time, log)
+    mfus = [r["mfu"] for r in steady if r.get("mfu") is not None]
+    samples = [r["samples_per_s"] for r in steady if r.get("samples_per_s") is not None]
+    return {
+        "iterations": len(rows),
+        "steady_iterations": len(steady),
+        "warmup_iterations_excluded": [r["iteration"] for r in rows[:warm]],
+        "median_iteration_s": round(median_time, 4) if median_time else None,
+        "median_tflops_per_gpu": round(median_tflops, 2) if median_tflops is not None else None,
+        "median_tokens_per_s_per_gpu": round(median(tokens) or 0.0, 2) if tokens else None,
+        "tokens_per_s_per_gpu_source": tokens_source,
+        "mfu": round(median(mfus) or 0.0, 4) if mfus else None,
+        "median_samples_per_s": median(samples) if samples else None,
+        "stalls": _stalls(steady, median_time, tokens),
+        "skipped_iterations": sum(int(r.get("skipped") or 0) for r in rows),
+        "nan_iterations": sum(int(r.get("nan") or 0) for r in rows),
+        "first_line": rows[0]["line"],
+        "last_line": rows[-1]["line"],
+        "iteration_rows": rows[:5000],
+    }
+
+
+def _iteration_warnings(summary: dict[str, Any], log: _TrainingLog, last_iteration: int) -> list[str]:
+    """What a reader of the medians must know: mixed sources, warm-up left out, stalls, skips, a cut log."""
+    warnings: list[str] = []
+    if log.ds_timer:
+        warnings.append(
+            "DeepSpeed timer samples/s uses a different definition from the Megatron line; not mixed"
+        )
+    warmup = summary["warmup_iterations_excluded"]
+    if warmup:
+        warnings.append(
+            f"excluded {len(warmup)} warm-up iteration interval(s) from the medians: "
+            f"{', '.join(str(iteration) for iteration in warmup)}"
+        )
+    if summary["stalls"]:
+        warnings.append(
+            f"{len(summary['stalls'])} stall(s): intervals slower than {STALL_FACTOR}x the median"
+        )
+    skipped, nans = summary["skipped_iterations"], summary["nan_iterations"]
+    if skipped or nans:
+        warnings.append(f"skipped iterations: {skipped}, nan iterations: {nans}")
+    if log.total_iterations and last_iteration < log.total_iterations:
+        warnings.append(
+            f"log ends at iteration {last_iteration} of {log.total_iterations} (cut, failed or still running)"
+        )
+    return warnings
+
+
 def parse_training(text: Text, kind: str) -> ParseResult:
     result = ParseResult(kind=kind)
-    args: dict[str, float] = {}
-    megatron: dict[int, dict[str, Any]] = {}
-    titan: dict[int, dict[str, Any]] = {}
-    ds_timer: list[tuple[int, float, float, int]] = []
-    skipped_steps = 0
-    total_iterations = None
-    for no, raw in enumerate(text.lines, start=1):
-        if not raw.strip():
-            continue
-        line = raw
-        for m in ARG_RE.finditer(line):
-            value = to_float(m.group(2))
-            if value is not None and m.group(1) not in args:
-                args[m.group(1)] = value
-        wm = WORLD_RE.search(line)
-        if wm and "world_size" not in args:
-            args["world_size"] = float(wm.group(1) or wm.group(2))
-        im = ITER_RE.search(line)
-        if im:
-            it = int(im.group(1))
-            total_iterations = int(im.group(2))
-            if it in megatron:
-                continue  # every rank may print the same line
-            fields = _megatron_fields(im.group(3))
-            time_ms = _pick(fields, "elapsed time per iteration")
-            megatron[it] = {
-                "iteration": it,
-                "line": no,
-                "time_s": time_ms / 1000 if time_ms is not None else None,
-                "tflops_per_gpu": _pick(fields, "tflop/s/gpu") or _pick(fields, "tflops"),
-                "tokens_per_s_per_gpu": _pick(fields, "tokens", "/gpu") or _pick(fields, "tok/s/gpu"),
-                "samples_per_s": _pick(fields, "samples per second"),
-                "global_batch_size": _pick(fields, "global batch size"),
-                "skipped": _pick(fields, "number of skipped iterations") or 0,
-                "nan": _pick(fields, "number of nan iterations") or 0,
-                "loss": _pick(fields, "lm loss"),
-            }
-            continue
-        tm = TITAN_RE.search(line)
-        if tm and ("tps:" in line or "wps:" in line):
-            stripped = RANK_PREFIX_RE.sub("", strip_launcher_prefix(line))
-            tm = TITAN_RE.search(stripped) or tm
-            step = int(tm.group(1))
-            if step in titan:
-                continue
-            kv = dict(TITAN_KV_RE.findall(tm.group(2)))
-            tps = to_float(kv.get("tps") or kv.get("wps") or "")
-            mfu = to_float(kv.get("mfu", ""))
-            titan[step] = {
-                "iteration": step,
-                "line": no,
-                "time_s": None,
-                "tflops_per_gpu": to_float(kv.get("tflops", "")),
-                "tokens_per_s_per_gpu": tps,
-                "mfu": mfu / 100 if mfu is not None else None,
-                "loss": to_float(kv.get("loss", "")),
-                "skipped": 0,
-                "nan": 1 if kv.get("loss", "").lower() in ("nan", "-nan") else 0,
-            }
-            continue
-        dm = DS_TIMER_RE.search(line)
-        if dm:
-            ds_timer.append((int(dm.group(1)), float(dm.group(2)), float(dm.group(3)), no))
-            continue
-        sm = DS_STEP_RE.search(line)
-        if sm:
-            skipped_steps = max(skipped_steps, int(sm.group(2)))
-
-    source = "megatron" if megatron else ("torchtitan" if titan else "deepspeed-timer")
-    rows = sorted((megatron or titan).values(), key=lambda r: r["iteration"])
-    summary: dict[str, Any] = {"source_format": source, "total_iterations_planned": total_iterations}
-    world = args.get("world_size")
-    seq = args.get("seq_length") or args.get("encoder_seq_length")
-    summary.update(
-        {
-            "world_size": int(world) if world else None,
-            "seq_length": int(seq) if seq else None,
-            "parallelism": {
-                k: int(v)
-                for k, v in args.items()
-                if k in ("tensor_model_parallel_size", "pipeline_model_parallel_size", "data_parallel_size")
-            },
-        }
-    )
-    if not rows and ds_timer:
-        # DeepSpeed's own ThroughputTimer only: samples/s, no iteration time per GPU.
-        currents = [c for _, _, c, _ in ds_timer]
-        summary.update(
-            {
-                "iterations": len(ds_timer),
-                "median_iteration_s": None,
-                "median_tflops_per_gpu": None,
-                "median_tokens_per_s_per_gpu": None,
-                "mfu": None,
-                "deepspeed_samples_per_s_median": median(currents[1:] or currents),
-                "skipped_iterations": skipped_steps,
-                "first_line": ds_timer[0][3],
-                "last_line": ds_timer[-1][3],
-            }
-        )
+    log = _TrainingLog()
+    for line_no, line in enumerate(text.lines, start=1):
+        if line.strip():
+            log.read_line(line_no, line)
+    rows = sorted((log.megatron or log.titan).values(), key=lambda r: r["iteration"])
+    summary = _job_fields(log)
+    if not rows and log.ds_timer:
+        summary.update(_deepspeed_timer_fields(log))
         result.warnings.append("only DeepSpeed timer lines: samples/s reported, no per-GPU throughput")
         result.summary = summary
         return result
@@ -184,82 +324,11 @@ def parse_training(text: Text, kind: str) -> ParseResult:
         result.kind = None
         result.errors.append(f"{kind} signature found but no iteration/step line could be read")
         return result
-
-    times = [r["time_s"] for r in rows]
-    if all(t is not None for t in times):
-        warm = _exclude_warmup([t for t in times if t is not None])
-    else:
-        warm = 1 if len(rows) > 1 else 0
-    steady = rows[warm:] if len(rows) > warm else rows
-    med_time = median([r["time_s"] for r in steady if r["time_s"] is not None])
-    med_tflops = median([r["tflops_per_gpu"] for r in steady if r["tflops_per_gpu"] is not None])
-    tokens = [r["tokens_per_s_per_gpu"] for r in steady if r["tokens_per_s_per_gpu"] is not None]
-    tokens_source = "printed" if tokens else None
-    if not tokens and med_time and seq and world:
-        batches = [r.get("global_batch_size") for r in steady if r.get("global_batch_size")]
-        gbs = median([b for b in batches if b is not None])
-        if gbs:
-            tokens = [gbs * seq / med_time / world]
-            tokens_source = "computed: global batch x seq length / iteration time / world size"
-    mfus = [r["mfu"] for r in steady if r.get("mfu") is not None]
-    stalls = [
-        {"iteration": r["iteration"], "time_s": r["time_s"], "line": r["line"]}
-        for r in steady
-        if med_time and r["time_s"] is not None and r["time_s"] > STALL_FACTOR * med_time
-    ]
-    if not med_time and tokens:
-        med_tok = median(tokens) or 0.0
-        stalls = [
-            {
-                "iteration": r["iteration"],
-                "tokens_per_s_per_gpu": r["tokens_per_s_per_gpu"],
-                "line": r["line"],
-            }
-            for r in steady
-            if r["tokens_per_s_per_gpu"] is not None and r["tokens_per_s_per_gpu"] < med_tok / STALL_FACTOR
-        ]
-    skipped = sum(int(r.get("skipped") or 0) for r in rows)
-    nans = sum(int(r.get("nan") or 0) for r in rows)
-    samples = [r["samples_per_s"] for r in steady if r.get("samples_per_s") is not None]
-    summary.update(
-        {
-            "iterations": len(rows),
-            "steady_iterations": len(steady),
-            "warmup_iterations_excluded": [r["iteration"] for r in rows[:warm]],
-            "median_iteration_s": round(med_time, 4) if med_time else None,
-            "median_tflops_per_gpu": round(med_tflops, 2) if med_tflops is not None else None,
-            "median_tokens_per_s_per_gpu": round(median(tokens) or 0.0, 2) if tokens else None,
-            "tokens_per_s_per_gpu_source": tokens_source,
-            "mfu": round(median(mfus) or 0.0, 4) if mfus else None,
-            "median_samples_per_s": median(samples) if samples else None,
-            "stalls": stalls,
-            "skipped_iterations": skipped,
-            "nan_iterations": nans,
-            "first_line": rows[0]["line"],
-            "last_line": rows[-1]["line"],
-            "iteration_rows": rows[:5000],
-        }
-    )
-    if ds_timer:
+    summary.update(_iteration_fields(rows, log))
+    if log.ds_timer:
         summary["deepspeed_samples_per_s_median"] = median(
-            [c for _, _, c, _ in ds_timer[1:]] or [ds_timer[0][2]]
+            [c for _, _, c, _ in log.ds_timer[1:]] or [log.ds_timer[0][2]]
         )
-        result.warnings.append(
-            "DeepSpeed timer samples/s uses a different definition from the Megatron line; not mixed"
-        )
-    if warm:
-        result.warnings.append(
-            f"excluded {warm} warm-up iteration interval(s) from the medians: "
-            f"{', '.join(str(r['iteration']) for r in rows[:warm])}"
-        )
-    if stalls:
-        result.warnings.append(f"{len(stalls)} stall(s): intervals slower than {STALL_FACTOR}x the median")
-    if skipped or nans:
-        result.warnings.append(f"skipped iterations: {skipped}, nan iterations: {nans}")
-    if total_iterations and rows and rows[-1]["iteration"] < total_iterations:
-        result.warnings.append(
-            f"log ends at iteration {rows[-1]['iteration']} of {total_iterations} "
-            "(cut, failed or still running)"
-        )
+    result.warnings.extend(_iteration_warnings(summary, log, rows[-1]["iteration"]))
     result.summary = summary
     return result

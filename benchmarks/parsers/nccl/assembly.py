@@ -1,0 +1,349 @@
+"""Stage 2 of the nccl-tests parser: grouping lines into runs (one per test / table) in one pass.
+
+A log may hold several tests one after the other, each printed in the same order (version, header,
+Rank lines, column header, rows, footer). A line of an earlier stage than the run in progress has
+reached means the next test has begun.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .reading import (
+    Layout,
+    Row,
+    is_column_header,
+    is_cycle_marker,
+    is_debug_line,
+    is_nvls_line,
+    is_rccl_marker,
+    is_split_row_fragment,
+    is_test_concluded,
+    normalise_collective,
+    parse_column_header,
+    parse_row,
+    read_algorithm,
+    read_command_hints,
+    read_failure,
+    read_header_fields,
+    read_nccl_version,
+    read_nodes_in_nccl_info,
+    read_nodes_in_text,
+    read_rank,
+    read_rccl_tests_version,
+    read_rccl_version,
+    read_run_fields,
+    read_separator,
+    read_test_starting,
+    read_version,
+)
+
+# Stages of one test, in print order; seeing an earlier stage again means the next test has begun.
+ST_VERSION, ST_STARTING, ST_NTHREAD, ST_RANKS, ST_HEADER, ST_ROWS, ST_FOOTER = range(7)
+
+RCCL_TESTS = "rccl-tests"
+
+
+@dataclass
+class Run:
+    first_line: int
+    last_line: int = 0
+    stage: int = -1
+    tool: str | None = None
+    collective: str | None = None
+    collective_source: str | None = None
+    tests_version: str | None = None
+    nccl_version: str | None = None
+    header: dict[str, Any] = field(default_factory=dict)
+    ranks: dict[int, tuple[str, int, str]] = field(default_factory=dict)
+    layout: Layout | None = None
+    rows: list[Row] = field(default_factory=list)
+    cycles: int = 0
+    oob: int | None = None
+    oob_flag: str | None = None
+    avg: float | None = None
+    avg_flag: str | None = None
+    failures: list[str] = field(default_factory=list)
+    failure_line: int | None = None
+    reduced_max_bytes: int | None = None
+    concluded: bool = False
+    nodes_hint: int | None = None
+    nodes_source: str | None = None
+    world_size_hint: int | None = None
+    gpus_arg: int | None = None
+    np_arg: int | None = None
+    algorithm: str | None = None
+    nvls_seen: bool = False
+    skipped_fragments: list[int] = field(default_factory=list)
+    debug_warns: list[str] = field(default_factory=list)
+
+    def touch(self, line_no: int, stage: int | None = None) -> None:
+        self.last_line = max(self.last_line, line_no)
+        if stage is not None:
+            self.stage = max(self.stage, stage)
+
+    @property
+    def has_content(self) -> bool:
+        return bool(
+            self.rows or self.ranks or self.header or self.failures or self.layout or self.avg is not None
+        )
+
+
+LineHandler = Callable[[int, str], bool]
+
+
+class RunAssembler:
+    """Splits a log into runs (one per test / table) while walking it once."""
+
+    def __init__(self) -> None:
+        self.runs: list[Run] = []
+        self.current: Run | None = None
+        self.pending: dict[str, Any] = {}
+        self.tool: str | None = None
+        self.file_nccl_version: str | None = None
+        self.previous_line = ""
+        # Tried in this order; the first handler that takes a line ends its walk.
+        self.test_description_handlers: tuple[LineHandler, ...] = (
+            self.version_line, self.starting_line, self.concluded_line, self.header_line,
+            self.rccl_tests_line, self.rank_line, self.rccl_version_line, self.nccl_version_line,
+            self.rccl_marker_line, self.separator_line, self.column_header_line,
+        )  # fmt: skip
+        self.table_handlers: tuple[LineHandler, ...] = (
+            self.cycle_line, self.run_fields_line, self.failure_line, self.row_line,
+        )  # fmt: skip
+
+    def new_run(self, line_no: int) -> Run:
+        run = Run(first_line=line_no, last_line=line_no)
+        for key, value in self.pending.items():
+            setattr(run, key, value)
+        self.pending = {}
+        self.runs.append(run)
+        self.current = run
+        return run
+
+    def run_for(self, line_no: int, stage: int) -> Run:
+        """The run a line of `stage` belongs to, opening a new one when the stage goes backwards."""
+        run = self.current
+        if run is None:
+            return self.new_run(line_no)
+        if stage <= ST_NTHREAD and run.stage >= stage and run.has_content:
+            return self.new_run(line_no)
+        if stage == ST_VERSION and run.stage >= ST_VERSION:
+            return self.new_run(line_no)
+        if stage in (ST_RANKS, ST_HEADER) and run.stage > stage:
+            return self.new_run(line_no)
+        if stage == ST_ROWS and run.stage >= ST_FOOTER:
+            return self.new_run(line_no)
+        return run
+
+    def enter_stage(self, line_no: int, stage: int) -> Run:
+        """The run a line of `stage` belongs to, moved on to that stage."""
+        run = self.run_for(line_no, stage)
+        run.touch(line_no, stage)
+        return run
+
+    def current_or_new_run(self, line_no: int) -> Run:
+        """Footers and failures belong to the run in progress; alone they open one."""
+        return self.current or self.new_run(line_no)
+
+    def hint(self, key: str, value: Any, line_no: int) -> None:
+        """A hint from a command or wrapper line: it describes the run in progress if that has no
+        rows yet, otherwise the next one."""
+        run = self.current
+        if run is not None and not run.rows and run.stage < ST_FOOTER:
+            if getattr(run, key) is None:
+                setattr(run, key, value)
+        else:
+            self.pending.setdefault(key, value)
+
+    def feed(self, line_no: int, line: str) -> None:
+        """Attach one line of the log to the run it belongs to (or to the file as a whole)."""
+        if not line.strip():
+            return
+        if is_debug_line(line):
+            self.debug_line(line_no, line)
+            return
+        for handle in self.test_description_handlers:
+            if handle(line_no, line):
+                return
+        # The column header reads `in-place` from the line before it; lines taken above do not count.
+        self.previous_line = line
+        for handle in self.table_handlers:
+            if handle(line_no, line):
+                return
+        self.other_line(line_no, line)
+
+    # ---- before the table: what the test is ------------------------------------------------------
+
+    def version_line(self, line_no: int, line: str) -> bool:
+        version = read_version(line)
+        if version is not None:
+            run = self.enter_stage(line_no, ST_VERSION)
+            run.tests_version, library_version = version
+            run.nccl_version = library_version or run.nccl_version
+        return version is not None
+
+    def starting_line(self, line_no: int, line: str) -> bool:
+        written = read_test_starting(line)
+        if written is not None:
+            run = self.enter_stage(line_no, ST_STARTING)
+            name = normalise_collective(written)
+            if name:
+                run.collective, run.collective_source = name, "starting-line"
+        return written is not None
+
+    def concluded_line(self, line_no: int, line: str) -> bool:
+        concluded = is_test_concluded(line)
+        if concluded and self.current is not None:
+            self.current.concluded = True
+            self.current.touch(line_no, ST_FOOTER)
+        return concluded
+
+    def header_line(self, line_no: int, line: str) -> bool:
+        fields = read_header_fields(line)
+        if fields is not None:
+            self.enter_stage(line_no, ST_NTHREAD).header.update(fields)
+        return fields is not None
+
+    def rccl_tests_line(self, line_no: int, line: str) -> bool:
+        tests_version = read_rccl_tests_version(line)
+        if tests_version is None:
+            return False
+        self.tool = RCCL_TESTS
+        # Once a test has begun this line sits with its Rank lines; before that it is the test's first line.
+        run = self.run_for(line_no, ST_RANKS if self.current and self.current.stage >= 0 else ST_VERSION)
+        run.tool = RCCL_TESTS
+        run.tests_version = run.tests_version or tests_version
+        run.touch(line_no)
+        return True
+
+    def rank_line(self, line_no: int, line: str) -> bool:
+        rank = read_rank(line)
+        if rank is not None:
+            rank_id, placement = rank
+            self.enter_stage(line_no, ST_RANKS).ranks[rank_id] = placement
+        return rank is not None
+
+    def rccl_version_line(self, line_no: int, line: str) -> bool:
+        version = read_rccl_version(line)
+        if version is not None:
+            self.mark_rccl()
+            if self.current is not None:
+                self.current.nccl_version = self.current.nccl_version or version
+        return version is not None
+
+    def nccl_version_line(self, line_no: int, line: str) -> bool:
+        version = read_nccl_version(line)
+        if version is not None:
+            self.note_library_version(version)
+        return version is not None
+
+    def rccl_marker_line(self, line_no: int, line: str) -> bool:
+        marker = is_rccl_marker(line)
+        if marker:
+            self.mark_rccl()
+        return marker
+
+    def separator_line(self, line_no: int, line: str) -> bool:
+        """`==== 2 nodes all_reduce ====` written by wrapper scripts between tests."""
+        label = read_separator(line)
+        if not label:  # not a separator, or a rule of symbols only
+            return label is not None
+        target = self.current
+        if target is None or target.has_content:
+            target = self.new_run(line_no)
+        nodes = read_nodes_in_text(label)
+        if nodes is not None:
+            target.nodes_hint, target.nodes_source = nodes, "separator"
+        target.touch(line_no)
+        return True
+
+    def column_header_line(self, line_no: int, line: str) -> bool:
+        found = is_column_header(line)
+        if found:
+            self.enter_stage(line_no, ST_HEADER).layout = parse_column_header(line, self.previous_line)
+        return found
+
+    # ---- the table and its footer ----------------------------------------------------------------
+
+    def cycle_line(self, line_no: int, line: str) -> bool:
+        if not is_cycle_marker(line) or self.current is None:
+            return False
+        if self.current.rows:
+            self.current.cycles += 1
+        self.current.touch(line_no)
+        return True
+
+    def run_fields_line(self, line_no: int, line: str) -> bool:
+        found = read_run_fields(line)
+        if found is None:
+            return False
+        fields, in_footer = found
+        run = self.current_or_new_run(line_no)
+        for name, value in fields.items():
+            setattr(run, name, value)
+        run.touch(line_no, ST_FOOTER if in_footer else None)
+        return True
+
+    def failure_line(self, line_no: int, line: str) -> bool:
+        failure = read_failure(line)
+        if failure is None:
+            return False
+        run = self.current_or_new_run(line_no)
+        if len(run.failures) < 20:
+            run.failures.append(failure)
+        if run.failure_line is None:
+            run.failure_line = line_no
+        run.touch(line_no)
+        return True
+
+    def row_line(self, line_no: int, line: str) -> bool:
+        row = parse_row(line, line_no, self.current.layout if self.current else None)
+        if row is None:
+            return False
+        run = self.enter_stage(line_no, ST_ROWS)
+        if run.rows and row.size < run.rows[-1].size:
+            run.cycles += 1  # `-N` repeats the sweep with no separator
+        row.cycle = run.cycles
+        run.rows.append(row)
+        return True
+
+    # ---- lines that only give hints --------------------------------------------------------------
+
+    def debug_line(self, line_no: int, line: str) -> None:
+        """NCCL_DEBUG output: the library version, NCCL_ALGO, the node count, NVLS, warnings."""
+        version = read_nccl_version(line)
+        if version is not None:
+            self.note_library_version(version)
+        algorithm = read_algorithm(line)
+        if algorithm is not None:
+            self.hint("algorithm", algorithm, line_no)
+        nodes = read_nodes_in_nccl_info(line)
+        if nodes is not None:
+            self.hint("nodes_hint", nodes, line_no)
+            if self.current is not None and self.current.nodes_source is None:
+                self.current.nodes_source = "nccl-info"
+        if is_nvls_line(line) and self.current is not None:
+            self.current.nvls_seen = True
+        if " WARN " in line and self.current is not None and len(self.current.debug_warns) < 5:
+            self.current.debug_warns.append(f"line {line_no}: {line.strip()[:200]}")
+
+    def other_line(self, line_no: int, line: str) -> None:
+        """Split row fragments are counted; command and wrapper lines give hints."""
+        if is_split_row_fragment(line) and self.current is not None and self.current.stage >= ST_HEADER:
+            self.current.skipped_fragments.append(line_no)
+        for key, value in read_command_hints(line):
+            self.hint(key, value, line_no)
+
+    def mark_rccl(self) -> None:
+        self.tool = RCCL_TESTS
+        if self.current is not None:
+            self.current.tool = RCCL_TESTS
+
+    def note_library_version(self, version: str) -> None:
+        """The first `NCCL version` line names the file's library; a run keeps the first it sees."""
+        self.file_nccl_version = self.file_nccl_version or version
+        if self.current is not None and self.current.nccl_version is None:
+            self.current.nccl_version = version

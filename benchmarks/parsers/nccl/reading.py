@@ -1,0 +1,445 @@
+"""Stage 1 of the nccl-tests parser: what one line says, read on its own.
+
+Every function here looks at a single line (a version banner, the `nThread` header, a Rank line, a
+table row, a footer, a failure, a command line) and returns what it holds, or None when the line is
+not of its kind. Which run a line belongs to is decided in assembly.py. Each pattern sits just above
+the function that reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..text import to_float, to_int
+
+KNOWN_COLLECTIVES = (
+    "all_reduce", "all_gather", "reduce_scatter", "alltoallv", "alltoall", "sendrecv", "broadcast",
+    "reduce", "gather", "scatter", "hypercube",
+)  # fmt: skip
+COLLECTIVE_ALIASES = {
+    "allreduce": "all_reduce", "allgather": "all_gather", "reducescatter": "reduce_scatter",
+    "all_to_all": "alltoall", "alltoall": "alltoall", "send_recv": "sendrecv", "bcast": "broadcast",
+}  # fmt: skip
+
+
+def normalise_collective(name: str) -> str | None:
+    """`AllReduce`, `all_reduce_perf`, `alltoall_test` -> the nccl-tests name; None when unknown."""
+    collective = re.sub(r"(_perf(_mpi)?|_test)$", "", name.strip().lower()).replace("-", "_")
+    collective = COLLECTIVE_ALIASES.get(collective, collective)
+    return collective if collective in KNOWN_COLLECTIVES else None
+
+
+@dataclass
+class Measurement:
+    time_us: float | None
+    algbw: float | None
+    busbw: float | None
+    wrong: str
+
+    @property
+    def wrong_value(self) -> float | None:
+        return to_float(self.wrong.rstrip("*"))
+
+    @property
+    def checked(self) -> bool:
+        return self.wrong.upper() != "N/A"
+
+
+@dataclass
+class Row:
+    line: int
+    size: int
+    count: int
+    dtype: str
+    redop: str | None
+    root: int | None
+    oop: Measurement | None
+    ip: Measurement | None
+    cycle: int = 0
+
+    def busbw_values(self) -> list[float]:
+        return [m.busbw for m in (self.oop, self.ip) if m is not None and m.busbw is not None]
+
+
+@dataclass
+class Layout:
+    groups: int = 2
+    width: int = 4
+    has_redop: bool | None = None
+    has_root: bool | None = None
+    error_column: bool = False
+    single_group_placement: str = "out-of-place"
+
+
+# ---- the result table ------------------------------------------------------------------------
+
+
+def _parse_measurements(tokens: list[str]) -> Measurement | None:
+    time_us = to_float(tokens[0])
+    algbw = to_float(tokens[1])
+    busbw = to_float(tokens[2])
+    wrong = tokens[3]
+    if algbw is None or busbw is None:
+        return None
+    if time_us is None and tokens[0].upper() != "N/A":
+        return None
+    if wrong.upper() != "N/A" and to_float(wrong.rstrip("*")) is None:
+        return None
+    return Measurement(time_us, algbw, busbw, wrong)
+
+
+TIMESTAMP_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+TIMESTAMP_TIME_RE = re.compile(r"^\d{2}:\d{2}:\d{2}$")
+
+
+def parse_row(line: str, line_no: int, layout: Layout | None) -> Row | None:
+    """One table row, or None. Reads tokens from the end; see the package docstring."""
+    if len(line) > 2000 or "NCCL" in line or "|" in line:
+        return None
+    tokens = line.split()
+    if len(tokens) < 7:
+        return None
+    if len(tokens) >= 2 and TIMESTAMP_DATE_RE.match(tokens[-2]) and TIMESTAMP_TIME_RE.match(tokens[-1]):
+        tokens = tokens[:-2]  # `-S 1` appends a timestamp to each row
+    candidates = [(layout.groups, layout.width)] if layout else [(2, 4), (1, 4)]
+    for groups, width in candidates:
+        row = _row_from_tokens(tokens, groups, width, line_no, layout)
+        if row is not None:
+            return row
+    return None
+
+
+def _drop_launcher_tokens(lead: list[str]) -> list[str]:
+    """Launcher prefixes (`0:`, `host:`, `[host]`) in front of the size: up to three tokens."""
+    drop = 0
+    while drop < len(lead) and drop < 3 and to_int(lead[drop]) is None:
+        drop += 1
+    return lead[drop:]
+
+
+def _redop_and_root(rest: list[str]) -> tuple[str | None, int | None] | None:
+    """What follows the type: `redop root`, `redop`, `root` or nothing; None when it is neither."""
+    if len(rest) == 2:
+        redop, root = rest[0], to_int(rest[1])
+        if root is None or not redop[:1].isalpha():
+            return None
+        return redop, root
+    if len(rest) == 1:
+        as_int = to_int(rest[0])
+        if as_int is not None:
+            return None, as_int
+        if rest[0][:1].isalpha():
+            return rest[0], None
+        return None
+    return None, None
+
+
+def _measurement_groups(
+    tail: list[str], groups: int, width: int, layout: Layout | None
+) -> tuple[Measurement | None, Measurement | None] | None:
+    """The out-of-place and in-place measurements from the last `groups * width` tokens."""
+    found = []
+    for g in range(groups):
+        m = _parse_measurements(tail[g * width : g * width + 4])
+        if m is None:
+            return None
+        found.append(m)
+    if groups == 2:
+        return found[0], found[1]
+    if layout and layout.single_group_placement == "in-place":
+        return None, found[0]
+    return found[0], None
+
+
+def _row_from_tokens(
+    tokens: list[str], groups: int, width: int, line_no: int, layout: Layout | None
+) -> Row | None:
+    need = groups * width
+    if len(tokens) < need + 3:
+        return None
+    lead = _drop_launcher_tokens(tokens[:-need])
+    if not 3 <= len(lead) <= 5:
+        return None
+    size, count = to_int(lead[0]), to_int(lead[1])
+    if size is None or count is None or size < 0 or count < 0:
+        return None
+    dtype = lead[2]
+    if not dtype[:1].isalpha() or to_float(dtype) is not None:
+        return None
+    redop_root = _redop_and_root(lead[3:])
+    if redop_root is None:
+        return None
+    measurements = _measurement_groups(tokens[-need:], groups, width, layout)
+    if measurements is None:
+        return None
+    redop, root = redop_root
+    oop, ip = measurements
+    return Row(line_no, size, count, dtype, redop.lower() if redop else None, root, oop, ip)
+
+
+def count_rows(lines: list[str], limit: int = 4000) -> int:
+    """How many lines parse as nccl-tests rows (used by detection for header-less excerpts)."""
+    hits = 0
+    for line in lines[:limit]:
+        if parse_row(line, 0, None) is not None:
+            hits += 1
+    return hits
+
+
+def parse_column_header(line: str, previous: str) -> Layout:
+    """The table layout from the `size count type ... time algbw busbw #wrong` line."""
+    tokens = [t.lstrip("#").lower() for t in line.split()]
+    tokens = [t for t in tokens if t]
+    time_positions = [i for i, t in enumerate(tokens) if t in ("time", "cputime")]
+    groups = max(1, len(time_positions))
+    if len(time_positions) >= 2:
+        width = time_positions[1] - time_positions[0]
+    elif time_positions:
+        width = len(tokens) - time_positions[0]
+    else:
+        width = 4
+    layout = Layout(
+        groups=min(groups, 2),
+        width=width if 4 <= width <= 12 else 4,
+        has_redop="redop" in tokens or "op" in tokens,
+        has_root="root" in tokens,
+        error_column="error" in tokens or "res" in tokens,
+    )
+    if groups == 1 and "in-place" in previous and "out-of-place" not in previous:
+        layout.single_group_placement = "in-place"
+    return layout
+
+
+COLUMN_HEADER_RE = re.compile(r"\b(size|bytes)\b.*\bcount\b.*\b(time|cputime)\b.*\balgbw\b", re.IGNORECASE)
+
+
+def is_column_header(line: str) -> bool:
+    return COLUMN_HEADER_RE.search(line) is not None
+
+
+# ---- the lines around the table --------------------------------------------------------------
+
+
+VERSION_RE = re.compile(r"nccl-tests version\s+(\S+)(?:.*?nccl-headers=(\d+))?(?:.*?nccl-library=(\d+))?")
+
+
+def read_version(line: str) -> tuple[str, str | None] | None:
+    """`nccl-tests version X ... nccl-library=22105`: the tests version and the library as 2.21.5."""
+    m = VERSION_RE.search(line)
+    if not m:
+        return None
+    code = m.group(3) or m.group(2)
+    if code and code.isdigit() and len(code) >= 4:
+        value = int(code)
+        return m.group(1), f"{value // 10000}.{value // 100 % 100}.{value % 100}"
+    return m.group(1), None
+
+
+STARTING_RE = re.compile(r"Collective test starting:\s*(\S+)")
+
+
+def read_test_starting(line: str) -> str | None:
+    """The collective as written on a `Collective test starting:` line."""
+    m = STARTING_RE.search(line)
+    return m.group(1) if m else None
+
+
+CONCLUDED_RE = re.compile(r"Collective test concluded:\s*(\S+)")
+
+
+def is_test_concluded(line: str) -> bool:
+    return CONCLUDED_RE.search(line) is not None
+
+
+NTHREAD_RE = re.compile(r"\bnThread\s+\d+|\bnGpus(?:\(perProc\))?\s+\d+\s+minBytes")
+HEADER_FIELD_RE = re.compile(
+    r"\b(nThread|nGpus(?:\(perProc\))?|minBytes|maxBytes|warmup iters:|iters:|agg iters:|validation:|graph:"
+    r"|unalign:)\s*(\d+)"
+)
+STEP_RE = re.compile(r"step:\s*(\d+)\((factor|bytes)\)")
+
+
+def read_header_fields(line: str) -> dict[str, Any] | None:
+    """The `nThread 1 nGpus 1 minBytes ...` header as {nThread: 1, nGpus: 1, minBytes: ...}."""
+    if not NTHREAD_RE.search(line):
+        return None
+    fields: dict[str, Any] = {}
+    for key, value in HEADER_FIELD_RE.findall(line):
+        name = key.rstrip(":").replace(" ", "_").replace("(perProc)", "")
+        fields[name] = int(value)
+    step = STEP_RE.search(line)
+    if step:
+        fields["step"] = int(step.group(1))
+        fields["step_kind"] = step.group(2)
+    return fields
+
+
+RCCL_TESTS_RE = re.compile(r"rccl-tests:\s*Version\s+(\S+)")
+
+
+def read_rccl_tests_version(line: str) -> str | None:
+    m = RCCL_TESTS_RE.search(line)
+    return m.group(1) if m else None
+
+
+RANK_RE = re.compile(
+    r"\bRank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$"
+)
+
+
+def read_rank(line: str) -> tuple[int, tuple[str, int, str]] | None:
+    """`Rank 3 Group 0 Pid 12 on host device 3 [0x..] NVIDIA H100`: rank -> (host, device, GPU name)."""
+    m = RANK_RE.search(line)
+    if not m:
+        return None
+    return int(m.group(1)), (m.group(4), int(m.group(5)), m.group(7).strip())
+
+
+RCCL_VERSION_RE = re.compile(r"RCCL version\s*:?\s*(\S+)")
+
+
+def read_rccl_version(line: str) -> str | None:
+    m = RCCL_VERSION_RE.search(line)
+    return m.group(1) if m and "RCCL version" in line else None
+
+
+NCCL_VERSION_RE = re.compile(r"NCCL version\s+(\d+\.\d+\.\d+\S*)")
+
+
+def read_nccl_version(line: str) -> str | None:
+    m = NCCL_VERSION_RE.search(line)
+    return m.group(1) if m else None
+
+
+def is_rccl_marker(line: str) -> bool:
+    return "Errors with asterisks" in line or "librccl" in line or "HIP version" in line
+
+
+SEPARATOR_RE = re.compile(
+    r"^\s*(?:={3,}|\*{3,}|-{3,}|~{3,})\s*([^=*~\-\s][^=*~]{0,200}?)\s*(?:={3,}|\*{3,}|-{3,}|~{3,})\s*$"
+)
+
+
+def read_separator(line: str) -> str | None:
+    """The label of a `==== label ====` line ('' for a rule of symbols only); None for other lines."""
+    m = SEPARATOR_RE.match(line)
+    if not m:
+        return None
+    label = m.group(1)
+    return label if re.search(r"[A-Za-z0-9]", label) else ""
+
+
+NODES_IN_TEXT_RE = re.compile(r"(\d+)\s*[-_ ]?\s*nodes?\b", re.IGNORECASE)
+
+
+def read_nodes_in_text(text: str) -> int | None:
+    """`2 nodes`, `2-node`, `16_nodes` in a separator label."""
+    m = NODES_IN_TEXT_RE.search(text)
+    return int(m.group(1)) if m else None
+
+
+CYCLE_RE = re.compile(r"#?\s*Testing\s+(\d+)\s+cycles?\b")
+
+
+def is_cycle_marker(line: str) -> bool:
+    """`# Testing 5 cycles` between the repeats of `-N`."""
+    return CYCLE_RE.search(line) is not None
+
+
+OOB_RE = re.compile(r"Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?")
+AVG_RE = re.compile(r"Avg bus bandwidth\s*:\s*([0-9.eE+\-]+|nan|-nan|inf)\s*(OK|FAILED)?")
+REDUCING_RE = re.compile(r"Reducing maxBytes to\s+(\d+)")
+
+
+def read_run_fields(line: str) -> tuple[dict[str, Any], bool] | None:
+    """Lines that state one fact about the run in progress, as the `Run` fields they set, and
+    whether the line is part of the footer: `Out of bounds values`, `Avg bus bandwidth`,
+    `Reducing maxBytes to N` (printed when GPU memory is short)."""
+    out_of_bounds = OOB_RE.search(line)
+    if out_of_bounds:
+        return {"oob": int(out_of_bounds.group(1)), "oob_flag": out_of_bounds.group(2)}, True
+    avg_busbw = AVG_RE.search(line)
+    if avg_busbw:
+        return {"avg": to_float(avg_busbw.group(1)), "avg_flag": avg_busbw.group(2)}, True
+    reducing = REDUCING_RE.search(line)
+    if reducing:
+        return {"reduced_max_bytes": int(reducing.group(1))}, False
+    return None
+
+
+FAILURE_RE = re.compile(r"Test (?:(NCCL|CUDA|HIP|RCCL|MPI) )?failure\b\s*(.*)$")
+
+
+def read_failure(line: str) -> str | None:
+    """A `Test NCCL failure ...` line, trimmed for the report."""
+    return line.strip()[:300] if FAILURE_RE.search(line) else None
+
+
+# ---- NCCL debug output and command lines -----------------------------------------------------
+
+
+DEBUG_LINE_RE = re.compile(r"\b(?:NCCL|RCCL) (?:INFO|WARN|TRACE|ABORT)\b")
+
+
+def is_debug_line(line: str) -> bool:
+    """An `NCCL INFO` / `NCCL WARN` line of NCCL_DEBUG output."""
+    return DEBUG_LINE_RE.search(line) is not None
+
+
+ALGO_ENV_RE = re.compile(r"NCCL_ALGO(?:\s+set by environment to\s+|\s*=\s*)([A-Za-z,^]+)")
+
+
+def read_algorithm(line: str) -> str | None:
+    """NCCL_ALGO from the environment echo or the command line, lower case."""
+    m = ALGO_ENV_RE.search(line)
+    return m.group(1).lower() if m else None
+
+
+NNODES_INFO_RE = re.compile(r"\bnRanks\s+(\d+)\s+nNodes\s+(\d+)")
+
+
+def read_nodes_in_nccl_info(line: str) -> int | None:
+    m = NNODES_INFO_RE.search(line)
+    return int(m.group(2)) if m else None
+
+
+def is_nvls_line(line: str) -> bool:
+    return "NVLS" in line and ("multicast support is available" in line or "NVLS comm" in line)
+
+
+def is_split_row_fragment(line: str) -> bool:
+    """A row whose end wrapped onto the next line: starts with a number, is not a full row."""
+    tokens = line.split()
+    return len(tokens) >= 8 and to_int(tokens[-8].lstrip("-")) is None and to_float(tokens[0]) is not None
+
+
+PERF_BINARY_RE = re.compile(r"\b(" + "|".join(KNOWN_COLLECTIVES) + r")_perf(?:_mpi)?\b")
+RUNNING_TEST_RE = re.compile(r"\b(?:nccl|rccl)[ _-]?tests?\s+(" + "|".join(KNOWN_COLLECTIVES) + r")\b")
+WORLD_SIZE_RE = re.compile(r"\bworld_size\s*[=:]\s*(\d+)")
+GPUS_ARG_RE = re.compile(r"(?:^|\s)-g\s+(\d+)\b")
+NP_ARG_RE = re.compile(r"(?:^|\s)-(?:np|n|N)\s+(\d+)\b")
+
+
+def read_command_hints(line: str) -> list[tuple[str, Any]]:
+    """Command lines and wrapper lines carry the collective name, -g and the launcher size."""
+    hints: list[tuple[str, Any]] = []
+    m = PERF_BINARY_RE.search(line) or RUNNING_TEST_RE.search(line)
+    if m:
+        name = normalise_collective(m.group(1))
+        if name:
+            hints += [("collective", name), ("collective_source", "command-line")]
+        gpus = GPUS_ARG_RE.search(line)
+        if gpus:
+            hints.append(("gpus_arg", int(gpus.group(1))))
+        processes = NP_ARG_RE.search(line)
+        if processes and ("mpirun" in line or "srun" in line or "mpiexec" in line):
+            hints.append(("np_arg", int(processes.group(1))))
+    world_size = WORLD_SIZE_RE.search(line)
+    if world_size:
+        hints.append(("world_size_hint", int(world_size.group(1))))
+    algorithm = read_algorithm(line)
+    if algorithm is not None:
+        hints.append(("algorithm", algorithm))
+    return hints

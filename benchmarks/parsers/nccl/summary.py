@@ -1,0 +1,504 @@
+"""Stage 3 of the nccl-tests parser: an assembled run becomes one `runs` entry (DESIGN.md section 7).
+
+What the log does not say outright (the rank count, the node count, the collective) is inferred here,
+and every inference names its source (`ranks_source`, `nodes_source`, `collective_source`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..result import ParseResult
+from ..text import median
+from .assembly import Run
+from .reading import Row
+
+REDUCTION_OPS = {"sum", "prod", "max", "min", "avg", "mulsum", "premulsum"}
+NVLS_CAPABLE_GPU_RE = re.compile(r"\b(H100|H200|H800|H20|B200|B300|GB200|GB300)\b")
+REFERENCE_SIZES = (("1GiB", 1 << 30), ("8GiB", 8 << 30), ("16GiB", 16 << 30))
+
+
+# ---- the busbw/algbw ratio and what it tells -------------------------------------------------
+
+
+def _ratio(rows: list[Row]) -> float | None:
+    """Median busbw/algbw over rows large enough for two-decimal rounding not to matter."""
+    for floor in (5.0, 1.0, 0.1):
+        ratios = []
+        for row in rows:
+            for m in (row.oop, row.ip):
+                if m is not None and m.algbw is not None and m.busbw is not None and m.algbw >= floor:
+                    ratios.append(m.busbw / m.algbw)
+        if ratios:
+            return median(ratios)
+    return None
+
+
+def _ranks_from_ratio(ratio: float) -> tuple[str, int | None]:
+    if abs(ratio - 1.0) < 0.01:
+        return "one", None
+    if 1.0 < ratio < 1.999:
+        return "all_reduce", round(2.0 / (2.0 - ratio))
+    if 0.0 < ratio < 0.99:
+        return "gather-family", round(1.0 / (1.0 - ratio))
+    if ratio <= 0.0:
+        return "zero", 1
+    return "unknown", None
+
+
+def _family_for(ratio: float, n: int) -> str:
+    expected = {"all_reduce": 2 * (n - 1) / n, "gather-family": (n - 1) / n, "one": 1.0}
+    if n == 1:
+        return "zero"
+    if n == 2 and abs(ratio - 1.0) < 0.02:
+        return "one"  # 2(n-1)/n is 1 on two ranks: let the column clues decide
+    return min(expected, key=lambda k: abs(expected[k] - ratio))
+
+
+def _guess_collective(run: Run, ratio: float | None, n: int | None) -> tuple[str | None, str | None]:
+    if ratio is None:
+        return None, None
+    family = _family_for(ratio, n) if n else _ranks_from_ratio(ratio)[0]
+    redops = {r.redop for r in run.rows}
+    roots = {r.root for r in run.rows if r.root is not None}
+    reduction = bool(redops & REDUCTION_OPS)
+    ip_unchecked = any(r.oop and r.oop.checked for r in run.rows) and all(
+        r.ip is None or not r.ip.checked for r in run.rows
+    )
+    layout = run.layout
+    if family == "all_reduce":
+        return "all_reduce", "busbw/algbw ratio 2(n-1)/n"
+    if family == "gather-family":
+        if reduction:
+            return "reduce_scatter", "busbw/algbw ratio (n-1)/n with a reduction op"
+        if ip_unchecked:
+            return "alltoall", "busbw/algbw ratio (n-1)/n, in-place unchecked"
+        if layout and layout.has_redop and redops <= {None}:
+            return "alltoall", "busbw/algbw ratio (n-1)/n, blank redop (2021 alltoall header)"
+        if layout and layout.has_redop is False:
+            return "all_gather", "busbw/algbw ratio (n-1)/n, no redop column (2021 all_gather header)"
+        return "all_gather", "busbw/algbw ratio (n-1)/n (all_gather or alltoall: ambiguous)"
+    if family == "one":
+        if any(r >= 0 for r in roots):
+            if reduction:
+                return "reduce", "busbw/algbw ratio 1 with a root and a reduction op"
+            return "broadcast", "busbw/algbw ratio 1 with a root"
+        if ip_unchecked:
+            return "sendrecv", "busbw/algbw ratio 1, in-place unchecked"
+        if n == 2:
+            return "all_reduce", "busbw/algbw ratio 1 on 2 ranks (all_reduce or sendrecv: ambiguous)"
+        return "sendrecv", "busbw/algbw ratio 1 (sendrecv, broadcast or reduce: ambiguous)"
+    return None, None
+
+
+def _collective(
+    run: Run, ratio: float | None, ranks: int | None
+) -> tuple[str | None, str | None, str | None]:
+    """The collective, where it was read or how it was inferred, and a warning when inferred."""
+    if run.collective is not None:
+        return run.collective, run.collective_source, None
+    guess, why = _guess_collective(run, ratio, ranks)
+    source = f"inferred: {why}" if why else None
+    return guess, source, (f"collective not named in the log; {why}" if guess else None)
+
+
+# ---- how many ranks and nodes ----------------------------------------------------------------
+
+
+@dataclass
+class _Scale:
+    """How many ranks and nodes a run used, and where each number comes from."""
+
+    ranks: int | None
+    ranks_source: str | None
+    nodes: int | None
+    nodes_source: str | None
+    hosts: list[str]
+    gpu_names: list[str]
+
+    @property
+    def gpus_per_node(self) -> int | None:
+        ranks, nodes = self.ranks, self.nodes
+        return ranks // nodes if ranks and nodes and ranks % nodes == 0 else None
+
+
+def _rank_count(run: Run, ratio: float | None) -> tuple[int | None, str | None]:
+    """Ranks from the best source the log offers, in order of trust."""
+    if run.ranks:
+        return max(run.ranks) + 1, "rank-lines"
+    if run.world_size_hint:
+        return run.world_size_hint, "wrapper world_size"
+    ratio_ranks = _ranks_from_ratio(ratio)[1] if ratio is not None else None
+    if ratio_ranks:
+        return ratio_ranks, "busbw/algbw ratio"
+    if run.gpus_arg:
+        threads = run.header.get("nThread", 1) or 1
+        return run.gpus_arg * threads * (run.np_arg or 1), "command line -g"
+    rows = run.rows
+    if rows and all(b == 0 for r in rows for b in r.busbw_values()):
+        if any(m.algbw for r in rows for m in (r.oop, r.ip) if m is not None and m.algbw):
+            return 1, "busbw is 0 everywhere"
+    return None, None
+
+
+def _hosts(run: Run) -> list[str]:
+    """Host names in rank order, each once."""
+    hosts: list[str] = []
+    for rank in sorted(run.ranks):
+        host = run.ranks[rank][0]
+        if host not in hosts:
+            hosts.append(host)
+    return hosts
+
+
+def _rank_listing_complete(run: Run) -> bool:
+    return bool(run.ranks) and len(run.ranks) == max(run.ranks) + 1
+
+
+def _node_count(run: Run, hosts: list[str], ranks_source: str | None) -> tuple[int | None, str | None]:
+    """Nodes from the best source the log offers, in order of trust."""
+    if hosts and _rank_listing_complete(run):
+        return len(hosts), "rank-lines"
+    if run.nodes_hint:
+        return run.nodes_hint, run.nodes_source
+    if hosts and len(hosts) > 1:
+        return len(hosts), "rank-lines (partial listing: at least)"
+    if ranks_source == "command line -g" and not run.np_arg:
+        return 1, "single process (-g, no launcher)"
+    return None, None
+
+
+def _scale(run: Run, ratio: float | None) -> _Scale:
+    ranks, ranks_source = _rank_count(run, ratio)
+    hosts = _hosts(run)
+    nodes, nodes_source = _node_count(run, hosts, ranks_source)
+    gpu_names = sorted({r[2] for r in run.ranks.values() if r[2]})
+    return _Scale(ranks, ranks_source, nodes, nodes_source, hosts, gpu_names)
+
+
+def _partial_rank_listing_warning(run: Run) -> str | None:
+    if not run.ranks or _rank_listing_complete(run):
+        return None
+    return (
+        f"only {len(run.ranks)} Rank lines for rank ids up to {max(run.ranks)}"
+        " (listing filtered or cut); ranks taken from the highest id"
+    )
+
+
+# ---- checks on the numbers -------------------------------------------------------------------
+
+
+def _ratio_mismatch(ratio: float | None, ranks: int | None, collective: str | None) -> str | None:
+    """Sanity check n against the ratio for the named collective (FORMATS.md 1.6 item 11)."""
+    if ratio is None or not ranks or ranks <= 1 or not collective:
+        return None
+    factor = {
+        "all_reduce": 2 * (ranks - 1) / ranks,
+        "all_gather": (ranks - 1) / ranks,
+        "reduce_scatter": (ranks - 1) / ranks,
+        "alltoall": (ranks - 1) / ranks,
+        "alltoallv": (ranks - 1) / ranks,
+        "gather": (ranks - 1) / ranks,
+        "scatter": (ranks - 1) / ranks,
+        "sendrecv": 1.0,
+        "broadcast": 1.0,
+        "reduce": 1.0,
+        "hypercube": 1.0,
+    }.get(collective)
+    if factor and abs(ratio - factor) / factor > 0.02:
+        return f"busbw/algbw = {ratio:.4f} but {collective} on {ranks} ranks should give {factor:.4f}"
+    return None
+
+
+def _algbw_mismatch(rows: list[Row]) -> str | None:
+    """algbw is size/time by definition; a row where it is not was misread or mangled."""
+    bad_algbw = 0
+    for row in rows:
+        for m in (row.oop, row.ip):
+            if m is None or not m.time_us or not m.algbw or m.algbw < 1.0 or m.time_us < 10:
+                continue
+            expected = row.size / m.time_us / 1e3
+            if abs(expected - m.algbw) / m.algbw > 0.03 and "e" not in f"{m.time_us}":
+                bad_algbw += 1
+    return f"{bad_algbw} measurement(s) where algbw != size/time within 3%" if bad_algbw else None
+
+
+def _nonzero_wrong_lines(rows: list[Row]) -> list[int]:
+    """Lines of checked measurements with a non-zero #wrong (or old `error`) value, one per measurement."""
+    return [
+        r.line
+        for r in rows
+        for m in (r.oop, r.ip)
+        if m is not None and m.checked and (m.wrong_value or 0) > 0
+    ]
+
+
+def _error_column(run: Run) -> bool:
+    return bool(run.layout and run.layout.error_column)
+
+
+def _failure_reasons(run: Run) -> list[str]:
+    """Why the run counts as failed; empty when it did not fail."""
+    reasons: list[str] = []
+    if run.failures:
+        reasons.append(run.failures[0])
+    wrong_lines = [] if _error_column(run) else _nonzero_wrong_lines(run.rows)
+    if wrong_lines:
+        reasons.append(
+            f"non-zero #wrong on {len(wrong_lines)} measurement(s), first at line {wrong_lines[0]}"
+        )
+    if run.oob:
+        reasons.append(f"Out of bounds values: {run.oob}")
+    elif run.oob_flag == "FAILED":
+        reasons.append("Out of bounds values FAILED")
+    if run.avg_flag == "FAILED":
+        reasons.append("Avg bus bandwidth FAILED (below NCCL_TESTS_MIN_BW)")
+    if not run.rows and not run.failures:
+        reasons.append("test header without result rows (aborted or cut before the table)")
+    return reasons
+
+
+def _error_column_warning(run: Run) -> str | None:
+    error_lines = _nonzero_wrong_lines(run.rows) if _error_column(run) else []
+    if not error_lines:
+        return None
+    return (
+        f"old `error` column: non-zero max relative error on {len(error_lines)} measurement(s) "
+        f"(first at line {error_lines[0]}); counts as a failure only with Out of bounds > 0"
+    )
+
+
+def _is_truncated(run: Run) -> bool:
+    return bool(run.rows) and run.avg is None and run.oob is None
+
+
+def _table_warnings(run: Run) -> list[str]:
+    """What is missing from or odd about the table: no footer, reduced sizes, split rows."""
+    warnings: list[str] = []
+    if _is_truncated(run):
+        warnings.append("no footer (Out of bounds / Avg bus bandwidth): log cut or run killed")
+    if run.reduced_max_bytes:
+        warnings.append(f"maxBytes reduced to {run.reduced_max_bytes} for lack of GPU memory")
+    if run.skipped_fragments:
+        warnings.append(
+            f"{len(run.skipped_fragments)} split row fragment(s) skipped "
+            f"(first at line {run.skipped_fragments[0]})"
+        )
+    return warnings
+
+
+# ---- what the figures can be used for --------------------------------------------------------
+
+
+def _nvls_or_tree_suspected(run: Run, collective: str | None, scale: _Scale) -> tuple[bool, str | None]:
+    """Whether busbw may be inflated by tree or NVLS algorithms rather than measured on the wire."""
+    algo = run.algorithm or ""
+    ring_forced = "ring" in algo and "tree" not in algo and "nvls" not in algo
+    if collective != "all_reduce" or ring_forced:
+        return False, None
+    nvls_capable = any(NVLS_CAPABLE_GPU_RE.search(name) for name in scale.gpu_names)
+    if scale.nodes == 2 and (scale.gpus_per_node or 2) > 1:
+        return True, "all_reduce on 2 nodes: tree/NVLSTree inflate busbw (use NCCL_ALGO=Ring)"
+    if scale.nodes == 1 and (nvls_capable or run.nvls_seen) and (scale.ranks or 0) > 2:
+        return True, "all_reduce on one NVSwitch node: NVLS can push busbw above the NVLink wire rate"
+    return False, None
+
+
+def _fabric_reach(scale: _Scale, failed: bool) -> tuple[bool | None, str | None]:
+    """Whether the run measures the inter-node fabric, and why not when it cannot."""
+    measures_fabric: bool | None = None
+    cannot_measure = None
+    if scale.ranks == 1:
+        measures_fabric, cannot_measure = False, "one rank: busbw is 0 by definition"
+    elif scale.nodes == 1:
+        measures_fabric, cannot_measure = False, "one node: measures NVLink/xGMI, not the inter-node fabric"
+    elif scale.nodes and scale.nodes >= 2:
+        measures_fabric = True
+    if failed:
+        cannot_measure = cannot_measure or "failed run"
+    return measures_fabric, cannot_measure
+
+
+# ---- the figures -----------------------------------------------------------------------------
+
+
+def _rows_at_max_size(rows: list[Row]) -> list[Row]:
+    max_size = max((r.size for r in rows), default=None)
+    return [r for r in rows if r.size == max_size] if rows else []
+
+
+def _reference_sizes(rows: list[Row]) -> dict[str, float | None]:
+    """Out-of-place busbw at 1, 8 and 16 GiB, the sizes reports quote."""
+    reference = {}
+    for label, size in REFERENCE_SIZES:
+        matches = [r for r in rows if r.size == size and r.oop and r.oop.busbw is not None]
+        if matches:
+            reference[label] = matches[-1].oop.busbw if matches[-1].oop else None
+    return reference
+
+
+def _bandwidth_fields(rows: list[Row]) -> dict[str, Any]:
+    """Peak busbw, busbw at the largest size (out-of-place first) and the size range."""
+    at_max = _rows_at_max_size(rows)
+    oop_at_max = [r.oop.busbw for r in at_max if r.oop and r.oop.busbw is not None]
+    ip_at_max = [r.ip.busbw for r in at_max if r.ip and r.ip.busbw is not None]
+    peak_row = max(rows, key=lambda r: max(r.busbw_values(), default=-1.0)) if rows else None
+    peak = max(peak_row.busbw_values(), default=None) if peak_row else None
+    return {
+        "peak_busbw_gbps": peak,
+        "peak_busbw_size_bytes": peak_row.size if peak_row and peak is not None else None,
+        "busbw_at_max_size_gbps": median(oop_at_max) if oop_at_max else median(ip_at_max),
+        "busbw_at_max_size_oop_gbps": median(oop_at_max) if oop_at_max else None,
+        "busbw_at_max_size_ip_gbps": median(ip_at_max) if ip_at_max else None,
+        "busbw_at_reference_sizes_gbps": _reference_sizes(rows),
+        "max_size_bytes": max((r.size for r in rows), default=None),
+        "min_size_bytes": min((r.size for r in rows), default=None),
+    }
+
+
+def _busbw_per_cycle(run: Run) -> list[float]:
+    """busbw at the largest size in each `-N` cycle (out-of-place when printed)."""
+    cycle_values: list[float] = []
+    if run.cycles and run.rows:
+        for row in _rows_at_max_size(run.rows):
+            vals = [row.oop.busbw] if row.oop and row.oop.busbw is not None else row.busbw_values()
+            cycle_values.extend(vals[:1])
+    return cycle_values
+
+
+def _table_fields(run: Run, file_nccl: str | None) -> dict[str, Any]:
+    """What was tested (type, op, versions, sizes asked for) and how much of it the log shows."""
+    dtypes = sorted({r.dtype for r in run.rows})
+    return {
+        "data_type": dtypes[0] if len(dtypes) == 1 else (dtypes or None),
+        "redop": next((r.redop for r in run.rows if r.redop), None),
+        "nccl_version": run.nccl_version or file_nccl,
+        "tests_version": run.tests_version,
+        "header": run.header,
+        "requested_max_bytes": run.header.get("maxBytes"),
+        "reduced_max_bytes": run.reduced_max_bytes,
+        "cycles": run.cycles + 1 if run.rows else 0,
+        "busbw_at_max_size_per_cycle_gbps": _busbw_per_cycle(run),
+        "truncated": _is_truncated(run),
+        "concluded": run.concluded,
+    }
+
+
+def _interpretation_fields(
+    run: Run, ratio: float | None, scale: _Scale, collective: str | None, failed: bool
+) -> dict[str, Any]:
+    """What the figures mean: the ratio, suspected inflation, fabric reach, consistency checks."""
+    suspected, why_suspected = _nvls_or_tree_suspected(run, collective, scale)
+    measures_fabric, cannot_measure = _fabric_reach(scale, failed)
+    consistency = [_ratio_mismatch(ratio, scale.ranks, collective), _algbw_mismatch(run.rows)]
+    return {
+        "busbw_algbw_ratio": round(ratio, 5) if ratio is not None else None,
+        "algorithm_hint": run.algorithm,
+        "nvls_or_tree_suspected": suspected,
+        "nvls_or_tree_reason": why_suspected,
+        "measures_fabric": measures_fabric,
+        "cannot_measure_reason": cannot_measure,
+        "consistency_warnings": [warning for warning in consistency if warning],
+    }
+
+
+def _size_row(row: Row) -> dict[str, Any]:
+    oop, ip = row.oop, row.ip
+    return {
+        "line": row.line,
+        "cycle": row.cycle,
+        "size_bytes": row.size,
+        "count": row.count,
+        "type": row.dtype,
+        "redop": row.redop,
+        "root": row.root,
+        "busbw_oop": oop.busbw if oop else None,
+        "busbw_ip": ip.busbw if ip else None,
+        "algbw_oop": oop.algbw if oop else None,
+        "algbw_ip": ip.algbw if ip else None,
+        "time_oop_us": oop.time_us if oop else None,
+        "time_ip_us": ip.time_us if ip else None,
+        "wrong_oop": oop.wrong if oop else None,
+        "wrong_ip": ip.wrong if ip else None,
+    }
+
+
+def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | None) -> dict[str, Any]:
+    """One `runs` entry; its `warnings` are taken out and prefixed by `summarise_log`."""
+    ratio = _ratio(run.rows)
+    scale = _scale(run, ratio)
+    collective, collective_source, collective_warning = _collective(run, ratio, scale.ranks)
+    reasons = _failure_reasons(run)
+    warnings = [_partial_rank_listing_warning(run), collective_warning, _error_column_warning(run)]
+    return {
+        "index": index,
+        "tool": run.tool or file_tool or "nccl-tests",
+        "collective": collective,
+        "collective_source": collective_source,
+        "ranks": scale.ranks,
+        "ranks_source": scale.ranks_source,
+        "nodes": scale.nodes,
+        "nodes_source": scale.nodes_source,
+        "gpus_per_node": scale.gpus_per_node,
+        "hosts": scale.hosts[:256],
+        "gpu_names": scale.gpu_names,
+        **_bandwidth_fields(run.rows),
+        "avg_busbw_reported": run.avg,
+        "avg_busbw_flag": run.avg_flag,
+        "out_of_bounds": run.oob,
+        "rows": len(run.rows),
+        "failed": bool(reasons),
+        "failure_reason": "; ".join(reasons) if reasons else None,
+        "failure_line": run.failure_line,
+        "first_line": run.first_line,
+        "last_line": run.last_line,
+        **_table_fields(run, file_nccl),
+        **_interpretation_fields(run, ratio, scale, collective, failed=bool(reasons)),
+        "nccl_warnings": run.debug_warns,
+        "warnings": [warning for warning in warnings if warning] + _table_warnings(run),
+        "size_rows": [_size_row(r) for r in run.rows[:5000]],
+    }
+
+
+# ---- the whole log ---------------------------------------------------------------------------
+
+
+def _run_warnings(summary: dict[str, Any]) -> list[str]:
+    """A run's warnings, each prefixed with the run it is about; takes `warnings` out of the entry."""
+    name = summary["collective"] or "unknown collective"
+    prefix = f"run {summary['index']} ({name}, lines {summary['first_line']}-{summary['last_line']})"
+    messages = summary.pop("warnings") + summary["consistency_warnings"]
+    if summary["failed"]:
+        messages.append(f"failed run: {summary['failure_reason']}")
+    if summary["nvls_or_tree_suspected"]:
+        messages.append(summary["nvls_or_tree_reason"])
+    return [f"{prefix}: {message}" for message in messages]
+
+
+def summarise_log(runs: list[Run], file_tool: str | None, file_nccl: str | None) -> ParseResult:
+    """The ParseResult of a whole log: one `runs` entry per run that shows a table, rank or failure."""
+    runs = [r for r in runs if r.rows or r.failures or r.ranks or r.layout]
+    tool = file_tool or "nccl-tests"
+    result = ParseResult(kind=tool)
+    if not runs:
+        result.kind = None
+        result.errors.append("nccl-tests signature found but no test header, rank list or result row")
+        return result
+    summaries = [summarise_run(run, i, file_tool, file_nccl) for i, run in enumerate(runs)]
+    for summary in summaries:
+        result.warnings.extend(_run_warnings(summary))
+    if file_tool is None and not any(r.tests_version for r in runs) and not any(r.ranks for r in runs):
+        result.warnings.append(
+            "no nccl-tests/rccl-tests marker (version line, rank list): reported as nccl-tests, "
+            "the table format is the same for both"
+        )
+    result.summary = {
+        "runs": summaries,
+        "tool": tool,
+        "collectives": [s["collective"] for s in summaries],
+        "failed_runs": sum(1 for s in summaries if s["failed"]),
+        "nccl_version": file_nccl or next((s["nccl_version"] for s in summaries if s["nccl_version"]), None),
+    }
+    return result
