@@ -77,7 +77,7 @@ def _verdict_for(percent: float | None) -> str:
     return "fail"
 
 
-def _v(
+def _verdict(
     claim: str,
     expected: Any,
     measured: Any,
@@ -108,16 +108,16 @@ def _ratio_verdict(
     lines: list[int],
 ) -> dict[str, Any]:
     if expected is None or measured is None or expected <= 0:
-        return _v(claim, expected, measured, "cannot-measure", detail, item, lines)
+        return _verdict(claim, expected, measured, "cannot-measure", detail, item, lines)
     percent = measured / expected * 100
-    return _v(claim, round(expected, 2), measured, _verdict_for(percent), detail, item, lines, percent)
+    return _verdict(claim, round(expected, 2), measured, _verdict_for(percent), detail, item, lines, percent)
 
 
 def _count_verdict(
     claim: str, expected: Any, measured: Any, item: dict[str, Any], lines: list[int], detail: str = ""
 ) -> dict[str, Any]:
     if expected is None:
-        return _v(
+        return _verdict(
             claim,
             None,
             measured,
@@ -127,11 +127,11 @@ def _count_verdict(
             lines,
         )
     if measured is None:
-        return _v(
+        return _verdict(
             claim, expected, None, "cannot-measure", f"not shown in this file. {detail}".strip(), item, lines
         )
     if measured >= expected:
-        return _v(
+        return _verdict(
             claim,
             expected,
             measured,
@@ -141,7 +141,7 @@ def _count_verdict(
             lines,
             measured / expected * 100 if expected else None,
         )
-    return _v(
+    return _verdict(
         claim,
         expected,
         measured,
@@ -164,109 +164,101 @@ def _run_nodes(run: dict[str, Any], item: dict[str, Any]) -> int | None:
     return None
 
 
-def _compare_collective_run(
-    facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any]
-) -> dict[str, Any]:
-    collective = run.get("collective") or "unknown"
-    lines = [x for x in (run.get("first_line"), run.get("last_line")) if x]
-    measured = run.get("busbw_at_max_size_gbps")
-    nodes = _run_nodes(run, item)
-    ranks = run.get("ranks")
-    size = run.get("max_size_bytes")
-    where = f"{collective}, {ranks or '?'} ranks on {nodes or '?'} node(s), busbw at {size or '?'} B"
+def _unjudged(run: dict[str, Any], collective: str, nodes: int | None, where: str) -> str | None:
+    """Why this run cannot test a bandwidth claim, or None when it can."""
     if run.get("failed"):
-        return _v(
-            f"{collective} busbw",
-            None,
-            measured,
-            "cannot-measure",
-            f"failed run ({run.get('failure_reason')}): {where}",
-            item,
-            [run["failure_line"]] if run.get("failure_line") else lines,
-        )
-    if ranks == 1:
-        return _v(
-            f"{collective} busbw",
-            None,
-            measured,
-            "cannot-measure",
-            f"one rank: busbw is 0. {where}",
-            item,
-            lines,
-        )
+        return f"failed run ({run.get('failure_reason')}): {where}"
+    if run.get("ranks") == 1:
+        return f"one rank: busbw is 0. {where}"
     if nodes is None:
-        return _v(
-            f"{collective} busbw",
-            None,
-            measured,
-            "cannot-measure",
-            f"node count unknown (no Rank lines and none given at upload): {where}",
-            item,
-            lines,
-        )
+        return f"node count unknown (no Rank lines and none given at upload): {where}"
     if collective not in JUDGED_COLLECTIVES:
-        return _v(
-            f"{collective} busbw",
-            None,
-            measured,
-            "cannot-measure",
-            f"{collective} is reported, not judged: one flow per rank does not load every link. {where}",
-            item,
-            lines,
-        )
-    if nodes == 1:
-        nvlink, source = _nvlink_gbytes(facts)
-        claim = "intra-node bandwidth (NVLink) per GPU"
-        if not nvlink:
-            return _v(claim, None, measured, "cannot-measure", f"{source}: {where}", item, lines)
-        fraction = _intra_fraction(facts)
-        expected = nvlink * fraction
-        detail = f"{where}; expected {nvlink:g} GB/s ({source}) x {fraction} achievable"
-        if collective == "all_reduce" and measured and measured > nvlink:
-            detail += "; above the NVLink wire rate: NVLS in-switch reduction (not a wire measurement)"
-        elif run.get("nvls_or_tree_suspected"):
-            detail += "; NVLS may raise all_reduce busbw (all_gather/reduce_scatter are wire measurements)"
-        return _ratio_verdict(claim, expected, measured, detail, item, lines)
-    nics, gbps, gpn_offer = facts.get("nics_per_node"), facts.get("gbps_per_nic"), facts.get("gpus_per_node")
+        return f"{collective} is reported, not judged: one flow per rank does not load every link. {where}"
+    return None
+
+
+def _intra_node_verdict(
+    facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any], where: str, lines: list[int]
+) -> dict[str, Any]:
+    """One node: busbw against the GPU's NVLink rate x what a healthy node reaches."""
+    collective, measured = run.get("collective"), run.get("busbw_at_max_size_gbps")
+    nvlink, source = _nvlink_gbytes(facts)
+    claim = "intra-node bandwidth (NVLink) per GPU"
+    if not nvlink:
+        return _verdict(claim, None, measured, "cannot-measure", f"{source}: {where}", item, lines)
+    fraction = _intra_fraction(facts)
+    expected = nvlink * fraction
+    detail = f"{where}; expected {nvlink:g} GB/s ({source}) x {fraction} achievable"
+    if collective == "all_reduce" and measured and measured > nvlink:
+        detail += "; above the NVLink wire rate: NVLS in-switch reduction (not a wire measurement)"
+    elif run.get("nvls_or_tree_suspected"):
+        detail += "; NVLS may raise all_reduce busbw (all_gather/reduce_scatter are wire measurements)"
+    return _ratio_verdict(claim, expected, measured, detail, item, lines)
+
+
+def _wire_gbytes(
+    facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any], nodes: int
+) -> tuple[float, str]:
+    """The claimed NIC bandwidth a run can load (GB/s) and how it was reckoned."""
+    nics, gbps, gpus_per_node = facts["nics_per_node"], facts["gbps_per_nic"], facts["gpus_per_node"]
+    ranks = run.get("ranks")
+    per_gpu = nics * gbps / 8 / gpus_per_node
+    share = f"{per_gpu:g} GB/s per GPU ({nics} x {gbps:g} Gb/s / {gpus_per_node})"
+    if run.get("collective") not in RING_COLLECTIVES:
+        return per_gpu, share
+    run_gpus = run.get("gpus_per_node") or (ranks // nodes if ranks and ranks % nodes == 0 else None)
+    run_gpus = run_gpus or item.get("gpus") and int(item["gpus"]) // nodes or gpus_per_node
+    used = min(run_gpus, gpus_per_node)
+    return per_gpu * used, f"{used} GPU(s)/node x {share}"
+
+
+def _inter_node_verdict(
+    facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any], nodes: int, where: str, lines: list[int]
+) -> dict[str, Any]:
+    """Several nodes: busbw against the claimed NICs x Gb/s x what a healthy fabric of that kind reaches."""
+    measured = run.get("busbw_at_max_size_gbps")
     claim = "inter-node bandwidth (NICs x Gb/s)"
-    if not (nics and gbps and gpn_offer):
-        return _v(
-            claim,
-            None,
-            measured,
-            "cannot-measure",
-            f"offering does not publish NICs, Gb/s and GPUs/node: {where}",
-            item,
-            lines,
-        )
-    per_gpu = nics * gbps / 8 / gpn_offer
-    gpn_run = run.get("gpus_per_node") or (ranks // nodes if ranks and nodes and ranks % nodes == 0 else None)
-    gpn_run = gpn_run or item.get("gpus") and int(item["gpus"]) // nodes or gpn_offer
-    if collective in RING_COLLECTIVES:
-        wire = per_gpu * min(gpn_run, gpn_offer)
-        share = f"{per_gpu:g} GB/s per GPU ({nics} x {gbps:g} Gb/s / {gpn_offer})"
-        basis = f"{min(gpn_run, gpn_offer)} GPU(s)/node x {share}"
-    else:
-        wire = per_gpu
-        basis = f"{per_gpu:g} GB/s per GPU ({nics} x {gbps:g} Gb/s / {gpn_offer})"
+    if not (facts.get("nics_per_node") and facts.get("gbps_per_nic") and facts.get("gpus_per_node")):
+        detail = f"offering does not publish NICs, Gb/s and GPUs/node: {where}"
+        return _verdict(claim, None, measured, "cannot-measure", detail, item, lines)
+    wire, basis = _wire_gbytes(facts, item, run, nodes)
     fraction = _inter_fraction(facts)
     expected = wire * fraction
     detail = f"{where}; expected {basis} x {fraction} achievable"
     if run.get("nvls_or_tree_suspected") and nodes == 2:
         if measured is not None and measured > wire:
-            return _v(
-                claim,
-                round(expected, 2),
-                measured,
-                "cannot-measure",
-                f"{detail}; busbw exceeds the NIC line rate ({wire:g} GB/s): tree/NVLSTree inflation on "
-                "2 nodes, rerun with NCCL_ALGO=Ring or on more nodes",
-                item,
-                lines,
-                measured / expected * 100 if expected else None,
+            detail += (
+                f"; busbw exceeds the NIC line rate ({wire:g} GB/s): tree/NVLSTree inflation on "
+                "2 nodes, rerun with NCCL_ALGO=Ring or on more nodes"
+            )
+            percent = measured / expected * 100 if expected else None
+            return _verdict(
+                claim, round(expected, 2), measured, "cannot-measure", detail, item, lines, percent
             )
         detail += "; 2-node all_reduce without NCCL_ALGO=Ring may be inflated by tree algorithms"
     return _ratio_verdict(claim, expected, measured, detail, item, lines)
+
+
+def _compare_collective_run(
+    facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any]
+) -> dict[str, Any]:
+    collective = run.get("collective") or "unknown"
+    lines = [x for x in (run.get("first_line"), run.get("last_line")) if x]
+    nodes = _run_nodes(run, item)
+    size = run.get("max_size_bytes")
+    where = (
+        f"{collective}, {run.get('ranks') or '?'} ranks on {nodes or '?'} node(s), busbw at {size or '?'} B"
+    )
+    reason = _unjudged(run, collective, nodes, where)
+    if reason is not None:
+        if run.get("failed") and run.get("failure_line"):
+            lines = [run["failure_line"]]
+        measured = run.get("busbw_at_max_size_gbps")
+        return _verdict(f"{collective} busbw", None, measured, "cannot-measure", reason, item, lines)
+    if nodes == 1:
+        return _intra_node_verdict(facts, item, run, where, lines)
+    assert nodes is not None
+    return _inter_node_verdict(facts, item, run, nodes, where, lines)
 
 
 def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | None:
@@ -278,7 +270,7 @@ def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]
     verdict = (
         "pass" if spread <= STABILITY_DROP_WARN else ("warn" if spread <= 2 * STABILITY_DROP_WARN else "fail")
     )
-    return _v(
+    return _verdict(
         f"{run.get('collective')} stability over {len(values)} cycles",
         f"spread <= {STABILITY_DROP_WARN:g}%",
         round(spread, 2),
@@ -321,7 +313,7 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     match = _gpu_model_matches(facts.get("gpu"), models)
     if match is not None:
         out.append(
-            _v(
+            _verdict(
                 "GPU model",
                 facts.get("gpu"),
                 ", ".join(models),
@@ -334,7 +326,7 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     lost = s.get("lost_gpus") or []
     if lost:
         out.append(
-            _v(
+            _verdict(
                 "usable GPUs",
                 0,
                 len(lost),
@@ -356,12 +348,14 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     if intra in ("nvswitch", "nvlink-mesh"):
         if mesh is None:
             out.append(
-                _v("full NVLink mesh", True, None, "cannot-measure", "fewer than 2 GPUs shown", item, lines)
+                _verdict(
+                    "full NVLink mesh", True, None, "cannot-measure", "fewer than 2 GPUs shown", item, lines
+                )
             )
         else:
             bad = ", ".join(f"{p['pair']}={p['connection']}" for p in s.get("pairs_not_nvlink", [])[:8])
             out.append(
-                _v(
+                _verdict(
                     "full NVLink mesh",
                     True,
                     mesh,
@@ -427,7 +421,7 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     gpn = facts.get("gpus_per_node")
     if gpn and s.get("gpus") is not None and s["gpus"] < gpn:
         out.append(
-            _v(
+            _verdict(
                 "GPUs evidenced",
                 gpn,
                 s["gpus"],
@@ -440,87 +434,69 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     return out
 
 
+def _ports_by_state(
+    ports: list[dict[str, Any]], wanted_layer: str, gbps: float | None
+) -> dict[str, list[dict[str, Any]]]:
+    """The ports sorted by what they say about the claim: good (active, up, the claimed link layer, fast
+    enough), on another link layer, not active, active but slower than claimed."""
+    active = [p for p in ports if p.get("state") == "Active"]
+    wanted = [p for p in active if p.get("link_layer") == wanted_layer]
+    return {
+        "good": [
+            p
+            for p in wanted
+            if p.get("physical_state") in (None, "LinkUp")
+            and (gbps is None or p.get("rate_gbps") is None or p["rate_gbps"] >= gbps)
+        ],
+        "other_layer": [p for p in active if p.get("link_layer") not in (wanted_layer, None)],
+        "down": [p for p in ports if p.get("state") not in ("Active", None)],
+        "slow": [p for p in wanted if gbps and p.get("rate_gbps") and p["rate_gbps"] < gbps],
+        "wanted": wanted,
+    }
+
+
+def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gbps: float | None) -> str:
+    detail = f"Active + LinkUp + {wanted_layer}" + (f" + >= {gbps:g} Gb/s" if gbps else "")
+    if any(p.get("rate_gbps") is None for p in groups["good"]):
+        detail += "; rate not shown by this tool"
+    if groups["slow"]:
+        detail += "; slower ports: " + ", ".join(
+            f"{p['device']}/{p['port']} {p['rate_gbps']:g}" for p in groups["slow"][:8]
+        )
+    if groups["down"]:
+        detail += "; not active: " + ", ".join(
+            f"{p['device']}/{p['port']} {p['state']}" for p in groups["down"][:8]
+        )
+    return detail
+
+
 def _compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
-    s = item.get("summary", {})
-    ports = s.get("ports", [])
+    ports = item.get("summary", {}).get("ports", [])
     fabric = facts.get("fabric")
     wanted_layer = {"infiniband": "InfiniBand", "roce": "Ethernet", "ethernet": "Ethernet"}.get(fabric or "")
-    gbps = facts.get("gbps_per_nic")
-    nics = facts.get("nics_per_node")
-    out = []
+    gbps, nics = facts.get("gbps_per_nic"), facts.get("nics_per_node")
     if wanted_layer is None:
-        out.append(
-            _v(
-                "fabric link layer",
-                fabric,
-                None,
-                "cannot-measure",
-                "fabric not published or not RDMA verbs",
-                item,
-            )
-        )
-        return out
-    good = [
-        p
-        for p in ports
-        if p.get("state") == "Active"
-        and p.get("physical_state") in (None, "LinkUp")
-        and p.get("link_layer") == wanted_layer
-        and (gbps is None or p.get("rate_gbps") is None or p["rate_gbps"] >= gbps)
-    ]
-    other_layer = [
-        p for p in ports if p.get("state") == "Active" and p.get("link_layer") not in (wanted_layer, None)
-    ]
-    down = [p for p in ports if p.get("state") not in ("Active", None)]
-    slow = [
-        p
-        for p in ports
-        if p.get("state") == "Active"
-        and p.get("link_layer") == wanted_layer
-        and gbps
-        and p.get("rate_gbps")
-        and p["rate_gbps"] < gbps
-    ]
+        detail = "fabric not published or not RDMA verbs"
+        return [_verdict("fabric link layer", fabric, None, "cannot-measure", detail, item)]
     if item.get("kind") == "ibdev2netdev":
         layer_ports = [p for p in ports if p.get("link_layer") == wanted_layer]
-        out.append(
-            _count_verdict(
-                f"{wanted_layer} ports per node",
-                nics,
-                len(layer_ports),
-                item,
-                [p["line"] for p in layer_ports],
-                "from netdev names; ibdev2netdev does not show the RDMA port state",
-            )
-        )
-        return out
-    detail = f"Active + LinkUp + {wanted_layer}" + (f" + >= {gbps:g} Gb/s" if gbps else "")
-    if any(p.get("rate_gbps") is None for p in good):
-        detail += "; rate not shown by this tool"
-    if slow:
-        detail += "; slower ports: " + ", ".join(
-            f"{p['device']}/{p['port']} {p['rate_gbps']:g}" for p in slow[:8]
-        )
-    if down:
-        detail += "; not active: " + ", ".join(f"{p['device']}/{p['port']} {p['state']}" for p in down[:8])
-    out.append(
+        detail = "from netdev names; ibdev2netdev does not show the RDMA port state"
+        lines = [p["line"] for p in layer_ports]
+        return [_count_verdict(f"{wanted_layer} ports per node", nics, len(layer_ports), item, lines, detail)]
+    groups = _ports_by_state(ports, wanted_layer, gbps)
+    good = groups["good"]
+    detail = _ports_detail(groups, wanted_layer, gbps)
+    out = [
         _count_verdict(
             f"{wanted_layer} GPU-fabric ports", nics, len(good), item, [p["line"] for p in good], detail
         )
-    )
-    any_wanted = any(p.get("state") == "Active" and p.get("link_layer") == wanted_layer for p in ports)
-    if not any_wanted and other_layer:
-        out.append(
-            _v(
-                "fabric link layer",
-                wanted_layer,
-                other_layer[0].get("link_layer"),
-                "fail",
-                f"active ports are {other_layer[0].get('link_layer')} where {fabric} is claimed",
-                item,
-                [p["line"] for p in other_layer],
-            )
-        )
+    ]
+    other_layer = groups["other_layer"]
+    if not groups["wanted"] and other_layer:
+        layer = other_layer[0].get("link_layer")
+        detail = f"active ports are {layer} where {fabric} is claimed"
+        lines = [p["line"] for p in other_layer]
+        out.append(_verdict("fabric link layer", wanted_layer, layer, "fail", detail, item, lines))
     return out
 
 
@@ -543,7 +519,7 @@ def _compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
         wrong = [f for f in funcs if f.get("link_layer") and f["link_layer"] != wanted]
         if wrong:
             out.append(
-                _v(
+                _verdict(
                     "fabric link layer",
                     wanted,
                     wrong[0]["link_layer"],
@@ -577,7 +553,7 @@ def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
     wanted = {"infiniband": "InfiniBand", "roce": "Ethernet"}.get(facts.get("fabric") or "")
     if wanted and s.get("link_layer"):
         out.append(
-            _v(
+            _verdict(
                 "fabric link layer",
                 wanted,
                 s["link_layer"],
@@ -591,7 +567,7 @@ def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
     if stab:
         spread = stab.get("spread_percent") or 0.0
         out.append(
-            _v(
+            _verdict(
                 "link stability (repeated intervals)",
                 f"spread <= {STABILITY_DROP_WARN:g}%",
                 spread,
@@ -611,7 +587,7 @@ def _compare_training(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
     steady = s.get("steady_iterations") or 0
     verdict = "cannot-measure" if steady < 3 else ("pass" if problems == 0 else "warn")
     return [
-        _v(
+        _verdict(
             "training stability",
             "no stalls, skipped or nan iterations",
             problems,
@@ -629,7 +605,7 @@ def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     s = item.get("summary", {})
     failed = s.get("failed_tests") or []
     return [
-        _v(
+        _verdict(
             "GPU health (dcgmi diag)",
             "all tests pass",
             "pass" if s.get("passed") else f"failed: {', '.join(failed)}",
@@ -645,7 +621,7 @@ def _compare_dmesg(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     s = item.get("summary", {})
     fallen = s.get("gpus_fallen_off_bus") or []
     return [
-        _v(
+        _verdict(
             "usable GPUs (kernel log)",
             0,
             len(fallen),
@@ -683,7 +659,7 @@ def compare(offering_facts: dict[str, Any], item: dict[str, Any]) -> list[dict[s
         return _compare_dcgmi(facts, item)
     if kind == "dmesg":
         return _compare_dmesg(facts, item)
-    return [_v("evidence", None, None, "cannot-measure", f"no comparison for kind {kind!r}", item)]
+    return [_verdict("evidence", None, None, "cannot-measure", f"no comparison for kind {kind!r}", item)]
 
 
 def scaling(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -16,6 +16,9 @@ from typing import Any
 from .links import SCALE_UP_LINKS
 
 MIB = 2**20
+# NVLink SHARP (NVLS, in-switch reductions that raise all-reduce busbw above the wire rate, nccl-tests
+# FORMATS.md 1.3) needs third-generation NVSwitch: Hopper HGX boards and later.
+NVLS_ARCHITECTURES = ("hopper", "blackwell", "blackwell-ultra")
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,10 @@ class GPU:
     def nvlinks(self) -> int:
         """NV# that `nvidia-smi topo -m` prints between two GPUs of a full-mesh node (0 = not NVLink)."""
         return self.scale_up_links if self.link_gbytes_per_s else 0
+
+    @property
+    def nvls_capable(self) -> bool:
+        return self.vendor == "nvidia" and self.architecture in NVLS_ARCHITECTURES
 
     @property
     def hbm_bytes_reported(self) -> float | None:

@@ -17,9 +17,6 @@ from .result import ParseResult
 from .text import Text, to_float, to_int
 
 IBDEV2NETDEV_RE = re.compile(r"^\s*(\S+)\s+port\s+(\d+)\s+(?:==>|<===>)\s+(\S+)\s*(?:\((\w+)\))?")
-IBDEV2NETDEV_V_RE = re.compile(
-    r"\(MT(\d+)\s*-\s*[^)]*\).*?port\s+(\d+)\s+\((\w+)\)\s+==>\s+(\S+)\s+\((\w+)\)"
-)
 RDMA_LINK_RE = re.compile(r"^\s*link\s+(\S+)/(\d+)\s+(.*)$")
 
 STATE_WORDS = {

@@ -63,7 +63,7 @@ from .reading import (
     count_rows,
     parse_row,
 )
-from .summary import NVLS_CAPABLE_GPU_RE, REDUCTION_OPS, summarise_log, summarise_run
+from .summary import REDUCTION_OPS, summarise_log, summarise_run
 
 __all__ = [
     "ALGO_ENV_RE",
@@ -81,7 +81,6 @@ __all__ = [
     "NODES_IN_TEXT_RE",
     "NP_ARG_RE",
     "NTHREAD_RE",
-    "NVLS_CAPABLE_GPU_RE",
     "OOB_RE",
     "PERF_BINARY_RE",
     "RANK_RE",

@@ -6,9 +6,10 @@ and every inference names its source (`ranks_source`, `nodes_source`, `collectiv
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
+
+from hardware import gpu_from_text
 
 from ..result import ParseResult
 from ..text import median
@@ -16,7 +17,6 @@ from .assembly import Run
 from .reading import Row
 
 REDUCTION_OPS = {"sum", "prod", "max", "min", "avg", "mulsum", "premulsum"}
-NVLS_CAPABLE_GPU_RE = re.compile(r"\b(H100|H200|H800|H20|B200|B300|GB200|GB300)\b")
 REFERENCE_SIZES = (("1GiB", 1 << 30), ("8GiB", 8 << 30), ("16GiB", 16 << 30))
 
 
@@ -298,7 +298,9 @@ def _nvls_or_tree_suspected(run: Run, collective: str | None, scale: _Scale) -> 
     ring_forced = "ring" in algo and "tree" not in algo and "nvls" not in algo
     if collective != "all_reduce" or ring_forced:
         return False, None
-    nvls_capable = any(NVLS_CAPABLE_GPU_RE.search(name) for name in scale.gpu_names)
+    nvls_capable = any(
+        (gpu := gpu_from_text(name)) is not None and gpu.nvls_capable for name in scale.gpu_names
+    )
     if scale.nodes == 2 and (scale.gpus_per_node or 2) > 1:
         return True, "all_reduce on 2 nodes: tree/NVLSTree inflate busbw (use NCCL_ALGO=Ring)"
     if scale.nodes == 1 and (nvls_capable or run.nvls_seen) and (scale.ranks or 0) > 2:
