@@ -1,8 +1,9 @@
 """The GPU table: peaks, memory as the datasheet states it and as the device reports it, scale-up links.
 
-Every number has a source in the row's `sources` (field name -> where it comes from). A row whose peaks
-are not confirmed from a stored source has `confirmed=False`; the sizing model then says so in its
-assumptions. "cal §N" is ../shared/data/calibration.md section N; "addendum" is
+The numbers stand side by side in one table (_TABLE, one row per GPU); every number has a source in the
+GPU's description (_DESCRIPTIONS), which becomes its `sources` (number group -> where it comes from). A
+row whose peaks are not confirmed from a stored source has `confirmed=False`; the sizing model then says so
+in its assumptions. "cal §N" is ../shared/data/calibration.md section N; "addendum" is
 ../shared/data/provider-catalog-addendum.yaml (`reference_gpu_memory`: MLPerf system descriptions).
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import NamedTuple
 
 from .links import SCALE_UP_LINKS
 
@@ -78,358 +79,172 @@ _MODAL = (
 )
 _PCIE4 = "PCIe Gen4 x16 ~32 GB/s one way (cal §1)"
 _PCIE5 = "PCIe Gen5 x16 ~64 GB/s one way (cal §1)"
+_PCIE6 = "PCIe Gen6 x16 ~128 GB/s one way (glennklockwood.com B300 page)"
 _VERDA_BLACKWELL = (
     "verda.com 'NVIDIA GB300 NVL72: GPU Architecture & Performance' per-GPU table without sparsity, and "
     "glennklockwood.com/garden/processors/B300 (HGX B300 = B200 dense FP8/BF16)"
 )
 
 
-def _gpu(*, sources: dict[str, str], **fields: Any) -> GPU:
-    return GPU(sources=MappingProxyType(sources), **fields)
-
-
-GPUS: dict[str, GPU] = {
-    gpu.key: gpu
-    for gpu in (
-        _gpu(
-            key="A100-SXM-40GB",
-            name="NVIDIA A100 SXM4 40GB",
-            vendor="nvidia",
-            architecture="ampere",
-            bf16_tflops=312,
-            fp8_tflops=None,
-            hbm_gb=40,
-            hbm_mib_reported=40960,
-            hbm_tbytes_per_s=1.555,
-            scale_up="nvlink3",
-            scale_up_links=12,
-            pcie_gbytes_per_s=32,
-            sources={"peaks": _CAL1 + " (NVIDIA A100 datasheet)", "reported": _MODAL, "pcie": _PCIE4},
-        ),
-        _gpu(
-            key="A100-SXM-80GB",
-            name="NVIDIA A100 SXM4 80GB",
-            vendor="nvidia",
-            architecture="ampere",
-            bf16_tflops=312,
-            fp8_tflops=None,
-            hbm_gb=80,
-            hbm_mib_reported=81920,
-            hbm_tbytes_per_s=2.039,
-            scale_up="nvlink3",
-            scale_up_links=12,
-            pcie_gbytes_per_s=32,
-            sources={"peaks": _CAL1 + " (NVIDIA A100 datasheet)", "reported": _MODAL, "pcie": _PCIE4},
-        ),
-        _gpu(
-            key="A800-SXM-80GB",
-            name="NVIDIA A800 SXM4 80GB",
-            vendor="nvidia",
-            architecture="ampere",
-            bf16_tflops=312,
-            fp8_tflops=None,
-            hbm_gb=80,
-            hbm_mib_reported=81920,
-            hbm_tbytes_per_s=2.039,
-            scale_up="nvlink3",
-            scale_up_links=8,
-            pcie_gbytes_per_s=32,
-            confirmed=False,
-            sources={
-                "peaks": "UNCONFIRMED: the export A100 (A100 datasheet numbers) with 8 NVLinks, 400 GB/s "
-                "both ways (../shared/evidence/FORMATS.md §1: NV8 on A800)",
-                "reported": "nvidia-smi 'NVIDIA A800-SXM4-80GB ... / 81920MiB' (dexmal/dexbotic issue #41)",
-                "pcie": _PCIE4,
-            },
-        ),
-        _gpu(
-            key="H100-SXM-80GB",
-            name="NVIDIA H100 SXM5 80GB",
-            vendor="nvidia",
-            architecture="hopper",
-            bf16_tflops=989,
-            fp8_tflops=1979,
-            hbm_gb=80,
-            hbm_mib_reported=81559,
-            hbm_tbytes_per_s=3.35,
-            scale_up="nvlink4",
-            scale_up_links=18,
-            pcie_gbytes_per_s=64,
-            sources={
-                "peaks": _CAL1 + " (NVIDIA H100 datasheet)",
-                "reported": "81559 MiB: addendum reference_gpu_memory (MLPerf Training v4.1 Lambda system "
-                "JSON); " + _MODAL,
-                "pcie": _PCIE5,
-            },
-        ),
-        _gpu(
-            key="H800-SXM-80GB",
-            name="NVIDIA H800 SXM5 80GB",
-            vendor="nvidia",
-            architecture="hopper",
-            bf16_tflops=989,
-            fp8_tflops=1979,
-            hbm_gb=80,
-            hbm_mib_reported=81559,
-            hbm_tbytes_per_s=3.35,
-            scale_up="nvlink4",
-            scale_up_links=8,
-            pcie_gbytes_per_s=64,
-            sources={
-                "peaks": _CAL1 + "; NVLink 200 GB/s (8 links); DeepSeek-V3 report measured 160 GB/s (cal §5)",
-                "reported": "assumed equal to H100 SXM5 80GB (same board and HBM3 stacks; no H800 figure "
-                "stored)",
-                "pcie": _PCIE5,
-            },
-        ),
-        _gpu(
-            key="H200-SXM-141GB",
-            name="NVIDIA H200 SXM 141GB",
-            vendor="nvidia",
-            architecture="hopper",
-            bf16_tflops=989,
-            fp8_tflops=1979,
-            hbm_gb=141,
-            hbm_mib_reported=143771,
-            hbm_tbytes_per_s=4.8,
-            scale_up="nvlink4",
-            scale_up_links=18,
-            pcie_gbytes_per_s=64,
-            sources={
-                "peaks": _CAL1 + " (NVIDIA H200 datasheet)",
-                "reported": "143771 MiB: addendum reference_gpu_memory (MLPerf Training v4.1 Azure ND H200 "
-                "v5, v5.0/v5.1 Nebius, v5.0 OCI system JSONs)",
-                "pcie": _PCIE5,
-            },
-        ),
-        _gpu(
-            key="H20-96GB",
-            name="NVIDIA H20",
-            vendor="nvidia",
-            architecture="hopper",
-            bf16_tflops=148,
-            fp8_tflops=296,
-            hbm_gb=96,
-            hbm_mib_reported=97871,
-            hbm_tbytes_per_s=4.0,
-            scale_up="nvlink4",
-            scale_up_links=18,
-            pcie_gbytes_per_s=64,
-            confirmed=False,
-            sources={
-                "peaks": "UNCONFIRMED: press reports of the H20 datasheet (addendum: 96 GB, 900 GB/s NVLink "
-                "kept, 'much lower FP16'); a measured bf16 GEMM of 142 TFLOP/s (zzc0721/torch-performance-"
-                "test-data issue #77) is consistent with 148 dense",
-                "reported": "nvidia-smi 'NVIDIA H20 ... / 97871MiB' (NVIDIA/nvtrust issue #128)",
-                "pcie": _PCIE5,
-            },
-        ),
-        _gpu(
-            key="H100-PCIe-80GB",
-            name="NVIDIA H100 PCIe 80GB",
-            vendor="nvidia",
-            architecture="hopper",
-            bf16_tflops=756,
-            fp8_tflops=1513,
-            hbm_gb=80,
-            hbm_mib_reported=81559,
-            hbm_tbytes_per_s=2.0,
-            scale_up="",
-            scale_up_links=0,
-            pcie_gbytes_per_s=64,
-            sources={
-                "peaks": _CAL1 + " (NVIDIA H100 PCIe datasheet; no NVLink without a bridge)",
-                "reported": "assumed equal to H100 SXM5 80GB (same HBM capacity)",
-                "pcie": _PCIE5,
-            },
-        ),
-        _gpu(
-            key="B200-180GB",
-            name="NVIDIA B200 180GB",
-            vendor="nvidia",
-            architecture="blackwell",
-            bf16_tflops=2250,
-            fp8_tflops=4500,
-            hbm_gb=180,
-            hbm_mib_reported=183359,
-            hbm_tbytes_per_s=8.0,
-            scale_up="nvlink5",
-            scale_up_links=18,
-            pcie_gbytes_per_s=64,
-            sources={
-                "peaks": "cal §1 (~2250/~4500 dense, DGX B200 datasheet); 8.0 TB/s datasheet (the driver "
-                "reports a 7680-bit bus: 7.67 TB/s, pytorch/ao PR #4002)",
-                "reported": "183359 MiB: addendum reference_gpu_memory (MLPerf Training v5.1 Nebius B200); "
-                "nvidia-smi in NVIDIA/TensorRT-LLM issue #10278",
-                "pcie": _PCIE5,
-            },
-        ),
-        _gpu(
-            key="B300-288GB",
-            name="NVIDIA B300 (Blackwell Ultra) 288GB",
-            vendor="nvidia",
-            architecture="blackwell-ultra",
-            bf16_tflops=2250,
-            fp8_tflops=4500,
-            hbm_gb=288,
-            hbm_mib_reported=275040,
-            hbm_tbytes_per_s=8.0,
-            scale_up="nvlink5",
-            scale_up_links=18,
-            pcie_gbytes_per_s=128,
-            confirmed=False,
-            sources={
-                "peaks": "UNCONFIRMED (third-party tables, no NVIDIA datasheet stored): " + _VERDA_BLACKWELL,
-                "reported": "275040 MiB: addendum reference_gpu_memory (MLPerf Training v5.1 Nebius B300)",
-                "pcie": "PCIe Gen6 x16 ~128 GB/s one way (glennklockwood.com B300 page)",
-            },
-        ),
-        _gpu(
-            key="GB200-186GB",
-            name="NVIDIA GB200 (per Blackwell GPU)",
-            vendor="nvidia",
-            architecture="blackwell",
-            bf16_tflops=2500,
-            fp8_tflops=5000,
-            hbm_gb=186,
-            hbm_mib_reported=189471,
-            hbm_tbytes_per_s=8.0,
-            scale_up="nvlink5",
-            scale_up_links=18,
-            pcie_gbytes_per_s=64,
-            confirmed=False,
-            sources={
-                "peaks": "UNCONFIRMED: GB200 NVL72 datasheet as recalled, per GPU (360 PF dense bf16 / 72)",
-                "reported": "189471 MiB: addendum reference_gpu_memory (MLPerf Training v5.0 CoreWeave "
-                "'Carina' GB200 NVL72)",
-                "pcie": _PCIE5,
-            },
-        ),
-        _gpu(
-            key="GB300-288GB",
-            name="NVIDIA GB300 (per Blackwell Ultra GPU)",
-            vendor="nvidia",
-            architecture="blackwell-ultra",
-            bf16_tflops=2500,
-            fp8_tflops=5000,
-            hbm_gb=288,
-            hbm_mib_reported=None,
-            hbm_tbytes_per_s=8.0,
-            scale_up="nvlink5",
-            scale_up_links=18,
-            pcie_gbytes_per_s=128,
-            confirmed=False,
-            sources={
-                "peaks": "UNCONFIRMED (third-party): GB300 NVL72 rack 360 PF dense FP8 / 72 = 5 PF per GPU, "
-                "20.7 TB HBM3e / 72 = 288 GB; " + _VERDA_BLACKWELL,
-                "reported": "not found as MiB: addendum reference_gpu_memory prints '280 GB' and '288 GB'",
-                "pcie": "PCIe Gen6 x16 ~128 GB/s one way (glennklockwood.com B300 page)",
-            },
-        ),
-        _gpu(
-            key="MI300X-192GB",
-            name="AMD Instinct MI300X",
-            vendor="amd",
-            architecture="cdna3",
-            bf16_tflops=1307,
-            fp8_tflops=2615,
-            hbm_gb=192,
-            hbm_mib_reported=196592,
-            hbm_tbytes_per_s=5.3,
-            scale_up="infinity-fabric-3",
-            scale_up_links=7,
-            pcie_gbytes_per_s=64,
-            sources={
-                "peaks": "cal §1 (AMD datasheet; 7 x 64 GB/s Infinity Fabric)",
-                "reported": "rocminfo GLOBAL pool 201310208 KB = 196592 MiB (ROCm/legacy-rocm-build issue "
-                "#4414)",
-                "pcie": _PCIE5,
-            },
-        ),
-        _gpu(
-            key="MI325X-256GB",
-            name="AMD Instinct MI325X",
-            vendor="amd",
-            architecture="cdna3",
-            bf16_tflops=1307,
-            fp8_tflops=2615,
-            hbm_gb=256,
-            hbm_mib_reported=None,
-            hbm_tbytes_per_s=6.0,
-            scale_up="infinity-fabric-3",
-            scale_up_links=7,
-            pcie_gbytes_per_s=64,
-            confirmed=False,
-            sources={
-                "peaks": "UNCONFIRMED: AMD MI325X datasheet as recalled (same compute die as MI300X)",
-                "reported": "not found",
-                "pcie": _PCIE5,
-            },
-        ),
-        _gpu(
-            key="MI355X-288GB",
-            name="AMD Instinct MI355X",
-            vendor="amd",
-            architecture="cdna4",
-            bf16_tflops=2500,
-            fp8_tflops=5000,
-            hbm_gb=288,
-            hbm_mib_reported=None,
-            hbm_tbytes_per_s=8.0,
-            scale_up="infinity-fabric-4",
-            scale_up_links=7,
-            pcie_gbytes_per_s=64,
-            confirmed=False,
-            sources={
-                "peaks": "UNCONFIRMED (third-party): ~5 PF dense FP8 (AMD at ISSCC 2026, "
-                "world-today-news.com report), 288 GB HBM3E at 8 TB/s (theregister.com 2025-06-12); bf16 "
-                "half of fp8",
-                "reported": "'288GB HBM3E' only (addendum: MLPerf Inference v6.1 Crusoe), no MiB figure",
-                "pcie": _PCIE5,
-            },
-        ),
-        _gpu(
-            key="Ascend-910B-64GB",
-            name="Huawei Ascend 910B",
-            vendor="huawei",
-            architecture="davinci",
-            bf16_tflops=320,
-            fp8_tflops=None,
-            hbm_gb=64,
-            hbm_mib_reported=None,
-            hbm_tbytes_per_s=1.6,
-            scale_up="hccs",
-            scale_up_links=7,
-            pcie_gbytes_per_s=32,
-            confirmed=False,
-            sources={
-                "peaks": "UNCONFIRMED: FP16 ~320 TFLOP/s, 64 GB HBM2e (provider-catalog.yaml source "
-                "ascend910b-blog; boardor.com 910B/910C comparison); 1.6 TB/s as recalled, third-party "
-                "figures range 0.4-1.6 TB/s",
-                "reported": "not found",
-                "pcie": _PCIE4,
-            },
-        ),
-        _gpu(
-            key="Ascend-910C-128GB",
-            name="Huawei Ascend 910C",
-            vendor="huawei",
-            architecture="davinci",
-            bf16_tflops=752,
-            fp8_tflops=None,
-            hbm_gb=128,
-            hbm_mib_reported=None,
-            hbm_tbytes_per_s=3.2,
-            scale_up="ub",
-            scale_up_links=1,
-            pcie_gbytes_per_s=32,
-            confirmed=False,
-            sources={
-                "peaks": "UNCONFIRMED (summaries of Zuo et al. 2025, arXiv 2506.12708, CloudMatrix384): "
-                "dual-die, 752 TFLOP/s FP16/BF16, 128 GB HBM at 3.2 TB/s (emergentmind.com topic page)",
-                "reported": "not found",
-                "pcie": _PCIE4,
-            },
-        ),
-    )
+# The table, one row per GPU, its columns the GPU fields after the name: vendor, architecture, bf16 and fp8
+# dense peak TFLOP/s (fp8 None = no fp8 tensor cores), HBM GB as the datasheet states it, HBM MiB as the
+# device reports it (None = not found), HBM TB/s, scale-up link (links.SCALE_UP_LINKS, "" = none), links per
+# GPU, PCIe GB/s one way per GPU, confirmed (False = peaks not confirmed from a stored source).
+_Row = tuple[str, str, float, float | None, float, int | None, float, str, int, float, bool]
+_TABLE: dict[str, _Row] = {
+    "A100-SXM-40GB": ("nvidia", "ampere", 312, None, 40, 40960, 1.555, "nvlink3", 12, 32, True),
+    "A100-SXM-80GB": ("nvidia", "ampere", 312, None, 80, 81920, 2.039, "nvlink3", 12, 32, True),
+    "A800-SXM-80GB": ("nvidia", "ampere", 312, None, 80, 81920, 2.039, "nvlink3", 8, 32, False),
+    "H100-SXM-80GB": ("nvidia", "hopper", 989, 1979, 80, 81559, 3.35, "nvlink4", 18, 64, True),
+    "H800-SXM-80GB": ("nvidia", "hopper", 989, 1979, 80, 81559, 3.35, "nvlink4", 8, 64, True),
+    "H200-SXM-141GB": ("nvidia", "hopper", 989, 1979, 141, 143771, 4.8, "nvlink4", 18, 64, True),
+    "H20-96GB": ("nvidia", "hopper", 148, 296, 96, 97871, 4.0, "nvlink4", 18, 64, False),
+    "H100-PCIe-80GB": ("nvidia", "hopper", 756, 1513, 80, 81559, 2.0, "", 0, 64, True),
+    "B200-180GB": ("nvidia", "blackwell", 2250, 4500, 180, 183359, 8.0, "nvlink5", 18, 64, True),
+    "B300-288GB": ("nvidia", "blackwell-ultra", 2250, 4500, 288, 275040, 8.0, "nvlink5", 18, 128, False),
+    "GB200-186GB": ("nvidia", "blackwell", 2500, 5000, 186, 189471, 8.0, "nvlink5", 18, 64, False),
+    "GB300-288GB": ("nvidia", "blackwell-ultra", 2500, 5000, 288, None, 8.0, "nvlink5", 18, 128, False),
+    "MI300X-192GB": ("amd", "cdna3", 1307, 2615, 192, 196592, 5.3, "infinity-fabric-3", 7, 64, True),
+    "MI325X-256GB": ("amd", "cdna3", 1307, 2615, 256, None, 6.0, "infinity-fabric-3", 7, 64, False),
+    "MI355X-288GB": ("amd", "cdna4", 2500, 5000, 288, None, 8.0, "infinity-fabric-4", 7, 64, False),
+    "Ascend-910B-64GB": ("huawei", "davinci", 320, None, 64, None, 1.6, "hccs", 7, 32, False),
+    "Ascend-910C-128GB": ("huawei", "davinci", 752, None, 128, None, 3.2, "ub", 1, 32, False),
 }
+
+
+class _Description(NamedTuple):
+    """A GPU's full name and where each group of its numbers comes from."""
+
+    name: str
+    peaks: str  # the peaks and the other datasheet figures
+    reported: str  # the memory as the device reports it
+    pcie: str  # the host link
+
+
+_DESCRIPTIONS: dict[str, _Description] = {
+    "A100-SXM-40GB": _Description(
+        "NVIDIA A100 SXM4 40GB",
+        peaks=_CAL1 + " (NVIDIA A100 datasheet)",
+        reported=_MODAL,
+        pcie=_PCIE4,
+    ),
+    "A100-SXM-80GB": _Description(
+        "NVIDIA A100 SXM4 80GB",
+        peaks=_CAL1 + " (NVIDIA A100 datasheet)",
+        reported=_MODAL,
+        pcie=_PCIE4,
+    ),
+    "A800-SXM-80GB": _Description(
+        "NVIDIA A800 SXM4 80GB",
+        peaks="UNCONFIRMED: the export A100 (A100 datasheet numbers) with 8 NVLinks, 400 GB/s "
+        "both ways (../shared/evidence/FORMATS.md §1: NV8 on A800)",
+        reported="nvidia-smi 'NVIDIA A800-SXM4-80GB ... / 81920MiB' (dexmal/dexbotic issue #41)",
+        pcie=_PCIE4,
+    ),
+    "H100-SXM-80GB": _Description(
+        "NVIDIA H100 SXM5 80GB",
+        peaks=_CAL1 + " (NVIDIA H100 datasheet)",
+        reported="81559 MiB: addendum reference_gpu_memory (MLPerf Training v4.1 Lambda system "
+        "JSON); " + _MODAL,
+        pcie=_PCIE5,
+    ),
+    "H800-SXM-80GB": _Description(
+        "NVIDIA H800 SXM5 80GB",
+        peaks=_CAL1 + "; NVLink 200 GB/s (8 links); DeepSeek-V3 report measured 160 GB/s (cal §5)",
+        reported="assumed equal to H100 SXM5 80GB (same board and HBM3 stacks; no H800 figure stored)",
+        pcie=_PCIE5,
+    ),
+    "H200-SXM-141GB": _Description(
+        "NVIDIA H200 SXM 141GB",
+        peaks=_CAL1 + " (NVIDIA H200 datasheet)",
+        reported="143771 MiB: addendum reference_gpu_memory (MLPerf Training v4.1 Azure ND H200 "
+        "v5, v5.0/v5.1 Nebius, v5.0 OCI system JSONs)",
+        pcie=_PCIE5,
+    ),
+    "H20-96GB": _Description(
+        "NVIDIA H20",
+        peaks="UNCONFIRMED: press reports of the H20 datasheet (addendum: 96 GB, 900 GB/s NVLink "
+        "kept, 'much lower FP16'); a measured bf16 GEMM of 142 TFLOP/s (zzc0721/torch-performance-"
+        "test-data issue #77) is consistent with 148 dense",
+        reported="nvidia-smi 'NVIDIA H20 ... / 97871MiB' (NVIDIA/nvtrust issue #128)",
+        pcie=_PCIE5,
+    ),
+    "H100-PCIe-80GB": _Description(
+        "NVIDIA H100 PCIe 80GB",
+        peaks=_CAL1 + " (NVIDIA H100 PCIe datasheet; no NVLink without a bridge)",
+        reported="assumed equal to H100 SXM5 80GB (same HBM capacity)",
+        pcie=_PCIE5,
+    ),
+    "B200-180GB": _Description(
+        "NVIDIA B200 180GB",
+        peaks="cal §1 (~2250/~4500 dense, DGX B200 datasheet); 8.0 TB/s datasheet (the driver "
+        "reports a 7680-bit bus: 7.67 TB/s, pytorch/ao PR #4002)",
+        reported="183359 MiB: addendum reference_gpu_memory (MLPerf Training v5.1 Nebius B200); "
+        "nvidia-smi in NVIDIA/TensorRT-LLM issue #10278",
+        pcie=_PCIE5,
+    ),
+    "B300-288GB": _Description(
+        "NVIDIA B300 (Blackwell Ultra) 288GB",
+        peaks="UNCONFIRMED (third-party tables, no NVIDIA datasheet stored): " + _VERDA_BLACKWELL,
+        reported="275040 MiB: addendum reference_gpu_memory (MLPerf Training v5.1 Nebius B300)",
+        pcie=_PCIE6,
+    ),
+    "GB200-186GB": _Description(
+        "NVIDIA GB200 (per Blackwell GPU)",
+        peaks="UNCONFIRMED: GB200 NVL72 datasheet as recalled, per GPU (360 PF dense bf16 / 72)",
+        reported="189471 MiB: addendum reference_gpu_memory (MLPerf Training v5.0 CoreWeave "
+        "'Carina' GB200 NVL72)",
+        pcie=_PCIE5,
+    ),
+    "GB300-288GB": _Description(
+        "NVIDIA GB300 (per Blackwell Ultra GPU)",
+        peaks="UNCONFIRMED (third-party): GB300 NVL72 rack 360 PF dense FP8 / 72 = 5 PF per GPU, "
+        "20.7 TB HBM3e / 72 = 288 GB; " + _VERDA_BLACKWELL,
+        reported="not found as MiB: addendum reference_gpu_memory prints '280 GB' and '288 GB'",
+        pcie=_PCIE6,
+    ),
+    "MI300X-192GB": _Description(
+        "AMD Instinct MI300X",
+        peaks="cal §1 (AMD datasheet; 7 x 64 GB/s Infinity Fabric)",
+        reported="rocminfo GLOBAL pool 201310208 KB = 196592 MiB (ROCm/legacy-rocm-build issue #4414)",
+        pcie=_PCIE5,
+    ),
+    "MI325X-256GB": _Description(
+        "AMD Instinct MI325X",
+        peaks="UNCONFIRMED: AMD MI325X datasheet as recalled (same compute die as MI300X)",
+        reported="not found",
+        pcie=_PCIE5,
+    ),
+    "MI355X-288GB": _Description(
+        "AMD Instinct MI355X",
+        peaks="UNCONFIRMED (third-party): ~5 PF dense FP8 (AMD at ISSCC 2026, "
+        "world-today-news.com report), 288 GB HBM3E at 8 TB/s (theregister.com 2025-06-12); bf16 "
+        "half of fp8",
+        reported="'288GB HBM3E' only (addendum: MLPerf Inference v6.1 Crusoe), no MiB figure",
+        pcie=_PCIE5,
+    ),
+    "Ascend-910B-64GB": _Description(
+        "Huawei Ascend 910B",
+        peaks="UNCONFIRMED: FP16 ~320 TFLOP/s, 64 GB HBM2e (provider-catalog.yaml source "
+        "ascend910b-blog; boardor.com 910B/910C comparison); 1.6 TB/s as recalled, third-party "
+        "figures range 0.4-1.6 TB/s",
+        reported="not found",
+        pcie=_PCIE4,
+    ),
+    "Ascend-910C-128GB": _Description(
+        "Huawei Ascend 910C",
+        peaks="UNCONFIRMED (summaries of Zuo et al. 2025, arXiv 2506.12708, CloudMatrix384): "
+        "dual-die, 752 TFLOP/s FP16/BF16, 128 GB HBM at 3.2 TB/s (emergentmind.com topic page)",
+        reported="not found",
+        pcie=_PCIE4,
+    ),
+}
+
+
+def _gpu(key: str, row: _Row) -> GPU:
+    described = _DESCRIPTIONS[key]
+    sources = {"peaks": described.peaks, "reported": described.reported, "pcie": described.pcie}
+    return GPU(key, described.name, *row, sources=MappingProxyType(sources))
+
+
+GPUS: dict[str, GPU] = {key: _gpu(key, row) for key, row in _TABLE.items()}
