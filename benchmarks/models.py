@@ -13,6 +13,8 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from portal.constraints import positive_or_null, value_known
+
 
 class Blob(models.Model):
     """Raw bytes of one file, stored once per distinct content."""
@@ -81,16 +83,10 @@ class Upload(models.Model):
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["status", "created_at"])]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(visibility__in=Visibility.values), name="upload_visibility_known"
-            ),
-            models.CheckConstraint(condition=Q(status__in=UploadStatus.values), name="upload_status_known"),
-            models.CheckConstraint(
-                condition=Q(nodes__isnull=True) | Q(nodes__gt=0), name="upload_nodes_positive"
-            ),
-            models.CheckConstraint(
-                condition=Q(gpus__isnull=True) | Q(gpus__gt=0), name="upload_gpus_positive"
-            ),
+            value_known("visibility", Visibility.values, name="upload_visibility_known"),
+            value_known("status", UploadStatus.values, name="upload_status_known"),
+            positive_or_null("nodes", name="upload_nodes_positive"),
+            positive_or_null("gpus", name="upload_gpus_positive"),
             # The same file sent again by the same buyer for the same offering is the same evidence.
             models.UniqueConstraint(
                 fields=["owner", "offering", "blob"], name="upload_once_per_owner_offering"

@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from portal.constraints import positive_or_null, value_known
 from providers.facts import FACTS, GROUPS
 
 
@@ -61,7 +62,7 @@ class Provider(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.CheckConstraint(condition=Q(kind__in=ProviderKind.values), name="provider_kind_known"),
+            value_known("kind", ProviderKind.values, name="provider_kind_known"),
         ]
 
     def __str__(self) -> str:
@@ -255,7 +256,7 @@ class Provenance(models.Model):
         ordering = ["offering", "group"]
         constraints = [
             models.UniqueConstraint(fields=["offering", "group"], name="provenance_one_per_group"),
-            models.CheckConstraint(condition=Q(group__in=list(GROUPS)), name="provenance_group_known"),
+            value_known("group", GROUPS, name="provenance_group_known"),
         ]
 
     def __str__(self) -> str:
@@ -317,10 +318,8 @@ class BillingPlan(models.Model):
         ordering = ["offering", "kind", "name"]
         constraints = [
             models.UniqueConstraint(fields=["offering", "name"], name="plan_name_unique_per_offering"),
-            models.CheckConstraint(condition=Q(kind__in=PlanKind.values), name="plan_kind_known"),
-            models.CheckConstraint(
-                condition=Q(granularity__in=Granularity.values), name="plan_granularity_known"
-            ),
+            value_known("kind", PlanKind.values, name="plan_kind_known"),
+            value_known("granularity", Granularity.values, name="plan_granularity_known"),
             models.CheckConstraint(
                 condition=Q(price_usd_per_gpu_hour__isnull=True) | Q(price_usd_per_gpu_hour__gte=0),
                 name="plan_price_not_negative",
@@ -329,15 +328,9 @@ class BillingPlan(models.Model):
                 condition=Q(upfront_pct__isnull=True) | (Q(upfront_pct__gte=0) & Q(upfront_pct__lte=100)),
                 name="plan_upfront_pct_range",
             ),
-            models.CheckConstraint(
-                condition=Q(term_months__isnull=True) | Q(term_months__gt=0), name="plan_term_positive"
-            ),
-            models.CheckConstraint(
-                condition=Q(min_nodes__isnull=True) | Q(min_nodes__gt=0), name="plan_min_nodes_positive"
-            ),
-            models.CheckConstraint(
-                condition=Q(cycle_days__isnull=True) | Q(cycle_days__gt=0), name="plan_cycle_days_positive"
-            ),
+            positive_or_null("term_months", name="plan_term_positive"),
+            positive_or_null("min_nodes", name="plan_min_nodes_positive"),
+            positive_or_null("cycle_days", name="plan_cycle_days_positive"),
         ]
 
     def __str__(self) -> str:

@@ -11,6 +11,8 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from portal.constraints import value_known
+
 
 class PdfStatus(models.TextChoices):
     NONE = "none", "Not rendered"
@@ -55,9 +57,7 @@ class Quote(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(pdf_status__in=PdfStatus.values), name="quote_pdf_status_known"
-            ),
+            value_known("pdf_status", PdfStatus.values, name="quote_pdf_status_known"),
             models.CheckConstraint(
                 condition=Q(valid_until__gte=models.F("issued_on")), name="quote_validity"
             ),

@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from portal.constraints import positive_or_null, value_known
 from providers.models import Offering
 
 
@@ -76,25 +77,14 @@ class Workload(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(precision__in=Precision.values), name="workload_precision_known"
-            ),
-            models.CheckConstraint(
-                condition=Q(activation__in=Activation.values), name="workload_activation_known"
-            ),
-            models.CheckConstraint(
-                condition=Q(attention__in=Attention.values), name="workload_attention_known"
-            ),
+            value_known("precision", Precision.values, name="workload_precision_known"),
+            value_known("activation", Activation.values, name="workload_activation_known"),
+            value_known("attention", Attention.values, name="workload_attention_known"),
             models.CheckConstraint(
                 condition=Q(layers__isnull=False) | Q(params__gt=0), name="workload_shape_or_params"
             ),
-            models.CheckConstraint(
-                condition=Q(budget_usd__isnull=True) | Q(budget_usd__gt=0), name="workload_budget_positive"
-            ),
-            models.CheckConstraint(
-                condition=Q(deadline_days__isnull=True) | Q(deadline_days__gt=0),
-                name="workload_deadline_positive",
-            ),
+            positive_or_null("budget_usd", name="workload_budget_positive"),
+            positive_or_null("deadline_days", name="workload_deadline_positive"),
         ]
 
     def __str__(self) -> str:
@@ -170,10 +160,8 @@ class PlanRun(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(condition=Q(status__in=RunStatus.values), name="planrun_status_known"),
-            models.CheckConstraint(
-                condition=Q(objective__in=Objective.values), name="planrun_objective_known"
-            ),
+            value_known("status", RunStatus.values, name="planrun_status_known"),
+            value_known("objective", Objective.values, name="planrun_objective_known"),
             models.CheckConstraint(
                 condition=Q(progress_done__lte=models.F("progress_total")), name="planrun_progress_bounded"
             ),
