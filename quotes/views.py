@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -155,21 +156,27 @@ def shared_pdf_status(request: HttpRequest, token: str) -> HttpResponse:
     )
 
 
+def _change_link(
+    request: HttpRequest, quote_id: int, change: Callable[..., Quote], done: str
+) -> HttpResponse:
+    """Create or revoke the read-only link of the owner's quote (`change` is the service), then show it."""
+    quote = change(quote=selectors.quote_get(owner=request.user, quote_id=quote_id, for_write=True))
+    messages.success(request, done)
+    return redirect(quote.get_absolute_url())
+
+
 @login_required
 @require_POST
 def quote_share(request: HttpRequest, quote_id: int) -> HttpResponse:
-    quote = services.quote_share(
-        quote=selectors.quote_get(owner=request.user, quote_id=quote_id, for_write=True)
+    return _change_link(
+        request,
+        quote_id,
+        services.quote_share,
+        "Read-only link created. Anyone with the link can read this quote.",
     )
-    messages.success(request, "Read-only link created. Anyone with the link can read this quote.")
-    return redirect(quote.get_absolute_url())
 
 
 @login_required
 @require_POST
 def quote_unshare(request: HttpRequest, quote_id: int) -> HttpResponse:
-    quote = services.quote_unshare(
-        quote=selectors.quote_get(owner=request.user, quote_id=quote_id, for_write=True)
-    )
-    messages.success(request, "The read-only link is revoked.")
-    return redirect(quote.get_absolute_url())
+    return _change_link(request, quote_id, services.quote_unshare, "The read-only link is revoked.")
