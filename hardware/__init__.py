@@ -20,7 +20,7 @@ from .links import (
     ScaleUpLink,
     intra_node_busbw_efficiency,
 )
-from .names import ALIASES, gpu_by_name, gpu_from_text
+from .names import ALIASES, gpu_by_name, gpu_from_text, gpus_named_in
 from .network import (
     ALPHA_INTER_S,
     FABRIC_EFFICIENCY,
@@ -57,5 +57,6 @@ __all__ = [
     "fabric_efficiency",
     "gpu_by_name",
     "gpu_from_text",
+    "gpus_named_in",
     "intra_node_busbw_efficiency",
 ]

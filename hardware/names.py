@@ -79,6 +79,16 @@ def _is_pcie_card(text: str) -> bool:
     return "PCIE" in text or "NVL" in text.replace("NVLINK", "").replace("NVL72", "").replace("NVL36", "")
 
 
+def gpus_named_in(text: object) -> list[GPU]:
+    """Every GPU model free text names, in the order it names them ("NVIDIA H100 SXM / B200" -> H100, B200).
+    PCIe and 40GB variants are not told apart here: use gpu_from_text for one GPU."""
+    if not isinstance(text, str):
+        return []
+    upper = text.upper()
+    found = sorted((match.start(), key) for pattern, key in _TOKENS if (match := pattern.search(upper)))
+    return [GPUS[key] for _, key in found]
+
+
 def gpu_from_text(text: object) -> GPU | None:
     """The row free text names (a key, a published name, or one model token), or None when it names none
     or several different GPUs ("H100 SXM / B200")."""

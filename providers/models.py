@@ -224,6 +224,7 @@ class Offering(models.Model):
             "slug": self.slug,
             "name": self.name,
             "provider": self.provider.name,
+            "provider_kind": self.provider.kind,
             "fictional": self.fictional,
         }
         for fact in FACTS:

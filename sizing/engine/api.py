@@ -172,6 +172,7 @@ def build_result(
         out["cost"] = cost
     out["explanation"] = explain(wl, hw, layout, out)
     out["assumptions"] = _assumptions(wl, hw, faults, layout, notes)
+    out["assumed_facts"] = [a.as_dict() for a in hw.assumed]
     out["workload"] = {**wl.to_dict(), "name": wl.name}
     out["offering"] = _offering_figures(hw)
     return out
@@ -189,7 +190,7 @@ def evaluate(
     inconsistent input raises InputError."""
     wl = as_workload(workload)
     hw = hardware_from_facts(offering_facts)
-    faults = fault_model(offering_facts)
+    faults = fault_model(hw.facts)  # the facts with unpublished ones at their class norms
     check_gpus(gpus)
     notes: list[str] = []
     if isinstance(layout, Layout):

@@ -138,17 +138,8 @@ REPLACEMENT_MANUAL_MIN = 180.0  # cal §4 (OPT-175B chronicles), 3 h taken as "h
 # on 48 nodes (~1.2 GB/s per node, cal §4); assume 1 GB/s per node.
 DEFAULT_STORAGE_GBYTES_PER_S_PER_NODE = 1.0
 
-# --- defaults for unpublished offering facts (each reported as an assumption when used) -------------
-DEFAULT_GPUS_PER_NODE = 8
-DEFAULT_FABRIC = "ethernet"
-DEFAULT_NICS_PER_NODE = 1
-DEFAULT_GBPS_PER_NIC = 100.0
-DEFAULT_OVERSUBSCRIPTION_UNKNOWN_TOPOLOGY = 2.0
-# Largest cluster the search considers when the offering publishes neither `nodes` nor `max_nodes`:
-# 128 nodes (1,024 GPUs at 8 per node), assumed as the typical largest single-tenant rental available
-# without a custom contract. Only a search bound, reported as an assumption; an explicit --gpus may ask
-# for more (the offering's capacity must then be confirmed).
-DEFAULT_MAX_NODES = 128  # assumed
+# Unpublished offering facts take the value typical for their class: hardware/norms.py (one table, a
+# source per row), applied by sizing/engine/unpublished.py.
 
 # --- search -----------------------------------------------------------------------------------------
 SEARCH_MICRO_BATCHES = (1, 2, 4, 8)

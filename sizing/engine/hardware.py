@@ -12,6 +12,7 @@ from hardware import INTRA_NODE_KINDS as INTRA_KINDS
 
 from . import constants as C
 from .errors import InputError
+from .unpublished import Assumed, assumption_text, complete_facts
 
 
 @dataclass
@@ -27,8 +28,9 @@ class Hardware:
     oversubscription: float
     max_nodes: int
     max_nodes_published: bool
-    facts: dict[str, Any]
+    facts: dict[str, Any]  # as published, with every unpublished fact the model needs at its class norm
     assumptions: list[str] = field(default_factory=list)
+    assumed: list[Assumed] = field(default_factory=list)  # the facts taken from the class norms
 
     @property
     def hbm_bytes(self) -> float:
@@ -87,14 +89,6 @@ def resolve_gpu(key: Any) -> hw_facts.GPU:
     return gpu
 
 
-def _default_nodes_note(nodes: int, gpn: int) -> str:
-    return (
-        f"maximum nodes not published: the search allows up to {nodes} nodes ({nodes * gpn:,} GPUs), "
-        "assumed the typical largest single-tenant rental without a custom contract; ask for more with "
-        "--gpus and confirm capacity"
-    )
-
-
 def allow_requested_gpus(hw: Hardware, gpus: int | None) -> Hardware:
     """An explicit GPU count may exceed the default cap when the offering publishes no maximum: the buyer
     asked for it. The cap is raised to the requested size and the assumption says so."""
@@ -103,35 +97,23 @@ def allow_requested_gpus(hw: Hardware, gpus: int | None) -> Hardware:
     needed = math.ceil(gpus / hw.gpus_per_node)
     if needed <= hw.max_nodes:
         return hw
-    old = _default_nodes_note(hw.max_nodes, hw.gpus_per_node)
+    capped = next(a for a in hw.assumed if a.fact == "max_nodes")
+    old = assumption_text(capped)
     note = (
         f"maximum nodes not published: {needed} nodes ({gpus:,} GPUs) requested explicitly, above the "
-        f"default cap of {hw.max_nodes}; confirm the offering has that capacity"
+        f"cap of {hw.max_nodes} assumed for unpublished capacity; confirm the offering has that capacity"
     )
-    return replace(hw, max_nodes=needed, assumptions=[note if a == old else a for a in hw.assumptions])
+    asked = Assumed(
+        "max_nodes", needed, "requested explicitly (--gpus); capacity not published", capped.pessimistic
+    )
+    assumed = [asked if a is capped else a for a in hw.assumed]
+    notes = [note if a == old else a for a in hw.assumptions]
+    return replace(hw, max_nodes=needed, assumptions=notes, assumed=assumed)
 
 
-def _gpus_per_node(facts: dict[str, Any], notes: list[str]) -> int:
-    gpus_per_node = _pos(facts, "gpus_per_node", int)
-    if gpus_per_node is None:
-        gpus_per_node = C.DEFAULT_GPUS_PER_NODE
-        notes.append(f"gpus_per_node not published: {gpus_per_node} assumed")
-    return int(gpus_per_node)
-
-
-def _intra_node(
-    facts: dict[str, Any], gpu: hw_facts.GPU, gpus_per_node: int, notes: list[str]
-) -> tuple[str, float]:
+def _intra_node(facts: dict[str, Any], gpu: hw_facts.GPU, notes: list[str]) -> tuple[str, float]:
     """The intra-node kind and its achieved busbw (GB/s per GPU, large messages)."""
-    intra = facts.get("intra_node")
-    if intra is not None and intra not in INTRA_KINDS:
-        raise InputError("offering.intra_node", f"must be one of {', '.join(INTRA_KINDS)}, got {intra!r}")
-    if intra is None:
-        # AMD Instinct OAM platforms join their GPUs by a direct Infinity Fabric (xGMI) all-to-all mesh and
-        # Huawei Atlas boards by HCCS links, not a switch; NVIDIA SXM boards up to 8 GPUs by NVSwitch
-        mesh = "nvlink-mesh" if gpu.vendor in ("amd", "huawei") else "nvswitch"
-        intra = mesh if gpu.scale_up_gbytes_per_s > 0 and gpus_per_node <= 8 else "pcie"
-        notes.append(f"intra_node not published: {intra} assumed from the GPU model")
+    intra = facts["intra_node"]  # published, or the class norm (hardware.norms)
     link = _pos(facts, "intra_node_gbytes_per_s")
     if intra in ("nvswitch", "nvlink-mesh"):
         raw = link if link is not None else gpu.scale_up_gbytes_per_s
@@ -147,56 +129,43 @@ def _intra_node(
     return str(intra), raw * hw_facts.intra_node_busbw_efficiency(intra)
 
 
-def _fabric(facts: dict[str, Any], notes: list[str]) -> tuple[str, float]:
+def _fabric(facts: dict[str, Any]) -> tuple[str, float]:
     """The inter-node fabric kind and the bandwidth a node achieves on it (bytes/s, all NICs)."""
-    fabric = facts.get("fabric")
-    if fabric is not None and fabric not in FABRICS:
-        raise InputError("offering.fabric", f"must be one of {', '.join(FABRICS)}, got {fabric!r}")
-    if fabric is None:
-        fabric = C.DEFAULT_FABRIC
-        notes.append("fabric not published: treated as plain TCP Ethernet (no RDMA), the conservative case")
+    fabric = str(facts["fabric"])
     nics = _pos(facts, "nics_per_node", int)
-    if nics is None:
-        nics = C.DEFAULT_NICS_PER_NODE
-        notes.append(f"nics_per_node not published: {nics} GPU-fabric NIC per node assumed")
     gbps = _pos(facts, "gbps_per_nic")
-    if gbps is None:
-        gbps = C.DEFAULT_GBPS_PER_NIC
-        notes.append(f"gbps_per_nic not published: {gbps:.0f} Gb/s assumed")
-    return str(fabric), nics * gbps / 8.0 * C.FABRIC_EFFICIENCY[fabric] * C.GB
+    return fabric, nics * gbps / 8.0 * C.FABRIC_EFFICIENCY[fabric] * C.GB
 
 
-def _topology(facts: dict[str, Any], notes: list[str]) -> tuple[str, float]:
+def _topology(facts: dict[str, Any]) -> tuple[str, float]:
     """The topology kind and its oversubscription beyond one leaf (1.0 = non-blocking)."""
-    topology = facts.get("topology")
-    if topology is not None and topology not in TOPOLOGIES:
-        raise InputError("offering.topology", f"must be one of {', '.join(TOPOLOGIES)}, got {topology!r}")
+    topology = facts.get("topology") or "unknown"
+    return str(topology), float(_pos(facts, "oversubscription"))
+
+
+def _max_nodes(facts: dict[str, Any], assumed: list[Assumed]) -> tuple[int, bool]:
+    """The largest cluster the search may use and whether the offering published it."""
+    nodes = _pos(facts, "nodes", int)
+    if nodes is not None:
+        return int(nodes), True
+    return int(_pos(facts, "max_nodes", int)), not any(a.fact == "max_nodes" for a in assumed)
+
+
+def _check_published(facts: dict[str, Any]) -> None:
+    """Published values must be of the right kind before any class norm is looked up from them."""
+    for key, kind in (("gpus_per_node", int), ("nics_per_node", int), ("gbps_per_nic", float)):
+        _pos(facts, key, kind)
+    for key in ("nodes", "max_nodes", "nvlink_domain_gpus"):
+        _pos(facts, key, int)
+    _pos(facts, "intra_node_gbytes_per_s")
+    for key, allowed in (("intra_node", INTRA_KINDS), ("fabric", FABRICS), ("topology", TOPOLOGIES)):
+        value = facts.get(key)
+        if value is not None and value not in allowed:
+            raise InputError(f"offering.{key}", f"must be one of {', '.join(allowed)}, got {value!r}")
     over = _pos(facts, "oversubscription")
     if over is not None and over < 1.0:
         raise InputError("offering.oversubscription", f"must be >= 1.0 (1.0 = non-blocking), got {over}")
-    if topology in (None, "unknown"):
-        topology = "unknown"
-        if over is None:
-            over = C.DEFAULT_OVERSUBSCRIPTION_UNKNOWN_TOPOLOGY
-            notes.append(
-                f"topology not published: a tree with {over:.0f}:1 oversubscription beyond "
-                f"{C.NODES_PER_LEAF} nodes assumed"
-            )
-    if over is None:
-        over = 1.0
-        notes.append("oversubscription not published: non-blocking (1:1) assumed for the stated topology")
-    return str(topology), float(over)
-
-
-def _max_nodes(facts: dict[str, Any], gpus_per_node: int, notes: list[str]) -> tuple[int, bool]:
-    """The largest cluster the search may use and whether the offering published it."""
-    nodes = _pos(facts, "nodes", int)
-    if nodes is None:
-        nodes = _pos(facts, "max_nodes", int)
-    if nodes is not None:
-        return int(nodes), True
-    notes.append(_default_nodes_note(C.DEFAULT_MAX_NODES, gpus_per_node))
-    return C.DEFAULT_MAX_NODES, False
+    _check_non_negative(facts)
 
 
 def _check_non_negative(facts: dict[str, Any]) -> None:
@@ -212,21 +181,22 @@ def _check_non_negative(facts: dict[str, Any]) -> None:
 
 
 def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
-    """Validate the offering facts and derive the link model; every unpublished value gets a stated
-    assumption."""
+    """Validate the offering facts and derive the link model; every unpublished value the model needs takes
+    its class norm (hardware.norms) and becomes a stated assumption."""
     if not isinstance(facts, dict):
         raise InputError("offering", "must be a JSON object")
-    gpu = resolve_gpu(facts.get("gpu"))
-    notes: list[str] = []
+    _check_published(facts)
+    filled, assumed = complete_facts(facts)
+    gpu = resolve_gpu(filled.get("gpu"))
+    notes = [assumption_text(a) for a in assumed]
     if not gpu.confirmed:
         peaks_source = gpu.sources.get("peaks", "")
         notes.append(f"GPU {gpu.key}: peak figures not confirmed from a stored datasheet ({peaks_source})")
-    gpus_per_node = _gpus_per_node(facts, notes)
-    intra, intra_busbw = _intra_node(facts, gpu, gpus_per_node, notes)
-    fabric, node_busbw = _fabric(facts, notes)
-    topology, oversubscription = _topology(facts, notes)
-    max_nodes, published = _max_nodes(facts, gpus_per_node, notes)
-    _check_non_negative(facts)
+    gpus_per_node = int(filled["gpus_per_node"])
+    intra, intra_busbw = _intra_node(filled, gpu, notes)
+    fabric, node_busbw = _fabric(filled)
+    topology, oversubscription = _topology(filled)
+    max_nodes, published = _max_nodes(filled, assumed)
     return Hardware(
         gpu=gpu,
         gpus_per_node=gpus_per_node,
@@ -239,6 +209,7 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
         oversubscription=oversubscription,
         max_nodes=max_nodes,
         max_nodes_published=published,
-        facts=facts,
+        facts=filled,
         assumptions=notes,
+        assumed=assumed,
     )

@@ -565,7 +565,7 @@ def search(
         raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     wl = as_workload(workload)
     hw = hardware_from_facts(offering_facts)
-    faults = fault_model(offering_facts)
+    faults = fault_model(hw.facts)  # the facts with unpublished ones at their class norms
     check_gpus(gpus)
     hw = allow_requested_gpus(hw, gpus)
     deadline = _deadline(objective, deadline_days, wl)

@@ -256,16 +256,18 @@ def test_cheapest_within_deadline_and_missed_deadline(h100_ib: dict[str, Any]) -
     assert missed["feasible"] is False and "deadline" in missed["reasons"][0]
 
 
-def test_unpublished_max_nodes_caps_the_search_at_128_nodes(h100_ib: dict[str, Any]) -> None:
+def test_unpublished_max_nodes_caps_the_search_at_the_class_norm(h100_ib: dict[str, Any]) -> None:
     facts = {k: v for k, v in h100_ib.items() if k != "nodes"}  # 8 x H100, 8 x 400G IB, no max nodes
     r = search("gpt3-175b", facts)
-    assert r["feasible"] and r["gpus"] <= 1024 and r["mfu"] > 0.35
-    assert max(r["search"]["gpu_counts"]) == 1024
-    assert any("up to 128 nodes" in a for a in r["assumptions"])
-    big = search("gpt3-175b", facts, gpus=2048)  # an explicit size may exceed the default cap
-    assert big["feasible"] and big["gpus"] == 2048
+    assert r["feasible"] and r["gpus"] <= 16384 and r["mfu"] > 0.2
+    assert max(r["search"]["gpu_counts"]) == 16384  # hardware.norms: the largest published training job
+    assert any("up to 16,384 GPUs" in a for a in r["assumptions"])
+    [capped] = [a for a in r["assumed_facts"] if a["fact"] == "max_nodes"]
+    assert capped["assumed"] == 2048 and capped["pessimistic"] == 128
+    big = search("gpt3-175b", facts, gpus=32768)  # an explicit size may exceed the assumed cap
+    assert big["feasible"] and big["gpus"] == 32768
     assert any("requested explicitly" in a for a in big["assumptions"])
-    one = evaluate("13b", facts, {"tp": 8}, gpus=2048)
+    one = evaluate("gpt3-175b", facts, {"tp": 8, "pp": 16}, gpus=32768)
     assert one["feasible"], one["reasons"]
 
 

@@ -1,0 +1,282 @@
+"""What an offering of a given class typically has, for the facts the sizing model needs and an offering does
+not publish: one table, a source per row, and beside each typical value the pessimistic one a buyer should
+weigh (the answer is computed with the typical value; the pessimistic one shows what is at stake).
+
+A value taken from here is never silent: the model lists it in its answer's `assumed_facts` (fact, value,
+basis) and the portal turns each into a question for the provider. "cal §N" is
+../shared/data/calibration.md section N; "catalog" is the demo catalog built from
+../shared/data/provider-catalog.yaml (counts over its 33 real offerings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .gpus import GPUS
+
+# An offering's class: what the rows match on.
+CLASS_KEYS = ("gpu", "architecture", "vendor", "fabric", "provider_kind")
+
+
+@dataclass(frozen=True)
+class Norm:
+    fact: str
+    where: Mapping[str, tuple[Any, ...]]  # class key -> accepted values; empty = any offering
+    typical: Any
+    pessimistic: Any  # None = no meaningfully worse value (the typical one is also the floor)
+    basis: str
+    # typical/pessimistic count per GPU (NICs per GPU, GPUs in the cluster): the node's share is derived
+    per_gpu: bool = False
+
+    def matches(self, cls: Mapping[str, Any]) -> bool:
+        return all(cls.get(key) in values for key, values in self.where.items())
+
+
+def _norm(
+    fact: str, typical: Any, pessimistic: Any, basis: str, *, per_gpu: bool = False, **where: Any
+) -> Norm:
+    accepted = {key: tuple(v) if isinstance(v, list | tuple) else (v,) for key, v in where.items()}
+    return Norm(fact, accepted, typical, pessimistic, basis, per_gpu)
+
+
+_HOPPER_BLACKWELL = ("hopper", "blackwell")
+# every GPU fabric but plain TCP, and an unpublished one
+_GPU_FABRICS = ("infiniband", "roce", "efa", "tcpx", "other", None)
+_NVL72 = ("GB200-186GB", "GB300-288GB")
+
+NORMS: tuple[Norm, ...] = (
+    # --- the GPU itself: only when neither the key nor the published label names one -----------------
+    _norm(
+        "gpu",
+        "H800-SXM-80GB",
+        "H20-96GB",
+        "China-market clouds sell the export Hopper parts: H800 (training-grade compute, 8 NVLinks; "
+        "DeepSeek-V3 trained on 2,048 of them) until the 2023-10 US rule, H20 (far lower FP16) after it "
+        "(provider-catalog-addendum.yaml, tencent entry)",
+        provider_kind="hyperscaler-cn",
+    ),
+    _norm(
+        "gpu",
+        "H100-SXM-80GB",
+        None,
+        "the most common training GPU among catalog offerings that publish one (8 of 22: H100 SXM; 8 H200)",
+    ),
+    # --- node ---------------------------------------------------------------------------------------
+    _norm(
+        "gpus_per_node",
+        4,
+        None,
+        "a GB200/GB300 NVL72 compute tray carries 4 Blackwell GPUs and 2 Grace CPUs (NVIDIA GB200 NVL72; "
+        "catalog cw-gb200-nvl72 publishes 4)",
+        gpu=_NVL72,
+    ),
+    _norm(
+        "gpus_per_node",
+        8,
+        None,
+        "HGX, OAM and Atlas boards carry 8 GPUs; 29 of the 30 catalog offerings that publish it say 8",
+    ),
+    _norm(
+        "nvlink_domain_gpus",
+        72,
+        None,
+        "GB200/GB300 NVL72: one NVLink domain of 72 GPUs across 18 trays (NVIDIA GB200 NVL72 datasheet)",
+        gpu=_NVL72,
+    ),
+    _norm(
+        "nvlink_domain_gpus",
+        384,
+        None,
+        "CloudMatrix384: one UB domain of 384 Ascend 910C NPUs across 48 nodes (Zuo et al. 2025 summary, "
+        "provider-catalog-addendum.yaml huawei-cloudmatrix384)",
+        gpu="Ascend-910C-128GB",
+    ),
+    _norm(
+        "intra_node",
+        "pcie",
+        None,
+        "a PCIe card has no GPU-to-GPU link without a bridge (cal §1: H100 PCIe)",
+        gpu="H100-PCIe-80GB",
+    ),
+    _norm(
+        "intra_node",
+        "nvlink-mesh",
+        None,
+        "AMD Instinct OAM platforms join their GPUs by a direct Infinity Fabric (xGMI) all-to-all mesh "
+        "('AMD Infinity Fabric, fully connected 8-GPU', provider-catalog-addendum.yaml oci/crusoe); Huawei "
+        "Atlas boards by HCCS links",
+        vendor=("amd", "huawei"),
+    ),
+    _norm(
+        "intra_node",
+        "nvswitch",
+        None,
+        "NVIDIA SXM GPUs come on HGX boards whose 8 GPUs share NVSwitches (NVL72: NVLink switch trays); "
+        "every NVIDIA SXM offering in the catalog that publishes its intra-node link says NVSwitch",
+        vendor="nvidia",
+    ),
+    # --- inter-node fabric ----------------------------------------------------------------------------
+    _norm(
+        "fabric",
+        "roce",
+        "ethernet",
+        "every catalog offering that publishes its GPU fabric uses RDMA (InfiniBand 17, RoCE 6, EFA 3) or "
+        "GPUDirect-TCPX (2); RoCE, the lower of the two RDMA fabrics (cal §5), is assumed; the pessimistic "
+        "case is plain TCP",
+    ),
+    _norm(
+        "nics_per_node",
+        1,
+        0.5,
+        "one GPU-fabric NIC per GPU, the rail-optimised layout of NVIDIA's DGX A100/H100/B200 reference "
+        "architectures (cal §2: Selene 8 x 200G); 8 of the 13 catalog offerings that publish it have one NIC "
+        "per GPU; pessimistic: half as many (catalog gcp-a3-high: 4 NICs for 8 GPUs)",
+        per_gpu=True,
+        fabric=_GPU_FABRICS,
+    ),
+    _norm(
+        "nics_per_node",
+        1,
+        None,
+        "plain TCP Ethernet: one front-end NIC per node",
+        fabric="ethernet",
+    ),
+    _norm(
+        "gbps_per_nic",
+        800,
+        400,
+        "Blackwell Ultra systems ship ConnectX-8 800 Gb/s NICs (GB300 NVL72: 72 x ConnectX-8, "
+        "glennklockwood.com B300 page, ai-infrastructure.net Blackwell platform page)",
+        architecture="blackwell-ultra",
+        fabric=_GPU_FABRICS,
+    ),
+    _norm(
+        "gbps_per_nic",
+        400,
+        200,
+        "Hopper and Blackwell HGX systems ship ConnectX-7 NDR 400 Gb/s (DGX H100/B200 reference; cal §5 'NDR "
+        "400G'); 6 of the 12 catalog offerings that publish a NIC speed say 400; pessimistic: 200 "
+        "(catalog gcp-a3-mega, oci-bm-gpu-h100-8)",
+        architecture=_HOPPER_BLACKWELL,
+        fabric=_GPU_FABRICS,
+    ),
+    _norm(
+        "gbps_per_nic",
+        200,
+        100,
+        "DGX A100: 8 x 200 Gb/s HDR InfiniBand (cal §2, Selene)",
+        architecture="ampere",
+        fabric=_GPU_FABRICS,
+    ),
+    _norm(
+        "gbps_per_nic",
+        400,
+        200,
+        "AMD Instinct platforms in the catalog publish 8 x 400 Gb/s (azure-nd-mi300x-v5, crusoe-mi355x)",
+        vendor="amd",
+        fabric=_GPU_FABRICS,
+    ),
+    _norm(
+        "gbps_per_nic",
+        400,
+        200,
+        "CloudMatrix384's RDMA plane gives each NPU up to 400 Gb/s (provider-catalog-addendum.yaml, "
+        "huawei-cloudmatrix384, second-hand)",
+        gpu="Ascend-910C-128GB",
+    ),
+    _norm(
+        "gbps_per_nic",
+        200,
+        100,
+        "UNCONFIRMED: Atlas 800T A2 (Ascend 910B) servers as recalled carry 8 x 200 GE RoCE ports; no stored "
+        "Huawei page publishes them (provider-catalog-addendum.yaml huawei-ascend-910b)",
+        vendor="huawei",
+    ),
+    _norm("gbps_per_nic", 100, None, "a 100 Gb/s front-end NIC (the common cloud instance NIC)"),
+    # --- topology ---------------------------------------------------------------------------------------
+    _norm(
+        "oversubscription",
+        1.0,
+        2.0,
+        "GPU training fabrics are built non-blocking (NVIDIA DGX SuperPOD reference: full fat-tree, rail "
+        "optimised; catalog gcp-a3-ultra/gcp-a4 publish 'non-blocking'); pessimistic: 2:1 beyond one "
+        "32-node leaf",
+    ),
+    # --- cluster size -------------------------------------------------------------------------------------
+    _norm(
+        "max_nodes",
+        16384,
+        1024,
+        "capacity not published: the search may use up to 16,384 GPUs, the largest published single training "
+        "job (Llama 3 405B on 16,384 H100, cal §4); pessimistic: 1,024 GPUs, a large rental without a custom "
+        "contract",
+        per_gpu=True,
+    ),
+    # --- fault tolerance ----------------------------------------------------------------------------------
+    _norm(
+        "failure_rate_per_gpu_hour",
+        419 / (54 * 24 * 16384),
+        1.2e-4,
+        "Llama 3: 419 unexpected interruptions in 54 days on 16,384 H100 (cal §4); pessimistic: the OPT-era "
+        "cloud rate of ~1.2e-4 per GPU-hour (cal §6)",
+    ),
+    _norm(
+        "auto_bad_node_detection",
+        True,
+        False,
+        "automatic health checks are the catalog norm: 17 of 33 offerings publish them and none says it has "
+        "none; pessimistic: an operator notices the hung job",
+    ),
+    _norm(
+        "auto_replacement",
+        False,
+        None,
+        "only 3 of 33 catalog offerings publish automatic node replacement; a support ticket is assumed "
+        "(OPT-175B: replacement through the cloud API can take hours, cal §4)",
+    ),
+    _norm(
+        "auto_checkpoint_restart",
+        False,
+        None,
+        "8 of 33 catalog offerings publish automatic checkpoint/restart; a relaunch by the job's operator is "
+        "assumed",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Assumed:
+    """One value the model used because the offering does not publish it."""
+
+    fact: str
+    assumed: Any
+    basis: str
+    pessimistic: Any = None
+    note: str = field(default="")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "fact": self.fact,
+            "assumed": self.assumed,
+            "basis": self.basis,
+            "pessimistic": self.pessimistic,
+        }
+
+
+def offering_class(facts: Mapping[str, Any]) -> dict[str, Any]:
+    """The class keys of an offering as the rows match them."""
+    gpu = GPUS.get(str(facts.get("gpu") or ""))
+    return {
+        "gpu": gpu.key if gpu else None,
+        "architecture": gpu.architecture if gpu else None,
+        "vendor": gpu.vendor if gpu else None,
+        "fabric": facts.get("fabric"),
+        "provider_kind": facts.get("provider_kind"),
+    }
+
+
+def norm_for(fact: str, cls: Mapping[str, Any]) -> Norm | None:
+    """The first row for `fact` that matches the class (rows are ordered most specific first)."""
+    return next((n for n in NORMS if n.fact == fact and n.matches(cls)), None)

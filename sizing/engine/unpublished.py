@@ -1,0 +1,132 @@
+"""Facts the model needs and an offering does not publish: filled in with the value typical for its class
+(hardware.norms), each recorded as an assumption with its basis and the pessimistic value beside it.
+
+Never a silent worst case, never a zero: the model sizes with the typical value, the answer lists every
+assumption (`assumed_facts`), and `pessimistic_facts` gives the facts a buyer should weigh against it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hardware import GPUS, gpus_named_in
+from hardware.norms import Assumed, Norm, norm_for, offering_class
+
+# In dependency order: the GPU decides the class of the rest, the fabric the NIC rows.
+FILLED_FACTS = (
+    "gpus_per_node",
+    "nvlink_domain_gpus",
+    "intra_node",
+    "fabric",
+    "nics_per_node",
+    "gbps_per_nic",
+    "oversubscription",
+    "max_nodes",
+    "failure_rate_per_gpu_hour",
+    "auto_bad_node_detection",
+    "auto_replacement",
+    "auto_checkpoint_restart",
+)
+
+
+def _gpu_from_label(facts: dict[str, Any]) -> Assumed | None:
+    """An offering that gives no GPU key but names one (or several) in its published label."""
+    label = facts.get("gpu_label")
+    named = gpus_named_in(label)
+    if not named:
+        return None
+    first = named[0]
+    basis = f"read from the GPU as published ({label!r})"
+    if len({gpu.key for gpu in named}) > 1:
+        others = ", ".join(dict.fromkeys(gpu.key for gpu in named[1:] if gpu.key != first.key))
+        basis += f"; the offering lists several GPU models: sized on the first ({first.key}), not on {others}"
+    return Assumed("gpu", first.key, basis)
+
+
+def _scaled(norm: Norm, value: Any, facts: dict[str, Any]) -> Any:
+    """Per-GPU rows in the node's or the cluster's terms (NICs per node, nodes in the cluster)."""
+    if value is None or not norm.per_gpu:
+        return value
+    gpus_per_node = int(facts.get("gpus_per_node") or 8)
+    if norm.fact == "max_nodes":
+        return max(1, math.floor(value / gpus_per_node))
+    return max(1, round(value * gpus_per_node))
+
+
+def _fill(facts: dict[str, Any], fact: str) -> Assumed | None:
+    if fact == "max_nodes" and facts.get("nodes") is not None:
+        return None  # the CLI's `nodes` is the published cluster size
+    norm = norm_for(fact, offering_class(facts))
+    if norm is None:
+        return None
+    typical = _scaled(norm, norm.typical, facts)
+    facts[fact] = typical
+    return Assumed(fact, typical, norm.basis, _scaled(norm, norm.pessimistic, facts))
+
+
+def complete_facts(facts: dict[str, Any]) -> tuple[dict[str, Any], list[Assumed]]:
+    """A copy of the facts with every unpublished fact the model needs set to its class norm, and the list of
+    what was assumed. Published values (including False and 0 where they are valid) are never touched."""
+    filled = dict(facts)
+    assumed: list[Assumed] = []
+    if not filled.get("gpu"):
+        from_label = _gpu_from_label(filled)
+        guess = from_label or _fill(filled, "gpu")
+        if from_label is not None:
+            filled["gpu"] = from_label.assumed
+        if guess is not None:
+            assumed.append(guess)
+    for fact in FILLED_FACTS:
+        if filled.get(fact) is None:
+            record = _fill(filled, fact)
+            if record is not None:
+                assumed.append(record)
+    return filled, assumed
+
+
+def pessimistic_facts(facts: dict[str, Any], assumed: list[Assumed]) -> dict[str, Any] | None:
+    """The facts with every assumed value that has a pessimistic counterpart set to it; None when no
+    assumption has one (nothing to weigh)."""
+    worse = {a.fact: a.pessimistic for a in assumed if a.pessimistic is not None}
+    if not worse:
+        return None
+    out = dict(facts)
+    out.update(worse)
+    if worse.get("gpu") is not None and worse["gpu"] not in GPUS:
+        out.pop("gpu")
+    return out
+
+
+# How the one-line assumptions name the facts (docs/FACTS.md names, in words).
+FACT_WORDS = {
+    "gpu": "GPU model",
+    "gpus_per_node": "GPUs per node",
+    "nvlink_domain_gpus": "NVLink domain",
+    "intra_node": "intra_node",
+    "fabric": "fabric",
+    "nics_per_node": "GPU-fabric NICs per node",
+    "gbps_per_nic": "Gb/s per NIC",
+    "oversubscription": "oversubscription",
+    "max_nodes": "maximum nodes",
+    "failure_rate_per_gpu_hour": "failure rate per GPU-hour",
+    "auto_bad_node_detection": "automatic bad-node detection",
+    "auto_replacement": "automatic node replacement",
+    "auto_checkpoint_restart": "automatic checkpoint/restart",
+}
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value < 1e-3:
+        return f"{value:.3g}"
+    if isinstance(value, int | float):
+        return f"{value:,g}"
+    return str(value)
+
+
+def assumption_text(assumed: Assumed) -> str:
+    """The one-line form the `assumptions` list of the answer carries."""
+    words = FACT_WORDS.get(assumed.fact, assumed.fact)
+    return f"{words} not published: {_value_text(assumed.assumed)} assumed ({assumed.basis})"
