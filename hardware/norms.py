@@ -3,9 +3,10 @@ not publish: one table, a source per row, and beside each typical value the pess
 weigh (the answer is computed with the typical value; the pessimistic one shows what is at stake).
 
 A value taken from here is never silent: the model lists it in its answer's `assumed_facts` (fact, value,
-basis) and the portal turns each into a question for the provider. "cal §N" is
-../shared/data/calibration.md section N; "catalog" is the demo catalog built from
-../shared/data/provider-catalog.yaml (counts over its 33 real offerings).
+basis) and the portal turns each into a question for the provider. The basis is shown to buyers, so it
+names public sources in words; the comment beside a row gives the reference data it comes from
+(../shared/data/calibration.md section N = "cal §N"; counts are over the 33 real offerings of the demo
+catalog, ../shared/data/provider-catalog.yaml and its addendum).
 """
 
 from __future__ import annotations
@@ -54,14 +55,15 @@ NORMS: tuple[Norm, ...] = (
         "H20-96GB",
         "China-market clouds sell the export Hopper parts: H800 (training-grade compute, 8 NVLinks; "
         "DeepSeek-V3 trained on 2,048 of them) until the 2023-10 US rule, H20 (far lower FP16) after it "
-        "(provider-catalog-addendum.yaml, tencent entry)",
+        "(published reports of the US export rules of 2023-10 and 2025-04)",
         provider_kind="hyperscaler-cn",
     ),
     _norm(
         "gpu",
         "H100-SXM-80GB",
         None,
-        "the most common training GPU among catalog offerings that publish one (8 of 22: H100 SXM; 8 H200)",
+        "the most common training GPU among the catalog's offerings that publish one (8 of 22 H100 SXM, 8 "
+        "H200)",
     ),
     # --- node ---------------------------------------------------------------------------------------
     _norm(
@@ -69,7 +71,7 @@ NORMS: tuple[Norm, ...] = (
         4,
         None,
         "a GB200/GB300 NVL72 compute tray carries 4 Blackwell GPUs and 2 Grace CPUs (NVIDIA GB200 NVL72; "
-        "catalog cw-gb200-nvl72 publishes 4)",
+        "CoreWeave publishes 4 for its GB200 NVL72)",
         gpu=_NVL72,
     ),
     _norm(
@@ -90,14 +92,14 @@ NORMS: tuple[Norm, ...] = (
         384,
         None,
         "CloudMatrix384: one UB domain of 384 Ascend 910C NPUs across 48 nodes (Zuo et al. 2025 summary, "
-        "provider-catalog-addendum.yaml huawei-cloudmatrix384)",
+        "summarised by Architects' Tech Alliance)",
         gpu="Ascend-910C-128GB",
     ),
     _norm(
         "intra_node",
         "pcie",
         None,
-        "a PCIe card has no GPU-to-GPU link without a bridge (cal §1: H100 PCIe)",
+        "a PCIe card has no GPU-to-GPU link without a bridge (NVIDIA H100 PCIe datasheet)",
         gpu="H100-PCIe-80GB",
     ),
     _norm(
@@ -105,8 +107,8 @@ NORMS: tuple[Norm, ...] = (
         "nvlink-mesh",
         None,
         "AMD Instinct OAM platforms join their GPUs by a direct Infinity Fabric (xGMI) all-to-all mesh "
-        "('AMD Infinity Fabric, fully connected 8-GPU', provider-catalog-addendum.yaml oci/crusoe); Huawei "
-        "Atlas boards by HCCS links",
+        "('AMD Infinity Fabric, fully connected 8-GPU' in Oracle's and Crusoe's MLPerf system "
+        "descriptions); Huawei Atlas boards by HCCS links",
         vendor=("amd", "huawei"),
     ),
     _norm(
@@ -123,7 +125,8 @@ NORMS: tuple[Norm, ...] = (
         "roce",
         "ethernet",
         "every catalog offering that publishes its GPU fabric uses RDMA (InfiniBand 17, RoCE 6, EFA 3) or "
-        "GPUDirect-TCPX (2); RoCE, the lower of the two RDMA fabrics (cal §5), is assumed; the pessimistic "
+        "GPUDirect-TCPX (2); RoCE, the lower of the two RDMA fabrics in published nccl-tests results, is "
+        "assumed; the pessimistic "
         "case is plain TCP",
     ),
     _norm(
@@ -131,8 +134,8 @@ NORMS: tuple[Norm, ...] = (
         1,
         0.5,
         "one GPU-fabric NIC per GPU, the rail-optimised layout of NVIDIA's DGX A100/H100/B200 reference "
-        "architectures (cal §2: Selene 8 x 200G); 8 of the 13 catalog offerings that publish it have one NIC "
-        "per GPU; pessimistic: half as many (catalog gcp-a3-high: 4 NICs for 8 GPUs)",
+        "architectures (Selene: 8 x 200 Gb/s per 8-GPU node); 8 of the 13 catalog offerings that publish it "
+        "have one NIC per GPU; pessimistic: half as many (Google's A3 High: 4 NICs for 8 GPUs)",
         per_gpu=True,
         fabric=_GPU_FABRICS,
     ),
@@ -156,9 +159,9 @@ NORMS: tuple[Norm, ...] = (
         "gbps_per_nic",
         400,
         200,
-        "Hopper and Blackwell HGX systems ship ConnectX-7 NDR 400 Gb/s (DGX H100/B200 reference; cal §5 'NDR "
-        "400G'); 6 of the 12 catalog offerings that publish a NIC speed say 400; pessimistic: 200 "
-        "(catalog gcp-a3-mega, oci-bm-gpu-h100-8)",
+        "Hopper and Blackwell HGX systems ship ConnectX-7 NDR 400 Gb/s NICs (NVIDIA DGX H100/B200 reference "
+        "architectures); 6 of the 12 catalog offerings that publish a NIC speed say 400; pessimistic: 200 "
+        "(Google's A3 Mega, Oracle's BM.GPU.H100.8)",
         architecture=_HOPPER_BLACKWELL,
         fabric=_GPU_FABRICS,
     ),
@@ -166,7 +169,7 @@ NORMS: tuple[Norm, ...] = (
         "gbps_per_nic",
         200,
         100,
-        "DGX A100: 8 x 200 Gb/s HDR InfiniBand (cal §2, Selene)",
+        "NVIDIA DGX A100: 8 x 200 Gb/s HDR InfiniBand (the Selene supercomputer of the Megatron-LM papers)",
         architecture="ampere",
         fabric=_GPU_FABRICS,
     ),
@@ -174,7 +177,7 @@ NORMS: tuple[Norm, ...] = (
         "gbps_per_nic",
         400,
         200,
-        "AMD Instinct platforms in the catalog publish 8 x 400 Gb/s (azure-nd-mi300x-v5, crusoe-mi355x)",
+        "AMD Instinct platforms in the catalog publish 8 x 400 Gb/s (Azure ND MI300X v5, Crusoe MI355X)",
         vendor="amd",
         fabric=_GPU_FABRICS,
     ),
@@ -182,8 +185,8 @@ NORMS: tuple[Norm, ...] = (
         "gbps_per_nic",
         400,
         200,
-        "CloudMatrix384's RDMA plane gives each NPU up to 400 Gb/s (provider-catalog-addendum.yaml, "
-        "huawei-cloudmatrix384, second-hand)",
+        "CloudMatrix384's RDMA plane gives each NPU up to 400 Gb/s (second-hand summaries of Huawei's "
+        "CloudMatrix384 paper)",
         gpu="Ascend-910C-128GB",
     ),
     _norm(
@@ -191,7 +194,7 @@ NORMS: tuple[Norm, ...] = (
         200,
         100,
         "UNCONFIRMED: Atlas 800T A2 (Ascend 910B) servers as recalled carry 8 x 200 GE RoCE ports; no stored "
-        "Huawei page publishes them (provider-catalog-addendum.yaml huawei-ascend-910b)",
+        "Huawei Cloud page we hold publishes them",
         vendor="huawei",
     ),
     _norm("gbps_per_nic", 100, None, "a 100 Gb/s front-end NIC (the common cloud instance NIC)"),
@@ -201,7 +204,7 @@ NORMS: tuple[Norm, ...] = (
         1.0,
         2.0,
         "GPU training fabrics are built non-blocking (NVIDIA DGX SuperPOD reference: full fat-tree, rail "
-        "optimised; catalog gcp-a3-ultra/gcp-a4 publish 'non-blocking'); pessimistic: 2:1 beyond one "
+        "optimised; Google publishes 'non-blocking' for A3 Ultra and A4); pessimistic: 2:1 beyond one "
         "32-node leaf",
     ),
     # --- cluster size -------------------------------------------------------------------------------------
@@ -210,8 +213,8 @@ NORMS: tuple[Norm, ...] = (
         16384,
         1024,
         "capacity not published: the search may use up to 16,384 GPUs, the largest published single training "
-        "job (Llama 3 405B on 16,384 H100, cal §4); pessimistic: 1,024 GPUs, a large rental without a custom "
-        "contract",
+        "job (Llama 3 405B on 16,384 H100, Meta 2024); pessimistic: 1,024 GPUs, a large rental without a "
+        "custom contract",
         per_gpu=True,
     ),
     # --- fault tolerance ----------------------------------------------------------------------------------
@@ -219,8 +222,8 @@ NORMS: tuple[Norm, ...] = (
         "failure_rate_per_gpu_hour",
         419 / (54 * 24 * 16384),
         1.2e-4,
-        "Llama 3: 419 unexpected interruptions in 54 days on 16,384 H100 (cal §4); pessimistic: the OPT-era "
-        "cloud rate of ~1.2e-4 per GPU-hour (cal §6)",
+        "Llama 3: 419 unexpected interruptions in 54 days on 16,384 H100 (Meta 2024); pessimistic: the "
+        "OPT-era cloud rate of ~1.2e-4 per GPU-hour (Meta's OPT-175B logbook)",
     ),
     _norm(
         "auto_bad_node_detection",
@@ -234,7 +237,7 @@ NORMS: tuple[Norm, ...] = (
         False,
         None,
         "only 3 of 33 catalog offerings publish automatic node replacement; a support ticket is assumed "
-        "(OPT-175B: replacement through the cloud API can take hours, cal §4)",
+        "(Meta's OPT-175B logbook: replacement through the cloud API can take hours)",
     ),
     _norm(
         "auto_checkpoint_restart",

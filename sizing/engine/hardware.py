@@ -190,8 +190,10 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
     gpu = resolve_gpu(filled.get("gpu"))
     notes = [assumption_text(a) for a in assumed]
     if not gpu.confirmed:
-        peaks_source = gpu.sources.get("peaks", "")
-        notes.append(f"GPU {gpu.key}: peak figures not confirmed from a stored datasheet ({peaks_source})")
+        notes.append(
+            f"GPU {gpu.key}: its peak figures come from third-party reports, not a vendor datasheet; ask the "
+            "provider for the datasheet"
+        )
     gpus_per_node = int(filled["gpus_per_node"])
     intra, intra_busbw = _intra_node(filled, gpu, notes)
     fabric, node_busbw = _fabric(filled)
