@@ -29,10 +29,21 @@ class Hardware:
     max_nodes_published: bool
     facts: dict[str, Any]
     assumptions: list[str] = field(default_factory=list)
+    # GPUs joined by the scale-up link (NVLink/UB), which may span several nodes: GB200/GB300 NVL72 racks
+    # (72 GPUs over 4-GPU trays), Huawei CloudMatrix384 (384 NPUs over 8-NPU nodes); else the node
+    nvlink_domain_gpus: int = 0
+
+    @property
+    def scale_up_domain_gpus(self) -> int:
+        return max(self.nvlink_domain_gpus, self.gpus_per_node)
 
     @property
     def hbm_bytes(self) -> float:
-        return self.gpu.hbm_gb * C.GB
+        """Memory capacity as the device reports it (nvidia-smi / rocminfo total, hardware.GPU
+        .hbm_mib_reported); the datasheet capacity where no reported figure is known (stated in
+        `assumptions`). The framework's own reserve is the `overhead` memory line (memory.overhead_bytes)."""
+        reported = self.gpu.hbm_bytes_reported
+        return reported if reported is not None else self.gpu.hbm_gb * C.GB
 
     @property
     def gemm_efficiency_max(self) -> float:
@@ -184,6 +195,17 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
         over = 1.0
         notes.append("oversubscription not published: non-blocking (1:1) assumed for the stated topology")
 
+    if gpu.hbm_mib_reported is None:
+        notes.append(
+            f"GPU {gpu.key}: the capacity the device reports is not known; the datasheet's {gpu.hbm_gb:g} GB "
+            "(1e9 bytes) is used"
+        )
+    domain = _pos(facts, "nvlink_domain_gpus", int) or 0
+    if domain and domain % gpn:
+        raise InputError(
+            "offering.nvlink_domain_gpus", f"must be a multiple of gpus_per_node ({gpn}), got {domain}"
+        )
+
     nodes = _pos(facts, "nodes", int)
     if nodes is None:
         nodes = _pos(facts, "max_nodes", int)
@@ -215,4 +237,5 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
         max_nodes_published=published,
         facts=facts,
         assumptions=notes,
+        nvlink_domain_gpus=domain,
     )
