@@ -256,7 +256,7 @@ def _memory(
         )
         gathered = gathered + np.where(zero >= 3, 4.0 * shape.largest_layer_experts / (etp * ep), 0.0)
     else:
-        expert_local = np.zeros_like(dense_local)
+        expert_local = 0.0
     seq_local = s / cp
     coeffs = _coeffs(wl, hw, shape, uses_flash_attention(wl, hw))
     act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)
@@ -420,6 +420,8 @@ def _tensor_parallel_comm(
 def _context_parallel_comm(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: Any) -> Any:
     """Seconds per layer of the K/V all-gathers of context parallelism (the part not hidden)."""
     tp, cp = x["tp"], x["cp"]
+    if not np.any(cp > 1):
+        return 0.0
     bw, steps, _ = T.group_link(hw, tp, cp)
     kv_msg = 2.0 * tokens * wl.kv_dim * 2.0 / tp
     return (

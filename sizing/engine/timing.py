@@ -67,26 +67,25 @@ def group_link(
     size = np.asarray(size, dtype=float)
     span = stride * size
     intra = span <= hw.scale_up_domain_gpus
+    intra_bw: Array = hw.intra_busbw
     if hw.intra_node == "nvlink-bridge":
         pcie = hw.gpu.pcie_gbytes_per_s * C.PCIE_BUSBW_EFFICIENCY * C.GB
         intra_bw = np.where(size <= 2, hw.intra_busbw, pcie)
+    within_node = stride < gpus_per_node
+    nodes = np.where(within_node, np.ceil(span / gpus_per_node), size)
+    if share_node:
+        share = np.where(
+            within_node, np.minimum(np.maximum(gpus_per_node // np.maximum(stride, 1), 1), size), 1
+        )
+        inter_bw = (hw.node_busbw / gpus_per_node) * share * hw.topology_factor(nodes)
     else:
-        intra_bw = np.full_like(size, hw.intra_busbw)
-    members_per_node = np.where(
-        stride < gpus_per_node, np.minimum(np.maximum(gpus_per_node // np.maximum(stride, 1), 1), size), 1
-    )
-    nodes = np.where(stride < gpus_per_node, np.ceil(span / gpus_per_node), size)
-    share = members_per_node if share_node else 1.0
-    inter_bw = hw.node_busbw * share / gpus_per_node * hw.topology_factor(nodes)
-    inter_bw = np.minimum(inter_bw, intra_bw)
-    bw = np.where(intra, intra_bw, inter_bw)
-    crossing_steps = np.maximum(nodes - 1.0, 0.0)
-    step_latency = np.where(
-        intra,
-        0.0,
-        np.maximum(size - nodes, 0.0) * C.RING_STEP_NVLINK_S + crossing_steps * ring_step_net_s(hw),
-    )
-    return bw, step_latency, ~intra
+        inter_bw = (hw.node_busbw / gpus_per_node) * hw.topology_factor(nodes)
+    bw = np.where(intra, intra_bw, np.minimum(inter_bw, intra_bw))
+    # ring steps over NVLink (n - k) and over the network (k - 1), only for groups that leave the domain
+    steps = np.maximum(size - nodes, 0.0) * C.RING_STEP_NVLINK_S + np.maximum(
+        nodes - 1.0, 0.0
+    ) * ring_step_net_s(hw)
+    return bw, np.where(intra, 0.0, steps), ~intra
 
 
 def collective_time(kind: str, n: Array, nbytes: Array, bw: Array, step_latency: Array) -> Array:
