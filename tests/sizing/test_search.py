@@ -309,3 +309,20 @@ def test_unpublished_intra_node_follows_the_gpu_vendor() -> None:
     nv = hardware_from_facts({"gpu": "H100-SXM-80GB", "gpus_per_node": 8})
     assert amd.intra_node == "nvlink-mesh" and nv.intra_node == "nvswitch"
     assert any("nvlink-mesh assumed" in a for a in amd.assumptions)
+
+
+def test_node_first_text_does_not_claim_the_tp_then_pp_structure_for_layouts_without_a_pipeline(
+    a100_ib: dict[str, Any],
+) -> None:
+    from sizing.engine.search import _why_node_first
+
+    hw = hardware_from_facts(a100_ib)
+    raw = {"layout": {"tp": 1, "pp": 2, "dp": 16, "cp": 1, "ep": 1, "zero": 1, "virtual_stages": 1}}
+    raw.update({"train_days": 10.0, "mfu": 0.5})
+    # ZeRO-3 with TP=1 and PP=1 on 4 nodes: no pipeline across nodes, but nothing inside the node either
+    zero3 = {"layout": {"tp": 1, "pp": 1, "dp": 32, "cp": 1, "ep": 1, "zero": 3}}
+    text = _why_node_first("cheapest", hw, zero3, raw, 0.04)
+    assert "has no pipeline across nodes" in text and "not the TP-then-PP structure" in text
+    assert "inside the node, then PP" not in text and "follows the rule" not in text
+    tp8 = {"layout": {"tp": 8, "pp": 4, "dp": 32, "cp": 1, "ep": 1, "zero": 1}}
+    assert "TP=8 inside the node, then PP) follows the rule" in _why_node_first("fastest", hw, tp8, raw, 0.04)
