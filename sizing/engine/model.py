@@ -401,15 +401,18 @@ def _tensor_parallel_comm(
     """(exposed seconds per layer, whether the TP group crosses the scale-up domain): 2 all-reduces
     forward, 2 backward, 2 more in the recomputed forward; with sequence parallelism each is an all-gather
     + reduce-scatter (same bytes, twice the start-up). With tp_comm_overlap (Transformer Engine userbuffers,
-    which needs sequence parallelism) they run under the linear layers' GEMMs in chunks: exposed is what the
-    GEMMs cannot cover, and at least the first/last chunk (constants.TP_OVERLAP_PIPELINE_SPLITS)."""
+    which needs sequence parallelism and a TP group inside the NVLink domain) they run under the linear
+    layers' GEMMs in chunks: exposed is what the GEMMs cannot cover, and at least the first/last chunk
+    (constants.TP_OVERLAP_PIPELINE_SPLITS)."""
     tp, sp = x["tp"], x["sp"]
     collectives = 4.0 + 2.0 * (x["rec"] == RECOMPUTE_FULL)
     bw, steps, crosses = T.group_link(hw, 1.0, tp)
     all_reduce = T.collective_time(T.ALL_REDUCE, tp, activation_msg, bw, steps)
     gather_scatter = 2.0 * T.collective_time(T.ALL_GATHER, tp, activation_msg, bw, steps)
     comm = collectives * np.where(sp, gather_scatter, all_reduce)
-    overlap = x["tpo"] & sp
+    # userbuffers move data over NVLink (CUDA IPC / multi-node NVLink): no overlap for a TP group that
+    # leaves the scale-up domain
+    overlap = x["tpo"] & sp & ~crosses
     if not np.any(overlap):
         return comm, crosses
     unhidden = (1.0 / tp + 1.0 / C.TP_OVERLAP_PIPELINE_SPLITS) / 2.0

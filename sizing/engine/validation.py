@@ -120,32 +120,36 @@ def statistics_by_split() -> dict[str, dict[str, float]]:
     return out
 
 
+def _layout_text(lay: dict[str, Any]) -> str:
+    text = f"TP{lay.get('tp', 1)} PP{lay.get('pp', 1)} DP{lay.get('dp', 1)}"
+    for key, label in (("cp", "CP"), ("ep", "EP"), ("virtual_stages", "v")):
+        if lay.get(key, 1) > 1:
+            text += f" {label}{lay[key]}"
+    return text + f" ZeRO-{lay.get('zero', 1)}"
+
+
 def markdown_table() -> str:
+    """Every row: compared rows with their error, excluded rows with the reason (and, where a layout
+    exists, whether it fits)."""
     out = [
         "| run | source | kind | layout | split | published s | predicted s | error | fits |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in results():
-        row = r.row
-        lay = row.layout or {}
-        text = f"TP{lay.get('tp', 1)} PP{lay.get('pp', 1)} DP{lay.get('dp', 1)}"
-        for key, label in (("cp", "CP"), ("ep", "EP"), ("virtual_stages", "v")):
-            if lay.get(key, 1) > 1:
-                text += f" {label}{lay[key]}"
-        text += f" ZeRO-{lay.get('zero', 1)}"
+    evaluated = {r.row.id: r for r in results()}
+    for row in rows():
         source = row.source.split(";")[0].split("(")[0].strip()[:48]
-        if row.compared:
-            err = f"{100 * r.error:+.1f}%"
-            split = row.split or ""
-        else:
-            err = f"excluded: {row.exclude}"
-            split = "-"
-        fits = "yes" if r.feasible else f"no ({r.memory_gib:.0f} of {r.hbm_gib:.0f} GiB)"
         published = f"{row.published_s:.2f}" if row.published_s else "-"
-        out.append(
-            f"| {row.id} | {source} | {row.kind} | {text} ({row.layout_published}) | {split} | {published} "
-            f"| {r.predicted_s:.2f} | {err} | {fits} |"
-        )
+        r = evaluated.get(row.id)
+        if r is None:
+            reason = f"excluded: {row.exclude}"
+            out.append(f"| {row.id} | {source} | {row.kind} | - | - | {published} | - | {reason} | - |")
+            continue
+        lay = f"{_layout_text(row.layout or {})} ({row.layout_published})"
+        err = f"{100 * r.error:+.1f}%" if row.compared else f"excluded: {row.exclude}"
+        fits = "yes" if r.feasible else f"no ({r.memory_gib:.0f} of {r.hbm_gib:.0f} GiB)"
+        split = row.split or "-"
+        cells = [row.id, source, row.kind, lay, split, published, f"{r.predicted_s:.2f}", err, fits]
+        out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
