@@ -8,6 +8,7 @@ import pytest
 
 from sizing.engine import constants as C
 from sizing.engine import memory as M
+from sizing.engine.calibration import SELENE
 
 PSI = 7.5e9
 GRID = {  # stage -> GB for Nd = 1, 4, 16, 64, 256, 1024 (ZeRO paper, cal §3)
@@ -83,17 +84,7 @@ def test_in_flight_is_capped_by_the_number_of_micro_batches() -> None:
     assert float(M.in_flight_factor(16, 1, 64)) == 16
 
 
-A100_64 = {
-    "name": "A100 x 64",
-    "gpu": "A100-SXM-80GB",
-    "gpus_per_node": 8,
-    "intra_node": "nvswitch",
-    "fabric": "infiniband",
-    "nics_per_node": 8,
-    "gbps_per_nic": 200,
-    "topology": "fat-tree",
-    "nodes": 8,
-}
+A100_64 = {**SELENE, "name": "A100 x 64", "nodes": 8}
 
 
 def test_zero3_partitioned_states_match_the_zero_paper_and_gathered_parameters_are_their_own_line() -> None:
