@@ -47,12 +47,14 @@ R_NODES = 2
 R_ZERO_PP = 4
 R_BATCH = 8
 R_STAGES = 16
+R_INTERLEAVE = 32
 REASON_TEXT = {
     R_MEMORY: "does not fit memory",
     R_NODES: "needs more nodes than the offering has",
     R_ZERO_PP: "ZeRO-2/3 cannot be combined with pipeline parallelism",
     R_BATCH: "global batch too small for this data-parallel size and micro-batch",
     R_STAGES: "more pipeline stages (x virtual stages) than layers",
+    R_INTERLEAVE: "the interleaved schedule needs the micro-batches per replica to be a multiple of PP",
 }
 
 
@@ -293,6 +295,9 @@ def _reasons(wl: Workload, hw: Hardware, x: dict[str, Any], memory: StageMemory)
     reasons |= (memory.nodes > hw.max_nodes).astype(u8) * u8(R_NODES)
     reasons |= (dp * mb > wl.global_batch).astype(u8) * u8(R_BATCH)
     reasons |= (pp * v > wl.layers).astype(u8) * u8(R_STAGES)
+    # Megatron's interleaved schedule runs micro-batches in groups of p (schedules.py: "number of
+    # microbatches is not divisible by pipeline-parallel size when using interleaved schedule")
+    reasons |= ((v > 1) & (np.mod(memory.micro_batches, pp) != 0)).astype(u8) * u8(R_INTERLEAVE)
     return reasons
 
 

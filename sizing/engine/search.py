@@ -36,6 +36,7 @@ from .model import (
     R_BATCH,
     R_MEMORY,
     R_NODES,
+    R_INTERLEAVE,
     R_STAGES,
     R_ZERO_PP,
     RECOMPUTE_CODES,
@@ -54,6 +55,7 @@ REASON_ORDER = [
     (R_NODES, "needs more nodes than the offering has"),
     (R_BATCH, "global batch too small for this data-parallel size and micro-batch"),
     (R_STAGES, "more pipeline stages than layers"),
+    (R_INTERLEAVE, "interleaving with micro-batches not a multiple of PP"),
     (R_ZERO_PP, "ZeRO-2/3 with pipeline parallelism"),
     (R_MEMORY, "does not fit memory"),
 ]

@@ -10,6 +10,8 @@ exactly (p - 1)/(v m) of the ideal whenever m is a multiple of p, and asynchrono
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 FORWARD, BACKWARD = 1.0, 2.0  # per micro-batch through a whole stage
@@ -77,3 +79,16 @@ def test_asynchronous_sends_cost_a_chain_independent_of_the_micro_batches(p: int
     delay = 0.01
     extra = simulate(p, v, m, delay) - simulate(p, v, m)
     assert extra == pytest.approx(2 * (p * v - 1) * delay)
+
+
+def test_interleaving_needs_micro_batches_in_groups_of_p(a100_ib: dict[str, Any]) -> None:
+    from sizing.engine import evaluate
+
+    # 175B with a global batch of 1,000 on DP=20: 50 micro-batches per replica, not a multiple of PP=8
+    wl = {"preset": "gpt3-175b", "global_batch": 1000}
+    offering = {**a100_ib, "nodes": 256}
+    bad = evaluate(wl, offering, {"tp": 8, "pp": 8, "dp": 20, "virtual_stages": 2}, gpus=1280)
+    assert bad["micro_batches_per_iteration"] == 50 and not bad["feasible"]
+    assert any("multiple of PP" in x for x in bad["reasons"])
+    plain = evaluate(wl, offering, {"tp": 8, "pp": 8, "dp": 20, "virtual_stages": 1}, gpus=1280)
+    assert not any("multiple of PP" in x for x in plain["reasons"])  # 1F1B takes any m
