@@ -34,9 +34,9 @@ from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout
 from .model import (
     R_BATCH,
+    R_INTERLEAVE,
     R_MEMORY,
     R_NODES,
-    R_INTERLEAVE,
     R_STAGES,
     R_ZERO_PP,
     RECOMPUTE_CODES,
