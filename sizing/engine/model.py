@@ -297,7 +297,8 @@ def _reasons(wl: Workload, hw: Hardware, x: dict[str, Any], memory: StageMemory)
     reasons |= (pp * v > wl.layers).astype(u8) * u8(R_STAGES)
     # Megatron's interleaved schedule runs micro-batches in groups of p (schedules.py: "number of
     # microbatches is not divisible by pipeline-parallel size when using interleaved schedule")
-    reasons |= ((v > 1) & (np.mod(memory.micro_batches, pp) != 0)).astype(u8) * u8(R_INTERLEAVE)
+    if np.any(v > 1):
+        reasons |= ((v > 1) & (np.mod(memory.micro_batches, pp) != 0)).astype(u8) * u8(R_INTERLEAVE)
     return reasons
 
 
