@@ -125,8 +125,14 @@ def _data_parallel(lay: Layout, result: dict[str, Any]) -> list[str]:
 def _expert_and_context(lay: Layout, result: dict[str, Any]) -> list[str]:
     out: list[str] = []
     if lay.ep > 1:
+        folded = (
+            f" with ETP={lay.expert_tp}, folded over the TP x DP ranks (Megatron-Core expert tensor "
+            "parallelism)"
+            if lay.expert_tp != lay.tp
+            else ""
+        )
         out.append(
-            f"EP={lay.ep} spreads the experts over {lay.ep} ranks; the token all-to-alls cost "
+            f"EP={lay.ep} spreads the experts over {lay.ep} ranks{folded}; the token all-to-alls cost "
             f"{_share(result, 'ep_comm')} of the iteration."
         )
     if lay.cp > 1:
