@@ -99,7 +99,7 @@ def preset_fields(name: str) -> dict[str, Any]:
         attention=wl.attention,
     )
     if wl.moe is not None:
-        out.update({f"moe_{k}": v for k, v in asdict(wl.moe).items()})
+        out.update({f"moe_{k}": v for k, v in asdict(wl.moe).items() if f"moe_{k}" in WORKLOAD_FIELDS})
     return out
 
 

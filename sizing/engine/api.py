@@ -15,6 +15,7 @@ from .goodput import FaultModel, fault_model, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
 from .model import R_MEMORY, R_NODES, REASON_TEXT, attention_note, evaluate_grid
+from .overlap import default_optimizer, optimizer_note, resolve_overlap
 from .workload import Workload, workload_from_dict, workload_preset
 
 
@@ -62,6 +63,7 @@ def _memory_gib(value: Callable[[str], float]) -> dict[str, float]:
         "weights": _gib(value("mem_weights")),
         "grads": _gib(value("mem_grads")),
         "optimizer": _gib(value("mem_optimizer")),
+        "gathered_params": _gib(value("mem_gathered")),
         "activations": _gib(value("mem_activations")),
         "overhead": _gib(value("mem_overhead")),
         "total": _gib(value("mem_total")),
@@ -81,6 +83,7 @@ def _iteration_figures(value: Callable[[str], float]) -> dict[str, Any]:
             "ep_comm": round(value("t_ep"), 4),
             "cp_comm": round(value("t_cp"), 4),
             "bubble": round(value("t_bubble"), 4),
+            "sync": round(value("t_sync"), 4),
             "other": round(value("t_other"), 4),
         },
         "micro_batches_per_iteration": int(value("micro_batches")),
@@ -109,7 +112,14 @@ def _assumptions(
     wl: Workload, hw: Hardware, faults: FaultModel, layout: Layout, notes: list[str] | None
 ) -> list[str]:
     """What the hardware, the fault model, the workload, the caller and the model assumed, once each."""
-    model_notes = [C.ZERO3_PREFETCH_ASSUMPTION] if layout.zero >= 3 and layout.dp * layout.cp > 1 else []
+    model_notes = [C.ZERO3_ASSUMPTION] if layout.zero >= 3 and layout.dp * layout.cp > 1 else []
+    if wl.moe is not None and layout.ep * layout.expert_tp * layout.dp * layout.cp > 1:
+        if wl.moe.load_imbalance is None:
+            model_notes.append(
+                "MoE load imbalance not given: the busiest expert-parallel rank carries "
+                f"{C.MOE_LOAD_IMBALANCE:g}x the mean tokens (the GShard/Switch training capacity factor); "
+                "set workload.moe.load_imbalance (1.0 for force-balanced benchmarks)"
+            )
     attention = attention_note(wl, hw)
     if attention:
         model_notes.append(attention)
@@ -199,9 +209,13 @@ def evaluate(
         layout_optimizer = (layout or {}).get("optimizer") if isinstance(layout, dict) else None
         optimizer = optimizer or layout_optimizer
         lay, notes = layout_from_dict(layout, wl, gpus)
-    optimizer = optimizer or "megatron"
+    if not optimizer:
+        optimizer = default_optimizer(hw)
+        notes = notes + [optimizer_note(hw)]
     if optimizer not in C.OPTIMIZER_BYTES:
         raise InputError("layout.optimizer", f"must be one of {', '.join(C.OPTIMIZER_BYTES)}")
     hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
+    lay, overlap_notes = resolve_overlap(lay, hw)
+    notes = notes + overlap_notes
     res = evaluate_grid(wl, hw, lay.grid(), optimizer)
     return build_result(wl, hw, faults, lay, res, (), notes)

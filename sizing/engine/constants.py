@@ -49,8 +49,12 @@ GEMM_EFFICIENCY_MAX: dict[str, float] = {
 # one micro-batch on one GPU (the size of a typical per-GPU GEMM). Rises with GEMM size and saturates:
 # small GEMMs cannot fill 108-132 SMs (wave quantisation, launch overhead). fitted on cal §2.
 GEMM_HALF_SIZE = 7.5e8  # fitted (cal §2)
-# fp8 GEMMs do not reach 2x bf16 in practice (scaling, casts); assumed: fp8 runs at 0.7 of its peak ratio.
-FP8_EFFICIENCY_FACTOR = 0.70  # assumed
+# fp8 GEMMs (Transformer Engine, the linear layers only: attention BMMs, norms, softmax and the optimizer
+# stay in bf16/fp32) do not reach 2x bf16 in practice: assumed, fp8 GEMMs run at this share of the bf16 curve
+# scaled to the fp8 peak. TE also casts each linear layer's input and output gradient to fp8 (with a transpose
+# for the weight gradient on Hopper): FP8_CAST_BYTES per element of those tensors, memory-bound.
+FP8_EFFICIENCY_FACTOR = 0.85  # fitted (see above)
+FP8_CAST_BYTES = 6.0  # read bf16 (2) + write fp8 and its transpose (2 x 1) + amax pass (2); TE cast_transpose
 
 # --- memory-bound work -------------------------------------------------------------------------------
 # Elementwise kernels (layernorm, dropout, softmax, activation, residual) move bytes proportional to the
@@ -65,28 +69,86 @@ ADAM_STEP_BYTES_PER_PARAM = 30.0  # derived from the Megatron 18-byte layout (ca
 # half of their peak busbw near 18 MiB (40 at 1 MiB, 220 at 16 MiB, 436 at 256 MiB), i.e. ~70 us.
 ALPHA_INTRA_S = 70e-6  # cal §5 (fit of the H200 curve)
 # Inter-node latency per fabric, achieved share of the line rate and nodes per leaf switch: hardware.network.
+# Collectives across nodes add the ring steps of NCCL's own cost model (NCCL src/graph/tuning.cc, hwLat for
+# the Ring algorithm with the Simple protocol used for large messages): an all-gather or reduce-scatter over
+# n ranks on k nodes takes n - k steps over NVLink and k - 1 over the network, an all-reduce twice that. The
+# network step is scaled per fabric by hardware.network.ALPHA_INTER_S relative to InfiniBand (EFA: 4 x B200
+# all-reduce over 32 ranks = 70 + 2 x (28 x 3.4 + 3 x 25) us = 0.41 ms, cal §5 curve 0.39 ms).
+RING_STEP_NVLINK_S = 3.4e-6  # NCCL tuning.cc hwLat[NVLINK][RING][SIMPLE]
+RING_STEP_NET_S = 9.6e-6  # NCCL tuning.cc hwLat[NET][RING][SIMPLE]
 
 # --- overlap (kept realistic: cal §6 warns against Calculon's optimistic overlap picks) -------------
-DP_OVERLAP = 0.3  # fitted (cal §2): share of the gradient reduction hidden behind the backward pass
-# ZeRO-3 / FSDP parameter prefetch: the all-gather of layer i+1 runs on a side stream while layer i computes
-# (PyTorch FSDP notes, "FSDP Prefetch Nuances": implicit forward prefetch, BACKWARD_PRE in backward; the
-# first all-gather of a pass cannot overlap anything; DeepSpeed stage3_prefetch_bucket_size does the same
-# with a byte budget). No public source we hold measures the hidden share: one published FSDP profile
-# (marin-community/marin #8053/#8054, 2026) counts 77% of collective time overlapped in one analysis and
-# all-gather kernels on the compute stream overlapping ~nothing in another; NCCL kernels also take SMs from
-# the GEMMs they overlap. assumed, conservatively, between the two: at most half of each pass's gathers is
-# hidden, and never more than that pass's compute time (a gather longer than the compute is exposed by
-# the difference). Reported in `assumptions` whenever a ZeRO-3 layout is returned.
-ZERO3_PREFETCH_OVERLAP = 0.5  # assumed
-ZERO3_PREFETCH_ASSUMPTION = (
+# Which overlaps run is a framework setting of the layout (layout.Layout, defaults in overlap.py).
+# Without overlap_grad_reduce (Megatron-LM/DeepSpeed 2021-22): the gradient all-reduce runs after the
+# backward pass; this share of it was hidden in the calibration runs. fitted (cal §2, with the other
+# fitted constants)
+DP_OVERLAP = 0.3
+# With overlap_grad_reduce (Megatron-Core DDP, megatron/core/distributed/param_and_grad_buffer.py): the
+# gradients are reduced bucket by bucket while the last micro-batch's backward pass still runs; what does not
+# fit behind that backward, and the last bucket, stay exposed. overlap_param_gather likewise hides the
+# all-gather of the updated bf16 parameters behind the next step's first forward pass. Bucket size: Megatron-
+# Core's default, max(40M, 1M x data-parallel size) parameters (DistributedDataParallelConfig.bucket_size).
+DDP_BUCKET_PARAMS = 40e6
+DDP_BUCKET_PARAMS_PER_RANK = 1e6
+# tp_comm_overlap (Transformer Engine userbuffers, used with sequence parallelism): each TP all-gather and
+# reduce-scatter is split into chunks that run while the adjacent GEMM computes the previous chunk; the first
+# (all-gather) or last (reduce-scatter) chunk cannot overlap. TE's default userbuffers configuration (NeMo
+# userbuffers_*_tp*.py) uses ring-exchange for the all-gathers (tp chunks) and a 4-way pipelined split for the
+# reduce-scatters: exposed share = (1/tp + 1/4) / 2, and at least whatever the GEMMs cannot cover.
+TP_OVERLAP_PIPELINE_SPLITS = 4
+# ZeRO-3 / FSDP: the parameters of every layer are all-gathered for each micro-batch in the forward and again
+# in the backward pass (with the recomputation), and the gradients reduce-scattered (DeepSpeed stage 3, FSDP
+# FULL_SHARD). One collective per parameter tensor of a layer: DeepSpeed gathers per submodule (Q/K/V, output
+# projection, two MLP matrices; biases and norms below stage3_param_persistence_threshold stay resident).
+ZERO3_COLLECTIVES_PER_LAYER = 4
+# Per-layer ZeRO-3 collectives with n data-parallel ranks move shards of size/n per rank; the published
+# ZeRO-3 runs of Narayanan et al. 2021 Table 2 (174.6B and 529.6B on 384-2,240 A100, one micro-batch per step)
+# reach about one HDR NIC per GPU (25-30 GB/s of gathered bytes), not the node's pooled 8 NICs that the
+# bucketed data-parallel all-reduce reaches (cal §5, 192 GB/s). Modelled as each GPU using its own NIC share.
+ZERO3_PER_GPU_NIC = True
+# With prefetch (overlap_param_gather; DeepSpeed stage3_prefetch_bucket_size, FSDP forward/backward prefetch)
+# the collectives of a pass run while that pass computes, but they hide at most this share of the compute
+# time: one layer of lookahead, NCCL kernels taking SMs and HBM bandwidth from the GEMMs, and the gathers
+# and reduce-scatters of the backward pass sharing one stream. fitted jointly on the Table 2 ZeRO-3 rows of
+# the validation set's fit split (docs/MODEL.md), not per row.
+ZERO3_OVERLAP = 0.3
+ZERO3_ASSUMPTION = (
     "ZeRO-3: parameters are all-gathered (bf16) for every micro-batch, once in the forward and again in the "
-    "backward pass, and gradients reduce-scattered every micro-batch (DeepSpeed behaviour); prefetching "
-    f"hides at most {int(100 * ZERO3_PREFETCH_OVERLAP)}% of each pass's gathers and never more than its "
-    "compute (assumed: no public measurement of the hidden share; constants.ZERO3_PREFETCH_OVERLAP)"
+    "backward pass, and gradients reduce-scattered every micro-batch, one collective per parameter tensor at "
+    "one NIC's bandwidth per GPU; with prefetch they hide behind at most "
+    f"{int(100 * ZERO3_OVERLAP)}% of the compute of their pass (fitted on Narayanan et al. 2021 Table 2)"
 )
 CP_OVERLAP = 0.5  # assumed: ring attention overlaps the K/V exchange with block compute
 EP_OVERLAP = 0.0  # assumed: Megatron MoE all-to-alls run on the critical path unless DualPipe-style
-PP_OVERLAP = 0.0  # assumed: 1F1B send/recv is on the critical path
+
+# --- terms that grow with the cluster ------------------------------------------------------------------
+# Per-step synchronisation: the optimizer step waits for the slowest data-parallel replica. Each replica's
+# step is m micro-batches whose times jitter independently (relative std SYNC_JITTER), so the slowest of R
+# replicas is late by SYNC_JITTER x t_mb x sqrt(m) x sqrt(2 ln R) (the expected maximum of R Gaussians).
+# Stragglers at scale: MegaScale (Jiang et al. 2024, section 5: a few slow hosts set the pace of a
+# 10,000-GPU job), Llama 3 (arXiv 2407.21783 section 3.3.4: "slow stragglers ... can slow down thousands of
+# other GPUs"). fitted jointly on the fit split of the validation set (docs/MODEL.md).
+SYNC_JITTER = 0.004
+# --- mixture of experts --------------------------------------------------------------------------------
+# Token routing (Megatron-Core moe/router.py, moe_utils.permute/unpermute, token_dispatcher.py), per MoE
+# layer:
+# - router: fp32 logits over the experts, softmax/sigmoid and top-k: MOE_ROUTER_BYTES per token and expert
+#   (write logits, read them for the score function and again for top-k; memory-bound);
+# - permutation before and unpermutation after the experts: each routed copy of a token's hidden vector is
+#   gathered into expert order and scattered back (read 2 + write 2 bytes per element each way), forward and
+#   backward: MOE_PERMUTE_BYTES per element of tokens x top_k x hidden per pass.
+MOE_ROUTER_BYTES = 12.0
+MOE_PERMUTE_BYTES = 8.0
+# Grouped GEMMs of the local experts (TE GroupedLinear / CUTLASS grouped GEMM) run below a dense GEMM of the
+# same per-expert size: many small problems in one launch, ragged rows padded to tiles. assumed 0.85 of the
+# dense curve at the per-expert size (the per-expert size itself already lowers the efficiency).
+GROUPED_GEMM_EFFICIENCY = 0.85
+# Load imbalance: the busiest expert-parallel rank processes this multiple of the mean tokens (its experts'
+# GEMMs and its all-to-all share), when the workload does not state one. 1.25 is the expert capacity factor
+# GShard (Lepikhin et al. 2020) and Switch Transformer (Fedus et al. 2021) budget for training: the routed
+# load a balanced router still has to absorb. Benchmarks that force-balance the routing (NeMo/Megatron-
+# Bridge performance tables) state 1.0.
+MOE_LOAD_IMBALANCE = 1.25
 
 # --- attention kernels -------------------------------------------------------------------------------
 # "unfused": the s x s attention scores are materialised (softmax, dropout, their HBM traffic and memory:
@@ -103,23 +165,42 @@ FLASH_BWD_RECOMPUTE = 0.5
 UNFUSED_ATTENTION_GPUS = ("A100-SXM-40GB", "A100-SXM-80GB")
 
 # --- memory -----------------------------------------------------------------------------------------
-# Optimizer conventions, bytes per parameter (cal §3):
-#   zero-paper: weights 2 (fp16), grads 2 (fp16), optimizer K = 12 (fp32 master, m, v)
+# Optimizer conventions, bytes per parameter (weights, grads, optimizer state):
+#   zero-paper: weights 2 (fp16), grads 2 (fp16), optimizer K = 12 (fp32 master, m, v) (cal §3)
 #   megatron:   weights 2 (bf16), grads 4 (fp32 main grad), optimizer 12  -> 18; distributed optimizer
-#               (our ZeRO-1) 6 + 12/DP.
+#               (our ZeRO-1) 6 + 12/DP (cal §3, Megatron-LM theoretical_memory_usage.py)
+#   megatron-bf16-grads: weights 2, a bf16 gradient buffer 2, optimizer 12: NVIDIA's NeMo / Megatron-Bridge
+#               performance recipes set grad_reduce_in_fp32=False (NeMo scripts/performance helpers
+#               set_precision_configs), so the gradients are kept and reduced in bf16
+#   bf16-adam:  weights 2, grads 2, Adam m and v in bf16 (4), no fp32 master: torch.optim.Adam over a bf16
+#               model, as the NeMo AutoModel benchmark recipes run it (examples/llm_benchmark/*.yaml)
 OPTIMIZER_BYTES: dict[str, tuple[float, float, float]] = {
     "zero-paper": (2.0, 2.0, 12.0),
     "megatron": (2.0, 4.0, 12.0),
+    "megatron-bf16-grads": (2.0, 2.0, 12.0),
+    "bf16-adam": (2.0, 2.0, 4.0),
 }
-# Framework overhead per GPU: CUDA context and cuBLAS workspace (~1 GiB), NCCL buffers (~1 GiB), and the
-# caching allocator's fragmentation. assumed from common PyTorch practice.
-OVERHEAD_FIXED_GIB = 2.0
+# The convention a layout gets when none is given follows the framework generation of the GPU
+# (overlap.framework_defaults): Megatron-LM 2021-23 kept fp32 main gradients; the Hopper-era NVIDIA recipes
+# keep them in bf16. Stated in `assumptions`.
+DEFAULT_OPTIMIZER_LEGACY = "megatron"
+DEFAULT_OPTIMIZER_MODERN = "megatron-bf16-grads"
+# Framework reserve per GPU, held against the capacity the device reports (Hardware.hbm_bytes):
+# - CUDA context with cuBLAS/cuDNN workspaces: ~1 GiB per process (PyTorch CUDA semantics notes: the context
+#   alone takes hundreds of MiB; cuBLAS keeps per-stream workspaces), assumed 1 GiB;
+# - NCCL buffers: NCCL_BUFFSIZE defaults to 4 MiB per channel and peer (NCCL environment-variable docs); the
+#   TP, PP, DP, CP and EP communicators with up to 32 channels each take ~1 GiB, assumed;
+# - caching-allocator fragmentation (PyTorch CUDA caching allocator: reserved exceeds allocated), assumed 5%.
+CUDA_CONTEXT_GIB = 1.0
+NCCL_BUFFERS_GIB = 1.0
+OVERHEAD_FIXED_GIB = CUDA_CONTEXT_GIB + NCCL_BUFFERS_GIB
 OVERHEAD_FRACTION = 0.05
+# Gradients are reduced in bf16 whatever precision they are accumulated in (assumed; Megatron
+# --grad-reduce-in-bf16, DeepSpeed's default; checked: fp32 reduction for the 2021-23 rows fits the
+# validation set worse, docs/MODEL.md)
+GRAD_COMM_BYTES = 2.0
 # Checkpoint: bf16 weights + fp32 master + Adam m, v = 14 bytes/param (BLOOM: 2.3 TB for 176B, cal §4).
 CHECKPOINT_BYTES_PER_PARAM = 14.0
-GRAD_COMM_BYTES = (
-    2.0  # gradients reduced in bf16 (assumed; Megatron --grad-reduce-in-bf16, DeepSpeed default)
-)
 # ZeRO-3 gathers the 16-bit working copy of the weights (DeepSpeed/FSDP mixed precision: the fp32 master
 # stays sharded in the optimizer state); fp8 workloads still gather bf16 weights and cast per GEMM.
 PARAM_GATHER_BYTES = 2.0

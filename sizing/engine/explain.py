@@ -97,10 +97,15 @@ def _data_parallel(lay: Layout, result: dict[str, Any]) -> list[str]:
             if lay.zero <= 2
             else "parameter gathers and gradient reduce-scatters add"
         )
+        if lay.zero <= 2 and not lay.overlap_grad_reduce:
+            hidden = f" ({int(C.DP_OVERLAP * 100)}% of the gradient traffic, without overlap_grad_reduce)."
+        elif lay.zero <= 2:
+            hidden = " (overlap_grad_reduce: bucket by bucket behind the last micro-batch's backward pass)."
+        else:
+            hidden = "."
         out.append(
             f"DP={lay.dp} replicas; the {what} {result['iteration_breakdown_s']['dp_comm']:.2f} s per "
-            "iteration after the part hidden behind compute"
-            + (f" ({int(C.DP_OVERLAP * 100)}% of the gradient traffic)." if lay.zero <= 2 else ".")
+            "iteration after the part hidden behind compute" + hidden
         )
     micro_batches = result["micro_batches_per_iteration"]
     zero_text = {
@@ -111,7 +116,7 @@ def _data_parallel(lay: Layout, result: dict[str, Any]) -> list[str]:
         3: "ZeRO-3 also shards the weights: each of the "
         f"{micro_batches} micro-batches all-gathers them in the forward and again in the backward pass and "
         "reduce-scatters its gradients (1.5x the data-parallel traffic per micro-batch; prefetching hides "
-        f"at most {int(100 * C.ZERO3_PREFETCH_OVERLAP)}% of the gathers).",
+        f"them behind at most {int(100 * C.ZERO3_OVERLAP)}% of each pass's compute).",
     }
     out.append(zero_text[lay.zero])
     return out
@@ -120,8 +125,14 @@ def _data_parallel(lay: Layout, result: dict[str, Any]) -> list[str]:
 def _expert_and_context(lay: Layout, result: dict[str, Any]) -> list[str]:
     out: list[str] = []
     if lay.ep > 1:
+        folded = (
+            f" with ETP={lay.expert_tp}, folded over the TP x DP ranks (Megatron-Core expert tensor "
+            "parallelism)"
+            if lay.expert_tp != lay.tp
+            else ""
+        )
         out.append(
-            f"EP={lay.ep} spreads the experts over {lay.ep} ranks; the token all-to-alls cost "
+            f"EP={lay.ep} spreads the experts over {lay.ep} ranks{folded}; the token all-to-alls cost "
             f"{_share(result, 'ep_comm')} of the iteration."
         )
     if lay.cp > 1:

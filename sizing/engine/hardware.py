@@ -31,10 +31,21 @@ class Hardware:
     facts: dict[str, Any]  # as published, with every unpublished fact the model needs at its class norm
     assumptions: list[str] = field(default_factory=list)
     assumed: list[Assumed] = field(default_factory=list)  # the facts taken from the class norms
+    # GPUs joined by the scale-up link (NVLink/UB), which may span several nodes: GB200/GB300 NVL72 racks
+    # (72 GPUs over 4-GPU trays), Huawei CloudMatrix384 (384 NPUs over 8-NPU nodes); else the node
+    nvlink_domain_gpus: int = 0
+
+    @property
+    def scale_up_domain_gpus(self) -> int:
+        return max(self.nvlink_domain_gpus, self.gpus_per_node)
 
     @property
     def hbm_bytes(self) -> float:
-        return self.gpu.hbm_gb * C.GB
+        """Memory capacity as the device reports it (nvidia-smi / rocminfo total, hardware.GPU
+        .hbm_mib_reported); the datasheet capacity where no reported figure is known (stated in
+        `assumptions`). The framework's own reserve is the `overhead` memory line (memory.overhead_bytes)."""
+        reported = self.gpu.hbm_bytes_reported
+        return reported if reported is not None else self.gpu.hbm_gb * C.GB
 
     @property
     def gemm_efficiency_max(self) -> float:
@@ -180,6 +191,17 @@ def _check_non_negative(facts: dict[str, Any]) -> None:
             raise InputError(f"offering.{key}", f"must be a non-negative number, got {v!r}")
 
 
+def _nvlink_domain(facts: dict[str, Any], gpus_per_node: int) -> int:
+    """GPUs in one scale-up domain (0 = the node), a whole number of nodes."""
+    domain = _pos(facts, "nvlink_domain_gpus", int) or 0
+    if domain and domain % gpus_per_node:
+        raise InputError(
+            "offering.nvlink_domain_gpus",
+            f"must be a multiple of gpus_per_node ({gpus_per_node}), got {domain}",
+        )
+    return int(domain)
+
+
 def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
     """Validate the offering facts and derive the link model; every unpublished value the model needs takes
     its class norm (hardware.norms) and becomes a stated assumption."""
@@ -195,6 +217,12 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
             "provider for the datasheet"
         )
     gpus_per_node = int(filled["gpus_per_node"])
+    if gpu.hbm_mib_reported is None:
+        notes.append(
+            f"GPU {gpu.key}: the capacity the device reports is not known; the datasheet's {gpu.hbm_gb:g} GB "
+            "(1e9 bytes) is used"
+        )
+    domain = _nvlink_domain(filled, gpus_per_node)
     intra, intra_busbw = _intra_node(filled, gpu, notes)
     fabric, node_busbw = _fabric(filled)
     topology, oversubscription = _topology(filled)
@@ -214,4 +242,5 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
         facts=filled,
         assumptions=notes,
         assumed=assumed,
+        nvlink_domain_gpus=domain,
     )

@@ -1,12 +1,20 @@
-"""Layout dicts (DESIGN section 5 `L`): parsing, defaults and validation against the workload."""
+"""Layout dicts (DESIGN section 5 `L`): parsing, defaults and validation against the workload.
+
+Besides the parallel degrees, a layout carries the framework settings the time model depends on: expert
+tensor parallelism (`etp`) and the four communication-overlap flags of Megatron-Core (`tp_comm_overlap`,
+`overlap_grad_reduce`, `overlap_param_gather`, `overlap_p2p_comm`). A flag left out (None) takes the framework
+default of the offering's GPU generation (`overlap.framework_defaults`), which the answer states in
+`assumptions`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from .errors import InputError
 from .model import RECOMPUTE_CODES
+from .overlap import OVERLAP_FLAGS, OVERLAP_GRID_KEYS
 from .workload import Workload
 
 
@@ -22,27 +30,52 @@ class Layout:
     recompute: str = "selective"
     sequence_parallel: bool = False
     virtual_stages: int = 1
+    # expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size); None = tp, Megatron's default.
+    # EP x ETP experts are folded over the TP x CP x DP ranks of the dense layers.
+    etp: int | None = None
+    # None = the framework default for the GPU (overlap.framework_defaults), resolved before evaluation
+    tp_comm_overlap: bool | None = None
+    overlap_grad_reduce: bool | None = None
+    overlap_param_gather: bool | None = None
+    overlap_p2p_comm: bool | None = None
 
     @property
     def gpus(self) -> int:
         return self.tp * self.pp * self.dp * self.cp
 
+    @property
+    def expert_tp(self) -> int:
+        return self.tp if self.etp is None else self.etp
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        d["etp"] = self.expert_tp
+        return d
+
+    def with_overlap(self, defaults: dict[str, bool]) -> Layout:
+        """This layout with every unset overlap flag taken from `defaults`."""
+        unset: dict[str, Any] = {k: defaults[k] for k in OVERLAP_FLAGS if getattr(self, k) is None}
+        return replace(self, **unset) if unset else self
 
     def grid(self) -> dict[str, Any]:
-        return {
+        g: dict[str, Any] = {
             "tp": self.tp,
             "pp": self.pp,
             "dp": self.dp,
             "cp": self.cp,
             "ep": self.ep,
+            "etp": self.expert_tp,
             "zero": self.zero,
             "mb": self.micro_batch,
             "rec": RECOMPUTE_CODES[self.recompute],
             "sp": self.sequence_parallel,
             "v": self.virtual_stages,
         }
+        for name, key in OVERLAP_GRID_KEYS.items():
+            value = getattr(self, name)
+            if value is not None:
+                g[key] = bool(value)
+        return g
 
 
 # the keys of a layout dict: the Layout's fields
@@ -58,6 +91,49 @@ def _int(d: dict[str, Any], key: str, default: int, minimum: int = 1) -> int:
     if v < minimum:
         raise InputError(f"layout.{key}", f"must be >= {minimum}, got {v!r}")
     return int(v)
+
+
+def _flag(d: dict[str, Any], key: str) -> bool | None:
+    v = d.get(key)
+    if v is not None and not isinstance(v, bool):
+        raise InputError(f"layout.{key}", f"must be true or false, got {v!r}")
+    return v
+
+
+def _recompute(d: dict[str, Any]) -> str:
+    recompute = d.get("recompute", "selective")
+    if recompute is True:
+        recompute = "full"
+    if recompute in (False, None):
+        recompute = "none"
+    if recompute not in RECOMPUTE_CODES:
+        raise InputError("layout.recompute", f"must be none, selective or full, got {recompute!r}")
+    return str(recompute)
+
+
+def _check_heads_and_experts(wl: Workload, tp: int, ep: int) -> None:
+    if wl.heads % tp:
+        raise InputError("layout.tp", f"TP={tp} does not divide the {wl.heads} attention heads")
+    if wl.kv_heads % tp:
+        raise InputError("layout.tp", f"TP={tp} does not divide the {wl.kv_heads} KV heads")
+    if wl.moe is None and ep > 1:
+        raise InputError("layout.ep", f"EP={ep} but the workload has no experts")
+    if wl.moe is not None and wl.moe.experts % ep:
+        raise InputError("layout.ep", f"EP={ep} does not divide the {wl.moe.experts} experts")
+
+
+def _data_parallel(d: dict[str, Any], gpus: int | None, tp: int, pp: int, cp: int, notes: list[str]) -> int:
+    if d.get("dp") is not None:
+        dp = _int(d, "dp", 1)
+        if gpus is not None and tp * pp * dp * cp != gpus:
+            raise InputError("gpus", f"{gpus} GPUs but the layout uses tp*pp*dp*cp = {tp * pp * dp * cp}")
+        return dp
+    if gpus is not None:
+        if gpus % (tp * pp * cp):
+            raise InputError("layout.dp", f"{gpus} GPUs are not divisible by tp*pp*cp = {tp * pp * cp}")
+        return gpus // (tp * pp * cp)
+    notes.append("layout without dp and no --gpus: dp = 1 assumed")
+    return 1
 
 
 def layout_from_dict(
@@ -76,48 +152,28 @@ def layout_from_dict(
     pp = _int(d, "pp", 1)
     cp = _int(d, "cp", 1)
     ep = _int(d, "ep", 1)
+    etp = _int(d, "etp", tp)
     zero = _int(d, "zero", 1, minimum=0)
     if zero > 3:
         raise InputError("layout.zero", f"must be 0-3, got {zero}")
     mb = _int(d, "micro_batch", 1)
     v = _int(d, "virtual_stages", 1)
-    recompute = d.get("recompute", "selective")
-    if recompute is True:
-        recompute = "full"
-    if recompute in (False, None):
-        recompute = "none"
-    if recompute not in RECOMPUTE_CODES:
-        raise InputError("layout.recompute", f"must be none, selective or full, got {recompute!r}")
-    sp_raw = d.get("sequence_parallel")
-    if sp_raw is not None and not isinstance(sp_raw, bool):
-        raise InputError("layout.sequence_parallel", f"must be true or false, got {sp_raw!r}")
+    recompute = _recompute(d)
+    sp_raw = _flag(d, "sequence_parallel")
     sp = bool(sp_raw) if sp_raw is not None else tp > 1
-    if wl.heads % tp:
-        raise InputError("layout.tp", f"TP={tp} does not divide the {wl.heads} attention heads")
-    if wl.kv_heads % tp:
-        raise InputError("layout.tp", f"TP={tp} does not divide the {wl.kv_heads} KV heads")
-    if wl.moe is None and ep > 1:
-        raise InputError("layout.ep", f"EP={ep} but the workload has no experts")
-    if wl.moe is not None and wl.moe.experts % ep:
-        raise InputError("layout.ep", f"EP={ep} does not divide the {wl.moe.experts} experts")
-    if d.get("dp") is not None:
-        dp = _int(d, "dp", 1)
-        if gpus is not None and tp * pp * dp * cp != gpus:
-            raise InputError("gpus", f"{gpus} GPUs but the layout uses tp*pp*dp*cp = {tp * pp * dp * cp}")
-    elif gpus is not None:
-        if gpus % (tp * pp * cp):
-            raise InputError("layout.dp", f"{gpus} GPUs are not divisible by tp*pp*cp = {tp * pp * cp}")
-        dp = gpus // (tp * pp * cp)
-    else:
-        dp = 1
-        notes.append("layout without dp and no --gpus: dp = 1 assumed")
-    if (dp * cp) % ep:
+    flags = {k: _flag(d, k) for k in OVERLAP_FLAGS}
+    _check_heads_and_experts(wl, tp, ep)
+    dp = _data_parallel(d, gpus, tp, pp, cp, notes)
+    if (tp * dp * cp) % (ep * etp):
         raise InputError(
-            "layout.ep", f"EP={ep} must divide dp*cp = {dp * cp} (experts are spread over DP ranks)"
+            "layout.ep",
+            f"EP={ep} x ETP={etp} must divide tp*dp*cp = {tp * dp * cp} (Megatron-Core folds the experts "
+            "over the ranks of the dense layers)",
         )
     if wl.seq_len % cp:
         raise InputError("layout.cp", f"CP={cp} does not divide the sequence length {wl.seq_len}")
     if pp == 1 and v > 1:
         notes.append("virtual_stages > 1 without pipeline parallelism has no effect: set to 1")
         v = 1
-    return Layout(tp, pp, dp, cp, ep, zero, mb, str(recompute), sp, v), notes
+    lay = Layout(tp, pp, dp, cp, ep, zero, mb, recompute, sp, v, etp=etp if etp != tp else None, **flags)
+    return lay, notes

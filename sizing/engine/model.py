@@ -5,9 +5,10 @@ and an infeasibility bitmask. `evaluate` (one layout) and `search` (a whole grid
 layout gets the same numbers whichever way it is asked for.
 
 The grid `g` is a dict of arrays keyed tp, pp, dp, cp, ep, zero, mb (micro-batch), rec (recompute code,
-memory.RECOMPUTE_*), sp (sequence parallel), v (virtual stages); `x` is the same dict as float arrays
-(`_inputs`). Single letters in formulas follow the papers' notation: h hidden, s sequence, L layers,
-V vocabulary.
+memory.RECOMPUTE_*), sp (sequence parallel), v (virtual stages), and optionally etp (expert tensor parallel,
+default tp) and the overlap flags tpo, ogr, opg, ppo (overlap.OVERLAP_GRID_KEYS; default: the framework
+default of the GPU); `x` is the same dict as arrays (`_inputs`). Single letters in formulas follow the
+papers' notation: h hidden, s sequence, L layers, V vocabulary.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ import numpy as np
 from . import constants as C
 from . import memory as M
 from . import timing as T
+from . import zero as Z
 from .hardware import Hardware
 from .memory import RECOMPUTE_CODES, RECOMPUTE_FULL, RECOMPUTE_NAMES, RECOMPUTE_NONE, RECOMPUTE_SELECTIVE
+from .overlap import MEGATRON_CORE_2024, framework_defaults, grid_defaults
 from .workload import Workload
 
 __all__ = [
@@ -44,12 +47,14 @@ R_NODES = 2
 R_ZERO_PP = 4
 R_BATCH = 8
 R_STAGES = 16
+R_INTERLEAVE = 32
 REASON_TEXT = {
     R_MEMORY: "does not fit memory",
     R_NODES: "needs more nodes than the offering has",
     R_ZERO_PP: "ZeRO-2/3 cannot be combined with pipeline parallelism",
     R_BATCH: "global batch too small for this data-parallel size and micro-batch",
     R_STAGES: "more pipeline stages (x virtual stages) than layers",
+    R_INTERLEAVE: "the interleaved schedule needs the micro-batches per replica to be a multiple of PP",
 }
 
 
@@ -69,23 +74,34 @@ class WorkloadShape:
         self.moe_fraction = wl.n_moe_layers / L
         self.top_k = wl.moe.top_k if wl.moe else 0
         self.experts = wl.moe.experts if wl.moe else 1
+        self.expert_ffn = wl.moe.expert_ffn_hidden if wl.moe else 0
+        imbalance = wl.moe.load_imbalance if wl.moe else None
+        self.load_imbalance = C.MOE_LOAD_IMBALANCE if imbalance is None else imbalance
         # activations: MLP intermediates per token per layer, averaged over dense and MoE layers
         per_f = 6.0 if wl.activation == "swiglu" else 4.0
         mlp_dense = per_f * wl.ffn_hidden / wl.hidden
+        fc2_dense = float(wl.ffn_hidden)
         if wl.moe:
             k = wl.moe.top_k + wl.moe.shared_experts
             mlp_moe = per_f * k * wl.moe.expert_ffn_hidden / wl.hidden
             mlp = (wl.n_dense_layers * mlp_dense + wl.n_moe_layers * mlp_moe) / L
+            fc2 = (wl.n_dense_layers * fc2_dense + wl.n_moe_layers * k * wl.moe.expert_ffn_hidden) / L
         else:
             mlp = mlp_dense
+            fc2 = fc2_dense
         self.activation_coeffs = M.activation_coefficients(wl.hidden, wl.heads, wl.kv_dim, mlp)
-        self.attention_dim = wl.heads * wl.head_dim
-        # largest layer's parameters (ZeRO-3 gathers one layer at a time)
-        self.largest_layer = wl.attention_params() + max(
-            wl.mlp_params(wl.ffn_hidden) if wl.n_dense_layers else 0.0,
-            (wl.moe.experts + wl.moe.shared_experts) * wl.mlp_params(wl.moe.expert_ffn_hidden)
-            if wl.moe
-            else 0.0,
+        self.fc2_per_h = fc2 / wl.hidden
+        self.attention_dim = wl.attention_dim
+        # elements per token that Transformer Engine casts to fp8 per layer and pass: the inputs of the QKV,
+        # output-projection, FC1 and FC2 GEMMs
+        self.fp8_cast_width = 2.0 * wl.hidden + wl.attention_dim + fc2
+        # largest layer's parameters (ZeRO-3 gathers one layer at a time): dense part (/tp) and experts
+        # (/(etp x ep))
+        dense_mlp = wl.mlp_params(wl.ffn_hidden) if wl.n_dense_layers else 0.0
+        shared = wl.moe.shared_experts * wl.mlp_params(wl.moe.expert_ffn_hidden) if wl.moe else 0.0
+        self.largest_layer_dense = wl.attention_params() + max(dense_mlp, shared)
+        self.largest_layer_experts = (
+            wl.moe.experts * wl.mlp_params(wl.moe.expert_ffn_hidden) if wl.moe else 0.0
         )
 
 
@@ -114,9 +130,19 @@ def attention_note(wl: Workload, hw: Hardware) -> str | None:
     )
 
 
-def _coeffs(shape: WorkloadShape, flash: bool) -> tuple[float, float, float]:
-    """Korthikanti activation coefficients; fused attention keeps no score term."""
+def _coeffs(wl: Workload, hw: Hardware, shape: WorkloadShape, flash: bool) -> tuple[float, float, float]:
+    """Korthikanti activation coefficients (memory.activation_coefficients) adjusted for the stack:
+    - fused attention keeps no score term;
+    - without dropout (Llama, Qwen, DeepSeek) the two dropout masks (1 byte each, nonsplit) and the
+      attention-probability mask and its output (3 of the 5 a s / h score bytes) are not stored;
+    - fp8 linear layers: Transformer Engine saves the fp8 cast of each linear layer's input for the weight
+      gradient (te.pytorch Linear / LayerNormLinear), 1 byte instead of 2 for the QKV and FC1 inputs
+      (nonsplit), the output-projection input and the FC2 input (split)."""
     a, b, score = shape.activation_coeffs
+    if not wl.dropout:
+        a, score = a - 2.0, score * 2.0 / 5.0
+    if _fp8_linears(wl, hw):
+        a, b = a - 2.0, b - 1.0 - shape.fc2_per_h
     return (a, b, 0.0) if flash else (a, b, score)
 
 
@@ -125,11 +151,17 @@ def _bf16_peak(hw: Hardware) -> float:
     return hw.gpu.bf16_tflops * 1e12
 
 
+def _fp8_linears(wl: Workload, hw: Hardware) -> bool:
+    """Whether the linear layers run in fp8: an fp8 workload on a GPU with fp8 tensor cores."""
+    return wl.precision == "fp8" and bool(hw.gpu.fp8_tflops)
+
+
 def _linear_peak(wl: Workload, hw: Hardware) -> float:
     """FLOP/s of the linear layers' GEMMs: fp8 (derated) where the workload asks for it and the GPU has
-    fp8 tensor cores, else bf16."""
-    if wl.precision == "fp8" and hw.gpu.fp8_tflops:
-        return hw.gpu.fp8_tflops * 1e12 * C.FP8_EFFICIENCY_FACTOR
+    fp8 tensor cores, else bf16. Attention BMMs, norms and the optimizer stay in bf16/fp32 (Transformer
+    Engine's fp8 recipe covers the Linear modules only)."""
+    if _fp8_linears(wl, hw):
+        return float(hw.gpu.fp8_tflops or 0.0) * 1e12 * C.FP8_EFFICIENCY_FACTOR
     return _bf16_peak(hw)
 
 
@@ -153,21 +185,27 @@ def _recomputed(mode: Any, flash: bool, attention: Any, linear: Any) -> Any:
     )
 
 
-def _inputs(g: dict[str, Any]) -> dict[str, Any]:
+def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
+    """The grid as float arrays; missing keys take defaults (etp = tp; the overlap flags the framework
+    default of the GPU)."""
     f = np.float64
     tp = np.asarray(g["tp"], dtype=f)
-    return {
+    out = {
         "tp": tp,
         "pp": np.asarray(g["pp"], dtype=f),
         "dp": np.asarray(g["dp"], dtype=f),
         "cp": np.asarray(g["cp"], dtype=f),
         "ep": np.asarray(g["ep"], dtype=f),
+        "etp": np.asarray(g["etp"], dtype=f) if "etp" in g else tp,
         "zero": np.asarray(g["zero"]),
         "mb": np.asarray(g["mb"], dtype=f),
         "rec": np.asarray(g["rec"]),
         "sp": np.asarray(g["sp"], dtype=bool) & (tp > 1),
         "v": np.asarray(g["v"], dtype=f),
     }
+    for key, default in defaults.items():
+        out[key] = np.asarray(g.get(key, default), dtype=bool)
+    return out
 
 
 @dataclass(frozen=True)
@@ -182,9 +220,10 @@ class StageMemory:
     dense_local: Any  # dense parameters held by one GPU before ZeRO (with the embedding)
     expert_local: Any  # routed-expert parameters held by one GPU before ZeRO
     seq_local: Any  # sequence share of one GPU under context parallelism
-    weight_bytes: Any
+    weight_bytes: Any  # this GPU's share of the weights (partitioned under ZeRO-3)
     grad_bytes: Any
     optimizer_bytes: Any
+    gathered_bytes: Any  # ZeRO-3: parameters gathered for the layers being computed (own line)
     activation_bytes: Any
     overhead_bytes: Any
     total_bytes: Any
@@ -195,7 +234,7 @@ def _memory(
 ) -> StageMemory:
     """Per-GPU memory of the most loaded (first) stage: most layers + embedding + most micro-batches in
     flight; plus the layout counts the rest of the model needs."""
-    tp, pp, dp, cp, ep, zero = x["tp"], x["pp"], x["dp"], x["cp"], x["ep"], x["zero"]
+    tp, pp, dp, cp, ep, etp, zero = x["tp"], x["pp"], x["dp"], x["cp"], x["ep"], x["etp"], x["zero"]
     mb, mode, sp, v = x["mb"], x["rec"], x["sp"], x["v"]
     h = float(wl.hidden)
     s = float(wl.seq_len)
@@ -204,23 +243,28 @@ def _memory(
     n_layers = np.ceil(float(wl.layers) / pp)  # most loaded stage (uneven stages allowed)
     embedding_local = float(wl.vocab) * h / tp
     dense_local = n_layers * shape.dense_per_layer / tp + embedding_local
-    expert_local = n_layers * shape.expert_per_layer / (tp * ep)
     shards = dp * cp
     weights, grads, optimizer = M.model_state_bytes(dense_local, shards, zero, convention)
+    gathered = np.where(zero >= 3, 4.0 * shape.largest_layer_dense / tp, 0.0)  # DeepSpeed estimator, cal §3
     if shape.expert_per_layer > 0:
-        expert_states = M.model_state_bytes(expert_local, np.maximum(shards / ep, 1.0), zero, convention)
+        # experts fold over the dense ranks: EP x ETP hold one copy, replicated over tp*dp*cp / (ep*etp)
+        expert_local = n_layers * shape.expert_per_layer / (etp * ep)
+        expert_shards = np.maximum(tp * shards / (ep * etp), 1.0)
+        expert_states = M.model_state_bytes(expert_local, expert_shards, zero, convention)
         weights, grads, optimizer = (
             weights + expert_states[0],
             grads + expert_states[1],
             optimizer + expert_states[2],
         )
-    weights = weights + np.where(zero >= 3, 4.0 * shape.largest_layer / tp, 0.0)  # ZeRO-3 gather buffer
+        gathered = gathered + np.where(zero >= 3, 4.0 * shape.largest_layer_experts / (etp * ep), 0.0)
+    else:
+        expert_local = 0.0
     seq_local = s / cp
-    coeffs = _coeffs(shape, uses_flash_attention(wl, hw))
+    coeffs = _coeffs(wl, hw, shape, uses_flash_attention(wl, hw))
     act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)
     activations = act_layer * n_layers * M.in_flight_factor(pp, v, micro)
     states = weights + grads + optimizer
-    overhead = M.overhead_bytes(states + activations)
+    overhead = M.overhead_bytes(states + gathered + activations)
     return StageMemory(
         gpus=gpus,
         nodes=np.ceil(gpus / hw.gpus_per_node),
@@ -232,24 +276,29 @@ def _memory(
         weight_bytes=weights,
         grad_bytes=grads,
         optimizer_bytes=optimizer,
+        gathered_bytes=gathered,
         activation_bytes=activations,
         overhead_bytes=overhead,
-        total_bytes=states + activations + overhead,
+        total_bytes=states + gathered + activations + overhead,
     )
 
 
 def _reasons(wl: Workload, hw: Hardware, x: dict[str, Any], memory: StageMemory) -> Any:
     """Infeasibility bit flags (uint8). Each test runs on its operands' own (broadcastable) shape; only the
-    memory test is full-size."""
-    pp, dp, mb, v, zero = x["pp"], x["dp"], x["mb"], x["v"], x["zero"]
+    memory test is full-size. ZeRO-2/3 with pipeline stages is not a reason: FSDP2 runs it (NeMo AutoModel,
+    torchtitan); the search does not offer it (Megatron and DeepSpeed do not support it)."""
+    pp, dp, mb, v = x["pp"], x["dp"], x["mb"], x["v"]
     grid_shape = np.broadcast_shapes(*(np.shape(a) for a in x.values()), np.shape(memory.total_bytes))
     u8 = np.uint8
     reasons = np.zeros(grid_shape, dtype=u8)
     reasons |= (memory.total_bytes > hw.hbm_bytes).astype(u8) * u8(R_MEMORY)
     reasons |= (memory.nodes > hw.max_nodes).astype(u8) * u8(R_NODES)
-    reasons |= ((zero >= 2) & (pp > 1)).astype(u8) * u8(R_ZERO_PP)
     reasons |= (dp * mb > wl.global_batch).astype(u8) * u8(R_BATCH)
     reasons |= (pp * v > wl.layers).astype(u8) * u8(R_STAGES)
+    # Megatron's interleaved schedule runs micro-batches in groups of p (schedules.py: "number of
+    # microbatches is not divisible by pipeline-parallel size when using interleaved schedule")
+    if np.any(v > 1):
+        reasons |= ((v > 1) & (np.mod(memory.micro_batches, pp) != 0)).astype(u8) * u8(R_INTERLEAVE)
     return reasons
 
 
@@ -262,6 +311,7 @@ class LayerCompute:
     compute: Any  # forward and backward GEMMs
     recompute: Any  # forward work run again in the backward pass
     membound: Any  # memory-bound elementwise work
+    linear_gemms: Any  # the linear layers' GEMMs of compute + recompute (what TP overlap can hide behind)
 
 
 def _linear_forward(
@@ -274,10 +324,16 @@ def _linear_forward(
     dense = shape.matmul_active_per_layer - shape.routed_active_per_layer
     forward = 2.0 * tokens * dense / tp / (peak * gemm_efficiency)
     if shape.routed_active_per_layer > 0:
-        # a routed expert GEMM has tokens x top_k x ep / experts rows (the all-to-all brings it the tokens of
-        # its EP group): the same saturating curve, so small EP means small, inefficient expert GEMMs
-        expert_efficiency = T.gemm_efficiency(hw, tokens * shape.top_k * x["ep"] / shape.experts * h * h / tp)
-        forward = forward + 2.0 * tokens * shape.routed_active_per_layer / tp / (peak * expert_efficiency)
+        # a local expert's GEMM has (tokens / tp) x ep x etp x top_k / experts rows (the all-to-all brings it
+        # the routed tokens of its EP x ETP group) by hidden x expert_ffn / etp: the same saturating curve at
+        # that size, times the grouped-GEMM share; the busiest rank has load_imbalance x the mean rows
+        rows = tokens / tp * x["ep"] * x["etp"] * shape.top_k / shape.experts
+        expert_efficiency = C.GROUPED_GEMM_EFFICIENCY * T.gemm_efficiency(
+            hw, rows * h * shape.expert_ffn / x["etp"]
+        )
+        forward = forward + shape.load_imbalance * 2.0 * tokens * shape.routed_active_per_layer / tp / (
+            peak * expert_efficiency
+        )
     return forward
 
 
@@ -285,17 +341,28 @@ def _membound(
     wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], seq_local: Any, flash: bool
 ) -> Any:
     """Seconds of memory-bound elementwise work per layer, proportional to the activations it touches
-    (constants.MEMBOUND_FACTOR): 3 passes, 4 with full recompute; selective rereads the scores it drops."""
+    (constants.MEMBOUND_FACTOR): 3 passes, 4 with full recompute; selective rereads the scores it drops.
+    MoE layers add the router and the token permutation (constants.MOE_*); fp8 layers the casts of the
+    linear layers' inputs and output gradients (constants.FP8_CAST_BYTES)."""
     tp, mb, mode = x["tp"], x["mb"], x["rec"]
     h, s = float(wl.hidden), float(wl.seq_len)
-    coeffs = _coeffs(shape, flash)
+    coeffs = _coeffs(wl, hw, shape, flash)
     act_none = M.activation_bytes_per_layer(
         seq_local, mb, wl.hidden, coeffs, tp, x["sp"], RECOMPUTE_NONE, seq_full=s
     )
     act_scores = seq_local * mb * h * coeffs[2] * s / tp  # the score term selective drops (keys: s)
-    passes = 3.0 + (mode == RECOMPUTE_FULL)
-    touched = passes * act_none + (mode == RECOMPUTE_SELECTIVE) * act_scores
-    return C.MEMBOUND_FACTOR * touched / _hbm_bytes_per_s(hw)
+    full = mode == RECOMPUTE_FULL
+    passes = 3.0 + full
+    touched = C.MEMBOUND_FACTOR * (passes * act_none + (mode == RECOMPUTE_SELECTIVE) * act_scores)
+    tokens_per_gpu = seq_local * mb / tp  # sequence-parallel share entering the MoE dispatcher
+    if shape.moe_fraction > 0:
+        routed = tokens_per_gpu * shape.top_k * h * C.MOE_PERMUTE_BYTES * (2.0 + full)
+        router = tokens_per_gpu * shape.experts * C.MOE_ROUTER_BYTES * (2.0 + full)
+        touched = touched + shape.moe_fraction * (routed + router)
+    if _fp8_linears(wl, hw):
+        # forward input casts (twice with full recompute) and backward output-gradient casts
+        touched = touched + tokens_per_gpu * shape.fp8_cast_width * C.FP8_CAST_BYTES * (2.0 + full)
+    return touched / _hbm_bytes_per_s(hw)
 
 
 def _layer_compute(
@@ -309,89 +376,117 @@ def _layer_compute(
     linear_forward = _linear_forward(wl, hw, shape, x, tokens, gemm_efficiency)
     attention_forward = 4.0 * tokens * s * shape.attention_dim / tp / (_bf16_peak(hw) * gemm_efficiency)
     flash = uses_flash_attention(wl, hw)
+    recompute = _recomputed(x["rec"], flash, attention_forward, linear_forward)
     return LayerCompute(
         tokens=tokens,
         gemm_efficiency=gemm_efficiency,
         compute=3.0 * (linear_forward + attention_forward),
-        recompute=_recomputed(x["rec"], flash, attention_forward, linear_forward),
+        recompute=recompute,
         membound=_membound(wl, hw, shape, x, memory.seq_local, flash),
+        linear_gemms=linear_forward * (3.0 + (x["rec"] == RECOMPUTE_FULL)),
     )
 
 
 @dataclass(frozen=True)
 class LayerComm:
     """Exposed communication seconds per micro-batch on one GPU (arrays over the grid): per layer for
-    TP, CP and EP, per stage boundary for PP."""
+    TP, CP and EP, per stage boundary for PP (blocking sends), and the per-iteration pipeline-send chain of
+    an overlapped interleaved schedule."""
 
     tp: Any
     cp: Any
     ep: Any
     pp: Any
+    pp_chain: Any  # per iteration
     tp_crosses_nodes: Any
 
 
-def _tensor_parallel_comm(hw: Hardware, x: dict[str, Any], activation_msg: Any) -> tuple[Any, Any]:
-    """(seconds per layer, whether the TP group crosses nodes): 2 all-reduces forward, 2 backward, 2 more
-    in the recomputed forward."""
-    tp = x["tp"]
+def _tensor_parallel_comm(
+    hw: Hardware, x: dict[str, Any], activation_msg: Any, linear_gemms: Any
+) -> tuple[Any, Any]:
+    """(exposed seconds per layer, whether the TP group crosses the scale-up domain): 2 all-reduces
+    forward, 2 backward, 2 more in the recomputed forward; with sequence parallelism each is an all-gather
+    + reduce-scatter (same bytes, twice the start-up). With tp_comm_overlap (Transformer Engine userbuffers,
+    which needs sequence parallelism and a TP group inside the NVLink domain) they run under the linear
+    layers' GEMMs in chunks: exposed is what the GEMMs cannot cover, and at least the first/last chunk
+    (constants.TP_OVERLAP_PIPELINE_SPLITS)."""
+    tp, sp = x["tp"], x["sp"]
     collectives = 4.0 + 2.0 * (x["rec"] == RECOMPUTE_FULL)
-    bw, alpha, crosses = T.group_link(hw, 1.0, tp)
-    # sequence parallelism: all-gather + reduce-scatter in place of each all-reduce: same bytes, 2x alpha
-    one = T.collective_time(T.ALL_REDUCE, tp, activation_msg, bw, np.where(x["sp"], 2.0 * alpha, alpha))
-    return collectives * one, crosses
+    bw, steps, crosses = T.group_link(hw, 1.0, tp)
+    all_reduce = T.collective_time(T.ALL_REDUCE, tp, activation_msg, bw, steps)
+    gather_scatter = 2.0 * T.collective_time(T.ALL_GATHER, tp, activation_msg, bw, steps)
+    comm = collectives * np.where(sp, gather_scatter, all_reduce)
+    # userbuffers move data over NVLink (CUDA IPC / multi-node NVLink): no overlap for a TP group that
+    # leaves the scale-up domain
+    overlap = x["tpo"] & sp & ~crosses
+    if not np.any(overlap):
+        return comm, crosses
+    unhidden = (1.0 / tp + 1.0 / C.TP_OVERLAP_PIPELINE_SPLITS) / 2.0
+    overlapped = np.maximum(comm - linear_gemms, unhidden * comm)
+    return np.where(overlap, overlapped, comm), crosses
 
 
 def _context_parallel_comm(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: Any) -> Any:
     """Seconds per layer of the K/V all-gathers of context parallelism (the part not hidden)."""
     tp, cp = x["tp"], x["cp"]
-    bw, alpha, _ = T.group_link(hw, tp, cp)
+    if not np.any(cp > 1):
+        return 0.0
+    bw, steps, _ = T.group_link(hw, tp, cp)
     kv_msg = 2.0 * tokens * wl.kv_dim * 2.0 / tp
     return (
         (1.0 - C.CP_OVERLAP)
         * (2.0 + (x["rec"] == RECOMPUTE_FULL))
-        * T.collective_time(T.ALL_GATHER, cp, kv_msg, bw, alpha)
+        * T.collective_time(T.ALL_GATHER, cp, kv_msg, bw, steps)
     )
 
 
 def _expert_parallel_comm(
     wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], tokens: Any
 ) -> Any:
-    """Seconds per layer (averaged over dense and MoE layers) of the token all-to-alls (the part not
-    hidden)."""
+    """Seconds per layer (averaged over dense and MoE layers) of the token all-to-alls, dispatch and
+    combine, forward and backward (+ the recomputed forward): every token's top_k copies of the hidden
+    vector in bf16 over the EP group (stride etp), the busiest rank carrying load_imbalance x the mean."""
     tp = x["tp"]
     if shape.moe_fraction <= 0:
         return np.zeros_like(tp)
-    ep = x["ep"]
-    bw, alpha, _ = T.group_link(hw, tp * x["cp"], ep)
-    a2a_msg = tokens * shape.top_k * float(wl.hidden) * 2.0 / tp
+    a2a_bytes = shape.load_imbalance * tokens / tp * shape.top_k * float(wl.hidden) * 2.0
     n_a2a = 4.0 + 2.0 * (x["rec"] == RECOMPUTE_FULL)
-    return (
-        (1.0 - C.EP_OVERLAP)
-        * shape.moe_fraction
-        * n_a2a
-        * T.collective_time(T.ALL_GATHER, ep, a2a_msg, bw, alpha)
-    )
+    hierarchical = framework_defaults(hw) is MEGATRON_CORE_2024  # DeepEP/HybridEP dispatch on Hopper+
+    one = T.all_to_all_time(hw, x["etp"], x["ep"], a2a_bytes, shape.top_k, hierarchical)
+    return (1.0 - C.EP_OVERLAP) * shape.moe_fraction * n_a2a * one
 
 
-def _pipeline_comm(hw: Hardware, x: dict[str, Any], activation_msg: Any) -> Any:
-    """Seconds per micro-batch of the activations sent between stages (the part not hidden)."""
-    tp, pp = x["tp"], x["pp"]
-    bw, alpha, _ = T.group_link(hw, tp * x["cp"] * x["dp"], np.minimum(pp, 2.0))
-    msg = activation_msg / tp  # Megatron scatter/gather optimisation: each TP rank sends 1/tp
-    return np.where(pp > 1, (1.0 - C.PP_OVERLAP) * 2.0 * x["v"] * (alpha + msg / bw), 0.0)
+def _pipeline_comm(hw: Hardware, x: dict[str, Any], activation_msg: Any) -> tuple[Any, Any]:
+    """(seconds per micro-batch, seconds per iteration) of the activations sent between stages.
+
+    Blocking sends (1F1B, or interleaved without overlap_p2p_comm): 2 v transfers per micro-batch on the
+    critical path. With overlap_p2p_comm (Megatron-Core's interleaved schedule posts the sends/receives
+    asynchronously and waits one step later) a transfer delays only the chain of dependent chunks: 2 (p v - 1)
+    transfers per iteration, independent of the micro-batch count (a discrete-event simulation of the
+    schedule's order, docs/MODEL.md). Each TP rank sends 1/tp (Megatron's scatter/gather optimisation)."""
+    tp, pp, v = x["tp"], x["pp"], x["v"]
+    bw, _, crosses = T.group_link(hw, tp * x["cp"] * x["dp"], np.minimum(pp, 2.0))
+    one = T.send_recv_time(hw, activation_msg / tp, bw, crosses)
+    overlapped = x["ppo"] & (v > 1)
+    per_micro_batch = np.where((pp > 1) & ~overlapped, 2.0 * v * one, 0.0)
+    chain = np.where((pp > 1) & overlapped, 2.0 * (pp * v - 1.0) * one, 0.0)
+    return per_micro_batch, chain
 
 
 def _layer_comm(
-    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], tokens: Any
+    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], compute: LayerCompute
 ) -> LayerComm:
     """Communication per layer (TP, CP, EP) and per stage boundary (PP) per micro-batch."""
+    tokens = compute.tokens
     activation_msg = tokens * float(wl.hidden) * 2.0  # bf16 activations of one micro-batch
-    tp, tp_crosses = _tensor_parallel_comm(hw, x, activation_msg)
+    tp, tp_crosses = _tensor_parallel_comm(hw, x, activation_msg, compute.linear_gemms)
+    pp, chain = _pipeline_comm(hw, x, activation_msg)
     return LayerComm(
         tp=tp,
         cp=_context_parallel_comm(wl, hw, x, tokens),
         ep=_expert_parallel_comm(wl, hw, shape, x, tokens),
-        pp=_pipeline_comm(hw, x, activation_msg),
+        pp=pp,
+        pp_chain=chain,
         tp_crosses_nodes=tp_crosses & (x["tp"] > 1),
     )
 
@@ -413,7 +508,7 @@ class StageTimes:
 
 def _output_layer_time(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: Any) -> Any:
     """Seconds of the output layer (logits) per micro-batch, forward and backward; it is not recomputed
-    (cal §2, eq. 3's V/16lh term)."""
+    (cal §2, eq. 3's V/16lh term). It stays in bf16 under fp8 (Megatron keeps the output layer in bf16)."""
     h, V = float(wl.hidden), float(wl.vocab)
     tp = x["tp"]
     forward = 2.0 * tokens * h * V / tp / (_bf16_peak(hw) * T.gemm_efficiency(hw, tokens * h * V / tp))
@@ -430,7 +525,8 @@ def _stage_times(
 ) -> StageTimes:
     """Stage time per micro-batch: the slowest stage sets the pace. The last stage holds the output
     layer; it can give up the `slack` layers the uneven split leaves it, and binds only if it is still the
-    slowest."""
+    slowest. The bubble is (p - 1) / v of it: exact for Megatron's interleaved 1F1B order at any m that is a
+    multiple of p when the sends cost nothing (the same simulation); what the sends add is in `pp`."""
     pp, n_layers = x["pp"], memory.layers_per_stage
     slack = n_layers * pp - float(wl.layers)  # layers the last stage can give up
     logits = _output_layer_time(wl, hw, x, compute.tokens)
@@ -458,80 +554,6 @@ def _stage_times(
     )
 
 
-def _dp_group_times(
-    hw: Hardware, stride: Any, n: Any, grads: Any, params: Any, units: Any
-) -> tuple[Any, Any, Any, Any]:
-    """Over one data-parallel group of n ranks `stride` apart: (all-reduce of the gradients, their
-    reduce-scatter, one bucketed all-gather of the parameters, the same gather as `units` per-layer
-    collectives)."""
-    bw, alpha, _ = T.group_link(hw, stride, n)
-    all_reduce = T.collective_time(T.ALL_REDUCE, n, grads, bw, alpha)
-    reduce_scatter = T.collective_time(T.ALL_GATHER, n, grads, bw, alpha)
-    all_gather = T.collective_time(T.ALL_GATHER, n, params, bw, alpha)
-    gather_by_layer = all_gather + np.where(n > 1, alpha * (units - 1.0), 0.0)
-    return all_reduce, reduce_scatter, all_gather, gather_by_layer
-
-
-def _dp_comm(
-    hw: Hardware,
-    shape: WorkloadShape,
-    x: dict[str, Any],
-    memory: StageMemory,
-    stage_compute: Any,
-    stage_recompute: Any,
-) -> tuple[Any, Any]:
-    """Data-parallel traffic per iteration (total, exposed) by ZeRO stage; docs/MODEL.md "ZeRO traffic".
-
-    ZeRO-0/1 (and Megatron's distributed optimizer): one gradient all-reduce (reduce-scatter + all-gather,
-    same bytes) per step, after the gradients of all micro-batches are accumulated unsharded.
-    ZeRO-2: gradients are kept sharded, so they are reduce-scattered every micro-batch (DeepSpeed engine
-    `allreduce_gradients`: "ZeRO stage >= 2 communicates during non gradient accumulation boundaries as
-    well") and the updated bf16 parameters all-gathered once per step.
-    ZeRO-3: per micro-batch an all-gather of the stage's parameters in the forward and again in the backward
-    (one collective per layer) plus the gradient reduce-scatter; no per-step gather. With one micro-batch
-    that is 3 x (n-1)/n x the parameter bytes = 1.5x an all-reduce, the ZeRO paper's figure (cal §3).
-    Gradient traffic hides DP_OVERLAP of itself behind the backward pass; ZeRO-3 gathers hide at most
-    ZERO3_PREFETCH_OVERLAP of themselves and never more than the compute of their pass.
-    Expert parameters are reduced/gathered over the expert-data-parallel group (dp*cp/ep ranks).
-    """
-    tp, ep, zero = x["tp"], x["ep"], x["zero"]
-    dp_ranks = x["dp"] * x["cp"]
-    micro, n_layers = memory.micro_batches, memory.layers_per_stage
-    dense_local, expert_local = memory.dense_local, memory.expert_local
-    units = n_layers + 1.0  # FSDP/DeepSpeed gather layer by layer (+ the embedding): one alpha per unit
-    times = list(
-        _dp_group_times(
-            hw, tp, dp_ranks, C.GRAD_COMM_BYTES * dense_local, C.PARAM_GATHER_BYTES * dense_local, units
-        )
-    )
-    if shape.expert_per_layer > 0:
-        expert_times = _dp_group_times(
-            hw,
-            tp * ep,
-            np.maximum(dp_ranks / ep, 1.0),
-            C.GRAD_COMM_BYTES * expert_local,
-            C.PARAM_GATHER_BYTES * expert_local,
-            n_layers * shape.moe_fraction,
-        )
-        times = [dense + expert for dense, expert in zip(times, expert_times, strict=True)]
-    all_reduce, reduce_scatter, all_gather, gather_by_layer = times
-    keep = 1.0 - C.DP_OVERLAP
-    # ZeRO-3: forward gathers overlap the forward compute (1/3 of the GEMM time), backward gathers the
-    # backward (2/3) and its recomputation
-    forward_busy = stage_compute / 3.0
-    backward_busy = 2.0 * stage_compute / 3.0 + stage_recompute
-    f = C.ZERO3_PREFETCH_OVERLAP
-    zero3_gathers_exposed = (gather_by_layer - np.minimum(f * gather_by_layer, forward_busy)) + (
-        gather_by_layer - np.minimum(f * gather_by_layer, backward_busy)
-    )
-    zero3_total = micro * (2.0 * gather_by_layer + reduce_scatter)
-    zero3_exposed = micro * (zero3_gathers_exposed + keep * reduce_scatter)
-    zero2_total = micro * reduce_scatter + all_gather
-    total = np.where(zero >= 3, zero3_total, np.where(zero == 2, zero2_total, all_reduce))
-    exposed = np.where(zero >= 3, zero3_exposed, keep * np.where(zero == 2, zero2_total, all_reduce))
-    return total, exposed
-
-
 @dataclass(frozen=True)
 class IterationTimes:
     """Seconds per iteration (arrays over the grid)."""
@@ -540,24 +562,53 @@ class IterationTimes:
     dp_exposed: Any  # data-parallel traffic not hidden behind compute
     dp_total: Any
     optimizer_step: Any
+    sync: Any  # waiting for the slowest data-parallel replica
+
+
+def _sync_wait(x: dict[str, Any], micro_batches: Any, per_micro_batch: Any) -> Any:
+    """Expected wait for the slowest of R = dp replicas at the optimizer step, each replica's step being m
+    micro-batches with independent relative jitter SYNC_JITTER: SYNC_JITTER x t_mb x sqrt(m) x sqrt(2 ln R)
+    (constants.SYNC_JITTER)."""
+    replicas = np.maximum(x["dp"], 1.0)
+    return C.SYNC_JITTER * per_micro_batch * np.sqrt(micro_batches * 2.0 * np.log(replicas))
 
 
 def _iteration_times(
-    hw: Hardware, shape: WorkloadShape, x: dict[str, Any], memory: StageMemory, stage: StageTimes
+    hw: Hardware,
+    shape: WorkloadShape,
+    x: dict[str, Any],
+    memory: StageMemory,
+    stage: StageTimes,
+    pp_chain: Any,
 ) -> IterationTimes:
-    """Per iteration: every micro-batch through the binding stage, the bubble, the exposed data-parallel
-    traffic and the optimizer step (memory-bound: ADAM_STEP_BYTES_PER_PARAM per local parameter)."""
+    """Per iteration: every micro-batch through the binding stage, the bubble, the pipeline-send chain,
+    the exposed data-parallel traffic, the wait for the slowest replica and the optimizer step
+    (memory-bound: ADAM_STEP_BYTES_PER_PARAM per local parameter)."""
     zero = x["zero"]
-    dp_total, dp_exposed = _dp_comm(hw, shape, x, memory, stage.compute, stage.recompute)
-    optimizer_params = (memory.dense_local + memory.expert_local) / np.where(
-        zero >= 1, x["dp"] * x["cp"], 1.0
+    micro = memory.micro_batches
+    dp_total, dp_exposed = Z.data_parallel_times(
+        hw,
+        x,
+        micro,
+        memory.layers_per_stage,
+        memory.dense_local,
+        memory.expert_local,
+        shape.moe_fraction,
+        forward_mb=stage.compute / 3.0,
+        backward_mb=2.0 * stage.compute / 3.0 + stage.recompute,
     )
+    optimizer_params = memory.dense_local / np.where(zero >= 1, x["dp"] * x["cp"], 1.0)
+    if shape.moe_fraction > 0:
+        expert_shards = np.maximum(x["tp"] * x["dp"] * x["cp"] / (x["ep"] * x["etp"]), 1.0)
+        optimizer_params = optimizer_params + memory.expert_local / np.where(zero >= 1, expert_shards, 1.0)
     optimizer_step = optimizer_params * C.ADAM_STEP_BYTES_PER_PARAM / _hbm_bytes_per_s(hw)
+    sync = _sync_wait(x, micro, stage.per_micro_batch)
     return IterationTimes(
-        total=memory.micro_batches * stage.per_micro_batch + stage.bubble + dp_exposed + optimizer_step,
+        total=micro * stage.per_micro_batch + stage.bubble + pp_chain + dp_exposed + optimizer_step + sync,
         dp_exposed=dp_exposed,
         dp_total=dp_total,
         optimizer_step=optimizer_step,
+        sync=sync,
     )
 
 
@@ -598,13 +649,14 @@ class GridModel:
         self.hw = hw
         self.convention = convention
         self.shape = shape or WorkloadShape(wl)
+        self.defaults = grid_defaults(hw)
 
     def feasible_subgrid(self, g: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
         """Memory and the other constraints over the whole broadcast grid `g`; returns (reasons with the
         grid's shape, flat indices of the feasible layouts, `g` restricted to them as 1-D arrays). The search
         runs the time model on the feasible layouts only (about a third of the grid)."""
         wl, hw = self.wl, self.hw
-        x = _inputs(g)
+        x = _inputs(g, self.defaults)
         reasons = _reasons(wl, hw, x, _memory(wl, hw, self.shape, x, self.convention))
         idx = np.flatnonzero(reasons == 0)
         if reasons.ndim != 2:
@@ -624,14 +676,14 @@ class GridModel:
         return reasons, idx, sub
 
     def evaluate(self, g: dict[str, Any]) -> dict[str, Any]:
-        """Memory and time for every layout in `g` (keys tp, pp, dp, cp, ep, zero, mb, rec, sp, v)."""
+        """Memory and time for every layout in `g` (keys: see the module docstring)."""
         wl, hw, shape = self.wl, self.hw, self.shape
-        x = _inputs(g)
+        x = _inputs(g, self.defaults)
         memory = _memory(wl, hw, shape, x, self.convention)
         compute = _layer_compute(wl, hw, shape, x, memory)
-        comm = _layer_comm(wl, hw, shape, x, compute.tokens)
+        comm = _layer_comm(wl, hw, shape, x, compute)
         stage = _stage_times(wl, hw, x, memory, compute, comm)
-        iteration = _iteration_times(hw, shape, x, memory, stage)
+        iteration = _iteration_times(hw, shape, x, memory, stage, comm.pp_chain)
         micro = memory.micro_batches
         return {
             "gpus": memory.gpus,
@@ -641,18 +693,20 @@ class GridModel:
             "mem_weights": memory.weight_bytes,
             "mem_grads": memory.grad_bytes,
             "mem_optimizer": memory.optimizer_bytes,
+            "mem_gathered": memory.gathered_bytes,
             "mem_activations": memory.activation_bytes,
             "mem_overhead": memory.overhead_bytes,
             "mem_total": memory.total_bytes,
             "t_compute": micro * stage.compute,
             "t_recompute": micro * stage.recompute,
             "t_tp": micro * stage.tp,
-            "t_pp": micro * stage.pp,
+            "t_pp": micro * stage.pp + comm.pp_chain,
             "t_dp": iteration.dp_exposed,
             "t_dp_total": iteration.dp_total,
             "t_ep": micro * stage.ep,
             "t_cp": micro * stage.cp,
             "t_bubble": stage.bubble,
+            "t_sync": iteration.sync,
             "t_other": micro * stage.other + iteration.optimizer_step,
             "iteration": iteration.total,
             **_throughput(wl, hw, shape, x, memory.gpus, iteration.total),

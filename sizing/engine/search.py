@@ -34,6 +34,7 @@ from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout
 from .model import (
     R_BATCH,
+    R_INTERLEAVE,
     R_MEMORY,
     R_NODES,
     R_STAGES,
@@ -46,6 +47,7 @@ from .model import (
     GridModel,
     uses_flash_attention,
 )
+from .overlap import default_optimizer, framework_defaults, framework_note, optimizer_note
 from .workload import Workload
 
 OBJECTIVES = ("fastest", "cheapest", "cheapest-within-deadline")
@@ -53,6 +55,7 @@ REASON_ORDER = [
     (R_NODES, "needs more nodes than the offering has"),
     (R_BATCH, "global batch too small for this data-parallel size and micro-batch"),
     (R_STAGES, "more pipeline stages than layers"),
+    (R_INTERLEAVE, "interleaving with micro-batches not a multiple of PP"),
     (R_ZERO_PP, "ZeRO-2/3 with pipeline parallelism"),
     (R_MEMORY, "does not fit memory"),
 ]
@@ -64,7 +67,7 @@ LOST_BY_OBJECTIVE = {
 }
 NOT_EVALUATED = "dominated (same time, more memory) or unsupported ZeRO stage, not evaluated"
 ZERO_STAGES = (0, 1, 2, 3)
-STRUCTURE_KEYS = ("tp", "cp", "pp", "dp", "ep")
+STRUCTURE_KEYS = ("tp", "cp", "pp", "dp", "ep", "etp")
 GridRef = tuple[int, int, int]  # (block, structure row in the block, option column)
 Block = tuple[np.ndarray, dict[str, np.ndarray]]  # (indices into the structures, option arrays)
 
@@ -115,8 +118,10 @@ def fills_node_first(wl: Workload, hw: Hardware, tp: Any, cp: Any, ep: Any, pp: 
 
 
 def structures(wl: Workload, hw: Hardware, gpu_counts: list[int]) -> dict[str, np.ndarray]:
-    """All (tp, cp, pp, dp, ep) with tp*cp*pp*dp equal to one of the GPU counts (vectorised over pp and
-    GPU counts)."""
+    """All (tp, cp, pp, dp, ep, etp) with tp*cp*pp*dp equal to one of the GPU counts (vectorised over pp and
+    GPU counts). Experts fold over the dense ranks (Megatron-Core expert tensor parallelism): EP x ETP must
+    divide tp*dp*cp, with ETP = TP (experts split like the dense layers) or, with TP > 1, ETP = 1 (whole
+    experts per rank, the setting NVIDIA's MoE recipes use)."""
     tps = tp_degrees(wl, hw)
     cps = [1]
     if wl.seq_len >= 8192:
@@ -124,20 +129,24 @@ def structures(wl: Workload, hw: Hardware, gpu_counts: list[int]) -> dict[str, n
     eps = [1] if wl.moe is None else _pow2_divisors(wl.moe.experts, 256)
     counts = np.asarray(sorted(set(gpu_counts)), dtype=np.int64)
     pps = np.arange(1, min(wl.layers, C.SEARCH_MAX_PP) + 1, dtype=np.int64)
-    cols: dict[str, list[np.ndarray]] = {k: [] for k in ("tp", "cp", "pp", "dp", "ep")}
+    cols: dict[str, list[np.ndarray]] = {k: [] for k in STRUCTURE_KEYS}
     for tp, cp in itertools.product(tps, cps):
         G, P = np.meshgrid(counts, pps, indexing="ij")
         ok = (G % (tp * cp * P)) == 0
         g, p = G[ok], P[ok]
         dp = g // (tp * cp * p)
-        for ep in eps:
-            sel = (dp * cp) % ep == 0
+        etps = (tp, 1) if wl.moe is not None and tp > 1 else (tp,)
+        for ep, etp in itertools.product(eps, etps):
+            if ep == 1 and etp != tp:
+                continue
+            sel = (tp * dp * cp) % (ep * etp) == 0
             n = int(sel.sum())
             cols["tp"].append(np.full(n, tp))
             cols["cp"].append(np.full(n, cp))
             cols["pp"].append(p[sel])
             cols["dp"].append(dp[sel])
             cols["ep"].append(np.full(n, ep))
+            cols["etp"].append(np.full(n, etp))
     return {k: (np.concatenate(v) if v else np.zeros(0, dtype=np.int64)) for k, v in cols.items()}
 
 
@@ -214,8 +223,9 @@ class _Space:
         block, row, column = ref
         rows, options = self.blocks[block]
         s = rows[row]
-        return Layout(
-            tp=int(self.structs["tp"][s]),
+        tp, etp = int(self.structs["tp"][s]), int(self.structs["etp"][s])
+        lay = Layout(
+            tp=tp,
             pp=int(self.structs["pp"][s]),
             dp=int(self.structs["dp"][s]),
             cp=int(self.structs["cp"][s]),
@@ -225,7 +235,10 @@ class _Space:
             recompute=RECOMPUTE_NAMES[int(options["rec"][column])],
             sequence_parallel=bool(options["sp"][column]),
             virtual_stages=int(options["v"][column]),
+            etp=None if etp == tp else etp,
         )
+        # the search does not toggle the overlap settings: it evaluates the framework default of the GPU
+        return lay.with_overlap(framework_defaults(self.hw))
 
 
 def _search_space(
@@ -456,11 +469,10 @@ def _closest_infeasible(space: _Space, faults: FaultModel, notes: list[str]) -> 
 
 
 def _answer(
-    space: _Space, faults: FaultModel, scan: _Scan, picks: list[GridRef], top: int
+    space: _Space, faults: FaultModel, scan: _Scan, picks: list[GridRef], top: int, notes: list[str]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(the answer as a full result, its alternatives): with no feasible layout, the closest to fitting
     and why none fits."""
-    notes: list[str] = []
     if picks:
         # the answer and its alternatives in one vectorised evaluation
         lays = [space.layout_at(p) for p in picks]
@@ -555,7 +567,7 @@ def search(
     deadline_days: float | None = None,
     top: int = 5,
     node_counts: list[int] | None = None,
-    optimizer: str = "megatron",
+    optimizer: str | None = None,
     zero_stages: tuple[int, ...] | None = None,
 ) -> dict[str, Any]:
     """Search layouts and cluster sizes; return the best as a full result dict plus `search`,
@@ -573,6 +585,10 @@ def search(
         gpu_counts = [gpus]
     else:
         gpu_counts = [n * hw.gpus_per_node for n in (node_counts or node_ladder(hw.max_nodes))]
+    notes = [framework_note(hw)]
+    if optimizer is None:
+        optimizer = default_optimizer(hw)
+        notes.append(optimizer_note(hw))
     space = _search_space(wl, hw, gpu_counts, optimizer, zero_stages)
     price = cheapest_price(hw.facts)
     objective_of = _objective_for(objective, space, faults, price, deadline)
@@ -591,7 +607,7 @@ def search(
             optimizer=optimizer,
             zero_stages=zero_stages,
         )
-    best, alts = _answer(space, faults, scan, picks, top)
+    best, alts = _answer(space, faults, scan, picks, top, notes)
     _record_objective(best, objective_of)
     best["search"] = _search_record(scan, gpu_counts, started)
     best["alternatives"] = [_alt(a) for a in alts]
@@ -620,16 +636,25 @@ def _why_node_first(
     lay = best["layout"]
     inside = lay["tp"] * lay["cp"] * lay["ep"]
     raw_text = f"{_layout_text(raw['layout'])} v={raw['layout']['virtual_stages']}"
-    inside_text = f"{'TP' if inside == lay['tp'] else 'TP x CP x EP'}={inside}"
-    return (
+    head = (
         f"Chosen over the model's own best, {raw_text} ({raw['train_days']:.2f} days, "
         f"MFU {100 * raw['mfu']:.1f}%), which it predicts {100 * gap:.1f}% {what}: less than the model's "
         f"largest calibration error ({100 * C.CALIBRATION_MAX_ERROR:.1f}%), so the model cannot rank the "
         f"two, and that layout pipelines across nodes before tensor parallelism fills the "
-        f"{hw.gpus_per_node}-GPU node. This one ({inside_text} inside the node, then PP) follows "
-        "Megatron-LM's rule (Narayanan et al. 2021, takeaway #1), the regime of every published multi-node "
-        "run the model is calibrated on (the structure whose predictions were checked); the other is the "
-        "first alternative."
+        f"{hw.gpus_per_node}-GPU node (against Megatron-LM's rule, Narayanan et al. 2021, takeaway #1). "
+    )
+    if lay["pp"] == 1 or lay["tp"] * lay["cp"] * lay["pp"] * lay["dp"] <= hw.gpus_per_node:
+        # the rule only says what not to do; a layout without a pipeline across nodes does not follow its
+        # structure (TP inside the node, then PP), it just avoids what the rule warns against
+        return head + (
+            "This one has no pipeline across nodes, so the rule's concern does not arise; it is not the "
+            "TP-then-PP structure of the calibration runs either. The other is the first alternative."
+        )
+    inside_text = f"{'TP' if inside == lay['tp'] else 'TP x CP x EP'}={inside}"
+    return head + (
+        f"This one ({inside_text} inside the node, then PP) follows the rule, the regime of every published "
+        "multi-node run the model is calibrated on (the structure whose predictions were checked); the other "
+        "is the first alternative."
     )
 
 

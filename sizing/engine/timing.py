@@ -18,6 +18,8 @@ Array = Any
 ALL_REDUCE = "all_reduce"
 ALL_GATHER = "all_gather"  # also reduce-scatter and all-to-all: (n-1)/n
 SEND_RECV = "send_recv"
+# ring steps of a collective, in units of an all-gather's n-1 (NCCL tuning model: all-reduce 2(n-1))
+RING_STEPS = {ALL_REDUCE: 2.0, ALL_GATHER: 1.0, SEND_RECV: 0.0}
 
 
 def collective_factor(kind: str, n: Array) -> Array:
@@ -36,38 +38,95 @@ def gemm_efficiency(hw: Hardware, gemm_size: Array) -> Array:
     return hw.gemm_efficiency_max * x / (x + C.GEMM_HALF_SIZE)
 
 
-def group_link(hw: Hardware, stride: Array, size: Array) -> tuple[Array, Array, Array]:
-    """(busbw bytes/s, alpha s, crosses_nodes) for a communication group of `size` ranks placed `stride`
-    ranks apart (Megatron rank order: tp, cp, ep/dp, pp).
+def ring_step_net_s(hw: Hardware) -> float:
+    """Latency of one ring step that crosses nodes on this fabric (constants.RING_STEP_NET_S for
+    InfiniBand, scaled by the fabric's start-up latency relative to InfiniBand's)."""
+    return C.RING_STEP_NET_S * hw.alpha_inter_s / C.ALPHA_INTER_S["infiniband"]
 
-    Inside a node: the node's interconnect (nvlink-bridge only joins pairs; larger groups go over PCIe).
-    Across nodes: the node's fabric bandwidth, shared among the groups that cross the node boundary at the
-    same time (a group with k members per node gets k / gpus_per_node of it), degraded by topology and
-    scale (hardware.topology_factor), never faster than the intra-node link.
+
+def group_link(
+    hw: Hardware, stride: Array, size: Array, share_node: bool = True
+) -> tuple[Array, Array, Array]:
+    """(busbw bytes/s, ring-step latency s, crosses the scale-up domain) for a communication group of
+    `size` ranks placed `stride` ranks apart (Megatron rank order: tp, cp, ep/dp, pp).
+
+    Inside the scale-up domain (a node, or an NVL72/CloudMatrix rack of several nodes): the scale-up link
+    (nvlink-bridge only joins pairs; larger groups go over PCIe). Across it: the node's fabric bandwidth,
+    shared among the groups that cross the node boundary at the same time (a group with k members per node
+    gets k / gpus_per_node of it, as NCCL's multi-ring collectives use every NIC of the node), degraded by
+    topology and scale (hardware.topology_factor), never faster than the intra-node link. With
+    `share_node=False` each member gets only its own NIC's share (per-layer ZeRO-3 collectives,
+    constants.ZERO3_PER_GPU_NIC).
+
+    The latency is the ring-step part of NCCL's tuning model (src/graph/tuning.cc): an all-gather over n
+    ranks on k nodes takes (n - k) steps over NVLink and k - 1 over the network (all-reduce twice that);
+    collective_time adds the fixed start-up constants.ALPHA_INTRA_S.
     """
     gpus_per_node = hw.gpus_per_node
     stride = np.asarray(stride, dtype=float)
     size = np.asarray(size, dtype=float)
     span = stride * size
-    intra = span <= gpus_per_node
+    intra = span <= hw.scale_up_domain_gpus
+    intra_bw: Array = hw.intra_busbw
     if hw.intra_node == "nvlink-bridge":
         pcie = hw.gpu.pcie_gbytes_per_s * C.PCIE_BUSBW_EFFICIENCY * C.GB
         intra_bw = np.where(size <= 2, hw.intra_busbw, pcie)
+    within_node = stride < gpus_per_node
+    nodes = np.where(within_node, np.ceil(span / gpus_per_node), size)
+    if share_node:
+        share = np.where(
+            within_node, np.minimum(np.maximum(gpus_per_node // np.maximum(stride, 1), 1), size), 1
+        )
+        inter_bw = (hw.node_busbw / gpus_per_node) * share * hw.topology_factor(nodes)
     else:
-        intra_bw = np.full_like(size, hw.intra_busbw)
-    members_per_node = np.where(
-        stride < gpus_per_node, np.minimum(np.maximum(gpus_per_node // np.maximum(stride, 1), 1), size), 1
-    )
-    nodes = np.where(stride < gpus_per_node, np.ceil(span / gpus_per_node), size)
-    inter_bw = hw.node_busbw * members_per_node / gpus_per_node * hw.topology_factor(nodes)
-    inter_bw = np.minimum(inter_bw, intra_bw)
-    bw = np.where(intra, intra_bw, inter_bw)
-    alpha = np.where(intra, C.ALPHA_INTRA_S, hw.alpha_inter_s * (1.0 + np.log2(np.maximum(nodes, 1.0))))
-    return bw, alpha, ~intra
+        inter_bw = (hw.node_busbw / gpus_per_node) * hw.topology_factor(nodes)
+    bw = np.where(intra, intra_bw, np.minimum(inter_bw, intra_bw))
+    # ring steps over NVLink (n - k) and over the network (k - 1), only for groups that leave the domain
+    steps = np.maximum(size - nodes, 0.0) * C.RING_STEP_NVLINK_S + np.maximum(
+        nodes - 1.0, 0.0
+    ) * ring_step_net_s(hw)
+    return bw, np.where(intra, 0.0, steps), ~intra
 
 
-def collective_time(kind: str, n: Array, nbytes: Array, bw: Array, alpha: Array) -> Array:
-    """Alpha-beta time of one collective over n ranks; zero when n == 1."""
+def collective_time(kind: str, n: Array, nbytes: Array, bw: Array, step_latency: Array) -> Array:
+    """Alpha-beta time of one collective over n ranks; zero when n == 1. alpha = the fixed start-up
+    (constants.ALPHA_INTRA_S) + the ring steps of this kind of collective (group_link)."""
     n = np.asarray(n, dtype=float)
+    alpha = C.ALPHA_INTRA_S + RING_STEPS[kind] * step_latency
     t = alpha + collective_factor(kind, n) * nbytes / bw
     return np.where(n > 1, t, 0.0)
+
+
+def send_recv_time(hw: Hardware, nbytes: Array, bw: Array, crosses: Array) -> Array:
+    """One point-to-point transfer: start-up, one network hop if it leaves the scale-up domain, bytes."""
+    return C.ALPHA_INTRA_S + np.where(crosses, ring_step_net_s(hw), 0.0) + nbytes / bw
+
+
+def all_to_all_time(
+    hw: Hardware, stride: Array, n: Array, nbytes: Array, top_k: int = 1, hierarchical: bool = False
+) -> Array:
+    """All-to-all of `nbytes` per rank over n ranks `stride` apart (MoE token dispatch/combine; `nbytes`
+    holds top_k copies of each token).
+
+    Every rank sends (n-1)/n of its bytes, point to point: the part bound for ranks in its own scale-up
+    domain goes over NVLink, the rest over this GPU's own NIC (an all-to-all cannot pool the node's NICs the
+    way ring collectives do: every GPU talks to every other at once). The two proceed in parallel; the
+    slower one sets the time. `hierarchical` (DeepEP / Megatron HybridEP dispatch; DeepSeek-V3 report
+    section 3.2.2: one IB transfer per destination node, then NVLink forwarding) sends a token once to
+    each remote domain its top_k experts live in rather than once per expert: with experts spread evenly
+    over g domains, E[remote domains] = (g - 1)(1 - (1 - 1/g)^k) instead of k (g - 1)/g copies."""
+    stride = np.asarray(stride, dtype=float)
+    n = np.asarray(n, dtype=float)
+    domain = float(hw.scale_up_domain_gpus)
+    local = np.minimum(n, np.maximum(np.floor(domain / np.maximum(stride, 1.0)), 1.0))
+    remote = n - local
+    if hierarchical and top_k > 1:
+        domains = np.maximum(n / local, 1.0)
+        dedup = domains * (1.0 - (1.0 - 1.0 / domains) ** top_k) / top_k
+        remote = remote * np.where(domains > 1.0, dedup, 1.0)
+    nodes = np.maximum(np.ceil(n * stride / hw.gpus_per_node), 1.0)
+    nic_bw = hw.node_busbw / hw.gpus_per_node * hw.topology_factor(nodes)
+    on_link = nbytes * np.maximum(local - 1.0, 0.0) / n / hw.intra_busbw
+    off_link = nbytes * remote / n / nic_bw
+    alpha = C.ALPHA_INTRA_S + np.where(remote > 0, ring_step_net_s(hw), 0.0)
+    return np.where(n > 1, alpha + np.maximum(on_link, off_link), 0.0)

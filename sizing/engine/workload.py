@@ -16,6 +16,8 @@ class MoE:
     expert_ffn_hidden: int
     shared_experts: int = 0
     dense_layers: int = 0  # leading dense layers (DeepSeek-V3: 3)
+    # tokens on the busiest expert-parallel rank / the mean (None: constants.MOE_LOAD_IMBALANCE, stated)
+    load_imbalance: float | None = None
 
 
 @dataclass(frozen=True)
@@ -36,12 +38,21 @@ class Workload:
     tied_embeddings: bool = False
     deadline_days: float | None = None
     attention: str = "auto"  # auto | flash | unfused (constants.UNFUSED_ATTENTION_GPUS)
+    # per-head dimension when it is not hidden / heads (Qwen3: 128 with hidden 2048 and 32 heads)
+    head_dim_override: int | None = None
+    # dropout layers (GPT-3-era models); Llama, Qwen, DeepSeek train without: no dropout masks stored
+    dropout: bool = True
     derived_from_params: float | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
     def head_dim(self) -> int:
-        return self.hidden // self.heads
+        return self.head_dim_override or self.hidden // self.heads
+
+    @property
+    def attention_dim(self) -> int:
+        """Width of the query (and attention output) projection: heads x head_dim."""
+        return self.heads * self.head_dim
 
     @property
     def kv_dim(self) -> int:
@@ -49,8 +60,8 @@ class Workload:
 
     # --- parameter counts (Narayanan eq. 2 generalised to GQA, SwiGLU, MoE; cal §2) ---
     def attention_params(self) -> float:
-        # Q and output projections h x h; K and V h x kv_dim each (GQA).
-        return 2.0 * self.hidden * self.hidden + 2.0 * self.hidden * self.kv_dim
+        # Q and output projections h x (heads x head_dim); K and V h x kv_dim each (GQA).
+        return 2.0 * self.hidden * self.attention_dim + 2.0 * self.hidden * self.kv_dim
 
     def mlp_params(self, ffn: int) -> float:
         return (3.0 if self.activation == "swiglu" else 2.0) * self.hidden * ffn
@@ -113,6 +124,10 @@ class Workload:
         d = asdict(self)
         d.pop("notes")
         d.pop("derived_from_params")
+        d["head_dim"] = d.pop("head_dim_override")
+        if self.moe is None or self.moe.load_imbalance is None:
+            if isinstance(d.get("moe"), dict):
+                d["moe"].pop("load_imbalance")
         return d
 
 
@@ -138,17 +153,27 @@ def _preset(name: str, shape: tuple[Any, ...], **extra: Any) -> Workload:
 _PRESET_LIST = (
     # Llama 2 13B (Touvron et al. 2023): 40 x 5120, 40 heads, SwiGLU 13824, 4k context, 2T tokens,
     # 4M-token batch.
-    _preset("13b", (40, 5120, 40, 40, 13824, 32000, 4096, 1024, 2.0e12), activation="swiglu"),
+    _preset("13b", (40, 5120, 40, 40, 13824, 32000, 4096, 1024, 2.0e12), activation="swiglu", dropout=False),
     # LLaMA 30B ("33B" in the paper, Touvron et al. 2023): 60 x 6656, 52 heads, 1.4T tokens, 4M-token batch.
-    _preset("30b", (60, 6656, 52, 52, 17920, 32000, 2048, 2048, 1.4e12), activation="swiglu"),
+    _preset("30b", (60, 6656, 52, 52, 17920, 32000, 2048, 2048, 1.4e12), activation="swiglu", dropout=False),
     # Llama 3 70B (arXiv 2407.21783 Table 3): 80 x 8192, 64 heads / 8 KV, FFN 28672, vocab 128256, 15T tokens.
-    _preset("llama3-70b", (80, 8192, 64, 8, 28672, 128256, 8192, 2048, 15.0e12), activation="swiglu"),
+    _preset(
+        "llama3-70b",
+        (80, 8192, 64, 8, 28672, 128256, 8192, 2048, 15.0e12),
+        activation="swiglu",
+        dropout=False,
+    ),
     # GPT-3 175B (Brown et al. 2020): 96 x 12288, 96 heads, seq 2048, 3.2M-token batch (1536 seqs), 300B
     # tokens; vocab padded to 51200 as Megatron does (cal §2).
     _preset("gpt3-175b", (96, 12288, 96, 96, 49152, 51200, 2048, 1536, 300e9), tied_embeddings=True),
     # Llama 3 405B (arXiv 2407.21783 Table 3): 126 x 16384, 128 heads / 8 KV, FFN 53248, 15.6T tokens,
     # batch 16M tokens at 8k.
-    _preset("llama3-405b", (126, 16384, 128, 8, 53248, 128256, 8192, 2048, 15.6e12), activation="swiglu"),
+    _preset(
+        "llama3-405b",
+        (126, 16384, 128, 8, 53248, 128256, 8192, 2048, 15.6e12),
+        activation="swiglu",
+        dropout=False,
+    ),
     # Megatron 1T (Narayanan et al. 2021 Table 1, cal §2): 128 x 25600, 160 heads. Tokens assumed 1T.
     _preset("dense-1t", (128, 25600, 160, 160, 102400, 51200, 2048, 3072, 1.0e12), tied_embeddings=True),
     # DeepSeek-V3 (arXiv 2412.19437): 61 layers, hidden 7168, 128 heads, 3 dense layers (FFN 18432), 256
@@ -159,6 +184,7 @@ _PRESET_LIST = (
         (61, 7168, 128, 128, 18432, 129280, 4096, 15360, 14.8e12),
         activation="swiglu",
         precision="fp8",
+        dropout=False,
         moe=MoE(experts=256, top_k=8, expert_ffn_hidden=2048, shared_experts=1, dense_layers=3),
     ),
 )
@@ -228,6 +254,10 @@ def workload_from_dict(d: dict[str, Any]) -> Workload:
     activation = _choice(d, "activation", ("gelu", "swiglu"))
     attention = _choice(d, "attention", ATTENTION_KINDS)
     moe = _moe_from_dict(d.get("moe"), shape["ffn_hidden"], shape["layers"])
+    head_dim = _num(d, "head_dim", required=False)
+    dropout = d.get("dropout", True)
+    if not isinstance(dropout, bool):
+        raise InputError("workload.dropout", f"must be true or false, got {dropout!r}")
     deadline = d.get("deadline_days")
     if deadline is not None:
         deadline = _num(d, "deadline_days", integer=False)
@@ -240,6 +270,8 @@ def workload_from_dict(d: dict[str, Any]) -> Workload:
         tied_embeddings=bool(d.get("tied_embeddings", False)),
         deadline_days=deadline,
         attention=attention,
+        head_dim_override=head_dim,
+        dropout=dropout,
         derived_from_params=derived,
         notes=notes,
     )
@@ -314,7 +346,14 @@ def _moe_from_dict(m: Any, ffn: int, layers: int) -> MoE | None:
     dense_layers = _moe_num(m, "dense_layers", default=0, allow_zero=True)
     if dense_layers >= layers:
         raise InputError("workload.moe.dense_layers", f"{dense_layers} leaves no MoE layer of {layers}")
-    return MoE(experts, top_k, expert_ffn, shared, dense_layers)
+    imbalance = m.get("load_imbalance")
+    if imbalance is not None and (
+        isinstance(imbalance, bool) or not isinstance(imbalance, int | float) or not 1.0 <= imbalance <= 8.0
+    ):
+        raise InputError("workload.moe.load_imbalance", f"must be a number from 1 to 8, got {imbalance!r}")
+    return MoE(
+        experts, top_k, expert_ffn, shared, dense_layers, None if imbalance is None else float(imbalance)
+    )
 
 
 def _moe_num(m: dict[str, Any], key: str, default: int | None = None, allow_zero: bool = False) -> int:

@@ -21,8 +21,9 @@ def test_fused_attention_keeps_no_scores_in_memory_and_selective_equals_none(h10
         for rec in ("none", "selective")
     }
     act = {k: r["memory_gib_per_gpu"]["activations"] for k, r in mem.items()}
-    # unfused at 8k: the 5 a s / h score term dwarfs the rest (Korthikanti Table 2); selective drops it
-    assert act[("unfused", "none")] > 5 * act[("unfused", "selective")]
+    # unfused at 8k: the score term dwarfs the rest (Korthikanti Table 2: 5 a s / h; 2 a s / h for Llama,
+    # which trains without attention dropout); selective drops it
+    assert act[("unfused", "none")] > 4 * act[("unfused", "selective")]
     assert act[("flash", "none")] == act[("flash", "selective")] == act[("unfused", "selective")]
     t = {k: r["iteration_time_s"] for k, r in mem.items()}
     assert t[("flash", "none")] == t[("flash", "selective")]  # nothing left to recompute

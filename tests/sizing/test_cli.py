@@ -37,6 +37,9 @@ LAYOUT = {
     "sequence_parallel",
     "virtual_stages",
 }
+# fields added by the v2 model (issue 17): expert tensor parallelism and the framework's overlap settings,
+# the ZeRO-3 gathered parameters as their own memory line, the wait for the slowest replica
+ADDED_LAYOUT = {"etp", "tp_comm_overlap", "overlap_grad_reduce", "overlap_param_gather", "overlap_p2p_comm"}
 
 
 def run(argv: list[str], resolve: Any = None) -> tuple[int, str, str]:
@@ -52,12 +55,13 @@ def test_search_json_has_every_contract_key(a100_ib: dict[str, Any]) -> None:
     assert code == 0
     r = json.loads(out)
     assert TOP <= set(r)
-    assert set(r["layout"]) == LAYOUT
+    assert set(r["layout"]) == LAYOUT | ADDED_LAYOUT
     assert set(r["params"]) == {"total", "active"}
     assert set(r["memory_gib_per_gpu"]) == {
         "weights",
         "grads",
         "optimizer",
+        "gathered_params",
         "activations",
         "overhead",
         "total",
@@ -71,6 +75,7 @@ def test_search_json_has_every_contract_key(a100_ib: dict[str, Any]) -> None:
         "ep_comm",
         "cp_comm",
         "bubble",
+        "sync",
         "other",
     }
     assert set(r["goodput"]) >= {

@@ -8,6 +8,7 @@ import pytest
 
 from sizing.engine import constants as C
 from sizing.engine import memory as M
+from sizing.engine.calibration import SELENE
 
 PSI = 7.5e9
 GRID = {  # stage -> GB for Nd = 1, 4, 16, 64, 256, 1024 (ZeRO paper, cal §3)
@@ -81,3 +82,54 @@ def test_it_reproduces_the_deepspeed_t5_3b_estimates() -> None:
 def test_in_flight_is_capped_by_the_number_of_micro_batches() -> None:
     assert float(M.in_flight_factor(16, 1, 4)) == 4
     assert float(M.in_flight_factor(16, 1, 64)) == 16
+
+
+A100_64 = {**SELENE, "name": "A100 x 64", "nodes": 8}
+
+
+def test_zero3_partitioned_states_match_the_zero_paper_and_gathered_parameters_are_their_own_line() -> None:
+    from sizing.engine import evaluate
+
+    # 7.5B (no embedding) with ZeRO-3 over 64 GPUs, zero-paper bytes: 16 x 7.5e9 / 64 = 1.88 GB (cal §3)
+    wl = {"name": "7.5b", "layers": 36, "hidden": 4096, "heads": 32, "vocab": 128, "seq_len": 2048}
+    wl.update({"global_batch": 64, "train_tokens": 1e11})
+    r = evaluate(wl, A100_64, {"tp": 1, "pp": 1, "dp": 64, "zero": 3, "optimizer": "zero-paper"}, gpus=64)
+    m = r["memory_gib_per_gpu"]
+    states_gb = (m["weights"] + m["grads"] + m["optimizer"]) * C.GIB / 1e9
+    psi = r["params"]["total"]
+    assert psi == pytest.approx(7.25e9, rel=0.01)
+    assert states_gb == pytest.approx(16 * psi / 64 / 1e9, rel=0.005)
+    # the parameters gathered for the layer in flight are reported apart: DeepSpeed's estimate, 4 bytes per
+    # parameter of the largest layer (its 16-bit weights and gradients, cal §3 t5-3b vector)
+    largest = 12 * 4096**2 + 2 * 4096
+    assert m["gathered_params"] * C.GIB == pytest.approx(4 * largest, rel=0.01)
+    assert m["total"] > m["weights"] + m["grads"] + m["optimizer"] + m["gathered_params"]
+
+
+def test_hbm_is_the_capacity_the_device_reports() -> None:
+    from sizing.engine.hardware import hardware_from_facts
+
+    h100 = hardware_from_facts({**A100_64, "gpu": "H100-SXM-80GB"})
+    assert h100.hbm_bytes == 81559 * 2**20  # nvidia-smi memory.total, not 80e9 bytes
+    h200 = hardware_from_facts({**A100_64, "gpu": "H200-SXM-141GB"})
+    assert h200.hbm_bytes == 143771 * 2**20
+    # no reported figure: the datasheet's GB, and the answer says so
+    gb300 = hardware_from_facts({**A100_64, "gpu": "GB300-288GB"})
+    assert gb300.hbm_bytes == 288e9
+    assert any("capacity the device reports is not known" in a for a in gb300.assumptions)
+
+
+def test_reserve_is_cuda_context_nccl_buffers_and_fragmentation() -> None:
+    assert C.OVERHEAD_FIXED_GIB == C.CUDA_CONTEXT_GIB + C.NCCL_BUFFERS_GIB
+    assert float(M.overhead_bytes(10 * C.GIB)) == pytest.approx((2.0 + 0.5) * C.GIB)
+
+
+def test_llama31_405b_published_h100_layout_fits() -> None:
+    from sizing.engine import evaluate
+
+    # NeMo Megatron-Bridge 25.11, 1,024 H100: TP8 PP8 CP2 VP8, micro-batch 1, fp8 (validation set)
+    h100 = {**A100_64, "gpu": "H100-SXM-80GB", "gbps_per_nic": 400, "nodes": 128}
+    wl = {"preset": "llama3-405b", "global_batch": 512, "precision": "fp8"}
+    r = evaluate(wl, h100, {"tp": 8, "pp": 8, "dp": 8, "cp": 2, "virtual_stages": 8}, gpus=1024)
+    assert r["feasible"], r["reasons"]
+    assert r["memory_gib_per_gpu"]["total"] < 81559 / 1024

@@ -1,0 +1,93 @@
+"""Framework settings a layout does not state: which communication overlaps the training stack runs.
+
+The default follows the GPU generation, as the attention kernels do (model.uses_flash_attention): every
+published A100 run the model is checked on ran Megatron-LM or DeepSpeed of 2021-23, before these flags
+existed or were on by default; every published Hopper-and-later run ran Megatron-Core/NeMo (2024+), whose
+performance recipes turn all four on. A layout may set any flag either way; the answer's `assumptions`
+state which defaults were taken.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import constants as C
+from .hardware import Hardware
+
+if TYPE_CHECKING:
+    from .layout import Layout
+
+OVERLAP_FLAGS = ("tp_comm_overlap", "overlap_grad_reduce", "overlap_param_gather", "overlap_p2p_comm")
+# grid keys of the overlap flags (model.py): short, because the search holds them in numpy columns
+OVERLAP_GRID_KEYS = {
+    "tp_comm_overlap": "tpo",
+    "overlap_grad_reduce": "ogr",
+    "overlap_param_gather": "opg",
+    "overlap_p2p_comm": "ppo",
+}
+
+# Megatron-Core / NeMo 2024+ (Megatron-LM README "Training Speed and Scalability": --overlap-grad-reduce
+# --overlap-param-gather --tp-comm-overlap, pipeline-parallel overlap "enabled by default"; NeMo and
+# Megatron-Bridge performance recipes set the same through their CommOverlapConfig)
+MEGATRON_CORE_2024 = {name: True for name in OVERLAP_FLAGS}
+# Megatron-LM / DeepSpeed 2021-22 (Narayanan et al. 2021, Korthikanti et al. 2022, MT-NLG, BLOOM): the
+# gradient all-reduce after the backward pass (its partly hidden share is the fitted constants.DP_OVERLAP),
+# blocking pipeline sends, no TP overlap, no parameter-gather overlap
+MEGATRON_LM_2021 = {name: False for name in OVERLAP_FLAGS}
+MODERN_ARCHITECTURES = ("hopper", "blackwell", "blackwell-ultra")
+
+
+def grid_defaults(hw: Hardware) -> dict[str, bool]:
+    """framework_defaults under the grid keys of model.py."""
+    return {key: framework_defaults(hw)[name] for name, key in OVERLAP_GRID_KEYS.items()}
+
+
+def framework_defaults(hw: Hardware) -> dict[str, bool]:
+    """The overlap flags a layout gets when it does not state them, by GPU generation."""
+    if hw.gpu.vendor == "nvidia" and hw.gpu.architecture in MODERN_ARCHITECTURES:
+        return MEGATRON_CORE_2024
+    return MEGATRON_LM_2021
+
+
+def framework_note(hw: Hardware) -> str:
+    """The `assumptions` line for a layout that left overlap flags to the default."""
+    if framework_defaults(hw) is MEGATRON_CORE_2024:
+        return (
+            f"overlap settings not given: Megatron-Core/NeMo 2024+ defaults assumed on {hw.gpu.key} "
+            "(tp_comm_overlap, overlap_grad_reduce, overlap_param_gather, overlap_p2p_comm all on, as in "
+            "NVIDIA's Hopper-era performance recipes); set them in the layout for another stack"
+        )
+    return (
+        f"overlap settings not given: 2021-22 Megatron-LM/DeepSpeed settings assumed on {hw.gpu.key} (no TP, "
+        "pipeline or parameter-gather overlap; gradient all-reduce after the backward pass), the settings of "
+        "its published runs; set them in the layout for a Megatron-Core stack"
+    )
+
+
+def resolve_overlap(layout: Layout, hw: Hardware) -> tuple[Layout, list[str]]:
+    """The layout with its unset overlap flags filled from the GPU's framework default, and the note."""
+    if all(getattr(layout, name) is not None for name in OVERLAP_FLAGS):
+        return layout, []
+    return layout.with_overlap(framework_defaults(hw)), [framework_note(hw)]
+
+
+def default_optimizer(hw: Hardware) -> str:
+    """The optimizer-state convention (constants.OPTIMIZER_BYTES) of the GPU's framework generation."""
+    if framework_defaults(hw) is MEGATRON_CORE_2024:
+        return C.DEFAULT_OPTIMIZER_MODERN
+    return C.DEFAULT_OPTIMIZER_LEGACY
+
+
+def optimizer_note(hw: Hardware) -> str:
+    """The `assumptions` line for a layout that did not name its optimizer-state convention."""
+    convention = default_optimizer(hw)
+    w, g, o = C.OPTIMIZER_BYTES[convention]
+    return (
+        f"optimizer-state convention not given: '{convention}' assumed on {hw.gpu.key} "
+        f"({w:g} + {g:g} + {o:g} bytes per parameter for weights, gradients and optimizer state"
+        + (
+            ", gradients kept in bf16 as NVIDIA's Hopper-era recipes do)"
+            if g == 2
+            else ", fp32 main gradients)"
+        )
+    )

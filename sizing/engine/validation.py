@@ -1,0 +1,160 @@
+"""The validation set (validation.yaml): published training runs evaluated with their published layouts.
+
+Each row holds its source, the workload, the offering, the layout (with every setting the source did not
+publish stated under `assumed`), the published seconds per global batch, whether its layout is fully
+published, its split (`fit`: may inform a constant fitted jointly over many rows; `holdout`: never used for
+fitting) and, where it cannot be compared like-for-like, why it is excluded from the error statistics.
+
+Run `python -m sizing.engine.validation` to print the per-row table that docs/MODEL.md reproduces.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .api import evaluate
+
+PATH = Path(__file__).with_name("validation.yaml")
+
+# Tolerances of issue 17 ("Done when"), per row kind
+TOLERANCE_DENSE_FULL = 0.15  # dense, every parallel degree published
+TOLERANCE_OTHER = 0.25  # MoE, or a layout with assumed settings
+MEAN_TOLERANCE = 0.10
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    split: str | None
+    kind: str  # dense | moe
+    framework: str
+    layout_published: str  # full | partial | none
+    exclude: str | None
+    published_s: float | None
+    source: str
+    workload: dict[str, Any]
+    offering: dict[str, Any]
+    layout: dict[str, Any] | None
+    assumed: tuple[str, ...]
+    # why the model misses this row by more than its tolerance (None: it does not)
+    known_miss: str | None = None
+
+    @property
+    def tolerance(self) -> float:
+        if self.kind == "dense" and self.layout_published == "full":
+            return TOLERANCE_DENSE_FULL
+        return TOLERANCE_OTHER
+
+    @property
+    def compared(self) -> bool:
+        return self.exclude is None and self.layout is not None and self.published_s is not None
+
+
+@cache
+def rows() -> tuple[Row, ...]:
+    """Every row of validation.yaml."""
+    raw = yaml.safe_load(PATH.read_text())
+    fields = set(Row.__dataclass_fields__)
+    out = []
+    for r in raw:
+        r = {k: v for k, v in r.items() if k in fields}
+        r["assumed"] = tuple(r.get("assumed") or ())
+        out.append(Row(**r))
+    return tuple(out)
+
+
+def predict(row: Row) -> dict[str, Any]:
+    """The engine's answer for the row's published layout."""
+    if row.layout is None:
+        raise ValueError(f"{row.id}: no layout")
+    return evaluate(dict(row.workload), dict(row.offering), dict(row.layout))
+
+
+@dataclass(frozen=True)
+class Result:
+    row: Row
+    predicted_s: float
+    feasible: bool
+    memory_gib: float
+    hbm_gib: float
+
+    @property
+    def error(self) -> float:
+        assert self.row.published_s is not None
+        return self.predicted_s / self.row.published_s - 1.0
+
+
+@cache
+def results() -> tuple[Result, ...]:
+    """Every row with a layout, evaluated."""
+    out = []
+    for row in rows():
+        if row.layout is None:
+            continue
+        res = predict(row)
+        out.append(
+            Result(
+                row,
+                float(res["iteration_time_s"]),
+                bool(res["feasible"]),
+                float(res["memory_gib_per_gpu"]["total"]),
+                float(res["hbm_gib_per_gpu"]),
+            )
+        )
+    return tuple(out)
+
+
+def statistics_by_split() -> dict[str, dict[str, float]]:
+    """Mean and max |error| over the compared rows: all, fit split, held-out split."""
+    compared = [r for r in results() if r.row.compared]
+    out = {}
+    for name, keep in (("all", None), ("fit", "fit"), ("holdout", "holdout")):
+        errors = [abs(r.error) for r in compared if keep is None or r.row.split == keep]
+        out[name] = {"rows": len(errors), "mean": statistics.mean(errors), "max": max(errors)}
+    return out
+
+
+def _layout_text(lay: dict[str, Any]) -> str:
+    text = f"TP{lay.get('tp', 1)} PP{lay.get('pp', 1)} DP{lay.get('dp', 1)}"
+    for key, label in (("cp", "CP"), ("ep", "EP"), ("virtual_stages", "v")):
+        if lay.get(key, 1) > 1:
+            text += f" {label}{lay[key]}"
+    return text + f" ZeRO-{lay.get('zero', 1)}"
+
+
+def markdown_table() -> str:
+    """Every row: compared rows with their error, excluded rows with the reason (and, where a layout
+    exists, whether it fits)."""
+    out = [
+        "| run | source | kind | layout | split | published s | predicted s | error | fits |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    evaluated = {r.row.id: r for r in results()}
+    for row in rows():
+        source = row.source.split(";")[0].split("(")[0].strip()[:48]
+        published = f"{row.published_s:.2f}" if row.published_s else "-"
+        r = evaluated.get(row.id)
+        if r is None:
+            reason = f"excluded: {row.exclude}"
+            out.append(f"| {row.id} | {source} | {row.kind} | - | - | {published} | - | {reason} | - |")
+            continue
+        lay = f"{_layout_text(row.layout or {})} ({row.layout_published})"
+        err = f"{100 * r.error:+.1f}%" if row.compared else f"excluded: {row.exclude}"
+        fits = "yes" if r.feasible else f"no ({r.memory_gib:.0f} of {r.hbm_gib:.0f} GiB)"
+        split = row.split or "-"
+        cells = [row.id, source, row.kind, lay, split, published, f"{r.predicted_s:.2f}", err, fits]
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    print(markdown_table())
+    print()
+    for name, s in statistics_by_split().items():
+        print(f"{name}: {s['rows']} rows, mean |error| {100 * s['mean']:.1f}%, max {100 * s['max']:.1f}%")

@@ -1,0 +1,196 @@
+"""Data-parallel traffic per iteration by ZeRO stage and overlap setting (docs/MODEL.md "ZeRO traffic").
+
+numpy-friendly: every function broadcasts over arrays of layouts (the grid `x` of model.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import constants as C
+from . import timing as T
+from .hardware import Hardware
+from .overlap import MEGATRON_LM_2021, framework_defaults
+
+Array = Any
+
+
+@dataclass(frozen=True)
+class GroupTraffic:
+    """Seconds of one data-parallel group's collectives (arrays over the grid)."""
+
+    all_reduce: Any  # gradient all-reduce (ZeRO-0), or reduce-scatter + all-gather (ZeRO-1)
+    reduce_scatter: Any  # gradients
+    all_gather: Any  # updated bf16 parameters
+    buckets: Any  # gradient buckets (Megatron-Core DDP), >= 1
+    layer_gathers: Any  # ZeRO-3: one pass of per-layer parameter all-gathers
+    layer_scatters: Any  # ZeRO-3: one pass of per-layer gradient reduce-scatters
+
+
+def group_traffic(
+    hw: Hardware,
+    stride: Any,
+    n: Any,
+    params: Any,
+    layers: Any,
+    per_tensor: bool,
+    grad_bytes: float,
+    zero3: bool = True,
+) -> GroupTraffic:
+    """Collectives of one data-parallel group of n ranks `stride` apart holding `params` parameters per GPU
+    (before ZeRO sharding) in `layers` layers. `per_tensor`: ZeRO-3 gathers each parameter tensor on its own
+    (DeepSpeed 2021) rather than one flat buffer per layer (FSDP2, Megatron-FSDP). `zero3`: whether any
+    layout of the grid needs the ZeRO-3 terms (else they are zero)."""
+    grads = grad_bytes * params
+    weights = C.PARAM_GATHER_BYTES * params
+    bw, steps, _ = T.group_link(hw, stride, n)
+    reduce_scatter = T.collective_time(T.ALL_GATHER, n, grads, bw, steps)
+    all_gather = T.collective_time(T.ALL_GATHER, n, weights, bw, steps)
+    layer_gathers: Any = 0.0
+    layer_scatters: Any = 0.0
+    if zero3:
+        # per parameter tensor, each rank on its own NIC share (DeepSpeed 2021); or one flat buffer per
+        # layer at the node's pooled bandwidth (FSDP2, Megatron-FSDP)
+        bw3, steps3, _ = T.group_link(hw, stride, n, share_node=not per_tensor)
+        count = (C.ZERO3_COLLECTIVES_PER_LAYER if per_tensor else 1.0) * np.maximum(layers, 1.0)
+        alpha3 = np.where(n > 1, count * (C.ALPHA_INTRA_S + steps3), 0.0)
+        factor = T.collective_factor(T.ALL_GATHER, n)
+        layer_gathers = alpha3 + factor * weights / bw3
+        layer_scatters = alpha3 + factor * grads / bw3
+    return GroupTraffic(
+        all_reduce=T.collective_time(T.ALL_REDUCE, n, grads, bw, steps),
+        reduce_scatter=reduce_scatter,
+        all_gather=all_gather,
+        buckets=np.maximum(
+            np.ceil(params / np.maximum(C.DDP_BUCKET_PARAMS, C.DDP_BUCKET_PARAMS_PER_RANK * n)), 1.0
+        ),
+        layer_gathers=layer_gathers,
+        layer_scatters=layer_scatters,
+    )
+
+
+def _sum(a: GroupTraffic, b: GroupTraffic | None) -> GroupTraffic:
+    if b is None:
+        return a
+    return GroupTraffic(*(x + y for x, y in zip(vars(a).values(), vars(b).values(), strict=True)))
+
+
+def _hidden_behind(comm: Any, compute: Any, buckets: Any) -> Any:
+    """Exposed part of bucketed traffic overlapped with `compute`: what does not fit behind it, and at
+    least the last bucket, which can only start when the compute is done."""
+    return np.maximum(comm - compute, comm / buckets)
+
+
+def data_parallel_times(
+    hw: Hardware,
+    x: dict[str, Any],
+    micro_batches: Any,
+    layers: Any,
+    dense_local: Any,
+    expert_local: Any,
+    moe_fraction: float,
+    forward_mb: Any,
+    backward_mb: Any,
+) -> tuple[Any, Any]:
+    """(total, exposed) seconds of data-parallel traffic per iteration.
+
+    ZeRO-0/1: the gradients of all micro-batches are accumulated and reduced once per step (all-reduce, or
+    the distributed optimizer's reduce-scatter + all-gather: the same bytes). ZeRO-2: the gradients stay
+    sharded, so each micro-batch's are reduce-scattered (DeepSpeed engine: "ZeRO stage >= 2 communicates
+    during non gradient accumulation boundaries as well") and the updated parameters all-gathered once.
+    ZeRO-3: per micro-batch, per-layer all-gathers in the forward and again in the backward pass and the
+    gradient reduce-scatters (constants.ZERO3_*).
+
+    Exposure by the layout's overlap flags: without overlap_grad_reduce, DP_OVERLAP of the traffic hides
+    (the fitted 2021-22 behaviour); with it, each reduce hides behind the backward pass of its micro-batch
+    (`backward_mb`) and the parameter all-gather, with overlap_param_gather, behind the next forward
+    (`forward_mb`), bucket by bucket. Expert parameters travel over the expert-data-parallel group
+    (tp x dp x cp / (ep x etp) ranks, stride ep x etp).
+    """
+    tp, ep, etp, zero = x["tp"], x["ep"], x["etp"], x["zero"]
+    has_zero3, has_zero2 = bool(np.any(zero >= 3)), bool(np.any(zero == 2))
+    per_tensor = C.ZERO3_PER_GPU_NIC and framework_defaults(hw) is MEGATRON_LM_2021
+    grad_bytes = C.GRAD_COMM_BYTES
+    dense = group_traffic(hw, tp, x["dp"] * x["cp"], dense_local, layers, per_tensor, grad_bytes, has_zero3)
+    expert = None
+    if moe_fraction > 0:
+        expert_ranks = np.maximum(tp * x["dp"] * x["cp"] / (ep * etp), 1.0)
+        expert = group_traffic(
+            hw, ep * etp, expert_ranks, expert_local, layers * moe_fraction, per_tensor, grad_bytes, has_zero3
+        )
+    g = _sum(dense, expert)
+    overlap = _Overlap(x["ogr"], x["opg"], forward_mb, backward_mb, g.buckets)
+    total, exposed = g.all_reduce, _zero01(g, zero, overlap)
+    if has_zero2:
+        zero2_total, zero2_exposed = _zero2(g, micro_batches, overlap)
+        total, exposed = np.where(zero == 2, zero2_total, total), np.where(zero == 2, zero2_exposed, exposed)
+    if has_zero3:
+        zero3_total, zero3_exposed = _zero3(g, micro_batches, overlap)
+        total, exposed = np.where(zero >= 3, zero3_total, total), np.where(zero >= 3, zero3_exposed, exposed)
+    return total, exposed
+
+
+@dataclass(frozen=True)
+class _Overlap:
+    """The overlap flags and the compute they can hide behind (arrays over the grid or scalars)."""
+
+    grad: Any  # overlap_grad_reduce
+    param: Any  # overlap_param_gather
+    forward_mb: Any
+    backward_mb: Any
+    buckets: Any
+
+    def choose(self, flag: Any, overlapped: Any, plain: Any) -> Any:
+        """`overlapped` where the flag is set; a scalar flag needs no elementwise choice."""
+        flag = np.asarray(flag)
+        if flag.ndim == 0:
+            return overlapped() if bool(flag) else plain()
+        return np.where(flag, overlapped(), plain())
+
+
+def _gather_exposed(g: GroupTraffic, o: _Overlap) -> Any:
+    """The once-per-step all-gather of the updated parameters, behind the next forward with
+    overlap_param_gather."""
+    return o.choose(
+        o.param, lambda: _hidden_behind(g.all_gather, o.forward_mb, o.buckets), lambda: g.all_gather
+    )
+
+
+def _zero01(g: GroupTraffic, zero: Any, o: _Overlap) -> Any:
+    """ZeRO-0 (all-reduce) and ZeRO-1 (reduce-scatter + all-gather), once per step: exposed seconds."""
+
+    def overlapped() -> Any:
+        return np.where(
+            zero >= 1,
+            _hidden_behind(g.reduce_scatter, o.backward_mb, o.buckets) + _gather_exposed(g, o),
+            _hidden_behind(g.all_reduce, o.backward_mb, o.buckets),
+        )
+
+    return o.choose(o.grad, overlapped, lambda: (1.0 - C.DP_OVERLAP) * g.all_reduce)
+
+
+def _zero2(g: GroupTraffic, m: Any, o: _Overlap) -> tuple[Any, Any]:
+    """ZeRO-2: a reduce-scatter per micro-batch, one all-gather per step: (total, exposed)."""
+    total = m * g.reduce_scatter + g.all_gather
+    exposed = o.choose(
+        o.grad,
+        lambda: m * _hidden_behind(g.reduce_scatter, o.backward_mb, o.buckets) + _gather_exposed(g, o),
+        lambda: (1.0 - C.DP_OVERLAP) * total,
+    )
+    return total, exposed
+
+
+def _zero3(g: GroupTraffic, m: Any, o: _Overlap) -> tuple[Any, Any]:
+    """ZeRO-3: forward gathers hide behind the forward pass; backward gathers and (with
+    overlap_grad_reduce) the reduce-scatters behind the backward; each pass at most ZERO3_OVERLAP of its
+    compute (with prefetch, overlap_param_gather). (total, exposed)."""
+    f = np.where(o.param, C.ZERO3_OVERLAP, 0.0)
+    forward_exposed = g.layer_gathers - np.minimum(f * o.forward_mb, g.layer_gathers)
+    backward_comm = g.layer_gathers + np.where(o.grad, g.layer_scatters, 0.0)
+    backward_exposed = backward_comm - np.minimum(f * o.backward_mb, backward_comm)
+    unhidden_scatters = np.where(o.grad, 0.0, (1.0 - C.DP_OVERLAP) * g.layer_scatters)
+    total = m * (2.0 * g.layer_gathers + g.layer_scatters)
+    return total, m * (forward_exposed + backward_exposed + unhidden_scatters)

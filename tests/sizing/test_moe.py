@@ -1,0 +1,124 @@
+"""Mixture of experts: expert parallelism folded over the dense ranks, routing costs, all-to-all on the
+real fabric, load imbalance, NVLink domains larger than a node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sizing.engine import InputError, evaluate, workload_preset
+
+H800 = {
+    "name": "H800 IB",
+    "gpu": "H800-SXM-80GB",
+    "gpus_per_node": 8,
+    "intra_node": "nvswitch",
+    "fabric": "infiniband",
+    "nics_per_node": 8,
+    "gbps_per_nic": 400,
+    "topology": "fat-tree",
+    "nodes": 256,
+}
+GB200 = {
+    "name": "GB200 NVL72",
+    "gpu": "GB200-186GB",
+    "gpus_per_node": 4,
+    "nvlink_domain_gpus": 72,
+    "intra_node": "nvswitch",
+    "fabric": "infiniband",
+    "nics_per_node": 4,
+    "gbps_per_nic": 400,
+    "topology": "rail-optimized",
+    "nodes": 64,
+}
+CLOUDMATRIX = {
+    "name": "CloudMatrix384",
+    "gpu": "Ascend-910C-128GB",
+    "gpus_per_node": 8,
+    "nvlink_domain_gpus": 384,
+    "intra_node": "nvlink-mesh",
+    "fabric": "roce",
+    "nics_per_node": 8,
+    "gbps_per_nic": 200,
+    "topology": "clos",
+    "nodes": 48,
+}
+DSV3 = {"tp": 1, "pp": 8, "dp": 32, "ep": 32, "etp": 1, "virtual_stages": 4}
+
+
+def test_deepseek_v3_published_layout_is_accepted_and_fits() -> None:
+    # DeepSeek-V3 report: PP16, EP64 spanning 8 nodes, ZeRO-1 DP on 2,048 H800 (no TP)
+    r = evaluate("deepseek-v3-671b", H800, {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "zero": 1}, gpus=2048)
+    assert r["feasible"] and r["layout"]["ep"] == 64
+
+
+def test_expert_parallelism_folds_over_tensor_and_data_parallel_ranks(h100_ib: dict[str, Any]) -> None:
+    qwen = {
+        **workload_preset("deepseek-v3-671b").to_dict(),
+        "name": "qwen3-235b-like",
+        "layers": 94,
+        "hidden": 4096,
+        "heads": 64,
+        "kv_heads": 4,
+        "head_dim": 128,
+        "moe": {"experts": 128, "top_k": 8, "expert_ffn_hidden": 1536},
+    }
+    # Megatron-Bridge's Qwen3-235B recipe: TP2 PP8 EP32 ETP1 on 256 H100: EP32 > DP16, folded over TP x DP
+    ok = evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 32, "etp": 1}, gpus=256)
+    assert ok["layout"]["etp"] == 1 and ok["layout"]["ep"] == 32
+    # without folding (ETP = TP, Megatron's default) EP must divide DP x CP
+    with pytest.raises(InputError) as err:
+        evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 32}, gpus=256)
+    assert err.value.field == "layout.ep"
+
+
+def test_routing_costs_and_load_imbalance_are_charged(h100_ib: dict[str, Any]) -> None:
+    base = workload_preset("deepseek-v3-671b").to_dict()
+    balanced = {**base, "moe": {**base["moe"], "load_imbalance": 1.0}}
+    skewed = {**base, "moe": {**base["moe"], "load_imbalance": 1.5}}
+    lay = {"tp": 1, "pp": 16, "dp": 64, "ep": 64, "zero": 1}
+    b = evaluate(balanced, h100_ib, lay, gpus=1024)
+    s = evaluate(skewed, h100_ib, lay, gpus=1024)
+    assert s["iteration_breakdown_s"]["ep_comm"] == pytest.approx(
+        1.5 * b["iteration_breakdown_s"]["ep_comm"], rel=0.02
+    )
+    assert s["iteration_breakdown_s"]["compute"] > b["iteration_breakdown_s"]["compute"]
+    # the default imbalance (the training capacity factor) is stated
+    d = evaluate(base, h100_ib, lay, gpus=1024)
+    assert any("MoE load imbalance not given" in a for a in d["assumptions"])
+    assert not any("MoE load imbalance" in a for a in b["assumptions"])
+
+
+def test_all_to_all_inside_an_nvl72_domain_runs_on_nvlink() -> None:
+    rack = evaluate("deepseek-v3-671b", GB200, DSV3, gpus=256)
+    trays = evaluate(
+        # a domain of one tray (an unpublished domain would take the NVL72 class norm of 72 GPUs)
+        "deepseek-v3-671b",
+        {**GB200, "nvlink_domain_gpus": GB200["gpus_per_node"]},
+        DSV3,
+        gpus=256,
+    )
+    # EP=32 spans 8 four-GPU trays: inside the 72-GPU NVLink domain the all-to-all never touches a NIC
+    assert rack["iteration_breakdown_s"]["ep_comm"] < 0.2 * trays["iteration_breakdown_s"]["ep_comm"]
+    # tensor parallelism wider than a tray stays on NVLink too
+    tp16 = {"tp": 16, "pp": 8, "dp": 2}
+    rack16 = evaluate("gpt3-175b", GB200, tp16, gpus=256)["iteration_breakdown_s"]["tp_comm"]
+    one_tray = {**GB200, "nvlink_domain_gpus": GB200["gpus_per_node"]}
+    trays16 = evaluate("gpt3-175b", one_tray, tp16, gpus=256)["iteration_breakdown_s"]["tp_comm"]
+    assert rack16 < 0.2 * trays16
+
+
+def test_cloudmatrix_unified_bus_spans_384_npus() -> None:
+    lay = {"tp": 1, "pp": 4, "dp": 96, "ep": 32, "etp": 1}
+    ub = evaluate("deepseek-v3-671b", CLOUDMATRIX, lay, gpus=384)
+    # a domain of one node (an unpublished domain would take the CloudMatrix384 class norm of 384 NPUs)
+    one_node = {**CLOUDMATRIX, "nvlink_domain_gpus": CLOUDMATRIX["gpus_per_node"]}
+    nodes = evaluate("deepseek-v3-671b", one_node, lay, gpus=384)
+    assert ub["iteration_breakdown_s"]["ep_comm"] < 0.2 * nodes["iteration_breakdown_s"]["ep_comm"]
+
+
+def test_a_domain_must_be_whole_nodes() -> None:
+    with pytest.raises(InputError) as err:
+        evaluate("gpt3-175b", {**GB200, "nvlink_domain_gpus": 70}, {"tp": 4}, gpus=256)
+    assert err.value.field == "offering.nvlink_domain_gpus"

@@ -1,0 +1,83 @@
+"""Framework settings in the layout: communication overlap flags, their defaults by GPU generation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sizing.engine import InputError, evaluate, search
+from sizing.engine.calibration import SELENE
+
+H100_LAYOUT = {"tp": 8, "pp": 4, "dp": 16, "virtual_stages": 5}
+FLAGS = ("tp_comm_overlap", "overlap_grad_reduce", "overlap_param_gather", "overlap_p2p_comm")
+
+
+def test_hopper_defaults_to_megatron_core_overlap_and_says_so(h100_ib: dict[str, Any]) -> None:
+    r = evaluate("llama3-70b", h100_ib, H100_LAYOUT, gpus=512)
+    assert all(r["layout"][k] is True for k in FLAGS)
+    assert any("Megatron-Core/NeMo 2024+ defaults assumed on H100-SXM-80GB" in a for a in r["assumptions"])
+
+
+def test_a100_defaults_to_the_2021_settings_and_says_so(a100_ib: dict[str, Any]) -> None:
+    r = evaluate("gpt3-175b", a100_ib, {"tp": 8, "pp": 8}, gpus=1024)
+    assert all(r["layout"][k] is False for k in FLAGS)
+    assert any("2021-22 Megatron-LM/DeepSpeed settings assumed" in a for a in r["assumptions"])
+
+
+def test_a_layout_that_states_every_flag_takes_no_default(h100_ib: dict[str, Any]) -> None:
+    lay = {**H100_LAYOUT, **dict.fromkeys(FLAGS, False)}
+    r = evaluate("llama3-70b", h100_ib, lay, gpus=512)
+    assert not any("overlap settings not given" in a for a in r["assumptions"])
+    assert all(r["layout"][k] is False for k in FLAGS)
+
+
+def test_tp_overlap_hides_tensor_parallel_traffic_behind_the_gemms(h100_ib: dict[str, Any]) -> None:
+    on = evaluate("llama3-70b", h100_ib, {**H100_LAYOUT, "tp_comm_overlap": True}, gpus=512)
+    off = evaluate("llama3-70b", h100_ib, {**H100_LAYOUT, "tp_comm_overlap": False}, gpus=512)
+    t_on, t_off = on["iteration_breakdown_s"]["tp_comm"], off["iteration_breakdown_s"]["tp_comm"]
+    # Transformer Engine userbuffers: the first/last chunk stays exposed, (1/8 + 1/4) / 2 of it at TP=8
+    assert t_on == pytest.approx(t_off * (1 / 8 + 1 / 4) / 2, rel=0.01)
+    # it needs sequence parallelism: without SP nothing is hidden
+    no_sp = {**H100_LAYOUT, "sequence_parallel": False}
+    assert (
+        evaluate("llama3-70b", h100_ib, {**no_sp, "tp_comm_overlap": True}, gpus=512)["iteration_breakdown_s"]
+        == evaluate("llama3-70b", h100_ib, {**no_sp, "tp_comm_overlap": False}, gpus=512)[
+            "iteration_breakdown_s"
+        ]
+    )
+
+
+def test_overlapped_pipeline_sends_cost_a_chain_not_every_micro_batch(h100_ib: dict[str, Any]) -> None:
+    on = evaluate("llama3-70b", h100_ib, {**H100_LAYOUT, "overlap_p2p_comm": True}, gpus=512)
+    off = evaluate("llama3-70b", h100_ib, {**H100_LAYOUT, "overlap_p2p_comm": False}, gpus=512)
+    m, p, v = on["micro_batches_per_iteration"], 4, 5
+    # blocking: 2 v sends per micro-batch; overlapped: the dependency chain of the interleaved schedule,
+    # 2 (p v - 1) sends per step (discrete-event simulation of Megatron's order, docs/MODEL.md)
+    ratio = on["iteration_breakdown_s"]["pp_comm"] / off["iteration_breakdown_s"]["pp_comm"]
+    assert ratio == pytest.approx(2 * (p * v - 1) / (2 * v * m), rel=0.01)
+
+
+def test_grad_reduce_overlap_hides_behind_the_last_backward(h100_ib: dict[str, Any]) -> None:
+    lay = {"tp": 8, "pp": 1, "dp": 64, "zero": 1}
+    on = evaluate(
+        "llama3-70b", h100_ib, {**lay, "overlap_grad_reduce": True, "overlap_param_gather": True}, gpus=512
+    )
+    off = evaluate(
+        "llama3-70b", h100_ib, {**lay, "overlap_grad_reduce": False, "overlap_param_gather": False}, gpus=512
+    )
+    assert on["iteration_breakdown_s"]["dp_comm"] < 0.5 * off["iteration_breakdown_s"]["dp_comm"]
+
+
+def test_flags_must_be_booleans(h100_ib: dict[str, Any]) -> None:
+    with pytest.raises(InputError) as err:
+        evaluate("llama3-70b", h100_ib, {**H100_LAYOUT, "tp_comm_overlap": "yes"}, gpus=512)
+    assert err.value.field == "layout.tp_comm_overlap"
+
+
+def test_search_evaluates_the_framework_default_and_does_not_toggle_it(h100_ib: dict[str, Any]) -> None:
+    r = search("llama3-70b", h100_ib, gpus=512)
+    assert all(r["layout"][k] is True for k in FLAGS)
+    assert all(a["layout"][k] is True for a in r["alternatives"] for k in FLAGS)
+    a100 = search("gpt3-175b", {**SELENE, "nodes": 128}, gpus=1024)
+    assert all(a100["layout"][k] is False for k in FLAGS)

@@ -1,0 +1,62 @@
+"""The validation set (sizing/engine/validation.yaml): published runs with their published layouts."""
+
+from __future__ import annotations
+
+import pytest
+
+from sizing.engine import validation as V
+
+COMPARED = [r for r in V.results() if r.row.compared]
+
+
+def test_mean_error_of_the_iteration_time_is_at_most_10_percent() -> None:
+    stats = V.statistics_by_split()
+    assert stats["all"]["mean"] <= V.MEAN_TOLERANCE, stats
+
+
+@pytest.mark.parametrize("result", COMPARED, ids=[r.row.id for r in COMPARED])
+def test_each_row_is_within_its_tolerance_or_says_why_not(result: V.Result) -> None:
+    # dense with a fully published layout: 15%; MoE or assumed settings: 25% (issue 17). A row the model
+    # misses states the mechanism it lacks (validation.yaml `known_miss`, docs/MODEL.md).
+    within = abs(result.error) <= result.row.tolerance
+    assert within or result.row.known_miss, (result.row.id, result.error, result.row.tolerance)
+
+
+def test_few_rows_are_known_misses_and_each_has_a_reason() -> None:
+    misses = [r for r in COMPARED if abs(r.error) > r.row.tolerance]
+    assert len(misses) <= 5, [r.row.id for r in misses]
+    assert all(len(r.row.known_miss or "") > 40 for r in misses)
+
+
+@pytest.mark.parametrize(
+    "result",
+    [r for r in V.results() if r.row.compared or "whole-run" in (r.row.exclude or "")],
+    ids=lambda r: r.row.id,
+)
+def test_every_published_layout_fits_or_says_why_not(result: V.Result) -> None:
+    # every run really happened with its layout: the model must accept it, unless the row states why its
+    # memory model cannot (Llama 3 405B's schedule)
+    assert result.feasible or (result.row.known_miss or "").startswith("memory:"), (
+        result.row.id,
+        result.memory_gib,
+        result.hbm_gib,
+    )
+
+
+def test_excluded_rows_are_listed_with_a_reason_not_dropped() -> None:
+    excluded = [r for r in V.rows() if not r.compared]
+    assert excluded and all(r.exclude for r in excluded)
+    assert {r.split for r in V.rows() if r.compared} == {"fit", "holdout"}
+
+
+def test_every_row_cites_its_source_and_states_its_assumptions() -> None:
+    for row in V.rows():
+        assert row.source.strip()
+        if row.compared and row.layout_published != "full":
+            assert row.assumed, row.id
+
+
+def test_the_held_out_split_is_reported_separately_and_close_to_the_fit_split() -> None:
+    stats = V.statistics_by_split()
+    assert stats["fit"]["rows"] >= 30 and stats["holdout"]["rows"] >= 15
+    assert stats["holdout"]["mean"] <= 0.12, stats
