@@ -86,7 +86,7 @@ def _plan_bill(
     facts: dict[str, Any], sizing: dict[str, Any], workload: dict[str, Any], plan_name: str | None
 ) -> dict[str, Any]:
     """The full bill (sizing.bill), under the named plan when one is given instead of the cheapest."""
-    if not sizing.get("gpus") or sizing.get("train_days") is None:
+    if sizing.get("feasible") is False or not sizing.get("gpus") or sizing.get("train_days") is None:
         reasons = "; ".join(sizing.get("reasons") or []) or "the workload does not fit this offering"
         raise ValidationError({"offering": f"nothing to quote: {reasons}"})
     full = bill_module.full_bill(facts, sizing, workload)

@@ -127,7 +127,8 @@ def test_it_refuses_other_peoples_runs_unknown_plans_and_offerings_that_do_not_f
     with pytest.raises(ValidationError) as exc:
         services.quote_create_for_offering(owner=buyer, offering_slug="nope", workload_id=workload.pk)
     assert "offering" in exc.value.message_dict
-    Offering.objects.filter(pk=offering.pk).update(gpu=None)  # the engine cannot size it
+    # A published maximum of one node cannot hold the 13B workload's model states: nothing fits.
+    Offering.objects.filter(pk=offering.pk).update(max_nodes=1, gpus_per_node=1)
     with pytest.raises(ValidationError) as exc:
         services.quote_create_for_offering(owner=buyer, offering_slug=offering.slug, workload_id=workload.pk)
     assert "nothing to quote" in str(exc.value)
