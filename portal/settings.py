@@ -196,11 +196,17 @@ SIZING_CHUNK_SIZE = env.int("SIZING_CHUNK_SIZE", default=4)
 QUOTES_BROWSER_PATH = env.str("QUOTES_BROWSER_PATH", default="/usr/bin/chromium")
 QUOTES_VALIDITY_DAYS = env.int("QUOTES_VALIDITY_DAYS", default=30)
 
+# API tokens live this long (hours) after they are issued; then POST /api/v1/auth/token/ gives a new one.
+# Bounded: at least an hour, at most a year (a token that never expires cannot be taken back in time).
+API_TOKEN_LIFETIME_HOURS = env.int("API_TOKEN_LIFETIME_HOURS", default=24 * 30)
+if not 1 <= API_TOKEN_LIFETIME_HOURS <= 24 * 365:
+    raise environ.ImproperlyConfigured("API_TOKEN_LIFETIME_HOURS must be between 1 and 8760")
+
 # --- REST framework -----------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes "not logged in" a 401 rather than a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
