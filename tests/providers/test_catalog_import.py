@@ -61,7 +61,8 @@ def test_a_dry_run_writes_nothing() -> None:
     [
         (
             lambda d: d["providers"][0]["offerings"][0]["groups"]["network"]["facts"].update(gbps_per_nic=-5),
-            "offering acme-h100: groups.network.facts.gbps_per_nic: Speed per NIC must be between 1 and 1,600 Gb/s",
+            "offering acme-h100: groups.network.facts.gbps_per_nic: "
+            "Speed per NIC must be between 1 and 1,600 Gb/s",
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["groups"]["network"]["facts"].update(fabric="wifi"),
@@ -104,7 +105,8 @@ def test_a_dry_run_writes_nothing() -> None:
         (lambda d: d["providers"][0].update(kind="bank"), "provider acme: kind: 'bank' is not one of"),
         (
             lambda d: d["providers"][0]["offerings"][0]["plans"][0].update(price_usd_per_gpu_hour=-1),
-            "plan On-demand: price_usd_per_gpu_hour: Price per GPU-hour must be greater than 0 and at most 200 $",
+            "plan On-demand: price_usd_per_gpu_hour: "
+            "Price per GPU-hour must be greater than 0 and at most 200 $",
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["plans"][0].update(kind="lease"),

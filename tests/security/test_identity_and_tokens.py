@@ -6,7 +6,6 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-import pytest
 from django.test import Client
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
