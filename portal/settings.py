@@ -8,6 +8,8 @@ the real deployment with separate `celery -A portal worker` processes. Every var
 
 from __future__ import annotations
 
+import os
+import secrets
 from pathlib import Path
 
 import django_stubs_ext
@@ -22,11 +24,35 @@ env = environ.Env()
 # A .env file is optional; real deployments pass the environment directly.
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
-DEBUG = env.bool("DJANGO_DEBUG", default=True)
-# The development key only works with DEBUG on; production must set its own.
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="" if not DEBUG else "dev-only-insecure-key-change-me")
+# Demo accounts are created only by `make demo` (manage.py load_demo), never in production.
+DEMO_MODE = env.bool("CLUSTERSCOUT_DEMO", default=False)
+# DEBUG is off unless the demo (`make demo` sets CLUSTERSCOUT_DEMO=1) or a development setting
+# (DJANGO_DEBUG=true, as in .env.example) turns it on: a deployment that forgot its environment never shows
+# the debug page. An explicit DJANGO_DEBUG=false is the production deployment of README: it needs its own
+# secret key and turns on the HTTPS-only settings below (manage.py check --deploy is clean).
+DEBUG = env.bool("DJANGO_DEBUG", default=DEMO_MODE)
+PRODUCTION = not DEBUG and bool(os.environ.get("DJANGO_DEBUG"))
+
+
+def _local_secret_key(path: Path) -> str:
+    """A random key made once for this checkout (embedded mode, demo, development), never a shared one."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    except OSError as exc:
+        raise environ.ImproperlyConfigured(f"set DJANGO_SECRET_KEY (cannot write {path}: {exc})") from exc
+    key = secrets.token_urlsafe(50)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key)
+    return key
+
+
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
 if not SECRET_KEY:
-    raise environ.ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
+    if PRODUCTION:
+        raise environ.ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
+    SECRET_KEY = _local_secret_key(BASE_DIR / ".secret_key")
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -117,10 +143,12 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if not DEBUG
+        if PRODUCTION
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+# Outside production (no collectstatic) WhiteNoise serves the static files from the apps, DEBUG or not.
+WHITENOISE_USE_FINDERS = not PRODUCTION
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -226,8 +254,8 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-# --- Security when not in debug (manage.py check --deploy) -----------------------------------------------
-if not DEBUG:
+# --- Security in production (manage.py check --deploy) ------------------------------------------------
+if PRODUCTION:
     SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
@@ -241,9 +269,6 @@ SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
-
-# Demo accounts are created only by `make demo` (manage.py load_demo), never in production.
-DEMO_MODE = env.bool("CLUSTERSCOUT_DEMO", default=False)
 
 LOGGING = {
     "version": 1,
