@@ -116,6 +116,14 @@ DATABASES = {
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=0))
 # A connection dropped by a PostgreSQL restart is replaced on the next request instead of failing it.
 DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", env.bool("DATABASE_CONN_HEALTH_CHECKS", default=True))
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded mode serves a handful of concurrent users: WAL lets readers go on while one writes,
+    # IMMEDIATE transactions take the write lock when they begin (no deadlock upgrading a read lock), and
+    # a writer that finds the lock taken waits up to the timeout instead of failing ("database is locked").
+    sqlite_options = DATABASES["default"].setdefault("OPTIONS", {})
+    sqlite_options.setdefault("init_command", "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+    sqlite_options.setdefault("transaction_mode", "IMMEDIATE")
+    sqlite_options.setdefault("timeout", env.int("SQLITE_BUSY_TIMEOUT_SECONDS", default=20))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Fail fast instead of hanging when PostgreSQL is down: requests then get a clear 503.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
@@ -181,9 +189,12 @@ RATE_LIMIT_UPLOADS = env.int("RATE_LIMIT_UPLOADS", default=30)
 RATE_LIMIT_UPLOADS_WINDOW_SECONDS = env.int("RATE_LIMIT_UPLOADS_WINDOW_SECONDS", default=600)
 
 # --- Celery -----------------------------------------------------------------------------------------
-# No broker URL means the embedded mode: tasks run in-process, synchronously.
+# No broker URL means the embedded mode: tasks run in a small in-process thread pool with a bounded queue
+# (portal/task_pool.py), so requests answer at once and pages poll, as with real workers.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_ALWAYS_EAGER = False  # tests turn it on for their unit tests (tests/conftest.py)
+TASKS_POOL_WORKERS = env.int("TASKS_POOL_WORKERS", default=2)
+TASKS_POOL_QUEUE = env.int("TASKS_POOL_QUEUE", default=64)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
