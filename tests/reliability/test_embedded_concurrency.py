@@ -99,7 +99,7 @@ def server(tmp_path: Path) -> Iterator[str]:
         log.close()
     text = (tmp_path / "server.log").read_text(errors="replace")
     assert "Traceback" not in text and "database is locked" not in text, text[-4000:]
-    assert "POST /api/v1/runs/ HTTP/1.1\" 201" in text  # the runs went through this server
+    assert 'POST /api/v1/runs/ HTTP/1.1" 201' in text  # the runs went through this server
 
 
 def _call(base: str, method: str, path: str, body: Any = None, token: str = "") -> tuple[int, Any, float]:
