@@ -22,24 +22,27 @@ PRESET_LABELS = {
 }
 
 
-def _bounded(name: str, help_text: str = "") -> dict[str, Any]:
-    """A bounded field's arguments: the model's validator (message names field and range) and the range as
-    a hint; min/max also go to the browser as the input's min and max."""
+def _bounded(name: str, help_text: str = "", step: str = "any") -> dict[str, Any]:
+    """A bounded field's arguments: the model's validator (one message naming the field and the range), the
+    range as a hint, and min/max on the browser's input."""
     bound = WORKLOAD_BOUNDS[name]
     hint = f"{help_text}; {bound.range_text()}" if help_text else bound.range_text()
-    out: dict[str, Any] = {
+    attrs: dict[str, Any] = {"step": step}
+    if bound.minimum is not None:
+        attrs["min"] = f"{bound.minimum:g}"
+    if bound.maximum is not None:
+        attrs["max"] = f"{bound.maximum:g}"
+    return {
         "label": bound.label,
         "required": False,
         "validators": range_validators(bound),
         "help_text": hint,
+        "widget": forms.NumberInput(attrs=attrs),
     }
-    if bound.maximum is not None:
-        out["max_value"] = bound.maximum
-    return out
 
 
 def _int(name: str, help_text: str = "") -> forms.IntegerField:
-    return forms.IntegerField(**_bounded(name, help_text))
+    return forms.IntegerField(**_bounded(name, help_text, step="1"))
 
 
 class PlanForm(forms.Form):
@@ -78,7 +81,7 @@ class PlanForm(forms.Form):
     precision = forms.ChoiceField(choices=[("", "preset / bf16")] + list(Precision.choices), required=False)
     deadline_days = forms.FloatField(**{**_bounded("deadline_days"), "label": "Deadline (days)"})
     budget_usd = forms.DecimalField(
-        **{**_bounded("budget_usd"), "label": "Budget (USD)"}, max_digits=16, decimal_places=2
+        **{**_bounded("budget_usd", step="0.01"), "label": "Budget (USD)"}, decimal_places=2
     )
     checkpoints_retained = forms.IntegerField(**_bounded("checkpoints_retained"), initial=2)
     dataset_size_gb = forms.FloatField(**{**_bounded("dataset_size_gb"), "label": "Dataset size (GB)"})

@@ -57,6 +57,8 @@ def _env(tmp: Path) -> dict[str, str]:
         DJANGO_MEDIA_ROOT=str(tmp / "media"),
         DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
         DJANGO_SETTINGS_MODULE="portal.settings",
+        # Tables-only PDFs: the test is about who waits for the render, not about the charts.
+        QUOTES_BROWSER_PATH=str(tmp / "no-browser"),
         PYTHONUNBUFFERED="1",
     )
     return env
@@ -125,6 +127,7 @@ def _client(base: str, name: str, rounds: int, out: dict[str, Any]) -> None:
     statuses: list[tuple[str, int]] = []
     post_times: list[float] = []
     runs: list[int] = []
+    workloads: list[int] = []
     status, body, _ = _call(base, "POST", "/api/v1/auth/token/", {"username": name, "password": f"pw-{name}"})
     statuses.append(("token", status))
     token = body["token"] if status == 200 else ""
@@ -135,6 +138,7 @@ def _client(base: str, name: str, rounds: int, out: dict[str, Any]) -> None:
         statuses.append(("workload", status))
         if status != 201:
             continue
+        workloads.append(body["id"])
         status, run, elapsed = _call(base, "POST", "/api/v1/runs/", {"workload": body["id"]}, token)
         statuses.append(("run", status))
         post_times.append(elapsed)
@@ -142,7 +146,13 @@ def _client(base: str, name: str, rounds: int, out: dict[str, Any]) -> None:
             runs.append(run["id"])
         for path in ("/api/v1/offerings/", "/api/v1/workloads/", "/", "/offerings/"):
             statuses.append((path, _call(base, "GET", path, token=token)[0]))
-    out[name] = {"statuses": statuses, "post_times": post_times, "runs": runs, "token": token}
+    out[name] = {
+        "statuses": statuses,
+        "post_times": post_times,
+        "runs": runs,
+        "workloads": workloads,
+        "token": token,
+    }
 
 
 def test_two_concurrent_api_clients_on_the_embedded_default(server: str) -> None:
@@ -171,3 +181,20 @@ def test_two_concurrent_api_clients_on_the_embedded_default(server: str) -> None
                 pending.discard((token, run))
         time.sleep(0.5)
     assert not pending, f"runs still unfinished: {pending}"
+    _quote_pdf_answers_at_once(server, out["alice"])
+
+
+def _quote_pdf_answers_at_once(server: str, client: dict[str, Any]) -> None:
+    """The quote PDF renders in the pool: the GET answers 202 at once, then the PDF once it is ready."""
+    token = client["token"]
+    body = {"workload": client["workloads"][0], "offering": "acme-h100"}
+    status, quote, _ = _call(server, "POST", "/api/v1/quotes/", body, token)
+    assert status == 201, quote
+    status, _, elapsed = _call(server, "GET", f"/api/v1/quotes/{quote['id']}/pdf", token=token)
+    assert status in (200, 202) and elapsed < 5, (status, elapsed)
+    deadline = time.monotonic() + 120
+    while status != 200 and time.monotonic() < deadline:
+        time.sleep(0.5)
+        status, _, _ = _call(server, "GET", f"/api/v1/quotes/{quote['id']}/pdf", token=token)
+        assert status in (200, 202), status
+    assert status == 200
