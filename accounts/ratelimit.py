@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+import unicodedata
 from dataclasses import dataclass
 
 from django.core.cache import cache
@@ -68,6 +69,12 @@ def reset(limit: Limit, key: str) -> None:
         cache.delete(cache_key)
     except Exception:  # the cache is down: fail open
         logger.warning("rate limit cache unavailable", exc_info=True)
+
+
+def normalised_identity(text: str) -> str:
+    """A user name as the limiter counts it: NFKC (fullwidth and other compatibility forms become their
+    plain letters), case-folded, surrounding blanks dropped; so look-alikes share one counter."""
+    return unicodedata.normalize("NFKC", text).casefold().strip()
 
 
 def client_ip(request: HttpRequest) -> str:

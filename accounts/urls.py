@@ -8,4 +8,6 @@ app_name = "accounts"
 urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/", views.account, name="account"),
+    path("account/token/revoke/", views.token_revoke, name="token-revoke"),
 ]

@@ -1,16 +1,19 @@
-"""Session login with a limit on failed attempts (per user name and client address)."""
+"""Session login with a limit on failed attempts (per normalised user name and client address)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
-from accounts import ratelimit
+from accounts import ratelimit, selectors, services
 
 
 def login_limit() -> ratelimit.Limit:
@@ -22,7 +25,8 @@ def login_limit() -> ratelimit.Limit:
 
 
 def login_key(request: HttpRequest, username: str) -> str:
-    return f"{username.strip().lower()}|{ratelimit.client_ip(request)}"
+    """The failed-attempt counter's key: the normalised identity and the client address."""
+    return f"{ratelimit.normalised_identity(username)}|{ratelimit.client_ip(request)}"
 
 
 def rate_limited_page(request: HttpRequest, *, message: str, retry_after: int) -> HttpResponse:
@@ -55,3 +59,24 @@ class LoginView(auth_views.LoginView):
     def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
         ratelimit.record(login_limit(), login_key(self.request, self.request.POST.get("username", "")))
         return super().form_invalid(form)
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    """The account page: who you are and your API token, with a button that revokes it."""
+    token = selectors.token_get(user=request.user)
+    context: dict[str, Any] = {
+        "token": token,
+        "expires_at": services.token_expires_at(token=token) if token else None,
+        "expired": services.token_expired(token=token) if token else False,
+        "lifetime_days": max(1, settings.API_TOKEN_LIFETIME_HOURS // 24),
+    }
+    return render(request, "accounts/account.html", context)
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest) -> HttpResponse:
+    if services.token_revoke(user=request.user):
+        messages.success(request, "Your API token is revoked; scripts that used it are refused from now on.")
+    return redirect("accounts:account")

@@ -66,7 +66,7 @@ class Upload(models.Model):
     nodes = models.PositiveIntegerField(null=True, blank=True)
     gpus = models.PositiveIntegerField(null=True, blank=True)
     measured_on = models.DateField(null=True, blank=True)
-    notes = models.TextField(blank=True)
+    notes = models.CharField(max_length=5000, blank=True)  # the form and API say the same
     visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PRIVATE)
     status = models.CharField(max_length=20, choices=UploadStatus.choices, default=UploadStatus.STORED)
     kind = models.CharField(max_length=40, null=True, blank=True)

@@ -8,7 +8,8 @@ from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
-app = Celery("portal")
+# Every task derives from PooledTask: Celery's dispatch with a broker, the in-process pool without one.
+app = Celery("portal", task_cls="portal.task_pool:PooledTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 

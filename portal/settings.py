@@ -8,6 +8,8 @@ the real deployment with separate `celery -A portal worker` processes. Every var
 
 from __future__ import annotations
 
+import os
+import secrets
 from pathlib import Path
 
 import django_stubs_ext
@@ -22,11 +24,35 @@ env = environ.Env()
 # A .env file is optional; real deployments pass the environment directly.
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
-DEBUG = env.bool("DJANGO_DEBUG", default=True)
-# The development key only works with DEBUG on; production must set its own.
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="" if not DEBUG else "dev-only-insecure-key-change-me")
+# Demo accounts are created only by `make demo` (manage.py load_demo), never in production.
+DEMO_MODE = env.bool("CLUSTERSCOUT_DEMO", default=False)
+# DEBUG is off unless the demo (`make demo` sets CLUSTERSCOUT_DEMO=1) or a development setting
+# (DJANGO_DEBUG=true, as in .env.example) turns it on: a deployment that forgot its environment never shows
+# the debug page. An explicit DJANGO_DEBUG=false is the production deployment of README: it needs its own
+# secret key and turns on the HTTPS-only settings below (manage.py check --deploy is clean).
+DEBUG = env.bool("DJANGO_DEBUG", default=DEMO_MODE)
+PRODUCTION = not DEBUG and bool(os.environ.get("DJANGO_DEBUG"))
+
+
+def _local_secret_key(path: Path) -> str:
+    """A random key made once for this checkout (embedded mode, demo, development), never a shared one."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    except OSError as exc:
+        raise environ.ImproperlyConfigured(f"set DJANGO_SECRET_KEY (cannot write {path}: {exc})") from exc
+    key = secrets.token_urlsafe(50)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key)
+    return key
+
+
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
 if not SECRET_KEY:
-    raise environ.ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
+    if PRODUCTION:
+        raise environ.ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
+    SECRET_KEY = _local_secret_key(BASE_DIR / ".secret_key")
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -90,6 +116,14 @@ DATABASES = {
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=0))
 # A connection dropped by a PostgreSQL restart is replaced on the next request instead of failing it.
 DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", env.bool("DATABASE_CONN_HEALTH_CHECKS", default=True))
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded mode serves a handful of concurrent users: WAL lets readers go on while one writes,
+    # IMMEDIATE transactions take the write lock when they begin (no deadlock upgrading a read lock), and
+    # a writer that finds the lock taken waits up to the timeout instead of failing ("database is locked").
+    sqlite_options = DATABASES["default"].setdefault("OPTIONS", {})
+    sqlite_options.setdefault("init_command", "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+    sqlite_options.setdefault("transaction_mode", "IMMEDIATE")
+    sqlite_options.setdefault("timeout", env.int("SQLITE_BUSY_TIMEOUT_SECONDS", default=20))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Fail fast instead of hanging when PostgreSQL is down: requests then get a clear 503.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
@@ -117,10 +151,12 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if not DEBUG
+        if PRODUCTION
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+# Outside production (no collectstatic) WhiteNoise serves the static files from the apps, DEBUG or not.
+WHITENOISE_USE_FINDERS = not PRODUCTION
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -153,9 +189,12 @@ RATE_LIMIT_UPLOADS = env.int("RATE_LIMIT_UPLOADS", default=30)
 RATE_LIMIT_UPLOADS_WINDOW_SECONDS = env.int("RATE_LIMIT_UPLOADS_WINDOW_SECONDS", default=600)
 
 # --- Celery -----------------------------------------------------------------------------------------
-# No broker URL means the embedded mode: tasks run in-process, synchronously.
+# No broker URL means the embedded mode: tasks run in a small in-process thread pool with a bounded queue
+# (portal/task_pool.py), so requests answer at once and pages poll, as with real workers.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_ALWAYS_EAGER = False  # tests turn it on for their unit tests (tests/conftest.py)
+TASKS_POOL_WORKERS = env.int("TASKS_POOL_WORKERS", default=2)
+TASKS_POOL_QUEUE = env.int("TASKS_POOL_QUEUE", default=64)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
@@ -196,11 +235,17 @@ SIZING_CHUNK_SIZE = env.int("SIZING_CHUNK_SIZE", default=4)
 QUOTES_BROWSER_PATH = env.str("QUOTES_BROWSER_PATH", default="/usr/bin/chromium")
 QUOTES_VALIDITY_DAYS = env.int("QUOTES_VALIDITY_DAYS", default=30)
 
+# API tokens live this long (hours) after they are issued; then POST /api/v1/auth/token/ gives a new one.
+# Bounded: at least an hour, at most a year (a token that never expires cannot be taken back in time).
+API_TOKEN_LIFETIME_HOURS = env.int("API_TOKEN_LIFETIME_HOURS", default=24 * 30)
+if not 1 <= API_TOKEN_LIFETIME_HOURS <= 24 * 365:
+    raise environ.ImproperlyConfigured("API_TOKEN_LIFETIME_HOURS must be between 1 and 8760")
+
 # --- REST framework -----------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes "not logged in" a 401 rather than a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -220,8 +265,8 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-# --- Security when not in debug (manage.py check --deploy) -----------------------------------------------
-if not DEBUG:
+# --- Security in production (manage.py check --deploy) ------------------------------------------------
+if PRODUCTION:
     SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
@@ -235,9 +280,6 @@ SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
-
-# Demo accounts are created only by `make demo` (manage.py load_demo), never in production.
-DEMO_MODE = env.bool("CLUSTERSCOUT_DEMO", default=False)
 
 LOGGING = {
     "version": 1,

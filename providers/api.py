@@ -20,8 +20,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from portal.api_errors import error_responses
+from portal.constraints import range_validators
 from providers import selectors, services
-from providers.facts import FACTS, Fact
+from providers.facts import FACTS, NOTE_MAX_LENGTH, PLAN_BOUNDS, Fact
 from providers.filters import OfferingApiFilterSet
 from providers.models import BILLING_PLAN_FIELDS, BillingPlan, Offering, PricePoint, Provider
 
@@ -80,20 +81,24 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
 
 def _fact_field(fact: Fact) -> serializers.Field[Any, Any, Any, Any]:
     """The input field of one fact; null means "not published" (DESIGN section 4)."""
-    common: dict[str, Any] = {"required": False, "allow_null": True, "help_text": fact.label}
+    help_text = f"{fact.label}; {fact.range_text()}" if fact.bound is not None else fact.label
+    common: dict[str, Any] = {"required": False, "allow_null": True, "help_text": help_text}
     if fact.type == "bool":
         return serializers.BooleanField(**common)
+    if fact.type in ("int", "float", "decimal"):
+        common["validators"] = range_validators(fact.bound)
     if fact.type == "int":
         return serializers.IntegerField(**common)
     if fact.type == "float":
         return serializers.FloatField(**common)
     if fact.type == "decimal":
-        return serializers.DecimalField(max_digits=14, decimal_places=6, **common)
+        # No digit limit here: the range check below names the field and its range instead.
+        return serializers.DecimalField(max_digits=None, decimal_places=6, **common)
     if fact.type == "enum":
         return serializers.ChoiceField(choices=list(fact.choices), **common)
     if fact.type == "list":
         return serializers.ListField(child=serializers.ChoiceField(choices=list(fact.choices)), **common)
-    return serializers.CharField(allow_blank=True, max_length=5000, **common)
+    return serializers.CharField(allow_blank=True, max_length=fact.max_length or NOTE_MAX_LENGTH, **common)
 
 
 class OfferingUpdateSerializer(serializers.Serializer[dict[str, Any]]):
@@ -105,10 +110,16 @@ class OfferingUpdateSerializer(serializers.Serializer[dict[str, Any]]):
 
 class PriceChangeSerializer(serializers.Serializer[dict[str, Any]]):
     price_usd_per_gpu_hour = serializers.DecimalField(
-        max_digits=12, decimal_places=4, min_value=0, allow_null=True, help_text="null: price withdrawn"
+        max_digits=12,
+        decimal_places=4,
+        allow_null=True,
+        validators=range_validators(PLAN_BOUNDS["price_usd_per_gpu_hour"]),
+        help_text=f"{PLAN_BOUNDS['price_usd_per_gpu_hour'].range_text()}; null: price withdrawn",
     )
     as_of = serializers.DateField(required=False, allow_null=True)
-    note = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+    note = serializers.CharField(
+        required=False, allow_blank=True, max_length=services.PRICE_NOTE_MAX_LENGTH, default=""
+    )
 
 
 class PriceHistorySerializer(serializers.ModelSerializer[PricePoint]):

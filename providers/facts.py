@@ -6,6 +6,7 @@ and as a model field, nowhere else. Names, units and enums are those of docs/FAC
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,6 +30,69 @@ GROUPS: dict[str, str] = {
 }
 
 
+def _num(value: float) -> str:
+    """A bound as people write it: 1,600 rather than 1600.0, 0.01 rather than 1e-02."""
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.6f}".rstrip("0").rstrip(".")
+
+
+def range_text(
+    minimum: float | None, maximum: float | None, unit: str = "", *, strictly_positive: bool = False
+) -> str:
+    """ "between 50 and 100 %", "greater than 0 and at most 0.01 per GPU-hour", "at least 0"."""
+    suffix = f" {unit}" if unit else ""
+    if strictly_positive:
+        low = "greater than 0"
+        return f"{low} and at most {_num(maximum)}{suffix}" if maximum is not None else low + suffix
+    if minimum is not None and maximum is not None:
+        return f"between {_num(minimum)} and {_num(maximum)}{suffix}"
+    if minimum is not None:
+        return f"at least {_num(minimum)}{suffix}"
+    if maximum is not None:
+        return f"at most {_num(maximum)}{suffix}"
+    return "any number"
+
+
+def bound_error(
+    label: str,
+    value: float,
+    minimum: float | None,
+    maximum: float | None,
+    unit: str = "",
+    *,
+    strictly_positive: bool = False,
+) -> str | None:
+    """ "<label> must be between 50 and 100 %, got 0" when `value` is outside the range, else None."""
+    if not math.isfinite(value):
+        return f"{label} must be a finite number, got {value}"
+    too_low = (strictly_positive and value <= 0) or (minimum is not None and value < minimum)
+    too_high = maximum is not None and value > maximum
+    if not (too_low or too_high):
+        return None
+    got = _num(value) if abs(value) < 1e15 else f"{value:.3g}"
+    allowed = range_text(minimum, maximum, unit, strictly_positive=strictly_positive)
+    return f"{label} must be {allowed}, got {got}"
+
+
+@dataclass(frozen=True)
+class Bound:
+    label: str
+    minimum: float | None = None
+    maximum: float | None = None
+    unit: str = ""
+    strictly_positive: bool = False
+    source: str = ""
+
+    def range_text(self) -> str:
+        return range_text(self.minimum, self.maximum, self.unit, strictly_positive=self.strictly_positive)
+
+    def error(self, value: float) -> str | None:
+        return bound_error(
+            self.label, value, self.minimum, self.maximum, self.unit, strictly_positive=self.strictly_positive
+        )
+
+
 @dataclass(frozen=True)
 class Fact:
     name: str
@@ -38,16 +102,60 @@ class Fact:
     unit: str = ""
     choices: tuple[str, ...] = ()
     minimum: float | None = None  # inclusive lower bound, None = no bound
-    strictly_positive: bool = False
-    maximum: float | None = None
+    strictly_positive: bool = False  # the lower bound 0 is exclusive
+    maximum: float | None = None  # inclusive upper bound
+    max_length: int | None = None  # text facts: characters
+    bound_source: str = ""  # where the bounds come from (what hardware and contracts allow)
 
+    @property
+    def bound(self) -> Bound | None:
+        """The fact's range as a Bound (None for a fact without one)."""
+        if self.minimum is None and not self.strictly_positive and self.maximum is None:
+            return None
+        return Bound(
+            self.label, self.minimum, self.maximum, self.unit, self.strictly_positive, self.bound_source
+        )
+
+    def range_text(self) -> str:
+        """The allowed range as the messages and the edit form say it, e.g. "between 50 and 100 %"."""
+        return range_text(self.minimum, self.maximum, self.unit, strictly_positive=self.strictly_positive)
+
+    def bound_error(self, value: float) -> str | None:
+        """The message for a number outside the fact's range (None when it is inside), naming the fact."""
+        return bound_error(
+            self.label, value, self.minimum, self.maximum, self.unit, strictly_positive=self.strictly_positive
+        )
+
+
+# Where the bounds come from: what hardware and contracts allow, with room above the largest published value.
+# A value outside is a typing error or an attack, never a real offering; each message names the range.
+_NODE = "one node is at most a 72-GPU rack domain (GB200/GB300 NVL72), with up to 32 NICs"
+_NIC = "the fastest NIC port announced is 1.6 Tb/s (ConnectX-9 / 1.6T Ethernet)"
+_HBM = "the largest HBM per GPU announced is 1 TB (Rubin Ultra)"
+_LINK = "NVLink 6 gives 3,600 GB/s per GPU; twice that allowed"
+_DOMAIN = "the largest scale-up domains: 384 NPUs (CloudMatrix 384), 576 GPU dies (NVL576)"
+_CLUSTER = "the largest clusters hold about 200,000 GPUs, i.e. 25,000 8-GPU nodes; 4x allowed"
+_FAIL = "Llama 3 saw about 2e-5 interruptions per GPU-hour; 500x that is a broken cluster, not an offering"
+_CONTRACT = "a contract guarantees a share of the GPUs: below 50 % no cluster is usable for training"
+_MONEY = "about 100x the highest published list price"
+_STORAGE = "the fastest parallel file systems write about 10 TB/s; 10x allowed"
+_TEXT = "a published sentence or paragraph; longer text belongs in a source document"
 
 FACTS: tuple[Fact, ...] = (
     # hardware
     Fact("gpu", "hardware", "GPU model", "gpu"),
-    Fact("gpu_label", "hardware", "GPU as published", "text"),
-    Fact("gpus_per_node", "hardware", "GPUs per node", "int", strictly_positive=True),
-    Fact("hbm_gb_per_gpu", "hardware", "HBM per GPU", "float", "GB", strictly_positive=True),
+    Fact("gpu_label", "hardware", "GPU as published", "text", max_length=200),
+    Fact("gpus_per_node", "hardware", "GPUs per node", "int", minimum=1, maximum=72, bound_source=_NODE),
+    Fact(
+        "hbm_gb_per_gpu",
+        "hardware",
+        "HBM per GPU",
+        "float",
+        "GB",
+        strictly_positive=True,
+        maximum=1024,
+        bound_source=_HBM,
+    ),  # fmt: skip
     Fact("intra_node", "hardware", "Intra-node interconnect", "enum", choices=INTRA_NODE),
     Fact(
         "intra_node_gbytes_per_s",
@@ -56,20 +164,65 @@ FACTS: tuple[Fact, ...] = (
         "float",
         "GB/s",
         strictly_positive=True,
+        maximum=7200,
+        bound_source=_LINK,
     ),
-    Fact("nvlink_domain_gpus", "hardware", "NVLink domain", "int", "GPUs", strictly_positive=True),
+    Fact(
+        "nvlink_domain_gpus",
+        "hardware",
+        "NVLink domain",
+        "int",
+        "GPUs",
+        minimum=1,
+        maximum=576,
+        bound_source=_DOMAIN,
+    ),  # fmt: skip
     Fact("bare_metal", "hardware", "Bare metal", "bool"),
     # network
     Fact("fabric", "network", "Inter-node fabric", "enum", choices=FABRICS),
-    Fact("fabric_label", "network", "Fabric as published", "text"),
-    Fact("nics_per_node", "network", "GPU-fabric NICs per node", "int", strictly_positive=True),
-    Fact("gbps_per_nic", "network", "Speed per NIC", "float", "Gb/s", strictly_positive=True),
+    Fact("fabric_label", "network", "Fabric as published", "text", max_length=300),
+    Fact(
+        "nics_per_node",
+        "network",
+        "GPU-fabric NICs per node",
+        "int",
+        minimum=1,
+        maximum=32,
+        bound_source=_NODE,
+    ),  # fmt: skip
+    Fact(
+        "gbps_per_nic",
+        "network",
+        "Speed per NIC",
+        "float",
+        "Gb/s",
+        minimum=1,
+        maximum=1600,
+        bound_source=_NIC,
+    ),  # fmt: skip
     Fact("topology", "network", "Topology", "enum", choices=TOPOLOGIES),
-    Fact("oversubscription", "network", "Oversubscription", "float", ":1", minimum=1.0),
-    Fact("max_nodes", "network", "Maximum nodes in one fabric", "int", strictly_positive=True),
+    Fact(
+        "oversubscription",
+        "network",
+        "Oversubscription",
+        "float",
+        ":1",
+        minimum=1.0,
+        maximum=64,
+        bound_source="1:1 is non-blocking; beyond 64:1 no training traffic gets through",
+    ),  # fmt: skip
+    Fact(
+        "max_nodes",
+        "network",
+        "Maximum nodes in one fabric",
+        "int",
+        minimum=1,
+        maximum=100_000,
+        bound_source=_CLUSTER,
+    ),  # fmt: skip
     # software
     Fact("schedulers", "software", "Schedulers", "list", choices=SCHEDULERS),
-    Fact("scheduler_label", "software", "Scheduler as published", "text"),
+    Fact("scheduler_label", "software", "Scheduler as published", "text", max_length=300),
     Fact("topology_aware_placement", "software", "Topology-aware placement", "bool"),
     Fact("accelerator_stack", "software", "Accelerator stack", "enum", choices=ACCELERATOR_STACKS),
     Fact("standard_containers", "software", "Standard containers", "bool"),
@@ -78,7 +231,16 @@ FACTS: tuple[Fact, ...] = (
     Fact("health_checks", "fault_tolerance", "Health checks", "bool"),
     Fact("auto_bad_node_detection", "fault_tolerance", "Automatic bad-node detection", "bool"),
     Fact("auto_replacement", "fault_tolerance", "Automatic node replacement", "bool"),
-    Fact("replacement_time_min", "fault_tolerance", "Replacement time", "float", "min", minimum=0),
+    Fact(
+        "replacement_time_min",
+        "fault_tolerance",
+        "Replacement time",
+        "float",
+        "min",
+        minimum=0,
+        maximum=43_200,
+        bound_source="30 days: a replacement slower than a month is no replacement",
+    ),  # fmt: skip
     Fact("auto_checkpoint_restart", "fault_tolerance", "Automatic checkpoint/restart", "bool"),
     Fact("spare_node_pool", "fault_tolerance", "Spare-node pool", "bool"),
     Fact(
@@ -88,20 +250,47 @@ FACTS: tuple[Fact, ...] = (
         "float",
         "per GPU-hour",
         strictly_positive=True,
+        maximum=0.01,
+        bound_source=_FAIL,
     ),
     # commercial
     Fact("exclusivity", "commercial", "Exclusivity", "enum", choices=EXCLUSIVITY),
     Fact(
-        "usable_gpu_guarantee_pct", "commercial", "Usable-GPU guarantee", "float", "%", minimum=0, maximum=100
+        "usable_gpu_guarantee_pct",
+        "commercial",
+        "Usable-GPU guarantee",
+        "float",
+        "%",
+        minimum=50,
+        maximum=100,
+        bound_source=_CONTRACT,
     ),
-    Fact("usable_gpu_credit", "commercial", "If the guarantee is missed", "text"),
-    Fact("uptime_sla_pct", "commercial", "Uptime SLA", "float", "%", minimum=0, maximum=100),
-    Fact("sla_claim_window_days", "commercial", "SLA claim window", "int", "days", minimum=0),
-    Fact("sla_text", "commercial", "SLA as published", "text"),
-    Fact("regions", "commercial", "Regions", "text"),
-    Fact("compliance", "commercial", "Compliance", "text"),
+    Fact("usable_gpu_credit", "commercial", "If the guarantee is missed", "text", max_length=2000),
+    Fact(
+        "uptime_sla_pct",
+        "commercial",
+        "Uptime SLA",
+        "float",
+        "%",
+        minimum=50,
+        maximum=100,
+        bound_source="published uptime SLAs are 90-99.99 %; below 50 % is no service level",
+    ),  # fmt: skip
+    Fact(
+        "sla_claim_window_days",
+        "commercial",
+        "SLA claim window",
+        "int",
+        "days",
+        minimum=0,
+        maximum=365,
+        bound_source="claim windows are published as 30-60 days; a year allowed",
+    ),  # fmt: skip
+    Fact("sla_text", "commercial", "SLA as published", "text", max_length=5000),
+    Fact("regions", "commercial", "Regions", "text", max_length=2000),
+    Fact("compliance", "commercial", "Compliance", "text", max_length=2000),
     # storage
-    Fact("storage_type", "storage", "Checkpoint storage", "text"),
+    Fact("storage_type", "storage", "Checkpoint storage", "text", max_length=300),
     Fact(
         "storage_write_gbytes_per_s",
         "storage",
@@ -109,16 +298,94 @@ FACTS: tuple[Fact, ...] = (
         "float",
         "GB/s",
         strictly_positive=True,
+        maximum=100_000,
+        bound_source=_STORAGE,
     ),
-    Fact("storage_price_usd_per_gb_month", "storage", "Storage price", "decimal", "$/GB-month", minimum=0),
-    Fact("storage_included_gb", "storage", "Storage included", "float", "GB", minimum=0),
+    Fact(
+        "storage_price_usd_per_gb_month",
+        "storage",
+        "Storage price",
+        "decimal",
+        "$/GB-month",
+        minimum=0,
+        maximum=10,
+        bound_source=_MONEY,
+    ),  # fmt: skip
+    Fact(
+        "storage_included_gb",
+        "storage",
+        "Storage included",
+        "float",
+        "GB",
+        minimum=0,
+        maximum=1e9,
+        bound_source="1 EB: far above any included allowance",
+    ),  # fmt: skip
     # fees
-    Fact("egress_price_usd_per_gb", "fees", "Internet egress", "decimal", "$/GB", minimum=0),
-    Fact("traffic_price_usd_per_gb", "fees", "Traffic between the nodes", "decimal", "$/GB", minimum=0),
-    Fact("support_fee_usd_per_month", "fees", "Support fee", "decimal", "$/month", minimum=0),
-    Fact("setup_fee_usd", "fees", "Setup fee", "decimal", "$", minimum=0),
-    Fact("fees_note", "fees", "Fee notes", "text"),
+    Fact(
+        "egress_price_usd_per_gb",
+        "fees",
+        "Internet egress",
+        "decimal",
+        "$/GB",
+        minimum=0,
+        maximum=10,
+        bound_source=_MONEY,
+    ),  # fmt: skip
+    Fact(
+        "traffic_price_usd_per_gb",
+        "fees",
+        "Traffic between the nodes",
+        "decimal",
+        "$/GB",
+        minimum=0,
+        maximum=10,
+        bound_source=_MONEY,
+    ),  # fmt: skip
+    Fact(
+        "support_fee_usd_per_month",
+        "fees",
+        "Support fee",
+        "decimal",
+        "$/month",
+        minimum=0,
+        maximum=10_000_000,
+        bound_source=_MONEY,
+    ),  # fmt: skip
+    Fact(
+        "setup_fee_usd",
+        "fees",
+        "Setup fee",
+        "decimal",
+        "$",
+        minimum=0,
+        maximum=100_000_000,
+        bound_source=_MONEY,
+    ),  # fmt: skip
+    Fact("fees_note", "fees", "Fee notes", "text", max_length=2000),
 )
+
+# A billing plan's numeric terms (providers.models.BillingPlan), bounded like the facts.
+PRICE_CAP_USD_PER_GPU_HOUR = 200  # about 10x the highest on-demand list price published (~$15-20/GPU-hour)
+
+
+PLAN_BOUNDS: dict[str, Bound] = {
+    "price_usd_per_gpu_hour": Bound(
+        "Price per GPU-hour",
+        maximum=PRICE_CAP_USD_PER_GPU_HOUR,
+        unit="$",
+        strictly_positive=True,
+        source="a free plan is not a price; the cap is about 10x the highest published on-demand price",
+    ),  # fmt: skip
+    "term_months": Bound("Term", 1, 120, "months", source="reserved terms are published up to 5 years"),
+    "min_nodes": Bound("Minimum nodes", 1, 100_000, source=_CLUSTER),
+    "cycle_days": Bound("Cycle length", 1, 3650, "days", source="cycles are published as days to a year"),
+    "upfront_pct": Bound("Upfront payment", 0, 100, "%", source="a share of the contract value"),
+}
+# Free text outside the fact table: characters allowed (forms, API, database).
+NOTE_MAX_LENGTH = 2000
+TEXT_SOURCE = _TEXT
+
 
 FACTS_BY_NAME: dict[str, Fact] = {fact.name: fact for fact in FACTS}
 

@@ -30,7 +30,11 @@ def _edit_field(fact: Fact) -> forms.Field:
             choices=[(c, c) for c in fact.choices],
             widget=forms.CheckboxSelectMultiple,
         )
-    return forms.CharField(required=False, label=label)
+    if fact.type == "text":
+        return forms.CharField(required=False, label=label, max_length=fact.max_length)
+    # A number: the service coerces it and names a value outside the range; the hint says the range.
+    help_text = f"{fact.range_text()}" if fact.bound is not None else ""
+    return forms.CharField(required=False, label=label, max_length=40, help_text=help_text)
 
 
 class OfferingEditForm(forms.Form):

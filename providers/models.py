@@ -15,8 +15,8 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from portal.constraints import positive_or_null, value_known
-from providers.facts import FACTS, GROUPS
+from portal.constraints import RangeValidator, in_range, range_validators, value_known
+from providers.facts import FACTS, FACTS_BY_NAME, GROUPS, NOTE_MAX_LENGTH, PLAN_BOUNDS
 
 
 class GPUModel(models.Model):
@@ -55,7 +55,7 @@ class Provider(models.Model):
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=ProviderKind.choices)
     website = models.URLField(blank=True)
-    notes = models.TextField(blank=True)
+    notes = models.CharField(max_length=NOTE_MAX_LENGTH, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -100,23 +100,27 @@ def _fact_constraints() -> list[models.BaseConstraint]:
                     name=f"offering_{fact.name}_known",
                 )
             )
-        if fact.type in ("int", "float", "decimal"):
-            if fact.strictly_positive:
-                cond = Q(**{f"{fact.name}__gt": 0})
-            elif fact.minimum is not None:
-                cond = Q(**{f"{fact.name}__gte": fact.minimum})
-            else:
-                cond = None
-            if cond is not None and fact.maximum is not None:
-                cond &= Q(**{f"{fact.name}__lte": fact.maximum})
-            if cond is not None:
-                constraints.append(
-                    models.CheckConstraint(
-                        condition=Q(**{f"{fact.name}__isnull": True}) | cond,
-                        name=f"offering_{fact.name}_range",
-                    )
-                )
+        bound = fact.bound
+        if fact.type in ("int", "float", "decimal") and bound is not None:
+            constraints.append(in_range(fact.name, bound, name=f"offering_{fact.name}_range"))
     return constraints
+
+
+def _bounded(name: str) -> list[RangeValidator]:
+    """The validators of one fact's model field, from its bounds in the fact registry."""
+    return range_validators(FACTS_BY_NAME[name].bound)
+
+
+def _plan(name: str) -> list[RangeValidator]:
+    """The validators of one billing-plan term, from providers.facts.PLAN_BOUNDS."""
+    return range_validators(PLAN_BOUNDS[name])
+
+
+def _text(name: str) -> int:
+    """The maximum length of one text fact (the registry's, the same in forms, API and import)."""
+    length = FACTS_BY_NAME[name].max_length
+    assert length is not None, name
+    return length
 
 
 class Offering(models.Model):
@@ -132,24 +136,28 @@ class Offering(models.Model):
     gpu = models.ForeignKey(
         GPUModel, null=True, blank=True, on_delete=models.PROTECT, related_name="offerings"
     )
-    gpu_label = models.CharField(max_length=200, null=True, blank=True)
-    gpus_per_node = models.PositiveIntegerField(null=True, blank=True)
-    hbm_gb_per_gpu = models.FloatField(null=True, blank=True)
+    gpu_label = models.CharField(max_length=_text("gpu_label"), null=True, blank=True)
+    gpus_per_node = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("gpus_per_node"))
+    hbm_gb_per_gpu = models.FloatField(null=True, blank=True, validators=_bounded("hbm_gb_per_gpu"))
     intra_node = models.CharField(max_length=20, null=True, blank=True)
-    intra_node_gbytes_per_s = models.FloatField(null=True, blank=True)
-    nvlink_domain_gpus = models.PositiveIntegerField(null=True, blank=True)
+    intra_node_gbytes_per_s = models.FloatField(
+        null=True, blank=True, validators=_bounded("intra_node_gbytes_per_s")
+    )
+    nvlink_domain_gpus = models.PositiveIntegerField(
+        null=True, blank=True, validators=_bounded("nvlink_domain_gpus")
+    )
     bare_metal = models.BooleanField(null=True, blank=True)
     # network
     fabric = models.CharField(max_length=20, null=True, blank=True)
-    fabric_label = models.CharField(max_length=300, null=True, blank=True)
-    nics_per_node = models.PositiveIntegerField(null=True, blank=True)
-    gbps_per_nic = models.FloatField(null=True, blank=True)
+    fabric_label = models.CharField(max_length=_text("fabric_label"), null=True, blank=True)
+    nics_per_node = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("nics_per_node"))
+    gbps_per_nic = models.FloatField(null=True, blank=True, validators=_bounded("gbps_per_nic"))
     topology = models.CharField(max_length=20, null=True, blank=True)
-    oversubscription = models.FloatField(null=True, blank=True)
-    max_nodes = models.PositiveIntegerField(null=True, blank=True)
+    oversubscription = models.FloatField(null=True, blank=True, validators=_bounded("oversubscription"))
+    max_nodes = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("max_nodes"))
     # software; schedulers are stored comma-joined so that filtering works on SQLite and PostgreSQL alike
     schedulers = models.CharField(max_length=60, blank=True, default="")
-    scheduler_label = models.CharField(max_length=300, null=True, blank=True)
+    scheduler_label = models.CharField(max_length=_text("scheduler_label"), null=True, blank=True)
     topology_aware_placement = models.BooleanField(null=True, blank=True)
     accelerator_stack = models.CharField(max_length=20, null=True, blank=True)
     standard_containers = models.BooleanField(null=True, blank=True)
@@ -158,32 +166,62 @@ class Offering(models.Model):
     health_checks = models.BooleanField(null=True, blank=True)
     auto_bad_node_detection = models.BooleanField(null=True, blank=True)
     auto_replacement = models.BooleanField(null=True, blank=True)
-    replacement_time_min = models.FloatField(null=True, blank=True)
+    replacement_time_min = models.FloatField(
+        null=True, blank=True, validators=_bounded("replacement_time_min")
+    )
     auto_checkpoint_restart = models.BooleanField(null=True, blank=True)
     spare_node_pool = models.BooleanField(null=True, blank=True)
-    failure_rate_per_gpu_hour = models.FloatField(null=True, blank=True)
+    failure_rate_per_gpu_hour = models.FloatField(
+        null=True, blank=True, validators=_bounded("failure_rate_per_gpu_hour")
+    )
     # commercial
     exclusivity = models.CharField(max_length=20, null=True, blank=True)
-    usable_gpu_guarantee_pct = models.FloatField(null=True, blank=True)
-    usable_gpu_credit = models.TextField(null=True, blank=True)
-    uptime_sla_pct = models.FloatField(null=True, blank=True)
-    sla_claim_window_days = models.PositiveIntegerField(null=True, blank=True)
-    sla_text = models.TextField(null=True, blank=True)
-    regions = models.TextField(null=True, blank=True)
-    compliance = models.TextField(null=True, blank=True)
-    # storage
-    storage_type = models.CharField(max_length=300, null=True, blank=True)
-    storage_write_gbytes_per_s = models.FloatField(null=True, blank=True)
-    storage_price_usd_per_gb_month = models.DecimalField(
-        max_digits=12, decimal_places=6, null=True, blank=True
+    usable_gpu_guarantee_pct = models.FloatField(
+        null=True, blank=True, validators=_bounded("usable_gpu_guarantee_pct")
     )
-    storage_included_gb = models.FloatField(null=True, blank=True)
+    usable_gpu_credit = models.CharField(max_length=_text("usable_gpu_credit"), null=True, blank=True)
+    uptime_sla_pct = models.FloatField(null=True, blank=True, validators=_bounded("uptime_sla_pct"))
+    sla_claim_window_days = models.PositiveIntegerField(
+        null=True, blank=True, validators=_bounded("sla_claim_window_days")
+    )
+    sla_text = models.CharField(max_length=_text("sla_text"), null=True, blank=True)
+    regions = models.CharField(max_length=_text("regions"), null=True, blank=True)
+    compliance = models.CharField(max_length=_text("compliance"), null=True, blank=True)
+    # storage
+    storage_type = models.CharField(max_length=_text("storage_type"), null=True, blank=True)
+    storage_write_gbytes_per_s = models.FloatField(
+        null=True, blank=True, validators=_bounded("storage_write_gbytes_per_s")
+    )
+    storage_price_usd_per_gb_month = models.DecimalField(
+        max_digits=12,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        validators=_bounded("storage_price_usd_per_gb_month"),
+    )
+    storage_included_gb = models.FloatField(null=True, blank=True, validators=_bounded("storage_included_gb"))
     # fees
-    egress_price_usd_per_gb = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
-    traffic_price_usd_per_gb = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
-    support_fee_usd_per_month = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
-    setup_fee_usd = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
-    fees_note = models.TextField(null=True, blank=True)
+    egress_price_usd_per_gb = models.DecimalField(
+        max_digits=12, decimal_places=6, null=True, blank=True, validators=_bounded("egress_price_usd_per_gb")
+    )
+    traffic_price_usd_per_gb = models.DecimalField(
+        max_digits=12,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        validators=_bounded("traffic_price_usd_per_gb"),
+    )
+    support_fee_usd_per_month = models.DecimalField(
+        max_digits=14,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=_bounded("support_fee_usd_per_month"),
+    )
+    setup_fee_usd = models.DecimalField(
+        max_digits=14, decimal_places=2, null=True, blank=True, validators=_bounded("setup_fee_usd")
+    )
+    fees_note = models.CharField(max_length=_text("fees_note"), null=True, blank=True)
 
     class Meta:
         ordering = ["provider__name", "name"]
@@ -250,7 +288,7 @@ class Provenance(models.Model):
     group = models.CharField(max_length=20, choices=list(GROUPS.items()))
     sources = models.ManyToManyField(Source, blank=True, related_name="provenance")
     as_of = models.DateField(null=True, blank=True)
-    note = models.TextField(blank=True)
+    note = models.CharField(max_length=NOTE_MAX_LENGTH, blank=True)
     unsure = models.BooleanField(default=False)
 
     class Meta:
@@ -303,17 +341,19 @@ class BillingPlan(models.Model):
     kind = models.CharField(max_length=20, choices=PlanKind.choices)
     name = models.CharField(max_length=200)
     # The current price; every change is also appended to PricePoint. Null = not published.
-    price_usd_per_gpu_hour = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
-    term_months = models.PositiveIntegerField(null=True, blank=True)
-    min_nodes = models.PositiveIntegerField(null=True, blank=True)
+    price_usd_per_gpu_hour = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True, validators=_plan("price_usd_per_gpu_hour")
+    )
+    term_months = models.PositiveIntegerField(null=True, blank=True, validators=_plan("term_months"))
+    min_nodes = models.PositiveIntegerField(null=True, blank=True, validators=_plan("min_nodes"))
     granularity = models.CharField(max_length=10, choices=Granularity.choices, default=Granularity.HOUR)
     # Null on a cycle plan = the cycle length is not published (the bill then says it cannot round).
-    cycle_days = models.PositiveIntegerField(null=True, blank=True)
-    upfront_pct = models.FloatField(null=True, blank=True)
+    cycle_days = models.PositiveIntegerField(null=True, blank=True, validators=_plan("cycle_days"))
+    upfront_pct = models.FloatField(null=True, blank=True, validators=_plan("upfront_pct"))
     region = models.CharField(max_length=120, blank=True)
     as_of = models.DateField(null=True, blank=True)
     sources = models.ManyToManyField(Source, blank=True, related_name="plans")
-    note = models.TextField(blank=True)
+    note = models.CharField(max_length=NOTE_MAX_LENGTH, blank=True)
 
     class Meta:
         ordering = ["offering", "kind", "name"]
@@ -321,17 +361,7 @@ class BillingPlan(models.Model):
             models.UniqueConstraint(fields=["offering", "name"], name="plan_name_unique_per_offering"),
             value_known("kind", PlanKind.values, name="plan_kind_known"),
             value_known("granularity", Granularity.values, name="plan_granularity_known"),
-            models.CheckConstraint(
-                condition=Q(price_usd_per_gpu_hour__isnull=True) | Q(price_usd_per_gpu_hour__gte=0),
-                name="plan_price_not_negative",
-            ),
-            models.CheckConstraint(
-                condition=Q(upfront_pct__isnull=True) | (Q(upfront_pct__gte=0) & Q(upfront_pct__lte=100)),
-                name="plan_upfront_pct_range",
-            ),
-            positive_or_null("term_months", name="plan_term_positive"),
-            positive_or_null("min_nodes", name="plan_min_nodes_positive"),
-            positive_or_null("cycle_days", name="plan_cycle_days_positive"),
+            *(in_range(name, bound, name=f"plan_{name}_range") for name, bound in PLAN_BOUNDS.items()),
         ]
 
     def __str__(self) -> str:
@@ -357,7 +387,9 @@ class PricePoint(models.Model):
     """One observed price of a plan. Append-only: rows are never updated or deleted."""
 
     plan = models.ForeignKey(BillingPlan, on_delete=models.CASCADE, related_name="history")
-    price_usd_per_gpu_hour = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    price_usd_per_gpu_hour = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True, validators=_plan("price_usd_per_gpu_hour")
+    )
     as_of = models.DateField(null=True, blank=True)
     recorded_at = models.DateTimeField(auto_now_add=True)
     note = models.CharField(max_length=500, blank=True)
@@ -367,9 +399,8 @@ class PricePoint(models.Model):
     class Meta:
         ordering = ["plan", "recorded_at", "id"]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(price_usd_per_gpu_hour__isnull=True) | Q(price_usd_per_gpu_hour__gte=0),
-                name="pricepoint_not_negative",
+            in_range(
+                "price_usd_per_gpu_hour", PLAN_BOUNDS["price_usd_per_gpu_hour"], name="pricepoint_price_range"
             )
         ]
 

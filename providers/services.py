@@ -11,9 +11,11 @@ from django.db import transaction
 
 from hardware import GPUS
 from providers.catalog import coerce_fact
-from providers.facts import FACTS_BY_NAME
+from providers.facts import FACTS_BY_NAME, PLAN_BOUNDS
 from providers.models import BillingPlan, GPUModel, Offering, PricePoint
 from providers.signals import catalog_imported, offerings_changed
+
+PRICE_NOTE_MAX_LENGTH = PricePoint._meta.get_field("note").max_length or 500
 
 
 def gpu_table_sync() -> int:
@@ -88,8 +90,14 @@ def plan_price_change(
 ) -> PricePoint:
     """Set a plan's current price and append the change to its history (history is never rewritten)."""
     _check_can_edit(user, plan.offering)
-    if price_usd_per_gpu_hour is not None and price_usd_per_gpu_hour < 0:
-        raise ValidationError({"price_usd_per_gpu_hour": "must not be negative"})
+    if price_usd_per_gpu_hour is not None:
+        message = PLAN_BOUNDS["price_usd_per_gpu_hour"].error(float(price_usd_per_gpu_hour))
+        if message:
+            raise ValidationError({"price_usd_per_gpu_hour": message})
+    if len(note) > PRICE_NOTE_MAX_LENGTH:
+        raise ValidationError(
+            {"note": f"must be at most {PRICE_NOTE_MAX_LENGTH} characters, got {len(note):,}"}
+        )
     plan.price_usd_per_gpu_hour = price_usd_per_gpu_hour
     plan.as_of = as_of
     plan.save(update_fields=["price_usd_per_gpu_hour", "as_of"])

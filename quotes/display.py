@@ -133,8 +133,27 @@ def _refs(evidence: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+# Whatever a snapshot holds (one frozen before the length limits, a hand-edited row), the page and the PDF
+# show at most this much of any one text and of any one list, so rendering time stays bounded.
+DISPLAY_TEXT_MAX = 5000
+DISPLAY_LIST_MAX = 500
+TRUNCATED = " … (truncated)"
+
+
+def bounded(value: Any) -> Any:
+    """`value` with every string cut to DISPLAY_TEXT_MAX characters and every list to DISPLAY_LIST_MAX."""
+    if isinstance(value, str):
+        return value if len(value) <= DISPLAY_TEXT_MAX else value[:DISPLAY_TEXT_MAX] + TRUNCATED
+    if isinstance(value, dict):
+        return {key: bounded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [bounded(item) for item in value[:DISPLAY_LIST_MAX]]
+    return value
+
+
 def quote_view(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """The strings of a quote, ready for the templates."""
+    """The strings of a quote, ready for the templates (texts and lists bounded: `bounded`)."""
+    snapshot = bounded(snapshot)
     bill = snapshot.get("bill") or {}
     sizing = snapshot.get("sizing") or {}
     goodput = sizing.get("goodput") or {}

@@ -67,6 +67,9 @@ def _page(request: HttpRequest, quote: Quote, *, shared: bool) -> HttpResponse:
         "charts": charts,
         "figures": figures,
         "shared": shared,
+        # The buyer's email is for the owner's own page; the share page and the PDF (which share links
+        # also serve) show the name only.
+        "show_email": not shared,
         "pdf_url": pdf_url,
         # Only the owner manages (and sees) the read-only link; staff read the quote itself.
         "can_edit": not shared and quote.owner_id == request.user.pk,

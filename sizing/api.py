@@ -12,34 +12,43 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from portal.api_errors import error_responses
+from portal.constraints import range_validators
 from sizing import selectors, services
-from sizing.models import Objective, PlanResult, PlanRun, Workload
+from sizing.models import WORKLOAD_BOUNDS, Objective, PlanResult, PlanRun, Workload
 
 WORKLOAD_OUTPUT_FIELDS = ["id", "name", "preset", *services.WORKLOAD_FIELDS, "created_at"]
+
+
+def _bounded(name: str) -> dict[str, Any]:
+    """The validators and the schema's description of one bounded workload field."""
+    bound = WORKLOAD_BOUNDS[name]
+    return {"validators": range_validators(bound), "help_text": f"{bound.label}: {bound.range_text()}"}
 
 
 class WorkloadInputSerializer(serializers.Serializer[Any]):
     preset = serializers.CharField(required=False, allow_blank=True, default="")
     name = serializers.CharField(required=False, allow_blank=True, default="", max_length=120)
-    params = serializers.FloatField(required=False, min_value=1)
-    layers = serializers.IntegerField(required=False, min_value=1)
-    hidden = serializers.IntegerField(required=False, min_value=1)
-    heads = serializers.IntegerField(required=False, min_value=1)
-    kv_heads = serializers.IntegerField(required=False, min_value=1)
-    ffn_hidden = serializers.IntegerField(required=False, min_value=1)
-    vocab = serializers.IntegerField(required=False, min_value=1)
-    seq_len = serializers.IntegerField(required=False, min_value=1)
+    params = serializers.FloatField(required=False, **_bounded("params"))
+    layers = serializers.IntegerField(required=False, **_bounded("layers"))
+    hidden = serializers.IntegerField(required=False, **_bounded("hidden"))
+    heads = serializers.IntegerField(required=False, **_bounded("heads"))
+    kv_heads = serializers.IntegerField(required=False, **_bounded("kv_heads"))
+    ffn_hidden = serializers.IntegerField(required=False, **_bounded("ffn_hidden"))
+    vocab = serializers.IntegerField(required=False, **_bounded("vocab"))
+    seq_len = serializers.IntegerField(required=False, **_bounded("seq_len"))
     activation = serializers.ChoiceField(choices=["gelu", "swiglu"], required=False)
     tied_embeddings = serializers.BooleanField(required=False)
     moe = serializers.DictField(required=False, allow_null=True)
-    global_batch = serializers.IntegerField(required=False, min_value=1)
-    train_tokens = serializers.FloatField(required=False, min_value=1)
+    global_batch = serializers.IntegerField(required=False, **_bounded("global_batch"))
+    train_tokens = serializers.FloatField(required=False, **_bounded("train_tokens"))
     precision = serializers.ChoiceField(choices=["bf16", "fp8"], required=False)
     attention = serializers.ChoiceField(choices=["auto", "flash", "unfused"], required=False)
-    deadline_days = serializers.FloatField(required=False, allow_null=True, min_value=0.01)
-    budget_usd = serializers.DecimalField(max_digits=16, decimal_places=2, required=False, allow_null=True)
-    checkpoints_retained = serializers.IntegerField(required=False, min_value=1)
-    dataset_size_gb = serializers.FloatField(required=False, allow_null=True, min_value=0)
+    deadline_days = serializers.FloatField(required=False, allow_null=True, **_bounded("deadline_days"))
+    budget_usd = serializers.DecimalField(
+        max_digits=16, decimal_places=2, required=False, allow_null=True, **_bounded("budget_usd")
+    )
+    checkpoints_retained = serializers.IntegerField(required=False, **_bounded("checkpoints_retained"))
+    dataset_size_gb = serializers.FloatField(required=False, allow_null=True, **_bounded("dataset_size_gb"))
 
     def validate_preset(self, value: str) -> str:
         if value and value not in services.known_presets():

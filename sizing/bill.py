@@ -127,6 +127,9 @@ def spare_nodes(facts: dict[str, Any], nodes: int) -> tuple[int, str]:
     if pct is None:
         return 0, "usable-GPU guarantee not published: no spare nodes assumed (the real shortfall is unknown)"
     pct_d = Decimal(str(pct))
+    if not pct_d.is_finite() or pct_d <= 0:
+        # The catalog refuses such a guarantee; a stored one from before is read as not published.
+        return 0, f"usable-GPU guarantee of {pct}% is not a guarantee: no spare nodes assumed"
     if pct_d >= 100:
         return 0, "100% usable GPUs guaranteed: no spare nodes"
     spares = math.ceil(nodes * (1 - pct_d / 100))
@@ -149,8 +152,8 @@ def _spares_line(
     100/pct - 1 longer than by renting a whole spare node, a large one by spares. The cheaper is billed.
     """
     spare_hours = Decimal(spares * gpn) * hours
-    if spares:
-        pct = Decimal(str(facts["usable_gpu_guarantee_pct"]))
+    pct = Decimal(str(facts.get("usable_gpu_guarantee_pct") or 0))
+    if spares and pct > 0:  # spare_nodes gives spares only for a guarantee above 0; never divide by 0
         longer_pct = ((Decimal(100) / pct - 1) * 100).quantize(CENT)
         extension = (Decimal(working_gpus) * hours * (Decimal(100) / pct - 1)).quantize(CENT)
         if extension < spare_hours:

@@ -6,9 +6,10 @@ from typing import Any
 
 from django import forms
 
+from portal.constraints import range_validators
 from providers.models import Offering
 from sizing.engine.workload import PRESETS
-from sizing.models import Activation, Attention, Objective, Precision
+from sizing.models import WORKLOAD_BOUNDS, Activation, Attention, Objective, Precision
 
 PRESET_LABELS = {
     "13b": "13B dense (Llama 2 13B shape)",
@@ -21,8 +22,27 @@ PRESET_LABELS = {
 }
 
 
-def _int(label: str, help_text: str = "") -> forms.IntegerField:
-    return forms.IntegerField(label=label, required=False, min_value=1, help_text=help_text)
+def _bounded(name: str, help_text: str = "", step: str = "any") -> dict[str, Any]:
+    """A bounded field's arguments: the model's validator (one message naming the field and the range), the
+    range as a hint, and min/max on the browser's input."""
+    bound = WORKLOAD_BOUNDS[name]
+    hint = f"{help_text}; {bound.range_text()}" if help_text else bound.range_text()
+    attrs: dict[str, Any] = {"step": step}
+    if bound.minimum is not None:
+        attrs["min"] = f"{bound.minimum:g}"
+    if bound.maximum is not None:
+        attrs["max"] = f"{bound.maximum:g}"
+    return {
+        "label": bound.label,
+        "required": False,
+        "validators": range_validators(bound),
+        "help_text": hint,
+        "widget": forms.NumberInput(attrs=attrs),
+    }
+
+
+def _int(name: str, help_text: str = "") -> forms.IntegerField:
+    return forms.IntegerField(**_bounded(name, help_text, step="1"))
 
 
 class PlanForm(forms.Form):
@@ -35,16 +55,14 @@ class PlanForm(forms.Form):
         initial="gpt3-175b",
     )
     name = forms.CharField(max_length=120, required=False, help_text="defaults to the preset's name")
-    params = forms.FloatField(
-        label="Parameters", required=False, min_value=1, help_text="e.g. 175e9, when no shape is given"
-    )
-    layers = _int("Layers")
-    hidden = _int("Hidden size")
-    heads = _int("Attention heads")
-    kv_heads = _int("KV heads", "GQA; defaults to the heads")
-    ffn_hidden = _int("FFN hidden", "defaults to 4 × hidden")
-    vocab = _int("Vocabulary")
-    seq_len = _int("Sequence length")
+    params = forms.FloatField(**_bounded("params", "e.g. 175e9, when no shape is given"))
+    layers = _int("layers")
+    hidden = _int("hidden")
+    heads = _int("heads")
+    kv_heads = _int("kv_heads", "GQA; defaults to the heads")
+    ffn_hidden = _int("ffn_hidden", "defaults to 4 × hidden")
+    vocab = _int("vocab")
+    seq_len = _int("seq_len")
     activation = forms.ChoiceField(
         choices=[("", "preset / default")] + list(Activation.choices), required=False
     )
@@ -53,22 +71,20 @@ class PlanForm(forms.Form):
         required=False,
         help_text="fused kernels keep no attention scores in memory",
     )
-    moe_experts = _int("MoE experts")
-    moe_top_k = _int("MoE top-k")
-    moe_expert_ffn_hidden = _int("Expert FFN hidden")
-    moe_shared_experts = forms.IntegerField(label="Shared experts", required=False, min_value=0)
-    moe_dense_layers = forms.IntegerField(label="Leading dense layers", required=False, min_value=0)
-    global_batch = _int("Global batch", "sequences per iteration")
-    train_tokens = forms.FloatField(
-        label="Training tokens", required=False, min_value=1, help_text="e.g. 300e9"
-    )
+    moe_experts = _int("moe_experts")
+    moe_top_k = _int("moe_top_k")
+    moe_expert_ffn_hidden = _int("moe_expert_ffn_hidden")
+    moe_shared_experts = _int("moe_shared_experts")
+    moe_dense_layers = _int("moe_dense_layers")
+    global_batch = _int("global_batch", "sequences per iteration")
+    train_tokens = forms.FloatField(**_bounded("train_tokens", "e.g. 300e9"))
     precision = forms.ChoiceField(choices=[("", "preset / bf16")] + list(Precision.choices), required=False)
-    deadline_days = forms.FloatField(label="Deadline (days)", required=False, min_value=0.01)
-    budget_usd = forms.DecimalField(label="Budget (USD)", required=False, min_value=1, decimal_places=2)
-    checkpoints_retained = forms.IntegerField(
-        label="Checkpoints kept", required=False, min_value=1, initial=2
+    deadline_days = forms.FloatField(**{**_bounded("deadline_days"), "label": "Deadline (days)"})
+    budget_usd = forms.DecimalField(
+        **{**_bounded("budget_usd", step="0.01"), "label": "Budget (USD)"}, decimal_places=2
     )
-    dataset_size_gb = forms.FloatField(label="Dataset size (GB)", required=False, min_value=0)
+    checkpoints_retained = forms.IntegerField(**_bounded("checkpoints_retained"), initial=2)
+    dataset_size_gb = forms.FloatField(**{**_bounded("dataset_size_gb"), "label": "Dataset size (GB)"})
     objective = forms.ChoiceField(choices=Objective.choices, initial=Objective.CHEAPEST)
     offerings = forms.MultipleChoiceField(
         required=False,

@@ -13,7 +13,8 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from portal.constraints import positive_or_null, value_known
+from portal.constraints import RangeValidator, in_range, range_validators, value_known
+from providers.facts import Bound
 from providers.models import Offering
 
 
@@ -38,29 +39,76 @@ ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "
 MOE_FIELDS = ("experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_layers")
 
 
+# The largest published training runs, about x10: inputs outside are typing errors or attacks, and would
+# make the engine or the pages misbehave. The same bounds hold in the model (validators and database
+# constraints), the form, the API and the service; each message names the field and the range.
+_SHAPE = "largest published dense shapes (Megatron 1T: 128 layers, hidden 25,600; PaLM: FFN 73,728) x10"
+_MOE = "largest published MoE layouts (Switch-C: 2,048 experts; DeepSeek-V3: top-8 of 256, 1 shared) x10"
+WORKLOAD_BOUNDS: dict[str, Bound] = {
+    "params": Bound("Parameters", 1e6, 2e13, source="the largest published models hold 1.6-2T parameters"),
+    "layers": Bound("Layers", 1, 1280, source=_SHAPE),
+    "hidden": Bound("Hidden size", 1, 262_144, source=_SHAPE),
+    "heads": Bound("Attention heads", 1, 2048, source=_SHAPE),
+    "kv_heads": Bound("KV heads", 1, 2048, source=_SHAPE),
+    "ffn_hidden": Bound("FFN hidden", 1, 1_048_576, source=_SHAPE),
+    "vocab": Bound("Vocabulary", 1, 2_621_440, source="the largest vocabularies hold 256k tokens"),
+    "seq_len": Bound("Sequence length", 1, 10_485_760, source="1M-token context training, x10"),
+    "moe_experts": Bound("MoE experts", 1, 20_480, source=_MOE),
+    "moe_top_k": Bound("MoE top-k", 1, 128, source=_MOE),
+    "moe_expert_ffn_hidden": Bound("Expert FFN hidden", 1, 1_048_576, source=_MOE),
+    "moe_shared_experts": Bound("Shared experts", 0, 64, source=_MOE),
+    "moe_dense_layers": Bound("Leading dense layers", 0, 1280, source=_SHAPE),
+    "global_batch": Bound("Global batch", 1, 1_048_576, "sequences", source="DeepSeek-V3: 15,360 sequences"),
+    "train_tokens": Bound("Training tokens", 1e6, 4e14, source="the longest published runs: ~36T tokens"),
+    "deadline_days": Bound("Deadline", None, 3650, "days", strictly_positive=True, source="ten years"),
+    "budget_usd": Bound(
+        "Budget", None, 1e11, "USD", strictly_positive=True, source="about 100x the costliest training run"
+    ),
+    "checkpoints_retained": Bound("Checkpoints kept", 1, 1000, source="one per hour for six weeks"),
+    "dataset_size_gb": Bound("Dataset size", 0, 1e9, "GB", source="1 EB, far above any training set"),
+}
+
+
+def _bounded(name: str) -> list[RangeValidator]:
+    return range_validators(WORKLOAD_BOUNDS[name])
+
+
 class Workload(models.Model):
     """A training job. Either the architecture is given, or only `params` (the engine derives a shape)."""
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workloads")
     name = models.CharField(max_length=120)
     preset = models.CharField(max_length=40, blank=True, help_text="the DESIGN section 2 preset it came from")
-    params = models.FloatField(null=True, blank=True, help_text="parameter count when no shape is given")
-    layers = models.PositiveIntegerField(null=True, blank=True)
-    hidden = models.PositiveIntegerField(null=True, blank=True)
-    heads = models.PositiveIntegerField(null=True, blank=True)
-    kv_heads = models.PositiveIntegerField(null=True, blank=True)
-    ffn_hidden = models.PositiveIntegerField(null=True, blank=True)
-    vocab = models.PositiveIntegerField(null=True, blank=True)
-    seq_len = models.PositiveIntegerField(null=True, blank=True)
+    params = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="parameter count when no shape is given",
+        validators=_bounded("params"),
+    )
+    layers = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("layers"))
+    hidden = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("hidden"))
+    heads = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("heads"))
+    kv_heads = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("kv_heads"))
+    ffn_hidden = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("ffn_hidden"))
+    vocab = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("vocab"))
+    seq_len = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("seq_len"))
     activation = models.CharField(max_length=10, choices=Activation.choices, default=Activation.GELU)
     tied_embeddings = models.BooleanField(default=False)
-    moe_experts = models.PositiveIntegerField(null=True, blank=True)
-    moe_top_k = models.PositiveIntegerField(null=True, blank=True)
-    moe_expert_ffn_hidden = models.PositiveIntegerField(null=True, blank=True)
-    moe_shared_experts = models.PositiveIntegerField(null=True, blank=True)
-    moe_dense_layers = models.PositiveIntegerField(null=True, blank=True)
-    global_batch = models.PositiveIntegerField(null=True, blank=True, help_text="sequences per iteration")
-    train_tokens = models.FloatField(null=True, blank=True)
+    moe_experts = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("moe_experts"))
+    moe_top_k = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("moe_top_k"))
+    moe_expert_ffn_hidden = models.PositiveIntegerField(
+        null=True, blank=True, validators=_bounded("moe_expert_ffn_hidden")
+    )
+    moe_shared_experts = models.PositiveIntegerField(
+        null=True, blank=True, validators=_bounded("moe_shared_experts")
+    )
+    moe_dense_layers = models.PositiveIntegerField(
+        null=True, blank=True, validators=_bounded("moe_dense_layers")
+    )
+    global_batch = models.PositiveIntegerField(
+        null=True, blank=True, help_text="sequences per iteration", validators=_bounded("global_batch")
+    )
+    train_tokens = models.FloatField(null=True, blank=True, validators=_bounded("train_tokens"))
     precision = models.CharField(max_length=10, choices=Precision.choices, default=Precision.BF16)
     attention = models.CharField(
         max_length=10,
@@ -68,10 +116,12 @@ class Workload(models.Model):
         default=Attention.AUTO,
         help_text="attention kernels: fused FlashAttention or materialised scores (docs/MODEL.md)",
     )
-    deadline_days = models.FloatField(null=True, blank=True)
-    budget_usd = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
-    checkpoints_retained = models.PositiveIntegerField(default=2)
-    dataset_size_gb = models.FloatField(null=True, blank=True)
+    deadline_days = models.FloatField(null=True, blank=True, validators=_bounded("deadline_days"))
+    budget_usd = models.DecimalField(
+        max_digits=16, decimal_places=2, null=True, blank=True, validators=_bounded("budget_usd")
+    )
+    checkpoints_retained = models.PositiveIntegerField(default=2, validators=_bounded("checkpoints_retained"))
+    dataset_size_gb = models.FloatField(null=True, blank=True, validators=_bounded("dataset_size_gb"))
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -83,8 +133,10 @@ class Workload(models.Model):
             models.CheckConstraint(
                 condition=Q(layers__isnull=False) | Q(params__gt=0), name="workload_shape_or_params"
             ),
-            positive_or_null("budget_usd", name="workload_budget_positive"),
-            positive_or_null("deadline_days", name="workload_deadline_positive"),
+            *(
+                in_range(name, bound, name=f"workload_{name}_range")
+                for name, bound in WORKLOAD_BOUNDS.items()
+            ),
         ]
 
     def __str__(self) -> str:

@@ -24,7 +24,7 @@ from sizing import bill as bill_module
 from sizing.engine.errors import InputError
 from sizing.engine.search import search
 from sizing.engine.workload import PRESETS, workload_from_dict, workload_preset
-from sizing.models import PlanResult, PlanRun, RunStatus, Workload
+from sizing.models import WORKLOAD_BOUNDS, PlanResult, PlanRun, RunStatus, Workload
 from sizing.ranking import rank_key
 
 logger = logging.getLogger(__name__)
@@ -103,6 +103,23 @@ def preset_fields(name: str) -> dict[str, Any]:
     return out
 
 
+def workload_bound_errors(values: dict[str, Any]) -> dict[str, str]:
+    """The fields of `values` outside sizing.models.WORKLOAD_BOUNDS, each with its message."""
+    errors: dict[str, str] = {}
+    for field, bound in WORKLOAD_BOUNDS.items():
+        value = values.get(field)
+        if value is None or isinstance(value, bool):
+            continue
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            continue  # not a number: the model's own field validation names it
+        message = bound.error(number)
+        if message:
+            errors[field] = message
+    return errors
+
+
 def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: Any) -> Workload:
     """Create a workload from a preset (fields given override it) or from its fields; validated by the engine
     (ValidationError naming the form field)."""
@@ -115,10 +132,10 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
     values.update({k: v for k, v in fields.items() if v is not None and v != ""})
     if values.get("layers") is not None:
         values.pop("params", None)
-    for field in ("budget_usd", "deadline_days"):
-        # The database constraints say the same, but without the field's name.
-        if values.get(field) is not None and values[field] <= 0:
-            raise ValidationError({field: "must be greater than zero (leave it empty for none)"})
+    # Bounds first (the engine is never given a billion layers); the messages name the field and range.
+    errors = workload_bound_errors(values)
+    if errors:
+        raise ValidationError(errors)
     workload = Workload(owner=owner, name=name or preset or "custom", preset=preset, **values)
     try:
         workload_from_dict(workload.to_engine_dict())

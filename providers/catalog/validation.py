@@ -4,7 +4,6 @@ offering, plan and field it is about."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -12,20 +11,20 @@ from typing import Any
 from providers.catalog.files import FORMAT, PLAN_FIELDS
 from providers.catalog.report import ImportReport, Problem
 from providers.catalog.values import coerce_fact, parse_date, parse_number
-from providers.facts import FACTS, FACTS_BY_NAME, GROUPS
+from providers.facts import FACTS, FACTS_BY_NAME, GROUPS, NOTE_MAX_LENGTH, PLAN_BOUNDS
 from providers.models import BillingPlan, Offering, Provider, Source
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 PROVIDER_KINDS = [k for k, _ in Provider.Kind.choices]
 PLAN_KINDS = [k for k, _ in BillingPlan.Kind.choices]
 GRANULARITIES = [k for k, _ in BillingPlan.Granularity.choices]
-# The numbers of a plan: (whole number?, the rule a published value must meet, how a problem states it).
-PLAN_NUMBERS: dict[str, tuple[bool, Callable[[Any], bool], str]] = {
-    "price_usd_per_gpu_hour": (False, lambda number: number >= 0, "must not be negative"),
-    "term_months": (True, lambda number: number > 0, "must be greater than 0"),
-    "min_nodes": (True, lambda number: number > 0, "must be greater than 0"),
-    "cycle_days": (True, lambda number: number > 0, "must be greater than 0"),
-    "upfront_pct": (False, lambda number: 0 <= number <= 100, "must be between 0 and 100"),
+# The numbers of a plan: whole number?; their ranges are providers.facts.PLAN_BOUNDS.
+PLAN_NUMBERS: dict[str, bool] = {
+    "price_usd_per_gpu_hour": False,
+    "term_months": True,
+    "min_nodes": True,
+    "cycle_days": True,
+    "upfront_pct": False,
 }
 
 
@@ -114,10 +113,19 @@ def _validate_provider(check: _Validation, raw: dict[str, Any], index: int) -> d
         "name": str(raw.get("name") or "")[:200],
         "kind": raw.get("kind"),
         "website": str(raw.get("website") or "")[:200],
-        "notes": str(raw.get("notes") or ""),
+        "notes": _note(check, where, "notes", raw.get("notes")),
         "sources": list(sources.values()),
         "offerings": offerings,
     }
+
+
+def _note(check: _Validation, where: str, name: str, value: Any) -> str:
+    """A free-text note, at most NOTE_MAX_LENGTH characters (a longer one is a problem, not truncated)."""
+    text = str(value or "")
+    if len(text) > NOTE_MAX_LENGTH:
+        check.add(where, name, f"must be at most {NOTE_MAX_LENGTH:,} characters, got {len(text):,}")
+        return text[:NOTE_MAX_LENGTH]
+    return text
 
 
 def _validate_sources(check: _Validation, raw_sources: list[Any], where: str) -> dict[str, dict[str, Any]]:
@@ -216,7 +224,7 @@ def _validate_provenance(
     return {
         "sources": cited,
         "as_of": as_of,
-        "note": str(body.get("note") or ""),
+        "note": _note(check, where, f"groups.{group}.note", body.get("note")),
         "unsure": bool(body.get("unsure")),
     }
 
@@ -241,14 +249,14 @@ def _plan_number(check: _Validation, where: str, name: str, value: Any) -> Any:
     """The plan's number `name` (None when not published), or None and a problem when it is not valid."""
     if value is None:
         return None
-    integer, valid, rule = PLAN_NUMBERS[name]
     try:
-        number = parse_number(value, integer=integer)
+        number = parse_number(value, integer=PLAN_NUMBERS[name])
     except ValueError as exc:
         check.add(where, name, str(exc))
         return None
-    if not valid(number):
-        check.add(where, name, f"{rule}, got {value}")
+    message = PLAN_BOUNDS[name].error(float(number))
+    if message:
+        check.add(where, name, message)
         return None
     return number
 
@@ -282,7 +290,7 @@ def _validate_plan(
         check.add(where, "as_of", str(exc))
         out["as_of"] = None
     out["region"] = str(plan.get("region") or "")[:120]
-    out["note"] = str(plan.get("note") or "")
+    out["note"] = _note(check, where, "note", plan.get("note"))
     out["sources"] = [str(key) for key in (plan.get("sources") or [])]
     _check_cited(check, where, "sources", out["sources"], known_keys)
     return out

@@ -16,7 +16,12 @@ def coerce_fact(fact: Fact, value: Any, gpu_keys: set[str]) -> Any:
     if fact.type == "text":
         if isinstance(value, (dict, list)):
             raise ValueError("expected text")
-        return str(value)
+        text = str(value)
+        if fact.max_length is not None and len(text) > fact.max_length:
+            raise ValueError(
+                f"{fact.label} must be at most {fact.max_length:,} characters, got {len(text):,}"
+            )
+        return text
     if fact.type == "gpu":
         key = str(value)
         if key not in gpu_keys:
@@ -44,12 +49,9 @@ def coerce_fact(fact: Fact, value: Any, gpu_keys: set[str]) -> Any:
             raise ValueError(f"{', '.join(bad)} not among {', '.join(fact.choices)}")
         return sorted(set(cleaned))
     number = parse_number(value, integer=fact.type == "int")
-    if fact.strictly_positive and number <= 0:
-        raise ValueError(f"must be greater than 0, got {value}")
-    if fact.minimum is not None and number < fact.minimum:
-        raise ValueError(f"must be at least {fact.minimum:g}, got {value}")
-    if fact.maximum is not None and number > fact.maximum:
-        raise ValueError(f"must be at most {fact.maximum:g}, got {value}")
+    message = fact.bound_error(float(number))
+    if message:
+        raise ValueError(message)
     if fact.type == "decimal":
         return Decimal(str(value)).normalize() if not isinstance(number, Decimal) else number
     return number

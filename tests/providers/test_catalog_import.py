@@ -61,7 +61,8 @@ def test_a_dry_run_writes_nothing() -> None:
     [
         (
             lambda d: d["providers"][0]["offerings"][0]["groups"]["network"]["facts"].update(gbps_per_nic=-5),
-            "offering acme-h100: groups.network.facts.gbps_per_nic: must be greater than 0",
+            "offering acme-h100: groups.network.facts.gbps_per_nic: "
+            "Speed per NIC must be between 1 and 1,600 Gb/s",
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["groups"]["network"]["facts"].update(fabric="wifi"),
@@ -104,7 +105,8 @@ def test_a_dry_run_writes_nothing() -> None:
         (lambda d: d["providers"][0].update(kind="bank"), "provider acme: kind: 'bank' is not one of"),
         (
             lambda d: d["providers"][0]["offerings"][0]["plans"][0].update(price_usd_per_gpu_hour=-1),
-            "plan On-demand: price_usd_per_gpu_hour: must not be negative",
+            "plan On-demand: price_usd_per_gpu_hour: "
+            "Price per GPU-hour must be greater than 0 and at most 200 $",
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["plans"][0].update(kind="lease"),
@@ -112,17 +114,17 @@ def test_a_dry_run_writes_nothing() -> None:
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["plans"][1].update(cycle_days=0),
-            "plan Monthly cycle: cycle_days: must be greater than 0",
+            "plan Monthly cycle: cycle_days: Cycle length must be between 1 and 3,650 days, got 0",
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["plans"][1].update(upfront_pct=150),
-            "upfront_pct: must be between 0 and 100",
+            "upfront_pct: Upfront payment must be between 0 and 100 %, got 150",
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["groups"].update(
                 commercial={"facts": {"usable_gpu_guarantee_pct": 120}}
             ),
-            "usable_gpu_guarantee_pct: must be at most 100",
+            "usable_gpu_guarantee_pct: Usable-GPU guarantee must be between 50 and 100 %, got 120",
         ),
     ],
 )

@@ -274,3 +274,24 @@ def test_long_and_cjk_provider_names_are_drawn(buyer: Any, workload: Any, artifa
     to_png(data, artifacts, "quote-cjk")
     text = nospace(" ".join(page_texts(data)))
     assert "算力云计算有限公司" in text and nospace(name) in text
+
+
+def test_a_huge_stored_note_renders_in_bounded_time_truncated(quote: Quote, no_browser: Any) -> None:
+    """A 4.8 MB note frozen into a snapshot before the length limits took 181 s to render; the page and the
+    PDF now show at most DISPLAY_TEXT_MAX characters of any text."""
+    import time
+
+    from quotes.display import DISPLAY_TEXT_MAX, TRUNCATED
+
+    snapshot = dict(quote.snapshot)
+    snapshot["offering"] = dict(snapshot["offering"], summary="note " * 960_000)
+    snapshot["facts"] = {**snapshot.get("facts", {}), "fees_note": "fee " * 1_200_000}
+    Quote.objects.filter(pk=quote.pk).update(snapshot=snapshot)
+    quote.refresh_from_db()
+    view = quote_view(quote.snapshot)
+    assert view["offering"]["summary"].endswith(TRUNCATED)
+    assert len(view["offering"]["summary"]) == DISPLAY_TEXT_MAX + len(TRUNCATED)
+    started = time.monotonic()
+    data = render(quote)
+    assert time.monotonic() - started < 60
+    assert "(truncated)" in flat(pdf_text(data))

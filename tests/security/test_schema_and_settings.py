@@ -111,3 +111,33 @@ def test_production_turns_on_the_secure_settings(name: str) -> None:
         [sys.executable, "-c", code], cwd=REPO, env=_deploy_env(), capture_output=True, text=True, timeout=60
     )
     assert result.stdout.strip() == "True", result.stderr
+
+
+def _setting_in_fresh_process(name: str, **extra_env: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CLUSTERSCOUT_"))}
+    env.update(extra_env, DJANGO_SETTINGS_MODULE="portal.settings")
+    code = f"import django; django.setup(); from django.conf import settings; print(settings.{name})"
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    ("env", "debug"),
+    [
+        ({}, "False"),  # a deployment that forgot its environment shows no debug page
+        ({"CLUSTERSCOUT_DEMO": "1"}, "True"),  # make demo
+        ({"DJANGO_DEBUG": "true"}, "True"),  # development (.env.example)
+        ({"CLUSTERSCOUT_DEMO": "1", "DJANGO_DEBUG": "false", "DJANGO_SECRET_KEY": "k" * 60}, "False"),
+    ],
+)
+def test_debug_is_off_unless_the_demo_or_development_turns_it_on(env: dict[str, str], debug: str) -> None:
+    assert _setting_in_fresh_process("DEBUG", **env) == debug
+
+
+def test_without_a_secret_key_the_embedded_mode_makes_its_own_not_a_shared_one() -> None:
+    key = _setting_in_fresh_process("SECRET_KEY")
+    assert len(key) >= 50 and "insecure" not in key
+    assert _setting_in_fresh_process("SECRET_KEY") == key  # kept: sessions survive a restart

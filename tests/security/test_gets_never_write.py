@@ -1,0 +1,130 @@
+"""Issue 20 item 8: a GET never writes. Every page and API address is read by every role (the demo accounts
+and the security cast) and no model's row count changes (sessions excepted: logging in writes one).
+
+The compare pages are left out here: their rework (compare/) stops GET /compare/ creating planner runs and
+brings its own test. Every other address of the URL map must be listed below, so a new page is covered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.apps import apps
+from django.contrib.sessions.models import Session
+from django.core.management import call_command
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from accounts.models import User
+from tests.security.conftest import World
+
+SKIPPED_PREFIXES = ("admin/", "compare/")
+
+
+def _routes(patterns: list[Any], prefix: str = "") -> list[str]:
+    out: list[str] = []
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            out += _routes(pattern.url_patterns, prefix + str(pattern.pattern))
+        elif isinstance(pattern, URLPattern):
+            out.append(prefix + str(pattern.pattern))
+    return out
+
+
+def _addresses(world: World) -> dict[str, str]:
+    """Each route of the URL map with real ids filled in."""
+    upload = world.upload_private
+    slug = world.offering.slug
+    return {
+        "": "/",
+        "healthz": "/healthz",
+        "offerings/": "/offerings/",
+        "offerings/<slug:slug>/": f"/offerings/{slug}/",
+        "offerings/<slug:slug>/edit/": f"/offerings/{slug}/edit/",
+        "accounts/login/": "/accounts/login/",
+        "accounts/logout/": "/accounts/logout/",
+        "accounts/account/": "/accounts/account/",
+        "accounts/account/token/revoke/": "/accounts/account/token/revoke/",
+        "plan/": "/plan/",
+        "plan/workloads/": "/plan/workloads/",
+        "plan/<int:run_id>/": f"/plan/{world.run.pk}/",
+        "plan/<int:run_id>/progress/": f"/plan/{world.run.pk}/progress/",
+        "plan/<int:run_id>/<slug:slug>/": f"/plan/{world.run.pk}/{slug}/",
+        "benchmarks/upload/": "/benchmarks/upload/",
+        "benchmarks/<int:upload_id>/": f"/benchmarks/{upload.pk}/",
+        "benchmarks/<int:upload_id>/status/": f"/benchmarks/{upload.pk}/status/",
+        "benchmarks/batch/<uuid:batch>/": f"/benchmarks/batch/{upload.batch}/",
+        "checks/checklist/": "/checks/checklist/",
+        "quotes/": "/quotes/",
+        "quotes/new/": "/quotes/new/",
+        "quotes/<int:quote_id>/": f"/quotes/{world.shared_quote.pk}/",
+        "quotes/<int:quote_id>/pdf": f"/quotes/{world.shared_quote.pk}/pdf",
+        "quotes/<int:quote_id>/pdf/status": f"/quotes/{world.shared_quote.pk}/pdf/status",
+        "quotes/<int:quote_id>/share": f"/quotes/{world.shared_quote.pk}/share",
+        "quotes/<int:quote_id>/share/revoke": f"/quotes/{world.shared_quote.pk}/share/revoke",
+        "quotes/shared/<str:token>/": f"/quotes/shared/{world.shared_quote.share_token}/",
+        "quotes/shared/<str:token>/pdf": f"/quotes/shared/{world.shared_quote.share_token}/pdf",
+        "quotes/shared/<str:token>/pdf/status": f"/quotes/shared/{world.shared_quote.share_token}/pdf/status",
+        "api/v1/auth/token/": "/api/v1/auth/token/",
+        "api/v1/^providers/$": "/api/v1/providers/",
+        "api/v1/^providers/(?P<slug>[^/.]+)/$": f"/api/v1/providers/{world.provider.slug}/",
+        "api/v1/^offerings/$": "/api/v1/offerings/",
+        "api/v1/^offerings/(?P<slug>[^/.]+)/$": f"/api/v1/offerings/{slug}/",
+        "api/v1/^offerings/(?P<slug>[^/.]+)/plans/(?P<plan_id>[0-9]+)/price/$": (
+            f"/api/v1/offerings/{slug}/plans/{world.plan.pk}/price/"
+        ),
+        "api/v1/^offerings/(?P<slug>[^/.]+)/prices/$": f"/api/v1/offerings/{slug}/prices/",
+        "api/v1/": "/api/v1/",
+        "api/v1/workloads/": "/api/v1/workloads/",
+        "api/v1/runs/": "/api/v1/runs/",
+        "api/v1/runs/<int:run_id>/": f"/api/v1/runs/{world.run.pk}/",
+        "api/v1/uploads/": "/api/v1/uploads/",
+        "api/v1/uploads/<int:pk>/": f"/api/v1/uploads/{upload.pk}/",
+        "api/v1/uploads/<int:pk>/raw": f"/api/v1/uploads/{upload.pk}/raw",
+        "api/v1/findings/": "/api/v1/findings/",
+        "api/v1/quotes/": "/api/v1/quotes/",
+        "api/v1/quotes/<int:quote_id>/": f"/api/v1/quotes/{world.shared_quote.pk}/",
+        "api/v1/quotes/<int:quote_id>/pdf": f"/api/v1/quotes/{world.shared_quote.pk}/pdf",
+        "api/v1/quotes/<int:quote_id>/share": f"/api/v1/quotes/{world.shared_quote.pk}/share",
+        "api/schema/": "/api/schema/",
+        "api/docs/": "/api/docs/",
+    }
+
+
+def _counts() -> dict[str, int]:
+    return {
+        model._meta.label: model._default_manager.count()
+        for model in apps.get_models()
+        if model is not Session
+    }
+
+
+def test_every_address_of_the_url_map_is_read_below(world: World) -> None:
+    listed = set(_addresses(world))
+    routes = {
+        route
+        for route in _routes(get_resolver().url_patterns)
+        if not route.startswith(SKIPPED_PREFIXES) and "format" not in route
+    }
+    assert routes <= listed, f"add these addresses to the GET test: {sorted(routes - listed)}"
+
+
+def test_no_get_of_any_page_or_api_list_writes_for_any_role(world: World) -> None:
+    call_command("load_demo", verbosity=0)
+    demo = {name: User.objects.get(username=name) for name in ("demo-buyer", "demo-provider", "demo-admin")}
+    users: dict[str, Any] = {"anonymous": None, **world.users, **demo}
+    addresses = _addresses(world)
+    writes: list[str] = []
+    for role, user in users.items():
+        client = Client()
+        if user is not None:
+            client.force_login(user)
+        for address in addresses.values():
+            before = _counts()
+            response = client.get(address)
+            after = _counts()
+            assert response.status_code < 500, (role, address, response.status_code)
+            changed = {k: (before[k], after[k]) for k in before if before[k] != after[k]}
+            if changed:
+                writes.append(f"{role} GET {address}: {changed}")
+    assert not writes, "\n".join(writes)
