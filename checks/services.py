@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from checks import rules
-from checks.models import CONTEXT_CLAIMS, Finding
+from checks.models import CONTEXT_CLAIMS, CONTEXT_EVIDENCE, Finding, Severity
 from checks.selectors import evidence_for_offering
 from providers.models import Offering
 
@@ -29,14 +31,7 @@ def findings_store(*, offering: Offering, context: str, findings: Sequence[rules
     Finding.objects.filter(offering=offering, context=context).exclude(code__in=codes).delete()
     stored: list[Finding] = []
     for result in findings:
-        data: dict[str, Any] = result.as_dict()
-        values = {
-            "severity": data["severity"],
-            "title": data["title"][:500],
-            "evidence": data["evidence"],
-            "advice": data["advice"],
-            "impact": data["impact"],
-        }
+        values = _finding_values(result)
         row = existing.get(result.code)
         if row is None:
             row = Finding(offering=offering, context=context, code=result.code, **values)
@@ -49,6 +44,40 @@ def findings_store(*, offering: Offering, context: str, findings: Sequence[rules
             row.save(update_fields=[*values, "updated_at"])
         stored.append(row)
     return stored
+
+
+def _finding_values(result: rules.Finding) -> dict[str, Any]:
+    data: dict[str, Any] = result.as_dict()
+    return {
+        "severity": data["severity"],
+        "title": data["title"][:500],
+        "evidence": data["evidence"],
+        "advice": data["advice"],
+        "impact": data["impact"],
+    }
+
+
+def findings_store_many(*, context: str, findings_by_offering: Mapping[int, Sequence[rules.Finding]]) -> int:
+    """The bulk form of findings_store for many offerings of one context (a planner chunk): two queries
+    whatever the count. Must run inside the caller's transaction; returns the number of rows stored.
+
+    Validated once at the boundary instead of a full_clean per row: the context, then per row only what
+    the rules could get wrong (the code, the severity; the title is cut to its column)."""
+    if not findings_by_offering:
+        return 0
+    if context not in (CONTEXT_CLAIMS, CONTEXT_EVIDENCE) and not re.fullmatch(r"run:[0-9]+", context):
+        raise ValidationError({"context": f"unknown findings context {context!r}"})
+    known = set(Severity.values)
+    rows: list[Finding] = []
+    for offering_id, findings in findings_by_offering.items():
+        for result in {f.code: f for f in findings}.values():
+            values = _finding_values(result)
+            if not result.code or values["severity"] not in known:
+                raise ValidationError(f"finding {result.code!r}: unknown severity {values['severity']!r}")
+            rows.append(Finding(offering_id=offering_id, context=context, code=result.code, **values))
+    Finding.objects.filter(offering_id__in=list(findings_by_offering), context=context).delete()
+    Finding.objects.bulk_create(rows, batch_size=1000)
+    return len(rows)
 
 
 def findings_refresh(*, offering: Offering) -> list[Finding]:

@@ -13,5 +13,15 @@ app = Celery("portal", task_cls="portal.task_pool:PooledTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+# The planner's watchdog (`celery -A portal beat`): re-sends the chunks of runs without progress and fails
+# runs stuck past a limit (sizing.services.sweep_queued_runs; timings there and in docs/RELIABILITY.md).
+# Added here rather than in settings.CELERY_BEAT_SCHEDULE so that it is scheduled whatever that setting
+# holds; SIZING_SWEEP_INTERVAL_S overrides the interval.
+app.add_periodic_task(
+    float(os.environ.get("SIZING_SWEEP_INTERVAL_S", "30")),
+    app.signature("sizing.sweep_queued_runs"),
+    name="sweep-queued-runs",
+)
+
 # Structured task-failure logs and the worker heartbeat that /healthz reads (portal/health.py).
 from portal import celery_signals  # noqa: E402, F401

@@ -223,8 +223,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # The sweepers pick up work whose enqueue failed (broker down) or whose worker died: `celery -A portal beat`.
+# The planner's watchdog is added in portal/celery.py.
 CELERY_BEAT_SCHEDULE = {
-    "sweep-queued-runs": {"task": "sizing.sweep_queued_runs", "schedule": 30.0},
     "sweep-stored-uploads": {"task": "benchmarks.sweep_stored", "schedule": 30.0},
 }
 

@@ -12,12 +12,12 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from checks.models import context_for_run
 from checks.rules import Finding, run_rules
-from checks.services import findings_store
+from checks.services import findings_store_many
 from providers.models import Offering
 from providers.selectors import offering_queryset
 from sizing import bill as bill_module
@@ -29,20 +29,51 @@ from sizing.ranking import rank_key
 
 logger = logging.getLogger(__name__)
 
-# Offerings per chunk task: small enough that several workers share a catalog of a few dozen offerings,
-# large enough that the per-task overhead stays below the ~50 ms a sizing takes. settings.SIZING_CHUNK_SIZE
-# overrides it (read at fan-out time, so a test or a deployment can change it without a reimport).
+# Offerings per chunk task. A chunk costs a fixed number of queries (load, store, progress) whatever its
+# size, so bigger chunks cost fewer queries per offering; more chunks than workers keep every worker busy
+# to the end of the run. The default aims at about CHUNKS_TARGET chunks, between CHUNK_MIN and CHUNK_MAX
+# offerings each; settings.SIZING_CHUNK_SIZE fixes the size instead (read at fan-out time, so a test or a
+# deployment can change it without a reimport). docs/PERFORMANCE.md ("Planner") has the figures.
 CHUNK_SIZE = 4
+CHUNK_MIN = 4
+CHUNK_MAX = 50
+CHUNKS_TARGET = 64
 
 
-def chunk_size() -> int:
-    return max(1, int(getattr(settings, "SIZING_CHUNK_SIZE", CHUNK_SIZE)))
+def chunk_size(total: int = 0) -> int:
+    fixed = getattr(settings, "SIZING_CHUNK_SIZE", None)
+    if fixed is not None:
+        return max(1, int(fixed))
+    return min(CHUNK_MAX, max(CHUNK_MIN, -(-total // CHUNKS_TARGET)))
 
 
-# A run still queued this long after creation lost its enqueue (broker down): the sweeper re-enqueues it.
-QUEUED_GRACE_S = getattr(settings, "SIZING_QUEUED_GRACE_S", 30)
-# A running run without progress for longer than a task may live lost a chunk with its worker.
-STALLED_GRACE_S = getattr(settings, "SIZING_STALLED_GRACE_S", settings.CELERY_TASK_TIME_LIMIT + 60)
+# The watchdog (sweep_queued_runs, celery beat every SIZING_SWEEP_INTERVAL_S), each a setting read at call
+# time: a run still queued QUEUED_GRACE_S after creation lost its enqueue (broker down) and is enqueued
+# again; a running run without progress for STALLED_GRACE_S lost a chunk (worker killed, broker restarted
+# without persistence) and gets its missing chunks sent again; a run without progress for GIVE_UP_S is
+# failed with NO_PROGRESS_MESSAGE (the page offers a retry).
+QUEUED_GRACE_S = 30
+STALLED_GRACE_S = 60
+GIVE_UP_S = 900
+
+
+def _seconds(name: str, default: float) -> float:
+    return float(getattr(settings, name, default))
+
+
+NO_PROGRESS_MESSAGE = (
+    "Sizing made no progress for {minutes} minutes: the sizing workers are stopped or overloaded. "
+    "Results already computed are kept; Retry sizes the rest."
+)
+CHUNK_ERROR_MESSAGE = (
+    "Sizing stopped on an unexpected error while sizing {what}. "
+    "Results already computed are kept; Retry sizes the rest."
+)
+TIME_LIMIT_MESSAGE = (
+    "Sizing {what} took longer than a sizing task may run ({seconds} s). "
+    "Results already computed are kept; Retry sizes the rest."
+)
+
 
 WORKLOAD_FIELDS = (
     "params",
@@ -187,7 +218,7 @@ def plan_run_create(
 
 
 def plan_run_start(*, run_id: int) -> None:
-    """Mark the run running and fan out one chunk task per CHUNK_SIZE offerings still without a result.
+    """Mark the run running and fan out one chunk task per chunk_size() offerings still without a result.
 
     Idempotent: a finished run is left alone; a running one only gets its missing offerings re-enqueued."""
     from sizing.tasks import plan_run_chunk_task
@@ -199,15 +230,22 @@ def plan_run_start(*, run_id: int) -> None:
         ids = sorted(run.offerings.values_list("id", flat=True))
         done_ids = set(run.results.values_list("offering_id", flat=True))
         todo = [i for i in ids if i not in done_ids]
+        now = timezone.now()
         if run.status == RunStatus.QUEUED:
             run.status = RunStatus.RUNNING
-            run.started_at = timezone.now()
+            run.started_at = run.started_at or now
+            run.progress_at = now
             run.progress_total = len(ids)
             run.progress_done = len(done_ids)
-            run.save(update_fields=["status", "started_at", "progress_total", "progress_done", "updated_at"])
+            run.save(
+                update_fields=[
+                    "status", "started_at", "progress_at", "progress_total", "progress_done", "updated_at"
+                ]
+            )  # fmt: skip
         else:
-            PlanRun.objects.filter(pk=run_id).update(updated_at=timezone.now())
-        size = chunk_size()
+            # Not progress: marks when the missing chunks were last sent (the sweeper waits as long again).
+            PlanRun.objects.filter(pk=run_id).update(updated_at=now)
+        size = chunk_size(len(ids))
         chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
         for chunk in chunks:
             transaction.on_commit(partial(plan_run_chunk_task.delay, run_id, chunk))
@@ -261,35 +299,74 @@ def size_offering_with_findings(
     return values, list(findings)
 
 
+class ChunkError(Exception):
+    """A chunk failed on an offering: the message a buyer reads on the run's page (the cause is chained)."""
+
+
 def plan_run_execute_chunk(*, run_id: int, offering_ids: list[int]) -> int:
     """Size the offerings of one chunk, one result per (run, offering); returns how many were new.
 
-    Safe to deliver twice: results are get_or_create'd and progress counts only new rows."""
+    A fixed number of queries whatever the chunk's size: the run, the offerings already sized, the catalog
+    rows (offerings with provider and GPU, their plans), then one transaction that stores every result and
+    finding in bulk and moves the progress. Safe to deliver twice: offerings with a result are skipped and
+    the store, serialised on the run's row, writes only results that are still missing."""
     run = PlanRun.objects.select_related("workload").filter(pk=run_id).first()
     if run is None or run.finished:
         return 0
-    created_count = 0
-    offerings = offering_queryset().filter(pk__in=offering_ids, plan_runs=run).order_by("pk")
-    for offering in offerings:
-        if PlanResult.objects.filter(run=run, offering=offering).exists():
-            continue
-        values, findings = size_offering_with_findings(
-            workload=run.workload, facts=offering.facts(), objective=run.objective
+    done = set(
+        PlanResult.objects.filter(run_id=run_id, offering_id__in=offering_ids).values_list(
+            "offering_id", flat=True
         )
-        with transaction.atomic():
-            _, created = PlanResult.objects.get_or_create(run=run, offering=offering, defaults=values)
-            if created:
-                created_count += 1
-                # The offering's page and /api/v1/findings/ show what this job would meet there; the codes
-                # stay on the PlanResult for the ranking. Same transaction: both are stored or neither.
-                findings_store(offering=offering, context=context_for_run(run.pk), findings=findings)
-                PlanRun.objects.filter(pk=run_id).update(
-                    progress_done=F("progress_done") + 1, updated_at=timezone.now()
+    )
+    todo = [i for i in offering_ids if i not in done]
+    sized: dict[int, tuple[dict[str, Any], list[Finding]]] = {}
+    if todo:
+        offerings = offering_queryset().filter(pk__in=todo, plan_runs=run).order_by("pk")
+        for offering in offerings:
+            try:
+                sized[offering.pk] = size_offering_with_findings(
+                    workload=run.workload, facts=offering.facts(), objective=run.objective
                 )
-    run.refresh_from_db(fields=["progress_done", "progress_total", "status"])
-    if run.progress_done >= run.progress_total and not run.finished:
+            except Exception as exc:
+                raise ChunkError(CHUNK_ERROR_MESSAGE.format(what=f"“{offering.name}”")) from exc
+    created, finished = _store_chunk(run_id=run_id, sized=sized)
+    if finished:
         plan_run_rank(run_id=run_id)
-    return created_count
+    return created
+
+
+def _store_chunk(*, run_id: int, sized: dict[int, tuple[dict[str, Any], list[Finding]]]) -> tuple[int, bool]:
+    """Store a chunk's results and findings in one transaction; (new results, every offering sized)."""
+    with transaction.atomic():
+        run = (
+            PlanRun.objects.select_for_update()
+            .only("id", "status", "progress_done", "progress_total")
+            .filter(pk=run_id)
+            .first()
+        )
+        if run is None or run.finished:
+            return 0, False
+        if not sized:
+            return 0, run.progress_done >= run.progress_total
+        existing = set(
+            PlanResult.objects.filter(run_id=run_id, offering_id__in=list(sized)).values_list(
+                "offering_id", flat=True
+            )
+        )
+        new = {pk: pair for pk, pair in sized.items() if pk not in existing}
+        PlanResult.objects.bulk_create(
+            [PlanResult(run_id=run_id, offering_id=pk, **values) for pk, (values, _) in new.items()]
+        )
+        # The offering's page and /api/v1/findings/ show what this job would meet there; the codes stay on
+        # the PlanResult for the ranking. Same transaction: both are stored or neither.
+        findings_store_many(
+            context=context_for_run(run_id), findings_by_offering={pk: f for pk, (_, f) in new.items()}
+        )
+        done = min(run.progress_total, run.progress_done + len(new))
+        if new:
+            now = timezone.now()
+            PlanRun.objects.filter(pk=run_id).update(progress_done=done, progress_at=now, updated_at=now)
+    return len(new), done >= run.progress_total
 
 
 def plan_run_rank(*, run_id: int) -> None:
@@ -298,42 +375,88 @@ def plan_run_rank(*, run_id: int) -> None:
         run = PlanRun.objects.select_for_update().select_related("workload").get(pk=run_id)
         if run.finished:
             return
-        results = list(run.results.all())
+        # The large JSON columns are not needed to rank: three queries whatever the run's size.
+        results = list(run.results.defer("sizing", "bill", "layout"))
         budget = run.workload.budget_usd
         deadline = run.workload.deadline_days
         ordered = sorted(
             results, key=lambda r: rank_key(r, run.objective, deadline_days=deadline, budget_usd=budget)
         )
+        changed = []
         for position, result in enumerate(ordered, start=1):
             if result.rank != position:
                 result.rank = position
-                result.save(update_fields=["rank"])
+                changed.append(result)
+        PlanResult.objects.bulk_update(changed, ["rank"], batch_size=500)
         run.status = RunStatus.DONE
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at", "updated_at"])
 
 
 def plan_run_fail(*, run_id: int, error: str) -> None:
-    PlanRun.objects.filter(pk=run_id).exclude(status=RunStatus.DONE).update(
-        status=RunStatus.FAILED, error=error[:2000], finished_at=timezone.now()
+    """Mark an unfinished run failed with `error`, the sentence its owner reads (the first error stays)."""
+    PlanRun.objects.filter(pk=run_id).exclude(status__in=[RunStatus.DONE, RunStatus.FAILED]).update(
+        status=RunStatus.FAILED, error=error[:2000], finished_at=timezone.now(), updated_at=timezone.now()
     )
+
+
+def plan_run_retry(*, owner: Any, run_id: int) -> PlanRun:
+    """Queue a failed run again: its stored results are kept, the missing offerings are sized on commit.
+
+    A run that did not fail is returned unchanged (ValidationError naming `run` if it is not the owner's)."""
+    with transaction.atomic():
+        run = PlanRun.objects.select_for_update().filter(pk=run_id, owner=owner).first()
+        if run is None:
+            raise ValidationError({"run": "no such run"})
+        if run.status != RunStatus.FAILED:
+            return run
+        run.status = RunStatus.QUEUED
+        run.error = ""
+        run.finished_at = None
+        run.progress_at = timezone.now()
+        run.progress_done = run.results.count()
+        run.save(
+            update_fields=["status", "error", "finished_at", "progress_at", "progress_done", "updated_at"]
+        )
+        transaction.on_commit(lambda: _enqueue_start(run.pk))
+    return run
 
 
 def sweep_queued_runs(
-    *, queued_older_than_s: float | None = None, stalled_older_than_s: float | None = None
+    *,
+    queued_older_than_s: float | None = None,
+    stalled_older_than_s: float | None = None,
+    give_up_after_s: float | None = None,
 ) -> int:
-    """Re-enqueue runs whose enqueue was lost (queued too long) or whose chunk died with its worker
-    (running without progress too long). Returns how many were re-enqueued."""
+    """The watchdog (celery beat): fail runs without progress for too long, re-enqueue runs whose enqueue
+    was lost (queued too long) or whose chunk was lost with its worker or the broker (running without
+    progress). Returns how many were re-enqueued; see the timings above the functions."""
     now = timezone.now()
-    queued_s = QUEUED_GRACE_S if queued_older_than_s is None else queued_older_than_s
-    stalled_s = STALLED_GRACE_S if stalled_older_than_s is None else stalled_older_than_s
-    queued = PlanRun.objects.filter(
-        status=RunStatus.QUEUED, created_at__lte=now - timedelta(seconds=queued_s)
+    queued_s = _seconds("SIZING_QUEUED_GRACE_S", QUEUED_GRACE_S)
+    queued_s = queued_s if queued_older_than_s is None else queued_older_than_s
+    stalled_s = _seconds("SIZING_STALLED_GRACE_S", STALLED_GRACE_S)
+    stalled_s = stalled_s if stalled_older_than_s is None else stalled_older_than_s
+    give_up_s = _seconds("SIZING_GIVE_UP_S", GIVE_UP_S) if give_up_after_s is None else give_up_after_s
+    last_progress = Coalesce("progress_at", "created_at")
+    unfinished = PlanRun.objects.filter(status__in=[RunStatus.QUEUED, RunStatus.RUNNING]).alias(
+        last_progress=last_progress
     )
-    stalled = PlanRun.objects.filter(
-        status=RunStatus.RUNNING, updated_at__lte=now - timedelta(seconds=stalled_s)
+    hopeless = list(
+        unfinished.filter(last_progress__lte=now - timedelta(seconds=give_up_s)).values_list("id", flat=True)
     )
-    ids = sorted(set(queued.values_list("id", flat=True)) | set(stalled.values_list("id", flat=True)))
+    message = NO_PROGRESS_MESSAGE.format(minutes=max(1, round(give_up_s / 60)))
+    for run_id in hopeless:
+        logger.warning("sizing run %s made no progress for %s s: failed", run_id, give_up_s)
+        plan_run_fail(run_id=run_id, error=message)
+    queued = unfinished.filter(status=RunStatus.QUEUED, created_at__lte=now - timedelta(seconds=queued_s))
+    stalled = unfinished.filter(
+        status=RunStatus.RUNNING,
+        last_progress__lte=now - timedelta(seconds=stalled_s),
+        updated_at__lte=now - timedelta(seconds=stalled_s),
+    )
+    ids = sorted(
+        (set(queued.values_list("id", flat=True)) | set(stalled.values_list("id", flat=True))) - set(hopeless)
+    )
     for run_id in ids:
         _enqueue_start(run_id)
     return len(ids)

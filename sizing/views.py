@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
 from sizing import selectors, services
 from sizing.filters import RunResultFilterSet
@@ -115,3 +116,12 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
         summary=winner_sentence(context["workload"].name, result),
     )
     return render(request, "sizing/result.html", context)
+
+
+@login_required
+@require_POST
+def run_retry(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Queue a failed run again (its stored results are kept); back to its page, which shows the progress."""
+    run = selectors.run_get(owner=request.user, run_id=run_id, for_write=True)
+    services.plan_run_retry(owner=request.user, run_id=run.pk)
+    return redirect(run.get_absolute_url())

@@ -73,9 +73,12 @@ def _require(condition: bool, what: str) -> None:
         pytest.skip(f"{what} is not available")
 
 
-def start_celery_worker(name: str = "first") -> subprocess.Popen[bytes]:
+def start_celery_worker(name: str = "first", **extra_env: str) -> subprocess.Popen[bytes]:
     """A real `celery -A portal worker` process on the test database and the configured Redis broker,
-    answering a ping before it is returned; its log goes to test-artifacts/celery-worker-<name>.log."""
+    answering a ping before it is returned; its log goes to test-artifacts/celery-worker-<name>.log.
+
+    With `extra_env` (the RELIABILITY_* variables of tests/reliability/procs.py) it is started through that
+    module, which slows down or breaks the work as they say."""
     from django.conf import settings
     from django.db import connection
 
@@ -88,8 +91,10 @@ def start_celery_worker(name: str = "first") -> subprocess.Popen[bytes]:
     )
     env["CELERY_BROKER_URL"] = settings.CELERY_BROKER_URL
     env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra_env)
+    entry = ["-m", "tests.reliability.procs"] if extra_env else ["-m", "celery", "-A", "portal"]
     cmd = [
-        sys.executable, "-m", "celery", "-A", "portal", "worker", "-Q", "default,sizing,parse,pdf",
+        sys.executable, *entry, "worker", "-Q", "default,sizing,parse,pdf",
         "--pool", "solo", "--without-gossip", "--without-mingle", "-l", "info", "-n", f"{name}@%h",
     ]  # fmt: skip
     logs = REPO / "test-artifacts"

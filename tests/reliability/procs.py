@@ -6,7 +6,8 @@
 
 RELIABILITY_SLOW_PARSE_S / RELIABILITY_SLOW_SIZING_OFFERING_S / RELIABILITY_SLOW_PDF_S stretch a parse / the
 sizing of one offering / a PDF render
-so that a SIGKILL lands in the middle of a task instead of between two.
+so that a SIGKILL lands in the middle of a task instead of between two; RELIABILITY_FAIL_SIZING_SLUG makes
+the sizing of that offering raise (a chunk that fails).
 """
 
 from __future__ import annotations
@@ -34,16 +35,19 @@ def _slow_down() -> None:
             return real_parse(*args, **kwargs)
 
         parsers.parse = parse  # type: ignore[assignment]
-    if slow_sizing:
+    fail_slug = os.environ.get("RELIABILITY_FAIL_SIZING_SLUG", "")
+    if slow_sizing or fail_slug:
         from sizing import services
 
-        real_size = services.size_offering
+        real_size = services.size_offering_with_findings
 
-        def size_offering(**kwargs: Any) -> Any:
+        def size_offering_with_findings(**kwargs: Any) -> Any:
             time.sleep(slow_sizing)
+            if fail_slug and kwargs["facts"]["slug"] == fail_slug:
+                raise ZeroDivisionError("injected by RELIABILITY_FAIL_SIZING_SLUG")
             return real_size(**kwargs)
 
-        services.size_offering = size_offering  # type: ignore[assignment]
+        services.size_offering_with_findings = size_offering_with_findings  # type: ignore[assignment]
     if slow_pdf:
         from quotes import pdf
 

@@ -338,3 +338,32 @@ def test_a_worker_killed_mid_pdf_render_is_finished_by_a_new_worker_exactly_once
     assert response.status_code == 200 and response.content.startswith(b"%PDF")
     stored = list((Path(rel.env["DJANGO_MEDIA_ROOT"]) / "quotes" / str(quote_id)).iterdir())
     assert len(stored) == 1, stored  # one PDF for this quote version, not one per delivery
+
+
+def test_a_worker_killed_and_redis_restarted_empty_mid_run_the_sweeper_finishes_both_runs_once(
+    rel: Stack,
+) -> None:
+    # Issue 20 item 11: SIGKILL a worker in the middle of two runs, restart Redis without persistence (the
+    # queued chunks and the one the worker held are gone); one sweep finishes both runs, nothing twice.
+    slugs = rel.offering_slugs(12)
+    rel.start_worker("both-victim", RELIABILITY_SLOW_SIZING_OFFERING_S="0.4")
+    api = rel.api()
+    run_ids = [rel.create_run(api, slugs, preset) for preset in ("13b", "llama3-70b")]
+
+    def results() -> int:
+        return int(rel.scalar("SELECT count(*) FROM sizing_planresult WHERE run_id = ANY(%s)", run_ids))
+
+    assert wait_for(lambda: results() >= 1, 30), rel.log_tail("worker-both-victim.log")
+    rel.kill_worker("both-victim")
+    rel.redis.stop()
+    rel.redis.start()
+    stranded = results()
+    assert stranded < 2 * len(slugs), "the runs finished before the faults"
+    rel.start_worker("both-rescuer")
+    time.sleep(10)  # past the 8 s visibility timeout: nothing comes back by itself, the messages are gone
+    assert results() == stranded and not runs_done(rel, run_ids)
+    rel.sweep()  # what celery beat runs every 30 s, with no grace period
+    assert wait_for(lambda: runs_done(rel, run_ids), 60), rel.log_tail("worker-both-rescuer.log")
+    assert_runs_complete_exactly_once(rel, run_ids, len(slugs))
+    page = rel.browser().get(rel.http(f"/plan/{run_ids[0]}/"), timeout=15)
+    assert page.status_code == 200 and 'data-status="done"' in page.text

@@ -1,4 +1,5 @@
-"""The planner on a real worker (PostgreSQL + Redis): progress, ranking, and a worker killed mid-run."""
+"""The planner on a real worker (PostgreSQL + Redis): progress, ranking, a worker killed mid-run, a chunk that
+raises, chunks delivered three times, chunks lost before they reached the broker."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from typing import Any
 
 import pytest
 
+from checks.models import Finding, context_for_run
 from providers.catalog import catalog_import, read_catalog_file
 from providers.models import Offering
 from providers.services import gpu_table_sync
 from sizing import services
 from sizing.models import PlanResult, PlanRun
+from sizing.tasks import plan_run_chunk_task
 from tests.conftest import start_celery_worker
 from tests.providers.factories import UserFactory
 
@@ -96,3 +99,82 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(celery_worker: Any
         assert run.progress_done == run.progress_total == total
         assert run.results.count() == total
         assert run.results.values("offering").distinct().count() == total
+
+
+def _wait_finished(run: PlanRun, timeout: float = 120) -> None:
+    def finished() -> bool:
+        run.refresh_from_db()
+        return run.status in ("done", "failed")
+
+    assert wait_for(finished, timeout), f"run stuck at {run.status} {run.progress_done}/{run.progress_total}"
+
+
+def test_a_chunk_raising_on_a_real_worker_fails_the_run_with_a_readable_message(
+    celery_worker: Any,
+) -> None:
+    load_demo_catalog()
+    victim = Offering.objects.order_by("slug")[5]
+    # The fixture's worker is replaced by one whose sizing of `victim` raises.
+    celery_worker.send_signal(signal.SIGTERM)
+    celery_worker.wait(timeout=15)
+    broken = start_celery_worker("broken", RELIABILITY_FAIL_SIZING_SLUG=victim.slug)
+    try:
+        user = UserFactory()
+        wl = services.workload_create(owner=user, preset="13b")
+        run = services.plan_run_create(owner=user, workload=wl)
+        _wait_finished(run, 60)
+    finally:
+        broken.send_signal(signal.SIGTERM)
+        broken.wait(timeout=15)
+    assert run.status == "failed", run.status
+    assert f"“{victim.name}”" in run.error and "Retry" in run.error
+    assert "ZeroDivision" not in run.error and "Traceback" not in run.error
+    assert not run.results.filter(offering=victim).exists()
+
+
+def test_chunks_delivered_three_times_to_two_workers_store_each_result_once(celery_worker: Any) -> None:
+    total = load_demo_catalog()
+    second = start_worker()
+    try:
+        user = UserFactory()
+        wl = services.workload_create(owner=user, preset="llama3-70b")
+        run = services.plan_run_create(owner=user, workload=wl)
+        ids = sorted(Offering.objects.values_list("id", flat=True))
+        # The same chunks again, twice, as a broker would redeliver them, racing the originals.
+        for _ in range(2):
+            for start in range(0, len(ids), 4):
+                plan_run_chunk_task.delay(run.pk, ids[start : start + 4])
+        _wait_finished(run)
+        time.sleep(2)  # let the redelivered copies that are still queued run too
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(timeout=15)
+    run.refresh_from_db()
+    assert run.status == "done" and run.progress_done == run.progress_total == total
+    assert run.results.count() == run.results.values("offering").distinct().count() == total
+    assert sorted(run.results.values_list("rank", flat=True)) == list(range(1, total + 1))
+    findings = Finding.objects.filter(context=context_for_run(run.pk))
+    assert findings.count() == sum(len(set(r.findings)) for r in run.results.all())
+
+
+def test_a_run_whose_chunks_were_never_sent_is_finished_by_the_sweeper(
+    celery_worker: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    total = load_demo_catalog()
+    user = UserFactory()
+    wl = services.workload_create(owner=user, preset="13b")
+    monkeypatch.setattr(services, "_enqueue_start", lambda run_id: None)
+    run = services.plan_run_create(owner=user, workload=wl)
+    lost: list[list[int]] = []
+    monkeypatch.setattr(plan_run_chunk_task, "delay", lambda run_id, chunk: lost.append(chunk))
+    services.plan_run_start(run_id=run.pk)  # started, then every chunk lost with the broker
+    monkeypatch.undo()
+    run.refresh_from_db()
+    assert run.status == "running" and run.progress_done == 0 and sum(map(len, lost)) == total
+    time.sleep(3)
+    assert run.results.count() == 0  # nothing is coming: the messages are gone
+    assert services.sweep_queued_runs() == 0  # within the 60 s grace
+    assert services.sweep_queued_runs(stalled_older_than_s=0) == 1
+    _wait_finished(run)
+    assert run.status == "done" and run.progress_done == total
+    assert run.results.count() == run.results.values("offering").distinct().count() == total
