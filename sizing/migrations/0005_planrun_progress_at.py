@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('sizing', '0002_workload_attention'),
+        ('sizing', '0004_bounds_and_text_limits'),
     ]
 
     operations = [
