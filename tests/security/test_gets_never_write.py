@@ -49,6 +49,7 @@ def _addresses(world: World) -> dict[str, str]:
         "plan/workloads/": "/plan/workloads/",
         "plan/<int:run_id>/": f"/plan/{world.run.pk}/",
         "plan/<int:run_id>/progress/": f"/plan/{world.run.pk}/progress/",
+        "plan/<int:run_id>/retry/": f"/plan/{world.run.pk}/retry/",
         "plan/<int:run_id>/<slug:slug>/": f"/plan/{world.run.pk}/{slug}/",
         "benchmarks/upload/": "/benchmarks/upload/",
         "benchmarks/<int:upload_id>/": f"/benchmarks/{upload.pk}/",
