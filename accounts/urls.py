@@ -8,4 +8,5 @@ app_name = "accounts"
 urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("preferences/", views.preferences, name="preferences"),
 ]

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 
 from accounts import ratelimit
+from providers.currency import COOKIE as currency_cookie
+from providers.models import Currency
 
 
 def login_limit() -> ratelimit.Limit:
@@ -55,3 +61,27 @@ class LoginView(auth_views.LoginView):
     def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
         ratelimit.record(login_limit(), login_key(self.request, self.request.POST.get("username", "")))
         return super().form_invalid(form)
+
+
+class PreferencesForm(forms.Form):
+    currency = forms.ChoiceField(choices=Currency.choices, label=_("Show prices in"))
+
+
+@login_required
+def preferences(request: HttpRequest) -> HttpResponse:
+    """The signed-in user's display settings: the currency prices are shown in (the language follows the
+    switcher in the header)."""
+    user: Any = request.user
+    if request.method == "POST":
+        form = PreferencesForm(request.POST)
+        if form.is_valid():
+            user.currency = form.cleaned_data["currency"]
+            user.save(update_fields=["currency"])
+            saved = _("Saved: prices are shown in %(c)s.") % {"c": user.get_currency_display()}
+            messages.success(request, saved)
+            response = redirect("accounts:preferences")
+            response.delete_cookie(currency_cookie)  # the setting wins over an earlier ?currency= choice
+            return response
+    else:
+        form = PreferencesForm(initial={"currency": user.currency})
+    return render(request, "accounts/preferences.html", {"form": form})
