@@ -4,10 +4,11 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 # chromium: browser tests and chart export (kaleido drives it; nothing downloads a browser).
-# pango: WeasyPrint PDFs. poppler-utils: the tests read PDFs back. fonts-noto-cjk: Chinese provider names.
-SYSTEM_PACKAGES := chromium libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz0b poppler-utils fonts-dejavu-core fonts-noto-cjk
+# gettext: compiles the Chinese message catalog. pango: WeasyPrint PDFs. poppler-utils: the tests read PDFs back. fonts-noto-cjk: Chinese provider names.
+SYSTEM_PACKAGES := chromium libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz0b poppler-utils fonts-dejavu-core fonts-noto-cjk gettext
 HOST ?= 127.0.0.1
 PORT ?= 8000
+MESSAGES := locale/zh_Hans/LC_MESSAGES/django.mo
 
 .PHONY: demo test setup system-deps lint typecheck pytest worker clean
 
@@ -19,7 +20,11 @@ demo: setup
 
 test: setup lint typecheck pytest
 
-setup: system-deps $(VENV)/.installed
+setup: system-deps $(VENV)/.installed $(MESSAGES)
+
+# The compiled message catalogs (English is the source language; Simplified Chinese is translated).
+$(MESSAGES): %.mo: %.po
+	msgfmt --check --output-file=$@ $<
 
 system-deps:
 	@missing=""; \

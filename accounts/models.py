@@ -6,6 +6,8 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import Q
 
+from providers.models import Currency
+
 
 class User(AbstractUser):
     class Role(models.TextChoices):
@@ -17,6 +19,8 @@ class User(AbstractUser):
     provider = models.ForeignKey(
         "providers.Provider", null=True, blank=True, on_delete=models.SET_NULL, related_name="representatives"
     )
+    # The currency pages show prices in for this user (?currency= overrides it for one browser).
+    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.USD)
 
     class Meta:
         constraints = [
@@ -29,6 +33,7 @@ class User(AbstractUser):
                 | (~Q(role="provider") & Q(provider__isnull=True)),
                 name="user_provider_iff_representative",
             ),
+            models.CheckConstraint(condition=Q(currency__in=Currency.values), name="user_currency_known"),
         ]
 
     @property

@@ -10,4 +10,5 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/", views.account, name="account"),
     path("account/token/revoke/", views.token_revoke, name="token-revoke"),
+    path("preferences/", views.preferences, name="preferences"),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
@@ -11,9 +12,12 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts import ratelimit, selectors, services
+from providers.currency import COOKIE as currency_cookie
+from providers.models import Currency
 
 
 def login_limit() -> ratelimit.Limit:
@@ -80,3 +84,27 @@ def token_revoke(request: HttpRequest) -> HttpResponse:
     if services.token_revoke(user=request.user):
         messages.success(request, "Your API token is revoked; scripts that used it are refused from now on.")
     return redirect("accounts:account")
+
+
+class PreferencesForm(forms.Form):
+    currency = forms.ChoiceField(choices=Currency.choices, label=_("Show prices in"))
+
+
+@login_required
+def preferences(request: HttpRequest) -> HttpResponse:
+    """The signed-in user's display settings: the currency prices are shown in (the language follows the
+    switcher in the header)."""
+    user: Any = request.user
+    if request.method == "POST":
+        form = PreferencesForm(request.POST)
+        if form.is_valid():
+            user.currency = form.cleaned_data["currency"]
+            user.save(update_fields=["currency"])
+            saved = _("Saved: prices are shown in %(c)s.") % {"c": user.get_currency_display()}
+            messages.success(request, saved)
+            response = redirect("accounts:preferences")
+            response.delete_cookie(currency_cookie)  # the setting wins over an earlier ?currency= choice
+            return response
+    else:
+        form = PreferencesForm(initial={"currency": user.currency})
+    return render(request, "accounts/preferences.html", {"form": form})

@@ -7,4 +7,7 @@ from django.http import HttpRequest
 
 
 def site(request: HttpRequest) -> dict[str, Any]:
-    return {"DEMO_MODE": settings.DEMO_MODE}
+    return {
+        "DEMO_MODE": settings.DEMO_MODE,
+        "currency_display": getattr(request, "currency_display", None),
+    }

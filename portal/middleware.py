@@ -14,6 +14,9 @@ from collections.abc import Callable
 from django.db import InterfaceError, OperationalError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
+from django.utils.functional import SimpleLazyObject
+
+from providers import currency
 
 logger = logging.getLogger(__name__)
 
@@ -76,3 +79,21 @@ class DatabaseUnavailableMiddleware:
         if isinstance(exception, DATABASE_ERRORS):
             return database_unavailable_response(request, exception)
         return None
+
+
+class CurrencyMiddleware:
+    """The currency a page shows prices in (providers.currency): `?currency=USD|CNY` chooses it and keeps the
+    choice in a cookie (no database write), else the signed-in user's setting, else US dollars. The rate is
+    looked up only when a page shows a price."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        asked = currency.asked_currency(request)
+        request.currency_display = SimpleLazyObject(lambda: currency.display_for(asked))  # type: ignore[attr-defined]
+        response = self.get_response(request)
+        chosen = request.GET.get("currency", "").strip().upper()
+        if chosen in currency.SHOWN:
+            response.set_cookie(currency.COOKIE, chosen, max_age=365 * 24 * 3600, samesite="Lax")
+        return response

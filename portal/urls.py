@@ -21,6 +21,7 @@ urlpatterns = [
     path("checks/", include("checks.urls")),
     path("quotes/", include("quotes.urls")),
     path("compare/", include("compare.urls")),
+    path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("api/v1/auth/token/", TokenApi.as_view(), name="api-token"),
     path("api/v1/", include(router.urls)),

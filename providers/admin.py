@@ -11,6 +11,7 @@ from django.http import HttpRequest
 from providers.models import (
     BILLING_PLAN_FIELDS,
     BillingPlan,
+    ExchangeRate,
     GPUModel,
     Offering,
     PricePoint,
@@ -95,3 +96,11 @@ class PricePointAdmin(admin.ModelAdmin[PricePoint]):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(ExchangeRate)
+class ExchangeRateAdmin(admin.ModelAdmin[ExchangeRate]):
+    """Staff record a new dated rate (with its source) rather than edit an old one: pages use the latest."""
+
+    list_display = ("currency", "per_usd", "as_of", "source_name", "recorded_at")
+    list_filter = ("currency",)

@@ -317,6 +317,41 @@ class Granularity(models.TextChoices):
     CYCLE = "cycle", "per cycle"
 
 
+class Currency(models.TextChoices):
+    """Currencies prices are published and shown in. Stored prices keep their own currency; the model's bill
+    works in US dollars, converted with the dated ExchangeRate."""
+
+    USD = "USD", "US dollar"
+    CNY = "CNY", "Chinese yuan"
+
+
+class ExchangeRate(models.Model):
+    """Units of a currency per US dollar on a date, with its source. Staff edit it in the admin; pages and
+    imports use the latest by date, and show the rate and its date beside any converted figure."""
+
+    currency = models.CharField(max_length=3, choices=Currency.choices)
+    per_usd = models.DecimalField(max_digits=12, decimal_places=6)
+    as_of = models.DateField()
+    source_url = models.URLField(max_length=500)
+    source_name = models.CharField(max_length=200)
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["currency", "-as_of"]
+        get_latest_by = "as_of"
+        constraints = [
+            models.UniqueConstraint(fields=["currency", "as_of"], name="exchange_rate_one_per_day"),
+            value_known("currency", [Currency.CNY], name="exchange_rate_currency_known"),
+            # No currency this portal shows trades outside (0, 1000) per US dollar.
+            models.CheckConstraint(
+                condition=Q(per_usd__gt=0) & Q(per_usd__lt=1000), name="exchange_rate_per_usd_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.per_usd} {self.currency}/USD on {self.as_of}"
+
+
 # A billing plan's commercial terms: what the sizing engine's bill reads (BillingPlan.as_dict).
 BILLING_PLAN_TERMS = (
     "kind",
@@ -344,6 +379,10 @@ class BillingPlan(models.Model):
     price_usd_per_gpu_hour = models.DecimalField(
         max_digits=12, decimal_places=4, null=True, blank=True, validators=_plan("price_usd_per_gpu_hour")
     )
+    # A price published in another currency keeps its own figure here; price_usd_per_gpu_hour is then its
+    # conversion at the dated rate named in `note` (providers.currency.plan_price_set).
+    price_currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.USD)
+    price_native_per_gpu_hour = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
     term_months = models.PositiveIntegerField(null=True, blank=True, validators=_plan("term_months"))
     min_nodes = models.PositiveIntegerField(null=True, blank=True, validators=_plan("min_nodes"))
     granularity = models.CharField(max_length=10, choices=Granularity.choices, default=Granularity.HOUR)
@@ -362,6 +401,11 @@ class BillingPlan(models.Model):
             value_known("kind", PlanKind.values, name="plan_kind_known"),
             value_known("granularity", Granularity.values, name="plan_granularity_known"),
             *(in_range(name, bound, name=f"plan_{name}_range") for name, bound in PLAN_BOUNDS.items()),
+            value_known("price_currency", Currency.values, name="plan_price_currency_known"),
+            models.CheckConstraint(
+                condition=Q(price_native_per_gpu_hour__isnull=True) | Q(price_native_per_gpu_hour__gte=0),
+                name="plan_native_price_not_negative",
+            ),
         ]
 
     def __str__(self) -> str:

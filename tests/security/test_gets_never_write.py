@@ -44,6 +44,8 @@ def _addresses(world: World) -> dict[str, str]:
         "accounts/login/": "/accounts/login/",
         "accounts/logout/": "/accounts/logout/",
         "accounts/account/": "/accounts/account/",
+        "accounts/preferences/": "/accounts/preferences/",
+        "i18n/setlang/": "/i18n/setlang/",
         "accounts/account/token/revoke/": "/accounts/account/token/revoke/",
         "plan/": "/plan/",
         "plan/workloads/": "/plan/workloads/",

@@ -1,0 +1,58 @@
+"""Template tags that show US-dollar amounts in the page's currency (providers.currency.Display, put in the
+context as `currency_display` by portal.context_processors.site), with the rate and its date on request."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django import template
+from django.contrib.humanize.templatetags.humanize import intcomma
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
+
+from providers.currency import USD, Display
+
+register = template.Library()
+
+
+def _display(context: template.Context) -> Display:
+    shown = context.get("currency_display")
+    return shown if isinstance(shown, Display) else USD
+
+
+def _formatted(symbol: str, value: Decimal, digits: int) -> str:
+    rounded = f"{value:.{digits}f}"
+    whole, _dot, fraction = rounded.partition(".")
+    return f"{symbol}{intcomma(whole)}" + (f".{fraction}" if fraction else "")
+
+
+@register.simple_tag(takes_context=True)
+def price(context: template.Context, amount_usd: Any, digits: int = 2) -> str:
+    """An amount stored in US dollars, in the page's currency; "not published" for None."""
+    shown = _display(context)
+    value = shown.convert(amount_usd)
+    if value is None:
+        return format_html('<span class="np">{}</span>', _("not published"))
+    return _formatted(shown.symbol, value, digits)
+
+
+@register.simple_tag(takes_context=True)
+def plan_price(context: template.Context, plan: Any, digits: int = 3) -> str:
+    """A plan's price per GPU-hour: its published figure when the page shows its own currency, else the
+    US-dollar price converted; a yuan-priced plan shown in dollars says it was converted."""
+    shown = _display(context)
+    native = getattr(plan, "price_native_per_gpu_hour", None)
+    own = getattr(plan, "price_currency", "USD")
+    if native is not None and own == shown.currency:
+        return _formatted(shown.symbol, Decimal(native), digits)
+    text = price(context, getattr(plan, "price_usd_per_gpu_hour", None), digits)
+    if native is not None and getattr(plan, "price_usd_per_gpu_hour", None) is not None:
+        return format_html('{} <span class="muted">({})</span>', text, _("converted from %(c)s") % {"c": own})
+    return text
+
+
+@register.inclusion_tag("providers/_fx_note.html", takes_context=True)
+def fx_note(context: template.Context) -> dict[str, Any]:
+    """The line that says which currency prices are in, at which rate, from which source and date."""
+    return {"shown": _display(context)}

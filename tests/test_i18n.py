@@ -1,0 +1,127 @@
+"""Pages in English and Simplified Chinese; prices in US dollars or yuan at a dated, sourced rate."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from providers import currency
+from providers.models import Currency, ExchangeRate
+from tests.providers.factories import OfferingFactory, PlanFactory, UserFactory
+
+PO = Path(__file__).resolve().parents[1] / "locale" / "zh_Hans" / "LC_MESSAGES" / "django.po"
+
+
+def test_every_message_has_a_chinese_translation_and_the_catalog_compiles(tmp_path: Path) -> None:
+    msgfmt = shutil.which("msgfmt")
+    assert msgfmt, "gettext's msgfmt is installed by `make setup`"
+    out = subprocess.run(
+        [msgfmt, "--check", "--statistics", "-o", str(tmp_path / "django.mo"), str(PO)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    stats = out.stderr
+    assert re.match(r"\d+ translated messages?\.\s*$", stats), stats  # no fuzzy, no untranslated
+
+
+def test_the_compiled_catalog_is_current() -> None:
+    mo = PO.with_suffix(".mo")
+    assert mo.exists() and mo.stat().st_mtime >= PO.stat().st_mtime, "run `make setup` to compile the catalog"
+
+
+@pytest.mark.django_db
+def test_pages_follow_accept_language_and_the_switcher(client: Client) -> None:
+    english = client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'lang="en"' in english and ">Offerings</a>" in english
+    chinese = client.get("/", HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9").content.decode()
+    assert 'lang="zh-hans"' in chinese and ">产品</a>" in chinese and ">规划训练任务</a>" in chinese
+    # the switcher (POST) wins over the browser's language
+    client.post(reverse("set_language"), {"language": "zh-hans", "next": "/"})
+    assert ">产品</a>" in client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+
+@pytest.fixture
+def yuan_rate(db: Any) -> ExchangeRate:
+    ExchangeRate.objects.all().delete()
+    return ExchangeRate.objects.create(
+        currency=Currency.CNY,
+        per_usd=Decimal("7.2000"),
+        as_of=date(2026, 11, 30),
+        source_name="Test central parity",
+        source_url="https://example.org/rate",
+    )
+
+
+def test_an_offering_page_in_cny_shows_yuan_with_the_rate_and_its_date(
+    client: Client, yuan_rate: Any
+) -> None:
+    plan = PlanFactory(price_usd_per_gpu_hour=Decimal("2.50"))
+    url = reverse("providers:offering", args=[plan.offering.slug])
+    page = client.get(url + "?currency=CNY").content.decode()
+    assert "¥18.000" in page  # 2.50 x 7.2
+    assert "7.2000" in page and "2026-11-30" in page and "Test central parity" in page
+    assert client.cookies["currency"].value == "CNY"
+    # the choice sticks for the browser; ?currency=USD goes back
+    assert "¥18.000" in client.get(url).content.decode()
+    back = client.get(url + "?currency=USD").content.decode()
+    assert "$2.500" in back and "¥" not in back
+
+
+def test_a_users_setting_chooses_the_currency_and_a_bad_code_says_so(client: Client, yuan_rate: Any) -> None:
+    plan = PlanFactory(price_usd_per_gpu_hour=Decimal("1.00"))
+    url = reverse("providers:offering", args=[plan.offering.slug])
+    user = UserFactory(username="yuan-buyer")
+    client.force_login(user)
+    client.post(reverse("accounts:preferences"), {"currency": "CNY"})
+    user.refresh_from_db()
+    assert user.currency == "CNY"
+    assert "¥7.200" in client.get(url).content.decode()
+    page = client.get(url + "?currency=EUR").content.decode()
+    assert "EUR is not offered (USD or CNY); prices are in US dollars." in page and "$1.000" in page
+    assert client.post(reverse("accounts:preferences"), {"currency": "EUR"}).status_code == 200
+    user.refresh_from_db()
+    assert user.currency == "CNY"
+
+
+@pytest.mark.django_db
+def test_without_a_recorded_rate_prices_stay_in_dollars_and_say_why(client: Client) -> None:
+    ExchangeRate.objects.all().delete()
+    plan = PlanFactory(price_usd_per_gpu_hour=Decimal("2.00"))
+    url = reverse("providers:offering", args=[plan.offering.slug])
+    page = client.get(url + "?currency=CNY").content.decode()
+    assert "No CNY exchange rate is recorded yet" in page and "$2.000" in page
+
+
+def test_a_price_published_in_yuan_keeps_its_own_figure(client: Client, yuan_rate: Any) -> None:
+    offering = OfferingFactory()
+    plan = currency.plan_price_set(PlanFactory.build(offering=offering), Decimal("14.40"), Currency.CNY)
+    plan.save()
+    assert plan.price_usd_per_gpu_hour == Decimal("2.0000")
+    assert "14.40 CNY/GPU-hour" in plan.note and "7.2" in plan.note and "2026-11-30" in plan.note
+    url = reverse("providers:offering", args=[offering.slug])
+    assert "¥14.400" in client.get(url + "?currency=CNY").content.decode()
+    dollars = client.get(url + "?currency=USD").content.decode()
+    assert "$2.000" in dollars and "converted from CNY" in dollars
+
+
+@pytest.mark.django_db
+def test_pricing_in_yuan_without_a_rate_is_refused_not_guessed() -> None:
+    ExchangeRate.objects.all().delete()
+    with pytest.raises(ValueError, match="no CNY exchange rate is recorded"):
+        currency.plan_price_set(PlanFactory.build(offering=OfferingFactory()), Decimal("10"), Currency.CNY)
+
+
+@pytest.mark.django_db
+def test_a_fresh_install_has_a_sourced_yuan_rate() -> None:
+    rate = currency.latest_rate(Currency.CNY)
+    assert rate is not None and rate.source_url.startswith("https://") and rate.as_of.year >= 2024
