@@ -17,6 +17,13 @@ TOPOLOGIES = ("fat-tree", "rail-optimized", "clos", "torus", "ring", "chain", "u
 SCHEDULERS = ("slurm", "kubernetes", "proprietary")
 ACCELERATOR_STACKS = ("cuda", "rocm", "cann", "other")
 EXCLUSIVITY = ("dedicated", "shared")
+# When the provider bills: before the period (prepaid), each month in arrears, or on invoice terms.
+# The same names the request-for-quote answers use.
+PAYMENT_TERMS = ("upfront", "monthly", "net-30", "net-60")
+# Largest single training job ever published: about 100,000 GPUs (2025-26); ten times that bounds a typo.
+LARGEST_RUN_GPUS_MAX = 1_000_000
+# Lead times quoted for GPU clusters run from days to about a year; two years bounds a typo.
+LEAD_TIME_WEEKS_MAX = 104
 
 GROUPS: dict[str, str] = {
     "hardware": "Hardware",
@@ -67,6 +74,17 @@ FACTS: tuple[Fact, ...] = (
     Fact("topology", "network", "Topology", "enum", choices=TOPOLOGIES),
     Fact("oversubscription", "network", "Oversubscription", "float", ":1", minimum=1.0),
     Fact("max_nodes", "network", "Maximum nodes in one fabric", "int", strictly_positive=True),
+    # A run size the provider (or a benchmark it took part in) has shown on one fabric: evidence that at
+    # least this many GPUs work together, not a contractual maximum (that is max_nodes).
+    Fact(
+        "largest_demonstrated_gpus",
+        "network",
+        "Largest run demonstrated",
+        "int",
+        "GPUs",
+        strictly_positive=True,
+        maximum=LARGEST_RUN_GPUS_MAX,
+    ),
     # software
     Fact("schedulers", "software", "Schedulers", "list", choices=SCHEDULERS),
     Fact("scheduler_label", "software", "Scheduler as published", "text"),
@@ -99,6 +117,16 @@ FACTS: tuple[Fact, ...] = (
     Fact("sla_claim_window_days", "commercial", "SLA claim window", "int", "days", minimum=0),
     Fact("sla_text", "commercial", "SLA as published", "text"),
     Fact("regions", "commercial", "Regions", "text"),
+    Fact(
+        "lead_time_weeks",
+        "commercial",
+        "Lead time to a running cluster",
+        "float",
+        "weeks",
+        minimum=0,
+        maximum=LEAD_TIME_WEEKS_MAX,
+    ),
+    Fact("payment_terms", "commercial", "Payment terms", "enum", choices=PAYMENT_TERMS),
     Fact("compliance", "commercial", "Compliance", "text"),
     # storage
     Fact("storage_type", "storage", "Checkpoint storage", "text"),

@@ -147,6 +147,7 @@ class Offering(models.Model):
     topology = models.CharField(max_length=20, null=True, blank=True)
     oversubscription = models.FloatField(null=True, blank=True)
     max_nodes = models.PositiveIntegerField(null=True, blank=True)
+    largest_demonstrated_gpus = models.PositiveIntegerField(null=True, blank=True)
     # software; schedulers are stored comma-joined so that filtering works on SQLite and PostgreSQL alike
     schedulers = models.CharField(max_length=60, blank=True, default="")
     scheduler_label = models.CharField(max_length=300, null=True, blank=True)
@@ -171,6 +172,8 @@ class Offering(models.Model):
     sla_text = models.TextField(null=True, blank=True)
     regions = models.TextField(null=True, blank=True)
     compliance = models.TextField(null=True, blank=True)
+    lead_time_weeks = models.FloatField(null=True, blank=True)
+    payment_terms = models.CharField(max_length=20, null=True, blank=True)
     # storage
     storage_type = models.CharField(max_length=300, null=True, blank=True)
     storage_write_gbytes_per_s = models.FloatField(null=True, blank=True)
@@ -252,6 +255,10 @@ class Provenance(models.Model):
     as_of = models.DateField(null=True, blank=True)
     note = models.TextField(blank=True)
     unsure = models.BooleanField(default=False)
+    # Where single facts of the group come from when that is narrower than the group's sources:
+    # {fact: {"sources": [source keys of the provider], "as_of": "YYYY-MM-DD" or None, "note": str}}.
+    # An entry for a fact whose value is null records where it was looked for and not found.
+    fact_sources = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["offering", "group"]
