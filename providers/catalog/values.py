@@ -47,9 +47,9 @@ def coerce_fact(fact: Fact, value: Any, gpu_keys: set[str]) -> Any:
     if fact.strictly_positive and number <= 0:
         raise ValueError(f"must be greater than 0, got {value}")
     if fact.minimum is not None and number < fact.minimum:
-        raise ValueError(f"must be at least {fact.minimum:g}, got {value}")
+        raise ValueError(f"must be at least {_bound(fact.minimum)}, got {value}")
     if fact.maximum is not None and number > fact.maximum:
-        raise ValueError(f"must be at most {fact.maximum:g}, got {value}")
+        raise ValueError(f"must be at most {_bound(fact.maximum)}, got {value}")
     if fact.type == "decimal":
         return Decimal(str(value)).normalize() if not isinstance(number, Decimal) else number
     return number
@@ -82,3 +82,8 @@ def parse_date(value: Any) -> dt.date | None:
         return dt.date.fromisoformat(str(value).strip())
     except ValueError as exc:
         raise ValueError(f"expected an ISO date YYYY-MM-DD, got {value!r}") from exc
+
+
+def _bound(number: float) -> str:
+    """A bound as a buyer reads it: 1,000,000 rather than 1e+06."""
+    return f"{int(number):,}" if float(number).is_integer() else f"{number:g}"
