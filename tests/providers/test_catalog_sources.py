@@ -240,3 +240,13 @@ def test_good_fact_sources_import_and_widen_the_group_sources() -> None:
         "note": "'up to 64 nodes'",
     }
     assert sorted(s.key for s in network.sources.all()) == ["acme-docs", "acme-pricing"]
+
+
+def test_the_offering_page_rows_carry_each_fact_source(client: Client, demo: None) -> None:
+    response = client.get("/offerings/cw-hgx-h200/")
+    network = next(g for g in response.context["groups"] if g["key"] == "network")
+    rows = {row["fact"].name: row for row in network["rows"]}
+    assert rows["nics_per_node"]["published"] is False
+    assert rows["nics_per_node"]["source"]["note"].startswith("Not published")
+    assert rows["topology"]["source"]["sources"][0]["url"].startswith("https://docs.coreweave.com/")
+    assert rows["fabric"]["source"] is None  # covered by the group's sources only
