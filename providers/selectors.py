@@ -107,13 +107,16 @@ def offering_sources(offering: Offering) -> dict[str, dict[str, Any]]:
     for group, label in GROUPS.items():
         row = provenance.get(group)
         cited = {source.key: source for source in row.sources.all()} if row is not None else {}
+        # fact_sources is written by the import (validated); an admin edit may leave other shapes: skip them
+        stored = row.fact_sources if row is not None and isinstance(row.fact_sources, dict) else {}
         facts = {
             fact: {
-                "sources": [_source_dict(cited[key]) for key in entry.get("sources", []) if key in cited],
+                "sources": [_source_dict(cited[key]) for key in entry.get("sources") or [] if key in cited],
                 "as_of": entry.get("as_of"),
                 "note": entry.get("note") or "",
             }
-            for fact, entry in (row.fact_sources if row is not None else {}).items()
+            for fact, entry in stored.items()
+            if isinstance(entry, dict)
         }
         out[group] = {
             "label": label,

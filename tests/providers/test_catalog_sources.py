@@ -250,3 +250,13 @@ def test_the_offering_page_rows_carry_each_fact_source(client: Client, demo: Non
     assert rows["nics_per_node"]["source"]["note"].startswith("Not published")
     assert rows["topology"]["source"]["sources"][0]["url"].startswith("https://docs.coreweave.com/")
     assert rows["fabric"]["source"] is None  # covered by the group's sources only
+
+
+def test_a_hand_edited_fact_source_of_another_shape_is_skipped(client: Client, demo: None) -> None:
+    from providers.models import Provenance
+
+    row = Provenance.objects.get(offering__slug="cw-hgx-h200", group="network")
+    row.fact_sources = {"nics_per_node": "typed by hand", "topology": {"sources": "cw-hpc-interconnect"}}
+    row.save()
+    facts = offering_json(client, "cw-hgx-h200")["sources"]["network"]["facts"]
+    assert list(facts) == ["topology"] and facts["topology"]["sources"] == []
