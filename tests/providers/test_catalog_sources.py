@@ -73,9 +73,8 @@ def test_not_published_stays_null_beside_where_it_was_looked_for(client: Client,
     assert looked["note"].startswith("Not published") and looked["sources"]
     lam = offering_json(client, "lambda-1cc-b200")
     assert lam["lead_time_weeks"] is None and lam["payment_terms"] is None
-    assert (
-        lam["sources"]["commercial"]["facts"]["payment_terms"]["note"] == "Not published in the pages read."
-    )
+    terms = lam["sources"]["commercial"]["facts"]
+    assert terms["payment_terms"]["note"] == "Not published in the Lambda pages read."
     # a published value next to it is a value, with its own source
     h100 = offering_json(client, "cw-hgx-h100")
     assert (h100["nics_per_node"], h100["gbps_per_nic"], h100["gbps_per_gpu"]) == (8, 400, 400)
