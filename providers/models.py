@@ -256,7 +256,8 @@ class Provenance(models.Model):
     note = models.TextField(blank=True)
     unsure = models.BooleanField(default=False)
     # Where single facts of the group come from when that is narrower than the group's sources:
-    # {fact: {"sources": [source keys of the provider], "as_of": "YYYY-MM-DD" or None, "note": str}}.
+    # {fact: {"sources": [source keys of the provider], "as_of": "YYYY-MM-DD" or None, "note": str,
+    # "unsure": True only when that fact is derived, conflicting or second-hand}}.
     # An entry for a fact whose value is null records where it was looked for and not found.
     fact_sources = models.JSONField(default=dict, blank=True)
 

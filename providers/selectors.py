@@ -114,6 +114,7 @@ def offering_sources(offering: Offering) -> dict[str, dict[str, Any]]:
                 "sources": [_source_dict(cited[key]) for key in entry.get("sources") or [] if key in cited],
                 "as_of": entry.get("as_of"),
                 "note": entry.get("note") or "",
+                "unsure": entry.get("unsure") is True,
             }
             for fact, entry in stored.items()
             if isinstance(entry, dict)

@@ -256,6 +256,10 @@ def _validate_fact_sources(
         if len(note) > FACT_NOTE_MAX:
             check.add(where, f"{field_name}.note", f"at most {FACT_NOTE_MAX} characters, got {len(note)}")
         out[str(name)] = {"sources": cited, "as_of": as_of.isoformat() if as_of else None, "note": note}
+        if entry.get("unsure") not in (None, False, True):
+            check.add(where, f"{field_name}.unsure", f"expected true or false, got {entry['unsure']!r}")
+        if entry.get("unsure") is True:
+            out[str(name)]["unsure"] = True
     return out
 
 

@@ -76,6 +76,10 @@ def test_not_published_stays_null_beside_where_it_was_looked_for(client: Client,
     terms = lam["sources"]["commercial"]["facts"]
     assert terms["payment_terms"]["note"] == "Not published in the Lambda pages read."
     # a published value next to it is a value, with its own source
+    # a second-hand figure is a value marked unsure on its own, even in a group that is sure
+    ultra = offering_json(client, "gcp-a3-ultra")["sources"]["network"]
+    assert ultra["unsure"] is False and ultra["facts"]["nics_per_node"]["unsure"] is True
+    assert ultra["facts"]["largest_demonstrated_gpus"]["unsure"] is False
     h100 = offering_json(client, "cw-hgx-h100")
     assert (h100["nics_per_node"], h100["gbps_per_nic"], h100["gbps_per_gpu"]) == (8, 400, 400)
     assert h100["sources"]["network"]["facts"]["nics_per_node"]["as_of"] == "2023-08-10"
@@ -185,6 +189,10 @@ def _network(data: dict[str, Any]) -> dict[str, Any]:
         ),
         ({"fact_sources": {"nics_per_node": "acme-docs"}}, "fact_sources.nics_per_node: expected a mapping"),
         ({"fact_sources": ["nics_per_node"]}, "groups.network.fact_sources: expected a mapping"),
+        (
+            {"fact_sources": {"nics_per_node": {"sources": ["acme-docs"], "unsure": "maybe"}}},
+            "fact_sources.nics_per_node.unsure: expected true or false, got 'maybe'",
+        ),
     ],
 )
 def test_bad_network_values_name_their_field(change: dict[str, Any], expected: str) -> None:
