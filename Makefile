@@ -14,9 +14,9 @@ MESSAGES := locale/zh_Hans/LC_MESSAGES/django.mo
 
 demo: setup
 	$(PY) manage.py migrate --noinput
-	CLUSTERSCOUT_DEMO=1 $(PY) manage.py load_demo
-	@echo "Starting the portal at http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
-	CLUSTERSCOUT_DEMO=1 $(PY) manage.py runserver $(HOST):$(PORT)
+	CLUSTERSCOUT_DEMO=1 $(PY) manage.py load_demo --host $(HOST) --port $(PORT) --port-file .demo-port
+	@echo "Starting the portal at http://$(HOST):$$(cat .demo-port)/ (Ctrl-C stops it)"
+	CLUSTERSCOUT_DEMO=1 $(PY) manage.py runserver $(HOST):$$(cat .demo-port)
 
 test: setup lint typecheck pytest
 

@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+import errno
+import socket
 from typing import Any
 
 from accounts.models import User
 from providers.models import Provider
 
 DEMO_PROVIDER_SLUG = "nebius"
+# How many ports after the requested one the demo tries when that one is taken.
+DEMO_PORT_TRIES = 20
+
+
+def demo_port_choose(host: str, port: int, tries: int = DEMO_PORT_TRIES) -> int:
+    """The first port from `port` on that nothing on `host` listens to (the demo server will use it).
+    Raises OSError naming the range when all `tries` ports are taken."""
+    if not 1 <= port <= 65535:
+        raise ValueError(f"port must be between 1 and 65535, got {port}")
+    for candidate in range(port, min(port + tries, 65536)):
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+            # as the server will: a port left in TIME_WAIT is free, one with a listener is not
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((host, candidate))
+            except OSError as exc:
+                if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+                    continue
+                raise
+            return candidate
+    raise OSError(errno.EADDRINUSE, f"ports {port}-{port + tries - 1} on {host} are all in use")
 
 
 def demo_accounts_create() -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -60,6 +60,11 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
     )
     plans = PlanSerializer(many=True, read_only=True)
     url = serializers.CharField(source="get_absolute_url", read_only=True)
+    sources = serializers.SerializerMethodField(
+        help_text="Per fact group: the sources cited (title, address, date as published), the as-of date, "
+        "whether the group is unsure, and the sources of single facts where narrower. A group without "
+        "sources has nothing published."
+    )
 
     class Meta:
         model = Offering
@@ -75,8 +80,13 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
             "gbps_per_gpu",
             "on_demand_price_usd_per_gpu_hour",
             "plans",
+            "sources",
             "updated_at",
         ]
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_sources(self, offering: Offering) -> dict[str, Any]:
+        return selectors.offering_sources(offering)
 
 
 def _fact_field(fact: Fact) -> serializers.Field[Any, Any, Any, Any]:
@@ -255,7 +265,7 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
         return Response(PriceHistorySerializer(points.order_by("recorded_at", "id"), many=True).data)
 
     def get_queryset(self) -> QuerySet[Offering]:
-        return selectors.offering_queryset().prefetch_related("plans__history")
+        return selectors.offering_queryset().prefetch_related("plans__history", "provenance__sources")
 
     def filter_queryset(self, queryset: QuerySet[Offering, Any]) -> QuerySet[Offering, Any]:
         # The query parameters filter the list; an offering's own address ignores them.

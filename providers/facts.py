@@ -18,6 +18,13 @@ TOPOLOGIES = ("fat-tree", "rail-optimized", "clos", "torus", "ring", "chain", "u
 SCHEDULERS = ("slurm", "kubernetes", "proprietary")
 ACCELERATOR_STACKS = ("cuda", "rocm", "cann", "other")
 EXCLUSIVITY = ("dedicated", "shared")
+# When the provider bills: before the period (prepaid), each month in arrears, or on invoice terms.
+# The same names the request-for-quote answers use.
+PAYMENT_TERMS = ("upfront", "monthly", "net-30", "net-60")
+# Largest single training job ever published: about 100,000 GPUs (2025-26); ten times that bounds a typo.
+LARGEST_RUN_GPUS_MAX = 1_000_000
+# Lead times quoted for GPU clusters run from days to about a year; two years bounds a typo.
+LEAD_TIME_WEEKS_MAX = 104
 
 GROUPS: dict[str, str] = {
     "hardware": "Hardware",
@@ -220,6 +227,18 @@ FACTS: tuple[Fact, ...] = (
         maximum=100_000,
         bound_source=_CLUSTER,
     ),  # fmt: skip
+    # A run size the provider (or a benchmark it took part in) has shown on one fabric: evidence that at
+    # least this many GPUs work together, not a contractual maximum (that is max_nodes).
+    Fact(
+        "largest_demonstrated_gpus",
+        "network",
+        "Largest run demonstrated",
+        "int",
+        "GPUs",
+        strictly_positive=True,
+        maximum=LARGEST_RUN_GPUS_MAX,
+        bound_source=_CLUSTER,
+    ),
     # software
     Fact("schedulers", "software", "Schedulers", "list", choices=SCHEDULERS),
     Fact("scheduler_label", "software", "Scheduler as published", "text", max_length=300),
@@ -288,6 +307,17 @@ FACTS: tuple[Fact, ...] = (
     ),  # fmt: skip
     Fact("sla_text", "commercial", "SLA as published", "text", max_length=5000),
     Fact("regions", "commercial", "Regions", "text", max_length=2000),
+    Fact(
+        "lead_time_weeks",
+        "commercial",
+        "Lead time to a running cluster",
+        "float",
+        "weeks",
+        minimum=0,
+        maximum=LEAD_TIME_WEEKS_MAX,
+        bound_source="published lead times for large clusters run from days to a year; 2 years allowed",
+    ),
+    Fact("payment_terms", "commercial", "Payment terms", "enum", choices=PAYMENT_TERMS),
     Fact("compliance", "commercial", "Compliance", "text", max_length=2000),
     # storage
     Fact("storage_type", "storage", "Checkpoint storage", "text", max_length=300),

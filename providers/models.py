@@ -155,6 +155,9 @@ class Offering(models.Model):
     topology = models.CharField(max_length=20, null=True, blank=True)
     oversubscription = models.FloatField(null=True, blank=True, validators=_bounded("oversubscription"))
     max_nodes = models.PositiveIntegerField(null=True, blank=True, validators=_bounded("max_nodes"))
+    largest_demonstrated_gpus = models.PositiveIntegerField(
+        null=True, blank=True, validators=_bounded("largest_demonstrated_gpus")
+    )
     # software; schedulers are stored comma-joined so that filtering works on SQLite and PostgreSQL alike
     schedulers = models.CharField(max_length=60, blank=True, default="")
     scheduler_label = models.CharField(max_length=_text("scheduler_label"), null=True, blank=True)
@@ -187,6 +190,8 @@ class Offering(models.Model):
     sla_text = models.CharField(max_length=_text("sla_text"), null=True, blank=True)
     regions = models.CharField(max_length=_text("regions"), null=True, blank=True)
     compliance = models.CharField(max_length=_text("compliance"), null=True, blank=True)
+    lead_time_weeks = models.FloatField(null=True, blank=True, validators=_bounded("lead_time_weeks"))
+    payment_terms = models.CharField(max_length=20, null=True, blank=True)
     # storage
     storage_type = models.CharField(max_length=_text("storage_type"), null=True, blank=True)
     storage_write_gbytes_per_s = models.FloatField(
@@ -290,6 +295,11 @@ class Provenance(models.Model):
     as_of = models.DateField(null=True, blank=True)
     note = models.CharField(max_length=NOTE_MAX_LENGTH, blank=True)
     unsure = models.BooleanField(default=False)
+    # Where single facts of the group come from when that is narrower than the group's sources:
+    # {fact: {"sources": [source keys of the provider], "as_of": "YYYY-MM-DD" or None, "note": str,
+    # "unsure": True only when that fact is derived, conflicting or second-hand}}.
+    # An entry for a fact whose value is null records where it was looked for and not found.
+    fact_sources = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["offering", "group"]

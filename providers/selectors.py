@@ -14,7 +14,8 @@ from django.db.models import (
     QuerySet,
 )
 
-from providers.models import BillingPlan, GPUModel, Offering, PricePoint, Provider
+from providers.facts import GROUPS
+from providers.models import BillingPlan, GPUModel, Offering, PricePoint, Provider, Source
 
 # The orders of the catalog list: `sort` value -> order_by keys (on_demand_price and gbps_per_gpu_value are
 # annotations of offering_queryset).
@@ -85,3 +86,45 @@ def filter_options() -> dict[str, Any]:
         ),
         "providers": list(Provider.objects.order_by("name").values_list("slug", "name")),
     }
+
+
+def _source_dict(source: Source) -> dict[str, Any]:
+    return {
+        "key": source.key,
+        "title": source.title,
+        "url": source.url or None,
+        "date": source.date_text or None,
+        "kind": source.kind or None,
+    }
+
+
+def offering_sources(offering: Offering) -> dict[str, dict[str, Any]]:
+    """Every fact group of the offering with the sources it cites and its as-of date (empty sources and
+    null date: nothing published in that group), and the sources of single facts where the catalog gives
+    them. Reads `provenance__sources` as prefetched."""
+    provenance = {row.group: row for row in offering.provenance.all()}
+    out: dict[str, dict[str, Any]] = {}
+    for group, label in GROUPS.items():
+        row = provenance.get(group)
+        cited = {source.key: source for source in row.sources.all()} if row is not None else {}
+        # fact_sources is written by the import (validated); an admin edit may leave other shapes: skip them
+        stored = row.fact_sources if row is not None and isinstance(row.fact_sources, dict) else {}
+        facts = {
+            fact: {
+                "sources": [_source_dict(cited[key]) for key in entry.get("sources") or [] if key in cited],
+                "as_of": entry.get("as_of"),
+                "note": entry.get("note") or "",
+                "unsure": entry.get("unsure") is True,
+            }
+            for fact, entry in stored.items()
+            if isinstance(entry, dict)
+        }
+        out[group] = {
+            "label": label,
+            "sources": [_source_dict(source) for source in cited.values()],
+            "as_of": row.as_of.isoformat() if row is not None and row.as_of else None,
+            "unsure": row.unsure if row is not None else False,
+            "note": row.note if row is not None else "",
+            "facts": facts,
+        }
+    return out

@@ -47,12 +47,17 @@ def offering_browse(request: HttpRequest) -> HttpResponse:
 
 def _fact_rows(offering: Offering) -> list[dict[str, Any]]:
     provenance = {p.group: p for p in offering.provenance.all()}
+    sources = selectors.offering_sources(offering)
     groups = []
     for group, title in GROUPS.items():
         rows = []
         for fact in facts_in_group(group):
             value = offering.fact_value(fact.name)
-            rows.append({"fact": fact, "value": value, "published": value not in (None, [], "")})
+            # `source`: the fact's own sources, date and note where the catalog gives them (else None)
+            source = sources[group]["facts"].get(fact.name)
+            rows.append(
+                {"fact": fact, "value": value, "published": value not in (None, [], ""), "source": source}
+            )
         groups.append({"key": group, "title": title, "rows": rows, "provenance": provenance.get(group)})
     return groups
 

@@ -88,6 +88,7 @@ def _export_provenance(provenance: Provenance | None) -> dict[str, Any]:
         "as_of": provenance.as_of.isoformat() if provenance.as_of else None,
         "note": provenance.note,
         "unsure": provenance.unsure,
+        **({"fact_sources": provenance.fact_sources} if provenance.fact_sources else {}),
     }
 
 

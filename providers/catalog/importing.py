@@ -81,9 +81,13 @@ def _write_offering(
         row, _ = Provenance.objects.update_or_create(
             offering=offering,
             group=group,
-            defaults={key: provenance[key] for key in ("as_of", "note", "unsure")},
+            defaults={key: provenance[key] for key in ("as_of", "note", "unsure", "fact_sources")},
         )
-        row.sources.set([sources[key] for key in provenance["sources"]])
+        # the group cites every source one of its facts cites
+        cited = dict.fromkeys(provenance["sources"])
+        for entry in provenance["fact_sources"].values():
+            cited.update(dict.fromkeys(entry["sources"]))
+        row.sources.set([sources[key] for key in cited])
     for plan in offering_data["plans"]:
         _write_plan(offering, plan, sources, report)
 

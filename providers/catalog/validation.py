@@ -14,6 +14,8 @@ from providers.catalog.values import coerce_fact, parse_date, parse_number
 from providers.facts import FACTS, FACTS_BY_NAME, GROUPS, NOTE_MAX_LENGTH, PLAN_BOUNDS
 from providers.models import BillingPlan, Offering, Provider, Source
 
+# A fact's own note says what the source prints; longer text belongs in the group note.
+FACT_NOTE_MAX = 2000
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 PROVIDER_KINDS = [k for k, _ in Provider.Kind.choices]
 PLAN_KINDS = [k for k, _ in BillingPlan.Kind.choices]
@@ -226,7 +228,47 @@ def _validate_provenance(
         "as_of": as_of,
         "note": _note(check, where, f"groups.{group}.note", body.get("note")),
         "unsure": bool(body.get("unsure")),
+        "fact_sources": _validate_fact_sources(check, group, body.get("fact_sources"), where, known_keys),
     }
+
+
+def _validate_fact_sources(
+    check: _Validation, group: str, raw: Any, where: str, known_keys: set[str]
+) -> dict[str, dict[str, Any]]:
+    """Sources of single facts of the group: {fact: {sources, as_of, note}} (docs/CATALOG_FORMAT.md)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        check.add(where, f"groups.{group}.fact_sources", "expected a mapping of fact name to its sources")
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for name, entry in raw.items():
+        field_name = f"groups.{group}.fact_sources.{name}"
+        fact = FACTS_BY_NAME.get(str(name))
+        if fact is None or fact.group != group:
+            check.add(where, field_name, "unknown fact for this group")
+            continue
+        if not isinstance(entry, dict) or not entry.get("sources"):
+            check.add(where, field_name, "expected a mapping with a non-empty list of sources")
+            continue
+        cited = [str(key) for key in entry["sources"]] if isinstance(entry["sources"], list) else []
+        if not cited:
+            check.add(where, f"{field_name}.sources", "expected a list of source keys")
+        _check_cited(check, where, f"{field_name}.sources", cited, known_keys)
+        try:
+            as_of = parse_date(entry.get("as_of"))
+        except ValueError as exc:
+            check.add(where, f"{field_name}.as_of", str(exc))
+            as_of = None
+        note = str(entry.get("note") or "")
+        if len(note) > FACT_NOTE_MAX:
+            check.add(where, f"{field_name}.note", f"at most {FACT_NOTE_MAX} characters, got {len(note)}")
+        out[str(name)] = {"sources": cited, "as_of": as_of.isoformat() if as_of else None, "note": note}
+        if entry.get("unsure") not in (None, False, True):
+            check.add(where, f"{field_name}.unsure", f"expected true or false, got {entry['unsure']!r}")
+        if entry.get("unsure") is True:
+            out[str(name)]["unsure"] = True
+    return out
 
 
 def _validate_plans(

@@ -84,3 +84,8 @@ def parse_date(value: Any) -> dt.date | None:
         return dt.date.fromisoformat(str(value).strip())
     except ValueError as exc:
         raise ValueError(f"expected an ISO date YYYY-MM-DD, got {value!r}") from exc
+
+
+def _bound(number: float) -> str:
+    """A bound as a buyer reads it: 1,000,000 rather than 1e+06."""
+    return f"{int(number):,}" if float(number).is_integer() else f"{number:g}"
