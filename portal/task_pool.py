@@ -107,7 +107,7 @@ def in_process() -> bool:
 class PooledTask(Task):  # type: ignore[misc]
     """The base of every task: Celery's own dispatch with a broker, the in-process pool without one."""
 
-    def apply_async(self, args: Any = None, kwargs: Any = None, **options: Any) -> Any:
+    def apply_async(self, args: Any = None, kwargs: Any = None, **options: Any) -> Any:  # type: ignore[override]
         if self.app.conf.task_always_eager or not in_process():
             return super().apply_async(args, kwargs, **options)
         return pool().submit(self, tuple(args or ()), dict(kwargs or {}))
