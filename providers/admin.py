@@ -11,6 +11,7 @@ from django.http import HttpRequest
 from providers.models import (
     BILLING_PLAN_FIELDS,
     BillingPlan,
+    FactChange,
     GPUModel,
     Offering,
     PricePoint,
@@ -89,6 +90,25 @@ class PricePointAdmin(admin.ModelAdmin[PricePoint]):
     """Read-only: the price history is append-only."""
 
     list_display = ("plan", "price_usd_per_gpu_hour", "as_of", "recorded_at")
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(FactChange)
+class FactChangeAdmin(OwnProviderMixin, admin.ModelAdmin[FactChange]):
+    """Read-only: the fact history is append-only. Filter on `needs_review` for edits with old sources."""
+
+    provider_path = "offering__provider"
+    list_display = ("offering", "fact", "old", "new", "as_of", "username", "recorded_at", "needs_review")
+    list_filter = ("needs_review", "fact")
+    search_fields = ("offering__slug", "fact", "username", "source_url")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
