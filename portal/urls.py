@@ -21,6 +21,7 @@ urlpatterns = [
     path("checks/", include("checks.urls")),
     path("quotes/", include("quotes.urls")),
     path("compare/", include("compare.urls")),
+    path("rfqs/", include("rfq.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/auth/token/", TokenApi.as_view(), name="api-token"),
     path("api/v1/", include(router.urls)),
@@ -29,6 +30,7 @@ urlpatterns = [
     path("api/v1/", include("checks.api_urls")),
     path("api/v1/", include("quotes.api_urls")),
     path("api/v1/", include("compare.api_urls")),
+    path("api/v1/", include("rfq.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]

@@ -98,14 +98,8 @@ class PricePointAdmin(admin.ModelAdmin[PricePoint]):
         return False
 
 
-@admin.register(FactChange)
-class FactChangeAdmin(OwnProviderMixin, admin.ModelAdmin[FactChange]):
-    """Read-only: the fact history is append-only. Filter on `needs_review` for edits with old sources."""
-
-    provider_path = "offering__provider"
-    list_display = ("offering", "fact", "old", "new", "as_of", "username", "recorded_at", "needs_review")
-    list_filter = ("needs_review", "fact")
-    search_fields = ("offering__slug", "fact", "username", "source_url")
+class ReadOnlyAdmin(admin.ModelAdmin[Any]):
+    """An admin that shows rows and never adds, changes or deletes one (histories, audit logs)."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -115,3 +109,13 @@ class FactChangeAdmin(OwnProviderMixin, admin.ModelAdmin[FactChange]):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(FactChange)
+class FactChangeAdmin(OwnProviderMixin, ReadOnlyAdmin):
+    """The fact history is append-only. Filter on `needs_review` for edits with old sources."""
+
+    provider_path = "offering__provider"
+    list_display = ("offering", "fact", "old", "new", "as_of", "username", "recorded_at", "needs_review")
+    list_filter = ("needs_review", "fact")
+    search_fields = ("offering__slug", "fact", "username", "source_url")

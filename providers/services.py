@@ -117,7 +117,9 @@ def fact_source_review_age_days() -> int:
     return int(getattr(settings, "FACT_SOURCE_REVIEW_AGE_DAYS", FACT_SOURCE_REVIEW_AGE_DAYS))
 
 
-def _check_source(source_url: str, as_of: dt.date | None) -> dt.date:
+def source_check(source_url: str, as_of: dt.date | None) -> dt.date:
+    """A sourced write needs the document's address and its date, not in the future (ValidationError
+    naming source_url or as_of). Returns the date."""
     errors = {}
     if not (source_url or "").strip():
         errors["source_url"] = "give the address of the document these values come from"
@@ -159,7 +161,7 @@ def offering_facts_edit(
     the fact bounds; every changed value's old value kept in FactChange; the touched fact groups cite the
     source. Returns the history rows written (none when every value was already the same)."""
     _check_can_edit(user, offering)
-    as_of = _check_source(source_url, as_of)
+    as_of = source_check(source_url, as_of)
     if not facts:
         raise ValidationError({"facts": "give at least one fact to change besides source_url and as_of"})
     clean = facts_clean(facts)
