@@ -57,6 +57,14 @@ class RfqForm(forms.Form):
         }
 
 
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)[:60]
+
+
 class AnswerForm(forms.Form):
     """A proposal for one offering: terms, the facts that differ from the catalog, a source and a date."""
 
@@ -94,11 +102,20 @@ class AnswerForm(forms.Form):
         max_length=services.MAX_MESSAGE_CHARS,
     )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, offering: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for fact in FACTS:
             field = _edit_field(fact)
-            field.label = f"{field.label} (empty: as in the catalog)"
+            # Empty keeps the catalog's value, which the field shows (placeholder or the empty choice).
+            current = offering.fact_value(fact.name) if offering is not None else None
+            shown = "not published" if current in (None, "", []) else _shown(current)
+            if isinstance(field.widget, forms.Select):
+                choices = [c for c in field.widget.choices if c[0] != ""]
+                field.widget.choices = [("", f"as in the catalog: {shown}"), *choices]
+                if isinstance(field, forms.ChoiceField):
+                    field.choices = field.widget.choices
+            elif not isinstance(field.widget, forms.CheckboxSelectMultiple):
+                field.widget.attrs["placeholder"] = f"catalog: {shown}"
             self.fields[f"fact_{fact.name}"] = field
 
     def fact_fields(self) -> list[Any]:

@@ -3,6 +3,7 @@ the addressed providers' representatives when a request arrives, the buyer when 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -11,18 +12,26 @@ from django.core.mail import send_mail
 
 from rfq.models import Answer, RequestForQuote
 
+logger = logging.getLogger(__name__)
+
 
 def _link(path: str) -> str:
     return f"{getattr(settings, 'SITE_URL', '').rstrip('/')}{path}"
 
 
-def _send(subject: str, body: str, to: list[str]) -> None:
-    send_mail(subject, body, None, to, fail_silently=False)
+def _send(subject: str, body: str, to: list[str]) -> bool:
+    """Send one mail; a mail server that is down is logged, never undoes the request or answer stored."""
+    try:
+        send_mail(subject, body, None, to, fail_silently=False)
+    except Exception:  # SMTP refusal, connection error, timeout
+        logger.warning("could not send %r to %s", subject, to, exc_info=True)
+        return False
+    return True
 
 
 def notify_representatives(rfq: RequestForQuote) -> list[str]:
     """One mail per active representative of each addressed provider, naming their offerings asked for.
-    Returns the addresses written to."""
+    Returns the addresses written to (a failed send is logged and left out)."""
     by_provider: dict[int, list[Any]] = {}
     for offering in rfq.offerings.all():
         by_provider.setdefault(offering.provider_id, []).append(offering)
@@ -37,8 +46,8 @@ def notify_representatives(rfq: RequestForQuote) -> list[str]:
             f"'{rfq.workload.name}', on:\n{names}\n\nQuestions:\n{questions}\n\n"
             f"Answer with a price, terms, delivery and a source document: {_link(rfq.get_absolute_url())}\n"
         )
-        _send(f"Request for quote #{rfq.pk}: {rfq.gpus} GPUs", body, [rep.email])
-        sent.append(rep.email)
+        if _send(f"Request for quote #{rfq.pk}: {rfq.gpus} GPUs", body, [rep.email]):
+            sent.append(rep.email)
     return sent
 
 
@@ -55,5 +64,5 @@ def notify_buyer(answer: Answer) -> list[str]:
         f"payment {answer.get_payment_terms_display().lower()}.\n"
         f"See the answers side by side and the comparison: {_link(rfq.get_absolute_url())}\n"
     )
-    _send(f"Answer to your request for quote #{rfq.pk} from {offering.provider.name}", body, [email])
-    return [email]
+    subject = f"Answer to your request for quote #{rfq.pk} from {offering.provider.name}"
+    return [email] if _send(subject, body, [email]) else []

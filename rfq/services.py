@@ -135,6 +135,11 @@ def _check_answer_terms(
 
 def _answer_facts(facts: dict[str, Any]) -> dict[str, Any]:
     """The answer's facts checked with the fact bounds, as JSON (exact decimals as text)."""
+    for name, value in facts.items():
+        if isinstance(value, str) and ("\x00" in value or len(value) > MAX_MESSAGE_CHARS):
+            raise ValidationError(
+                {f"facts.{name}": f"text of at most {MAX_MESSAGE_CHARS} characters, no NUL"}
+            )
     try:
         clean = facts_clean(facts)
     except ValidationError as exc:
@@ -249,7 +254,7 @@ def answer_create(
         user=representative,
         action=RfqEvent.Action.NOTIFIED,
         offering=offering,
-        detail="mail to " + (", ".join(sent) if sent else "nobody (the buyer has no e-mail address)"),
+        detail="mail to " + (", ".join(sent) if sent else "nobody (the buyer is not reachable by e-mail)"),
     )
     return answer
 

@@ -114,7 +114,7 @@ def answer_new(request: HttpRequest, rfq_id: int, slug: str) -> HttpResponse:
     offering = next((o for o in selectors.offerings_for(user=request.user, rfq=rfq) if o.slug == slug), None)
     if offering is None or not selectors.is_representative(request.user):
         raise PermissionDenied("You may answer only for your own provider's offerings.")
-    form = AnswerForm(request.POST or None)
+    form = AnswerForm(request.POST or None, offering=offering)
     status = 200
     if request.method == "POST":
         status = 400

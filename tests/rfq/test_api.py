@@ -139,6 +139,8 @@ def test_the_comparison_uses_the_answers_facts_and_price_not_the_catalogs(
         ({"facts": {"usable_gpu_guarantee_pct": 120}}, "facts.usable_gpu_guarantee_pct"),
         ({"facts": {"gbps_per_nic": -1}}, "facts.gbps_per_nic"),
         ({"facts": {"warp_drive": True}}, "facts.warp_drive"),
+        ({"facts": {"fees_note": "a\x00b"}}, "facts.fees_note"),
+        ({"facts": {"fees_note": "x" * 6000}}, "facts.fees_note"),
         ({"payment_terms": "net-90"}, "payment_terms"),
         ({"price_usd_per_gpu_hour": "-1"}, "price_usd_per_gpu_hour"),
         ({"delivery_weeks": 500}, "delivery_weeks"),
@@ -271,3 +273,14 @@ def test_the_audit_log_says_who_saw_and_answered_what_when(world: dict[str, Any]
     assert all(e.at is not None for e in events)
     assert "rep@fast.example" in events[1].detail and "rep@slow.example" in events[1].detail
     assert SOURCE in events[3].detail
+
+
+def test_a_mail_server_that_is_down_never_loses_the_answer(
+    world: dict[str, Any], rfq_id: int, settings: Any
+) -> None:
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", 9, 2  # nothing listens
+    assert _answer(world, rfq_id).status_code == 201
+    assert Answer.objects.count() == 1
+    notified = RfqEvent.objects.filter(rfq_id=rfq_id, action="notified").last()
+    assert notified is not None and "not reachable" in notified.detail
