@@ -26,7 +26,7 @@ class PaymentTerms(models.TextChoices):
 
 class RequestForQuote(models.Model):
     buyer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rfqs")
-    workload = models.ForeignKey("sizing.Workload", on_delete=models.PROTECT, related_name="rfqs")
+    workload = models.ForeignKey("sizing.Workload", on_delete=models.CASCADE, related_name="rfqs")
     offerings = models.ManyToManyField(Offering, related_name="rfqs")
     gpus = models.PositiveIntegerField(help_text="the cluster size asked for, in GPUs")
     questions = models.JSONField(default=list, blank=True, help_text="the buyer's questions, as text")

@@ -26,7 +26,7 @@ class Migration(migrations.Migration):
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('buyer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rfqs', to=settings.AUTH_USER_MODEL)),
                 ('offerings', models.ManyToManyField(related_name='rfqs', to='providers.offering')),
-                ('workload', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='rfqs', to='sizing.workload')),
+                ('workload', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rfqs', to='sizing.workload')),
             ],
             options={
                 'ordering': ['-created_at', '-id'],

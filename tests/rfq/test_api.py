@@ -284,3 +284,12 @@ def test_a_mail_server_that_is_down_never_loses_the_answer(
     assert Answer.objects.count() == 1
     notified = RfqEvent.objects.filter(rfq_id=rfq_id, action="notified").last()
     assert notified is not None and "not reachable" in notified.detail
+
+
+def test_removing_a_buyer_removes_their_requests_and_keeps_the_providers(
+    world: dict[str, Any], rfq_id: int
+) -> None:
+    assert _answer(world, rfq_id).status_code == 201
+    world["buyer"].delete()
+    assert not Answer.objects.exists() and not RfqEvent.objects.exists()
+    assert Offering.objects.filter(slug="fast-ib").exists()
