@@ -4,6 +4,7 @@ winning proposal into a quote. Each write is audited in RfqEvent; mail goes out 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from decimal import Decimal
 from typing import Any
 
@@ -181,6 +182,21 @@ def answer_size(*, answer: Answer) -> dict[str, Any]:
     }
 
 
+def _sized_or_refused(answer: Answer) -> dict[str, Any]:
+    """answer_size, or a ValidationError naming `facts` when the planner cannot size the values: the fact
+    bounds (providers/facts.py) give lower bounds but few upper ones, and a value far outside what the model
+    covers (1e300 Gb/s, a zero failure-free time) ends in a division by zero or a non-finite result."""
+    try:
+        result = answer_size(answer=answer)
+        json.dumps(result, allow_nan=False)
+    except (ArithmeticError, ValueError) as exc:
+        given = ", ".join(sorted(answer.facts)) or "the terms"
+        raise ValidationError(
+            {"facts": f"the planner cannot size this proposal with these values ({given}): check their units"}
+        ) from exc
+    return result
+
+
 def _answerable_offering(*, representative: Any, rfq: RequestForQuote, offering_slug: str) -> Offering:
     offering = next((o for o in rfq.offerings.all() if o.slug == offering_slug), None)
     if offering is None:
@@ -240,7 +256,7 @@ def answer_create(
     answer.full_clean(exclude=["result"])
     with transaction.atomic():
         answer.save()
-        answer.result = answer_size(answer=answer)
+        answer.result = _sized_or_refused(answer)
         answer.save(update_fields=["result"])
         detail = (
             f"${price_usd_per_gpu_hour}/GPU-h, {delivery_weeks} weeks, {payment_terms}; source {source_url}"

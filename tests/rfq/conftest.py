@@ -13,25 +13,31 @@ from sizing import services as sizing_services
 from tests.providers.factories import OfferingFactory, PlanFactory, ProviderFactory, UserFactory
 
 
+def priced_offering(slug: str, name: str, provider: tuple[str, str], price: str, **facts: Any) -> Any:
+    """An offering of 64 nodes of a new provider (slug, name) with one on-demand price."""
+    offering = OfferingFactory(
+        slug=slug,
+        name=name,
+        provider=ProviderFactory(slug=provider[0], name=provider[1]),
+        max_nodes=64,
+        **facts,
+    )
+    PlanFactory(offering=offering, name="On-demand", price_usd_per_gpu_hour=Decimal(price))
+    return offering
+
+
 @pytest.fixture
 def world(db: Any) -> dict[str, Any]:
-    fast = OfferingFactory(
-        slug="fast-ib",
-        name="Fast IB cluster",
-        provider=ProviderFactory(slug="fastcloud", name="Fast Cloud"),
-        max_nodes=64,
-    )
-    PlanFactory(offering=fast, name="On-demand", price_usd_per_gpu_hour=Decimal("3.00"))
-    slow = OfferingFactory(
-        slug="slow-eth",
-        name="Slow Ethernet cluster",
-        provider=ProviderFactory(slug="slowcloud", name="Slow Cloud"),
+    fast = priced_offering("fast-ib", "Fast IB cluster", ("fastcloud", "Fast Cloud"), "3.00")
+    slow = priced_offering(
+        "slow-eth",
+        "Slow Ethernet cluster",
+        ("slowcloud", "Slow Cloud"),
+        "2.00",
         fabric="ethernet",
         nics_per_node=1,
         gbps_per_nic=100.0,
-        max_nodes=64,
     )
-    PlanFactory(offering=slow, name="On-demand", price_usd_per_gpu_hour=Decimal("2.00"))
     buyer = UserFactory(username="buyer", email="buyer@example.com")
     workload = sizing_services.workload_create(owner=buyer, preset="13b", train_tokens=3e11, deadline_days=60)
     return {
@@ -53,19 +59,7 @@ def world(db: Any) -> dict[str, Any]:
 @pytest.fixture
 def demo() -> dict[str, Any]:
     """The demo accounts (demo-provider represents Nebius) and two offerings, Nebius's and another's."""
-    nebius = OfferingFactory(
-        slug="nebius-h100",
-        name="H100 InfiniBand",
-        provider=ProviderFactory(slug="nebius", name="Nebius"),
-        max_nodes=64,
-    )
-    PlanFactory(offering=nebius, name="On-demand", price_usd_per_gpu_hour=Decimal("2.95"))
-    other = OfferingFactory(
-        slug="other-h100",
-        name="Other H100",
-        provider=ProviderFactory(slug="other", name="Other Cloud"),
-        max_nodes=64,
-    )
-    PlanFactory(offering=other, name="On-demand", price_usd_per_gpu_hour=Decimal("3.20"))
+    nebius = priced_offering("nebius-h100", "H100 InfiniBand", ("nebius", "Nebius"), "2.95")
+    other = priced_offering("other-h100", "Other H100", ("other", "Other Cloud"), "3.20")
     demo_accounts_create()
     return {"nebius": nebius, "other": other}

@@ -293,3 +293,25 @@ def test_removing_a_buyer_removes_their_requests_and_keeps_the_providers(
     world["buyer"].delete()
     assert not Answer.objects.exists() and not RfqEvent.objects.exists()
     assert Offering.objects.filter(slug="fast-ib").exists()
+
+
+@pytest.mark.parametrize(
+    "facts",
+    [
+        {"nics_per_node": 10**12, "gbps_per_nic": 1e300},
+        {"failure_rate_per_gpu_hour": 1e300},
+        {"intra_node_gbytes_per_s": 1e-300},
+        {"max_nodes": 10**30},
+    ],
+)
+def test_values_the_planner_cannot_size_are_refused_or_stated_never_a_500(
+    world: dict[str, Any], rfq_id: int, facts: dict[str, Any]
+) -> None:
+    response = _answer(world, rfq_id, facts=facts)
+    if response.status_code == 400:
+        assert response.json()["message"].startswith("facts: the planner cannot size this proposal")
+        assert not Answer.objects.exists()
+    else:
+        assert response.status_code == 201
+        row = _client(world["buyer"]).get(f"/api/v1/rfqs/{rfq_id}/").json()["comparison"]["results"][0]
+        assert row["feasible"] is False and row["infeasible_reason"]
