@@ -59,6 +59,8 @@ def demo_accounts_create() -> list[tuple[str, str]]:
     for username, fields, description in specs:
         if fields["role"] == User.Role.PROVIDER and provider is None:
             continue
+        # An address on a reserved domain: notifications (requests for quote) go to the console in the demo.
+        fields = {**fields, "email": f"{username}@demo.clusterscout.invalid"}
         user, _ = User.objects.update_or_create(username=username, defaults=fields)
         user.set_password(username)
         user.save()

@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "checks",
     "quotes",
     "compare",
+    "rfq",
 ]
 
 MIDDLEWARE = [
@@ -232,6 +233,17 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BEAT_SCHEDULE = {
     "sweep-stored-uploads": {"task": "benchmarks.sweep_stored", "schedule": 30.0},
 }
+
+# --- Mail (requests for quote notify representatives and buyers) ---------------------------------------
+# The console backend prints mail to the server's output: the demo and development default.
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="ClusterScout <noreply@clusterscout.invalid>")
+# The address of the portal as people reach it, for links in mail ("" = relative links).
+SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000")
+# A sourced fact edit resting on a document older than this many days is flagged for review.
+FACT_SOURCE_REVIEW_AGE_DAYS = env.int("FACT_SOURCE_REVIEW_AGE_DAYS", default=365)
 
 # --- Planner and quotes -------------------------------------------------------------------------------
 # Offerings per sizing task: a run over a large catalog is shared by several workers in chunks.

@@ -22,6 +22,7 @@ urlpatterns = [
     path("quotes/", include("quotes.urls")),
     path("compare/", include("compare.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("rfqs/", include("rfq.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/auth/token/", TokenApi.as_view(), name="api-token"),
     path("api/v1/", include(router.urls)),
@@ -30,6 +31,7 @@ urlpatterns = [
     path("api/v1/", include("checks.api_urls")),
     path("api/v1/", include("quotes.api_urls")),
     path("api/v1/", include("compare.api_urls")),
+    path("api/v1/", include("rfq.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]

@@ -12,6 +12,7 @@ from providers.models import (
     BILLING_PLAN_FIELDS,
     BillingPlan,
     ExchangeRate,
+    FactChange,
     GPUModel,
     Offering,
     PricePoint,
@@ -104,3 +105,26 @@ class ExchangeRateAdmin(admin.ModelAdmin[ExchangeRate]):
 
     list_display = ("currency", "per_usd", "as_of", "source_name", "recorded_at")
     list_filter = ("currency",)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin[Any]):
+    """An admin that shows rows and never adds, changes or deletes one (histories, audit logs)."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(FactChange)
+class FactChangeAdmin(OwnProviderMixin, ReadOnlyAdmin):
+    """The fact history is append-only. Filter on `needs_review` for edits with old sources."""
+
+    provider_path = "offering__provider"
+    list_display = ("offering", "fact", "old", "new", "as_of", "username", "recorded_at", "needs_review")
+    list_filter = ("needs_review", "fact")
+    search_fields = ("offering__slug", "fact", "username", "source_url")

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
+from django.utils import timezone
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
@@ -24,7 +25,7 @@ from portal.constraints import range_validators
 from providers import selectors, services
 from providers.facts import FACTS, NOTE_MAX_LENGTH, PLAN_BOUNDS, Fact
 from providers.filters import OfferingApiFilterSet
-from providers.models import BILLING_PLAN_FIELDS, BillingPlan, Offering, PricePoint, Provider
+from providers.models import BILLING_PLAN_FIELDS, BillingPlan, FactChange, Offering, PricePoint, Provider
 
 
 class ProviderSerializer(serializers.ModelSerializer[Provider]):
@@ -118,6 +119,39 @@ class OfferingUpdateSerializer(serializers.Serializer[dict[str, Any]]):
         return {fact.name: _fact_field(fact) for fact in FACTS}
 
 
+class OfferingFactsEditSerializer(OfferingUpdateSerializer):
+    """A sourced edit: the facts to change, the document they come from and the date it states them."""
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        fields["source_url"] = serializers.URLField(
+            max_length=500,
+            help_text="the document the new values come from",
+            error_messages={"required": "give the address of the document these values come from"},
+        )
+        fields["as_of"] = serializers.DateField(
+            help_text="the date the source states the values (YYYY-MM-DD)",
+            error_messages={"required": "give the date the source states these values (YYYY-MM-DD)"},
+        )
+        return fields
+
+
+class FactChangeSerializer(serializers.ModelSerializer[FactChange]):
+    class Meta:
+        model = FactChange
+        fields = ["fact", "old", "new", "source_url", "as_of", "username", "recorded_at", "needs_review"]
+
+
+class FactsEditResultSerializer(serializers.Serializer[dict[str, Any]]):
+    """Schema only: what a sourced edit answers."""
+
+    changes = FactChangeSerializer(many=True, help_text="the values changed by this edit (old and new)")
+    history = FactChangeSerializer(many=True, help_text="the offering's sourced changes, newest first")
+    review_age_days = serializers.IntegerField()
+    stale_groups = serializers.ListField(child=serializers.DictField(), help_text="groups to review")
+    offering = OfferingSerializer()
+
+
 class PriceChangeSerializer(serializers.Serializer[dict[str, Any]]):
     price_usd_per_gpu_hour = serializers.DecimalField(
         max_digits=12,
@@ -203,6 +237,8 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
     def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
         if self.action == "partial_update":
             return OfferingUpdateSerializer
+        if self.action == "facts_edit":
+            return OfferingFactsEditSerializer
         if self.action == "price_change":
             return PriceChangeSerializer
         if self.action == "prices":
@@ -224,6 +260,36 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
 
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return self.partial_update(request, *args, **kwargs)
+
+    @extend_schema(
+        request=OfferingFactsEditSerializer,
+        responses={200: FactsEditResultSerializer, **error_responses(400, 401, 403, 404)},
+        description=(
+            "A sourced change of the offering's facts (its provider's representatives and staff): refused "
+            "without source_url and as_of; values checked with the fact bounds; old values kept in history."
+        ),
+    )
+    @action(detail=True, methods=["patch"], url_path="facts")
+    def facts_edit(self, request: Request, slug: str) -> Response:
+        offering = self._editable_offering()
+        serializer = OfferingFactsEditSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        source_url, as_of = data.pop("source_url"), data.pop("as_of")
+        changes = services.offering_facts_edit(
+            user=request.user, offering=offering, facts=data, source_url=source_url, as_of=as_of
+        )
+        offering = selectors.offering_get(slug=offering.slug)
+        age = services.fact_source_review_age_days()
+        stale = selectors.stale_fact_groups(offering=offering, age_days=age, today=timezone.localdate())
+        body = {
+            "changes": FactChangeSerializer(changes, many=True).data,
+            "history": FactChangeSerializer(selectors.fact_history(offering=offering), many=True).data,
+            "review_age_days": age,
+            "stale_groups": [{**g, "as_of": g["as_of"].isoformat() if g["as_of"] else None} for g in stale],
+            "offering": OfferingSerializer(offering).data,
+        }
+        return Response(body)
 
     @extend_schema(
         request=PriceChangeSerializer,

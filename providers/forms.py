@@ -44,3 +44,21 @@ class OfferingEditForm(forms.Form):
         super().__init__(*args, **kwargs)
         for fact in FACTS:
             self.fields[fact.name] = _edit_field(fact)
+
+
+class OfferingFactsEditForm(OfferingEditForm):
+    """A sourced edit: the facts (only the changed ones are sent), the document and its date (required)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["source_url"] = forms.URLField(
+            assume_scheme="https",
+            max_length=500,
+            label="Source (address of the document the new values come from)",
+            error_messages={"required": "Give the address of the document these values come from."},
+        )
+        self.fields["as_of"] = forms.DateField(
+            label="Date the source states these values",
+            widget=forms.DateInput(attrs={"type": "date"}),
+            error_messages={"required": "Give the date the source states these values."},
+        )

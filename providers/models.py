@@ -11,6 +11,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -468,3 +469,56 @@ class PricePoint(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise PermissionError("price history is append-only")
+
+
+class FactChangeQuerySet(models.QuerySet["FactChange"]):
+    def update(self, **kwargs: Any) -> int:  # history is append-only
+        raise PermissionError("fact history is append-only")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise PermissionError("fact history is append-only")
+
+
+class FactChange(models.Model):
+    """One sourced change of one fact: the old and new value, the document and date it rests on, who made
+    it and when. Append-only like the price history; `needs_review` marks a source older than the stated
+    age (providers.services.FACT_SOURCE_REVIEW_AGE_DAYS) at the time of the edit."""
+
+    offering = models.ForeignKey(Offering, on_delete=models.CASCADE, related_name="fact_changes")
+    fact = models.CharField(max_length=60)
+    old = models.JSONField(null=True, blank=True)
+    new = models.JSONField(null=True, blank=True)
+    source_url = models.URLField(max_length=500)
+    as_of = models.DateField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="fact_changes",
+    )
+    # Kept beside the link so the history still says who after an account is removed.
+    username = models.CharField(max_length=150)
+    recorded_at = models.DateTimeField(auto_now_add=True)
+    needs_review = models.BooleanField(default=False)
+
+    objects = FactChangeQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["offering", "-recorded_at", "-id"]
+        constraints = [
+            # The fact name is checked by the service against providers.facts (a constraint listing the
+            # names would need a migration for every new fact).
+            models.CheckConstraint(condition=~Q(source_url=""), name="factchange_source_required"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.offering_id}/{self.fact} ({self.as_of})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise PermissionError("fact history is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise PermissionError("fact history is append-only")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django.db.models import (
@@ -15,7 +16,7 @@ from django.db.models import (
 )
 
 from providers.facts import GROUPS
-from providers.models import BillingPlan, GPUModel, Offering, PricePoint, Provider, Source
+from providers.models import BillingPlan, FactChange, GPUModel, Offering, PricePoint, Provider, Source
 
 # The orders of the catalog list: `sort` value -> order_by keys (on_demand_price and gbps_per_gpu_value are
 # annotations of offering_queryset).
@@ -127,4 +128,26 @@ def offering_sources(offering: Offering) -> dict[str, dict[str, Any]]:
             "note": row.note if row is not None else "",
             "facts": facts,
         }
+    return out
+
+
+def fact_history(*, offering: Offering, limit: int = 200) -> list[FactChange]:
+    """The offering's sourced fact changes, newest first."""
+    return list(offering.fact_changes.select_related("user").order_by("-recorded_at", "-id")[:limit])
+
+
+def stale_fact_groups(*, offering: Offering, age_days: int, today: dt.date) -> list[dict[str, Any]]:
+    """The fact groups whose sources and notes are dated more than `age_days` before `today` (or carry no
+    date at all): what a representative or curator should review."""
+    out = []
+    for provenance in offering.provenance.all():
+        if provenance.as_of is None or (today - provenance.as_of).days > age_days:
+            out.append(
+                {
+                    "group": provenance.group,
+                    "label": GROUPS.get(provenance.group, provenance.group),
+                    "as_of": provenance.as_of,
+                    "note": provenance.note,
+                }
+            )
     return out

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 
 from providers import selectors, services
 from providers.facts import FACTS, GROUPS, facts_in_group
 from providers.filters import FEATURE_CHOICES, OfferingFilterSet
-from providers.forms import OfferingEditForm
+from providers.forms import OfferingEditForm, OfferingFactsEditForm
 from providers.models import Offering
 from providers.page_context import offering_page_sections
 
@@ -85,21 +87,71 @@ def offering_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "providers/offering.html", context)
 
 
-@login_required
-def offering_edit(request: HttpRequest, slug: str) -> HttpResponse:
-    try:
-        offering = selectors.offering_get(slug=slug)
-    except Offering.DoesNotExist as exc:
-        raise Http404(f"No offering {slug!r}") from exc
-    if not request.user.can_edit_offering(offering):  # type: ignore[union-attr]
-        raise PermissionDenied("You may edit only your own provider's offerings.")
-    initial = {}
+def _fact_initial(offering: Offering) -> dict[str, Any]:
+    initial: dict[str, Any] = {}
     for fact in FACTS:
         value = offering.fact_value(fact.name)
         if fact.type == "bool":
             initial[fact.name] = "" if value is None else ("true" if value else "false")
         else:
             initial[fact.name] = value if value is not None else ""
+    return initial
+
+
+def _editable(request: HttpRequest, slug: str) -> Offering:
+    try:
+        offering = selectors.offering_get(slug=slug)
+    except Offering.DoesNotExist as exc:
+        raise Http404(f"No offering {slug!r}") from exc
+    if not request.user.can_edit_offering(offering):  # type: ignore[union-attr]
+        raise PermissionDenied("You may edit only your own provider's offerings.")
+    return offering
+
+
+@login_required
+def offering_facts_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    """The sourced edit form: changed facts with the document and date they rest on, and the history."""
+    offering = _editable(request, slug)
+    initial = _fact_initial(offering)
+    form = OfferingFactsEditForm(request.POST or None, initial=initial)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            changed = {n: form.cleaned_data[n] for n in form.changed_data if n not in ("source_url", "as_of")}
+            try:
+                changes = services.offering_facts_edit(
+                    user=request.user,
+                    offering=offering,
+                    facts=changed,
+                    source_url=form.cleaned_data["source_url"],
+                    as_of=form.cleaned_data["as_of"],
+                )
+            except ValidationError as exc:
+                for field, errors in exc.message_dict.items():
+                    form.add_error(field if field in form.fields else None, errors)
+            else:
+                messages.success(request, f"{len(changes)} fact(s) changed, with their source and date.")
+                return redirect("providers:offering-facts", slug=offering.slug)
+    age = services.fact_source_review_age_days()
+    context = {
+        "offering": offering,
+        "form": form,
+        "source_fields": [form["source_url"], form["as_of"]],
+        "fact_fields": [form[fact.name] for fact in FACTS],
+        "history": selectors.fact_history(offering=offering),
+        "review_age_days": age,
+        "stale_groups": selectors.stale_fact_groups(
+            offering=offering, age_days=age, today=timezone.localdate()
+        ),
+    }
+    return render(request, "providers/facts_edit.html", context, status=status)
+
+
+@login_required
+def offering_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    offering = _editable(request, slug)
+    initial = _fact_initial(offering)
     if request.method == "POST":
         form = OfferingEditForm(request.POST, initial=initial)
         if form.is_valid():

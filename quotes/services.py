@@ -146,9 +146,12 @@ def quote_snapshot(
     plan_name: str | None,
     objective: str,
     run_id: int | None,
+    facts: dict[str, Any] | None = None,
+    plans: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Everything the quote shows, as plain JSON, from the catalog and the sizing as they are now."""
-    facts = offering.facts()
+    """Everything the quote shows, as plain JSON, from the catalog and the sizing as they are now; `facts`
+    and `plans` given (a provider's answer to a request for quote) stand in for the catalog's."""
+    facts = offering.facts() if facts is None else facts
     rules_workload = workload.to_rules_dict()
     bill = _plan_bill(facts, sizing, rules_workload, plan_name)
     evidence = evidence_for_offering(offering)
@@ -168,17 +171,21 @@ def quote_snapshot(
         }
         for p in sorted(offering.provenance.all(), key=lambda p: list(GROUPS).index(p.group))
     ]
-    plans = [
-        {
-            **plan.as_dict(),
-            "price_usd_per_gpu_hour": _json(plan.price_usd_per_gpu_hour),
-            "region": plan.region,
-            "as_of": _json(plan.as_of),
-            "note": plan.note,
-            "sources": [_source_dict(s) for s in plan.sources.all()],
-        }
-        for plan in offering.plans.all()
-    ]
+    plans = (
+        plans
+        if plans is not None
+        else [
+            {
+                **plan.as_dict(),
+                "price_usd_per_gpu_hour": _json(plan.price_usd_per_gpu_hour),
+                "region": plan.region,
+                "as_of": _json(plan.as_of),
+                "note": plan.note,
+                "sources": [_source_dict(s) for s in plan.sources.all()],
+            }
+            for plan in offering.plans.all()
+        ]
+    )
     return _json(
         {
             "buyer": {
@@ -302,6 +309,37 @@ def quote_create_for_offering(
         objective=objective,
         run_id=None,
     )
+    return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
+
+
+def quote_create_from_proposal(
+    *,
+    owner: Any,
+    offering_slug: str,
+    workload: Workload,
+    sizing: dict[str, Any],
+    facts: dict[str, Any],
+    plans: list[dict[str, Any]],
+    proposal: dict[str, Any],
+    objective: str = "cheapest",
+) -> Quote:
+    """Issue a quote from a provider's answer to a request for quote (the rfq app): the answer's facts and
+    plan in place of the catalog's, the answer itself kept in the snapshot as `proposal`."""
+    if workload.owner_id != owner.pk:
+        raise ValidationError({"workload": "no such workload"})
+    offering = _offering_for_quote(offering_slug)
+    snapshot = quote_snapshot(
+        owner=owner,
+        offering=offering,
+        workload=workload,
+        sizing=sizing,
+        plan_name=None,
+        objective=objective,
+        run_id=None,
+        facts=facts,
+        plans=plans,
+    )
+    snapshot["proposal"] = _json(proposal)
     return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
 
 

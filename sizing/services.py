@@ -260,14 +260,15 @@ def size_offering(*, workload: Workload, facts: dict[str, Any], objective: str) 
 
 
 def size_offering_with_findings(
-    *, workload: Workload, facts: dict[str, Any], objective: str
+    *, workload: Workload, facts: dict[str, Any], objective: str, gpus: int | None = None
 ) -> tuple[dict[str, Any], list[Finding]]:
-    """size_offering, plus the pitfall findings themselves (severity, evidence, advice) for the checks app."""
+    """size_offering, plus the pitfall findings themselves (severity, evidence, advice) for the checks app.
+    `gpus`: size at exactly this GPU count (None: the search picks the count)."""
     engine_objective = objective
     if objective == "cheapest" and workload.deadline_days is not None:
         engine_objective = "cheapest-within-deadline"
     try:
-        sizing = search(workload.to_engine_dict(), facts, objective=engine_objective, top=3)
+        sizing = search(workload.to_engine_dict(), facts, objective=engine_objective, top=3, gpus=gpus)
     except InputError as exc:
         # An offering whose facts the engine cannot size (no GPU model, no node count...) is an answer too.
         sizing = {"feasible": False, "reasons": [f"cannot size this offering: {exc}"], "explanation": []}

@@ -13,10 +13,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # `portal` is the project package (settings, URLs, the Celery app): it may see every app and every app
 # may use its shared helpers, so it stays out of the loop check.
-APPS = ("hardware", "providers", "accounts", "benchmarks", "checks", "sizing", "compare", "quotes")
+APPS = ("hardware", "providers", "accounts", "benchmarks", "checks", "sizing", "compare", "quotes", "rfq")
 PROJECT = "portal"
 # The floor and the order above it: an app may import only apps listed before it.
-LAYERS = ("hardware", "providers", "accounts", "benchmarks", "checks", "sizing", "compare", "quotes")
+# rfq sits on top: it sizes answers with the planner and turns the winner into a quote.
+LAYERS = ("hardware", "providers", "accounts", "benchmarks", "checks", "sizing", "compare", "quotes", "rfq")
 PURE = (
     "hardware",
     "sizing/engine",

@@ -169,11 +169,13 @@ def _network(data: dict[str, Any]) -> dict[str, Any]:
     [
         (
             {"facts": {"largest_demonstrated_gpus": 0}},
-            "largest_demonstrated_gpus: Largest run demonstrated must be greater than 0 and at most 1,000,000 GPUs, got 0",
+            "largest_demonstrated_gpus: Largest run demonstrated must be greater than 0 and at most"
+            " 1,000,000 GPUs, got 0",
         ),
         (
             {"facts": {"largest_demonstrated_gpus": 5_000_000}},
-            "largest_demonstrated_gpus: Largest run demonstrated must be greater than 0 and at most 1,000,000 GPUs, got 5,000,000",
+            "largest_demonstrated_gpus: Largest run demonstrated must be greater than 0 and at most"
+            " 1,000,000 GPUs, got 5,000,000",
         ),
         (
             {"fact_sources": {"nics_per_node": {"sources": ["nope"]}}},

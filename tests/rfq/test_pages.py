@@ -1,0 +1,129 @@
+"""The request-for-quote pages for the demo accounts (accounts/demo.py): the buyer sends a request, the
+representative answers from the inbox, the buyer compares and makes a quote, staff read the audit log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core import mail
+from django.test import Client
+from django.utils import timezone
+
+from quotes.models import Quote
+from rfq.models import Answer, RequestForQuote
+
+pytestmark = pytest.mark.django_db
+
+SOURCE = "https://nebius.example/offer-2026-11.pdf"
+
+
+def _login(name: str) -> Client:
+    client = Client()
+    assert client.login(username=name, password=name)
+    return client
+
+
+def _send(buyer: Client) -> RequestForQuote:
+    form = buyer.get("/rfqs/new/")
+    assert form.status_code == 200
+    assert "p:13b" in form.content.decode()
+    response = buyer.post(
+        "/rfqs/new/",
+        {
+            "workload": "p:13b",
+            "deadline_days": "60",
+            "gpus": "64",
+            "offerings": ["nebius-h100", "other-h100"],
+            "questions": "Is the fabric rail-optimized?\nWhen can you deliver?",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    rfq = RequestForQuote.objects.get()
+    assert response["Location"] == f"/rfqs/{rfq.pk}/"
+    return rfq
+
+
+def _answer_post(**overrides: Any) -> dict[str, Any]:
+    return {
+        "price_usd_per_gpu_hour": "2.10",
+        "term_months": "3",
+        "delivery_weeks": "3",
+        "payment_terms": "monthly",
+        "min_nodes": "",
+        "source_url": SOURCE,
+        "as_of": timezone.localdate().isoformat(),
+        "message": "Rail-optimized, yes. Delivery in three weeks.",
+        "fact_usable_gpu_guarantee_pct": "97",
+        **overrides,
+    }
+
+
+def test_the_rfq_flow_through_the_pages_for_the_demo_accounts(demo: dict[str, Any]) -> None:
+    buyer = _login("demo-buyer")
+    assert 'href="/rfqs/"' in buyer.get("/").content.decode()
+    rfq = _send(buyer)
+    assert rfq.questions == ["Is the fabric rail-optimized?", "When can you deliver?"]
+    assert rfq.workload.deadline_days == 60 and rfq.gpus == 64
+    assert [m.to for m in mail.outbox] == [["demo-provider@demo.clusterscout.invalid"]]
+
+    rep = _login("demo-provider")
+    inbox = rep.get("/rfqs/").content.decode()
+    assert f"/rfqs/{rfq.pk}/" in inbox and "H100 InfiniBand" in inbox and "Other H100" not in inbox
+    detail = rep.get(f"/rfqs/{rfq.pk}/").content.decode()
+    assert "Is the fabric rail-optimized?" in detail
+    assert f"/rfqs/{rfq.pk}/answer/nebius-h100/" in detail and "other-h100" not in detail
+    assert rep.get(f"/rfqs/{rfq.pk}/answer/other-h100/").status_code == 403
+    refused = rep.post(f"/rfqs/{rfq.pk}/answer/nebius-h100/", _answer_post(source_url="", as_of=""))
+    assert refused.status_code == 400
+    assert "Give the address of the document" in refused.content.decode()
+    too_high = _answer_post(fact_usable_gpu_guarantee_pct="150")
+    bad_fact = rep.post(f"/rfqs/{rfq.pk}/answer/nebius-h100/", too_high)
+    assert bad_fact.status_code == 400
+    assert "must be between 50 and 100 %, got 150" in bad_fact.content.decode()
+    assert not Answer.objects.exists()
+    sent = rep.post(f"/rfqs/{rfq.pk}/answer/nebius-h100/", _answer_post())
+    assert sent.status_code == 302
+    answer = Answer.objects.get()
+    assert answer.facts == {"usable_gpu_guarantee_pct": 97.0}
+    assert answer.representative.username == "demo-provider"
+    assert mail.outbox[-1].to == ["demo-buyer@demo.clusterscout.invalid"]
+
+    page = buyer.get(f"/rfqs/{rfq.pk}/").content.decode()
+    assert 'id="side-by-side"' in page and "2.1000" in page and "offer-2026-11.pdf" in page
+    assert 'id="comparison-table"' in page and "Not answered yet: other-h100" in page
+    assert ("badge met" in page) or ("badge missed" in page)
+    made = buyer.post(f"/rfqs/{rfq.pk}/quote/")
+    quote = Quote.objects.get()
+    assert made.status_code == 302 and made["Location"] == quote.get_absolute_url()
+    assert quote.snapshot["proposal"]["source_url"] == SOURCE
+    assert quote.snapshot["plans"][0]["price_usd_per_gpu_hour"] == 2.1
+    assert buyer.get(quote.get_absolute_url()).status_code == 200
+
+    admin = _login("demo-admin")
+    audit = admin.get("/admin/rfq/rfqevent/").content.decode()
+    assert "demo-provider" in audit and "answered" in audit and "viewed" in audit
+    assert 'id="audit"' in admin.get(f"/rfqs/{rfq.pk}/").content.decode()
+    assert 'id="audit"' not in buyer.get(f"/rfqs/{rfq.pk}/").content.decode()
+
+
+def test_page_access_rules(demo: dict[str, Any]) -> None:
+    buyer = _login("demo-buyer")
+    rfq = _send(buyer)
+    rep = _login("demo-provider")
+    assert rep.get("/rfqs/new/").status_code == 403
+    assert rep.post(f"/rfqs/{rfq.pk}/quote/").status_code == 403
+    assert buyer.get(f"/rfqs/{rfq.pk}/answer/nebius-h100/").status_code == 403
+    assert Client().get("/rfqs/").status_code == 302  # to the login page
+    other_buyer_rfq = RequestForQuote.objects.create(buyer=rfq.buyer, workload=rfq.workload, gpus=8)
+    other_buyer_rfq.offerings.set([demo["other"]])
+    assert rep.get(f"/rfqs/{other_buyer_rfq.pk}/").status_code == 404
+    assert rep.get(f"/rfqs/{other_buyer_rfq.pk}/answer/other-h100/").status_code == 404
+
+
+def test_a_bad_request_form_names_the_field(demo: dict[str, Any]) -> None:
+    buyer = _login("demo-buyer")
+    response = buyer.post("/rfqs/new/", {"workload": "p:13b", "gpus": "0", "offerings": ["nebius-h100"]})
+    assert response.status_code == 400
+    assert "<code>gpus</code>" in response.content.decode()
+    assert not RequestForQuote.objects.exists()
