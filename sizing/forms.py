@@ -9,6 +9,7 @@ from django import forms
 from providers.models import Offering
 from sizing.engine.workload import PRESETS
 from sizing.models import Activation, Attention, Objective, Precision
+from sizing.services import DEFAULT_DEADLINE_DAYS, MAX_RUN_GPUS
 
 PRESET_LABELS = {
     "13b": "13B dense (Llama 2 13B shape)",
@@ -63,13 +64,32 @@ class PlanForm(forms.Form):
         label="Training tokens", required=False, min_value=1, help_text="e.g. 300e9"
     )
     precision = forms.ChoiceField(choices=[("", "preset / bf16")] + list(Precision.choices), required=False)
-    deadline_days = forms.FloatField(label="Deadline (days)", required=False, min_value=0.01)
+    deadline_days = forms.FloatField(
+        label="Deadline (days)",
+        required=False,
+        min_value=0.01,
+        max_value=3650,
+        initial=DEFAULT_DEADLINE_DAYS,
+        help_text=f"left empty: {DEFAULT_DEADLINE_DAYS:g} days",
+    )
     budget_usd = forms.DecimalField(label="Budget (USD)", required=False, min_value=1, decimal_places=2)
     checkpoints_retained = forms.IntegerField(
         label="Checkpoints kept", required=False, min_value=1, initial=2
     )
     dataset_size_gb = forms.FloatField(label="Dataset size (GB)", required=False, min_value=0)
     objective = forms.ChoiceField(choices=Objective.choices, initial=Objective.CHEAPEST)
+    gpus = forms.IntegerField(
+        label="GPU count",
+        required=False,
+        min_value=1,
+        max_value=MAX_RUN_GPUS,
+        help_text="size every offering at exactly this many GPUs; empty: the best cluster size for each",
+    )
+    include_samples = forms.BooleanField(
+        label="Include the fictional sample offerings",
+        required=False,
+        help_text="teaching examples, not real offers; left out unless ticked",
+    )
     offerings = forms.MultipleChoiceField(
         required=False,
         help_text="none selected: the whole catalog",
@@ -81,12 +101,12 @@ class PlanForm(forms.Form):
         field = self.fields["offerings"]
         assert isinstance(field, forms.MultipleChoiceField)
         field.choices = [
-            (o.slug, f"{o.provider.name}: {o.name}")
+            (o.slug, f"{o.provider.name}: {o.name}{' (fictional sample)' if o.fictional else ''}")
             for o in Offering.objects.select_related("provider").order_by("provider__name", "name")
         ]
 
     def workload_fields(self) -> dict[str, Any]:
         data = dict(self.cleaned_data)
-        for key in ("preset", "name", "objective", "offerings"):
+        for key in ("preset", "name", "objective", "offerings", "gpus", "include_samples"):
             data.pop(key, None)
         return {k: v for k, v in data.items() if v not in (None, "")}

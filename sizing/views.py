@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from sizing import selectors, services
+from sizing.engine.unpublished import FACT_WORDS
 from sizing.filters import RunResultFilterSet
 from sizing.forms import PlanForm
 from sizing.models import Objective
@@ -40,6 +41,8 @@ def plan_new(request: HttpRequest) -> HttpResponse:
                     workload=workload,
                     offering_slugs=data["offerings"] or None,
                     objective=data["objective"],
+                    gpus=data["gpus"],
+                    include_samples=data["include_samples"],
                 )
             return redirect(run.get_absolute_url())
         except ValidationError as exc:
@@ -113,5 +116,12 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
         breakdown=sizing.get("iteration_breakdown_s") or {},
         goodput=sizing.get("goodput") or {},
         summary=winner_sentence(context["workload"].name, result),
+        assumptions=[
+            {**a, "label": FACT_WORDS.get(a.get("fact"), a.get("fact"))} for a in result.assumptions
+        ],
+        pessimistic_facts=[
+            (FACT_WORDS.get(fact, fact), value)
+            for fact, value in ((result.pessimistic or {}).get("facts") or {}).items()
+        ],
     )
     return render(request, "sizing/result.html", context)
