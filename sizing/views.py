@@ -11,7 +11,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from sizing import selectors, services
-from sizing.engine.unpublished import FACT_WORDS
+from sizing.bill import LINE_ITEM_LABELS
+from sizing.engine.unpublished import FACT_WORDS, value_text
 from sizing.filters import RunResultFilterSet
 from sizing.forms import PlanForm
 from sizing.models import Objective
@@ -112,15 +113,24 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
         result=result,
         sizing=sizing,
         bill=result.bill or {},
+        bill_lines=[
+            {**ln, "label": LINE_ITEM_LABELS.get(ln["item"], ln["item"])}
+            for ln in (result.bill or {}).get("lines", [])
+        ],
         memory=sizing.get("memory_gib_per_gpu") or {},
         breakdown=sizing.get("iteration_breakdown_s") or {},
         goodput=sizing.get("goodput") or {},
         summary=winner_sentence(context["workload"].name, result),
         assumptions=[
-            {**a, "label": FACT_WORDS.get(a.get("fact"), a.get("fact"))} for a in result.assumptions
+            {
+                **a,
+                "label": FACT_WORDS.get(a.get("fact"), a.get("fact")),
+                "value": value_text(a.get("assumed")),
+            }
+            for a in result.assumptions
         ],
         pessimistic_facts=[
-            (FACT_WORDS.get(fact, fact), value)
+            (FACT_WORDS.get(fact, fact), value_text(value))
             for fact, value in ((result.pessimistic or {}).get("facts") or {}).items()
         ],
     )

@@ -229,3 +229,6 @@ def test_pages_show_the_range_the_unknown_fees_the_samples_and_the_inputs(
     )
     result = client.get(f"/plan/{run.pk}/real/").content.decode()
     assert 'id="unknown-fees"' in result and "Setup fee" in result and "High estimate" in result
+    assert "Failure and restart overhead" in result and "failure_overhead" not in result
+    for page_text in (page, result):
+        assert "cal §" not in page_text and "DESIGN" not in page_text

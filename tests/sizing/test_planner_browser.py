@@ -77,7 +77,7 @@ def test_fill_the_form_run_and_read_the_ranking(
     page.click("#ranking tbody tr >> nth=0 >> a")
     page.wait_for_selector("#bill")
     page.screenshot(path=str(artifacts / "plan-result.png"), full_page=True)
-    assert "checkpoint_storage" in page.locator("#bill").inner_text()
+    assert "Checkpoint storage" in page.locator("#bill").inner_text()
 
 
 REPO = Path(__file__).resolve().parents[2]
