@@ -87,7 +87,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         objective=objective,
         tokens_text=tokens_text(run.workload.train_tokens),
         objective_label=Objective(objective).label,
-        results=results,
+        results=selectors.attach_pitfalls(run=run, results=results),
         summary=winner_sentence(run.workload.name, winner) if winner and run.finished else "",
         winner=winner,
     )
@@ -108,6 +108,7 @@ def run_progress(request: HttpRequest, run_id: int) -> HttpResponse:
 def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
     context = _run_context(request, run_id)
     result = selectors.result_get(run=context["run"], offering_slug=slug)
+    selectors.attach_pitfalls(run=context["run"], results=[result])
     sizing = result.sizing or {}
     context.update(
         result=result,

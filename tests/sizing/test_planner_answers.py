@@ -232,3 +232,8 @@ def test_pages_show_the_range_the_unknown_fees_the_samples_and_the_inputs(
     assert "Failure and restart overhead" in result and "failure_overhead" not in result
     for page_text in (page, result):
         assert "cal §" not in page_text and "DESIGN" not in page_text
+    # Pitfalls read as the findings' titles, never as rule codes.
+    codes = {code for r in run.results.all() for code in r.findings}
+    assert codes
+    for code in codes:
+        assert f">{code}<" not in page and f">{code}<" not in result
