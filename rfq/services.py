@@ -148,6 +148,11 @@ def _answer_facts(facts: dict[str, Any]) -> dict[str, Any]:
     return {k: str(v) if isinstance(v, Decimal) else v for k, v in clean.items()}
 
 
+def _money(value: Any) -> str | None:
+    """A Decimal bill figure as the API writes money (two decimals), None kept."""
+    return None if value is None else f"{Decimal(str(value)):.2f}"
+
+
 def answer_size(*, answer: Answer) -> dict[str, Any]:
     """The planner's result for the proposal: the catalog's facts with the answer's in their place, sized at
     the request's GPU count. Run result fields plus the sizing and the bill."""
@@ -173,9 +178,14 @@ def answer_size(*, answer: Answer) -> dict[str, Any]:
         "mfu": values["mfu"],
         "goodput": values["goodput"],
         "cost_total_usd": None if cost is None else str(cost),
+        "cost_low_usd": _money(values.get("cost_low_usd")),
+        "cost_high_usd": _money(values.get("cost_high_usd")),
         "cost_complete": values["cost_complete"],
         "plan": values["plan_name"] or None,
         "findings": values["findings"],
+        "sample": values.get("sample", False),
+        "assumptions": values.get("assumptions", []),
+        "pessimistic": values.get("pessimistic"),
         "infeasible_reason": None if values["feasible"] else "; ".join(sizing.get("reasons") or []) or None,
         "sizing": sizing,
         "bill": values["bill"],

@@ -24,8 +24,12 @@ RESULT_FIELDS = (
     "mfu",
     "goodput",
     "cost_total_usd",
+    "cost_low_usd",
+    "cost_high_usd",
     "cost_complete",
     "plan_name",
+    "sample",
+    "infeasible_reason",
     "findings",
 )
 

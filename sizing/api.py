@@ -16,7 +16,8 @@ from portal.constraints import range_validators
 from sizing import selectors, services
 from sizing.models import WORKLOAD_BOUNDS, Objective, PlanResult, PlanRun, Workload
 
-WORKLOAD_OUTPUT_FIELDS = ["id", "name", "preset", *services.WORKLOAD_FIELDS, "created_at"]
+MAX_DEADLINE_DAYS = 3650  # ten years: a longer job is not a rental a buyer plans here
+WORKLOAD_OUTPUT_FIELDS = ["id", "name", "preset", *services.WORKLOAD_FIELDS, "deadline_default", "created_at"]
 
 
 def _bounded(name: str) -> dict[str, Any]:
@@ -43,7 +44,13 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
     train_tokens = serializers.FloatField(required=False, **_bounded("train_tokens"))
     precision = serializers.ChoiceField(choices=["bf16", "fp8"], required=False)
     attention = serializers.ChoiceField(choices=["auto", "flash", "unfused"], required=False)
-    deadline_days = serializers.FloatField(required=False, allow_null=True, **_bounded("deadline_days"))
+    deadline_days = serializers.FloatField(
+        required=False,
+        allow_null=True,
+        validators=_bounded("deadline_days")["validators"],
+        help_text=f"left out or null: the default of {services.DEFAULT_DEADLINE_DAYS:g} days; "
+        + _bounded("deadline_days")["help_text"],
+    )
     budget_usd = serializers.DecimalField(
         max_digits=16, decimal_places=2, required=False, allow_null=True, **_bounded("budget_usd")
     )
@@ -98,6 +105,20 @@ class RunInputSerializer(serializers.Serializer[Any]):
         },
     )
     objective = serializers.ChoiceField(choices=Objective.values, default=Objective.CHEAPEST)
+    gpus = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=services.MAX_RUN_GPUS,
+        help_text="size every offering at exactly this GPU count, or say why not",
+        error_messages={
+            "min_value": f"must be a whole number from 1 to {services.MAX_RUN_GPUS:,}",
+            "max_value": f"must be a whole number from 1 to {services.MAX_RUN_GPUS:,}",
+        },
+    )
+    include_samples = serializers.BooleanField(
+        default=False, help_text="include the fictional sample offerings (left out by default)"
+    )
 
 
 # Schema only: the shapes result_json and run_json produce (DESIGN section 8).
@@ -109,6 +130,20 @@ class RunCreatedSerializer(serializers.Serializer[Any]):
 class RunProgressSerializer(serializers.Serializer[Any]):
     done = serializers.IntegerField()
     total = serializers.IntegerField()
+
+
+class AssumptionSerializer(serializers.Serializer[Any]):
+    fact = serializers.CharField()
+    assumed = serializers.JSONField()
+    basis = serializers.CharField()
+
+
+class PessimisticSerializer(serializers.Serializer[Any]):
+    facts = serializers.DictField(help_text="the pessimistic value of each assumed fact")
+    feasible = serializers.BooleanField()
+    train_days = serializers.FloatField(allow_null=True)
+    mfu = serializers.FloatField(allow_null=True)
+    cost_total_usd = serializers.CharField(allow_null=True)
 
 
 class RunResultSerializer(serializers.Serializer[Any]):
@@ -125,16 +160,30 @@ class RunResultSerializer(serializers.Serializer[Any]):
     cost_complete = serializers.BooleanField()
     plan = serializers.CharField(allow_null=True)
     findings = serializers.ListField(child=serializers.CharField())
+    sample = serializers.BooleanField(help_text="a fictional sample offering")
+    assumptions = AssumptionSerializer(many=True)
+    cost_low_usd = serializers.CharField(allow_null=True, help_text="the bill with unpublished fees at zero")
+    cost_high_usd = serializers.CharField(
+        allow_null=True, help_text="unpublished fees at the high end of their typical range; null: no bound"
+    )
+    infeasible_reason = serializers.CharField(allow_null=True)
+    pessimistic = PessimisticSerializer(allow_null=True)
 
 
 class RunSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     workload = serializers.IntegerField()
     objective = serializers.CharField()
+    gpus = serializers.IntegerField(allow_null=True)
+    include_samples = serializers.BooleanField()
     status = serializers.CharField()
     progress = RunProgressSerializer()
     error = serializers.CharField(allow_null=True)
     results = RunResultSerializer(many=True)
+
+
+def _usd(value: Any) -> str | None:
+    return str(value) if value is not None else None
 
 
 def result_json(result: PlanResult) -> dict[str, Any]:
@@ -148,10 +197,16 @@ def result_json(result: PlanResult) -> dict[str, Any]:
         "train_days": result.train_days,
         "mfu": result.mfu,
         "goodput": result.goodput,
-        "cost_total_usd": str(result.cost_total_usd) if result.cost_total_usd is not None else None,
+        "cost_total_usd": _usd(result.cost_total_usd),
         "cost_complete": result.cost_complete,
         "plan": result.plan_name or None,
         "findings": result.findings,
+        "sample": result.sample,
+        "assumptions": result.assumptions,
+        "cost_low_usd": _usd(result.cost_low_usd),
+        "cost_high_usd": _usd(result.cost_high_usd),
+        "infeasible_reason": result.infeasible_reason,
+        "pessimistic": result.pessimistic,
     }
 
 
@@ -160,6 +215,8 @@ def run_json(run: PlanRun, results: list[PlanResult]) -> dict[str, Any]:
         "id": run.pk,
         "workload": run.workload_id,
         "objective": run.objective,
+        "gpus": run.gpus,
+        "include_samples": run.include_samples,
         "status": run.status,
         "progress": {"done": run.progress_done, "total": run.progress_total},
         "error": run.error or None,
@@ -185,6 +242,8 @@ class RunCreateApi(APIView):
             workload=workload,
             offering_slugs=data.get("offerings") or None,
             objective=data["objective"],
+            gpus=data.get("gpus"),
+            include_samples=data["include_samples"],
         )
         run.refresh_from_db()
         return Response({"id": run.pk, "status": run.status}, status=status.HTTP_201_CREATED)

@@ -36,6 +36,66 @@ RESERVED_KINDS = ("reserved", "cluster-cycle")
 
 
 @dataclass(frozen=True)
+class FeeRange:
+    """The typical range of a fee an offering does not publish: its low and high ends (unit prices in the
+    line's unit; for support and setup, the share described by `basis`), each end from a public source.
+    The bill's central estimate puts the fee at the middle of the range, its high estimate at the high end;
+    the low estimate (known fees only) at zero."""
+
+    low: Decimal
+    high: Decimal
+    basis: str
+
+
+# Unknown fees: one row per bill line a provider may leave unpublished (../shared/data/hidden-costs.md,
+# compiled 2026-12-02; sections 1-4 there). Shown to buyers, so the basis names public sources in words.
+_STORAGE = FeeRange(
+    Decimal("0.020"),
+    Decimal("0.145"),
+    "checkpoint storage is typically $0.020 (Google Cloud Storage standard, regional, 2026) to $0.145 per "
+    "GB-month (AWS FSx for Lustre persistent SSD, cost estimator)",
+)
+FEE_RANGES: dict[str, FeeRange] = {
+    "checkpoint_storage": _STORAGE,
+    "dataset_storage": _STORAGE,
+    "egress": FeeRange(
+        Decimal("0"),
+        Decimal("0.12"),
+        "internet egress is free at CoreWeave and Nebius (pricing pages, 2026-09/10) and up to $0.12 per GB "
+        "(Google Cloud premium tier, first TiB)",
+    ),
+    "traffic": FeeRange(
+        Decimal("0"),
+        Decimal("0"),
+        "no source prices traffic between the nodes of one cluster; the published traffic rates "
+        "($0.01 per GB each way between availability zones: AWS, Azure, Google Cloud, 2026) apply to "
+        "traffic leaving the zone, which a training job's collectives do not",
+    ),
+    "support": FeeRange(
+        Decimal("0"),
+        Decimal("1"),
+        "support is free on basic tiers and costs at most AWS Enterprise Support's list price: the "
+        "greater of $15,000 or 10% of the first $150,000, 7% to $500,000, 5% to $1,000,000 and 3% "
+        "above, of the month's spend (aws.amazon.com/premiumsupport/pricing)",
+    ),
+    "setup": FeeRange(
+        Decimal("0"),
+        Decimal("3"),
+        "set-up is often free; at most the 2-3 days of acceptance testing a cloud runs on a new cluster "
+        "(SemiAnalysis, via S. Bekman's ml-engineering guide, 2026-08-10), billed as 3 days of the cluster",
+    ),
+}
+# AWS Enterprise Support bands: (monthly spend up to, marginal share); the minimum per month.
+SUPPORT_BANDS: tuple[tuple[Decimal | None, Decimal], ...] = (
+    (Decimal(150_000), Decimal("0.10")),
+    (Decimal(500_000), Decimal("0.07")),
+    (Decimal(1_000_000), Decimal("0.05")),
+    (None, Decimal("0.03")),
+)
+SUPPORT_MINIMUM_USD = Decimal(15_000)
+
+
+@dataclass(frozen=True)
 class Job:
     """What the bill needs from the workload and the sizing result."""
 
@@ -305,13 +365,79 @@ def _fee_lines(facts: dict[str, Any], months: Decimal) -> list[dict[str, Any]]:
     ]
 
 
+def support_list_price(monthly_spend: Decimal) -> Decimal:
+    """AWS Enterprise Support's list price for a month's spend: the bands of SUPPORT_BANDS, at least the
+    minimum."""
+    out, floor = Decimal(0), Decimal(0)
+    for upto, share in SUPPORT_BANDS:
+        top = monthly_spend if upto is None else min(monthly_spend, upto)
+        if top <= floor:
+            break
+        out += (top - floor) * share
+        floor = top
+    return max(SUPPORT_MINIMUM_USD, out)
+
+
+def _fee_usd(ln: dict[str, Any], unit_value: Decimal, job: Job, gpu_hours: _GpuHours) -> Decimal | None:
+    """An unknown line at `unit_value` (a unit price; for support a share of the list price, for setup
+    days of the cluster); None where there is no bound (no GPU price, or the quantity is unknown)."""
+    if gpu_hours.price is None or ln["unit_price_usd"] is not None:
+        return None  # no price for the GPUs at all, or a published price on a quantity not estimated
+    if ln["item"] == "support":
+        months = max(Decimal(1), ln["quantity"])
+        gpu_usd = sum((g["usd"] for g in gpu_hours.lines if g["usd"] is not None), Decimal(0))
+        return money(months * support_list_price(gpu_usd / months) * unit_value)
+    if ln["item"] == "setup":
+        cluster_gpus = gpu_hours.billed_nodes * job.gpus_per_node
+        return money(cluster_gpus * 24 * unit_value * gpu_hours.price)
+    return money(ln["quantity"] * unit_value)
+
+
+def unknown_fees(lines: list[dict[str, Any]], job: Job, gpu_hours: _GpuHours) -> list[dict[str, Any]]:
+    """Every line without a price, at the middle and at the high end of its typical range (FEE_RANGES)."""
+    out = []
+    for ln in lines:
+        if ln["usd"] is not None:
+            continue
+        fee = FEE_RANGES.get(ln["item"])
+        central = high = None
+        if fee is not None:
+            central = _fee_usd(ln, (fee.low + fee.high) / 2, job, gpu_hours)
+            high = _fee_usd(ln, fee.high, job, gpu_hours)
+        out.append(
+            {
+                "item": ln["item"],
+                "label": LINE_ITEM_LABELS.get(ln["item"], ln["item"]),
+                "central_usd": central,
+                "high_usd": high,
+                "basis": fee.basis if fee is not None and high is not None else "no typical range known",
+            }
+        )
+    return out
+
+
+def _range(total: Decimal, fees: list[dict[str, Any]], gpu_priced: bool) -> dict[str, Any]:
+    """Low (known fees only), central (unknown fees at the middle of their range) and high estimates."""
+    if not gpu_priced:
+        return {"cost_low_usd": money(total), "cost_central_usd": None, "cost_high_usd": None}
+    central = [f["central_usd"] for f in fees]
+    high = [f["high_usd"] for f in fees]
+    return {
+        "cost_low_usd": money(total),
+        "cost_central_usd": None if None in central else money(total + sum(central, Decimal(0))),
+        "cost_high_usd": None if None in high else money(total + sum(high, Decimal(0))),
+    }
+
+
 def _totals(
     plan: dict[str, Any], job: Job, gpu_hours: _GpuHours, lines: list[dict[str, Any]], assumptions: list[str]
 ) -> dict[str, Any]:
-    """The bill: the plan, its lines, the total of the published lines and the unit costs."""
+    """The bill: the plan, its lines, the total of the published lines, the range with the unknown fees
+    and the unit costs."""
     known = [ln["usd"] for ln in lines if ln["usd"] is not None]
     complete = all(ln["usd"] is not None for ln in lines)
     total = sum(known, Decimal(0))
+    fees = unknown_fees(lines, job, gpu_hours)
     useful_gpu_hours = Decimal(job.gpus) * job.ideal_hours
     billion_tokens = Decimal(str(job.train_tokens)) / Decimal(10**9)
     return {
@@ -328,6 +454,8 @@ def _totals(
         "lines": lines,
         "complete": complete,
         "total_usd": money(total),
+        **_range(total, fees, gpu_hours.price is not None),
+        "unknown_fees": fees,
         "billed_hours": gpu_hours.billed_hours,
         "billed_nodes": gpu_hours.billed_nodes,
         "gpu_hours_billed": gpu_hours.billed_nodes * job.gpus_per_node * gpu_hours.billed_hours,
@@ -421,6 +549,12 @@ def job_from_sizing(
     return job, notes
 
 
+def central_or_total(bill: dict[str, Any]) -> Decimal:
+    """The central estimate of a bill, or the total of its published lines where no range is known."""
+    central = bill.get("cost_central_usd")
+    return central if central is not None else bill["total_usd"]
+
+
 def full_bill(facts: dict[str, Any], sizing: dict[str, Any], workload: dict[str, Any]) -> dict[str, Any]:
     """The bill of every plan, the chosen (cheapest complete, non-spot) plan, and the break-even durations."""
     job, notes = job_from_sizing(sizing, facts, workload)
@@ -430,7 +564,8 @@ def full_bill(facts: dict[str, Any], sizing: dict[str, Any], workload: dict[str,
     # Spot is shown but not chosen: preemptions are not in the goodput model.
     candidates = [b for b in priced if b["plan"]["kind"] != "spot"] or priced
     if candidates:
-        chosen = min(candidates, key=lambda b: (not b["complete"], b["total_usd"]))
+        # By the central estimate: a plan cannot win on fees its offering does not publish.
+        chosen = min(candidates, key=lambda b: (b["cost_central_usd"] is None, central_or_total(b)))
     else:
         chosen = bills[0]
     on_demand = [
@@ -446,6 +581,8 @@ def full_bill(facts: dict[str, Any], sizing: dict[str, Any], workload: dict[str,
             "price_usd_per_gpu_hour": b["plan"]["price_usd_per_gpu_hour"],
             "total_usd": b["total_usd"] if b["plan"]["price_usd_per_gpu_hour"] is not None else None,
             "complete": b["complete"],
+            "cost_central_usd": b["cost_central_usd"],
+            "cost_high_usd": b["cost_high_usd"],
             "billed_hours": b["billed_hours"],
             "chosen": b is chosen,
             "break_even_days": None,

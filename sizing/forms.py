@@ -10,6 +10,7 @@ from portal.constraints import range_validators
 from providers.models import Offering
 from sizing.engine.workload import PRESETS
 from sizing.models import WORKLOAD_BOUNDS, Activation, Attention, Objective, Precision
+from sizing.services import DEFAULT_DEADLINE_DAYS, MAX_RUN_GPUS
 
 PRESET_LABELS = {
     "13b": "13B dense (Llama 2 13B shape)",
@@ -79,13 +80,31 @@ class PlanForm(forms.Form):
     global_batch = _int("global_batch", "sequences per iteration")
     train_tokens = forms.FloatField(**_bounded("train_tokens", "e.g. 300e9"))
     precision = forms.ChoiceField(choices=[("", "preset / bf16")] + list(Precision.choices), required=False)
-    deadline_days = forms.FloatField(**{**_bounded("deadline_days"), "label": "Deadline (days)"})
+    deadline_days = forms.FloatField(
+        **{
+            **_bounded("deadline_days", f"left empty: {DEFAULT_DEADLINE_DAYS:g} days"),
+            "label": "Deadline (days)",
+        },
+        initial=DEFAULT_DEADLINE_DAYS,
+    )
     budget_usd = forms.DecimalField(
         **{**_bounded("budget_usd", step="0.01"), "label": "Budget (USD)"}, decimal_places=2
     )
     checkpoints_retained = forms.IntegerField(**_bounded("checkpoints_retained"), initial=2)
     dataset_size_gb = forms.FloatField(**{**_bounded("dataset_size_gb"), "label": "Dataset size (GB)"})
     objective = forms.ChoiceField(choices=Objective.choices, initial=Objective.CHEAPEST)
+    gpus = forms.IntegerField(
+        label="GPU count",
+        required=False,
+        min_value=1,
+        max_value=MAX_RUN_GPUS,
+        help_text="size every offering at exactly this many GPUs; empty: the best cluster size for each",
+    )
+    include_samples = forms.BooleanField(
+        label="Include the fictional sample offerings",
+        required=False,
+        help_text="teaching examples, not real offers; left out unless ticked",
+    )
     offerings = forms.MultipleChoiceField(
         required=False,
         help_text="none selected: the whole catalog",
@@ -97,12 +116,12 @@ class PlanForm(forms.Form):
         field = self.fields["offerings"]
         assert isinstance(field, forms.MultipleChoiceField)
         field.choices = [
-            (o.slug, f"{o.provider.name}: {o.name}")
+            (o.slug, f"{o.provider.name}: {o.name}{' (fictional sample)' if o.fictional else ''}")
             for o in Offering.objects.select_related("provider").order_by("provider__name", "name")
         ]
 
     def workload_fields(self) -> dict[str, Any]:
         data = dict(self.cleaned_data)
-        for key in ("preset", "name", "objective", "offerings"):
+        for key in ("preset", "name", "objective", "offerings", "gpus", "include_samples"):
             data.pop(key, None)
         return {k: v for k, v in data.items() if v not in (None, "")}

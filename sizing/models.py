@@ -117,6 +117,9 @@ class Workload(models.Model):
         help_text="attention kernels: fused FlashAttention or materialised scores (docs/MODEL.md)",
     )
     deadline_days = models.FloatField(null=True, blank=True, validators=_bounded("deadline_days"))
+    deadline_default = models.BooleanField(
+        default=False, help_text="no deadline was given: the stated default (DEFAULT_DEADLINE_DAYS) applies"
+    )
     budget_usd = models.DecimalField(
         max_digits=16, decimal_places=2, null=True, blank=True, validators=_bounded("budget_usd")
     )
@@ -200,6 +203,12 @@ class PlanRun(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="plan_runs")
     offerings = models.ManyToManyField(Offering, related_name="plan_runs")
     objective = models.CharField(max_length=10, choices=Objective.choices, default=Objective.CHEAPEST)
+    gpus = models.PositiveIntegerField(
+        null=True, blank=True, help_text="size every offering at exactly this GPU count (empty: search)"
+    )
+    include_samples = models.BooleanField(
+        default=False, help_text="fictional sample offerings were asked for"
+    )
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
@@ -254,9 +263,22 @@ class PlanResult(models.Model):
     bill = models.JSONField(default=dict, blank=True)
     cost_total_usd = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
     cost_complete = models.BooleanField(default=False)
+    # The bill with the unpublished fees at zero (known fees only) and at the high end of their typical
+    # range; cost_total_usd is the central estimate between them (sizing.bill.FEE_RANGES).
+    cost_low_usd = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
+    cost_high_usd = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
     plan_name = models.CharField(max_length=200, blank=True)
     rank = models.PositiveIntegerField(null=True, blank=True)
     findings = models.JSONField(default=list, blank=True)
+    sample = models.BooleanField(default=False, help_text="a fictional sample offering")
+    assumptions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="[{fact, assumed, basis}] for every unpublished fact the model used",
+    )
+    # What the pessimistic values of those facts would do: {train_days, cost_total_usd, ...}; null: none.
+    pessimistic = models.JSONField(null=True, blank=True)
+    infeasible_reason = models.TextField(null=True, blank=True, help_text="why it cannot train it, in words")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

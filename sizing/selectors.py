@@ -13,6 +13,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from checks.models import Finding, context_for_run
 from sizing.models import PlanResult, PlanRun, Workload
 from sizing.ranking import rank_key
 from sizing.summary import FABRIC as FABRIC_LABELS
@@ -107,3 +108,19 @@ def result_get(*, run: PlanRun, offering_slug: str) -> PlanResult:
         run=run,
         offering__slug=offering_slug,
     )
+
+
+def attach_pitfalls(*, run: PlanRun, results: list[PlanResult]) -> list[PlanResult]:
+    """Each result's pitfalls as the buyer reads them: `result.pitfalls` = [(code, title)], the title of
+    the finding stored for this run (the code itself only where none is stored)."""
+    titles = {
+        (offering_id, code): title
+        for offering_id, code, title in Finding.objects.filter(context=context_for_run(run.pk)).values_list(
+            "offering_id", "code", "title"
+        )
+    }
+    for result in results:
+        result.pitfalls = [  # type: ignore[attr-defined]
+            (code, titles.get((result.offering_id, code), code)) for code in result.findings or []
+        ]
+    return results

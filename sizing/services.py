@@ -9,6 +9,7 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -18,11 +19,14 @@ from django.utils import timezone
 from checks.models import context_for_run
 from checks.rules import Finding, run_rules
 from checks.services import findings_store_many
+from hardware.norms import Assumed
 from providers.models import Offering
 from providers.selectors import offering_queryset
 from sizing import bill as bill_module
+from sizing.engine.api import evaluate
 from sizing.engine.errors import InputError
 from sizing.engine.search import search
+from sizing.engine.unpublished import pessimistic_facts
 from sizing.engine.workload import PRESETS, workload_from_dict, workload_preset
 from sizing.models import WORKLOAD_BOUNDS, PlanResult, PlanRun, RunStatus, Workload
 from sizing.ranking import rank_key
@@ -74,6 +78,14 @@ TIME_LIMIT_MESSAGE = (
     "Results already computed are kept; Retry sizes the rest."
 )
 
+
+# A workload without a deadline gets this one, stated on the form, the result and in its JSON: 90 days is
+# about what the largest published training runs took (Llama 3 405B: 54 days of pre-training, Meta 2024)
+# with room for the ramp-up a rented cluster needs.
+DEFAULT_DEADLINE_DAYS = 90.0
+# The largest GPU count a run may ask for: the largest published single cluster (OCI Supercluster, "up to
+# 131,072 GPUs", provider-catalog addendum).
+MAX_RUN_GPUS = 131_072
 
 WORKLOAD_FIELDS = (
     "params",
@@ -167,7 +179,16 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
     errors = workload_bound_errors(values)
     if errors:
         raise ValidationError(errors)
-    workload = Workload(owner=owner, name=name or preset or "custom", preset=preset, **values)
+    deadline_default = values.get("deadline_days") is None
+    if deadline_default:
+        values["deadline_days"] = DEFAULT_DEADLINE_DAYS
+    workload = Workload(
+        owner=owner,
+        name=name or preset or "custom",
+        preset=preset,
+        deadline_default=deadline_default,
+        **values,
+    )
     try:
         workload_from_dict(workload.to_engine_dict())
     except InputError as exc:
@@ -191,25 +212,60 @@ def _enqueue_start(run_id: int) -> None:
         logger.warning("could not enqueue sizing run %s; the sweeper will retry", run_id, exc_info=True)
 
 
-def plan_run_create(
-    *, owner: Any, workload: Workload, offering_slugs: list[str] | None = None, objective: str = "cheapest"
-) -> PlanRun:
-    """Create a queued run of `workload` over the offerings (default: all); enqueue its start on commit."""
-    if workload.owner_id != owner.pk:
-        raise ValidationError({"workload": "no such workload"})
-    if objective not in ("cheapest", "fastest"):
-        raise ValidationError({"objective": f"must be cheapest or fastest, got {objective!r}"})
+def check_run_gpus(gpus: Any) -> None:
+    """A requested GPU count: a whole number from 1 to MAX_RUN_GPUS (None: search the cluster size)."""
+    if gpus is None:
+        return
+    if isinstance(gpus, bool) or not isinstance(gpus, int) or not 1 <= gpus <= MAX_RUN_GPUS:
+        raise ValidationError({"gpus": f"must be a whole number from 1 to {MAX_RUN_GPUS:,}, got {gpus!r}"})
+
+
+def run_offerings(*, offering_slugs: list[str] | None, include_samples: bool) -> list[Offering]:
+    """The offerings a run sizes: the named ones or the whole catalog; fictional samples only when asked."""
     if offering_slugs:
         offerings = list(Offering.objects.filter(slug__in=offering_slugs))
         missing = sorted(set(offering_slugs) - {o.slug for o in offerings})
         if missing:
             raise ValidationError({"offerings": f"unknown offering(s): {', '.join(missing)}"})
+        samples = sorted(o.slug for o in offerings if o.fictional)
+        if samples and not include_samples:
+            raise ValidationError(
+                {"offerings": f"{', '.join(samples)}: fictional sample(s); set include_samples to size them"}
+            )
     else:
-        offerings = list(Offering.objects.all())
+        queryset = Offering.objects.all()
+        offerings = list(queryset if include_samples else queryset.filter(fictional=False))
     if not offerings:
         raise ValidationError({"offerings": "the catalog has no offering to size"})
+    return offerings
+
+
+def plan_run_create(
+    *,
+    owner: Any,
+    workload: Workload,
+    offering_slugs: list[str] | None = None,
+    objective: str = "cheapest",
+    gpus: int | None = None,
+    include_samples: bool = False,
+) -> PlanRun:
+    """Create a queued run of `workload` over the offerings (default: the catalog without its fictional
+    samples), optionally at exactly `gpus` GPUs; enqueue its start on commit."""
+    if workload.owner_id != owner.pk:
+        raise ValidationError({"workload": "no such workload"})
+    if objective not in ("cheapest", "fastest"):
+        raise ValidationError({"objective": f"must be cheapest or fastest, got {objective!r}"})
+    check_run_gpus(gpus)
+    offerings = run_offerings(offering_slugs=offering_slugs, include_samples=include_samples)
     with transaction.atomic():
-        run = PlanRun(workload=workload, owner=owner, objective=objective, progress_total=len(offerings))
+        run = PlanRun(
+            workload=workload,
+            owner=owner,
+            objective=objective,
+            gpus=gpus,
+            include_samples=include_samples,
+            progress_total=len(offerings),
+        )
         run.full_clean()
         run.save()
         run.offerings.set(offerings)
@@ -253,27 +309,102 @@ def plan_run_start(*, run_id: int) -> None:
         plan_run_rank(run_id=run_id)
 
 
-def size_offering(*, workload: Workload, facts: dict[str, Any], objective: str) -> dict[str, Any]:
+def size_offering(
+    *, workload: Workload, facts: dict[str, Any], objective: str, gpus: int | None = None
+) -> dict[str, Any]:
     """One offering's sizing, full bill and pitfall codes, as PlanResult field values."""
-    values, _ = size_offering_with_findings(workload=workload, facts=facts, objective=objective)
+    values, _ = size_offering_with_findings(workload=workload, facts=facts, objective=objective, gpus=gpus)
+    return values
+
+
+def input_error_words(exc: InputError, gpus: int | None) -> str:
+    """Why the engine could not size an offering, in a buyer's words (never the exception's text alone)."""
+    if exc.field == "gpus" and gpus is not None:
+        return f"this workload cannot be laid out on exactly {gpus:,} GPUs of this offering ({exc.reason})"
+    if exc.field == "offering.gpu":
+        return "the offering's GPU model is not published and cannot be read from its description"
+    what = exc.field.removeprefix("offering.").replace("_", " ")
+    return f"the planner cannot size this offering: its {what} is {exc.reason}"
+
+
+def engine_sizing(
+    *, workload: Workload, facts: dict[str, Any], objective: str, gpus: int | None = None
+) -> dict[str, Any]:
+    """The engine's search for one offering; an offering it cannot size is an answer in words too."""
+    engine_objective = objective
+    if objective == "cheapest" and workload.deadline_days is not None:
+        engine_objective = "cheapest-within-deadline"
+    try:
+        return search(workload.to_engine_dict(), facts, objective=engine_objective, top=3, gpus=gpus)
+    except InputError as exc:
+        reason = input_error_words(exc, gpus)
+    except SoftTimeLimitExceeded:
+        raise
+    except Exception:  # a bug must not become a page of exception text: log it, answer in words
+        logger.exception("sizing %s failed", facts.get("slug"))
+        reason = "the planner could not size this offering (an internal error, logged for the team)"
+    return {"feasible": False, "reasons": [reason], "explanation": [], "assumed_facts": []}
+
+
+def pessimistic_answer(
+    *, workload: Workload, facts: dict[str, Any], sizing: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The same layout and GPU count with every assumed fact at its pessimistic value: days and cost.
+    None when nothing was assumed that has a worse value. The cluster size stays as sized (an unpublished
+    capacity is a question of its own, listed with the assumptions)."""
+    assumed = [Assumed(**a) for a in sizing.get("assumed_facts") or [] if a.get("fact") != "max_nodes"]
+    worse_facts = pessimistic_facts(facts, assumed)
+    if worse_facts is None or not sizing.get("layout") or not sizing.get("gpus"):
+        return None
+    try:
+        worse = evaluate(workload.to_engine_dict(), worse_facts, sizing["layout"], gpus=sizing["gpus"])
+    except InputError:
+        return None
+    out: dict[str, Any] = {
+        "facts": {a.fact: a.pessimistic for a in assumed if a.pessimistic is not None},
+        "feasible": bool(worse.get("feasible")),
+        "train_days": worse.get("train_days"),
+        "mfu": worse.get("mfu"),
+        "cost_total_usd": None,
+    }
+    if worse.get("train_days") is not None:
+        full = bill_module.full_bill(facts, worse, workload.to_rules_dict())
+        if full["plan"]["price_usd_per_gpu_hour"] is not None:
+            out["cost_total_usd"] = str(bill_module.central_or_total(full))
+    return out
+
+
+def _bill_values(workload: Workload, facts: dict[str, Any], sizing: dict[str, Any]) -> dict[str, Any]:
+    """The bill's PlanResult fields: the bill, its central estimate (the ranked cost) and its range."""
+    values: dict[str, Any] = {
+        "bill": {},
+        "cost_total_usd": None,
+        "cost_low_usd": None,
+        "cost_high_usd": None,
+        "cost_complete": False,
+        "plan_name": "",
+    }
+    if not sizing.get("gpus") or sizing.get("train_days") is None:
+        return values
+    full = bill_module.full_bill(facts, sizing, workload.to_rules_dict())
+    values["bill"] = bill_module.to_json(full)
+    if full["plan"]["price_usd_per_gpu_hour"] is not None:
+        values["cost_total_usd"] = bill_module.central_or_total(full)
+        values["cost_low_usd"] = full["cost_low_usd"]
+        values["cost_high_usd"] = full["cost_high_usd"]
+    values["cost_complete"] = bool(full["complete"])
+    values["plan_name"] = full["plan"]["name"] or ""
     return values
 
 
 def size_offering_with_findings(
     *, workload: Workload, facts: dict[str, Any], objective: str, gpus: int | None = None
 ) -> tuple[dict[str, Any], list[Finding]]:
-    """size_offering, plus the pitfall findings themselves (severity, evidence, advice) for the checks app.
-    `gpus`: size at exactly this GPU count (None: the search picks the count)."""
-    engine_objective = objective
-    if objective == "cheapest" and workload.deadline_days is not None:
-        engine_objective = "cheapest-within-deadline"
-    try:
-        sizing = search(workload.to_engine_dict(), facts, objective=engine_objective, top=3, gpus=gpus)
-    except InputError as exc:
-        # An offering whose facts the engine cannot size (no GPU model, no node count...) is an answer too.
-        sizing = {"feasible": False, "reasons": [f"cannot size this offering: {exc}"], "explanation": []}
+    """size_offering, plus the pitfall findings themselves (severity, evidence, advice) for the checks app."""
+    sizing = engine_sizing(workload=workload, facts=facts, objective=objective, gpus=gpus)
+    feasible = bool(sizing.get("feasible"))
     values: dict[str, Any] = {
-        "feasible": bool(sizing.get("feasible")),
+        "feasible": feasible,
         "layout": sizing.get("layout") or {},
         "gpus": sizing.get("gpus"),
         "nodes": sizing.get("nodes"),
@@ -281,20 +412,17 @@ def size_offering_with_findings(
         "mfu": sizing.get("mfu"),
         "goodput": (sizing.get("goodput") or {}).get("fraction"),
         "sizing": sizing,
-        "bill": {},
-        "cost_total_usd": None,
-        "cost_complete": False,
-        "plan_name": "",
+        "sample": bool(facts.get("fictional")),
+        "assumptions": [
+            {"fact": a["fact"], "assumed": a["assumed"], "basis": a["basis"]}
+            for a in sizing.get("assumed_facts") or []
+        ],
+        "infeasible_reason": None
+        if feasible
+        else ("; ".join(sizing.get("reasons") or []) or "no layout of this workload fits this offering"),
+        "pessimistic": pessimistic_answer(workload=workload, facts=facts, sizing=sizing),
+        **_bill_values(workload, facts, sizing),
     }
-    full: dict[str, Any] | None = None
-    if sizing.get("gpus") and sizing.get("train_days") is not None:
-        full = bill_module.full_bill(facts, sizing, workload.to_rules_dict())
-        values["bill"] = bill_module.to_json(full)
-        values["cost_total_usd"] = (
-            full["total_usd"] if full["plan"]["price_usd_per_gpu_hour"] is not None else None
-        )
-        values["cost_complete"] = bool(full["complete"])
-        values["plan_name"] = full["plan"]["name"] or ""
     findings = run_rules(facts, workload=workload.to_rules_dict(), sizing=sizing, bill=values["bill"] or None)
     values["findings"] = list(dict.fromkeys(f.code for f in findings))
     return values, list(findings)
@@ -326,7 +454,7 @@ def plan_run_execute_chunk(*, run_id: int, offering_ids: list[int]) -> int:
         for offering in offerings:
             try:
                 sized[offering.pk] = size_offering_with_findings(
-                    workload=run.workload, facts=offering.facts(), objective=run.objective
+                    workload=run.workload, facts=offering.facts(), objective=run.objective, gpus=run.gpus
                 )
             except Exception as exc:
                 raise ChunkError(CHUNK_ERROR_MESSAGE.format(what=f"“{offering.name}”")) from exc

@@ -54,12 +54,14 @@ def winner_sentence(workload_name: str, result: Any) -> str:
     sizing = result.sizing or {}
     offering = sizing.get("offering") or {}
     if not result.feasible:
-        return f"No offering in this run can train {workload_name}: " + "; ".join(sizing.get("reasons") or [])
+        reason = getattr(result, "infeasible_reason", None) or "; ".join(sizing.get("reasons") or [])
+        return f"No offering in this run can train {workload_name}: {reason}"
     nodes = result.nodes or 1
     gpus_per_node = offering.get("gpus_per_node") or result.offering.gpus_per_node
     intra = INTRA.get(offering.get("intra_node") or result.offering.intra_node or "", "")
     where = f"{nodes} node{'s' if nodes != 1 else ''} of {gpus_per_node} {intra} GPUs".replace("  ", " ")
-    text = f"{workload_name} fits {where} on {result.offering.name}, using {parallelism_words(result.layout)}"
+    name = result.offering.name + (" (fictional sample)" if result.offering.fictional else "")
+    text = f"{workload_name} fits {where} on {name}, using {parallelism_words(result.layout)}"
     fabric_key = offering.get("fabric") or result.offering.fabric
     if nodes > 1 and fabric_key:
         fabric = FABRIC.get(fabric_key, fabric_key)
@@ -71,8 +73,17 @@ def winner_sentence(workload_name: str, result: Any) -> str:
     if sizing.get("deadline_days") and sizing.get("meets_deadline"):
         text += f" (deadline {sizing['deadline_days']:g})"
     if result.cost_total_usd is not None:
-        text += f", ${result.cost_total_usd:,.0f}{'' if result.cost_complete else ' (incomplete bill)'}"
+        text += f", {cost_words(result)}"
     return text + "."
+
+
+def cost_words(result: Any) -> str:
+    """ "$1,234" for a complete bill; the central estimate and its range when some fees are not published."""
+    if result.cost_complete:
+        return f"${result.cost_total_usd:,.0f}"
+    low, high = getattr(result, "cost_low_usd", None), getattr(result, "cost_high_usd", None)
+    span = f"${low:,.0f} to ${high:,.0f}" if low is not None and high is not None else "range unknown"
+    return f"about ${result.cost_total_usd:,.0f} ({span}: some fees are not published)"
 
 
 def tokens_text(tokens: float | None) -> str:

@@ -12,6 +12,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from sizing import selectors, services
+from sizing.bill import LINE_ITEM_LABELS
+from sizing.engine.unpublished import FACT_WORDS, value_text
 from sizing.filters import RunResultFilterSet
 from sizing.forms import PlanForm
 from sizing.models import Objective
@@ -41,6 +43,8 @@ def plan_new(request: HttpRequest) -> HttpResponse:
                     workload=workload,
                     offering_slugs=data["offerings"] or None,
                     objective=data["objective"],
+                    gpus=data["gpus"],
+                    include_samples=data["include_samples"],
                 )
             return redirect(run.get_absolute_url())
         except ValidationError as exc:
@@ -84,7 +88,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         objective=objective,
         tokens_text=tokens_text(run.workload.train_tokens),
         objective_label=Objective(objective).label,
-        results=results,
+        results=selectors.attach_pitfalls(run=run, results=results),
         summary=winner_sentence(run.workload.name, winner) if winner and run.finished else "",
         winner=winner,
     )
@@ -105,15 +109,32 @@ def run_progress(request: HttpRequest, run_id: int) -> HttpResponse:
 def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
     context = _run_context(request, run_id)
     result = selectors.result_get(run=context["run"], offering_slug=slug)
+    selectors.attach_pitfalls(run=context["run"], results=[result])
     sizing = result.sizing or {}
     context.update(
         result=result,
         sizing=sizing,
         bill=result.bill or {},
+        bill_lines=[
+            {**ln, "label": LINE_ITEM_LABELS.get(ln["item"], ln["item"])}
+            for ln in (result.bill or {}).get("lines", [])
+        ],
         memory=sizing.get("memory_gib_per_gpu") or {},
         breakdown=sizing.get("iteration_breakdown_s") or {},
         goodput=sizing.get("goodput") or {},
         summary=winner_sentence(context["workload"].name, result),
+        assumptions=[
+            {
+                **a,
+                "label": FACT_WORDS.get(a.get("fact"), a.get("fact")),
+                "value": value_text(a.get("assumed")),
+            }
+            for a in result.assumptions
+        ],
+        pessimistic_facts=[
+            (FACT_WORDS.get(fact, fact), value_text(value))
+            for fact, value in ((result.pessimistic or {}).get("facts") or {}).items()
+        ],
     )
     return render(request, "sizing/result.html", context)
 

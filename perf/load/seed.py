@@ -59,7 +59,7 @@ def main() -> None:
     session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session.create()
-    slugs = list(Offering.objects.order_by("slug").values_list("slug", flat=True))
+    slugs = list(Offering.objects.filter(fictional=False).order_by("slug").values_list("slug", flat=True))
     workload = sizing_services.workload_create(owner=user, preset="llama3-70b")
     run = sizing_services.plan_run_create(owner=user, workload=workload, offering_slugs=slugs[:RUN_OFFERINGS])
     run.refresh_from_db()

@@ -116,7 +116,8 @@ FACT_WORDS = {
 }
 
 
-def _value_text(value: Any) -> str:
+def value_text(value: Any) -> str:
+    """A fact value as buyers read it: yes/no, small rates in 3 significant digits, counts with commas."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float) and value < 1e-3:
@@ -129,4 +130,4 @@ def _value_text(value: Any) -> str:
 def assumption_text(assumed: Assumed) -> str:
     """The one-line form the `assumptions` list of the answer carries."""
     words = FACT_WORDS.get(assumed.fact, assumed.fact)
-    return f"{words} not published: {_value_text(assumed.assumed)} assumed ({assumed.basis})"
+    return f"{words} not published: {value_text(assumed.assumed)} assumed ({assumed.basis})"

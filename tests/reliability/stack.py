@@ -297,7 +297,9 @@ class Stack:
         return self.sql(query, *params)[0][0]
 
     def offering_slugs(self, count: int) -> list[str]:
-        rows = self.sql("SELECT slug FROM providers_offering ORDER BY slug LIMIT %s", count)
+        # Real offerings only: a run refuses the fictional samples unless asked for them.
+        query = "SELECT slug FROM providers_offering WHERE NOT fictional ORDER BY slug LIMIT %s"
+        rows = self.sql(query, count)
         return [r[0] for r in rows]
 
     def create_run(self, session: requests.Session, slugs: list[str], preset: str = "13b") -> int:

@@ -101,7 +101,7 @@ def test_pages_form_run_and_detail(
     reranked = client.get(f"/plan/{run.pk}/?objective=cheapest")
     assert reranked.context["results"][0].offering.slug == "api-0"
     detail = client.get(f"/plan/{run.pk}/api-0/")
-    assert detail.status_code == 200 and "checkpoint_storage" in detail.content.decode()
+    assert detail.status_code == 200 and "Checkpoint storage" in detail.content.decode()
     assert client.get(f"/plan/{run.pk}/progress/").status_code == 200
     bad = client.post(
         "/plan/", {"preset": "", "layers": 4, "hidden": 100, "heads": 3, "objective": "fastest"}

@@ -119,10 +119,12 @@ def test_a_13b_job_lands_on_one_8_gpu_full_mesh_node_with_data_parallelism(
     best = results[0]
     assert best.feasible and best.train_days is not None and best.train_days <= 60
     assert best.offering.intra_node == "nvswitch"
-    assert best.gpus == 8 and best.nodes == 1
+    # One or two nodes: the bill's central estimate counts the month-priced fees an offering does not
+    # publish, so finishing in half the time on two nodes can cost less than one node for twice as long.
+    assert best.gpus in (8, 16) and best.nodes == best.gpus // 8
     assert best.layout["dp"] > 1 and best.layout["tp"] * best.layout["pp"] <= 8
     sentence = page_says(client, run)
-    assert sentence.startswith("13b fits 1 node of 8 full-mesh")
+    assert sentence.startswith(f"13b fits {best.nodes} node{'s' if best.nodes > 1 else ''} of 8 full-mesh")
     assert f"{best.layout['dp']}-way data parallelism" in sentence
 
 
