@@ -34,7 +34,6 @@ logger = logging.getLogger(__name__)
 # to the end of the run. The default aims at about CHUNKS_TARGET chunks, between CHUNK_MIN and CHUNK_MAX
 # offerings each; settings.SIZING_CHUNK_SIZE, when not 0, fixes the size instead (read at fan-out time,
 # so a test or a deployment can change it without a reimport). docs/PERFORMANCE.md ("Planner").
-CHUNK_SIZE = 4
 CHUNK_MIN = 4
 CHUNK_MAX = 50
 CHUNKS_TARGET = 64
