@@ -246,8 +246,9 @@ SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000")
 FACT_SOURCE_REVIEW_AGE_DAYS = env.int("FACT_SOURCE_REVIEW_AGE_DAYS", default=365)
 
 # --- Planner and quotes -------------------------------------------------------------------------------
-# Offerings per sizing task: a run over a large catalog is shared by several workers in chunks.
-SIZING_CHUNK_SIZE = env.int("SIZING_CHUNK_SIZE", default=4)
+# Offerings per sizing task: a run over a large catalog is shared by several workers in chunks. 0 (the
+# default): about 64 chunks a run, 4 to 50 offerings each (sizing/services.py chunk_size).
+SIZING_CHUNK_SIZE = env.int("SIZING_CHUNK_SIZE", default=0)
 # Debian's chromium draws the quote charts (kaleido); nothing ever downloads a browser.
 QUOTES_BROWSER_PATH = env.str("QUOTES_BROWSER_PATH", default="/usr/bin/chromium")
 QUOTES_VALIDITY_DAYS = env.int("QUOTES_VALIDITY_DAYS", default=30)

@@ -36,9 +36,8 @@ logger = logging.getLogger(__name__)
 # Offerings per chunk task. A chunk costs a fixed number of queries (load, store, progress) whatever its
 # size, so bigger chunks cost fewer queries per offering; more chunks than workers keep every worker busy
 # to the end of the run. The default aims at about CHUNKS_TARGET chunks, between CHUNK_MIN and CHUNK_MAX
-# offerings each; settings.SIZING_CHUNK_SIZE fixes the size instead (read at fan-out time, so a test or a
-# deployment can change it without a reimport). docs/PERFORMANCE.md ("Planner") has the figures.
-CHUNK_SIZE = 4
+# offerings each; settings.SIZING_CHUNK_SIZE, when not 0, fixes the size instead (read at fan-out time,
+# so a test or a deployment can change it without a reimport). docs/PERFORMANCE.md ("Planner").
 CHUNK_MIN = 4
 CHUNK_MAX = 50
 CHUNKS_TARGET = 64
@@ -46,7 +45,7 @@ CHUNKS_TARGET = 64
 
 def chunk_size(total: int = 0) -> int:
     fixed = getattr(settings, "SIZING_CHUNK_SIZE", None)
-    if fixed is not None:
+    if fixed:
         return max(1, int(fixed))
     return min(CHUNK_MAX, max(CHUNK_MIN, -(-total // CHUNKS_TARGET)))
 
