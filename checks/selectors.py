@@ -134,7 +134,16 @@ def evidence_for_offering(offering: Offering) -> list[dict[str, Any]]:
 
 def offering_for_checklist(*, slug: str) -> Offering:
     """One offering with what `Offering.facts()` needs joined (raises Offering.DoesNotExist)."""
-    return Offering.objects.select_related("provider", "gpu").prefetch_related("plans").get(slug=slug)
+    return (
+        Offering.objects.select_related("provider", "gpu")
+        .prefetch_related("plans", "provenance__sources")
+        .get(slug=slug)
+    )
+
+
+def sourced_groups(offering: Offering) -> set[str]:
+    """The offering's fact groups that name at least one source (provenance prefetched)."""
+    return {p.group for p in offering.provenance.all() if p.sources.all()}
 
 
 def offering_choices() -> QuerySet[Offering]:

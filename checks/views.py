@@ -27,11 +27,13 @@ def checklist_page(request: HttpRequest) -> HttpResponse:
         offering.facts(),
         [{"code": f.code, "severity": f.severity, "title": f.title} for f in findings],
         evidence,
+        sourced_groups=selectors.sourced_groups(offering),
     )
+    titles = {f.code: f.title for f in findings}
     context.update(
         {
             "offering": offering,
-            "answers": [display.checklist_view(offering.slug, a) for a in answers],
+            "answers": [display.checklist_view(offering.slug, a, titles) for a in answers],
             "findings": [display.finding_view(f) for f in findings],
         }
     )
