@@ -6,6 +6,7 @@ import statistics
 from typing import Any
 
 from checks.display import SEVERITY_DISPLAY
+from checks.rules import pitfall_name
 from compare.charts.common import bar_height, cell, fmt, missing_cell, table
 from compare.charts.findings import SEVERITIES, severity_bar
 from portal.chart_style import (
@@ -249,8 +250,9 @@ def overview_findings_panel(counts: list[dict]) -> dict:
     for severity in SEVERITIES:
         word = SEVERITY_DISPLAY[severity]["word"].lower()
         per_code = [table_counts[code][severity] for code in codes]
-        hovers = [f"{code}: {n} {word}" for code, n in zip(codes, per_code, strict=True)]
-        traces.append(severity_bar(severity, per_code, codes, hovers))
+        names = [pitfall_name(code) for code in codes]
+        hovers = [f"{name}: {n} {word}" for name, n in zip(names, per_code, strict=True)]
+        traces.append(severity_bar(severity, per_code, names, hovers))
     return {
         "key": "overview-findings",
         "title": "Pitfall findings across the catalog, by severity",
@@ -272,7 +274,7 @@ def overview_findings_panel(counts: list[dict]) -> dict:
             ["Pitfall", "Critical", "Warning", "Info"],
             [
                 {
-                    "head": code,
+                    "head": pitfall_name(code),
                     "href": "",
                     "cells": [cell(v, number=True) for v in table_counts[code].values()],
                 }

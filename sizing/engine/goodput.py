@@ -70,7 +70,7 @@ def fault_model(facts: dict[str, Any]) -> FaultModel:
         if published_replace is None:
             notes.append(
                 f"no automatic node replacement: {replace / 60:.0f} h per failure assumed (manual ticket, "
-                "OPT-175B chronicles, cal §4)"
+                "as in Meta's OPT-175B logbook)"
             )
     relaunch = C.RESTART_JOB_MIN + (0.0 if auto_restart else 10.0)  # an operator relaunches by hand
     storage = facts.get("storage_write_gbytes_per_s")
@@ -78,7 +78,7 @@ def fault_model(facts: dict[str, Any]) -> FaultModel:
         notes.append(
             "checkpoint write bandwidth not published: "
             f"{C.DEFAULT_STORAGE_GBYTES_PER_S_PER_NODE:.0f} GB/s per "
-            "node assumed (BLOOM wrote 2.3 TB in ~40 s on 48 nodes, cal §4)"
+            "node assumed (BLOOM wrote 2.3 TB in ~40 s on 48 nodes)"
         )
     return FaultModel(
         rate_per_gpu_hour=float(rate),
