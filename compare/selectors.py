@@ -181,9 +181,11 @@ def catalog_findings(*, offering_ids: list[int]) -> list[Finding]:
 
 
 def overview_offerings() -> list[dict[str, Any]]:
-    """Every offering as the few values the overview charts need (one query, no model instances)."""
+    """Every real offering (fictional samples are teaching material, not the market) as the few values the
+    overview charts need (one query, no model instances)."""
     return list(
-        Offering.objects.annotate(
+        Offering.objects.filter(fictional=False)
+        .annotate(
             on_demand_price=Min(
                 "plans__price_usd_per_gpu_hour", filter=Q(plans__kind=BillingPlan.Kind.ON_DEMAND)
             )
@@ -215,9 +217,9 @@ def overview_offerings() -> list[dict[str, Any]]:
 
 
 def overview_finding_counts() -> list[dict[str, Any]]:
-    """Catalog findings counted by code and severity (one aggregate query)."""
+    """Catalog findings on real offerings counted by code and severity (one aggregate query)."""
     return list(
-        Finding.objects.filter(context=CONTEXT_CLAIMS)
+        Finding.objects.filter(context=CONTEXT_CLAIMS, offering__fictional=False)
         .values("code", "severity")
         .annotate(n=Count("id"))
         .order_by("code", "severity")
@@ -225,6 +227,5 @@ def overview_finding_counts() -> list[dict[str, Any]]:
 
 
 def provider_count() -> int:
-    from providers.models import Provider
-
-    return Provider.objects.count()
+    """Providers with at least one real offering."""
+    return Offering.objects.filter(fictional=False).values("provider_id").distinct().count()

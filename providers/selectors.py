@@ -77,11 +77,18 @@ def provider_list() -> QuerySet[Provider]:
     return Provider.objects.order_by("name")
 
 
-def filter_options() -> dict[str, Any]:
-    """The GPUs and providers the browse page offers in its filter menus."""
+PROVIDER_SUGGESTIONS = 30
+
+
+def filter_options(*, provider_name: str = "") -> dict[str, Any]:
+    """The GPUs the browse page offers in its menu, and up to PROVIDER_SUGGESTIONS provider names for its
+    provider box (those containing what was typed; a catalog of a thousand providers is never listed)."""
+    providers = Provider.objects.order_by("name")
+    if provider_name:
+        providers = providers.filter(name__icontains=provider_name)
     return {
         "gpus": list(
             GPUModel.objects.filter(offerings__isnull=False).distinct().values_list("key", flat=True)
         ),
-        "providers": list(Provider.objects.order_by("name").values_list("slug", "name")),
+        "providers": list(providers.values_list("name", flat=True)[:PROVIDER_SUGGESTIONS]),
     }
