@@ -12,8 +12,14 @@ from providers.models import Offering
 
 
 def checklist_page(request: HttpRequest) -> HttpResponse:
-    slug = (request.GET.get("offering") or "").strip()
-    context: dict[str, object] = {"offerings": selectors.offering_choices(), "slug": slug}
+    slug = (request.GET.get("offering") or "").strip()[:80]
+    search = (request.GET.get("q") or "").strip()[:80]
+    context: dict[str, object] = {
+        "offerings": selectors.offering_choices(search=search, chosen=slug),
+        "slug": slug,
+        "search": search,
+        "choices_limit": selectors.CHOICES_LIMIT,
+    }
     if not slug:
         return render(request, "checks/checklist.html", context)
     try:

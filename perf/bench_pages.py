@@ -35,6 +35,7 @@ OFFERINGS = int(os.environ.get("BENCH_OFFERINGS", "3000"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "30"))
 WORKERS = int(os.environ.get("BENCH_WORKERS", "2"))
 PORT = int(os.environ.get("BENCH_PORT", "8769"))
+# BENCH_REUSE=1 measures again on the catalog a previous run left in BENCH_DB (seeding takes minutes).
 
 
 def log(message: str) -> None:
@@ -118,7 +119,8 @@ def main() -> None:
         subprocess.run(
             [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=REPO, env=env, check=True
         )
-    reset(env)
+    if os.environ.get("BENCH_REUSE") != "1":  # BENCH_REUSE=1: keep the catalog a previous run seeded
+        reset(env)
     seeded = seed(env)
     slugs: list[str] = seeded["slugs"]
     log(f"seeded {seeded['offerings']} offerings in {time.perf_counter() - started:.0f} s")
@@ -134,10 +136,10 @@ def main() -> None:
     try:
         for _ in range(100):
             try:
-                requests.get(base + "/healthz", timeout=2)
+                requests.get(base + "/healthz", timeout=5).raise_for_status()
                 break
-            except requests.ConnectionError:
-                time.sleep(0.3)
+            except requests.RequestException:  # still booting
+                time.sleep(0.5)
         paths = {
             "healthz": "/healthz",
             "home": "/",

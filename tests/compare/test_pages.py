@@ -289,10 +289,25 @@ def test_overview_queries_do_not_grow_with_the_catalog(
 ) -> None:
     _grow_catalog(10)
     small = _count(client, "/")
+    assert _count(client, "/") == 0  # the overview of this catalog version is cached
     _grow_catalog(110, start=10)
+    sized.catalog_version_bump()  # what an import or an edit does through the catalog's signals
     assert _count(client, "/") == small
+    sized.catalog_version_bump()
     with django_assert_max_num_queries(4):
         client.get("/")
+
+
+def test_an_offering_edit_refreshes_the_cached_overview(
+    client: Any, catalog: list[Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    before = client.get("/").context["offering_count"]
+    rep = UserFactory(username="rep-fict", role="provider", provider=catalog[0].provider)
+    with django_capture_on_commit_callbacks(execute=True):
+        offering_update(user=rep, offering=catalog[0], facts={"gbps_per_nic": 100})
+    helpers.offering(slug="late", name="Late addition")
+    sized.catalog_version_bump()
+    assert client.get("/").context["offering_count"] == before + 1
 
 
 def test_compare_queries_are_bounded_with_a_large_catalog_and_stored_results(
