@@ -18,4 +18,5 @@ def on_offerings_changed(**_: Any) -> None:
 
 
 def on_catalog_imported(**_: Any) -> None:
+    """A catalog import, or parsed evidence about an offering."""
     catalog_version_bump()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
@@ -97,6 +98,44 @@ def _share_url(slugs: list[str], ref: Any, gpus: int | None, samples: bool) -> s
     return url + ("&" + urlencode(extra) if extra else "")
 
 
+# Panels are built once per catalog version and comparison, and kept at most this long (findings refreshed
+# by the worker after an edit, and new public evidence, show within a minute).
+PANELS_CACHE_SECONDS = 60
+
+
+def _panels(offerings: list[Any], ref: Any, gpus: int | None) -> tuple[list[dict], list[dict], list[dict]]:
+    """The claim and evidence panels, the workload panels (with a workload) and the tail panels."""
+    ids = [o.pk for o in offerings]
+    uploads = selectors.public_uploads(offering_ids=ids)
+    panels = [charts.interconnect_panel(offerings, uploads)]
+    busbw = charts.busbw_panel(offerings, uploads)
+    if busbw:
+        panels.append(busbw)
+    panels += [charts.usable_panel(offerings, {}), charts.fault_tolerance_panel(offerings)]
+    workload_panels: list[dict[str, Any]] = []
+    if ref is not None and gpus:
+        workload_panels, results = _workload_panels(offerings, ref, gpus)
+        panels[-2] = charts.usable_panel(offerings, results)
+    history = charts.price_history_panel(offerings, selectors.price_points(offering_ids=ids))
+    tail = [charts.findings_panel(offerings, selectors.catalog_findings(offering_ids=ids))]
+    if history:
+        tail.insert(0, history)
+    return panels, workload_panels, tail
+
+
+def _cached_panels(
+    offerings: list[Any], ref: Any, gpus: int | None
+) -> tuple[list[dict], list[dict], list[dict]]:
+    workload = "" if ref is None else sized.workload_key(selectors.workload_for(ref))
+    ids = ".".join(str(o.pk) for o in offerings)
+    key = f"compare:panels:{sized.catalog_version()}:{ids}:{workload}:{gpus or ''}"
+    cached = cache.get(key)
+    if cached is None:
+        cached = _panels(offerings, ref, gpus)
+        cache.set(key, cached, PANELS_CACHE_SECONDS)
+    return cached
+
+
 def compare_page(request: HttpRequest) -> HttpResponse:
     raw_offerings = request.GET.getlist("offerings")
     raw_workload = request.GET.get("workload", "")
@@ -110,22 +149,9 @@ def compare_page(request: HttpRequest) -> HttpResponse:
         context["errors"] = _errors(exc)
         return render(request, "compare/pick.html", context, status=400)
 
-    ids = [o.pk for o in offerings]
-    uploads = selectors.public_uploads(offering_ids=ids)
-    panels = [charts.interconnect_panel(offerings, uploads)]
-    busbw = charts.busbw_panel(offerings, uploads)
-    if busbw:
-        panels.append(busbw)
-    panels += [charts.usable_panel(offerings, {}), charts.fault_tolerance_panel(offerings)]
-    workload_panels: list[dict[str, Any]] = []
     if ref is not None:
         gpus = gpus or sized.suggested_gpus(selectors.workload_for(ref))
-        workload_panels, results = _workload_panels(offerings, ref, gpus)
-        panels[-2] = charts.usable_panel(offerings, results)
-    history = charts.price_history_panel(offerings, selectors.price_points(offering_ids=ids))
-    tail = [charts.findings_panel(offerings, selectors.catalog_findings(offering_ids=ids))]
-    if history:
-        tail.insert(0, history)
+    panels, workload_panels, tail = _cached_panels(offerings, ref, gpus)
     samples = _include_samples(request.GET)
     context = {
         "offerings": offerings,

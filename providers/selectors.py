@@ -8,10 +8,10 @@ from django.db.models import (
     ExpressionWrapper,
     F,
     FloatField,
-    Min,
+    OuterRef,
     Prefetch,
-    Q,
     QuerySet,
+    Subquery,
 )
 
 from providers.models import BillingPlan, GPUModel, Offering, PricePoint, Provider
@@ -30,15 +30,25 @@ SORTS = {
 SORT_CHOICES = [(key, key) for key in SORTS]
 
 
+def on_demand_price() -> Subquery:
+    """The offering's cheapest published on-demand price per GPU-hour, as a correlated subquery: unlike a
+    Min() over the joined plans it needs no GROUP BY over the whole catalog, so counting and paging a
+    filtered catalog of thousands stays cheap (PostgreSQL evaluates it for the rows of the page only)."""
+    return Subquery(
+        BillingPlan.objects.filter(
+            offering=OuterRef("pk"), kind=BillingPlan.Kind.ON_DEMAND, price_usd_per_gpu_hour__isnull=False
+        )
+        .order_by("price_usd_per_gpu_hour")
+        .values("price_usd_per_gpu_hour")[:1]
+    )
+
+
 def offering_queryset() -> QuerySet[Offering]:
     return (
         Offering.objects.select_related("provider", "gpu")
         .prefetch_related(Prefetch("plans", queryset=BillingPlan.objects.order_by("kind", "name")))
         .annotate(
-            on_demand_price=Min(
-                "plans__price_usd_per_gpu_hour",
-                filter=Q(plans__kind=BillingPlan.Kind.ON_DEMAND),
-            ),
+            on_demand_price=on_demand_price(),
             gbps_per_gpu_value=ExpressionWrapper(
                 F("nics_per_node") * F("gbps_per_nic") * 1.0 / F("gpus_per_node"), output_field=FloatField()
             ),
