@@ -111,7 +111,7 @@ def test_html_in_a_providers_name_is_text_everywhere(
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.wait_for_selector("#panel-interconnect .hoverlayer .hovertext", timeout=5000)
     hover = page.locator("#panel-interconnect .hoverlayer").text_content() or ""
-    assert "<img src=x onerror=alert(1)>" in hover, hover
+    assert "<imgsrc=xonerror=alert(1)>" in hover.replace(" ", ""), hover  # the label wraps over lines
     page.screenshot(path=str(artifacts / "compare-xss.png"), full_page=True)
     assert dialogs == []
 
