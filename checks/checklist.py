@@ -344,7 +344,12 @@ def _answer_question(
         answer += " Evidence: " + ", ".join(str(item.get("filename")) for item in uploads) + "."
     answered = bool(uploads) or bool(question.facts and not unanswered)
     if unanswered and not uploads:
-        answer += " Ask the provider for: " + ", ".join(fact_label(k) for k in unanswered) + "."
+        missing = [k for k in unanswered if offering.get(k) in (None, [], "")]
+        unsourced = [k for k in unanswered if k not in missing]
+        if missing:
+            answer += " Ask the provider for: " + ", ".join(fact_label(k) for k in missing) + "."
+        if unsourced:
+            answer += " Ask for a source of: " + ", ".join(fact_label(k) for k in unsourced) + "."
     status, concerns = _status_and_concerns(related, answered)
     refs: list[dict[str, Any]] = [
         {"finding": finding.get("code"), "severity": finding.get("severity")} for finding in related

@@ -73,7 +73,8 @@ def test_answered_only_where_every_fact_is_published_with_a_source():
     assert items["fabric"]["status"] == "answered"
     no_network_source = by_key(checklist(off, [], [], sourced_groups=sourced - {"network"}))
     assert no_network_source["fabric"]["status"] == "unknown"
-    assert "Ask the provider for:" in no_network_source["fabric"]["answer"]
+    assert "Ask for a source of: Inter-node fabric" in no_network_source["fabric"]["answer"]
+    assert "Ask the provider for:" not in no_network_source["fabric"]["answer"]
     partly = dict(off, gbps_per_nic=None)
     item = by_key(checklist(partly, [], []))["fabric"]
     assert item["status"] == "unknown"  # one of its facts unpublished: not answered
