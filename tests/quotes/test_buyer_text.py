@@ -99,3 +99,20 @@ def test_the_checker_catches_what_it_looks_for() -> None:
     with pytest.raises(AssertionError):
         assert_clean("sample", f"finding {rule_codes()[0]} (warning)")
     assert_clean("sample", 'id="finding-x" Storage and egress prices not published')
+
+
+def test_an_incomplete_bill_names_its_unknown_fees_and_shows_its_range() -> None:
+    from quotes.display import bill_range, unknown_fees
+
+    bill = {
+        "complete": False,
+        "lines": [
+            {"item": "compute", "usd": "100.00"},
+            {"item": "support", "usd": None},
+            {"item": "setup", "usd": None},
+        ],
+    }
+    assert unknown_fees(bill) == ["Support", "Setup fee"]
+    assert bill_range({"cost_low_usd": "100", "cost_high_usd": "2500"}, bill) == "$100.00 to $2,500.00"
+    assert bill_range({}, bill) == ""  # a bill without its range says only what is unknown
+    assert bill_range({"cost_low_usd": 1, "cost_high_usd": 2}, dict(bill, complete=True)) == ""
