@@ -3,8 +3,10 @@
 The questions come from the six traps (DESIGN section 6) and the buyer checklist of
 ../shared/data/peer-portals.md section 2 item 5 (stas00/ml-engineering). Each is answered from the
 offering's facts, the uploaded evidence and the findings of `checks.rules.run_rules`:
-`status` is "concern" when a related finding is critical or warning, "unknown" when the facts that answer
-it are not published and no evidence covers it, else "answered". Pure Python, no Django.
+`status` is "concern" when a related finding is critical or warning; "answered" only when every fact that
+answers it is published with a source (or an upload covers it); else "unknown", and the answer names what
+to ask. Each fact the sizing model needs and the offering does not publish (the class norms of
+hardware.norms) becomes a question of its own. Pure Python, no Django.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any
 
 from checks.rules import Finding
 from checks.severity import Severity
+from hardware.norms import NORMS, norm_for, offering_class
+from providers.facts import FACTS_BY_NAME
 
 
 @dataclass(frozen=True)
@@ -106,7 +110,7 @@ def _gpus(offering: dict) -> str:
 def _plan_text(plan: dict) -> str:
     price = plan.get("price_usd_per_gpu_hour")
     return (
-        f"{plan.get('kind')}{' ' + str(plan.get('name')) if plan.get('name') else ''}: "
+        f"{plan.get('kind') or 'plan'}{' ' + str(plan.get('name')) if plan.get('name') else ''}: "
         f"{'price not published' if price is None else f'${price:g}/GPU-h'}, granularity "
         f"{plan.get('granularity') or 'not published'}"
         + (f", term {plan['term_months']} months" if plan.get("term_months") else "")
@@ -168,8 +172,7 @@ QUESTIONS: tuple[Question, ...] = (
         "gpus",
         "How many GPUs will we actually be able to use, and what do you credit when fewer are healthy?",
         "Contracted GPUs that are degraded but reachable usually count as 'up' under uptime SLAs; no "
-        "provider "
-        "publishes a usable-GPU percentage (hidden-costs.md section 3).",
+        "provider publishes a usable-GPU percentage.",
         ("usable_gpu_guarantee_pct", "gpus_per_node", "exclusivity"),
         ("usable-gpus-short", "cluster-too-small"),
         ("nvidia-smi", "dcgmi-diag", "dmesg"),
@@ -181,7 +184,7 @@ QUESTIONS: tuple[Question, ...] = (
         "what speed? "
         "Will you show `ibstat` and a multi-node nccl-tests all-reduce?",
         "Plain Ethernet is sold as 'high-speed networking'; a 100B+ job needs ~400 Gb/s RDMA per GPU "
-        "(DESIGN 6).",
+        "(one 400 Gb/s NIC per GPU on NVIDIA's HGX reference designs).",
         ("fabric", "nics_per_node", "gbps_per_nic"),
         ("fabric-not-rdma", "fabric-too-slow"),
         ("ibstat", "ibstatus", "ibv_devinfo", "lspci", "perftest", "nccl-tests", "rccl-tests"),
@@ -215,8 +218,7 @@ QUESTIONS: tuple[Question, ...] = (
         "billing",
         "Is it billed per cluster cycle or on demand: minimum term, minimum nodes, granularity, upfront "
         "share?",
-        "Prices are only comparable per billing term; reserved deals often ask 25%+ upfront "
-        "(peer-portals.md 2.3).",
+        "Prices are only comparable per billing term; reserved deals often ask 25% or more upfront.",
         ("billing_plans", "price_usd_per_gpu_hour"),
         ("over-budget",),
         (),
@@ -237,7 +239,7 @@ QUESTIONS: tuple[Question, ...] = (
     Question(
         "traffic",
         "What do egress, inter-node/inter-zone traffic, support and setup cost?",
-        "These are the lines most often missing from the quote (hidden-costs.md sections 2 and 4).",
+        "These are the lines most often missing from the quote.",
         ("egress_price_usd_per_gb", "traffic_price_usd_per_gb"),
         ("hidden-fees",),
         (),
@@ -278,7 +280,7 @@ QUESTIONS: tuple[Question, ...] = (
         "Will you run our acceptance tests before the term starts (burn-in, `dcgmi diag -r 3`, nccl-tests "
         "at 1 and "
         "4-16 nodes with 256 MiB-16 GiB messages) and replace nodes that fail?",
-        "New GPU batches fail at 3-10% without burn-in (SemiAnalysis via stas00, hidden-costs.md section 4).",
+        "New GPU batches fail at 3-10% without burn-in (SemiAnalysis, quoted in stas00/ml-engineering).",
         (),
         (),
         ("dcgmi-diag", "nccl-tests", "rccl-tests", "hccl-test", "perftest"),
@@ -293,7 +295,7 @@ def _finding_dict(finding: Finding | dict) -> dict[str, Any]:
 
 def _status_and_concerns(related: list[dict], answered: bool) -> tuple[str, str]:
     """ "concern" when a related finding is critical or warning (with their titles), else "answered" when
-    a fact or an upload answers the question, else "unknown"."""
+    the facts or an upload answer the question, else "unknown"."""
     if any(finding.get("severity") in (Severity.CRITICAL, Severity.WARNING) for finding in related):
         concerns = "; ".join(
             f"{finding.get('title')} ({finding.get('severity')})"
@@ -304,7 +306,31 @@ def _status_and_concerns(related: list[dict], answered: bool) -> tuple[str, str]
     return ("answered" if answered else "unknown"), ""
 
 
-def _answer_question(question: Question, offering: dict, found: list[dict], evidence: Sequence[dict]) -> dict:
+def fact_label(key: str) -> str:
+    """A fact as buyers read it ("Gb/s per NIC"), not its key."""
+    fact = FACTS_BY_NAME.get(key)
+    if fact is not None:
+        return fact.label
+    return {"billing_plans": "billing plans", "price_usd_per_gpu_hour": "on-demand price"}.get(
+        key, key.replace("_", " ")
+    )
+
+
+def _sourced(key: str, offering: dict, sourced_groups: set[str] | None) -> bool:
+    """Published, and (when the caller knows the sources) from a fact group that names a source."""
+    if offering.get(key) in (None, [], ""):
+        return False
+    fact = FACTS_BY_NAME.get(key)
+    return sourced_groups is None or fact is None or fact.group in sourced_groups
+
+
+def _answer_question(
+    question: Question,
+    offering: dict,
+    found: list[dict],
+    evidence: Sequence[dict],
+    sourced_groups: set[str] | None,
+) -> dict:
     related = [finding for finding in found if finding.get("code") in question.codes]
     uploads = [
         item
@@ -312,11 +338,19 @@ def _answer_question(question: Question, offering: dict, found: list[dict], evid
         if isinstance(item, dict)
         and any(str(item.get("kind") or "").startswith(kind) for kind in question.evidence_kinds)
     ]
-    published = [key for key in question.facts if offering.get(key) not in (None, [], "")]
+    unanswered = [key for key in question.facts if not _sourced(key, offering, sourced_groups)]
     answer = question.answer(offering)
     if uploads:
         answer += " Evidence: " + ", ".join(str(item.get("filename")) for item in uploads) + "."
-    status, concerns = _status_and_concerns(related, bool(published or uploads))
+    answered = bool(uploads) or bool(question.facts and not unanswered)
+    if unanswered and not uploads:
+        missing = [k for k in unanswered if offering.get(k) in (None, [], "")]
+        unsourced = [k for k in unanswered if k not in missing]
+        if missing:
+            answer += " Ask the provider for: " + ", ".join(fact_label(k) for k in missing) + "."
+        if unsourced:
+            answer += " Ask for a source of: " + ", ".join(fact_label(k) for k in unsourced) + "."
+    status, concerns = _status_and_concerns(related, answered)
     refs: list[dict[str, Any]] = [
         {"finding": finding.get("code"), "severity": finding.get("severity")} for finding in related
     ]
@@ -332,9 +366,69 @@ def _answer_question(question: Question, offering: dict, found: list[dict], evid
     }
 
 
+# The facts the sizing model reads, in the order of the norms table (each assumed when unpublished).
+MODEL_FACTS = tuple(dict.fromkeys(norm.fact for norm in NORMS))
+
+
+# How an assumed per-GPU count reads (NICs per GPU; a cluster capped in GPUs rather than nodes).
+_PER_GPU_WORDS = {"max_nodes": " GPUs in one cluster"}
+
+
+def _value_words(fact: str, value: Any, per_gpu: bool) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and 0 < value < 1e-3:
+        text = f"{value:.3g}"
+    elif isinstance(value, int | float):
+        text = f"{value:,g}"
+    else:
+        text = str(value)
+    if per_gpu:
+        return text + _PER_GPU_WORDS.get(fact, " per GPU")
+    known = FACTS_BY_NAME.get(fact)
+    return f"{text} {known.unit}" if known is not None and known.unit else text
+
+
+def assumption_questions(offering: dict) -> list[dict]:
+    """One question per fact the sizing model needs that the offering does not publish: what the model
+    assumed instead (the value typical for the offering's class) and on what basis."""
+    cls = offering_class(offering)
+    out = []
+    for fact in MODEL_FACTS:
+        if offering.get(fact) is not None or (fact == "max_nodes" and offering.get("nodes") is not None):
+            continue
+        if fact == "gpu" and offering.get("gpu_label"):
+            continue  # the model reads the GPU from the published label
+        norm = norm_for(fact, cls)
+        if norm is None:
+            continue
+        label = fact_label(fact)
+        assumed = _value_words(fact, norm.typical, norm.per_gpu)
+        out.append(
+            {
+                "key": f"assumed-{fact}",
+                "question": f"{label}: not published. What is it for this offering?",
+                "why": f"The sizing assumes {assumed}, typical for this class of offering. "
+                f"Basis: {norm.basis}.",
+                "answer": f"Not published; the sizing assumes {assumed}. Ask the provider for the figure.",
+                "status": "unknown",
+                "refs": [{"fact": fact, "value": None}],
+            }
+        )
+    return out
+
+
 def checklist(
-    offering: dict, findings: Sequence[Finding | dict], evidence: Sequence[dict] = ()
+    offering: dict,
+    findings: Sequence[Finding | dict],
+    evidence: Sequence[dict] = (),
+    *,
+    sourced_groups: set[str] | None = None,
 ) -> list[dict]:
-    """The buyer's questions for one offering, each answered from facts, evidence and findings."""
+    """The buyer's questions for one offering, each answered from facts, evidence and findings, then one
+    question per fact the sizing had to assume. `sourced_groups`: the fact groups that name a source (None:
+    unknown, every published fact counts as sourced)."""
     found = [_finding_dict(finding) for finding in findings]
-    return [_answer_question(question, offering or {}, found, evidence) for question in QUESTIONS]
+    offering = offering or {}
+    answers = [_answer_question(q, offering, found, evidence, sourced_groups) for q in QUESTIONS]
+    return answers + assumption_questions(offering)

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.urls import reverse
 
+from checks.checklist import fact_label
 from checks.models import CONTEXT_CLAIMS, Finding
 from checks.selectors import finding_list
 from checks.severity import Severity
@@ -65,12 +66,21 @@ def upload_href(upload_id: Any, lines: list[list[int]] | None) -> str | None:
 
 
 def _value_text(value: Any) -> str:
+    """A fact's value in words: never a raw dict, a list repr or None."""
     if value is None:
         return "not published"
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return f"{value:,.0f}"
     if isinstance(value, list):
-        return ", ".join(str(v) for v in value) if value else "none published"
+        if not value:
+            return "none published"
+        if all(isinstance(v, dict) for v in value):
+            return f"{len(value)} published"
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k.replace('_', ' ')} {_value_text(v)}" for k, v in value.items())
     return str(value)
 
 
@@ -111,20 +121,25 @@ def finding_view(finding: Finding) -> dict[str, Any]:
     }
 
 
-def checklist_view(offering_slug: str, item: dict[str, Any]) -> dict[str, Any]:
+def checklist_view(
+    offering_slug: str, item: dict[str, Any], finding_titles: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """A checklist answer for the page: its status as icon and word, its references in words (a finding by
+    its title, a fact by its label and value), each linked to where it is shown."""
+    finding_titles = finding_titles or {}
     refs: list[dict[str, Any]] = []
     for ref in item.get("refs") or []:
         if "finding" in ref:
             refs.append(
                 {
-                    "text": f"finding {ref['finding']} ({ref.get('severity')})",
+                    "text": f"{finding_titles.get(ref['finding'], 'a finding')} ({ref.get('severity')})",
                     "href": "#finding-" + str(ref["finding"]),
                 }
             )
         elif "fact" in ref:
             refs.append(
                 {
-                    "text": f"{ref['fact']} = {_value_text(ref.get('value'))}",
+                    "text": f"{fact_label(ref['fact'])}: {_value_text(ref.get('value'))}",
                     "href": fact_href(offering_slug, ref["fact"]),
                 }
             )

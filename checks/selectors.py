@@ -134,8 +134,27 @@ def evidence_for_offering(offering: Offering) -> list[dict[str, Any]]:
 
 def offering_for_checklist(*, slug: str) -> Offering:
     """One offering with what `Offering.facts()` needs joined (raises Offering.DoesNotExist)."""
-    return Offering.objects.select_related("provider", "gpu").prefetch_related("plans").get(slug=slug)
+    return (
+        Offering.objects.select_related("provider", "gpu")
+        .prefetch_related("plans", "provenance__sources")
+        .get(slug=slug)
+    )
 
 
-def offering_choices() -> QuerySet[Offering]:
-    return Offering.objects.select_related("provider").order_by("provider__name", "name")
+def sourced_groups(offering: Offering) -> set[str]:
+    """The offering's fact groups that name at least one source (provenance prefetched)."""
+    return {p.group for p in offering.provenance.all() if p.sources.all()}
+
+
+CHOICES_LIMIT = 30
+
+
+def offering_choices(*, search: str = "", chosen: str = "") -> list[Offering]:
+    """The offerings the checklist's picker links to: the chosen one, then up to CHOICES_LIMIT whose
+    offering or provider name contains `search` (a catalog of thousands is never listed whole)."""
+    qs = Offering.objects.select_related("provider").order_by("provider__name", "name")
+    picked = list(qs.filter(slug=chosen)) if chosen else []
+    rest = qs.exclude(slug=chosen)
+    if search:
+        rest = rest.filter(Q(name__icontains=search) | Q(provider__name__icontains=search))
+    return picked + list(rest[:CHOICES_LIMIT])

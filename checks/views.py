@@ -12,8 +12,14 @@ from providers.models import Offering
 
 
 def checklist_page(request: HttpRequest) -> HttpResponse:
-    slug = (request.GET.get("offering") or "").strip()
-    context: dict[str, object] = {"offerings": selectors.offering_choices(), "slug": slug}
+    slug = (request.GET.get("offering") or "").strip()[:80]
+    search = (request.GET.get("q") or "").strip()[:80]
+    context: dict[str, object] = {
+        "offerings": selectors.offering_choices(search=search, chosen=slug),
+        "slug": slug,
+        "search": search,
+        "choices_limit": selectors.CHOICES_LIMIT,
+    }
     if not slug:
         return render(request, "checks/checklist.html", context)
     try:
@@ -27,11 +33,13 @@ def checklist_page(request: HttpRequest) -> HttpResponse:
         offering.facts(),
         [{"code": f.code, "severity": f.severity, "title": f.title} for f in findings],
         evidence,
+        sourced_groups=selectors.sourced_groups(offering),
     )
+    titles = {f.code: f.title for f in findings}
     context.update(
         {
             "offering": offering,
-            "answers": [display.checklist_view(offering.slug, a) for a in answers],
+            "answers": [display.checklist_view(offering.slug, a, titles) for a in answers],
             "findings": [display.finding_view(f) for f in findings],
         }
     )

@@ -11,14 +11,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Case, Count, IntegerField, Min, Q, QuerySet, Value, When
+from django.db.models import Count, Min, Q
 
 from benchmarks.models import Upload
 from checks.models import CONTEXT_CLAIMS, Finding
 from checks.selectors import severity_order
 from providers.models import BillingPlan, Offering, PricePoint
 from sizing.engine.workload import PRESETS
-from sizing.models import PlanResult, PlanRun, RunStatus, Workload
+from sizing.models import Workload
+from sizing.services import preset_fields
 
 MIN_OFFERINGS = 2
 MAX_OFFERINGS = 12
@@ -75,8 +76,20 @@ def offering_compare_list(*, slugs: list[str]) -> list[Offering]:
     return [by_slug[s] for s in slugs]
 
 
-def offering_picker_list() -> QuerySet[Offering]:
-    return Offering.objects.select_related("provider").order_by("provider__name", "name")
+PICKER_LIMIT = 100
+
+
+def offering_picker_list(*, chosen: list[str], include_samples: bool, search: str = "") -> list[Offering]:
+    """The offerings the picker lists: the chosen ones, then up to PICKER_LIMIT more whose offering or
+    provider name contains `search`; fictional samples only when asked for (two queries)."""
+    base = Offering.objects.select_related("provider").order_by("provider__name", "name")
+    if not include_samples:
+        base = base.filter(fictional=False)
+    picked = list(base.filter(slug__in=chosen[:MAX_OFFERINGS]))
+    rest = base.exclude(slug__in=chosen[:MAX_OFFERINGS])
+    if search:
+        rest = rest.filter(Q(name__icontains=search) | Q(provider__name__icontains=search))
+    return picked + list(rest[:PICKER_LIMIT])
 
 
 @dataclass(frozen=True)
@@ -95,6 +108,13 @@ class WorkloadRef:
         if self.workload is not None:
             return self.workload.name
         return self.preset
+
+
+def workload_for(ref: WorkloadRef) -> Workload:
+    """The workload a reference names: the user's own, or an unsaved one built from the preset."""
+    if ref.workload is not None:
+        return ref.workload
+    return Workload(name=ref.preset, preset=ref.preset, **preset_fields(ref.preset))
 
 
 def workload_resolve(*, user: Any, value: str) -> WorkloadRef | None:
@@ -132,29 +152,6 @@ def workload_choices(*, user: Any) -> list[tuple[str, str]]:
     return choices
 
 
-def run_covering(*, runs: QuerySet[PlanRun], offering_ids: list[int]) -> PlanRun | None:
-    """The best of `runs` that sizes every offering: a finished one first, else one still going; failed
-    runs do not count (one query)."""
-    wanted = len(set(offering_ids))
-    return (
-        runs.exclude(status=RunStatus.FAILED)
-        .annotate(covered=Count("offerings", filter=Q(offerings__in=offering_ids), distinct=True))
-        .filter(covered=wanted)
-        .annotate(
-            done_first=Case(
-                When(status=RunStatus.DONE, then=Value(0)), default=Value(1), output_field=IntegerField()
-            )
-        )
-        .order_by("done_first", "-created_at", "-id")
-        .select_related("workload")
-        .first()
-    )
-
-
-def run_results_by_offering(*, run: PlanRun, offering_ids: list[int]) -> dict[int, PlanResult]:
-    return {r.offering_id: r for r in PlanResult.objects.filter(run=run, offering_id__in=offering_ids)}
-
-
 def public_uploads(*, offering_ids: list[int]) -> list[Upload]:
     """Public parsed evidence about the offerings, newest first (everyone may see it; one query)."""
     return list(
@@ -184,9 +181,11 @@ def catalog_findings(*, offering_ids: list[int]) -> list[Finding]:
 
 
 def overview_offerings() -> list[dict[str, Any]]:
-    """Every offering as the few values the overview charts need (one query, no model instances)."""
+    """Every real offering (fictional samples are teaching material, not the market) as the few values the
+    overview charts need (one query, no model instances)."""
     return list(
-        Offering.objects.annotate(
+        Offering.objects.filter(fictional=False)
+        .annotate(
             on_demand_price=Min(
                 "plans__price_usd_per_gpu_hour", filter=Q(plans__kind=BillingPlan.Kind.ON_DEMAND)
             )
@@ -218,9 +217,9 @@ def overview_offerings() -> list[dict[str, Any]]:
 
 
 def overview_finding_counts() -> list[dict[str, Any]]:
-    """Catalog findings counted by code and severity (one aggregate query)."""
+    """Catalog findings on real offerings counted by code and severity (one aggregate query)."""
     return list(
-        Finding.objects.filter(context=CONTEXT_CLAIMS)
+        Finding.objects.filter(context=CONTEXT_CLAIMS, offering__fictional=False)
         .values("code", "severity")
         .annotate(n=Count("id"))
         .order_by("code", "severity")
@@ -228,6 +227,5 @@ def overview_finding_counts() -> list[dict[str, Any]]:
 
 
 def provider_count() -> int:
-    from providers.models import Provider
-
-    return Provider.objects.count()
+    """Providers with at least one real offering."""
+    return Offering.objects.filter(fictional=False).values("provider_id").distinct().count()

@@ -1,21 +1,23 @@
-"""The compare page (/compare/?offerings=a,b&workload=...) and its sizing-progress fragment.
+"""The compare page (/compare/?offerings=a,b&workload=...&gpus=N) and the sizing-progress fragment.
 
-Figures come from stored rows only: when the workload's results are missing, a planner run is started
-(compare.services) and the page polls it instead of sizing in the request.
+A GET only reads: the workload figures size every compared offering at the GPU count the buyer picked
+(compare.sized), cached under the catalog version, so no planner run is ever created by viewing a page.
+Fictional samples are left out unless `include_samples` is ticked, and are labelled wherever shown.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from compare import charts, selectors, services
-from sizing.models import PlanRun, RunStatus
+from compare import charts, selectors, services, sized
+from sizing.models import PlanRun
 
 
 def _errors(exc: ValidationError) -> list[dict[str, str]]:
@@ -24,32 +26,85 @@ def _errors(exc: ValidationError) -> list[dict[str, str]]:
     return [{"param": "", "message": m} for m in exc.messages]
 
 
+def _include_samples(query: QueryDict) -> bool:
+    return query.get("include_samples", "") in ("1", "true", "on", "yes")
+
+
 def _picker_context(request: HttpRequest, *, chosen: list[str], workload: str) -> dict[str, Any]:
+    samples = _include_samples(request.GET)
+    search = request.GET.get("q", "").strip()[:80]
     return {
-        "picker": selectors.offering_picker_list(),
+        "picker": selectors.offering_picker_list(chosen=chosen, include_samples=samples, search=search),
+        "picker_limit": selectors.PICKER_LIMIT,
+        "search": search,
         "chosen": chosen,
+        "include_samples": samples,
         "workload_choices": selectors.workload_choices(user=request.user),
         "workload_value": workload,
+        "gpus_value": request.GET.get("gpus", "")[:12],
         "min_offerings": selectors.MIN_OFFERINGS,
         "max_offerings": selectors.MAX_OFFERINGS,
     }
 
 
-def compare_page(request: HttpRequest) -> HttpResponse:
-    raw_offerings = request.GET.getlist("offerings")
-    raw_workload = request.GET.get("workload", "")
-    if not raw_offerings and "workload" not in request.GET:
-        return render(request, "compare/pick.html", _picker_context(request, chosen=[], workload=""))
+def _parse(request: HttpRequest) -> tuple[list[str], list[Any], Any, int | None, list[Any]]:
+    """(slugs, offerings shown, workload ref, GPU count, samples left out); ValidationError naming the
+    parameter."""
+    slugs = selectors.parse_offering_slugs(request.GET.getlist("offerings"))
+    offerings = selectors.offering_compare_list(slugs=slugs)
+    left_out: list[Any] = []
+    if not _include_samples(request.GET):
+        left_out = [o for o in offerings if o.fictional]
+        offerings = [o for o in offerings if not o.fictional]
+        if left_out and len(offerings) < selectors.MIN_OFFERINGS:
+            raise ValidationError(
+                {
+                    "offerings": f"{len(left_out)} of the offerings are fictional samples: tick "
+                    f"“include fictional samples” to compare them, or pick at least "
+                    f"{selectors.MIN_OFFERINGS} real offerings"
+                }
+            )
+    ref = selectors.workload_resolve(user=request.user, value=request.GET.get("workload", ""))
     try:
-        slugs = selectors.parse_offering_slugs(raw_offerings)
-        offerings = selectors.offering_compare_list(slugs=slugs)
-        ref = selectors.workload_resolve(user=request.user, value=raw_workload)
-    except ValidationError as exc:
-        chosen = [s for v in raw_offerings for s in v.split(",") if s.strip()]
-        context = _picker_context(request, chosen=chosen, workload=raw_workload)
-        context["errors"] = _errors(exc)
-        return render(request, "compare/pick.html", context, status=400)
+        gpus = sized.check_gpus(request.GET.get("gpus", ""))
+    except ValueError as exc:
+        raise ValidationError({"gpus": str(exc).removeprefix("gpus: ")}) from exc
+    return slugs, offerings, ref, gpus, left_out
 
+
+def _workload_panels(offerings: list[Any], ref: Any, gpus: int) -> tuple[list[dict], dict[int, Any]]:
+    workload = selectors.workload_for(ref)
+    results = sized.compared_results(offerings=offerings, workload=workload, gpus=gpus)
+    label = f"{ref.label} on {gpus:,} GPUs"
+    panels = [
+        charts.cost_panel(offerings, results, label),
+        charts.cost_per_token_panel(offerings, results, label),
+        charts.cost_time_panel(offerings, results, label),
+        charts.goodput_panel(offerings, results, label),
+    ]
+    return panels, results
+
+
+def _share_url(slugs: list[str], ref: Any, gpus: int | None, samples: bool) -> str:
+    # The address of the API contract, commas unescaped, whatever form the request came in.
+    url = f"{reverse('compare:page')}?offerings={','.join(slugs)}"
+    extra: dict[str, Any] = {}
+    if ref is not None:
+        extra["workload"] = ref.value
+        if gpus:
+            extra["gpus"] = gpus
+    if samples:
+        extra["include_samples"] = 1
+    return url + ("&" + urlencode(extra) if extra else "")
+
+
+# Panels are built once per catalog version and comparison, and kept at most this long (findings refreshed
+# by the worker after an edit, and new public evidence, show within a minute).
+PANELS_CACHE_SECONDS = 60
+
+
+def _panels(offerings: list[Any], ref: Any, gpus: int | None) -> tuple[list[dict], list[dict], list[dict]]:
+    """The claim and evidence panels, the workload panels (with a workload) and the tail panels."""
     ids = [o.pk for o in offerings]
     uploads = selectors.public_uploads(offering_ids=ids)
     panels = [charts.interconnect_panel(offerings, uploads)]
@@ -58,33 +113,58 @@ def compare_page(request: HttpRequest) -> HttpResponse:
         panels.append(busbw)
     panels += [charts.usable_panel(offerings, {}), charts.fault_tolerance_panel(offerings)]
     workload_panels: list[dict[str, Any]] = []
-    run: PlanRun | None = None
-    if ref is not None:
-        run = services.compare_run_ensure(user=request.user, ref=ref, offerings=offerings)
-        if run.status == RunStatus.DONE:
-            results = selectors.run_results_by_offering(run=run, offering_ids=ids)
-            label = ref.label
-            panels[-2] = charts.usable_panel(offerings, results)
-            workload_panels = [
-                charts.cost_panel(offerings, results, label),
-                charts.cost_per_token_panel(offerings, results, label),
-                charts.cost_time_panel(offerings, results, label),
-                charts.goodput_panel(offerings, results, label),
-            ]
+    if ref is not None and gpus:
+        workload_panels, results = _workload_panels(offerings, ref, gpus)
+        panels[-2] = charts.usable_panel(offerings, results)
     history = charts.price_history_panel(offerings, selectors.price_points(offering_ids=ids))
     tail = [charts.findings_panel(offerings, selectors.catalog_findings(offering_ids=ids))]
     if history:
         tail.insert(0, history)
-    # The address of DESIGN section 8, commas unescaped, whatever form the request came in.
-    share_url = f"{reverse('compare:page')}?offerings={','.join(slugs)}"
+    return panels, workload_panels, tail
+
+
+def _cached_panels(
+    offerings: list[Any], ref: Any, gpus: int | None
+) -> tuple[list[dict], list[dict], list[dict]]:
+    workload = "" if ref is None else sized.workload_key(selectors.workload_for(ref))
+    ids = ".".join(str(o.pk) for o in offerings)
+    key = f"compare:panels:{sized.catalog_version()}:{ids}:{workload}:{gpus or ''}"
+    cached = cache.get(key)
+    if cached is None:
+        cached = _panels(offerings, ref, gpus)
+        cache.set(key, cached, PANELS_CACHE_SECONDS)
+    return cached
+
+
+def compare_page(request: HttpRequest) -> HttpResponse:
+    raw_offerings = request.GET.getlist("offerings")
+    raw_workload = request.GET.get("workload", "")
+    if not raw_offerings and "workload" not in request.GET:
+        return render(request, "compare/pick.html", _picker_context(request, chosen=[], workload=""))
+    try:
+        slugs, offerings, ref, gpus, left_out = _parse(request)
+    except ValidationError as exc:
+        chosen = [s for v in raw_offerings for s in v.split(",") if s.strip()]
+        context = _picker_context(request, chosen=chosen, workload=raw_workload)
+        context["errors"] = _errors(exc)
+        return render(request, "compare/pick.html", context, status=400)
+
     if ref is not None:
-        share_url += "&" + urlencode({"workload": ref.value})
+        gpus = gpus or sized.suggested_gpus(selectors.workload_for(ref))
+    panels, workload_panels, tail = _cached_panels(offerings, ref, gpus)
+    samples = _include_samples(request.GET)
     context = {
         "offerings": offerings,
+        "left_out": left_out,
+        "include_samples": samples,
         "slugs": ",".join(slugs),
-        "share_url": share_url,
+        "share_url": _share_url(slugs, ref, gpus, samples),
         "ref": ref,
-        "run": run,
+        "gpus": gpus,
+        "gpus_value": gpus or "",
+        "gpus_min": sized.GPUS_MIN,
+        "gpus_max": sized.GPUS_MAX,
+        "default_deadline_days": sized.DEFAULT_DEADLINE_DAYS,
         "panels": panels,
         "workload_panels": workload_panels,
         "tail_panels": tail,
@@ -95,7 +175,7 @@ def compare_page(request: HttpRequest) -> HttpResponse:
 
 
 def sizing_status(request: HttpRequest, run_id: int) -> HttpResponse:
-    """The progress fragment the compare page polls; reloads the page once the run is over."""
+    """The progress fragment of a planner run (kept at its address; the compare page no longer polls)."""
     run = PlanRun.objects.select_related("owner").filter(pk=run_id).first()
     visible = run is not None and (
         run.owner.get_username() == services.CATALOG_USERNAME

@@ -57,6 +57,14 @@ class OfferingFilterForm(forms.Form):
 class OfferingFilterSet(django_filters.FilterSet):
     q = FormFieldFilter(forms.CharField, max_length=100, label="Search", method="filter_search")
     provider = FormFieldFilter(forms.SlugField, max_length=60, field_name="provider__slug")
+    # The browse page's provider box: a part of the provider's name (a list of a thousand names is no filter).
+    provider_name = FormFieldFilter(
+        forms.CharField,
+        max_length=100,
+        label="Provider",
+        field_name="provider__name",
+        lookup_expr="icontains",
+    )
     gpu = FormFieldFilter(forms.CharField, max_length=40, label="GPU", field_name="gpu__key")
     fabric = FormFieldFilter(forms.ChoiceField, choices=_any_of(FABRICS), field_name="fabric")
     min_gbps_per_gpu = FormFieldFilter(
@@ -81,7 +89,7 @@ class OfferingFilterSet(django_filters.FilterSet):
     min_price = _on_demand_price_bound("gte", label="Min $/GPU-h")
     max_price = _on_demand_price_bound("lte", label="Max $/GPU-h")
     include_fictional = FormFieldFilter(
-        forms.BooleanField, initial=True, label="Include sample offerings", method="filter_fictional"
+        forms.BooleanField, initial=True, label="Include fictional samples", method="filter_fictional"
     )
     # Validated here; applied by filter_queryset, because the list is sorted even when no sort is asked for.
     sort = FormFieldFilter(

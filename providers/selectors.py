@@ -9,10 +9,10 @@ from django.db.models import (
     ExpressionWrapper,
     F,
     FloatField,
-    Min,
+    OuterRef,
     Prefetch,
-    Q,
     QuerySet,
+    Subquery,
 )
 
 from providers.facts import GROUPS
@@ -32,15 +32,25 @@ SORTS = {
 SORT_CHOICES = [(key, key) for key in SORTS]
 
 
+def on_demand_price() -> Subquery:
+    """The offering's cheapest published on-demand price per GPU-hour, as a correlated subquery: unlike a
+    Min() over the joined plans it needs no GROUP BY over the whole catalog, so counting and paging a
+    filtered catalog of thousands stays cheap (PostgreSQL evaluates it for the rows of the page only)."""
+    return Subquery(
+        BillingPlan.objects.filter(
+            offering=OuterRef("pk"), kind=BillingPlan.Kind.ON_DEMAND, price_usd_per_gpu_hour__isnull=False
+        )
+        .order_by("price_usd_per_gpu_hour")
+        .values("price_usd_per_gpu_hour")[:1]
+    )
+
+
 def offering_queryset() -> QuerySet[Offering]:
     return (
         Offering.objects.select_related("provider", "gpu")
         .prefetch_related(Prefetch("plans", queryset=BillingPlan.objects.order_by("kind", "name")))
         .annotate(
-            on_demand_price=Min(
-                "plans__price_usd_per_gpu_hour",
-                filter=Q(plans__kind=BillingPlan.Kind.ON_DEMAND),
-            ),
+            on_demand_price=on_demand_price(),
             gbps_per_gpu_value=ExpressionWrapper(
                 F("nics_per_node") * F("gbps_per_nic") * 1.0 / F("gpus_per_node"), output_field=FloatField()
             ),
@@ -79,13 +89,20 @@ def provider_list() -> QuerySet[Provider]:
     return Provider.objects.order_by("name")
 
 
-def filter_options() -> dict[str, Any]:
-    """The GPUs and providers the browse page offers in its filter menus."""
+PROVIDER_SUGGESTIONS = 30
+
+
+def filter_options(*, provider_name: str = "") -> dict[str, Any]:
+    """The GPUs the browse page offers in its menu, and up to PROVIDER_SUGGESTIONS provider names for its
+    provider box (those containing what was typed; a catalog of a thousand providers is never listed)."""
+    providers = Provider.objects.order_by("name")
+    if provider_name:
+        providers = providers.filter(name__icontains=provider_name)
     return {
         "gpus": list(
             GPUModel.objects.filter(offerings__isnull=False).distinct().values_list("key", flat=True)
         ),
-        "providers": list(Provider.objects.order_by("name").values_list("slug", "name")),
+        "providers": list(providers.values_list("name", flat=True)[:PROVIDER_SUGGESTIONS]),
     }
 
 

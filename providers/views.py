@@ -41,7 +41,7 @@ def offering_browse(request: HttpRequest) -> HttpResponse:
         "offerings": offerings,
         "page_obj": page_obj,
         "query": query.urlencode(),
-        "options": selectors.filter_options(),
+        "options": selectors.filter_options(provider_name=str(filters.data.get("provider_name", ""))[:100]),
         "features": dict(FEATURE_CHOICES),
     }
     return render(request, "providers/browse.html", context, status=status)

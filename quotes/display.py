@@ -151,6 +151,20 @@ def bounded(value: Any) -> Any:
     return value
 
 
+def unknown_fees(bill: dict[str, Any]) -> list[str]:
+    """The bill's lines whose price the provider does not publish, by name."""
+    return [item_label(ln.get("item")) for ln in bill.get("lines") or [] if ln.get("usd") is None]
+
+
+def bill_range(snapshot: dict[str, Any], bill: dict[str, Any]) -> str:
+    """ "$low to $high" of an incomplete bill when the snapshot carries its range, else ""."""
+    low = snapshot.get("cost_low_usd", bill.get("cost_low_usd"))
+    high = snapshot.get("cost_high_usd", bill.get("cost_high_usd"))
+    if bill.get("complete") or low is None or high is None:
+        return ""
+    return f"{usd(low)} to {usd(high)}"
+
+
 def quote_view(snapshot: dict[str, Any]) -> dict[str, Any]:
     """The strings of a quote, ready for the templates (texts and lists bounded: `bounded`)."""
     snapshot = bounded(snapshot)
@@ -171,6 +185,8 @@ def quote_view(snapshot: dict[str, Any]) -> dict[str, Any]:
         "complete": bool(bill.get("complete")),
         "total": usd(bill.get("total_usd")),
         "total_label": total_label,
+        "unknown_fees": unknown_fees(bill),
+        "range": bill_range(snapshot, bill),
         "per_billion_tokens": usd(bill.get("usd_per_billion_tokens"), missing="—"),
         "per_useful_gpu_hour": unit_price(bill.get("usd_per_useful_gpu_hour")),
         "bill_rows": bill_rows(bill),

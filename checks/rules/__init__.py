@@ -59,6 +59,8 @@ __all__ = [
     "rule_over_budget",
     "rule_topology_wont_scale",
     "rule_usable_gpus_short",
+    "PITFALL_NAMES",
+    "pitfall_name",
     "run_rules",
     "upload",
     "workload_params",
@@ -80,6 +82,27 @@ RULES: dict[str, RuleFn] = {
     "deadline-missed": rule_deadline_missed,
     "over-budget": rule_over_budget,
 }
+
+# What each pitfall is called where a buyer reads it (the codes are for the API and anchors only).
+PITFALL_NAMES: dict[str, str] = {
+    "fabric-not-rdma": "Fabric is not RDMA",
+    "usable-gpus-short": "Usable GPUs may fall short",
+    "no-fault-tolerance": "No automatic fault tolerance",
+    "ecosystem-lock-in": "Software stack lock-in",
+    "intra-node-not-full-mesh": "GPUs in a node not fully meshed",
+    "hidden-fees": "Fees not published",
+    "fabric-too-slow": "Fabric too slow for the model",
+    "topology-wont-scale": "Topology will not scale",
+    "no-topology-aware-placement": "No topology-aware placement",
+    "cluster-too-small": "Cluster too small",
+    "deadline-missed": "Deadline missed",
+    "over-budget": "Over budget",
+}
+
+
+def pitfall_name(code: str) -> str:
+    """The pitfall in words (a code without a name reads as its words, never as the code)."""
+    return PITFALL_NAMES.get(code, code.replace("-", " ").capitalize())
 
 
 def rule_catalog() -> list[dict[str, str]]:

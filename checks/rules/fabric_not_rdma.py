@@ -64,7 +64,7 @@ def _fabric_claim_signals(ctx: Context) -> list[Signal]:
                 "Ask for nccl-tests all-reduce at the job's node count: TCPXO measured 338.8 GB/s busbw on 2 "
                 "A3 Mega nodes, but 2-node results are inflated and scaling beyond is unproven. " + _ASK,
                 {
-                    "text": "TCP offload can be decent (GCP A3 Mega 338.8 GB/s, 2 nodes, FORMATS.md 8) "
+                    "text": "TCP offload can be decent (Google Cloud A3 Mega: 338.8 GB/s on 2 nodes) "
                     "but needs the provider's NCCL plugin and is not RDMA."
                 },
             )
@@ -89,7 +89,8 @@ def _tcp_signal(ctx: Context) -> Signal:
         "multi-node "
         "job, or price the slowdown in. " + _ASK,
         {
-            "text": "TCP without RDMA reaches single-digit GB/s per 100GbE link (FORMATS.md 8), "
+            "text": "TCP without RDMA reaches single-digit GB/s per 100GbE link in published nccl-tests "
+            "runs, "
             "against ~46-48 GB/s per NDR port: gradient all-reduce becomes the step time."
         },
     )

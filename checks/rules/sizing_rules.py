@@ -83,8 +83,8 @@ def rule_fabric_too_slow(ctx: Context) -> list[Finding]:
         "all-reduce to "
         "dominate the step.",
         {
-            "text": f"Seed rule (DESIGN 6): 30-70B >= {GBPS_PER_GPU_MID:g}, 100B+ >= {GBPS_PER_GPU_LARGE:g} "
-            "Gb/s per port; no sizing breakdown to quantify the slowdown.",
+            "text": f"Rule of thumb: a 30-70B model needs at least {GBPS_PER_GPU_MID:g} and a 100B+ model "
+            f"{GBPS_PER_GPU_LARGE:g} Gb/s per GPU port; no sizing breakdown to quantify the slowdown.",
             "gbps_per_gpu": round(per_gpu, 1),
             "gbps_per_gpu_needed": need,
         },
@@ -109,7 +109,7 @@ def rule_topology_wont_scale(ctx: Context) -> list[Finding]:
                 [claim(offering, "topology"), model(ctx.job_words)],
                 "Ask for a fat-tree or rail-optimized Clos; a chain or ring loses bandwidth per hop as "
                 "nodes grow.",
-                {"text": "Not quantified: efficiency falls with every node added (DESIGN section 5)."},
+                {"text": "Not quantified: efficiency falls with every node added."},
             )
         )
     if oversubscription and oversubscription > 1 and spans_spine:

@@ -59,8 +59,8 @@ def _contract_signals(ctx: Context) -> list[Signal]:
                 "nodes "
                 "credited or replaced within hours; uptime SLAs usually count a degraded-but-reachable GPU "
                 "as up "
-                "(ClusterProof, hidden-costs.md section 3).",
-                {"text": "No public usable-GPU percentage exists for any provider (hidden-costs.md 3)."},
+                "(ClusterProof).",
+                {"text": "No provider publishes a usable-GPU percentage."},
             )
         )
     elif guarantee_pct < USABLE_GPU_MIN_PCT:
@@ -76,7 +76,7 @@ def _contract_signals(ctx: Context) -> list[Signal]:
                 ],
                 "Negotiate at least 90-95% with a credit or replacement deadline, or contract ~10% spare "
                 "nodes "
-                "(stas00 ml-engineering, peer-portals.md section 2 item 5).",
+                "(stas00/ml-engineering).",
                 {
                     "gpus_short": short,
                     "text": f"Up to {short} of {ctx.gpus} GPUs may be unusable within the contract.",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from portal.chart_style import plotly_text, short
+from portal.chart_style import plotly_text
 
 
 def fmt(value: float | None, digits: int = 0, unit: str = "") -> str:
@@ -48,17 +48,55 @@ def bar_height(rows: int, per_row: int = 44) -> int:
     return 150 + per_row * max(rows, 1)
 
 
+LABEL_LINE = 26  # characters per line of an axis label: long names wrap, they are never cut
+
+
+def wrap(text: str, width: int = LABEL_LINE) -> str:
+    """`text` escaped for Plotly and wrapped at spaces into lines of about `width` characters."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(plotly_text(line) for line in lines)
+
+
 def offering_labels(offerings: list[Any]) -> dict[int, str]:
-    """Unique, escaped axis labels "Provider: offering" (the slug is added when two would read the same)."""
+    """Unique, escaped axis labels "Provider: offering", whole (wrapped over lines, never truncated; the
+    slug is added when two would read the same; fictional samples say so)."""
     labels: dict[int, str] = {}
     seen: set[str] = set()
     for o in offerings:
-        text = short(f"{o.provider.name}: {o.name}")
+        text = f"{o.provider.name}: {o.name}"
+        if getattr(o, "fictional", False):
+            text += " (fictional sample)"
         if text in seen:
-            text = short(f"{o.provider.name}: {o.name}", 30) + f" ({o.slug})"
+            text += f" ({o.slug})"
         seen.add(text)
-        labels[o.pk] = plotly_text(text)
+        labels[o.pk] = wrap(text)
     return labels
+
+
+def result_value(result: Any, name: str) -> Any:
+    """A field of a stored or compared result (`cost_low_usd` etc.), None when it does not carry it."""
+    if result is None:
+        return None
+    if isinstance(result, dict):
+        return result.get(name)
+    return getattr(result, name, None)
+
+
+def no_price(result: Any) -> bool:
+    """Sized and feasible, but the offering publishes no price: shown as "no price", never as zero."""
+    return bool(result is not None and result.feasible and result.cost_total_usd is None)
+
+
+def unsized_text(result: Any) -> str:
+    """Why an offering has no figure: not sized, or the reason it cannot train the workload."""
+    if result is None:
+        return "not sized"
+    return result_value(result, "reason") or result_value(result, "infeasible_reason") or "cannot train it"
 
 
 def row_head(o: Any) -> str:

@@ -9,9 +9,12 @@ from compare.charts.common import (
     bill_line,
     cell,
     missing_cell,
+    no_price,
     offering_labels,
     offering_row,
+    result_value,
     table,
+    unsized_text,
     usd,
 )
 from portal.chart_style import (
@@ -68,11 +71,26 @@ def bill_items(bill: dict) -> tuple[dict[str, float | None], list[str]]:
     return values, missing
 
 
-def _bill_cells(bill: dict, values: dict[str, float | None], missing: list[str], plan: str) -> list[dict]:
-    total = to_float(bill.get("total_usd")) or 0.0
+def _range(result: Any) -> tuple[float, float] | None:
+    """(low, high) of an incomplete bill (known fees only .. unknown fees at their high end), when given."""
+    low, high = (
+        to_float(result_value(result, "cost_low_usd")),
+        to_float(result_value(result, "cost_high_usd")),
+    )
+    return None if low is None or high is None else (low, high)
+
+
+def _bill_cells(result: Any, values: dict[str, float | None], missing: list[str], plan: str) -> list[dict]:
+    bill = result.bill or {}
+    total = to_float(result.cost_total_usd) or 0.0
+    span = _range(result)
+    if span is not None and not result.cost_complete:
+        total_text = f"{usd(total)} ({usd(span[0])} to {usd(span[1])})"
+    else:
+        total_text = usd(total) + ("" if not missing else " + unpublished")
     return [cell(usd(values[key]), number=True, missing=values[key] is None) for key, _, _ in BILL_ITEMS] + [
         cell(
-            usd(total) + ("" if not missing else " + unpublished"),
+            total_text,
             number=True,
             badge="" if not missing else "fail",
             icon="" if not missing else "✖",
@@ -82,23 +100,29 @@ def _bill_cells(bill: dict, values: dict[str, float | None], missing: list[str],
     ]
 
 
+def _note(notes: dict[str, list], x: float, label: str, text: str) -> None:
+    notes["x"].append(x)
+    notes["y"].append(label)
+    notes["text"].append(text)
+
+
 def _stacks_and_rows(
     offerings: list[Any], results: dict[int, Any]
-) -> tuple[dict[str, dict[str, list]], dict[str, list], list[float], list[dict]]:
-    """Per stack its bars; the notes beside unsized, infeasible or incomplete bills; totals; table rows."""
+) -> tuple[dict[str, dict[str, list]], dict[str, list], dict[str, list], list[dict]]:
+    """Per stack its bars; the notes beside unsized, unpriced, infeasible or incomplete bills; the range
+    markers of incomplete bills; table rows."""
     labels = offering_labels(offerings)
     stacks: dict[str, dict[str, list]] = {key: {"x": [], "y": [], "hover": []} for key, _, _ in BILL_ITEMS}
     notes: dict[str, list[Any]] = {"x": [], "y": [], "text": []}
-    totals: list[float] = []
+    ranges: dict[str, list[Any]] = {"x": [], "y": [], "plus": [], "minus": [], "hover": []}
     rows = []
     for o in offerings:
         r, label = results.get(o.pk), labels[o.pk]
         bill = (r.bill or {}) if r is not None else {}
-        if r is None or not r.feasible or not bill.get("lines"):
-            notes["x"].append(0)
-            notes["y"].append(label)
-            notes["text"].append("not sized yet" if r is None else "✖ cannot train this workload")
-            rows.append(offering_row(o, [missing_cell("—")] * (len(BILL_ITEMS) + 3)))
+        if r is None or not r.feasible or not bill.get("lines") or no_price(r):
+            text = "no price: the provider publishes none" if no_price(r) else unsized_text(r)
+            _note(notes, 0, label, ("" if no_price(r) else "✖ ") + text)
+            rows.append(offering_row(o, [missing_cell(text)] + [missing_cell("—")] * (len(BILL_ITEMS) + 2)))
             continue
         values, missing = bill_items(bill)
         plan = (bill.get("plan") or {}).get("name") or "no published plan"
@@ -109,17 +133,50 @@ def _stacks_and_rows(
                 f"<b>{label}</b><br>{plotly_text(item_label)}: {plotly_text(usd(values[key]))}<br>"
                 f"{plotly_text('plan: ' + plan)}<br>source: published prices × the sizing model"
             )
-        totals.append(to_float(bill.get("total_usd")) or 0.0)
+        total = to_float(r.cost_total_usd) or 0.0
+        span = _range(r)
+        if span is not None and not r.cost_complete:
+            ranges["x"].append(total)
+            ranges["y"].append(label)
+            ranges["plus"].append(max(0.0, span[1] - total))
+            ranges["minus"].append(max(0.0, total - span[0]))
+            ranges["hover"].append(
+                f"<b>{label}</b><br>"
+                + plotly_text(f"bill {usd(span[0])} to {usd(span[1])}; unpublished: {', '.join(missing)}")
+            )
         if missing:
-            notes["x"].append(totals[-1])
-            notes["y"].append(label)
             named = ", ".join(missing[:2]) + (f" +{len(missing) - 2}" if len(missing) > 2 else "")
-            notes["text"].append(f"✖ incomplete: {named} not published")
-        rows.append(offering_row(o, _bill_cells(bill, values, missing, plan)))
-    return stacks, notes, totals, rows
+            _note(notes, span[1] if span else total, label, f"✖ incomplete: {named} not published")
+        rows.append(offering_row(o, _bill_cells(r, values, missing, plan)))
+    return stacks, notes, ranges, rows
 
 
-def _traces(stacks: dict[str, dict[str, list]], notes: dict[str, list]) -> list[dict[str, Any]]:
+def _range_trace(ranges: dict[str, list]) -> dict[str, Any]:
+    """The range of each incomplete bill as an error bar around its central estimate."""
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "range of an incomplete bill",
+        "x": ranges["x"],
+        "y": ranges["y"],
+        "marker": {"symbol": "line-ns-open", "size": 14, "color": BLACK},
+        "error_x": {
+            "type": "data",
+            "symmetric": False,
+            "array": ranges["plus"],
+            "arrayminus": ranges["minus"],
+            "color": BLACK,
+            "thickness": 2,
+            "width": 6,
+        },
+        "hovertext": ranges["hover"],
+        "hoverinfo": "text",
+    }
+
+
+def _traces(
+    stacks: dict[str, dict[str, list]], notes: dict[str, list], ranges: dict[str, list]
+) -> list[dict[str, Any]]:
     traces: list[dict[str, Any]] = [
         {
             "type": "bar",
@@ -133,11 +190,13 @@ def _traces(stacks: dict[str, dict[str, list]], notes: dict[str, list]) -> list[
         }
         for i, (key, item_label, _) in enumerate(BILL_ITEMS)
     ]
+    if ranges["x"]:
+        traces.append(_range_trace(ranges))
     traces.append(
         {
             "type": "scatter",
             "mode": "text",
-            "name": "incomplete / infeasible",
+            "name": "incomplete / infeasible / no price",
             "showlegend": False,
             "x": notes["x"],
             "y": notes["y"],
@@ -152,18 +211,20 @@ def _traces(stacks: dict[str, dict[str, list]], notes: dict[str, list]) -> list[
 
 
 def cost_panel(offerings: list[Any], results: dict[int, Any], workload_label: str) -> dict:
-    stacks, notes, totals, rows = _stacks_and_rows(offerings, results)
+    stacks, notes, ranges, rows = _stacks_and_rows(offerings, results)
+    totals = [x + p for x, p in zip(ranges["x"], ranges["plus"], strict=True)]
+    totals += [sum(v) for v in zip(*(stacks[key]["x"] for key, _, _ in BILL_ITEMS), strict=True)]
     return {
         "key": "cost",
         "nav": "Full bill",
         "title": f"Full bill for {workload_label}, by line item",
         "note": "Each bar is the whole bill under the cheapest complete plan: GPU-hours (compute, "
-        "failure overhead, "
-        "spare nodes) plus storage, egress, traffic, support and setup. ✖ marks a bill missing a "
-        "price the provider "
-        "does not publish; it is never counted as zero, so that bar is a lower bound.",
+        "failure overhead, spare nodes) plus storage, egress, traffic, support and setup. ✖ marks a bill "
+        "missing a fee the provider does not publish; where the bill gives its range, the black bar spans "
+        "known fees only to unknown fees at the high end of their typical range. An offering without a "
+        "published price is marked “no price”, never drawn as a zero.",
         "figure": {
-            "data": _traces(stacks, notes),
+            "data": _traces(stacks, notes, ranges),
             "layout": base_layout(
                 bar_height(len(offerings), 40),
                 barmode="stack",

@@ -9,24 +9,37 @@ from compare.charts.common import (
     cell,
     hover,
     missing_cell,
+    no_price,
     offering_labels,
     offering_row,
     table,
+    unsized_text,
     usd,
 )
-from portal.chart_style import BLUE, axis, base_layout, category_axis, overlay_pattern, to_float
+from portal.chart_style import (
+    BLUE,
+    VERMILLION,
+    axis,
+    base_layout,
+    category_axis,
+    overlay_pattern,
+    plotly_text,
+    to_float,
+)
 
 
-def _per_billion_tokens(result: Any) -> tuple[float | None, bool]:
-    """USD per billion tokens (None: not sized or infeasible) and whether the bill is complete."""
-    bill = (result.bill or {}) if result is not None else {}
-    value = to_float(bill.get("usd_per_billion_tokens")) if result is not None and result.feasible else None
-    return value, bool(result is not None and result.cost_complete)
+def _per_billion_tokens(result: Any) -> tuple[float | None, bool, str]:
+    """USD per billion tokens (None: not sized, infeasible or unpriced), whether the bill is complete, and
+    what to say instead of a figure."""
+    if result is None or not result.feasible or no_price(result):
+        return None, False, "no price" if no_price(result) else unsized_text(result)
+    value = to_float((result.bill or {}).get("usd_per_billion_tokens"))
+    return value, bool(result.cost_complete), "" if value is not None else "no price"
 
 
-def _cells(value: float | None, complete: bool) -> list[dict]:
+def _cells(value: float | None, complete: bool, why: str) -> list[dict]:
     if value is None:
-        completeness = missing_cell("—")
+        return [missing_cell(why), missing_cell("—")]
     else:
         completeness = cell(
             "complete" if complete else "incomplete: lower bound",
@@ -36,44 +49,64 @@ def _cells(value: float | None, complete: bool) -> list[dict]:
     return [cell(usd(value), number=True, missing=value is None), completeness]
 
 
-def _bar(offerings: list[Any], costs: list[tuple[float | None, bool]]) -> dict:
-    """One bar per offering, hatched where the bill misses a price (the figure is then a lower bound)."""
+def _bar(offerings: list[Any], costs: list[tuple[float | None, bool, str]]) -> dict:
+    """One bar per priced offering, hatched where the bill misses a fee; none (and the words why) for an
+    offering without a price or a feasible sizing, never a zero-length "cheapest" bar."""
     labels = offering_labels(offerings)
     text, hovers = [], []
-    for o, (value, complete) in zip(offerings, costs, strict=True):
-        lower_bound = "" if complete else " (lower bound)"
-        text.append(f"${value:,.0f}{lower_bound}" if value is not None else "—")
-        incomplete = "" if complete else "; incomplete bill: lower bound"
+    for o, (value, complete, why) in zip(offerings, costs, strict=True):
+        if value is None:
+            text.append("")
+            hovers.append(hover(labels[o.pk], why))
+            continue
+        lower_bound = "" if complete else " (incomplete bill)"
+        text.append(f"${value:,.0f}{lower_bound}")
+        incomplete = "" if complete else "; incomplete bill: unpublished fees not included"
         hovers.append(hover(labels[o.pk], f"{usd(value)} per billion training tokens{incomplete}"))
     return {
         "type": "bar",
         "orientation": "h",
         "name": "USD per billion tokens",
-        "x": [value or 0 for value, _ in costs],
+        "x": [value for value, _, _ in costs],
         "y": [labels[o.pk] for o in offerings],
         "text": text,
         "textposition": "outside",
         "cliponaxis": False,
         "hovertext": hovers,
         "hoverinfo": "text",
-        "marker": overlay_pattern(BLUE, ["" if complete else "/" for _, complete in costs], 0.35),
+        "marker": overlay_pattern(BLUE, ["" if complete else "/" for _, complete, _ in costs], 0.35),
     }
 
 
 def cost_per_token_panel(offerings: list[Any], results: dict[int, Any], workload_label: str) -> dict:
     costs = [_per_billion_tokens(results.get(o.pk)) for o in offerings]
     bar = _bar(offerings, costs)
+    priced = [value for value, _, _ in costs if value is not None]
+    unpriced = [(bar["y"][i], why) for i, (value, _, why) in enumerate(costs) if value is None]
+    words = {
+        "type": "scatter",
+        "mode": "text",
+        "name": "no figure",
+        "showlegend": False,
+        "x": [0] * len(unpriced),
+        "y": [y for y, _ in unpriced],
+        "text": ["✖ " + plotly_text(why) for _, why in unpriced],
+        "textposition": "middle right",
+        "textfont": {"color": VERMILLION},
+        "cliponaxis": False,
+        "hoverinfo": "skip",
+    }
     return {
         "key": "cost-per-token",
         "nav": "Cost per token",
         "title": f"Cost per billion training tokens for {workload_label}",
-        "note": "Full bill ÷ training tokens. Hatched: the bill misses an unpublished price, so the "
-        "figure is a lower bound.",
+        "note": "Full bill ÷ training tokens. Hatched: the bill misses an unpublished fee. An offering "
+        "without a published price has no bar and says “no price”.",
         "figure": {
-            "data": [bar],
+            "data": [bar, words],
             "layout": base_layout(
                 bar_height(len(offerings), 30),
-                xaxis=axis("USD per billion tokens", tickprefix="$", range=[0, max(bar["x"] + [1]) * 1.45]),
+                xaxis=axis("USD per billion tokens", tickprefix="$", range=[0, max(priced + [1]) * 1.45]),
                 yaxis=category_axis(),
                 showlegend=False,
             ),

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from compare.charts.common import cell, hover, missing_cell, offering_labels, offering_row, table, usd
+from compare.charts.common import (
+    cell,
+    hover,
+    missing_cell,
+    offering_labels,
+    offering_row,
+    table,
+    unsized_text,
+    usd,
+)
 from portal.chart_style import BLUE, VERMILLION, axis, base_layout
 
 
@@ -43,7 +52,7 @@ def _groups(
         group["x"].append(days)
         group["y"].append(cost)
         group["text"].append(labels[pid] if pid in front else "")
-        lower_bound = "" if r.cost_complete else " (incomplete bill: lower bound)"
+        lower_bound = "" if r.cost_complete else " (incomplete bill: some fees unpublished)"
         group["hover"].append(
             hover(
                 labels[pid],
@@ -56,15 +65,15 @@ def _groups(
 
 def _row(o: Any, r: Any, front: set[int]) -> dict:
     if r is None or not r.feasible or r.train_days is None:
-        unsized = missing_cell("not sized yet" if r is None else "cannot train it")
+        unsized = missing_cell(unsized_text(r))
         return offering_row(o, [unsized, missing_cell("—"), missing_cell("—")])
     cost = float(r.cost_total_usd) if r.cost_total_usd is not None else None
-    lower_bound = "" if r.cost_complete or cost is None else " (lower bound)"
+    lower_bound = "" if r.cost_complete or cost is None else " (incomplete bill)"
     return offering_row(
         o,
         [
             cell(f"{r.train_days:.1f}", number=True),
-            cell(usd(cost) + lower_bound, number=True, missing=cost is None),
+            cell("no price" if cost is None else usd(cost) + lower_bound, number=True, missing=cost is None),
             cell("✔ on the front" if o.pk in front else "—"),
         ],
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from checks.display import SEVERITY_DISPLAY
+from checks.rules import pitfall_name
 from compare.charts.common import bar_height, cell, offering_labels, offering_row, row_head, table
 from portal.chart_style import SEVERITY_STYLE, axis, base_layout, category_axis, patterned, plotly_text
 
@@ -34,7 +35,7 @@ def _finding_row(o: Any, finding: Any) -> dict:
         "href": f"{o.get_absolute_url()}#finding-{finding.code}",
         "cells": [
             cell(display["word"], badge=finding.severity, icon=display["icon"]),
-            cell(finding.code),
+            cell(pitfall_name(finding.code)),
             cell(finding.title),
         ],
     }
@@ -65,12 +66,12 @@ def findings_panel(offerings: list[Any], findings: list[Any]) -> dict:
     codes: dict[int, dict[str, list[str]]] = {o.pk: {s: [] for s in SEVERITIES} for o in offerings}
     rows = []
     for f in findings:
-        codes[f.offering_id].setdefault(f.severity, []).append(f.code)
+        codes[f.offering_id].setdefault(f.severity, []).append(pitfall_name(f.code))
         rows.append(_finding_row(by_id[f.offering_id], f))
     for o in offerings:
         if not any(codes[o.pk].values()):
             none_found = [
-                cell("None", badge="pass", icon="✔"),
+                cell("Clear", badge="pass", icon="✔"),
                 cell("—"),
                 cell("no pitfall found in the published facts"),
             ]

@@ -16,6 +16,7 @@ from compare.charts.common import (
     offering_labels,
     offering_row,
     table,
+    unsized_text,
     usd,
 )
 from portal.chart_style import GREEN, VERMILLION, axis, base_layout, category_axis, patterned, to_float
@@ -45,7 +46,7 @@ def _goodput(label: str, result: Any) -> Goodput:
         hours_lost=to_float(overhead.get("quantity")) if overhead else None,
         usd_lost=to_float(overhead.get("usd")) if overhead else None,
         feasible=feasible,
-        reason="not sized yet" if result is None else "cannot train this workload",
+        reason=unsized_text(result),
     )
 
 

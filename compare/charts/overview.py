@@ -6,6 +6,7 @@ import statistics
 from typing import Any
 
 from checks.display import SEVERITY_DISPLAY
+from checks.rules import pitfall_name
 from compare.charts.common import bar_height, cell, fmt, missing_cell, table
 from compare.charts.findings import SEVERITIES, severity_bar
 from portal.chart_style import (
@@ -60,10 +61,41 @@ def _stats_row(head: str, count: int, values: list[float], digits: int, unpublis
     }
 
 
+# A box with more offerings than this is drawn from its quartiles alone: the page stays small (and quick to
+# draw) whatever the size of the catalog, and the table beside it has the same figures.
+POINTS_MAX = 40
+
+
+def _quartiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    q1, median, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
+    return {"lowerfence": ordered[0], "q1": q1, "median": median, "q3": q3, "upperfence": ordered[-1]}
+
+
+def _summary_box(i: int, label: str, values: list[float], *, horizontal: bool) -> dict[str, Any]:
+    """A box drawn from precomputed quartiles (min, Q1, median, Q3, max), one hover for the group."""
+    stats = _quartiles(values)
+    trace: dict[str, Any] = {
+        "type": "box",
+        "name": label,
+        ("y" if horizontal else "x"): [label],
+        **{key: [round(value, 2)] for key, value in stats.items()},
+        "fillcolor": "rgba(0,0,0,0)",
+        "line": {"color": SERIES[i % len(SERIES)], "width": 2},
+        "hoverinfo": "x" if horizontal else "y",
+    }
+    if horizontal:
+        trace["orientation"] = "h"
+    return trace
+
+
 def _box_trace(
     i: int, label: str, values: list[float], hover: list[str], *, horizontal: bool, jitter: float
 ) -> dict[str, Any]:
-    """One box of an overview chart with every offering drawn as a marker (series i's colour and symbol)."""
+    """One box of an overview chart with every offering drawn as a marker (series i's colour and symbol);
+    past POINTS_MAX offerings, the box alone."""
+    if len(values) > POINTS_MAX:
+        return _summary_box(i, label, values, horizontal=horizontal)
     value_axis, label_axis = ("x", "y") if horizontal else ("y", "x")
     trace: dict[str, Any] = {
         "type": "box",
@@ -120,8 +152,8 @@ def overview_fabric_panel(rows: list[dict]) -> dict:
     return {
         "key": "overview-fabric",
         "title": "Inter-node bandwidth per GPU, by fabric",
-        "note": "One marker per offering: GPU-fabric NICs × Gb/s per NIC ÷ GPUs per node. A 100B+ "
-        "job wants 400 Gb/s "
+        "note": "One marker per offering (a fabric with many offerings shows its box alone: minimum, "
+        "quartiles, maximum): GPU-fabric NICs × Gb/s per NIC ÷ GPUs per node. A 100B+ job wants 400 Gb/s "
         "per GPU of RDMA (InfiniBand, RoCE, EFA); TCP Ethernet without RDMA is the classic trap.",
         "figure": {
             "data": traces,
@@ -169,7 +201,8 @@ def overview_price_panel(rows: list[dict]) -> dict:
     return {
         "key": "overview-price",
         "title": "On-demand price per GPU-hour, by GPU",
-        "note": "One marker per offering with a published on-demand price; the box spans the middle half. "
+        "note": "One marker per offering with a published on-demand price (a GPU with many offerings shows "
+        "its box alone); the box spans the middle half. "
         "The price per GPU-hour is not the bill: compare full bills for a workload on the compare page.",
         "figure": {
             "data": traces,
@@ -249,8 +282,9 @@ def overview_findings_panel(counts: list[dict]) -> dict:
     for severity in SEVERITIES:
         word = SEVERITY_DISPLAY[severity]["word"].lower()
         per_code = [table_counts[code][severity] for code in codes]
-        hovers = [f"{code}: {n} {word}" for code, n in zip(codes, per_code, strict=True)]
-        traces.append(severity_bar(severity, per_code, codes, hovers))
+        names = [pitfall_name(code) for code in codes]
+        hovers = [f"{name}: {n} {word}" for name, n in zip(names, per_code, strict=True)]
+        traces.append(severity_bar(severity, per_code, names, hovers))
     return {
         "key": "overview-findings",
         "title": "Pitfall findings across the catalog, by severity",
@@ -272,7 +306,7 @@ def overview_findings_panel(counts: list[dict]) -> dict:
             ["Pitfall", "Critical", "Warning", "Info"],
             [
                 {
-                    "head": code,
+                    "head": pitfall_name(code),
                     "href": "",
                     "cells": [cell(v, number=True) for v in table_counts[code].values()],
                 }

@@ -70,7 +70,7 @@ def fault_model(facts: dict[str, Any]) -> FaultModel:
         if published_replace is None:
             notes.append(
                 f"no automatic node replacement: {replace / 60:.0f} h per failure assumed (manual ticket, "
-                "Meta's OPT-175B logbook)"
+                "as in Meta's OPT-175B logbook)"
             )
     relaunch = C.RESTART_JOB_MIN + (0.0 if auto_restart else 10.0)  # an operator relaunches by hand
     storage = facts.get("storage_write_gbytes_per_s")

@@ -7,11 +7,38 @@
       var source = document.getElementById(el.getAttribute("data-figure"));
       if (!source) { return; }
       var figure = JSON.parse(source.textContent);
+      if (el.clientWidth < 560) { narrow(figure); }
       Plotly.newPlot(el, figure.data, figure.layout, {
         responsive: true, displaylogo: false,
         modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
         toImageButtonOptions: {format: "svg"}
       });
+    });
+  }
+  /* A phone: smaller text and margins, so that axis titles and labels fit the screen's width. */
+  function narrow(figure) {
+    var layout = figure.layout;
+    var rows = {};
+    figure.data.forEach(function (trace) {
+      if (trace.orientation === "h") { (trace.y || []).forEach(function (y) { rows[y] = true; }); }
+    });
+    var count = Object.keys(rows).length;
+    if (count) { layout.height = Math.max(layout.height || 0, 200 + 64 * count); }
+    if (layout.showlegend !== false) {
+      /* the legend stays above the plot, in rows; the chart grows so that it never needs a scrollbar */
+      layout.legend = Object.assign({}, layout.legend || {}, {font: {size: 10}});
+      layout.height = (layout.height || 400) + 120;
+    }
+    layout.font = Object.assign({}, layout.font || {}, {size: 11});
+    layout.margin = Object.assign({}, layout.margin || {}, {l: 4, r: 12});
+    Object.keys(layout).forEach(function (key) {
+      var axis = layout[key];
+      if (/^[xy]axis/.test(key) && axis && axis.title) {
+        axis.title.font = Object.assign({}, axis.title.font || {}, {size: 11});
+      }
+      if (/^[xy]axis/.test(key) && axis && axis.type === "category") {
+        axis.tickfont = Object.assign({}, axis.tickfont || {}, {size: 10});
+      }
     });
   }
   function autosubmit() {

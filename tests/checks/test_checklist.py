@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from checks.checklist import QUESTIONS, checklist
+from checks.checklist import QUESTIONS, assumption_questions, checklist
 from checks.rules import run_rules
+from providers.facts import GROUPS
 from tests.checks.helpers import WORKLOAD_175B, ev, good_offering, ib_ports, port
 
 
@@ -13,7 +14,8 @@ def by_key(items: list[dict]) -> dict[str, dict]:
 
 def test_every_question_has_the_documented_shape():
     items = checklist(good_offering(), [], [])
-    assert len(items) == len(QUESTIONS) >= 10
+    assert len(items) == len(QUESTIONS) + len(assumption_questions(good_offering()))
+    assert len(QUESTIONS) >= 10
     for item in items:
         assert set(item) >= {"question", "why", "answer", "status", "refs"}
         assert item["status"] in ("answered", "unknown", "concern")
@@ -62,3 +64,34 @@ def test_it_accepts_finding_dicts_as_stored_by_the_api():
     off = good_offering(storage_price_usd_per_gb_month=None)
     stored = [f.as_dict() for f in run_rules(off)]
     assert by_key(checklist(off, stored, []))["storage"]["status"] == "concern"
+
+
+def test_answered_only_where_every_fact_is_published_with_a_source():
+    off = good_offering()
+    sourced = set(GROUPS)
+    items = by_key(checklist(off, [], [], sourced_groups=sourced))
+    assert items["fabric"]["status"] == "answered"
+    no_network_source = by_key(checklist(off, [], [], sourced_groups=sourced - {"network"}))
+    assert no_network_source["fabric"]["status"] == "unknown"
+    assert "Ask for a source of: Inter-node fabric" in no_network_source["fabric"]["answer"]
+    assert "Ask the provider for:" not in no_network_source["fabric"]["answer"]
+    partly = dict(off, gbps_per_nic=None)
+    item = by_key(checklist(partly, [], []))["fabric"]
+    assert item["status"] == "unknown"  # one of its facts unpublished: not answered
+    assert "Ask the provider for: Speed per NIC." in item["answer"]
+
+
+def test_every_assumed_fact_becomes_a_question_in_words():
+    off = {"slug": "ib", "name": "IB cloud", "gpu": "H100-SXM-80GB", "fabric": "infiniband"}
+    items = by_key(checklist(off, [], []))
+    nics = items["assumed-nics_per_node"]
+    assert nics["status"] == "unknown"
+    assert nics["question"].startswith("GPU-fabric NICs per node: not published")
+    assert "1 per GPU" in nics["answer"]
+    assert "Speed per NIC" in items["assumed-gbps_per_nic"]["question"]
+    assert "400 Gb/s" in items["assumed-gbps_per_nic"]["answer"]
+    assert "16,384 GPUs in one cluster" in items["assumed-max_nodes"]["answer"]
+    assert "assumed-fabric" not in items  # published
+    for item in items.values():
+        text = item["question"] + item["why"] + item["answer"]
+        assert "None" not in text and "{" not in text and "§" not in text and "DESIGN" not in text

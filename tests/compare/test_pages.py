@@ -10,7 +10,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from compare import sized
 from compare.models import PresetRun
+from providers.services import offering_update
 from sizing.models import PlanRun, Workload
 from tests.compare import helpers
 from tests.providers.factories import UserFactory
@@ -123,70 +125,112 @@ def test_the_bare_compare_address_offers_a_picker(client: Any, catalog: list[Any
     assert 'name="offerings" value="good-ib"' in response.content.decode()
 
 
-def test_a_preset_is_sized_once_for_the_catalog_and_reused(
-    client: Any, catalog: list[Any], django_capture_on_commit_callbacks: Any
+def test_a_get_never_creates_a_run_and_reuses_cached_sizing(
+    client: Any, catalog: list[Any], django_capture_on_commit_callbacks: Any, monkeypatch: Any
 ) -> None:
-    # In a test the on_commit enqueue fires when this block exits (in the demo: as the request commits).
     with django_capture_on_commit_callbacks(execute=True):
-        first = client.get("/compare/?offerings=good-ib,cheap-eth&workload=13b")
+        first = client.get("/compare/?offerings=good-ib,cheap-eth&workload=13b&gpus=64")
     assert first.status_code == 200
-    mapping = PresetRun.objects.get(preset="13b")
-    assert mapping.run.status == "done"
-    assert mapping.run.results.count() == len(catalog)  # the whole catalog, for every later page
-    response = client.get("/compare/?offerings=good-ib,cheap-eth&workload=13b")
-    figs = figures(response.content.decode())
-    assert {"fig-cost", "fig-cost-per-token", "fig-cost-time", "fig-goodput"} <= set(figs)
-    runs = PlanRun.objects.count()
+    assert PlanRun.objects.count() == 0 and PresetRun.objects.count() == 0
+    assert {"fig-cost", "fig-cost-per-token", "fig-cost-time", "fig-goodput"} <= set(
+        figures(first.content.decode())
+    )
+    calls: list[int] = []
+    real = sized.size_at
+
+    def counting(**kwargs: Any) -> Any:
+        calls.append(kwargs["gpus"])
+        return real(**kwargs)
+
+    monkeypatch.setattr(sized, "size_at", counting)
+    again = client.get("/compare/?offerings=good-ib,cheap-eth&workload=13b&gpus=64")
+    assert again.status_code == 200 and calls == []  # cached under the catalog version
+    rep = UserFactory(username="rep-good", role="provider", provider=catalog[0].provider)
     with django_capture_on_commit_callbacks(execute=True):
-        again = client.get("/compare/?offerings=roce-mid,plain-a,plain-b&workload=13b")
-    assert again.status_code == 200
-    assert PlanRun.objects.count() == runs
-    assert "fig-cost" in figures(again.content.decode())
+        offering_update(user=rep, offering=catalog[0], facts={"gbps_per_nic": 200})
+    client.get("/compare/?offerings=good-ib,cheap-eth&workload=13b&gpus=64")
+    assert calls == [64, 64]  # an offering edit bumps the catalog version: sized again
+    assert PlanRun.objects.count() == 0
 
 
-def test_stored_results_feed_the_cost_charts(client: Any, catalog: list[Any]) -> None:
-    helpers.stored_preset_run(catalog)
-    response = client.get("/compare/?offerings=good-ib,cheap-eth,roce-mid&workload=llama3-70b")
-    figs = figures(response.content.decode())
-    stacked = {t["name"]: t for t in figs["fig-cost"]["data"]}
-    assert list(stacked)[:8] == [
-        "compute",
-        "failure overhead",
-        "spare nodes",
-        "storage",
-        "egress",
-        "traffic",
-        "support",
-        "setup",
-    ]
-    notes = stacked["incomplete / infeasible"]["text"]
-    assert any("incomplete: egress not published" in n for n in notes)
-    pareto = figs["fig-cost-time"]["data"][0]
-    assert pareto["name"].startswith("Pareto front")
-    assert len(pareto["x"]) >= 1
-
-
-def test_a_users_workload_without_results_starts_a_run_and_polls(client: Any, catalog: list[Any]) -> None:
-    user = UserFactory()
-    workload = Workload.objects.create(owner=user, name="my 70b", params=70e9)
-    client.force_login(user)
-    # on_commit callbacks are not executed in this test: the run stays queued, as on a busy worker
-    response = client.get(f"/compare/?offerings=good-ib,cheap-eth&workload={workload.pk}")
+def test_every_offering_is_sized_at_the_picked_gpu_count(client: Any, catalog: list[Any]) -> None:
+    response = client.get("/compare/?offerings=good-ib,roce-mid,plain-a&workload=llama3-70b&gpus=128")
     assert response.status_code == 200
     content = response.content.decode()
-    run = PlanRun.objects.get(workload=workload)
-    assert "Sizing in progress" in content
-    assert f'hx-get="/compare/sizing/{run.pk}/"' in content
-    assert sorted(run.offerings.values_list("slug", flat=True)) == ["cheap-eth", "good-ib"]
-    client.get(f"/compare/?offerings=good-ib,cheap-eth&workload={workload.pk}")
-    assert PlanRun.objects.filter(workload=workload).count() == 1  # the running one is reused
-    status = client.get(f"/compare/sizing/{run.pk}/", HTTP_HX_REQUEST="true")
-    assert status.status_code == 200 and "HX-Refresh" not in status
-    PlanRun.objects.filter(pk=run.pk).update(status="done")
-    status = client.get(f"/compare/sizing/{run.pk}/", HTTP_HX_REQUEST="true")
-    assert status["HX-Refresh"] == "true"
-    client.force_login(UserFactory())
-    assert client.get(f"/compare/sizing/{run.pk}/").status_code == 404
+    assert "Every offering is sized at the same 128 GPUs" in content
+    table = content.split('id="table-cost-time"')[1].split("</table>")[0]
+    assert table.count("<tr>") == 4  # header + 3 offerings
+    hovers = json.dumps(figures(content)["fig-cost-time"]["data"])
+    assert "128 GPUs" in hovers and "256 GPUs" not in hovers
+    unpinned = client.get("/compare/?offerings=good-ib,roce-mid&workload=llama3-70b")
+    assert unpinned.context["gpus"] >= 8  # a suggested count, shown in the form
+    assert f'value="{unpinned.context["gpus"]}"' in unpinned.content.decode()
+
+
+@pytest.mark.parametrize("value", ["0", "-8", "abc", "999999999", "1.5"])
+def test_a_bad_gpu_count_is_a_400_naming_gpus(client: Any, catalog: list[Any], value: str) -> None:
+    response = client.get(f"/compare/?offerings=good-ib,cheap-eth&workload=13b&gpus={value}")
+    assert response.status_code == 400
+    error = response.context["errors"][0]
+    assert error["param"] == "gpus" and "from 1 to 131,072" in error["message"]
+
+
+def test_an_unpriced_offering_shows_no_price_never_a_bar(client: Any, catalog: list[Any]) -> None:
+    unpriced = helpers.offering(slug="no-price", name="Unpriced cluster")
+    unpriced.plans.update(price_usd_per_gpu_hour=None)
+    response = client.get("/compare/?offerings=good-ib,no-price&workload=llama3-70b&gpus=64")
+    figs = figures(response.content.decode())
+    label = "Unpriced cluster"
+    per_token = figs["fig-cost-per-token"]["data"]
+    bar, words = per_token[0], per_token[1]
+    at = [i for i, y in enumerate(bar["y"]) if label in y.replace("<br>", " ")][0]
+    assert bar["x"][at] is None  # no bar at all, never a zero "cheapest" one
+    assert any("no price" in t for t in words["text"])
+    for trace in figs["fig-cost"]["data"]:
+        if trace["type"] == "bar":
+            assert not any(label in y.replace("<br>", " ") for y in trace["y"])
+    notes = {t["name"]: t for t in figs["fig-cost"]["data"]}["incomplete / infeasible / no price"]
+    assert any("no price" in t for t in notes["text"])
+    assert "no price" in response.content.decode().split('id="table-cost"')[1].split("</table>")[0]
+
+
+def test_full_names_are_never_truncated(client: Any, catalog: list[Any]) -> None:
+    long_name = "Eight-way H100 SXM5 cluster with 3.2 Tb/s InfiniBand and a very long marketing name"
+    helpers.offering(slug="long-name", name=long_name)
+    response = client.get("/compare/?offerings=good-ib,long-name&workload=llama3-70b&gpus=64")
+    for fig in figures(response.content.decode()).values():
+        text = json.dumps(fig)
+        assert "…" not in text
+    ys = figures(response.content.decode())["fig-cost-per-token"]["data"][0]["y"]
+    assert any(y.replace("<br>", " ").endswith(long_name) for y in ys)
+
+
+def test_samples_are_left_out_unless_asked_for_and_labelled(client: Any, catalog: list[Any]) -> None:
+    helpers.offering(slug="trap-sample", name="Trap sample", fictional=True)
+    base = "/compare/?offerings=good-ib,cheap-eth,trap-sample&workload=llama3-70b&gpus=64"
+    without = client.get(base)
+    assert [o.slug for o in without.context["offerings"]] == ["good-ib", "cheap-eth"]
+    assert "Left out: " in without.content.decode()
+    included = client.get(base + "&include_samples=1")
+    assert [o.slug for o in included.context["offerings"]] == ["good-ib", "cheap-eth", "trap-sample"]
+    content = included.content.decode()
+    assert "fictional sample" in content
+    ys = figures(content)["fig-cost-per-token"]["data"][0]["y"]
+    assert any("(fictional sample)" in y for y in ys)
+    picker = client.get("/compare/?q=").content.decode()
+    assert 'value="trap-sample"' not in client.get("/compare/").content.decode()
+    assert "fictional samples are hidden" in picker
+
+
+def test_a_users_workload_is_compared_without_a_run(client: Any, catalog: list[Any]) -> None:
+    user = UserFactory()
+    workload = Workload.objects.create(owner=user, name="my 70b", params=70e9, deadline_days=30)
+    client.force_login(user)
+    response = client.get(f"/compare/?offerings=good-ib,cheap-eth&workload={workload.pk}&gpus=256")
+    assert response.status_code == 200
+    assert "fig-cost-time" in figures(response.content.decode())
+    assert not PlanRun.objects.filter(workload=workload).exists()
+    assert "90-day deadline" not in response.content.decode()  # it names its own
 
 
 def test_html_in_catalog_text_is_escaped_in_tables_and_figures(client: Any, catalog: list[Any]) -> None:
@@ -245,10 +289,25 @@ def test_overview_queries_do_not_grow_with_the_catalog(
 ) -> None:
     _grow_catalog(10)
     small = _count(client, "/")
+    assert _count(client, "/") == 0  # the overview of this catalog version is cached
     _grow_catalog(110, start=10)
+    sized.catalog_version_bump()  # what an import or an edit does through the catalog's signals
     assert _count(client, "/") == small
+    sized.catalog_version_bump()
     with django_assert_max_num_queries(4):
         client.get("/")
+
+
+def test_an_offering_edit_refreshes_the_cached_overview(
+    client: Any, catalog: list[Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    before = client.get("/").context["offering_count"]
+    rep = UserFactory(username="rep-fict", role="provider", provider=catalog[0].provider)
+    with django_capture_on_commit_callbacks(execute=True):
+        offering_update(user=rep, offering=catalog[0], facts={"gbps_per_nic": 100})
+    helpers.offering(slug="late", name="Late addition")
+    sized.catalog_version_bump()
+    assert client.get("/").context["offering_count"] == before + 1
 
 
 def test_compare_queries_are_bounded_with_a_large_catalog_and_stored_results(
@@ -263,7 +322,13 @@ def test_compare_queries_are_bounded_with_a_large_catalog_and_stored_results(
     with django_assert_max_num_queries(12):
         response = client.get(f"/compare/?offerings={twelve}&workload=llama3-70b")
     assert "fig-cost" in response.content.decode()
-    assert _count(client, f"/compare/?offerings={few}&workload=llama3-70b") == _count(
-        client, f"/compare/?offerings={twelve}&workload=llama3-70b"
-    )
-    assert _count(client, f"/compare/?offerings={few}") == _count(client, f"/compare/?offerings={twelve}")
+    sized.catalog_version_bump()  # a new catalog version: nothing cached
+    few_queries = _count(client, f"/compare/?offerings={few}&workload=llama3-70b")
+    sized.catalog_version_bump()
+    assert few_queries == _count(client, f"/compare/?offerings={twelve}&workload=llama3-70b")
+    sized.catalog_version_bump()
+    few_queries = _count(client, f"/compare/?offerings={few}")
+    sized.catalog_version_bump()
+    assert few_queries == _count(client, f"/compare/?offerings={twelve}")
+    cached = _count(client, f"/compare/?offerings={twelve}")
+    assert cached < few_queries  # the same comparison again reads its panels from the cache

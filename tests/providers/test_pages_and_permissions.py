@@ -139,3 +139,19 @@ def test_browse_pages_through_a_large_catalog(client: Client, django_assert_max_
     assert "showing 101–120" in last and "Bulk 119" in last
     bad = client.get("/offerings/?page=zero")
     assert bad.status_code == 400 and "page" in bad.content.decode()
+
+
+def test_the_provider_filter_searches_names_and_suggests_only_a_few(client: Any) -> None:
+    from providers.selectors import PROVIDER_SUGGESTIONS
+
+    for i in range(PROVIDER_SUGGESTIONS + 5):
+        OfferingFactory(provider=ProviderFactory(name=f"Cloud number {i:03d}"))
+    OfferingFactory(name="Only Lambda", provider=ProviderFactory(name="Lambda Labs"))
+    page = client.get("/offerings/").content.decode()
+    assert page.count('<option value="Cloud number') == PROVIDER_SUGGESTIONS  # never every provider
+    assert '<select name="provider"' not in page
+    found = client.get("/offerings/?provider_name=lambda")
+    assert [o.name for o in found.context["offerings"]] == ["Only Lambda"]
+    assert '<option value="Lambda Labs">' in found.content.decode()
+    too_long = client.get("/offerings/?provider_name=" + "x" * 101)
+    assert too_long.status_code == 400 and "provider_name" in too_long.content.decode()

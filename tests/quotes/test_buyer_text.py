@@ -1,0 +1,118 @@
+"""What a buyer reads names no internal document or code: every main page, its chart data and the quote
+PDF are free of design-document references ("DESIGN §6", "cal §4", "hidden-costs.md") and of pitfall rule
+codes written as prose."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from checks.rules import rule_catalog
+from checks.services import findings_refresh
+from quotes.models import Quote
+from sizing import services as sizing_services
+from tests.quotes.conftest import make_offering
+from tests.quotes.helpers import pdf_bytes, pdf_text
+
+pytestmark = pytest.mark.django_db
+
+INTERNAL = re.compile(r"DESIGN|§|\bcal\b \d|calibration\.md|hidden-costs|peer-portals|FORMATS\.md|\w\.md\b")
+
+
+def visible_text(page: str) -> str:
+    """The words of a page as shown: tags, styles and scripts other than chart data removed."""
+    page = re.sub(r"<style.*?</style>", " ", page, flags=re.S)
+    page = re.sub(r'<script(?! id="fig-).*?</script>', " ", page, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def rule_codes() -> list[str]:
+    return [rule["code"] for rule in rule_catalog()]
+
+
+def assert_clean(where: str, text: str) -> None:
+    found = INTERNAL.search(text)
+    assert found is None, (
+        f"{where}: internal reference {text[max(0, found.start() - 60) : found.end() + 60]!r}"
+    )
+    for code in rule_codes():
+        assert re.search(rf"(?<![\w/#-]){re.escape(code)}(?![\w-])", text) is None, (
+            f"{where}: rule code {code}"
+        )
+
+
+@pytest.fixture
+def pages(
+    buyer: Any, offering: Any, workload: Any, quote: Quote, django_capture_on_commit_callbacks: Any
+) -> dict[str, str]:
+    """Every main page a buyer opens, rendered from a small catalog with findings, a run and a quote."""
+    cheap = make_offering(provider_name="Budget Cloud", name="Ethernet box", slug="budget-eth")
+    cheap.fabric, cheap.nics_per_node, cheap.gbps_per_nic = "ethernet", 2, 100
+    cheap.save()
+    for o in (offering, cheap):
+        findings_refresh(offering=o)
+    with django_capture_on_commit_callbacks(execute=True):
+        run = sizing_services.plan_run_create(owner=buyer, workload=workload)
+    client = Client()
+    client.force_login(buyer)
+    urls = {
+        "home": "/",
+        "browse": "/offerings/",
+        "offering": offering.get_absolute_url(),
+        "offering-eth": cheap.get_absolute_url(),
+        "compare": f"/compare/?offerings={offering.slug},{cheap.slug}&workload={workload.pk}&gpus=64",
+        "checklist": f"/checks/checklist/?offering={cheap.slug}",
+        "run": f"/plan/{run.pk}/",
+        "result": f"/plan/{run.pk}/{cheap.slug}/",
+        "quote": f"/quotes/{quote.pk}/",
+    }
+    out = {}
+    for name, url in urls.items():
+        response = client.get(url)
+        assert response.status_code == 200, (name, response.status_code)
+        out[name] = visible_text(response.content.decode())
+    return out
+
+
+def test_no_page_names_an_internal_reference_or_a_rule_code(pages: dict[str, str]) -> None:
+    for name, text in pages.items():
+        assert_clean(name, text)
+
+
+def test_the_quote_pdf_names_no_internal_reference(quote: Quote) -> None:
+    from quotes import services
+
+    services.quote_pdf_render(quote_id=quote.pk)
+    quote.refresh_from_db()
+    assert_clean("quote PDF", pdf_text(pdf_bytes(quote)))
+
+
+def test_the_checker_catches_what_it_looks_for() -> None:
+    with pytest.raises(AssertionError):
+        assert_clean("sample", "a 100B+ job needs ~400 Gb/s (DESIGN 6)")
+    with pytest.raises(AssertionError):
+        assert_clean("sample", "OPT-175B chronicles, cal §4")
+    with pytest.raises(AssertionError):
+        assert_clean("sample", f"finding {rule_codes()[0]} (warning)")
+    assert_clean("sample", 'id="finding-x" Storage and egress prices not published')
+
+
+def test_an_incomplete_bill_names_its_unknown_fees_and_shows_its_range() -> None:
+    from quotes.display import bill_range, unknown_fees
+
+    bill = {
+        "complete": False,
+        "lines": [
+            {"item": "compute", "usd": "100.00"},
+            {"item": "support", "usd": None},
+            {"item": "setup", "usd": None},
+        ],
+    }
+    assert unknown_fees(bill) == ["Support", "Setup fee"]
+    assert bill_range({"cost_low_usd": "100", "cost_high_usd": "2500"}, bill) == "$100.00 to $2,500.00"
+    assert bill_range({}, bill) == ""  # a bill without its range says only what is unknown
+    assert bill_range({"cost_low_usd": 1, "cost_high_usd": 2}, dict(bill, complete=True)) == ""

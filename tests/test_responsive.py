@@ -1,0 +1,127 @@
+"""The main pages at a phone's 390 px and on a laptop, in Debian's chromium: the menu folds, wide tables
+scroll inside themselves and charts fit, so the page body never scrolls sideways. Screenshots of every page
+(and of the quote PDF) go to test-artifacts/ for a person to look at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from checks.services import findings_refresh
+from quotes import services as quote_services
+from sizing import services as sizing_services
+from tests.compare import helpers
+from tests.providers.factories import UserFactory
+from tests.quotes.conftest import make_offering
+from tests.quotes.helpers import pdf_bytes, to_png
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1366, "height": 900}
+
+
+@pytest.fixture
+def site(settings: Any, tmp_path: Path) -> dict[str, Any]:
+    """A small catalog with findings, a buyer with a finished run and a quote."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    offerings = helpers.small_catalog()
+    long_named = make_offering(
+        provider_name="A provider with a rather long registered company name GmbH",
+        name="Eight-way H100 SXM5 cluster with 3.2 Tb/s InfiniBand, reserved for a year",
+        slug="long-named",
+    )
+    for o in [*offerings, long_named]:
+        findings_refresh(offering=o)
+    buyer = UserFactory(username="phone-buyer")
+    workload = sizing_services.workload_create(owner=buyer, preset="13b", train_tokens=3e11)
+    run = sizing_services.plan_run_create(owner=buyer, workload=workload)
+    quote = quote_services.quote_create_for_offering(
+        owner=buyer, offering_slug=long_named.slug, workload_id=workload.pk
+    )
+    return {"buyer": buyer, "run": run, "quote": quote, "offering": long_named}
+
+
+def _login(page: Any, live_server: Any, client: Any, user: Any) -> None:
+    client.force_login(user)
+    cookie = client.cookies["sessionid"]
+    page.context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": live_server.url}])
+
+
+def _pages(site: dict[str, Any]) -> dict[str, str]:
+    slugs = "good-ib,cheap-eth,roce-mid,long-named"
+    return {
+        "home": "/",
+        "browse": "/offerings/",
+        "offering": "/offerings/long-named/",
+        "plan-result": f"/plan/{site['run'].pk}/long-named/",
+        "run": f"/plan/{site['run'].pk}/",
+        "compare": f"/compare/?offerings={slugs}&workload=13b&gpus=64",
+        "checklist": "/checks/checklist/?offering=cheap-eth",
+        "quote": f"/quotes/{site['quote'].pk}/",
+    }
+
+
+def _overflow(page: Any) -> int:
+    """How many pixels the page is wider than the window (0: nothing scrolls sideways)."""
+    return int(
+        page.evaluate(
+            "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - window.innerWidth"
+        )
+    )
+
+
+def test_every_main_page_fits_a_phone_and_a_laptop(
+    live_server: Any, page: Any, client: Any, site: dict[str, Any], artifacts: Path
+) -> None:
+    _login(page, live_server, client, site["buyer"])
+    for size_name, size in (("390", PHONE), ("desktop", LAPTOP)):
+        page.set_viewport_size(size)
+        for name, path in _pages(site).items():
+            response = page.goto(live_server.url + path)
+            assert response is not None and response.status == 200, (name, response and response.status)
+            if page.locator("[data-figure]").count():
+                page.wait_for_selector(".main-svg", timeout=30_000)
+                page.wait_for_timeout(300)  # Plotly's responsive resize
+            page.screenshot(path=str(artifacts / f"page-{name}-{size_name}.png"), full_page=True)
+            assert _overflow(page) <= 0, f"{name} at {size_name} scrolls sideways by {_overflow(page)} px"
+            for chart in page.locator(".chart .main-svg").all()[:4]:
+                box = chart.bounding_box()
+                assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= size["width"] + 1
+
+
+def test_the_menu_folds_behind_a_button_at_390_px(
+    live_server: Any, page: Any, site: dict[str, Any], artifacts: Path
+) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(live_server.url + "/offerings/")
+    nav = page.locator("#site-nav")
+    assert not nav.is_visible()
+    page.click("#menu-toggle")
+    assert nav.is_visible()
+    assert page.locator("#menu-toggle").get_attribute("aria-expanded") == "true"
+    page.screenshot(path=str(artifacts / "page-menu-open-390.png"))
+    page.locator("#site-nav a", has_text="Checklist").click()
+    page.wait_for_url("**/checks/checklist/**")
+    page.set_viewport_size(LAPTOP)
+    assert page.locator("#site-nav").is_visible() and not page.locator("#menu-toggle").is_visible()
+
+
+def test_wide_tables_scroll_inside_themselves_at_390_px(
+    live_server: Any, page: Any, site: dict[str, Any]
+) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(live_server.url + "/offerings/")
+    table = page.locator("#offerings")
+    widths = table.evaluate("t => [t.scrollWidth, t.clientWidth]")
+    assert widths[0] > widths[1], "the catalog table is wider than a phone: it scrolls inside itself"
+    assert _overflow(page) <= 0
+
+
+def test_the_quote_pdf_renders_to_pictures(site: dict[str, Any], artifacts: Path) -> None:
+    quote_services.quote_pdf_render(quote_id=site["quote"].pk)
+    site["quote"].refresh_from_db()
+    pages = to_png(pdf_bytes(site["quote"]), artifacts, "quote-pdf-pages")
+    assert pages, "pdftoppm drew the PDF's pages"
