@@ -345,8 +345,44 @@ def overall(indicators: dict[str, dict[str, Any]], details: list[dict[str, Any]]
     return "pass"
 
 
+def step_findings(steps: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Steps of the kit that failed or whose tool was missing (steps.tsv), one finding per step and
+    outcome; not blocking by themselves: what they would have measured shows as cannot-measure."""
+    grouped: dict[tuple[str, str, str], list[int]] = {}
+    for name, text in steps:
+        for number, line in enumerate(text.splitlines(), start=1):
+            cells = line.split("\t")
+            if len(cells) != 4 or cells[0].startswith("#") or cells[3] in ("0", "exit_code"):
+                continue
+            step, code = cells[1].split("@", 1)[0], cells[3]
+            if code.startswith("none:") or step == "stability":
+                continue  # no driver messages found; the stability loop logs its pass count here
+            grouped.setdefault((name, step, code), []).append(number)
+    out = []
+    for (name, step, code), lines in grouped.items():
+        what = (
+            f"{code.split(':', 1)[1]} is not installed"
+            if code.startswith("missing:")
+            else f"exit code {code}"
+        )
+        times = f" ({len(lines)} times)" if len(lines) > 1 else ""
+        out.append(
+            {
+                "text": f"{name} line {lines[0]}: step {step}: {what}{times}",
+                "file": name,
+                "line": lines[0],
+                "kind": "step-failed",
+                "blocking": False,
+            }
+        )
+    return out
+
+
 def build_report(
-    facts: dict[str, Any], items: list[dict[str, Any]], texts: list[tuple[str, str]] | None = None
+    facts: dict[str, Any],
+    items: list[dict[str, Any]],
+    texts: list[tuple[str, str]] | None = None,
+    steps: list[tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     """The whole report of one bundle (see the module docstring)."""
     bandwidth = collective_bandwidth(facts, items)
@@ -358,7 +394,7 @@ def build_report(
         "scaling_efficiency": scaling_efficiency(facts, items, collective),
         "stability": stability(items, texts or [], collective, bandwidth.get("nodes")),
     }
-    details = bundle_findings(facts, items)
+    details = bundle_findings(facts, items) + step_findings(steps or [])
     for name, indicator in indicators.items():
         if indicator["verdict"] == "fail":
             details.append(_indicator_finding(name, indicator))

@@ -30,7 +30,7 @@ from providers.models import Offering
 
 logger = logging.getLogger(__name__)
 
-KIT_MARKER = "clusterscout-acceptance"
+STEPS_MARKER = "# clusterscout-acceptance steps v1"
 SNIFF = 4096
 
 
@@ -38,17 +38,19 @@ def bundle_limits() -> bundle_reader.Limits:
     return bundle_reader.Limits(max_member_bytes=settings.UPLOAD_MAX_BYTES)
 
 
+def bundle_check_size(*, name: str, size: int) -> None:
+    """Raise ValidationError (field `bundle`) above settings.ACCEPTANCE_BUNDLE_MAX_BYTES; before reading."""
+    limit = settings.ACCEPTANCE_BUNDLE_MAX_BYTES
+    if size > limit:
+        mib = 1024 * 1024
+        raise ValidationError(
+            {"bundle": [f"{name} is {size / mib:.1f} MiB; the limit is {limit / mib:.0f} MiB."]}
+        )
+
+
 def bundle_check(*, name: str, data: bytes) -> bundle_reader.Bundle:
     """Raise ValidationError (field `bundle`) when the archive is too large or cannot be read safely."""
-    limit = settings.ACCEPTANCE_BUNDLE_MAX_BYTES
-    if len(data) > limit:
-        raise ValidationError(
-            {
-                "bundle": [
-                    f"{name} is {len(data) / 1024 / 1024:.1f} MiB; the limit is {limit // 1024 // 1024} MiB."
-                ]
-            }
-        )
+    bundle_check_size(name=name, size=len(data))
     try:
         return bundle_reader.read_bundle(data, bundle_limits())
     except bundle_reader.BundleError as exc:
@@ -84,9 +86,11 @@ def acceptance_create(
     return run
 
 
-def _classify(members: list[bundle_reader.Member]) -> tuple[list[Any], list[dict[str, Any]], list[Any]]:
-    """Recognised files (to upload), every file's row, and the kit's own stability timelines."""
-    to_upload, rows, timelines = [], [], []
+def _classify(
+    members: list[bundle_reader.Member],
+) -> tuple[list[Any], list[dict[str, Any]], list[Any], list[Any]]:
+    """Recognised files (to upload), every file's row, and the kit's own stability timelines and step logs."""
+    to_upload, rows, timelines, steps = [], [], [], []
     for member in members:
         head = member.data[:SNIFF].decode("utf-8", "replace")
         if STABILITY_MARKER in head:
@@ -95,12 +99,15 @@ def _classify(members: list[bundle_reader.Member]) -> tuple[list[Any], list[dict
         if member.data.strip() and b"\x00" not in member.data[: uploads.BINARY_SNIFF_BYTES]:
             kind = detect_kind(member.data).kind
         row: dict[str, Any] = {"name": member.name, "kind": kind, "upload": None}
-        if kind is None and KIT_MARKER in head:
-            row["kind"] = "acceptance-timeline" if STABILITY_MARKER in head else "acceptance-steps"
+        if kind is None and STABILITY_MARKER in head:
+            row["kind"] = "acceptance-timeline"
+        elif kind is None and head.startswith(STEPS_MARKER):
+            row["kind"] = "acceptance-steps"
+            steps.append((member.name, member.data.decode("utf-8", "replace")))
         rows.append(row)
         if kind is not None:
             to_upload.append(uploads.IncomingFile(name=member.name, data=member.data))
-    return to_upload, rows, timelines
+    return to_upload, rows, timelines, steps
 
 
 def _store_uploads(run: AcceptanceRun, files: list[Any], rows: list[dict[str, Any]]) -> list[Upload]:
@@ -166,7 +173,7 @@ def acceptance_process(*, run_id: int) -> AcceptanceRun:
 def _process(run: AcceptanceRun) -> None:
     data = uploads.blob_read(blob=run.bundle)
     content = bundle_reader.read_bundle(data, bundle_limits())
-    files, rows, timelines = _classify(content.members)
+    files, rows, timelines, steps = _classify(content.members)
     parsed = {u.pk: u for u in _store_uploads(run, files, rows)}
     items = []
     for row in rows:
@@ -176,7 +183,7 @@ def _process(run: AcceptanceRun) -> None:
             row["kind"] = upload.kind
     for name, why in content.skipped:
         rows.append({"name": name, "kind": None, "upload": None, "skipped": why})
-    report = build_report(run.offering.facts(), items, timelines)
+    report = build_report(run.offering.facts(), items, timelines, steps)
     run.files = rows
     run.indicators = report["indicators"]
     run.verdict = report["verdict"]

@@ -15,7 +15,9 @@ REPLAY = {
     "nvlink": "evidence/nvidia-smi-nvlink-s/aws-p5-8x-h100-18-links-all-up.txt",
     "ibstat": "evidence/ibstat/gpud-h100-8x400-ib-all-active-plus-bond-eth.txt",
     "ibv_devinfo": "evidence/ibv_devinfo/deepep-issue55-h100-ib-vf-active-FRAGMENT.txt",
-    "ibdev2netdev": "evidence/ibdev2netdev/imbue-cluster-health-issue4-h100-8x-cx7-ib-2x-cx6-eth-ANNOTATED.txt",
+    "ibdev2netdev": (
+        "evidence/ibdev2netdev/imbue-cluster-health-issue4-h100-8x-cx7-ib-2x-cx6-eth-ANNOTATED.txt"
+    ),
     "dcgmi": "evidence/dcgmi-diag/meta-gcm-r4-all-pass-dcgm2x.txt",
     "dmesg": "evidence/dmesg/nvsentinel-issue155-gpu-fallen-off-bus-no-xid.txt",
 }

@@ -34,9 +34,10 @@ if [ "$mode" = "full" ]; then
   report lspci lspci
   report dcgmi-diag dcgmi diag -r 3
 fi
-# Kernel messages about GPU faults (Xid) and GPUs lost from the bus; none found is also a result.
+# The NVIDIA driver's kernel messages (Xid faults, GPUs fallen off the bus, multi-line reports kept whole);
+# none found is also a result.
 rc=0
-dmesg 2>/dev/null | grep -E 'NVRM: Xid|fallen off the bus' >"$out/dmesg-xid-$mode.txt" || rc=$?
+dmesg 2>/dev/null | grep -E 'NVRM|Xid|fallen off the bus' >"$out/dmesg-xid-$mode.txt" || rc=$?
 if [ -s "$out/dmesg-xid-$mode.txt" ]; then
   log_step "dmesg-xid@$host" 1 0
 else
