@@ -102,7 +102,9 @@ def test_real_nccl_logs_at_1_2_4_8_nodes_give_busbw_scaling_proxy_and_no_pass(sp
 def test_ports_down_ethernet_link_layer_and_a_failed_diagnostic_fail_with_findings() -> None:
     corpus = require_shared()
     files = {
-        "results/nodes/node01/ibstat.txt": (corpus / "evidence/ibstat/l2fwd-nv-issue6-2x-cx6dx-100g-ethernet.txt").read_bytes(),
+        "results/nodes/node01/ibstat.txt": (
+            corpus / "evidence/ibstat/l2fwd-nv-issue6-2x-cx6dx-100g-ethernet.txt"
+        ).read_bytes(),
         "results/nodes/node02/ibv_devinfo.txt": (
             corpus / "evidence/ibv_devinfo/connectx3-mlx4-2hca-ib-1of2-ports-active.txt"
         ).read_bytes(),
