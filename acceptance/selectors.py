@@ -109,3 +109,24 @@ def offering_page_acceptance(offering: Offering) -> dict[str, Any]:
             for run in public_runs_for(offering)
         ]
     }
+
+
+def quote_section(*, owner: Any, offering: Offering, limit: int = 3) -> list[dict[str, Any]]:
+    """The acceptance tests a quote freezes: the buyer's own and public finished runs of the offering,
+    newest first, as plain JSON (date, verdict, measured beside claimed, findings)."""
+    runs = (
+        run_list(user=owner, offering_slug=offering.slug)
+        .filter(status=AcceptanceRun.Status.DONE)
+        .order_by("-finished_at", "-id")[:limit]
+    )
+    return [
+        {
+            "id": run.pk,
+            "date": run.finished_at.date().isoformat() if run.finished_at else None,
+            "verdict": run.verdict,
+            "bundle": run.bundle_name,
+            "rows": verdict_rows(run),
+            "findings": [str(f.get("text")) for f in run.findings or []][:12],
+        }
+        for run in runs
+    ]

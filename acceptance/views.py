@@ -108,6 +108,6 @@ def report(request: HttpRequest, run_id: int) -> HttpResponse:
 @login_required
 def evidence_index(request: HttpRequest) -> HttpResponse:
     """A buyer's uploads and acceptance reports (staff see their own here too; /admin/ has all)."""
-    uploads = evidence.upload_list(user=request.user).filter(owner=request.user)[:200]
+    uploads = evidence.upload_list(user=request.user).filter(owner_id=request.user.pk)[:200]
     runs = selectors.run_list(user=request.user, mine=True)[:100]
     return render(request, "acceptance/index.html", {"uploads": uploads, "runs": runs})
