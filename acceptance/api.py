@@ -29,6 +29,9 @@ class AcceptanceOutputSerializer(serializers.ModelSerializer[AcceptanceRun]):
     findings = serializers.SerializerMethodField(help_text="one sentence per finding, naming file and line")
     finding_details = serializers.JSONField(source="findings", read_only=True)
     url = serializers.CharField(source="get_absolute_url", read_only=True)
+    pitfall_findings = serializers.SerializerMethodField(
+        help_text="pitfall findings (code, severity, title, files) that cite this bundle's uploads"
+    )
 
     class Meta:
         model = AcceptanceRun
@@ -43,6 +46,7 @@ class AcceptanceOutputSerializer(serializers.ModelSerializer[AcceptanceRun]):
             "verdict",
             "findings",
             "finding_details",
+            "pitfall_findings",
             "error",
             "created_at",
             "finished_at",
@@ -52,6 +56,9 @@ class AcceptanceOutputSerializer(serializers.ModelSerializer[AcceptanceRun]):
 
     def get_findings(self, obj: AcceptanceRun) -> list[str]:
         return [str(f.get("text")) for f in obj.findings or []]
+
+    def get_pitfall_findings(self, obj: AcceptanceRun) -> list[dict[str, Any]]:
+        return selectors.pitfall_findings(obj) if obj.status == AcceptanceRun.Status.DONE else []
 
 
 class AcceptanceInputSerializer(serializers.Serializer[dict[str, Any]]):

@@ -130,3 +130,28 @@ def quote_section(*, owner: Any, offering: Offering, limit: int = 3) -> list[dic
         }
         for run in runs
     ]
+
+
+def pitfall_findings(run: AcceptanceRun) -> list[dict[str, Any]]:
+    """The pitfall findings that cite one of this run's uploads (public ones in the offering's findings,
+    private ones in the owner's own), most severe first."""
+    from checks.models import CONTEXT_CLAIMS, context_for_private_evidence
+    from checks.selectors import finding_list
+
+    upload_ids = {f.get("upload") for f in run.files or [] if f.get("upload")}
+    if not upload_ids:
+        return []
+    contexts = [CONTEXT_CLAIMS, context_for_private_evidence(run.owner_id)]
+    out = []
+    for finding in finding_list(user=run.owner, offering=run.offering).filter(context__in=contexts):
+        cited = [ref for ref in finding.evidence or [] if ref.get("upload_id") in upload_ids]
+        if cited:
+            out.append(
+                {
+                    "code": finding.code,
+                    "severity": finding.severity,
+                    "title": finding.title,
+                    "files": sorted({str(ref.get("file")) for ref in cited}),
+                }
+            )
+    return out

@@ -98,6 +98,7 @@ def report(request: HttpRequest, run_id: int) -> HttpResponse:
         "curve": scaling.get("curve") or [],
         "throughput_curve": scaling.get("throughput_curve") or [],
         "is_owner": run.owner_id == request.user.pk,
+        "pitfalls": selectors.pitfall_findings(run) if run.status == AcceptanceRun.Status.DONE else [],
     }
     response = render(request, "acceptance/report.html", context)
     if request.headers.get("HX-Request") and run.finished:
