@@ -21,7 +21,7 @@ from checks.models import Finding
 from checks.selectors import finding_list
 from tests.acceptance.test_bundles import AAC11, mi325x_roce_offering, targz
 from tests.benchmarks._shared import require_shared
-from tests.providers.factories import OfferingFactory, PlanFactory, UserFactory
+from tests.providers.factories import OfferingFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 ETHERNET_IBSTAT = "evidence/ibstat/l2fwd-nv-issue6-2x-cx6dx-100g-ethernet.txt"
