@@ -18,6 +18,7 @@ FULL_MESH = ("nvswitch", "nvlink-mesh")
 # A sweep row below this share of the best busbw at smaller sizes, at 1 MiB or more, is a collapse.
 COLLAPSE_SHARE = 0.5
 COLLAPSE_FROM_BYTES = 1024 * 1024
+LAYER_NAMES = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}
 
 
 def finding(item: dict[str, Any], line: Any, text: str, kind: str, blocking: bool = True) -> dict[str, Any]:
@@ -58,7 +59,7 @@ def port_findings(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         detail = ", ".join(x for x in (port.get("link_layer"), f"{rate:g} Gb/s" if rate else None) if x)
         text = f"port {_port_name(port)} is {state}" + (f" ({detail})" if detail else "")
         if not on_fabric:
-            text += f"; not a {facts.get('fabric')} port of the GPU fabric"
+            text += f"; outside the claimed {LAYER_NAMES.get(layer or '', layer)} fabric"
         out.append(finding(item, port.get("line"), text, "port-down", blocking=on_fabric))
     active = [p for p in ports if _active(p)]
     ethernet = [p for p in active if str(p.get("link_layer") or "").lower() == "ethernet"]
