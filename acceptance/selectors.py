@@ -155,3 +155,27 @@ def pitfall_findings(run: AcceptanceRun) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def compare_blocks(offerings: list[Offering], per_offering: int = 2) -> list[dict[str, Any]]:
+    """For the compare page, in one query: each offering with public finished runs, its latest runs."""
+    by_offering: dict[int, list[AcceptanceRun]] = {}
+    runs = AcceptanceRun.objects.filter(
+        offering__in=[o.pk for o in offerings],
+        visibility=AcceptanceRun.Visibility.PUBLIC,
+        status=AcceptanceRun.Status.DONE,
+    ).order_by("-finished_at", "-id")
+    for run in runs:
+        bucket = by_offering.setdefault(run.offering_id, [])
+        if len(bucket) < per_offering:
+            bucket.append(run)
+    return [
+        {
+            "offering": o,
+            "acceptance_runs": [
+                {"run": r, "rows": verdict_rows(r), "date": r.finished_at} for r in by_offering[o.pk]
+            ],
+        }
+        for o in offerings
+        if o.pk in by_offering
+    ]

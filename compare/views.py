@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from acceptance.selectors import offering_page_acceptance, public_runs_for
+from acceptance.selectors import compare_blocks
 from compare import charts, selectors, services
 from sizing.models import PlanRun, RunStatus
 
@@ -92,9 +92,7 @@ def compare_page(request: HttpRequest) -> HttpResponse:
         "workload_choices": selectors.workload_choices(user=request.user),
         "workload_value": ref.value if ref else "",
         # Public acceptance tests, measured beside claimed (failures red), one block per offering.
-        "acceptance": [
-            {"offering": o, **offering_page_acceptance(o)} for o in offerings if public_runs_for(o, limit=1)
-        ],
+        "acceptance": compare_blocks(list(offerings)),
     }
     return render(request, "compare/page.html", context)
 

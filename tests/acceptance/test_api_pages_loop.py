@@ -188,6 +188,9 @@ def test_a_failing_public_report_shows_red_on_the_offering_page_and_goes_into_th
     assert run.verdict == "fail"
     page = Client().get(offering.get_absolute_url()).content.decode()
     assert 'class="acceptance-cannot-measure"' in page and "overall fail" in page
+    other = OfferingFactory()
+    compare = Client().get("/compare/", {"offerings": f"{offering.slug},{other.slug}"}).content.decode()
+    assert f'id="acceptance-{offering.slug}"' in compare and f'id="acceptance-{other.slug}"' not in compare
     # A public bundle's uploads are public evidence: the offering's own findings cite them.
     assert Finding.objects.filter(offering=offering, context="claims", code="fabric-not-rdma").exists()
     workload = sizing_services.workload_create(owner=owner, preset="13b", train_tokens=3e11)
