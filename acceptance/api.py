@@ -43,6 +43,7 @@ class AcceptanceOutputSerializer(serializers.ModelSerializer[AcceptanceRun]):
             "visibility",
             "files",
             "indicators",
+            "measured",
             "verdict",
             "findings",
             "finding_details",

@@ -56,6 +56,8 @@ class AcceptanceRun(models.Model):
     files = models.JSONField(default=list, blank=True)
     # {"collective_bandwidth": {...}, "scaling_efficiency": {...}, "stability": {...}}
     indicators = models.JSONField(default=dict, blank=True)
+    # Nodes, GPUs and GPUs per node the logs show (ranks, host names, device listings).
+    measured = models.JSONField(default=dict, blank=True)
     verdict = models.CharField(max_length=10, choices=AcceptanceVerdict.choices, null=True, blank=True)
     findings = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)

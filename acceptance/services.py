@@ -188,6 +188,7 @@ def _process(run: AcceptanceRun) -> None:
     run.indicators = report["indicators"]
     run.verdict = report["verdict"]
     run.findings = report["finding_details"]
+    run.measured = report["measured"]
 
 
 def acceptance_sweep(*, older_than: timedelta = timedelta(minutes=1)) -> int:

@@ -95,6 +95,8 @@ def test_real_nccl_logs_at_1_2_4_8_nodes_give_busbw_scaling_proxy_and_no_pass(sp
     stability = run.indicators["stability"]
     assert stability["verdict"] == "cannot-measure" and "STABILITY_HOURS" in stability["what_to_run"]
     assert run.verdict == "incomplete"
+    # Counted from the logs (separators, busbw/algbw ratio): 8 nodes, 64 ranks, 8 GPUs per node.
+    assert run.measured == {"nodes": 8, "gpus": 64, "gpus_per_node": 8}
     assert {f["kind"] for f in run.files} == {"nccl-tests"}
     assert all(Upload.objects.filter(pk=f["upload"], status="parsed").exists() for f in run.files)
 
