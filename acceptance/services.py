@@ -160,6 +160,7 @@ def acceptance_process(*, run_id: int) -> AcceptanceRun:
             "status",
             "files",
             "indicators",
+            "measured",
             "verdict",
             "findings",
             "error",
