@@ -29,6 +29,9 @@ class AcceptanceOutputSerializer(serializers.ModelSerializer[AcceptanceRun]):
     findings = serializers.SerializerMethodField(help_text="one sentence per finding, naming file and line")
     finding_details = serializers.JSONField(source="findings", read_only=True)
     url = serializers.CharField(source="get_absolute_url", read_only=True)
+    status = serializers.CharField(read_only=True, help_text="queued, running, done or failed")
+    verdict = serializers.CharField(read_only=True, allow_null=True, help_text="pass, fail or incomplete")
+    visibility = serializers.CharField(read_only=True, help_text="private or public")
     pitfall_findings = serializers.SerializerMethodField(
         help_text="pitfall findings (code, severity, title, files) that cite this bundle's uploads"
     )
