@@ -84,3 +84,27 @@ def test_links_and_devices_in_a_tar_are_skipped_not_followed() -> None:
     bundle = read_bundle(buffer.getvalue())
     assert [m.name for m in bundle.members] == ["results/a.txt"]
     assert bundle.skipped == [("results/passwd", "a link or device, not a file: not read")]
+
+
+def test_one_cluster_at_1_and_10_nodes_judges_bandwidth_but_cannot_judge_scaling() -> None:
+    logs = require_shared() / "benchlogs/nccl-tests"
+    items = [
+        item(logs / "xxrjun-h100-1node-8gpu-5colls.txt"),
+        item(logs / "xxrjun-h100-10node-80gpu-5colls.txt"),
+    ]
+    report = build_report(IB_H100, items)
+    bandwidth = report["indicators"]["collective_bandwidth"]
+    # all_reduce at 16 GiB on 10 nodes x 8 H100 (SOURCES.md: 320.54 GB/s).
+    assert (bandwidth["collective"], bandwidth["nodes"], bandwidth["busbw_gbps"]) == (
+        "all_reduce",
+        10,
+        320.54,
+    )
+    assert bandwidth["intra_node"]["nodes"] == 1 and bandwidth["intra_node"]["busbw_gbps"] == 482.27
+    scaling = report["indicators"]["scaling_efficiency"]
+    assert scaling["verdict"] == "cannot-measure" and scaling["value"] is None
+    assert [p["nodes"] for p in scaling["curve"]] == [1, 10] and "two or more multi-node counts" in scaling[
+        "basis"
+    ]
+    assert report["measured"] == {"nodes": 10, "gpus": 80, "gpus_per_node": 8}
+    assert report["verdict"] != "pass"
