@@ -15,14 +15,13 @@ def on_offerings_changed(*, offering_ids: list[int], **_: Any) -> None:
 
 
 def on_upload_parsed(*, offering_id: int, upload_id: int | None = None, **_: Any) -> None:
-    """A public upload refreshes the offering's public findings (on the worker, after commit); a private
-    one raises its findings at once in its owner's own context, citing the upload."""
+    """A private upload raises its findings at once in its owner's own context, citing the upload; then
+    (any upload) the offering's public findings are refreshed on the worker after commit."""
     owner = selectors.upload_owner_and_visibility(upload_id) if upload_id is not None else None
     if owner is not None and owner[1] != "public":
         offering = selectors.offering_for_checklist_by_id(offering_id)
         if offering is not None:
             services.findings_refresh_private(offering=offering, owner_id=owner[0])
-        return
     services.findings_refresh_for([offering_id])
 
 
