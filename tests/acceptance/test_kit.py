@@ -174,3 +174,24 @@ def test_the_slurm_kit_runs_against_stub_tools_and_packs_one_folder(tmp_path: Pa
     assert "17179869184" in nccl_8 and "350.84" in nccl_8
     # Failures are recorded, not fatal: the stub lspci fails, torchrun is missing, all_gather has no log.
     assert "lspci@node01\t1\t1" in steps and "probe\t8\t127" in steps and "nccl:all_gather\t8\t1" in steps
+
+
+def test_the_stability_loop_runs_one_timed_pass_against_the_stubs(tmp_path: Path) -> None:
+    corpus = require_shared()
+    root = _unpack(kit.build_kit(FACTS, 8, "slurm", 1), tmp_path / "kit")
+    make_stub_bin(tmp_path / "bin")
+    env = {**stub_env(tmp_path / "bin", corpus, tmp_path / "trace.log"), "STABILITY_HOURS": "0"}
+    result = subprocess.run(
+        ["sbatch", "--wait", "slurm/stability.sbatch"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    timeline = (root / "results/stability/timeline.tsv").read_text().splitlines()
+    assert timeline[0] == "# clusterscout-acceptance stability v1" and len(timeline) == 3
+    assert timeline[2].startswith("1\t") and timeline[2].endswith("\t0")
+    assert "350.84" in (root / "results/stability/all_reduce_iter0001.log").read_text()
+    assert "stability-probe\t8\t127" in (root / "results/steps.tsv").read_text()
