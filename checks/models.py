@@ -17,13 +17,18 @@ Severity = models.TextChoices(  # type: ignore[call-overload]
 )
 
 # "claims": the offering's published facts (plus its parsed public uploads); "run:<id>": the findings of
-# one sizing run's workload; "evidence" is reserved for uploads judged on their own.
+# one sizing run's workload; "evidence:<user id>": what one buyer's private uploads show against the
+# offering's claims (seen by that buyer and staff); "evidence" is reserved for uploads judged on their own.
 CONTEXT_CLAIMS = "claims"
 CONTEXT_EVIDENCE = "evidence"
 
 
 def context_for_run(run_id: int) -> str:
     return f"run:{run_id}"
+
+
+def context_for_private_evidence(user_id: int) -> str:
+    return f"evidence:{user_id}"
 
 
 class Finding(models.Model):
@@ -48,7 +53,8 @@ class Finding(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(context__in=[CONTEXT_CLAIMS, CONTEXT_EVIDENCE])
-                | Q(context__regex=r"^run:[0-9]+$"),
+                | Q(context__regex=r"^run:[0-9]+$")
+                | Q(context__regex=r"^evidence:[0-9]+$"),
                 name="checks_finding_context_valid",
             ),
             models.CheckConstraint(condition=~Q(code=""), name="checks_finding_code_not_empty"),

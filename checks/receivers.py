@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checks import services
+from checks import selectors, services
 from checks.display import findings_for_offering_page
 from providers.models import Offering
 
@@ -14,7 +14,14 @@ def on_offerings_changed(*, offering_ids: list[int], **_: Any) -> None:
     services.findings_refresh_for(offering_ids)
 
 
-def on_upload_parsed(*, offering_id: int, **_: Any) -> None:
+def on_upload_parsed(*, offering_id: int, upload_id: int | None = None, **_: Any) -> None:
+    """A private upload raises its findings at once in its owner's own context, citing the upload; then
+    (any upload) the offering's public findings are refreshed on the worker after commit."""
+    owner = selectors.upload_owner_and_visibility(upload_id) if upload_id is not None else None
+    if owner is not None and owner[1] != "public":
+        offering = selectors.offering_for_checklist_by_id(offering_id)
+        if offering is not None:
+            services.findings_refresh_private(offering=offering, owner_id=owner[0])
     services.findings_refresh_for([offering_id])
 
 

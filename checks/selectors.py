@@ -8,7 +8,7 @@ from django.apps import apps
 from django.db.models import Case, CharField, IntegerField, Q, QuerySet, Value, When
 from django.db.models.functions import Cast, Concat
 
-from checks.models import CONTEXT_CLAIMS, SEVERITY_RANK, Finding
+from checks.models import CONTEXT_CLAIMS, SEVERITY_RANK, Finding, context_for_private_evidence
 from providers.models import Offering
 
 # Upload statuses whose parse result may be judged (DESIGN section 8: stored/parsing/parsed/...).
@@ -29,8 +29,9 @@ def finding_visible_q(*, user: Any) -> Q | None:
     """The findings `user` may see, or None for all of them (staff).
 
     The "claims" findings judge an offering's published facts and are public. A run's findings
-    ("run:<id>") judge a buyer's private workload on that offering: only the run's owner and staff see them.
-    Anything else (the reserved "evidence" context) only staff."""
+    ("run:<id>") judge a buyer's private workload on that offering: only the run's owner and staff see them;
+    so do the findings of a buyer's private uploads ("evidence:<user id>"). Anything else (the reserved
+    "evidence" context) only staff."""
     if user is not None and user.is_authenticated and getattr(user, "is_curator", False):
         return None
     visible = Q(context=CONTEXT_CLAIMS)
@@ -41,7 +42,7 @@ def finding_visible_q(*, user: Any) -> Q | None:
             .annotate(context=Concat(Value("run:"), Cast("pk", CharField()), output_field=CharField()))
             .values("context")
         )
-        visible |= Q(context__in=own_contexts)
+        visible |= Q(context__in=own_contexts) | Q(context=context_for_private_evidence(user.pk))
     return visible
 
 
@@ -132,12 +133,38 @@ def evidence_for_offering(offering: Offering) -> list[dict[str, Any]]:
     return [_evidence_item(upload) for upload in qs.order_by("pk")]
 
 
+def private_evidence_for(offering: Offering, owner_id: int) -> list[dict[str, Any]]:
+    """One buyer's parsed uploads of one offering (private and public) as evidence items."""
+    upload_model = _upload_model()
+    if upload_model is None:
+        return []
+    qs = upload_model.objects.filter(offering=offering, owner_id=owner_id, status=_PARSED)
+    return [_evidence_item(upload) for upload in qs.order_by("pk")]
+
+
+def upload_owner_and_visibility(upload_id: int) -> tuple[int, str] | None:
+    upload_model = _upload_model()
+    if upload_model is None:
+        return None
+    row = upload_model.objects.filter(pk=upload_id).values_list("owner_id", "visibility").first()
+    return (int(row[0]), str(row[1])) if row else None
+
+
 def offering_for_checklist(*, slug: str) -> Offering:
     """One offering with what `Offering.facts()` needs joined (raises Offering.DoesNotExist)."""
     return (
         Offering.objects.select_related("provider", "gpu")
         .prefetch_related("plans", "provenance__sources")
         .get(slug=slug)
+    )
+
+
+def offering_for_checklist_by_id(offering_id: int) -> Offering | None:
+    return (
+        Offering.objects.select_related("provider", "gpu")
+        .prefetch_related("plans")
+        .filter(pk=offering_id)
+        .first()
     )
 
 

@@ -11,8 +11,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from checks import rules
-from checks.models import CONTEXT_CLAIMS, CONTEXT_EVIDENCE, Finding, Severity
-from checks.selectors import evidence_for_offering
+from checks.models import CONTEXT_CLAIMS, CONTEXT_EVIDENCE, Finding, Severity, context_for_private_evidence
+from checks.selectors import evidence_for_offering, private_evidence_for
 from providers.models import Offering
 
 logger = logging.getLogger(__name__)
@@ -87,6 +87,20 @@ def findings_refresh(*, offering: Offering) -> list[Finding]:
     evidence = evidence_for_offering(offering)
     results = rules.run_rules(facts, evidence=evidence)
     return findings_store(offering=offering, context=CONTEXT_CLAIMS, findings=results)
+
+
+def _cites_evidence(finding: rules.Finding) -> bool:
+    return any(ref.source == "evidence" and ref.upload_id is not None for ref in finding.evidence)
+
+
+def findings_refresh_private(*, offering: Offering, owner_id: int) -> list[Finding]:
+    """The findings one buyer's parsed uploads raise against the offering's claims, in that buyer's own
+    context (their private evidence must not reach the public "claims" findings). Only findings that cite
+    an upload are kept: the claims-only ones are already in "claims". Idempotent."""
+    evidence = private_evidence_for(offering, owner_id)
+    results = [f for f in rules.run_rules(offering.facts(), evidence=evidence) if _cites_evidence(f)]
+    context = context_for_private_evidence(owner_id)
+    return findings_store(offering=offering, context=context, findings=results)
 
 
 def _enqueue(offering_id: int) -> None:

@@ -16,6 +16,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import urlencode
 
+from acceptance.selectors import compare_blocks
 from compare import charts, selectors, services, sized
 from sizing.models import PlanRun
 
@@ -170,6 +171,8 @@ def compare_page(request: HttpRequest) -> HttpResponse:
         "tail_panels": tail,
         "workload_choices": selectors.workload_choices(user=request.user),
         "workload_value": ref.value if ref else "",
+        # Public acceptance tests, measured beside claimed (failures red), one block per offering.
+        "acceptance": compare_blocks(list(offerings)),
     }
     return render(request, "compare/page.html", context)
 

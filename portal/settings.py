@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "sizing",
     "benchmarks",
     "checks",
+    "acceptance",
     "quotes",
     "compare",
     "rfq",
@@ -168,6 +169,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Uploads: benchmark logs are text and rarely above a few MB; anything bigger is refused with a message.
 UPLOAD_MAX_BYTES = env.int("UPLOAD_MAX_BYTES", default=20 * 1024 * 1024)
+# An acceptance bundle (tar.gz/zip of a results folder) as sent; its unpacked size is bounded separately.
+ACCEPTANCE_BUNDLE_MAX_BYTES = env.int("ACCEPTANCE_BUNDLE_MAX_BYTES", default=50 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
@@ -215,6 +218,7 @@ CELERY_TASK_ROUTES = {
     "sizing.*": {"queue": "sizing"},
     "checks.*": {"queue": "sizing"},
     "benchmarks.*": {"queue": "parse"},
+    "acceptance.*": {"queue": "parse"},
     "quotes.*": {"queue": "pdf"},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -232,6 +236,7 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # The planner's watchdog is added in portal/celery.py.
 CELERY_BEAT_SCHEDULE = {
     "sweep-stored-uploads": {"task": "benchmarks.sweep_stored", "schedule": 30.0},
+    "sweep-queued-acceptance": {"task": "acceptance.sweep_queued", "schedule": 30.0},
 }
 
 # --- Mail (requests for quote notify representatives and buyers) ---------------------------------------

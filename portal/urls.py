@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from acceptance import views as acceptance_views
 from accounts.api import TokenApi
 from portal import health, views
 from providers.api import OfferingViewSet, ProviderViewSet
@@ -17,6 +18,8 @@ urlpatterns = [
     path("offerings/", include("providers.urls")),
     path("accounts/", include("accounts.urls")),
     path("plan/", include("sizing.urls")),
+    path("benchmarks/", acceptance_views.evidence_index, name="evidence-index"),
+    path("benchmarks/acceptance/", include("acceptance.urls")),
     path("benchmarks/", include("benchmarks.urls")),
     path("checks/", include("checks.urls")),
     path("quotes/", include("quotes.urls")),
@@ -28,6 +31,7 @@ urlpatterns = [
     path("api/v1/", include(router.urls)),
     path("api/v1/", include("sizing.api_urls")),
     path("api/v1/", include("benchmarks.api_urls")),
+    path("api/v1/", include("acceptance.api_urls")),
     path("api/v1/", include("checks.api_urls")),
     path("api/v1/", include("quotes.api_urls")),
     path("api/v1/", include("compare.api_urls")),

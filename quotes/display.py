@@ -201,6 +201,7 @@ def quote_view(snapshot: dict[str, Any]) -> dict[str, Any]:
         "sizing_assumptions": [str(x) for x in sizing.get("assumptions") or []],
         "bill_assumptions": [str(x) for x in bill.get("assumptions") or []],
         "findings": [_finding(f) for f in snapshot.get("findings") or []],
+        "acceptance": snapshot.get("acceptance") or [],
         "open": _open(snapshot.get("open_questions") or {}),
         "fact_groups": _fact_groups(snapshot),
         "provenance": snapshot.get("provenance") or [],

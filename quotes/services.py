@@ -18,6 +18,7 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from acceptance.selectors import quote_section as acceptance_quote_section
 from checks.checklist import checklist
 from checks.rules import run_rules
 from checks.selectors import evidence_for_offering
@@ -214,6 +215,7 @@ def quote_snapshot(
             "findings": findings,
             "checklist": answers,
             "open_questions": _open_questions(facts, bill, answers),
+            "acceptance": acceptance_quote_section(owner=owner, offering=offering),
         }
     )
 

@@ -1,0 +1,177 @@
+"""Read a bundle (tar.gz, tar or zip of logs) into memory, safely (pure: no Django).
+
+Nothing is written to disk, so a member name cannot escape a directory; names are still normalised and a
+member whose path is absolute or climbs out (`..`) is refused by name. Bounded: the number of members,
+each member's size, the total unpacked size, and the ratio of unpacked to packed bytes (a small archive
+that expands enormously is refused before it is read). Links, devices and nested archives are listed as
+skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import tarfile
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+MAX_MEMBERS = 2000
+MAX_TOTAL_BYTES = 256 * 1024 * 1024
+MAX_RATIO = 200  # unpacked bytes per packed byte; text logs compress 5-20x
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip", ".gz", ".xz", ".bz2", ".zst", ".7z")
+IGNORED_PARTS = ("__MACOSX",)
+
+
+class BundleError(ValueError):
+    """The bundle as a whole cannot be read (not an archive, or over a limit): the message says which."""
+
+
+@dataclass(frozen=True)
+class Member:
+    name: str
+    data: bytes
+
+
+@dataclass
+class Bundle:
+    members: list[Member] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (name, why)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_members: int = MAX_MEMBERS
+    max_member_bytes: int = 20 * 1024 * 1024
+    max_total_bytes: int = MAX_TOTAL_BYTES
+    max_ratio: int = MAX_RATIO
+
+
+def _mib(n: int) -> str:
+    return f"{n / 1024 / 1024:.0f} MiB"
+
+
+def clean_name(raw: str) -> str | None:
+    """The member path normalised (forward slashes, no `./`), or None when it is absolute or climbs out."""
+    name = raw.replace("\\", "/")
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return None
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        return None
+    return posixpath.join(*parts)
+
+
+def _ignored(name: str) -> bool:
+    base = name.rsplit("/", 1)[-1]
+    return base.startswith("._") or any(part in IGNORED_PARTS for part in name.split("/"))
+
+
+class _Reader:
+    """Applies the limits while the members are read, in archive order."""
+
+    def __init__(self, packed_size: int, limits: Limits) -> None:
+        self.limits = limits
+        self.budget = min(limits.max_total_bytes, max(packed_size, 1) * limits.max_ratio)
+        self.total = 0
+        self.count = 0
+        self.bundle = Bundle()
+
+    def admit(self, raw_name: str, size: int) -> str | None:
+        """The clean name when the member may be read, None when it is skipped (reason recorded)."""
+        self.count += 1
+        if self.count > self.limits.max_members:
+            raise BundleError(
+                f"bundle: more than {self.limits.max_members} files; send the results folder only."
+            )
+        name = clean_name(raw_name)
+        if name is None:
+            self.bundle.skipped.append((raw_name[:255], "unsafe path (absolute or '..'): not read"))
+            return None
+        if _ignored(name):
+            return None
+        if name.lower().endswith(ARCHIVE_SUFFIXES):
+            self.bundle.skipped.append((name, "an archive inside the bundle: unpack it into the folder"))
+            return None
+        if size > self.limits.max_member_bytes:
+            self.bundle.skipped.append(
+                (name, f"{_mib(size)} is above the {_mib(self.limits.max_member_bytes)} limit per file")
+            )
+            return None
+        if self.total + size > self.budget:
+            raise BundleError(
+                f"bundle: unpacks to more than {_mib(self.budget)} "
+                f"(limits: {_mib(self.limits.max_total_bytes)} in all, "
+                f"{self.limits.max_ratio}x the packed size)."
+            )
+        return name
+
+    def add(self, name: str, data: bytes) -> None:
+        self.total += len(data)
+        if self.total > self.budget:  # a header that understated the size
+            raise BundleError(f"bundle: unpacks to more than {_mib(self.budget)}.")
+        self.bundle.members.append(Member(name, data))
+
+
+def _tar_members(data: bytes, reader: _Reader) -> None:
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
+        for info in _iter_tar(archive):
+            if info.isdir():
+                continue
+            if not info.isfile():
+                reader.bundle.skipped.append((info.name[:255], "a link or device, not a file: not read"))
+                continue
+            name = reader.admit(info.name, info.size)
+            if name is None:
+                continue
+            handle = archive.extractfile(info)
+            if handle is not None:
+                reader.add(name, handle.read(reader.limits.max_member_bytes + 1))
+
+
+def _iter_tar(archive: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
+    while True:
+        info = archive.next()
+        if info is None:
+            return
+        yield info
+
+
+def _zip_members(data: bytes, reader: _Reader) -> None:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for info in archive.infolist():
+            if info.is_dir():
+                continue
+            name = reader.admit(info.filename, info.file_size)
+            if name is None:
+                continue
+            with archive.open(info) as handle:
+                # Never trust the stated size: read at most one byte past the limit.
+                content = handle.read(reader.limits.max_member_bytes + 1)
+            if len(content) > reader.limits.max_member_bytes:
+                reader.bundle.skipped.append((name, "larger than its stated size: not read"))
+                continue
+            reader.add(name, content)
+
+
+def read_bundle(data: bytes, limits: Limits | None = None) -> Bundle:
+    """Every file of a tar(.gz/.bz2/.xz) or zip archive, within the limits; BundleError otherwise."""
+    limits = limits or Limits()
+    if not data:
+        raise BundleError("bundle: the file is empty.")
+    reader = _Reader(len(data), limits)
+    try:
+        if zipfile.is_zipfile(io.BytesIO(data)):
+            _zip_members(data, reader)
+        else:
+            _tar_members(data, reader)
+    except BundleError:
+        raise
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as exc:
+        raise BundleError(
+            f"bundle: not a readable tar.gz, tar or zip archive ({type(exc).__name__}); "
+            "pack the results folder with pack.sh or `tar -czf results.tar.gz results`."
+        ) from exc
+    if not reader.bundle.members:
+        raise BundleError("bundle: the archive holds no files that could be read.")
+    return reader.bundle

@@ -1,0 +1,88 @@
+"""Acceptance runs: one bundle of trial-cluster logs, the uploads made from its files, and the report.
+
+The bundle's raw bytes are a benchmarks Blob (content-addressed, written once); every recognised file in it
+becomes a benchmarks Upload in one batch, and the report (three indicators, verdict, findings) is computed
+from their parsed results.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from benchmarks.models import Visibility
+from portal.constraints import value_known
+
+
+class AcceptanceStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Reading the bundle"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class AcceptanceVerdict(models.TextChoices):
+    PASS = "pass", "Pass"
+    FAIL = "fail", "Fail"
+    INCOMPLETE = "incomplete", "Incomplete"
+
+
+FINISHED = (AcceptanceStatus.DONE, AcceptanceStatus.FAILED)
+
+
+class AcceptanceRun(models.Model):
+    Status = AcceptanceStatus
+    Verdict = AcceptanceVerdict
+    Visibility = Visibility
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="acceptance_runs"
+    )
+    offering = models.ForeignKey(
+        "providers.Offering", on_delete=models.CASCADE, related_name="acceptance_runs"
+    )
+    bundle = models.ForeignKey("benchmarks.Blob", on_delete=models.PROTECT, related_name="+")
+    bundle_name = models.CharField(max_length=255)
+    # The uploads made from the bundle's files share this batch id.
+    batch = models.UUIDField(default=uuid.uuid4, db_index=True)
+    # Public: the verdicts show on the offering page and the files' uploads are public evidence.
+    visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PRIVATE)
+    status = models.CharField(max_length=10, choices=AcceptanceStatus.choices, default="queued")
+    # [{"name", "kind", "upload"}] per file in the bundle (kind and upload null when not recognised).
+    files = models.JSONField(default=list, blank=True)
+    # {"collective_bandwidth": {...}, "scaling_efficiency": {...}, "stability": {...}}
+    indicators = models.JSONField(default=dict, blank=True)
+    # Nodes, GPUs and GPUs per node the logs show (ranks, host names, device listings).
+    measured = models.JSONField(default=dict, blank=True)
+    verdict = models.CharField(max_length=10, choices=AcceptanceVerdict.choices, null=True, blank=True)
+    findings = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "created_at"])]
+        constraints = [
+            value_known("status", AcceptanceStatus.values, name="acceptance_status_known"),
+            value_known("visibility", Visibility.values, name="acceptance_visibility_known"),
+            models.CheckConstraint(
+                condition=Q(verdict__isnull=True) | Q(verdict__in=AcceptanceVerdict.values),
+                name="acceptance_verdict_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"acceptance {self.pk} {self.bundle_name} ({self.status})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("acceptance:report", args=[self.pk])
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED

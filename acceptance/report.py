@@ -1,0 +1,430 @@
+"""The acceptance report: three indicators, an overall verdict and findings (pure, no Django).
+
+`build_report(facts, items, timelines)` takes the offering facts dict, the parsed evidence items of the
+bundle's files (docs/FACTS.md shape plus each upload's `verdicts`) and the kit's stability timelines, and
+returns `{"indicators", "verdict", "findings", "finding_details", "measured"}` (DESIGN section 8):
+
+- collective bandwidth: busbw at the largest message size at the largest node count (all_reduce, else
+  all_gather, else reduce_scatter), against the claimed NICs x Gb/s as benchmarks.compare reckons it
+  (the same expected value the upload page shows), and the one-node run against the intra-node rate;
+- scaling efficiency: training throughput per GPU at the largest node count over the smallest when the
+  training probe ran at two or more node counts; otherwise, stated as a proxy, busbw at the largest node
+  count over the smallest multi-node count (same collective, largest size), with the curve;
+- stability: drift of repeated busbw at the largest node count, interruptions (failed passes, non-zero
+  exit codes in the timeline) and Xid errors; cannot-measure, with what to run, without a stability loop.
+
+Indicator verdicts are pass / fail / cannot-measure; the overall verdict is fail when an indicator fails
+or a blocking finding exists, incomplete when an indicator cannot be measured, pass otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from datetime import datetime
+from typing import Any
+
+from acceptance.findings import NCCL_KINDS, bundle_findings
+from benchmarks.compare import SCALING_PASS, STABILITY_DROP_WARN, compare
+
+HEADLINE_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
+TRAINING_KINDS = ("megatron", "torchtitan", "deepspeed")
+STABILITY_MARKER = "clusterscout-acceptance stability v1"
+MIN_STABILITY_SAMPLES = 3
+WHAT_TO_RUN = (
+    "Run the kit's stability loop (STABILITY_HOURS=24 ./run_all.sh under Slurm, or "
+    "kubernetes/stability-mpijob.yaml) and upload its results folder with the rest."
+)
+_ITER_RE = re.compile(r"stability iteration (\d+) (start|end|exit code) (\S+)")
+_TSV_RE = re.compile(r"^(\d+)\t(\S+)\t(\S+)\t(-?\d+)\s*$")
+
+
+def _verdict_word(verdict: str | None) -> str:
+    if verdict == "pass":
+        return "pass"
+    if verdict in ("warn", "fail"):
+        return "fail"
+    return "cannot-measure"
+
+
+def _runs(items: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(item, run) for every finished collective run whose node count is known."""
+    out = []
+    for item in items:
+        if item.get("kind") not in NCCL_KINDS:
+            continue
+        for run in (item.get("summary") or {}).get("runs") or []:
+            nodes = run.get("nodes") or item.get("nodes")
+            if run.get("failed") or not nodes or run.get("busbw_at_max_size_gbps") is None:
+                continue
+            out.append((item, {**run, "nodes": int(nodes)}))
+    return out
+
+
+def _pick_collective(runs: list[tuple[dict[str, Any], dict[str, Any]]], nodes: int) -> str | None:
+    present = {run.get("collective") for _, run in runs if run["nodes"] == nodes}
+    return next((c for c in HEADLINE_COLLECTIVES if c in present), None)
+
+
+def _best_run(
+    runs: list[tuple[dict[str, Any], dict[str, Any]]], collective: str, nodes: int
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    chosen = [(i, r) for i, r in runs if r.get("collective") == collective and r["nodes"] == nodes]
+    if not chosen:
+        return None
+    return max(
+        chosen, key=lambda pair: (pair[1].get("max_size_bytes") or 0, pair[1].get("busbw_at_max_size_gbps"))
+    )
+
+
+def _run_verdict(facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
+    single = {**item, "summary": {**(item.get("summary") or {}), "runs": [run]}}
+    verdicts = [v for v in compare(facts, single) if "stability" not in str(v.get("claim"))]
+    return verdicts[0] if verdicts else {"verdict": "cannot-measure", "expected": None}
+
+
+def _judged(facts: dict[str, Any], pair: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
+    item, run = pair
+    verdict = _run_verdict(facts, item, run)
+    measured = run.get("busbw_at_max_size_gbps")
+    expected = verdict.get("expected") if isinstance(verdict.get("expected"), int | float) else None
+    return {
+        "busbw_gbps": measured,
+        "collective": run.get("collective"),
+        "nodes": run["nodes"],
+        "gpus_per_node": run.get("gpus_per_node"),
+        "max_size_bytes": run.get("max_size_bytes"),
+        "expected_gbps": expected,
+        "ratio": round(measured / expected, 3) if expected and measured is not None else None,
+        "verdict": _verdict_word(verdict.get("verdict")),
+        "basis": verdict.get("detail"),
+        "file": item.get("filename"),
+        "lines": [run.get("first_line"), run.get("last_line")],
+    }
+
+
+def collective_bandwidth(facts: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
+    runs = _runs(items)
+    multi = sorted({r["nodes"] for _, r in runs if r["nodes"] >= 2})
+    line_rate = None
+    if facts.get("nics_per_node") and facts.get("gbps_per_nic"):
+        line_rate = round(facts["nics_per_node"] * facts["gbps_per_nic"] / 8, 2)
+    out: dict[str, Any] = {
+        "busbw_gbps": None,
+        "collective": None,
+        "nodes": None,
+        "expected_gbps": None,
+        "ratio": None,
+        "verdict": "cannot-measure",
+        "claimed_line_rate_gbytes_per_node": line_rate,
+        "intra_node": None,
+    }
+    collective = _pick_collective(runs, multi[-1]) if multi else None
+    if collective is None:
+        out["basis"] = "no multi-node all_reduce/all_gather/reduce_scatter run: run the kit's nccl-tests jobs"
+    else:
+        best = _best_run(runs, collective, multi[-1])
+        assert best is not None
+        out.update(_judged(facts, best))
+    intra_collective = collective or _pick_collective(runs, 1)
+    intra = _best_run(runs, intra_collective, 1) if intra_collective else None
+    if intra is not None:
+        out["intra_node"] = _judged(facts, intra)
+        if out["intra_node"]["verdict"] == "fail" and out["verdict"] == "pass":
+            out["verdict"] = "fail"
+    return out
+
+
+def busbw_curve(items: list[dict[str, Any]], collective: str | None) -> list[dict[str, Any]]:
+    """Median busbw at the largest size per node count for one collective (repeats folded)."""
+    by_nodes: dict[int, list[float]] = {}
+    for _, run in _runs(items):
+        if run.get("collective") == collective:
+            by_nodes.setdefault(run["nodes"], []).append(float(run["busbw_at_max_size_gbps"]))
+    return [
+        {"nodes": nodes, "busbw_gbps": round(statistics.median(values), 2)}
+        for nodes, values in sorted(by_nodes.items())
+    ]
+
+
+def _training_points(facts: dict[str, Any], items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """Per node count, the median training throughput per GPU (tokens/s, else TFLOP/s) of the probes."""
+    by_metric: dict[str, dict[int, list[float]]] = {}
+    for item in items:
+        if item.get("kind") not in TRAINING_KINDS:
+            continue
+        summary = item.get("summary") or {}
+        nodes = item.get("nodes")
+        world, per_node = summary.get("world_size"), facts.get("gpus_per_node")
+        if not nodes and world and per_node and world % per_node == 0:
+            nodes = world // per_node
+        for metric, key in (
+            ("tokens_per_s_per_gpu", "median_tokens_per_s_per_gpu"),
+            ("tflops_per_gpu", "median_tflops_per_gpu"),
+        ):
+            if nodes and summary.get(key):
+                by_metric.setdefault(metric, {}).setdefault(int(nodes), []).append(float(summary[key]))
+                break
+    metric = max(by_metric, key=lambda m: len(by_metric[m]), default="tokens_per_s_per_gpu")
+    points = [
+        {"nodes": n, "value": round(statistics.median(v), 2)}
+        for n, v in sorted(by_metric.get(metric, {}).items())
+    ]
+    return metric, points
+
+
+def scaling_efficiency(
+    facts: dict[str, Any], items: list[dict[str, Any]], collective: str | None
+) -> dict[str, Any]:
+    curve = busbw_curve(items, collective)
+    metric, points = _training_points(facts, items)
+    out: dict[str, Any] = {"value": None, "basis": None, "curve": curve, "verdict": "cannot-measure"}
+    if len(points) >= 2:
+        base, top = points[0], points[-1]
+        value = top["value"] / base["value"] if base["value"] else None
+        out.update(
+            value=round(value, 3) if value is not None else None,
+            basis=(
+                f"training throughput per GPU ({metric}) at {top['nodes']} nodes over {base['nodes']} node(s)"
+            ),
+            throughput_curve=[{"nodes": p["nodes"], metric: p["value"]} for p in points],
+        )
+    else:
+        inflated = _tree_inflated_counts(items, collective)
+        multi = [p for p in curve if p["nodes"] >= 2]
+        usable = [p for p in multi if p["nodes"] not in inflated] or multi
+        if len(usable) < 2 or usable[0]["nodes"] == multi[-1]["nodes"]:
+            out["basis"] = (
+                "needs the training probe or the same collective at two or more multi-node counts: "
+                "run the kit's probe and nccl-tests jobs at 1, 2, 4 ... nodes"
+            )
+            return out
+        base, top = usable[0], multi[-1]
+        value = top["busbw_gbps"] / base["busbw_gbps"] if base["busbw_gbps"] else None
+        skipped = sorted(inflated & {p["nodes"] for p in multi})
+        note = (
+            "; the 2-node run is not the base: tree algorithms may inflate 2-node all_reduce"
+            if skipped
+            else ""
+        )
+        out.update(
+            value=round(value, 3) if value is not None else None,
+            basis=(
+                f"proxy: {collective} bus bandwidth at the largest message size at {top['nodes']} nodes over "
+                f"{base['nodes']} nodes (no training probe in the bundle){note}"
+            ),
+        )
+    if out["value"] is not None:
+        out["verdict"] = "pass" if out["value"] >= SCALING_PASS else "fail"
+        out["threshold"] = SCALING_PASS
+    return out
+
+
+def _tree_inflated_counts(items: list[dict[str, Any]], collective: str | None) -> set[int]:
+    return {
+        run["nodes"]
+        for _, run in _runs(items)
+        if run.get("collective") == collective and run["nodes"] == 2 and run.get("nvls_or_tree_suspected")
+    }
+
+
+def _timeline(texts: list[tuple[str, str]]) -> dict[str, Any]:
+    """Iterations of the kit's stability loop: start/end times and exit codes (Slurm TSV or k8s log lines)."""
+    passes: dict[tuple[str, int], dict[str, Any]] = {}
+    for name, text in texts:
+        for line in text.splitlines():
+            tsv = _TSV_RE.match(line)
+            if tsv:
+                passes[(name, int(tsv[1]))] = {"start": tsv[2], "end": tsv[3], "exit": int(tsv[4])}
+                continue
+            marker = _ITER_RE.search(line)
+            if marker:
+                entry = passes.setdefault((name, int(marker[1])), {"exit": 0})
+                if marker[2] == "exit code":
+                    entry["exit"] = int(marker[3]) if marker[3].lstrip("-").isdigit() else 1
+                else:
+                    entry[marker[2]] = marker[3]
+    times = [_when(p.get(k)) for p in passes.values() for k in ("start", "end")]
+    known = [t for t in times if t is not None]
+    hours = (max(known) - min(known)).total_seconds() / 3600 if len(known) >= 2 else None
+    failed = sum(1 for p in passes.values() if p.get("exit"))
+    return {
+        "iterations": len(passes),
+        "failed": failed,
+        "hours": round(hours, 2) if hours is not None else None,
+    }
+
+
+def _when(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _stability_samples(items: list[dict[str, Any]], collective: str | None, nodes: int | None) -> list[float]:
+    samples: list[float] = []
+    for _, run in _runs(items):
+        if run.get("collective") != collective or run["nodes"] != nodes:
+            continue
+        cycles = run.get("busbw_at_max_size_per_cycle_gbps") or []
+        samples += [float(v) for v in cycles] if len(cycles) >= 2 else [float(run["busbw_at_max_size_gbps"])]
+    return samples
+
+
+def _xids(items: list[dict[str, Any]]) -> tuple[int, list[Any]]:
+    events, codes = 0, set()
+    for item in items:
+        if item.get("kind") == "dmesg":
+            summary = item.get("summary") or {}
+            events += len(summary.get("xid_events") or []) + len(summary.get("gpus_fallen_off_bus") or [])
+            codes |= set(summary.get("xid_codes") or [])
+    return events, sorted(codes, key=str)
+
+
+def stability(
+    items: list[dict[str, Any]], texts: list[tuple[str, str]], collective: str | None, nodes: int | None
+) -> dict[str, Any]:
+    timeline = _timeline(texts)
+    samples = _stability_samples(items, collective, nodes)
+    failed_runs = sum(
+        1
+        for item in items
+        if item.get("kind") in NCCL_KINDS
+        for run in (item.get("summary") or {}).get("runs") or []
+        if run.get("failed")
+    )
+    xid_events, xid_codes = _xids(items)
+    drift = None
+    if len(samples) >= MIN_STABILITY_SAMPLES and max(samples) > 0:
+        drift = round((max(samples) - min(samples)) / max(samples) * 100, 2)
+    out: dict[str, Any] = {
+        "verdict": "cannot-measure",
+        "hours": timeline["hours"],
+        "iterations": timeline["iterations"] or (len(samples) if drift is not None else 0),
+        "drift_pct": drift,
+        "drift_limit_pct": STABILITY_DROP_WARN,
+        "interruptions": timeline["failed"] + failed_runs,
+        "xid_events": xid_events,
+        "xid_codes": xid_codes,
+        "samples": len(samples),
+    }
+    if xid_events or out["interruptions"]:
+        out["verdict"] = "fail"
+    elif drift is None:
+        out["what_to_run"] = WHAT_TO_RUN
+        return out
+    else:
+        out["verdict"] = "pass" if drift <= STABILITY_DROP_WARN else "fail"
+    if drift is None:
+        out["what_to_run"] = WHAT_TO_RUN
+    return out
+
+
+def measured_counts(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Nodes and GPUs the logs show: collective runs (ranks, hosts, separators) and nvidia-smi listings."""
+    nodes = gpus = per_node = None
+    for _, run in _runs(items):
+        nodes = max(nodes or 0, run["nodes"])
+        if run.get("ranks"):
+            gpus = max(gpus or 0, int(run["ranks"]))
+        if run.get("gpus_per_node"):
+            per_node = max(per_node or 0, int(run["gpus_per_node"]))
+    for item in items:
+        if item.get("kind") == "nvidia-smi" and (item.get("summary") or {}).get("gpus"):
+            per_node = max(per_node or 0, int(item["summary"]["gpus"]))
+    return {"nodes": nodes, "gpus": gpus, "gpus_per_node": per_node}
+
+
+def overall(indicators: dict[str, dict[str, Any]], details: list[dict[str, Any]]) -> str:
+    verdicts = [ind.get("verdict") for ind in indicators.values()]
+    if "fail" in verdicts or any(d.get("blocking") for d in details):
+        return "fail"
+    if "cannot-measure" in verdicts:
+        return "incomplete"
+    return "pass"
+
+
+def step_findings(steps: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Steps of the kit that failed or whose tool was missing (steps.tsv), one finding per step and
+    outcome; not blocking by themselves: what they would have measured shows as cannot-measure."""
+    grouped: dict[tuple[str, str, str], list[int]] = {}
+    for name, text in steps:
+        for number, line in enumerate(text.splitlines(), start=1):
+            cells = line.split("\t")
+            if len(cells) != 4 or cells[0].startswith("#") or cells[3] in ("0", "exit_code"):
+                continue
+            step, code = cells[1].split("@", 1)[0], cells[3]
+            if code.startswith("none:") or step == "stability":
+                continue  # no driver messages found; the stability loop logs its pass count here
+            grouped.setdefault((name, step, code), []).append(number)
+    out = []
+    for (name, step, code), lines in grouped.items():
+        what = (
+            f"{code.split(':', 1)[1]} is not installed"
+            if code.startswith("missing:")
+            else f"exit code {code}"
+        )
+        times = f" ({len(lines)} times)" if len(lines) > 1 else ""
+        out.append(
+            {
+                "text": f"{name} line {lines[0]}: step {step}: {what}{times}",
+                "file": name,
+                "line": lines[0],
+                "kind": "step-failed",
+                "blocking": False,
+            }
+        )
+    return out
+
+
+def build_report(
+    facts: dict[str, Any],
+    items: list[dict[str, Any]],
+    texts: list[tuple[str, str]] | None = None,
+    steps: list[tuple[str, str]] | None = None,
+) -> dict[str, Any]:
+    """The whole report of one bundle (see the module docstring)."""
+    bandwidth = collective_bandwidth(facts, items)
+    collective = bandwidth.get("collective") or next(
+        (c for c in HEADLINE_COLLECTIVES if busbw_curve(items, c)), None
+    )
+    indicators = {
+        "collective_bandwidth": bandwidth,
+        "scaling_efficiency": scaling_efficiency(facts, items, collective),
+        "stability": stability(items, texts or [], collective, bandwidth.get("nodes")),
+    }
+    details = bundle_findings(facts, items) + step_findings(steps or [])
+    for name, indicator in indicators.items():
+        if indicator["verdict"] == "fail":
+            details.append(_indicator_finding(name, indicator))
+    return {
+        "indicators": indicators,
+        "verdict": overall(indicators, details),
+        "findings": [d["text"] for d in details],
+        "finding_details": details,
+        "measured": measured_counts(items),
+    }
+
+
+def _indicator_finding(name: str, indicator: dict[str, Any]) -> dict[str, Any]:
+    label = name.replace("_", " ")
+    if name == "collective_bandwidth":
+        parts = [indicator, indicator.get("intra_node") or {}]
+        failing = next((p for p in parts if p.get("verdict") == "fail"), indicator)
+        text = (
+            f"{label}: {failing.get('collective')} {failing.get('busbw_gbps')} GB/s on "
+            f"{failing.get('nodes')} node(s), expected {failing.get('expected_gbps')} GB/s"
+        )
+        file, lines = failing.get("file"), failing.get("lines") or [None]
+        where = f"{file} line {lines[0]}: " if file and lines[0] else (f"{file}: " if file else "")
+        return {"text": where + text, "file": file, "line": lines[0], "kind": name, "blocking": True}
+    if name == "scaling_efficiency":
+        text = f"{label} {indicator.get('value')} is below {SCALING_PASS:g} ({indicator.get('basis')})"
+    else:
+        text = (
+            f"{label}: drift {indicator.get('drift_pct')}%, "
+            f"{indicator.get('interruptions')} interruption(s), "
+            f"{indicator.get('xid_events')} Xid/GPU-lost event(s)"
+        )
+    return {"text": text, "file": None, "line": None, "kind": name, "blocking": True}

@@ -1,0 +1,181 @@
+"""Reads of the acceptance app, with the visibility rule in one place.
+
+A run is seen by its owner and staff; a public run by everyone (its verdicts show on the offering page).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from acceptance.models import AcceptanceRun
+from providers.models import Offering
+
+
+def _is_curator(user: Any) -> bool:
+    return bool(user is not None and user.is_authenticated and getattr(user, "is_curator", False))
+
+
+def run_list(*, user: Any, offering_slug: str | None = None, mine: bool = False) -> QuerySet[AcceptanceRun]:
+    """Runs `user` may see (only their own with `mine`), newest first."""
+    qs = AcceptanceRun.objects.select_related("owner", "offering__provider")
+    if mine:
+        if user is None or not user.is_authenticated:
+            return qs.none()
+        qs = qs.filter(owner=user)
+    elif not _is_curator(user):
+        visible = Q(visibility=AcceptanceRun.Visibility.PUBLIC)
+        if user is not None and user.is_authenticated:
+            visible |= Q(owner=user)
+        qs = qs.filter(visible)
+    if offering_slug:
+        qs = qs.filter(offering__slug=offering_slug)
+    return qs.order_by("-created_at", "-id")
+
+
+def run_get(*, user: Any, run_id: int) -> AcceptanceRun:
+    """One run `user` may see; AcceptanceRun.DoesNotExist otherwise."""
+    return run_list(user=user).get(pk=run_id)
+
+
+def verdict_rows(run: AcceptanceRun) -> list[dict[str, Any]]:
+    """Measured beside claimed, one row per indicator, for pages and the quote."""
+    ind = run.indicators or {}
+    bandwidth = ind.get("collective_bandwidth") or {}
+    scaling = ind.get("scaling_efficiency") or {}
+    stab = ind.get("stability") or {}
+    return [
+        {
+            "name": "Collective bandwidth",
+            "measured": _gbs(
+                bandwidth.get("busbw_gbps"), bandwidth.get("collective"), bandwidth.get("nodes")
+            ),
+            "claimed": f"{bandwidth['expected_gbps']:g} GB/s expected"
+            if bandwidth.get("expected_gbps")
+            else "—",
+            "verdict": bandwidth.get("verdict") or "cannot-measure",
+        },
+        {
+            "name": "Scaling efficiency",
+            "measured": f"{scaling['value']:.2f}" if scaling.get("value") is not None else "—",
+            "claimed": f"≥ {scaling.get('threshold', 0.9):g}",
+            "verdict": scaling.get("verdict") or "cannot-measure",
+        },
+        {
+            "name": "Stability",
+            "measured": _stability_text(stab),
+            "claimed": f"drift ≤ {stab.get('drift_limit_pct', 10):g}%, no interruptions or Xids",
+            "verdict": stab.get("verdict") or "cannot-measure",
+        },
+    ]
+
+
+def _gbs(value: Any, collective: Any, nodes: Any) -> str:
+    if value is None:
+        return "—"
+    return f"{value:g} GB/s ({collective}, {nodes} nodes)"
+
+
+def _stability_text(stab: dict[str, Any]) -> str:
+    if stab.get("drift_pct") is None and not stab.get("interruptions") and not stab.get("xid_events"):
+        return "no stability loop in the bundle"
+    parts = []
+    if stab.get("hours") is not None:
+        parts.append(f"{stab['hours']:g} h")
+    if stab.get("drift_pct") is not None:
+        parts.append(f"drift {stab['drift_pct']:g}%")
+    parts.append(f"{stab.get('interruptions', 0)} interruption(s)")
+    parts.append(f"{stab.get('xid_events', 0)} Xid/GPU-lost event(s)")
+    return ", ".join(parts)
+
+
+def public_runs_for(offering: Offering, limit: int = 5) -> list[AcceptanceRun]:
+    return list(
+        AcceptanceRun.objects.filter(
+            offering=offering, visibility=AcceptanceRun.Visibility.PUBLIC, status=AcceptanceRun.Status.DONE
+        )
+        .select_related("owner")
+        .order_by("-finished_at", "-id")[:limit]
+    )
+
+
+def offering_page_acceptance(offering: Offering) -> dict[str, Any]:
+    """The offering page's acceptance section: public runs, dated, each indicator measured beside claimed
+    (registered in AcceptanceConfig.ready)."""
+    return {
+        "acceptance_runs": [
+            {"run": run, "rows": verdict_rows(run), "date": run.finished_at}
+            for run in public_runs_for(offering)
+        ]
+    }
+
+
+def quote_section(*, owner: Any, offering: Offering, limit: int = 3) -> list[dict[str, Any]]:
+    """The acceptance tests a quote freezes: the buyer's own and public finished runs of the offering,
+    newest first, as plain JSON (date, verdict, measured beside claimed, findings)."""
+    runs = (
+        run_list(user=owner, offering_slug=offering.slug)
+        .filter(status=AcceptanceRun.Status.DONE)
+        .order_by("-finished_at", "-id")[:limit]
+    )
+    return [
+        {
+            "id": run.pk,
+            "date": run.finished_at.date().isoformat() if run.finished_at else None,
+            "verdict": run.verdict,
+            "bundle": run.bundle_name,
+            "rows": verdict_rows(run),
+            "findings": [str(f.get("text")) for f in run.findings or []][:12],
+        }
+        for run in runs
+    ]
+
+
+def pitfall_findings(run: AcceptanceRun) -> list[dict[str, Any]]:
+    """The pitfall findings that cite one of this run's uploads (public ones in the offering's findings,
+    private ones in the owner's own), most severe first."""
+    from checks.models import CONTEXT_CLAIMS, context_for_private_evidence
+    from checks.selectors import finding_list
+
+    upload_ids = {f.get("upload") for f in run.files or [] if f.get("upload")}
+    if not upload_ids:
+        return []
+    contexts = [CONTEXT_CLAIMS, context_for_private_evidence(run.owner_id)]
+    out = []
+    for finding in finding_list(user=run.owner, offering=run.offering).filter(context__in=contexts):
+        cited = [ref for ref in finding.evidence or [] if ref.get("upload_id") in upload_ids]
+        if cited:
+            out.append(
+                {
+                    "code": finding.code,
+                    "severity": finding.severity,
+                    "title": finding.title,
+                    "files": sorted({str(ref.get("file")) for ref in cited}),
+                }
+            )
+    return out
+
+
+def compare_blocks(offerings: list[Offering], per_offering: int = 2) -> list[dict[str, Any]]:
+    """For the compare page, in one query: each offering with public finished runs, its latest runs."""
+    by_offering: dict[int, list[AcceptanceRun]] = {}
+    runs = AcceptanceRun.objects.filter(
+        offering__in=[o.pk for o in offerings],
+        visibility=AcceptanceRun.Visibility.PUBLIC,
+        status=AcceptanceRun.Status.DONE,
+    ).order_by("-finished_at", "-id")
+    for run in runs:
+        bucket = by_offering.setdefault(run.offering_id, [])
+        if len(bucket) < per_offering:
+            bucket.append(run)
+    return [
+        {
+            "offering": o,
+            "acceptance_runs": [
+                {"run": r, "rows": verdict_rows(r), "date": r.finished_at} for r in by_offering[o.pk]
+            ],
+        }
+        for o in offerings
+        if o.pk in by_offering
+    ]

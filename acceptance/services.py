@@ -1,0 +1,205 @@
+"""Writes of the acceptance app: store a bundle, read it on the worker, and keep the report on the row.
+
+The bundle's bytes are stored (a benchmarks Blob) and the row committed before anything is enqueued; the
+task (`acceptance.process`, queue `parse`) reads the archive, makes one benchmarks Upload per recognised
+file (parsed by the existing parsers; each parse raises the offering's findings through
+`benchmarks.signals.upload_parsed`), and computes the report. Re-running a finished run changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from acceptance import bundle as bundle_reader
+from acceptance.models import FINISHED, AcceptanceRun
+from acceptance.report import STABILITY_MARKER, build_report
+from benchmarks import services as uploads
+from benchmarks.models import Upload, Visibility
+from benchmarks.parsers import detect_kind
+from benchmarks.selectors import upload_item
+from providers.models import Offering
+
+logger = logging.getLogger(__name__)
+
+STEPS_MARKER = "# clusterscout-acceptance steps v1"
+SNIFF = 4096
+
+
+def bundle_limits() -> bundle_reader.Limits:
+    return bundle_reader.Limits(max_member_bytes=settings.UPLOAD_MAX_BYTES)
+
+
+def bundle_check_size(*, name: str, size: int) -> None:
+    """Raise ValidationError (field `bundle`) above settings.ACCEPTANCE_BUNDLE_MAX_BYTES; before reading."""
+    limit = settings.ACCEPTANCE_BUNDLE_MAX_BYTES
+    if size > limit:
+        mib = 1024 * 1024
+        raise ValidationError(
+            {"bundle": [f"{name} is {size / mib:.1f} MiB; the limit is {limit / mib:.0f} MiB."]}
+        )
+
+
+def bundle_check(*, name: str, data: bytes) -> bundle_reader.Bundle:
+    """Raise ValidationError (field `bundle`) when the archive is too large or cannot be read safely."""
+    bundle_check_size(name=name, size=len(data))
+    try:
+        return bundle_reader.read_bundle(data, bundle_limits())
+    except bundle_reader.BundleError as exc:
+        raise ValidationError({"bundle": [str(exc)]}) from exc
+
+
+def _enqueue(run_id: int) -> None:
+    from acceptance.tasks import process_bundle_task
+
+    try:
+        process_bundle_task.delay(run_id)
+    except Exception:  # broker down: the run stays `queued` and the sweeper enqueues it later
+        logger.exception("could not enqueue acceptance run %s; the sweeper will retry", run_id)
+
+
+def acceptance_create(
+    *, owner: Any, offering: Offering, name: str, data: bytes, visibility: str = Visibility.PRIVATE
+) -> AcceptanceRun:
+    """Check the archive, store its bytes, create the run; processing is enqueued on commit."""
+    if visibility not in Visibility.values:
+        raise ValidationError({"visibility": [f"visibility must be one of {', '.join(Visibility.values)}."]})
+    bundle_check(name=name, data=data)
+    blob = uploads.blob_store(data=data)
+    with transaction.atomic():
+        run = AcceptanceRun.objects.create(
+            owner=owner,
+            offering=offering,
+            bundle=blob,
+            bundle_name=(name or "bundle.tar.gz")[-255:],
+            visibility=visibility,
+        )
+        transaction.on_commit(partial(_enqueue, run.pk))
+    return run
+
+
+def _classify(
+    members: list[bundle_reader.Member],
+) -> tuple[list[Any], list[dict[str, Any]], list[Any], list[Any]]:
+    """Recognised files (to upload), every file's row, and the kit's own stability timelines and step logs."""
+    to_upload, rows, timelines, steps = [], [], [], []
+    for member in members:
+        head = member.data[:SNIFF].decode("utf-8", "replace")
+        if STABILITY_MARKER in head:
+            timelines.append((member.name, member.data.decode("utf-8", "replace")))
+        kind = None
+        if member.data.strip() and b"\x00" not in member.data[: uploads.BINARY_SNIFF_BYTES]:
+            kind = detect_kind(member.data).kind
+        row: dict[str, Any] = {"name": member.name, "kind": kind, "upload": None}
+        if kind is None and STABILITY_MARKER in head:
+            row["kind"] = "acceptance-timeline"
+        elif kind is None and head.startswith(STEPS_MARKER):
+            row["kind"] = "acceptance-steps"
+            steps.append((member.name, member.data.decode("utf-8", "replace")))
+        rows.append(row)
+        if kind is not None:
+            to_upload.append(uploads.IncomingFile(name=member.name, data=member.data))
+    return to_upload, rows, timelines, steps
+
+
+def _store_uploads(run: AcceptanceRun, files: list[Any], rows: list[dict[str, Any]]) -> list[Upload]:
+    if not files:
+        return []
+    outcomes = uploads.upload_create(
+        owner=run.owner, offering=run.offering, files=files, visibility=run.visibility
+    )
+    by_name: dict[str, int] = {}
+    for incoming, outcome in zip(files, outcomes, strict=True):
+        by_name[incoming.name] = outcome.upload.pk
+    for row in rows:
+        row["upload"] = by_name.get(row["name"])
+    run.batch = outcomes[0].upload.batch
+    parsed = []
+    for upload_id in dict.fromkeys(by_name.values()):
+        parsed.append(uploads.upload_parse(upload_id=upload_id))
+    return parsed
+
+
+def _item(upload: Upload, name: str) -> dict[str, Any]:
+    return {**upload_item(upload), "filename": name, "verdicts": upload.verdicts or []}
+
+
+def acceptance_process(*, run_id: int) -> AcceptanceRun:
+    """Read the bundle, parse its files as uploads, compute the report; a finished run is left as is."""
+    with transaction.atomic():
+        run = AcceptanceRun.objects.select_for_update().get(pk=run_id)
+        if run.status in FINISHED:
+            return run
+        run.status = AcceptanceRun.Status.RUNNING
+        run.started_at = timezone.now()
+        run.save(update_fields=["status", "started_at"])
+    run = AcceptanceRun.objects.select_related("bundle", "offering__provider", "offering__gpu", "owner").get(
+        pk=run_id
+    )
+    try:
+        _process(run)
+        run.status = AcceptanceRun.Status.DONE
+    except (ValidationError, bundle_reader.BundleError) as exc:
+        run.status = AcceptanceRun.Status.FAILED
+        run.error = "; ".join(getattr(exc, "messages", None) or [str(exc)])
+    except Exception as exc:  # a bug: recorded on the row instead of retried forever
+        logger.exception("acceptance run %s failed", run_id)
+        run.status = AcceptanceRun.Status.FAILED
+        run.error = f"internal error while reading the bundle: {type(exc).__name__}: {exc}"
+    run.finished_at = timezone.now()
+    run.save(
+        update_fields=[
+            "status",
+            "files",
+            "indicators",
+            "measured",
+            "verdict",
+            "findings",
+            "error",
+            "batch",
+            "finished_at",
+        ]
+    )
+    return run
+
+
+def _process(run: AcceptanceRun) -> None:
+    data = uploads.blob_read(blob=run.bundle)
+    content = bundle_reader.read_bundle(data, bundle_limits())
+    files, rows, timelines, steps = _classify(content.members)
+    parsed = {u.pk: u for u in _store_uploads(run, files, rows)}
+    items = []
+    for row in rows:
+        upload = parsed.get(row["upload"]) if row["upload"] else None
+        if upload is not None and upload.status == Upload.Status.PARSED:
+            items.append(_item(upload, row["name"]))
+            row["kind"] = upload.kind
+    for name, why in content.skipped:
+        rows.append({"name": name, "kind": None, "upload": None, "skipped": why})
+    report = build_report(run.offering.facts(), items, timelines, steps)
+    run.files = rows
+    run.indicators = report["indicators"]
+    run.verdict = report["verdict"]
+    run.findings = report["finding_details"]
+    run.measured = report["measured"]
+
+
+def acceptance_sweep(*, older_than: timedelta = timedelta(minutes=1)) -> int:
+    """Enqueue again runs still `queued` (their enqueue was lost) or `running` past the task time limit."""
+    now = timezone.now()
+    stalled = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    stuck = Q(status=AcceptanceRun.Status.QUEUED, created_at__lt=now - older_than) | Q(
+        status=AcceptanceRun.Status.RUNNING, started_at__lt=now - stalled
+    )
+    ids = list(AcceptanceRun.objects.filter(stuck).values_list("pk", flat=True))
+    for run_id in ids:
+        _enqueue(run_id)
+    return len(ids)

@@ -1,0 +1,110 @@
+"""The report and its findings on real logs, without the database (the report modules are pure)."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+from typing import Any
+
+from acceptance.bundle import read_bundle
+from acceptance.findings import bundle_findings
+from acceptance.report import build_report
+from benchmarks.compare import compare
+from benchmarks.parsers import parse
+from tests.benchmarks._shared import require_shared
+
+IB_H100 = {"gpu": "H100-SXM-80GB", "gpus_per_node": 8, "intra_node": "nvswitch", "fabric": "infiniband",
+           "nics_per_node": 8, "gbps_per_nic": 400.0}  # fmt: skip
+
+
+def item(path: Path, **extra: Any) -> dict[str, Any]:
+    parsed = parse(path.read_bytes()).as_dict()
+    out = {"upload_id": 1, "filename": path.name, **parsed, "nodes": None, "gpus": None, **extra}
+    out["verdicts"] = compare(IB_H100, out)
+    return out
+
+
+def test_a_failed_run_and_a_bandwidth_collapse_mid_sweep_are_named_by_file_and_line() -> None:
+    log = require_shared() / "benchlogs/nccl-tests/xxrjun-h100-2node-network-error-failure.txt"
+    texts = [f["text"] for f in bundle_findings(IB_H100, [item(log)])]
+    assert texts[0].startswith(f"{log.name} line 18: alltoall run failed: ")
+    assert "remote process exited or there was a network error" in texts[0]
+    # sendrecv: 9.27 GB/s at 256 MiB, then 3.91 GB/s at 2 GiB (line 48) and down to 1.09 at 16 GiB.
+    assert texts[1] == (
+        f"{log.name} line 48: sendrecv bus bandwidth collapses mid-sweep to 3.91 GB/s at 2147483648 B "
+        "(up to 9.27 GB/s at smaller sizes)"
+    )
+    report = build_report(IB_H100, [item(log)])
+    assert report["verdict"] == "fail" and report["indicators"]["stability"]["interruptions"] == 1
+
+
+def test_pcie_pairs_are_a_finding_only_where_a_full_mesh_is_claimed() -> None:
+    topo = item(require_shared() / "evidence/nvidia-smi-topo-m/4x-l40s-pcie-only-node-sys-2nic.txt")
+    [found] = bundle_findings(IB_H100, [topo])
+    assert found["kind"] == "pcie-not-mesh" and found["line"] == 1
+    assert "6 GPU pair(s) without NVLink (GPU0-GPU1 NODE, GPU0-GPU2 SYS" in found["text"]
+    assert bundle_findings({**IB_H100, "intra_node": "pcie"}, [topo]) == []
+
+
+def test_down_front_end_ethernet_ports_are_reported_without_failing_an_infiniband_cluster() -> None:
+    ports = item(require_shared() / "evidence/ibstat/gpud-h100-8x400-ib-active-cx6-eth-ports-down.txt")
+    found = bundle_findings(IB_H100, [ports])
+    assert {f["kind"] for f in found} == {"port-down"} and len(found) == 3
+    assert not any(f["blocking"] for f in found)
+    assert all("outside the claimed InfiniBand fabric" in f["text"] for f in found)
+
+
+def _probe(world: int, tokens: float) -> dict[str, Any]:
+    summary = {"world_size": world, "median_tokens_per_s_per_gpu": tokens, "first_line": 3, "last_line": 40}
+    return {"upload_id": world, "filename": f"train_{world}.log", "kind": "torchtitan", "summary": summary}
+
+
+def test_training_probes_at_several_node_counts_give_the_scaling_efficiency() -> None:
+    report = build_report(IB_H100, [_probe(8, 1000.0), _probe(16, 960.0), _probe(32, 850.0)])
+    scaling = report["indicators"]["scaling_efficiency"]
+    assert scaling["value"] == 0.85 and scaling["verdict"] == "fail"
+    assert scaling["basis"] == "training throughput per GPU (tokens_per_s_per_gpu) at 4 nodes over 1 node(s)"
+    assert [p["nodes"] for p in scaling["throughput_curve"]] == [1, 2, 4]
+    assert report["verdict"] == "fail" and any(
+        f.startswith("scaling efficiency 0.85") for f in report["findings"]
+    )
+
+
+def test_links_and_devices_in_a_tar_are_skipped_not_followed() -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        link = tarfile.TarInfo("results/passwd")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        archive.addfile(link)
+        data = b"hello"
+        info = tarfile.TarInfo("results/a.txt")
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+    bundle = read_bundle(buffer.getvalue())
+    assert [m.name for m in bundle.members] == ["results/a.txt"]
+    assert bundle.skipped == [("results/passwd", "a link or device, not a file: not read")]
+
+
+def test_one_cluster_at_1_and_10_nodes_judges_bandwidth_but_cannot_judge_scaling() -> None:
+    logs = require_shared() / "benchlogs/nccl-tests"
+    items = [
+        item(logs / "xxrjun-h100-1node-8gpu-5colls.txt"),
+        item(logs / "xxrjun-h100-10node-80gpu-5colls.txt"),
+    ]
+    report = build_report(IB_H100, items)
+    bandwidth = report["indicators"]["collective_bandwidth"]
+    # all_reduce at 16 GiB on 10 nodes x 8 H100 (SOURCES.md: 320.54 GB/s).
+    assert (bandwidth["collective"], bandwidth["nodes"], bandwidth["busbw_gbps"]) == (
+        "all_reduce",
+        10,
+        320.54,
+    )
+    assert bandwidth["intra_node"]["nodes"] == 1 and bandwidth["intra_node"]["busbw_gbps"] == 482.27
+    scaling = report["indicators"]["scaling_efficiency"]
+    assert scaling["verdict"] == "cannot-measure" and scaling["value"] is None
+    assert [p["nodes"] for p in scaling["curve"]] == [1, 10] and "two or more multi-node counts" in scaling[
+        "basis"
+    ]
+    assert report["measured"] == {"nodes": 10, "gpus": 80, "gpus_per_node": 8}
+    assert report["verdict"] != "pass"
