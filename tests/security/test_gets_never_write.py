@@ -39,7 +39,15 @@ def _addresses(world: World) -> dict[str, str]:
     upload = world.upload_private
     slug = world.offering.slug
     rfq = _rfq(world)
+    acceptance = _acceptance_run(world)
     return {
+        "benchmarks/": "/benchmarks/",
+        "benchmarks/acceptance/": "/benchmarks/acceptance/",
+        "benchmarks/acceptance/bundle/": "/benchmarks/acceptance/bundle/",
+        "benchmarks/acceptance/<int:run_id>/": f"/benchmarks/acceptance/{acceptance.pk}/",
+        "api/v1/acceptance/": "/api/v1/acceptance/",
+        "api/v1/acceptance/<int:pk>/": f"/api/v1/acceptance/{acceptance.pk}/",
+        "api/v1/acceptance/kit/": f"/api/v1/acceptance/kit/?offering={slug}&nodes=2&scheduler=slurm",
         "rfqs/": "/rfqs/",
         "rfqs/new/": "/rfqs/new/",
         "rfqs/<int:rfq_id>/": f"/rfqs/{rfq.pk}/",
@@ -115,6 +123,22 @@ def _counts() -> dict[str, int]:
         for model in apps.get_models()
         if model is not Session and model._meta.label not in AUDIT_OF_VIEWS
     }
+
+
+def _acceptance_run(world: World) -> Any:
+    from acceptance.models import AcceptanceRun
+
+    existing = AcceptanceRun.objects.first()
+    if existing is not None:
+        return existing
+    return AcceptanceRun.objects.create(
+        owner=world.users["buyer"],
+        offering=world.offering,
+        bundle=world.upload_private.blob,
+        bundle_name="trial.tar.gz",
+        status="done",
+        verdict="incomplete",
+    )
 
 
 def _rfq(world: World) -> Any:
