@@ -8,15 +8,26 @@ from typing import Any
 from .result import ParseResult
 from .text import Text
 
-SECTION_RE = re.compile(r"^\s*[|+]-{2,}\s+([A-Za-z][\w /]*?)\s+-+\+")
-ROW_RE = re.compile(r"^\s*\|\s*(.*?)\s*\|\s*(.*?)\s*\|\s*$")
+SECTION_RE = re.compile(r"^\s*+[|+]-{2,}+\s++([A-Za-z](?:[\w /]*?[\w/])?)\s++-++\+")
 RESULT_RE = re.compile(r"^(Pass|Fail|Skip|Warn|Not Run)\b(?:\s*-\s*(.*))?$", re.IGNORECASE)
 PER_GPU_RE = re.compile(r"^\s*GPU\s*(\d+)\s*:\s*(Pass|Fail|Skip|Warn)\b", re.IGNORECASE)
-LEVEL_RE = re.compile(r"dcgmi\s+diag\b.*?-r\s+(\w+)")
+LEVEL_RE = re.compile(r"^(?>.*?dcgmi\s++diag\b).*?-r\s++(\w+)")
 DETAIL_LABELS = ("warning", "info", "error")
 GPU_ID_RE = re.compile(r"^\s*gpuId\s+(\d+)\s*:")
 SWITCH_ID_RE = re.compile(r"^\s*physicalId\s+(\d+)\s*:")
 STATES_RE = re.compile(r"^\s*([UDX_](?:\s+[UDX_])*)\s*$")
+
+
+def table_cells(line: str) -> tuple[str, str] | None:
+    """`| left | right |` -> (left, right); right keeps any further `|`. Scanned by hand: the regex
+    `\\|\\s*(.*?)\\s*\\|\\s*(.*?)\\s*\\|` backtracked in O(n^3) on a line of spaces (issue 20)."""
+    row = line.strip()
+    if len(row) < 3 or row[0] != "|" or row[-1] != "|":
+        return None
+    left, bar, right = row[1:-1].partition("|")
+    if not bar:
+        return None
+    return left.strip(), right.strip()
 
 
 def parse_dcgmi_diag(text: Text) -> ParseResult:
@@ -38,10 +49,10 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
         if m and last is not None:
             last.setdefault("per_gpu", {})[int(m.group(1))] = m.group(2).capitalize()
             continue
-        m = ROW_RE.match(line)
-        if not m:
+        cells = table_cells(line)
+        if cells is None:
             continue
-        left, right = m.group(1), m.group(2)
+        left, right = cells
         if left == "Diagnostic" and right == "Result":
             continue
         if section and section.lower() == "metadata" and left:

@@ -38,16 +38,19 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
         r"RunningAvgSamplesPerSec=|\[Rank \d+\] step=\d+|deepspeed\.launcher|\[runner\.py:\d+:main\]"
         r"|DeepSpeed info:|\[logging\.py:\d+:log_dist\]"
     ),
-    "torchtitan": re.compile(r"\bstep:\s*\d+\s+loss:.*\b(?:tps|wps):"),
-    "smi_header": re.compile(r"NVIDIA-SMI\s+\d+[\d.]*\s+Driver Version:"),
+    # Only the first `step: N loss:` is tried (atomic group): a later one has less text after it.
+    "torchtitan": re.compile(r"^(?>.*?\bstep:\s*+\d++\s++loss:).*?\b(?:tps|wps):"),
+    "smi_header": re.compile(r"NVIDIA-SMI\s++\d[\d.]*+\s++Driver Version:"),
     "smi_gpu_row": re.compile(
-        r"^\|\s+\d+\s+.+?\s+(?:On|Off)\s+\|\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d"
+        # Same shape as nvidia_smi.GPU_ROW_RE: linear (the name ends on a non-space character).
+        r"^\|\s++\d++\s++\S(?:[^|]*?\S)?\s++(?:On|Off)\s++\|\s++"
+        r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d"
     ),
     "smi_lost": re.compile(r"Unable to determine the device handle for GPU|No devices were found"),
-    "smi_list": re.compile(r"^\s*GPU\s+\d+:\s+.+\(UUID:\s*GPU-"),
-    "nvlink_link": re.compile(r"^\s*Link\s+\d+:\s+(?:[\d.]+\s*GB/s|<inactive>)"),
+    "smi_list": re.compile(r"^\s*+GPU\s++\d++:\s++\S.*\(UUID:\s*+GPU-"),
+    "nvlink_link": re.compile(r"^\s*+Link\s++\d++:\s++(?:[\d.]++\s*+GB/s|<inactive>)"),
     "nvlink_none": re.compile(r"Unable to retrieve NVLink information"),
-    "topo_header": re.compile(r"^\s*GPU0(?:\s+\S+)*\s+CPU Affinity"),
+    "topo_header": re.compile(r"^\s*+GPU0(?:\s++\S++)*\s++CPU Affinity"),
     "topo_row": re.compile(r"^\s*GPU\d+\s+(?:X|NV\d+|SYS|NODE|PHB|PXB|PIX|SOC)\s"),
     "topo_legend": re.compile(r"Connection traversing|NV#\s*=|NIC Legend:"),
     "ibstat_ca": re.compile(r"^\s*CA\s+'[^']+'"),
@@ -55,11 +58,11 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "ibstatus": re.compile(r"Infiniband device\s+'[^']+'\s+port\s+\d+\s+status:"),
     "ibv_devinfo": re.compile(r"^\s*hca_id:\s|PORT_(?:ACTIVE|DOWN|INIT|ARMED)\s*\(\d\)|^\s*vendor_part_id:"),
     "ibdev2netdev": re.compile(r"^\s*\S+\s+port\s+\d+\s+(?:==>|<===>)\s+\S+"),
-    "rdma_link": re.compile(r"^\s*link\s+\S+/\d+\s+.*\bstate\s+[A-Z_]+"),
+    "rdma_link": re.compile(r"^\s*+link\s++\S+/\d++\s.*\bstate\s++[A-Z_]"),
     "lspci": re.compile(
         r"^\s*(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+[A-Za-z0-9][^:]{2,60}:\s+\S"
     ),
-    "dmesg_nvrm": re.compile(r"NVRM:|\bXid\b.*\bPCI:|fallen off the bus"),
+    "dmesg_nvrm": re.compile(r"NVRM:|fallen off the bus|^(?>.*?\bXid\b).*?\bPCI:"),
 }
 
 # Lines looked at for detection. Signatures sit near the top of every format except training logs,

@@ -8,7 +8,7 @@ from typing import Any
 from .result import ParseResult
 from .text import Text
 
-GPU_BUS_RE = re.compile(r"NVRM:.*?GPU\s+([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)")
+GPU_BUS_RE = re.compile(r"^(?>.*?NVRM:).*?GPU\s++([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)")
 XID_RE = re.compile(r"NVRM:\s*Xid\s*\(PCI:([^)]+)\):\s*(\d+)")
 # The message wraps over several `NVRM:` lines; the bus id is on the first.
 LOOKAHEAD_LINES = 4

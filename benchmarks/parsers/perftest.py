@@ -17,7 +17,7 @@ BANNER_RE = re.compile(
     r"\b(RDMA_\w+|Send|Read|Write|Atomic\w*)\s+(Bidirectional\s+)?(BW|Lat(?:ency)?)\s+Test\b"
 )
 BW_HEADER_RE = re.compile(r"#bytes\s+#iterations\s+BW peak\[([^\]]+)\]\s+BW average\[([^\]]+)\]")
-LAT_HEADER_RE = re.compile(r"#bytes\s+#iterations\s+.*t_(?:min|avg)\[usec\]")
+LAT_HEADER_RE = re.compile(r"^(?>.*?#bytes\s++#iterations\s)(?>.*?t_(?:min|avg)\[usec\])")
 FIELD_RES = {
     "device": re.compile(r"\bDevice\s*:\s*(\S+)"),
     "link_type": re.compile(r"\bLink type\s*:\s*(\S+)"),
