@@ -100,7 +100,9 @@ def parse_dcgmi_nvlink(text: Text) -> ParseResult:
     gpus: list[dict[str, Any]] = []
     switches: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
+    no_switches = False
     for no, line in enumerate(text.lines, start=1):
+        no_switches = no_switches or "No NvSwitches found" in line
         m = GPU_ID_RE.match(line)
         if m:
             current = {"index": int(m.group(1)), "states": [], "line": no}
@@ -135,6 +137,6 @@ def parse_dcgmi_nvlink(text: Text) -> ParseResult:
         "per_gpu": per_gpu,
         "lines": [p["line"] for p in per_gpu],
     }
-    if "No NvSwitches found" in "\n".join(text.lines):
+    if no_switches:
         result.warnings.append("No NvSwitches found: switches not visible (VM, or a board without NVSwitch)")
     return result

@@ -65,11 +65,18 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "dmesg_nvrm": re.compile(r"NVRM:|fallen off the bus|^(?>.*?\bXid\b).*?\bPCI:"),
 }
 
-# Lines looked at for detection. Signatures sit near the top of every format except training logs,
-# whose iteration lines can come after thousands of lines of arguments; those are cheap substring
-# checks, so the cap only protects against pathological uploads.
-MAX_DETECT_LINES = 200_000
+# Detection reads the head of the file only, so its cost does not grow with the file. Every format puts
+# its signatures near the top except training logs, whose iteration lines can follow thousands of lines
+# of arguments: past the first DETECT_MIN_* the detector keeps reading, up to DETECT_MAX_*, only while
+# no family has a decisive score (>= DECISIVE_SCORE).
+DETECT_MIN_LINES = 2_000
+DETECT_MIN_BYTES = 256 * 1024
+DETECT_MAX_LINES = 50_000
+DETECT_MAX_BYTES = 8 * 1024 * 1024
+DECISIVE_SCORE = 90
 MAX_ROW_PROBES = 20_000
+# Kept for callers of the previous name.
+MAX_DETECT_LINES = DETECT_MAX_LINES
 
 
 @dataclass
@@ -83,9 +90,18 @@ class Detection:
 def _count(text: Text) -> Counter[str]:
     hits: Counter[str] = Counter()
     probes = 0
-    for line in text.lines[:MAX_DETECT_LINES]:
+    read = 0
+    for no, line in enumerate(text.lines, start=1):
+        read += len(line) + 1
+        if no >= DETECT_MIN_LINES or read >= DETECT_MIN_BYTES:
+            if no >= DETECT_MAX_LINES or read >= DETECT_MAX_BYTES:
+                break
+            if no % 500 == 0 and max(_scores(hits).values(), default=0) >= DECISIVE_SCORE:
+                break
         if not line.strip():
             continue
+        if no <= 400 and "link_layer:" in line:
+            hits["link_layer_in_head"] += 1
         for name, pattern in SIGNATURES.items():
             if pattern.search(line):
                 hits[name] += 1
@@ -105,6 +121,21 @@ def _count(text: Text) -> Counter[str]:
 
 def detect(text: Text) -> Detection:
     h = _count(text)
+    scores = _scores(h)
+    if not scores:
+        return Detection(
+            kind=None,
+            reason="no signature of a supported tool (nccl-tests/rccl-tests, hccl_test, perftest, "
+            "Megatron/torchtitan/DeepSpeed logs, dcgmi, nvidia-smi, ibstat/ibstatus/ibv_devinfo, lspci) "
+            "was found",
+        )
+    best = max(scores, key=lambda k: scores[k])
+    hits = {k: v for k, v in h.items() if k != "link_layer_in_head"}
+    return Detection(kind=best, score=scores[best], reason=f"signatures: {hits}", scores=scores)
+
+
+def _scores(h: Counter[str]) -> dict[str, int]:
+    """Each family's score from the signature counts."""
     scores: dict[str, int] = {}
     nccl_structure = h["nccl_header"] + h["nccl_columns"] + h["nccl_rank"]
     if nccl_structure and (h["nccl_row"] or h["nccl_rank"] or h["nccl_failure"] or h["nccl_columns"]):
@@ -141,7 +172,7 @@ def detect(text: Text) -> Detection:
         scores["ibstat"] = 85
     if h["ibstatus"]:
         scores["ibstatus"] = 86
-    if h["ibv_devinfo"] >= 2 or (h["ibv_devinfo"] and "link_layer:" in "\n".join(text.lines[:400])):
+    if h["ibv_devinfo"] >= 2 or (h["ibv_devinfo"] and h["link_layer_in_head"]):
         scores["ibv_devinfo"] = 85
     if h["ibdev2netdev"]:
         scores["ibdev2netdev"] = 70
@@ -151,12 +182,4 @@ def detect(text: Text) -> Detection:
         scores["lspci"] = 60
     if h["dmesg_nvrm"]:
         scores["dmesg"] = 40
-    if not scores:
-        return Detection(
-            kind=None,
-            reason="no signature of a supported tool (nccl-tests/rccl-tests, hccl_test, perftest, "
-            "Megatron/torchtitan/DeepSpeed logs, dcgmi, nvidia-smi, ibstat/ibstatus/ibv_devinfo, lspci) "
-            "was found",
-        )
-    best = max(scores, key=lambda k: scores[k])
-    return Detection(kind=best, score=scores[best], reason=f"signatures: {dict(h)}", scores=scores)
+    return scores

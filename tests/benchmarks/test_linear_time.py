@@ -124,3 +124,32 @@ def test_every_parser_takes_bounded_time_per_kb_on_any_lines(lines: list[str], r
 def test_random_text_is_detected_in_bounded_time(data: str) -> None:
     _, seconds = _cpu(detect_kind, data)
     assert seconds < SECONDS_PER_KB * max(1, len(data) / 1024) + 0.05, seconds
+
+
+def test_a_streamed_file_parses_exactly_like_the_same_bytes_in_memory(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """parse_file (what the worker runs) and parse (bytes) agree on every fixture, CRLF and CR included."""
+    from benchmarks.parsers import parse_file
+
+    from ._shared import FIXTURES
+
+    for fixture in sorted(FIXTURES.glob("*.txt")):
+        data = fixture.read_bytes()
+        for variant in (data, data.replace(b"\n", b"\r\n"), b"\xef\xbb\xbf" + data):
+            path = tmp_path / "upload.txt"
+            path.write_bytes(variant)
+            assert parse_file(lambda p=path: p.open("rb")).as_dict() == parse(variant).as_dict(), fixture.name
+
+
+def test_streaming_reads_in_chunks_and_cuts_a_huge_line_without_holding_it(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from benchmarks.parsers import parse_file, text
+
+    monkeypatch.setattr(text, "CHUNK_BYTES", 1000)
+    path = tmp_path / "big.txt"
+    from ._shared import FIXTURES
+
+    log = (FIXTURES / "nccl-one-rank.txt").read_bytes()
+    path.write_bytes(b"x" * 50_000 + b"\n" + log)
+    result = parse_file(lambda: path.open("rb"))
+    assert result.kind == "nccl-tests"
+    assert result.as_dict() == parse(path.read_bytes()).as_dict()
+    assert "1 line(s) longer than 8192 characters were cut" in result.warnings

@@ -7,6 +7,7 @@ reached means the next test has begun.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,6 +93,14 @@ class Run:
 
 
 LineHandler = Callable[[int, str], bool]
+# A substring every line taken by a reader other than a row contains (each reader checks its own
+# substring first, reading.py); a line with none of them skips those readers.
+TRIGGERS_RE = re.compile(
+    r"nccl-tests version|Collective test|concluded|nThread|nGpus|rccl-tests|Rank|RCCL version|NCCL version"
+    r"|Errors with asterisks|librccl|HIP version|[lL][gG][bB][wW]|Testing|Out of bounds|Avg bus|Reducing"
+    r"|failure|NCCL |RCCL "
+)
+SEPARATOR_STARTS = frozenset("=*-~")
 
 
 class RunAssembler:
@@ -160,7 +169,14 @@ class RunAssembler:
 
     def feed(self, line_no: int, line: str) -> None:
         """Attach one line of the log to the run it belongs to (or to the file as a whole)."""
-        if not line.strip():
+        stripped = line.lstrip()
+        if not stripped:
+            return
+        if stripped[0] not in SEPARATOR_STARTS and TRIGGERS_RE.search(line) is None:
+            # Fast path (most lines of a big log): no reader but the row and the hints can take it.
+            self.previous_line = line
+            if not self.row_line(line_no, line):
+                self.other_line(line_no, line)
             return
         if is_debug_line(line):
             self.debug_line(line_no, line)
