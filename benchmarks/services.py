@@ -101,6 +101,14 @@ def incoming_files(*, uploaded: Iterable[Any]) -> list[IncomingFile]:
             },
             code="too_many_files",
         )
+    total = sum(int(file.size or 0) for file in uploaded)
+    if total > settings.UPLOAD_MAX_REQUEST_BYTES:
+        # The files are read into memory below: this bounds what one request can hold.
+        raise UploadTooLarge(
+            f"the files of one upload total {_human_bytes(total)}; the limit is "
+            f"{_human_bytes(settings.UPLOAD_MAX_REQUEST_BYTES)} per upload. Send them in several uploads.",
+            code="too_large",
+        )
     out = []
     for file in uploaded:
         name = str(file.name or "upload.txt")
