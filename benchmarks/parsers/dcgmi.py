@@ -37,6 +37,7 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
     section = None
     level = None
     last: dict[str, Any] | None = None
+    diag_errors: list[dict[str, Any]] = []
     for no, line in enumerate(text.lines, start=1):
         m = LEVEL_RE.search(line)
         if m and level is None:
@@ -58,6 +59,10 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
         if section and section.lower() == "metadata" and left:
             metadata[left] = right
             continue
+        if left.lower().rstrip(":") == "error" and last is None and right:
+            # An Error row before any test: the diagnostic itself could not run (or aborted).
+            diag_errors.append({"detail": right, "line": no})
+            continue
         if not left or left.lower().rstrip(":") in DETAIL_LABELS:
             # Wrapped Info/Warning/Error text: continuation rows have a blank left cell.
             if last is not None and right:
@@ -78,7 +83,8 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
     warned = [t for t in tests if t["result"] == "Warn"]
     skipped = [t for t in tests if t["result"] == "Skip"]
     result.summary = {
-        "passed": bool(tests) and not failed,
+        "passed": bool(tests) and not failed and not diag_errors,
+        "errors": diag_errors,
         "failed_tests": [t["name"] for t in failed],
         "warned_tests": [t["name"] for t in warned],
         "skipped_tests": [t["name"] for t in skipped],
@@ -90,6 +96,11 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
         "gpu_ids": metadata.get("GPU Device IDs Detected"),
         "lines": [t["line"] for t in failed] or [t["line"] for t in tests],
     }
+    if diag_errors:
+        result.warnings.append(
+            f"dcgmi diag reported {len(diag_errors)} error(s) (line {diag_errors[0]['line']}): "
+            f"{diag_errors[0]['detail'][:200]}"
+        )
     if not tests:
         result.warnings.append("dcgmi diag header found but no test rows")
     return result

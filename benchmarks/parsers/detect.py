@@ -28,10 +28,14 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "nccl_rank": re.compile(r"\bRank\s+\d+\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+\S+\s+device\s+\d+"),
     "hccl": re.compile(r"data_size\(Bytes\)\s*:?\s*\||aveg_time\(us\)"),
     "perftest_banner": re.compile(
-        r"\b(?:RDMA_\w+|Send|Read|Write|Atomic\w*)\s+(?:Bidirectional\s+)?(?:BW|Lat(?:ency)?)\s+Test\b"
+        r"\b(?:RDMA_\w+|Send|Read|Write|Atomic(?:\s+(?:FETCH_AND_ADD|CMP_AND_SWAP))?)\s+(?:Bidirectional\s+)?"
+        r"(?:BW|Lat(?:ency)?)\s+Test\b"
     ),
     "perftest_table": re.compile(r"BW average\[|BW peak\[|t_avg\[usec\]|t_typical\[usec\]"),
     "dcgmi_diag": re.compile(r"^\s*\|\s*Diagnostic\s*\|\s*Result\s*\||Successfully ran diagnostic"),
+    # An excerpt without its `| Diagnostic | Result |` header: section rules and result rows.
+    "dcgmi_section": re.compile(r"^\s*+[|+]-{2,}+\s++(?:Deployment|Integration|Hardware|Stress|Metadata)\s"),
+    "dcgmi_result_row": re.compile(r"^\s*+\|\s*+[A-Z][\w/ ]*+\|\s*+(?:Pass|Fail|Skip|Warn)\b"),
     "dcgmi_nvlink": re.compile(r"NvLink Link Status|Key:\s*Up=U"),
     "megatron": re.compile(r"\biteration\s+\d+\s*/\s*\d+\s*\|"),
     "deepspeed": re.compile(
@@ -150,6 +154,8 @@ def _scores(h: Counter[str]) -> dict[str, int]:
         scores["perftest"] = 90 if h["perftest_banner"] else 75
     if h["dcgmi_diag"]:
         scores["dcgmi-diag"] = 90
+    elif h["dcgmi_section"] and h["dcgmi_result_row"] or h["dcgmi_result_row"] >= 3:
+        scores["dcgmi-diag"] = 85
     if h["dcgmi_nvlink"]:
         scores["dcgmi-nvlink"] = 85
     if h["megatron"]:

@@ -28,6 +28,9 @@ LIST_RE = re.compile(r"^\s*+GPU\s++(\d++):\s++(\S(?:.*?\S)?)\s++\(UUID:\s*+(GPU-
 MIG_RE = re.compile(r"^\s*MIG\s+\S+\s+Device\s+\d+:")
 LINK_RE = re.compile(r"^\s*+Link\s++(\d++):\s++(?:([\d.]++)\s*+GB/s|<?(inactive)>?)", re.IGNORECASE)
 NO_NVLINK_RE = re.compile(r"Unable to retrieve NVLink information")
+# `nvlink -s` on some drivers (and wrappers that cut it) print `GPU 0: NVIDIA H100 80GB HBM3` without
+# the `(UUID: GPU-...)` part.
+GPU_NO_UUID_RE = re.compile(r"^\s*+GPU\s++(\d++):\s++(\S(?:[^(]*?\S)?)\s*+$")
 
 
 def parse_nvidia_smi(text: Text) -> ParseResult:
@@ -108,7 +111,7 @@ def parse_nvlink_status(text: Text) -> ParseResult:
     current: dict[str, Any] | None = None
     orphan_links = 0
     for no, line in enumerate(text.lines, start=1):
-        m = LIST_RE.match(line)
+        m = LIST_RE.match(line) or GPU_NO_UUID_RE.match(line)
         if m:
             current = {
                 "index": int(m.group(1)),

@@ -153,3 +153,15 @@ def test_streaming_reads_in_chunks_and_cuts_a_huge_line_without_holding_it(tmp_p
     assert result.kind == "nccl-tests"
     assert result.as_dict() == parse(path.read_bytes()).as_dict()
     assert "1 line(s) longer than 8192 characters were cut" in result.warnings
+
+
+def test_a_log_of_thousands_of_runs_keeps_a_bounded_number_and_says_so() -> None:
+    from benchmarks.parsers.nccl.assembly import MAX_RUNS
+
+    from ._shared import FIXTURES
+
+    log = (FIXTURES / "nccl-one-rank.txt").read_text()
+    result = parse((log + "\n") * (MAX_RUNS + 20))
+    assert result.kind == "nccl-tests"
+    assert len(result.summary["runs"]) == MAX_RUNS
+    assert any(f"only the first {MAX_RUNS} runs were read" in w for w in result.warnings)

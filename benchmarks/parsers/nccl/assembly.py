@@ -93,6 +93,9 @@ class Run:
 
 
 LineHandler = Callable[[int, str], bool]
+# Runs kept per file: a real log holds a few dozen (collectives x node counts x cycles); a file of
+# thousands (a log concatenated with itself) would otherwise hold every row of every run in memory.
+MAX_RUNS = 500
 # A substring every line taken by a reader other than a row contains (each reader checks its own
 # substring first, reading.py); a line with none of them skips those readers.
 TRIGGERS_RE = re.compile(
@@ -108,6 +111,7 @@ class RunAssembler:
 
     def __init__(self) -> None:
         self.runs: list[Run] = []
+        self.dropped_runs = 0
         self.current: Run | None = None
         self.pending: dict[str, Any] = {}
         self.tool: str | None = None
@@ -128,7 +132,10 @@ class RunAssembler:
         for key, value in self.pending.items():
             setattr(run, key, value)
         self.pending = {}
-        self.runs.append(run)
+        if len(self.runs) < MAX_RUNS:
+            self.runs.append(run)
+        else:  # read (its lines are consumed) but not kept: memory stays bounded
+            self.dropped_runs += 1
         self.current = run
         return run
 

@@ -286,7 +286,47 @@ def _table_warnings(run: Run) -> list[str]:
             f"{len(run.skipped_fragments)} split row fragment(s) skipped "
             f"(first at line {run.skipped_fragments[0]})"
         )
+    for collapse in bandwidth_collapses(run)[:3]:
+        warnings.append(
+            f"bus bandwidth collapses mid-sweep at {collapse['size_bytes']} B (line {collapse['line']}): "
+            f"{collapse['busbw_gbps']} GB/s after {collapse['before_gbps']} GB/s at smaller sizes"
+            + (", then recovers" if collapse["recovered"] else ", and stays low")
+        )
     return warnings
+
+
+# Sizes below this are latency-bound: their bandwidth is noisy and never a collapse.
+COLLAPSE_MIN_BYTES = 1 << 20
+COLLAPSE_FACTOR = 0.5
+RECOVERY_FACTOR = 0.8
+
+
+def bandwidth_collapses(run: Run) -> list[dict[str, Any]]:
+    """Rows (>= 1 MiB) whose bus bandwidth falls below half the best of the smaller sizes of the same
+    sweep, with at least one larger size after it (a dip in the middle, not the end of the sweep)."""
+    found: list[dict[str, Any]] = []
+    by_cycle: dict[int, list[tuple[Row, float]]] = {}
+    for row in run.rows:
+        values = row.busbw_values()
+        if row.size >= COLLAPSE_MIN_BYTES and values:
+            by_cycle.setdefault(row.cycle, []).append((row, values[0]))
+    for rows in by_cycle.values():
+        best = 0.0
+        for i, (row, busbw) in enumerate(rows):
+            later = [b for _, b in rows[i + 1 :]]
+            if best > 0 and busbw < COLLAPSE_FACTOR * best and later:
+                found.append(
+                    {
+                        "size_bytes": row.size,
+                        "line": row.line,
+                        "busbw_gbps": busbw,
+                        "before_gbps": best,
+                        "recovered": max(later) >= RECOVERY_FACTOR * best,
+                    }
+                )
+                break  # one per sweep: the first fall is the finding
+            best = max(best, busbw)
+    return found
 
 
 # ---- what the figures can be used for --------------------------------------------------------
@@ -459,6 +499,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         **_table_fields(run, file_nccl),
         **_interpretation_fields(run, ratio, scale, collective, failed=bool(reasons)),
         "nccl_warnings": run.debug_warns,
+        "bandwidth_collapses": bandwidth_collapses(run),
         "warnings": [warning for warning in warnings if warning] + _table_warnings(run),
         "size_rows": [_size_row(r) for r in run.rows[:5000]],
     }
