@@ -23,7 +23,7 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
         r"\bnThread\s+\d+\s+nGpus|\bnGpus(?:\(perProc\))?\s+\d+\s+minBytes|Collective test starting:"
         r"|nccl-tests version|Avg bus bandwidth\s*:|Out of bounds values\s*:"
     ),
-    "rccl_marker": re.compile(r"rccl-tests:\s*Version|RCCL version\s*:|Errors with asterisks|librccl"),
+    "rccl_marker": re.compile(r"rccl-tests:?\s*+[Vv]ersion|RCCL version\s*:|Errors with asterisks|librccl"),
     "nccl_failure": re.compile(r"Test (?:NCCL|CUDA|HIP) failure"),
     "nccl_rank": re.compile(r"\bRank\s+\d+\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+\S+\s+device\s+\d+"),
     "hccl": re.compile(r"data_size\(Bytes\)\s*:?\s*\||aveg_time\(us\)"),

@@ -157,3 +157,58 @@ def test_an_atomic_perftest_banner_names_the_test() -> None:
     assert result.summary["banner"] == "Atomic FETCH_AND_ADD BW Test"
     assert result.summary["test"] == "ib_atomic_bw"
     assert result.summary["link_layer"] == "InfiniBand"
+
+
+def _old_all_gather(errors: list[str], oob: int) -> str:
+    """An nccl-tests all_gather log from before 2020-06: busbw = algbw = size x (n-1)/n / time, and the
+    `error` column holds the max relative error in exponent notation."""
+    lines = [
+        "$ ./build/all_gather_perf -b 1M -e 8M -f 2 -g 8",
+        "# nThread 1 nGpus 8 minBytes 1048576 maxBytes 8388608 step: 2(factor) warmup iters: 5 iters: 20",
+        *(
+            f"#  Rank {r:2d} Pid  4242 on     node-a device {r:2d} [0x07] Tesla V100-SXM2-32GB"
+            for r in range(8)
+        ),
+        "#                                         out-of-place                    in-place",
+        "#       size         count    type     time   algbw   busbw  error     time   algbw   busbw  error",
+        "#        (B)    (elements)             (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)",
+    ]
+    for i, error in enumerate(errors):
+        size = (1 << 20) << i
+        time_us = 40.0 * (1 << i)
+        bw = round(size * 7 / 8 / time_us / 1e3, 2)
+        lines.append(f"{size:>12} {size // 32:>13}   float {time_us:>8} {bw:>7} {bw:>7} {error}"
+                     f" {time_us:>8} {bw:>7} {bw:>7} {error}")  # fmt: skip
+    lines += [
+        f"# Out of bounds values : {oob} {'OK' if oob == 0 else 'FAILED'}",
+        "# Avg bus bandwidth    : 23.1",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def test_the_old_all_gather_definition_and_exponent_errors_raise_no_noisy_warnings() -> None:
+    result = parse(_old_all_gather(["0e+00", "1e-06", "2e-07", "0e+00"], oob=0))
+    assert result.kind == "nccl-tests", result.errors
+    [run] = result.summary["runs"]
+    assert run["collective"] == "all_gather" and run["old_busbw_definition"] is True
+    assert run["consistency_warnings"] == []
+    assert run["failed"] is False
+    assert not any("error" in w.lower() or "busbw/algbw" in w for w in result.warnings), result.warnings
+
+
+def test_old_error_values_still_warn_when_the_tool_counted_values_out_of_bounds() -> None:
+    result = parse(_old_all_gather(["0e+00", "3e-02", "0e+00", "0e+00"], oob=12))
+    [run] = result.summary["runs"]
+    assert run["failed"] is True
+    assert any("old `error` column" in w for w in result.warnings)
+
+
+def test_newer_rccl_tests_version_lines_mark_the_log_as_rccl() -> None:
+    for version_line, version in (
+        ("rccl-tests: Version develop:b1a4d8e", "develop:b1a4d8e"),
+        ("# rccl-tests version 2.13.0 (4ab1c2d) rccl-headers=22203", "2.13.0"),
+    ):
+        log = NCCL_HEAD.replace("#\n# Using devices", f"{version_line}\n# Using devices", 1)
+        result = parse(log + _rows([150.0, 180.0, 185.0]) + NCCL_FOOT)
+        assert result.kind == "rccl-tests", version_line
+        assert result.summary["runs"][0]["tests_version"] == version, version_line

@@ -286,7 +286,9 @@ def read_header_fields(line: str) -> dict[str, Any] | None:
     return fields
 
 
-RCCL_TESTS_RE = re.compile(r"rccl-tests:\s*Version\s+(\S+)")
+# `rccl-tests: Version develop:<hash>`; newer builds `# rccl-tests version 2.x.y (<hash>) ...` or
+# `rccl-tests: version: ...`.
+RCCL_TESTS_RE = re.compile(r"rccl-tests:?\s*+[Vv]ersion\s*+:?\s*+([^\s(]++)")
 
 
 def read_rccl_tests_version(line: str) -> str | None:
