@@ -212,3 +212,20 @@ def test_newer_rccl_tests_version_lines_mark_the_log_as_rccl() -> None:
         result = parse(log + _rows([150.0, 180.0, 185.0]) + NCCL_FOOT)
         assert result.kind == "rccl-tests", version_line
         assert result.summary["runs"][0]["tests_version"] == version, version_line
+
+
+def test_a_line_that_only_names_the_collective_names_the_next_run() -> None:
+    log = "==> AllReduce\n" + NCCL_HEAD + _rows([150.0, 180.0, 185.0]) + NCCL_FOOT
+    log += "Running: all_gather_perf\n" + NCCL_HEAD + _rows([150.0, 180.0, 185.0]) + NCCL_FOOT
+    runs = parse(log).summary["runs"]
+    assert [(r["collective"], r["collective_source"]) for r in runs] == [
+        ("all_reduce", "name-line"),
+        ("all_gather", "name-line"),
+    ]
+
+
+def test_an_nccl_algorithm_table_row_is_not_a_collective_name_line() -> None:
+    from benchmarks.parsers.nccl.reading import read_collective_name_line
+
+    assert read_collective_name_line("    AllReduce |        1         2         1   |") is None
+    assert read_collective_name_line("sum") is None

@@ -450,9 +450,27 @@ GPUS_ARG_RE = re.compile(r"(?:^|\s)-g\s+(\d+)\b")
 NP_ARG_RE = re.compile(r"(?:^|\s)-(?:np|n|N)\s+(\d+)\b")
 
 
+NAME_LINE_LEADS = ("running", "testing", "test", "collective", "benchmark", "op")
+
+
+def read_collective_name_line(line: str) -> str | None:
+    """A line that only names the collective, as wrapper scripts print before each test: `AllReduce`,
+    `# all_gather`, `Running: reduce_scatter_perf`, `==> alltoall`. Never a table row or an NCCL table
+    (`AllReduce | 1 2 1 | ...` has more than the name)."""
+    tokens = line.strip().strip("#=-*~>:[]() \t").split()
+    if not 1 <= len(tokens) <= 2:
+        return None
+    if len(tokens) == 2 and tokens[0].lower().rstrip(":") not in NAME_LINE_LEADS:
+        return None
+    return normalise_collective(tokens[-1].strip(":,."))
+
+
 def read_command_hints(line: str) -> list[tuple[str, Any]]:
     """Command lines and wrapper lines carry the collective name, -g and the launcher size."""
     hints: list[tuple[str, Any]] = []
+    named = read_collective_name_line(line) if len(line) < 120 else None
+    if named is not None:
+        return [("collective", named), ("collective_source", "name-line")]
     if "_perf" not in line and "test" not in line and "world_size" not in line and "NCCL_ALGO" not in line:
         return hints
     m = PERF_BINARY_RE.search(line) or RUNNING_TEST_RE.search(line)
