@@ -321,17 +321,20 @@ def bandwidth_collapses(run: Run) -> list[dict[str, Any]]:
         if row.size >= COLLAPSE_MIN_BYTES and values:
             by_cycle.setdefault(row.cycle, []).append((row, values[0]))
     for rows in by_cycle.values():
+        # Best busbw after each row, computed once (linear in the rows, whatever their number).
+        best_after = [0.0] * len(rows)
+        for i in range(len(rows) - 2, -1, -1):
+            best_after[i] = max(best_after[i + 1], rows[i + 1][1])
         best = 0.0
         for i, (row, busbw) in enumerate(rows):
-            later = [b for _, b in rows[i + 1 :]]
-            if best > 0 and busbw < COLLAPSE_FACTOR * best and later:
+            if best > 0 and busbw < COLLAPSE_FACTOR * best and i < len(rows) - 1:
                 found.append(
                     {
                         "size_bytes": row.size,
                         "line": row.line,
                         "busbw_gbps": busbw,
                         "before_gbps": best,
-                        "recovered": max(later) >= RECOVERY_FACTOR * best,
+                        "recovered": best_after[i] >= RECOVERY_FACTOR * best,
                     }
                 )
                 break  # one per sweep: the first fall is the finding
