@@ -42,23 +42,23 @@ def hits(limit: Limit, key: str) -> int:
         return 0
 
 
-def record(limit: Limit, key: str) -> int:
-    """Count one hit for `key`; returns the hits in the current window."""
+def record(limit: Limit, key: str, amount: int = 1) -> int:
+    """Count `amount` hits (files, bytes) for `key`; returns the hits in the current window."""
     cache_key, _ = _cache_key(limit, key)
     try:
         cache.add(cache_key, 0, timeout=limit.window_seconds + 1)
-        return int(cache.incr(cache_key))
+        return int(cache.incr(cache_key, amount))
     except ValueError:  # expired between add and incr
-        cache.set(cache_key, 1, timeout=limit.window_seconds + 1)
-        return 1
+        cache.set(cache_key, amount, timeout=limit.window_seconds + 1)
+        return amount
     except Exception:  # the cache is down: fail open
         logger.warning("rate limit cache unavailable; not counting %s", limit.scope, exc_info=True)
         return 0
 
 
-def blocked_for(limit: Limit, key: str) -> int:
-    """Seconds until `key` may try again, or 0 when it is under the limit."""
-    if hits(limit, key) < limit.max_hits:
+def blocked_for(limit: Limit, key: str, amount: int = 1) -> int:
+    """Seconds until `key` may try again (with `amount` more hits), or 0 when that stays in the limit."""
+    if hits(limit, key) + amount <= limit.max_hits:
         return 0
     return _cache_key(limit, key)[1]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 
 from benchmarks.models import Upload
 from providers.models import Offering
@@ -21,6 +22,12 @@ class MultipleFileField(forms.FileField):
 
     def clean(self, data: Any, initial: Any = None) -> Any:
         single = super().clean
+        limit = settings.UPLOAD_MAX_FILES_PER_REQUEST
+        if isinstance(data, list | tuple) and len(data) > limit:
+            raise forms.ValidationError(
+                f"at most {limit} files per upload; {len(data)} were sent. Send them in several uploads.",
+                code="too_many_files",
+            )
         if isinstance(data, list | tuple):
             return [single(d, initial) for d in data]
         return [single(data, initial)]

@@ -87,7 +87,28 @@ def upload_check_content(*, file: IncomingFile) -> None:
 
 
 def incoming_files(*, uploaded: Iterable[Any]) -> list[IncomingFile]:
-    """Read Django UploadedFiles into memory, refusing one above the limit before reading it."""
+    """Read Django UploadedFiles into memory, refusing one above the limit before reading it, and a
+    request with more than UPLOAD_MAX_FILES_PER_REQUEST files before reading any."""
+    uploaded = list(uploaded)
+    limit = settings.UPLOAD_MAX_FILES_PER_REQUEST
+    if len(uploaded) > limit:
+        raise ValidationError(
+            {
+                "file": [
+                    f"at most {limit} files per upload; {len(uploaded)} were sent. "
+                    "Send them in several uploads."
+                ]
+            },
+            code="too_many_files",
+        )
+    total = sum(int(file.size or 0) for file in uploaded)
+    if total > settings.UPLOAD_MAX_REQUEST_BYTES:
+        # The files are read into memory below: this bounds what one request can hold.
+        raise UploadTooLarge(
+            f"the files of one upload total {_human_bytes(total)}; the limit is "
+            f"{_human_bytes(settings.UPLOAD_MAX_REQUEST_BYTES)} per upload. Send them in several uploads.",
+            code="too_large",
+        )
     out = []
     for file in uploaded:
         name = str(file.name or "upload.txt")
@@ -189,7 +210,7 @@ def upload_create(
 def upload_parse(*, upload_id: int) -> Upload:
     """Parse a stored upload and compare it with the offering's claims; a finished upload is left as is."""
     from benchmarks.compare import compare
-    from benchmarks.parsers import parse
+    from benchmarks.parsers import parse_file
 
     with transaction.atomic():
         upload = Upload.objects.select_for_update().get(pk=upload_id)
@@ -199,10 +220,13 @@ def upload_parse(*, upload_id: int) -> Upload:
         upload.parsing_started_at = timezone.now()
         upload.save(update_fields=["status", "parsing_started_at"])
     upload = Upload.objects.select_related("blob", "offering__provider", "offering__gpu").get(pk=upload_id)
-    data = blob_read(blob=upload.blob)
     fields = ["status", "kind", "summary", "warnings", "errors", "verdicts", "parsed_at"]
+    storage_name = upload.blob.storage_name
     try:
-        result = parse(data, upload.original_filename).as_dict()
+        # Streamed from storage: the parser reads the file line by line, never all of it at once.
+        result = parse_file(
+            lambda: default_storage.open(storage_name, "rb"), upload.original_filename
+        ).as_dict()
         upload.kind = result["kind"]
         upload.summary = result["summary"]
         upload.warnings = result["warnings"]

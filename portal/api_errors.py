@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -56,7 +57,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, (OperationalError, InterfaceError)):
         # The database is down: portal.middleware answers 503 with Retry-After, for the API and pages alike.
         return None
-    if isinstance(exc, DjangoValidationError):
+    if isinstance(exc, TooManyFilesSent):
+        # Above Django's own cap (DATA_UPLOAD_MAX_NUMBER_FILES): still the clear 400, not a 500.
+        limit = settings.UPLOAD_MAX_FILES_PER_REQUEST
+        exc = exceptions.ValidationError({"file": [f"at most {limit} files per upload; far more were sent."]})
+    elif isinstance(exc, (RequestDataTooBig, TooManyFieldsSent)):
+        exc = exceptions.ValidationError({"non_field_errors": [f"The request is too large: {exc}"]})
+    elif isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()

@@ -171,8 +171,16 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 UPLOAD_MAX_BYTES = env.int("UPLOAD_MAX_BYTES", default=20 * 1024 * 1024)
 # An acceptance bundle (tar.gz/zip of a results folder) as sent; its unpacked size is bounded separately.
 ACCEPTANCE_BUNDLE_MAX_BYTES = env.int("ACCEPTANCE_BUNDLE_MAX_BYTES", default=50 * 1024 * 1024)
+# Files per request: more is a 400 naming the limit (benchmarks.services.incoming_files). Django's own
+# cap sits well above it so that the clear message is the one a client sees; beyond Django's cap the
+# API still answers 400 (portal.api_errors), never a 500.
+UPLOAD_MAX_FILES_PER_REQUEST = env.int("UPLOAD_MAX_FILES_PER_REQUEST", default=20)
+DATA_UPLOAD_MAX_NUMBER_FILES = max(1000, 10 * UPLOAD_MAX_FILES_PER_REQUEST)
+# All the files of one request together (they are read into memory to be hashed and stored).
+UPLOAD_MAX_REQUEST_BYTES = env.int("UPLOAD_MAX_REQUEST_BYTES", default=64 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
-FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+# Uploaded files above this spool to a temporary file instead of memory.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
 
 # --- Cache (rate limits) ---------------------------------------------------------------------------------
 # Redis when there is one (shared by every web process, so limits hold across them), else process memory.
@@ -196,6 +204,9 @@ RATE_LIMIT_LOGIN_FAILURES = env.int("RATE_LIMIT_LOGIN_FAILURES", default=10)
 RATE_LIMIT_LOGIN_WINDOW_SECONDS = env.int("RATE_LIMIT_LOGIN_WINDOW_SECONDS", default=300)
 RATE_LIMIT_UPLOADS = env.int("RATE_LIMIT_UPLOADS", default=30)
 RATE_LIMIT_UPLOADS_WINDOW_SECONDS = env.int("RATE_LIMIT_UPLOADS_WINDOW_SECONDS", default=600)
+# ...and, in the same window, files and bytes (one POST may carry many files).
+RATE_LIMIT_UPLOAD_FILES = env.int("RATE_LIMIT_UPLOAD_FILES", default=100)
+RATE_LIMIT_UPLOAD_BYTES = env.int("RATE_LIMIT_UPLOAD_BYTES", default=200 * 1024 * 1024)
 
 # --- Celery -----------------------------------------------------------------------------------------
 # No broker URL means the embedded mode: tasks run in a small in-process thread pool with a bounded queue

@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 from .detect import NCCL, Detection, detect
 from .result import ParseResult
-from .text import Text, decode
+from .text import BinarySource, Text, decode, decode_file
 
-__all__ = ["KINDS", "ParseResult", "detect_kind", "parse"]
+__all__ = ["KINDS", "ParseResult", "detect_kind", "parse", "parse_file", "parse_text"]
 
 # Every kind a parser can return. nccl-tests/rccl-tests share one parser, as do the training logs.
 KINDS = (
@@ -100,8 +100,19 @@ def detect_kind(data: bytes | str) -> Detection:
 
 def parse(data: bytes | str, filename: str | None = None) -> ParseResult:
     """Recognise and parse one upload. `filename` is only used in messages, never for detection."""
+    return parse_text(decode(data), filename)
+
+
+def parse_file(open_binary: Callable[[], BinarySource], filename: str | None = None) -> ParseResult:
+    """`parse` for a stored file, streamed: `open_binary()` returns a fresh binary file object each
+    time it is called. The head is read for detection, then the file once, line by line, by the parser,
+    so memory does not grow with the file's size."""
+    return parse_text(decode_file(open_binary), filename)
+
+
+def parse_text(text: Text, filename: str | None = None) -> ParseResult:
+    """Detection then the matching parser, on decoded text (in memory or streamed)."""
     label = f"{filename}: " if filename else ""
-    text = decode(data)
     if text.binary:
         return ParseResult(
             kind=None, errors=[f"{label}not recognised: binary content (not a text log or report)"]
@@ -120,5 +131,5 @@ def parse(data: bytes | str, filename: str | None = None) -> ParseResult:
                 f"{label}recognised as {detection.kind} but the parser failed: {type(exc).__name__}: {exc}"
             ],
         )
-    result.warnings[:0] = text.notes
+    result.warnings[:0] = text.final_notes()
     return result

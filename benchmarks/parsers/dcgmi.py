@@ -8,15 +8,26 @@ from typing import Any
 from .result import ParseResult
 from .text import Text
 
-SECTION_RE = re.compile(r"^\s*[|+]-{2,}\s+([A-Za-z][\w /]*?)\s+-+\+")
-ROW_RE = re.compile(r"^\s*\|\s*(.*?)\s*\|\s*(.*?)\s*\|\s*$")
+SECTION_RE = re.compile(r"^\s*+[|+]-{2,}+\s++([A-Za-z](?:[\w /]*?[\w/])?)\s++-++\+")
 RESULT_RE = re.compile(r"^(Pass|Fail|Skip|Warn|Not Run)\b(?:\s*-\s*(.*))?$", re.IGNORECASE)
 PER_GPU_RE = re.compile(r"^\s*GPU\s*(\d+)\s*:\s*(Pass|Fail|Skip|Warn)\b", re.IGNORECASE)
-LEVEL_RE = re.compile(r"dcgmi\s+diag\b.*?-r\s+(\w+)")
+LEVEL_RE = re.compile(r"^(?>.*?dcgmi\s++diag\b).*?-r\s++(\w+)")
 DETAIL_LABELS = ("warning", "info", "error")
 GPU_ID_RE = re.compile(r"^\s*gpuId\s+(\d+)\s*:")
 SWITCH_ID_RE = re.compile(r"^\s*physicalId\s+(\d+)\s*:")
 STATES_RE = re.compile(r"^\s*([UDX_](?:\s+[UDX_])*)\s*$")
+
+
+def table_cells(line: str) -> tuple[str, str] | None:
+    """`| left | right |` -> (left, right); right keeps any further `|`. Scanned by hand: the regex
+    `\\|\\s*(.*?)\\s*\\|\\s*(.*?)\\s*\\|` backtracked in O(n^3) on a line of spaces (issue 20)."""
+    row = line.strip()
+    if len(row) < 3 or row[0] != "|" or row[-1] != "|":
+        return None
+    left, bar, right = row[1:-1].partition("|")
+    if not bar:
+        return None
+    return left.strip(), right.strip()
 
 
 def parse_dcgmi_diag(text: Text) -> ParseResult:
@@ -26,6 +37,7 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
     section = None
     level = None
     last: dict[str, Any] | None = None
+    diag_errors: list[dict[str, Any]] = []
     for no, line in enumerate(text.lines, start=1):
         m = LEVEL_RE.search(line)
         if m and level is None:
@@ -38,14 +50,18 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
         if m and last is not None:
             last.setdefault("per_gpu", {})[int(m.group(1))] = m.group(2).capitalize()
             continue
-        m = ROW_RE.match(line)
-        if not m:
+        cells = table_cells(line)
+        if cells is None:
             continue
-        left, right = m.group(1), m.group(2)
+        left, right = cells
         if left == "Diagnostic" and right == "Result":
             continue
         if section and section.lower() == "metadata" and left:
             metadata[left] = right
+            continue
+        if left.lower().rstrip(":") == "error" and last is None and right:
+            # An Error row before any test: the diagnostic itself could not run (or aborted).
+            diag_errors.append({"detail": right, "line": no})
             continue
         if not left or left.lower().rstrip(":") in DETAIL_LABELS:
             # Wrapped Info/Warning/Error text: continuation rows have a blank left cell.
@@ -67,7 +83,8 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
     warned = [t for t in tests if t["result"] == "Warn"]
     skipped = [t for t in tests if t["result"] == "Skip"]
     result.summary = {
-        "passed": bool(tests) and not failed,
+        "passed": bool(tests) and not failed and not diag_errors,
+        "errors": diag_errors,
         "failed_tests": [t["name"] for t in failed],
         "warned_tests": [t["name"] for t in warned],
         "skipped_tests": [t["name"] for t in skipped],
@@ -79,6 +96,11 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
         "gpu_ids": metadata.get("GPU Device IDs Detected"),
         "lines": [t["line"] for t in failed] or [t["line"] for t in tests],
     }
+    if diag_errors:
+        result.warnings.append(
+            f"dcgmi diag reported {len(diag_errors)} error(s) (line {diag_errors[0]['line']}): "
+            f"{diag_errors[0]['detail'][:200]}"
+        )
     if not tests:
         result.warnings.append("dcgmi diag header found but no test rows")
     return result
@@ -89,7 +111,9 @@ def parse_dcgmi_nvlink(text: Text) -> ParseResult:
     gpus: list[dict[str, Any]] = []
     switches: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
+    no_switches = False
     for no, line in enumerate(text.lines, start=1):
+        no_switches = no_switches or "No NvSwitches found" in line
         m = GPU_ID_RE.match(line)
         if m:
             current = {"index": int(m.group(1)), "states": [], "line": no}
@@ -124,6 +148,6 @@ def parse_dcgmi_nvlink(text: Text) -> ParseResult:
         "per_gpu": per_gpu,
         "lines": [p["line"] for p in per_gpu],
     }
-    if "No NvSwitches found" in "\n".join(text.lines):
+    if no_switches:
         result.warnings.append("No NvSwitches found: switches not visible (VM, or a board without NVSwitch)")
     return result

@@ -23,31 +23,38 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
         r"\bnThread\s+\d+\s+nGpus|\bnGpus(?:\(perProc\))?\s+\d+\s+minBytes|Collective test starting:"
         r"|nccl-tests version|Avg bus bandwidth\s*:|Out of bounds values\s*:"
     ),
-    "rccl_marker": re.compile(r"rccl-tests:\s*Version|RCCL version\s*:|Errors with asterisks|librccl"),
+    "rccl_marker": re.compile(r"rccl-tests:?\s*+[Vv]ersion|RCCL version\s*:|Errors with asterisks|librccl"),
     "nccl_failure": re.compile(r"Test (?:NCCL|CUDA|HIP) failure"),
     "nccl_rank": re.compile(r"\bRank\s+\d+\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+\S+\s+device\s+\d+"),
     "hccl": re.compile(r"data_size\(Bytes\)\s*:?\s*\||aveg_time\(us\)"),
     "perftest_banner": re.compile(
-        r"\b(?:RDMA_\w+|Send|Read|Write|Atomic\w*)\s+(?:Bidirectional\s+)?(?:BW|Lat(?:ency)?)\s+Test\b"
+        r"\b(?:RDMA_\w+|Send|Read|Write|Atomic(?:\s+(?:FETCH_AND_ADD|CMP_AND_SWAP))?)\s+(?:Bidirectional\s+)?"
+        r"(?:BW|Lat(?:ency)?)\s+Test\b"
     ),
     "perftest_table": re.compile(r"BW average\[|BW peak\[|t_avg\[usec\]|t_typical\[usec\]"),
     "dcgmi_diag": re.compile(r"^\s*\|\s*Diagnostic\s*\|\s*Result\s*\||Successfully ran diagnostic"),
+    # An excerpt without its `| Diagnostic | Result |` header: section rules and result rows.
+    "dcgmi_section": re.compile(r"^\s*+[|+]-{2,}+\s++(?:Deployment|Integration|Hardware|Stress|Metadata)\s"),
+    "dcgmi_result_row": re.compile(r"^\s*+\|\s*+[A-Z][\w/ ]*+\|\s*+(?:Pass|Fail|Skip|Warn)\b"),
     "dcgmi_nvlink": re.compile(r"NvLink Link Status|Key:\s*Up=U"),
     "megatron": re.compile(r"\biteration\s+\d+\s*/\s*\d+\s*\|"),
     "deepspeed": re.compile(
         r"RunningAvgSamplesPerSec=|\[Rank \d+\] step=\d+|deepspeed\.launcher|\[runner\.py:\d+:main\]"
         r"|DeepSpeed info:|\[logging\.py:\d+:log_dist\]"
     ),
-    "torchtitan": re.compile(r"\bstep:\s*\d+\s+loss:.*\b(?:tps|wps):"),
-    "smi_header": re.compile(r"NVIDIA-SMI\s+\d+[\d.]*\s+Driver Version:"),
+    # Only the first `step: N loss:` is tried (atomic group): a later one has less text after it.
+    "torchtitan": re.compile(r"^(?>.*?\bstep:\s*+\d++\s++loss:).*?\b(?:tps|wps):"),
+    "smi_header": re.compile(r"NVIDIA-SMI\s++\d[\d.]*+\s++Driver Version:"),
     "smi_gpu_row": re.compile(
-        r"^\|\s+\d+\s+.+?\s+(?:On|Off)\s+\|\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d"
+        # Same shape as nvidia_smi.GPU_ROW_RE: linear (the name ends on a non-space character).
+        r"^\|\s++\d++\s++\S(?:[^|]*?\S)?\s++(?:On|Off)\s++\|\s++"
+        r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d"
     ),
     "smi_lost": re.compile(r"Unable to determine the device handle for GPU|No devices were found"),
-    "smi_list": re.compile(r"^\s*GPU\s+\d+:\s+.+\(UUID:\s*GPU-"),
-    "nvlink_link": re.compile(r"^\s*Link\s+\d+:\s+(?:[\d.]+\s*GB/s|<inactive>)"),
+    "smi_list": re.compile(r"^\s*+GPU\s++\d++:\s++\S.*\(UUID:\s*+GPU-"),
+    "nvlink_link": re.compile(r"^\s*+Link\s++\d++:\s++(?:[\d.]++\s*+GB/s|<inactive>)"),
     "nvlink_none": re.compile(r"Unable to retrieve NVLink information"),
-    "topo_header": re.compile(r"^\s*GPU0(?:\s+\S+)*\s+CPU Affinity"),
+    "topo_header": re.compile(r"^\s*+GPU0(?:\s++\S++)*\s++CPU Affinity"),
     "topo_row": re.compile(r"^\s*GPU\d+\s+(?:X|NV\d+|SYS|NODE|PHB|PXB|PIX|SOC)\s"),
     "topo_legend": re.compile(r"Connection traversing|NV#\s*=|NIC Legend:"),
     "ibstat_ca": re.compile(r"^\s*CA\s+'[^']+'"),
@@ -55,18 +62,25 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "ibstatus": re.compile(r"Infiniband device\s+'[^']+'\s+port\s+\d+\s+status:"),
     "ibv_devinfo": re.compile(r"^\s*hca_id:\s|PORT_(?:ACTIVE|DOWN|INIT|ARMED)\s*\(\d\)|^\s*vendor_part_id:"),
     "ibdev2netdev": re.compile(r"^\s*\S+\s+port\s+\d+\s+(?:==>|<===>)\s+\S+"),
-    "rdma_link": re.compile(r"^\s*link\s+\S+/\d+\s+.*\bstate\s+[A-Z_]+"),
+    "rdma_link": re.compile(r"^\s*+link\s++\S+/\d++\s.*\bstate\s++[A-Z_]"),
     "lspci": re.compile(
         r"^\s*(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+[A-Za-z0-9][^:]{2,60}:\s+\S"
     ),
-    "dmesg_nvrm": re.compile(r"NVRM:|\bXid\b.*\bPCI:|fallen off the bus"),
+    "dmesg_nvrm": re.compile(r"NVRM:|fallen off the bus|^(?>.*?\bXid\b).*?\bPCI:"),
 }
 
-# Lines looked at for detection. Signatures sit near the top of every format except training logs,
-# whose iteration lines can come after thousands of lines of arguments; those are cheap substring
-# checks, so the cap only protects against pathological uploads.
-MAX_DETECT_LINES = 200_000
+# Detection reads the head of the file only, so its cost does not grow with the file. Every format puts
+# its signatures near the top except training logs, whose iteration lines can follow thousands of lines
+# of arguments: past the first DETECT_MIN_* the detector keeps reading, up to DETECT_MAX_*, only while
+# no family has a decisive score (>= DECISIVE_SCORE).
+DETECT_MIN_LINES = 2_000
+DETECT_MIN_BYTES = 256 * 1024
+DETECT_MAX_LINES = 50_000
+DETECT_MAX_BYTES = 8 * 1024 * 1024
+DECISIVE_SCORE = 90
 MAX_ROW_PROBES = 20_000
+# Kept for callers of the previous name.
+MAX_DETECT_LINES = DETECT_MAX_LINES
 
 
 @dataclass
@@ -80,9 +94,18 @@ class Detection:
 def _count(text: Text) -> Counter[str]:
     hits: Counter[str] = Counter()
     probes = 0
-    for line in text.lines[:MAX_DETECT_LINES]:
+    read = 0
+    for no, line in enumerate(text.lines, start=1):
+        read += len(line) + 1
+        if no >= DETECT_MIN_LINES or read >= DETECT_MIN_BYTES:
+            if no >= DETECT_MAX_LINES or read >= DETECT_MAX_BYTES:
+                break
+            if no % 500 == 0 and max(_scores(hits).values(), default=0) >= DECISIVE_SCORE:
+                break
         if not line.strip():
             continue
+        if no <= 400 and "link_layer:" in line:
+            hits["link_layer_in_head"] += 1
         for name, pattern in SIGNATURES.items():
             if pattern.search(line):
                 hits[name] += 1
@@ -102,6 +125,21 @@ def _count(text: Text) -> Counter[str]:
 
 def detect(text: Text) -> Detection:
     h = _count(text)
+    scores = _scores(h)
+    if not scores:
+        return Detection(
+            kind=None,
+            reason="no signature of a supported tool (nccl-tests/rccl-tests, hccl_test, perftest, "
+            "Megatron/torchtitan/DeepSpeed logs, dcgmi, nvidia-smi, ibstat/ibstatus/ibv_devinfo, lspci) "
+            "was found",
+        )
+    best = max(scores, key=lambda k: scores[k])
+    hits = {k: v for k, v in h.items() if k != "link_layer_in_head"}
+    return Detection(kind=best, score=scores[best], reason=f"signatures: {hits}", scores=scores)
+
+
+def _scores(h: Counter[str]) -> dict[str, int]:
+    """Each family's score from the signature counts."""
     scores: dict[str, int] = {}
     nccl_structure = h["nccl_header"] + h["nccl_columns"] + h["nccl_rank"]
     if nccl_structure and (h["nccl_row"] or h["nccl_rank"] or h["nccl_failure"] or h["nccl_columns"]):
@@ -116,6 +154,8 @@ def detect(text: Text) -> Detection:
         scores["perftest"] = 90 if h["perftest_banner"] else 75
     if h["dcgmi_diag"]:
         scores["dcgmi-diag"] = 90
+    elif h["dcgmi_section"] and h["dcgmi_result_row"] or h["dcgmi_result_row"] >= 3:
+        scores["dcgmi-diag"] = 85
     if h["dcgmi_nvlink"]:
         scores["dcgmi-nvlink"] = 85
     if h["megatron"]:
@@ -138,7 +178,7 @@ def detect(text: Text) -> Detection:
         scores["ibstat"] = 85
     if h["ibstatus"]:
         scores["ibstatus"] = 86
-    if h["ibv_devinfo"] >= 2 or (h["ibv_devinfo"] and "link_layer:" in "\n".join(text.lines[:400])):
+    if h["ibv_devinfo"] >= 2 or (h["ibv_devinfo"] and h["link_layer_in_head"]):
         scores["ibv_devinfo"] = 85
     if h["ibdev2netdev"]:
         scores["ibdev2netdev"] = 70
@@ -148,12 +188,4 @@ def detect(text: Text) -> Detection:
         scores["lspci"] = 60
     if h["dmesg_nvrm"]:
         scores["dmesg"] = 40
-    if not scores:
-        return Detection(
-            kind=None,
-            reason="no signature of a supported tool (nccl-tests/rccl-tests, hccl_test, perftest, "
-            "Megatron/torchtitan/DeepSpeed logs, dcgmi, nvidia-smi, ibstat/ibstatus/ibv_devinfo, lspci) "
-            "was found",
-        )
-    best = max(scores, key=lambda k: scores[k])
-    return Detection(kind=best, score=scores[best], reason=f"signatures: {dict(h)}", scores=scores)
+    return scores

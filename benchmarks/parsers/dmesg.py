@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections import deque
 from typing import Any
 
 from .result import ParseResult
 from .text import Text
 
-GPU_BUS_RE = re.compile(r"NVRM:.*?GPU\s+([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)")
+GPU_BUS_RE = re.compile(r"^(?>.*?NVRM:).*?GPU\s++([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)")
 XID_RE = re.compile(r"NVRM:\s*Xid\s*\(PCI:([^)]+)\):\s*(\d+)")
 # The message wraps over several `NVRM:` lines; the bus id is on the first.
 LOOKAHEAD_LINES = 4
@@ -19,13 +20,19 @@ def parse_dmesg(text: Text) -> ParseResult:
     fallen: list[dict[str, Any]] = []
     xids: list[dict[str, Any]] = []
     probe_failures = 0
-    lines = text.lines
-    for i, line in enumerate(lines):
+    # One pass: a bus id waits in `open_ids` until the lookahead window after its line has been read.
+    open_ids: deque[tuple[int, str]] = deque()
+    for i, line in enumerate(text.lines):
+        while open_ids and i - open_ids[0][0] >= LOOKAHEAD_LINES:
+            open_ids.popleft()
         m = GPU_BUS_RE.search(line)
         if m:
-            window = " ".join(lines[i : i + LOOKAHEAD_LINES])
-            if "fallen off the bus" in window and not any(f["bus_id"] == m.group(1) for f in fallen):
-                fallen.append({"bus_id": m.group(1).lower(), "line": i + 1})
+            open_ids.append((i, m.group(1)))
+        if "fallen off the bus" in line:
+            for start, bus_id in open_ids:
+                if not any(f["bus_id"] == bus_id.lower() for f in fallen):
+                    fallen.append({"bus_id": bus_id.lower(), "line": start + 1})
+            open_ids.clear()
         m = XID_RE.search(line)
         if m:
             xids.append({"bus_id": m.group(1), "xid": int(m.group(2)), "line": i + 1})

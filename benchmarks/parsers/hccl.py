@@ -16,7 +16,7 @@ HEADER_RE = re.compile(r"data_size\(Bytes\)")
 TEST_RE = re.compile(
     r"\b(all_reduce|all_gather|reduce_scatter|alltoallv?|broadcast|reduce|scatter|send_recv|sendrecv)_test\b"
 )
-NP_RE = re.compile(r"(?:mpirun|mpiexec)\b.*?\s-(?:n|np)\s+(\d+)")
+NP_RE = re.compile(r"^(?>.*?(?:mpirun|mpiexec)\b).*?\s-(?:n|np)\s++(\d+)")
 FACTORS = {
     "all_reduce": lambda n: 2 * (n - 1) / n,
     "all_gather": lambda n: (n - 1) / n,

@@ -228,8 +228,8 @@ def parse_ibstatus(text: Text) -> ParseResult:
     return result
 
 
-WIDTH_RE = re.compile(r"(\d+)X")
-SPEED_RE = re.compile(r"([\d.]+)\s*Gbps")
+WIDTH_RE = re.compile(r"(?<!\d)(\d++)X")
+SPEED_RE = re.compile(r"(?<![\d.])([\d.]++)\s*+Gbps")
 
 
 def _lane_count(raw: str) -> int | None:

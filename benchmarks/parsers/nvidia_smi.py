@@ -14,16 +14,23 @@ from .result import ParseResult
 from .text import Text, to_float
 
 SMI_HEADER_RE = re.compile(r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?")
+# Linear time on any line: possessive quantifiers, and the name must end on a non-space character so
+# the spaces around it can be consumed in one way only (`\s+(.+?)\s+` backtracks in O(n^3) on a row
+# of spaces; issue 20).
 GPU_ROW_RE = re.compile(
-    r"^\|\s+(\d+)\s+(.+?)\s+(On|Off)\s+\|\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)"
+    r"^\|\s++(\d++)\s++(\S(?:[^|]*?\S)?)\s++(On|Off)\s++\|\s++"
+    r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)"
 )
-MEM_RE = re.compile(r"(\d+)MiB\s*/\s*(\d+)MiB")
-POWER_RE = re.compile(r"(\d+)W\s*/\s*(\d+)W")
+MEM_RE = re.compile(r"(?<!\d)(\d++)MiB\s*+/\s*+(\d++)MiB")
+POWER_RE = re.compile(r"(?<!\d)(\d++)W\s*+/\s*+(\d++)W")
 LOST_RE = re.compile(r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f:.]+)")
-LIST_RE = re.compile(r"^\s*GPU\s+(\d+):\s+(.+?)\s+\(UUID:\s*(GPU-[0-9A-Fa-f-]+)\)")
+LIST_RE = re.compile(r"^\s*+GPU\s++(\d++):\s++(\S(?:.*?\S)?)\s++\(UUID:\s*+(GPU-[0-9A-Fa-f-]++)\)")
 MIG_RE = re.compile(r"^\s*MIG\s+\S+\s+Device\s+\d+:")
-LINK_RE = re.compile(r"^\s*Link\s+(\d+):\s+(?:([\d.]+)\s*GB/s|<?(inactive)>?)", re.IGNORECASE)
+LINK_RE = re.compile(r"^\s*+Link\s++(\d++):\s++(?:([\d.]++)\s*+GB/s|<?(inactive)>?)", re.IGNORECASE)
 NO_NVLINK_RE = re.compile(r"Unable to retrieve NVLink information")
+# `nvlink -s` on some drivers (and wrappers that cut it) print `GPU 0: NVIDIA H100 80GB HBM3` without
+# the `(UUID: GPU-...)` part.
+GPU_NO_UUID_RE = re.compile(r"^\s*+GPU\s++(\d++):\s++(\S(?:[^(]*?\S)?)\s*+$")
 
 
 def parse_nvidia_smi(text: Text) -> ParseResult:
@@ -104,7 +111,7 @@ def parse_nvlink_status(text: Text) -> ParseResult:
     current: dict[str, Any] | None = None
     orphan_links = 0
     for no, line in enumerate(text.lines, start=1):
-        m = LIST_RE.match(line)
+        m = LIST_RE.match(line) or GPU_NO_UUID_RE.match(line)
         if m:
             current = {
                 "index": int(m.group(1)),

@@ -14,10 +14,12 @@ from .result import ParseResult
 from .text import Text, median, strip_launcher_prefix, to_float, to_int
 
 BANNER_RE = re.compile(
-    r"\b(RDMA_\w+|Send|Read|Write|Atomic\w*)\s+(Bidirectional\s+)?(BW|Lat(?:ency)?)\s+Test\b"
+    # ib_atomic_* banners name the operation: `Atomic FETCH_AND_ADD BW Test`, `Atomic CMP_AND_SWAP ...`.
+    r"\b(RDMA_\w+|Send|Read|Write|Atomic(?:\s+(?:FETCH_AND_ADD|CMP_AND_SWAP))?)\s+(Bidirectional\s+)?"
+    r"(BW|Lat(?:ency)?)\s+Test\b"
 )
 BW_HEADER_RE = re.compile(r"#bytes\s+#iterations\s+BW peak\[([^\]]+)\]\s+BW average\[([^\]]+)\]")
-LAT_HEADER_RE = re.compile(r"#bytes\s+#iterations\s+.*t_(?:min|avg)\[usec\]")
+LAT_HEADER_RE = re.compile(r"^(?>.*?#bytes\s++#iterations\s)(?>.*?t_(?:min|avg)\[usec\])")
 FIELD_RES = {
     "device": re.compile(r"\bDevice\s*:\s*(\S+)"),
     "link_type": re.compile(r"\bLink type\s*:\s*(\S+)"),

@@ -8,8 +8,12 @@ parsers that know what a line should look like.
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, Protocol, Self
 
 # A line longer than this is cut: no real log line comes close, and it keeps every regex linear-time
 # on hostile uploads (a 100 MB single-line file).
@@ -26,14 +30,104 @@ RANK_PREFIX_RE = re.compile(r"^\s*\[(?:default)?rank\d+\]:\s?", re.IGNORECASE)
 HOST_PREFIX_RE = re.compile(r"^\s{0,4}[A-Za-z0-9][A-Za-z0-9_.\-]{0,100}:\s")
 
 
+class BinarySource(Protocol):
+    """A binary file object opened for reading (a real file, BytesIO, a Django storage File)."""
+
+    def read(self, size: int = ..., /) -> Any: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any, /) -> Any: ...
+
+
+# Bytes read per chunk when streaming a file.
+CHUNK_BYTES = 1 << 20
+
+
+class LineStream:
+    """The cleaned lines of a file, read again from the start on each iteration (never all in memory).
+
+    `open_binary` returns a fresh binary file object. Iterating decodes chunk by chunk; `[:n]` reads only
+    the head. Lines longer than MAX_LINE_CHARS are cut while reading, so one huge line costs no memory.
+    """
+
+    def __init__(self, open_binary: Callable[[], BinarySource], *, cr_only: bool = False) -> None:
+        self._open = open_binary
+        self._cr_only = cr_only
+        self.truncated_lines = 0
+
+    def __iter__(self) -> Iterator[str]:
+        cut = 0
+        try:
+            for line in _split_stream(self._open, "\r" if self._cr_only else "\n"):
+                if len(line) > MAX_LINE_CHARS:
+                    line = line[:MAX_LINE_CHARS]
+                    cut += 1
+                yield clean_line(line)
+        finally:
+            self.truncated_lines = max(self.truncated_lines, cut)
+
+    def __getitem__(self, index: slice) -> list[str]:
+        if not isinstance(index, slice) or index.start or index.step or index.stop is None:
+            raise TypeError("a line stream only gives its head: stream[:n]")
+        return list(itertools.islice(iter(self), index.stop))
+
+
+def _split_stream(open_binary: Callable[[], BinarySource], sep: str) -> Iterator[str]:
+    """Lines of the stream, split on `sep`; a partial line is kept to MAX_LINE_CHARS + 1 characters."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    first = True
+    with open_binary() as handle:
+        while True:
+            chunk = handle.read(CHUNK_BYTES)
+            text = decoder.decode(chunk, final=not chunk)
+            if first and text:
+                text = text.removeprefix("\ufeff")
+                first = False
+            parts = (pending + text).split(sep)
+            pending = parts.pop()
+            if len(pending) > MAX_LINE_CHARS + 1:
+                pending = pending[: MAX_LINE_CHARS + 1]
+            yield from parts
+            if not chunk:
+                break
+    if pending:
+        yield pending
+
+
+def clean_line(line: str) -> str:
+    """CR, ANSI escapes and Open MPI tags removed (the line is already cut to MAX_LINE_CHARS)."""
+    if "\r" in line:
+        line = line.replace("\r", "")
+    if "\x1b" in line:
+        line = ANSI_RE.sub("", line)
+    if "]<std" in line:
+        line = MPI_TAG_RE.sub("", line)
+    return line
+
+
 @dataclass
 class Text:
-    """Cleaned lines of one upload. `lines[i]` is line i+1 of the file."""
+    """Cleaned lines of one upload. `lines[i]` is line i+1 of the file.
 
-    lines: list[str]
+    `lines` is a list (`decode`) or a LineStream (`decode_file`): parsers only iterate over it from the
+    start, or take its head with `lines[:n]`.
+    """
+
+    lines: list[str] | LineStream
     binary: bool = False
     truncated_lines: int = 0
     notes: list[str] = field(default_factory=list)
+
+    def cut_lines(self) -> int:
+        if isinstance(self.lines, LineStream):
+            return self.lines.truncated_lines
+        return self.truncated_lines
+
+    def final_notes(self) -> list[str]:
+        """Notes, with the count of cut lines once the lines have been read."""
+        cut = self.cut_lines()
+        extra = [f"{cut} line(s) longer than {MAX_LINE_CHARS} characters were cut"] if cut else []
+        return [*self.notes, *extra]
 
 
 def _looks_binary(head: bytes) -> bool:
@@ -47,7 +141,7 @@ def _looks_binary(head: bytes) -> bool:
 
 
 def decode(data: bytes | str) -> Text:
-    """Decode and clean an upload; binary content gives `binary=True` and no lines."""
+    """Decode and clean an upload held in memory; binary content gives `binary=True` and no lines."""
     if isinstance(data, bytes):
         if _looks_binary(data[:SNIFF_BYTES]):
             return Text(lines=[], binary=True)
@@ -69,17 +163,21 @@ def decode(data: bytes | str) -> Text:
         if len(line) > MAX_LINE_CHARS:
             line = line[:MAX_LINE_CHARS]
             cut += 1
-        if "\r" in line:
-            line = line.replace("\r", "")
-        if "\x1b" in line:
-            line = ANSI_RE.sub("", line)
-        if "]<std" in line:
-            line = MPI_TAG_RE.sub("", line)
-        lines.append(line)
-    result = Text(lines=lines, truncated_lines=cut)
-    if cut:
-        result.notes.append(f"{cut} line(s) longer than {MAX_LINE_CHARS} characters were cut")
-    return result
+        lines.append(clean_line(line))
+    return Text(lines=lines, truncated_lines=cut)
+
+
+def decode_file(open_binary: Callable[[], BinarySource]) -> Text:
+    """A file read line by line on demand: memory stays bounded whatever its size.
+
+    Only the head (SNIFF_BYTES) is read here, to tell binary from text and LF from CR-only line ends.
+    """
+    with open_binary() as handle:
+        head = handle.read(SNIFF_BYTES)
+    if _looks_binary(head):
+        return Text(lines=[], binary=True)
+    cr_only = b"\n" not in head and b"\r" in head
+    return Text(lines=LineStream(open_binary, cr_only=cr_only))
 
 
 def strip_launcher_prefix(line: str) -> str:

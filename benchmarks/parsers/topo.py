@@ -20,6 +20,12 @@ NIC_LEGEND_RE = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)")
 PCIE_RANK = {"PIX": 0, "PXB": 1, "PHB": 2, "NODE": 3, "SYS": 4, "SOC": 4}
 
 
+def _cell_type(cell: str) -> str:
+    """`NV18` -> `NV#` (trailing digits folded by hand: `\\d+$` is quadratic on a digit run)."""
+    stem = cell.rstrip("0123456789")
+    return stem + "#" if len(stem) < len(cell) else cell
+
+
 def _is_column_header(tokens: list[str]) -> bool:
     return (
         bool(tokens)
@@ -86,7 +92,7 @@ def _gpu_pairs(
         for b in gpu_cols[a_pos + 1 :]:
             pos = index[b]
             cell = cells[pos] if pos < len(cells) else "?"
-            cell_types[re.sub(r"\d+$", "#", cell)] += 1
+            cell_types[_cell_type(cell)] += 1
             nv = NV_RE.match(cell)
             if nv:
                 nv_counts.append(int(nv.group(1)))

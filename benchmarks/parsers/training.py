@@ -59,10 +59,12 @@ def _pick(fields: dict[str, str], *needles: str) -> float | None:
 
 
 def _exclude_warmup(times: list[float]) -> int:
-    """How many leading intervals are warm-up."""
+    """How many leading intervals are warm-up: each one slower than WARMUP_FACTOR x the median of the
+    intervals after it. The first interval is not dropped on principle (a log whose first interval is
+    already steady keeps it)."""
     if len(times) < 2:
         return 0
-    skip = 1
+    skip = 0
     while skip < len(times) - 1:
         rest = median(times[skip + 1 :]) or 0.0
         if rest and times[skip] > WARMUP_FACTOR * rest:
@@ -87,6 +89,12 @@ def _read_args(line: str, args: dict[str, float]) -> None:
         args["world_size"] = float(world.group(1) or world.group(2))
 
 
+def _marked_warmup(rest: str) -> bool:
+    """A line the training script itself labels as warm-up."""
+    lowered = rest.lower()
+    return "(warmup)" in lowered or "[warmup]" in lowered or "(warm-up)" in lowered
+
+
 def _megatron_row(iteration: int, rest: str, line_no: int) -> dict[str, Any]:
     """One `iteration N/ M | key: value | ...` line."""
     fields = _megatron_fields(rest)
@@ -94,6 +102,7 @@ def _megatron_row(iteration: int, rest: str, line_no: int) -> dict[str, Any]:
     return {
         "iteration": iteration,
         "line": line_no,
+        "warmup": _marked_warmup(rest),
         "time_s": time_ms / 1000 if time_ms is not None else None,
         "tflops_per_gpu": _pick(fields, "tflop/s/gpu") or _pick(fields, "tflops"),
         "tokens_per_s_per_gpu": _pick(fields, "tokens", "/gpu") or _pick(fields, "tok/s/gpu"),
@@ -113,6 +122,7 @@ def _titan_row(step: int, rest: str, line_no: int) -> dict[str, Any]:
     return {
         "iteration": step,
         "line": line_no,
+        "warmup": _marked_warmup(rest),
         "time_s": None,
         "tflops_per_gpu": to_float(kv.get("tflops", "")),
         "tokens_per_s_per_gpu": tps,
@@ -204,11 +214,20 @@ def _deepspeed_timer_fields(log: _TrainingLog) -> dict[str, Any]:
 
 
 def _warmup_count(rows: list[dict[str, Any]]) -> int:
-    """Leading intervals left out of the medians (the first always, when there is more than one)."""
-    times = [r["time_s"] for r in rows]
+    """Leading intervals left out of the medians: those marked warm-up by the log, then the outliers."""
+    marked = 0
+    while marked < len(rows) - 1 and rows[marked].get("warmup"):
+        marked += 1
+    # Interval time, or its inverse from throughput when the log prints no time (torchtitan).
+    times = [
+        r["time_s"]
+        if r["time_s"] is not None
+        else (1 / r["tokens_per_s_per_gpu"] if r.get("tokens_per_s_per_gpu") else None)
+        for r in rows[marked:]
+    ]
     if all(t is not None for t in times):
-        return _exclude_warmup([t for t in times if t is not None])
-    return 1 if len(rows) > 1 else 0
+        return marked + _exclude_warmup([t for t in times if t is not None])
+    return marked
 
 
 def _tokens_per_gpu(

@@ -74,7 +74,7 @@ def test_huge_single_line_is_fast() -> None:
 
 def test_many_lines_are_linear() -> None:
     row = "  1048576  262144  float  sum  -1  93.25  11.24  21.08  0  82.98  12.64  23.69  0\n"
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a busy machine must not fail the test
     result = parse(row * 50_000)
     assert result.kind == "nccl-tests"
-    assert time.perf_counter() - start < 10
+    assert time.process_time() - start < 10

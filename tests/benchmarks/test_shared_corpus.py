@@ -245,6 +245,11 @@ TRAINING = {
 }  # fmt: skip
 
 
+# The first interval is dropped only when it is an outlier (issue 18 item 5): this run's iteration 1
+# (76.0 s) is within 1.5x of the rest (74.5-75.3 s), so it counts.
+WARMUP_EXCLUDED = {"deepspeed/superbench-megatron-deepspeed-rocm-2node-16gpu.txt": []}
+
+
 @pytest.mark.parametrize("rel", sorted(TRAINING))
 def test_training_logs(rel: str) -> None:
     kind, iterations, time_range, tflops_range, tokens_range = TRAINING[rel]
@@ -252,7 +257,7 @@ def test_training_logs(rel: str) -> None:
     s = result["summary"]
     assert result["kind"] == kind
     assert s["iterations"] == iterations
-    assert s["warmup_iterations_excluded"] == [1]
+    assert s["warmup_iterations_excluded"] == WARMUP_EXCLUDED.get(rel, [1])
     assert tflops_range[0] <= s["median_tflops_per_gpu"] <= tflops_range[1]
     if time_range:
         assert time_range[0] <= s["median_iteration_s"] <= time_range[1]

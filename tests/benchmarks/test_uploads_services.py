@@ -127,7 +127,7 @@ def test_the_parse_task_is_idempotent(django_capture_on_commit_callbacks: Any) -
 
 
 def test_an_unexpected_parser_error_marks_the_upload_failed() -> None:
-    with mock.patch("benchmarks.parsers.parse", side_effect=RuntimeError("boom")):
+    with mock.patch("benchmarks.parsers.parse_file", side_effect=RuntimeError("boom")):
         [outcome] = _create(UserFactory(), OfferingFactory(), ("log.txt", NCCL_1NODE))
     upload = Upload.objects.get(pk=outcome.upload.pk)
     assert upload.status == "failed"

@@ -166,3 +166,71 @@ def test_the_api_docs_are_served_from_vendored_assets(db: Any) -> None:
     html = page.content.decode()
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in html
     assert "cdn." not in html and "unpkg" not in html and "jsdelivr" not in html
+
+
+def test_more_files_than_the_per_request_limit_is_a_400_naming_the_limit(world: World, settings: Any) -> None:
+    """Issue 20 item 5: 101 files gave a 500 TooManyFilesSent."""
+    files = [SimpleUploadedFile(f"{i}.txt", NCCL_LOG + f"\n# {i}\n".encode()) for i in range(101)]
+    response = world.api("buyer").post(
+        "/api/v1/uploads/", {"offering": "own-h100", "file": files}, format="multipart"
+    )
+    assert response.status_code == 400, response.content
+    body = response.json()
+    limit = settings.UPLOAD_MAX_FILES_PER_REQUEST
+    assert (
+        body["message"]
+        == f"file: at most {limit} files per upload; 101 were sent. Send them in several uploads."
+    )
+    page_files = [SimpleUploadedFile(f"{i}.txt", b"x") for i in range(limit + 1)]
+    page = world.pages("buyer").post("/benchmarks/upload/", {"offering": "own-h100", "file": page_files})
+    assert page.status_code == 400 and f"at most {limit} files per upload".encode() in page.content
+
+
+def test_beyond_djangos_own_file_cap_the_api_still_answers_400(world: World, settings: Any) -> None:
+    settings.DATA_UPLOAD_MAX_NUMBER_FILES = 3
+    files = [SimpleUploadedFile(f"{i}.txt", b"x") for i in range(5)]
+    response = world.api("buyer").post(
+        "/api/v1/uploads/", {"offering": "own-h100", "file": files}, format="multipart"
+    )
+    assert response.status_code == 400, response.content
+    assert "files per upload" in response.json()["message"]
+
+
+def test_uploads_are_limited_in_files_and_bytes_per_window(world: World, settings: Any) -> None:
+    settings.RATE_LIMIT_UPLOAD_FILES = 3
+    settings.RATE_LIMIT_UPLOAD_BYTES = 10 * 1024 * 1024
+    api = world.api("other_buyer")
+
+    def post(*contents: bytes) -> Any:
+        files = [SimpleUploadedFile(f"{i}.txt", c) for i, c in enumerate(contents)]
+        return api.post("/api/v1/uploads/", {"offering": "own-h100", "file": files}, format="multipart")
+
+    assert post(NCCL_LOG + b"\n# a\n", NCCL_LOG + b"\n# b\n").status_code == 201
+    refused = post(NCCL_LOG + b"\n# c\n", NCCL_LOG + b"\n# d\n")  # 4 files in the window
+    assert refused.status_code == 429
+    assert refused.json()["message"].startswith("Upload limit reached: at most 3 files per 10 minutes.")
+    assert refused["Retry-After"]
+    assert post(NCCL_LOG + b"\n# e\n").status_code == 201  # the refused files were not counted
+    settings.RATE_LIMIT_UPLOAD_FILES = 100
+    settings.RATE_LIMIT_UPLOAD_BYTES = 1024
+    too_much = post(b"y" * 2048)
+    assert too_much.status_code == 429 and "at most 0 MiB" not in too_much.json()["message"]
+
+
+def test_uploaded_files_spool_to_disk_above_a_small_size() -> None:
+    from django.conf import settings
+
+    assert settings.FILE_UPLOAD_MAX_MEMORY_SIZE <= 256 * 1024
+    assert settings.DATA_UPLOAD_MAX_NUMBER_FILES > settings.UPLOAD_MAX_FILES_PER_REQUEST
+
+
+def test_the_files_of_one_request_are_limited_in_total_size(world: World, settings: Any) -> None:
+    settings.UPLOAD_MAX_REQUEST_BYTES = 3000
+    files = [SimpleUploadedFile(f"{i}.txt", b"z" * 2000) for i in range(2)]
+    response = world.api("buyer").post(
+        "/api/v1/uploads/", {"offering": "own-h100", "file": files}, format="multipart"
+    )
+    assert response.status_code == 413, response.content
+    assert response.json()["message"].startswith(
+        "the files of one upload total 3.9 KiB; the limit is 2.9 KiB"
+    )

@@ -121,4 +121,10 @@ def parse_nccl(text: Text) -> ParseResult:
     assembler = RunAssembler()
     for line_no, line in enumerate(text.lines, start=1):
         assembler.feed(line_no, line)
-    return summarise_log(assembler.runs, assembler.tool, assembler.file_nccl_version)
+    result = summarise_log(assembler.runs, assembler.tool, assembler.file_nccl_version)
+    if assembler.dropped_runs:
+        result.warnings.append(
+            f"only the first {len(assembler.runs)} runs were read; {assembler.dropped_runs} more runs in the "
+            "file were skipped (split the log to read them)"
+        )
+    return result

@@ -7,6 +7,7 @@ reached means the next test has begun.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,6 +93,17 @@ class Run:
 
 
 LineHandler = Callable[[int, str], bool]
+# Runs kept per file: a real log holds a few dozen (collectives x node counts x cycles); a file of
+# thousands (a log concatenated with itself) would otherwise hold every row of every run in memory.
+MAX_RUNS = 500
+# A substring every line taken by a reader other than a row contains (each reader checks its own
+# substring first, reading.py); a line with none of them skips those readers.
+TRIGGERS_RE = re.compile(
+    r"nccl-tests version|Collective test|concluded|nThread|nGpus|rccl-tests|Rank|RCCL version|NCCL version"
+    r"|Errors with asterisks|librccl|HIP version|[lL][gG][bB][wW]|Testing|Out of bounds|Avg bus|Reducing"
+    r"|failure|NCCL |RCCL "
+)
+SEPARATOR_STARTS = frozenset("=*-~")
 
 
 class RunAssembler:
@@ -99,6 +111,7 @@ class RunAssembler:
 
     def __init__(self) -> None:
         self.runs: list[Run] = []
+        self.dropped_runs = 0
         self.current: Run | None = None
         self.pending: dict[str, Any] = {}
         self.tool: str | None = None
@@ -119,7 +132,10 @@ class RunAssembler:
         for key, value in self.pending.items():
             setattr(run, key, value)
         self.pending = {}
-        self.runs.append(run)
+        if len(self.runs) < MAX_RUNS:
+            self.runs.append(run)
+        else:  # read (its lines are consumed) but not kept: memory stays bounded
+            self.dropped_runs += 1
         self.current = run
         return run
 
@@ -160,7 +176,14 @@ class RunAssembler:
 
     def feed(self, line_no: int, line: str) -> None:
         """Attach one line of the log to the run it belongs to (or to the file as a whole)."""
-        if not line.strip():
+        stripped = line.lstrip()
+        if not stripped:
+            return
+        if stripped[0] not in SEPARATOR_STARTS and TRIGGERS_RE.search(line) is None:
+            # Fast path (most lines of a big log): no reader but the row and the hints can take it.
+            self.previous_line = line
+            if not self.row_line(line_no, line):
+                self.other_line(line_no, line)
             return
         if is_debug_line(line):
             self.debug_line(line_no, line)

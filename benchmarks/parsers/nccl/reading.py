@@ -212,11 +212,16 @@ def parse_column_header(line: str, previous: str) -> Layout:
     return layout
 
 
-COLUMN_HEADER_RE = re.compile(r"\b(size|bytes)\b.*\bcount\b.*\b(time|cputime)\b.*\balgbw\b", re.IGNORECASE)
+# Each word is looked for once, from the first place the previous one occurs (atomic groups): the
+# first occurrence leaves the most text for the rest, so nothing is lost, and the search is linear
+# (three greedy `.*` backtracked in O(n^4) on `size count time ` repeated: 24 s on 3 KB; issue 20).
+COLUMN_HEADER_RE = re.compile(
+    r"^(?>.*?\b(size|bytes)\b)(?>.*?\bcount\b)(?>.*?\b(time|cputime)\b).*?\balgbw\b", re.IGNORECASE
+)
 
 
 def is_column_header(line: str) -> bool:
-    return COLUMN_HEADER_RE.search(line) is not None
+    return "lgbw" in line.lower() and COLUMN_HEADER_RE.search(line) is not None
 
 
 # ---- the lines around the table --------------------------------------------------------------
@@ -227,6 +232,9 @@ VERSION_RE = re.compile(r"nccl-tests version\s+(\S+)(?:.*?nccl-headers=(\d+))?(?
 
 def read_version(line: str) -> tuple[str, str | None] | None:
     """`nccl-tests version X ... nccl-library=22105`: the tests version and the library as 2.21.5."""
+    # Every reader first checks a substring (cheap, in C) so that most lines cost no regex at all.
+    if "nccl-tests version" not in line:
+        return None
     m = VERSION_RE.search(line)
     if not m:
         return None
@@ -242,6 +250,8 @@ STARTING_RE = re.compile(r"Collective test starting:\s*(\S+)")
 
 def read_test_starting(line: str) -> str | None:
     """The collective as written on a `Collective test starting:` line."""
+    if "Collective test starting" not in line:
+        return None
     m = STARTING_RE.search(line)
     return m.group(1) if m else None
 
@@ -250,7 +260,7 @@ CONCLUDED_RE = re.compile(r"Collective test concluded:\s*(\S+)")
 
 
 def is_test_concluded(line: str) -> bool:
-    return CONCLUDED_RE.search(line) is not None
+    return "concluded" in line and CONCLUDED_RE.search(line) is not None
 
 
 NTHREAD_RE = re.compile(r"\bnThread\s+\d+|\bnGpus(?:\(perProc\))?\s+\d+\s+minBytes")
@@ -263,7 +273,7 @@ STEP_RE = re.compile(r"step:\s*(\d+)\((factor|bytes)\)")
 
 def read_header_fields(line: str) -> dict[str, Any] | None:
     """The `nThread 1 nGpus 1 minBytes ...` header as {nThread: 1, nGpus: 1, minBytes: ...}."""
-    if not NTHREAD_RE.search(line):
+    if ("nThread" not in line and "nGpus" not in line) or not NTHREAD_RE.search(line):
         return None
     fields: dict[str, Any] = {}
     for key, value in HEADER_FIELD_RE.findall(line):
@@ -276,10 +286,14 @@ def read_header_fields(line: str) -> dict[str, Any] | None:
     return fields
 
 
-RCCL_TESTS_RE = re.compile(r"rccl-tests:\s*Version\s+(\S+)")
+# `rccl-tests: Version develop:<hash>`; newer builds `# rccl-tests version 2.x.y (<hash>) ...` or
+# `rccl-tests: version: ...`.
+RCCL_TESTS_RE = re.compile(r"rccl-tests:?\s*+[Vv]ersion\s*+:?\s*+([^\s(]++)")
 
 
 def read_rccl_tests_version(line: str) -> str | None:
+    if "rccl-tests" not in line:
+        return None
     m = RCCL_TESTS_RE.search(line)
     return m.group(1) if m else None
 
@@ -291,6 +305,8 @@ RANK_RE = re.compile(
 
 def read_rank(line: str) -> tuple[int, tuple[str, int, str]] | None:
     """`Rank 3 Group 0 Pid 12 on host device 3 [0x..] NVIDIA H100`: rank -> (host, device, GPU name)."""
+    if "Rank" not in line or "device" not in line:
+        return None
     m = RANK_RE.search(line)
     if not m:
         return None
@@ -301,14 +317,18 @@ RCCL_VERSION_RE = re.compile(r"RCCL version\s*:?\s*(\S+)")
 
 
 def read_rccl_version(line: str) -> str | None:
+    if "RCCL version" not in line:
+        return None
     m = RCCL_VERSION_RE.search(line)
-    return m.group(1) if m and "RCCL version" in line else None
+    return m.group(1) if m else None
 
 
 NCCL_VERSION_RE = re.compile(r"NCCL version\s+(\d+\.\d+\.\d+\S*)")
 
 
 def read_nccl_version(line: str) -> str | None:
+    if "NCCL version" not in line:
+        return None
     m = NCCL_VERSION_RE.search(line)
     return m.group(1) if m else None
 
@@ -324,6 +344,8 @@ SEPARATOR_RE = re.compile(
 
 def read_separator(line: str) -> str | None:
     """The label of a `==== label ====` line ('' for a rule of symbols only); None for other lines."""
+    if line.lstrip()[:1] not in ("=", "*", "-", "~"):
+        return None
     m = SEPARATOR_RE.match(line)
     if not m:
         return None
@@ -331,7 +353,7 @@ def read_separator(line: str) -> str | None:
     return label if re.search(r"[A-Za-z0-9]", label) else ""
 
 
-NODES_IN_TEXT_RE = re.compile(r"(\d+)\s*[-_ ]?\s*nodes?\b", re.IGNORECASE)
+NODES_IN_TEXT_RE = re.compile(r"(?<!\d)(\d++)\s*+[-_]?\s*+nodes?\b", re.IGNORECASE)
 
 
 def read_nodes_in_text(text: str) -> int | None:
@@ -340,12 +362,12 @@ def read_nodes_in_text(text: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-CYCLE_RE = re.compile(r"#?\s*Testing\s+(\d+)\s+cycles?\b")
+CYCLE_RE = re.compile(r"Testing\s++(\d++)\s++cycles?\b")
 
 
 def is_cycle_marker(line: str) -> bool:
     """`# Testing 5 cycles` between the repeats of `-N`."""
-    return CYCLE_RE.search(line) is not None
+    return "Testing" in line and CYCLE_RE.search(line) is not None
 
 
 OOB_RE = re.compile(r"Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?")
@@ -357,6 +379,8 @@ def read_run_fields(line: str) -> tuple[dict[str, Any], bool] | None:
     """Lines that state one fact about the run in progress, as the `Run` fields they set, and
     whether the line is part of the footer: `Out of bounds values`, `Avg bus bandwidth`,
     `Reducing maxBytes to N` (printed when GPU memory is short)."""
+    if "Out of bounds" not in line and "Avg bus" not in line and "Reducing" not in line:
+        return None
     out_of_bounds = OOB_RE.search(line)
     if out_of_bounds:
         return {"oob": int(out_of_bounds.group(1)), "oob_flag": out_of_bounds.group(2)}, True
@@ -374,7 +398,7 @@ FAILURE_RE = re.compile(r"Test (?:(NCCL|CUDA|HIP|RCCL|MPI) )?failure\b\s*(.*)$")
 
 def read_failure(line: str) -> str | None:
     """A `Test NCCL failure ...` line, trimmed for the report."""
-    return line.strip()[:300] if FAILURE_RE.search(line) else None
+    return line.strip()[:300] if "failure" in line and FAILURE_RE.search(line) else None
 
 
 # ---- NCCL debug output and command lines -----------------------------------------------------
@@ -385,7 +409,7 @@ DEBUG_LINE_RE = re.compile(r"\b(?:NCCL|RCCL) (?:INFO|WARN|TRACE|ABORT)\b")
 
 def is_debug_line(line: str) -> bool:
     """An `NCCL INFO` / `NCCL WARN` line of NCCL_DEBUG output."""
-    return DEBUG_LINE_RE.search(line) is not None
+    return ("NCCL " in line or "RCCL " in line) and DEBUG_LINE_RE.search(line) is not None
 
 
 ALGO_ENV_RE = re.compile(r"NCCL_ALGO(?:\s+set by environment to\s+|\s*=\s*)([A-Za-z,^]+)")
@@ -393,6 +417,8 @@ ALGO_ENV_RE = re.compile(r"NCCL_ALGO(?:\s+set by environment to\s+|\s*=\s*)([A-Z
 
 def read_algorithm(line: str) -> str | None:
     """NCCL_ALGO from the environment echo or the command line, lower case."""
+    if "NCCL_ALGO" not in line:
+        return None
     m = ALGO_ENV_RE.search(line)
     return m.group(1).lower() if m else None
 
@@ -401,6 +427,8 @@ NNODES_INFO_RE = re.compile(r"\bnRanks\s+(\d+)\s+nNodes\s+(\d+)")
 
 
 def read_nodes_in_nccl_info(line: str) -> int | None:
+    if "nNodes" not in line:
+        return None
     m = NNODES_INFO_RE.search(line)
     return int(m.group(2)) if m else None
 
@@ -422,9 +450,29 @@ GPUS_ARG_RE = re.compile(r"(?:^|\s)-g\s+(\d+)\b")
 NP_ARG_RE = re.compile(r"(?:^|\s)-(?:np|n|N)\s+(\d+)\b")
 
 
+NAME_LINE_LEADS = ("running", "testing", "test", "collective", "benchmark", "op")
+
+
+def read_collective_name_line(line: str) -> str | None:
+    """A line that only names the collective, as wrapper scripts print before each test: `AllReduce`,
+    `# all_gather`, `Running: reduce_scatter_perf`, `==> alltoall`. Never a table row or an NCCL table
+    (`AllReduce | 1 2 1 | ...` has more than the name)."""
+    tokens = line.strip().strip("#=-*~>:[]() \t").split()
+    if not 1 <= len(tokens) <= 2:
+        return None
+    if len(tokens) == 2 and tokens[0].lower().rstrip(":") not in NAME_LINE_LEADS:
+        return None
+    return normalise_collective(tokens[-1].strip(":,."))
+
+
 def read_command_hints(line: str) -> list[tuple[str, Any]]:
     """Command lines and wrapper lines carry the collective name, -g and the launcher size."""
     hints: list[tuple[str, Any]] = []
+    named = read_collective_name_line(line) if len(line) < 120 else None
+    if named is not None:
+        return [("collective", named), ("collective_source", "name-line")]
+    if "_perf" not in line and "test" not in line and "world_size" not in line and "NCCL_ALGO" not in line:
+        return hints
     m = PERF_BINARY_RE.search(line) or RUNNING_TEST_RE.search(line)
     if m:
         name = normalise_collective(m.group(1))

@@ -194,6 +194,8 @@ def _ratio_mismatch(ratio: float | None, ranks: int | None, collective: str | No
     """Sanity check n against the ratio for the named collective (FORMATS.md 1.6 item 11)."""
     if ratio is None or not ranks or ranks <= 1 or not collective:
         return None
+    if _old_gather_definition(ratio, collective):
+        return None  # the pre-2020 definition: busbw is still comparable (FORMATS.md 1, history)
     factor = {
         "all_reduce": 2 * (ranks - 1) / ranks,
         "all_gather": (ranks - 1) / ranks,
@@ -212,14 +214,21 @@ def _ratio_mismatch(ratio: float | None, ranks: int | None, collective: str | No
     return None
 
 
-def _algbw_mismatch(rows: list[Row]) -> str | None:
-    """algbw is size/time by definition; a row where it is not was misread or mangled."""
+def _old_gather_definition(ratio: float | None, collective: str | None) -> bool:
+    """all_gather / reduce_scatter from nccl-tests before 2020-06 (ec1b5e2): busbw = algbw, and algbw is
+    count x typesize x (n-1) / time, so busbw is numerically the same as today's."""
+    return collective in ("all_gather", "reduce_scatter") and ratio is not None and abs(ratio - 1.0) < 0.02
+
+
+def _algbw_mismatch(rows: list[Row], scale_factor: float = 1.0) -> str | None:
+    """algbw is size/time by definition (x `scale_factor` for the old all_gather definition); a row
+    where it is not was misread or mangled."""
     bad_algbw = 0
     for row in rows:
         for m in (row.oop, row.ip):
             if m is None or not m.time_us or not m.algbw or m.algbw < 1.0 or m.time_us < 10:
                 continue
-            expected = row.size / m.time_us / 1e3
+            expected = row.size / m.time_us / 1e3 * scale_factor
             if abs(expected - m.algbw) / m.algbw > 0.03 and "e" not in f"{m.time_us}":
                 bad_algbw += 1
     return f"{bad_algbw} measurement(s) where algbw != size/time within 3%" if bad_algbw else None
@@ -262,7 +271,8 @@ def _failure_reasons(run: Run) -> list[str]:
 
 def _error_column_warning(run: Run) -> str | None:
     error_lines = _nonzero_wrong_lines(run.rows) if _error_column(run) else []
-    if not error_lines:
+    if not error_lines or run.oob == 0:
+        # `1e-06`-style relative errors within the tool's own tolerance (Out of bounds 0) are rounding.
         return None
     return (
         f"old `error` column: non-zero max relative error on {len(error_lines)} measurement(s) "
@@ -286,7 +296,50 @@ def _table_warnings(run: Run) -> list[str]:
             f"{len(run.skipped_fragments)} split row fragment(s) skipped "
             f"(first at line {run.skipped_fragments[0]})"
         )
+    for collapse in bandwidth_collapses(run)[:3]:
+        warnings.append(
+            f"bus bandwidth collapses mid-sweep at {collapse['size_bytes']} B (line {collapse['line']}): "
+            f"{collapse['busbw_gbps']} GB/s after {collapse['before_gbps']} GB/s at smaller sizes"
+            + (", then recovers" if collapse["recovered"] else ", and stays low")
+        )
     return warnings
+
+
+# Sizes below this are latency-bound: their bandwidth is noisy and never a collapse.
+COLLAPSE_MIN_BYTES = 1 << 20
+COLLAPSE_FACTOR = 0.5
+RECOVERY_FACTOR = 0.8
+
+
+def bandwidth_collapses(run: Run) -> list[dict[str, Any]]:
+    """Rows (>= 1 MiB) whose bus bandwidth falls below half the best of the smaller sizes of the same
+    sweep, with at least one larger size after it (a dip in the middle, not the end of the sweep)."""
+    found: list[dict[str, Any]] = []
+    by_cycle: dict[int, list[tuple[Row, float]]] = {}
+    for row in run.rows:
+        values = row.busbw_values()
+        if row.size >= COLLAPSE_MIN_BYTES and values:
+            by_cycle.setdefault(row.cycle, []).append((row, values[0]))
+    for rows in by_cycle.values():
+        # Best busbw after each row, computed once (linear in the rows, whatever their number).
+        best_after = [0.0] * len(rows)
+        for i in range(len(rows) - 2, -1, -1):
+            best_after[i] = max(best_after[i + 1], rows[i + 1][1])
+        best = 0.0
+        for i, (row, busbw) in enumerate(rows):
+            if best > 0 and busbw < COLLAPSE_FACTOR * best and i < len(rows) - 1:
+                found.append(
+                    {
+                        "size_bytes": row.size,
+                        "line": row.line,
+                        "busbw_gbps": busbw,
+                        "before_gbps": best,
+                        "recovered": best_after[i] >= RECOVERY_FACTOR * best,
+                    }
+                )
+                break  # one per sweep: the first fall is the finding
+            best = max(best, busbw)
+    return found
 
 
 # ---- what the figures can be used for --------------------------------------------------------
@@ -394,9 +447,12 @@ def _interpretation_fields(
     """What the figures mean: the ratio, suspected inflation, fabric reach, consistency checks."""
     suspected, why_suspected = _nvls_or_tree_suspected(run, collective, scale)
     measures_fabric, cannot_measure = _fabric_reach(scale, failed)
-    consistency = [_ratio_mismatch(ratio, scale.ranks, collective), _algbw_mismatch(run.rows)]
+    old_definition = _old_gather_definition(ratio, collective)
+    factor = (scale.ranks - 1) / scale.ranks if old_definition and scale.ranks and scale.ranks > 1 else 1.0
+    consistency = [_ratio_mismatch(ratio, scale.ranks, collective), _algbw_mismatch(run.rows, factor)]
     return {
         "busbw_algbw_ratio": round(ratio, 5) if ratio is not None else None,
+        "old_busbw_definition": old_definition,
         "algorithm_hint": run.algorithm,
         "nvls_or_tree_suspected": suspected,
         "nvls_or_tree_reason": why_suspected,
@@ -459,6 +515,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         **_table_fields(run, file_nccl),
         **_interpretation_fields(run, ratio, scale, collective, failed=bool(reasons)),
         "nccl_warnings": run.debug_warns,
+        "bandwidth_collapses": bandwidth_collapses(run),
         "warnings": [warning for warning in warnings if warning] + _table_warnings(run),
         "size_rows": [_size_row(r) for r in run.rows[:5000]],
     }
