@@ -4,8 +4,8 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 # chromium: browser tests and chart export (kaleido drives it; nothing downloads a browser).
-# gettext: compiles the Chinese message catalog. pango: WeasyPrint PDFs. poppler-utils: the tests read PDFs back. fonts-noto-cjk: Chinese provider names.
-SYSTEM_PACKAGES := chromium libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz0b poppler-utils fonts-dejavu-core fonts-noto-cjk gettext
+# gettext: compiles the Chinese message catalog. shellcheck: the acceptance kit's scripts are linted in tests. pango: WeasyPrint PDFs. poppler-utils: the tests read PDFs back. fonts-noto-cjk: Chinese provider names.
+SYSTEM_PACKAGES := chromium libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz0b poppler-utils fonts-dejavu-core fonts-noto-cjk gettext shellcheck
 HOST ?= 127.0.0.1
 PORT ?= 8000
 MESSAGES := locale/zh_Hans/LC_MESSAGES/django.mo

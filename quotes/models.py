@@ -40,6 +40,8 @@ class Quote(models.Model):
     )
     offering_name = models.CharField(max_length=600)
     plan_name = models.CharField(max_length=200, blank=True)
+    # The language the quote was issued in (the page's, settings.LANGUAGES): its PDF is written in it.
+    language = models.CharField(max_length=10, default="en")
     total_usd = models.DecimalField(max_digits=18, decimal_places=2, null=True, blank=True)
     complete = models.BooleanField(default=False)
     snapshot = models.JSONField()

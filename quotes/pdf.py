@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils import translation
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
@@ -202,5 +203,6 @@ def render_quote_pdf(quote: Quote, fetcher: SafeFetcher | None = None) -> tuple[
     """The PDF bytes of the quote and whether its charts are in it (False: the tables-only fallback)."""
     charts, missing = chart_images(quote.snapshot)
     has_charts = bool(charts) and not missing
-    html = quote_html(quote, charts=charts, charts_missing=missing)
+    with translation.override(quote.language or settings.LANGUAGE_CODE):
+        html = quote_html(quote, charts=charts, charts_missing=missing)
     return render_html(html, fetcher), has_charts or not charts

@@ -16,7 +16,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from acceptance.selectors import quote_section as acceptance_quote_section
 from checks.checklist import checklist
@@ -35,7 +35,7 @@ VALIDITY_DAYS = getattr(settings, "QUOTES_VALIDITY_DAYS", 30)
 # A PDF still "rendering" after this long lost its worker: the next request enqueues it again.
 RENDER_STALE_S = getattr(settings, "QUOTES_RENDER_STALE_S", settings.CELERY_TASK_TIME_LIMIT + 60)
 # Bumped whenever the PDF template or renderer changes what a PDF looks like (new cache key).
-RENDERER_VERSION = "1"
+RENDERER_VERSION = "2"
 # Free-text labels that restate another fact; their absence is not a question for the provider.
 LABEL_FACTS = {
     "gpu_label",
@@ -225,6 +225,13 @@ def _version(snapshot: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def quote_language() -> str:
+    """The active language (the request's, set by LocaleMiddleware) if the portal offers it, else English."""
+    active = translation.get_language() or settings.LANGUAGE_CODE
+    offered = {code for code, _ in settings.LANGUAGES}
+    return active if active in offered else settings.LANGUAGE_CODE
+
+
 def _save_quote(
     *, owner: Any, offering: Offering, workload: Workload, run: PlanRun | None, snapshot: dict[str, Any]
 ) -> Quote:
@@ -242,6 +249,7 @@ def _save_quote(
             workload=workload,
             offering_name=f"{offering.provider.name}: {offering.name}"[:600],
             plan_name=(bill["plan"].get("name") or "")[:200],
+            language=quote_language(),
             total_usd=Decimal(total) if total is not None else None,
             complete=bool(bill.get("complete")),
             snapshot={},

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext, gettext_noop
 
 from portal.constraints import range_validators
 from providers.models import Offering
@@ -21,6 +23,87 @@ PRESET_LABELS = {
     "dense-1t": "1T dense (Megatron)",
     "deepseek-v3-671b": "DeepSeek-V3 671B MoE (37B active)",
 }
+
+
+# What the form shows in words, marked for translation (the labels come from the bounds table, the fields and
+# the model's choices; PlanForm translates them when it is drawn, in the page's language).
+FORM_MESSAGES = (
+    gettext_noop("Preset"),
+    gettext_noop("custom (fill in the shape or a parameter count)"),
+    gettext_noop("Name"),
+    gettext_noop("defaults to the preset's name"),
+    gettext_noop("Parameters"),
+    gettext_noop("e.g. 175e9, when no shape is given"),
+    gettext_noop("Layers"),
+    gettext_noop("Hidden size"),
+    gettext_noop("Attention heads"),
+    gettext_noop("KV heads"),
+    gettext_noop("GQA"),
+    gettext_noop("defaults to the heads"),
+    gettext_noop("FFN hidden"),
+    gettext_noop("defaults to 4 × hidden"),
+    gettext_noop("Vocabulary"),
+    gettext_noop("Sequence length"),
+    gettext_noop("Activation"),
+    gettext_noop("preset / default"),
+    gettext_noop("Attention"),
+    gettext_noop("fused kernels keep no attention scores in memory"),
+    gettext_noop("preset / by GPU"),
+    gettext_noop("by GPU (unfused on A100, fused elsewhere)"),
+    gettext_noop("fused (FlashAttention)"),
+    gettext_noop("unfused (scores materialised)"),
+    gettext_noop("MoE experts"),
+    gettext_noop("MoE top-k"),
+    gettext_noop("Expert FFN hidden"),
+    gettext_noop("Shared experts"),
+    gettext_noop("Leading dense layers"),
+    gettext_noop("Global batch"),
+    gettext_noop("sequences per iteration"),
+    gettext_noop("Training tokens"),
+    gettext_noop("e.g. 300e9"),
+    gettext_noop("Precision"),
+    gettext_noop("preset / bf16"),
+    gettext_noop("Deadline (days)"),
+    gettext_noop("left empty: 90 days"),
+    gettext_noop("Budget (USD)"),
+    gettext_noop("Checkpoints kept"),
+    gettext_noop("Dataset size (GB)"),
+    gettext_noop("Objective"),
+    gettext_noop("Cheapest within the deadline"),
+    gettext_noop("Fastest within the budget"),
+    gettext_noop("GPU count"),
+    gettext_noop("size every offering at exactly this many GPUs; empty: the best cluster size for each"),
+    gettext_noop("Include the fictional sample offerings"),
+    gettext_noop("teaching examples, not real offers; left out unless ticked"),
+    gettext_noop("Offerings"),
+    gettext_noop("none selected: the whole catalog"),
+    gettext_noop("sequences"),
+    gettext_noop("days"),
+    gettext_noop("GB"),
+)
+_RANGE = re.compile(
+    r"^(?:between (?P<low>[\d,.]+) and|greater than (?P<above>[\d,.]+) and at most) (?P<high>[\d,.]+)"
+    r"(?: (?P<unit>\w+))?$"
+)
+
+
+def translated_hint(text: str) -> str:
+    """A help text in the page's language, piece by piece ("; "-separated), ranges included."""
+    pieces = []
+    for piece in str(text).split("; "):
+        match = _RANGE.match(piece)
+        if match is None:
+            pieces.append(gettext(piece))
+            continue
+        unit = gettext(match["unit"]) if match["unit"] else ""
+        if match["low"] is not None:
+            template = gettext("between %(low)s and %(high)s %(unit)s")
+        else:
+            template = gettext("greater than %(low)s and at most %(high)s %(unit)s")
+        low = match["low"] if match["low"] is not None else match["above"]
+        text_in_words = template % {"low": low, "high": match["high"], "unit": unit}
+        pieces.append(re.sub(r"\s{2,}", " ", text_in_words).strip())
+    return gettext("; ").join(pieces)
 
 
 def _bounded(name: str, help_text: str = "", step: str = "any") -> dict[str, Any]:
@@ -113,6 +196,12 @@ class PlanForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        for name, each in self.fields.items():
+            each.label = gettext(str(each.label or name.replace("_", " ").capitalize()))
+            if each.help_text:
+                each.help_text = translated_hint(str(each.help_text))
+            if isinstance(each, forms.ChoiceField) and name != "offerings":
+                each.choices = [(value, gettext(str(label))) for value, label in each.choices]
         field = self.fields["offerings"]
         assert isinstance(field, forms.MultipleChoiceField)
         field.choices = [

@@ -125,3 +125,48 @@ def test_pricing_in_yuan_without_a_rate_is_refused_not_guessed() -> None:
 def test_a_fresh_install_has_a_sourced_yuan_rate() -> None:
     rate = currency.latest_rate(Currency.CNY)
     assert rate is not None and rate.source_url.startswith("https://") and rate.as_of.year >= 2024
+
+
+@pytest.mark.django_db
+def test_the_plan_page_in_chinese_has_its_labels_in_chinese(client: Client) -> None:
+    client.force_login(UserFactory(username="zh-buyer"))
+    page = client.get("/plan/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    for label in (
+        "规划训练任务",
+        "层数",
+        "隐藏层维度",
+        "截止期限（天）",
+        "GPU 数量",
+        "全局批大小",
+        "在产品目录上测算",
+    ):
+        assert label in page, label
+    assert "介于 1 与 1,280  之间" in page or "介于 1 与 1,280 之间" in page  # the layer range, in words
+    for english in ("Hidden size", "Deadline (days)", "Size it on the catalog", "Plan a training job"):
+        assert english not in page, english
+    # the same page in English keeps its English labels
+    assert "Hidden size" in client.get("/plan/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_quote_issued_in_chinese_gives_a_chinese_pdf() -> None:
+    from django.utils import translation
+
+    from quotes.pdf import render_quote_pdf
+    from quotes.services import quote_create_for_offering
+    from sizing.services import workload_create
+    from tests.quotes.conftest import make_offering
+    from tests.quotes.helpers import pdf_text
+
+    buyer = UserFactory(username="zh-pdf-buyer")
+    offering = make_offering()
+    workload = workload_create(owner=buyer, preset="13b", train_tokens=3e11)
+    with translation.override("zh-hans"):
+        quote = quote_create_for_offering(owner=buyer, offering_slug=offering.slug, workload_id=workload.pk)
+    assert quote.language == "zh-hans"
+    data, _charts = render_quote_pdf(quote)
+    text = pdf_text(data)
+    assert f"报价单 {quote.number}" in text or "报价单" in text
+    assert "账单" in text and "截至" in text
+    # rendering in Chinese leaves the caller's language alone
+    assert translation.get_language() in ("en", "en-us")
