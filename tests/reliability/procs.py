@@ -28,13 +28,14 @@ def _slow_down() -> None:
     if slow_parse:
         import benchmarks.parsers as parsers
 
-        real_parse = parsers.parse
+        # the worker streams the stored file through parse_file (benchmarks.services.upload_parse)
+        real_parse_file = parsers.parse_file
 
-        def parse(*args: Any, **kwargs: Any) -> Any:
+        def parse_file(*args: Any, **kwargs: Any) -> Any:
             time.sleep(slow_parse)
-            return real_parse(*args, **kwargs)
+            return real_parse_file(*args, **kwargs)
 
-        parsers.parse = parse  # type: ignore[assignment]
+        parsers.parse_file = parse_file  # type: ignore[assignment]
     fail_slug = os.environ.get("RELIABILITY_FAIL_SIZING_SLUG", "")
     if slow_sizing or fail_slug:
         from sizing import services
