@@ -201,7 +201,8 @@ class PlanForm(forms.Form):
             if each.help_text:
                 each.help_text = translated_hint(str(each.help_text))
             if isinstance(each, forms.ChoiceField) and name != "offerings":
-                each.choices = [(value, gettext(str(label))) for value, label in each.choices]
+                choices: Any = each.choices
+                each.choices = [(value, gettext(str(label))) for value, label in choices]
         field = self.fields["offerings"]
         assert isinstance(field, forms.MultipleChoiceField)
         field.choices = [
