@@ -5,15 +5,16 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from providers.models import Currency
 
 
 class User(AbstractUser):
     class Role(models.TextChoices):
-        BUYER = "buyer", "Buyer"
-        PROVIDER = "provider", "Provider representative"
-        STAFF = "staff", "Staff"
+        BUYER = "buyer", _("Buyer")
+        PROVIDER = "provider", _("Provider representative")
+        STAFF = "staff", _("Staff")
 
     role = models.CharField(max_length=20, choices=Role.choices, default=Role.BUYER)
     provider = models.ForeignKey(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from providers.facts import FACTS
 from providers.forms import _edit_field
@@ -17,16 +18,16 @@ from sizing.services import known_presets
 class RfqForm(forms.Form):
     """Pick a workload (one of yours or a preset), a GPU count, the offerings to ask, the questions."""
 
-    workload = forms.ChoiceField(label="Workload")
+    workload = forms.ChoiceField(label=_("Workload"))
     deadline_days = forms.FloatField(
-        label="Deadline (days, for a preset)", required=False, min_value=1, max_value=3650
+        label=_("Deadline (days, for a preset)"), required=False, min_value=1, max_value=3650
     )
-    gpus = forms.IntegerField(label="GPUs", min_value=1, max_value=services.MAX_GPUS, initial=1024)
+    gpus = forms.IntegerField(label=_("GPUs"), min_value=1, max_value=services.MAX_GPUS, initial=1024)
     offerings = forms.MultipleChoiceField(
-        label="Offerings to ask", widget=forms.SelectMultiple(attrs={"size": 12})
+        label=_("Offerings to ask"), widget=forms.SelectMultiple(attrs={"size": 12})
     )
     questions = forms.CharField(
-        label="Questions (one per line)",
+        label=_("Questions (one per line)"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 5}),
         max_length=services.MAX_QUESTIONS * services.MAX_QUESTION_CHARS,
@@ -69,34 +70,34 @@ class AnswerForm(forms.Form):
     """A proposal for one offering: terms, the facts that differ from the catalog, a source and a date."""
 
     price_usd_per_gpu_hour = forms.DecimalField(
-        label="Price ($ per GPU-hour)",
+        label=_("Price ($ per GPU-hour)"),
         min_value=0,
         max_value=services.MAX_PRICE_USD_PER_GPU_HOUR,
         decimal_places=4,
     )
     term_months = forms.IntegerField(
-        label="Term (months, empty: none)", required=False, min_value=1, max_value=services.MAX_TERM_MONTHS
+        label=_("Term (months, empty: none)"), required=False, min_value=1, max_value=services.MAX_TERM_MONTHS
     )
     delivery_weeks = forms.IntegerField(
-        label="Delivery (weeks)", min_value=0, max_value=services.MAX_DELIVERY_WEEKS
+        label=_("Delivery (weeks)"), min_value=0, max_value=services.MAX_DELIVERY_WEEKS
     )
     payment_terms = forms.ChoiceField(choices=PaymentTerms.choices)
     min_nodes = forms.IntegerField(
-        label="Minimum nodes (empty: none)", required=False, min_value=1, max_value=services.MAX_MIN_NODES
+        label=_("Minimum nodes (empty: none)"), required=False, min_value=1, max_value=services.MAX_MIN_NODES
     )
     source_url = forms.URLField(
         assume_scheme="https",
-        label="Source (address of the offer document)",
+        label=_("Source (address of the offer document)"),
         max_length=500,
         error_messages={"required": "Give the address of the document these values come from."},
     )
     as_of = forms.DateField(
-        label="Date of the source",
+        label=_("Date of the source"),
         widget=forms.DateInput(attrs={"type": "date"}),
         error_messages={"required": "Give the date the source states these values."},
     )
     message = forms.CharField(
-        label="Answers to the buyer's questions",
+        label=_("Answers to the buyer's questions"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 5}),
         max_length=services.MAX_MESSAGE_CHARS,

@@ -28,6 +28,8 @@ def test_a_buyer_and_a_representative_through_a_request_for_quote_in_chinese(
     page.click("#new-rfq")
     page.wait_for_url("**/rfqs/new/")
     assert page.text_content("h1") == "向供应商询价"
+    form = page.text_content("#rfq-form")
+    assert "要询价的产品" in form and "问题（每行一个）" in form and "Offerings to ask" not in form
     page.select_option("select[name=workload]", "p:13b")
     page.fill("input[name=deadline_days]", "60")
     page.fill("input[name=gpus]", "64")
