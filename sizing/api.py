@@ -16,7 +16,6 @@ from portal.constraints import range_validators
 from sizing import selectors, services
 from sizing.models import WORKLOAD_BOUNDS, Objective, PlanResult, PlanRun, Workload
 
-MAX_DEADLINE_DAYS = 3650  # ten years: a longer job is not a rental a buyer plans here
 WORKLOAD_OUTPUT_FIELDS = ["id", "name", "preset", *services.WORKLOAD_FIELDS, "deadline_default", "created_at"]
 
 
