@@ -123,7 +123,9 @@ def in_process(slugs: list[str], preset: str, size: int, distinct: bool = False)
     try:
         with CaptureQueriesContext(connection) as queries:
             wall0, cpu0 = time.perf_counter(), time.process_time()
-            run = services.plan_run_create(owner=user, workload=workload, offering_slugs=slugs)
+            run = services.plan_run_create(
+                owner=user, workload=workload, offering_slugs=slugs, include_samples=True
+            )
             services.plan_run_start(run_id=run.pk)
             for chunk in chunks:
                 services.plan_run_execute_chunk(run_id=run.pk, offering_ids=chunk)
@@ -197,7 +199,9 @@ def through_workers(slugs: list[str], preset: str, count: int) -> dict[str, Any]
     cpu0 = [cpu_seconds(p) for p in procs]
     try:
         started = time.perf_counter()
-        run = services.plan_run_create(owner=user, workload=workload, offering_slugs=slugs)
+        run = services.plan_run_create(
+            owner=user, workload=workload, offering_slugs=slugs, include_samples=True
+        )
         while True:
             run.refresh_from_db()
             if run.finished:

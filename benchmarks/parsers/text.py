@@ -154,13 +154,18 @@ class Text:
         return [*self.notes, *extra]
 
 
+# What binary sniffing counts: replacement characters and control characters other than tab, LF, VT, FF,
+# CR and ESC (counted by one regex over the head instead of a Python loop over 64 KiB of characters).
+BAD_CHARS_RE = re.compile("[\ufffd\x00-\x08\x0e-\x1a\x1c-\x1f]")
+
+
 def _looks_binary(head: bytes) -> bool:
     if not head:
         return False
     if b"\x00" in head:
         return True
     text = head.decode("utf-8", errors="replace")
-    bad = sum(1 for ch in text if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\n\r\x1b\x0c\x0b"))
+    bad = len(BAD_CHARS_RE.findall(text))
     return bad > max(8, len(text) // 10)
 
 

@@ -40,3 +40,12 @@ def test_counts_and_their_order_do_not_depend_on_the_batching() -> None:
     text = decode("\n".join(lines))
     detection = detect(text)
     assert re.search(r"\{'ibstatus': 1, 'nccl_rank': 1", detection.reason), detection.reason
+
+
+def test_binary_sniffing_counts_replacement_and_control_characters_but_not_whitespace() -> None:
+    from benchmarks.parsers.text import BAD_CHARS_RE
+
+    for code in [*range(0, 0x300), 0x2028, 0xFFFD, 0x1F600]:
+        ch = chr(code)
+        bad = ch == "\ufffd" or (code < 32 and ch not in "\t\n\r\x1b\x0c\x0b")
+        assert bool(BAD_CHARS_RE.fullmatch(ch)) == bad, hex(code)

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .reading import (
+    DEBUG_LINE_RE,
     Layout,
     Row,
     is_column_header,
     is_cycle_marker,
-    is_debug_line,
     is_nvls_line,
     is_rccl_marker,
     is_split_row_fragment,
@@ -196,6 +196,10 @@ class RunAssembler:
         stripped = line.lstrip()
         if not stripped:
             return
+        # NCCL_DEBUG output first (the readers' walk would start with it too): most lines of a debug log.
+        if ("NCCL " in line or "RCCL " in line) and DEBUG_LINE_RE.search(line) is not None:
+            self.debug_line(line_no, line)
+            return
         if stripped[0] in SEPARATOR_STARTS or EARLY_TRIGGERS_RE.search(line) is not None:
             self.feed_any(line_no, line)
             return
@@ -214,10 +218,8 @@ class RunAssembler:
         self.feed_table(line_no, line)
 
     def feed_any(self, line_no: int, line: str) -> None:
-        """Every reader in turn, the first that takes the line ends the walk."""
-        if is_debug_line(line):
-            self.debug_line(line_no, line)
-            return
+        """Every reader in turn (after the debug line's, tried first by `feed`), the first that takes the
+        line ends the walk."""
         for handle in self.test_description_handlers:
             if handle(line_no, line):
                 return
@@ -376,18 +378,19 @@ class RunAssembler:
 
     def debug_line(self, line_no: int, line: str) -> None:
         """NCCL_DEBUG output: the library version, NCCL_ALGO, the node count, NVLS, warnings."""
-        version = read_nccl_version(line)
+        # Each reader is called only when its own first check would pass (most debug lines have none).
+        version = read_nccl_version(line) if "NCCL version" in line else None
         if version is not None:
             self.note_library_version(version)
-        algorithm = read_algorithm(line)
+        algorithm = read_algorithm(line) if "NCCL_ALGO" in line else None
         if algorithm is not None:
             self.hint("algorithm", algorithm, line_no)
-        nodes = read_nodes_in_nccl_info(line)
+        nodes = read_nodes_in_nccl_info(line) if "nNodes" in line else None
         if nodes is not None:
             self.hint("nodes_hint", nodes, line_no)
             if self.current is not None and self.current.nodes_source is None:
                 self.current.nodes_source = "nccl-info"
-        if is_nvls_line(line) and self.current is not None:
+        if "NVLS" in line and is_nvls_line(line) and self.current is not None:
             self.current.nvls_seen = True
         if " WARN " in line and self.current is not None and len(self.current.debug_warns) < 5:
             self.current.debug_warns.append(f"line {line_no}: {line.strip()[:200]}")
