@@ -215,6 +215,15 @@ DETECTION_AUTO_MIN = 2.0  # assumed: health checks / NCCL watchdog (Llama 3 auto
 DETECTION_MANUAL_MIN = 30.0  # assumed: an operator notices a hung job
 # Manual ticket: "node replacement through the cloud API can take hours" (OPT-175B, cal §4).
 REPLACEMENT_MANUAL_MIN = 180.0  # cal §4 (OPT-175B chronicles), 3 h taken as "hours"
+# Spare nodes the buyer holds when the offering keeps no spare pool of its own: the job restarts on a
+# spare at once and the failed node goes to repair (its ticket or automatic replacement) in the
+# background. Nodes in repair at a time are Poisson (M/G/inf occupancy, Takacs 1962) with mean
+# failures per hour x repair hours (Little 1961); a failure that finds every spare in repair waits for a
+# repair (taken as a whole one: an upper bound). The number held minimises the expected node-hours
+# (job nodes + spares) / goodput; at most this many are considered, and never past the offering's
+# maximum cluster size. Practice: Meta (Llama 3 sec. 3.3.4) and ByteDance (MegaScale sec. 4) evict a
+# bad node and restart on a healthy one from a held pool within minutes.
+SPARE_NODES_MAX = 32
 # Default checkpoint write bandwidth when the offering does not publish it: BLOOM wrote 2.3 TB in ~40 s
 # on 48 nodes (~1.2 GB/s per node, cal §4); assume 1 GB/s per node.
 DEFAULT_STORAGE_GBYTES_PER_S_PER_NODE = 1.0

@@ -271,6 +271,7 @@ class _Objective:
     train_tokens: float
     goodput_fraction: np.ndarray  # per structure: goodput depends only on the cluster size
     structure_gpus: np.ndarray
+    billed_gpus: np.ndarray  # per structure: the job's GPUs and the spare nodes' (goodput.py)
     price: float | None
     deadline: float | None
 
@@ -280,7 +281,8 @@ class _Objective:
         gpus = self.structure_gpus[structure_indices]
         if self.name == "fastest":
             return days + 1e-9 * gpus  # ties: fewer GPUs
-        flat = days * 24.0 * gpus * (self.price if self.price is not None else 1.0)
+        billed = self.billed_gpus[structure_indices]
+        flat = days * 24.0 * billed * (self.price if self.price is not None else 1.0)
         if self.name == "cheapest-within-deadline":
             flat = np.where(days <= self.deadline, flat, np.inf)
         return flat
@@ -291,7 +293,10 @@ def _objective_for(
 ) -> _Objective:
     structure_nodes = np.ceil(space.structure_gpus / space.hw.gpus_per_node)
     goodput = goodput_arrays(faults, space.wl.total_params(), space.structure_gpus, structure_nodes)
-    return _Objective(name, space.wl.train_tokens, goodput["fraction"], space.structure_gpus, price, deadline)
+    billed = space.structure_gpus + goodput["spare_nodes"] * space.hw.gpus_per_node
+    return _Objective(
+        name, space.wl.train_tokens, goodput["fraction"], space.structure_gpus, billed, price, deadline
+    )
 
 
 @dataclass
@@ -577,7 +582,7 @@ def search(
         raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     wl = as_workload(workload)
     hw = hardware_from_facts(offering_facts)
-    faults = fault_model(hw.facts)  # the facts with unpublished ones at their class norms
+    faults = fault_model(hw.facts, max_nodes=hw.max_nodes if hw.max_nodes_published else None)
     check_gpus(gpus)
     hw = allow_requested_gpus(hw, gpus)
     deadline = _deadline(objective, deadline_days, wl)
