@@ -1,10 +1,11 @@
 """Layout dicts (DESIGN section 5 `L`): parsing, defaults and validation against the workload.
 
 Besides the parallel degrees, a layout carries the framework settings the time model depends on: expert
-tensor parallelism (`etp`) and the four communication-overlap flags of Megatron-Core (`tp_comm_overlap`,
-`overlap_grad_reduce`, `overlap_param_gather`, `overlap_p2p_comm`). A flag left out (None) takes the framework
-default of the offering's GPU generation (`overlap.framework_defaults`), which the answer states in
-`assumptions`.
+tensor parallelism (`etp`), the four communication-overlap flags of Megatron-Core (`tp_comm_overlap`,
+`overlap_grad_reduce`, `overlap_param_gather`, `overlap_p2p_comm`) and the pipeline engine (`pipeline_engine`,
+pipeline.py: Megatron's schedule unless the layout says DeepSpeed's). An overlap flag left out (None) takes
+the framework default of the offering's GPU generation (`overlap.framework_defaults`), which the answer
+states in `assumptions`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from .errors import InputError
 from .model import RECOMPUTE_CODES
 from .overlap import OVERLAP_FLAGS, OVERLAP_GRID_KEYS
+from .pipeline import PIPELINE_ENGINES
 from .workload import Workload
 
 
@@ -38,6 +40,9 @@ class Layout:
     overlap_grad_reduce: bool | None = None
     overlap_param_gather: bool | None = None
     overlap_p2p_comm: bool | None = None
+    # the pipeline engine (pipeline.PIPELINE_ENGINES): "megatron" (Megatron-LM, Megatron-Core, NeMo) or
+    # "deepspeed" (DeepSpeed's 2021 PipelineEngine, as MT-NLG and BLOOM ran through Megatron-DeepSpeed)
+    pipeline_engine: str = "megatron"
 
     @property
     def gpus(self) -> int:
@@ -75,6 +80,8 @@ class Layout:
             value = getattr(self, name)
             if value is not None:
                 g[key] = bool(value)
+        if self.pipeline_engine == "deepspeed":
+            g["dsp"] = True
         return g
 
 
@@ -109,6 +116,22 @@ def _recompute(d: dict[str, Any]) -> str:
     if recompute not in RECOMPUTE_CODES:
         raise InputError("layout.recompute", f"must be none, selective or full, got {recompute!r}")
     return str(recompute)
+
+
+def _pipeline_engine(d: dict[str, Any], v: int) -> str:
+    engine = d.get("pipeline_engine", "megatron")
+    if engine is None:
+        engine = "megatron"
+    if engine not in PIPELINE_ENGINES:
+        raise InputError(
+            "layout.pipeline_engine", f"must be one of {', '.join(PIPELINE_ENGINES)}, got {engine!r}"
+        )
+    if engine == "deepspeed" and v > 1:
+        raise InputError(
+            "layout.pipeline_engine",
+            "DeepSpeed's pipeline engine has no interleaved schedule: virtual_stages 1",
+        )
+    return str(engine)
 
 
 def _check_heads_and_experts(wl: Workload, tp: int, ep: int) -> None:
@@ -175,5 +198,20 @@ def layout_from_dict(
     if pp == 1 and v > 1:
         notes.append("virtual_stages > 1 without pipeline parallelism has no effect: set to 1")
         v = 1
-    lay = Layout(tp, pp, dp, cp, ep, zero, mb, recompute, sp, v, etp=etp if etp != tp else None, **flags)
+    engine = _pipeline_engine(d, v)
+    lay = Layout(
+        tp,
+        pp,
+        dp,
+        cp,
+        ep,
+        zero,
+        mb,
+        recompute,
+        sp,
+        v,
+        etp=etp if etp != tp else None,
+        **flags,
+        pipeline_engine=engine,
+    )
     return lay, notes
