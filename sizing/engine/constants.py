@@ -216,6 +216,11 @@ OVERHEAD_FRACTION = 0.05
 # --grad-reduce-in-bf16, DeepSpeed's default; checked: fp32 reduction for the 2021-23 rows fits the
 # validation set worse, docs/MODEL.md)
 GRAD_COMM_BYTES = 2.0
+# ... unless the layout says `grad_reduce_in_fp32` (Megatron-Core's DistributedDataParallelConfig name): the
+# gradients travel as fp32. Megatron-LM forces it for every bf16 run since April 2021 (megatron/arguments.py:
+# "bfloat16 requires gradient accumulation and all-reduce to be done in fp32", setting
+# accumulate_allreduce_grads_in_fp32), so bf16 Megatron-LM runs of 2021-23 reduced 4 bytes per gradient.
+GRAD_COMM_BYTES_FP32 = 4.0
 # Checkpoint: bf16 weights + fp32 master + Adam m, v = 14 bytes/param (BLOOM: 2.3 TB for 176B, cal §4).
 CHECKPOINT_BYTES_PER_PARAM = 14.0
 # ZeRO-3 gathers the 16-bit working copy of the weights (DeepSpeed/FSDP mixed precision: the fp32 master

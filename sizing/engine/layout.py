@@ -2,8 +2,9 @@
 
 Besides the parallel degrees, a layout carries the framework settings the time model depends on: expert
 tensor parallelism (`etp`), the four communication-overlap flags of Megatron-Core (`tp_comm_overlap`,
-`overlap_grad_reduce`, `overlap_param_gather`, `overlap_p2p_comm`) and the pipeline engine (`pipeline_engine`,
-pipeline.py: Megatron's schedule unless the layout says DeepSpeed's). An overlap flag left out (None) takes
+`overlap_grad_reduce`, `overlap_param_gather`, `overlap_p2p_comm`), the pipeline engine (`pipeline_engine`,
+pipeline.py: Megatron's schedule unless the layout says DeepSpeed's) and the gradient-reduction precision
+(`grad_reduce_in_fp32`, bf16 unless the layout says fp32). An overlap flag left out (None) takes
 the framework default of the offering's GPU generation (`overlap.framework_defaults`), which the answer
 states in `assumptions`.
 """
@@ -43,6 +44,9 @@ class Layout:
     # the pipeline engine (pipeline.PIPELINE_ENGINES): "megatron" (Megatron-LM, Megatron-Core, NeMo) or
     # "deepspeed" (DeepSpeed's 2021 PipelineEngine, as MT-NLG and BLOOM ran through Megatron-DeepSpeed)
     pipeline_engine: str = "megatron"
+    # gradients reduced in fp32 rather than bf16 (Megatron-Core DistributedDataParallelConfig
+    # grad_reduce_in_fp32; Megatron-LM 2021-23 forced it for bf16): twice the gradient traffic
+    grad_reduce_in_fp32: bool = False
 
     @property
     def gpus(self) -> int:
@@ -82,6 +86,8 @@ class Layout:
                 g[key] = bool(value)
         if self.pipeline_engine == "deepspeed":
             g["dsp"] = True
+        if self.grad_reduce_in_fp32:
+            g["gr32"] = True
         return g
 
 
@@ -213,5 +219,6 @@ def layout_from_dict(
         etp=etp if etp != tp else None,
         **flags,
         pipeline_engine=engine,
+        grad_reduce_in_fp32=bool(_flag(d, "grad_reduce_in_fp32")),
     )
     return lay, notes

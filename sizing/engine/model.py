@@ -7,9 +7,9 @@ layout gets the same numbers whichever way it is asked for.
 The grid `g` is a dict of arrays keyed tp, pp, dp, cp, ep, zero, mb (micro-batch), rec (recompute code,
 memory.RECOMPUTE_*), sp (sequence parallel), v (virtual stages), and optionally etp (expert tensor parallel,
 default tp), the overlap flags tpo, ogr, opg, ppo (overlap.OVERLAP_GRID_KEYS; default: the framework
-default of the GPU) and dsp (DeepSpeed's pipeline engine, pipeline.py; default Megatron's); `x` is the same
-dict as arrays (`_inputs`). Single letters in formulas follow the papers' notation: h hidden, s sequence,
-L layers, V vocabulary.
+default of the GPU), dsp (DeepSpeed's pipeline engine, pipeline.py; default Megatron's) and gr32 (gradients
+reduced in fp32, zero.py; default bf16); `x` is the same dict as arrays (`_inputs`). Single letters in
+formulas follow the papers' notation: h hidden, s sequence, L layers, V vocabulary.
 """
 
 from __future__ import annotations
@@ -209,6 +209,8 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
         out[key] = np.asarray(g.get(key, default), dtype=bool)
     # DeepSpeed's pipeline engine (pipeline.py); Megatron's when the grid does not say
     out["dsp"] = np.asarray(g.get("dsp", False), dtype=bool)
+    # gradients reduced in fp32 (zero.py); bf16 when the grid does not say
+    out["gr32"] = np.asarray(g.get("gr32", False), dtype=bool)
     return out
 
 

@@ -37,7 +37,7 @@ def group_traffic(
     params: Any,
     layers: Any,
     per_tensor: bool,
-    grad_bytes: float,
+    grad_bytes: Any,
     zero3: bool = True,
 ) -> GroupTraffic:
     """Collectives of one data-parallel group of n ranks `stride` apart holding `params` parameters per GPU
@@ -108,12 +108,16 @@ def data_parallel_times(
     (the fitted 2021-22 behaviour); with it, each reduce hides behind the backward pass of its micro-batch
     (`backward_mb`) and the parameter all-gather, with overlap_param_gather, behind the next forward
     (`forward_mb`), bucket by bucket. Expert parameters travel over the expert-data-parallel group
-    (tp x dp x cp / (ep x etp) ranks, stride ep x etp).
+    (tp x dp x cp / (ep x etp) ranks, stride ep x etp). Gradients travel in bf16, or fp32 where the layout
+    sets grad_reduce_in_fp32 (grid key `gr32`, constants.GRAD_COMM_BYTES_FP32).
     """
     tp, ep, etp, zero = x["tp"], x["ep"], x["etp"], x["zero"]
     has_zero3, has_zero2 = bool(np.any(zero >= 3)), bool(np.any(zero == 2))
     per_tensor = C.ZERO3_PER_GPU_NIC and framework_defaults(hw) is MEGATRON_LM_2021
-    grad_bytes = C.GRAD_COMM_BYTES
+    fp32_grads = x.get("gr32")
+    grad_bytes: Any = C.GRAD_COMM_BYTES
+    if fp32_grads is not None and np.any(fp32_grads):
+        grad_bytes = np.where(fp32_grads, C.GRAD_COMM_BYTES_FP32, C.GRAD_COMM_BYTES)
     dense = group_traffic(hw, tp, x["dp"] * x["cp"], dense_local, layers, per_tensor, grad_bytes, has_zero3)
     expert = None
     if moe_fraction > 0:

@@ -39,7 +39,7 @@ LAYOUT = {
 }
 # fields added by the v2 model (issue 17): expert tensor parallelism and the framework's overlap settings,
 # the ZeRO-3 gathered parameters as their own memory line, the wait for the slowest replica; the pipeline
-# engine (Megatron's or DeepSpeed's)
+# engine (Megatron's or DeepSpeed's) and the gradient-reduction precision
 ADDED_LAYOUT = {
     "etp",
     "tp_comm_overlap",
@@ -47,6 +47,7 @@ ADDED_LAYOUT = {
     "overlap_param_gather",
     "overlap_p2p_comm",
     "pipeline_engine",
+    "grad_reduce_in_fp32",
 }
 
 
