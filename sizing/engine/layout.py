@@ -3,10 +3,11 @@
 Besides the parallel degrees, a layout carries the framework settings the time model depends on: expert
 tensor parallelism (`etp`), the four communication-overlap flags of Megatron-Core (`tp_comm_overlap`,
 `overlap_grad_reduce`, `overlap_param_gather`, `overlap_p2p_comm`), the pipeline engine (`pipeline_engine`,
-pipeline.py: Megatron's schedule unless the layout says DeepSpeed's) and the gradient-reduction precision
-(`grad_reduce_in_fp32`, bf16 unless the layout says fp32). An overlap flag left out (None) takes
-the framework default of the offering's GPU generation (`overlap.framework_defaults`), which the answer
-states in `assumptions`.
+pipeline.py: Megatron's schedule unless the layout says DeepSpeed's), the gradient-reduction precision
+(`grad_reduce_in_fp32`, bf16 unless the layout says fp32) and, for ZeRO-3, whether the parameters are
+resharded after the forward pass (`reshard_after_forward`, FSDP's default true). An overlap flag left out
+(None) takes the framework default of the offering's GPU generation (`overlap.framework_defaults`), which
+the answer states in `assumptions`.
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ class Layout:
     # gradients reduced in fp32 rather than bf16 (Megatron-Core DistributedDataParallelConfig
     # grad_reduce_in_fp32; Megatron-LM 2021-23 forced it for bf16): twice the gradient traffic
     grad_reduce_in_fp32: bool = False
+    # ZeRO-3 / FSDP: reshard the parameters after the forward pass (FSDP2 fully_shard reshard_after_forward,
+    # default True); False keeps them gathered until the backward: one all-gather per micro-batch, not two,
+    # and the stage's parameters resident (memory line gathered_params)
+    reshard_after_forward: bool = True
 
     @property
     def gpus(self) -> int:
@@ -88,6 +93,8 @@ class Layout:
             g["dsp"] = True
         if self.grad_reduce_in_fp32:
             g["gr32"] = True
+        if not self.reshard_after_forward:
+            g["raf"] = False
         return g
 
 
@@ -220,5 +227,6 @@ def layout_from_dict(
         **flags,
         pipeline_engine=engine,
         grad_reduce_in_fp32=bool(_flag(d, "grad_reduce_in_fp32")),
+        reshard_after_forward=_flag(d, "reshard_after_forward") is not False,
     )
     return lay, notes

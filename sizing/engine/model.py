@@ -8,7 +8,8 @@ The grid `g` is a dict of arrays keyed tp, pp, dp, cp, ep, zero, mb (micro-batch
 memory.RECOMPUTE_*), sp (sequence parallel), v (virtual stages), and optionally etp (expert tensor parallel,
 default tp), the overlap flags tpo, ogr, opg, ppo (overlap.OVERLAP_GRID_KEYS; default: the framework
 default of the GPU), dsp (DeepSpeed's pipeline engine, pipeline.py; default Megatron's) and gr32 (gradients
-reduced in fp32, zero.py; default bf16); `x` is the same dict as arrays (`_inputs`). Single letters in
+reduced in fp32, zero.py; default bf16), raf (ZeRO-3 reshard after forward, zero.py; default true); `x` is
+the same dict as arrays (`_inputs`). Single letters in
 formulas follow the papers' notation: h hidden, s sequence, L layers, V vocabulary.
 """
 
@@ -211,6 +212,8 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
     out["dsp"] = np.asarray(g.get("dsp", False), dtype=bool)
     # gradients reduced in fp32 (zero.py); bf16 when the grid does not say
     out["gr32"] = np.asarray(g.get("gr32", False), dtype=bool)
+    # ZeRO-3 parameters resharded after the forward pass (FSDP's default; zero.py)
+    out["raf"] = np.asarray(g.get("raf", True), dtype=bool)
     return out
 
 
@@ -264,7 +267,14 @@ def _memory(
         )
         gathered = gathered + np.where(zero >= 3, 4.0 * shape.largest_layer_experts / (etp * ep), 0.0)
     else:
-        expert_local = 0.0
+        expert_local, expert_shards = 0.0, 1.0
+    if not np.all(x["raf"]):
+        # FSDP2 reshard_after_forward=False: every layer of the stage stays gathered from its forward to its
+        # backward pass (with 1F1B, some micro-batch's backward is always pending): the stage's parameters are
+        # resident in bf16, beyond the GPU's own shard
+        unsharded = dense_local * (1.0 - 1.0 / shards) + expert_local * (1.0 - 1.0 / expert_shards)
+        kept = C.PARAM_GATHER_BYTES * unsharded
+        gathered = np.where((zero >= 3) & ~x["raf"], np.maximum(gathered, kept), gathered)
     seq_local = s / cp
     coeffs = _coeffs(wl, hw, shape, uses_flash_attention(wl, hw))
     act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)

@@ -132,7 +132,7 @@ def data_parallel_times(
         zero2_total, zero2_exposed = _zero2(g, micro_batches, overlap)
         total, exposed = np.where(zero == 2, zero2_total, total), np.where(zero == 2, zero2_exposed, exposed)
     if has_zero3:
-        zero3_total, zero3_exposed = _zero3(g, micro_batches, overlap)
+        zero3_total, zero3_exposed = _zero3(g, micro_batches, overlap, x.get("raf", True))
         total, exposed = np.where(zero >= 3, zero3_total, total), np.where(zero >= 3, zero3_exposed, exposed)
     return total, exposed
 
@@ -187,14 +187,17 @@ def _zero2(g: GroupTraffic, m: Any, o: _Overlap) -> tuple[Any, Any]:
     return total, exposed
 
 
-def _zero3(g: GroupTraffic, m: Any, o: _Overlap) -> tuple[Any, Any]:
+def _zero3(g: GroupTraffic, m: Any, o: _Overlap, reshard: Any = True) -> tuple[Any, Any]:
     """ZeRO-3: forward gathers hide behind the forward pass; backward gathers and (with
     overlap_grad_reduce) the reduce-scatters behind the backward; each pass at most ZERO3_OVERLAP of its
-    compute (with prefetch, overlap_param_gather). (total, exposed)."""
+    compute (with prefetch, overlap_param_gather). Without `reshard` (FSDP2 reshard_after_forward=False)
+    the parameters gathered for the forward stay until the backward: no gathers in the backward pass.
+    (total, exposed)."""
     f = np.where(o.param, C.ZERO3_OVERLAP, 0.0)
     forward_exposed = g.layer_gathers - np.minimum(f * o.forward_mb, g.layer_gathers)
-    backward_comm = g.layer_gathers + np.where(o.grad, g.layer_scatters, 0.0)
+    backward_gathers = np.where(reshard, g.layer_gathers, 0.0)
+    backward_comm = backward_gathers + np.where(o.grad, g.layer_scatters, 0.0)
     backward_exposed = backward_comm - np.minimum(f * o.backward_mb, backward_comm)
     unhidden_scatters = np.where(o.grad, 0.0, (1.0 - C.DP_OVERLAP) * g.layer_scatters)
-    total = m * (2.0 * g.layer_gathers + g.layer_scatters)
+    total = m * (g.layer_gathers + backward_gathers + g.layer_scatters)
     return total, m * (forward_exposed + backward_exposed + unhidden_scatters)

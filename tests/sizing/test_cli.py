@@ -39,7 +39,7 @@ LAYOUT = {
 }
 # fields added by the v2 model (issue 17): expert tensor parallelism and the framework's overlap settings,
 # the ZeRO-3 gathered parameters as their own memory line, the wait for the slowest replica; the pipeline
-# engine (Megatron's or DeepSpeed's) and the gradient-reduction precision
+# engine (Megatron's or DeepSpeed's), the gradient-reduction precision, FSDP's reshard_after_forward
 ADDED_LAYOUT = {
     "etp",
     "tp_comm_overlap",
@@ -48,6 +48,7 @@ ADDED_LAYOUT = {
     "overlap_p2p_comm",
     "pipeline_engine",
     "grad_reduce_in_fp32",
+    "reshard_after_forward",
 }
 
 
