@@ -208,12 +208,12 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
     }
     for key, default in defaults.items():
         out[key] = np.asarray(g.get(key, default), dtype=bool)
-    # DeepSpeed's pipeline engine (pipeline.py); Megatron's when the grid does not say
-    out["dsp"] = np.asarray(g.get("dsp", False), dtype=bool)
-    # gradients reduced in fp32 (zero.py); bf16 when the grid does not say
-    out["gr32"] = np.asarray(g.get("gr32", False), dtype=bool)
-    # ZeRO-3 parameters resharded after the forward pass (FSDP's default; zero.py)
-    out["raf"] = np.asarray(g.get("raf", True), dtype=bool)
+    # settings whose default changes nothing, present only when the grid sets them: DeepSpeed's pipeline
+    # engine (dsp, pipeline.py; else Megatron's), gradients reduced in fp32 (gr32, zero.py; else bf16) and
+    # ZeRO-3 parameters kept gathered after the forward pass (raf false, zero.py; else resharded)
+    for key in ("dsp", "gr32", "raf"):
+        if key in g:
+            out[key] = np.asarray(g[key], dtype=bool)
     return out
 
 
@@ -268,13 +268,14 @@ def _memory(
         gathered = gathered + np.where(zero >= 3, 4.0 * shape.largest_layer_experts / (etp * ep), 0.0)
     else:
         expert_local, expert_shards = 0.0, 1.0
-    if not np.all(x["raf"]):
+    reshard = x.get("raf")
+    if reshard is not None and not np.all(reshard):
         # FSDP2 reshard_after_forward=False: every layer of the stage stays gathered from its forward to its
         # backward pass (with 1F1B, some micro-batch's backward is always pending): the stage's parameters are
         # resident in bf16, beyond the GPU's own shard
         unsharded = dense_local * (1.0 - 1.0 / shards) + expert_local * (1.0 - 1.0 / expert_shards)
         kept = C.PARAM_GATHER_BYTES * unsharded
-        gathered = np.where((zero >= 3) & ~x["raf"], np.maximum(gathered, kept), gathered)
+        gathered = np.where((zero >= 3) & ~reshard, np.maximum(gathered, kept), gathered)
     seq_local = s / cp
     coeffs = _coeffs(wl, hw, shape, uses_flash_attention(wl, hw))
     act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)

@@ -136,9 +136,7 @@ def test_llama31_405b_published_h100_layout_fits() -> None:
     assert r["memory_gib_per_gpu"]["total"] < 81559 / 1024
 
 
-def test_keeping_gathered_parameters_until_the_backward_grows_their_memory_line_and_halves_the_gathers() -> (
-    None
-):
+def test_parameters_kept_gathered_until_the_backward_grow_their_line_and_halve_the_gathers() -> None:
     from sizing.engine import evaluate
 
     # FSDP2 reshard_after_forward=False: every layer stays gathered from its forward to its backward pass
