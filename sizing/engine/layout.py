@@ -1,10 +1,13 @@
 """Layout dicts (DESIGN section 5 `L`): parsing, defaults and validation against the workload.
 
 Besides the parallel degrees, a layout carries the framework settings the time model depends on: expert
-tensor parallelism (`etp`) and the four communication-overlap flags of Megatron-Core (`tp_comm_overlap`,
-`overlap_grad_reduce`, `overlap_param_gather`, `overlap_p2p_comm`). A flag left out (None) takes the framework
-default of the offering's GPU generation (`overlap.framework_defaults`), which the answer states in
-`assumptions`.
+tensor parallelism (`etp`), the four communication-overlap flags of Megatron-Core (`tp_comm_overlap`,
+`overlap_grad_reduce`, `overlap_param_gather`, `overlap_p2p_comm`), the pipeline engine (`pipeline_engine`,
+pipeline.py: Megatron's schedule unless the layout says DeepSpeed's), the gradient-reduction precision
+(`grad_reduce_in_fp32`, bf16 unless the layout says fp32) and, for ZeRO-3, whether the parameters are
+resharded after the forward pass (`reshard_after_forward`, FSDP's default true). An overlap flag left out
+(None) takes the framework default of the offering's GPU generation (`overlap.framework_defaults`), which
+the answer states in `assumptions`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 from .errors import InputError
 from .model import RECOMPUTE_CODES
 from .overlap import OVERLAP_FLAGS, OVERLAP_GRID_KEYS
+from .pipeline import PIPELINE_ENGINES
 from .workload import Workload
 
 
@@ -38,6 +42,16 @@ class Layout:
     overlap_grad_reduce: bool | None = None
     overlap_param_gather: bool | None = None
     overlap_p2p_comm: bool | None = None
+    # the pipeline engine (pipeline.PIPELINE_ENGINES): "megatron" (Megatron-LM, Megatron-Core, NeMo) or
+    # "deepspeed" (DeepSpeed's 2021 PipelineEngine, as MT-NLG and BLOOM ran through Megatron-DeepSpeed)
+    pipeline_engine: str = "megatron"
+    # gradients reduced in fp32 rather than bf16 (Megatron-Core DistributedDataParallelConfig
+    # grad_reduce_in_fp32; Megatron-LM 2021-23 forced it for bf16): twice the gradient traffic
+    grad_reduce_in_fp32: bool = False
+    # ZeRO-3 / FSDP: reshard the parameters after the forward pass (FSDP2 fully_shard reshard_after_forward,
+    # default True); False keeps them gathered until the backward: one all-gather per micro-batch, not two,
+    # and the stage's parameters resident (memory line gathered_params)
+    reshard_after_forward: bool = True
 
     @property
     def gpus(self) -> int:
@@ -75,6 +89,12 @@ class Layout:
             value = getattr(self, name)
             if value is not None:
                 g[key] = bool(value)
+        if self.pipeline_engine == "deepspeed":
+            g["dsp"] = True
+        if self.grad_reduce_in_fp32:
+            g["gr32"] = True
+        if not self.reshard_after_forward:
+            g["raf"] = False
         return g
 
 
@@ -109,6 +129,22 @@ def _recompute(d: dict[str, Any]) -> str:
     if recompute not in RECOMPUTE_CODES:
         raise InputError("layout.recompute", f"must be none, selective or full, got {recompute!r}")
     return str(recompute)
+
+
+def _pipeline_engine(d: dict[str, Any], v: int) -> str:
+    engine = d.get("pipeline_engine", "megatron")
+    if engine is None:
+        engine = "megatron"
+    if engine not in PIPELINE_ENGINES:
+        raise InputError(
+            "layout.pipeline_engine", f"must be one of {', '.join(PIPELINE_ENGINES)}, got {engine!r}"
+        )
+    if engine == "deepspeed" and v > 1:
+        raise InputError(
+            "layout.pipeline_engine",
+            "DeepSpeed's pipeline engine has no interleaved schedule: virtual_stages 1",
+        )
+    return str(engine)
 
 
 def _check_heads_and_experts(wl: Workload, tp: int, ep: int) -> None:
@@ -175,5 +211,22 @@ def layout_from_dict(
     if pp == 1 and v > 1:
         notes.append("virtual_stages > 1 without pipeline parallelism has no effect: set to 1")
         v = 1
-    lay = Layout(tp, pp, dp, cp, ep, zero, mb, recompute, sp, v, etp=etp if etp != tp else None, **flags)
+    engine = _pipeline_engine(d, v)
+    lay = Layout(
+        tp,
+        pp,
+        dp,
+        cp,
+        ep,
+        zero,
+        mb,
+        recompute,
+        sp,
+        v,
+        etp=etp if etp != tp else None,
+        **flags,
+        pipeline_engine=engine,
+        grad_reduce_in_fp32=bool(_flag(d, "grad_reduce_in_fp32")),
+        reshard_after_forward=_flag(d, "reshard_after_forward") is not False,
+    )
     return lay, notes

@@ -6,9 +6,11 @@ layout gets the same numbers whichever way it is asked for.
 
 The grid `g` is a dict of arrays keyed tp, pp, dp, cp, ep, zero, mb (micro-batch), rec (recompute code,
 memory.RECOMPUTE_*), sp (sequence parallel), v (virtual stages), and optionally etp (expert tensor parallel,
-default tp) and the overlap flags tpo, ogr, opg, ppo (overlap.OVERLAP_GRID_KEYS; default: the framework
-default of the GPU); `x` is the same dict as arrays (`_inputs`). Single letters in formulas follow the
-papers' notation: h hidden, s sequence, L layers, V vocabulary.
+default tp), the overlap flags tpo, ogr, opg, ppo (overlap.OVERLAP_GRID_KEYS; default: the framework
+default of the GPU), dsp (DeepSpeed's pipeline engine, pipeline.py; default Megatron's) and gr32 (gradients
+reduced in fp32, zero.py; default bf16), raf (ZeRO-3 reshard after forward, zero.py; default true); `x` is
+the same dict as arrays (`_inputs`). Single letters in
+formulas follow the papers' notation: h hidden, s sequence, L layers, V vocabulary.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 
 from . import constants as C
 from . import memory as M
+from . import pipeline as P
 from . import timing as T
 from . import zero as Z
 from .hardware import Hardware
@@ -205,6 +208,12 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
     }
     for key, default in defaults.items():
         out[key] = np.asarray(g.get(key, default), dtype=bool)
+    # settings whose default changes nothing, present only when the grid sets them: DeepSpeed's pipeline
+    # engine (dsp, pipeline.py; else Megatron's), gradients reduced in fp32 (gr32, zero.py; else bf16) and
+    # ZeRO-3 parameters kept gathered after the forward pass (raf false, zero.py; else resharded)
+    for key in ("dsp", "gr32", "raf"):
+        if key in g:
+            out[key] = np.asarray(g[key], dtype=bool)
     return out
 
 
@@ -258,7 +267,15 @@ def _memory(
         )
         gathered = gathered + np.where(zero >= 3, 4.0 * shape.largest_layer_experts / (etp * ep), 0.0)
     else:
-        expert_local = 0.0
+        expert_local, expert_shards = 0.0, 1.0
+    reshard = x.get("raf")
+    if reshard is not None and not np.all(reshard):
+        # FSDP2 reshard_after_forward=False: every layer of the stage stays gathered from its forward to its
+        # backward pass (with 1F1B, some micro-batch's backward is always pending): the stage's parameters are
+        # resident in bf16, beyond the GPU's own shard
+        unsharded = dense_local * (1.0 - 1.0 / shards) + expert_local * (1.0 - 1.0 / expert_shards)
+        kept = C.PARAM_GATHER_BYTES * unsharded
+        gathered = np.where((zero >= 3) & ~reshard, np.maximum(gathered, kept), gathered)
     seq_local = s / cp
     coeffs = _coeffs(wl, hw, shape, uses_flash_attention(wl, hw))
     act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)
@@ -456,23 +473,6 @@ def _expert_parallel_comm(
     return (1.0 - C.EP_OVERLAP) * shape.moe_fraction * n_a2a * one
 
 
-def _pipeline_comm(hw: Hardware, x: dict[str, Any], activation_msg: Any) -> tuple[Any, Any]:
-    """(seconds per micro-batch, seconds per iteration) of the activations sent between stages.
-
-    Blocking sends (1F1B, or interleaved without overlap_p2p_comm): 2 v transfers per micro-batch on the
-    critical path. With overlap_p2p_comm (Megatron-Core's interleaved schedule posts the sends/receives
-    asynchronously and waits one step later) a transfer delays only the chain of dependent chunks: 2 (p v - 1)
-    transfers per iteration, independent of the micro-batch count (a discrete-event simulation of the
-    schedule's order, docs/MODEL.md). Each TP rank sends 1/tp (Megatron's scatter/gather optimisation)."""
-    tp, pp, v = x["tp"], x["pp"], x["v"]
-    bw, _, crosses = T.group_link(hw, tp * x["cp"] * x["dp"], np.minimum(pp, 2.0))
-    one = T.send_recv_time(hw, activation_msg / tp, bw, crosses)
-    overlapped = x["ppo"] & (v > 1)
-    per_micro_batch = np.where((pp > 1) & ~overlapped, 2.0 * v * one, 0.0)
-    chain = np.where((pp > 1) & overlapped, 2.0 * (pp * v - 1.0) * one, 0.0)
-    return per_micro_batch, chain
-
-
 def _layer_comm(
     wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], compute: LayerCompute
 ) -> LayerComm:
@@ -480,7 +480,7 @@ def _layer_comm(
     tokens = compute.tokens
     activation_msg = tokens * float(wl.hidden) * 2.0  # bf16 activations of one micro-batch
     tp, tp_crosses = _tensor_parallel_comm(hw, x, activation_msg, compute.linear_gemms)
-    pp, chain = _pipeline_comm(hw, x, activation_msg)
+    pp, chain = P.pipeline_comm(hw, x, activation_msg)
     return LayerComm(
         tp=tp,
         cp=_context_parallel_comm(wl, hw, x, tokens),
