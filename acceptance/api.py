@@ -21,6 +21,7 @@ from acceptance.models import AcceptanceRun
 from accounts.throttles import UploadLimitReached, UploadThrottle
 from benchmarks.models import Visibility
 from portal.api_errors import error_responses
+from portal.form_errors import messages_by_field
 from providers.models import Offering
 
 
@@ -161,8 +162,7 @@ class AcceptanceListCreateApi(generics.ListCreateAPIView[AcceptanceRun]):
                 visibility=data["visibility"],
             )
         except DjangoValidationError as exc:
-            detail = exc.message_dict if hasattr(exc, "error_dict") else {"bundle": exc.messages}
-            raise exceptions.ValidationError(detail) from exc
+            raise exceptions.ValidationError(messages_by_field(exc, "bundle")) from exc
         run.refresh_from_db()  # processed in-process already in embedded mode
         return Response(AcceptanceOutputSerializer(run).data, status=status.HTTP_201_CREATED)
 

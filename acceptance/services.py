@@ -26,6 +26,7 @@ from benchmarks import services as uploads
 from benchmarks.models import Upload, Visibility
 from benchmarks.parsers import detect_kind
 from benchmarks.selectors import upload_item
+from portal.task_pool import enqueue
 from providers.models import Offering
 
 logger = logging.getLogger(__name__)
@@ -60,10 +61,7 @@ def bundle_check(*, name: str, data: bytes) -> bundle_reader.Bundle:
 def _enqueue(run_id: int) -> None:
     from acceptance.tasks import process_bundle_task
 
-    try:
-        process_bundle_task.delay(run_id)
-    except Exception:  # broker down: the run stays `queued` and the sweeper enqueues it later
-        logger.exception("could not enqueue acceptance run %s; the sweeper will retry", run_id)
+    enqueue(process_bundle_task, run_id, "acceptance run")  # broker down: stays `queued`, swept later
 
 
 def acceptance_create(

@@ -20,6 +20,7 @@ from accounts.throttles import UploadLimitReached, UploadThrottle
 from benchmarks import selectors, services
 from benchmarks.models import Upload
 from portal.api_errors import error_responses
+from portal.form_errors import messages_by_field
 from providers.models import Offering
 
 
@@ -151,8 +152,7 @@ class UploadListCreateApi(generics.ListCreateAPIView[Upload]):
         except services.UploadTooLarge as exc:
             raise PayloadTooLarge(exc.messages[0]) from exc
         except DjangoValidationError as exc:
-            detail = exc.message_dict if hasattr(exc, "error_dict") else {"file": exc.messages}
-            raise exceptions.ValidationError(detail) from exc
+            raise exceptions.ValidationError(messages_by_field(exc, "file")) from exc
         # The rows may have been parsed in-process already (embedded mode): answer with the latest state.
         fresh = {
             u.pk: u

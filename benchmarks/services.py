@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from benchmarks.models import FINISHED_STATUSES, Blob, Upload
 from benchmarks.signals import upload_parsed
+from portal.task_pool import enqueue
 from providers.models import Offering
 
 logger = logging.getLogger(__name__)
@@ -145,10 +146,7 @@ def blob_read(*, blob: Blob) -> bytes:
 def _enqueue_parse(upload_id: int) -> None:
     from benchmarks.tasks import parse_upload_task
 
-    try:
-        parse_upload_task.delay(upload_id)
-    except Exception:  # broker down: the upload stays `stored` and the sweeper enqueues it later
-        logger.exception("could not enqueue parsing of upload %s; the sweeper will retry", upload_id)
+    enqueue(parse_upload_task, upload_id, "parsing of upload")  # broker down: stays `stored`, swept later
 
 
 def upload_create(

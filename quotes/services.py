@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import logging
 import secrets
 from datetime import timedelta
 from decimal import Decimal
@@ -22,14 +21,13 @@ from acceptance.selectors import quote_section as acceptance_quote_section
 from checks.checklist import checklist
 from checks.rules import run_rules
 from checks.selectors import evidence_for_offering
+from portal.task_pool import enqueue
 from providers.facts import FACTS, GROUPS
 from providers.models import Offering
 from quotes.models import PdfStatus, Quote
 from sizing import bill as bill_module
 from sizing.models import PlanResult, PlanRun, Workload, layout_text
 from sizing.services import WORKLOAD_FIELDS, size_offering
-
-logger = logging.getLogger(__name__)
 
 VALIDITY_DAYS = getattr(settings, "QUOTES_VALIDITY_DAYS", 30)
 # A PDF still "rendering" after this long lost its worker: the next request enqueues it again.
@@ -424,10 +422,8 @@ def quote_pdf_ready(*, quote: Quote) -> str | None:
 def _enqueue_render(quote_id: int) -> None:
     from quotes.tasks import render_pdf_task
 
-    try:
-        render_pdf_task.delay(quote_id)
-    except Exception:  # broker down: the quote stays "rendering" and the next request after the grace retries
-        logger.warning("could not enqueue the PDF of quote %s", quote_id, exc_info=True)
+    # Broker down: the quote stays "rendering" and the next request after the grace retries.
+    enqueue(render_pdf_task, quote_id, "the PDF of quote")
 
 
 def quote_pdf_request(*, quote: Quote) -> str | None:
