@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
@@ -10,7 +10,6 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import exceptions, generics, serializers, status
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,7 +17,7 @@ from rest_framework.views import APIView
 
 from acceptance import kit, selectors, services
 from acceptance.models import AcceptanceRun
-from accounts.throttles import UploadLimitReached, UploadThrottle
+from accounts.throttles import UploadThrottled
 from benchmarks.models import Visibility
 from portal.api_errors import error_responses
 from portal.form_errors import messages_by_field
@@ -129,18 +128,13 @@ class KitApi(APIView):
         },
     ),
 )
-class AcceptanceListCreateApi(generics.ListCreateAPIView[AcceptanceRun]):
+class AcceptanceListCreateApi(UploadThrottled, generics.ListCreateAPIView[AcceptanceRun]):
     """GET: acceptance runs you may see. POST (multipart `bundle`, `offering`): read a bundle of logs."""
 
-    parser_classes = [MultiPartParser, FormParser]
     serializer_class = AcceptanceOutputSerializer
-    throttle_classes = [UploadThrottle]
 
     def get_permissions(self) -> list[Any]:
         return [IsAuthenticated()] if self.request.method == "POST" else [AllowAny()]
-
-    def throttled(self, request: Request, wait: float | None) -> NoReturn:
-        raise UploadLimitReached(int(wait or 1))
 
     def get_queryset(self) -> QuerySet[AcceptanceRun]:
         return selectors.run_list(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.files.storage import default_storage
@@ -11,12 +11,11 @@ from django.http import FileResponse, Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import exceptions, generics, serializers, status
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.throttles import UploadLimitReached, UploadThrottle
+from accounts.throttles import UploadThrottled
 from benchmarks import selectors, services
 from benchmarks.models import Upload
 from portal.api_errors import error_responses
@@ -113,15 +112,10 @@ def _output(upload: Upload, duplicate: bool) -> dict[str, Any]:
         },
     ),
 )
-class UploadListCreateApi(generics.ListCreateAPIView[Upload]):
+class UploadListCreateApi(UploadThrottled, generics.ListCreateAPIView[Upload]):
     """GET: uploads you may see (`?offering=<slug>`). POST (multipart): store and parse evidence files."""
 
-    parser_classes = [MultiPartParser, FormParser]
     serializer_class = UploadOutputSerializer
-    throttle_classes = [UploadThrottle]
-
-    def throttled(self, request: Request, wait: float | None) -> NoReturn:
-        raise UploadLimitReached(int(wait or 1))
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
         if self.request is not None and self.request.method == "POST":
