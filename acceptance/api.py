@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from acceptance import kit, selectors, services
 from acceptance.models import AcceptanceRun
-from accounts.throttles import UploadThrottled
+from benchmarks.api import EvidenceListCreateApi
 from benchmarks.models import Visibility
 from portal.api_errors import error_responses
 from portal.form_errors import messages_by_field
@@ -128,23 +128,20 @@ class KitApi(APIView):
         },
     ),
 )
-class AcceptanceListCreateApi(UploadThrottled, generics.ListCreateAPIView[AcceptanceRun]):
+class AcceptanceListCreateApi(EvidenceListCreateApi[AcceptanceRun]):
     """GET: acceptance runs you may see. POST (multipart `bundle`, `offering`): read a bundle of logs."""
 
     serializer_class = AcceptanceOutputSerializer
+    input_serializer = AcceptanceInputSerializer
 
     def get_permissions(self) -> list[Any]:
         return [IsAuthenticated()] if self.request.method == "POST" else [AllowAny()]
 
-    def get_queryset(self) -> QuerySet[AcceptanceRun]:
-        return selectors.run_list(
-            user=self.request.user, offering_slug=self.request.query_params.get("offering")
-        )
+    def visible(self, user: Any, offering_slug: str | None) -> QuerySet[AcceptanceRun]:
+        return selectors.run_list(user=user, offering_slug=offering_slug)
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = AcceptanceInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = self.validated_input(request)
         upload = data["bundle"]
         try:
             services.bundle_check_size(name=str(upload.name), size=int(upload.size or 0))
