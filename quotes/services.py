@@ -294,6 +294,36 @@ def quote_create_from_result(
     return _save_quote(owner=owner, offering=offering, workload=run.workload, run=run, snapshot=snapshot)
 
 
+def _issue_without_run(
+    owner: Any,
+    offering: Offering,
+    workload: Workload,
+    sizing: dict[str, Any],
+    objective: str,
+    *,
+    plan_name: str | None = None,
+    facts: dict[str, Any] | None = None,
+    plans: list[dict[str, Any]] | None = None,
+    proposal: dict[str, Any] | None = None,
+) -> Quote:
+    """A quote sized outside a planner run; a provider's answer (`facts`, `plans`, `proposal`) stands in
+    for the catalog and is kept in the snapshot."""
+    snapshot = quote_snapshot(
+        owner=owner,
+        offering=offering,
+        workload=workload,
+        sizing=sizing,
+        plan_name=plan_name,
+        objective=objective,
+        run_id=None,
+        facts=facts,
+        plans=plans,
+    )
+    if proposal is not None:
+        snapshot["proposal"] = _json(proposal)
+    return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
+
+
 def quote_create_for_offering(
     *,
     owner: Any,
@@ -308,16 +338,7 @@ def quote_create_for_offering(
         raise ValidationError({"workload": "no such workload"})
     offering = _offering_for_quote(offering_slug)
     sizing = size_offering(workload=workload, facts=offering.facts(), objective=objective)["sizing"]
-    snapshot = quote_snapshot(
-        owner=owner,
-        offering=offering,
-        workload=workload,
-        sizing=sizing,
-        plan_name=plan_name,
-        objective=objective,
-        run_id=None,
-    )
-    return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
+    return _issue_without_run(owner, offering, workload, sizing, objective, plan_name=plan_name)
 
 
 def quote_create_from_proposal(
@@ -336,19 +357,9 @@ def quote_create_from_proposal(
     if workload.owner_id != owner.pk:
         raise ValidationError({"workload": "no such workload"})
     offering = _offering_for_quote(offering_slug)
-    snapshot = quote_snapshot(
-        owner=owner,
-        offering=offering,
-        workload=workload,
-        sizing=sizing,
-        plan_name=None,
-        objective=objective,
-        run_id=None,
-        facts=facts,
-        plans=plans,
+    return _issue_without_run(
+        owner, offering, workload, sizing, objective, facts=facts, plans=plans, proposal=proposal
     )
-    snapshot["proposal"] = _json(proposal)
-    return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
 
 
 def quote_create_from_input(*, owner: Any, data: dict[str, Any]) -> Quote:
