@@ -8,7 +8,8 @@ The grid `g` is a dict of arrays keyed tp, pp, dp, cp, ep, zero, mb (micro-batch
 memory.RECOMPUTE_*), sp (sequence parallel), v (virtual stages), and optionally etp (expert tensor parallel,
 default tp), the overlap flags tpo, ogr, opg, ppo (overlap.OVERLAP_GRID_KEYS; default: the framework
 default of the GPU), dsp (DeepSpeed's pipeline engine, pipeline.py; default Megatron's) and gr32 (gradients
-reduced in fp32, zero.py; default bf16), raf (ZeRO-3 reshard after forward, zero.py; default true); `x` is
+reduced in fp32, zero.py; default bf16), raf (ZeRO-3 reshard after forward, zero.py; default true), dedup
+(MoE token dispatcher deduplicates per destination, timing.all_to_all_time; default by GPU); `x` is
 the same dict as arrays (`_inputs`). Single letters in
 formulas follow the papers' notation: h hidden, s sequence, L layers, V vocabulary.
 """
@@ -27,7 +28,7 @@ from . import timing as T
 from . import zero as Z
 from .hardware import Hardware
 from .memory import RECOMPUTE_CODES, RECOMPUTE_FULL, RECOMPUTE_NAMES, RECOMPUTE_NONE, RECOMPUTE_SELECTIVE
-from .overlap import MEGATRON_CORE_2024, framework_defaults, grid_defaults
+from .overlap import DISPATCHER_DEDUP, default_dispatcher, grid_defaults
 from .workload import Workload
 
 __all__ = [
@@ -211,7 +212,9 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
     # settings whose default changes nothing, present only when the grid sets them: DeepSpeed's pipeline
     # engine (dsp, pipeline.py; else Megatron's), gradients reduced in fp32 (gr32, zero.py; else bf16) and
     # ZeRO-3 parameters kept gathered after the forward pass (raf false, zero.py; else resharded)
-    for key in ("dsp", "gr32", "raf"):
+    # The MoE token dispatcher (dedup: deduplicating DeepEP/HybridEP, else Megatron's all-to-all) is read
+    # only when the grid sets it; its default follows the GPU (overlap.default_dispatcher)
+    for key in ("dsp", "gr32", "raf", "dedup"):
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
     return out
@@ -468,8 +471,10 @@ def _expert_parallel_comm(
         return np.zeros_like(tp)
     a2a_bytes = shape.load_imbalance * tokens / tp * shape.top_k * float(wl.hidden) * 2.0
     n_a2a = 4.0 + 2.0 * (x["rec"] == RECOMPUTE_FULL)
-    hierarchical = framework_defaults(hw) is MEGATRON_CORE_2024  # DeepEP/HybridEP dispatch on Hopper+
-    one = T.all_to_all_time(hw, x["etp"], x["ep"], a2a_bytes, shape.top_k, hierarchical)
+    # the token dispatcher (layout.moe_dispatcher): deduplicating (DeepEP/HybridEP) unless the grid says
+    # otherwise, on the GPUs whose framework default is Megatron-Core 2024+ (overlap.default_dispatcher)
+    dedup = x.get("dedup", default_dispatcher(hw) == DISPATCHER_DEDUP)
+    one = T.all_to_all_time(hw, x["etp"], x["ep"], a2a_bytes, shape.top_k, dedup)
     return (1.0 - C.EP_OVERLAP) * shape.moe_fraction * n_a2a * one
 
 
