@@ -96,6 +96,7 @@ class WorkloadShape:
         self.activation_coeffs = M.activation_coefficients(wl.hidden, wl.heads, wl.kv_dim, mlp)
         self.fc2_per_h = fc2 / wl.hidden
         self.attention_dim = wl.attention_dim
+        self.attention_core_dim = wl.attention_core_dim  # the scores' and values' width (MLA differs)
         # elements per token that Transformer Engine casts to fp8 per layer and pass: the inputs of the QKV,
         # output-projection, FC1 and FC2 GEMMs
         self.fp8_cast_width = 2.0 * wl.hidden + wl.attention_dim + fc2
@@ -394,7 +395,7 @@ def _layer_compute(
     tokens = x["mb"] * memory.seq_local
     gemm_efficiency = T.gemm_efficiency(hw, tokens * h * h / tp)
     linear_forward = _linear_forward(wl, hw, shape, x, tokens, gemm_efficiency)
-    attention_forward = 4.0 * tokens * s * shape.attention_dim / tp / (_bf16_peak(hw) * gemm_efficiency)
+    attention_forward = 4.0 * tokens * s * shape.attention_core_dim / tp / (_bf16_peak(hw) * gemm_efficiency)
     flash = uses_flash_attention(wl, hw)
     recompute = _recomputed(x["rec"], flash, attention_forward, linear_forward)
     return LayerCompute(
@@ -623,7 +624,7 @@ def _throughput(
     """Model and hardware TFLOP/s per GPU, MFU and tokens/s of an iteration of `iteration` seconds."""
     tokens_iter = float(wl.tokens_per_iteration)
     model_flops = tokens_iter * wl.model_flops_per_token()
-    attention_flops_per_token = 4.0 * wl.layers * float(wl.seq_len) * shape.attention_dim  # forward GEMMs
+    attention_flops_per_token = 4.0 * wl.layers * float(wl.seq_len) * shape.attention_core_dim  # forward
     recompute_flops_per_token = _recomputed(
         x["rec"],
         uses_flash_attention(wl, hw),
