@@ -15,7 +15,7 @@ from .goodput import FaultModel, fault_model, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
 from .model import R_MEMORY, R_NODES, REASON_TEXT, attention_note, evaluate_grid
-from .overlap import default_optimizer, optimizer_note, resolve_overlap
+from .overlap import default_optimizer, optimizer_note, resolve_dispatcher, resolve_overlap
 from .workload import Workload, workload_from_dict, workload_preset
 
 
@@ -242,7 +242,8 @@ def evaluate(
     if optimizer not in C.OPTIMIZER_BYTES:
         raise InputError("layout.optimizer", f"must be one of {', '.join(C.OPTIMIZER_BYTES)}")
     hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
+    lay, dispatcher_notes = resolve_dispatcher(lay, hw, wl.moe is not None)
     lay, overlap_notes = resolve_overlap(lay, hw)
-    notes = notes + overlap_notes
+    notes = notes + dispatcher_notes + overlap_notes
     res = evaluate_grid(wl, hw, lay.grid(), optimizer)
     return build_result(wl, hw, faults, lay, res, (), notes)

@@ -4,10 +4,11 @@ Besides the parallel degrees, a layout carries the framework settings the time m
 tensor parallelism (`etp`), the four communication-overlap flags of Megatron-Core (`tp_comm_overlap`,
 `overlap_grad_reduce`, `overlap_param_gather`, `overlap_p2p_comm`), the pipeline engine (`pipeline_engine`,
 pipeline.py: Megatron's schedule unless the layout says DeepSpeed's), the gradient-reduction precision
-(`grad_reduce_in_fp32`, bf16 unless the layout says fp32) and, for ZeRO-3, whether the parameters are
-resharded after the forward pass (`reshard_after_forward`, FSDP's default true). An overlap flag left out
-(None) takes the framework default of the offering's GPU generation (`overlap.framework_defaults`), which
-the answer states in `assumptions`.
+(`grad_reduce_in_fp32`, bf16 unless the layout says fp32), for ZeRO-3, whether the parameters are
+resharded after the forward pass (`reshard_after_forward`, FSDP's default true) and, for MoE, the token
+dispatcher (`moe_dispatcher`). An overlap flag or dispatcher left out (None) takes the framework default
+of the offering's GPU generation (`overlap.framework_defaults`, `overlap.default_dispatcher`), which the
+answer states in `assumptions`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from .errors import InputError
 from .model import RECOMPUTE_CODES
-from .overlap import OVERLAP_FLAGS, OVERLAP_GRID_KEYS
+from .overlap import DISPATCHER_DEDUP, MOE_DISPATCHERS, OVERLAP_FLAGS, OVERLAP_GRID_KEYS
 from .pipeline import PIPELINE_ENGINES
 from .workload import Workload
 
@@ -52,6 +53,10 @@ class Layout:
     # default True); False keeps them gathered until the backward: one all-gather per micro-batch, not two,
     # and the stage's parameters resident (memory line gathered_params)
     reshard_after_forward: bool = True
+    # MoE token dispatcher (overlap.MOE_DISPATCHERS): "alltoall" (Megatron-Core's all-to-all dispatcher, one
+    # copy per routed expert) or "deepep" (DeepEP/HybridEP: one copy per destination node and rank);
+    # None = the framework default for the GPU (overlap.default_dispatcher), resolved before evaluation
+    moe_dispatcher: str | None = None
 
     @property
     def gpus(self) -> int:
@@ -70,6 +75,10 @@ class Layout:
         """This layout with every unset overlap flag taken from `defaults`."""
         unset: dict[str, Any] = {k: defaults[k] for k in OVERLAP_FLAGS if getattr(self, k) is None}
         return replace(self, **unset) if unset else self
+
+    def with_dispatcher(self, dispatcher: str) -> Layout:
+        """This layout with its MoE token dispatcher set."""
+        return replace(self, moe_dispatcher=dispatcher)
 
     def grid(self) -> dict[str, Any]:
         g: dict[str, Any] = {
@@ -95,6 +104,8 @@ class Layout:
             g["gr32"] = True
         if not self.reshard_after_forward:
             g["raf"] = False
+        if self.moe_dispatcher is not None:
+            g["dedup"] = self.moe_dispatcher == DISPATCHER_DEDUP
         return g
 
 
@@ -145,6 +156,15 @@ def _pipeline_engine(d: dict[str, Any], v: int) -> str:
             "DeepSpeed's pipeline engine has no interleaved schedule: virtual_stages 1",
         )
     return str(engine)
+
+
+def _moe_dispatcher(d: dict[str, Any]) -> str | None:
+    dispatcher = d.get("moe_dispatcher")
+    if dispatcher is not None and dispatcher not in MOE_DISPATCHERS:
+        raise InputError(
+            "layout.moe_dispatcher", f"must be one of {', '.join(MOE_DISPATCHERS)}, got {dispatcher!r}"
+        )
+    return dispatcher
 
 
 def _check_heads_and_experts(wl: Workload, tp: int, ep: int) -> None:
@@ -228,5 +248,6 @@ def layout_from_dict(
         pipeline_engine=engine,
         grad_reduce_in_fp32=bool(_flag(d, "grad_reduce_in_fp32")),
         reshard_after_forward=_flag(d, "reshard_after_forward") is not False,
+        moe_dispatcher=_moe_dispatcher(d),
     )
     return lay, notes

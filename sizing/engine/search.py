@@ -47,7 +47,14 @@ from .model import (
     GridModel,
     uses_flash_attention,
 )
-from .overlap import default_optimizer, framework_defaults, framework_note, optimizer_note
+from .overlap import (
+    default_optimizer,
+    dispatcher_note,
+    framework_defaults,
+    framework_note,
+    optimizer_note,
+    resolve_dispatcher,
+)
 from .workload import Workload
 
 OBJECTIVES = ("fastest", "cheapest", "cheapest-within-deadline")
@@ -238,7 +245,8 @@ class _Space:
             etp=None if etp == tp else etp,
         )
         # the search does not toggle the overlap settings: it evaluates the framework default of the GPU
-        return lay.with_overlap(framework_defaults(self.hw))
+        lay = lay.with_overlap(framework_defaults(self.hw))
+        return resolve_dispatcher(lay, self.hw, self.wl.moe is not None)[0]
 
 
 def _search_space(
@@ -590,7 +598,7 @@ def search(
         gpu_counts = [gpus]
     else:
         gpu_counts = [n * hw.gpus_per_node for n in (node_counts or node_ladder(hw.max_nodes))]
-    notes = [framework_note(hw)]
+    notes = [framework_note(hw)] + ([dispatcher_note(hw)] if wl.moe is not None else [])
     if optimizer is None:
         optimizer = default_optimizer(hw)
         notes.append(optimizer_note(hw))
