@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import logging
 import secrets
 from datetime import timedelta
 from decimal import Decimal
@@ -22,14 +21,13 @@ from acceptance.selectors import quote_section as acceptance_quote_section
 from checks.checklist import checklist
 from checks.rules import run_rules
 from checks.selectors import evidence_for_offering
+from portal.task_pool import enqueue
 from providers.facts import FACTS, GROUPS
 from providers.models import Offering
 from quotes.models import PdfStatus, Quote
 from sizing import bill as bill_module
 from sizing.models import PlanResult, PlanRun, Workload, layout_text
 from sizing.services import WORKLOAD_FIELDS, size_offering
-
-logger = logging.getLogger(__name__)
 
 VALIDITY_DAYS = getattr(settings, "QUOTES_VALIDITY_DAYS", 30)
 # A PDF still "rendering" after this long lost its worker: the next request enqueues it again.
@@ -296,6 +294,36 @@ def quote_create_from_result(
     return _save_quote(owner=owner, offering=offering, workload=run.workload, run=run, snapshot=snapshot)
 
 
+def _issue_without_run(
+    owner: Any,
+    offering: Offering,
+    workload: Workload,
+    sizing: dict[str, Any],
+    objective: str,
+    *,
+    plan_name: str | None = None,
+    facts: dict[str, Any] | None = None,
+    plans: list[dict[str, Any]] | None = None,
+    proposal: dict[str, Any] | None = None,
+) -> Quote:
+    """A quote sized outside a planner run; a provider's answer (`facts`, `plans`, `proposal`) stands in
+    for the catalog and is kept in the snapshot."""
+    snapshot = quote_snapshot(
+        owner=owner,
+        offering=offering,
+        workload=workload,
+        sizing=sizing,
+        plan_name=plan_name,
+        objective=objective,
+        run_id=None,
+        facts=facts,
+        plans=plans,
+    )
+    if proposal is not None:
+        snapshot["proposal"] = _json(proposal)
+    return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
+
+
 def quote_create_for_offering(
     *,
     owner: Any,
@@ -310,16 +338,7 @@ def quote_create_for_offering(
         raise ValidationError({"workload": "no such workload"})
     offering = _offering_for_quote(offering_slug)
     sizing = size_offering(workload=workload, facts=offering.facts(), objective=objective)["sizing"]
-    snapshot = quote_snapshot(
-        owner=owner,
-        offering=offering,
-        workload=workload,
-        sizing=sizing,
-        plan_name=plan_name,
-        objective=objective,
-        run_id=None,
-    )
-    return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
+    return _issue_without_run(owner, offering, workload, sizing, objective, plan_name=plan_name)
 
 
 def quote_create_from_proposal(
@@ -338,19 +357,9 @@ def quote_create_from_proposal(
     if workload.owner_id != owner.pk:
         raise ValidationError({"workload": "no such workload"})
     offering = _offering_for_quote(offering_slug)
-    snapshot = quote_snapshot(
-        owner=owner,
-        offering=offering,
-        workload=workload,
-        sizing=sizing,
-        plan_name=None,
-        objective=objective,
-        run_id=None,
-        facts=facts,
-        plans=plans,
+    return _issue_without_run(
+        owner, offering, workload, sizing, objective, facts=facts, plans=plans, proposal=proposal
     )
-    snapshot["proposal"] = _json(proposal)
-    return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
 
 
 def quote_create_from_input(*, owner: Any, data: dict[str, Any]) -> Quote:
@@ -424,10 +433,8 @@ def quote_pdf_ready(*, quote: Quote) -> str | None:
 def _enqueue_render(quote_id: int) -> None:
     from quotes.tasks import render_pdf_task
 
-    try:
-        render_pdf_task.delay(quote_id)
-    except Exception:  # broker down: the quote stays "rendering" and the next request after the grace retries
-        logger.warning("could not enqueue the PDF of quote %s", quote_id, exc_info=True)
+    # Broker down: the quote stays "rendering" and the next request after the grace retries.
+    enqueue(render_pdf_task, quote_id, "the PDF of quote")
 
 
 def quote_pdf_request(*, quote: Quote) -> str | None:

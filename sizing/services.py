@@ -20,6 +20,7 @@ from checks.models import context_for_run
 from checks.rules import Finding, run_rules
 from checks.services import findings_store_many
 from hardware.norms import Assumed
+from portal.task_pool import enqueue
 from providers.models import Offering
 from providers.selectors import offering_queryset
 from sizing import bill as bill_module
@@ -205,11 +206,8 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
 def _enqueue_start(run_id: int) -> None:
     from sizing.tasks import plan_run_start_task
 
-    try:
-        plan_run_start_task.delay(run_id)
-    except Exception:  # kombu OperationalError, redis ConnectionError, OSError: the broker is down
-        # Not lost: the run stays queued and sizing.sweep_queued_runs re-enqueues it.
-        logger.warning("could not enqueue sizing run %s; the sweeper will retry", run_id, exc_info=True)
+    # Not lost: the run stays queued and sizing.sweep_queued_runs re-enqueues it.
+    enqueue(plan_run_start_task, run_id, "sizing run")
 
 
 def check_run_gpus(gpus: Any) -> None:
