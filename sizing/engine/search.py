@@ -285,7 +285,9 @@ class _Objective:
 
     def __call__(self, res: dict[str, Any], structure_indices: np.ndarray) -> np.ndarray:
         """The objective of evaluated layouts `res` on structures `structure_indices`."""
-        days = self.train_tokens / res["tokens_per_s"] / 86400.0 / self.goodput_fraction[structure_indices]
+        fraction = self.goodput_fraction[structure_indices]
+        with np.errstate(over="ignore", divide="ignore"):  # goodput ~0 (extreme failure rates): inf days
+            days = self.train_tokens / res["tokens_per_s"] / 86400.0 / fraction
         gpus = self.structure_gpus[structure_indices]
         if self.name == "fastest":
             return days + 1e-9 * gpus  # ties: fewer GPUs
