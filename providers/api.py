@@ -218,9 +218,11 @@ _FILTERS = [
     ),
     retrieve=extend_schema(responses={200: OfferingSerializer, **error_responses(404)}),
     partial_update=extend_schema(
-        request=OfferingUpdateSerializer,
+        request=OfferingFactsEditSerializer,
         responses={200: OfferingSerializer, **error_responses(400, 401, 403, 404)},
-        description="Change facts of an offering: its provider's representatives and staff only.",
+        description="Change facts of an offering (its provider's representatives and staff only), as the "
+        "facts/ address does: refused without source_url and as_of, old values kept in the history; answers "
+        "the offering.",
     ),
 )
 class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Offering]):
@@ -235,9 +237,7 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
     http_method_names = ["get", "post", "patch", "head", "options"]
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
-        if self.action == "partial_update":
-            return OfferingUpdateSerializer
-        if self.action == "facts_edit":
+        if self.action in ("partial_update", "facts_edit"):
             return OfferingFactsEditSerializer
         if self.action == "price_change":
             return PriceChangeSerializer
@@ -251,12 +251,22 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
             raise PermissionDenied("You may edit only your own provider's offerings.")
         return offering
 
-    def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def _sourced_edit(self, request: Request) -> tuple[Offering, list[FactChange]]:
+        """Both PATCH addresses: refused without source_url and as_of (400 naming the missing field);
+        values checked with the fact bounds; old values kept in the history."""
         offering = self._editable_offering()
-        serializer = OfferingUpdateSerializer(data=request.data)
+        serializer = OfferingFactsEditSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        services.offering_update(user=request.user, offering=offering, facts=dict(serializer.validated_data))
-        return Response(OfferingSerializer(selectors.offering_get(slug=offering.slug)).data)
+        data = dict(serializer.validated_data)
+        source_url, as_of = data.pop("source_url"), data.pop("as_of")
+        changes = services.offering_facts_edit(
+            user=request.user, offering=offering, facts=data, source_url=source_url, as_of=as_of
+        )
+        return selectors.offering_get(slug=offering.slug), changes
+
+    def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        offering, _changes = self._sourced_edit(request)
+        return Response(OfferingSerializer(offering).data)
 
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return self.partial_update(request, *args, **kwargs)
@@ -271,15 +281,7 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
     )
     @action(detail=True, methods=["patch"], url_path="facts")
     def facts_edit(self, request: Request, slug: str) -> Response:
-        offering = self._editable_offering()
-        serializer = OfferingFactsEditSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
-        source_url, as_of = data.pop("source_url"), data.pop("as_of")
-        changes = services.offering_facts_edit(
-            user=request.user, offering=offering, facts=data, source_url=source_url, as_of=as_of
-        )
-        offering = selectors.offering_get(slug=offering.slug)
+        offering, changes = self._sourced_edit(request)
         age = services.fact_source_review_age_days()
         stale = selectors.stale_fact_groups(offering=offering, age_days=age, today=timezone.localdate())
         body = {
