@@ -5,10 +5,11 @@ Pure: no Django import. Money is formatted from the snapshot's exact decimal str
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from checks.severity import Severity  # pure, like this module
+from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 from providers.facts import FACTS, GROUPS  # the fact registry: plain data, no Django import
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
 
@@ -29,13 +30,7 @@ ITERATION_ORDER = (
 SEVERITY_WORDS = {level.value: f"{level.icon} {level.word}" for level in Severity}
 
 
-def _dec(value: Any) -> Decimal | None:
-    if value is None or value == "":
-        return None
-    try:
-        return Decimal(str(value))
-    except InvalidOperation:
-        return None
+_dec = decimal_or_none
 
 
 def item_label(item: Any) -> str:
@@ -56,19 +51,19 @@ def iteration_items(sizing: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 def usd(value: Any, missing: str = NOT_PUBLISHED) -> str:
-    """`$1,234,567.89`, or the word for a price nobody published."""
-    d = _dec(value)
-    return missing if d is None else f"${d:,.2f}"
+    """`$1,234,567.89` (in the quote's currency: `¥8,888,888.81` for a quote issued in yuan), or the word
+    for a price nobody published."""
+    return active().text(value, 2, missing)
 
 
 def unit_price(value: Any) -> str:
     """A unit price with every published digit (storage is priced in fractions of a cent)."""
-    d = _dec(value)
-    if d is None:
-        return NOT_PUBLISHED
-    if d == d.quantize(Decimal("0.01")):
-        return f"${d:,.2f}"
-    return f"${d.normalize():,f}"
+    return active().text(value, None, NOT_PUBLISHED)
+
+
+def quote_money(snapshot: dict[str, Any]) -> Money:
+    """The currency a quote shows its figures in: the rate frozen in its snapshot ("fx"), else US dollars."""
+    return Money.from_dict(snapshot.get("fx"))
 
 
 def number(value: Any, places: int = 2) -> str:
@@ -166,8 +161,13 @@ def bill_range(snapshot: dict[str, Any], bill: dict[str, Any]) -> str:
 
 
 def quote_view(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """The strings of a quote, ready for the templates (texts and lists bounded: `bounded`)."""
-    snapshot = bounded(snapshot)
+    """The strings of a quote, ready for the templates (texts and lists bounded: `bounded`), its figures in
+    the currency it was issued in."""
+    with shown_in(quote_money(snapshot)) as money:
+        return {**_quote_strings(bounded(snapshot)), "money": money}
+
+
+def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
     bill = snapshot.get("bill") or {}
     sizing = snapshot.get("sizing") or {}
     goodput = sizing.get("goodput") or {}

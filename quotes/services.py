@@ -22,6 +22,8 @@ from acceptance.selectors import quote_section as acceptance_quote_section
 from checks.checklist import checklist
 from checks.rules import run_rules
 from checks.selectors import evidence_for_offering
+from portal.money import Money
+from providers.currency import display_for
 from providers.facts import FACTS, GROUPS
 from providers.models import Offering
 from quotes.models import PdfStatus, Quote
@@ -232,10 +234,25 @@ def quote_language() -> str:
     return active if active in offered else settings.LANGUAGE_CODE
 
 
+def quote_money(*, owner: Any, currency: str | None) -> Money:
+    """The currency a quote is issued in: the one asked (the page's), else the buyer's setting; yuan only
+    with a recorded rate, which the quote keeps (the rate, its source and date) so it never changes."""
+    return display_for(currency or getattr(owner, "currency", None)).money
+
+
 def _save_quote(
-    *, owner: Any, offering: Offering, workload: Workload, run: PlanRun | None, snapshot: dict[str, Any]
+    *,
+    owner: Any,
+    offering: Offering,
+    workload: Workload,
+    run: PlanRun | None,
+    snapshot: dict[str, Any],
+    currency: str | None = None,
 ) -> Quote:
     today = timezone.localdate()
+    money = quote_money(owner=owner, currency=currency)
+    if money.converted:
+        snapshot = {**snapshot, "fx": money.as_dict()}
     bill = snapshot["bill"]
     total = bill.get("total_usd")
     with transaction.atomic():
@@ -272,7 +289,7 @@ def _save_quote(
 
 
 def quote_create_from_result(
-    *, owner: Any, run_id: int, offering_slug: str, plan_name: str | None = None
+    *, owner: Any, run_id: int, offering_slug: str, plan_name: str | None = None, currency: str | None = None
 ) -> Quote:
     """Issue a quote from one result of the owner's planner run (ValidationError naming the bad field)."""
     run = PlanRun.objects.select_related("workload").filter(pk=run_id, owner=owner).first()
@@ -293,7 +310,9 @@ def quote_create_from_result(
         objective=run.objective,
         run_id=run.pk,
     )
-    return _save_quote(owner=owner, offering=offering, workload=run.workload, run=run, snapshot=snapshot)
+    return _save_quote(
+        owner=owner, offering=offering, workload=run.workload, run=run, snapshot=snapshot, currency=currency
+    )
 
 
 def quote_create_for_offering(
@@ -303,6 +322,7 @@ def quote_create_for_offering(
     workload_id: int,
     plan_name: str | None = None,
     objective: str = "cheapest",
+    currency: str | None = None,
 ) -> Quote:
     """Issue a quote for an offering, the owner's workload and a billing plan, sized now by the engine."""
     workload = Workload.objects.filter(pk=workload_id, owner=owner).first()
@@ -319,7 +339,9 @@ def quote_create_for_offering(
         objective=objective,
         run_id=None,
     )
-    return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
+    return _save_quote(
+        owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot, currency=currency
+    )
 
 
 def quote_create_from_proposal(
@@ -332,6 +354,7 @@ def quote_create_from_proposal(
     plans: list[dict[str, Any]],
     proposal: dict[str, Any],
     objective: str = "cheapest",
+    currency: str | None = None,
 ) -> Quote:
     """Issue a quote from a provider's answer to a request for quote (the rfq app): the answer's facts and
     plan in place of the catalog's, the answer itself kept in the snapshot as `proposal`."""
@@ -350,33 +373,46 @@ def quote_create_from_proposal(
         plans=plans,
     )
     snapshot["proposal"] = _json(proposal)
-    return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
+    return _save_quote(
+        owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot, currency=currency
+    )
 
 
-def quote_create_from_input(*, owner: Any, data: dict[str, Any]) -> Quote:
+def quote_create_from_input(*, owner: Any, data: dict[str, Any], currency: str | None = None) -> Quote:
     """quote_create from the validated input of the page form or the API (fields offering, run, workload,
-    plan; an empty plan means the cheapest)."""
+    plan; an empty plan means the cheapest), in the asked currency (else the owner's setting)."""
     return quote_create(
         owner=owner,
         offering_slug=data["offering"],
         run_id=data.get("run"),
         workload_id=data.get("workload"),
         plan_name=data.get("plan") or None,
+        currency=currency,
     )
 
 
 def quote_create(
-    *, owner: Any, offering_slug: str, run_id: int | None, workload_id: int | None, plan_name: str | None
+    *,
+    owner: Any,
+    offering_slug: str,
+    run_id: int | None,
+    workload_id: int | None,
+    plan_name: str | None,
+    currency: str | None = None,
 ) -> Quote:
     """Issue a quote from a run's result when a run is given, else from the offering and a workload."""
     if run_id:
         return quote_create_from_result(
-            owner=owner, run_id=run_id, offering_slug=offering_slug, plan_name=plan_name
+            owner=owner, run_id=run_id, offering_slug=offering_slug, plan_name=plan_name, currency=currency
         )
     if workload_id is None:
         raise ValidationError({"workload": "give a run, or a workload with the offering"})
     return quote_create_for_offering(
-        owner=owner, offering_slug=offering_slug, workload_id=workload_id, plan_name=plan_name
+        owner=owner,
+        offering_slug=offering_slug,
+        workload_id=workload_id,
+        plan_name=plan_name,
+        currency=currency,
     )
 
 

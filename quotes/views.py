@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from providers.currency import shown_currency
 from quotes import selectors, services
 from quotes.charts import quote_charts
 from quotes.display import quote_view
@@ -46,7 +47,9 @@ def quote_create(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Could not create the quote: " + _error_text(ValidationError(form.errors)))
         return redirect(back)
     try:
-        quote = services.quote_create_from_input(owner=request.user, data=form.cleaned_data)
+        quote = services.quote_create_from_input(
+            owner=request.user, data=form.cleaned_data, currency=shown_currency(request)
+        )
     except ValidationError as exc:
         messages.error(request, "Could not create the quote: " + _error_text(exc))
         return redirect(back)

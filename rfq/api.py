@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from portal.api_errors import error_responses
+from providers.currency import shown_currency
 from rfq import selectors, services
 from rfq.models import Answer, PaymentTerms, RequestForQuote
 from rfq.proposal import answer_used
@@ -225,6 +226,9 @@ class RfqQuoteApi(APIView):
         serializer = RfqQuoteInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         quote = services.rfq_quote_create(
-            buyer=request.user, rfq=rfq, offering_slug=serializer.validated_data.get("offering")
+            buyer=request.user,
+            rfq=rfq,
+            offering_slug=serializer.validated_data.get("offering"),
+            currency=shown_currency(request),
         )
         return Response({"id": quote.pk, "number": quote.number}, status=status.HTTP_201_CREATED)

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from providers.currency import shown_currency
 from providers.facts import FACTS
 from providers.selectors import offering_queryset
 from rfq import selectors, services
@@ -138,7 +139,10 @@ def rfq_quote(request: HttpRequest, rfq_id: int) -> HttpResponse:
     rfq = selectors.rfq_get(user=request.user, rfq_id=rfq_id)
     try:
         quote = services.rfq_quote_create(
-            buyer=request.user, rfq=rfq, offering_slug=request.POST.get("offering") or None
+            buyer=request.user,
+            rfq=rfq,
+            offering_slug=request.POST.get("offering") or None,
+            currency=shown_currency(request),
         )
     except ValidationError as exc:
         for errors in exc.message_dict.values():

@@ -170,3 +170,76 @@ def test_a_quote_issued_in_chinese_gives_a_chinese_pdf() -> None:
     assert "账单" in text and "截至" in text
     # rendering in Chinese leaves the caller's language alone
     assert translation.get_language() in ("en", "en-us")
+
+
+def test_a_quote_issued_in_yuan_shows_yuan_with_the_frozen_rate_in_its_pdf(yuan_rate: Any) -> None:
+    from django.utils import translation
+
+    from quotes.display import quote_view
+    from quotes.pdf import render_quote_pdf
+    from quotes.services import quote_create_for_offering
+    from sizing.services import workload_create
+    from tests.quotes.conftest import make_offering
+    from tests.quotes.helpers import pdf_text
+
+    buyer = UserFactory(username="yuan-pdf-buyer", currency="CNY")
+    offering = make_offering()
+    workload = workload_create(owner=buyer, preset="13b", train_tokens=3e11)
+    with translation.override("zh-hans"):
+        quote = quote_create_for_offering(owner=buyer, offering_slug=offering.slug, workload_id=workload.pk)
+    assert quote.snapshot["fx"]["currency"] == "CNY" and Decimal(quote.snapshot["fx"]["per_usd"]) == Decimal(
+        "7.2"
+    )
+    total_usd = Decimal(quote.snapshot["bill"]["total_usd"])
+    yuan = f"¥{total_usd * Decimal('7.2'):,.2f}"
+    view = quote_view(quote.snapshot)
+    assert view["total"] == yuan
+    # a later rate changes nothing: the quote keeps the rate it was issued with
+    ExchangeRate.objects.create(
+        currency=Currency.CNY,
+        per_usd=Decimal("8"),
+        as_of=date(2026, 12, 1),
+        source_name="x",
+        source_url="https://x",
+    )
+    text = pdf_text(render_quote_pdf(quote)[0])
+    assert yuan in text and f"${total_usd:,.2f}" not in text
+    assert "7.2000" in text and "2026-11-30" in text and "Test central parity" in text
+    assert "人民币" in text or "元" in text
+    # the same buyer's quote in US dollars, when the page asked for them, stays in dollars
+    dollars = quote_create_for_offering(
+        owner=buyer, offering_slug=offering.slug, workload_id=workload.pk, currency="USD"
+    )
+    assert "fx" not in dollars.snapshot and quote_view(dollars.snapshot)["total"] == f"${total_usd:,.2f}"
+
+
+def test_the_compare_cost_charts_follow_the_language_and_the_currency(client: Client, yuan_rate: Any) -> None:
+    import json
+
+    from tests.compare import helpers
+
+    helpers.small_catalog()
+    url = "/compare/?offerings=good-ib,cheap-eth&workload=13b&gpus=64"
+
+    def figure(page: str, key: str) -> dict[str, Any]:
+        body = re.search(rf'<script id="fig-{key}" type="application/json">(.*?)</script>', page, re.S)
+        assert body, key
+        return dict(json.loads(body.group(1)))
+
+    english = client.get(url + "&currency=USD", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    dollars = figure(english, "cost")
+    assert dollars["layout"]["xaxis"]["title"]["text"] == "full bill (USD)"
+    assert dollars["layout"]["xaxis"]["tickprefix"] == "$"
+    chinese = client.get(url + "&currency=CNY", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    yuan = figure(chinese, "cost")
+    assert yuan["layout"]["xaxis"]["title"]["text"] == "完整账单 (CNY)"
+    assert yuan["layout"]["xaxis"]["tickprefix"] == "¥"
+    # the same bars, 7.2 times longer: converted as drawn, stored in dollars
+    compute = [t for t in dollars["data"] if t.get("type") == "bar"][0]
+    compute_yuan = [t for t in yuan["data"] if t.get("type") == "bar"][0]
+    assert compute_yuan["x"] == pytest.approx([x * 7.2 for x in compute["x"]])
+    assert compute_yuan["name"] == "计算" and "¥" in compute_yuan["hovertext"][0]
+    per_token = figure(chinese, "cost-per-token")
+    assert per_token["data"][0]["name"] == "CNY 每十亿 token"
+    assert "7.2000" in chinese and "2026-11-30" in chinese  # the rate and its date beside the figures
+    assert "每十亿训练 token 的成本" in chinese
