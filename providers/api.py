@@ -33,7 +33,16 @@ class ProviderSerializer(serializers.ModelSerializer[Provider]):
 
     class Meta:
         model = Provider
-        fields = ["slug", "name", "kind", "website", "notes", "offerings"]
+        fields = [
+            "slug",
+            "name",
+            "native_name",
+            "native_name_source",
+            "kind",
+            "website",
+            "notes",
+            "offerings",
+        ]
 
 
 class PricePointSerializer(serializers.ModelSerializer[PricePoint]):
@@ -53,6 +62,11 @@ class PlanSerializer(serializers.ModelSerializer[BillingPlan]):
 class OfferingSerializer(serializers.ModelSerializer[Offering]):
     provider: Any = serializers.SlugRelatedField(read_only=True, slug_field="slug")
     provider_name = serializers.CharField(source="provider.name", read_only=True)
+    provider_native_name = serializers.CharField(
+        source="provider.native_name",
+        read_only=True,
+        help_text="the provider's name in its own language (e.g. 阿里云); empty when it publishes no other",
+    )
     gpu: Any = serializers.SlugRelatedField(read_only=True, slug_field="key", allow_null=True)
     schedulers = serializers.ListField(child=serializers.CharField(), source="scheduler_list", read_only=True)
     gbps_per_gpu = serializers.FloatField(read_only=True, allow_null=True)
@@ -74,6 +88,7 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
             "name",
             "provider",
             "provider_name",
+            "provider_native_name",
             "fictional",
             "summary",
             "url",

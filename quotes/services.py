@@ -200,6 +200,7 @@ def quote_snapshot(
                 "slug": offering.slug,
                 "name": offering.name,
                 "provider": offering.provider.name,
+                "provider_native_name": offering.provider.native_name,
                 "provider_website": offering.provider.website,
                 "fictional": offering.fictional,
                 "summary": offering.summary,

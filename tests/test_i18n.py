@@ -243,3 +243,35 @@ def test_the_compare_cost_charts_follow_the_language_and_the_currency(client: Cl
     assert per_token["data"][0]["name"] == "CNY 每十亿 token"
     assert "7.2000" in chinese and "2026-11-30" in chinese  # the rate and its date beside the figures
     assert "每十亿训练 token 的成本" in chinese
+
+
+@pytest.mark.django_db
+def test_chinese_providers_carry_their_native_name_with_its_source(client: Client) -> None:
+    import yaml
+
+    from providers.models import Provider
+
+    demo = yaml.safe_load((PO.parents[3] / "providers" / "demo" / "catalog.yaml").read_text())
+    native = {p["slug"]: p for p in demo["providers"] if p.get("native_name")}
+    assert {slug: p["native_name"] for slug, p in native.items()} == {
+        "alibaba": "阿里云",
+        "tencent": "腾讯云",
+        "huawei": "华为云",
+        "volcengine": "火山引擎",
+    }
+    assert all(p["native_name_source"].startswith("https://") for p in native.values())
+    plan = PlanFactory()
+    Provider.objects.filter(pk=plan.offering.provider_id).update(
+        name="Alibaba Cloud", native_name="阿里云", native_name_source="https://www.aliyun.com/"
+    )
+    url = reverse("providers:offering", args=[plan.offering.slug])
+    assert "阿里云 · Alibaba Cloud" in client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Alibaba Cloud" in english and "阿里云" not in english
+    # an added API field; `name` keeps the English name
+    body = client.get(f"/api/v1/offerings/{plan.offering.slug}/").json()
+    assert body["provider_name"] == "Alibaba Cloud" and body["provider_native_name"] == "阿里云"
+    provider = client.get(f"/api/v1/providers/?slug={plan.offering.provider.slug}").json()
+    rows = provider["results"] if isinstance(provider, dict) else provider
+    assert rows[0]["name"] == "Alibaba Cloud" and rows[0]["native_name"] == "阿里云"
+    assert rows[0]["native_name_source"] == "https://www.aliyun.com/"

@@ -83,7 +83,7 @@ def offering_labels(offerings: list[Any]) -> dict[int, str]:
     labels: dict[int, str] = {}
     seen: set[str] = set()
     for o in offerings:
-        text = f"{o.provider.name}: {o.name}"
+        text = f"{provider_name(o.provider)}: {o.name}"
         if getattr(o, "fictional", False):
             text += " " + _("(fictional sample)")
         if text in seen:
@@ -114,8 +114,13 @@ def unsized_text(result: Any) -> str:
     return result_value(result, "reason") or result_value(result, "infeasible_reason") or _("cannot train it")
 
 
+def provider_name(provider: Any) -> str:
+    """The provider as the page names it (native name beside the English one on a Chinese page)."""
+    return str(getattr(provider, "shown_name", None) or provider.name)
+
+
 def row_head(o: Any) -> str:
-    return f"{o.provider.name}: {o.name}"
+    return f"{provider_name(o.provider)}: {o.name}"
 
 
 def offering_row(o: Any, cells: list[dict]) -> dict:
