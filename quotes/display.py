@@ -1,6 +1,7 @@
 """How a quote reads, computed once from its snapshot so the page and the PDF show identical strings.
 
-Pure: no Django import. Money is formatted from the snapshot's exact decimal strings.
+Money is formatted from the snapshot's exact decimal strings (portal.money); the findings' titles are shown
+in the active language (the quote's, when the PDF is written: portal.i18n).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from checks.severity import Severity  # pure, like this module
+from portal.i18n import translated
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 from providers.facts import FACTS, GROUPS  # the fact registry: plain data, no Django import
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
@@ -262,7 +264,7 @@ def _finding(finding: dict[str, Any]) -> dict[str, Any]:
         "code": finding.get("code"),
         "severity": severity,
         "severity_word": SEVERITY_WORDS.get(severity or "", str(severity)),
-        "title": finding.get("title"),
+        "title": translated((finding.get("messages") or {}).get("title"), str(finding.get("title") or "")),
         "advice": finding.get("advice"),
         "evidence": _refs(finding.get("evidence") or []),
     }

@@ -140,6 +140,18 @@ def _workload_dict(workload: Workload) -> dict[str, Any]:
     return out
 
 
+def _findings(
+    facts: dict[str, Any],
+    workload: dict[str, Any],
+    sizing: dict[str, Any],
+    evidence: Any,
+    bill: dict[str, Any],
+) -> list[dict[str, Any]]:
+    """The findings as the quote keeps them, with their titles' message ids for the quote's language."""
+    found = run_rules(facts, workload=workload, sizing=sizing, evidence=evidence, bill=bill)
+    return [{**f.as_dict(), "messages": f.messages()} for f in found]
+
+
 def quote_snapshot(
     *,
     owner: Any,
@@ -158,10 +170,7 @@ def quote_snapshot(
     rules_workload = workload.to_rules_dict()
     bill = _plan_bill(facts, sizing, rules_workload, plan_name)
     evidence = evidence_for_offering(offering)
-    findings = [
-        f.as_dict()
-        for f in run_rules(facts, workload=rules_workload, sizing=sizing, evidence=evidence, bill=bill)
-    ]
+    findings = _findings(facts, rules_workload, sizing, evidence, bill)
     answers = checklist(facts, findings, evidence)
     provenance = [
         {

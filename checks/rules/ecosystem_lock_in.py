@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from checks.rules.base import Finding, Signal, claim, merge
+from checks.rules.base import Finding, Signal, _, claim, merge
 from checks.rules.context import Context
 from checks.severity import Severity
 
@@ -22,7 +22,7 @@ def _stack_signals(offering: dict) -> list[Signal]:
         return [
             Signal(
                 Severity.CRITICAL,
-                "Huawei Ascend / CANN stack: CUDA code does not run",
+                _("Huawei Ascend / CANN stack: CUDA code does not run"),
                 [claim(offering, "accelerator_stack"), claim(offering, "gpu_label")],
                 "Budget the port (torch_npu, MindSpeed, HCCL) and a trial with your own model before "
                 "signing; ask "
@@ -34,7 +34,7 @@ def _stack_signals(offering: dict) -> list[Signal]:
         return [
             Signal(
                 Severity.WARNING,
-                f"Non-CUDA accelerator stack ({stack})",
+                _("Non-CUDA accelerator stack (%(stack)s)", stack=stack),
                 [claim(offering, "accelerator_stack"), claim(offering, "gpu")],
                 "Check that your framework, kernels (attention, fused optimizers) and collective library "
                 "run on it; "
@@ -45,7 +45,7 @@ def _stack_signals(offering: dict) -> list[Signal]:
         return [
             Signal(
                 Severity.INFO,
-                "Accelerator stack not published",
+                _("Accelerator stack not published"),
                 [claim(offering, "accelerator_stack")],
                 "Ask which driver, CUDA/ROCm and NCCL/RCCL versions the nodes run.",
             )
@@ -60,7 +60,7 @@ def _portability_signals(offering: dict) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.INFO,
-                "NCCL needs the provider's fabric plugin",
+                _("NCCL needs the provider's fabric plugin"),
                 [claim(offering, "proprietary_fabric_plugin"), claim(offering, "fabric_label")],
                 "Pin the plugin version (aws-ofi-nccl, TCPX, ...) in your container and test it before the "
                 "term.",
@@ -70,7 +70,7 @@ def _portability_signals(offering: dict) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.WARNING,
-                "Standard CUDA/NCCL containers do not run as is",
+                _("Standard CUDA/NCCL containers do not run as is"),
                 [claim(offering, "standard_containers")],
                 "Ask which images are required and whether your own container runs unmodified; avoid being "
                 "tied "
@@ -82,7 +82,7 @@ def _portability_signals(offering: dict) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.INFO,
-                "Only a proprietary scheduler",
+                _("Only a proprietary scheduler"),
                 [claim(offering, "schedulers")],
                 "Ask for Slurm or Kubernetes access so launch scripts stay portable.",
             )

@@ -36,7 +36,7 @@ def _finding_row(o: Any, finding: Any) -> dict:
         "cells": [
             cell(display["word"], badge=finding.severity, icon=display["icon"]),
             cell(pitfall_name(finding.code)),
-            cell(finding.title),
+            cell(getattr(finding, "shown_title", finding.title)),
         ],
     }
 
