@@ -12,6 +12,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
@@ -142,11 +143,11 @@ class OfferingFactsEditSerializer(OfferingUpdateSerializer):
         fields["source_url"] = serializers.URLField(
             max_length=500,
             help_text="the document the new values come from",
-            error_messages={"required": "give the address of the document these values come from"},
+            error_messages={"required": gettext("give the address of the document these values come from")},
         )
         fields["as_of"] = serializers.DateField(
             help_text="the date the source states the values (YYYY-MM-DD)",
-            error_messages={"required": "give the date the source states these values (YYYY-MM-DD)"},
+            error_messages={"required": gettext("give the date the source states these values (YYYY-MM-DD)")},
         )
         return fields
 
@@ -263,7 +264,7 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
     def _editable_offering(self) -> Offering:
         offering = self.get_object()
         if not self.request.user.can_edit_offering(offering):  # type: ignore[union-attr]
-            raise PermissionDenied("You may edit only your own provider's offerings.")
+            raise PermissionDenied(gettext("You may edit only your own provider's offerings."))
         return offering
 
     def _sourced_edit(self, request: Request) -> tuple[Offering, list[FactChange]]:
@@ -318,7 +319,7 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
         offering = self._editable_offering()
         plan = offering.plans.filter(pk=int(plan_id)).first()
         if plan is None:
-            raise exceptions.NotFound("No such plan for this offering.")
+            raise exceptions.NotFound(gettext("No such plan for this offering."))
         serializer = PriceChangeSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

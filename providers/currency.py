@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from django.utils.translation import gettext
+
 from portal.money import SYMBOLS, USD_MONEY, Money
 from providers.models import BillingPlan, Currency, ExchangeRate
 
@@ -62,13 +64,15 @@ def display_for(asked: str | None) -> Display:
     """The display for an asked currency code (from ?currency=, the cookie or the user's setting)."""
     code = (asked or Currency.USD).strip().upper()
     if code not in SHOWN:
-        note = f"{code[:8]} is not offered (USD or CNY); prices are in US dollars."
+        note = gettext("%(code)s is not offered (USD or CNY); prices are in US dollars.") % {"code": code[:8]}
         return Display(Currency.USD, note=note)
     if code == Currency.USD:
         return USD
     rate = latest_rate(code)
     if rate is None:
-        note = f"No {code} exchange rate is recorded yet; prices are in US dollars."
+        note = gettext("No %(code)s exchange rate is recorded yet; prices are in US dollars.") % {
+            "code": code
+        }
         return Display(Currency.USD, note=note)
     return Display(code, rate)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from checks.severity import Severity  # pure, like this module
 from portal.i18n import translated
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
@@ -174,7 +176,9 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
     sizing = snapshot.get("sizing") or {}
     goodput = sizing.get("goodput") or {}
     plan = snapshot.get("plan") or {}
-    total_label = "Total" if bill.get("complete") else "Total of the published lines (the bill is incomplete)"
+    total_label = (
+        _("Total") if bill.get("complete") else _("Total of the published lines (the bill is incomplete)")
+    )
     return {
         "number": snapshot.get("number", ""),
         "issued_on": snapshot.get("issued_on", ""),
@@ -222,7 +226,7 @@ def _plan_row(plan: dict[str, Any]) -> dict[str, Any]:
         "total": usd(plan.get("total_usd"), missing="—"),
         "complete": "complete" if plan.get("complete") else "incomplete",
         "chosen": bool(plan.get("chosen")),
-        "break_even": f"{number(plan.get('break_even_days'), 1)} days"
+        "break_even": _("%(days)s days") % {"days": number(plan.get("break_even_days"), 1)}
         if plan.get("break_even_days") is not None
         else "—",
     }
@@ -234,27 +238,33 @@ def _headline(snapshot: dict[str, Any]) -> list[tuple[str, str]]:
     sizing = snapshot.get("sizing") or {}
     job = bill.get("job") or {}
     return [
-        ("GPUs", number(sizing.get("gpus") or job.get("gpus"), 0)),
-        ("Nodes", number(sizing.get("nodes") or job.get("nodes"), 0)),
-        ("Parallel layout", snapshot.get("layout_text") or "—"),
-        ("Training time", f"{number(sizing.get('train_days'), 1)} days (with failures)"),
-        ("Without failures", f"{number(sizing.get('train_days_no_failures'), 1)} days"),
+        (_("GPUs"), number(sizing.get("gpus") or job.get("gpus"), 0)),
+        (_("Nodes"), number(sizing.get("nodes") or job.get("nodes"), 0)),
+        (_("Parallel layout"), snapshot.get("layout_text") or "—"),
+        (
+            _("Training time"),
+            _("%(days)s days (with failures)") % {"days": number(sizing.get("train_days"), 1)},
+        ),
+        (
+            _("Without failures"),
+            _("%(days)s days") % {"days": number(sizing.get("train_days_no_failures"), 1)},
+        ),
         ("MFU", pct(sizing.get("mfu"))),
-        ("Goodput", pct((sizing.get("goodput") or {}).get("fraction"))),
-        ("Billed hours", number(bill.get("billed_hours"))),
-        ("Billed nodes", number(bill.get("billed_nodes"), 0)),
+        (_("Goodput"), pct((sizing.get("goodput") or {}).get("fraction"))),
+        (_("Billed hours"), number(bill.get("billed_hours"))),
+        (_("Billed nodes"), number(bill.get("billed_nodes"), 0)),
     ]
 
 
 def _goodput_rows(goodput: dict[str, Any]) -> list[tuple[str, str]]:
     return [
-        ("Job MTBF", f"{number(goodput.get('mtbf_h'), 1)} h"),
-        ("Checkpoint size", f"{number(goodput.get('checkpoint_gb'), 1)} GB"),
-        ("Checkpoint write", f"{number(goodput.get('checkpoint_write_s'), 1)} s"),
-        ("Checkpoint interval (Young/Daly)", f"{number(goodput.get('checkpoint_interval_min'), 1)} min"),
-        ("Restart", f"{number(goodput.get('restart_min'), 1)} min"),
-        ("Expected failures", number(goodput.get("expected_failures"), 1)),
-        ("Goodput", pct(goodput.get("fraction"))),
+        (_("Job MTBF"), f"{number(goodput.get('mtbf_h'), 1)} h"),
+        (_("Checkpoint size"), f"{number(goodput.get('checkpoint_gb'), 1)} GB"),
+        (_("Checkpoint write"), f"{number(goodput.get('checkpoint_write_s'), 1)} s"),
+        (_("Checkpoint interval (Young/Daly)"), f"{number(goodput.get('checkpoint_interval_min'), 1)} min"),
+        (_("Restart"), f"{number(goodput.get('restart_min'), 1)} min"),
+        (_("Expected failures"), number(goodput.get("expected_failures"), 1)),
+        (_("Goodput"), pct(goodput.get("fraction"))),
     ]
 
 

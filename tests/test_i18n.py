@@ -205,7 +205,7 @@ def test_a_quote_issued_in_yuan_shows_yuan_with_the_frozen_rate_in_its_pdf(yuan_
     text = pdf_text(render_quote_pdf(quote)[0])
     assert yuan in text and f"${total_usd:,.2f}" not in text
     assert "7.2000" in text and "2026-11-30" in text and "Test central parity" in text
-    assert "人民币" in text or "元" in text
+    assert "账单以美元计算；汇率为报价单签发时记录的汇率。" in text.replace("\n", "")
     # the same buyer's quote in US dollars, when the page asked for them, stays in dollars
     dollars = quote_create_for_offering(
         owner=buyer, offering_slug=offering.slug, workload_id=workload.pk, currency="USD"
@@ -275,3 +275,47 @@ def test_chinese_providers_carry_their_native_name_with_its_source(client: Clien
     rows = provider["results"] if isinstance(provider, dict) else provider
     assert rows[0]["name"] == "Alibaba Cloud" and rows[0]["native_name"] == "阿里云"
     assert rows[0]["native_name_source"] == "https://www.aliyun.com/"
+
+
+@pytest.mark.django_db
+def test_a_finding_built_in_python_is_shown_in_chinese_and_the_api_follows_accept_language(
+    client: Client,
+) -> None:
+    from checks import services as checks_services
+
+    offering = OfferingFactory(fabric="ethernet", usable_gpu_guarantee_pct=80)
+    checks_services.findings_refresh(offering=offering)
+    url = reverse("providers:offering", args=[offering.slug])
+    chinese = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "节点间网络是普通 TCP 以太网，不是 RDMA" in chinese
+    assert "可用 GPU 保证仅 80%" in chinese  # a value inside the sentence
+    assert "Inter-node fabric is plain TCP Ethernet" not in chinese
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert (
+        "Inter-node fabric is plain TCP Ethernet, not RDMA" in english
+        and "Usable-GPU guarantee only 80%" in english
+    )
+    # the API keeps its codes and keys; the human-readable title follows Accept-Language
+    api = f"/api/v1/findings/?offering={offering.slug}"
+    zh_rows = {f["code"]: f for f in client.get(api, HTTP_ACCEPT_LANGUAGE="zh-hans").json()}
+    en_rows = {f["code"]: f for f in client.get(api, HTTP_ACCEPT_LANGUAGE="en").json()}
+    assert zh_rows.keys() == en_rows.keys() and "fabric-not-rdma" in zh_rows
+    assert zh_rows["fabric-not-rdma"]["title"].startswith("节点间网络是普通 TCP 以太网")
+    assert en_rows["fabric-not-rdma"]["title"].startswith("Inter-node fabric is plain TCP Ethernet")
+    assert zh_rows["fabric-not-rdma"]["severity"] == en_rows["fabric-not-rdma"]["severity"]
+
+
+@pytest.mark.django_db
+def test_a_sourced_edit_refused_in_chinese_names_the_missing_field_in_chinese(client: Client) -> None:
+    from rest_framework.test import APIClient
+
+    offering = OfferingFactory()
+    rep = UserFactory(username="zh-rep", role="provider", provider=offering.provider)
+    api = APIClient()
+    api.force_authenticate(rep)
+    response = api.patch(
+        f"/api/v1/offerings/{offering.slug}/", {"max_nodes": 8}, format="json", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    assert response.status_code == 400
+    fields = response.json()["extra"]["fields"]
+    assert "请给出这些数值所依据文件的地址" in str(fields["source_url"]) and "as_of" in fields
