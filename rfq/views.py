@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from providers.currency import shown_currency
@@ -53,7 +54,9 @@ def rfq_new(request: HttpRequest) -> HttpResponse:
             except ValidationError as exc:
                 _form_errors(form, exc)
             else:
-                messages.success(request, "Request sent; the providers' representatives were told by e-mail.")
+                messages.success(
+                    request, gettext("Request sent; the providers' representatives were told by e-mail.")
+                )
                 return redirect(rfq.get_absolute_url())
     return render(request, "rfq/new.html", {"form": form}, status=status)
 
@@ -127,7 +130,11 @@ def answer_new(request: HttpRequest, rfq_id: int, slug: str) -> HttpResponse:
             except ValidationError as exc:
                 _form_errors(form, exc)
             else:
-                messages.success(request, f"Answer for {offering.name} sent; the buyer was told by e-mail.")
+                messages.success(
+                    request,
+                    gettext("Answer for %(offering)s sent; the buyer was told by e-mail.")
+                    % {"offering": offering.name},
+                )
                 return redirect(rfq.get_absolute_url())
     context = {"rfq": rfq, "offering": offering, "form": form}
     return render(request, "rfq/answer.html", context, status=status)

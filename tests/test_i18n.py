@@ -319,3 +319,12 @@ def test_a_sourced_edit_refused_in_chinese_names_the_missing_field_in_chinese(cl
     assert response.status_code == 400
     fields = response.json()["extra"]["fields"]
     assert "请给出这些数值所依据文件的地址" in str(fields["source_url"]) and "as_of" in fields
+
+
+def test_the_cached_overview_is_kept_per_language_and_currency(client: Client, yuan_rate: Any) -> None:
+    PlanFactory(price_usd_per_gpu_hour=Decimal("2.00"))
+    english = client.get("/?currency=USD", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "On-demand price per GPU-hour, by GPU" in english and "USD per GPU-hour, on demand" in english
+    chinese = client.get("/?currency=CNY", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "按 GPU 型号的按需每 GPU 小时价格" in chinese and "按需每 GPU 小时 CNY" in chinese
+    assert "\\u00a514.40" in chinese  # 2.00 x 7.2 in the hover text (the figure's JSON escapes the ¥)
