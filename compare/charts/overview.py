@@ -155,15 +155,17 @@ def overview_fabric_panel(rows: list[dict]) -> dict:
             traces.append(_box_trace(i, label, group["x"], group["hover"], horizontal=True, jitter=0.6))
     return {
         "key": "overview-fabric",
-        "title": "Inter-node bandwidth per GPU, by fabric",
-        "note": "One marker per offering (a fabric with many offerings shows its box alone: minimum, "
-        "quartiles, maximum): GPU-fabric NICs × Gb/s per NIC ÷ GPUs per node. A 100B+ job wants 400 Gb/s "
-        "per GPU of RDMA (InfiniBand, RoCE, EFA); TCP Ethernet without RDMA is the classic trap.",
+        "title": _("Inter-node bandwidth per GPU, by fabric"),
+        "note": _(
+            "One marker per offering (a fabric with many offerings shows its box alone: minimum, "
+            "quartiles, maximum): GPU-fabric NICs × Gb/s per NIC ÷ GPUs per node. A 100B+ job wants 400 Gb/s "
+            "per GPU of RDMA (InfiniBand, RoCE, EFA); TCP Ethernet without RDMA is the classic trap."
+        ),
         "figure": {
             "data": traces,
             "layout": base_layout(
                 150 + 70 * max(len(traces), 1),
-                xaxis=axis("inter-node Gb/s per GPU (one direction)", rangemode="tozero"),
+                xaxis=axis(_("inter-node Gb/s per GPU (one direction)"), rangemode="tozero"),
                 yaxis=category_axis(),
                 showlegend=False,
             ),
@@ -264,12 +266,15 @@ def overview_features_panel(rows: list[dict]) -> dict:
     ]
     return {
         "key": "overview-features",
-        "title": "Fault-tolerance and scheduling features across the catalog",
-        "note": "How many offerings publish each feature as present, absent, or not at all.",
+        "title": _("Fault-tolerance and scheduling features across the catalog"),
+        "note": _("How many offerings publish each feature as present, absent, or not at all."),
         "figure": {
             "data": traces,
             "layout": base_layout(
-                bar_height(len(counts), 36), barmode="stack", xaxis=axis("offerings"), yaxis=category_axis()
+                bar_height(len(counts), 36),
+                barmode="stack",
+                xaxis=axis(_("offerings")),
+                yaxis=category_axis(),
             ),
         },
         "table": table(
@@ -302,14 +307,14 @@ def overview_findings_panel(counts: list[dict]) -> dict:
         traces.append(severity_bar(severity, per_code, names, hovers))
     return {
         "key": "overview-findings",
-        "title": "Pitfall findings across the catalog, by severity",
-        "note": "Stored findings on the published facts, one per offering and pitfall.",
+        "title": _("Pitfall findings across the catalog, by severity"),
+        "note": _("Stored findings on the published facts, one per offering and pitfall."),
         "figure": {
             "data": traces,
             "layout": base_layout(
                 bar_height(len(codes), 36),
                 barmode="stack",
-                xaxis=axis("offerings with the finding", rangemode="tozero"),
+                xaxis=axis(_("offerings with the finding"), rangemode="tozero"),
                 yaxis=category_axis(),
             ),
         }
