@@ -21,6 +21,9 @@ class FindingSerializer(serializers.ModelSerializer[Finding]):
     title = serializers.CharField(
         source="shown_title", read_only=True, help_text="in the request's language (Accept-Language)"
     )
+    advice = serializers.CharField(
+        source="shown_advice", read_only=True, help_text="in the request's language (Accept-Language)"
+    )
 
     class Meta:
         model = Finding

@@ -7,7 +7,7 @@ from django.db.models import Q
 
 from checks.severity import SEVERITY_RANK
 from checks.severity import Severity as SeverityLevel
-from portal.i18n import translated
+from portal.i18n import translated, translated_sentences
 from providers.models import Offering
 
 # The database choices of checks.severity.Severity: the same values, its words as labels (django-stubs
@@ -71,6 +71,11 @@ class Finding(models.Model):
     def shown_title(self) -> str:
         """The title in the active language (the stored English when it has no translation)."""
         return translated((self.messages or {}).get("title"), self.title)
+
+    @property
+    def shown_advice(self) -> str:
+        """The advice in the active language when every sentence of it is translated, else as stored."""
+        return translated_sentences((self.messages or {}).get("advice"), self.advice)
 
     @property
     def severity_rank(self) -> int:

@@ -17,7 +17,15 @@ def _fill(message: dict[str, Any]) -> str:
     params = message.get("params") or {}
     values = {k: _fill(v) if isinstance(v, dict) and "msgid" in v else v for k, v in params.items()}
     text = gettext(str(message["msgid"]))
-    return text % values if values else text
+    return text % values
+
+
+def translated_sentences(parts: Any, fallback: str) -> str:
+    """Sentences (a list of messages) in the active language, joined; `fallback` unless all translate."""
+    if not isinstance(parts, list) or not parts:
+        return fallback
+    shown = [translated(part, "") for part in parts]
+    return " ".join(shown) if all(shown) else fallback
 
 
 def translated(message: Any, fallback: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from checks.severity import Severity  # pure, like this module
-from portal.i18n import translated
+from portal.i18n import translated, translated_sentences
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 from providers.facts import FACTS, GROUPS  # the fact registry: plain data, no Django import
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
@@ -275,7 +275,9 @@ def _finding(finding: dict[str, Any]) -> dict[str, Any]:
         "severity": severity,
         "severity_word": SEVERITY_WORDS.get(severity or "", str(severity)),
         "title": translated((finding.get("messages") or {}).get("title"), str(finding.get("title") or "")),
-        "advice": finding.get("advice"),
+        "advice": translated_sentences(
+            (finding.get("messages") or {}).get("advice"), str(finding.get("advice") or "")
+        ),
         "evidence": _refs(finding.get("evidence") or []),
     }
 

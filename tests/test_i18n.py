@@ -290,6 +290,8 @@ def test_a_finding_built_in_python_is_shown_in_chinese_and_the_api_follows_accep
     assert "节点间网络是普通 TCP 以太网，不是 RDMA" in chinese
     assert "可用 GPU 保证仅 80%" in chinese  # a value inside the sentence
     assert "Inter-node fabric is plain TCP Ethernet" not in chinese
+    # advice whose every sentence is marked is shown translated, percent signs and all
+    assert "争取至少 90-95% 并约定补偿或更换期限" in chinese
     english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert (
         "Inter-node fabric is plain TCP Ethernet, not RDMA" in english
@@ -303,6 +305,8 @@ def test_a_finding_built_in_python_is_shown_in_chinese_and_the_api_follows_accep
     assert zh_rows["fabric-not-rdma"]["title"].startswith("节点间网络是普通 TCP 以太网")
     assert en_rows["fabric-not-rdma"]["title"].startswith("Inter-node fabric is plain TCP Ethernet")
     assert zh_rows["fabric-not-rdma"]["severity"] == en_rows["fabric-not-rdma"]["severity"]
+    assert zh_rows["usable-gpus-short"]["advice"].startswith("争取至少 90-95% ")
+    assert en_rows["usable-gpus-short"]["advice"].startswith("Negotiate at least 90-95% with")
 
 
 @pytest.mark.django_db

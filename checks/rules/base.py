@@ -19,7 +19,7 @@ class Msg(str):
     params: dict[str, Any]
 
     def __new__(cls, msgid: str, **params: Any) -> Msg:
-        text = msgid % {k: str(v) for k, v in params.items()} if params else msgid
+        text = msgid % {k: str(v) for k, v in params.items()}  # "%%" is a percent sign, values or not
         obj = super().__new__(cls, text)
         obj.msgid = msgid
         obj.params = params
@@ -71,6 +71,8 @@ class Finding:
     evidence: list[Ref] = field(default_factory=list)
     advice: str = ""
     impact: dict[str, Any] = field(default_factory=dict)
+    # the advice sentences as the signals gave them (Msg where marked for translation)
+    advice_parts: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -84,7 +86,10 @@ class Finding:
 
     def messages(self) -> dict[str, Any]:
         """The message ids and values of the texts marked for translation (stored beside the English)."""
-        return {"title": self.title.as_json()} if isinstance(self.title, Msg) else {}
+        out: dict[str, Any] = {"title": self.title.as_json()} if isinstance(self.title, Msg) else {}
+        if self.advice_parts and all(isinstance(part, Msg) for part in self.advice_parts):
+            out["advice"] = [part.as_json() for part in self.advice_parts if isinstance(part, Msg)]
+        return out
 
 
 @dataclass
@@ -133,6 +138,7 @@ def merge(code: str, signals: list[Signal]) -> list[Finding]:
             evidence=refs,
             advice=" ".join(advice),
             impact=impact,
+            advice_parts=advice,
         )
     ]
 

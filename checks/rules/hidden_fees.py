@@ -92,8 +92,10 @@ def rule_hidden_fees(ctx: Context) -> list[Finding]:
                 severity,
                 _("Unpublished prices: %(items)s", items=", ".join(_FEE_FACTS[name] for name in unknown)),
                 [claim(offering, name) for name in unknown] + [claim(offering, "storage_included_gb")],
-                "Get written prices for checkpoint storage (per GB-month, with write throughput), egress and "
-                "inter-node/inter-zone traffic before comparing headline GPU-hour prices.",
+                _(
+                    "Get written prices for checkpoint storage (per GB-month, with write throughput), egress "
+                    "and inter-node/inter-zone traffic before comparing headline GPU-hour prices."
+                ),
                 impact or {"text": "Share of the bill unknown until the prices are published."},
             )
         )
@@ -104,7 +106,7 @@ def rule_hidden_fees(ctx: Context) -> list[Finding]:
                 Severity.WARNING,
                 _("Some items are billed separately from the GPU price"),
                 [claim(offering, "fees_note", f"fees_note: {note}")],
-                "Ask for the separately billed items as line items in the quote.",
+                _("Ask for the separately billed items as line items in the quote."),
                 impact if not unknown else {},
             )
         )
@@ -114,7 +116,7 @@ def rule_hidden_fees(ctx: Context) -> list[Finding]:
                 Severity.WARNING,
                 _("Part of the bill uses default prices"),
                 [],
-                "Ask for the missing prices.",
+                _("Ask for the missing prices."),
                 impact,
             )
         )

@@ -55,11 +55,11 @@ def _contract_signals(ctx: Context) -> list[Signal]:
                 Severity.WARNING,
                 _("No usable-GPU guarantee published"),
                 [claim(offering, "usable_gpu_guarantee_pct"), claim(offering, "usable_gpu_credit")],
-                "Ask for a contract clause: at least 95% of contracted GPUs healthy at any time, unusable "
-                "nodes "
-                "credited or replaced within hours; uptime SLAs usually count a degraded-but-reachable GPU "
-                "as up "
-                "(ClusterProof).",
+                _(
+                    "Ask for a contract clause: at least 95%% of contracted GPUs healthy at any time, "
+                    "unusable nodes credited or replaced within hours; uptime SLAs usually count a "
+                    "degraded-but-reachable GPU as up (ClusterProof)."
+                ),
                 {"text": "No provider publishes a usable-GPU percentage."},
             )
         )
@@ -74,9 +74,10 @@ def _contract_signals(ctx: Context) -> list[Signal]:
                     claim(offering, "usable_gpu_credit"),
                     model(ctx.job_words),
                 ],
-                "Negotiate at least 90-95% with a credit or replacement deadline, or contract ~10% spare "
-                "nodes "
-                "(stas00/ml-engineering).",
+                _(
+                    "Negotiate at least 90-95%% with a credit or replacement deadline, or contract ~10%% "
+                    "spare nodes (stas00/ml-engineering)."
+                ),
                 {
                     "gpus_short": short,
                     "text": f"Up to {short} of {ctx.gpus} GPUs may be unusable within the contract.",
@@ -89,9 +90,10 @@ def _contract_signals(ctx: Context) -> list[Signal]:
                 Severity.WARNING,
                 _("Nodes or fabric are shared with other tenants"),
                 [claim(offering, "exclusivity"), claim(offering, "bare_metal")],
-                "Ask for dedicated nodes and an isolated fabric partition; shared fabrics make busbw and "
-                "step time "
-                "vary with neighbours.",
+                _(
+                    "Ask for dedicated nodes and an isolated fabric partition; shared fabrics make busbw and "
+                    "step time vary with neighbours."
+                ),
             )
         )
     return signals
