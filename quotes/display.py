@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from checks.severity import Severity  # pure, like this module
 from portal.i18n import translated, translated_sentences
@@ -37,9 +38,26 @@ SEVERITY_WORDS = {level.value: f"{level.icon} {level.word}" for level in Severit
 _dec = decimal_or_none
 
 
+# The bill's line labels (sizing.bill.LINE_ITEM_LABELS, pure) as message ids, so the catalog has them;
+# tests/test_i18n.py checks that this list and the bill's labels are the same.
+LINE_ITEM_MSGIDS = (
+    gettext_noop("Compute"),
+    gettext_noop("Failure and restart overhead"),
+    gettext_noop("Spare nodes"),
+    gettext_noop("Checkpoint storage"),
+    gettext_noop("Dataset storage"),
+    gettext_noop("Internet egress"),
+    gettext_noop("Inter-node traffic"),
+    gettext_noop("Support"),
+    gettext_noop("Setup fee"),
+)
+
+
 def item_label(item: Any) -> str:
-    """A bill line item as the buyer reads it ("failure_overhead" -> "Failure and restart overhead")."""
-    return LINE_ITEM_LABELS.get(item, str(item))
+    """A bill line item as the buyer reads it ("failure_overhead" -> "Failure and restart overhead"), in
+    the active language."""
+    label = LINE_ITEM_LABELS.get(item)
+    return _(label) if label else str(item)
 
 
 def iteration_label(part: str) -> str:
@@ -161,7 +179,7 @@ def bill_range(snapshot: dict[str, Any], bill: dict[str, Any]) -> str:
     high = snapshot.get("cost_high_usd", bill.get("cost_high_usd"))
     if bill.get("complete") or low is None or high is None:
         return ""
-    return f"{usd(low)} to {usd(high)}"
+    return _("%(low)s to %(high)s") % {"low": usd(low), "high": usd(high)}
 
 
 def quote_view(snapshot: dict[str, Any]) -> dict[str, Any]:

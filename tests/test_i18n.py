@@ -332,3 +332,10 @@ def test_the_cached_overview_is_kept_per_language_and_currency(client: Client, y
     chinese = client.get("/?currency=CNY", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "按 GPU 型号的按需每 GPU 小时价格" in chinese and "按需每 GPU 小时 CNY" in chinese
     assert "\\u00a514.40" in chinese  # 2.00 x 7.2 in the hover text (the figure's JSON escapes the ¥)
+
+
+def test_the_bill_line_labels_have_message_ids() -> None:
+    from quotes.display import LINE_ITEM_MSGIDS
+    from sizing.bill import LINE_ITEM_LABELS
+
+    assert set(LINE_ITEM_MSGIDS) == set(LINE_ITEM_LABELS.values())
