@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
@@ -10,7 +10,6 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import exceptions, generics, serializers, status
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,9 +17,10 @@ from rest_framework.views import APIView
 
 from acceptance import kit, selectors, services
 from acceptance.models import AcceptanceRun
-from accounts.throttles import UploadLimitReached, UploadThrottle
+from benchmarks.api import EvidenceListCreateApi
 from benchmarks.models import Visibility
 from portal.api_errors import error_responses
+from portal.form_errors import messages_by_field
 from providers.models import Offering
 
 
@@ -128,28 +128,20 @@ class KitApi(APIView):
         },
     ),
 )
-class AcceptanceListCreateApi(generics.ListCreateAPIView[AcceptanceRun]):
+class AcceptanceListCreateApi(EvidenceListCreateApi[AcceptanceRun]):
     """GET: acceptance runs you may see. POST (multipart `bundle`, `offering`): read a bundle of logs."""
 
-    parser_classes = [MultiPartParser, FormParser]
     serializer_class = AcceptanceOutputSerializer
-    throttle_classes = [UploadThrottle]
+    input_serializer = AcceptanceInputSerializer
 
     def get_permissions(self) -> list[Any]:
         return [IsAuthenticated()] if self.request.method == "POST" else [AllowAny()]
 
-    def throttled(self, request: Request, wait: float | None) -> NoReturn:
-        raise UploadLimitReached(int(wait or 1))
-
-    def get_queryset(self) -> QuerySet[AcceptanceRun]:
-        return selectors.run_list(
-            user=self.request.user, offering_slug=self.request.query_params.get("offering")
-        )
+    def visible(self, user: Any, offering_slug: str | None) -> QuerySet[AcceptanceRun]:
+        return selectors.run_list(user=user, offering_slug=offering_slug)
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = AcceptanceInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = self.validated_input(request)
         upload = data["bundle"]
         try:
             services.bundle_check_size(name=str(upload.name), size=int(upload.size or 0))
@@ -161,8 +153,7 @@ class AcceptanceListCreateApi(generics.ListCreateAPIView[AcceptanceRun]):
                 visibility=data["visibility"],
             )
         except DjangoValidationError as exc:
-            detail = exc.message_dict if hasattr(exc, "error_dict") else {"bundle": exc.messages}
-            raise exceptions.ValidationError(detail) from exc
+            raise exceptions.ValidationError(messages_by_field(exc, "bundle")) from exc
         run.refresh_from_db()  # processed in-process already in embedded mode
         return Response(AcceptanceOutputSerializer(run).data, status=status.HTTP_201_CREATED)
 

@@ -16,7 +16,6 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from acceptance import bundle as bundle_reader
@@ -26,9 +25,12 @@ from benchmarks import services as uploads
 from benchmarks.models import Upload, Visibility
 from benchmarks.parsers import detect_kind
 from benchmarks.selectors import upload_item
+from portal.task_pool import enqueue
+from portal.worker_rows import WorkStates, claim, stuck_ids
 from providers.models import Offering
 
 logger = logging.getLogger(__name__)
+RUN_STATES = WorkStates(AcceptanceRun.Status.QUEUED, AcceptanceRun.Status.RUNNING, "started_at", FINISHED)
 
 STEPS_MARKER = "# clusterscout-acceptance steps v1"
 SNIFF = 4096
@@ -60,10 +62,7 @@ def bundle_check(*, name: str, data: bytes) -> bundle_reader.Bundle:
 def _enqueue(run_id: int) -> None:
     from acceptance.tasks import process_bundle_task
 
-    try:
-        process_bundle_task.delay(run_id)
-    except Exception:  # broker down: the run stays `queued` and the sweeper enqueues it later
-        logger.exception("could not enqueue acceptance run %s; the sweeper will retry", run_id)
+    enqueue(process_bundle_task, run_id, "acceptance run")  # broker down: stays `queued`, swept later
 
 
 def acceptance_create(
@@ -134,13 +133,9 @@ def _item(upload: Upload, name: str) -> dict[str, Any]:
 
 def acceptance_process(*, run_id: int) -> AcceptanceRun:
     """Read the bundle, parse its files as uploads, compute the report; a finished run is left as is."""
-    with transaction.atomic():
-        run = AcceptanceRun.objects.select_for_update().get(pk=run_id)
-        if run.status in FINISHED:
-            return run
-        run.status = AcceptanceRun.Status.RUNNING
-        run.started_at = timezone.now()
-        run.save(update_fields=["status", "started_at"])
+    run = claim(AcceptanceRun, run_id, RUN_STATES)
+    if run.status in FINISHED:
+        return run
     run = AcceptanceRun.objects.select_related("bundle", "offering__provider", "offering__gpu", "owner").get(
         pk=run_id
     )
@@ -194,12 +189,7 @@ def _process(run: AcceptanceRun) -> None:
 
 def acceptance_sweep(*, older_than: timedelta = timedelta(minutes=1)) -> int:
     """Enqueue again runs still `queued` (their enqueue was lost) or `running` past the task time limit."""
-    now = timezone.now()
-    stalled = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
-    stuck = Q(status=AcceptanceRun.Status.QUEUED, created_at__lt=now - older_than) | Q(
-        status=AcceptanceRun.Status.RUNNING, started_at__lt=now - stalled
-    )
-    ids = list(AcceptanceRun.objects.filter(stuck).values_list("pk", flat=True))
+    ids = stuck_ids(AcceptanceRun, RUN_STATES, older_than=older_than)
     for run_id in ids:
         _enqueue(run_id)
     return len(ids)

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import InterfaceError, OperationalError
 
 from acceptance import services
+from portal.task_pool import DB_RETRY
 
 
-@shared_task(
-    name="acceptance.process",
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=True,
-    max_retries=5,
-)
+@shared_task(name="acceptance.process", **DB_RETRY)
 def process_bundle_task(run_id: int) -> str:
     """Read one bundle and compute its report; a finished run changes nothing."""
     return str(services.acceptance_process(run_id=run_id).status)

@@ -16,6 +16,7 @@ from acceptance.forms import BundleForm, KitForm
 from acceptance.models import AcceptanceRun
 from accounts.throttles import upload_throttled
 from benchmarks import selectors as evidence
+from portal.form_errors import add_form_errors
 
 VERDICT_ICONS = {"pass": "✔", "fail": "✘", "cannot-measure": "?", "incomplete": "…"}
 
@@ -67,9 +68,7 @@ def bundle_new(request: HttpRequest) -> HttpResponse:
                 visibility=data["visibility"],
             )
         except ValidationError as exc:
-            errors = exc.message_dict if hasattr(exc, "error_dict") else {"bundle": exc.messages}
-            for field, messages_ in errors.items():
-                form.add_error(field if field in form.fields else "bundle", messages_)
+            add_form_errors(form, exc, "bundle")
         else:
             return redirect(run.get_absolute_url())
     return _page(request, KitForm(), form, status=400)

@@ -7,13 +7,14 @@ requests through when the cache is down (Redis restarting), so an outage never b
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import wraps
-from typing import Any
+from typing import Any, NoReturn
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from rest_framework.exceptions import Throttled
+from rest_framework.parsers import BaseParser, FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
@@ -119,6 +120,17 @@ class UploadThrottle(BaseThrottle):
 
     def wait(self) -> int:
         return self.retry_after
+
+
+class UploadThrottled:
+    """For an API view that takes uploads: multipart bodies, the upload throttle, and the 429 that says
+    when to try again."""
+
+    parser_classes: Sequence[type[BaseParser]] = [MultiPartParser, FormParser]
+    throttle_classes: Sequence[type[BaseThrottle]] = [UploadThrottle]
+
+    def throttled(self, request: Request, wait: float | None) -> NoReturn:
+        raise UploadLimitReached(int(wait or 1))
 
 
 def upload_throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

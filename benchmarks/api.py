@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.files.storage import default_storage
+from django.db import models
 from django.db.models import QuerySet
 from django.http import FileResponse, Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import exceptions, generics, serializers, status
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.throttles import UploadLimitReached, UploadThrottle
+from accounts.throttles import UploadThrottled
 from benchmarks import selectors, services
 from benchmarks.models import Upload
 from portal.api_errors import error_responses
+from portal.form_errors import messages_by_field
 from providers.models import Offering
+
+_Row = TypeVar("_Row", bound=models.Model)
 
 
 class PayloadTooLarge(exceptions.APIException):
@@ -96,6 +99,24 @@ def _output(upload: Upload, duplicate: bool) -> dict[str, Any]:
     return {**UploadOutputSerializer(upload).data, "duplicate": duplicate}
 
 
+class EvidenceListCreateApi(UploadThrottled, generics.ListCreateAPIView[_Row]):
+    """What the upload and acceptance APIs share: GET lists the rows the user may see (`?offering=<slug>`,
+    through `visible`), POST takes a multipart body checked by `input_serializer`."""
+
+    input_serializer: type[serializers.Serializer[Any]]
+
+    def visible(self, user: Any, offering_slug: str | None) -> QuerySet[_Row]:
+        raise NotImplementedError
+
+    def get_queryset(self) -> QuerySet[_Row]:
+        return self.visible(self.request.user, self.request.query_params.get("offering"))
+
+    def validated_input(self, request: Request) -> dict[str, Any]:
+        serializer = self.input_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
+
+
 @extend_schema_view(
     get=extend_schema(
         parameters=[OpenApiParameter("offering", str, description="offering slug")],
@@ -112,30 +133,22 @@ def _output(upload: Upload, duplicate: bool) -> dict[str, Any]:
         },
     ),
 )
-class UploadListCreateApi(generics.ListCreateAPIView[Upload]):
+class UploadListCreateApi(EvidenceListCreateApi[Upload]):
     """GET: uploads you may see (`?offering=<slug>`). POST (multipart): store and parse evidence files."""
 
-    parser_classes = [MultiPartParser, FormParser]
     serializer_class = UploadOutputSerializer
-    throttle_classes = [UploadThrottle]
-
-    def throttled(self, request: Request, wait: float | None) -> NoReturn:
-        raise UploadLimitReached(int(wait or 1))
+    input_serializer = UploadInputSerializer
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
         if self.request is not None and self.request.method == "POST":
             return UploadInputSerializer
         return UploadOutputSerializer
 
-    def get_queryset(self) -> QuerySet[Upload]:
-        return selectors.upload_list(
-            user=self.request.user, offering_slug=self.request.query_params.get("offering")
-        )
+    def visible(self, user: Any, offering_slug: str | None) -> QuerySet[Upload]:
+        return selectors.upload_list(user=user, offering_slug=offering_slug)
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = UploadInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = self.validated_input(request)
         try:
             files = services.incoming_files(uploaded=request.FILES.getlist("file"))
             outcomes = services.upload_create(
@@ -151,8 +164,7 @@ class UploadListCreateApi(generics.ListCreateAPIView[Upload]):
         except services.UploadTooLarge as exc:
             raise PayloadTooLarge(exc.messages[0]) from exc
         except DjangoValidationError as exc:
-            detail = exc.message_dict if hasattr(exc, "error_dict") else {"file": exc.messages}
-            raise exceptions.ValidationError(detail) from exc
+            raise exceptions.ValidationError(messages_by_field(exc, "file")) from exc
         # The rows may have been parsed in-process already (embedded mode): answer with the latest state.
         fresh = {
             u.pk: u

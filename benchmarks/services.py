@@ -21,14 +21,18 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from benchmarks.models import FINISHED_STATUSES, Blob, Upload
 from benchmarks.signals import upload_parsed
+from portal.task_pool import enqueue
+from portal.worker_rows import WorkStates, claim, stuck_ids
 from providers.models import Offering
 
 logger = logging.getLogger(__name__)
+UPLOAD_STATES = WorkStates(
+    Upload.Status.STORED, Upload.Status.PARSING, "parsing_started_at", FINISHED_STATUSES
+)
 
 # How much of the file decides "binary": NUL bytes there never occur in a text log or report.
 BINARY_SNIFF_BYTES = 8 * 1024
@@ -145,10 +149,7 @@ def blob_read(*, blob: Blob) -> bytes:
 def _enqueue_parse(upload_id: int) -> None:
     from benchmarks.tasks import parse_upload_task
 
-    try:
-        parse_upload_task.delay(upload_id)
-    except Exception:  # broker down: the upload stays `stored` and the sweeper enqueues it later
-        logger.exception("could not enqueue parsing of upload %s; the sweeper will retry", upload_id)
+    enqueue(parse_upload_task, upload_id, "parsing of upload")  # broker down: stays `stored`, swept later
 
 
 def upload_create(
@@ -212,13 +213,9 @@ def upload_parse(*, upload_id: int) -> Upload:
     from benchmarks.compare import compare
     from benchmarks.parsers import parse_file
 
-    with transaction.atomic():
-        upload = Upload.objects.select_for_update().get(pk=upload_id)
-        if upload.status in FINISHED_STATUSES:
-            return upload
-        upload.status = Upload.Status.PARSING
-        upload.parsing_started_at = timezone.now()
-        upload.save(update_fields=["status", "parsing_started_at"])
+    upload = claim(Upload, upload_id, UPLOAD_STATES)
+    if upload.status in FINISHED_STATUSES:
+        return upload
     upload = Upload.objects.select_related("blob", "offering__provider", "offering__gpu").get(pk=upload_id)
     fields = ["status", "kind", "summary", "warnings", "errors", "verdicts", "parsed_at"]
     storage_name = upload.blob.storage_name
@@ -272,13 +269,7 @@ def upload_sweep_stored(
     """Enqueue parsing again for uploads still `stored` after `older_than` (their enqueue was lost) and for
     uploads `parsing` for longer than the task time limit (their worker died and the message was lost,
     e.g. Redis restarted without persistence). Parsing is idempotent, so a second delivery is harmless."""
-    now = timezone.now()
-    if stalled_after is None:
-        stalled_after = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
-    stuck = Q(status=Upload.Status.STORED, created_at__lt=now - older_than) | Q(
-        status=Upload.Status.PARSING, parsing_started_at__lt=now - stalled_after
-    )
-    ids = list(Upload.objects.filter(stuck).order_by("created_at").values_list("pk", flat=True))
+    ids = stuck_ids(Upload, UPLOAD_STATES, older_than=older_than, stalled_after=stalled_after)
     for upload_id in ids:
         _enqueue_parse(upload_id)
     return len(ids)

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import InterfaceError, OperationalError
 
 from benchmarks import services
+from portal.task_pool import DB_RETRY
 
 
-@shared_task(
-    name="benchmarks.parse_upload",
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=True,
-    max_retries=5,
-)
+@shared_task(name="benchmarks.parse_upload", **DB_RETRY)
 def parse_upload_task(upload_id: int) -> str:
     """Parse one upload; re-running a finished one changes nothing. Retries only when the database blips."""
     return str(services.upload_parse(upload_id=upload_id).status)

@@ -17,6 +17,7 @@ from accounts.throttles import upload_throttled
 from benchmarks import selectors, services
 from benchmarks.forms import UploadForm
 from benchmarks.models import Upload
+from portal.form_errors import add_form_errors
 
 VERDICT_WORDS = {
     "pass": ("✔", "meets the claim"),
@@ -48,9 +49,7 @@ def upload_new(request: HttpRequest) -> HttpResponse:
                 visibility=data["visibility"],
             )
         except ValidationError as exc:
-            errors = exc.message_dict if hasattr(exc, "error_dict") else {"file": exc.messages}
-            for field, messages_ in errors.items():
-                form.add_error(field if field in form.fields else "file", messages_)
+            add_form_errors(form, exc, "file")
         else:
             for outcome in outcomes:
                 if outcome.duplicate:

@@ -9,9 +9,12 @@ class ChecksConfig(AppConfig):
         from benchmarks.signals import upload_parsed
         from checks import receivers
         from providers.page_context import offering_page_section
-        from providers.signals import catalog_imported, offerings_changed
+        from providers.signals import subscribe
 
-        offerings_changed.connect(receivers.on_offerings_changed, dispatch_uid="checks.offerings_changed")
-        catalog_imported.connect(receivers.on_catalog_imported, dispatch_uid="checks.catalog_imported")
+        subscribe(
+            "checks",
+            on_offerings_changed=receivers.on_offerings_changed,
+            on_catalog_imported=receivers.on_catalog_imported,
+        )
         upload_parsed.connect(receivers.on_upload_parsed, dispatch_uid="checks.upload_parsed")
         offering_page_section(receivers.offering_page_findings)

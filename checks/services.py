@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -13,9 +12,8 @@ from django.db import transaction
 from checks import rules
 from checks.models import CONTEXT_CLAIMS, CONTEXT_EVIDENCE, Finding, Severity, context_for_private_evidence
 from checks.selectors import evidence_for_offering, private_evidence_for
+from portal.task_pool import enqueue
 from providers.models import Offering
-
-logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
@@ -107,10 +105,8 @@ def findings_refresh_private(*, offering: Offering, owner_id: int) -> list[Findi
 def _enqueue(offering_id: int) -> None:
     from checks.tasks import findings_refresh_task
 
-    try:
-        findings_refresh_task.delay(offering_id)
-    except Exception:  # broker down: the findings stay stale until the next change or import, never a 500
-        logger.exception("could not enqueue checks.findings_refresh for offering %s", offering_id)
+    # Broker down: the findings stay stale until the next change or import.
+    enqueue(findings_refresh_task, offering_id, "checks.findings_refresh for offering")
 
 
 def findings_refresh_for(offering_ids: Iterable[int]) -> None:

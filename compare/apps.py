@@ -8,9 +8,12 @@ class CompareConfig(AppConfig):
     def ready(self) -> None:
         from benchmarks.signals import upload_parsed
         from compare import receivers
-        from providers.signals import catalog_imported, offerings_changed
+        from providers.signals import subscribe
 
-        offerings_changed.connect(receivers.on_offerings_changed, dispatch_uid="compare.offerings_changed")
-        catalog_imported.connect(receivers.on_catalog_imported, dispatch_uid="compare.catalog_imported")
+        subscribe(
+            "compare",
+            on_offerings_changed=receivers.on_offerings_changed,
+            on_catalog_imported=receivers.on_catalog_imported,
+        )
         # new public evidence changes the interconnect and bandwidth panels
         upload_parsed.connect(receivers.on_catalog_imported, dispatch_uid="compare.upload_parsed")

@@ -3,14 +3,17 @@ OFFERINGS offerings with 1, then 2, worker processes on the real PostgreSQL and 
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> CELERY_BROKER_URL=redis://127.0.0.1:6379/<n> \\
         .venv/bin/python perf/bench_planner.py [--offerings 3000] [--workers 1,2] [--preset 13b] \\
-        [--in-process 300] [--repeat 1]
+        [--in-process 300] [--repeat 1] [--distinct]
 
 The database is migrated and grown to OFFERINGS offerings (the demo catalog plus renamed copies, as
 perf/load/seed.py makes them); the Redis database is purged of queued tasks (use your own database numbers).
 
 1. In this process, no broker: one run over IN_PROCESS offerings, its chunks executed one after the other
    with every SQL query counted and the engine's time (the sizing search, the bill, the rules) measured
-   apart from the planner's own (loading, storing, progress, ranking).
+   apart from the planner's own (loading, storing, progress, ranking). With --distinct, every offering's
+   facts are made distinct in this phase (each price scaled by 1 + pk / 10^6 and a fact the engine does not
+   read set to the offering's id: the same work for the engine), so that no two offerings share an engine
+   answer and the run's memo (sizing.memo) cannot help.
 2. Through the broker: WORKERS `celery worker --pool solo` processes (each one process, one task at a time)
    on the `sizing` queue; the wall time from creating a run over OFFERINGS offerings to its `done`.
 
@@ -74,9 +77,30 @@ def buyer_workload(preset: str) -> tuple[User, Any]:
     return user, services.workload_create(owner=user, preset=preset)
 
 
-def in_process(slugs: list[str], preset: str, size: int) -> dict[str, Any]:
+def distinct_facts(real: Any) -> Any:
+    """Offering.facts with every price scaled by 1 + pk / 10^6 and an unread fact set to the offering's id:
+    no two offerings have the same facts (an offering without a price would otherwise repeat its copies')."""
+
+    def facts(offering: Offering) -> dict[str, Any]:
+        out: dict[str, Any] = real(offering)
+        scale = 1 + offering.pk / 1e6
+        if out.get("price_usd_per_gpu_hour") is not None:
+            out["price_usd_per_gpu_hour"] *= scale
+        for plan in out.get("billing_plans") or []:
+            if plan.get("price_usd_per_gpu_hour") is not None:
+                plan["price_usd_per_gpu_hour"] = float(plan["price_usd_per_gpu_hour"]) * scale
+        out["bench_distinct"] = offering.pk
+        return out
+
+    return facts
+
+
+def in_process(slugs: list[str], preset: str, size: int, distinct: bool = False) -> dict[str, Any]:
     """Run the chunks (of `size` offerings) in this process, counting queries and timing the engine apart."""
     settings.SIZING_CHUNK_SIZE = size
+    real_facts = Offering.facts
+    if distinct:
+        Offering.facts = distinct_facts(real_facts)  # type: ignore[method-assign]
     user, workload = buyer_workload(preset)
     real_enqueue, real_delay = services._enqueue_start, tasks.plan_run_chunk_task.delay
     chunks: list[list[int]] = []
@@ -99,7 +123,9 @@ def in_process(slugs: list[str], preset: str, size: int) -> dict[str, Any]:
     try:
         with CaptureQueriesContext(connection) as queries:
             wall0, cpu0 = time.perf_counter(), time.process_time()
-            run = services.plan_run_create(owner=user, workload=workload, offering_slugs=slugs)
+            run = services.plan_run_create(
+                owner=user, workload=workload, offering_slugs=slugs, include_samples=True
+            )
             services.plan_run_start(run_id=run.pk)
             for chunk in chunks:
                 services.plan_run_execute_chunk(run_id=run.pk, offering_ids=chunk)
@@ -108,12 +134,19 @@ def in_process(slugs: list[str], preset: str, size: int) -> dict[str, Any]:
         services._enqueue_start = real_enqueue  # type: ignore[assignment]
         tasks.plan_run_chunk_task.delay = real_delay  # type: ignore[method-assign]
         services.size_offering_with_findings = real_size  # type: ignore[assignment]
+        Offering.facts = real_facts  # type: ignore[method-assign]
         del settings.SIZING_CHUNK_SIZE
     run.refresh_from_db()
     assert run.status == "done", run.status
     n = len(slugs)
+    from sizing.memo import memo_for
+
+    memo = memo_for((run.pk, run.created_at))
     return {
         "offerings": n,
+        "distinct_facts": distinct,
+        "engine_memo_hits": getattr(memo, "hits", None),
+        "engine_memo_misses": getattr(memo, "misses", None),
         "chunks": len(chunks),
         "chunk_size": len(chunks[0]),
         "queries": len(queries),
@@ -166,7 +199,9 @@ def through_workers(slugs: list[str], preset: str, count: int) -> dict[str, Any]
     cpu0 = [cpu_seconds(p) for p in procs]
     try:
         started = time.perf_counter()
-        run = services.plan_run_create(owner=user, workload=workload, offering_slugs=slugs)
+        run = services.plan_run_create(
+            owner=user, workload=workload, offering_slugs=slugs, include_samples=True
+        )
         while True:
             run.refresh_from_db()
             if run.finished:
@@ -197,6 +232,7 @@ def main() -> None:
     parser.add_argument("--preset", default="13b")
     parser.add_argument("--in-process", type=int, default=300, help="offerings of the in-process phase")
     parser.add_argument("--repeat", type=int, default=1, help="worker runs per worker count (interleaved)")
+    parser.add_argument("--distinct", action="store_true", help="in-process phase: no two offerings alike")
     args = parser.parse_args()
     if not settings.CELERY_BROKER_URL or connection.vendor != "postgresql":
         raise SystemExit("set DATABASE_URL (PostgreSQL) and CELERY_BROKER_URL (Redis)")
@@ -206,7 +242,7 @@ def main() -> None:
     if args.in_process:
         # Chunks of the size the full run gets, so that the per-chunk queries weigh what they weigh there.
         chunk = services.chunk_size(len(slugs))
-        report["in_process"] = in_process(slugs[: args.in_process], args.preset, chunk)
+        report["in_process"] = in_process(slugs[: args.in_process], args.preset, chunk, args.distinct)
     counts = [int(c) for c in args.workers.split(",") if c]
     runs: dict[int, list[dict[str, Any]]] = {c: [] for c in counts}
     for _ in range(args.repeat):

@@ -21,7 +21,7 @@ from typing import Any
 
 from celery import Task
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import InterfaceError, OperationalError, close_old_connections, connections
 
 logger = logging.getLogger(__name__)
 
@@ -111,3 +111,21 @@ class PooledTask(Task):  # type: ignore[misc]
         if self.app.conf.task_always_eager or not in_process():
             return super().apply_async(args, kwargs, **options)
         return pool().submit(self, tuple(args or ()), dict(kwargs or {}))
+
+
+# Tasks that read or write one row retry when the database blips (a restart, a dropped connection).
+DB_RETRY: dict[str, Any] = {
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": True,
+    "max_retries": 5,
+}
+
+
+def enqueue(task: Task, object_id: int, what: str) -> None:
+    """`task.delay(object_id)`; when the broker is down (kombu OperationalError, redis ConnectionError,
+    OSError) or the in-process queue is full, log it and return: the row stays in its waiting state and the
+    app's sweeper, or the next request, enqueues it again."""
+    try:
+        task.delay(object_id)
+    except Exception:  # noqa: BLE001 - never a 500 for a broker outage
+        logger.warning("could not enqueue %s %s; it will be retried", what, object_id, exc_info=True)

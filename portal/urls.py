@@ -8,6 +8,9 @@ from accounts.api import TokenApi
 from portal import health, views
 from providers.api import OfferingViewSet, ProviderViewSet
 
+# The apps whose API addresses sit under /api/v1/ beside the catalog's router, each in its api_urls.py.
+API_APPS = ("sizing", "benchmarks", "acceptance", "checks", "quotes", "compare", "rfq")
+
 router = DefaultRouter()
 router.register("providers", ProviderViewSet, basename="provider")
 router.register("offerings", OfferingViewSet, basename="offering")
@@ -29,13 +32,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/auth/token/", TokenApi.as_view(), name="api-token"),
     path("api/v1/", include(router.urls)),
-    path("api/v1/", include("sizing.api_urls")),
-    path("api/v1/", include("benchmarks.api_urls")),
-    path("api/v1/", include("acceptance.api_urls")),
-    path("api/v1/", include("checks.api_urls")),
-    path("api/v1/", include("quotes.api_urls")),
-    path("api/v1/", include("compare.api_urls")),
-    path("api/v1/", include("rfq.api_urls")),
+    *[path("api/v1/", include(f"{app}.api_urls")) for app in API_APPS],
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]

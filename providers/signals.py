@@ -9,7 +9,15 @@ offerings (the pitfall findings) listen here and do their work, so every arrow p
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.dispatch import Signal
 
 offerings_changed = Signal()
 catalog_imported = Signal()
+
+
+def subscribe(app: str, *, on_offerings_changed: Any, on_catalog_imported: Any) -> None:
+    """Connect an upper app's receivers to both signals, once (dispatch uids "<app>.<signal>")."""
+    offerings_changed.connect(on_offerings_changed, dispatch_uid=f"{app}.offerings_changed")
+    catalog_imported.connect(on_catalog_imported, dispatch_uid=f"{app}.catalog_imported")

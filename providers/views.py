@@ -65,11 +65,15 @@ def _fact_rows(offering: Offering) -> list[dict[str, Any]]:
     return groups
 
 
-def offering_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def _offering_or_404(slug: str) -> Offering:
     try:
-        offering = selectors.offering_get(slug=slug)
+        return selectors.offering_get(slug=slug)
     except Offering.DoesNotExist as exc:
         raise Http404(f"No offering {slug!r}") from exc
+
+
+def offering_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    offering = _offering_or_404(slug)
     user = request.user
     can_edit = bool(getattr(user, "can_edit_offering", None) and user.can_edit_offering(offering))  # type: ignore[union-attr]
     history = []
@@ -100,10 +104,7 @@ def _fact_initial(offering: Offering) -> dict[str, Any]:
 
 
 def _editable(request: HttpRequest, slug: str) -> Offering:
-    try:
-        offering = selectors.offering_get(slug=slug)
-    except Offering.DoesNotExist as exc:
-        raise Http404(f"No offering {slug!r}") from exc
+    offering = _offering_or_404(slug)
     if not request.user.can_edit_offering(offering):  # type: ignore[union-attr]
         raise PermissionDenied("You may edit only your own provider's offerings.")
     return offering

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import logging
 import secrets
 from datetime import timedelta
 from decimal import Decimal
@@ -23,6 +22,7 @@ from checks.checklist import checklist
 from checks.rules import run_rules
 from checks.selectors import evidence_for_offering
 from portal.money import Money
+from portal.task_pool import enqueue
 from providers.currency import display_for
 from providers.facts import FACTS, GROUPS
 from providers.models import Offering
@@ -30,8 +30,6 @@ from quotes.models import PdfStatus, Quote
 from sizing import bill as bill_module
 from sizing.models import PlanResult, PlanRun, Workload, layout_text
 from sizing.services import WORKLOAD_FIELDS, size_offering
-
-logger = logging.getLogger(__name__)
 
 VALIDITY_DAYS = getattr(settings, "QUOTES_VALIDITY_DAYS", 30)
 # A PDF still "rendering" after this long lost its worker: the next request enqueues it again.
@@ -325,6 +323,39 @@ def quote_create_from_result(
     )
 
 
+def _issue_without_run(
+    owner: Any,
+    offering: Offering,
+    workload: Workload,
+    sizing: dict[str, Any],
+    objective: str,
+    *,
+    plan_name: str | None = None,
+    facts: dict[str, Any] | None = None,
+    plans: list[dict[str, Any]] | None = None,
+    proposal: dict[str, Any] | None = None,
+    currency: str | None = None,
+) -> Quote:
+    """A quote sized outside a planner run; a provider's answer (`facts`, `plans`, `proposal`) stands in
+    for the catalog and is kept in the snapshot."""
+    snapshot = quote_snapshot(
+        owner=owner,
+        offering=offering,
+        workload=workload,
+        sizing=sizing,
+        plan_name=plan_name,
+        objective=objective,
+        run_id=None,
+        facts=facts,
+        plans=plans,
+    )
+    if proposal is not None:
+        snapshot["proposal"] = _json(proposal)
+    return _save_quote(
+        owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot, currency=currency
+    )
+
+
 def quote_create_for_offering(
     *,
     owner: Any,
@@ -340,17 +371,8 @@ def quote_create_for_offering(
         raise ValidationError({"workload": "no such workload"})
     offering = _offering_for_quote(offering_slug)
     sizing = size_offering(workload=workload, facts=offering.facts(), objective=objective)["sizing"]
-    snapshot = quote_snapshot(
-        owner=owner,
-        offering=offering,
-        workload=workload,
-        sizing=sizing,
-        plan_name=plan_name,
-        objective=objective,
-        run_id=None,
-    )
-    return _save_quote(
-        owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot, currency=currency
+    return _issue_without_run(
+        owner, offering, workload, sizing, objective, plan_name=plan_name, currency=currency
     )
 
 
@@ -371,20 +393,16 @@ def quote_create_from_proposal(
     if workload.owner_id != owner.pk:
         raise ValidationError({"workload": "no such workload"})
     offering = _offering_for_quote(offering_slug)
-    snapshot = quote_snapshot(
-        owner=owner,
-        offering=offering,
-        workload=workload,
-        sizing=sizing,
-        plan_name=None,
-        objective=objective,
-        run_id=None,
+    return _issue_without_run(
+        owner,
+        offering,
+        workload,
+        sizing,
+        objective,
         facts=facts,
         plans=plans,
-    )
-    snapshot["proposal"] = _json(proposal)
-    return _save_quote(
-        owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot, currency=currency
+        proposal=proposal,
+        currency=currency,
     )
 
 
@@ -470,10 +488,8 @@ def quote_pdf_ready(*, quote: Quote) -> str | None:
 def _enqueue_render(quote_id: int) -> None:
     from quotes.tasks import render_pdf_task
 
-    try:
-        render_pdf_task.delay(quote_id)
-    except Exception:  # broker down: the quote stays "rendering" and the next request after the grace retries
-        logger.warning("could not enqueue the PDF of quote %s", quote_id, exc_info=True)
+    # Broker down: the quote stays "rendering" and the next request after the grace retries.
+    enqueue(render_pdf_task, quote_id, "the PDF of quote")
 
 
 def quote_pdf_request(*, quote: Quote) -> str | None:

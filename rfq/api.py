@@ -194,6 +194,16 @@ class RfqDetailApi(APIView):
         return Response(rfq_json(rfq, request.user, full=True))
 
 
+def _rfq_and_input(
+    request: Request, rfq_id: int, serializer_class: type[serializers.Serializer[Any]]
+) -> tuple[Any, dict[str, Any]]:
+    """The request for quote this user may see (404 otherwise), and the body `serializer_class` accepted."""
+    rfq = selectors.rfq_get(user=request.user, rfq_id=rfq_id)
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return rfq, dict(serializer.validated_data)
+
+
 class AnswerCreateApi(APIView):
     permission_classes = [IsAuthenticated]
 
@@ -203,10 +213,7 @@ class AnswerCreateApi(APIView):
     )
     def post(self, request: Request, rfq_id: int) -> Response:
         """A representative's proposal for one addressed offering of their provider (with source and date)."""
-        rfq = selectors.rfq_get(user=request.user, rfq_id=rfq_id)
-        serializer = AnswerInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
+        rfq, data = _rfq_and_input(request, rfq_id, AnswerInputSerializer)
         answer = services.answer_create(
             representative=request.user, rfq=rfq, offering_slug=data.pop("offering"), **data
         )
@@ -222,13 +229,8 @@ class RfqQuoteApi(APIView):
     )
     def post(self, request: Request, rfq_id: int) -> Response:
         """Turn the winning proposal (or the named offering's) into a quote (PDF: /api/v1/quotes/<id>/pdf)."""
-        rfq = selectors.rfq_get(user=request.user, rfq_id=rfq_id)
-        serializer = RfqQuoteInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        rfq, data = _rfq_and_input(request, rfq_id, RfqQuoteInputSerializer)
         quote = services.rfq_quote_create(
-            buyer=request.user,
-            rfq=rfq,
-            offering_slug=serializer.validated_data.get("offering"),
-            currency=shown_currency(request),
+            buyer=request.user, rfq=rfq, offering_slug=data.get("offering"), currency=shown_currency(request)
         )
         return Response({"id": quote.pk, "number": quote.number}, status=status.HTTP_201_CREATED)

@@ -108,6 +108,7 @@ class Job:
     checkpoints_retained: int
     dataset_size_gb: Decimal | None
     inter_node_gb: Decimal | None  # estimated bytes crossing the inter-node fabric, GB; None: unestimated
+    failover_spares: int = 0  # spare nodes the sizing holds so that failures do not wait for repairs
 
     @property
     def gpus(self) -> int:
@@ -204,8 +205,11 @@ def _spares_line(
     gpn: int,
     hours: Decimal,
     price: Decimal | None,
+    *,
+    may_extend: bool = True,
 ) -> dict[str, Any]:
-    """GPU-hours that keep the job whole under the guarantee: whole spare nodes, or a longer run.
+    """GPU-hours that keep the job whole under the guarantee: whole spare nodes, or a longer run
+    (not when the spares are the failover nodes the goodput figures count on: `may_extend` False).
 
     DESIGN section 5: "usable-GPU shortfalls extend the run or need spare nodes". Up to (100 - pct)% of
     the GPUs may be unusable at any time; a small job absorbs that more cheaply by running up to
@@ -213,7 +217,7 @@ def _spares_line(
     """
     spare_hours = Decimal(spares * gpn) * hours
     pct = Decimal(str(facts.get("usable_gpu_guarantee_pct") or 0))
-    if spares and pct > 0:  # spare_nodes gives spares only for a guarantee above 0; never divide by 0
+    if spares and pct > 0 and may_extend:  # a guarantee above 0 only; never divide by 0
         longer_pct = ((Decimal(100) / pct - 1) * 100).quantize(CENT)
         extension = (Decimal(working_gpus) * hours * (Decimal(100) / pct - 1)).quantize(CENT)
         if extension < spare_hours:
@@ -254,6 +258,13 @@ def _gpu_hour_lines(
     spares, spare_note = spare_nodes(facts, job.nodes)
     if facts.get("usable_gpu_guarantee_pct") is None:
         assumptions.append(spare_note)
+    failover = job.failover_spares > spares  # the same nodes serve the guarantee and the failovers
+    if failover:
+        spares = job.failover_spares
+        spare_note = (
+            f"{spares} spare node(s) held so that the job restarts at once after a failure instead of "
+            "waiting for the node's replacement (see the goodput figures)"
+        )
     min_nodes = int(plan.get("min_nodes") or 0)
     extra_min = max(0, min_nodes - job.nodes - spares)
     hours, hours_note = billed_hours(plan, job.wall_hours)
@@ -273,7 +284,9 @@ def _gpu_hour_lines(
             price,
             f"{working_gpus} GPUs × {overhead_hours} h lost to failures, restarts and checkpoint writes",
         ),
-        _spares_line(facts, spares, spare_note, working_gpus, job.gpus_per_node, hours, price),
+        _spares_line(
+            facts, spares, spare_note, working_gpus, job.gpus_per_node, hours, price, may_extend=not failover
+        ),
     ]
     spares = lines[-1].pop("_spare_nodes")
     return _GpuHours(lines, hours, price, job.nodes + spares + extra_min)
@@ -545,6 +558,7 @@ def job_from_sizing(
         checkpoints_retained=int(workload.get("checkpoints_retained") or 1),
         dataset_size_gb=dec(dataset),
         inter_node_gb=inter_node_gb,
+        failover_spares=int((sizing.get("goodput") or {}).get("spare_nodes") or 0),
     )
     return job, notes
 

@@ -20,6 +20,7 @@ from checks.models import context_for_run
 from checks.rules import Finding, run_rules
 from checks.services import findings_store_many
 from hardware.norms import Assumed
+from portal.task_pool import enqueue
 from providers.models import Offering
 from providers.selectors import offering_queryset
 from sizing import bill as bill_module
@@ -28,6 +29,7 @@ from sizing.engine.errors import InputError
 from sizing.engine.search import search
 from sizing.engine.unpublished import pessimistic_facts
 from sizing.engine.workload import PRESETS, workload_from_dict, workload_preset
+from sizing.memo import EngineMemo, memo_for
 from sizing.models import WORKLOAD_BOUNDS, PlanResult, PlanRun, RunStatus, Workload
 from sizing.ranking import rank_key
 
@@ -204,11 +206,8 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
 def _enqueue_start(run_id: int) -> None:
     from sizing.tasks import plan_run_start_task
 
-    try:
-        plan_run_start_task.delay(run_id)
-    except Exception:  # kombu OperationalError, redis ConnectionError, OSError: the broker is down
-        # Not lost: the run stays queued and sizing.sweep_queued_runs re-enqueues it.
-        logger.warning("could not enqueue sizing run %s; the sweeper will retry", run_id, exc_info=True)
+    # Not lost: the run stays queued and sizing.sweep_queued_runs re-enqueues it.
+    enqueue(plan_run_start_task, run_id, "sizing run")
 
 
 def check_run_gpus(gpus: Any) -> None:
@@ -327,13 +326,23 @@ def input_error_words(exc: InputError, gpus: int | None) -> str:
 
 
 def engine_sizing(
-    *, workload: Workload, facts: dict[str, Any], objective: str, gpus: int | None = None
+    *,
+    workload: Workload,
+    facts: dict[str, Any],
+    objective: str,
+    gpus: int | None = None,
+    memo: EngineMemo | None = None,
 ) -> dict[str, Any]:
-    """The engine's search for one offering; an offering it cannot size is an answer in words too."""
+    """The engine's search for one offering; an offering it cannot size is an answer in words too.
+    With `memo` (a run's), an answer to the same inputs earlier in the run is reused (sizing.memo)."""
     engine_objective = objective
     if objective == "cheapest" and workload.deadline_days is not None:
         engine_objective = "cheapest-within-deadline"
     try:
+        if memo is not None:
+            return memo.call(
+                search, workload.to_engine_dict(), facts, objective=engine_objective, top=3, gpus=gpus
+            )
         return search(workload.to_engine_dict(), facts, objective=engine_objective, top=3, gpus=gpus)
     except InputError as exc:
         reason = input_error_words(exc, gpus)
@@ -346,7 +355,7 @@ def engine_sizing(
 
 
 def pessimistic_answer(
-    *, workload: Workload, facts: dict[str, Any], sizing: dict[str, Any]
+    *, workload: Workload, facts: dict[str, Any], sizing: dict[str, Any], memo: EngineMemo | None = None
 ) -> dict[str, Any] | None:
     """The same layout and GPU count with every assumed fact at its pessimistic value: days and cost.
     None when nothing was assumed that has a worse value. The cluster size stays as sized (an unpublished
@@ -356,7 +365,12 @@ def pessimistic_answer(
     if worse_facts is None or not sizing.get("layout") or not sizing.get("gpus"):
         return None
     try:
-        worse = evaluate(workload.to_engine_dict(), worse_facts, sizing["layout"], gpus=sizing["gpus"])
+        if memo is not None:
+            worse = memo.call(
+                evaluate, workload.to_engine_dict(), worse_facts, layout=sizing["layout"], gpus=sizing["gpus"]
+            )
+        else:
+            worse = evaluate(workload.to_engine_dict(), worse_facts, sizing["layout"], gpus=sizing["gpus"])
     except InputError:
         return None
     out: dict[str, Any] = {
@@ -397,10 +411,15 @@ def _bill_values(workload: Workload, facts: dict[str, Any], sizing: dict[str, An
 
 
 def size_offering_with_findings(
-    *, workload: Workload, facts: dict[str, Any], objective: str, gpus: int | None = None
+    *,
+    workload: Workload,
+    facts: dict[str, Any],
+    objective: str,
+    gpus: int | None = None,
+    memo: EngineMemo | None = None,
 ) -> tuple[dict[str, Any], list[Finding]]:
     """size_offering, plus the pitfall findings themselves (severity, evidence, advice) for the checks app."""
-    sizing = engine_sizing(workload=workload, facts=facts, objective=objective, gpus=gpus)
+    sizing = engine_sizing(workload=workload, facts=facts, objective=objective, gpus=gpus, memo=memo)
     feasible = bool(sizing.get("feasible"))
     values: dict[str, Any] = {
         "feasible": feasible,
@@ -419,7 +438,7 @@ def size_offering_with_findings(
         "infeasible_reason": None
         if feasible
         else ("; ".join(sizing.get("reasons") or []) or "no layout of this workload fits this offering"),
-        "pessimistic": pessimistic_answer(workload=workload, facts=facts, sizing=sizing),
+        "pessimistic": pessimistic_answer(workload=workload, facts=facts, sizing=sizing, memo=memo),
         **_bill_values(workload, facts, sizing),
     }
     findings = run_rules(facts, workload=workload.to_rules_dict(), sizing=sizing, bill=values["bill"] or None)
@@ -450,10 +469,15 @@ def plan_run_execute_chunk(*, run_id: int, offering_ids: list[int]) -> int:
     sized: dict[int, tuple[dict[str, Any], list[Finding]]] = {}
     if todo:
         offerings = offering_queryset().filter(pk__in=todo, plan_runs=run).order_by("pk")
+        memo = memo_for((run.pk, run.created_at))  # the engine's answers of this run, in this process
         for offering in offerings:
             try:
                 sized[offering.pk] = size_offering_with_findings(
-                    workload=run.workload, facts=offering.facts(), objective=run.objective, gpus=run.gpus
+                    workload=run.workload,
+                    facts=offering.facts(),
+                    objective=run.objective,
+                    gpus=run.gpus,
+                    memo=memo,
                 )
             except Exception as exc:
                 raise ChunkError(CHUNK_ERROR_MESSAGE.format(what=f"“{offering.name}”")) from exc

@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from portal.form_errors import add_form_errors
 from sizing import selectors, services
 from sizing.bill import LINE_ITEM_LABELS
 from sizing.engine.unpublished import FACT_WORDS, value_text
@@ -21,11 +22,7 @@ from sizing.summary import tokens_text, winner_sentence
 
 
 def _add_errors(form: PlanForm, exc: ValidationError) -> None:
-    if hasattr(exc, "error_dict"):
-        for field, errors in exc.message_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
-    else:
-        form.add_error(None, exc.messages)
+    add_form_errors(form, exc, None)
 
 
 @login_required

@@ -11,8 +11,8 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('benchmarks', '0002_upload_parsing_started_at'),
-        ('providers', '0002_plan_cycle_days_optional'),
+        ('benchmarks', '0001_squashed_0003_upload_notes_length_limit'),
+        ('providers', '0001_squashed_0007_addendum_facts_and_fact_sources'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

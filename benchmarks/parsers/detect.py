@@ -91,36 +91,116 @@ class Detection:
     scores: dict[str, int] = field(default_factory=dict)
 
 
+# For each signature, substrings of which every line it matches holds at least one (read off each
+# pattern; tests/benchmarks/test_detect_literals.py checks them on every fixture and corpus line). A
+# batch of lines that holds none of them is not searched with that signature at all.
+SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
+    "nccl_header": (
+        "nThread", "nGpus", "Collective test starting:", "nccl-tests version", "Avg bus bandwidth",
+        "Out of bounds values",
+    ),
+    "rccl_marker": ("rccl-tests", "RCCL version", "Errors with asterisks", "librccl"),
+    "nccl_failure": (" failure",),
+    "nccl_rank": ("Rank",),
+    "hccl": ("data_size(Bytes)", "aveg_time(us)"),
+    "perftest_banner": ("Test",),
+    "perftest_table": ("BW average[", "BW peak[", "t_avg[usec]", "t_typical[usec]"),
+    "dcgmi_diag": ("Diagnostic", "Successfully ran diagnostic"),
+    "dcgmi_section": ("Deployment", "Integration", "Hardware", "Stress", "Metadata"),
+    "dcgmi_result_row": ("|",),
+    "dcgmi_nvlink": ("NvLink Link Status", "Key:"),
+    "megatron": ("iteration",),
+    "deepspeed": (
+        "RunningAvgSamplesPerSec=", "] step=", "deepspeed.launcher", "[runner.py:", "DeepSpeed info:",
+        "[logging.py:",
+    ),
+    "torchtitan": ("step:",),
+    "smi_header": ("NVIDIA-SMI",),
+    "smi_gpu_row": ("|",),
+    "smi_lost": ("Unable to determine the device handle for GPU", "No devices were found"),
+    "smi_list": ("(UUID:",),
+    "nvlink_link": ("Link",),
+    "nvlink_none": ("Unable to retrieve NVLink information",),
+    "topo_header": ("CPU Affinity",),
+    "topo_row": ("GPU",),
+    "topo_legend": ("Connection traversing", "NV#", "NIC Legend:"),
+    "ibstat_ca": ("CA",),
+    "ibstat_field": ("Physical state:", "Link layer:", "CA type:", "Base lid:", "SM lid:"),
+    "ibstatus": ("Infiniband device",),
+    "ibv_devinfo": ("hca_id:", "PORT_", "vendor_part_id:"),
+    "ibdev2netdev": ("port",),
+    "rdma_link": ("link",),
+    "lspci": (":",),
+    "dmesg_nvrm": ("NVRM:", "fallen off the bus", "Xid"),
+}  # fmt: skip
+_PREFILTERS = {
+    name: re.compile("|".join(re.escape(literal) for literal in literals))
+    for name, literals in SIGNATURE_LITERALS.items()
+}
+# The order in which one line's counts are taken (a Counter keeps the order of first hits).
+_ORDER = {name: i for i, name in enumerate(("link_layer_in_head", *SIGNATURES, "nccl_columns", "nccl_row"))}
+
+
+class _Counts:
+    """The signature counts of the lines read so far, taken a batch of lines at a time."""
+
+    def __init__(self) -> None:
+        self.hits: Counter[str] = Counter()
+        self.probes = 0
+        self.batch: list[tuple[int, str]] = []  # (line number, line) of non-blank lines not yet counted
+
+    def flush(self) -> Counter[str]:
+        """Count the batch: the same counts, in the same first-hit order, as line by line."""
+        batch, self.batch = self.batch, []
+        if not batch:
+            return self.hits
+        found: dict[str, tuple[int, int]] = {}  # name -> (lines matched, first matching line number)
+
+        def add(name: str, no: int) -> None:
+            count, first = found.get(name, (0, no))
+            found[name] = (count + 1, first)
+
+        block = "\n".join(line for _, line in batch)
+        for name, pattern in SIGNATURES.items():
+            prefilter = _PREFILTERS[name]
+            if prefilter.search(block) is None:
+                continue
+            for no, line in batch:
+                if prefilter.search(line) is not None and pattern.search(line):
+                    add(name, no)
+        check_columns = "lgbw" in block.lower()
+        for no, line in batch:
+            if no <= 400 and "link_layer:" in line:
+                add("link_layer_in_head", no)
+            if check_columns and COLUMN_HEADER_RE.search(line):
+                add("nccl_columns", no)
+            if (
+                self.probes < MAX_ROW_PROBES
+                and "NCCL" not in line
+                and "|" not in line
+                and not line.lstrip().startswith("#")
+            ):
+                self.probes += 1
+                if parse_row(line, 0, None) is not None:
+                    add("nccl_row", no)
+        for name in sorted(found, key=lambda n: (n not in self.hits, found[n][1], _ORDER[n])):
+            self.hits[name] += found[name][0]
+        return self.hits
+
+
 def _count(text: Text) -> Counter[str]:
-    hits: Counter[str] = Counter()
-    probes = 0
+    counts = _Counts()
     read = 0
     for no, line in enumerate(text.lines, start=1):
         read += len(line) + 1
         if no >= DETECT_MIN_LINES or read >= DETECT_MIN_BYTES:
             if no >= DETECT_MAX_LINES or read >= DETECT_MAX_BYTES:
                 break
-            if no % 500 == 0 and max(_scores(hits).values(), default=0) >= DECISIVE_SCORE:
+            if no % 500 == 0 and max(_scores(counts.flush()).values(), default=0) >= DECISIVE_SCORE:
                 break
-        if not line.strip():
-            continue
-        if no <= 400 and "link_layer:" in line:
-            hits["link_layer_in_head"] += 1
-        for name, pattern in SIGNATURES.items():
-            if pattern.search(line):
-                hits[name] += 1
-        if COLUMN_HEADER_RE.search(line):
-            hits["nccl_columns"] += 1
-        if (
-            probes < MAX_ROW_PROBES
-            and "NCCL" not in line
-            and "|" not in line
-            and not line.lstrip().startswith("#")
-        ):
-            probes += 1
-            if parse_row(line, 0, None) is not None:
-                hits["nccl_row"] += 1
-    return hits
+        if line.strip():
+            counts.batch.append((no, line))
+    return counts.flush()
 
 
 def detect(text: Text) -> Detection:

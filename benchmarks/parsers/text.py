@@ -56,12 +56,12 @@ class LineStream:
 
     def __iter__(self) -> Iterator[str]:
         cut = 0
+        sep = "\r" if self._cr_only else "\n"
         try:
-            for line in _split_stream(self._open, "\r" if self._cr_only else "\n"):
-                if len(line) > MAX_LINE_CHARS:
-                    line = line[:MAX_LINE_CHARS]
-                    cut += 1
-                yield clean_line(line)
+            for raw in _split_stream(self._open, sep):
+                lines, cut_here = clean_lines(raw, sep)
+                cut += cut_here
+                yield from lines
         finally:
             self.truncated_lines = max(self.truncated_lines, cut)
 
@@ -71,8 +71,9 @@ class LineStream:
         return list(itertools.islice(iter(self), index.stop))
 
 
-def _split_stream(open_binary: Callable[[], BinarySource], sep: str) -> Iterator[str]:
-    """Lines of the stream, split on `sep`; a partial line is kept to MAX_LINE_CHARS + 1 characters."""
+def _split_stream(open_binary: Callable[[], BinarySource], sep: str) -> Iterator[list[str]]:
+    """The raw lines of the stream, split on `sep`, a chunk's worth at a time; a partial line is kept to
+    MAX_LINE_CHARS + 1 characters."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     pending = ""
     first = True
@@ -87,11 +88,12 @@ def _split_stream(open_binary: Callable[[], BinarySource], sep: str) -> Iterator
             pending = parts.pop()
             if len(pending) > MAX_LINE_CHARS + 1:
                 pending = pending[: MAX_LINE_CHARS + 1]
-            yield from parts
+            if parts:
+                yield parts
             if not chunk:
                 break
     if pending:
-        yield pending
+        yield [pending]
 
 
 def clean_line(line: str) -> str:
@@ -103,6 +105,28 @@ def clean_line(line: str) -> str:
     if "]<std" in line:
         line = MPI_TAG_RE.sub("", line)
     return line
+
+
+def clean_lines(raw: list[str], sep: str) -> tuple[list[str], int]:
+    """`clean_line` of each raw line (lines longer than MAX_LINE_CHARS cut first), and how many were cut.
+
+    When no line needs cutting, the lines are cleaned as one block joined by `sep`, which gives the same
+    lines: no pattern removed here can match a line separator or span one, and CR is only removed when it
+    is not the separator (CR-only files have no CR inside a line).
+    """
+    if not raw:
+        return [], 0
+    if max(map(len, raw)) > MAX_LINE_CHARS:
+        cut = sum(1 for line in raw if len(line) > MAX_LINE_CHARS)
+        return [clean_line(line[:MAX_LINE_CHARS]) for line in raw], cut
+    block = sep.join(raw)
+    if "\r" in block and sep != "\r":
+        block = block.replace("\r", "")
+    if "\x1b" in block:
+        block = ANSI_RE.sub("", block)
+    if "]<std" in block:
+        block = MPI_TAG_RE.sub("", block)
+    return block.split(sep), 0
 
 
 @dataclass
@@ -130,13 +154,18 @@ class Text:
         return [*self.notes, *extra]
 
 
+# What binary sniffing counts: replacement characters and control characters other than tab, LF, VT, FF,
+# CR and ESC (counted by one regex over the head instead of a Python loop over 64 KiB of characters).
+BAD_CHARS_RE = re.compile("[\ufffd\x00-\x08\x0e-\x1a\x1c-\x1f]")
+
+
 def _looks_binary(head: bytes) -> bool:
     if not head:
         return False
     if b"\x00" in head:
         return True
     text = head.decode("utf-8", errors="replace")
-    bad = sum(1 for ch in text if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\n\r\x1b\x0c\x0b"))
+    bad = len(BAD_CHARS_RE.findall(text))
     return bad > max(8, len(text) // 10)
 
 
@@ -154,16 +183,11 @@ def decode(data: bytes | str) -> Text:
         text = text[1:]
     # Old Mac line ends only when there is no LF at all; otherwise CR is just the CRLF remainder or a
     # progress-bar redraw, and dropping it is right.
-    raw = text.split("\r") if "\n" not in text and "\r" in text else text.split("\n")
+    sep = "\r" if "\n" not in text and "\r" in text else "\n"
+    raw = text.split(sep)
     if raw and raw[-1] == "":
         raw.pop()
-    lines: list[str] = []
-    cut = 0
-    for line in raw:
-        if len(line) > MAX_LINE_CHARS:
-            line = line[:MAX_LINE_CHARS]
-            cut += 1
-        lines.append(clean_line(line))
+    lines, cut = clean_lines(raw, sep)
     return Text(lines=lines, truncated_lines=cut)
 
 
@@ -193,6 +217,15 @@ def strip_launcher_prefix(line: str) -> str:
 
 def to_float(token: str) -> float | None:
     """A number as printed by the tools (`1,234.5`, `1.6e+07`, `N/A`); None when not a number."""
+    if len(token) <= 40:
+        # Fast path, the same answer: float() accepts what the cleaning below leaves of a token it
+        # accepts as is (it ignores surrounding whitespace; `%` and `,` make it fail).
+        try:
+            value = float(token)
+        except ValueError:
+            pass
+        else:
+            return value if value - value == 0.0 else None  # nan and +-inf are not numbers
     t = token.strip().rstrip("%").replace(",", "")
     if not t or len(t) > 40:
         return None

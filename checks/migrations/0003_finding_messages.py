@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('checks', '0002_finding_context_private_evidence'),
+        ('checks', '0001_squashed_0002_finding_context_private_evidence'),
     ]
 
     operations = [

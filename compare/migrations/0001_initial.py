@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('sizing', '0001_initial'),
+        ('sizing', '0001_squashed_0006_planner_answers_ranges_samples_gpus'),
     ]
 
     operations = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -146,6 +147,15 @@ def _note(check: _Validation, where: str, name: str, value: Any) -> str:
     return text
 
 
+def _as_of(check: _Validation, where: str, name: str, value: Any) -> date | None:
+    """An as-of date; a value that is not one is a problem (None)."""
+    try:
+        return parse_date(value)
+    except ValueError as exc:
+        check.add(where, name, str(exc))
+        return None
+
+
 def _validate_sources(check: _Validation, raw_sources: list[Any], where: str) -> dict[str, dict[str, Any]]:
     sources: dict[str, dict[str, Any]] = {}
     for index, source in enumerate(raw_sources):
@@ -234,11 +244,7 @@ def _validate_provenance(
 ) -> dict[str, Any]:
     cited = [str(key) for key in (body.get("sources") or [])]
     _check_cited(check, where, f"groups.{group}.sources", cited, known_keys)
-    try:
-        as_of = parse_date(body.get("as_of"))
-    except ValueError as exc:
-        check.add(where, f"groups.{group}.as_of", str(exc))
-        as_of = None
+    as_of = _as_of(check, where, f"groups.{group}.as_of", body.get("as_of"))
     return {
         "sources": cited,
         "as_of": as_of,
@@ -271,11 +277,7 @@ def _validate_fact_sources(
         if not cited:
             check.add(where, f"{field_name}.sources", "expected a list of source keys")
         _check_cited(check, where, f"{field_name}.sources", cited, known_keys)
-        try:
-            as_of = parse_date(entry.get("as_of"))
-        except ValueError as exc:
-            check.add(where, f"{field_name}.as_of", str(exc))
-            as_of = None
+        as_of = _as_of(check, where, f"{field_name}.as_of", entry.get("as_of"))
         note = str(entry.get("note") or "")
         if len(note) > FACT_NOTE_MAX:
             check.add(where, f"{field_name}.note", f"at most {FACT_NOTE_MAX} characters, got {len(note)}")
@@ -342,11 +344,7 @@ def _validate_plan(
         # Money is Decimal: from the text as published, not from the float the check used.
         price_text = str(plan["price_usd_per_gpu_hour"]).strip()
         out["price_usd_per_gpu_hour"] = Decimal(price_text).quantize(Decimal("0.0001"))
-    try:
-        out["as_of"] = parse_date(plan.get("as_of"))
-    except ValueError as exc:
-        check.add(where, "as_of", str(exc))
-        out["as_of"] = None
+    out["as_of"] = _as_of(check, where, "as_of", plan.get("as_of"))
     out["region"] = str(plan.get("region") or "")[:120]
     out["note"] = _note(check, where, "note", plan.get("note"))
     out["sources"] = [str(key) for key in (plan.get("sources") or [])]

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('providers', '0007_addendum_facts_and_fact_sources'),
+        ('providers', '0001_squashed_0007_addendum_facts_and_fact_sources'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

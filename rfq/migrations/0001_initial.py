@@ -10,8 +10,8 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('providers', '0002_plan_cycle_days_optional'),
-        ('sizing', '0002_workload_attention'),
+        ('providers', '0001_squashed_0007_addendum_facts_and_fact_sources'),
+        ('sizing', '0001_squashed_0006_planner_answers_ranges_samples_gpus'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -15,7 +15,7 @@ from .goodput import FaultModel, fault_model, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
 from .model import R_MEMORY, R_NODES, REASON_TEXT, attention_note, evaluate_grid
-from .overlap import default_optimizer, optimizer_note, resolve_overlap
+from .overlap import default_optimizer, optimizer_note, resolve_dispatcher, resolve_overlap
 from .workload import Workload, workload_from_dict, workload_preset
 
 
@@ -95,6 +95,17 @@ def _iteration_figures(value: Callable[[str], float]) -> dict[str, Any]:
     }
 
 
+def _restart_story(goodput: dict[str, Any], faults: FaultModel) -> str:
+    spares = int(goodput["spare_nodes"])
+    if not spares:
+        return faults.restart_story
+    return (
+        f"{faults.restart_story}; the job restarts at once on one of {spares} spare node(s) held in the "
+        f"cluster while the failed node is out ({faults.repair_min:.0f} min), waiting only when every spare "
+        f"is out (on average {float(goodput['repair_wait_min']):.1f} min per failure)"
+    )
+
+
 def _goodput_figures(goodput: dict[str, Any], faults: FaultModel, days: float) -> dict[str, Any]:
     return {
         "mtbf_h": round(float(goodput["mtbf_h"]), 2),
@@ -102,10 +113,24 @@ def _goodput_figures(goodput: dict[str, Any], faults: FaultModel, days: float) -
         "checkpoint_write_s": round(float(goodput["checkpoint_write_s"]), 1),
         "checkpoint_gb": round(float(goodput["checkpoint_bytes"]) / C.GB, 1),
         "restart_min": round(float(goodput["restart_min"]), 1),
-        "restart": faults.restart_story,
+        "restart": _restart_story(goodput, faults),
         "expected_failures": round(days * 24.0 / float(goodput["mtbf_h"]), 1),
         "fraction": round(float(goodput["fraction"]), 4),
+        "spare_nodes": int(goodput["spare_nodes"]),
+        "repair_min": round(faults.repair_min, 1),
     }
+
+
+def _spares_note(goodput: dict[str, Any], faults: FaultModel, hw: Hardware) -> list[str]:
+    spares = int(goodput["spare_nodes"])
+    if not spares:
+        return []
+    return [
+        f"{spares} spare node(s) ({spares * hw.gpus_per_node} GPUs) are held and billed so that a failure "
+        f"does not wait for the node's replacement ({faults.repair_min:.0f} min): the count that minimises "
+        "node-hours / goodput, with the nodes in repair at a time Poisson with mean failures per hour x "
+        "repair time (Little's law); ask the provider whether it keeps a spare pool and its replacement time"
+    ]
 
 
 def _assumptions(
@@ -177,11 +202,13 @@ def build_result(
         "train_days_no_failures": round(days_ideal, 2),
         "goodput": _goodput_figures(goodput, faults, days),
     }
-    cost = cost_block(hw.facts, gpus, hw.gpus_per_node, days * 24.0)
+    spare_gpus = int(goodput["spare_nodes"]) * hw.gpus_per_node
+    cost = cost_block(hw.facts, gpus, hw.gpus_per_node, days * 24.0, spare_gpus=spare_gpus)
     if cost is not None:
         out["cost"] = cost
     out["explanation"] = explain(wl, hw, layout, out)
-    out["assumptions"] = _assumptions(wl, hw, faults, layout, notes)
+    spares_note = _spares_note(goodput, faults, hw)
+    out["assumptions"] = _assumptions(wl, hw, faults, layout, (notes or []) + spares_note)
     out["assumed_facts"] = [a.as_dict() for a in hw.assumed]
     out["workload"] = {**wl.to_dict(), "name": wl.name}
     out["offering"] = _offering_figures(hw)
@@ -200,7 +227,7 @@ def evaluate(
     inconsistent input raises InputError."""
     wl = as_workload(workload)
     hw = hardware_from_facts(offering_facts)
-    faults = fault_model(hw.facts)  # the facts with unpublished ones at their class norms
+    faults = fault_model(hw.facts, max_nodes=hw.max_nodes if hw.max_nodes_published else None)
     check_gpus(gpus)
     notes: list[str] = []
     if isinstance(layout, Layout):
@@ -215,7 +242,8 @@ def evaluate(
     if optimizer not in C.OPTIMIZER_BYTES:
         raise InputError("layout.optimizer", f"must be one of {', '.join(C.OPTIMIZER_BYTES)}")
     hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
+    lay, dispatcher_notes = resolve_dispatcher(lay, hw, wl.moe is not None)
     lay, overlap_notes = resolve_overlap(lay, hw)
-    notes = notes + overlap_notes
+    notes = notes + dispatcher_notes + overlap_notes
     res = evaluate_grid(wl, hw, lay.grid(), optimizer)
     return build_result(wl, hw, faults, lay, res, (), notes)

@@ -121,6 +121,23 @@ ZERO3_ASSUMPTION = (
 CP_OVERLAP = 0.5  # assumed: ring attention overlaps the K/V exchange with block compute
 EP_OVERLAP = 0.0  # assumed: Megatron MoE all-to-alls run on the critical path unless DualPipe-style
 
+# --- pipeline engine (layout.pipeline_engine; sizing/engine/pipeline.py) --------------------------------
+# Transfers on a stage's critical path per micro-batch in the 1F1B steady state (v = 1). Megatron
+# (schedules.py): one batched send/receive after the forward (send_forward_recv_backward) and one after the
+# backward (send_backward_recv_forward), both directions at once. DeepSpeed 2021 (deepspeed/runtime/pipe/
+# schedule.py TrainSchedule, p2p.py blocking send/recv): in each step a stage sends, then receives, and a
+# micro-batch takes a forward and a backward step: 4.
+MEGATRON_TRANSFERS_PER_MICRO_BATCH = 2.0
+DEEPSPEED_TRANSFERS_PER_MICRO_BATCH = 4.0
+# DeepSpeed with tensor parallelism (engine.py is_pipe_partitioned / is_grad_partitioned): every transfer is
+# the partition's metadata then its data (PartitionedTensor.to_meta(), data()): one latency-only message more
+# per transfer; the full tensor is rebuilt by a TP all-gather (PartitionedTensor.full()) of the received
+# input, of the stage's own output before its backward, and of the received gradient: 3 per micro-batch.
+# Megatron gathers after each of its two receives (p2p_communication.py gather_split_1d_tensor): 2.
+DEEPSPEED_META_MESSAGES_PER_MICRO_BATCH = 4.0
+DEEPSPEED_GATHERS_PER_MICRO_BATCH = 3.0
+MEGATRON_GATHERS_PER_MICRO_BATCH = 2.0
+
 # --- terms that grow with the cluster ------------------------------------------------------------------
 # Per-step synchronisation: the optimizer step waits for the slowest data-parallel replica. Each replica's
 # step is m micro-batches whose times jitter independently (relative std SYNC_JITTER), so the slowest of R
@@ -199,6 +216,11 @@ OVERHEAD_FRACTION = 0.05
 # --grad-reduce-in-bf16, DeepSpeed's default; checked: fp32 reduction for the 2021-23 rows fits the
 # validation set worse, docs/MODEL.md)
 GRAD_COMM_BYTES = 2.0
+# ... unless the layout says `grad_reduce_in_fp32` (Megatron-Core's DistributedDataParallelConfig name): the
+# gradients travel as fp32. Megatron-LM forces it for every bf16 run since April 2021 (megatron/arguments.py:
+# "bfloat16 requires gradient accumulation and all-reduce to be done in fp32", setting
+# accumulate_allreduce_grads_in_fp32), so bf16 Megatron-LM runs of 2021-23 reduced 4 bytes per gradient.
+GRAD_COMM_BYTES_FP32 = 4.0
 # Checkpoint: bf16 weights + fp32 master + Adam m, v = 14 bytes/param (BLOOM: 2.3 TB for 176B, cal §4).
 CHECKPOINT_BYTES_PER_PARAM = 14.0
 # ZeRO-3 gathers the 16-bit working copy of the weights (DeepSpeed/FSDP mixed precision: the fp32 master
@@ -215,6 +237,15 @@ DETECTION_AUTO_MIN = 2.0  # assumed: health checks / NCCL watchdog (Llama 3 auto
 DETECTION_MANUAL_MIN = 30.0  # assumed: an operator notices a hung job
 # Manual ticket: "node replacement through the cloud API can take hours" (OPT-175B, cal §4).
 REPLACEMENT_MANUAL_MIN = 180.0  # cal §4 (OPT-175B chronicles), 3 h taken as "hours"
+# Spare nodes the buyer holds when the offering keeps no spare pool of its own: the job restarts on a
+# spare at once and the failed node goes to repair (its ticket or automatic replacement) in the
+# background. Nodes in repair at a time are Poisson (M/G/inf occupancy, Takacs 1962) with mean
+# failures per hour x repair hours (Little 1961); a failure that finds every spare in repair waits for a
+# repair (taken as a whole one: an upper bound). The number held minimises the expected node-hours
+# (job nodes + spares) / goodput; at most this many are considered, and never past the offering's
+# maximum cluster size. Practice: Meta (Llama 3 sec. 3.3.4) and ByteDance (MegaScale sec. 4) evict a
+# bad node and restart on a healthy one from a held pool within minutes.
+SPARE_NODES_MAX = 32
 # Default checkpoint write bandwidth when the offering does not publish it: BLOOM wrote 2.3 TB in ~40 s
 # on 48 nodes (~1.2 GB/s per node, cal §4); assume 1 GB/s per node.
 DEFAULT_STORAGE_GBYTES_PER_S_PER_NODE = 1.0

@@ -38,9 +38,11 @@ def _plan_hours(plan: dict[str, Any], hours: float) -> float:
 
 
 def cost_block(
-    facts: dict[str, Any], gpus: int, gpus_per_node: int, wall_hours: float
+    facts: dict[str, Any], gpus: int, gpus_per_node: int, wall_hours: float, *, spare_gpus: int = 0
 ) -> dict[str, Any] | None:
-    """Cost at the cheapest published price, plus each priced plan with its granularity and minimums."""
+    """Cost at the cheapest published price, plus each priced plan with its granularity and minimums.
+    `spare_gpus`: the spare nodes' GPUs held beside the job (goodput.py), billed like the job's."""
+    gpus = gpus + spare_gpus
     price = cheapest_price(facts)
     if price is None:
         return None
@@ -66,6 +68,7 @@ def cost_block(
         "usd_per_gpu_hour": price,
         "gpu_hours": round(gpu_hours, 1),
         "total_usd": round(gpu_hours * price, 2),
+        "spare_gpus": spare_gpus,
     }
     if plans:
         best = min(plans, key=lambda p: float(p["total_usd"] or 0.0))

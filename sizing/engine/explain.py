@@ -152,6 +152,18 @@ def _memory_and_speed(lay: Layout, result: dict[str, Any]) -> list[str]:
         f"Predicted {result['model_tflops_per_gpu']:.0f} model TFLOP/s per GPU "
         f"(MFU {100 * result['mfu']:.1f}%), {result['train_days']:.1f} days including failures (goodput "
         f"{100 * result['goodput']['fraction']:.1f}%).",
+    ] + _spares(result)
+
+
+def _spares(result: dict[str, Any]) -> list[str]:
+    goodput = result["goodput"]
+    spares = int(goodput.get("spare_nodes") or 0)
+    if not spares:
+        return []
+    return [
+        f"{spares} spare node(s) held and billed beside the {result['nodes']} job nodes: a failed node is "
+        f"out for {goodput['repair_min']:.0f} min, and with {goodput['expected_failures']:.0f} failures "
+        "expected the job would otherwise wait for each replacement."
     ]
 
 

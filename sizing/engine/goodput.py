@@ -37,9 +37,16 @@ class FaultModel:
     storage_bytes_per_s: float | None  # None: per-node default (assumption)
     assumptions: list[str] = field(default_factory=list)
     restart_story: str = ""
+    # The replacement part of restart_fixed_min: how long a failed node is out. Without a provider spare
+    # pool the buyer may hold spare nodes so that the job waits for it only when every spare is in repair.
+    repair_min: float = 0.0
+    buyer_spares: bool = False
+    max_nodes: int | None = None  # the offering's cluster cap: spares never take the cluster past it
 
 
-def fault_model(facts: dict[str, Any]) -> FaultModel:
+def fault_model(facts: dict[str, Any], *, max_nodes: int | None = None) -> FaultModel:
+    """`max_nodes`: the offering's published cluster cap (spares never take the cluster past it); an
+    assumed cap bounds the job's size only, not the few spares held beside it."""
     notes: list[str] = []
     rate = facts.get("failure_rate_per_gpu_hour")
     if rate is None:
@@ -86,7 +93,42 @@ def fault_model(facts: dict[str, Any]) -> FaultModel:
         storage_bytes_per_s=None if storage is None else float(storage) * C.GB,
         assumptions=notes,
         restart_story=story,
+        repair_min=replace,
+        buyer_spares=not spare,
+        max_nodes=max_nodes,
     )
+
+
+def _poisson_at_least(k: Array, mean: Array) -> Array:
+    """P(X >= k) for X ~ Poisson(mean), k = 0 .. K-1 along the first axis of the result."""
+    ks = np.asarray(k)
+    pmf = np.exp(-mean) * np.ones_like(mean)
+    below = np.zeros((len(ks), *np.shape(mean)))
+    cdf = np.zeros_like(mean)
+    for j in range(len(ks)):
+        below[j] = cdf
+        cdf = cdf + pmf
+        pmf = pmf * mean / (j + 1)
+    return np.clip(1.0 - below, 0.0, 1.0)
+
+
+def _spares_and_wait(faults: FaultModel, gpus: Array, nodes: Array, base: Array) -> tuple[Array, Array]:
+    """The spare nodes the buyer holds and the expected wait for a repair per failure (minutes).
+
+    `base(wait)` gives the goodput fraction for a per-failure wait; the count minimises the expected
+    node-hours (nodes + spares) / goodput. Little's law: nodes in repair = failures/h x repair hours."""
+    if not faults.buyer_spares or faults.repair_min <= 0:
+        return np.zeros_like(nodes), np.full_like(nodes, faults.repair_min)
+    in_repair = faults.rate_per_gpu_hour * gpus * faults.repair_min / 60.0
+    ks = np.arange(C.SPARE_NODES_MAX + 1, dtype=float).reshape(-1, *([1] * np.ndim(nodes)))
+    wait = _poisson_at_least(ks.ravel(), in_repair) * faults.repair_min  # k = 0: every failure waits
+    node_hours = (nodes + ks) / base(wait)
+    if faults.max_nodes is not None:
+        node_hours = np.where(nodes + ks <= max(faults.max_nodes, 0), node_hours, np.inf)
+        node_hours[0] = (nodes + 0.0) / base(wait[0])  # holding none is always possible
+    best = np.argmin(node_hours, axis=0)
+    chosen_wait = np.take_along_axis(wait, best[None, ...], axis=0)[0] if np.ndim(nodes) else wait[best]
+    return best.astype(float), chosen_wait
 
 
 def goodput_arrays(faults: FaultModel, total_params: float, gpus: Array, nodes: Array) -> dict[str, Array]:
@@ -106,14 +148,21 @@ def goodput_arrays(faults: FaultModel, total_params: float, gpus: Array, nodes: 
     m_min = mtbf_h * 60.0
     delta_min = write_s / 60.0
     tau_min = daly_interval(delta_min, m_min)
-    restart_min = faults.restart_fixed_min + write_s / 60.0  # reading the checkpoint back ~ writing it
+    # without the repair wait: detection and relaunch, then reading the checkpoint back (~ writing it)
+    restart_base = faults.restart_fixed_min - faults.repair_min + write_s / 60.0
     seg = tau_min + delta_min
-    fraction = tau_min / seg / (1.0 + (restart_min + seg / 2.0) / m_min)
+
+    def fraction_for(wait: Array) -> Array:
+        return tau_min / seg / (1.0 + (restart_base + wait + seg / 2.0) / m_min)
+
+    spares, wait = _spares_and_wait(faults, gpus, nodes, fraction_for)
     return {
         "mtbf_h": mtbf_h,
         "checkpoint_write_s": write_s,
         "checkpoint_interval_min": tau_min,
-        "restart_min": restart_min,
-        "fraction": fraction,
+        "restart_min": restart_base + wait,
+        "fraction": fraction_for(wait),
         "checkpoint_bytes": ckpt,
+        "spare_nodes": spares,
+        "repair_wait_min": wait,
     }

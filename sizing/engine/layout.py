@@ -1,10 +1,14 @@
 """Layout dicts (DESIGN section 5 `L`): parsing, defaults and validation against the workload.
 
 Besides the parallel degrees, a layout carries the framework settings the time model depends on: expert
-tensor parallelism (`etp`) and the four communication-overlap flags of Megatron-Core (`tp_comm_overlap`,
-`overlap_grad_reduce`, `overlap_param_gather`, `overlap_p2p_comm`). A flag left out (None) takes the framework
-default of the offering's GPU generation (`overlap.framework_defaults`), which the answer states in
-`assumptions`.
+tensor parallelism (`etp`), the four communication-overlap flags of Megatron-Core (`tp_comm_overlap`,
+`overlap_grad_reduce`, `overlap_param_gather`, `overlap_p2p_comm`), the pipeline engine (`pipeline_engine`,
+pipeline.py: Megatron's schedule unless the layout says DeepSpeed's), the gradient-reduction precision
+(`grad_reduce_in_fp32`, bf16 unless the layout says fp32), for ZeRO-3, whether the parameters are
+resharded after the forward pass (`reshard_after_forward`, FSDP's default true) and, for MoE, the token
+dispatcher (`moe_dispatcher`). An overlap flag or dispatcher left out (None) takes the framework default
+of the offering's GPU generation (`overlap.framework_defaults`, `overlap.default_dispatcher`), which the
+answer states in `assumptions`.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from typing import Any
 
 from .errors import InputError
 from .model import RECOMPUTE_CODES
-from .overlap import OVERLAP_FLAGS, OVERLAP_GRID_KEYS
+from .overlap import DISPATCHER_DEDUP, MOE_DISPATCHERS, OVERLAP_FLAGS, OVERLAP_GRID_KEYS
+from .pipeline import PIPELINE_ENGINES
 from .workload import Workload
 
 
@@ -38,6 +43,20 @@ class Layout:
     overlap_grad_reduce: bool | None = None
     overlap_param_gather: bool | None = None
     overlap_p2p_comm: bool | None = None
+    # the pipeline engine (pipeline.PIPELINE_ENGINES): "megatron" (Megatron-LM, Megatron-Core, NeMo) or
+    # "deepspeed" (DeepSpeed's 2021 PipelineEngine, as MT-NLG and BLOOM ran through Megatron-DeepSpeed)
+    pipeline_engine: str = "megatron"
+    # gradients reduced in fp32 rather than bf16 (Megatron-Core DistributedDataParallelConfig
+    # grad_reduce_in_fp32; Megatron-LM 2021-23 forced it for bf16): twice the gradient traffic
+    grad_reduce_in_fp32: bool = False
+    # ZeRO-3 / FSDP: reshard the parameters after the forward pass (FSDP2 fully_shard reshard_after_forward,
+    # default True); False keeps them gathered until the backward: one all-gather per micro-batch, not two,
+    # and the stage's parameters resident (memory line gathered_params)
+    reshard_after_forward: bool = True
+    # MoE token dispatcher (overlap.MOE_DISPATCHERS): "alltoall" (Megatron-Core's all-to-all dispatcher, one
+    # copy per routed expert) or "deepep" (DeepEP/HybridEP: one copy per destination node and rank);
+    # None = the framework default for the GPU (overlap.default_dispatcher), resolved before evaluation
+    moe_dispatcher: str | None = None
 
     @property
     def gpus(self) -> int:
@@ -57,6 +76,10 @@ class Layout:
         unset: dict[str, Any] = {k: defaults[k] for k in OVERLAP_FLAGS if getattr(self, k) is None}
         return replace(self, **unset) if unset else self
 
+    def with_dispatcher(self, dispatcher: str) -> Layout:
+        """This layout with its MoE token dispatcher set."""
+        return replace(self, moe_dispatcher=dispatcher)
+
     def grid(self) -> dict[str, Any]:
         g: dict[str, Any] = {
             "tp": self.tp,
@@ -75,6 +98,14 @@ class Layout:
             value = getattr(self, name)
             if value is not None:
                 g[key] = bool(value)
+        if self.pipeline_engine == "deepspeed":
+            g["dsp"] = True
+        if self.grad_reduce_in_fp32:
+            g["gr32"] = True
+        if not self.reshard_after_forward:
+            g["raf"] = False
+        if self.moe_dispatcher is not None:
+            g["dedup"] = self.moe_dispatcher == DISPATCHER_DEDUP
         return g
 
 
@@ -109,6 +140,31 @@ def _recompute(d: dict[str, Any]) -> str:
     if recompute not in RECOMPUTE_CODES:
         raise InputError("layout.recompute", f"must be none, selective or full, got {recompute!r}")
     return str(recompute)
+
+
+def _pipeline_engine(d: dict[str, Any], v: int) -> str:
+    engine = d.get("pipeline_engine", "megatron")
+    if engine is None:
+        engine = "megatron"
+    if engine not in PIPELINE_ENGINES:
+        raise InputError(
+            "layout.pipeline_engine", f"must be one of {', '.join(PIPELINE_ENGINES)}, got {engine!r}"
+        )
+    if engine == "deepspeed" and v > 1:
+        raise InputError(
+            "layout.pipeline_engine",
+            "DeepSpeed's pipeline engine has no interleaved schedule: virtual_stages 1",
+        )
+    return str(engine)
+
+
+def _moe_dispatcher(d: dict[str, Any]) -> str | None:
+    dispatcher = d.get("moe_dispatcher")
+    if dispatcher is not None and dispatcher not in MOE_DISPATCHERS:
+        raise InputError(
+            "layout.moe_dispatcher", f"must be one of {', '.join(MOE_DISPATCHERS)}, got {dispatcher!r}"
+        )
+    return dispatcher
 
 
 def _check_heads_and_experts(wl: Workload, tp: int, ep: int) -> None:
@@ -175,5 +231,23 @@ def layout_from_dict(
     if pp == 1 and v > 1:
         notes.append("virtual_stages > 1 without pipeline parallelism has no effect: set to 1")
         v = 1
-    lay = Layout(tp, pp, dp, cp, ep, zero, mb, recompute, sp, v, etp=etp if etp != tp else None, **flags)
+    engine = _pipeline_engine(d, v)
+    lay = Layout(
+        tp,
+        pp,
+        dp,
+        cp,
+        ep,
+        zero,
+        mb,
+        recompute,
+        sp,
+        v,
+        etp=etp if etp != tp else None,
+        **flags,
+        pipeline_engine=engine,
+        grad_reduce_in_fp32=bool(_flag(d, "grad_reduce_in_fp32")),
+        reshard_after_forward=_flag(d, "reshard_after_forward") is not False,
+        moe_dispatcher=_moe_dispatcher(d),
+    )
     return lay, notes

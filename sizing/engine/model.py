@@ -6,9 +6,12 @@ layout gets the same numbers whichever way it is asked for.
 
 The grid `g` is a dict of arrays keyed tp, pp, dp, cp, ep, zero, mb (micro-batch), rec (recompute code,
 memory.RECOMPUTE_*), sp (sequence parallel), v (virtual stages), and optionally etp (expert tensor parallel,
-default tp) and the overlap flags tpo, ogr, opg, ppo (overlap.OVERLAP_GRID_KEYS; default: the framework
-default of the GPU); `x` is the same dict as arrays (`_inputs`). Single letters in formulas follow the
-papers' notation: h hidden, s sequence, L layers, V vocabulary.
+default tp), the overlap flags tpo, ogr, opg, ppo (overlap.OVERLAP_GRID_KEYS; default: the framework
+default of the GPU), dsp (DeepSpeed's pipeline engine, pipeline.py; default Megatron's) and gr32 (gradients
+reduced in fp32, zero.py; default bf16), raf (ZeRO-3 reshard after forward, zero.py; default true), dedup
+(MoE token dispatcher deduplicates per destination, timing.all_to_all_time; default by GPU); `x` is
+the same dict as arrays (`_inputs`). Single letters in
+formulas follow the papers' notation: h hidden, s sequence, L layers, V vocabulary.
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ import numpy as np
 
 from . import constants as C
 from . import memory as M
+from . import pipeline as P
 from . import timing as T
 from . import zero as Z
 from .hardware import Hardware
 from .memory import RECOMPUTE_CODES, RECOMPUTE_FULL, RECOMPUTE_NAMES, RECOMPUTE_NONE, RECOMPUTE_SELECTIVE
-from .overlap import MEGATRON_CORE_2024, framework_defaults, grid_defaults
+from .overlap import DISPATCHER_DEDUP, default_dispatcher, grid_defaults
 from .workload import Workload
 
 __all__ = [
@@ -92,6 +96,7 @@ class WorkloadShape:
         self.activation_coeffs = M.activation_coefficients(wl.hidden, wl.heads, wl.kv_dim, mlp)
         self.fc2_per_h = fc2 / wl.hidden
         self.attention_dim = wl.attention_dim
+        self.attention_core_dim = wl.attention_core_dim  # the scores' and values' width (MLA differs)
         # elements per token that Transformer Engine casts to fp8 per layer and pass: the inputs of the QKV,
         # output-projection, FC1 and FC2 GEMMs
         self.fp8_cast_width = 2.0 * wl.hidden + wl.attention_dim + fc2
@@ -205,6 +210,14 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
     }
     for key, default in defaults.items():
         out[key] = np.asarray(g.get(key, default), dtype=bool)
+    # settings whose default changes nothing, present only when the grid sets them: DeepSpeed's pipeline
+    # engine (dsp, pipeline.py; else Megatron's), gradients reduced in fp32 (gr32, zero.py; else bf16) and
+    # ZeRO-3 parameters kept gathered after the forward pass (raf false, zero.py; else resharded)
+    # The MoE token dispatcher (dedup: deduplicating DeepEP/HybridEP, else Megatron's all-to-all) is read
+    # only when the grid sets it; its default follows the GPU (overlap.default_dispatcher)
+    for key in ("dsp", "gr32", "raf", "dedup"):
+        if key in g:
+            out[key] = np.asarray(g[key], dtype=bool)
     return out
 
 
@@ -258,7 +271,15 @@ def _memory(
         )
         gathered = gathered + np.where(zero >= 3, 4.0 * shape.largest_layer_experts / (etp * ep), 0.0)
     else:
-        expert_local = 0.0
+        expert_local, expert_shards = 0.0, 1.0
+    reshard = x.get("raf")
+    if reshard is not None and not np.all(reshard):
+        # FSDP2 reshard_after_forward=False: every layer of the stage stays gathered from its forward to its
+        # backward pass (with 1F1B, some micro-batch's backward is always pending): the stage's parameters are
+        # resident in bf16, beyond the GPU's own shard
+        unsharded = dense_local * (1.0 - 1.0 / shards) + expert_local * (1.0 - 1.0 / expert_shards)
+        kept = C.PARAM_GATHER_BYTES * unsharded
+        gathered = np.where((zero >= 3) & ~reshard, np.maximum(gathered, kept), gathered)
     seq_local = s / cp
     coeffs = _coeffs(wl, hw, shape, uses_flash_attention(wl, hw))
     act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)
@@ -374,7 +395,7 @@ def _layer_compute(
     tokens = x["mb"] * memory.seq_local
     gemm_efficiency = T.gemm_efficiency(hw, tokens * h * h / tp)
     linear_forward = _linear_forward(wl, hw, shape, x, tokens, gemm_efficiency)
-    attention_forward = 4.0 * tokens * s * shape.attention_dim / tp / (_bf16_peak(hw) * gemm_efficiency)
+    attention_forward = 4.0 * tokens * s * shape.attention_core_dim / tp / (_bf16_peak(hw) * gemm_efficiency)
     flash = uses_flash_attention(wl, hw)
     recompute = _recomputed(x["rec"], flash, attention_forward, linear_forward)
     return LayerCompute(
@@ -451,26 +472,11 @@ def _expert_parallel_comm(
         return np.zeros_like(tp)
     a2a_bytes = shape.load_imbalance * tokens / tp * shape.top_k * float(wl.hidden) * 2.0
     n_a2a = 4.0 + 2.0 * (x["rec"] == RECOMPUTE_FULL)
-    hierarchical = framework_defaults(hw) is MEGATRON_CORE_2024  # DeepEP/HybridEP dispatch on Hopper+
-    one = T.all_to_all_time(hw, x["etp"], x["ep"], a2a_bytes, shape.top_k, hierarchical)
+    # the token dispatcher (layout.moe_dispatcher): deduplicating (DeepEP/HybridEP) unless the grid says
+    # otherwise, on the GPUs whose framework default is Megatron-Core 2024+ (overlap.default_dispatcher)
+    dedup = x.get("dedup", default_dispatcher(hw) == DISPATCHER_DEDUP)
+    one = T.all_to_all_time(hw, x["etp"], x["ep"], a2a_bytes, shape.top_k, dedup)
     return (1.0 - C.EP_OVERLAP) * shape.moe_fraction * n_a2a * one
-
-
-def _pipeline_comm(hw: Hardware, x: dict[str, Any], activation_msg: Any) -> tuple[Any, Any]:
-    """(seconds per micro-batch, seconds per iteration) of the activations sent between stages.
-
-    Blocking sends (1F1B, or interleaved without overlap_p2p_comm): 2 v transfers per micro-batch on the
-    critical path. With overlap_p2p_comm (Megatron-Core's interleaved schedule posts the sends/receives
-    asynchronously and waits one step later) a transfer delays only the chain of dependent chunks: 2 (p v - 1)
-    transfers per iteration, independent of the micro-batch count (a discrete-event simulation of the
-    schedule's order, docs/MODEL.md). Each TP rank sends 1/tp (Megatron's scatter/gather optimisation)."""
-    tp, pp, v = x["tp"], x["pp"], x["v"]
-    bw, _, crosses = T.group_link(hw, tp * x["cp"] * x["dp"], np.minimum(pp, 2.0))
-    one = T.send_recv_time(hw, activation_msg / tp, bw, crosses)
-    overlapped = x["ppo"] & (v > 1)
-    per_micro_batch = np.where((pp > 1) & ~overlapped, 2.0 * v * one, 0.0)
-    chain = np.where((pp > 1) & overlapped, 2.0 * (pp * v - 1.0) * one, 0.0)
-    return per_micro_batch, chain
 
 
 def _layer_comm(
@@ -480,7 +486,7 @@ def _layer_comm(
     tokens = compute.tokens
     activation_msg = tokens * float(wl.hidden) * 2.0  # bf16 activations of one micro-batch
     tp, tp_crosses = _tensor_parallel_comm(hw, x, activation_msg, compute.linear_gemms)
-    pp, chain = _pipeline_comm(hw, x, activation_msg)
+    pp, chain = P.pipeline_comm(hw, x, activation_msg)
     return LayerComm(
         tp=tp,
         cp=_context_parallel_comm(wl, hw, x, tokens),
@@ -618,7 +624,7 @@ def _throughput(
     """Model and hardware TFLOP/s per GPU, MFU and tokens/s of an iteration of `iteration` seconds."""
     tokens_iter = float(wl.tokens_per_iteration)
     model_flops = tokens_iter * wl.model_flops_per_token()
-    attention_flops_per_token = 4.0 * wl.layers * float(wl.seq_len) * shape.attention_dim  # forward GEMMs
+    attention_flops_per_token = 4.0 * wl.layers * float(wl.seq_len) * shape.attention_core_dim  # forward
     recompute_flops_per_token = _recomputed(
         x["rec"],
         uses_flash_attention(wl, hw),

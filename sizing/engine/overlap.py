@@ -71,6 +71,45 @@ def resolve_overlap(layout: Layout, hw: Hardware) -> tuple[Layout, list[str]]:
     return layout.with_overlap(framework_defaults(hw)), [framework_note(hw)]
 
 
+# MoE token dispatchers (layout.moe_dispatcher; timing.all_to_all_time): "alltoall" is Megatron-Core's
+# MoEAlltoAllTokenDispatcher (one copy per routed expert, NCCL all-to-all), the only one of the 2021-23
+# stacks; "deepep" is a deduplicating dispatcher (DeepEP, or Megatron-Core's flex dispatcher with the DeepEP
+# or HybridEP backend: one copy per destination node over the network and per destination rank over
+# NVLink), which NVIDIA's and DeepSeek's Hopper-and-later MoE recipes use where they publish it.
+DISPATCHER_ALLTOALL = "alltoall"
+DISPATCHER_DEDUP = "deepep"
+MOE_DISPATCHERS = (DISPATCHER_ALLTOALL, DISPATCHER_DEDUP)
+
+
+def default_dispatcher(hw: Hardware) -> str:
+    """The MoE token dispatcher a layout gets when it does not name one, by GPU generation."""
+    if framework_defaults(hw) is MEGATRON_CORE_2024:
+        return DISPATCHER_DEDUP
+    return DISPATCHER_ALLTOALL
+
+
+def resolve_dispatcher(layout: Layout, hw: Hardware, moe: bool) -> tuple[Layout, list[str]]:
+    """An MoE layout with its unset token dispatcher filled from the GPU's default, and the note (a dense
+    workload has no dispatcher: left None)."""
+    if not moe or layout.moe_dispatcher is not None:
+        return layout, []
+    return layout.with_dispatcher(default_dispatcher(hw)), [dispatcher_note(hw)]
+
+
+def dispatcher_note(hw: Hardware) -> str:
+    """The `assumptions` line for an MoE layout that did not name its token dispatcher."""
+    if default_dispatcher(hw) == DISPATCHER_DEDUP:
+        return (
+            f"MoE token dispatcher not given: a deduplicating dispatcher (DeepEP/HybridEP) assumed on "
+            f"{hw.gpu.key}: each token crosses the network once per destination node and NVLink once per "
+            "destination GPU; set moe_dispatcher: alltoall for one copy per routed expert"
+        )
+    return (
+        f"MoE token dispatcher not given: the all-to-all dispatcher assumed on {hw.gpu.key} (one copy of a "
+        "token per routed expert); set moe_dispatcher: deepep for a deduplicating dispatcher"
+    )
+
+
 def default_optimizer(hw: Hardware) -> str:
     """The optimizer-state convention (constants.OPTIMIZER_BYTES) of the GPU's framework generation."""
     if framework_defaults(hw) is MEGATRON_CORE_2024:

@@ -47,7 +47,14 @@ from .model import (
     GridModel,
     uses_flash_attention,
 )
-from .overlap import default_optimizer, framework_defaults, framework_note, optimizer_note
+from .overlap import (
+    default_optimizer,
+    dispatcher_note,
+    framework_defaults,
+    framework_note,
+    optimizer_note,
+    resolve_dispatcher,
+)
 from .workload import Workload
 
 OBJECTIVES = ("fastest", "cheapest", "cheapest-within-deadline")
@@ -238,7 +245,8 @@ class _Space:
             etp=None if etp == tp else etp,
         )
         # the search does not toggle the overlap settings: it evaluates the framework default of the GPU
-        return lay.with_overlap(framework_defaults(self.hw))
+        lay = lay.with_overlap(framework_defaults(self.hw))
+        return resolve_dispatcher(lay, self.hw, self.wl.moe is not None)[0]
 
 
 def _search_space(
@@ -271,6 +279,7 @@ class _Objective:
     train_tokens: float
     goodput_fraction: np.ndarray  # per structure: goodput depends only on the cluster size
     structure_gpus: np.ndarray
+    billed_gpus: np.ndarray  # per structure: the job's GPUs and the spare nodes' (goodput.py)
     price: float | None
     deadline: float | None
 
@@ -280,7 +289,8 @@ class _Objective:
         gpus = self.structure_gpus[structure_indices]
         if self.name == "fastest":
             return days + 1e-9 * gpus  # ties: fewer GPUs
-        flat = days * 24.0 * gpus * (self.price if self.price is not None else 1.0)
+        billed = self.billed_gpus[structure_indices]
+        flat = days * 24.0 * billed * (self.price if self.price is not None else 1.0)
         if self.name == "cheapest-within-deadline":
             flat = np.where(days <= self.deadline, flat, np.inf)
         return flat
@@ -291,7 +301,10 @@ def _objective_for(
 ) -> _Objective:
     structure_nodes = np.ceil(space.structure_gpus / space.hw.gpus_per_node)
     goodput = goodput_arrays(faults, space.wl.total_params(), space.structure_gpus, structure_nodes)
-    return _Objective(name, space.wl.train_tokens, goodput["fraction"], space.structure_gpus, price, deadline)
+    billed = space.structure_gpus + goodput["spare_nodes"] * space.hw.gpus_per_node
+    return _Objective(
+        name, space.wl.train_tokens, goodput["fraction"], space.structure_gpus, billed, price, deadline
+    )
 
 
 @dataclass
@@ -577,7 +590,7 @@ def search(
         raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     wl = as_workload(workload)
     hw = hardware_from_facts(offering_facts)
-    faults = fault_model(hw.facts)  # the facts with unpublished ones at their class norms
+    faults = fault_model(hw.facts, max_nodes=hw.max_nodes if hw.max_nodes_published else None)
     check_gpus(gpus)
     hw = allow_requested_gpus(hw, gpus)
     deadline = _deadline(objective, deadline_days, wl)
@@ -585,7 +598,7 @@ def search(
         gpu_counts = [gpus]
     else:
         gpu_counts = [n * hw.gpus_per_node for n in (node_counts or node_ladder(hw.max_nodes))]
-    notes = [framework_note(hw)]
+    notes = [framework_note(hw)] + ([dispatcher_note(hw)] if wl.moe is not None else [])
     if optimizer is None:
         optimizer = default_optimizer(hw)
         notes.append(optimizer_note(hw))

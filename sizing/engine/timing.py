@@ -103,7 +103,7 @@ def send_recv_time(hw: Hardware, nbytes: Array, bw: Array, crosses: Array) -> Ar
 
 
 def all_to_all_time(
-    hw: Hardware, stride: Array, n: Array, nbytes: Array, top_k: int = 1, hierarchical: bool = False
+    hw: Hardware, stride: Array, n: Array, nbytes: Array, top_k: int = 1, dedup: Array = False
 ) -> Array:
     """All-to-all of `nbytes` per rank over n ranks `stride` apart (MoE token dispatch/combine; `nbytes`
     holds top_k copies of each token).
@@ -111,22 +111,36 @@ def all_to_all_time(
     Every rank sends (n-1)/n of its bytes, point to point: the part bound for ranks in its own scale-up
     domain goes over NVLink, the rest over this GPU's own NIC (an all-to-all cannot pool the node's NICs the
     way ring collectives do: every GPU talks to every other at once). The two proceed in parallel; the
-    slower one sets the time. `hierarchical` (DeepEP / Megatron HybridEP dispatch; DeepSeek-V3 report
-    section 3.2.2: one IB transfer per destination node, then NVLink forwarding) sends a token once to
-    each remote domain its top_k experts live in rather than once per expert: with experts spread evenly
-    over g domains, E[remote domains] = (g - 1)(1 - (1 - 1/g)^k) instead of k (g - 1)/g copies."""
+    slower one sets the time.
+
+    Without `dedup` (Megatron-Core's MoEAlltoAllTokenDispatcher, moe_token_dispatcher_type "alltoall":
+    tokens are permuted into one row per routed expert before the all-to-all) every one of a token's top_k
+    copies travels. With `dedup` (DeepEP, Megatron-Core's flex dispatcher with the DeepEP or HybridEP
+    backend; DeepSeek-V3 report section 3.2.2) a token travels once to each scale-up domain its experts
+    live in (one network transfer, then NVLink forwarding) and, inside the domain, once to each rank that
+    holds one of its experts (DeepEP get_dispatch_layout: is_token_in_rank): with experts spread evenly over
+    g destinations, E[destinations reached] = g (1 - (1 - 1/g)^k) instead of k copies."""
     stride = np.asarray(stride, dtype=float)
     n = np.asarray(n, dtype=float)
     domain = float(hw.scale_up_domain_gpus)
     local = np.minimum(n, np.maximum(np.floor(domain / np.maximum(stride, 1.0)), 1.0))
     remote = n - local
-    if hierarchical and top_k > 1:
+    on_copies = np.ones_like(n)
+    if top_k > 1 and np.any(dedup):
         domains = np.maximum(n / local, 1.0)
-        dedup = domains * (1.0 - (1.0 - 1.0 / domains) ** top_k) / top_k
-        remote = remote * np.where(domains > 1.0, dedup, 1.0)
+        per_domain = np.where(domains > 1.0, _copies_reached(domains, top_k), 1.0)
+        per_rank = np.where(n > 1.0, _copies_reached(n, top_k), 1.0)
+        remote = np.where(dedup, remote * per_domain, remote)
+        on_copies = np.where(dedup, per_rank, 1.0)
     nodes = np.maximum(np.ceil(n * stride / hw.gpus_per_node), 1.0)
     nic_bw = hw.node_busbw / hw.gpus_per_node * hw.topology_factor(nodes)
-    on_link = nbytes * np.maximum(local - 1.0, 0.0) / n / hw.intra_busbw
+    on_link = nbytes * on_copies * np.maximum(local - 1.0, 0.0) / n / hw.intra_busbw
     off_link = nbytes * remote / n / nic_bw
     alpha = C.ALPHA_INTRA_S + np.where(remote > 0, ring_step_net_s(hw), 0.0)
     return np.where(n > 1, alpha + np.maximum(on_link, off_link), 0.0)
+
+
+def _copies_reached(destinations: Array, top_k: int) -> Array:
+    """Share of a token's top_k copies a deduplicating dispatcher sends when its experts are spread evenly
+    over `destinations` (domains or ranks): E[destinations reached] / top_k = g (1 - (1 - 1/g)^k) / k."""
+    return destinations * (1.0 - (1.0 - 1.0 / destinations) ** top_k) / top_k

@@ -40,6 +40,11 @@ class Workload:
     attention: str = "auto"  # auto | flash | unfused (constants.UNFUSED_ATTENTION_GPUS)
     # per-head dimension when it is not hidden / heads (Qwen3: 128 with hidden 2048 and 32 heads)
     head_dim_override: int | None = None
+    # attention-core head widths when they differ from head_dim: multi-head latent attention (DeepSeek-V2/V3,
+    # Kimi K2) scores with 192-wide query/key heads (128 + 64 RoPE) and 128-wide values, while its low-rank
+    # projections stay approximated by the heads x head_dim block (187M vs 205M parameters per layer)
+    qk_head_dim: int | None = None
+    v_head_dim: int | None = None
     # dropout layers (GPT-3-era models); Llama, Qwen, DeepSeek train without: no dropout masks stored
     dropout: bool = True
     derived_from_params: float | None = None
@@ -53,6 +58,14 @@ class Workload:
     def attention_dim(self) -> int:
         """Width of the query (and attention output) projection: heads x head_dim."""
         return self.heads * self.head_dim
+
+    @property
+    def attention_core_dim(self) -> float:
+        """heads x the mean of the query/key and value head widths: the attention core (scores Q K^T and
+        values P V) takes 2 s x heads x (d_qk + d_v) FLOPs per token forward = 4 s x this."""
+        qk = self.qk_head_dim or self.head_dim
+        v = self.v_head_dim or self.head_dim
+        return self.heads * (qk + v) / 2.0
 
     @property
     def kv_dim(self) -> int:
@@ -112,9 +125,10 @@ class Workload:
 
     def model_flops_per_token(self) -> float:
         """Narayanan eq. 3 / Korthikanti (cal §2): 6 x active matmul params (incl. the output layer) +
-        12 x layers x hidden x seq for attention (not halved for causal, as Megatron counts it)."""
+        12 x layers x hidden x seq for attention (not halved for causal, as Megatron counts it; hidden is the
+        attention-core width, attention_core_dim)."""
         matmul = self.layers * self.active_matmul_params_per_layer() + self.vocab * self.hidden
-        return 6.0 * matmul + 12.0 * self.layers * self.heads * self.head_dim * self.seq_len
+        return 6.0 * matmul + 12.0 * self.layers * self.attention_core_dim * self.seq_len
 
     @property
     def tokens_per_iteration(self) -> int:
@@ -178,13 +192,17 @@ _PRESET_LIST = (
     _preset("dense-1t", (128, 25600, 160, 160, 102400, 51200, 2048, 3072, 1.0e12), tied_embeddings=True),
     # DeepSeek-V3 (arXiv 2412.19437): 61 layers, hidden 7168, 128 heads, 3 dense layers (FFN 18432), 256
     # routed experts top-8 + 1 shared, expert FFN 2048, vocab 129280, 14.8T tokens, seq 4096, batch 15360,
-    # fp8. MLA attention is approximated by a 4h^2 attention block (187M vs 205M params per layer).
+    # fp8. MLA's projections are approximated by a 4h^2 attention block (187M vs 205M params per layer); its
+    # attention core scores with 192-wide query/key heads (qk_nope 128 + qk_rope 64) and 128-wide values
+    # (the model's config.json: qk_nope_head_dim, qk_rope_head_dim, v_head_dim).
     _preset(
         "deepseek-v3-671b",
         (61, 7168, 128, 128, 18432, 129280, 4096, 15360, 14.8e12),
         activation="swiglu",
         precision="fp8",
         dropout=False,
+        qk_head_dim=192,
+        v_head_dim=128,
         moe=MoE(experts=256, top_k=8, expert_ffn_hidden=2048, shared_experts=1, dense_layers=3),
     ),
 )
@@ -216,6 +234,16 @@ def _num(
             raise InputError(field_name, f"must be an integer, got {v!r}")
         return int(v)
     return float(v)
+
+
+MAX_HEAD_WIDTH = 1024  # widest attention head accepted (published models: 64-256)
+
+
+def _head_width(d: dict[str, Any], key: str) -> int | None:
+    width = _num(d, key, required=False)
+    if width is not None and width > MAX_HEAD_WIDTH:
+        raise InputError(f"workload.{key}", f"must be between 1 and {MAX_HEAD_WIDTH}, got {width}")
+    return width
 
 
 def derive_shape(params: float) -> dict[str, int]:
@@ -255,6 +283,7 @@ def workload_from_dict(d: dict[str, Any]) -> Workload:
     attention = _choice(d, "attention", ATTENTION_KINDS)
     moe = _moe_from_dict(d.get("moe"), shape["ffn_hidden"], shape["layers"])
     head_dim = _num(d, "head_dim", required=False)
+    qk_head_dim, v_head_dim = (_head_width(d, key) for key in ("qk_head_dim", "v_head_dim"))
     dropout = d.get("dropout", True)
     if not isinstance(dropout, bool):
         raise InputError("workload.dropout", f"must be true or false, got {dropout!r}")
@@ -271,6 +300,8 @@ def workload_from_dict(d: dict[str, Any]) -> Workload:
         deadline_days=deadline,
         attention=attention,
         head_dim_override=head_dim,
+        qk_head_dim=qk_head_dim,
+        v_head_dim=v_head_dim,
         dropout=dropout,
         derived_from_params=derived,
         notes=notes,

@@ -37,7 +37,7 @@ def group_traffic(
     params: Any,
     layers: Any,
     per_tensor: bool,
-    grad_bytes: float,
+    grad_bytes: Any,
     zero3: bool = True,
 ) -> GroupTraffic:
     """Collectives of one data-parallel group of n ranks `stride` apart holding `params` parameters per GPU
@@ -108,12 +108,16 @@ def data_parallel_times(
     (the fitted 2021-22 behaviour); with it, each reduce hides behind the backward pass of its micro-batch
     (`backward_mb`) and the parameter all-gather, with overlap_param_gather, behind the next forward
     (`forward_mb`), bucket by bucket. Expert parameters travel over the expert-data-parallel group
-    (tp x dp x cp / (ep x etp) ranks, stride ep x etp).
+    (tp x dp x cp / (ep x etp) ranks, stride ep x etp). Gradients travel in bf16, or fp32 where the layout
+    sets grad_reduce_in_fp32 (grid key `gr32`, constants.GRAD_COMM_BYTES_FP32).
     """
     tp, ep, etp, zero = x["tp"], x["ep"], x["etp"], x["zero"]
     has_zero3, has_zero2 = bool(np.any(zero >= 3)), bool(np.any(zero == 2))
     per_tensor = C.ZERO3_PER_GPU_NIC and framework_defaults(hw) is MEGATRON_LM_2021
-    grad_bytes = C.GRAD_COMM_BYTES
+    fp32_grads = x.get("gr32")
+    grad_bytes: Any = C.GRAD_COMM_BYTES
+    if fp32_grads is not None and np.any(fp32_grads):
+        grad_bytes = np.where(fp32_grads, C.GRAD_COMM_BYTES_FP32, C.GRAD_COMM_BYTES)
     dense = group_traffic(hw, tp, x["dp"] * x["cp"], dense_local, layers, per_tensor, grad_bytes, has_zero3)
     expert = None
     if moe_fraction > 0:
@@ -128,7 +132,7 @@ def data_parallel_times(
         zero2_total, zero2_exposed = _zero2(g, micro_batches, overlap)
         total, exposed = np.where(zero == 2, zero2_total, total), np.where(zero == 2, zero2_exposed, exposed)
     if has_zero3:
-        zero3_total, zero3_exposed = _zero3(g, micro_batches, overlap)
+        zero3_total, zero3_exposed = _zero3(g, micro_batches, overlap, x.get("raf", True))
         total, exposed = np.where(zero >= 3, zero3_total, total), np.where(zero >= 3, zero3_exposed, exposed)
     return total, exposed
 
@@ -183,14 +187,17 @@ def _zero2(g: GroupTraffic, m: Any, o: _Overlap) -> tuple[Any, Any]:
     return total, exposed
 
 
-def _zero3(g: GroupTraffic, m: Any, o: _Overlap) -> tuple[Any, Any]:
+def _zero3(g: GroupTraffic, m: Any, o: _Overlap, reshard: Any = True) -> tuple[Any, Any]:
     """ZeRO-3: forward gathers hide behind the forward pass; backward gathers and (with
     overlap_grad_reduce) the reduce-scatters behind the backward; each pass at most ZERO3_OVERLAP of its
-    compute (with prefetch, overlap_param_gather). (total, exposed)."""
+    compute (with prefetch, overlap_param_gather). Without `reshard` (FSDP2 reshard_after_forward=False)
+    the parameters gathered for the forward stay until the backward: no gathers in the backward pass.
+    (total, exposed)."""
     f = np.where(o.param, C.ZERO3_OVERLAP, 0.0)
     forward_exposed = g.layer_gathers - np.minimum(f * o.forward_mb, g.layer_gathers)
-    backward_comm = g.layer_gathers + np.where(o.grad, g.layer_scatters, 0.0)
+    backward_gathers = np.where(reshard, g.layer_gathers, 0.0)
+    backward_comm = backward_gathers + np.where(o.grad, g.layer_scatters, 0.0)
     backward_exposed = backward_comm - np.minimum(f * o.backward_mb, backward_comm)
     unhidden_scatters = np.where(o.grad, 0.0, (1.0 - C.DP_OVERLAP) * g.layer_scatters)
-    total = m * (2.0 * g.layer_gathers + g.layer_scatters)
+    total = m * (g.layer_gathers + backward_gathers + g.layer_scatters)
     return total, m * (forward_exposed + backward_exposed + unhidden_scatters)

@@ -50,3 +50,24 @@ def test_bad_attention_names_the_field() -> None:
     with pytest.raises(InputError) as e:
         workload_from_dict({**_wl("flash"), "attention": "sparse"})
     assert e.value.field == "workload.attention"
+
+
+def test_multi_head_latent_attention_counts_its_own_head_widths(h100_ib: dict[str, Any]) -> None:
+    # DeepSeek-V3's MLA scores with 192-wide query/key heads and 128-wide values (config.json: qk_nope 128 +
+    # qk_rope 64, v 128), not hidden / heads = 56: the attention core is 2 s x heads x (192 + 128) FLOPs per
+    # token forward, 12 L s heads (d_qk + d_v) / 2 in the model FLOPs (x3 for forward and backward)
+    mla = workload_preset("deepseek-v3-671b")
+    assert (mla.qk_head_dim, mla.v_head_dim, mla.head_dim) == (192, 128, 56)
+    mha = workload_from_dict({**mla.to_dict(), "qk_head_dim": None, "v_head_dim": None})
+    extra = 12 * mla.layers * mla.seq_len * mla.heads * ((192 + 128) / 2 - 56)
+    assert mla.model_flops_per_token() - mha.model_flops_per_token() == pytest.approx(extra)
+    # the projections (parameters) keep the heads x head_dim approximation
+    assert mla.total_params() == mha.total_params()
+    lay = {"tp": 1, "pp": 16, "dp": 64, "ep": 64, "zero": 1}
+    slow = evaluate(mla.to_dict(), h100_ib, lay, gpus=1024)["iteration_breakdown_s"]["compute"]
+    fast = evaluate(mha.to_dict(), h100_ib, lay, gpus=1024)["iteration_breakdown_s"]["compute"]
+    assert slow > fast
+    with pytest.raises(InputError) as err:
+        workload_from_dict({**mla.to_dict(), "qk_head_dim": 5000})
+    assert err.value.field == "workload.qk_head_dim"
+    assert "between 1 and 1024" in str(err.value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from sizing.bill import Job, billed_hours, break_even_days, full_bill, plan_bill, spare_nodes
+from sizing.bill import Job, billed_hours, break_even_days, full_bill, job_from_sizing, plan_bill, spare_nodes
 
 
 def job(**kw: Any) -> Job:
@@ -116,6 +116,18 @@ def test_a_small_job_absorbs_the_shortfall_by_running_longer_instead_of_a_spare_
     assert "longer" in spares["note"] and bill["billed_nodes"] == 2
 
 
+def test_failover_spares_of_the_sizing_are_billed_and_cover_the_guarantee_too() -> None:
+    # The sizing holds 3 spare nodes against repairs; a 95% guarantee on 20 nodes asks for 1: the same
+    # nodes serve both, so 3 are billed, and never swapped for a longer run (the goodput counts on them).
+    bill = plan_bill({**FACTS, "usable_gpu_guarantee_pct": 95.0}, OD, job(failover_spares=3))
+    spares = lines(bill)["spares"]
+    assert spares["quantity"] == Decimal(3 * 8 * 110) and "restarts at once" in spares["note"]
+    assert bill["billed_nodes"] == 2 + 3
+    # a guarantee that asks for more than the failovers wins
+    bill = plan_bill({**FACTS, "usable_gpu_guarantee_pct": 90.0}, OD, job(nodes=100, failover_spares=3))
+    assert bill["billed_nodes"] == 110
+
+
 def test_storage_egress_support_setup_lines() -> None:
     facts = {
         **FACTS,
@@ -196,3 +208,10 @@ def test_full_bill_chooses_the_cheapest_plan_for_the_duration() -> None:
     by_name = {p["name"]: p for p in long["plans"]}
     assert by_name["reserved-3m"]["break_even_days"] == Decimal("45.7")
     assert long["usd_per_billion_tokens"] == (long["total_usd"] / 100).quantize(Decimal("0.01"))
+
+
+def test_the_bill_reads_the_failover_spares_from_the_sizing_result() -> None:
+    goodput = {"spare_nodes": 2, "checkpoint_gb": 10.0}
+    sizing = {"gpus": 64, "nodes": 8, "train_days": 10.0, "goodput": goodput}
+    built, _ = job_from_sizing(sizing, {"gpus_per_node": 8}, {"train_tokens": 1e11})
+    assert built.failover_spares == 2 and built.nodes == 8

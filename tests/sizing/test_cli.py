@@ -38,8 +38,20 @@ LAYOUT = {
     "virtual_stages",
 }
 # fields added by the v2 model (issue 17): expert tensor parallelism and the framework's overlap settings,
-# the ZeRO-3 gathered parameters as their own memory line, the wait for the slowest replica
-ADDED_LAYOUT = {"etp", "tp_comm_overlap", "overlap_grad_reduce", "overlap_param_gather", "overlap_p2p_comm"}
+# the ZeRO-3 gathered parameters as their own memory line, the wait for the slowest replica; the pipeline
+# engine (Megatron's or DeepSpeed's), the gradient-reduction precision, FSDP's reshard_after_forward, the
+# MoE token dispatcher
+ADDED_LAYOUT = {
+    "etp",
+    "tp_comm_overlap",
+    "overlap_grad_reduce",
+    "overlap_param_gather",
+    "overlap_p2p_comm",
+    "pipeline_engine",
+    "grad_reduce_in_fp32",
+    "reshard_after_forward",
+    "moe_dispatcher",
+}
 
 
 def run(argv: list[str], resolve: Any = None) -> tuple[int, str, str]:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from sizing.engine import constants as C
@@ -36,3 +37,36 @@ def test_manual_replacement_costs_hours_and_lowers_goodput() -> None:
     gm = goodput_arrays(manual, 175e9, 4096, 512)
     assert float(gm["fraction"]) < float(ga["fraction"]) < 1.0
     assert any("manual ticket" in a for a in manual.assumptions)
+
+
+def test_without_provider_spares_a_large_job_holds_a_few_spare_nodes_and_stops_waiting_for_tickets() -> None:
+    """Little's law: at 16,384 GPUs (MTBF 3.1 h) and a 3 h ticket about one node is in repair at a time;
+    a handful of spares (far under 1% of 2,048 nodes) takes the ticket out of nearly every restart."""
+    manual = fault_model({})
+    g = goodput_arrays(manual, 405e9, 16384, 2048)
+    in_repair = 16384 * manual.rate_per_gpu_hour * C.REPLACEMENT_MANUAL_MIN / 60
+    assert in_repair == pytest.approx(0.97, abs=0.02)
+    spares = int(g["spare_nodes"])
+    assert 2 <= spares <= 10
+    assert float(g["repair_wait_min"]) < 1.0  # a failure rarely finds every spare in repair
+    assert float(g["restart_min"]) < manual.restart_fixed_min - C.REPLACEMENT_MANUAL_MIN + 5
+    # holding them pays: node-hours per unit of work fall against holding none
+    none = goodput_arrays(fault_model({}, max_nodes=2048), 405e9, 16384, 2048)
+    assert int(none["spare_nodes"]) == 0 and float(none["restart_min"]) >= C.REPLACEMENT_MANUAL_MIN
+    assert (2048 + spares) / float(g["fraction"]) < 2048 / float(none["fraction"])
+
+
+def test_a_small_job_holds_no_spares_and_a_provider_pool_needs_none() -> None:
+    small = goodput_arrays(fault_model({}), 175e9, 16, 2)  # a failure every ~3,000 h: not worth a node
+    assert int(small["spare_nodes"]) == 0
+    assert float(small["repair_wait_min"]) == C.REPLACEMENT_MANUAL_MIN
+    pool = fault_model({"spare_node_pool": True})
+    g = goodput_arrays(pool, 405e9, 16384, 2048)
+    assert int(g["spare_nodes"]) == 0 and float(g["repair_wait_min"]) == C.REPLACEMENT_SPARE_POOL_MIN
+
+
+def test_spares_never_take_the_cluster_past_a_published_cap_and_are_vectorised() -> None:
+    capped = goodput_arrays(fault_model({}, max_nodes=2050), 405e9, 16384, 2048)
+    assert int(capped["spare_nodes"]) == 2
+    many = goodput_arrays(fault_model({}), 405e9, np.array([16.0, 16384.0]), np.array([2.0, 2048.0]))
+    assert many["spare_nodes"].tolist()[0] == 0 and many["spare_nodes"].tolist()[1] >= 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 import pytest
 
@@ -133,3 +134,34 @@ def test_llama31_405b_published_h100_layout_fits() -> None:
     r = evaluate(wl, h100, {"tp": 8, "pp": 8, "dp": 8, "cp": 2, "virtual_stages": 8}, gpus=1024)
     assert r["feasible"], r["reasons"]
     assert r["memory_gib_per_gpu"]["total"] < 81559 / 1024
+
+
+def test_parameters_kept_gathered_until_the_backward_grow_their_line_and_halve_the_gathers() -> None:
+    from sizing.engine import evaluate
+
+    # FSDP2 reshard_after_forward=False: every layer stays gathered from its forward to its backward pass
+    wl = {"name": "7.5b", "layers": 36, "hidden": 4096, "heads": 32, "vocab": 128, "seq_len": 2048}
+    wl.update({"global_batch": 128, "train_tokens": 1e11})
+    lay = {"tp": 1, "pp": 1, "dp": 64, "zero": 3, "optimizer": "zero-paper", "micro_batch": 1}
+    resharded = evaluate(wl, A100_64, lay, gpus=64)
+    kept = evaluate(wl, A100_64, {**lay, "reshard_after_forward": False}, gpus=64)
+    assert resharded["layout"]["reshard_after_forward"] is True
+    assert kept["layout"]["reshard_after_forward"] is False
+    psi = kept["params"]["total"]
+    # the whole model in bf16 less this GPU's own 1/64 shard
+    assert kept["memory_gib_per_gpu"]["gathered_params"] * C.GIB == pytest.approx(2 * psi * 63 / 64, rel=0.01)
+    assert kept["memory_gib_per_gpu"]["weights"] == resharded["memory_gib_per_gpu"]["weights"]
+    # per micro-batch: one all-gather (forward) and one reduce-scatter instead of two gathers and one
+    # reduce-scatter, the gathers moving as many bytes as the reduce-scatters (both 2 bytes per parameter)
+    from sizing.engine.api import as_workload, hardware_from_facts
+    from sizing.engine.layout import layout_from_dict
+    from sizing.engine.model import evaluate_grid
+
+    workload, hw = as_workload(wl), hardware_from_facts(A100_64)
+
+    def dp_total(layout: dict[str, Any]) -> float:
+        grid = layout_from_dict(layout, workload, gpus=64)[0].grid()
+        return float(evaluate_grid(workload, hw, grid, "zero-paper")["t_dp_total"])
+
+    assert dp_total({**lay, "reshard_after_forward": False}) == pytest.approx(2 / 3 * dp_total(lay))
+    assert kept["iteration_breakdown_s"]["dp_comm"] <= resharded["iteration_breakdown_s"]["dp_comm"]

@@ -122,3 +122,37 @@ def test_a_domain_must_be_whole_nodes() -> None:
     with pytest.raises(InputError) as err:
         evaluate("gpt3-175b", {**GB200, "nvlink_domain_gpus": 70}, {"tp": 4}, gpus=256)
     assert err.value.field == "offering.nvlink_domain_gpus"
+
+
+def test_the_token_dispatcher_sets_how_many_copies_of_a_token_travel(h100_ib: dict[str, Any]) -> None:
+    # Megatron-Core's all-to-all dispatcher sends one copy per routed expert (top_k = 8); a deduplicating
+    # dispatcher (DeepEP/HybridEP) one per destination node over the network and one per destination GPU
+    # over NVLink: with experts spread over g = 8 destinations, g (1 - (1 - 1/g)^k) / k of the copies
+    reached = 8 * (1 - (1 - 1 / 8) ** 8) / 8
+
+    def ep_comm(layout: dict[str, Any], dispatcher: str, gpus: int) -> float:
+        lay = {**layout, "moe_dispatcher": dispatcher}
+        r = evaluate("deepseek-v3-671b", h100_ib, lay, gpus=gpus)
+        assert r["layout"]["moe_dispatcher"] == dispatcher
+        return float(r["iteration_breakdown_s"]["ep_comm"])
+
+    across_nodes = {"tp": 1, "pp": 16, "dp": 64, "ep": 64, "zero": 1}  # EP64 over 8 nodes: NIC-bound
+    one_node = {"tp": 1, "pp": 16, "dp": 8, "ep": 8, "zero": 1}  # EP8 inside a node: NVLink-bound
+    for layout, gpus in ((across_nodes, 1024), (one_node, 128)):
+        ratio = ep_comm(layout, "deepep", gpus) / ep_comm(layout, "alltoall", gpus)
+        assert ratio == pytest.approx(reached, rel=0.03), layout
+
+
+def test_the_dispatcher_default_follows_the_gpu_and_is_stated(h100_ib: dict[str, Any]) -> None:
+    lay = {"tp": 1, "pp": 16, "dp": 64, "ep": 64, "zero": 1}
+    hopper = evaluate("deepseek-v3-671b", h100_ib, lay, gpus=1024)
+    assert hopper["layout"]["moe_dispatcher"] == "deepep"
+    assert any("MoE token dispatcher not given" in a for a in hopper["assumptions"])
+    ampere = {**h100_ib, "gpu": "A100-SXM-80GB"}
+    assert evaluate("deepseek-v3-671b", ampere, lay, gpus=1024)["layout"]["moe_dispatcher"] == "alltoall"
+    named = evaluate("deepseek-v3-671b", h100_ib, {**lay, "moe_dispatcher": "alltoall"}, gpus=1024)
+    assert not any("MoE token dispatcher" in a for a in named["assumptions"])
+    with pytest.raises(InputError) as err:
+        evaluate("deepseek-v3-671b", h100_ib, {**lay, "moe_dispatcher": "nccl"}, gpus=1024)
+    assert err.value.field == "layout.moe_dispatcher"
+    assert "alltoall, deepep" in str(err.value)

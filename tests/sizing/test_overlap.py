@@ -81,3 +81,17 @@ def test_search_evaluates_the_framework_default_and_does_not_toggle_it(h100_ib: 
     assert all(a["layout"][k] is True for a in r["alternatives"] for k in FLAGS)
     a100 = search("gpt3-175b", {**SELENE, "nodes": 128}, gpus=1024)
     assert all(a100["layout"][k] is False for k in FLAGS)
+
+
+def test_fp32_gradient_reduction_doubles_the_gradient_traffic(a100_ib: dict[str, Any]) -> None:
+    # Megatron-LM 2021-23 reduced bf16 gradients in fp32 (arguments.py); ZeRO-0 moves only gradients
+    lay = {"tp": 8, "pp": 8, "zero": 0}
+    bf16 = evaluate("gpt3-175b", a100_ib, lay, gpus=1024)
+    fp32 = evaluate("gpt3-175b", a100_ib, {**lay, "grad_reduce_in_fp32": True}, gpus=1024)
+    assert bf16["layout"]["grad_reduce_in_fp32"] is False and fp32["layout"]["grad_reduce_in_fp32"] is True
+    ratio = fp32["iteration_breakdown_s"]["dp_comm"] / bf16["iteration_breakdown_s"]["dp_comm"]
+    assert ratio == pytest.approx(2.0, rel=0.05)
+    assert fp32["iteration_breakdown_s"]["compute"] == bf16["iteration_breakdown_s"]["compute"]
+    with pytest.raises(InputError) as err:
+        evaluate("gpt3-175b", a100_ib, {**lay, "grad_reduce_in_fp32": "yes"}, gpus=1024)
+    assert err.value.field == "layout.grad_reduce_in_fp32"

@@ -64,14 +64,6 @@ def test_a_default_405b_run_leaves_the_samples_out_sizes_every_real_offering_and
     assert top.cost_total_usd is not None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the fault model, not the planner: an offering that publishes no automatic node replacement gets "
-    "a support ticket of ~3 h per failure (restart 187-197 min); at 16,384 GPUs the job's MTBF is 3.1 h, so "
-    "goodput is ~0.48 and the H100/H200 clouds need ~126-130 days (~62 without failures). On 2026-12-03 "
-    "10 real offerings finish within 90 days: AWS P5/P5e/P5en (published automatic replacement, goodput "
-    "0.90) and the Blackwell/MI355X offerings (8,192 GPUs: MTBF 6.2 h).",
-)
 def test_at_least_15_real_offerings_train_405b_within_the_default_deadline(
     demo: None, django_capture_on_commit_callbacks: Any
 ) -> None:

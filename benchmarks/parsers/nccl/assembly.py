@@ -7,17 +7,18 @@ reached means the next test has begun.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .reading import (
+    DEBUG_LINE_RE,
     Layout,
     Row,
     is_column_header,
     is_cycle_marker,
-    is_debug_line,
     is_nvls_line,
     is_rccl_marker,
     is_split_row_fragment,
@@ -81,9 +82,10 @@ class Run:
     debug_warns: list[str] = field(default_factory=list)
 
     def touch(self, line_no: int, stage: int | None = None) -> None:
-        self.last_line = max(self.last_line, line_no)
-        if stage is not None:
-            self.stage = max(self.stage, stage)
+        if line_no > self.last_line:
+            self.last_line = line_no
+        if stage is not None and stage > self.stage:
+            self.stage = stage
 
     @property
     def has_content(self) -> bool:
@@ -96,13 +98,23 @@ LineHandler = Callable[[int, str], bool]
 # Runs kept per file: a real log holds a few dozen (collectives x node counts x cycles); a file of
 # thousands (a log concatenated with itself) would otherwise hold every row of every run in memory.
 MAX_RUNS = 500
-# A substring every line taken by a reader other than a row contains (each reader checks its own
-# substring first, reading.py); a line with none of them skips those readers.
-TRIGGERS_RE = re.compile(
-    r"nccl-tests version|Collective test|concluded|nThread|nGpus|rccl-tests|Rank|RCCL version|NCCL version"
-    r"|Errors with asterisks|librccl|HIP version|[lL][gG][bB][wW]|Testing|Out of bounds|Avg bus|Reducing"
-    r"|failure|NCCL |RCCL "
+# Substrings that a line taken by a reader other than a row must contain (each reader checks its own
+# substring first, reading.py), in two groups, as alternations of plain literals (much faster in `re`
+# than character classes). EARLY: NCCL debug lines and the readers tried before the Rank line's; a line
+# with none of them can only be a Rank line, one of LATE's readers, a row or a hint.
+EARLY_TRIGGERS_RE = re.compile(
+    r"NCCL |RCCL |nccl-tests version|Collective test starting|concluded|nThread|nGpus|rccl-tests"
 )
+LATE_TRIGGERS_RE = re.compile(
+    "|".join(
+        (
+            "Rank", "Errors with asterisks", "librccl", "HIP version", "Testing", "Out of bounds", "Avg bus",
+            "Reducing", "failure",
+            # `lgbw` in any case, as the column header reader looks for it.
+            *("".join(letters) for letters in itertools.product("lL", "gG", "bB", "wW")),
+        )
+    )
+)  # fmt: skip
 SEPARATOR_STARTS = frozenset("=*-~")
 
 
@@ -123,6 +135,11 @@ class RunAssembler:
             self.rccl_tests_line, self.rank_line, self.rccl_version_line, self.nccl_version_line,
             self.rccl_marker_line, self.separator_line, self.column_header_line,
         )  # fmt: skip
+        # The same walk for a line without EARLY_TRIGGERS_RE and not a separator, after its Rank reader.
+        self.late_description_handlers: tuple[LineHandler, ...] = (
+            self.rccl_marker_line,
+            self.column_header_line,
+        )
         self.table_handlers: tuple[LineHandler, ...] = (
             self.cycle_line, self.run_fields_line, self.failure_line, self.row_line,
         )  # fmt: skip
@@ -179,18 +196,37 @@ class RunAssembler:
         stripped = line.lstrip()
         if not stripped:
             return
-        if stripped[0] not in SEPARATOR_STARTS and TRIGGERS_RE.search(line) is None:
+        # NCCL_DEBUG output first (the readers' walk would start with it too): most lines of a debug log.
+        if ("NCCL " in line or "RCCL " in line) and DEBUG_LINE_RE.search(line) is not None:
+            self.debug_line(line_no, line)
+            return
+        if stripped[0] in SEPARATOR_STARTS or EARLY_TRIGGERS_RE.search(line) is not None:
+            self.feed_any(line_no, line)
+            return
+        # Not a debug line, and no reader before the Rank line's can take it: the same walk from there.
+        if "Rank" in line and self.rank_line(line_no, line):
+            return
+        if LATE_TRIGGERS_RE.search(line) is None:
             # Fast path (most lines of a big log): no reader but the row and the hints can take it.
             self.previous_line = line
             if not self.row_line(line_no, line):
                 self.other_line(line_no, line)
             return
-        if is_debug_line(line):
-            self.debug_line(line_no, line)
-            return
+        for handle in self.late_description_handlers:
+            if handle(line_no, line):
+                return
+        self.feed_table(line_no, line)
+
+    def feed_any(self, line_no: int, line: str) -> None:
+        """Every reader in turn (after the debug line's, tried first by `feed`), the first that takes the
+        line ends the walk."""
         for handle in self.test_description_handlers:
             if handle(line_no, line):
                 return
+        self.feed_table(line_no, line)
+
+    def feed_table(self, line_no: int, line: str) -> None:
+        """A line no reader of the test's description took: the table's readers, then the hints."""
         # The column header reads `in-place` from the line before it; lines taken above do not count.
         self.previous_line = line
         for handle in self.table_handlers:
@@ -244,10 +280,15 @@ class RunAssembler:
 
     def rank_line(self, line_no: int, line: str) -> bool:
         rank = read_rank(line)
-        if rank is not None:
-            rank_id, placement = rank
-            self.enter_stage(line_no, ST_RANKS).ranks[rank_id] = placement
-        return rank is not None
+        if rank is None:
+            return False
+        # enter_stage(line_no, ST_RANKS), inlined: most lines of a log of many GPUs are Rank lines.
+        run = self.current
+        if run is None or run.stage > ST_RANKS:
+            run = self.new_run(line_no)
+        run.touch(line_no, ST_RANKS)
+        run.ranks[rank[0]] = rank[1]
+        return True
 
     def rccl_version_line(self, line_no: int, line: str) -> bool:
         version = read_rccl_version(line)
@@ -337,18 +378,19 @@ class RunAssembler:
 
     def debug_line(self, line_no: int, line: str) -> None:
         """NCCL_DEBUG output: the library version, NCCL_ALGO, the node count, NVLS, warnings."""
-        version = read_nccl_version(line)
+        # Each reader is called only when its own first check would pass (most debug lines have none).
+        version = read_nccl_version(line) if "NCCL version" in line else None
         if version is not None:
             self.note_library_version(version)
-        algorithm = read_algorithm(line)
+        algorithm = read_algorithm(line) if "NCCL_ALGO" in line else None
         if algorithm is not None:
             self.hint("algorithm", algorithm, line_no)
-        nodes = read_nodes_in_nccl_info(line)
+        nodes = read_nodes_in_nccl_info(line) if "nNodes" in line else None
         if nodes is not None:
             self.hint("nodes_hint", nodes, line_no)
             if self.current is not None and self.current.nodes_source is None:
                 self.current.nodes_source = "nccl-info"
-        if is_nvls_line(line) and self.current is not None:
+        if "NVLS" in line and is_nvls_line(line) and self.current is not None:
             self.current.nvls_seen = True
         if " WARN " in line and self.current is not None and len(self.current.debug_warns) < 5:
             self.current.debug_warns.append(f"line {line_no}: {line.strip()[:200]}")

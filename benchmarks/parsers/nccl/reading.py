@@ -101,7 +101,13 @@ def parse_row(line: str, line_no: int, layout: Layout | None) -> Row | None:
     tokens = line.split()
     if len(tokens) < 7:
         return None
-    if len(tokens) >= 2 and TIMESTAMP_DATE_RE.match(tokens[-2]) and TIMESTAMP_TIME_RE.match(tokens[-1]):
+    # The regexes only when the lengths fit (`2024-05-01 12:00:00`): most rows have no timestamp.
+    if (
+        len(tokens[-2]) == 10
+        and len(tokens[-1]) == 8
+        and TIMESTAMP_DATE_RE.match(tokens[-2])
+        and TIMESTAMP_TIME_RE.match(tokens[-1])
+    ):
         tokens = tokens[:-2]  # `-S 1` appends a timestamp to each row
     candidates = [(layout.groups, layout.width)] if layout else [(2, 4), (1, 4)]
     for groups, width in candidates:
@@ -310,7 +316,8 @@ def read_rank(line: str) -> tuple[int, tuple[str, int, str]] | None:
     m = RANK_RE.search(line)
     if not m:
         return None
-    return int(m.group(1)), (m.group(4), int(m.group(5)), m.group(7).strip())
+    rank, host, device, name = m.group(1, 4, 5, 7)
+    return int(rank), (host, int(device), name.strip())
 
 
 RCCL_VERSION_RE = re.compile(r"RCCL version\s*:?\s*(\S+)")
