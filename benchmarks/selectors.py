@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext, ngettext
 
 from benchmarks.models import Upload
 from providers.models import Offering
@@ -122,12 +123,17 @@ def upload_busbw_chart(upload: Upload) -> list[dict[str, Any]]:
         ]
         if not points:
             continue
-        where = f"{run.get('ranks') or '?'} ranks"
-        if run.get("nodes"):
-            where += f", {run['nodes']} node{'s' if run['nodes'] != 1 else ''}"
+        ranks = run.get("ranks") or "?"
+        nodes = run.get("nodes")
+        if nodes:
+            where = ngettext(
+                "%(ranks)s ranks, %(nodes)s node", "%(ranks)s ranks, %(nodes)s nodes", int(nodes)
+            ) % {"ranks": ranks, "nodes": nodes}
+        else:
+            where = gettext("%(ranks)s ranks") % {"ranks": ranks}
         series.append(
             {
-                "name": f"{run.get('collective') or 'unknown'} ({where})",
+                "name": f"{run.get('collective') or gettext('unknown')} ({where})",
                 "sizes": [p[0] for p in points],
                 "busbw": [p[1] for p in points],
                 "expected": _run_expected(upload.verdicts or [], run),

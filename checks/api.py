@@ -18,6 +18,12 @@ from portal.api_errors import error_responses
 
 class FindingSerializer(serializers.ModelSerializer[Finding]):
     offering: Any = serializers.SlugRelatedField(read_only=True, slug_field="slug")
+    title = serializers.CharField(
+        source="shown_title", read_only=True, help_text="in the request's language (Accept-Language)"
+    )
+    advice = serializers.CharField(
+        source="shown_advice", read_only=True, help_text="in the request's language (Accept-Language)"
+    )
 
     class Meta:
         model = Finding

@@ -7,6 +7,7 @@ from django.db.models import Q
 
 from checks.severity import SEVERITY_RANK
 from checks.severity import Severity as SeverityLevel
+from portal.i18n import translated, translated_sentences
 from providers.models import Offering
 
 # The database choices of checks.severity.Severity: the same values, its words as labels (django-stubs
@@ -39,6 +40,8 @@ class Finding(models.Model):
     evidence = models.JSONField(default=list, blank=True)
     advice = models.TextField(blank=True)
     impact = models.JSONField(default=dict, blank=True)
+    # The title's message id and values (checks.rules.base.Msg) so pages can show it in their language.
+    messages = models.JSONField(default=dict, blank=True)
     context = models.CharField(max_length=64, default=CONTEXT_CLAIMS)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -63,6 +66,16 @@ class Finding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.offering_id} {self.code} ({self.severity}, {self.context})"
+
+    @property
+    def shown_title(self) -> str:
+        """The title in the active language (the stored English when it has no translation)."""
+        return translated((self.messages or {}).get("title"), self.title)
+
+    @property
+    def shown_advice(self) -> str:
+        """The advice in the active language when every sentence of it is translated, else as stored."""
+        return translated_sentences((self.messages or {}).get("advice"), self.advice)
 
     @property
     def severity_rank(self) -> int:

@@ -52,6 +52,7 @@ def _finding_values(result: rules.Finding) -> dict[str, Any]:
         "evidence": data["evidence"],
         "advice": data["advice"],
         "impact": data["impact"],
+        "messages": result.messages(),
     }
 
 

@@ -32,11 +32,11 @@ def checklist_page(request: HttpRequest) -> HttpResponse:
     evidence = selectors.evidence_for_offering(offering)
     answers = checklist(
         offering.facts(),
-        [{"code": f.code, "severity": f.severity, "title": f.title} for f in findings],
+        [{"code": f.code, "severity": f.severity, "title": f.shown_title} for f in findings],
         evidence,
         sourced_groups=selectors.sourced_groups(offering),
     )
-    titles = {f.code: f.title for f in findings}
+    titles = {f.code: f.shown_title for f in findings}
     context.update(
         {
             "offering": offering,

@@ -15,9 +15,11 @@ from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import urlencode
+from django.utils.translation import get_language
 
 from acceptance.selectors import compare_blocks
 from compare import charts, selectors, services, sized
+from portal.money import Money, shown_in
 from sizing.models import PlanRun
 
 
@@ -125,14 +127,17 @@ def _panels(offerings: list[Any], ref: Any, gpus: int | None) -> tuple[list[dict
 
 
 def _cached_panels(
-    offerings: list[Any], ref: Any, gpus: int | None
+    offerings: list[Any], ref: Any, gpus: int | None, money: Money
 ) -> tuple[list[dict], list[dict], list[dict]]:
+    """The panels in the active language and in `money`'s currency (both part of the cache key)."""
     workload = "" if ref is None else sized.workload_key(selectors.workload_for(ref))
     ids = ".".join(str(o.pk) for o in offerings)
-    key = f"compare:panels:{sized.catalog_version()}:{ids}:{workload}:{gpus or ''}"
+    shown = f"{get_language()}:{money.code}:{money.per_usd or ''}:{money.rate_as_of}"
+    key = f"compare:panels:{sized.catalog_version()}:{ids}:{workload}:{gpus or ''}:{shown}"
     cached = cache.get(key)
     if cached is None:
-        cached = _panels(offerings, ref, gpus)
+        with shown_in(money):
+            cached = _panels(offerings, ref, gpus)
         cache.set(key, cached, PANELS_CACHE_SECONDS)
     return cached
 
@@ -152,7 +157,8 @@ def compare_page(request: HttpRequest) -> HttpResponse:
 
     if ref is not None:
         gpus = gpus or sized.suggested_gpus(selectors.workload_for(ref))
-    panels, workload_panels, tail = _cached_panels(offerings, ref, gpus)
+    money = request.currency_display.money  # type: ignore[attr-defined]
+    panels, workload_panels, tail = _cached_panels(offerings, ref, gpus, money)
     samples = _include_samples(request.GET)
     context = {
         "offerings": offerings,

@@ -7,10 +7,12 @@ from typing import Any
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import get_language
 
 from compare import charts
 from compare import selectors as compare_selectors
 from compare.sized import catalog_version
+from portal.money import shown_in
 
 # The overview is the same for everybody: built once per catalog version (any offering edit makes a new
 # one), and at most this old, so that findings refreshed by the worker after an edit show within a minute.
@@ -34,9 +36,14 @@ def _overview() -> dict[str, Any]:
 def home(request: HttpRequest) -> HttpResponse:
     """Catalog-wide charts from the catalog and the stored findings only (a fixed number of queries, and
     none while the cached overview of the current catalog version is fresh)."""
-    key = f"overview:{catalog_version()}"
+    money = request.currency_display.money  # type: ignore[attr-defined]
+    # one cached overview per language and currency (the charts' words and prices differ)
+    key = (
+        f"overview:{catalog_version()}:{get_language()}:{money.code}:{money.per_usd or ''}:{money.rate_as_of}"
+    )
     context = cache.get(key)
     if context is None:
-        context = _overview()
+        with shown_in(money):
+            context = _overview()
         cache.set(key, context, OVERVIEW_CACHE_SECONDS)
     return render(request, "home.html", context)

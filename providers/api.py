@@ -12,6 +12,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
@@ -33,7 +34,16 @@ class ProviderSerializer(serializers.ModelSerializer[Provider]):
 
     class Meta:
         model = Provider
-        fields = ["slug", "name", "kind", "website", "notes", "offerings"]
+        fields = [
+            "slug",
+            "name",
+            "native_name",
+            "native_name_source",
+            "kind",
+            "website",
+            "notes",
+            "offerings",
+        ]
 
 
 class PricePointSerializer(serializers.ModelSerializer[PricePoint]):
@@ -53,6 +63,11 @@ class PlanSerializer(serializers.ModelSerializer[BillingPlan]):
 class OfferingSerializer(serializers.ModelSerializer[Offering]):
     provider: Any = serializers.SlugRelatedField(read_only=True, slug_field="slug")
     provider_name = serializers.CharField(source="provider.name", read_only=True)
+    provider_native_name = serializers.CharField(
+        source="provider.native_name",
+        read_only=True,
+        help_text="the provider's name in its own language (e.g. 阿里云); empty when it publishes no other",
+    )
     gpu: Any = serializers.SlugRelatedField(read_only=True, slug_field="key", allow_null=True)
     schedulers = serializers.ListField(child=serializers.CharField(), source="scheduler_list", read_only=True)
     gbps_per_gpu = serializers.FloatField(read_only=True, allow_null=True)
@@ -74,6 +89,7 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
             "name",
             "provider",
             "provider_name",
+            "provider_native_name",
             "fictional",
             "summary",
             "url",
@@ -127,11 +143,11 @@ class OfferingFactsEditSerializer(OfferingUpdateSerializer):
         fields["source_url"] = serializers.URLField(
             max_length=500,
             help_text="the document the new values come from",
-            error_messages={"required": "give the address of the document these values come from"},
+            error_messages={"required": gettext("give the address of the document these values come from")},
         )
         fields["as_of"] = serializers.DateField(
             help_text="the date the source states the values (YYYY-MM-DD)",
-            error_messages={"required": "give the date the source states these values (YYYY-MM-DD)"},
+            error_messages={"required": gettext("give the date the source states these values (YYYY-MM-DD)")},
         )
         return fields
 
@@ -218,9 +234,11 @@ _FILTERS = [
     ),
     retrieve=extend_schema(responses={200: OfferingSerializer, **error_responses(404)}),
     partial_update=extend_schema(
-        request=OfferingUpdateSerializer,
+        request=OfferingFactsEditSerializer,
         responses={200: OfferingSerializer, **error_responses(400, 401, 403, 404)},
-        description="Change facts of an offering: its provider's representatives and staff only.",
+        description="Change facts of an offering (its provider's representatives and staff only), as the "
+        "facts/ address does: refused without source_url and as_of, old values kept in the history; answers "
+        "the offering.",
     ),
 )
 class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Offering]):
@@ -235,9 +253,7 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
     http_method_names = ["get", "post", "patch", "head", "options"]
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
-        if self.action == "partial_update":
-            return OfferingUpdateSerializer
-        if self.action == "facts_edit":
+        if self.action in ("partial_update", "facts_edit"):
             return OfferingFactsEditSerializer
         if self.action == "price_change":
             return PriceChangeSerializer
@@ -248,15 +264,25 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
     def _editable_offering(self) -> Offering:
         offering = self.get_object()
         if not self.request.user.can_edit_offering(offering):  # type: ignore[union-attr]
-            raise PermissionDenied("You may edit only your own provider's offerings.")
+            raise PermissionDenied(gettext("You may edit only your own provider's offerings."))
         return offering
 
-    def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def _sourced_edit(self, request: Request) -> tuple[Offering, list[FactChange]]:
+        """Both PATCH addresses: refused without source_url and as_of (400 naming the missing field);
+        values checked with the fact bounds; old values kept in the history."""
         offering = self._editable_offering()
-        serializer = OfferingUpdateSerializer(data=request.data)
+        serializer = OfferingFactsEditSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        services.offering_update(user=request.user, offering=offering, facts=dict(serializer.validated_data))
-        return Response(OfferingSerializer(selectors.offering_get(slug=offering.slug)).data)
+        data = dict(serializer.validated_data)
+        source_url, as_of = data.pop("source_url"), data.pop("as_of")
+        changes = services.offering_facts_edit(
+            user=request.user, offering=offering, facts=data, source_url=source_url, as_of=as_of
+        )
+        return selectors.offering_get(slug=offering.slug), changes
+
+    def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        offering, _changes = self._sourced_edit(request)
+        return Response(OfferingSerializer(offering).data)
 
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return self.partial_update(request, *args, **kwargs)
@@ -271,15 +297,7 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
     )
     @action(detail=True, methods=["patch"], url_path="facts")
     def facts_edit(self, request: Request, slug: str) -> Response:
-        offering = self._editable_offering()
-        serializer = OfferingFactsEditSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
-        source_url, as_of = data.pop("source_url"), data.pop("as_of")
-        changes = services.offering_facts_edit(
-            user=request.user, offering=offering, facts=data, source_url=source_url, as_of=as_of
-        )
-        offering = selectors.offering_get(slug=offering.slug)
+        offering, changes = self._sourced_edit(request)
         age = services.fact_source_review_age_days()
         stale = selectors.stale_fact_groups(offering=offering, age_days=age, today=timezone.localdate())
         body = {
@@ -301,7 +319,7 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
         offering = self._editable_offering()
         plan = offering.plans.filter(pk=int(plan_id)).first()
         if plan is None:
-            raise exceptions.NotFound("No such plan for this offering.")
+            raise exceptions.NotFound(gettext("No such plan for this offering."))
         serializer = PriceChangeSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

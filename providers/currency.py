@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from django.utils.translation import gettext
+
+from portal.money import SYMBOLS, USD_MONEY, Money
 from providers.models import BillingPlan, Currency, ExchangeRate
 
 SHOWN = tuple(Currency.values)
-SYMBOLS = {Currency.USD: "$", Currency.CNY: "¥"}
 COOKIE = "currency"
 
 
@@ -32,12 +34,22 @@ class Display:
     def symbol(self) -> str:
         return SYMBOLS[Currency(self.currency)]
 
+    @property
+    def money(self) -> Money:
+        """The formatter of this display (portal.money), carrying the rate, its source and date."""
+        if self.rate is None:
+            return USD_MONEY
+        return Money(
+            code=self.currency,
+            per_usd=self.rate.per_usd,
+            rate_as_of=self.rate.as_of.isoformat(),
+            rate_source=self.rate.source_name,
+            rate_source_url=self.rate.source_url,
+        )
+
     def convert(self, amount_usd: Any) -> Decimal | None:
         """A US-dollar amount in this currency (None stays None: not published is not zero)."""
-        if amount_usd is None:
-            return None
-        value = Decimal(str(amount_usd))
-        return value if self.rate is None else value * self.rate.per_usd
+        return self.money.convert(amount_usd)
 
 
 USD = Display(Currency.USD)
@@ -52,13 +64,15 @@ def display_for(asked: str | None) -> Display:
     """The display for an asked currency code (from ?currency=, the cookie or the user's setting)."""
     code = (asked or Currency.USD).strip().upper()
     if code not in SHOWN:
-        note = f"{code[:8]} is not offered (USD or CNY); prices are in US dollars."
+        note = gettext("%(code)s is not offered (USD or CNY); prices are in US dollars.") % {"code": code[:8]}
         return Display(Currency.USD, note=note)
     if code == Currency.USD:
         return USD
     rate = latest_rate(code)
     if rate is None:
-        note = f"No {code} exchange rate is recorded yet; prices are in US dollars."
+        note = gettext("No %(code)s exchange rate is recorded yet; prices are in US dollars.") % {
+            "code": code
+        }
         return Display(Currency.USD, note=note)
     return Display(code, rate)
 
@@ -70,6 +84,12 @@ def asked_currency(request: Any) -> str | None:
         return str(asked)
     user = getattr(request, "user", None)
     return getattr(user, "currency", None) if user is not None and user.is_authenticated else None
+
+
+def shown_currency(request: Any) -> str:
+    """The currency code the request's pages show (CurrencyMiddleware's choice; US dollars without it)."""
+    shown = getattr(request, "currency_display", None)
+    return str(shown.currency) if shown is not None else Currency.USD
 
 
 def usd_from(amount: Decimal, currency: str) -> tuple[Decimal, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from providers.facts import FACTS, Fact
 
@@ -17,11 +18,11 @@ def _edit_field(fact: Fact) -> forms.Field:
         return forms.NullBooleanField(
             required=False,
             label=label,
-            widget=forms.Select(choices=[("", "not published"), ("true", "yes"), ("false", "no")]),
+            widget=forms.Select(choices=[("", _("not published")), ("true", _("yes")), ("false", _("no"))]),
         )
     if fact.type == "enum":
         return forms.ChoiceField(
-            required=False, label=label, choices=[("", "not published"), *((c, c) for c in fact.choices)]
+            required=False, label=label, choices=[("", _("not published")), *((c, c) for c in fact.choices)]
         )
     if fact.type == "list":
         return forms.MultipleChoiceField(
@@ -54,11 +55,11 @@ class OfferingFactsEditForm(OfferingEditForm):
         self.fields["source_url"] = forms.URLField(
             assume_scheme="https",
             max_length=500,
-            label="Source (address of the document the new values come from)",
-            error_messages={"required": "Give the address of the document these values come from."},
+            label=_("Source (address of the document the new values come from)"),
+            error_messages={"required": _("Give the address of the document these values come from.")},
         )
         self.fields["as_of"] = forms.DateField(
-            label="Date the source states these values",
+            label=_("Date the source states these values"),
             widget=forms.DateInput(attrs={"type": "date"}),
-            error_messages={"required": "Give the date the source states these values."},
+            error_messages={"required": _("Give the date the source states these values.")},
         )

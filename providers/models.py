@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import get_language
 
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
 from providers.facts import FACTS, FACTS_BY_NAME, GROUPS, NOTE_MAX_LENGTH, PLAN_BOUNDS
@@ -57,6 +58,10 @@ class Provider(models.Model):
     kind = models.CharField(max_length=20, choices=ProviderKind.choices)
     website = models.URLField(blank=True)
     notes = models.CharField(max_length=NOTE_MAX_LENGTH, blank=True)
+    # The provider's name in its own language (阿里云 for Alibaba Cloud), with the page of the provider's
+    # own site that uses it; blank for providers that publish no other name.
+    native_name = models.CharField(max_length=200, blank=True)
+    native_name_source = models.URLField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -67,6 +72,13 @@ class Provider(models.Model):
         ]
 
     def __str__(self) -> str:
+        return self.name
+
+    @property
+    def shown_name(self) -> str:
+        """The name a page shows: on a Chinese page the native name first, beside the English one."""
+        if self.native_name and (get_language() or "").startswith("zh"):
+            return f"{self.native_name} · {self.name}"
         return self.name
 
 

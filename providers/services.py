@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from hardware import GPUS
 from providers.catalog import coerce_fact
@@ -56,7 +57,7 @@ def gpu_table_sync() -> int:
 
 def _check_can_edit(user: Any, offering: Offering) -> None:
     if user is None or not getattr(user, "can_edit_offering", None) or not user.can_edit_offering(offering):
-        raise PermissionDenied("You may edit only your own provider's offerings.")
+        raise PermissionDenied(gettext("You may edit only your own provider's offerings."))
 
 
 def facts_clean(facts: dict[str, Any]) -> dict[str, Any]:
@@ -68,7 +69,7 @@ def facts_clean(facts: dict[str, Any]) -> dict[str, Any]:
     for name, value in facts.items():
         fact = FACTS_BY_NAME.get(name)
         if fact is None:
-            errors[name] = "unknown fact"
+            errors[name] = gettext("unknown fact")
             continue
         if value == "":
             value = None
@@ -123,11 +124,11 @@ def source_check(source_url: str, as_of: dt.date | None) -> dt.date:
     naming source_url or as_of). Returns the date."""
     errors = {}
     if not (source_url or "").strip():
-        errors["source_url"] = "give the address of the document these values come from"
+        errors["source_url"] = gettext("give the address of the document these values come from")
     if as_of is None:
-        errors["as_of"] = "give the date the source states these values (YYYY-MM-DD)"
+        errors["as_of"] = gettext("give the date the source states these values (YYYY-MM-DD)")
     elif as_of > timezone.localdate():
-        errors["as_of"] = f"the source date {as_of.isoformat()} is in the future"
+        errors["as_of"] = gettext("the source date %(date)s is in the future") % {"date": as_of.isoformat()}
     if errors:
         raise ValidationError(errors)
     assert as_of is not None
@@ -164,7 +165,9 @@ def offering_facts_edit(
     _check_can_edit(user, offering)
     as_of = source_check(source_url, as_of)
     if not facts:
-        raise ValidationError({"facts": "give at least one fact to change besides source_url and as_of"})
+        raise ValidationError(
+            {"facts": gettext("give at least one fact to change besides source_url and as_of")}
+        )
     clean = facts_clean(facts)
     old = {name: _history_value(offering.fact_value(name)) for name in clean}
     new = {name: _history_value(value) for name, value in clean.items()}

@@ -11,11 +11,12 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from providers import selectors, services
 from providers.facts import FACTS, GROUPS, facts_in_group
 from providers.filters import FEATURE_CHOICES, OfferingFilterSet
-from providers.forms import OfferingEditForm, OfferingFactsEditForm
+from providers.forms import OfferingFactsEditForm
 from providers.models import Offering
 from providers.page_context import offering_page_sections
 
@@ -109,31 +110,59 @@ def _editable(request: HttpRequest, slug: str) -> Offering:
     return offering
 
 
+def _form_errors(form: OfferingFactsEditForm, exc: ValidationError) -> None:
+    for field, errors in exc.message_dict.items():
+        form.add_error(field if field in form.fields else None, errors)
+
+
+def _facts_post(request: HttpRequest, offering: Offering, form: OfferingFactsEditForm) -> int:
+    """Validate and apply a sourced edit; the number of facts changed, or -1 with the errors on the form.
+    A bad value is named even when the source or date is missing, so one submission shows every error."""
+    valid = form.is_valid()
+    facts = {
+        n: form.cleaned_data[n]
+        for n in form.changed_data
+        if n in form.cleaned_data and n not in ("source_url", "as_of")
+    }
+    try:
+        if not valid:
+            services.facts_clean(facts)
+            return -1
+        changes = services.offering_facts_edit(
+            user=request.user,
+            offering=offering,
+            facts=facts,
+            source_url=form.cleaned_data["source_url"],
+            as_of=form.cleaned_data["as_of"],
+        )
+    except ValidationError as exc:
+        _form_errors(form, exc)
+        return -1
+    return len(changes)
+
+
 @login_required
 def offering_facts_edit(request: HttpRequest, slug: str) -> HttpResponse:
-    """The sourced edit form: changed facts with the document and date they rest on, and the history."""
+    """The sourced edit form (also at the former /edit/ address): changed facts with the document and date
+    they rest on, and the history. Refused without a source and a date."""
     offering = _editable(request, slug)
     initial = _fact_initial(offering)
     form = OfferingFactsEditForm(request.POST or None, initial=initial)
     status = 200
     if request.method == "POST":
         status = 400
-        if form.is_valid():
-            changed = {n: form.cleaned_data[n] for n in form.changed_data if n not in ("source_url", "as_of")}
-            try:
-                changes = services.offering_facts_edit(
-                    user=request.user,
-                    offering=offering,
-                    facts=changed,
-                    source_url=form.cleaned_data["source_url"],
-                    as_of=form.cleaned_data["as_of"],
+        count = _facts_post(request, offering, form)
+        if count >= 0:
+            messages.success(
+                request,
+                ngettext(
+                    "%(count)d fact changed, with its source and date.",
+                    "%(count)d facts changed, with their source and date.",
+                    count,
                 )
-            except ValidationError as exc:
-                for field, errors in exc.message_dict.items():
-                    form.add_error(field if field in form.fields else None, errors)
-            else:
-                messages.success(request, f"{len(changes)} fact(s) changed, with their source and date.")
-                return redirect("providers:offering-facts", slug=offering.slug)
+                % {"count": count},
+            )
+            return redirect("providers:offering-facts", slug=offering.slug)
     age = services.fact_source_review_age_days()
     context = {
         "offering": offering,
@@ -147,23 +176,3 @@ def offering_facts_edit(request: HttpRequest, slug: str) -> HttpResponse:
         ),
     }
     return render(request, "providers/facts_edit.html", context, status=status)
-
-
-@login_required
-def offering_edit(request: HttpRequest, slug: str) -> HttpResponse:
-    offering = _editable(request, slug)
-    initial = _fact_initial(offering)
-    if request.method == "POST":
-        form = OfferingEditForm(request.POST, initial=initial)
-        if form.is_valid():
-            changed = {name: form.cleaned_data[name] for name in form.changed_data}
-            try:
-                services.offering_update(user=request.user, offering=offering, facts=changed)
-            except ValidationError as exc:
-                for field, messages in exc.message_dict.items():
-                    form.add_error(field if field in form.fields else None, messages)
-            else:
-                return redirect(offering.get_absolute_url())
-        return render(request, "providers/edit.html", {"offering": offering, "form": form}, status=400)
-    form = OfferingEditForm(initial=initial)
-    return render(request, "providers/edit.html", {"offering": offering, "form": form})

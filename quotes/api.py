@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from portal.api_errors import error_responses
+from providers.currency import shown_currency
 from quotes import selectors, services
 from quotes.models import PdfStatus, Quote
 
@@ -158,7 +159,9 @@ class QuoteListCreateApi(generics.GenericAPIView[Quote]):
     def post(self, request: Request) -> Response:
         serializer = QuoteInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        quote = services.quote_create_from_input(owner=request.user, data=dict(serializer.validated_data))
+        quote = services.quote_create_from_input(
+            owner=request.user, data=dict(serializer.validated_data), currency=shown_currency(request)
+        )
         return Response(quote_json(quote, request), status=status.HTTP_201_CREATED)
 
 

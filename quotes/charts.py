@@ -1,13 +1,16 @@
 """The quote's charts as Plotly figure dicts (the page draws them with Plotly.js, the PDF as SVG).
 
-Pure: no Django import. Every label that comes from the catalog is escaped for Plotly's pseudo-HTML
-text, so a provider named `<script>` is drawn as those characters and never interpreted. Colours, fonts
-and the escaping are portal/chart_style.py's.
+Every label that comes from the catalog is escaped for Plotly's pseudo-HTML text, so a provider named
+`<script>` is drawn as those characters and never interpreted. Colours, fonts and the escaping are
+portal/chart_style.py's. Titles and axes follow the active language (the quote's, when the PDF is drawn);
+money is in the quote's currency (portal.money, the rate frozen in the snapshot).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from django.utils.translation import gettext as _
 
 from portal.chart_style import (
     BLUE,
@@ -21,10 +24,20 @@ from portal.chart_style import (
     to_float,
     white_background,
 )
-from quotes.display import item_label, iteration_items, iteration_label, number, usd
+from portal.money import active, shown_in
+from quotes.display import item_label, iteration_items, iteration_label, number, quote_money, usd
 
 LABEL_MAX = 44
-DOLLARS_HOVER = "%{y}: $%{x:,.2f}<extra></extra>"
+
+
+def _money_hover() -> str:
+    return "%{y}: " + active().symbol.replace("%", "%%") + "%{x:,.2f}<extra></extra>"
+
+
+def _money_axis(per_job: bool = False) -> str:
+    if active().code == "CNY":
+        return _("yuan (CNY) per job") if per_job else _("yuan (CNY)")
+    return _("US dollars per job") if per_job else _("US dollars")
 
 
 def _layout(title: str, x_title: str, height: int) -> dict[str, Any]:
@@ -68,40 +81,46 @@ def _bar_chart(
 
 
 def _cost_by_item(bill: dict[str, Any]) -> dict[str, Any] | None:
-    priced = [(ln, v) for ln in bill.get("lines") or [] if (v := to_float(ln.get("usd"))) is not None]
+    money = active()
+    priced = [
+        (ln, v) for ln in bill.get("lines") or [] if (v := money.chart_value(ln.get("usd"))) is not None
+    ]
     if not priced:
         return None
     return _bar_chart(
         "cost-by-item",
-        "Cost by line item",
+        _("Cost by line item"),
         [(item_label(ln["item"]), usd(ln.get("usd"))) for ln, _ in priced],
         {
             "x": [v for _, v in priced],
             "y": [plotly_text(item_label(ln["item"])) for ln, _ in priced],
             "marker": {"color": BLUE},
-            "hovertemplate": DOLLARS_HOVER,
+            "hovertemplate": _money_hover(),
         },
-        "Cost by line item (published prices)",
-        "US dollars",
+        _("Cost by line item (published prices)"),
+        _money_axis(),
     )
 
 
 def _plans(bill: dict[str, Any]) -> dict[str, Any] | None:
-    plans = [(p, v) for p in bill.get("plans") or [] if (v := to_float(p.get("total_usd"))) is not None]
+    money = active()
+    plans = [
+        (p, v) for p in bill.get("plans") or [] if (v := money.chart_value(p.get("total_usd"))) is not None
+    ]
     if len(plans) <= 1:
         return None
     return _bar_chart(
         "plans",
-        "The job under each billing plan",
+        _("The job under each billing plan"),
         [(str(p.get("name")), usd(p.get("total_usd"))) for p, _ in plans],
         {
             "x": [v for _, v in plans],
             "y": [plotly_text(p.get("name"), LABEL_MAX) for p, _ in plans],
             "marker": {"color": [ORANGE if p.get("chosen") else GREY for p, _ in plans]},
-            "hovertemplate": DOLLARS_HOVER,
+            "hovertemplate": _money_hover(),
         },
-        "Total under each billing plan (chosen plan in orange)",
-        "US dollars per job",
+        _("Total under each billing plan (chosen plan in orange)"),
+        _money_axis(per_job=True),
     )
 
 
@@ -109,7 +128,7 @@ def _iteration(sizing: dict[str, Any]) -> dict[str, Any] | None:
     breakdown = [(k, v) for k, value in iteration_items(sizing) if (v := to_float(value))]
     if not breakdown:
         return None
-    title = "Where one training step's time goes"
+    title = _("Where one training step's time goes")
     return _bar_chart(
         "iteration",
         title,
@@ -121,7 +140,7 @@ def _iteration(sizing: dict[str, Any]) -> dict[str, Any] | None:
             "hovertemplate": "%{y}: %{x:.3f} s<extra></extra>",
         },
         title,
-        "seconds per step",
+        _("seconds per step"),
     )
 
 
@@ -129,5 +148,6 @@ def quote_charts(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
     """[{key, title, rows, figure}] for the bill, the plans and one step; a chart without data is left out."""
     bill = snapshot.get("bill") or {}
     sizing = snapshot.get("sizing") or {}
-    charts = [_cost_by_item(bill), _plans(bill), _iteration(sizing)]
+    with shown_in(quote_money(snapshot)):
+        charts = [_cost_by_item(bill), _plans(bill), _iteration(sizing)]
     return [chart for chart in charts if chart is not None]

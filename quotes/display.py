@@ -1,14 +1,20 @@
 """How a quote reads, computed once from its snapshot so the page and the PDF show identical strings.
 
-Pure: no Django import. Money is formatted from the snapshot's exact decimal strings.
+Money is formatted from the snapshot's exact decimal strings (portal.money); the findings' titles are shown
+in the active language (the quote's, when the PDF is written: portal.i18n).
 """
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from checks.severity import Severity  # pure, like this module
+from portal.i18n import translated, translated_sentences
+from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 from providers.facts import FACTS, GROUPS  # the fact registry: plain data, no Django import
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
 
@@ -29,18 +35,29 @@ ITERATION_ORDER = (
 SEVERITY_WORDS = {level.value: f"{level.icon} {level.word}" for level in Severity}
 
 
-def _dec(value: Any) -> Decimal | None:
-    if value is None or value == "":
-        return None
-    try:
-        return Decimal(str(value))
-    except InvalidOperation:
-        return None
+_dec = decimal_or_none
+
+
+# The bill's line labels (sizing.bill.LINE_ITEM_LABELS, pure) as message ids, so the catalog has them;
+# tests/test_i18n.py checks that this list and the bill's labels are the same.
+LINE_ITEM_MSGIDS = (
+    gettext_noop("Compute"),
+    gettext_noop("Failure and restart overhead"),
+    gettext_noop("Spare nodes"),
+    gettext_noop("Checkpoint storage"),
+    gettext_noop("Dataset storage"),
+    gettext_noop("Internet egress"),
+    gettext_noop("Inter-node traffic"),
+    gettext_noop("Support"),
+    gettext_noop("Setup fee"),
+)
 
 
 def item_label(item: Any) -> str:
-    """A bill line item as the buyer reads it ("failure_overhead" -> "Failure and restart overhead")."""
-    return LINE_ITEM_LABELS.get(item, str(item))
+    """A bill line item as the buyer reads it ("failure_overhead" -> "Failure and restart overhead"), in
+    the active language."""
+    label = LINE_ITEM_LABELS.get(item)
+    return _(label) if label else str(item)
 
 
 def iteration_label(part: str) -> str:
@@ -56,19 +73,19 @@ def iteration_items(sizing: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 def usd(value: Any, missing: str = NOT_PUBLISHED) -> str:
-    """`$1,234,567.89`, or the word for a price nobody published."""
-    d = _dec(value)
-    return missing if d is None else f"${d:,.2f}"
+    """`$1,234,567.89` (in the quote's currency: `¥8,888,888.81` for a quote issued in yuan), or the word
+    for a price nobody published."""
+    return active().text(value, 2, missing)
 
 
 def unit_price(value: Any) -> str:
     """A unit price with every published digit (storage is priced in fractions of a cent)."""
-    d = _dec(value)
-    if d is None:
-        return NOT_PUBLISHED
-    if d == d.quantize(Decimal("0.01")):
-        return f"${d:,.2f}"
-    return f"${d.normalize():,f}"
+    return active().text(value, None, NOT_PUBLISHED)
+
+
+def quote_money(snapshot: dict[str, Any]) -> Money:
+    """The currency a quote shows its figures in: the rate frozen in its snapshot ("fx"), else US dollars."""
+    return Money.from_dict(snapshot.get("fx"))
 
 
 def number(value: Any, places: int = 2) -> str:
@@ -162,17 +179,24 @@ def bill_range(snapshot: dict[str, Any], bill: dict[str, Any]) -> str:
     high = snapshot.get("cost_high_usd", bill.get("cost_high_usd"))
     if bill.get("complete") or low is None or high is None:
         return ""
-    return f"{usd(low)} to {usd(high)}"
+    return _("%(low)s to %(high)s") % {"low": usd(low), "high": usd(high)}
 
 
 def quote_view(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """The strings of a quote, ready for the templates (texts and lists bounded: `bounded`)."""
-    snapshot = bounded(snapshot)
+    """The strings of a quote, ready for the templates (texts and lists bounded: `bounded`), its figures in
+    the currency it was issued in."""
+    with shown_in(quote_money(snapshot)) as money:
+        return {**_quote_strings(bounded(snapshot)), "money": money}
+
+
+def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
     bill = snapshot.get("bill") or {}
     sizing = snapshot.get("sizing") or {}
     goodput = sizing.get("goodput") or {}
     plan = snapshot.get("plan") or {}
-    total_label = "Total" if bill.get("complete") else "Total of the published lines (the bill is incomplete)"
+    total_label = (
+        _("Total") if bill.get("complete") else _("Total of the published lines (the bill is incomplete)")
+    )
     return {
         "number": snapshot.get("number", ""),
         "issued_on": snapshot.get("issued_on", ""),
@@ -220,7 +244,7 @@ def _plan_row(plan: dict[str, Any]) -> dict[str, Any]:
         "total": usd(plan.get("total_usd"), missing="—"),
         "complete": "complete" if plan.get("complete") else "incomplete",
         "chosen": bool(plan.get("chosen")),
-        "break_even": f"{number(plan.get('break_even_days'), 1)} days"
+        "break_even": _("%(days)s days") % {"days": number(plan.get("break_even_days"), 1)}
         if plan.get("break_even_days") is not None
         else "—",
     }
@@ -232,27 +256,33 @@ def _headline(snapshot: dict[str, Any]) -> list[tuple[str, str]]:
     sizing = snapshot.get("sizing") or {}
     job = bill.get("job") or {}
     return [
-        ("GPUs", number(sizing.get("gpus") or job.get("gpus"), 0)),
-        ("Nodes", number(sizing.get("nodes") or job.get("nodes"), 0)),
-        ("Parallel layout", snapshot.get("layout_text") or "—"),
-        ("Training time", f"{number(sizing.get('train_days'), 1)} days (with failures)"),
-        ("Without failures", f"{number(sizing.get('train_days_no_failures'), 1)} days"),
+        (_("GPUs"), number(sizing.get("gpus") or job.get("gpus"), 0)),
+        (_("Nodes"), number(sizing.get("nodes") or job.get("nodes"), 0)),
+        (_("Parallel layout"), snapshot.get("layout_text") or "—"),
+        (
+            _("Training time"),
+            _("%(days)s days (with failures)") % {"days": number(sizing.get("train_days"), 1)},
+        ),
+        (
+            _("Without failures"),
+            _("%(days)s days") % {"days": number(sizing.get("train_days_no_failures"), 1)},
+        ),
         ("MFU", pct(sizing.get("mfu"))),
-        ("Goodput", pct((sizing.get("goodput") or {}).get("fraction"))),
-        ("Billed hours", number(bill.get("billed_hours"))),
-        ("Billed nodes", number(bill.get("billed_nodes"), 0)),
+        (_("Goodput"), pct((sizing.get("goodput") or {}).get("fraction"))),
+        (_("Billed hours"), number(bill.get("billed_hours"))),
+        (_("Billed nodes"), number(bill.get("billed_nodes"), 0)),
     ]
 
 
 def _goodput_rows(goodput: dict[str, Any]) -> list[tuple[str, str]]:
     return [
-        ("Job MTBF", f"{number(goodput.get('mtbf_h'), 1)} h"),
-        ("Checkpoint size", f"{number(goodput.get('checkpoint_gb'), 1)} GB"),
-        ("Checkpoint write", f"{number(goodput.get('checkpoint_write_s'), 1)} s"),
-        ("Checkpoint interval (Young/Daly)", f"{number(goodput.get('checkpoint_interval_min'), 1)} min"),
-        ("Restart", f"{number(goodput.get('restart_min'), 1)} min"),
-        ("Expected failures", number(goodput.get("expected_failures"), 1)),
-        ("Goodput", pct(goodput.get("fraction"))),
+        (_("Job MTBF"), f"{number(goodput.get('mtbf_h'), 1)} h"),
+        (_("Checkpoint size"), f"{number(goodput.get('checkpoint_gb'), 1)} GB"),
+        (_("Checkpoint write"), f"{number(goodput.get('checkpoint_write_s'), 1)} s"),
+        (_("Checkpoint interval (Young/Daly)"), f"{number(goodput.get('checkpoint_interval_min'), 1)} min"),
+        (_("Restart"), f"{number(goodput.get('restart_min'), 1)} min"),
+        (_("Expected failures"), number(goodput.get("expected_failures"), 1)),
+        (_("Goodput"), pct(goodput.get("fraction"))),
     ]
 
 
@@ -262,8 +292,10 @@ def _finding(finding: dict[str, Any]) -> dict[str, Any]:
         "code": finding.get("code"),
         "severity": severity,
         "severity_word": SEVERITY_WORDS.get(severity or "", str(severity)),
-        "title": finding.get("title"),
-        "advice": finding.get("advice"),
+        "title": translated((finding.get("messages") or {}).get("title"), str(finding.get("title") or "")),
+        "advice": translated_sentences(
+            (finding.get("messages") or {}).get("advice"), str(finding.get("advice") or "")
+        ),
         "evidence": _refs(finding.get("evidence") or []),
     }
 

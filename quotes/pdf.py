@@ -201,8 +201,9 @@ def render_html(html: str, fetcher: SafeFetcher | None = None) -> bytes:
 
 def render_quote_pdf(quote: Quote, fetcher: SafeFetcher | None = None) -> tuple[bytes, bool]:
     """The PDF bytes of the quote and whether its charts are in it (False: the tables-only fallback)."""
-    charts, missing = chart_images(quote.snapshot)
-    has_charts = bool(charts) and not missing
     with translation.override(quote.language or settings.LANGUAGE_CODE):
+        # the charts' titles and axes in the quote's language too
+        charts, missing = chart_images(quote.snapshot)
         html = quote_html(quote, charts=charts, charts_missing=missing)
+    has_charts = bool(charts) and not missing
     return render_html(html, fetcher), has_charts or not charts

@@ -21,7 +21,9 @@ from acceptance.selectors import quote_section as acceptance_quote_section
 from checks.checklist import checklist
 from checks.rules import run_rules
 from checks.selectors import evidence_for_offering
+from portal.money import Money
 from portal.task_pool import enqueue
+from providers.currency import display_for
 from providers.facts import FACTS, GROUPS
 from providers.models import Offering
 from quotes.models import PdfStatus, Quote
@@ -136,6 +138,18 @@ def _workload_dict(workload: Workload) -> dict[str, Any]:
     return out
 
 
+def _findings(
+    facts: dict[str, Any],
+    workload: dict[str, Any],
+    sizing: dict[str, Any],
+    evidence: Any,
+    bill: dict[str, Any],
+) -> list[dict[str, Any]]:
+    """The findings as the quote keeps them, with their titles' message ids for the quote's language."""
+    found = run_rules(facts, workload=workload, sizing=sizing, evidence=evidence, bill=bill)
+    return [{**f.as_dict(), "messages": f.messages()} for f in found]
+
+
 def quote_snapshot(
     *,
     owner: Any,
@@ -154,10 +168,7 @@ def quote_snapshot(
     rules_workload = workload.to_rules_dict()
     bill = _plan_bill(facts, sizing, rules_workload, plan_name)
     evidence = evidence_for_offering(offering)
-    findings = [
-        f.as_dict()
-        for f in run_rules(facts, workload=rules_workload, sizing=sizing, evidence=evidence, bill=bill)
-    ]
+    findings = _findings(facts, rules_workload, sizing, evidence, bill)
     answers = checklist(facts, findings, evidence)
     provenance = [
         {
@@ -196,6 +207,7 @@ def quote_snapshot(
                 "slug": offering.slug,
                 "name": offering.name,
                 "provider": offering.provider.name,
+                "provider_native_name": offering.provider.native_name,
                 "provider_website": offering.provider.website,
                 "fictional": offering.fictional,
                 "summary": offering.summary,
@@ -230,10 +242,25 @@ def quote_language() -> str:
     return active if active in offered else settings.LANGUAGE_CODE
 
 
+def quote_money(*, owner: Any, currency: str | None) -> Money:
+    """The currency a quote is issued in: the one asked (the page's), else the buyer's setting; yuan only
+    with a recorded rate, which the quote keeps (the rate, its source and date) so it never changes."""
+    return display_for(currency or getattr(owner, "currency", None)).money
+
+
 def _save_quote(
-    *, owner: Any, offering: Offering, workload: Workload, run: PlanRun | None, snapshot: dict[str, Any]
+    *,
+    owner: Any,
+    offering: Offering,
+    workload: Workload,
+    run: PlanRun | None,
+    snapshot: dict[str, Any],
+    currency: str | None = None,
 ) -> Quote:
     today = timezone.localdate()
+    money = quote_money(owner=owner, currency=currency)
+    if money.converted:
+        snapshot = {**snapshot, "fx": money.as_dict()}
     bill = snapshot["bill"]
     total = bill.get("total_usd")
     with transaction.atomic():
@@ -270,7 +297,7 @@ def _save_quote(
 
 
 def quote_create_from_result(
-    *, owner: Any, run_id: int, offering_slug: str, plan_name: str | None = None
+    *, owner: Any, run_id: int, offering_slug: str, plan_name: str | None = None, currency: str | None = None
 ) -> Quote:
     """Issue a quote from one result of the owner's planner run (ValidationError naming the bad field)."""
     run = PlanRun.objects.select_related("workload").filter(pk=run_id, owner=owner).first()
@@ -291,7 +318,9 @@ def quote_create_from_result(
         objective=run.objective,
         run_id=run.pk,
     )
-    return _save_quote(owner=owner, offering=offering, workload=run.workload, run=run, snapshot=snapshot)
+    return _save_quote(
+        owner=owner, offering=offering, workload=run.workload, run=run, snapshot=snapshot, currency=currency
+    )
 
 
 def _issue_without_run(
@@ -305,6 +334,7 @@ def _issue_without_run(
     facts: dict[str, Any] | None = None,
     plans: list[dict[str, Any]] | None = None,
     proposal: dict[str, Any] | None = None,
+    currency: str | None = None,
 ) -> Quote:
     """A quote sized outside a planner run; a provider's answer (`facts`, `plans`, `proposal`) stands in
     for the catalog and is kept in the snapshot."""
@@ -321,7 +351,9 @@ def _issue_without_run(
     )
     if proposal is not None:
         snapshot["proposal"] = _json(proposal)
-    return _save_quote(owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot)
+    return _save_quote(
+        owner=owner, offering=offering, workload=workload, run=None, snapshot=snapshot, currency=currency
+    )
 
 
 def quote_create_for_offering(
@@ -331,6 +363,7 @@ def quote_create_for_offering(
     workload_id: int,
     plan_name: str | None = None,
     objective: str = "cheapest",
+    currency: str | None = None,
 ) -> Quote:
     """Issue a quote for an offering, the owner's workload and a billing plan, sized now by the engine."""
     workload = Workload.objects.filter(pk=workload_id, owner=owner).first()
@@ -338,7 +371,9 @@ def quote_create_for_offering(
         raise ValidationError({"workload": "no such workload"})
     offering = _offering_for_quote(offering_slug)
     sizing = size_offering(workload=workload, facts=offering.facts(), objective=objective)["sizing"]
-    return _issue_without_run(owner, offering, workload, sizing, objective, plan_name=plan_name)
+    return _issue_without_run(
+        owner, offering, workload, sizing, objective, plan_name=plan_name, currency=currency
+    )
 
 
 def quote_create_from_proposal(
@@ -351,6 +386,7 @@ def quote_create_from_proposal(
     plans: list[dict[str, Any]],
     proposal: dict[str, Any],
     objective: str = "cheapest",
+    currency: str | None = None,
 ) -> Quote:
     """Issue a quote from a provider's answer to a request for quote (the rfq app): the answer's facts and
     plan in place of the catalog's, the answer itself kept in the snapshot as `proposal`."""
@@ -358,34 +394,53 @@ def quote_create_from_proposal(
         raise ValidationError({"workload": "no such workload"})
     offering = _offering_for_quote(offering_slug)
     return _issue_without_run(
-        owner, offering, workload, sizing, objective, facts=facts, plans=plans, proposal=proposal
+        owner,
+        offering,
+        workload,
+        sizing,
+        objective,
+        facts=facts,
+        plans=plans,
+        proposal=proposal,
+        currency=currency,
     )
 
 
-def quote_create_from_input(*, owner: Any, data: dict[str, Any]) -> Quote:
+def quote_create_from_input(*, owner: Any, data: dict[str, Any], currency: str | None = None) -> Quote:
     """quote_create from the validated input of the page form or the API (fields offering, run, workload,
-    plan; an empty plan means the cheapest)."""
+    plan; an empty plan means the cheapest), in the asked currency (else the owner's setting)."""
     return quote_create(
         owner=owner,
         offering_slug=data["offering"],
         run_id=data.get("run"),
         workload_id=data.get("workload"),
         plan_name=data.get("plan") or None,
+        currency=currency,
     )
 
 
 def quote_create(
-    *, owner: Any, offering_slug: str, run_id: int | None, workload_id: int | None, plan_name: str | None
+    *,
+    owner: Any,
+    offering_slug: str,
+    run_id: int | None,
+    workload_id: int | None,
+    plan_name: str | None,
+    currency: str | None = None,
 ) -> Quote:
     """Issue a quote from a run's result when a run is given, else from the offering and a workload."""
     if run_id:
         return quote_create_from_result(
-            owner=owner, run_id=run_id, offering_slug=offering_slug, plan_name=plan_name
+            owner=owner, run_id=run_id, offering_slug=offering_slug, plan_name=plan_name, currency=currency
         )
     if workload_id is None:
         raise ValidationError({"workload": "give a run, or a workload with the offering"})
     return quote_create_for_offering(
-        owner=owner, offering_slug=offering_slug, workload_id=workload_id, plan_name=plan_name
+        owner=owner,
+        offering_slug=offering_slug,
+        workload_id=workload_id,
+        plan_name=plan_name,
+        currency=currency,
     )
 
 

@@ -12,8 +12,10 @@ from django.core.files.storage import default_storage
 from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
+from providers.currency import shown_currency
 from quotes import selectors, services
 from quotes.charts import quote_charts
 from quotes.display import quote_view
@@ -43,14 +45,20 @@ def quote_create(request: HttpRequest) -> HttpResponse:
     if not back.startswith("/") or back.startswith("//"):
         back = reverse("quotes:list")
     if not form.is_valid():
-        messages.error(request, "Could not create the quote: " + _error_text(ValidationError(form.errors)))
+        messages.error(
+            request,
+            gettext("Could not create the quote: %(why)s")
+            % {"why": _error_text(ValidationError(form.errors))},
+        )
         return redirect(back)
     try:
-        quote = services.quote_create_from_input(owner=request.user, data=form.cleaned_data)
+        quote = services.quote_create_from_input(
+            owner=request.user, data=form.cleaned_data, currency=shown_currency(request)
+        )
     except ValidationError as exc:
-        messages.error(request, "Could not create the quote: " + _error_text(exc))
+        messages.error(request, gettext("Could not create the quote: %(why)s") % {"why": _error_text(exc)})
         return redirect(back)
-    messages.success(request, f"Quote {quote.number} issued.")
+    messages.success(request, gettext("Quote %(number)s issued.") % {"number": quote.number})
     return redirect(quote.get_absolute_url())
 
 

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from portal.api_errors import error_responses
+from providers.currency import shown_currency
 from rfq import selectors, services
 from rfq.models import Answer, PaymentTerms, RequestForQuote
 from rfq.proposal import answer_used
@@ -229,5 +230,7 @@ class RfqQuoteApi(APIView):
     def post(self, request: Request, rfq_id: int) -> Response:
         """Turn the winning proposal (or the named offering's) into a quote (PDF: /api/v1/quotes/<id>/pdf)."""
         rfq, data = _rfq_and_input(request, rfq_id, RfqQuoteInputSerializer)
-        quote = services.rfq_quote_create(buyer=request.user, rfq=rfq, offering_slug=data.get("offering"))
+        quote = services.rfq_quote_create(
+            buyer=request.user, rfq=rfq, offering_slug=data.get("offering"), currency=shown_currency(request)
+        )
         return Response({"id": quote.pk, "number": quote.number}, status=status.HTTP_201_CREATED)

@@ -11,6 +11,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
+from portal.money import amount_text
 from providers.models import Offering
 from providers.services import facts_clean, source_check
 from quotes.models import Quote
@@ -148,11 +149,6 @@ def _answer_facts(facts: dict[str, Any]) -> dict[str, Any]:
     return {k: str(v) if isinstance(v, Decimal) else v for k, v in clean.items()}
 
 
-def _money(value: Any) -> str | None:
-    """A Decimal bill figure as the API writes money (two decimals), None kept."""
-    return None if value is None else f"{Decimal(str(value)):.2f}"
-
-
 def answer_size(*, answer: Answer) -> dict[str, Any]:
     """The planner's result for the proposal: the catalog's facts with the answer's in their place, sized at
     the request's GPU count. Run result fields plus the sizing and the bill."""
@@ -178,8 +174,8 @@ def answer_size(*, answer: Answer) -> dict[str, Any]:
         "mfu": values["mfu"],
         "goodput": values["goodput"],
         "cost_total_usd": None if cost is None else str(cost),
-        "cost_low_usd": _money(values.get("cost_low_usd")),
-        "cost_high_usd": _money(values.get("cost_high_usd")),
+        "cost_low_usd": amount_text(values.get("cost_low_usd")),
+        "cost_high_usd": amount_text(values.get("cost_high_usd")),
         "cost_complete": values["cost_complete"],
         "plan": values["plan_name"] or None,
         "findings": values["findings"],
@@ -290,7 +286,9 @@ def rfq_view_record(*, rfq: RequestForQuote, user: Any, where: str) -> None:
     event_record(rfq=rfq, user=user, action=RfqEvent.Action.VIEWED, detail=where)
 
 
-def rfq_quote_create(*, buyer: Any, rfq: RequestForQuote, offering_slug: str | None = None) -> Quote:
+def rfq_quote_create(
+    *, buyer: Any, rfq: RequestForQuote, offering_slug: str | None = None, currency: str | None = None
+) -> Quote:
     """Turn a proposal into a quote (default: the comparison's winner), with the answer's facts, price and
     source in the quote in place of the catalog's."""
     if rfq.buyer_id != buyer.pk:
@@ -326,6 +324,7 @@ def rfq_quote_create(*, buyer: Any, rfq: RequestForQuote, offering_slug: str | N
         plans=[{**plan, "region": "", "as_of": answer.as_of.isoformat(), "note": "", "sources": [source]}],
         proposal={"rfq": rfq.pk, **answer_used(answer)},
         objective=rfq.objective,
+        currency=currency,
     )
     event_record(rfq=rfq, user=buyer, action=RfqEvent.Action.QUOTED, offering=offering, detail=quote.number)
     return quote

@@ -10,8 +10,10 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
+from providers.currency import shown_currency
 from providers.facts import FACTS
 from providers.selectors import offering_queryset
 from rfq import selectors, services
@@ -52,7 +54,9 @@ def rfq_new(request: HttpRequest) -> HttpResponse:
             except ValidationError as exc:
                 _form_errors(form, exc)
             else:
-                messages.success(request, "Request sent; the providers' representatives were told by e-mail.")
+                messages.success(
+                    request, gettext("Request sent; the providers' representatives were told by e-mail.")
+                )
                 return redirect(rfq.get_absolute_url())
     return render(request, "rfq/new.html", {"form": form}, status=status)
 
@@ -126,7 +130,11 @@ def answer_new(request: HttpRequest, rfq_id: int, slug: str) -> HttpResponse:
             except ValidationError as exc:
                 _form_errors(form, exc)
             else:
-                messages.success(request, f"Answer for {offering.name} sent; the buyer was told by e-mail.")
+                messages.success(
+                    request,
+                    gettext("Answer for %(offering)s sent; the buyer was told by e-mail.")
+                    % {"offering": offering.name},
+                )
                 return redirect(rfq.get_absolute_url())
     context = {"rfq": rfq, "offering": offering, "form": form}
     return render(request, "rfq/answer.html", context, status=status)
@@ -138,7 +146,10 @@ def rfq_quote(request: HttpRequest, rfq_id: int) -> HttpResponse:
     rfq = selectors.rfq_get(user=request.user, rfq_id=rfq_id)
     try:
         quote = services.rfq_quote_create(
-            buyer=request.user, rfq=rfq, offering_slug=request.POST.get("offering") or None
+            buyer=request.user,
+            rfq=rfq,
+            offering_slug=request.POST.get("offering") or None,
+            currency=shown_currency(request),
         )
     except ValidationError as exc:
         for errors in exc.message_dict.values():

@@ -170,3 +170,172 @@ def test_a_quote_issued_in_chinese_gives_a_chinese_pdf() -> None:
     assert "账单" in text and "截至" in text
     # rendering in Chinese leaves the caller's language alone
     assert translation.get_language() in ("en", "en-us")
+
+
+def test_a_quote_issued_in_yuan_shows_yuan_with_the_frozen_rate_in_its_pdf(yuan_rate: Any) -> None:
+    from django.utils import translation
+
+    from quotes.display import quote_view
+    from quotes.pdf import render_quote_pdf
+    from quotes.services import quote_create_for_offering
+    from sizing.services import workload_create
+    from tests.quotes.conftest import make_offering
+    from tests.quotes.helpers import pdf_text
+
+    buyer = UserFactory(username="yuan-pdf-buyer", currency="CNY")
+    offering = make_offering()
+    workload = workload_create(owner=buyer, preset="13b", train_tokens=3e11)
+    with translation.override("zh-hans"):
+        quote = quote_create_for_offering(owner=buyer, offering_slug=offering.slug, workload_id=workload.pk)
+    assert quote.snapshot["fx"]["currency"] == "CNY" and Decimal(quote.snapshot["fx"]["per_usd"]) == Decimal(
+        "7.2"
+    )
+    total_usd = Decimal(quote.snapshot["bill"]["total_usd"])
+    yuan = f"¥{total_usd * Decimal('7.2'):,.2f}"
+    view = quote_view(quote.snapshot)
+    assert view["total"] == yuan
+    # a later rate changes nothing: the quote keeps the rate it was issued with
+    ExchangeRate.objects.create(
+        currency=Currency.CNY,
+        per_usd=Decimal("8"),
+        as_of=date(2026, 12, 1),
+        source_name="x",
+        source_url="https://x",
+    )
+    text = pdf_text(render_quote_pdf(quote)[0])
+    assert yuan in text and f"${total_usd:,.2f}" not in text
+    assert "7.2000" in text and "2026-11-30" in text and "Test central parity" in text
+    assert "账单以美元计算；汇率为报价单签发时记录的汇率。" in text.replace("\n", "")
+    # the same buyer's quote in US dollars, when the page asked for them, stays in dollars
+    dollars = quote_create_for_offering(
+        owner=buyer, offering_slug=offering.slug, workload_id=workload.pk, currency="USD"
+    )
+    assert "fx" not in dollars.snapshot and quote_view(dollars.snapshot)["total"] == f"${total_usd:,.2f}"
+
+
+def test_the_compare_cost_charts_follow_the_language_and_the_currency(client: Client, yuan_rate: Any) -> None:
+    import json
+
+    from tests.compare import helpers
+
+    helpers.small_catalog()
+    url = "/compare/?offerings=good-ib,cheap-eth&workload=13b&gpus=64"
+
+    def figure(page: str, key: str) -> dict[str, Any]:
+        body = re.search(rf'<script id="fig-{key}" type="application/json">(.*?)</script>', page, re.S)
+        assert body, key
+        return dict(json.loads(body.group(1)))
+
+    english = client.get(url + "&currency=USD", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    dollars = figure(english, "cost")
+    assert dollars["layout"]["xaxis"]["title"]["text"] == "full bill (USD)"
+    assert dollars["layout"]["xaxis"]["tickprefix"] == "$"
+    chinese = client.get(url + "&currency=CNY", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    yuan = figure(chinese, "cost")
+    assert yuan["layout"]["xaxis"]["title"]["text"] == "完整账单 (CNY)"
+    assert yuan["layout"]["xaxis"]["tickprefix"] == "¥"
+    # the same bars, 7.2 times longer: converted as drawn, stored in dollars
+    compute = [t for t in dollars["data"] if t.get("type") == "bar"][0]
+    compute_yuan = [t for t in yuan["data"] if t.get("type") == "bar"][0]
+    assert compute_yuan["x"] == pytest.approx([x * 7.2 for x in compute["x"]])
+    assert compute_yuan["name"] == "计算" and "¥" in compute_yuan["hovertext"][0]
+    per_token = figure(chinese, "cost-per-token")
+    assert per_token["data"][0]["name"] == "CNY 每十亿 token"
+    assert "7.2000" in chinese and "2026-11-30" in chinese  # the rate and its date beside the figures
+    assert "每十亿训练 token 的成本" in chinese
+
+
+@pytest.mark.django_db
+def test_chinese_providers_carry_their_native_name_with_its_source(client: Client) -> None:
+    import yaml
+
+    from providers.models import Provider
+
+    demo = yaml.safe_load((PO.parents[3] / "providers" / "demo" / "catalog.yaml").read_text())
+    native = {p["slug"]: p for p in demo["providers"] if p.get("native_name")}
+    assert {slug: p["native_name"] for slug, p in native.items()} == {
+        "alibaba": "阿里云",
+        "tencent": "腾讯云",
+        "huawei": "华为云",
+        "volcengine": "火山引擎",
+    }
+    assert all(p["native_name_source"].startswith("https://") for p in native.values())
+    plan = PlanFactory()
+    Provider.objects.filter(pk=plan.offering.provider_id).update(
+        name="Alibaba Cloud", native_name="阿里云", native_name_source="https://www.aliyun.com/"
+    )
+    url = reverse("providers:offering", args=[plan.offering.slug])
+    assert "阿里云 · Alibaba Cloud" in client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Alibaba Cloud" in english and "阿里云" not in english
+    # an added API field; `name` keeps the English name
+    body = client.get(f"/api/v1/offerings/{plan.offering.slug}/").json()
+    assert body["provider_name"] == "Alibaba Cloud" and body["provider_native_name"] == "阿里云"
+    provider = client.get(f"/api/v1/providers/?slug={plan.offering.provider.slug}").json()
+    rows = provider["results"] if isinstance(provider, dict) else provider
+    assert rows[0]["name"] == "Alibaba Cloud" and rows[0]["native_name"] == "阿里云"
+    assert rows[0]["native_name_source"] == "https://www.aliyun.com/"
+
+
+@pytest.mark.django_db
+def test_a_finding_built_in_python_is_shown_in_chinese_and_the_api_follows_accept_language(
+    client: Client,
+) -> None:
+    from checks import services as checks_services
+
+    offering = OfferingFactory(fabric="ethernet", usable_gpu_guarantee_pct=80)
+    checks_services.findings_refresh(offering=offering)
+    url = reverse("providers:offering", args=[offering.slug])
+    chinese = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "节点间网络是普通 TCP 以太网，不是 RDMA" in chinese
+    assert "可用 GPU 保证仅 80%" in chinese  # a value inside the sentence
+    assert "Inter-node fabric is plain TCP Ethernet" not in chinese
+    # advice whose every sentence is marked is shown translated, percent signs and all
+    assert "争取至少 90-95% 并约定补偿或更换期限" in chinese
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert (
+        "Inter-node fabric is plain TCP Ethernet, not RDMA" in english
+        and "Usable-GPU guarantee only 80%" in english
+    )
+    # the API keeps its codes and keys; the human-readable title follows Accept-Language
+    api = f"/api/v1/findings/?offering={offering.slug}"
+    zh_rows = {f["code"]: f for f in client.get(api, HTTP_ACCEPT_LANGUAGE="zh-hans").json()}
+    en_rows = {f["code"]: f for f in client.get(api, HTTP_ACCEPT_LANGUAGE="en").json()}
+    assert zh_rows.keys() == en_rows.keys() and "fabric-not-rdma" in zh_rows
+    assert zh_rows["fabric-not-rdma"]["title"].startswith("节点间网络是普通 TCP 以太网")
+    assert en_rows["fabric-not-rdma"]["title"].startswith("Inter-node fabric is plain TCP Ethernet")
+    assert zh_rows["fabric-not-rdma"]["severity"] == en_rows["fabric-not-rdma"]["severity"]
+    assert zh_rows["usable-gpus-short"]["advice"].startswith("争取至少 90-95% ")
+    assert en_rows["usable-gpus-short"]["advice"].startswith("Negotiate at least 90-95% with")
+
+
+@pytest.mark.django_db
+def test_a_sourced_edit_refused_in_chinese_names_the_missing_field_in_chinese(client: Client) -> None:
+    from rest_framework.test import APIClient
+
+    offering = OfferingFactory()
+    rep = UserFactory(username="zh-rep", role="provider", provider=offering.provider)
+    api = APIClient()
+    api.force_authenticate(rep)
+    response = api.patch(
+        f"/api/v1/offerings/{offering.slug}/", {"max_nodes": 8}, format="json", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    assert response.status_code == 400
+    fields = response.json()["extra"]["fields"]
+    assert "请给出这些数值所依据文件的地址" in str(fields["source_url"]) and "as_of" in fields
+
+
+def test_the_cached_overview_is_kept_per_language_and_currency(client: Client, yuan_rate: Any) -> None:
+    PlanFactory(price_usd_per_gpu_hour=Decimal("2.00"))
+    english = client.get("/?currency=USD", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "On-demand price per GPU-hour, by GPU" in english and "USD per GPU-hour, on demand" in english
+    chinese = client.get("/?currency=CNY", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "按 GPU 型号的按需每 GPU 小时价格" in chinese and "按需每 GPU 小时 CNY" in chinese
+    assert "\\u00a514.40" in chinese  # 2.00 x 7.2 in the hover text (the figure's JSON escapes the ¥)
+
+
+def test_the_bill_line_labels_have_message_ids() -> None:
+    from quotes.display import LINE_ITEM_MSGIDS
+    from sizing.bill import LINE_ITEM_LABELS
+
+    assert set(LINE_ITEM_MSGIDS) == set(LINE_ITEM_LABELS.values())

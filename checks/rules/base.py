@@ -10,6 +10,34 @@ from typing import Any
 from checks.severity import SEVERITY_RANK, Severity
 
 
+class Msg(str):
+    """An English sentence that also carries its message id and values, so a page in another language can
+    translate it (checks.display.translated; the catalog is locale/, found by `makemessages` through the
+    name `_`). Everywhere else it is the plain English text it always was."""
+
+    msgid: str
+    params: dict[str, Any]
+
+    def __new__(cls, msgid: str, **params: Any) -> Msg:
+        text = msgid % {k: str(v) for k, v in params.items()}  # "%%" is a percent sign, values or not
+        obj = super().__new__(cls, text)
+        obj.msgid = msgid
+        obj.params = params
+        return obj
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "msgid": self.msgid,
+            "params": {k: v.as_json() if isinstance(v, Msg) else str(v) for k, v in self.params.items()},
+        }
+
+
+def _(msgid: str, **params: Any) -> Msg:
+    """Mark a finding's sentence for translation, with its values as named placeholders (pure code cannot
+    import Django's gettext; the page translates it when it is shown)."""
+    return Msg(msgid, **params)
+
+
 @dataclass
 class Ref:
     """One piece of evidence behind a finding: a published fact, an upload's lines, or a model number."""
@@ -43,16 +71,25 @@ class Finding:
     evidence: list[Ref] = field(default_factory=list)
     advice: str = ""
     impact: dict[str, Any] = field(default_factory=dict)
+    # the advice sentences as the signals gave them (Msg where marked for translation)
+    advice_parts: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "code": self.code,
             "severity": str(self.severity),
-            "title": self.title,
+            "title": str(self.title),
             "evidence": [ref.as_dict() for ref in self.evidence],
             "advice": self.advice,
             "impact": dict(self.impact),
         }
+
+    def messages(self) -> dict[str, Any]:
+        """The message ids and values of the texts marked for translation (stored beside the English)."""
+        out: dict[str, Any] = {"title": self.title.as_json()} if isinstance(self.title, Msg) else {}
+        if self.advice_parts and all(isinstance(part, Msg) for part in self.advice_parts):
+            out["advice"] = [part.as_json() for part in self.advice_parts if isinstance(part, Msg)]
+        return out
 
 
 @dataclass
@@ -91,7 +128,7 @@ def merge(code: str, signals: list[Signal]) -> list[Finding]:
             impact.setdefault(key, value)
     title = worst.title
     if len(ordered) > 1:
-        title += f" (and {len(ordered) - 1} more)"
+        title = _("%(title)s (and %(count)s more)", title=title, count=len(ordered) - 1)
     impact["text"] = " ".join(texts) if texts else "Not quantified by the model."
     return [
         Finding(
@@ -101,6 +138,7 @@ def merge(code: str, signals: list[Signal]) -> list[Finding]:
             evidence=refs,
             advice=" ".join(advice),
             impact=impact,
+            advice_parts=advice,
         )
     ]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from checks.rules.base import Finding, Signal, claim, merge
+from checks.rules.base import Finding, Signal, _, claim, merge
 from checks.rules.context import Context
 from checks.severity import Severity
 
@@ -22,11 +22,12 @@ def _stack_signals(offering: dict) -> list[Signal]:
         return [
             Signal(
                 Severity.CRITICAL,
-                "Huawei Ascend / CANN stack: CUDA code does not run",
+                _("Huawei Ascend / CANN stack: CUDA code does not run"),
                 [claim(offering, "accelerator_stack"), claim(offering, "gpu_label")],
-                "Budget the port (torch_npu, MindSpeed, HCCL) and a trial with your own model before "
-                "signing; ask "
-                "for hccl_test results at the job's scale.",
+                _(
+                    "Budget the port (torch_npu, MindSpeed, HCCL) and a trial with your own model before "
+                    "signing; ask for hccl_test results at the job's scale."
+                ),
                 {"text": "Porting and re-validating a training stack takes engineer-months; exit is narrow."},
             )
         ]
@@ -34,20 +35,21 @@ def _stack_signals(offering: dict) -> list[Signal]:
         return [
             Signal(
                 Severity.WARNING,
-                f"Non-CUDA accelerator stack ({stack})",
+                _("Non-CUDA accelerator stack (%(stack)s)", stack=stack),
                 [claim(offering, "accelerator_stack"), claim(offering, "gpu")],
-                "Check that your framework, kernels (attention, fused optimizers) and collective library "
-                "run on it; "
-                "ask for rccl-tests and a training-log sample on the job's model family.",
+                _(
+                    "Check that your framework, kernels (attention, fused optimizers) and collective library "
+                    "run on it; ask for rccl-tests and a training-log sample on the job's model family."
+                ),
             )
         ]
     if stack is None:
         return [
             Signal(
                 Severity.INFO,
-                "Accelerator stack not published",
+                _("Accelerator stack not published"),
                 [claim(offering, "accelerator_stack")],
-                "Ask which driver, CUDA/ROCm and NCCL/RCCL versions the nodes run.",
+                _("Ask which driver, CUDA/ROCm and NCCL/RCCL versions the nodes run."),
             )
         ]
     return []
@@ -60,21 +62,24 @@ def _portability_signals(offering: dict) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.INFO,
-                "NCCL needs the provider's fabric plugin",
+                _("NCCL needs the provider's fabric plugin"),
                 [claim(offering, "proprietary_fabric_plugin"), claim(offering, "fabric_label")],
-                "Pin the plugin version (aws-ofi-nccl, TCPX, ...) in your container and test it before the "
-                "term.",
+                _(
+                    "Pin the plugin version (aws-ofi-nccl, TCPX, ...) in your container and test it "
+                    "before the term."
+                ),
             )
         )
     if offering.get("standard_containers") is False:
         signals.append(
             Signal(
                 Severity.WARNING,
-                "Standard CUDA/NCCL containers do not run as is",
+                _("Standard CUDA/NCCL containers do not run as is"),
                 [claim(offering, "standard_containers")],
-                "Ask which images are required and whether your own container runs unmodified; avoid being "
-                "tied "
-                "to a vendor image for the whole term.",
+                _(
+                    "Ask which images are required and whether your own container runs unmodified; "
+                    "avoid being tied to a vendor image for the whole term."
+                ),
             )
         )
     schedulers = offering.get("schedulers") or []
@@ -82,9 +87,9 @@ def _portability_signals(offering: dict) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.INFO,
-                "Only a proprietary scheduler",
+                _("Only a proprietary scheduler"),
                 [claim(offering, "schedulers")],
-                "Ask for Slurm or Kubernetes access so launch scripts stay portable.",
+                _("Ask for Slurm or Kubernetes access so launch scripts stay portable."),
             )
         )
     return signals

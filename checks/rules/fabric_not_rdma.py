@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from checks.rules.base import Finding, Signal, claim, merge, model, percent, to_float, upload
+from checks.rules.base import Finding, Signal, _, claim, merge, model, percent, to_float, upload
 from checks.rules.context import (
     PORT_KINDS,
     Context,
@@ -59,7 +59,7 @@ def _fabric_claim_signals(ctx: Context) -> list[Signal]:
         return [
             Signal(
                 Severity.WARNING,
-                "Inter-node fabric is GPUDirect-TCPX (TCP offload), not RDMA",
+                _("Inter-node fabric is GPUDirect-TCPX (TCP offload), not RDMA"),
                 [claim(offering, "fabric"), claim(offering, "fabric_label")],
                 "Ask for nccl-tests all-reduce at the job's node count: TCPXO measured 338.8 GB/s busbw on 2 "
                 "A3 Mega nodes, but 2-node results are inflated and scaling beyond is unproven. " + _ASK,
@@ -83,7 +83,7 @@ def _tcp_signal(ctx: Context) -> Signal:
         severity = Severity.INFO
     return Signal(
         severity,
-        "Inter-node fabric is plain TCP Ethernet, not RDMA",
+        _("Inter-node fabric is plain TCP Ethernet, not RDMA"),
         [claim(offering, "fabric"), claim(offering, "fabric_label"), model(ctx.job_words)],
         "Demand InfiniBand or RoCE with GPUDirect RDMA (one 200-400 Gb/s port per GPU) for a "
         "multi-node "
@@ -107,7 +107,9 @@ def _unnamed_transport_signals(ctx: Context) -> list[Signal]:
         return [
             Signal(
                 Severity.WARNING,
-                "Fabric type not published" + (f" behind the claim '{label}'" if claims_rdma else ""),
+                _("Fabric type not published behind the claim '%(label)s'", label=label)
+                if claims_rdma
+                else _("Fabric type not published"),
                 refs,
                 "Ask which transport the GPU fabric uses (InfiniBand, RoCE v2, EFA, TCP). " + _ASK,
                 {"text": "Unknown until the provider names the transport or evidence shows it."},
@@ -117,7 +119,7 @@ def _unnamed_transport_signals(ctx: Context) -> list[Signal]:
         return [
             Signal(
                 Severity.INFO,
-                "Fabric is a provider-specific transport",
+                _("Fabric is a provider-specific transport"),
                 refs,
                 "Ask whether it is RDMA and for multi-node nccl-tests results. " + _ASK,
             )
@@ -168,8 +170,13 @@ def _ibstat_signals(ctx: Context, item: dict) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.WARNING,
-                f"{item.get('filename')}: {len(claimed_active)} {fabric} port(s) found, {nics} claimed "
-                "per node",
+                _(
+                    "%(file)s: %(found)s %(fabric)s port(s) found, %(nics)s claimed per node",
+                    file=item.get("filename"),
+                    found=len(claimed_active),
+                    fabric=fabric,
+                    nics=nics,
+                ),
                 [
                     claim(ctx.offering, "nics_per_node"),
                     upload(
@@ -190,7 +197,7 @@ def _ibstat_signals(ctx: Context, item: dict) -> list[Signal]:
 def _ethernet_ports_signal(ctx: Context, item: dict, ethernet_active: list[dict]) -> Signal:
     return Signal(
         Severity.CRITICAL,
-        f"{item.get('filename')}: ports are Ethernet where InfiniBand is claimed",
+        _("%(file)s: ports are Ethernet where InfiniBand is claimed", file=item.get("filename")),
         [
             claim(ctx.offering, "fabric"),
             upload(
@@ -225,9 +232,12 @@ def _slow_ports_signals(ctx: Context, item: dict, claimed_active: list[dict]) ->
     return [
         Signal(
             Severity.CRITICAL if rates and max(rates) <= gbps * MEASURED_CRITICAL_RATIO else Severity.WARNING,
-            f"{item.get('filename')}: InfiniBand ports run at "
-            f"{', '.join(f'{rate:g}' for rate in rates)} "
-            f"Gb/s, not the claimed {gbps:g}",
+            _(
+                "%(file)s: InfiniBand ports run at %(rates)s Gb/s, not the claimed %(gbps)s",
+                file=item.get("filename"),
+                rates=", ".join(f"{rate:g}" for rate in rates),
+                gbps=f"{gbps:g}",
+            ),
             [
                 claim(offering, "gbps_per_nic"),
                 upload(
@@ -263,7 +273,12 @@ def _topo_nic_signals(ctx: Context, item: dict) -> list[Signal]:
     return [
         Signal(
             Severity.WARNING,
-            f"{item.get('filename')}: {seen:g} NIC(s) beside the GPUs, {nics} fabric ports claimed",
+            _(
+                "%(file)s: %(seen)s NIC(s) beside the GPUs, %(nics)s fabric ports claimed",
+                file=item.get("filename"),
+                seen=f"{seen:g}",
+                nics=nics,
+            ),
             [
                 claim(ctx.offering, "nics_per_node"),
                 upload(
@@ -287,7 +302,10 @@ def _perftest_signals(ctx: Context, item: dict) -> list[Signal]:
     return [
         Signal(
             Severity.CRITICAL,
-            f"{item.get('filename')}: ib_write_bw ran over Ethernet (RoCE) where InfiniBand is claimed",
+            _(
+                "%(file)s: ib_write_bw ran over Ethernet (RoCE) where InfiniBand is claimed",
+                file=item.get("filename"),
+            ),
             [
                 claim(ctx.offering, "fabric"),
                 upload(item, "perftest `Link type: Ethernet`", [summary_of(item).get("line")]),
@@ -311,7 +329,10 @@ def _lspci_signals(ctx: Context, item: dict) -> list[Signal]:
     return [
         Signal(
             Severity.CRITICAL,
-            f"{item.get('filename')}: the RDMA NICs are Ethernet controllers where InfiniBand is claimed",
+            _(
+                "%(file)s: the RDMA NICs are Ethernet controllers where InfiniBand is claimed",
+                file=item.get("filename"),
+            ),
             [
                 claim(ctx.offering, "fabric"),
                 upload(
@@ -384,7 +405,11 @@ def _low_busbw_signal(
         impact["text"] += f" If inter-node traffic is exposed, steps run up to {extra / total:.0%} slower."
     return Signal(
         Severity.CRITICAL if ratio < MEASURED_CRITICAL_RATIO else Severity.WARNING,
-        f"{item.get('filename')}: measured inter-node busbw {ratio:.0%} of line rate",
+        _(
+            "%(file)s: measured inter-node busbw %(ratio)s of line rate",
+            file=item.get("filename"),
+            ratio=f"{ratio:.0%}",
+        ),
         [
             claim(offering, "nics_per_node"),
             claim(offering, "gbps_per_nic"),

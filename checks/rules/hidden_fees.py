@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from checks.rules.base import Finding, Signal, claim, merge, percent, to_float
+from checks.rules.base import Finding, Signal, _, claim, merge, percent, to_float
 from checks.rules.context import Context
 from checks.rules.thresholds import UNPUBLISHED_SHARE_CRITICAL_PCT
 from checks.severity import Severity
@@ -90,10 +90,12 @@ def rule_hidden_fees(ctx: Context) -> list[Finding]:
         signals.append(
             Signal(
                 severity,
-                "Unpublished prices: " + ", ".join(_FEE_FACTS[name] for name in unknown),
+                _("Unpublished prices: %(items)s", items=", ".join(_FEE_FACTS[name] for name in unknown)),
                 [claim(offering, name) for name in unknown] + [claim(offering, "storage_included_gb")],
-                "Get written prices for checkpoint storage (per GB-month, with write throughput), egress and "
-                "inter-node/inter-zone traffic before comparing headline GPU-hour prices.",
+                _(
+                    "Get written prices for checkpoint storage (per GB-month, with write throughput), egress "
+                    "and inter-node/inter-zone traffic before comparing headline GPU-hour prices."
+                ),
                 impact or {"text": "Share of the bill unknown until the prices are published."},
             )
         )
@@ -102,9 +104,9 @@ def rule_hidden_fees(ctx: Context) -> list[Finding]:
         signals.append(
             Signal(
                 Severity.WARNING,
-                "Some items are billed separately from the GPU price",
+                _("Some items are billed separately from the GPU price"),
                 [claim(offering, "fees_note", f"fees_note: {note}")],
-                "Ask for the separately billed items as line items in the quote.",
+                _("Ask for the separately billed items as line items in the quote."),
                 impact if not unknown else {},
             )
         )
@@ -112,9 +114,9 @@ def rule_hidden_fees(ctx: Context) -> list[Finding]:
         signals.append(
             Signal(
                 Severity.WARNING,
-                "Part of the bill uses default prices",
+                _("Part of the bill uses default prices"),
                 [],
-                "Ask for the missing prices.",
+                _("Ask for the missing prices."),
                 impact,
             )
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checks.rules.base import Finding, Signal, claim, merge, model, percent, to_float, upload
+from checks.rules.base import Finding, Signal, _, claim, merge, model, percent, to_float, upload
 from checks.rules.context import (
     Context,
     busbw,
@@ -46,7 +46,7 @@ def rule_intra_node_not_full_mesh(ctx: Context) -> list[Finding]:
         signals.append(
             Signal(
                 Severity.WARNING,
-                "Intra-node interconnect not published",
+                _("Intra-node interconnect not published"),
                 [claim(offering, "intra_node"), claim(offering, "gpu_label")],
                 "Ask for `nvidia-smi topo -m` and `nvidia-smi nvlink -s` from a contracted node.",
             )
@@ -107,7 +107,9 @@ def _slow_bus_signal(ctx: Context, tp: int) -> Signal:
         impact["text"] += f" TP traffic is {tp_s / total:.0%} of each step on this bus."
     return Signal(
         Severity.CRITICAL if tp > 1 else Severity.WARNING,
-        "GPUs in a node are joined by " + ("PCIe only" if intra == "pcie" else "NVLink bridges in pairs"),
+        _("GPUs in a node are joined by PCIe only")
+        if intra == "pcie"
+        else _("GPUs in a node are joined by NVLink bridges in pairs"),
         [
             claim(offering, "intra_node"),
             claim(offering, "gpu"),
@@ -151,8 +153,11 @@ def _topo_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> list[Sign
         return [
             Signal(
                 Severity.CRITICAL if tp > 1 else Severity.WARNING,
-                f"{item.get('filename')}: GPU pairs without NVLink (PCIe paths) under a "
-                f"{offering.get('intra_node') or 'full-mesh'} claim",
+                _(
+                    "%(file)s: GPU pairs without NVLink (PCIe paths) under a %(claim)s claim",
+                    file=item.get("filename"),
+                    claim=offering.get("intra_node") or "full-mesh",
+                ),
                 [
                     claim(offering, "intra_node"),
                     upload(item, "GPU x GPU cells show SYS/NODE/PHB/PXB/PIX, not NV#", lines),
@@ -171,7 +176,12 @@ def _topo_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> list[Sign
     return [
         Signal(
             Severity.CRITICAL if ratio < MEASURED_CRITICAL_RATIO else Severity.WARNING,
-            f"{item.get('filename')}: NV{min_nvlinks:g} between GPU pairs where NV{expected} is expected",
+            _(
+                "%(file)s: NV%(seen)s between GPU pairs where NV%(expected)s is expected",
+                file=item.get("filename"),
+                seen=f"{min_nvlinks:g}",
+                expected=expected,
+            ),
             [
                 claim(offering, "gpu"),
                 claim(offering, "intra_node"),
@@ -204,7 +214,11 @@ def _pcie_model_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> lis
     return [
         Signal(
             Severity.CRITICAL if tp > 1 else Severity.WARNING,
-            f"{item.get('filename')}: PCIe GPUs ({', '.join(pcie)}) where SXM/NVSwitch is claimed",
+            _(
+                "%(file)s: PCIe GPUs (%(gpus)s) where SXM/NVSwitch is claimed",
+                file=item.get("filename"),
+                gpus=", ".join(pcie),
+            ),
             [
                 claim(offering, "gpu"),
                 claim(offering, "intra_node"),
@@ -233,7 +247,7 @@ def _nvlink_state_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> l
         return [
             Signal(
                 Severity.CRITICAL if tp > 1 else Severity.WARNING,
-                f"{item.get('filename')}: NVLinks inactive",
+                _("%(file)s: NVLinks inactive", file=item.get("filename")),
                 [
                     claim(offering, "intra_node"),
                     upload(item, f"active links per GPU: {counts}", lines_of(summary)),
@@ -248,7 +262,12 @@ def _nvlink_state_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> l
     return [
         Signal(
             Severity.WARNING if min(counts) / expected >= MEASURED_CRITICAL_RATIO else Severity.CRITICAL,
-            f"{item.get('filename')}: {min(counts)} of {expected} NVLinks active on some GPU",
+            _(
+                "%(file)s: %(active)s of %(expected)s NVLinks active on some GPU",
+                file=item.get("filename"),
+                active=min(counts),
+                expected=expected,
+            ),
             [
                 claim(offering, "gpu"),
                 upload(item, f"active links per GPU: {counts}", lines_of(summary)),
@@ -273,8 +292,12 @@ def _nvlink_speed_signals(ctx: Context, item: dict) -> list[Signal]:
     return [
         Signal(
             Severity.WARNING,
-            f"{item.get('filename')}: NVLinks run at {link_gbps:g} GB/s, expected "
-            f"{ctx.spec.link_gbytes_per_s:g}",
+            _(
+                "%(file)s: NVLinks run at %(seen)s GB/s, expected %(expected)s",
+                file=item.get("filename"),
+                seen=f"{link_gbps:g}",
+                expected=f"{ctx.spec.link_gbytes_per_s:g}",
+            ),
             [claim(ctx.offering, "gpu"), upload(item, f"link speed {link_gbps:g} GB/s", lines_of(summary))],
             "Ask why the links are down-trained.",
             {"slowdown_pct": _tp_slowdown(ctx, link_gbps / ctx.spec.link_gbytes_per_s)},
@@ -313,7 +336,12 @@ def _intra_busbw_signal(ctx: Context, item: dict, run: dict, nvlink: float, expe
     ratio = measured / expected_busbw
     return Signal(
         Severity.CRITICAL if ratio < MEASURED_CRITICAL_RATIO else Severity.WARNING,
-        f"{item.get('filename')}: intra-node busbw {ratio:.0%} of the expected {expected_busbw:.0f} GB/s",
+        _(
+            "%(file)s: intra-node busbw %(ratio)s of the expected %(expected)s GB/s",
+            file=item.get("filename"),
+            ratio=f"{ratio:.0%}",
+            expected=f"{expected_busbw:.0f}",
+        ),
         [
             claim(
                 ctx.offering,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from checks.rules.base import Finding, Signal, claim, merge, model, to_float
+from checks.rules.base import Finding, Signal, _, claim, merge, model, to_float
 from checks.rules.context import Context
 from checks.rules.thresholds import (
     AUTO_RESTART_MIN,
@@ -129,7 +129,11 @@ def rule_no_fault_tolerance(ctx: Context) -> list[Finding]:
     published = "not published" if all(offering.get(name) is None for name in missing) else "not offered"
     signal = Signal(
         _severity(failures, missing),
-        f"No {' and '.join(_MISSING_WORDS[name] for name in missing)} ({published})",
+        _(
+            "No %(missing)s (%(published)s)",
+            missing=" and ".join(_MISSING_WORDS[name] for name in missing),
+            published=published,
+        ),
         [
             *(
                 claim(offering, name)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from checks.rules.base import Finding, Signal, claim, merge, model, percent, to_float
+from checks.rules.base import Finding, Signal, _, claim, merge, model, percent, to_float
 from checks.rules.context import Context, comm_breakdown
 from checks.rules.thresholds import (
     COMM_SHARE_CRITICAL,
@@ -56,7 +56,10 @@ def rule_fabric_too_slow(ctx: Context) -> list[Finding]:
         impact["text"] = text
         signal = Signal(
             Severity.CRITICAL if share > COMM_SHARE_CRITICAL else Severity.WARNING,
-            f"The network sets the pace: {share:.0%} of each step is inter-node communication",
+            _(
+                "The network sets the pace: %(share)s of each step is inter-node communication",
+                share=f"{share:.0%}",
+            ),
             refs
             + [
                 model(
@@ -77,7 +80,12 @@ def rule_fabric_too_slow(ctx: Context) -> list[Finding]:
         return []
     signal = Signal(
         Severity.CRITICAL if per_gpu < need / 2 else Severity.WARNING,
-        f"{per_gpu:g} Gb/s of fabric per GPU; a {ctx.params_total / 1e9:.0f}B model needs {need:g}",
+        _(
+            "%(have)s Gb/s of fabric per GPU; a %(params)sB model needs %(need)s",
+            have=f"{per_gpu:g}",
+            params=f"{ctx.params_total / 1e9:.0f}",
+            need=f"{need:g}",
+        ),
         refs + [model(ctx.job_words)],
         f"Ask for {need:g} Gb/s per GPU (one {need:g}G port per GPU) or expect the data-parallel "
         "all-reduce to "
@@ -105,7 +113,11 @@ def rule_topology_wont_scale(ctx: Context) -> list[Finding]:
         signals.append(
             Signal(
                 Severity.CRITICAL if spans_spine else Severity.WARNING,
-                f"{topology.capitalize()} topology for a {ctx.nodes}-node job",
+                _(
+                    "%(topology)s topology for a %(nodes)s-node job",
+                    topology=topology.capitalize(),
+                    nodes=ctx.nodes,
+                ),
                 [claim(offering, "topology"), model(ctx.job_words)],
                 "Ask for a fat-tree or rail-optimized Clos; a chain or ring loses bandwidth per hop as "
                 "nodes grow.",
@@ -124,8 +136,13 @@ def rule_topology_wont_scale(ctx: Context) -> list[Finding]:
         signals.append(
             Signal(
                 Severity.CRITICAL if oversubscription > OVERSUBSCRIPTION_CRITICAL else Severity.WARNING,
-                f"{oversubscription:g}:1 oversubscribed fabric for a job spanning {ctx.nodes} nodes (> "
-                f"{NODES_PER_LEAF} per leaf)",
+                _(
+                    "%(ratio)s:1 oversubscribed fabric for a job spanning %(nodes)s nodes "
+                    "(> %(leaf)s per leaf)",
+                    ratio=f"{oversubscription:g}",
+                    nodes=ctx.nodes,
+                    leaf=NODES_PER_LEAF,
+                ),
                 [claim(offering, "oversubscription"), claim(offering, "topology"), model(ctx.job_words)],
                 "Ask for a non-blocking partition for the job or placement within as few leaves as possible.",
                 impact,
@@ -135,7 +152,7 @@ def rule_topology_wont_scale(ctx: Context) -> list[Finding]:
         signals.append(
             Signal(
                 Severity.INFO,
-                "Topology and oversubscription not published",
+                _("Topology and oversubscription not published"),
                 [claim(offering, "topology"), claim(offering, "oversubscription")],
                 "Ask for the fabric diagram: fat-tree / rail-optimized, oversubscription, nodes per leaf.",
             )
@@ -145,7 +162,11 @@ def rule_topology_wont_scale(ctx: Context) -> list[Finding]:
         signals.append(
             Signal(
                 Severity.CRITICAL,
-                f"Job needs {ctx.nodes} nodes, one fabric holds {nodes_max:g}",
+                _(
+                    "Job needs %(nodes)s nodes, one fabric holds %(max)s",
+                    nodes=ctx.nodes,
+                    max=f"{nodes_max:g}",
+                ),
                 [claim(offering, "nodes"), model(ctx.job_words)],
                 "Ask whether a larger single fabric is available; spanning fabrics breaks the collective "
                 "bandwidth.",
@@ -162,7 +183,7 @@ def rule_no_topology_aware_placement(ctx: Context) -> list[Finding]:
         return []
     signal = Signal(
         Severity.WARNING,
-        "No topology-aware placement" + (" published" if placement is None else ""),
+        _("No topology-aware placement published") if placement is None else _("No topology-aware placement"),
         [claim(offering, "topology_aware_placement"), claim(offering, "schedulers"), model(ctx.job_words)],
         "Ask whether the scheduler places ranks by leaf/rail (Slurm topology plugin, Kubernetes topology "
         "labels) "
@@ -186,7 +207,7 @@ def rule_cluster_too_small(ctx: Context) -> list[Finding]:
             signals.append(
                 Signal(
                     Severity.CRITICAL,
-                    "No layout fits the model on this offering",
+                    _("No layout fits the model on this offering"),
                     [
                         claim(offering, "nodes"),
                         claim(offering, "gpus_per_node"),
@@ -207,8 +228,11 @@ def rule_cluster_too_small(ctx: Context) -> list[Finding]:
             signals.append(
                 Signal(
                     Severity.CRITICAL,
-                    f"{max_nodes * gpus_per_node:g} GPUs cannot hold {ctx.params_total / 1e9:.0f}B "
-                    "parameters' training state",
+                    _(
+                        "%(gpus)s GPUs cannot hold %(params)sB parameters' training state",
+                        gpus=f"{max_nodes * gpus_per_node:g}",
+                        params=f"{ctx.params_total / 1e9:.0f}",
+                    ),
                     [
                         claim(offering, "nodes"),
                         claim(offering, "gpus_per_node"),

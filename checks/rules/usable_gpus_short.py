@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from checks.rules.base import Finding, Signal, claim, merge, model, to_float, upload
+from checks.rules.base import Finding, Signal, _, claim, merge, model, to_float, upload
 from checks.rules.context import (
     PORT_KINDS,
     Context,
@@ -53,13 +53,13 @@ def _contract_signals(ctx: Context) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.WARNING,
-                "No usable-GPU guarantee published",
+                _("No usable-GPU guarantee published"),
                 [claim(offering, "usable_gpu_guarantee_pct"), claim(offering, "usable_gpu_credit")],
-                "Ask for a contract clause: at least 95% of contracted GPUs healthy at any time, unusable "
-                "nodes "
-                "credited or replaced within hours; uptime SLAs usually count a degraded-but-reachable GPU "
-                "as up "
-                "(ClusterProof).",
+                _(
+                    "Ask for a contract clause: at least 95%% of contracted GPUs healthy at any time, "
+                    "unusable nodes credited or replaced within hours; uptime SLAs usually count a "
+                    "degraded-but-reachable GPU as up (ClusterProof)."
+                ),
                 {"text": "No provider publishes a usable-GPU percentage."},
             )
         )
@@ -68,15 +68,16 @@ def _contract_signals(ctx: Context) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.WARNING,
-                f"Usable-GPU guarantee only {guarantee_pct:g}%",
+                _("Usable-GPU guarantee only %(pct)s%%", pct=f"{guarantee_pct:g}"),
                 [
                     claim(offering, "usable_gpu_guarantee_pct"),
                     claim(offering, "usable_gpu_credit"),
                     model(ctx.job_words),
                 ],
-                "Negotiate at least 90-95% with a credit or replacement deadline, or contract ~10% spare "
-                "nodes "
-                "(stas00/ml-engineering).",
+                _(
+                    "Negotiate at least 90-95%% with a credit or replacement deadline, or contract ~10%% "
+                    "spare nodes (stas00/ml-engineering)."
+                ),
                 {
                     "gpus_short": short,
                     "text": f"Up to {short} of {ctx.gpus} GPUs may be unusable within the contract.",
@@ -87,11 +88,12 @@ def _contract_signals(ctx: Context) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.WARNING,
-                "Nodes or fabric are shared with other tenants",
+                _("Nodes or fabric are shared with other tenants"),
                 [claim(offering, "exclusivity"), claim(offering, "bare_metal")],
-                "Ask for dedicated nodes and an isolated fabric partition; shared fabrics make busbw and "
-                "step time "
-                "vary with neighbours.",
+                _(
+                    "Ask for dedicated nodes and an isolated fabric partition; shared fabrics make busbw and "
+                    "step time vary with neighbours."
+                ),
             )
         )
     return signals
@@ -109,8 +111,12 @@ def _gpu_count_signals(ctx: Context, item: dict) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.CRITICAL,
-                f"{item.get('filename')}: {int(seen)} GPUs visible where {gpus_per_node * nodes} are "
-                "contracted",
+                _(
+                    "%(file)s: %(seen)s GPUs visible where %(contracted)s are contracted",
+                    file=item.get("filename"),
+                    seen=int(seen),
+                    contracted=gpus_per_node * nodes,
+                ),
                 [
                     claim(ctx.offering, "gpus_per_node"),
                     upload(item, f"{int(seen)} GPUs listed", lines_of(summary)),
@@ -126,7 +132,11 @@ def _gpu_count_signals(ctx: Context, item: dict) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.CRITICAL,
-                f"{item.get('filename')}: {lost} GPU(s) lost (device handle unavailable)",
+                _(
+                    "%(file)s: %(lost)s GPU(s) lost (device handle unavailable)",
+                    file=item.get("filename"),
+                    lost=lost,
+                ),
                 [
                     upload(
                         item,
@@ -152,7 +162,7 @@ def _kernel_log_signals(item: dict) -> list[Signal]:
     return [
         Signal(
             Severity.CRITICAL,
-            f"{item.get('filename')}: GPU fell off the bus",
+            _("%(file)s: GPU fell off the bus", file=item.get("filename")),
             [upload(item, f"{fallen} GPU fault message(s) in the kernel log", lines_of(summary))],
             "Ask for the node's replacement and its burn-in record.",
             {"gpus_short": fallen},
@@ -169,7 +179,7 @@ def _diag_signals(item: dict) -> list[Signal]:
     return [
         Signal(
             Severity.CRITICAL,
-            f"{item.get('filename')}: dcgmi diag failed",
+            _("%(file)s: dcgmi diag failed", file=item.get("filename")),
             [
                 upload(
                     item,
@@ -204,8 +214,15 @@ def _down_port_signals(ctx: Context, item: dict) -> list[Signal]:
     return [
         Signal(
             Severity.CRITICAL,
-            f"{item.get('filename')}: {missing} fabric port(s) down"
-            + (f", {len(active)} of {nics} active" if nics else ""),
+            _(
+                "%(file)s: %(missing)s fabric port(s) down, %(active)s of %(nics)s active",
+                file=item.get("filename"),
+                missing=missing,
+                active=len(active),
+                nics=nics,
+            )
+            if nics
+            else _("%(file)s: %(missing)s fabric port(s) down", file=item.get("filename"), missing=missing),
             [
                 claim(offering, "nics_per_node"),
                 upload(

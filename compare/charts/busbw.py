@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from benchmarks.selectors import upload_busbw_chart
 from compare.charts.common import cell, fmt, offering_labels, row_head, table
 from portal.chart_style import DASHES, SERIES, SYMBOLS, axis, base_layout, plotly_text, short
@@ -63,16 +65,18 @@ def busbw_panel(offerings: list[Any], uploads: list[Any], limit: int = 16) -> di
         return None
     return {
         "key": "busbw",
-        "nav": "busbw vs size",
-        "title": "Bus bandwidth against message size (uploaded nccl-tests runs)",
-        "note": "One line per run in the public uploads; claims are judged at the largest sizes, "
-        "where the curve flattens.",
+        "nav": _("busbw vs size"),
+        "title": _("Bus bandwidth against message size (uploaded nccl-tests runs)"),
+        "note": _(
+            "One line per run in the public uploads; claims are judged at the largest sizes, "
+            "where the curve flattens."
+        ),
         "figure": {
             "data": traces,
             "layout": base_layout(
                 440,
-                xaxis=axis("message size (bytes, log scale)", type="log", exponentformat="SI"),
-                yaxis=axis("busbw (GB/s per rank)", rangemode="tozero"),
+                xaxis=axis(_("message size (bytes, log scale)"), type="log", exponentformat="SI"),
+                yaxis=axis(_("busbw (GB/s per rank)"), rangemode="tozero"),
                 margin={"l": 10, "r": 30, "t": 90, "b": 50},
             ),
         },

@@ -7,20 +7,35 @@ static/compare/compare.js), the table holds the same numbers for reading and for
 from __future__ import annotations
 
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from portal.chart_style import plotly_text
+from portal.money import active, symbol_text
 
 
 def fmt(value: float | None, digits: int = 0, unit: str = "") -> str:
     if value is None:
-        return "not published"
+        return _("not published")
     text = f"{value:,.{digits}f}"
     return f"{text} {unit}".strip()
 
 
+def money_value(amount_usd: Any) -> float | None:
+    """A US-dollar figure of a result or bill in the shown currency (portal.money), as a chart coordinate."""
+    return active().chart_value(amount_usd)
+
+
 def usd(value: float | None) -> str:
-    return "not published" if value is None else f"${value:,.0f}"
+    """A figure already in the shown currency (`money_value`) with its symbol: "$1,234" or "¥8,885"."""
+    return _("not published") if value is None else symbol_text(active().symbol, Decimal(str(value)), 0)
+
+
+def money_axis(what: str) -> str:
+    """An axis or column title naming the shown currency: "full bill (USD)", "full bill (CNY)"."""
+    return _("%(what)s (%(currency)s)") % {"what": what, "currency": active().code}
 
 
 def cell(text: Any, *, number: bool = False, missing: bool = False, badge: str = "", icon: str = "") -> dict:
@@ -28,8 +43,8 @@ def cell(text: Any, *, number: bool = False, missing: bool = False, badge: str =
     return {"text": "" if text is None else str(text), "cls": cls, "badge": badge, "icon": icon}
 
 
-def missing_cell(text: str = "not published") -> dict:
-    return cell(text, missing=True)
+def missing_cell(text: str | None = None) -> dict:
+    return cell(_("not published") if text is None else text, missing=True)
 
 
 def table(caption: str, head: list[str], rows: list[dict], numeric: Iterable[int] = ()) -> dict:
@@ -68,9 +83,9 @@ def offering_labels(offerings: list[Any]) -> dict[int, str]:
     labels: dict[int, str] = {}
     seen: set[str] = set()
     for o in offerings:
-        text = f"{o.provider.name}: {o.name}"
+        text = f"{provider_name(o.provider)}: {o.name}"
         if getattr(o, "fictional", False):
-            text += " (fictional sample)"
+            text += " " + _("(fictional sample)")
         if text in seen:
             text += f" ({o.slug})"
         seen.add(text)
@@ -95,12 +110,17 @@ def no_price(result: Any) -> bool:
 def unsized_text(result: Any) -> str:
     """Why an offering has no figure: not sized, or the reason it cannot train the workload."""
     if result is None:
-        return "not sized"
-    return result_value(result, "reason") or result_value(result, "infeasible_reason") or "cannot train it"
+        return _("not sized")
+    return result_value(result, "reason") or result_value(result, "infeasible_reason") or _("cannot train it")
+
+
+def provider_name(provider: Any) -> str:
+    """The provider as the page names it (native name beside the English one on a Chinese page)."""
+    return str(getattr(provider, "shown_name", None) or provider.name)
 
 
 def row_head(o: Any) -> str:
-    return f"{o.provider.name}: {o.name}"
+    return f"{provider_name(o.provider)}: {o.name}"
 
 
 def offering_row(o: Any, cells: list[dict]) -> dict:

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from compare.charts.common import (
     bar_height,
     bill_line,
     cell,
     missing_cell,
+    money_axis,
+    money_value,
     no_price,
     offering_labels,
     offering_row,
@@ -32,26 +37,27 @@ from portal.chart_style import (
     category_axis,
     patterned,
     plotly_text,
-    to_float,
 )
+from portal.money import active
 
 # The chart's stacks: (key, legend name, the bill's line items it sums). The legend names are short on
 # purpose (the quote's full names are sizing.bill.LINE_ITEM_LABELS); both storage lines share one stack.
-BILL_ITEMS = (
-    ("compute", "compute", ("compute",)),
-    ("failure_overhead", "failure overhead", ("failure_overhead",)),
-    ("spares", "spare nodes", ("spares",)),
-    ("storage", "storage", ("checkpoint_storage", "dataset_storage")),
-    ("egress", "egress", ("egress",)),
-    ("traffic", "traffic", ("traffic",)),
-    ("support", "support", ("support",)),
-    ("setup", "setup", ("setup",)),
+BILL_ITEMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
+    ("compute", gettext_lazy("compute"), ("compute",)),
+    ("failure_overhead", gettext_lazy("failure overhead"), ("failure_overhead",)),
+    ("spares", gettext_lazy("spare nodes"), ("spares",)),
+    ("storage", gettext_lazy("storage"), ("checkpoint_storage", "dataset_storage")),
+    ("egress", gettext_lazy("egress"), ("egress",)),
+    ("traffic", gettext_lazy("traffic"), ("traffic",)),
+    ("support", gettext_lazy("support"), ("support",)),
+    ("setup", gettext_lazy("setup"), ("setup",)),
 )
 BILL_COLOURS = [BLUE, VERMILLION, ORANGE, GREEN, PURPLE, SKY, YELLOW, BLACK]
 
 
 def bill_items(bill: dict) -> tuple[dict[str, float | None], list[str]]:
-    """USD per chart item (None: some line of it is not published) and the names of the missing items."""
+    """The shown currency per chart item (None: some line of it is not published) and the names of the
+    missing items."""
     values: dict[str, float | None] = {}
     missing: list[str] = []
     for key, label, items in BILL_ITEMS:
@@ -60,42 +66,48 @@ def bill_items(bill: dict) -> tuple[dict[str, float | None], list[str]]:
             line = bill_line(bill, item)
             if line is None:
                 continue
-            value = to_float(line.get("usd"))
+            value = money_value(line.get("usd"))
             if value is None:
                 total = None
             elif total is not None:
                 total += value
         values[key] = total
         if total is None:
-            missing.append(label)
+            missing.append(str(label))
     return values, missing
 
 
 def _range(result: Any) -> tuple[float, float] | None:
     """(low, high) of an incomplete bill (known fees only .. unknown fees at their high end), when given."""
     low, high = (
-        to_float(result_value(result, "cost_low_usd")),
-        to_float(result_value(result, "cost_high_usd")),
+        money_value(result_value(result, "cost_low_usd")),
+        money_value(result_value(result, "cost_high_usd")),
     )
     return None if low is None or high is None else (low, high)
 
 
 def _bill_cells(result: Any, values: dict[str, float | None], missing: list[str], plan: str) -> list[dict]:
     bill = result.bill or {}
-    total = to_float(result.cost_total_usd) or 0.0
+    total = money_value(result.cost_total_usd) or 0.0
     span = _range(result)
     if span is not None and not result.cost_complete:
-        total_text = f"{usd(total)} ({usd(span[0])} to {usd(span[1])})"
+        total_text = _("%(total)s (%(low)s to %(high)s)") % {
+            "total": usd(total),
+            "low": usd(span[0]),
+            "high": usd(span[1]),
+        }
     else:
-        total_text = usd(total) + ("" if not missing else " + unpublished")
-    return [cell(usd(values[key]), number=True, missing=values[key] is None) for key, _, _ in BILL_ITEMS] + [
+        total_text = usd(total) + ("" if not missing else " " + _("+ unpublished"))
+    return [
+        cell(usd(values[key]), number=True, missing=values[key] is None) for key, _label, _items in BILL_ITEMS
+    ] + [
         cell(
             total_text,
             number=True,
             badge="" if not missing else "fail",
             icon="" if not missing else "✖",
         ),
-        cell(usd(to_float(bill.get("usd_per_billion_tokens"))), number=True),
+        cell(usd(money_value(bill.get("usd_per_billion_tokens"))), number=True),
         cell(plan),
     ]
 
@@ -112,7 +124,9 @@ def _stacks_and_rows(
     """Per stack its bars; the notes beside unsized, unpriced, infeasible or incomplete bills; the range
     markers of incomplete bills; table rows."""
     labels = offering_labels(offerings)
-    stacks: dict[str, dict[str, list]] = {key: {"x": [], "y": [], "hover": []} for key, _, _ in BILL_ITEMS}
+    stacks: dict[str, dict[str, list]] = {
+        key: {"x": [], "y": [], "hover": []} for key, _label, _items in BILL_ITEMS
+    }
     notes: dict[str, list[Any]] = {"x": [], "y": [], "text": []}
     ranges: dict[str, list[Any]] = {"x": [], "y": [], "plus": [], "minus": [], "hover": []}
     rows = []
@@ -120,20 +134,22 @@ def _stacks_and_rows(
         r, label = results.get(o.pk), labels[o.pk]
         bill = (r.bill or {}) if r is not None else {}
         if r is None or not r.feasible or not bill.get("lines") or no_price(r):
-            text = "no price: the provider publishes none" if no_price(r) else unsized_text(r)
+            text = _("no price: the provider publishes none") if no_price(r) else unsized_text(r)
             _note(notes, 0, label, ("" if no_price(r) else "✖ ") + text)
             rows.append(offering_row(o, [missing_cell(text)] + [missing_cell("—")] * (len(BILL_ITEMS) + 2)))
             continue
         values, missing = bill_items(bill)
-        plan = (bill.get("plan") or {}).get("name") or "no published plan"
-        for key, item_label, _ in BILL_ITEMS:
+        plan = (bill.get("plan") or {}).get("name") or _("no published plan")
+        for key, item_label, _items in BILL_ITEMS:
             stacks[key]["x"].append(values[key] or 0)
             stacks[key]["y"].append(label)
             stacks[key]["hover"].append(
                 f"<b>{label}</b><br>{plotly_text(item_label)}: {plotly_text(usd(values[key]))}<br>"
-                f"{plotly_text('plan: ' + plan)}<br>source: published prices × the sizing model"
+                + plotly_text(_("plan: %(plan)s") % {"plan": plan})
+                + "<br>"
+                + plotly_text(_("source: published prices × the sizing model"))
             )
-        total = to_float(r.cost_total_usd) or 0.0
+        total = money_value(r.cost_total_usd) or 0.0
         span = _range(r)
         if span is not None and not r.cost_complete:
             ranges["x"].append(total)
@@ -142,11 +158,19 @@ def _stacks_and_rows(
             ranges["minus"].append(max(0.0, total - span[0]))
             ranges["hover"].append(
                 f"<b>{label}</b><br>"
-                + plotly_text(f"bill {usd(span[0])} to {usd(span[1])}; unpublished: {', '.join(missing)}")
+                + plotly_text(
+                    _("bill %(low)s to %(high)s; unpublished: %(missing)s")
+                    % {"low": usd(span[0]), "high": usd(span[1]), "missing": ", ".join(missing)}
+                )
             )
         if missing:
             named = ", ".join(missing[:2]) + (f" +{len(missing) - 2}" if len(missing) > 2 else "")
-            _note(notes, span[1] if span else total, label, f"✖ incomplete: {named} not published")
+            _note(
+                notes,
+                span[1] if span else total,
+                label,
+                "✖ " + _("incomplete: %(items)s not published") % {"items": named},
+            )
         rows.append(offering_row(o, _bill_cells(r, values, missing, plan)))
     return stacks, notes, ranges, rows
 
@@ -156,7 +180,7 @@ def _range_trace(ranges: dict[str, list]) -> dict[str, Any]:
     return {
         "type": "scatter",
         "mode": "markers",
-        "name": "range of an incomplete bill",
+        "name": _("range of an incomplete bill"),
         "x": ranges["x"],
         "y": ranges["y"],
         "marker": {"symbol": "line-ns-open", "size": 14, "color": BLACK},
@@ -181,14 +205,14 @@ def _traces(
         {
             "type": "bar",
             "orientation": "h",
-            "name": item_label,
+            "name": str(item_label),
             "x": stacks[key]["x"],
             "y": stacks[key]["y"],
             "hovertext": stacks[key]["hover"],
             "hoverinfo": "text",
             "marker": patterned(BILL_COLOURS[i], PATTERNS[i % len(PATTERNS)]),
         }
-        for i, (key, item_label, _) in enumerate(BILL_ITEMS)
+        for i, (key, item_label, _items) in enumerate(BILL_ITEMS)
     ]
     if ranges["x"]:
         traces.append(_range_trace(ranges))
@@ -196,7 +220,7 @@ def _traces(
         {
             "type": "scatter",
             "mode": "text",
-            "name": "incomplete / infeasible / no price",
+            "name": _("incomplete / infeasible / no price"),
             "showlegend": False,
             "x": notes["x"],
             "y": notes["y"],
@@ -213,28 +237,36 @@ def _traces(
 def cost_panel(offerings: list[Any], results: dict[int, Any], workload_label: str) -> dict:
     stacks, notes, ranges, rows = _stacks_and_rows(offerings, results)
     totals = [x + p for x, p in zip(ranges["x"], ranges["plus"], strict=True)]
-    totals += [sum(v) for v in zip(*(stacks[key]["x"] for key, _, _ in BILL_ITEMS), strict=True)]
+    totals += [sum(v) for v in zip(*(stacks[key]["x"] for key, _label, _items in BILL_ITEMS), strict=True)]
     return {
         "key": "cost",
-        "nav": "Full bill",
-        "title": f"Full bill for {workload_label}, by line item",
-        "note": "Each bar is the whole bill under the cheapest complete plan: GPU-hours (compute, "
-        "failure overhead, spare nodes) plus storage, egress, traffic, support and setup. ✖ marks a bill "
-        "missing a fee the provider does not publish; where the bill gives its range, the black bar spans "
-        "known fees only to unknown fees at the high end of their typical range. An offering without a "
-        "published price is marked “no price”, never drawn as a zero.",
+        "nav": _("Full bill"),
+        "title": _("Full bill for %(workload)s, by line item") % {"workload": workload_label},
+        "note": _(
+            "Each bar is the whole bill under the cheapest complete plan: GPU-hours (compute, "
+            "failure overhead, spare nodes) plus storage, egress, traffic, support and setup. ✖ marks a "
+            "bill missing a fee the provider does not publish; where the bill gives its range, the black bar "
+            "spans known fees only to unknown fees at the high end of their typical range. An offering "
+            "without a "
+            "published price is marked “no price”, never drawn as a zero."
+        ),
         "figure": {
             "data": _traces(stacks, notes, ranges),
             "layout": base_layout(
                 bar_height(len(offerings), 40),
                 barmode="stack",
-                xaxis=axis("full bill (USD)", tickprefix="$", range=[0, max(totals + [1]) * 1.6]),
+                xaxis=axis(
+                    money_axis(_("full bill")), tickprefix=active().symbol, range=[0, max(totals + [1]) * 1.6]
+                ),
                 yaxis=category_axis(),
             ),
         },
         "table": table(
-            f"Full bill in USD for {workload_label}",
-            ["Offering"] + [label for _, label, _ in BILL_ITEMS] + ["Total", "per billion tokens", "Plan"],
+            _("Full bill in %(currency)s for %(workload)s")
+            % {"currency": active().code, "workload": workload_label},
+            [_("Offering")]
+            + [str(label) for _key, label, _items in BILL_ITEMS]
+            + [_("Total"), _("per billion tokens"), _("Plan")],
             rows,
             numeric=range(len(BILL_ITEMS) + 2),
         ),

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from compare.charts.common import (
     bar_height,
     cell,
     hover,
     missing_cell,
+    money_value,
     no_price,
     offering_labels,
     offering_row,
@@ -24,17 +27,21 @@ from portal.chart_style import (
     category_axis,
     overlay_pattern,
     plotly_text,
-    to_float,
 )
+from portal.money import active
+
+
+def _per_billion_title() -> str:
+    return _("%(currency)s per billion tokens") % {"currency": active().code}
 
 
 def _per_billion_tokens(result: Any) -> tuple[float | None, bool, str]:
     """USD per billion tokens (None: not sized, infeasible or unpriced), whether the bill is complete, and
     what to say instead of a figure."""
     if result is None or not result.feasible or no_price(result):
-        return None, False, "no price" if no_price(result) else unsized_text(result)
-    value = to_float((result.bill or {}).get("usd_per_billion_tokens"))
-    return value, bool(result.cost_complete), "" if value is not None else "no price"
+        return None, False, _("no price") if no_price(result) else unsized_text(result)
+    value = money_value((result.bill or {}).get("usd_per_billion_tokens"))
+    return value, bool(result.cost_complete), "" if value is not None else _("no price")
 
 
 def _cells(value: float | None, complete: bool, why: str) -> list[dict]:
@@ -42,7 +49,7 @@ def _cells(value: float | None, complete: bool, why: str) -> list[dict]:
         return [missing_cell(why), missing_cell("—")]
     else:
         completeness = cell(
-            "complete" if complete else "incomplete: lower bound",
+            _("complete") if complete else _("incomplete: lower bound"),
             badge="" if complete else "fail",
             icon="" if complete else "✖",
         )
@@ -59,38 +66,40 @@ def _bar(offerings: list[Any], costs: list[tuple[float | None, bool, str]]) -> d
             text.append("")
             hovers.append(hover(labels[o.pk], why))
             continue
-        lower_bound = "" if complete else " (incomplete bill)"
-        text.append(f"${value:,.0f}{lower_bound}")
-        incomplete = "" if complete else "; incomplete bill: unpublished fees not included"
-        hovers.append(hover(labels[o.pk], f"{usd(value)} per billion training tokens{incomplete}"))
+        lower_bound = "" if complete else " " + _("(incomplete bill)")
+        text.append(f"{usd(value)}{lower_bound}")
+        words = _("%(cost)s per billion training tokens") % {"cost": usd(value)}
+        if not complete:
+            words += "; " + _("incomplete bill: unpublished fees not included")
+        hovers.append(hover(labels[o.pk], words))
     return {
         "type": "bar",
         "orientation": "h",
-        "name": "USD per billion tokens",
-        "x": [value for value, _, _ in costs],
+        "name": _per_billion_title(),
+        "x": [value for value, _complete, _why in costs],
         "y": [labels[o.pk] for o in offerings],
         "text": text,
         "textposition": "outside",
         "cliponaxis": False,
         "hovertext": hovers,
         "hoverinfo": "text",
-        "marker": overlay_pattern(BLUE, ["" if complete else "/" for _, complete, _ in costs], 0.35),
+        "marker": overlay_pattern(BLUE, ["" if complete else "/" for _value, complete, _why in costs], 0.35),
     }
 
 
 def cost_per_token_panel(offerings: list[Any], results: dict[int, Any], workload_label: str) -> dict:
     costs = [_per_billion_tokens(results.get(o.pk)) for o in offerings]
     bar = _bar(offerings, costs)
-    priced = [value for value, _, _ in costs if value is not None]
-    unpriced = [(bar["y"][i], why) for i, (value, _, why) in enumerate(costs) if value is None]
+    priced = [value for value, _complete, _why in costs if value is not None]
+    unpriced = [(bar["y"][i], why) for i, (value, _complete, why) in enumerate(costs) if value is None]
     words = {
         "type": "scatter",
         "mode": "text",
-        "name": "no figure",
+        "name": _("no figure"),
         "showlegend": False,
         "x": [0] * len(unpriced),
-        "y": [y for y, _ in unpriced],
-        "text": ["✖ " + plotly_text(why) for _, why in unpriced],
+        "y": [y for y, _why in unpriced],
+        "text": ["✖ " + plotly_text(why) for _y, why in unpriced],
         "textposition": "middle right",
         "textfont": {"color": VERMILLION},
         "cliponaxis": False,
@@ -98,22 +107,29 @@ def cost_per_token_panel(offerings: list[Any], results: dict[int, Any], workload
     }
     return {
         "key": "cost-per-token",
-        "nav": "Cost per token",
-        "title": f"Cost per billion training tokens for {workload_label}",
-        "note": "Full bill ÷ training tokens. Hatched: the bill misses an unpublished fee. An offering "
-        "without a published price has no bar and says “no price”.",
+        "nav": _("Cost per token"),
+        "title": _("Cost per billion training tokens for %(workload)s") % {"workload": workload_label},
+        "note": _(
+            "Full bill ÷ training tokens. Hatched: the bill misses an unpublished fee. An offering "
+            "without a published price has no bar and says “no price”."
+        ),
         "figure": {
             "data": [bar, words],
             "layout": base_layout(
                 bar_height(len(offerings), 30),
-                xaxis=axis("USD per billion tokens", tickprefix="$", range=[0, max(priced + [1]) * 1.45]),
+                xaxis=axis(
+                    _per_billion_title(),
+                    tickprefix=active().symbol,
+                    range=[0, max(priced + [1]) * 1.45],
+                ),
                 yaxis=category_axis(),
                 showlegend=False,
             ),
         },
         "table": table(
-            f"USD per billion training tokens for {workload_label}",
-            ["Offering", "USD per billion tokens", "Bill"],
+            _("%(currency)s per billion training tokens for %(workload)s")
+            % {"currency": active().code, "workload": workload_label},
+            [_("Offering"), _per_billion_title(), _("Bill")],
             [offering_row(o, _cells(*cost)) for o, cost in zip(offerings, costs, strict=True)],
             numeric=(0,),
         ),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from compare.charts.common import bar_height, cell, offering_labels, offering_row, table
 from portal.chart_style import (
     PAGE_INK,
@@ -46,7 +48,7 @@ def _heatmap(offerings: list[Any], z: list[list[int]], text: list[list[str]]) ->
             {
                 "type": "heatmap",
                 "z": z,
-                "x": [label.replace(" (", "<br>(") for _, label in FT_FEATURES],
+                "x": [label.replace(" (", "<br>(") for _key, label in FT_FEATURES],
                 "y": [labels[o.pk] for o in offerings],
                 "text": text,
                 "texttemplate": "%{text}",
@@ -80,19 +82,19 @@ def _heatmap(offerings: list[Any], z: list[list[int]], text: list[list[str]]) ->
 def fault_tolerance_panel(offerings: list[Any]) -> dict:
     z, text, rows = [], [], []
     for o in offerings:
-        values = [_ft_value(o, key) for key, _ in FT_FEATURES]
-        z.append([v for v, _ in values])
-        text.append([plotly_text(t) for _, t in values])
+        values = [_ft_value(o, key) for key, _label in FT_FEATURES]
+        z.append([v for v, _text in values])
+        text.append([plotly_text(t) for _value, t in values])
         rows.append(offering_row(o, [cell(t, missing=v == 1) for v, t in values]))
     return {
         "key": "fault-tolerance",
-        "nav": "Fault tolerance",
-        "title": "Fault tolerance: what the platform does when a node fails",
-        "note": "✔ yes, ✖ no, ? not published. Replacement shows the published time to get a new node.",
+        "nav": _("Fault tolerance"),
+        "title": _("Fault tolerance: what the platform does when a node fails"),
+        "note": _("✔ yes, ✖ no, ? not published. Replacement shows the published time to get a new node."),
         "figure": _heatmap(offerings, z, text),
         "table": table(
             "Fault-tolerance features",
-            ["Offering"] + [label for _, label in FT_FEATURES],
+            ["Offering"] + [label for _key, label in FT_FEATURES],
             rows,
         ),
     }

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from checks.display import SEVERITY_DISPLAY
 from checks.rules import pitfall_name
 from compare.charts.common import bar_height, cell, offering_labels, offering_row, row_head, table
@@ -36,7 +38,7 @@ def _finding_row(o: Any, finding: Any) -> dict:
         "cells": [
             cell(display["word"], badge=finding.severity, icon=display["icon"]),
             cell(pitfall_name(finding.code)),
-            cell(finding.title),
+            cell(getattr(finding, "shown_title", finding.title)),
         ],
     }
 
@@ -78,16 +80,18 @@ def findings_panel(offerings: list[Any], findings: list[Any]) -> dict:
             rows.append(offering_row(o, none_found))
     return {
         "key": "findings",
-        "nav": "Findings",
-        "title": "Pitfall findings per offering",
-        "note": "Checks of the published facts and public evidence (checks app). Crossed: critical; "
-        "striped: warning; plain: info.",
+        "nav": _("Findings"),
+        "title": _("Pitfall findings per offering"),
+        "note": _(
+            "Checks of the published facts and public evidence (checks app). Crossed: critical; "
+            "striped: warning; plain: info."
+        ),
         "figure": {
             "data": _traces(offerings, codes),
             "layout": base_layout(
                 bar_height(len(offerings), 34),
                 barmode="stack",
-                xaxis=axis("number of findings", dtick=1, rangemode="tozero"),
+                xaxis=axis(_("number of findings"), dtick=1, rangemode="tozero"),
                 yaxis=category_axis(),
             ),
         },

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from compare.charts.common import (
     bar_height,
     bill_line,
@@ -13,6 +15,7 @@ from compare.charts.common import (
     fmt,
     hover,
     missing_cell,
+    money_value,
     offering_labels,
     offering_row,
     table,
@@ -20,6 +23,7 @@ from compare.charts.common import (
     usd,
 )
 from portal.chart_style import GREEN, VERMILLION, axis, base_layout, category_axis, patterned, to_float
+from portal.money import active
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,7 @@ def _goodput(label: str, result: Any) -> Goodput:
         model=model,
         pct=result.goodput * 100 if feasible and result is not None and result.goodput is not None else None,
         hours_lost=to_float(overhead.get("quantity")) if overhead else None,
-        usd_lost=to_float(overhead.get("usd")) if overhead else None,
+        usd_lost=money_value(overhead.get("usd")) if overhead else None,
         feasible=feasible,
         reason=unsized_text(result),
     )
@@ -93,13 +97,13 @@ def _bar(
         "type": "bar",
         "orientation": "h",
         "name": name,
-        "x": [x for x, _, _ in bars],
+        "x": [x for x, _text, _hover in bars],
         "y": [g.label for g in goodputs],
         "xaxis": axis_name,
-        "text": [text for _, text, _ in bars],
+        "text": [text for _x, text, _hover in bars],
         "textposition": "outside",
         "cliponaxis": False,
-        "hovertext": [hover_text for _, _, hover_text in bars],
+        "hovertext": [hover_text for _x, _text, hover_text in bars],
         "hoverinfo": "text",
         "marker": patterned(color, shape),
     }
@@ -110,10 +114,10 @@ def _traces(goodputs: list[Goodput]) -> list[dict]:
         return g.pct or 0, f"{g.pct:.1f}%" if g.pct is not None else g.reason, _goodput_hover(g)
 
     def lost_bar(g: Goodput) -> tuple[float, str, str]:
-        lost = (
-            f"{fmt(g.hours_lost, 0, 'GPU-hours')} lost to failures, restarts and checkpoints; "
-            f"{usd(g.usd_lost)}"
-        )
+        lost = _("%(hours)s lost to failures, restarts and checkpoints; %(cost)s") % {
+            "hours": fmt(g.hours_lost, 0, "GPU-hours"),
+            "cost": usd(g.usd_lost),
+        }
         return g.hours_lost or 0, _lost_text(g), hover(g.label, lost)
 
     return [
@@ -129,31 +133,33 @@ def goodput_panel(offerings: list[Any], results: dict[int, Any], workload_label:
     top_lost = max(traces[1]["x"] + [1])
     return {
         "key": "goodput",
-        "nav": "Goodput",
-        "title": f"Goodput and the cost of failures for {workload_label}",
-        "note": "Goodput: the share of wall-clock time spent on useful training after failures, restarts and "
-        "checkpoint writes (sizing model). Right: the GPU-hours those failures cost on the chosen layout.",
+        "nav": _("Goodput"),
+        "title": _("Goodput and the cost of failures for %(workload)s") % {"workload": workload_label},
+        "note": _(
+            "Goodput: the share of wall-clock time spent on useful training after failures, restarts and "
+            "checkpoint writes (sizing model). Right: the GPU-hours those failures cost on the chosen layout."
+        ),
         "figure": {
             "data": traces,
             "layout": base_layout(
                 bar_height(len(offerings), 40),
-                xaxis=axis("expected goodput (%)", domain=[0, 0.44], range=[0, 118]),
+                xaxis=axis(_("expected goodput (%)"), domain=[0, 0.44], range=[0, 118]),
                 xaxis2=axis(
-                    "GPU-hours lost to failures", domain=[0.56, 1], anchor="y", range=[0, top_lost * 1.3]
+                    _("GPU-hours lost to failures"), domain=[0.56, 1], anchor="y", range=[0, top_lost * 1.3]
                 ),
                 yaxis=category_axis(),
             ),
         },
         "table": table(
-            f"Goodput and failure cost for {workload_label}",
+            _("Goodput and failure cost for %(workload)s") % {"workload": workload_label},
             [
-                "Offering",
-                "Goodput",
-                "Expected failures",
-                "Job MTBF h",
-                "Restart min",
-                "GPU-hours lost",
-                "USD lost",
+                _("Offering"),
+                _("Goodput"),
+                _("Expected failures"),
+                _("Job MTBF h"),
+                _("Restart min"),
+                _("GPU-hours lost"),
+                _("%(currency)s lost") % {"currency": active().code},
             ],
             [offering_row(o, _cells(g)) for o, g in zip(offerings, goodputs, strict=True)],
             numeric=range(6),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from compare.charts.common import bar_height, cell, fmt, missing_cell, offering_labels, offering_row, table
 from hardware import fabric_efficiency
 from portal.chart_style import (
@@ -219,12 +221,15 @@ def interconnect_panel(offerings: list[Any], uploads: list[Any]) -> dict:
     series, rows = _bars_and_rows(offerings, uploads)
     return {
         "key": "interconnect",
-        "nav": "Interconnect",
-        "title": "Interconnect: bandwidth per GPU, claimed and measured",
-        "note": "Solid bars: what the offering claims (NVLink/xGMI inside a node; NICs × Gb/s ÷ "
-        "GPUs across nodes). "
-        "Hatched bars: the newest public nccl-tests upload, busbw at the largest message size "
-        "(inter-node: the share of the NIC line rate reached). ✔ passes, ▲ falls short, ✖ falls far short.",
+        "nav": _("Interconnect"),
+        "title": _("Interconnect: bandwidth per GPU, claimed and measured"),
+        "note": _(
+            "Solid bars: what the offering claims (NVLink/xGMI inside a node; NICs × Gb/s ÷ "
+            "GPUs across nodes). "
+            "Hatched bars: the newest public nccl-tests upload, busbw at the largest message size "
+            "(inter-node: the share of the NIC line rate reached). ✔ passes, ▲ falls short, "
+            "✖ falls far short."
+        ),
         "figure": _figure(series, len(offerings)),
         "table": table(
             "Bandwidth per GPU in GB/s (one direction), claimed and measured by public evidence",

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import statistics
+from decimal import Decimal
 from typing import Any
+
+from django.utils.translation import gettext as _
 
 from checks.display import SEVERITY_DISPLAY
 from checks.rules import pitfall_name
@@ -22,6 +25,7 @@ from portal.chart_style import (
     plotly_text,
     short,
 )
+from portal.money import active, symbol_text
 
 FABRIC_LABELS = {
     "infiniband": "InfiniBand",
@@ -151,15 +155,17 @@ def overview_fabric_panel(rows: list[dict]) -> dict:
             traces.append(_box_trace(i, label, group["x"], group["hover"], horizontal=True, jitter=0.6))
     return {
         "key": "overview-fabric",
-        "title": "Inter-node bandwidth per GPU, by fabric",
-        "note": "One marker per offering (a fabric with many offerings shows its box alone: minimum, "
-        "quartiles, maximum): GPU-fabric NICs × Gb/s per NIC ÷ GPUs per node. A 100B+ job wants 400 Gb/s "
-        "per GPU of RDMA (InfiniBand, RoCE, EFA); TCP Ethernet without RDMA is the classic trap.",
+        "title": _("Inter-node bandwidth per GPU, by fabric"),
+        "note": _(
+            "One marker per offering (a fabric with many offerings shows its box alone: minimum, "
+            "quartiles, maximum): GPU-fabric NICs × Gb/s per NIC ÷ GPUs per node. A 100B+ job wants 400 Gb/s "
+            "per GPU of RDMA (InfiniBand, RoCE, EFA); TCP Ethernet without RDMA is the classic trap."
+        ),
         "figure": {
             "data": traces,
             "layout": base_layout(
                 150 + 70 * max(len(traces), 1),
-                xaxis=axis("inter-node Gb/s per GPU (one direction)", rangemode="tozero"),
+                xaxis=axis(_("inter-node Gb/s per GPU (one direction)"), rangemode="tozero"),
                 yaxis=category_axis(),
                 showlegend=False,
             ),
@@ -182,10 +188,15 @@ def _price_groups(rows: list[dict]) -> dict[str, dict[str, Any]]:
         if row["on_demand_price"] is None:
             group["missing"] += 1
             continue
-        price = float(row["on_demand_price"])
+        money = active()
+        price = money.chart_value(row["on_demand_price"]) or 0.0
         group["y"].append(price)
         group["hover"].append(
-            f"<b>{_offering_text(row)}</b><br>{plotly_text(gpu)}: ${price:.2f} per GPU-hour on demand"
+            f"<b>{_offering_text(row)}</b><br>"
+            + plotly_text(
+                _("%(gpu)s: %(price)s per GPU-hour on demand")
+                % {"gpu": gpu, "price": symbol_text(money.symbol, Decimal(str(price)), 2)}
+            )
         )
     return groups
 
@@ -200,21 +211,27 @@ def overview_price_panel(rows: list[dict]) -> dict:
             )
     return {
         "key": "overview-price",
-        "title": "On-demand price per GPU-hour, by GPU",
-        "note": "One marker per offering with a published on-demand price (a GPU with many offerings shows "
-        "its box alone); the box spans the middle half. "
-        "The price per GPU-hour is not the bill: compare full bills for a workload on the compare page.",
+        "title": _("On-demand price per GPU-hour, by GPU"),
+        "note": _(
+            "One marker per offering with a published on-demand price (a GPU with many offerings shows "
+            "its box alone); the box spans the middle half. "
+            "The price per GPU-hour is not the bill: compare full bills for a workload on the compare page."
+        ),
         "figure": {
             "data": traces,
             "layout": base_layout(
                 420,
                 xaxis={"automargin": True, "type": "category", "title": {"text": "GPU"}},
-                yaxis=axis("USD per GPU-hour, on demand", tickprefix="$", rangemode="tozero"),
+                yaxis=axis(
+                    _("%(currency)s per GPU-hour, on demand") % {"currency": active().code},
+                    tickprefix=active().symbol,
+                    rangemode="tozero",
+                ),
                 showlegend=False,
             ),
         },
         "table": table(
-            "On-demand USD per GPU-hour by GPU",
+            _("On-demand %(currency)s per GPU-hour by GPU") % {"currency": active().code},
             ["GPU", "Priced offerings", "Min", "Median", "Max", "Price not published"],
             table_rows,
             numeric=range(5),
@@ -249,12 +266,15 @@ def overview_features_panel(rows: list[dict]) -> dict:
     ]
     return {
         "key": "overview-features",
-        "title": "Fault-tolerance and scheduling features across the catalog",
-        "note": "How many offerings publish each feature as present, absent, or not at all.",
+        "title": _("Fault-tolerance and scheduling features across the catalog"),
+        "note": _("How many offerings publish each feature as present, absent, or not at all."),
         "figure": {
             "data": traces,
             "layout": base_layout(
-                bar_height(len(counts), 36), barmode="stack", xaxis=axis("offerings"), yaxis=category_axis()
+                bar_height(len(counts), 36),
+                barmode="stack",
+                xaxis=axis(_("offerings")),
+                yaxis=category_axis(),
             ),
         },
         "table": table(
@@ -287,14 +307,14 @@ def overview_findings_panel(counts: list[dict]) -> dict:
         traces.append(severity_bar(severity, per_code, names, hovers))
     return {
         "key": "overview-findings",
-        "title": "Pitfall findings across the catalog, by severity",
-        "note": "Stored findings on the published facts, one per offering and pitfall.",
+        "title": _("Pitfall findings across the catalog, by severity"),
+        "note": _("Stored findings on the published facts, one per offering and pitfall."),
         "figure": {
             "data": traces,
             "layout": base_layout(
                 bar_height(len(codes), 36),
                 barmode="stack",
-                xaxis=axis("offerings with the finding", rangemode="tozero"),
+                xaxis=axis(_("offerings with the finding"), rangemode="tozero"),
                 yaxis=category_axis(),
             ),
         }

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
+
+from django.utils.translation import gettext as _
 
 from compare.charts.common import cell, offering_labels, row_head, table
 from portal.chart_style import DASHES, SERIES, SYMBOLS, axis, base_layout, plotly_text, short
+from portal.money import active, symbol_text
 
 
 def _plan_lines(offerings: list[Any], points: list[Any]) -> tuple[dict[int, dict[str, Any]], list[dict]]:
@@ -19,14 +23,20 @@ def _plan_lines(offerings: list[Any], points: list[Any]) -> tuple[dict[int, dict
             continue
         when = (p.as_of or p.recorded_at.date()).isoformat()
         entry = plans.setdefault(p.plan_id, {"plan": p.plan, "x": [], "y": [], "hover": []})
-        price = float(p.price_usd_per_gpu_hour)
+        money = active()
+        price = money.chart_value(p.price_usd_per_gpu_hour) or 0.0
         entry["x"].append(when)
         entry["y"].append(price)
         offering_id = p.plan.offering_id
         note = f"; {p.note}" if p.note else ""
+        shown = symbol_text(money.symbol, Decimal(str(price)), 2)
         entry["hover"].append(
             f"<b>{labels[offering_id]}</b><br>"
-            + plotly_text(f"{p.plan.name}: ${price:.2f} per GPU-hour on {when}{note}")
+            + plotly_text(
+                _("%(plan)s: %(price)s per GPU-hour on %(date)s")
+                % {"plan": p.plan.name, "price": shown, "date": when}
+                + note
+            )
         )
         rows.append(
             {
@@ -67,28 +77,34 @@ def _traces(offerings: list[Any], plans: dict[int, dict[str, Any]]) -> list[dict
     return traces
 
 
+def _per_gpu_hour() -> str:
+    return _("%(currency)s per GPU-hour") % {"currency": active().code}
+
+
 def price_history_panel(offerings: list[Any], points: list[Any]) -> dict | None:
     plans, rows = _plan_lines(offerings, points)
     if not plans:
         return None
     return {
         "key": "price-history",
-        "nav": "Price history",
-        "title": "Price history of the plans",
-        "note": "Every recorded price of every billing plan (history is append-only). Colour and "
-        "marker: offering; dash: plan.",
+        "nav": _("Price history"),
+        "title": _("Price history of the plans"),
+        "note": _(
+            "Every recorded price of every billing plan (history is append-only). Colour and "
+            "marker: offering; dash: plan."
+        ),
         "figure": {
             "data": _traces(offerings, plans),
             "layout": base_layout(
                 420,
-                xaxis=axis("date the price was true", type="date"),
-                yaxis=axis("USD per GPU-hour", tickprefix="$", rangemode="tozero"),
+                xaxis=axis(_("date the price was true"), type="date"),
+                yaxis=axis(_per_gpu_hour(), tickprefix=active().symbol, rangemode="tozero"),
                 margin={"l": 10, "r": 30, "t": 90, "b": 50},
             ),
         },
         "table": table(
-            "Recorded prices in USD per GPU-hour",
-            ["Offering", "Plan", "Kind", "As of", "USD per GPU-hour"],
+            _("Recorded prices in %(currency)s per GPU-hour") % {"currency": active().code},
+            [_("Offering"), _("Plan"), _("Kind"), _("As of"), _per_gpu_hour()],
             rows,
             numeric=(3,),
         ),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from compare.charts.common import (
     bar_height,
     cell,
@@ -105,7 +107,7 @@ def _traces(guarantee: dict[str, list], sla: dict[str, list], unpublished: dict[
         {
             "type": "bar",
             "orientation": "h",
-            "name": "usable-GPU guarantee (solid: dedicated; crossed: shared; dotted: not published)",
+            "name": _("usable-GPU guarantee (solid: dedicated; crossed: shared; dotted: not published)"),
             "x": guarantee["x"],
             "y": guarantee["y"],
             "text": guarantee["text"],
@@ -118,7 +120,7 @@ def _traces(guarantee: dict[str, list], sla: dict[str, list], unpublished: dict[
         {
             "type": "scatter",
             "mode": "markers",
-            "name": "uptime SLA",
+            "name": _("uptime SLA"),
             "x": sla["x"],
             "y": sla["y"],
             "hovertext": sla["hover"],
@@ -144,12 +146,14 @@ def usable_panel(offerings: list[Any], results: dict[int, Any]) -> dict:
     series, rows = _series_and_rows(offerings, results)
     return {
         "key": "usable",
-        "nav": "Usable GPUs",
-        "title": "Usable-GPU guarantee and exclusivity",
-        "note": "Bars: the share of contracted GPUs the provider guarantees healthy (an unpublished "
-        "guarantee is a "
-        "zero-length bar, not a zero). Diamonds: the uptime SLA. The table says what happens when "
-        "the guarantee is missed.",
+        "nav": _("Usable GPUs"),
+        "title": _("Usable-GPU guarantee and exclusivity"),
+        "note": _(
+            "Bars: the share of contracted GPUs the provider guarantees healthy (an unpublished "
+            "guarantee is a "
+            "zero-length bar, not a zero). Diamonds: the uptime SLA. The table says what happens when "
+            "the guarantee is missed."
+        ),
         "figure": {
             "data": _traces(**series),
             "layout": base_layout(

@@ -30,6 +30,11 @@ def _export_provider(provider: Provider) -> dict[str, Any]:
         "kind": provider.kind,
         "website": provider.website or None,
         "notes": provider.notes,
+        **(
+            {"native_name": provider.native_name, "native_name_source": provider.native_name_source}
+            if provider.native_name
+            else {}
+        ),
         "sources": [
             {
                 "key": source.key,

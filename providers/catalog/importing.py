@@ -37,7 +37,10 @@ def _write(providers: list[dict[str, Any]], report: ImportReport) -> None:
     for provider_data in providers:
         provider, created = Provider.objects.update_or_create(
             slug=provider_data["slug"],
-            defaults={key: provider_data[key] for key in ("name", "kind", "website", "notes")},
+            defaults={
+                key: provider_data[key]
+                for key in ("name", "kind", "website", "notes", "native_name", "native_name_source")
+            },
         )
         report.bump("providers created" if created else "providers updated")
         sources: dict[str, Source] = {source.key: source for source in provider.sources.all()}

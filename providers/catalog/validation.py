@@ -117,9 +117,25 @@ def _validate_provider(check: _Validation, raw: dict[str, Any], index: int) -> d
         "kind": raw.get("kind"),
         "website": str(raw.get("website") or "")[:200],
         "notes": _note(check, where, "notes", raw.get("notes")),
+        **_native_name(check, where, raw),
         "sources": list(sources.values()),
         "offerings": offerings,
     }
+
+
+def _native_name(check: _Validation, where: str, raw: dict[str, Any]) -> dict[str, str]:
+    """The provider's name in its own language and the page of its own site that uses it (both or none)."""
+    name = str(raw.get("native_name") or "").strip()
+    source = str(raw.get("native_name_source") or "").strip()
+    if len(name) > 200:
+        check.add(where, "native_name", f"must be at most 200 characters, got {len(name):,}")
+    if name and not source.startswith("https://"):
+        check.add(where, "native_name_source", "give the https address of the provider's page using the name")
+    if source and not name:
+        check.add(where, "native_name", "a source is given but no native name")
+    if len(source) > 500:
+        check.add(where, "native_name_source", f"must be at most 500 characters, got {len(source):,}")
+    return {"native_name": name[:200], "native_name_source": source[:500]}
 
 
 def _note(check: _Validation, where: str, name: str, value: Any) -> str:

@@ -7,10 +7,10 @@ from decimal import Decimal
 from typing import Any
 
 from django import template
-from django.contrib.humanize.templatetags.humanize import intcomma
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
+from portal.money import symbol_text
 from providers.currency import USD, Display
 
 register = template.Library()
@@ -21,20 +21,13 @@ def _display(context: template.Context) -> Display:
     return shown if isinstance(shown, Display) else USD
 
 
-def _formatted(symbol: str, value: Decimal, digits: int) -> str:
-    rounded = f"{value:.{digits}f}"
-    whole, _dot, fraction = rounded.partition(".")
-    return f"{symbol}{intcomma(whole)}" + (f".{fraction}" if fraction else "")
-
-
 @register.simple_tag(takes_context=True)
 def price(context: template.Context, amount_usd: Any, digits: int = 2) -> str:
     """An amount stored in US dollars, in the page's currency; "not published" for None."""
-    shown = _display(context)
-    value = shown.convert(amount_usd)
-    if value is None:
+    money = _display(context).money
+    if money.convert(amount_usd) is None:
         return format_html('<span class="np">{}</span>', _("not published"))
-    return _formatted(shown.symbol, value, digits)
+    return money.text(amount_usd, digits)
 
 
 @register.simple_tag(takes_context=True)
@@ -45,7 +38,7 @@ def plan_price(context: template.Context, plan: Any, digits: int = 3) -> str:
     native = getattr(plan, "price_native_per_gpu_hour", None)
     own = getattr(plan, "price_currency", "USD")
     if native is not None and own == shown.currency:
-        return _formatted(shown.symbol, Decimal(native), digits)
+        return symbol_text(shown.symbol, Decimal(native), digits)
     text = price(context, getattr(plan, "price_usd_per_gpu_hour", None), digits)
     if native is not None and getattr(plan, "price_usd_per_gpu_hour", None) is not None:
         return format_html('{} <span class="muted">({})</span>', text, _("converted from %(c)s") % {"c": own})

@@ -230,3 +230,17 @@ def test_the_command_dry_run(capsys: pytest.CaptureFixture[str]) -> None:
     call_command("import_catalog", str(FIXTURE), "--dry-run")
     assert "Dry run" in capsys.readouterr().out
     assert Offering.objects.count() == 0
+
+
+def test_a_native_name_needs_its_source_and_survives_export() -> None:
+    data = load()
+    data["providers"][0]["native_name"] = "阿里云"
+    assert any("native_name_source" in p for p in problems_of(copy.deepcopy(data)))
+    data["providers"][0]["native_name_source"] = "https://www.aliyun.com/"
+    catalog_import(data=data)
+    provider = Provider.objects.get(slug=data["providers"][0]["slug"])
+    assert (provider.native_name, provider.native_name_source) == ("阿里云", "https://www.aliyun.com/")
+    exported = catalog_export()
+    assert exported["providers"][0]["native_name"] == "阿里云"
+    catalog_import(data=copy.deepcopy(exported))
+    assert catalog_export() == exported

@@ -183,3 +183,48 @@ def _form_values(response: Any) -> dict[str, Any]:
             continue
         out[name] = value
     return out
+
+
+def test_the_old_patch_address_needs_a_source_and_date_and_keeps_the_history(world: dict[str, Any]) -> None:
+    rep = _client(world["rep"])
+    bare = rep.patch("/api/v1/offerings/mine-h100/", {"gbps_per_nic": 200}, format="json")
+    assert bare.status_code == 400
+    fields = bare.json()["extra"]["fields"]
+    assert set(fields) >= {"source_url", "as_of"}
+    assert "give the address of the document these values come from" in str(fields["source_url"])
+    world["mine"].refresh_from_db()
+    assert world["mine"].gbps_per_nic == 400.0 and not FactChange.objects.exists()
+    body = {"gbps_per_nic": 200, "source_url": SOURCE, "as_of": _today()}
+    response = rep.patch("/api/v1/offerings/mine-h100/", body, format="json")
+    assert response.status_code == 200, response.json()
+    # the contract's answer is still the offering itself, now citing the source for the network group
+    assert response.json()["slug"] == "mine-h100" and response.json()["gbps_per_nic"] == 200
+    assert SOURCE in str(response.json()["sources"]["network"])
+    row = FactChange.objects.get(offering=world["mine"])
+    assert (row.fact, row.old, row.new, row.source_url, row.user) == (
+        "gbps_per_nic",
+        400,
+        200,
+        SOURCE,
+        world["rep"],
+    )
+    # another provider's offering stays out of reach on this address too
+    assert rep.patch("/api/v1/offerings/theirs-h100/", body, format="json").status_code == 403
+
+
+def test_the_old_edit_page_is_the_sourced_form(world: dict[str, Any], client: Any) -> None:
+    client.force_login(world["rep"])
+    page = client.get("/offerings/mine-h100/edit/")
+    assert page.status_code == 200
+    assert b'name="source_url"' in page.content and b'name="as_of"' in page.content
+    refused = client.post("/offerings/mine-h100/edit/", {"gbps_per_nic": "200"})
+    assert refused.status_code == 400
+    assert b"Give the address of the document these values come from." in refused.content
+    assert b"Give the date the source states these values." in refused.content
+    world["mine"].refresh_from_db()
+    assert world["mine"].gbps_per_nic == 400.0 and not FactChange.objects.exists()
+    values = {**_form_values(page), "gbps_per_nic": "200", "source_url": SOURCE, "as_of": _today()}
+    done = client.post("/offerings/mine-h100/edit/", values)
+    assert done.status_code == 302 and done["Location"] == "/offerings/mine-h100/facts/"
+    row = FactChange.objects.get(offering=world["mine"])
+    assert (row.fact, row.new, row.source_url) == ("gbps_per_nic", 200, SOURCE)

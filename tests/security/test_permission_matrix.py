@@ -20,11 +20,14 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from providers.models import FactChange
 from tests.security.conftest import ROLES, World
 
 Outcome = int | str
 Probe = Callable[[World, Any], Any]
 
+# Every fact edit names the document it rests on and its date.
+SOURCE = {"source_url": "https://example.org/spec-sheet", "as_of": "2026-11-01"}
 SIGNED_IN = ("buyer", "other_buyer", "own_rep", "other_rep", "staff")
 
 
@@ -66,7 +69,9 @@ API: dict[tuple[str, str], tuple[Probe, dict[str, Outcome], Callable[[World], st
     ),
     ("offering", "read"): (lambda w, c: c.get(f"/api/v1/offerings/{w.offering.slug}/"), everyone(200), None),
     ("offering", "write"): (
-        lambda w, c: c.patch(f"/api/v1/offerings/{w.offering.slug}/", {"max_nodes": 64}, format="json"),
+        lambda w, c: c.patch(
+            f"/api/v1/offerings/{w.offering.slug}/", {"max_nodes": 64, **SOURCE}, format="json"
+        ),
         only(EDITORS, 200, 403, anonymous=401),
         None,
     ),
@@ -361,7 +366,7 @@ def _edit_form_data(world: World) -> dict[str, Any]:
         else:
             data[fact.name] = "" if value is None else value
     data["max_nodes"] = "64"
-    return data
+    return {**data, **SOURCE}
 
 
 def _cases(table: dict[Any, Any], channel: str) -> list[Any]:
@@ -415,10 +420,17 @@ def test_provider_representatives_see_but_cannot_change_the_evidence_about_them(
 def test_edits_go_through_the_service_and_land_in_the_history(world: World) -> None:
     rep = world.api("own_rep")
     response = rep.patch(
-        f"/api/v1/offerings/{world.offering.slug}/", {"max_nodes": 64, "fabric": "roce"}, format="json"
+        f"/api/v1/offerings/{world.offering.slug}/",
+        {"max_nodes": 64, "fabric": "roce", **SOURCE},
+        format="json",
     )
     assert response.status_code == 200, response.content
     assert response.json()["max_nodes"] == 64 and response.json()["fabric"] == "roce"
+    history = FactChange.objects.filter(offering=world.offering).order_by("fact")
+    assert [(c.fact, c.new, c.source_url) for c in history] == [
+        ("fabric", "roce", SOURCE["source_url"]),
+        ("max_nodes", 64, SOURCE["source_url"]),
+    ]
     bad = rep.patch(f"/api/v1/offerings/{world.offering.slug}/", {"gpus_per_node": -1}, format="json")
     assert bad.status_code == 400 and "gpus_per_node" in bad.json()["extra"]["fields"]
     posted = rep.post(
