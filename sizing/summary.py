@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from portal.money import active
+
 FABRIC = {
     "infiniband": "InfiniBand",
     "roce": "RoCE",
@@ -12,78 +17,114 @@ FABRIC = {
     "ethernet": "TCP Ethernet",
 }
 INTRA = {
-    "nvswitch": "full-mesh (NVSwitch)",
-    "nvlink-mesh": "full-mesh (NVLink)",
-    "nvlink-bridge": "NVLink-bridged",
-    "pcie": "PCIe-only",
+    "nvswitch": gettext_lazy("full-mesh (NVSwitch)"),
+    "nvlink-mesh": gettext_lazy("full-mesh (NVLink)"),
+    "nvlink-bridge": gettext_lazy("NVLink-bridged"),
+    "pcie": gettext_lazy("PCIe-only"),
 }
 
 
 def _join(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    if len(parts) == 1:
+        return parts[0]
+    return _("%(head)s and %(last)s") % {"head": _(", ").join(parts[:-1]), "last": parts[-1]}
 
 
 def parallelism_words(layout: dict[str, Any]) -> str:
-    """E.g. "4-way tensor parallelism, 8 pipeline stages and 12-way data parallelism (3D) with ZeRO-1"."""
+    """E.g. "4-way tensor parallelism, 8 pipeline stages and 12-way data parallelism (3D) with ZeRO-1"
+    (in the active language)."""
     tp, pp, dp = layout.get("tp", 1), layout.get("pp", 1), layout.get("dp", 1)
     cp, ep = layout.get("cp") or 1, layout.get("ep") or 1
     parts = []
     if tp > 1:
-        parts.append(f"{tp}-way tensor parallelism")
+        parts.append(_("%(n)d-way tensor parallelism") % {"n": tp})
     if pp > 1:
-        parts.append(f"{pp} pipeline stages")
+        parts.append(_("%(n)d pipeline stages") % {"n": pp})
     if cp > 1:
-        parts.append(f"{cp}-way context parallelism")
+        parts.append(_("%(n)d-way context parallelism") % {"n": cp})
     if ep > 1:
-        parts.append(f"{ep}-way expert parallelism")
+        parts.append(_("%(n)d-way expert parallelism") % {"n": ep})
     if dp > 1:
-        parts.append(f"{dp}-way data parallelism")
+        parts.append(_("%(n)d-way data parallelism") % {"n": dp})
     if not parts:
-        return "a single GPU"
+        return str(_("a single GPU"))
     words = _join(parts)
     if tp > 1 and pp > 1 and dp > 1:
-        words += " (3D parallelism)"
+        words = _("%(words)s (3D parallelism)") % {"words": words}
     if layout.get("zero"):
-        words += f" with ZeRO-{layout['zero']}"
+        words = _("%(words)s with ZeRO-%(stage)d") % {"words": words, "stage": layout["zero"]}
     return words
+
+
+def _where(result: Any, offering: dict[str, Any]) -> str:
+    nodes = result.nodes or 1
+    gpus_per_node = offering.get("gpus_per_node") or result.offering.gpus_per_node
+    intra = str(INTRA.get(offering.get("intra_node") or result.offering.intra_node or "", ""))
+    where = ngettext(
+        "%(nodes)d node of %(per_node)d %(intra)s GPUs",
+        "%(nodes)d nodes of %(per_node)d %(intra)s GPUs",
+        nodes,
+    ) % {"nodes": nodes, "per_node": gpus_per_node, "intra": intra}
+    return where.replace("  ", " ")
+
+
+def _fabric(result: Any, offering: dict[str, Any]) -> str:
+    fabric_key = offering.get("fabric") or result.offering.fabric
+    if (result.nodes or 1) <= 1 or not fabric_key:
+        return ""
+    fabric = FABRIC.get(fabric_key, fabric_key)
+    text = (
+        _(", across an %(fabric)s fabric") if fabric[0] in "AEIOU" else _(", across a %(fabric)s fabric")
+    ) % {"fabric": fabric}
+    gbps = result.offering.gbps_per_nic
+    if gbps:
+        text += _(" at %(gbps)s Gb/s per port") % {"gbps": f"{gbps:g}"}
+    return text
 
 
 def winner_sentence(workload_name: str, result: Any) -> str:
     """E.g. "13b fits 1 node of 8 full-mesh (NVSwitch) GPUs on X, using 8-way data parallelism with ZeRO-1:
-    20.1 days (deadline 30), $12,345." Every word comes from the result, none from a fixed rule."""
+    20.1 days (deadline 30), $12,345." Every word comes from the result, none from a fixed rule; in the
+    active language and currency (portal.money.shown_in)."""
     sizing = result.sizing or {}
     offering = sizing.get("offering") or {}
     if not result.feasible:
         reason = getattr(result, "infeasible_reason", None) or "; ".join(sizing.get("reasons") or [])
-        return f"No offering in this run can train {workload_name}: {reason}"
-    nodes = result.nodes or 1
-    gpus_per_node = offering.get("gpus_per_node") or result.offering.gpus_per_node
-    intra = INTRA.get(offering.get("intra_node") or result.offering.intra_node or "", "")
-    where = f"{nodes} node{'s' if nodes != 1 else ''} of {gpus_per_node} {intra} GPUs".replace("  ", " ")
-    name = result.offering.name + (" (fictional sample)" if result.offering.fictional else "")
-    text = f"{workload_name} fits {where} on {name}, using {parallelism_words(result.layout)}"
-    fabric_key = offering.get("fabric") or result.offering.fabric
-    if nodes > 1 and fabric_key:
-        fabric = FABRIC.get(fabric_key, fabric_key)
-        text += f", across {'an' if fabric[0] in 'AEIOU' else 'a'} {fabric} fabric"
-        gbps = result.offering.gbps_per_nic
-        if gbps:
-            text += f" at {gbps:g} Gb/s per port"
-    text += f": {result.train_days:.1f} days"
+        return _("No offering in this run can train %(workload)s: %(reason)s") % {
+            "workload": workload_name,
+            "reason": reason,
+        }
+    name = result.offering.name + (_(" (fictional sample)") if result.offering.fictional else "")
+    text = _("%(workload)s fits %(where)s on %(name)s, using %(parallelism)s") % {
+        "workload": workload_name,
+        "where": _where(result, offering),
+        "name": name,
+        "parallelism": parallelism_words(result.layout),
+    }
+    text += _fabric(result, offering)
+    text += _(": %(days)s days") % {"days": f"{result.train_days:.1f}"}
     if sizing.get("deadline_days") and sizing.get("meets_deadline"):
-        text += f" (deadline {sizing['deadline_days']:g})"
+        text += _(" (deadline %(days)s)") % {"days": f"{sizing['deadline_days']:g}"}
     if result.cost_total_usd is not None:
-        text += f", {cost_words(result)}"
-    return text + "."
+        text += _(", %(cost)s") % {"cost": cost_words(result)}
+    return _("%(sentence)s.") % {"sentence": text}
 
 
 def cost_words(result: Any) -> str:
-    """ "$1,234" for a complete bill; the central estimate and its range when some fees are not published."""
+    """ "$1,234" for a complete bill; the central estimate and its range when some fees are not published
+    (in the active currency)."""
+    money = active()
     if result.cost_complete:
-        return f"${result.cost_total_usd:,.0f}"
+        return money.text(result.cost_total_usd, 0)
     low, high = getattr(result, "cost_low_usd", None), getattr(result, "cost_high_usd", None)
-    span = f"${low:,.0f} to ${high:,.0f}" if low is not None and high is not None else "range unknown"
-    return f"about ${result.cost_total_usd:,.0f} ({span}: some fees are not published)"
+    if low is not None and high is not None:
+        span = _("%(low)s to %(high)s") % {"low": money.text(low, 0), "high": money.text(high, 0)}
+    else:
+        span = str(_("range unknown"))
+    return _("about %(central)s (%(span)s: some fees are not published)") % {
+        "central": money.text(result.cost_total_usd, 0),
+        "span": span,
+    }
 
 
 def tokens_text(tokens: float | None) -> str:

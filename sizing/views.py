@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from portal.form_errors import add_form_errors
+from portal.money import shown_in
 from sizing import selectors, services
 from sizing.bill import LINE_ITEM_LABELS
 from sizing.engine.unpublished import FACT_WORDS, value_text
@@ -86,10 +87,16 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         tokens_text=tokens_text(run.workload.train_tokens),
         objective_label=Objective(objective).label,
         results=selectors.attach_pitfalls(run=run, results=results),
-        summary=winner_sentence(run.workload.name, winner) if winner and run.finished else "",
+        summary=_summary(request, run.workload.name, winner) if winner and run.finished else "",
         winner=winner,
     )
     return render(request, "sizing/run.html", context)
+
+
+def _summary(request: HttpRequest, workload_name: str, result: Any) -> str:
+    """The headline sentence in the page's language and currency."""
+    with shown_in(request.currency_display.money):  # type: ignore[attr-defined]
+        return winner_sentence(workload_name, result)
 
 
 @login_required
@@ -119,7 +126,7 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
         memory=sizing.get("memory_gib_per_gpu") or {},
         breakdown=sizing.get("iteration_breakdown_s") or {},
         goodput=sizing.get("goodput") or {},
-        summary=winner_sentence(context["workload"].name, result),
+        summary=_summary(request, context["workload"].name, result),
         assumptions=[
             {
                 **a,

@@ -339,3 +339,44 @@ def test_the_bill_line_labels_have_message_ids() -> None:
     from sizing.bill import LINE_ITEM_LABELS
 
     assert set(LINE_ITEM_MSGIDS) == set(LINE_ITEM_LABELS.values())
+
+
+def test_the_plan_headline_is_written_in_the_page_language_and_currency() -> None:
+    """The sentence above a plan result is built in Python: in Chinese with yuan on a zh/CNY page, in
+    English with dollars otherwise, from the same result."""
+    from types import SimpleNamespace
+
+    from django.utils import translation
+
+    from portal.money import Money, shown_in
+    from sizing.summary import winner_sentence
+
+    offering = SimpleNamespace(
+        name="HGX H100",
+        fictional=False,
+        gpus_per_node=8,
+        intra_node="nvswitch",
+        fabric="infiniband",
+        gbps_per_nic=400,
+    )
+    result = SimpleNamespace(
+        feasible=True,
+        nodes=16,
+        offering=offering,
+        layout={"tp": 8, "pp": 2, "dp": 8, "zero": 1},
+        sizing={"offering": {}, "deadline_days": 90, "meets_deadline": True},
+        train_days=41.26,
+        cost_total_usd=Decimal("1000000"),
+        cost_complete=False,
+        cost_low_usd=Decimal("900000"),
+        cost_high_usd=Decimal("1100000"),
+    )
+    english = winner_sentence("70b", result)
+    assert english.startswith("70b fits 16 nodes of 8 full-mesh (NVSwitch) GPUs on HGX H100")
+    assert "about $1,000,000 ($900,000 to $1,100,000: some fees are not published)." in english
+    yuan = Money(code="CNY", per_usd=Decimal("7.2"), rate_as_of="2026-11-30")
+    with translation.override("zh-hans"), shown_in(yuan):
+        chinese = winner_sentence("70b", result)
+    assert "16 个节点" in chinese and "8 路张量并行" in chinese and "InfiniBand 网络" in chinese
+    assert chinese.endswith("约 ¥7,200,000（¥6,480,000 至 ¥7,920,000：部分费用未公布）。")
+    assert "$" not in chinese and "fits" not in chinese
