@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from checks.checklist import fact_label
 from checks.models import CONTEXT_CLAIMS, Finding
@@ -66,18 +67,18 @@ def upload_href(upload_id: Any, lines: list[list[int]] | None) -> str | None:
 
 
 def _value_text(value: Any) -> str:
-    """A fact's value in words: never a raw dict, a list repr or None."""
+    """A fact's value in words (the active language): never a raw dict, a list repr or None."""
     if value is None:
-        return "not published"
+        return str(_("not published"))
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return str(_("yes") if value else _("no"))
     if isinstance(value, float) and value.is_integer():
         return f"{value:,.0f}"
     if isinstance(value, list):
         if not value:
-            return "none published"
+            return str(_("none published"))
         if all(isinstance(v, dict) for v in value):
-            return f"{len(value)} published"
+            return _("%(count)d published") % {"count": len(value)}
         return ", ".join(str(v) for v in value)
     if isinstance(value, dict):
         return ", ".join(f"{k.replace('_', ' ')} {_value_text(v)}" for k, v in value.items())
@@ -91,14 +92,17 @@ def evidence_rows(offering_slug: str, evidence: list[dict[str, Any]]) -> list[di
         lines = ref.get("lines") or []
         row: dict[str, Any] = {"source": source, "text": ref.get("text", ""), "href": None}
         if source == "claim":
-            row["label"] = "published fact"
+            row["label"] = _("published fact")
             row["href"] = fact_href(offering_slug, ref.get("fact"))
+            fact = ref.get("fact")
+            if fact and str(row["text"]).startswith(f"{fact} = "):  # the rule's default wording: in words
+                row["text"] = f"{_(fact_label(fact))} = {_value_text(ref.get('value'))}"
         elif source == "evidence":
             spans = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in lines)
             row["label"] = f"{ref.get('file')}" + (f", lines {spans}" if spans else "")
             row["href"] = upload_href(ref.get("upload_id"), lines)
         else:
-            row["label"] = "model"
+            row["label"] = _("model")
         rows.append(row)
     return rows
 

@@ -290,6 +290,9 @@ def test_a_finding_built_in_python_is_shown_in_chinese_and_the_api_follows_accep
     assert "节点间网络是普通 TCP 以太网，不是 RDMA" in chinese
     assert "可用 GPU 保证仅 80%" in chinese  # a value inside the sentence
     assert "Inter-node fabric is plain TCP Ethernet" not in chinese
+    # the evidence names each fact in words, never as a key with a list repr or "not published"
+    assert "公布的事实" in chinese and "项发现。" in chinese
+    assert "= not published" not in chinese and "['" not in chinese
     # advice whose every sentence is marked is shown translated, percent signs and all
     assert "争取至少 90-95% 并约定补偿或更换期限" in chinese
     english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
