@@ -383,3 +383,22 @@ def test_the_plan_headline_is_written_in_the_page_language_and_currency() -> Non
     assert "16 个节点" in chinese and "8 路张量并行" in chinese and "InfiniBand 网络" in chinese
     assert chinese.endswith("约 ¥7,200,000（¥6,480,000 至 ¥7,920,000：部分费用未公布）。")
     assert "$" not in chinese and "fits" not in chinese
+
+
+def test_dollar_figures_inside_finding_sentences_follow_the_page_currency(
+    client: Client, yuan_rate: Any
+) -> None:
+    """A finding's impact is written in US dollars when it is stored; a yuan page shows each figure in yuan
+    (at the dated rate it names), a dollar page unchanged."""
+    from django.template import Context, Template
+
+    from providers.currency import display_for
+
+    template = Template("{% load money %}{% dollars_shown text %}")
+    text = "Each costs $356,328 of restart, and $12.50 per hour; 3 GPUs."
+    yuan = template.render(Context({"text": text, "currency_display": display_for("CNY")}))
+    assert yuan == "Each costs ¥2,565,562 of restart, and ¥90.00 per hour; 3 GPUs."
+    dollars = template.render(Context({"text": text, "currency_display": display_for("USD")}))
+    assert dollars == text
+    escaped = template.render(Context({"text": "<b>$1</b>", "currency_display": display_for("CNY")}))
+    assert escaped == "&lt;b&gt;¥7&lt;/b&gt;"

@@ -3,6 +3,7 @@ context as `currency_display` by portal.context_processors.site), with the rate 
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -43,6 +44,27 @@ def plan_price(context: template.Context, plan: Any, digits: int = 3) -> str:
     if native is not None and getattr(plan, "price_usd_per_gpu_hour", None) is not None:
         return format_html('{} <span class="muted">({})</span>', text, _("converted from %(c)s") % {"c": own})
     return text
+
+
+# "$1,234" or "$1,234.56" inside a sentence built in US dollars (finding impacts, bill totals)
+_DOLLARS = re.compile(r"\$(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?)")
+
+
+@register.simple_tag(takes_context=True)
+def dollars_shown(context: template.Context, text: Any) -> str:
+    """A sentence written in US dollars with each "$amount" in the page's currency (same decimals); the
+    sentence itself unchanged when the page shows dollars."""
+    money = _display(context).money
+    sentence = str(text or "")
+    if not money.converted:
+        return sentence
+
+    def convert(match: re.Match[str]) -> str:
+        figure = match.group(1)
+        places = len(figure.split(".")[1]) if "." in figure else 0
+        return money.text(figure.replace(",", ""), places)
+
+    return _DOLLARS.sub(convert, sentence)
 
 
 @register.inclusion_tag("providers/_fx_note.html", takes_context=True)
