@@ -374,7 +374,8 @@ def test_the_plan_headline_is_written_in_the_page_language_and_currency() -> Non
         cost_low_usd=Decimal("900000"),
         cost_high_usd=Decimal("1100000"),
     )
-    english = winner_sentence("70b", result)
+    with translation.override("en"):
+        english = winner_sentence("70b", result)
     assert english.startswith("70b fits 16 nodes of 8 full-mesh (NVSwitch) GPUs on HGX H100")
     assert "about $1,000,000 ($900,000 to $1,100,000: some fees are not published)." in english
     yuan = Money(code="CNY", per_usd=Decimal("7.2"), rate_as_of="2026-11-30")
