@@ -183,3 +183,15 @@ def artifacts() -> Path:
     path = REPO / "test-artifacts"
     path.mkdir(exist_ok=True)
     return path
+
+
+@pytest.fixture(autouse=True)
+def _default_language() -> Iterator[None]:
+    """Each test starts in the default language: a request's LocaleMiddleware leaves its language active in
+    the test thread, and sentences built outside a request (summaries, bills) would follow it."""
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
