@@ -10,6 +10,7 @@ from typing import Any
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from checks.checklist import fact_label
 from checks.models import CONTEXT_CLAIMS, Finding
@@ -25,22 +26,23 @@ STATUS_DISPLAY = {
     "concern": {"icon": "✖", "word": "Concern"},
 }
 
-# Impact numbers worth a line of their own (the rest stays in `text`), with their unit.
+# Impact numbers worth a line of their own (the rest stays in `text`), with their unit (English; shown
+# in the page's language by impact_rows).
 IMPACT_LABELS = {
-    "gpu_hours_lost": "GPU-hours lost",
-    "usd_lost": "USD lost",
-    "gpu_hours_avoidable": "GPU-hours avoidable",
-    "usd_avoidable": "USD avoidable",
-    "expected_failures": "expected failures",
-    "slowdown_pct": "% slower",
-    "comm_share_pct": "% of the step in communication",
-    "gpus_short": "GPUs short",
-    "unpublished_share_pct": "% of the bill unpublished",
-    "fees_share_pct": "% of the bill in fees",
-    "gbps_per_gpu": "Gb/s per GPU",
-    "gbps_per_gpu_needed": "Gb/s per GPU needed",
-    "days_over": "days over the deadline",
-    "usd_over": "USD over budget",
+    "gpu_hours_lost": gettext_noop("GPU-hours lost"),
+    "usd_lost": gettext_noop("USD lost"),
+    "gpu_hours_avoidable": gettext_noop("GPU-hours avoidable"),
+    "usd_avoidable": gettext_noop("USD avoidable"),
+    "expected_failures": gettext_noop("expected failures"),
+    "slowdown_pct": gettext_noop("% slower"),
+    "comm_share_pct": gettext_noop("% of the step in communication"),
+    "gpus_short": gettext_noop("GPUs short"),
+    "unpublished_share_pct": gettext_noop("% of the bill unpublished"),
+    "fees_share_pct": gettext_noop("% of the bill in fees"),
+    "gbps_per_gpu": gettext_noop("Gb/s per GPU"),
+    "gbps_per_gpu_needed": gettext_noop("Gb/s per GPU needed"),
+    "days_over": gettext_noop("days over the deadline"),
+    "usd_over": gettext_noop("USD over budget"),
 }
 
 
@@ -109,7 +111,7 @@ def evidence_rows(offering_slug: str, evidence: list[dict[str, Any]]) -> list[di
 
 def impact_rows(impact: dict[str, Any]) -> list[dict[str, Any]]:
     return [
-        {"label": label, "value": impact[key]}
+        {"label": _(label), "value": impact[key]}
         for key, label in IMPACT_LABELS.items()
         if isinstance(impact.get(key), int | float) and not isinstance(impact.get(key), bool)
     ]
@@ -120,7 +122,7 @@ def finding_view(finding: Finding) -> dict[str, Any]:
         "finding": finding,
         "severity": SEVERITY_DISPLAY.get(finding.severity, {"icon": "•", "word": finding.severity}),
         "evidence": evidence_rows(finding.offering.slug, finding.evidence or []),
-        "impact_text": (finding.impact or {}).get("text", ""),
+        "impact_text": finding.shown_impact,
         "impact": impact_rows(finding.impact or {}),
     }
 

@@ -78,5 +78,10 @@ class Finding(models.Model):
         return translated_sentences((self.messages or {}).get("advice"), self.advice)
 
     @property
+    def shown_impact(self) -> str:
+        """The impact sentence in the active language when every part of it is translated, else as stored."""
+        return translated_sentences((self.messages or {}).get("impact"), (self.impact or {}).get("text", ""))
+
+    @property
     def severity_rank(self) -> int:
         return SEVERITY_RANK.get(SeverityLevel(self.severity), len(SEVERITY_RANK))

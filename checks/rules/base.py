@@ -38,6 +38,14 @@ def _(msgid: str, **params: Any) -> Msg:
     return Msg(msgid, **params)
 
 
+def joined(*parts: str, sep: str = " ") -> Msg:
+    """Sentences (or phrases) joined by `sep`, each translated on its own where it is a Msg. The joining
+    message id is not in the catalog, so every language shows it as is."""
+    names = [f"p{i}" for i in range(len(parts))]
+    msgid = sep.replace("%", "%%").join(f"%({name})s" for name in names)
+    return Msg(msgid, **dict(zip(names, parts, strict=True)))
+
+
 @dataclass
 class Ref:
     """One piece of evidence behind a finding: a published fact, an upload's lines, or a model number."""
@@ -73,6 +81,8 @@ class Finding:
     impact: dict[str, Any] = field(default_factory=dict)
     # the advice sentences as the signals gave them (Msg where marked for translation)
     advice_parts: list[str] = field(default_factory=list)
+    # the impact sentences as the signals gave them (Msg where marked for translation)
+    impact_parts: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -89,6 +99,8 @@ class Finding:
         out: dict[str, Any] = {"title": self.title.as_json()} if isinstance(self.title, Msg) else {}
         if self.advice_parts and all(isinstance(part, Msg) for part in self.advice_parts):
             out["advice"] = [part.as_json() for part in self.advice_parts if isinstance(part, Msg)]
+        if self.impact_parts and all(isinstance(part, Msg) for part in self.impact_parts):
+            out["impact"] = [part.as_json() for part in self.impact_parts if isinstance(part, Msg)]
         return out
 
 
@@ -129,7 +141,9 @@ def merge(code: str, signals: list[Signal]) -> list[Finding]:
     title = worst.title
     if len(ordered) > 1:
         title = _("%(title)s (and %(count)s more)", title=title, count=len(ordered) - 1)
-    impact["text"] = " ".join(texts) if texts else "Not quantified by the model."
+    if not texts:
+        texts = [_("Not quantified by the model.")]
+    impact["text"] = " ".join(texts)
     return [
         Finding(
             code=code,
@@ -139,6 +153,7 @@ def merge(code: str, signals: list[Signal]) -> list[Finding]:
             advice=" ".join(advice),
             impact=impact,
             advice_parts=advice,
+            impact_parts=texts,
         )
     ]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from checks.rules.base import Finding, Signal, _, claim, merge, model, percent, to_float, upload
+from checks.rules.base import Finding, Signal, _, claim, joined, merge, model, percent, to_float, upload
 from checks.rules.context import (
     PORT_KINDS,
     Context,
@@ -35,7 +35,9 @@ from hardware import fabric_efficiency
 
 _RDMA_WORDS = re.compile(r"rdma|infiniband|\bib\b|roce|high[- ]speed|gpudirect|efa|ndr|hdr|xdr", re.I)
 
-_ASK = "Ask for `ibstat` from every node and a multi-node nccl-tests all-reduce (NCCL_ALGO=Ring, 1-16 GiB)."
+_ASK = _(
+    "Ask for `ibstat` from every node and a multi-node nccl-tests all-reduce (NCCL_ALGO=Ring, 1-16 GiB)."
+)
 
 
 def rule_fabric_not_rdma(ctx: Context) -> list[Finding]:
@@ -61,11 +63,17 @@ def _fabric_claim_signals(ctx: Context) -> list[Signal]:
                 Severity.WARNING,
                 _("Inter-node fabric is GPUDirect-TCPX (TCP offload), not RDMA"),
                 [claim(offering, "fabric"), claim(offering, "fabric_label")],
-                "Ask for nccl-tests all-reduce at the job's node count: TCPXO measured 338.8 GB/s busbw on 2 "
-                "A3 Mega nodes, but 2-node results are inflated and scaling beyond is unproven. " + _ASK,
+                _(
+                    "Ask for nccl-tests all-reduce at the job's node count: TCPXO measured 338.8 GB/s busbw "
+                    "on 2 A3 Mega nodes, but 2-node results are inflated and scaling beyond is unproven. "
+                    "%(ask)s",
+                    ask=_ASK,
+                ),
                 {
-                    "text": "TCP offload can be decent (Google Cloud A3 Mega: 338.8 GB/s on 2 nodes) "
-                    "but needs the provider's NCCL plugin and is not RDMA."
+                    "text": _(
+                        "TCP offload can be decent (Google Cloud A3 Mega: 338.8 GB/s on 2 nodes) "
+                        "but needs the provider's NCCL plugin and is not RDMA."
+                    )
                 },
             )
         ]
@@ -85,13 +93,16 @@ def _tcp_signal(ctx: Context) -> Signal:
         severity,
         _("Inter-node fabric is plain TCP Ethernet, not RDMA"),
         [claim(offering, "fabric"), claim(offering, "fabric_label"), model(ctx.job_words)],
-        "Demand InfiniBand or RoCE with GPUDirect RDMA (one 200-400 Gb/s port per GPU) for a "
-        "multi-node "
-        "job, or price the slowdown in. " + _ASK,
+        _(
+            "Demand InfiniBand or RoCE with GPUDirect RDMA (one 200-400 Gb/s port per GPU) for a multi-node "
+            "job, or price the slowdown in. %(ask)s",
+            ask=_ASK,
+        ),
         {
-            "text": "TCP without RDMA reaches single-digit GB/s per 100GbE link in published nccl-tests "
-            "runs, "
-            "against ~46-48 GB/s per NDR port: gradient all-reduce becomes the step time."
+            "text": _(
+                "TCP without RDMA reaches single-digit GB/s per 100GbE link in published nccl-tests runs, "
+                "against ~46-48 GB/s per NDR port: gradient all-reduce becomes the step time."
+            )
         },
     )
 
@@ -111,8 +122,11 @@ def _unnamed_transport_signals(ctx: Context) -> list[Signal]:
                 if claims_rdma
                 else _("Fabric type not published"),
                 refs,
-                "Ask which transport the GPU fabric uses (InfiniBand, RoCE v2, EFA, TCP). " + _ASK,
-                {"text": "Unknown until the provider names the transport or evidence shows it."},
+                _(
+                    "Ask which transport the GPU fabric uses (InfiniBand, RoCE v2, EFA, TCP). %(ask)s",
+                    ask=_ASK,
+                ),
+                {"text": _("Unknown until the provider names the transport or evidence shows it.")},
             )
         ]
     if fabric == "other" and not claims_rdma:
@@ -121,7 +135,7 @@ def _unnamed_transport_signals(ctx: Context) -> list[Signal]:
                 Severity.INFO,
                 _("Fabric is a provider-specific transport"),
                 refs,
-                "Ask whether it is RDMA and for multi-node nccl-tests results. " + _ASK,
+                _("Ask whether it is RDMA and for multi-node nccl-tests results. %(ask)s", ask=_ASK),
             )
         ]
     return []
@@ -185,10 +199,16 @@ def _ibstat_signals(ctx: Context, item: dict) -> list[Signal]:
                         [port.get("line") for port in claimed_active],
                     ),
                 ],
-                "Ask for the output from every node; a VM may hide some HCAs, but the contract should "
-                "state the "
-                "GPU-fabric ports per node.",
-                {"text": f"Inter-node bandwidth up to {1 - len(claimed_active) / nics:.0%} below claim."},
+                _(
+                    "Ask for the output from every node; a VM may hide some HCAs, but the contract should "
+                    "state the GPU-fabric ports per node."
+                ),
+                {
+                    "text": _(
+                        "Inter-node bandwidth up to %(pct)s below claim.",
+                        pct=f"{1 - len(claimed_active) / nics:.0%}",
+                    )
+                },
             )
         )
     return signals
@@ -208,10 +228,11 @@ def _ethernet_ports_signal(ctx: Context, item: dict, ethernet_active: list[dict]
                 [port.get("line") for port in ethernet_active],
             ),
         ],
-        "Do not accept an Ethernet (RoCE or TCP) fabric under an InfiniBand contract; ask "
-        "which nodes "
-        "carry the InfiniBand HCAs, or renegotiate the price for RoCE after seeing nccl-tests.",
-        {"text": "The fabric tested is not the fabric sold."},
+        _(
+            "Do not accept an Ethernet (RoCE or TCP) fabric under an InfiniBand contract; ask which nodes "
+            "carry the InfiniBand HCAs, or renegotiate the price for RoCE after seeing nccl-tests."
+        ),
+        {"text": _("The fabric tested is not the fabric sold.")},
     )
 
 
@@ -247,10 +268,10 @@ def _slow_ports_signals(ctx: Context, item: dict, claimed_active: list[dict]) ->
                     [port.get("line") for port in slow],
                 ),
             ],
-            "Ask for the NIC generation and switch speed in the contract (e.g. 'NDR 400 Gb/s per GPU').",
+            _("Ask for the NIC generation and switch speed in the contract (e.g. 'NDR 400 Gb/s per GPU')."),
             {
                 "slowdown_pct": None,
-                "text": f"Port rate {max(rates) / gbps:.0%} of the claim." if rates else "",
+                "text": _("Port rate %(pct)s of the claim.", pct=f"{max(rates) / gbps:.0%}") if rates else "",
             },
         )
     ]
@@ -287,9 +308,15 @@ def _topo_nic_signals(ctx: Context, item: dict) -> list[Signal]:
                     [summary.get("header_line")],
                 ),
             ],
-            "Ask for `ibstat` from the same node; if the node really has fewer rails, the per-GPU "
-            "bandwidth is below the claim.",
-            {"text": f"Up to {1 - seen / nics:.0%} less inter-node bandwidth than claimed."},
+            _(
+                "Ask for `ibstat` from the same node; if the node really has fewer rails, the per-GPU "
+                "bandwidth is below the claim."
+            ),
+            {
+                "text": _(
+                    "Up to %(pct)s less inter-node bandwidth than claimed.", pct=f"{1 - seen / nics:.0%}"
+                )
+            },
         )
     ]
 
@@ -310,7 +337,7 @@ def _perftest_signals(ctx: Context, item: dict) -> list[Signal]:
                 claim(ctx.offering, "fabric"),
                 upload(item, "perftest `Link type: Ethernet`", [summary_of(item).get("line")]),
             ],
-            "Ask which fabric the contracted nodes use and re-run the test on them.",
+            _("Ask which fabric the contracted nodes use and re-run the test on them."),
         )
     ]
 
@@ -341,7 +368,7 @@ def _lspci_signals(ctx: Context, item: dict) -> list[Signal]:
                     [entry.get("line") for entry in ethernet if isinstance(entry, dict)],
                 ),
             ],
-            "Ask for the NICs to be set to InfiniBand mode on an InfiniBand fabric, or price it as RoCE.",
+            _("Ask for the NICs to be set to InfiniBand mode on an InfiniBand fabric, or price it as RoCE."),
         )
     ]
 
@@ -394,15 +421,30 @@ def _low_busbw_signal(
         "measured_busbw_gbps": round(measured, 2),
         "expected_busbw_gbps": round(line_gbytes, 2),
         "measured_ratio": round(ratio, 3),
-        "text": f"{collective} busbw {measured:.1f} GB/s on {nodes} nodes x {per_node:g} GPUs is "
-        f"{ratio:.0%} of the {line_gbytes:.1f} GB/s the claimed NICs carry.",
     }
+    text = _(
+        "%(collective)s busbw %(measured)s GB/s on %(nodes)s nodes x %(per_node)s GPUs is %(ratio)s of the "
+        "%(line)s GB/s the claimed NICs carry.",
+        collective=collective,
+        measured=f"{measured:.1f}",
+        nodes=nodes,
+        per_node=f"{per_node:g}",
+        ratio=f"{ratio:.0%}",
+        line=f"{line_gbytes:.1f}",
+    )
     comm = comm_breakdown(ctx.sizing)
     if comm and comm[0] > 0:
         inter, _tp, total = comm
         extra = inter * (fabric_efficiency(offering.get("fabric")) / max(ratio, 1e-3) - 1.0)
         impact["slowdown_pct"] = percent(extra / total)
-        impact["text"] += f" If inter-node traffic is exposed, steps run up to {extra / total:.0%} slower."
+        text = joined(
+            text,
+            _(
+                "If inter-node traffic is exposed, steps run up to %(pct)s slower.",
+                pct=f"{extra / total:.0%}",
+            ),
+        )
+    impact["text"] = text
     return Signal(
         Severity.CRITICAL if ratio < MEASURED_CRITICAL_RATIO else Severity.WARNING,
         _(
@@ -420,10 +462,10 @@ def _low_busbw_signal(
                 run_lines(run),
             ),
         ],
-        "Ask the provider to reproduce with NCCL_ALGO=Ring at 1-16 GiB and explain the gap (GID "
-        "index, "
-        "PFC/ECN, GPUDirect RDMA, NIC-GPU affinity) before signing; write the expected busbw into "
-        "the "
-        "acceptance test.",
+        _(
+            "Ask the provider to reproduce with NCCL_ALGO=Ring at 1-16 GiB and explain the gap (GID index, "
+            "PFC/ECN, GPUDirect RDMA, NIC-GPU affinity) before signing; write the expected busbw into the "
+            "acceptance test."
+        ),
         impact,
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checks.rules.base import Finding, Signal, _, claim, merge, model, percent, to_float, upload
+from checks.rules.base import Finding, Signal, _, claim, joined, merge, model, percent, to_float, upload
 from checks.rules.context import (
     Context,
     busbw,
@@ -48,7 +48,7 @@ def rule_intra_node_not_full_mesh(ctx: Context) -> list[Finding]:
                 Severity.WARNING,
                 _("Intra-node interconnect not published"),
                 [claim(offering, "intra_node"), claim(offering, "gpu_label")],
-                "Ask for `nvidia-smi topo -m` and `nvidia-smi nvlink -s` from a contracted node.",
+                _("Ask for `nvidia-smi topo -m` and `nvidia-smi nvlink -s` from a contracted node."),
             )
         )
     if intra in ("nvswitch", "nvlink-mesh", None):
@@ -92,19 +92,22 @@ def _slow_bus_signal(ctx: Context, tp: int) -> Signal:
     """GPUs joined by PCIe or bridged pairs, with the TP cost when the sizing breakdown has one."""
     offering = ctx.offering
     intra = offering.get("intra_node")
-    impact: dict[str, Any] = {
-        "text": f"Tensor parallelism of {tp} crosses "
-        f"{'PCIe' if intra == 'pcie' else 'bridged pairs and PCIe'}, "
-        f"~{PCIE_GBYTES_PER_S:g} "
-        "GB/s per GPU against 300-900 GB/s on an NVSwitch node."
-    }
+    text = _(
+        "Tensor parallelism of %(tp)s crosses %(bus)s, ~%(pcie)s GB/s per GPU against 300-900 GB/s on an "
+        "NVSwitch node.",
+        tp=tp,
+        bus="PCIe" if intra == "pcie" else _("bridged pairs and PCIe"),
+        pcie=f"{PCIE_GBYTES_PER_S:g}",
+    )
+    impact: dict[str, Any] = {}
     comm = comm_breakdown(ctx.sizing)
     if comm and comm[1] > 0:
         _inter, tp_s, total = comm
         full_mesh = ctx.spec.scale_up_gbytes_per_s if ctx.spec and ctx.spec.scale_up_gbytes_per_s else 450.0
         saved = tp_s * (1 - PCIE_GBYTES_PER_S / full_mesh)
         impact["slowdown_pct"] = percent(total / (total - saved) - 1) if total > saved else None
-        impact["text"] += f" TP traffic is {tp_s / total:.0%} of each step on this bus."
+        text = joined(text, _("TP traffic is %(pct)s of each step on this bus.", pct=f"{tp_s / total:.0%}"))
+    impact["text"] = text
     return Signal(
         Severity.CRITICAL if tp > 1 else Severity.WARNING,
         _("GPUs in a node are joined by PCIe only")
@@ -115,9 +118,10 @@ def _slow_bus_signal(ctx: Context, tp: int) -> Signal:
             claim(offering, "gpu"),
             model(f"tensor parallelism needed: TP={tp}", "tp", tp),
         ],
-        "For 30B+ training rent NVSwitch (full-mesh) nodes, e.g. HGX/DGX H100/H200 with NV18 "
-        "between every "
-        "pair; ask for `nvidia-smi topo -m` from a contracted node.",
+        _(
+            "For 30B+ training rent NVSwitch (full-mesh) nodes, e.g. HGX/DGX H100/H200 with NV18 between "
+            "every pair; ask for `nvidia-smi topo -m` from a contracted node."
+        ),
         impact,
     )
 
@@ -162,11 +166,13 @@ def _topo_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> list[Sign
                     claim(offering, "intra_node"),
                     upload(item, "GPU x GPU cells show SYS/NODE/PHB/PXB/PIX, not NV#", lines),
                 ],
-                "Refuse the node type for tensor parallelism; ask for HGX/DGX nodes with an NVSwitch "
-                "full mesh.",
+                _(
+                    "Refuse the node type for tensor parallelism; ask for HGX/DGX nodes with an NVSwitch "
+                    "full mesh."
+                ),
                 {
                     "slowdown_pct": _pcie_slowdown(ctx, nvlink),
-                    "text": "Tensor-parallel all-reduces between these pairs run over PCIe.",
+                    "text": _("Tensor-parallel all-reduces between these pairs run over PCIe."),
                 },
             )
         ]
@@ -187,12 +193,13 @@ def _topo_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> list[Sign
                 claim(offering, "intra_node"),
                 upload(item, f"min NVLinks per GPU pair = {min_nvlinks:g}", lines),
             ],
-            "Ask which board this is (e.g. a 4-GPU NV6 board or H800 NV8 is not an HGX H100 NV18) "
-            "and for the "
-            "contracted node's topology.",
+            _(
+                "Ask which board this is (e.g. a 4-GPU NV6 board or H800 NV8 is not an HGX H100 NV18) and "
+                "for the contracted node's topology."
+            ),
             {
                 "slowdown_pct": _tp_slowdown(ctx, ratio),
-                "text": f"Pairwise NVLink bandwidth {ratio:.0%} of the expected full mesh.",
+                "text": _("Pairwise NVLink bandwidth %(pct)s of the expected full mesh.", pct=f"{ratio:.0%}"),
             },
         )
     ]
@@ -224,7 +231,7 @@ def _pcie_model_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> lis
                 claim(offering, "intra_node"),
                 upload(item, "GPU model strings", lines_of(summary)),
             ],
-            "Ask for the SXM (HGX) node type you pay for; PCIe cards have no NVSwitch full mesh.",
+            _("Ask for the SXM (HGX) node type you pay for; PCIe cards have no NVSwitch full mesh."),
             {"slowdown_pct": _pcie_slowdown(ctx, nvlink)},
         )
     ]
@@ -252,8 +259,10 @@ def _nvlink_state_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> l
                     claim(offering, "intra_node"),
                     upload(item, f"active links per GPU: {counts}", lines_of(summary)),
                 ],
-                "Ask for a node whose NVLinks are all up (check `nvidia-smi nvlink -s` on every node "
-                "at handover).",
+                _(
+                    "Ask for a node whose NVLinks are all up (check `nvidia-smi nvlink -s` on every node at "
+                    "handover)."
+                ),
                 {"slowdown_pct": _pcie_slowdown(ctx, nvlink)},
             )
         ]
@@ -272,7 +281,7 @@ def _nvlink_state_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> l
                 claim(offering, "gpu"),
                 upload(item, f"active links per GPU: {counts}", lines_of(summary)),
             ],
-            "Ask for the node to be repaired or swapped and for `dcgmi diag -r 3` before acceptance.",
+            _("Ask for the node to be repaired or swapped and for `dcgmi diag -r 3` before acceptance."),
             {"slowdown_pct": _tp_slowdown(ctx, min(counts) / expected)},
         )
     ]
@@ -299,7 +308,7 @@ def _nvlink_speed_signals(ctx: Context, item: dict) -> list[Signal]:
                 expected=f"{ctx.spec.link_gbytes_per_s:g}",
             ),
             [claim(ctx.offering, "gpu"), upload(item, f"link speed {link_gbps:g} GB/s", lines_of(summary))],
-            "Ask why the links are down-trained.",
+            _("Ask why the links are down-trained."),
             {"slowdown_pct": _tp_slowdown(ctx, link_gbps / ctx.spec.link_gbytes_per_s)},
         )
     ]
@@ -355,9 +364,10 @@ def _intra_busbw_signal(ctx: Context, item: dict, run: dict, nvlink: float, expe
                 run_lines(run),
             ),
         ],
-        "Ask for the node's `nvidia-smi topo -m` and a re-run; a healthy NVSwitch node reaches "
-        "~0.8 of "
-        "the NVLink rate (A100 235 GB/s, H100 ~365 ring).",
+        _(
+            "Ask for the node's `nvidia-smi topo -m` and a re-run; a healthy NVSwitch node reaches ~0.8 of "
+            "the NVLink rate (A100 235 GB/s, H100 ~365 ring)."
+        ),
         {
             "measured_busbw_gbps": round(measured, 2),
             "expected_busbw_gbps": round(expected_busbw, 1),

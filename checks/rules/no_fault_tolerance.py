@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from checks.rules.base import Finding, Signal, _, claim, merge, model, to_float
+from checks.rules.base import Finding, Msg, Signal, _, claim, merge, model, to_float
 from checks.rules.context import Context
 from checks.rules.thresholds import (
     AUTO_RESTART_MIN,
@@ -33,46 +33,52 @@ _MISSING_WORDS = {
 class _FailureEstimate:
     failures: float  # expected over the job
     wall_h: float  # the job's wall-clock hours
-    gpu_hours_source: str
+    gpu_hours_source: Msg
     mtbf_h: float  # of the whole job
-    rate_text: str  # where the failure rate comes from, for the impact text
+    rate_text: Msg  # where the failure rate comes from, for the impact text
 
 
-def _job_gpu_hours(ctx: Context) -> tuple[float, str]:
+def _job_gpu_hours(ctx: Context) -> tuple[float, Msg]:
     cost = (ctx.sizing or {}).get("cost") or {}
     gpu_hours = to_float(cost.get("gpu_hours")) if isinstance(cost, dict) else None
     if gpu_hours:
-        return gpu_hours, "sizing result"
+        return gpu_hours, _("sizing result")
     days = to_float((ctx.sizing or {}).get("train_days"))
     if days:
-        return days * 24 * ctx.gpus, "sizing result"
+        return days * 24 * ctx.gpus, _("sizing result")
     tokens = to_float((ctx.workload or {}).get("train_tokens")) or REFERENCE_TOKENS
     peak = (ctx.spec.bf16_tflops if ctx.spec else GPUS["H100-SXM-80GB"].bf16_tflops) * 1e12
     # 6 x active params x tokens (DESIGN section 5) at the reference MFU.
     hours = 6 * ctx.params_active * tokens / (peak * REFERENCE_MFU) / 3600
-    return hours, f"estimate 6 x params x tokens at {REFERENCE_MFU:.0%} MFU"
+    return hours, _("estimate 6 x params x tokens at %(mfu)s MFU", mfu=f"{REFERENCE_MFU:.0%}")
 
 
 def _expected_failures(ctx: Context, goodput: dict) -> _FailureEstimate:
     days = to_float((ctx.sizing or {}).get("train_days"))
     if days:
         # Expected failures = training hours / job MTBF (issue 6); GPU-hours follow from the job's GPUs.
-        wall_h, how = days * 24, "sizing result"
+        wall_h, how = days * 24, _("sizing result")
         gpu_hours = wall_h * ctx.gpus
     else:
         gpu_hours, how = _job_gpu_hours(ctx)
         wall_h = gpu_hours / max(ctx.gpus, 1)
     mtbf = to_float(goodput.get("mtbf_h"))
     if mtbf:
-        return _FailureEstimate(wall_h / mtbf, wall_h, how, mtbf, f"job MTBF {mtbf:g} h (sizing)")
+        return _FailureEstimate(
+            wall_h / mtbf, wall_h, how, mtbf, _("job MTBF %(mtbf)s h (sizing)", mtbf=f"{mtbf:g}")
+        )
     rate = to_float(ctx.offering.get("failure_rate_per_gpu_hour")) or DEFAULT_FAILURE_RATE_PER_GPU_HOUR
-    source = "offering" if ctx.offering.get("failure_rate_per_gpu_hour") else "Llama 3"
+    rate_text = (
+        _("%(rate)s failures per GPU-hour (offering)", rate=f"{rate:.3g}")
+        if ctx.offering.get("failure_rate_per_gpu_hour")
+        else _("%(rate)s failures per GPU-hour (Llama 3)", rate=f"{rate:.3g}")
+    )
     return _FailureEstimate(
         failures=rate * gpu_hours,
         wall_h=wall_h,
         gpu_hours_source=how,
         mtbf_h=1 / (rate * max(ctx.gpus, 1)),
-        rate_text=f"{rate:.3g} failures per GPU-hour ({source})",
+        rate_text=rate_text,
     )
 
 
@@ -117,14 +123,22 @@ def rule_no_fault_tolerance(ctx: Context) -> list[Finding]:
     usd = lost_gpu_hours * ctx.price if ctx.price else None
     avoidable_usd = avoidable_gpu_hours * ctx.price if ctx.price else None
     missing = [name for name in _MISSING_WORDS if not offering.get(name)]
-    text = (
-        f"Expected {failures:.1f} failures over {estimate.wall_h / 24:.1f} days ({estimate.rate_text}; "
-        f"GPU-hours from {estimate.gpu_hours_source}). "
-        f"Each costs ~{restart_h:.1f} h of restart plus half a {interval_min:.0f}-min checkpoint interval on "
-        f"{ctx.gpus} GPUs: {lost_gpu_hours:,.0f} GPU-hours"
-        + (f" (${usd:,.0f})" if usd is not None else "")
-        + f", of which {avoidable_gpu_hours:,.0f} would be saved by automatic recovery"
-        + f" in ~{AUTO_RESTART_MIN:.0f} min."
+    text = _(
+        "Expected %(failures)s failures over %(days)s days (%(rate)s; GPU-hours from %(source)s). Each costs "
+        "~%(restart_h)s h of restart plus half a %(interval)s-min checkpoint interval on %(gpus)s GPUs: "
+        "%(lost)s GPU-hours%(usd)s, of which %(avoidable)s would be saved by automatic recovery in "
+        "~%(auto_min)s min.",
+        failures=f"{failures:.1f}",
+        days=f"{estimate.wall_h / 24:.1f}",
+        rate=estimate.rate_text,
+        source=estimate.gpu_hours_source,
+        restart_h=f"{restart_h:.1f}",
+        interval=f"{interval_min:.0f}",
+        gpus=ctx.gpus,
+        lost=f"{lost_gpu_hours:,.0f}",
+        usd=f" (${usd:,.0f})" if usd is not None else "",
+        avoidable=f"{avoidable_gpu_hours:,.0f}",
+        auto_min=f"{AUTO_RESTART_MIN:.0f}",
     )
     published = "not published" if all(offering.get(name) is None for name in missing) else "not offered"
     signal = Signal(
@@ -148,11 +162,11 @@ def rule_no_fault_tolerance(ctx: Context) -> list[Finding]:
             model(ctx.job_words),
             model(f"expected failures = {failures:.2f}", "expected_failures", round(failures, 2)),
         ],
-        "Ask: how is a failed GPU or node detected, how fast is it drained and replaced (API or ticket), "
-        "is there a "
-        "hot-spare pool on the same spine, and will the platform restart the job from the last checkpoint? "
-        "Put the "
-        "replacement time in the contract.",
+        _(
+            "Ask: how is a failed GPU or node detected, how fast is it drained and replaced (API or ticket), "
+            "is there a hot-spare pool on the same spine, and will the platform restart the job from the "
+            "last checkpoint? Put the replacement time in the contract."
+        ),
         {
             "expected_failures": round(failures, 2),
             "gpu_hours_lost": round(lost_gpu_hours, 1),

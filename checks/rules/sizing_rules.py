@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from checks.rules.base import Finding, Signal, _, claim, merge, model, percent, to_float
+from checks.rules.base import Finding, Msg, Signal, _, claim, joined, merge, model, percent, to_float
 from checks.rules.context import Context, comm_breakdown
 from checks.rules.thresholds import (
     COMM_SHARE_CRITICAL,
@@ -48,11 +48,22 @@ def rule_fabric_too_slow(ctx: Context) -> list[Finding]:
         if share <= COMM_SHARE_WARNING:
             return []
         impact: dict[str, Any] = {"comm_share_pct": percent(share)}
-        text = f"Inter-node communication (DP+PP+EP+CP) is {share:.0%} of each {total:.2f}-s step."
+        text = _(
+            "Inter-node communication (DP+PP+EP+CP) is %(share)s of each %(step)s-s step.",
+            share=f"{share:.0%}",
+            step=f"{total:.2f}",
+        )
         if per_gpu and per_gpu < GBPS_PER_GPU_LARGE:
             faster = inter * (1 - per_gpu / GBPS_PER_GPU_LARGE)
             impact["slowdown_pct"] = percent(total / (total - faster) - 1)
-            text += f" At {GBPS_PER_GPU_LARGE:g} Gb/s per GPU the step would be {faster / total:.0%} shorter."
+            text = joined(
+                text,
+                _(
+                    "At %(gbps)s Gb/s per GPU the step would be %(pct)s shorter.",
+                    gbps=f"{GBPS_PER_GPU_LARGE:g}",
+                    pct=f"{faster / total:.0%}",
+                ),
+            )
         impact["text"] = text
         signal = Signal(
             Severity.CRITICAL if share > COMM_SHARE_CRITICAL else Severity.WARNING,
@@ -67,9 +78,10 @@ def rule_fabric_too_slow(ctx: Context) -> list[Finding]:
                     "iteration_breakdown_s",
                 )
             ],
-            "Ask for more or faster fabric ports per node (400 Gb/s per GPU for 100B+), or a layout with "
-            "less "
-            "cross-node traffic; compare offerings on predicted step time, not price per GPU-hour.",
+            _(
+                "Ask for more or faster fabric ports per node (400 Gb/s per GPU for 100B+), or a layout with "
+                "less cross-node traffic; compare offerings on predicted step time, not price per GPU-hour."
+            ),
             impact,
         )
         return merge("fabric-too-slow", [signal])
@@ -87,12 +99,18 @@ def rule_fabric_too_slow(ctx: Context) -> list[Finding]:
             need=f"{need:g}",
         ),
         refs + [model(ctx.job_words)],
-        f"Ask for {need:g} Gb/s per GPU (one {need:g}G port per GPU) or expect the data-parallel "
-        "all-reduce to "
-        "dominate the step.",
+        _(
+            "Ask for %(need)s Gb/s per GPU (one %(need)sG port per GPU) or expect the data-parallel "
+            "all-reduce to dominate the step.",
+            need=f"{need:g}",
+        ),
         {
-            "text": f"Rule of thumb: a 30-70B model needs at least {GBPS_PER_GPU_MID:g} and a 100B+ model "
-            f"{GBPS_PER_GPU_LARGE:g} Gb/s per GPU port; no sizing breakdown to quantify the slowdown.",
+            "text": _(
+                "Rule of thumb: a 30-70B model needs at least %(mid)s and a 100B+ model %(large)s Gb/s per "
+                "GPU port; no sizing breakdown to quantify the slowdown.",
+                mid=f"{GBPS_PER_GPU_MID:g}",
+                large=f"{GBPS_PER_GPU_LARGE:g}",
+            ),
             "gbps_per_gpu": round(per_gpu, 1),
             "gbps_per_gpu_needed": need,
         },
@@ -119,20 +137,26 @@ def rule_topology_wont_scale(ctx: Context) -> list[Finding]:
                     nodes=ctx.nodes,
                 ),
                 [claim(offering, "topology"), model(ctx.job_words)],
-                "Ask for a fat-tree or rail-optimized Clos; a chain or ring loses bandwidth per hop as "
-                "nodes grow.",
-                {"text": "Not quantified: efficiency falls with every node added."},
+                _(
+                    "Ask for a fat-tree or rail-optimized Clos; a chain or ring loses bandwidth per hop as "
+                    "nodes grow."
+                ),
+                {"text": _("Not quantified: efficiency falls with every node added.")},
             )
         )
     if oversubscription and oversubscription > 1 and spans_spine:
         impact: dict[str, Any] = {
-            "text": f"Traffic crossing the spine gets 1/{oversubscription:g} of the port rate."
+            "text": _(
+                "Traffic crossing the spine gets 1/%(ratio)s of the port rate.", ratio=f"{oversubscription:g}"
+            )
         }
         comm = comm_breakdown(ctx.sizing)
         if comm and comm[0] > 0:
             inter, _tp, total = comm
             impact["slowdown_pct"] = percent(inter * (oversubscription - 1) / total)
-            impact["text"] += " Upper bound assumes all inter-node traffic crosses it."
+            impact["text"] = joined(
+                impact["text"], _("Upper bound assumes all inter-node traffic crosses it.")
+            )
         signals.append(
             Signal(
                 Severity.CRITICAL if oversubscription > OVERSUBSCRIPTION_CRITICAL else Severity.WARNING,
@@ -144,7 +168,10 @@ def rule_topology_wont_scale(ctx: Context) -> list[Finding]:
                     leaf=NODES_PER_LEAF,
                 ),
                 [claim(offering, "oversubscription"), claim(offering, "topology"), model(ctx.job_words)],
-                "Ask for a non-blocking partition for the job or placement within as few leaves as possible.",
+                _(
+                    "Ask for a non-blocking partition for the job or placement within as few leaves as "
+                    "possible."
+                ),
                 impact,
             )
         )
@@ -154,7 +181,7 @@ def rule_topology_wont_scale(ctx: Context) -> list[Finding]:
                 Severity.INFO,
                 _("Topology and oversubscription not published"),
                 [claim(offering, "topology"), claim(offering, "oversubscription")],
-                "Ask for the fabric diagram: fat-tree / rail-optimized, oversubscription, nodes per leaf.",
+                _("Ask for the fabric diagram: fat-tree / rail-optimized, oversubscription, nodes per leaf."),
             )
         )
     nodes_max = to_float(offering.get("nodes"))
@@ -168,8 +195,10 @@ def rule_topology_wont_scale(ctx: Context) -> list[Finding]:
                     max=f"{nodes_max:g}",
                 ),
                 [claim(offering, "nodes"), model(ctx.job_words)],
-                "Ask whether a larger single fabric is available; spanning fabrics breaks the collective "
-                "bandwidth.",
+                _(
+                    "Ask whether a larger single fabric is available; spanning fabrics breaks the collective "
+                    "bandwidth."
+                ),
             )
         )
     return merge("topology-wont-scale", signals)
@@ -185,10 +214,16 @@ def rule_no_topology_aware_placement(ctx: Context) -> list[Finding]:
         Severity.WARNING,
         _("No topology-aware placement published") if placement is None else _("No topology-aware placement"),
         [claim(offering, "topology_aware_placement"), claim(offering, "schedulers"), model(ctx.job_words)],
-        "Ask whether the scheduler places ranks by leaf/rail (Slurm topology plugin, Kubernetes topology "
-        "labels) "
-        "and whether all nodes and spares sit on the same spine.",
-        {"text": f"At {ctx.gpus} GPUs, random placement spreads rings across leaves and adds spine hops."},
+        _(
+            "Ask whether the scheduler places ranks by leaf/rail (Slurm topology plugin, Kubernetes topology "
+            "labels) and whether all nodes and spares sit on the same spine."
+        ),
+        {
+            "text": _(
+                "At %(gpus)s GPUs, random placement spreads rings across leaves and adds spine hops.",
+                gpus=ctx.gpus,
+            )
+        },
     )
     return merge("no-topology-aware-placement", [signal])
 
@@ -214,8 +249,8 @@ def rule_cluster_too_small(ctx: Context) -> list[Finding]:
                         claim(offering, "gpu"),
                         model("; ".join(reasons) or "sizing: infeasible", "reasons", reasons),
                     ],
-                    "Ask for a larger single-fabric allocation or GPUs with more HBM.",
-                    {"text": "The job cannot run here as specified."},
+                    _("Ask for a larger single-fabric allocation or GPUs with more HBM."),
+                    {"text": _("The job cannot run here as specified.")},
                 )
             )
     max_nodes, gpus_per_node = to_float(offering.get("nodes")), ctx.gpus_per_node
@@ -242,28 +277,36 @@ def rule_cluster_too_small(ctx: Context) -> list[Finding]:
                             f"{capacity / 1e12:.1f} TB usable HBM"
                         ),
                     ],
-                    "Look for an offering with more nodes in one fabric.",
+                    _("Look for an offering with more nodes in one fabric."),
                     {
                         "gpus_short": int(min_gpus - max_nodes * gpus_per_node),
-                        "text": f"At least {min_gpus} GPUs are needed before activations.",
+                        "text": _("At least %(gpus)s GPUs are needed before activations.", gpus=min_gpus),
                     },
                 )
             )
     return merge("cluster-too-small", signals[:1])
 
 
+def gettext_noop(msgid: str) -> str:
+    """Mark a message id for the catalog (`makemessages` reads the name) without filling in its values."""
+    return msgid
+
+
 @dataclass(frozen=True)
 class _WorkloadLimit:
     """How a finding words a predicted number past a limit the workload sets (the formats take
-    `predicted`, `limit` and `over`, the excess)."""
+    `predicted`, `limit` and `over`, the excess; the sentences are message ids taking them as text)."""
 
     predicted_fact: str  # key of the sizing result, cited as a model number
     predicted_text: str
     limit_fact: str  # key of the workload
     limit_text: str
+    predicted_format: str  # how `predicted` is written in the title
+    limit_format: str  # how `limit` is written in the title
     title: str
     over_key: str  # impact key of the excess, rounded to `over_digits`
     over_digits: int
+    over_format: str  # how `over` is written in the impact text
     over_text: str
     advice: str
 
@@ -274,24 +317,34 @@ _WORKLOAD_LIMITS = {
         predicted_text="train_days = {predicted:.1f}",
         limit_fact="deadline_days",
         limit_text="workload deadline_days = {limit:g}",
-        title="Training takes {predicted:.1f} days, the deadline is {limit:g}",
+        predicted_format="{:.1f}",
+        limit_format="{:g}",
+        title=gettext_noop("Training takes %(predicted)s days, the deadline is %(limit)s"),
         over_key="days_over",
         over_digits=1,
-        over_text="{over:.1f} days late.",
-        advice="Ask for more nodes in one fabric, or compare faster offerings; the ranking shows which meet "
-        "the deadline.",
+        over_format="{:.1f}",
+        over_text=gettext_noop("%(over)s days late."),
+        advice=gettext_noop(
+            "Ask for more nodes in one fabric, or compare faster offerings; the ranking shows which meet the "
+            "deadline."
+        ),
     ),
     "over-budget": _WorkloadLimit(
         predicted_fact="total_usd",
         predicted_text="total_usd = {predicted:,.0f}",
         limit_fact="budget_usd",
         limit_text="workload budget_usd = {limit:,.0f}",
-        title="Predicted bill ${predicted:,.0f} exceeds the budget ${limit:,.0f}",
+        predicted_format="${:,.0f}",
+        limit_format="${:,.0f}",
+        title=gettext_noop("Predicted bill %(predicted)s exceeds the budget %(limit)s"),
         over_key="usd_over",
         over_digits=2,
-        over_text="${over:,.0f} over budget.",
-        advice="Compare billing plans (reserved or cluster cycles) and cheaper offerings that still meet the "
-        "deadline.",
+        over_format="${:,.0f}",
+        over_text=gettext_noop("%(over)s over budget."),
+        advice=gettext_noop(
+            "Compare billing plans (reserved or cluster cycles) and cheaper offerings that still meet the "
+            "deadline."
+        ),
     ),
 }
 
@@ -304,13 +357,20 @@ def _past_workload_limit(code: str, predicted: float | None, limit: float | None
     over = predicted - limit
     signal = Signal(
         Severity.CRITICAL,
-        words.title.format(predicted=predicted, limit=limit),
+        Msg(
+            words.title,
+            predicted=words.predicted_format.format(predicted),
+            limit=words.limit_format.format(limit),
+        ),
         [
             model(words.predicted_text.format(predicted=predicted), words.predicted_fact, predicted),
             model(words.limit_text.format(limit=limit), words.limit_fact, limit),
         ],
-        words.advice,
-        {words.over_key: round(over, words.over_digits), "text": words.over_text.format(over=over)},
+        Msg(words.advice),
+        {
+            words.over_key: round(over, words.over_digits),
+            "text": Msg(words.over_text, over=words.over_format.format(over)),
+        },
     )
     return merge(code, [signal])
 
