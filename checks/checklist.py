@@ -11,11 +11,13 @@ hardware.norms) becomes a question of its own. Pure Python, no Django.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from checks.rules import Finding
+from checks.rules.base import Msg, _, joined
 from checks.severity import Severity
 from hardware.norms import NORMS, norm_for, offering_class
 from providers.facts import FACTS_BY_NAME
@@ -32,76 +34,95 @@ class Question:
     answer: Callable[[dict], str]
 
 
-def _fact_text(offering: dict, key: str, unit: str = "", missing: str = "not published") -> str:
+def gettext_noop(msgid: str) -> str:
+    """Mark a message id for the catalog (`makemessages` reads the name) without filling in its values."""
+    return msgid
+
+
+def _fact_text(offering: dict, key: str, unit: str = "", missing: str | None = None) -> str:
     """One fact as the answer shows it: its value with its unit, yes/no, or "not published"."""
     value = offering.get(key)
     if value is None:
-        return missing
+        return _("not published") if missing is None else missing
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return f"{value}{unit}"
 
 
-class _FactField:
-    """A fact in an answer template: `{gbps_per_nic: Gb/s}` shows the fact with the unit after the colon."""
-
-    def __init__(self, offering: dict, key: str) -> None:
-        self.offering, self.key = offering, key
-
-    def __format__(self, unit: str) -> str:
-        return _fact_text(self.offering, self.key, unit)
-
-
-class _FactFields(dict):
-    """The fields of an answer template: the given words, else the offering's fact of that name."""
-
-    def __init__(self, offering: dict, words: dict[str, str]) -> None:
-        super().__init__(words)
-        self.offering = offering
-
-    def __missing__(self, key: str) -> _FactField:
-        return _FactField(self.offering, key)
+# The unit each fact takes in an answer (after its value: "400 Gb/s", "99.5%", "2:1").
+_UNITS = {
+    "gbps_per_nic": " Gb/s",
+    "intra_node_gbytes_per_s": " GB/s",
+    "replacement_time_min": " min",
+    "uptime_sla_pct": "%",
+    "usable_gpu_guarantee_pct": "%",
+    "sla_claim_window_days": " days",
+    "storage_included_gb": " GB",
+    "storage_write_gbytes_per_s": " GB/s",
+    "support_fee_usd_per_month": " $/month",
+    "setup_fee_usd": " $",
+    "price_usd_per_gpu_hour": " $/GPU-h",
+    "oversubscription": ":1",
+}
+_FIELD_RE = re.compile(r"%\((\w+)\)s")
 
 
-def _fill(text: str, offering: dict, **words: str) -> str:
-    """An answer from a template: `{fact}` or `{fact:unit}` as `_fact_text` shows it, `{word}` as given."""
-    return text.format_map(_FactFields(offering, words))
+def _fill(msgid: str, offering: dict, **words: str) -> Msg:
+    """An answer from a message id: `%(fact)s` as `_fact_text` shows the fact (with its unit), `%(word)s`
+    as given."""
+    params = {
+        name: words[name] if name in words else _fact_text(offering, name, _UNITS.get(name, ""))
+        for name in _FIELD_RE.findall(msgid)
+    }
+    return Msg(msgid, **params)
 
 
-def _template(text: str) -> Callable[[dict], str]:
+def _template(msgid: str) -> Callable[[dict], str]:
     """An answer made of facts only."""
-    return lambda offering: _fill(text, offering)
+    return lambda offering: _fill(msgid, offering)
 
 
 _fabric = _template(
-    "Fabric {fabric} ({fabric_label}), {nics_per_node} x {gbps_per_nic: Gb/s} per node; proprietary NCCL "
-    "plugin: {proprietary_fabric_plugin}."
+    gettext_noop(
+        "Fabric %(fabric)s (%(fabric_label)s), %(nics_per_node)s x %(gbps_per_nic)s per node; proprietary "
+        "NCCL plugin: %(proprietary_fabric_plugin)s."
+    )
 )
 _mesh = _template(
-    "Intra-node {intra_node}, {intra_node_gbytes_per_s: GB/s} per GPU, NVLink domain {nvlink_domain_gpus} "
-    "GPUs."
+    gettext_noop(
+        "Intra-node %(intra_node)s, %(intra_node_gbytes_per_s)s per GPU, NVLink domain "
+        "%(nvlink_domain_gpus)s GPUs."
+    )
 )
 _faults = _template(
-    "Health checks {health_checks}; automatic bad-node detection {auto_bad_node_detection}; automatic "
-    "replacement {auto_replacement} in {replacement_time_min: min}; spare pool {spare_node_pool}; automatic "
-    "checkpoint/restart {auto_checkpoint_restart}."
+    gettext_noop(
+        "Health checks %(health_checks)s; automatic bad-node detection %(auto_bad_node_detection)s; "
+        "automatic replacement %(auto_replacement)s in %(replacement_time_min)s; spare pool "
+        "%(spare_node_pool)s; automatic checkpoint/restart %(auto_checkpoint_restart)s."
+    )
 )
 _sla = _template(
-    "Uptime SLA {uptime_sla_pct:%}, claim window {sla_claim_window_days: days}; usable-GPU credit "
-    "{usable_gpu_credit}."
+    gettext_noop(
+        "Uptime SLA %(uptime_sla_pct)s, claim window %(sla_claim_window_days)s; usable-GPU credit "
+        "%(usable_gpu_credit)s."
+    )
 )
 _stack = _template(
-    "Accelerator stack {accelerator_stack}; standard containers {standard_containers}; bare metal "
-    "{bare_metal}."
+    gettext_noop(
+        "Accelerator stack %(accelerator_stack)s; standard containers %(standard_containers)s; bare metal "
+        "%(bare_metal)s."
+    )
 )
 
 
 def _gpus(offering: dict) -> str:
     return _fill(
-        "{gpus_per_node} x {gpu_name} per node, up to {nodes} nodes in one fabric; usable-GPU guarantee "
-        "{usable_gpu_guarantee_pct:%} (credit: {usable_gpu_credit}); tenancy {exclusivity}.",
+        gettext_noop(
+            "%(gpus_per_node)s x %(gpu_name)s per node, up to %(nodes)s nodes in one fabric; usable-GPU "
+            "guarantee %(usable_gpu_guarantee_pct)s (credit: %(usable_gpu_credit)s); tenancy %(exclusivity)s."
+        ),
         offering,
         gpu_name=_fact_text(offering, "gpu_label", missing=_fact_text(offering, "gpu")),
     )
@@ -109,32 +130,48 @@ def _gpus(offering: dict) -> str:
 
 def _plan_text(plan: dict) -> str:
     price = plan.get("price_usd_per_gpu_hour")
-    return (
-        f"{plan.get('kind') or 'plan'}{' ' + str(plan.get('name')) if plan.get('name') else ''}: "
-        f"{'price not published' if price is None else f'${price:g}/GPU-h'}, granularity "
-        f"{plan.get('granularity') or 'not published'}"
-        + (f", term {plan['term_months']} months" if plan.get("term_months") else "")
-        + (f", min {plan['min_nodes']} nodes" if plan.get("min_nodes") else "")
-        + (f", cycle {plan['cycle_days']} days" if plan.get("cycle_days") else "")
-        + (f", {plan['upfront_pct']}% upfront" if plan.get("upfront_pct") else "")
-    )
+    name = f"{plan.get('kind') or 'plan'}{' ' + str(plan.get('name')) if plan.get('name') else ''}"
+    parts: list[str] = [
+        _(
+            "%(plan)s: %(price)s, granularity %(granularity)s",
+            plan=name,
+            price=_("price not published") if price is None else f"${price:g}/GPU-h",
+            granularity=plan.get("granularity") or _("not published"),
+        )
+    ]
+    if plan.get("term_months"):
+        parts.append(_("term %(months)s months", months=plan["term_months"]))
+    if plan.get("min_nodes"):
+        parts.append(_("min %(nodes)s nodes", nodes=plan["min_nodes"]))
+    if plan.get("cycle_days"):
+        parts.append(_("cycle %(days)s days", days=plan["cycle_days"]))
+    if plan.get("upfront_pct"):
+        parts.append(_("%(pct)s%% upfront", pct=plan["upfront_pct"]))
+    return joined(*parts, sep=", ")
 
 
 def _billing(offering: dict) -> str:
     plans = [plan for plan in offering.get("billing_plans") or [] if isinstance(plan, dict)]
     if not plans:
         return _fill(
-            "No billing plans published; cheapest on-demand {price_usd_per_gpu_hour: $/GPU-h}.", offering
+            gettext_noop("No billing plans published; cheapest on-demand %(price_usd_per_gpu_hour)s."),
+            offering,
         )
-    return "; ".join(_plan_text(plan) for plan in plans) + "."
+    return Msg("%(plans)s.", plans=joined(*(_plan_text(plan) for plan in plans), sep="; "))
 
 
 def _storage(offering: dict) -> str:
     price = offering.get("storage_price_usd_per_gb_month")
-    billed = "not published" if price is None else ("included" if price == 0 else f"${price:g} per GB-month")
+    billed = (
+        _("not published")
+        if price is None
+        else (_("included") if price == 0 else _("%(price)s per GB-month", price=f"${price:g}"))
+    )
     return _fill(
-        "Checkpoint storage {storage_type}: {billed}, {storage_included_gb: GB} included, write "
-        "{storage_write_gbytes_per_s: GB/s}.",
+        gettext_noop(
+            "Checkpoint storage %(storage_type)s: %(billed)s, %(storage_included_gb)s included, write "
+            "%(storage_write_gbytes_per_s)s."
+        ),
         offering,
         billed=billed,
     )
@@ -143,11 +180,13 @@ def _storage(offering: dict) -> str:
 def _traffic(offering: dict) -> str:
     def price(key: str) -> str:
         value = offering.get(key)
-        return "not published" if value is None else ("free" if value == 0 else f"${value:g}/GB")
+        return _("not published") if value is None else (_("free") if value == 0 else f"${value:g}/GB")
 
     return _fill(
-        "Egress {egress}; inter-node/zone traffic {traffic}; support {support_fee_usd_per_month: $/month}; "
-        "setup {setup_fee_usd: $}.",
+        gettext_noop(
+            "Egress %(egress)s; inter-node/zone traffic %(traffic)s; support %(support_fee_usd_per_month)s; "
+            "setup %(setup_fee_usd)s."
+        ),
         offering,
         egress=price("egress_price_usd_per_gb"),
         traffic=price("traffic_price_usd_per_gb"),
@@ -156,15 +195,17 @@ def _traffic(offering: dict) -> str:
 
 def _topology(offering: dict) -> str:
     return _fill(
-        "Topology {topology}, oversubscription {oversubscription::1}, topology-aware placement "
-        "{topology_aware_placement}, schedulers {schedulers}.",
+        gettext_noop(
+            "Topology %(topology)s, oversubscription %(oversubscription)s, topology-aware placement "
+            "%(topology_aware_placement)s, schedulers %(schedulers)s."
+        ),
         offering,
-        schedulers=", ".join(offering.get("schedulers") or []) or "not published",
+        schedulers=", ".join(offering.get("schedulers") or []) or _("not published"),
     )
 
 
 def _acceptance(offering: dict) -> str:
-    return "Answered by the uploads below, if any."
+    return _("Answered by the uploads below, if any.")
 
 
 QUESTIONS: tuple[Question, ...] = (
@@ -302,7 +343,7 @@ def _status_and_concerns(related: list[dict], answered: bool) -> tuple[str, str]
             for finding in related
             if finding.get("severity") != Severity.INFO
         )
-        return "concern", f" Concern: {concerns}."
+        return "concern", _("Concern: %(concerns)s.", concerns=concerns)
     return ("answered" if answered else "unknown"), ""
 
 
@@ -314,6 +355,11 @@ def fact_label(key: str) -> str:
     return {"billing_plans": "billing plans", "price_usd_per_gpu_hour": "on-demand price"}.get(
         key, key.replace("_", " ")
     )
+
+
+def _labels(keys: list[str]) -> str:
+    """Facts by their labels, each translated on the page (a label is a catalog message id)."""
+    return joined(*(Msg(fact_label(key).replace("%", "%%")) for key in keys), sep=", ")
 
 
 def _sourced(key: str, offering: dict, sourced_groups: set[str] | None) -> bool:
@@ -339,18 +385,22 @@ def _answer_question(
         and any(str(item.get("kind") or "").startswith(kind) for kind in question.evidence_kinds)
     ]
     unanswered = [key for key in question.facts if not _sourced(key, offering, sourced_groups)]
-    answer = question.answer(offering)
+    parts = [question.answer(offering)]
     if uploads:
-        answer += " Evidence: " + ", ".join(str(item.get("filename")) for item in uploads) + "."
+        parts.append(
+            _("Evidence: %(files)s.", files=", ".join(str(item.get("filename")) for item in uploads))
+        )
     answered = bool(uploads) or bool(question.facts and not unanswered)
     if unanswered and not uploads:
         missing = [k for k in unanswered if offering.get(k) in (None, [], "")]
         unsourced = [k for k in unanswered if k not in missing]
         if missing:
-            answer += " Ask the provider for: " + ", ".join(fact_label(k) for k in missing) + "."
+            parts.append(_("Ask the provider for: %(facts)s.", facts=_labels(missing)))
         if unsourced:
-            answer += " Ask for a source of: " + ", ".join(fact_label(k) for k in unsourced) + "."
+            parts.append(_("Ask for a source of: %(facts)s.", facts=_labels(unsourced)))
     status, concerns = _status_and_concerns(related, answered)
+    if concerns:
+        parts.append(concerns)
     refs: list[dict[str, Any]] = [
         {"finding": finding.get("code"), "severity": finding.get("severity")} for finding in related
     ]
@@ -360,7 +410,7 @@ def _answer_question(
         "key": question.key,
         "question": question.question,
         "why": question.why,
-        "answer": answer + concerns,
+        "answer": joined(*parts),
         "status": status,
         "refs": refs,
     }
@@ -376,7 +426,7 @@ _PER_GPU_WORDS = {"max_nodes": " GPUs in one cluster"}
 
 def _value_words(fact: str, value: Any, per_gpu: bool) -> str:
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if isinstance(value, float) and 0 < value < 1e-3:
         text = f"{value:.3g}"
     elif isinstance(value, int | float):
@@ -410,7 +460,10 @@ def assumption_questions(offering: dict) -> list[dict]:
                 "question": f"{label}: not published. What is it for this offering?",
                 "why": f"The sizing assumes {assumed}, typical for this class of offering. "
                 f"Basis: {norm.basis}.",
-                "answer": f"Not published; the sizing assumes {assumed}. Ask the provider for the figure.",
+                "answer": _(
+                    "Not published; the sizing assumes %(assumed)s. Ask the provider for the figure.",
+                    assumed=assumed,
+                ),
                 "status": "unknown",
                 "refs": [{"fact": fact, "value": None}],
             }

@@ -14,8 +14,10 @@ from django.utils.translation import gettext_noop
 
 from checks.checklist import fact_label
 from checks.models import CONTEXT_CLAIMS, Finding
+from checks.rules.base import Msg
 from checks.selectors import finding_list
 from checks.severity import Severity
+from portal.i18n import translated
 from providers.facts import FACTS_BY_NAME
 from providers.models import Offering
 
@@ -151,8 +153,10 @@ def checklist_view(
             )
         elif "file" in ref:
             refs.append({"text": str(ref["file"]), "href": upload_href(ref.get("upload_id"), None)})
+    answer = item.get("answer", "")
     return {
         **item,
+        "answer": translated(answer.as_json(), answer) if isinstance(answer, Msg) else answer,
         "display": STATUS_DISPLAY.get(item["status"], {"icon": "•", "word": item["status"]}),
         "refs": refs,
     }

@@ -28,7 +28,11 @@ def _stack_signals(offering: dict) -> list[Signal]:
                     "Budget the port (torch_npu, MindSpeed, HCCL) and a trial with your own model before "
                     "signing; ask for hccl_test results at the job's scale."
                 ),
-                {"text": "Porting and re-validating a training stack takes engineer-months; exit is narrow."},
+                {
+                    "text": _(
+                        "Porting and re-validating a training stack takes engineer-months; exit is narrow."
+                    )
+                },
             )
         ]
     if stack in ("rocm", "other"):

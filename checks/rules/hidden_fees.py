@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from checks.rules.base import Finding, Signal, _, claim, merge, percent, to_float
+from checks.rules.base import Finding, Msg, Signal, _, claim, joined, merge, percent, to_float
 from checks.rules.context import Context
 from checks.rules.thresholds import UNPUBLISHED_SHARE_CRITICAL_PCT
 from checks.severity import Severity
@@ -45,20 +45,33 @@ def _bill_impact(bill: dict) -> tuple[dict[str, Any], Severity, list[dict]]:
         impact["unpublished_share_pct"] = percent(hidden / total)
         impact["unpublished_usd"] = round(hidden, 2)
     impact["bill_complete"] = bool(bill.get("complete")) and not unpriced
-    parts = []
+    parts: list[str] = []
     if total:
-        parts.append(f"Fees beyond compute are {fees / total:.1%} of the ${total:,.0f} bill")
+        parts.append(
+            _(
+                "Fees beyond compute are %(pct)s of the %(total)s bill",
+                pct=f"{fees / total:.1%}",
+                total=f"${total:,.0f}",
+            )
+        )
         if unpublished:
             parts.append(
-                f"{hidden / total:.1%} (${hidden:,.0f}) is estimated at default prices because the "
-                f"provider publishes none ({', '.join(str(line.get('item')) for line in unpublished)})"
+                _(
+                    "%(pct)s (%(usd)s) is estimated at default prices because the provider publishes none "
+                    "(%(items)s)",
+                    pct=f"{hidden / total:.1%}",
+                    usd=f"${hidden:,.0f}",
+                    items=", ".join(str(line.get("item")) for line in unpublished),
+                )
             )
     if unpriced:
         parts.append(
-            "the bill is incomplete: no price at all for "
-            + ", ".join(str(line.get("item")) for line in unpriced)
+            _(
+                "the bill is incomplete: no price at all for %(items)s",
+                items=", ".join(str(line.get("item")) for line in unpriced),
+            )
         )
-    impact["text"] = "; ".join(parts) + "." if parts else ""
+    impact["text"] = Msg("%(text)s.", text=joined(*parts, sep="; ")) if parts else ""
     critical = total and hidden / total * 100 >= UNPUBLISHED_SHARE_CRITICAL_PCT
     return impact, Severity.CRITICAL if critical else Severity.WARNING, unpublished + unpriced
 
@@ -96,7 +109,7 @@ def rule_hidden_fees(ctx: Context) -> list[Finding]:
                     "Get written prices for checkpoint storage (per GB-month, with write throughput), egress "
                     "and inter-node/inter-zone traffic before comparing headline GPU-hour prices."
                 ),
-                impact or {"text": "Share of the bill unknown until the prices are published."},
+                impact or {"text": _("Share of the bill unknown until the prices are published.")},
             )
         )
     note = str(offering.get("fees_note") or "")

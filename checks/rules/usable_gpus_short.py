@@ -60,7 +60,7 @@ def _contract_signals(ctx: Context) -> list[Signal]:
                     "unusable nodes credited or replaced within hours; uptime SLAs usually count a "
                     "degraded-but-reachable GPU as up (ClusterProof)."
                 ),
-                {"text": "No provider publishes a usable-GPU percentage."},
+                {"text": _("No provider publishes a usable-GPU percentage.")},
             )
         )
     elif guarantee_pct < USABLE_GPU_MIN_PCT:
@@ -80,7 +80,11 @@ def _contract_signals(ctx: Context) -> list[Signal]:
                 ),
                 {
                     "gpus_short": short,
-                    "text": f"Up to {short} of {ctx.gpus} GPUs may be unusable within the contract.",
+                    "text": _(
+                        "Up to %(short)s of %(gpus)s GPUs may be unusable within the contract.",
+                        short=short,
+                        gpus=ctx.gpus,
+                    ),
                 },
             )
         )
@@ -124,7 +128,10 @@ def _gpu_count_signals(ctx: Context, item: dict) -> list[Signal]:
                 "Ask whether this is the contracted node type; GPUs missing from a node are GPUs you "
                 "pay for and "
                 "cannot use. Require the full count at handover.",
-                {"gpus_short": short, "text": f"{short} GPU(s) short on {nodes} node(s)."},
+                {
+                    "gpus_short": short,
+                    "text": _("%(short)s GPU(s) short on %(nodes)s node(s).", short=short, nodes=nodes),
+                },
             )
         )
     lost = count_of(summary.get("lost_gpus") or summary.get("gpus_lost") or summary.get("unreachable_gpus"))
@@ -236,7 +243,7 @@ def _down_port_signals(ctx: Context, item: dict) -> list[Signal]:
             "cables/HCAs to be fixed before acceptance and credited while down.",
             {
                 "gpus_short": short or None,
-                "text": "GPUs behind a down rail run at a fraction of their network bandwidth.",
+                "text": _("GPUs behind a down rail run at a fraction of their network bandwidth."),
             },
         )
     ]
