@@ -36,10 +36,14 @@ IMPACT_LABELS = {
     "gpu_hours_avoidable": gettext_noop("GPU-hours avoidable"),
     "usd_avoidable": gettext_noop("USD avoidable"),
     "expected_failures": gettext_noop("expected failures"),
+    # xgettext:no-python-format
     "slowdown_pct": gettext_noop("% slower"),
+    # xgettext:no-python-format
     "comm_share_pct": gettext_noop("% of the step in communication"),
     "gpus_short": gettext_noop("GPUs short"),
+    # xgettext:no-python-format
     "unpublished_share_pct": gettext_noop("% of the bill unpublished"),
+    # xgettext:no-python-format
     "fees_share_pct": gettext_noop("% of the bill in fees"),
     "gbps_per_gpu": gettext_noop("Gb/s per GPU"),
     "gbps_per_gpu_needed": gettext_noop("Gb/s per GPU needed"),

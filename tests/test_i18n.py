@@ -403,3 +403,42 @@ def test_dollar_figures_inside_finding_sentences_follow_the_page_currency(
     assert dollars == text
     escaped = template.render(Context({"text": "<b>$1</b>", "currency_display": display_for("CNY")}))
     assert escaped == "&lt;b&gt;¥7&lt;/b&gt;"
+
+
+@pytest.mark.django_db
+def test_rule_advice_impact_sentences_and_checklist_answers_are_shown_in_chinese(client: Client) -> None:
+    """The fault-tolerance advice, every impact sentence and the checklist's answers are built in Python:
+    in Chinese on a zh page, byte-for-byte the English ones on an English page and in the API."""
+    from checks import services as checks_services
+
+    offering = OfferingFactory(
+        auto_bad_node_detection=False, auto_checkpoint_restart=False, fabric="ethernet"
+    )
+    checks_services.findings_refresh(offering=offering)
+    finding = offering.findings.get(code="no-fault-tolerance")
+    english_impact = finding.impact["text"]
+    assert english_impact.startswith("Expected ") and "would be saved by automatic recovery" in english_impact
+    url = reverse("providers:offering", args=[offering.slug])
+    chinese = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "请询问：故障的 GPU 或节点如何被检测到" in chinese  # the fault-tolerance advice
+    assert "可通过约 15 分钟内的自动恢复省下" in chinese and "每 GPU 小时" in chinese  # its impact sentence
+    assert "梯度 all-reduce 将决定步时" in chinese  # the fabric rule's impact sentence
+    assert "Ask: how is a failed GPU" not in chinese and "would be saved by automatic" not in chinese
+    # the impact numbers' labels
+    assert re.search(r"[0-9.]+ 损失的 GPU 小时", chinese) and "GPU-hours lost" not in chinese
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Ask: how is a failed GPU or node detected" in english
+    assert english_impact.split(" (")[0] in english and "请询问" not in english
+    # the API keeps the English impact text whatever the language; the advice follows Accept-Language
+    api = f"/api/v1/findings/?offering={offering.slug}"
+    for language in ("en", "zh-hans"):
+        rows = {f["code"]: f for f in client.get(api, HTTP_ACCEPT_LANGUAGE=language).json()}
+        assert rows["no-fault-tolerance"]["impact"]["text"] == english_impact
+    en_rows = {f["code"]: f for f in client.get(api, HTTP_ACCEPT_LANGUAGE="en").json()}
+    assert en_rows["no-fault-tolerance"]["advice"].startswith("Ask: how is a failed GPU or node detected")
+    # the checklist: an answer built from facts, in Chinese, and the same answer in English
+    checklist_url = reverse("checks:checklist") + f"?offering={offering.slug}"
+    chinese = client.get(checklist_url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "自动坏节点检测 否" in chinese and "Health checks " not in chinese
+    english = client.get(checklist_url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "automatic bad-node detection no;" in english and "自动坏节点检测" not in english

@@ -29,6 +29,30 @@ from checks.severity import Severity
 from hardware import NODES_PER_LEAF
 
 
+def _comm_impact(inter: float, total: float, per_gpu: float | None) -> dict[str, Any]:
+    """The inter-node share of the step and, below the large-model port rate, what a faster one saves."""
+    share = inter / total
+    impact: dict[str, Any] = {"comm_share_pct": percent(share)}
+    text = _(
+        "Inter-node communication (DP+PP+EP+CP) is %(share)s of each %(step)s-s step.",
+        share=f"{share:.0%}",
+        step=f"{total:.2f}",
+    )
+    if per_gpu and per_gpu < GBPS_PER_GPU_LARGE:
+        faster = inter * (1 - per_gpu / GBPS_PER_GPU_LARGE)
+        impact["slowdown_pct"] = percent(total / (total - faster) - 1)
+        text = joined(
+            text,
+            _(
+                "At %(gbps)s Gb/s per GPU the step would be %(pct)s shorter.",
+                gbps=f"{GBPS_PER_GPU_LARGE:g}",
+                pct=f"{faster / total:.0%}",
+            ),
+        )
+    impact["text"] = text
+    return impact
+
+
 def rule_fabric_too_slow(ctx: Context) -> list[Finding]:
     """Fires when fabric bandwidth per GPU is below what the model needs (sizing comm share, else seed)."""
     offering = ctx.offering
@@ -47,24 +71,6 @@ def rule_fabric_too_slow(ctx: Context) -> list[Finding]:
         share = inter / total
         if share <= COMM_SHARE_WARNING:
             return []
-        impact: dict[str, Any] = {"comm_share_pct": percent(share)}
-        text = _(
-            "Inter-node communication (DP+PP+EP+CP) is %(share)s of each %(step)s-s step.",
-            share=f"{share:.0%}",
-            step=f"{total:.2f}",
-        )
-        if per_gpu and per_gpu < GBPS_PER_GPU_LARGE:
-            faster = inter * (1 - per_gpu / GBPS_PER_GPU_LARGE)
-            impact["slowdown_pct"] = percent(total / (total - faster) - 1)
-            text = joined(
-                text,
-                _(
-                    "At %(gbps)s Gb/s per GPU the step would be %(pct)s shorter.",
-                    gbps=f"{GBPS_PER_GPU_LARGE:g}",
-                    pct=f"{faster / total:.0%}",
-                ),
-            )
-        impact["text"] = text
         signal = Signal(
             Severity.CRITICAL if share > COMM_SHARE_CRITICAL else Severity.WARNING,
             _(
@@ -82,7 +88,7 @@ def rule_fabric_too_slow(ctx: Context) -> list[Finding]:
                 "Ask for more or faster fabric ports per node (400 Gb/s per GPU for 100B+), or a layout with "
                 "less cross-node traffic; compare offerings on predicted step time, not price per GPU-hour."
             ),
-            impact,
+            _comm_impact(inter, total, per_gpu),
         )
         return merge("fabric-too-slow", [signal])
     if per_gpu is None or ctx.params_total < SINGLE_NODE_MAX_PARAMS:
@@ -118,6 +124,33 @@ def rule_fabric_too_slow(ctx: Context) -> list[Finding]:
     return merge("fabric-too-slow", [signal])
 
 
+def _oversubscription_signal(ctx: Context, oversubscription: float) -> Signal:
+    """An oversubscribed fabric under a job that spans the spine, with the slowdown's upper bound."""
+    offering = ctx.offering
+    impact: dict[str, Any] = {
+        "text": _(
+            "Traffic crossing the spine gets 1/%(ratio)s of the port rate.", ratio=f"{oversubscription:g}"
+        )
+    }
+    comm = comm_breakdown(ctx.sizing)
+    if comm and comm[0] > 0:
+        inter, _tp, total = comm
+        impact["slowdown_pct"] = percent(inter * (oversubscription - 1) / total)
+        impact["text"] = joined(impact["text"], _("Upper bound assumes all inter-node traffic crosses it."))
+    return Signal(
+        Severity.CRITICAL if oversubscription > OVERSUBSCRIPTION_CRITICAL else Severity.WARNING,
+        _(
+            "%(ratio)s:1 oversubscribed fabric for a job spanning %(nodes)s nodes (> %(leaf)s per leaf)",
+            ratio=f"{oversubscription:g}",
+            nodes=ctx.nodes,
+            leaf=NODES_PER_LEAF,
+        ),
+        [claim(offering, "oversubscription"), claim(offering, "topology"), model(ctx.job_words)],
+        _("Ask for a non-blocking partition for the job or placement within as few leaves as possible."),
+        impact,
+    )
+
+
 def rule_topology_wont_scale(ctx: Context) -> list[Finding]:
     """Fires on a ring/chain topology for a multi-node job, or oversubscription past one leaf."""
     offering = ctx.offering
@@ -145,36 +178,7 @@ def rule_topology_wont_scale(ctx: Context) -> list[Finding]:
             )
         )
     if oversubscription and oversubscription > 1 and spans_spine:
-        impact: dict[str, Any] = {
-            "text": _(
-                "Traffic crossing the spine gets 1/%(ratio)s of the port rate.", ratio=f"{oversubscription:g}"
-            )
-        }
-        comm = comm_breakdown(ctx.sizing)
-        if comm and comm[0] > 0:
-            inter, _tp, total = comm
-            impact["slowdown_pct"] = percent(inter * (oversubscription - 1) / total)
-            impact["text"] = joined(
-                impact["text"], _("Upper bound assumes all inter-node traffic crosses it.")
-            )
-        signals.append(
-            Signal(
-                Severity.CRITICAL if oversubscription > OVERSUBSCRIPTION_CRITICAL else Severity.WARNING,
-                _(
-                    "%(ratio)s:1 oversubscribed fabric for a job spanning %(nodes)s nodes "
-                    "(> %(leaf)s per leaf)",
-                    ratio=f"{oversubscription:g}",
-                    nodes=ctx.nodes,
-                    leaf=NODES_PER_LEAF,
-                ),
-                [claim(offering, "oversubscription"), claim(offering, "topology"), model(ctx.job_words)],
-                _(
-                    "Ask for a non-blocking partition for the job or placement within as few leaves as "
-                    "possible."
-                ),
-                impact,
-            )
-        )
+        signals.append(_oversubscription_signal(ctx, oversubscription))
     if spans_spine and (topology is None or topology == "unknown") and oversubscription is None:
         signals.append(
             Signal(
