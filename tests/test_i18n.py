@@ -243,6 +243,11 @@ def test_the_compare_cost_charts_follow_the_language_and_the_currency(client: Cl
     assert per_token["data"][0]["name"] == "CNY 每十亿 token"
     assert "7.2000" in chinese and "2026-11-30" in chinese  # the rate and its date beside the figures
     assert "每十亿训练 token 的成本" in chinese
+    # the claim and evidence tables: captions, column heads and the cells built in Python
+    assert "<caption>容错功能</caption>" in chinese and "检测（健康检查）" in chinese
+    assert "<caption>可用 GPU 保证、独占性与 SLA</caption>" in chinese and "索赔期限" in chinese
+    assert "节点内（宣称）" in chinese and "Fault-tolerance features" not in chinese
+    assert "<caption>Fault-tolerance features</caption>" in english and "Detection (health checks)" in english
 
 
 @pytest.mark.django_db

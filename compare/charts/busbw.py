@@ -81,8 +81,15 @@ def busbw_panel(offerings: list[Any], uploads: list[Any], limit: int = 16) -> di
             ),
         },
         "table": table(
-            "busbw per uploaded run",
-            ["Offering", "Run", "File", "busbw at max size GB/s", "Peak busbw GB/s", "Max size bytes"],
+            _("busbw per uploaded run"),
+            [
+                _("Offering"),
+                _("Run"),
+                _("File"),
+                _("busbw at max size GB/s"),
+                _("Peak busbw GB/s"),
+                _("Max size bytes"),
+            ],
             rows,
             numeric=(2, 3, 4),
         ),

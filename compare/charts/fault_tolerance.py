@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from compare.charts.common import bar_height, cell, offering_labels, offering_row, table
 from portal.chart_style import (
@@ -18,13 +19,13 @@ from portal.chart_style import (
     short,
 )
 
-FT_FEATURES = (
-    ("health_checks", "Detection (health checks)"),
-    ("auto_bad_node_detection", "Eviction (bad nodes drained)"),
-    ("auto_replacement", "Replacement"),
-    ("checkpoint_storage", "Checkpoint storage"),
-    ("auto_checkpoint_restart", "Automatic restart"),
-    ("spare_node_pool", "Spare-node pool"),
+FT_FEATURES = (  # English labels, shown in the page's language
+    ("health_checks", gettext_noop("Detection (health checks)")),
+    ("auto_bad_node_detection", gettext_noop("Eviction (bad nodes drained)")),
+    ("auto_replacement", gettext_noop("Replacement")),
+    ("checkpoint_storage", gettext_noop("Checkpoint storage")),
+    ("auto_checkpoint_restart", gettext_noop("Automatic restart")),
+    ("spare_node_pool", gettext_noop("Spare-node pool")),
 )
 
 
@@ -33,11 +34,11 @@ def _ft_value(o: Any, key: str) -> tuple[int, str]:
     if key == "checkpoint_storage":
         if o.storage_type:
             return 2, "✔ " + short(o.storage_type, 28)
-        return 1, "? not published"
+        return 1, "? " + _("not published")
     value = getattr(o, key)
-    text = {True: "✔ yes", False: "✖ no", None: "? not published"}[value]
+    text = {True: "✔ " + _("yes"), False: "✖ " + _("no"), None: "? " + _("not published")}[value]
     if key == "auto_replacement" and o.replacement_time_min is not None:
-        text += f", {o.replacement_time_min:g} min"
+        text += ", " + _("%(minutes)s min") % {"minutes": f"{o.replacement_time_min:g}"}
     return {True: 2, False: 0, None: 1}[value], text
 
 
@@ -48,7 +49,7 @@ def _heatmap(offerings: list[Any], z: list[list[int]], text: list[list[str]]) ->
             {
                 "type": "heatmap",
                 "z": z,
-                "x": [label.replace(" (", "<br>(") for _key, label in FT_FEATURES],
+                "x": [_(label).replace(" (", "<br>(").replace("（", "<br>（") for _key, label in FT_FEATURES],
                 "y": [labels[o.pk] for o in offerings],
                 "text": text,
                 "texttemplate": "%{text}",
@@ -93,8 +94,8 @@ def fault_tolerance_panel(offerings: list[Any]) -> dict:
         "note": _("✔ yes, ✖ no, ? not published. Replacement shows the published time to get a new node."),
         "figure": _heatmap(offerings, z, text),
         "table": table(
-            "Fault-tolerance features",
-            ["Offering"] + [label for _key, label in FT_FEATURES],
+            _("Fault-tolerance features"),
+            [_("Offering")] + [_(label) for _key, label in FT_FEATURES],
             rows,
         ),
     }

@@ -73,9 +73,9 @@ def findings_panel(offerings: list[Any], findings: list[Any]) -> dict:
     for o in offerings:
         if not any(codes[o.pk].values()):
             none_found = [
-                cell("Clear", badge="pass", icon="✔"),
+                cell(_("Clear"), badge="pass", icon="✔"),
                 cell("—"),
-                cell("no pitfall found in the published facts"),
+                cell(_("no pitfall found in the published facts")),
             ]
             rows.append(offering_row(o, none_found))
     return {
@@ -95,5 +95,9 @@ def findings_panel(offerings: list[Any], findings: list[Any]) -> dict:
                 yaxis=category_axis(),
             ),
         },
-        "table": table("Findings on the published facts", ["Offering", "Severity", "Code", "Finding"], rows),
+        "table": table(
+            _("Findings on the published facts"),
+            [_("Offering"), _("Severity"), _("Code"), _("Finding")],
+            rows,
+        ),
     }

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from compare.charts.common import bar_height, cell, fmt, missing_cell, offering_labels, offering_row, table
 from hardware import fabric_efficiency
@@ -20,10 +21,10 @@ from portal.chart_style import (
     short,
 )
 
-VERDICT_BADGE = {
-    "pass": ("✔", "verified by public evidence"),
-    "warn": ("▲", "measured below the claim"),
-    "fail": ("✖", "measured far below the claim"),
+VERDICT_BADGE = {  # English words, shown in the page's language
+    "pass": ("✔", gettext_noop("verified by public evidence")),
+    "warn": ("▲", gettext_noop("measured below the claim")),
+    "fail": ("✖", gettext_noop("measured far below the claim")),
 }
 # Series key: legend name, colour, hatch, x axis (intra-node on the left, inter-node on the right).
 SERIES_STYLES = {
@@ -132,12 +133,13 @@ def _measured(
     """The measured bar (value, text, hover) and its table cell, from the claim's newest verdict."""
     if verdict is None:
         hover = plotly_text("no public parsed upload judges this claim")
-        return None, "no evidence", hover, missing_cell("no public evidence")
+        return None, _("no evidence"), hover, missing_cell(_("no public evidence"))
     measured = _measured_per_gpu(kind, verdict, claimed, fabric)
     icon, words = VERDICT_BADGE[verdict["verdict"]]
     pct = verdict.get("percent_of_expected")
+    of_expected = ", " + _("%(pct)s%% of expected") % {"pct": f"{pct:g}"} if pct is not None else ""
     table_cell = cell(
-        f"{fmt(measured, 1)} ({words}{f', {pct:g}% of expected' if pct is not None else ''})",
+        f"{fmt(measured, 1)} ({_(words)}{of_expected})",
         number=True,
         badge=verdict["verdict"],
         icon=icon,
@@ -165,7 +167,7 @@ def _bars_and_rows(offerings: list[Any], uploads: list[Any]) -> tuple[dict[str, 
         cells: list[dict] = []
         for kind in ("intra", "inter"):
             claimed, claim_hover = _claim(o, kind)
-            text = "" if claimed is not None else "not published"
+            text = "" if claimed is not None else _("not published")
             _add_bar(series[f"{kind}_claimed"], labels[o.pk], claimed, text, plotly_text(claim_hover))
             cells.append(
                 cell(fmt(claimed, 0 if kind == "intra" else 1), number=True, missing=claimed is None)
@@ -232,13 +234,13 @@ def interconnect_panel(offerings: list[Any], uploads: list[Any]) -> dict:
         ),
         "figure": _figure(series, len(offerings)),
         "table": table(
-            "Bandwidth per GPU in GB/s (one direction), claimed and measured by public evidence",
+            _("Bandwidth per GPU in GB/s (one direction), claimed and measured by public evidence"),
             [
-                "Offering",
-                "Intra-node claimed",
-                "Intra-node measured",
-                "Inter-node claimed",
-                "Inter-node measured",
+                _("Offering"),
+                _("Intra-node claimed"),
+                _("Intra-node measured"),
+                _("Inter-node claimed"),
+                _("Inter-node measured"),
             ],
             rows,
             numeric=range(4),

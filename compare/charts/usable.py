@@ -38,7 +38,7 @@ def _effective_gpus(o: Any, result: Any) -> tuple[float | None, int | None, str]
     pct = o.usable_gpu_guarantee_pct
     sized = result is not None and result.gpus
     contracted = result.gpus if sized else o.gpus_per_node
-    basis = "GPUs the job needs" if sized else "GPUs per node"
+    basis = _("GPUs the job needs") if sized else _("GPUs per node")
     effective = round(contracted * pct / 100, 1) if contracted and pct is not None else None
     return effective, contracted, basis
 
@@ -59,12 +59,17 @@ def _usable_cells(o: Any, effective: float | None, contracted: Any, basis: str) 
         cell(o.exclusivity) if o.exclusivity else missing_cell(),
         cell(fmt(pct, 1, "%"), number=True, missing=pct is None),
         cell(
-            f"{fmt(effective, 1)} of {contracted} ({basis})" if effective is not None else "—",
+            _("%(effective)s of %(contracted)s (%(basis)s)")
+            % {"effective": fmt(effective, 1), "contracted": contracted, "basis": basis}
+            if effective is not None
+            else "—",
             number=True,
             missing=effective is None,
         ),
         cell(fmt(o.uptime_sla_pct, 2, "%"), number=True, missing=o.uptime_sla_pct is None),
-        cell(fmt(o.sla_claim_window_days, 0, "days"), number=True, missing=o.sla_claim_window_days is None),
+        cell(
+            fmt(o.sla_claim_window_days, 0, _("days")), number=True, missing=o.sla_claim_window_days is None
+        ),
         cell(o.usable_gpu_credit) if o.usable_gpu_credit else missing_cell(),
     ]
 
@@ -165,15 +170,15 @@ def usable_panel(offerings: list[Any], results: dict[int, Any]) -> dict:
             ),
         },
         "table": table(
-            "Usable-GPU guarantee, exclusivity and SLA",
+            _("Usable-GPU guarantee, exclusivity and SLA"),
             [
-                "Offering",
-                "Exclusivity",
-                "Guaranteed usable",
-                "Effective usable GPUs",
-                "Uptime SLA",
-                "Claim window",
-                "If missed",
+                _("Offering"),
+                _("Exclusivity"),
+                _("Guaranteed usable"),
+                _("Effective usable GPUs"),
+                _("Uptime SLA"),
+                _("Claim window"),
+                _("If missed"),
             ],
             rows,
             numeric=(1, 2, 3, 4),
