@@ -125,9 +125,10 @@ def _gpu_count_signals(ctx: Context, item: dict) -> list[Signal]:
                     claim(ctx.offering, "gpus_per_node"),
                     upload(item, f"{int(seen)} GPUs listed", lines_of(summary)),
                 ],
-                "Ask whether this is the contracted node type; GPUs missing from a node are GPUs you "
-                "pay for and "
-                "cannot use. Require the full count at handover.",
+                _(
+                    "Ask whether this is the contracted node type; GPUs missing from a node are GPUs you pay "
+                    "for and cannot use. Require the full count at handover."
+                ),
                 {
                     "gpus_short": short,
                     "text": _("%(short)s GPU(s) short on %(nodes)s node(s).", short=short, nodes=nodes),
@@ -151,7 +152,7 @@ def _gpu_count_signals(ctx: Context, item: dict) -> list[Signal]:
                         summary.get("lost_lines") or lines_of(summary),
                     )
                 ],
-                "Ask for the node to be replaced and credited from the moment the GPU was lost.",
+                _("Ask for the node to be replaced and credited from the moment the GPU was lost."),
                 {"gpus_short": lost},
             )
         )
@@ -171,7 +172,7 @@ def _kernel_log_signals(item: dict) -> list[Signal]:
             Severity.CRITICAL,
             _("%(file)s: GPU fell off the bus", file=item.get("filename")),
             [upload(item, f"{fallen} GPU fault message(s) in the kernel log", lines_of(summary))],
-            "Ask for the node's replacement and its burn-in record.",
+            _("Ask for the node's replacement and its burn-in record."),
             {"gpus_short": fallen},
         )
     ]
@@ -194,9 +195,10 @@ def _diag_signals(item: dict) -> list[Signal]:
                     lines_of(summary),
                 )
             ],
-            "A GPU failing DCGM diagnostics is not usable: ask for replacement and a passing "
-            "`dcgmi diag -r 3` "
-            "on every node before the term starts.",
+            _(
+                "A GPU failing DCGM diagnostics is not usable: ask for replacement and a passing "
+                "`dcgmi diag -r 3` on every node before the term starts."
+            ),
             {"gpus_short": 1},
         )
     ]
@@ -238,9 +240,10 @@ def _down_port_signals(ctx: Context, item: dict) -> list[Signal]:
                     [port.get("line") for port in down],
                 ),
             ],
-            "Each GPU without its rail either idles or drags the whole job to the slowest "
-            "link: ask for the "
-            "cables/HCAs to be fixed before acceptance and credited while down.",
+            _(
+                "Each GPU without its rail either idles or drags the whole job to the slowest link: ask for "
+                "the cables/HCAs to be fixed before acceptance and credited while down."
+            ),
             {
                 "gpus_short": short or None,
                 "text": _("GPUs behind a down rail run at a fraction of their network bandwidth."),
