@@ -53,7 +53,7 @@ class PricePointSerializer(serializers.ModelSerializer[PricePoint]):
 
 
 class PlanSerializer(serializers.ModelSerializer[BillingPlan]):
-    history = PricePointSerializer(many=True, read_only=True)
+    history = PricePointSerializer(many=True, read_only=True, source="history_shown")
 
     class Meta:
         model = BillingPlan
@@ -74,7 +74,7 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
     on_demand_price_usd_per_gpu_hour = serializers.DecimalField(
         source="on_demand_price", max_digits=12, decimal_places=4, read_only=True, allow_null=True
     )
-    plans = PlanSerializer(many=True, read_only=True)
+    plans = PlanSerializer(many=True, read_only=True, source="plans_shown")
     url = serializers.CharField(source="get_absolute_url", read_only=True)
     sources = serializers.SerializerMethodField(
         help_text="Per fact group: the sources cited (title, address, date as published), the as-of date, "
@@ -349,7 +349,7 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
         return Response(PriceHistorySerializer(points.order_by("recorded_at", "id"), many=True).data)
 
     def get_queryset(self) -> QuerySet[Offering]:
-        return selectors.offering_queryset().prefetch_related("plans__history", "provenance__sources")
+        return selectors.offering_api_queryset()
 
     def filter_queryset(self, queryset: QuerySet[Offering, Any]) -> QuerySet[Offering, Any]:
         # The query parameters filter the list; an offering's own address ignores them.

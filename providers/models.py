@@ -21,6 +21,12 @@ from portal.constraints import RangeValidator, in_range, range_validators, value
 from providers.facts import FACTS, FACTS_BY_NAME, GROUPS, NOTE_MAX_LENGTH, PLAN_BOUNDS
 
 
+def _prefetched(obj: models.Model, rows: str, manager: str) -> list[Any]:
+    """The related rows a `Prefetch(..., to_attr=rows)` put on `obj`, else those of its `manager`."""
+    prefetched = getattr(obj, rows, None)
+    return prefetched if prefetched is not None else list(getattr(obj, manager).all())
+
+
 class GPUModel(models.Model):
     """One GPU of the hardware package's GPU table (hardware.GPUS is the single source of the numbers)."""
 
@@ -256,6 +262,16 @@ class Offering(models.Model):
         return [s for s in self.schedulers.split(",") if s]
 
     @property
+    def plans_shown(self) -> list[BillingPlan]:
+        """The plans as `selectors.offering_api_queryset` prefetched them into a list (no queryset built per
+        offering), else from the manager (prefetched or not)."""
+        return _prefetched(self, "plan_rows", "plans")
+
+    @property
+    def provenance_shown(self) -> list[Provenance]:
+        return _prefetched(self, "provenance_rows", "provenance")
+
+    @property
     def node_gbps(self) -> float | None:
         if self.nics_per_node is None or self.gbps_per_nic is None:
             return None
@@ -323,6 +339,10 @@ class Provenance(models.Model):
 
     def __str__(self) -> str:
         return f"{self.offering.slug}/{self.group}"
+
+    @property
+    def sources_shown(self) -> list[Source]:
+        return _prefetched(self, "source_rows", "sources")
 
 
 class PlanKind(models.TextChoices):
@@ -433,6 +453,10 @@ class BillingPlan(models.Model):
 
     def __str__(self) -> str:
         return f"{self.offering.slug}: {self.name}"
+
+    @property
+    def history_shown(self) -> list[PricePoint]:
+        return _prefetched(self, "history_rows", "history")
 
     def as_dict(self) -> dict[str, Any]:
         """The plan's terms as the plain dict of docs/FACTS.md (prices as float)."""

@@ -45,16 +45,41 @@ def on_demand_price() -> Subquery:
     )
 
 
+def _offering_rows() -> QuerySet[Offering]:
+    """Offerings with provider, GPU and the two annotations the list orders and filters by."""
+    return Offering.objects.select_related("provider", "gpu").annotate(
+        on_demand_price=on_demand_price(),
+        gbps_per_gpu_value=ExpressionWrapper(
+            F("nics_per_node") * F("gbps_per_nic") * 1.0 / F("gpus_per_node"), output_field=FloatField()
+        ),
+    )
+
+
 def offering_queryset() -> QuerySet[Offering]:
-    return (
-        Offering.objects.select_related("provider", "gpu")
-        .prefetch_related(Prefetch("plans", queryset=BillingPlan.objects.order_by("kind", "name")))
-        .annotate(
-            on_demand_price=on_demand_price(),
-            gbps_per_gpu_value=ExpressionWrapper(
-                F("nics_per_node") * F("gbps_per_nic") * 1.0 / F("gpus_per_node"), output_field=FloatField()
-            ),
-        )
+    return _offering_rows().prefetch_related(
+        Prefetch("plans", queryset=BillingPlan.objects.order_by("kind", "name"))
+    )
+
+
+def offering_browse_queryset() -> QuerySet[Offering]:
+    """The browse page's rows: it shows the on-demand price (an annotation), never the plans."""
+    return _offering_rows()
+
+
+def offering_api_queryset() -> QuerySet[Offering]:
+    """The API's offerings with their plans, the plans' price history (oldest first), the fact groups and
+    their sources, prefetched into lists (`plans_shown`, `history_shown`, `provenance_shown`,
+    `sources_shown`): a prefetch into a manager's cache builds a queryset per object, which at 100
+    offerings a page cost more than the queries (docs/PERFORMANCE.md)."""
+    return _offering_rows().prefetch_related(
+        Prefetch("plans", queryset=BillingPlan.objects.order_by("kind", "name"), to_attr="plan_rows"),
+        Prefetch(
+            "plan_rows__history",
+            queryset=PricePoint.objects.order_by("recorded_at", "id"),
+            to_attr="history_rows",
+        ),
+        Prefetch("provenance", to_attr="provenance_rows"),
+        Prefetch("provenance_rows__sources", to_attr="source_rows"),
     )
 
 
@@ -119,12 +144,12 @@ def _source_dict(source: Source) -> dict[str, Any]:
 def offering_sources(offering: Offering) -> dict[str, dict[str, Any]]:
     """Every fact group of the offering with the sources it cites and its as-of date (empty sources and
     null date: nothing published in that group), and the sources of single facts where the catalog gives
-    them. Reads `provenance__sources` as prefetched."""
-    provenance = {row.group: row for row in offering.provenance.all()}
+    them. Reads `provenance__sources` as prefetched (lists or managers)."""
+    provenance = {row.group: row for row in offering.provenance_shown}
     out: dict[str, dict[str, Any]] = {}
     for group, label in GROUPS.items():
         row = provenance.get(group)
-        cited = {source.key: source for source in row.sources.all()} if row is not None else {}
+        cited = {source.key: source for source in row.sources_shown} if row is not None else {}
         # fact_sources is written by the import (validated); an admin edit may leave other shapes: skip them
         stored = row.fact_sources if row is not None and isinstance(row.fact_sources, dict) else {}
         facts = {

@@ -24,7 +24,7 @@ BROWSE_PAGE_SIZE = 50
 
 
 def offering_browse(request: HttpRequest) -> HttpResponse:
-    filters = OfferingFilterSet(request.GET, queryset=selectors.offering_queryset())
+    filters = OfferingFilterSet(request.GET, queryset=selectors.offering_browse_queryset())
     status = 200
     offerings: Any = []
     page_obj = None

@@ -4,17 +4,21 @@ the new facts reaching the engine, and the catalog import naming every bad value
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from hardware import GPUS
 from hardware.names import gpu_from_text
+from providers import selectors
+from providers.api import OfferingSerializer
 from providers.catalog import CatalogError, catalog_export, catalog_import, read_catalog_file
 from providers.facts import GROUPS
 from providers.models import Offering
@@ -93,6 +97,23 @@ def test_the_offering_list_reads_sources_in_a_fixed_number_of_queries(client: Cl
         assert len(data["results"]) == limit and all("sources" in o for o in data["results"])
         counts.append(len(queries))
     assert counts[0] == counts[1]
+
+
+def test_the_offering_list_reads_prefetched_lists_and_answers_as_the_managers_do(
+    client: Client, demo: None
+) -> None:
+    """The API's prefetch into lists (no queryset per object) gives the same JSON as the serializer reading
+    the related managers, as the edit answers do (selectors.offering_get)."""
+    offering = selectors.offering_api_queryset().get(slug="aws-p5-48xlarge")
+    assert isinstance(offering.plan_rows, list) and isinstance(offering.provenance_rows, list)  # type: ignore[attr-defined]
+    assert offering.plans_shown and all(isinstance(p.history_rows, list) for p in offering.plans_shown)  # type: ignore[attr-defined]
+    assert any(p.history_shown for p in offering.plans_shown)
+    assert any(row.sources_shown for row in offering.provenance_shown)
+    listed = client.get("/api/v1/offerings/?limit=100&include_fictional=true").json()["results"]
+    assert len(listed) == Offering.objects.count()
+    for row in listed:
+        from_managers = OfferingSerializer(selectors.offering_get(slug=row["slug"])).data
+        assert json.loads(json.dumps(from_managers, cls=DjangoJSONEncoder)) == row, row["slug"]
 
 
 def test_every_real_offering_has_a_gpu_key_the_engine_knows(demo: None) -> None:
