@@ -403,3 +403,70 @@ def test_dollar_figures_inside_finding_sentences_follow_the_page_currency(
     assert dollars == text
     escaped = template.render(Context({"text": "<b>$1</b>", "currency_display": display_for("CNY")}))
     assert escaped == "&lt;b&gt;¥7&lt;/b&gt;"
+
+
+@pytest.mark.django_db
+def test_the_plan_result_explains_its_layout_and_assumptions_in_chinese(
+    client: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    from django.utils.html import escape
+
+    from sizing import services
+
+    offering = OfferingFactory(slug="zh-explained")  # no published cap: room for spare nodes
+    PlanFactory(offering=offering, price_usd_per_gpu_hour=Decimal("2.00"))
+    buyer = UserFactory(username="zh-explain-buyer")
+    workload = services.workload_create(owner=buyer, preset="gpt3-175b")
+    with django_capture_on_commit_callbacks(execute=True):
+        run = services.plan_run_create(owner=buyer, workload=workload, objective="fastest")
+    sizing = run.results.get().sizing
+    # the English sentences are stored as they always were, their message ids beside them
+    assert len(sizing["explanation_messages"]) == len(sizing["explanation"])
+    assert all(m and m["msgid"] for m in sizing["explanation_messages"])
+    spare = next(a for a in sizing["assumptions"] if "spare node(s)" in a)
+    client.force_login(buyer)
+    url = f"/plan/{run.pk}/{offering.slug}/"
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    for sentence in sizing["explanation"] + sizing["assumptions"]:
+        assert escape(sentence) in english, sentence
+    chinese = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "预测每 GPU 模型算力" in chinese and "Predicted" not in chinese
+    assert "ZeRO-" in chinese and "keeps the full optimizer state" not in chinese
+    assert "个备用节点" in chinese and escape(spare) not in chinese
+    assert "未公布：假设为" in chinese  # the fault model's and the class norms' assumptions
+    assert "failure rate not published" not in chinese
+
+
+def test_engine_sentences_print_their_english_text_in_the_cli_json() -> None:
+    import json
+    import pickle
+
+    from hardware.messages import Msg
+    from sizing.engine.api import evaluate
+    from sizing.engine.calibration import SELENE
+    from sizing.engine.search import search
+
+    facts = {**SELENE, "name": "A100 IB", "nodes": 128}
+    result = search("13b", facts, objective="fastest", top=1)
+    plain = json.loads(json.dumps(result))
+    assert plain["explanation"] == [str(s) for s in result["explanation"]]
+    assert any(isinstance(s, Msg) for s in result["explanation"])
+    tflops, mfu, goodput = (
+        result["model_tflops_per_gpu"],
+        100 * result["mfu"],
+        100 * result["goodput"]["fraction"],
+    )
+    speed = (
+        f"Predicted {tflops:.0f} model TFLOP/s per GPU (MFU {mfu:.1f}%), "
+        f"{result['train_days']:.1f} days including failures (goodput {goodput:.1f}%)."
+    )
+    assert speed in plain["explanation"]
+    # the run's memo pickles answers: a sentence comes back with its id, values and English text
+    again = pickle.loads(pickle.dumps(result["explanation"]))
+    assert again == result["explanation"] and [m.msgid for m in again] == [
+        m.msgid for m in result["explanation"]
+    ]
+    answer = evaluate("13b", facts, {"tp": 2, "pp": 4, "dp": 2, "virtual_stages": 2})
+    micro = answer["micro_batches_per_iteration"]
+    bubble = f"with {micro} micro-batches per replica the bubble (p-1)/(v m) costs "
+    assert any(bubble in s and s.endswith(", cut by 2 virtual stages.") for s in answer["explanation"])
