@@ -133,8 +133,8 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
         assumptions=[
             {
                 **a,
-                "label": FACT_WORDS.get(a.get("fact"), a.get("fact")),
-                "value": value_text(a.get("assumed")),
+                "label": translated_text(FACT_WORDS.get(a.get("fact"), a.get("fact"))),
+                "value": translated_text(value_text(a.get("assumed"))),
                 "basis": translated_text(a.get("basis")),
             }
             for a in result.assumptions

@@ -435,6 +435,10 @@ def test_the_plan_result_explains_its_layout_and_assumptions_in_chinese(
     assert "个备用节点" in chinese and escape(spare) not in chinese
     assert "未公布：假设为" in chinese  # the fault model's and the class norms' assumptions
     assert "failure rate not published" not in chinese
+    # the "Assumed: not published" table: the class norm's basis and the value in Chinese
+    basis = "产品目录 33 个产品中只有 3 个公布自动节点更换"
+    assert basis in chinese and "only 3 of 33 catalog offerings publish automatic node replacement" in english
+    assert "自动节点更换未公布：假设为 否" in chinese
 
 
 def test_engine_sentences_print_their_english_text_in_the_cli_json() -> None:

@@ -120,7 +120,7 @@ FACT_WORDS = {
 def value_text(value: Any) -> str:
     """A fact value as buyers read it: yes/no, small rates in 3 significant digits, counts with commas."""
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if isinstance(value, float) and value < 1e-3:
         return f"{value:.3g}"
     if isinstance(value, int | float):
