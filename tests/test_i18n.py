@@ -474,3 +474,26 @@ def test_engine_sentences_print_their_english_text_in_the_cli_json() -> None:
     micro = answer["micro_batches_per_iteration"]
     bubble = f"with {micro} micro-batches per replica the bubble (p-1)/(v m) costs "
     assert any(bubble in s and s.endswith(", cut by 2 virtual stages.") for s in answer["explanation"])
+
+
+@pytest.mark.django_db
+def test_a_quote_explains_its_layout_in_its_language() -> None:
+    from django.utils import translation
+
+    from quotes.display import quote_view
+    from quotes.services import quote_create_for_offering
+    from sizing.services import workload_create
+    from tests.quotes.conftest import make_offering
+
+    buyer = UserFactory(username="zh-quote-explained")
+    offering = make_offering()
+    workload = workload_create(owner=buyer, preset="13b", train_tokens=3e11)
+    quote = quote_create_for_offering(owner=buyer, offering_slug=offering.slug, workload_id=workload.pk)
+    sizing = quote.snapshot["sizing"]
+    assert quote_view(quote.snapshot)["explanation"] == sizing["explanation"]  # English as stored
+    with translation.override("zh-hans"):
+        view = quote_view(quote.snapshot)
+    assert any(line.startswith("预测每 GPU 模型算力") for line in view["explanation"])
+    assert not any(line.startswith("Predicted") for line in view["explanation"])
+    assert len(view["sizing_assumptions"]) == len(sizing["assumptions"])
+    assert any("未公布" in line for line in view["sizing_assumptions"])
