@@ -36,3 +36,18 @@ def translated(message: Any, fallback: str) -> str:
         return _fill(message)
     except (KeyError, TypeError, ValueError):
         return fallback
+
+
+def translated_list(texts: Any, messages: Any) -> list[str]:
+    """Each English sentence of `texts` in the active language by the message stored beside it, in the same
+    order (sizing.services stores them); a sentence without one, or a list from before they were stored, is
+    shown as it is."""
+    texts = [str(t) for t in texts or []]
+    if not isinstance(messages, list) or len(messages) != len(texts):
+        return texts
+    return [translated(message, text) for text, message in zip(texts, messages, strict=True)]
+
+
+def translated_text(text: Any) -> str:
+    """A sentence with no values (a class norm's basis) in the active language, looked up by its English."""
+    return translated({"msgid": str(text).replace("%", "%%")}, str(text)) if text else ""

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from checks.severity import Severity  # pure, like this module
-from portal.i18n import translated, translated_sentences
+from portal.i18n import translated, translated_list, translated_sentences
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 from providers.facts import FACTS, GROUPS  # the fact registry: plain data, no Django import
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
@@ -221,8 +221,8 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
         "goodput_note": str(goodput.get("restart") or ""),
         "iteration": [(iteration_label(k), number(v, 3)) for k, v in iteration_items(sizing)]
         + [("total", number(sizing.get("iteration_time_s"), 3))],
-        "explanation": [str(x) for x in sizing.get("explanation") or []],
-        "sizing_assumptions": [str(x) for x in sizing.get("assumptions") or []],
+        "explanation": translated_list(sizing.get("explanation"), sizing.get("explanation_messages")),
+        "sizing_assumptions": translated_list(sizing.get("assumptions"), sizing.get("assumption_messages")),
         "bill_assumptions": [str(x) for x in bill.get("assumptions") or []],
         "findings": [_finding(f) for f in snapshot.get("findings") or []],
         "acceptance": snapshot.get("acceptance") or [],

@@ -19,6 +19,7 @@ from django.utils import timezone
 from checks.models import context_for_run
 from checks.rules import Finding, run_rules
 from checks.services import findings_store_many
+from hardware.messages import messages_of
 from hardware.norms import Assumed
 from portal.task_pool import enqueue
 from providers.models import Offering
@@ -420,6 +421,9 @@ def size_offering_with_findings(
 ) -> tuple[dict[str, Any], list[Finding]]:
     """size_offering, plus the pitfall findings themselves (severity, evidence, advice) for the checks app."""
     sizing = engine_sizing(workload=workload, facts=facts, objective=objective, gpus=gpus, memo=memo)
+    # the sentences' message ids beside the English, for a page in another language (portal.i18n)
+    sizing["explanation_messages"] = messages_of(sizing.get("explanation") or [])
+    sizing["assumption_messages"] = messages_of(sizing.get("assumptions") or [])
     feasible = bool(sizing.get("feasible"))
     values: dict[str, Any] = {
         "feasible": feasible,

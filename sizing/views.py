@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from portal.form_errors import add_form_errors
+from portal.i18n import translated_list, translated_text
 from portal.money import shown_in
 from sizing import selectors, services
 from sizing.bill import LINE_ITEM_LABELS
@@ -127,11 +128,14 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
         breakdown=sizing.get("iteration_breakdown_s") or {},
         goodput=sizing.get("goodput") or {},
         summary=_summary(request, context["workload"].name, result),
+        explanation=translated_list(sizing.get("explanation"), sizing.get("explanation_messages")),
+        sizing_assumptions=translated_list(sizing.get("assumptions"), sizing.get("assumption_messages")),
         assumptions=[
             {
                 **a,
-                "label": FACT_WORDS.get(a.get("fact"), a.get("fact")),
-                "value": value_text(a.get("assumed")),
+                "label": translated_text(FACT_WORDS.get(a.get("fact"), a.get("fact"))),
+                "value": translated_text(value_text(a.get("assumed"))),
+                "basis": translated_text(a.get("basis")),
             }
             for a in result.assumptions
         ],

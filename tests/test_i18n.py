@@ -447,3 +447,97 @@ def test_rule_advice_impact_sentences_and_checklist_answers_are_shown_in_chinese
     assert "自动坏节点检测 否" in chinese and "Health checks " not in chinese
     english = client.get(checklist_url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "automatic bad-node detection no;" in english and "自动坏节点检测" not in english
+
+
+@pytest.mark.django_db
+def test_the_plan_result_explains_its_layout_and_assumptions_in_chinese(
+    client: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    from django.utils.html import escape
+
+    from sizing import services
+
+    offering = OfferingFactory(slug="zh-explained")  # no published cap: room for spare nodes
+    PlanFactory(offering=offering, price_usd_per_gpu_hour=Decimal("2.00"))
+    buyer = UserFactory(username="zh-explain-buyer")
+    workload = services.workload_create(owner=buyer, preset="gpt3-175b")
+    with django_capture_on_commit_callbacks(execute=True):
+        run = services.plan_run_create(owner=buyer, workload=workload, objective="fastest")
+    sizing = run.results.get().sizing
+    # the English sentences are stored as they always were, their message ids beside them
+    assert len(sizing["explanation_messages"]) == len(sizing["explanation"])
+    assert all(m and m["msgid"] for m in sizing["explanation_messages"])
+    spare = next(a for a in sizing["assumptions"] if "spare node(s)" in a)
+    client.force_login(buyer)
+    url = f"/plan/{run.pk}/{offering.slug}/"
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    for sentence in sizing["explanation"] + sizing["assumptions"]:
+        assert escape(sentence) in english, sentence
+    chinese = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "预测每 GPU 模型算力" in chinese and "Predicted" not in chinese
+    assert "ZeRO-" in chinese and "keeps the full optimizer state" not in chinese
+    assert "个备用节点" in chinese and escape(spare) not in chinese
+    assert "未公布：假设为" in chinese  # the fault model's and the class norms' assumptions
+    assert "failure rate not published" not in chinese
+    # the "Assumed: not published" table: the class norm's basis and the value in Chinese
+    basis = "产品目录 33 个产品中只有 3 个公布自动节点更换"
+    assert basis in chinese and "only 3 of 33 catalog offerings publish automatic node replacement" in english
+    assert "自动节点更换未公布：假设为 否" in chinese
+
+
+def test_engine_sentences_print_their_english_text_in_the_cli_json() -> None:
+    import json
+    import pickle
+
+    from hardware.messages import Msg
+    from sizing.engine.api import evaluate
+    from sizing.engine.calibration import SELENE
+    from sizing.engine.search import search
+
+    facts = {**SELENE, "name": "A100 IB", "nodes": 128}
+    result = search("13b", facts, objective="fastest", top=1)
+    plain = json.loads(json.dumps(result))
+    assert plain["explanation"] == [str(s) for s in result["explanation"]]
+    assert any(isinstance(s, Msg) for s in result["explanation"])
+    tflops, mfu, goodput = (
+        result["model_tflops_per_gpu"],
+        100 * result["mfu"],
+        100 * result["goodput"]["fraction"],
+    )
+    speed = (
+        f"Predicted {tflops:.0f} model TFLOP/s per GPU (MFU {mfu:.1f}%), "
+        f"{result['train_days']:.1f} days including failures (goodput {goodput:.1f}%)."
+    )
+    assert speed in plain["explanation"]
+    # the run's memo pickles answers: a sentence comes back with its id, values and English text
+    again = pickle.loads(pickle.dumps(result["explanation"]))
+    assert again == result["explanation"] and [m.msgid for m in again] == [
+        m.msgid for m in result["explanation"]
+    ]
+    answer = evaluate("13b", facts, {"tp": 2, "pp": 4, "dp": 2, "virtual_stages": 2})
+    micro = answer["micro_batches_per_iteration"]
+    bubble = f"with {micro} micro-batches per replica the bubble (p-1)/(v m) costs "
+    assert any(bubble in s and s.endswith(", cut by 2 virtual stages.") for s in answer["explanation"])
+
+
+@pytest.mark.django_db
+def test_a_quote_explains_its_layout_in_its_language() -> None:
+    from django.utils import translation
+
+    from quotes.display import quote_view
+    from quotes.services import quote_create_for_offering
+    from sizing.services import workload_create
+    from tests.quotes.conftest import make_offering
+
+    buyer = UserFactory(username="zh-quote-explained")
+    offering = make_offering()
+    workload = workload_create(owner=buyer, preset="13b", train_tokens=3e11)
+    quote = quote_create_for_offering(owner=buyer, offering_slug=offering.slug, workload_id=workload.pk)
+    sizing = quote.snapshot["sizing"]
+    assert quote_view(quote.snapshot)["explanation"] == sizing["explanation"]  # English as stored
+    with translation.override("zh-hans"):
+        view = quote_view(quote.snapshot)
+    assert any(line.startswith("预测每 GPU 模型算力") for line in view["explanation"])
+    assert not any(line.startswith("Predicted") for line in view["explanation"])
+    assert len(view["sizing_assumptions"]) == len(sizing["assumptions"])
+    assert any("未公布" in line for line in view["sizing_assumptions"])

@@ -8,34 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checks.severity import SEVERITY_RANK, Severity
-
-
-class Msg(str):
-    """An English sentence that also carries its message id and values, so a page in another language can
-    translate it (checks.display.translated; the catalog is locale/, found by `makemessages` through the
-    name `_`). Everywhere else it is the plain English text it always was."""
-
-    msgid: str
-    params: dict[str, Any]
-
-    def __new__(cls, msgid: str, **params: Any) -> Msg:
-        text = msgid % {k: str(v) for k, v in params.items()}  # "%%" is a percent sign, values or not
-        obj = super().__new__(cls, text)
-        obj.msgid = msgid
-        obj.params = params
-        return obj
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "msgid": self.msgid,
-            "params": {k: v.as_json() if isinstance(v, Msg) else str(v) for k, v in self.params.items()},
-        }
-
-
-def _(msgid: str, **params: Any) -> Msg:
-    """Mark a finding's sentence for translation, with its values as named placeholders (pure code cannot
-    import Django's gettext; the page translates it when it is shown)."""
-    return Msg(msgid, **params)
+from hardware.messages import Msg as Msg
+from hardware.messages import _ as _
 
 
 def joined(*parts: str, sep: str = " ") -> Msg:

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from hardware.messages import _
+
 from . import constants as C
 from .cost import cost_block
 from .errors import InputError
@@ -126,10 +128,15 @@ def _spares_note(goodput: dict[str, Any], faults: FaultModel, hw: Hardware) -> l
     if not spares:
         return []
     return [
-        f"{spares} spare node(s) ({spares * hw.gpus_per_node} GPUs) are held and billed so that a failure "
-        f"does not wait for the node's replacement ({faults.repair_min:.0f} min): the count that minimises "
-        "node-hours / goodput, with the nodes in repair at a time Poisson with mean failures per hour x "
-        "repair time (Little's law); ask the provider whether it keeps a spare pool and its replacement time"
+        _(
+            "%(spares)s spare node(s) (%(gpus)s GPUs) are held and billed so that a failure does not wait "
+            "for the node's replacement (%(repair)s min): the count that minimises node-hours / goodput, "
+            "with the nodes in repair at a time Poisson with mean failures per hour x repair time (Little's "
+            "law); ask the provider whether it keeps a spare pool and its replacement time",
+            spares=spares,
+            gpus=spares * hw.gpus_per_node,
+            repair=f"{faults.repair_min:.0f}",
+        )
     ]
 
 
@@ -141,9 +148,12 @@ def _assumptions(
     if wl.moe is not None and layout.ep * layout.expert_tp * layout.dp * layout.cp > 1:
         if wl.moe.load_imbalance is None:
             model_notes.append(
-                "MoE load imbalance not given: the busiest expert-parallel rank carries "
-                f"{C.MOE_LOAD_IMBALANCE:g}x the mean tokens (the GShard/Switch training capacity factor); "
-                "set workload.moe.load_imbalance (1.0 for force-balanced benchmarks)"
+                _(
+                    "MoE load imbalance not given: the busiest expert-parallel rank carries %(factor)sx the "
+                    "mean tokens (the GShard/Switch training capacity factor); set "
+                    "workload.moe.load_imbalance (1.0 for force-balanced benchmarks)",
+                    factor=f"{C.MOE_LOAD_IMBALANCE:g}",
+                )
             )
     attention = attention_note(wl, hw)
     if attention:

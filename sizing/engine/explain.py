@@ -1,12 +1,15 @@
 """Plain-English reasons for a layout ("TP=8 keeps tensor traffic on NVSwitch; PP=16 because ...").
 
 Each helper writes the sentences about one dimension of the layout from the result dict `result` (the
-DESIGN section 5 output being built), so every number quoted is the one the buyer sees.
+DESIGN section 5 output being built), so every number quoted is the one the buyer sees. Each sentence is a
+`Msg` (hardware.messages): the English text, plus its message id and values for a page in another language.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from hardware.messages import Msg, _
 
 from . import constants as C
 from .hardware import Hardware
@@ -14,15 +17,15 @@ from .layout import Layout
 from .workload import Workload
 
 INTRA_NODE_LINK = {
-    "nvswitch": "NVSwitch",
-    "nvlink-mesh": "the NVLink/xGMI mesh",
-    "nvlink-bridge": "NVLink bridges",
-    "pcie": "PCIe",
+    "nvswitch": _("NVSwitch"),
+    "nvlink-mesh": _("the NVLink/xGMI mesh"),
+    "nvlink-bridge": _("NVLink bridges"),
+    "pcie": _("PCIe"),
 }
 RECOMPUTE_TEXT = {
-    "none": "no activation recomputation",
-    "selective": "selective recomputation (attention scores only)",
-    "full": "full recomputation (the forward pass runs twice)",
+    "none": _("no activation recomputation"),
+    "selective": _("selective recomputation (attention scores only)"),
+    "full": _("full recomputation (the forward pass runs twice)"),
 }
 
 
@@ -37,122 +40,202 @@ def _share(result: dict[str, Any], part: str) -> str:
 
 def _tensor_parallel(hw: Hardware, lay: Layout, result: dict[str, Any]) -> list[str]:
     gpus_per_node = hw.gpus_per_node
-    intra = hw.intra_busbw / C.GB
+    intra = f"{hw.intra_busbw / C.GB:.0f}"
     inter_per_gpu = hw.node_busbw / C.GB / gpus_per_node
     out: list[str] = []
     if lay.tp == 1:
         out.append(
-            "TP=1: no tensor parallelism, so no per-layer all-reduces; the model is split by other means."
+            _("TP=1: no tensor parallelism, so no per-layer all-reduces; the model is split by other means.")
         )
     elif lay.tp <= gpus_per_node:
         out.append(
-            f"TP={lay.tp} keeps the per-layer tensor-parallel all-reduces inside the node on "
-            f"{INTRA_NODE_LINK[hw.intra_node]} "
-            f"(~{intra:.0f} GB/s bus bandwidth vs ~{inter_per_gpu:.0f} GB/s per GPU between nodes); "
-            f"they cost "
-            f"{_share(result, 'tp_comm')} of the iteration."
+            _(
+                "TP=%(tp)s keeps the per-layer tensor-parallel all-reduces inside the node on %(link)s "
+                "(~%(intra)s GB/s bus bandwidth vs ~%(inter)s GB/s per GPU between nodes); they cost "
+                "%(share)s of the iteration.",
+                tp=lay.tp,
+                link=INTRA_NODE_LINK[hw.intra_node],
+                intra=intra,
+                inter=f"{inter_per_gpu:.0f}",
+                share=_share(result, "tp_comm"),
+            )
         )
     else:
         out.append(
-            f"TP={lay.tp} spans {lay.tp // gpus_per_node} nodes: its all-reduces run over the inter-node "
-            f"fabric (~{inter_per_gpu * gpus_per_node:.0f} GB/s per node) and cost "
-            f"{_share(result, 'tp_comm')} of the iteration."
+            _(
+                "TP=%(tp)s spans %(nodes)s nodes: its all-reduces run over the inter-node fabric "
+                "(~%(inter)s GB/s per node) and cost %(share)s of the iteration.",
+                tp=lay.tp,
+                nodes=lay.tp // gpus_per_node,
+                inter=f"{inter_per_gpu * gpus_per_node:.0f}",
+                share=_share(result, "tp_comm"),
+            )
         )
     if hw.intra_node == "pcie" and lay.tp > 1:
         out.append(
-            f"GPUs in a node only talk over PCIe (~{intra:.0f} GB/s), which makes tensor parallelism costly."
+            _(
+                "GPUs in a node only talk over PCIe (~%(intra)s GB/s), which makes tensor parallelism "
+                "costly.",
+                intra=intra,
+            )
         )
     return out
+
+
+def _bubble(lay: Layout, result: dict[str, Any]) -> Msg:
+    values = {"micro_batches": result["micro_batches_per_iteration"], "share": _share(result, "bubble")}
+    if lay.virtual_stages > 1:
+        return _(
+            "with %(micro_batches)s micro-batches per replica the bubble (p-1)/(v m) costs %(share)s, cut by "
+            "%(virtual)s virtual stages.",
+            virtual=lay.virtual_stages,
+            **values,
+        )
+    return _(
+        "with %(micro_batches)s micro-batches per replica the bubble (p-1)/(v m) costs %(share)s.", **values
+    )
 
 
 def _pipeline(wl: Workload, hw: Hardware, lay: Layout, result: dict[str, Any]) -> list[str]:
     if lay.pp == 1:
-        return ["PP=1: the model states fit without pipeline stages, so there is no pipeline bubble."]
+        return [_("PP=1: the model states fit without pipeline stages, so there is no pipeline bubble.")]
     mem = result["memory_gib_per_gpu"]
     states = mem["weights"] + mem["grads"] + mem["optimizer"]
-    text = (
-        f"PP={lay.pp} splits the {wl.layers} layers into stages of at most {result['layers_per_stage_max']} "
-        f"so weights, gradients and optimizer state fit ({states:.1f} GiB per GPU); "
-    )
-    text += (
-        f"with {result['micro_batches_per_iteration']} micro-batches per replica the bubble (p-1)/(v m) "
-        f"costs {_share(result, 'bubble')}"
-        + (f", cut by {lay.virtual_stages} virtual stages" if lay.virtual_stages > 1 else "")
-        + "."
-    )
-    out = [text]
+    out: list[str] = [
+        _(
+            "PP=%(pp)s splits the %(layers)s layers into stages of at most %(per_stage)s so weights, "
+            "gradients and optimizer state fit (%(states)s GiB per GPU); %(bubble)s",
+            pp=lay.pp,
+            layers=wl.layers,
+            per_stage=result["layers_per_stage_max"],
+            states=f"{states:.1f}",
+            bubble=_bubble(lay, result),
+        )
+    ]
     if lay.tp * lay.cp * lay.dp >= hw.gpus_per_node:
         out.append(
-            "Pipeline stages sit on different nodes: only one activation per micro-batch crosses "
-            f"the fabric, costing {_share(result, 'pp_comm')}."
+            _(
+                "Pipeline stages sit on different nodes: only one activation per micro-batch crosses the "
+                "fabric, costing %(share)s.",
+                share=_share(result, "pp_comm"),
+            )
         )
     return out
 
 
+def _dp_traffic(lay: Layout, result: dict[str, Any]) -> Msg:
+    values = {"dp": lay.dp, "seconds": f"{result['iteration_breakdown_s']['dp_comm']:.2f}"}
+    if lay.zero > 2:
+        return _(
+            "DP=%(dp)s replicas; the parameter gathers and gradient reduce-scatters add %(seconds)s s per "
+            "iteration after the part hidden behind compute.",
+            **values,
+        )
+    if not lay.overlap_grad_reduce:
+        return _(
+            "DP=%(dp)s replicas; the gradient reduction adds %(seconds)s s per iteration after the part "
+            "hidden behind compute (%(hidden)s%% of the gradient traffic, without overlap_grad_reduce).",
+            hidden=int(C.DP_OVERLAP * 100),
+            **values,
+        )
+    return _(
+        "DP=%(dp)s replicas; the gradient reduction adds %(seconds)s s per iteration after the part hidden "
+        "behind compute (overlap_grad_reduce: bucket by bucket behind the last micro-batch's backward pass).",
+        **values,
+    )
+
+
+def _zero(lay: Layout, micro_batches: int) -> Msg:
+    if lay.zero == 0:
+        return _("ZeRO-0: every DP rank keeps the full optimizer state.")
+    if lay.zero == 1:
+        return _(
+            "ZeRO-1 (Megatron's distributed optimizer) shards the optimizer state over DP, no extra traffic."
+        )
+    if lay.zero == 2:
+        return _(
+            "ZeRO-2 also shards gradients over DP, so they are reduce-scattered for every one of the "
+            "%(micro_batches)s micro-batches instead of once per step (only without pipeline stages).",
+            micro_batches=micro_batches,
+        )
+    return _(
+        "ZeRO-3 also shards the weights: each of the %(micro_batches)s micro-batches all-gathers them in the "
+        "forward and again in the backward pass and reduce-scatters its gradients (1.5x the data-parallel "
+        "traffic per micro-batch; prefetching hides them behind at most %(hidden)s%% of each pass's "
+        "compute).",
+        micro_batches=micro_batches,
+        hidden=int(100 * C.ZERO3_OVERLAP),
+    )
+
+
 def _data_parallel(lay: Layout, result: dict[str, Any]) -> list[str]:
-    out: list[str] = []
-    if lay.dp > 1:
-        what = (
-            "gradient reduction adds"
-            if lay.zero <= 2
-            else "parameter gathers and gradient reduce-scatters add"
-        )
-        if lay.zero <= 2 and not lay.overlap_grad_reduce:
-            hidden = f" ({int(C.DP_OVERLAP * 100)}% of the gradient traffic, without overlap_grad_reduce)."
-        elif lay.zero <= 2:
-            hidden = " (overlap_grad_reduce: bucket by bucket behind the last micro-batch's backward pass)."
-        else:
-            hidden = "."
-        out.append(
-            f"DP={lay.dp} replicas; the {what} {result['iteration_breakdown_s']['dp_comm']:.2f} s per "
-            "iteration after the part hidden behind compute" + hidden
-        )
-    micro_batches = result["micro_batches_per_iteration"]
-    zero_text = {
-        0: "ZeRO-0: every DP rank keeps the full optimizer state.",
-        1: "ZeRO-1 (Megatron's distributed optimizer) shards the optimizer state over DP, no extra traffic.",
-        2: "ZeRO-2 also shards gradients over DP, so they are reduce-scattered for every one of the "
-        f"{micro_batches} micro-batches instead of once per step (only without pipeline stages).",
-        3: "ZeRO-3 also shards the weights: each of the "
-        f"{micro_batches} micro-batches all-gathers them in the forward and again in the backward pass and "
-        "reduce-scatters its gradients (1.5x the data-parallel traffic per micro-batch; prefetching hides "
-        f"them behind at most {int(100 * C.ZERO3_OVERLAP)}% of each pass's compute).",
-    }
-    out.append(zero_text[lay.zero])
+    out: list[str] = [_dp_traffic(lay, result)] if lay.dp > 1 else []
+    out.append(_zero(lay, result["micro_batches_per_iteration"]))
     return out
 
 
 def _expert_and_context(lay: Layout, result: dict[str, Any]) -> list[str]:
     out: list[str] = []
     if lay.ep > 1:
-        folded = (
-            f" with ETP={lay.expert_tp}, folded over the TP x DP ranks (Megatron-Core expert tensor "
-            "parallelism)"
-            if lay.expert_tp != lay.tp
-            else ""
-        )
-        out.append(
-            f"EP={lay.ep} spreads the experts over {lay.ep} ranks{folded}; the token all-to-alls cost "
-            f"{_share(result, 'ep_comm')} of the iteration."
-        )
+        values = {"ep": lay.ep, "share": _share(result, "ep_comm")}
+        if lay.expert_tp != lay.tp:
+            out.append(
+                _(
+                    "EP=%(ep)s spreads the experts over %(ep)s ranks with ETP=%(etp)s, folded over the TP x "
+                    "DP ranks (Megatron-Core expert tensor parallelism); the token all-to-alls cost "
+                    "%(share)s of the iteration.",
+                    etp=lay.expert_tp,
+                    **values,
+                )
+            )
+        else:
+            out.append(
+                _(
+                    "EP=%(ep)s spreads the experts over %(ep)s ranks; the token all-to-alls cost %(share)s "
+                    "of the iteration.",
+                    **values,
+                )
+            )
     if lay.cp > 1:
         out.append(
-            f"CP={lay.cp} splits each sequence for attention; K/V exchange costs {_share(result, 'cp_comm')}."
+            _(
+                "CP=%(cp)s splits each sequence for attention; K/V exchange costs %(share)s.",
+                cp=lay.cp,
+                share=_share(result, "cp_comm"),
+            )
         )
     return out
 
 
-def _memory_and_speed(lay: Layout, result: dict[str, Any]) -> list[str]:
+def _activations(lay: Layout, result: dict[str, Any]) -> Msg:
     mem = result["memory_gib_per_gpu"]
-    sequence_parallel = " with sequence parallelism" if lay.sequence_parallel and lay.tp > 1 else ""
-    return [
-        f"Activations: {RECOMPUTE_TEXT[lay.recompute]}{sequence_parallel}, "
-        f"{mem['activations']:.1f} GiB; {mem['total']:.1f} of {result['hbm_gib_per_gpu']:.1f} GiB used per "
-        "GPU.",
-        f"Predicted {result['model_tflops_per_gpu']:.0f} model TFLOP/s per GPU "
-        f"(MFU {100 * result['mfu']:.1f}%), {result['train_days']:.1f} days including failures (goodput "
-        f"{100 * result['goodput']['fraction']:.1f}%).",
-    ] + _spares(result)
+    values = {
+        "recompute": RECOMPUTE_TEXT[lay.recompute],
+        "activations": f"{mem['activations']:.1f}",
+        "total": f"{mem['total']:.1f}",
+        "hbm": f"{result['hbm_gib_per_gpu']:.1f}",
+    }
+    if lay.sequence_parallel and lay.tp > 1:
+        return _(
+            "Activations: %(recompute)s with sequence parallelism, %(activations)s GiB; %(total)s of %(hbm)s "
+            "GiB used per GPU.",
+            **values,
+        )
+    return _(
+        "Activations: %(recompute)s, %(activations)s GiB; %(total)s of %(hbm)s GiB used per GPU.", **values
+    )
+
+
+def _memory_and_speed(lay: Layout, result: dict[str, Any]) -> list[str]:
+    speed = _(
+        "Predicted %(tflops)s model TFLOP/s per GPU (MFU %(mfu)s%%), %(days)s days including failures "
+        "(goodput %(goodput)s%%).",
+        tflops=f"{result['model_tflops_per_gpu']:.0f}",
+        mfu=f"{100 * result['mfu']:.1f}",
+        days=f"{result['train_days']:.1f}",
+        goodput=f"{100 * result['goodput']['fraction']:.1f}",
+    )
+    return [_activations(lay, result), speed] + _spares(result)
 
 
 def _spares(result: dict[str, Any]) -> list[str]:
@@ -161,9 +244,15 @@ def _spares(result: dict[str, Any]) -> list[str]:
     if not spares:
         return []
     return [
-        f"{spares} spare node(s) held and billed beside the {result['nodes']} job nodes: a failed node is "
-        f"out for {goodput['repair_min']:.0f} min, and with {goodput['expected_failures']:.0f} failures "
-        "expected the job would otherwise wait for each replacement."
+        _(
+            "%(spares)s spare node(s) held and billed beside the %(nodes)s job nodes: a failed node is out "
+            "for %(repair)s min, and with %(failures)s failures expected the job would otherwise wait for "
+            "each replacement.",
+            spares=spares,
+            nodes=result["nodes"],
+            repair=f"{goodput['repair_min']:.0f}",
+            failures=f"{goodput['expected_failures']:.0f}",
+        )
     ]
 
 

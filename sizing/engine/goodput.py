@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from hardware.messages import _
+
 from . import constants as C
 
 Array = Any
@@ -52,8 +54,11 @@ def fault_model(facts: dict[str, Any], *, max_nodes: int | None = None) -> Fault
     if rate is None:
         rate = C.DEFAULT_FAILURE_RATE_PER_GPU_HOUR
         notes.append(
-            f"failure rate not published: Llama 3's {rate:.3g} unexpected interruptions per GPU-hour "
-            "(419 in 54 days on 16,384 GPUs) assumed"
+            _(
+                "failure rate not published: Llama 3's %(rate)s unexpected interruptions per GPU-hour "
+                "(419 in 54 days on 16,384 GPUs) assumed",
+                rate=f"{rate:.3g}",
+            )
         )
     auto_detect = bool(facts.get("auto_bad_node_detection") or facts.get("health_checks"))
     auto_replace = bool(facts.get("auto_replacement"))
@@ -70,22 +75,29 @@ def fault_model(facts: dict[str, Any], *, max_nodes: int | None = None) -> Fault
         )
         story = "bad node replaced automatically"
         if published_replace is None:
-            notes.append(f"automatic replacement time not published: {replace:.0f} min assumed")
+            notes.append(
+                _("automatic replacement time not published: %(min)s min assumed", min=f"{replace:.0f}")
+            )
     else:
         replace = float(published_replace) if published_replace is not None else C.REPLACEMENT_MANUAL_MIN
         story = "no automatic replacement: a support ticket (OPT-175B: hours)"
         if published_replace is None:
             notes.append(
-                f"no automatic node replacement: {replace / 60:.0f} h per failure assumed (manual ticket, "
-                "as in Meta's OPT-175B logbook)"
+                _(
+                    "no automatic node replacement: %(hours)s h per failure assumed (manual ticket, as in "
+                    "Meta's OPT-175B logbook)",
+                    hours=f"{replace / 60:.0f}",
+                )
             )
     relaunch = C.RESTART_JOB_MIN + (0.0 if auto_restart else 10.0)  # an operator relaunches by hand
     storage = facts.get("storage_write_gbytes_per_s")
     if storage is None:
         notes.append(
-            "checkpoint write bandwidth not published: "
-            f"{C.DEFAULT_STORAGE_GBYTES_PER_S_PER_NODE:.0f} GB/s per "
-            "node assumed (BLOOM wrote 2.3 TB in ~40 s on 48 nodes)"
+            _(
+                "checkpoint write bandwidth not published: %(gbytes)s GB/s per node assumed (BLOOM wrote 2.3 "
+                "TB in ~40 s on 48 nodes)",
+                gbytes=f"{C.DEFAULT_STORAGE_GBYTES_PER_S_PER_NODE:.0f}",
+            )
         )
     return FaultModel(
         rate_per_gpu_hour=float(rate),

@@ -9,6 +9,7 @@ from typing import Any
 import hardware as hw_facts
 from hardware import FABRICS, GPUS, TOPOLOGIES, gpu_by_name
 from hardware import INTRA_NODE_KINDS as INTRA_KINDS
+from hardware.messages import _
 
 from . import constants as C
 from .errors import InputError
@@ -136,7 +137,12 @@ def _intra_node(facts: dict[str, Any], gpu: hw_facts.GPU, notes: list[str]) -> t
     if link is None and intra in ("nvswitch", "nvlink-mesh") and gpu.scale_up_gbytes_per_s <= 0:
         raise InputError("offering.intra_node", f"{intra} given but {gpu.key} has no NVLink")
     if link is None:
-        notes.append(f"intra_node_gbytes_per_s not published: {raw:.0f} GB/s per GPU from the GPU table")
+        notes.append(
+            _(
+                "intra_node_gbytes_per_s not published: %(gbytes)s GB/s per GPU from the GPU table",
+                gbytes=f"{raw:.0f}",
+            )
+        )
     return str(intra), raw * hw_facts.intra_node_busbw_efficiency(intra)
 
 
@@ -213,14 +219,21 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
     notes = [assumption_text(a) for a in assumed]
     if not gpu.confirmed:
         notes.append(
-            f"GPU {gpu.key}: its peak figures come from third-party reports, not a vendor datasheet; ask the "
-            "provider for the datasheet"
+            _(
+                "GPU %(gpu)s: its peak figures come from third-party reports, not a vendor datasheet; ask "
+                "the provider for the datasheet",
+                gpu=gpu.key,
+            )
         )
     gpus_per_node = int(filled["gpus_per_node"])
     if gpu.hbm_mib_reported is None:
         notes.append(
-            f"GPU {gpu.key}: the capacity the device reports is not known; the datasheet's {gpu.hbm_gb:g} GB "
-            "(1e9 bytes) is used"
+            _(
+                "GPU %(gpu)s: the capacity the device reports is not known; the datasheet's %(gb)s GB (1e9 "
+                "bytes) is used",
+                gpu=gpu.key,
+                gb=f"{gpu.hbm_gb:g}",
+            )
         )
     domain = _nvlink_domain(filled, gpus_per_node)
     intra, intra_busbw = _intra_node(filled, gpu, notes)

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from hardware.messages import _
+
 from . import constants as C
 from . import memory as M
 from . import pipeline as P
@@ -123,15 +125,17 @@ def attention_note(wl: Workload, hw: Hardware) -> str | None:
     if wl.attention != "auto":
         return None
     if uses_flash_attention(wl, hw):
-        return (
-            f"attention not given: fused FlashAttention-style kernels assumed on {hw.gpu.key} (no s x s "
-            "scores in memory or HBM traffic; the backward pass recomputes them); set workload.attention "
-            "to 'unfused' for a stack that materialises them"
+        return _(
+            "attention not given: fused FlashAttention-style kernels assumed on %(gpu)s (no s x s scores in "
+            "memory or HBM traffic; the backward pass recomputes them); set workload.attention to 'unfused' "
+            "for a stack that materialises them",
+            gpu=hw.gpu.key,
         )
-    return (
-        f"attention not given: unfused attention (s x s scores materialised) assumed on {hw.gpu.key}, as in "
-        "its calibration runs (Megatron-LM 2021-22); set workload.attention to 'flash' for a "
-        "FlashAttention stack"
+    return _(
+        "attention not given: unfused attention (s x s scores materialised) assumed on %(gpu)s, as in its "
+        "calibration runs (Megatron-LM 2021-22); set workload.attention to 'flash' for a FlashAttention "
+        "stack",
+        gpu=hw.gpu.key,
     )
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hardware.messages import _
+
 from . import constants as C
 from .hardware import Hardware
 
@@ -52,15 +54,17 @@ def framework_defaults(hw: Hardware) -> dict[str, bool]:
 def framework_note(hw: Hardware) -> str:
     """The `assumptions` line for a layout that left overlap flags to the default."""
     if framework_defaults(hw) is MEGATRON_CORE_2024:
-        return (
-            f"overlap settings not given: Megatron-Core/NeMo 2024+ defaults assumed on {hw.gpu.key} "
+        return _(
+            "overlap settings not given: Megatron-Core/NeMo 2024+ defaults assumed on %(gpu)s "
             "(tp_comm_overlap, overlap_grad_reduce, overlap_param_gather, overlap_p2p_comm all on, as in "
-            "NVIDIA's Hopper-era performance recipes); set them in the layout for another stack"
+            "NVIDIA's Hopper-era performance recipes); set them in the layout for another stack",
+            gpu=hw.gpu.key,
         )
-    return (
-        f"overlap settings not given: 2021-22 Megatron-LM/DeepSpeed settings assumed on {hw.gpu.key} (no TP, "
+    return _(
+        "overlap settings not given: 2021-22 Megatron-LM/DeepSpeed settings assumed on %(gpu)s (no TP, "
         "pipeline or parameter-gather overlap; gradient all-reduce after the backward pass), the settings of "
-        "its published runs; set them in the layout for a Megatron-Core stack"
+        "its published runs; set them in the layout for a Megatron-Core stack",
+        gpu=hw.gpu.key,
     )
 
 
@@ -99,14 +103,16 @@ def resolve_dispatcher(layout: Layout, hw: Hardware, moe: bool) -> tuple[Layout,
 def dispatcher_note(hw: Hardware) -> str:
     """The `assumptions` line for an MoE layout that did not name its token dispatcher."""
     if default_dispatcher(hw) == DISPATCHER_DEDUP:
-        return (
-            f"MoE token dispatcher not given: a deduplicating dispatcher (DeepEP/HybridEP) assumed on "
-            f"{hw.gpu.key}: each token crosses the network once per destination node and NVLink once per "
-            "destination GPU; set moe_dispatcher: alltoall for one copy per routed expert"
+        return _(
+            "MoE token dispatcher not given: a deduplicating dispatcher (DeepEP/HybridEP) assumed on "
+            "%(gpu)s: each token crosses the network once per destination node and NVLink once per "
+            "destination GPU; set moe_dispatcher: alltoall for one copy per routed expert",
+            gpu=hw.gpu.key,
         )
-    return (
-        f"MoE token dispatcher not given: the all-to-all dispatcher assumed on {hw.gpu.key} (one copy of a "
-        "token per routed expert); set moe_dispatcher: deepep for a deduplicating dispatcher"
+    return _(
+        "MoE token dispatcher not given: the all-to-all dispatcher assumed on %(gpu)s (one copy of a token "
+        "per routed expert); set moe_dispatcher: deepep for a deduplicating dispatcher",
+        gpu=hw.gpu.key,
     )
 
 
@@ -121,12 +127,16 @@ def optimizer_note(hw: Hardware) -> str:
     """The `assumptions` line for a layout that did not name its optimizer-state convention."""
     convention = default_optimizer(hw)
     w, g, o = C.OPTIMIZER_BYTES[convention]
-    return (
-        f"optimizer-state convention not given: '{convention}' assumed on {hw.gpu.key} "
-        f"({w:g} + {g:g} + {o:g} bytes per parameter for weights, gradients and optimizer state"
-        + (
-            ", gradients kept in bf16 as NVIDIA's Hopper-era recipes do)"
-            if g == 2
-            else ", fp32 main gradients)"
+    values = {"convention": convention, "gpu": hw.gpu.key, "w": f"{w:g}", "g": f"{g:g}", "o": f"{o:g}"}
+    if g == 2:
+        return _(
+            "optimizer-state convention not given: '%(convention)s' assumed on %(gpu)s (%(w)s + %(g)s + "
+            "%(o)s bytes per parameter for weights, gradients and optimizer state, gradients kept in bf16 as "
+            "NVIDIA's Hopper-era recipes do)",
+            **values,
         )
+    return _(
+        "optimizer-state convention not given: '%(convention)s' assumed on %(gpu)s (%(w)s + %(g)s + %(o)s "
+        "bytes per parameter for weights, gradients and optimizer state, fp32 main gradients)",
+        **values,
     )

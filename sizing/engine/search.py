@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from hardware.messages import _
+
 from . import constants as C
 from .api import as_workload, build_result, check_gpus, reason_texts
 from .cost import cheapest_price
@@ -647,29 +649,35 @@ def _gap(objective: str, price: float | None, best: dict[str, Any], other: dict[
 def _why_node_first(
     objective: str, hw: Hardware, best: dict[str, Any], raw: dict[str, Any], gap: float
 ) -> str:
-    what = "faster" if objective == "fastest" else "cheaper"
     lay = best["layout"]
     inside = lay["tp"] * lay["cp"] * lay["ep"]
-    raw_text = f"{_layout_text(raw['layout'])} v={raw['layout']['virtual_stages']}"
-    head = (
-        f"Chosen over the model's own best, {raw_text} ({raw['train_days']:.2f} days, "
-        f"MFU {100 * raw['mfu']:.1f}%), which it predicts {100 * gap:.1f}% {what}: less than the model's "
-        f"largest calibration error ({100 * C.CALIBRATION_MAX_ERROR:.1f}%), so the model cannot rank the "
-        f"two, and that layout pipelines across nodes before tensor parallelism fills the "
-        f"{hw.gpus_per_node}-GPU node (against Megatron-LM's rule, Narayanan et al. 2021, takeaway #1). "
+    head = _(
+        "Chosen over the model's own best, %(raw)s (%(days)s days, MFU %(mfu)s%%), which it predicts "
+        "%(gap)s%% %(what)s: less than the model's largest calibration error (%(max)s%%), so the model "
+        "cannot rank the two, and that layout pipelines across nodes before tensor parallelism fills the "
+        "%(node)s-GPU node (against Megatron-LM's rule, Narayanan et al. 2021, takeaway #1). ",
+        raw=f"{_layout_text(raw['layout'])} v={raw['layout']['virtual_stages']}",
+        days=f"{raw['train_days']:.2f}",
+        mfu=f"{100 * raw['mfu']:.1f}",
+        gap=f"{100 * gap:.1f}",
+        what=_("faster") if objective == "fastest" else _("cheaper"),
+        max=f"{100 * C.CALIBRATION_MAX_ERROR:.1f}",
+        node=hw.gpus_per_node,
     )
     if lay["pp"] == 1 or lay["tp"] * lay["cp"] * lay["pp"] * lay["dp"] <= hw.gpus_per_node:
         # the rule only says what not to do; a layout without a pipeline across nodes does not follow its
         # structure (TP inside the node, then PP), it just avoids what the rule warns against
-        return head + (
-            "This one has no pipeline across nodes, so the rule's concern does not arise; it is not the "
-            "TP-then-PP structure of the calibration runs either. The other is the first alternative."
+        return _(
+            "%(head)sThis one has no pipeline across nodes, so the rule's concern does not arise; it is not "
+            "the TP-then-PP structure of the calibration runs either. The other is the first alternative.",
+            head=head,
         )
-    inside_text = f"{'TP' if inside == lay['tp'] else 'TP x CP x EP'}={inside}"
-    return head + (
-        f"This one ({inside_text} inside the node, then PP) follows the rule, the regime of every published "
-        "multi-node run the model is calibrated on (the structure whose predictions were checked); the other "
-        "is the first alternative."
+    return _(
+        "%(head)sThis one (%(inside)s inside the node, then PP) follows the rule, the regime of every "
+        "published multi-node run the model is calibrated on (the structure whose predictions were checked); "
+        "the other is the first alternative.",
+        head=head,
+        inside=f"{'TP' if inside == lay['tp'] else 'TP x CP x EP'}={inside}",
     )
 
 
@@ -708,21 +716,34 @@ def _objective_value(objective: str, price: float | None, r: dict[str, Any]) -> 
 
 def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: list[dict[str, Any]]) -> str:
     if not alts:
-        return "No other feasible layout was found."
+        return _("No other feasible layout was found.")
     a = alts[0]
     lay = a["layout"]
     diff = {k: v for k, v in lay.items() if best["layout"][k] != v}
-    d = ", ".join(f"{k}={v}" for k, v in diff.items()) or "a different cluster size"
-    text = (
-        f"Runner-up ({d}, {a['gpus']} GPUs): {a['train_days']:.2f} days, MFU {100 * a['mfu']:.1f}% "
-        f"vs {best['train_days']:.2f} days, MFU {100 * best['mfu']:.1f}%."
+    d = ", ".join(f"{k}={v}" for k, v in diff.items()) or _("a different cluster size")
+    text = _(
+        "Runner-up (%(diff)s, %(gpus)s GPUs): %(days)s days, MFU %(mfu)s%% vs %(best_days)s days, MFU "
+        "%(best_mfu)s%%.",
+        diff=d,
+        gpus=a["gpus"],
+        days=f"{a['train_days']:.2f}",
+        mfu=f"{100 * a['mfu']:.1f}",
+        best_days=f"{best['train_days']:.2f}",
+        best_mfu=f"{100 * best['mfu']:.1f}",
     )
     # the model's largest calibration error (docs/MODEL.md): closer alternatives are not ranked by it
     gap = _gap(objective, price, a, best)
     if gap < C.CALIBRATION_MAX_ERROR:
-        what = "time" if objective == "fastest" else "cost"
-        text += (
-            f" The {what} differs by {100 * gap:.1f}%, less than the model's largest calibration error "
-            f"({100 * C.CALIBRATION_MAX_ERROR:.1f}%): the model cannot rank the two."
+        values = {"runner_up": text, "gap": f"{100 * gap:.1f}", "max": f"{100 * C.CALIBRATION_MAX_ERROR:.1f}"}
+        if objective == "fastest":
+            return _(
+                "%(runner_up)s The time differs by %(gap)s%%, less than the model's largest calibration "
+                "error (%(max)s%%): the model cannot rank the two.",
+                **values,
+            )
+        return _(
+            "%(runner_up)s The cost differs by %(gap)s%%, less than the model's largest calibration error "
+            "(%(max)s%%): the model cannot rank the two.",
+            **values,
         )
     return text

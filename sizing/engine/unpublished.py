@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from hardware import GPUS, gpus_named_in
+from hardware.messages import _
 from hardware.norms import Assumed, Norm, norm_for, offering_class
 
 # In dependency order: the GPU decides the class of the rest, the fabric the NIC rows.
@@ -100,26 +101,26 @@ def pessimistic_facts(facts: dict[str, Any], assumed: list[Assumed]) -> dict[str
 
 # How the one-line assumptions name the facts (docs/FACTS.md names, in words).
 FACT_WORDS = {
-    "gpu": "GPU model",
-    "gpus_per_node": "GPUs per node",
-    "nvlink_domain_gpus": "NVLink domain",
+    "gpu": _("GPU model"),
+    "gpus_per_node": _("GPUs per node"),
+    "nvlink_domain_gpus": _("NVLink domain"),
     "intra_node": "intra_node",
     "fabric": "fabric",
-    "nics_per_node": "GPU-fabric NICs per node",
-    "gbps_per_nic": "Gb/s per NIC",
+    "nics_per_node": _("GPU-fabric NICs per node"),
+    "gbps_per_nic": _("Gb/s per NIC"),
     "oversubscription": "oversubscription",
-    "max_nodes": "maximum nodes",
-    "failure_rate_per_gpu_hour": "failure rate per GPU-hour",
-    "auto_bad_node_detection": "automatic bad-node detection",
-    "auto_replacement": "automatic node replacement",
-    "auto_checkpoint_restart": "automatic checkpoint/restart",
+    "max_nodes": _("maximum nodes"),
+    "failure_rate_per_gpu_hour": _("failure rate per GPU-hour"),
+    "auto_bad_node_detection": _("automatic bad-node detection"),
+    "auto_replacement": _("automatic node replacement"),
+    "auto_checkpoint_restart": _("automatic checkpoint/restart"),
 }
 
 
 def value_text(value: Any) -> str:
     """A fact value as buyers read it: yes/no, small rates in 3 significant digits, counts with commas."""
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if isinstance(value, float) and value < 1e-3:
         return f"{value:.3g}"
     if isinstance(value, int | float):
@@ -130,4 +131,9 @@ def value_text(value: Any) -> str:
 def assumption_text(assumed: Assumed) -> str:
     """The one-line form the `assumptions` list of the answer carries."""
     words = FACT_WORDS.get(assumed.fact, assumed.fact)
-    return f"{words} not published: {value_text(assumed.assumed)} assumed ({assumed.basis})"
+    return _(
+        "%(fact)s not published: %(value)s assumed (%(basis)s)",
+        fact=words,
+        value=value_text(assumed.assumed),
+        basis=assumed.basis,
+    )

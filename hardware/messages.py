@@ -1,0 +1,47 @@
+"""Sentences written by pure code (the engine, the hardware tables) that a page can show in its language.
+
+A `Msg` is the English sentence itself (a str: the engine's JSON, the CLI and the API print exactly what
+they printed before) that also carries its message id and values. `_` marks the sentence for
+`manage.py makemessages` (which finds the name `_`); the portal stores `as_json()` beside the English text
+and `portal.i18n.translated` shows it in the page's language. No Django import: this is the ground floor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+
+class Msg(str):
+    """An English sentence with its message id and named values (`%(name)s` placeholders)."""
+
+    msgid: str
+    params: dict[str, Any]
+
+    def __new__(cls, msgid: str, **params: Any) -> Msg:
+        text = msgid % {k: str(v) for k, v in params.items()}  # "%%" is a percent sign, values or not
+        obj = super().__new__(cls, text)
+        obj.msgid = msgid
+        obj.params = params
+        return obj
+
+    def __getnewargs_ex__(self) -> tuple[tuple[str], dict[str, Any]]:  # type: ignore[override]
+        # pickled (the run's memo of engine answers) as its id and values, not as the filled-in text
+        return (self.msgid,), dict(self.params)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "msgid": self.msgid,
+            "params": {k: v.as_json() if isinstance(v, Msg) else str(v) for k, v in self.params.items()},
+        }
+
+
+def _(msgid: str, **params: Any) -> Msg:
+    """Mark a sentence for translation, its values as named placeholders (pure code cannot import Django's
+    gettext; the page translates it when it is shown)."""
+    return Msg(msgid, **params)
+
+
+def messages_of(sentences: Iterable[Any]) -> list[dict[str, Any] | None]:
+    """Each sentence's {"msgid", "params"} (None for one not marked), in order: stored beside the English."""
+    return [s.as_json() if isinstance(s, Msg) else None for s in sentences]
