@@ -17,6 +17,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # once a second here so that a test does not wait 100 s for the scan after the timeout.
     "unacked_restore_interval": 1,
     "unacked_restore_throttle": 1,
+    # The scan runs under a Redis mutex that a worker SIGKILLed in the middle of it keeps for
+    # unacked_mutex_expire seconds (300 by default): with a scan every second a test's kill can land there
+    # (seen once in CI under load: the held chunk never came back within 60 s). A scan takes milliseconds.
+    "unacked_mutex_expire": 5,
 }
 # A persistent connection that died with a PostgreSQL restart is replaced before the next request uses it.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
