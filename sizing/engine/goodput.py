@@ -3,6 +3,7 @@ restart time from the offering's fault-tolerance features (cal §4). numpy-frien
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,36 +112,37 @@ def fault_model(facts: dict[str, Any], *, max_nodes: int | None = None) -> Fault
     )
 
 
-def _poisson_at_least(k: Array, mean: Array) -> Array:
-    """P(X >= k) for X ~ Poisson(mean), k = 0 .. K-1 along the first axis of the result."""
-    ks = np.asarray(k)
-    pmf = np.exp(-mean) * np.ones_like(mean)
-    below = np.zeros((len(ks), *np.shape(mean)))
-    cdf = np.zeros_like(mean)
-    for j in range(len(ks)):
+def _poisson_at_least(count: int, mean: Array) -> Array:
+    """P(X >= k) for X ~ Poisson(mean), k = 0 .. count-1 along the first axis of the result."""
+    pmf = np.exp(-np.asarray(mean, dtype=float))
+    below = np.zeros((count, *np.shape(mean)))
+    cdf = np.zeros_like(pmf)
+    for j in range(count):
         below[j] = cdf
         cdf = cdf + pmf
         pmf = pmf * mean / (j + 1)
     return np.clip(1.0 - below, 0.0, 1.0)
 
 
-def _spares_and_wait(faults: FaultModel, gpus: Array, nodes: Array, base: Array) -> tuple[Array, Array]:
+def _spares_and_wait(
+    faults: FaultModel, gpus: Array, nodes: Array, goodput_for: Callable[[Array], Array]
+) -> tuple[Array, Array]:
     """The spare nodes the buyer holds and the expected wait for a repair per failure (minutes).
 
-    `base(wait)` gives the goodput fraction for a per-failure wait; the count minimises the expected
+    `goodput_for(wait)` gives the goodput fraction for a per-failure wait; the count minimises the expected
     node-hours (nodes + spares) / goodput. Little's law: nodes in repair = failures/h x repair hours."""
     if not faults.buyer_spares or faults.repair_min <= 0:
         return np.zeros_like(nodes), np.full_like(nodes, faults.repair_min)
     in_repair = faults.rate_per_gpu_hour * gpus * faults.repair_min / 60.0
     ks = np.arange(C.SPARE_NODES_MAX + 1, dtype=float).reshape(-1, *([1] * np.ndim(nodes)))
-    wait = _poisson_at_least(ks.ravel(), in_repair) * faults.repair_min  # k = 0: every failure waits
-    node_hours = (nodes + ks) / base(wait)
-    if faults.max_nodes is not None:
-        node_hours = np.where(nodes + ks <= max(faults.max_nodes, 0), node_hours, np.inf)
-        node_hours[0] = (nodes + 0.0) / base(wait[0])  # holding none is always possible
+    wait = (
+        _poisson_at_least(C.SPARE_NODES_MAX + 1, in_repair) * faults.repair_min
+    )  # k = 0: every failure waits
+    node_hours = (nodes + ks) / goodput_for(wait)
+    if faults.max_nodes is not None:  # holding none is always possible
+        node_hours = np.where((nodes + ks <= faults.max_nodes) | (ks == 0), node_hours, np.inf)
     best = np.argmin(node_hours, axis=0)
-    chosen_wait = np.take_along_axis(wait, best[None, ...], axis=0)[0] if np.ndim(nodes) else wait[best]
-    return best.astype(float), chosen_wait
+    return best.astype(float), np.take_along_axis(wait, best[None, ...], axis=0)[0]
 
 
 def goodput_arrays(faults: FaultModel, total_params: float, gpus: Array, nodes: Array) -> dict[str, Array]:
