@@ -225,6 +225,12 @@ def build_result(
     return out
 
 
+def faults_for(hw: Hardware) -> FaultModel:
+    """The offering's fault model (its facts with unpublished ones at their class norms); spares are held
+    within a published cluster cap only (an assumed cap bounds the job's size)."""
+    return fault_model(hw.facts, max_nodes=hw.max_nodes if hw.max_nodes_published else None)
+
+
 def evaluate(
     workload: Workload | dict[str, Any] | str,
     offering_facts: dict[str, Any],
@@ -237,7 +243,7 @@ def evaluate(
     inconsistent input raises InputError."""
     wl = as_workload(workload)
     hw = hardware_from_facts(offering_facts)
-    faults = fault_model(hw.facts, max_nodes=hw.max_nodes if hw.max_nodes_published else None)
+    faults = faults_for(hw)
     check_gpus(gpus)
     notes: list[str] = []
     if isinstance(layout, Layout):

@@ -28,10 +28,10 @@ import numpy as np
 from hardware.messages import _
 
 from . import constants as C
-from .api import as_workload, build_result, check_gpus, reason_texts
+from .api import as_workload, build_result, check_gpus, faults_for, reason_texts
 from .cost import cheapest_price
 from .errors import InputError
-from .goodput import FaultModel, fault_model, goodput_arrays
+from .goodput import FaultModel, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout
 from .model import (
@@ -594,7 +594,7 @@ def search(
         raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     wl = as_workload(workload)
     hw = hardware_from_facts(offering_facts)
-    faults = fault_model(hw.facts, max_nodes=hw.max_nodes if hw.max_nodes_published else None)
+    faults = faults_for(hw)
     check_gpus(gpus)
     hw = allow_requested_gpus(hw, gpus)
     deadline = _deadline(objective, deadline_days, wl)
