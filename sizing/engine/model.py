@@ -297,10 +297,11 @@ def _memory(
     micro = np.ceil(wl.global_batch / (dp * mb))  # micro-batches per replica per iteration
     n_layers, first_layers, layers_last = _stage_layers(wl, x)
     embedding_local = float(wl.vocab) * h / tp
-    # the first stage holds the embedding; with a lighter first stage a middle one can hold more
-    dense_local = np.maximum(
-        first_layers * shape.dense_per_layer / tp + embedding_local, n_layers * shape.dense_per_layer / tp
-    )
+    dense_local = n_layers * shape.dense_per_layer / tp + embedding_local
+    if "fsl" in x:  # the first stage holds the embedding; with fewer layers a middle one can hold more
+        dense_local = np.maximum(
+            first_layers * shape.dense_per_layer / tp + embedding_local, dense_local - embedding_local
+        )
     shards = dp * cp
     weights, grads, optimizer = M.model_state_bytes(dense_local, shards, zero, convention)
     gathered = np.where(zero >= 3, 4.0 * shape.largest_layer_dense / tp, 0.0)  # DeepSpeed estimator, cal §3
