@@ -266,7 +266,7 @@ def _stage_layers(wl: Workload, x: dict[str, Any]) -> tuple[Any, Any, Any]:
     middle = np.ceil((float(wl.layers) - fsl - lsl) / np.maximum(rest_stages, 1.0))
     first = np.where(fsl > 0, fsl, middle)
     last = np.where(lsl > 0, lsl, middle)
-    most = np.maximum(first, np.where(rest_stages > 0, middle, 0.0))
+    most = np.maximum(np.maximum(first, last), np.where(rest_stages > 0, middle, 0.0))
     return most, first, last
 
 
@@ -287,8 +287,9 @@ def _held_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any
 def _memory(
     wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], convention: str
 ) -> StageMemory:
-    """Per-GPU memory of the most loaded (first) stage: most layers + embedding + most micro-batches in
-    flight; plus the layout counts the rest of the model needs."""
+    """Per-GPU memory of the most loaded stage (the first by default: most layers + embedding + most
+    micro-batches in flight; _held_layers with set stage ends); plus the layout counts the rest of the
+    model needs."""
     tp, pp, dp, cp, ep, etp, zero = x["tp"], x["pp"], x["dp"], x["cp"], x["ep"], x["etp"], x["zero"]
     mb, mode, sp = x["mb"], x["rec"], x["sp"]
     h = float(wl.hidden)
@@ -577,7 +578,7 @@ def _stage_times(
     comm: LayerComm,
 ) -> StageTimes:
     """Stage time per micro-batch: the slowest stage sets the pace. The last stage holds the output
-    layer; it can give up the `slack` layers the uneven split leaves it, and binds only if it is still the
+    layer; it holds fewer layers when the split is uneven (_stage_layers), and binds only if it is still the
     slowest. The bubble is (p - 1) / v of it: exact for Megatron's interleaved 1F1B order at any m that is a
     multiple of p when the sends cost nothing (the same simulation); what the sends add is in `pp`."""
     pp, n_layers, layers_last = x["pp"], memory.layers_per_stage, memory.layers_last

@@ -108,3 +108,15 @@ def test_impossible_stage_ends_are_refused_naming_the_field(layout: dict[str, An
     with pytest.raises(InputError) as err:
         evaluate(wl, offering, layout, gpus=8)
     assert err.value.field == "layout.first_stage_layers"
+
+
+def test_a_heavier_last_stage_sets_the_pace() -> None:
+    wl = {"preset": "13b", "global_batch": 64}  # 40 layers: 10 per stage on 4 stages
+    offering = {**dict(_row("llama3-405b-h100-16384").offering), "nodes": 1}
+    lay = {"tp": 1, "pp": 4, "dp": 2, "micro_batch": 1, "recompute": "full"}
+    even = evaluate(wl, offering, lay, gpus=8)
+    heavy = evaluate(wl, offering, {**lay, "first_stage_layers": 8, "last_stage_layers": 14}, gpus=8)
+    assert heavy["layout"]["last_stage_layers"] == 14
+    assert heavy["layers_per_stage_max"] == 14 and even["layers_per_stage_max"] == 10
+    # the binding stage runs 14 layers and the output layer instead of 10: at least 1.3x the stage time
+    assert heavy["iteration_time_s"] > 1.3 * even["iteration_time_s"]
