@@ -57,6 +57,13 @@ class Layout:
     # copy per routed expert) or "deepep" (DeepEP/HybridEP: one copy per destination node and rank);
     # None = the framework default for the GPU (overlap.default_dispatcher), resolved before evaluation
     moe_dispatcher: str | None = None
+    # uneven pipeline stages (Megatron-Core --decoder-first-pipeline-num-layers / --decoder-last-pipeline-
+    # num-layers, TransformerConfig num_layers_in_first/last_pipeline_stage): the first and last stages hold
+    # this many transformer layers, the others share the rest evenly. None = ceil(L / p) on every stage but
+    # the last, which takes what is left (the search's split). Llama 3 405B: one layer fewer on the first and
+    # the last of 16 stages (7, 8 x 14, 7).
+    first_stage_layers: int | None = None
+    last_stage_layers: int | None = None
 
     @property
     def gpus(self) -> int:
@@ -106,7 +113,14 @@ class Layout:
             g["raf"] = False
         if self.moe_dispatcher is not None:
             g["dedup"] = self.moe_dispatcher == DISPATCHER_DEDUP
+        if self.first_stage_layers is not None or self.last_stage_layers is not None:
+            g["fsl"], g["lsl"] = self.stage_layers_ends
         return g
+
+    @property
+    def stage_layers_ends(self) -> tuple[int, int]:
+        """Layers of the first and last stages as set (0 where unset: the model's even split decides)."""
+        return self.first_stage_layers or 0, self.last_stage_layers or 0
 
 
 # the keys of a layout dict: the Layout's fields
@@ -165,6 +179,30 @@ def _moe_dispatcher(d: dict[str, Any]) -> str | None:
             "layout.moe_dispatcher", f"must be one of {', '.join(MOE_DISPATCHERS)}, got {dispatcher!r}"
         )
     return dispatcher
+
+
+def _stage_layers(d: dict[str, Any], wl: Workload, pp: int) -> tuple[int | None, int | None]:
+    """first_stage_layers / last_stage_layers: at least 1 each, only with pipeline stages, and leaving at
+    least one layer to every middle stage (Megatron-Core's uneven split)."""
+    ends = []
+    for key in ("first_stage_layers", "last_stage_layers"):
+        ends.append(None if d.get(key) is None else _int(d, key, 1))
+    if ends == [None, None]:
+        return None, None
+    if pp < 2:
+        raise InputError(
+            "layout.first_stage_layers", "uneven first/last stages need pipeline stages (pp >= 2)"
+        )
+    set_ends = [e for e in ends if e is not None]
+    rest_stages = pp - len(set_ends)
+    rest = wl.layers - sum(set_ends)
+    if rest < rest_stages or (rest_stages == 0 and rest != 0):
+        raise InputError(
+            "layout.first_stage_layers",
+            f"first/last stage layers {ends} leave {rest} layers for the other {rest_stages} stages of a "
+            f"{wl.layers}-layer model",
+        )
+    return ends[0], ends[1]
 
 
 def _check_heads_and_experts(wl: Workload, tp: int, ep: int) -> None:
@@ -232,6 +270,7 @@ def layout_from_dict(
         notes.append("virtual_stages > 1 without pipeline parallelism has no effect: set to 1")
         v = 1
     engine = _pipeline_engine(d, v)
+    first_layers, last_layers = _stage_layers(d, wl, pp)
     lay = Layout(
         tp,
         pp,
@@ -249,5 +288,7 @@ def layout_from_dict(
         grad_reduce_in_fp32=bool(_flag(d, "grad_reduce_in_fp32")),
         reshard_after_forward=_flag(d, "reshard_after_forward") is not False,
         moe_dispatcher=_moe_dispatcher(d),
+        first_stage_layers=first_layers,
+        last_stage_layers=last_layers,
     )
     return lay, notes

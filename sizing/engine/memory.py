@@ -102,14 +102,20 @@ def activation_bytes_per_layer(
     return (seq * micro_batch * hidden) * (a * inv_sp + b * inv_tp)
 
 
-def in_flight_factor(pp: Array, v: Array, micro_batches: Array) -> Array:
-    """Micro-batches' worth of one stage's layers held by the first stage (cal §3): p under 1F1B (fewer
-    if there are fewer micro-batches), times 1 + (p - 1) / (p v) with an interleaved schedule."""
+def in_flight_factor(pp: Array, v: Array, micro_batches: Array, rank: Array = 0) -> Array:
+    """Micro-batches' worth of one stage's layers held by pipeline rank `rank` at its peak (cal §3).
+
+    Megatron's schedules (schedules.py) run `warm-up` forward passes before the first backward and then
+    alternate one forward with one backward, so the peak is warm-up + 1 model chunks of a micro-batch:
+    1F1B `p - rank - 1` warm-up micro-batches, the interleaved order `2 (p - rank - 1) + (v - 1) p` chunks,
+    each capped at all the micro-batches of the step (`min(warm-up, m v)`: with m = p and v > 1 every
+    forward runs before the first backward). In stage units (v chunks = one stage): 1F1B `min(p - rank, m)`;
+    interleaved `min(p + (p - 1 - 2 rank) / v, m)`, i.e. `p (1 + (p - 1) / (p v))` on the first stage.
+    """
     pp = np.asarray(pp, dtype=float)
     v = np.asarray(v, dtype=float)
-    base = np.minimum(pp, micro_batches)
-    inter = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
-    return base * inter
+    warm = np.where(v > 1, pp + (pp - 1.0 - 2.0 * rank) / v, pp - rank)
+    return np.minimum(np.maximum(warm, 1.0), micro_batches)
 
 
 def overhead_bytes(states_and_activations: Array) -> Array:

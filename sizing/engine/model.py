@@ -222,6 +222,10 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
     for key in ("dsp", "gr32", "raf", "dedup"):
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
+    # layers of the first and last pipeline stages, present only when the layout sets them (0 = unset)
+    for key in ("fsl", "lsl"):
+        if key in g:
+            out[key] = np.asarray(g[key], dtype=f)
     return out
 
 
@@ -234,6 +238,7 @@ class StageMemory:
     nodes: Any
     micro_batches: Any  # per replica per iteration
     layers_per_stage: Any  # of the most loaded stage (uneven stages allowed)
+    layers_last: Any  # of the last stage (it also runs the output layer)
     dense_local: Any  # dense parameters held by one GPU before ZeRO (with the embedding)
     expert_local: Any  # routed-expert parameters held by one GPU before ZeRO
     seq_local: Any  # sequence share of one GPU under context parallelism
@@ -246,20 +251,58 @@ class StageMemory:
     total_bytes: Any
 
 
+def _stage_layers(wl: Workload, x: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """Transformer layers of (the most loaded, the first, the last) pipeline stage. By default every stage
+    but the last holds ceil(L / p) and the last what is left. A layout that sets the first and/or last
+    stage (`fsl`, `lsl`, 0 = unset; Megatron-Core num_layers_in_first/last_pipeline_stage) spreads the
+    other layers evenly over the remaining stages."""
+    pp = x["pp"]
+    even = np.ceil(float(wl.layers) / pp)
+    if "fsl" not in x:
+        slack = even * pp - float(wl.layers)
+        return even, even, np.where(pp > 1, np.maximum(even - slack, 0.0), even)
+    fsl, lsl = np.asarray(x["fsl"], dtype=float), np.asarray(x["lsl"], dtype=float)
+    rest_stages = pp - (fsl > 0) - (lsl > 0)
+    middle = np.ceil((float(wl.layers) - fsl - lsl) / np.maximum(rest_stages, 1.0))
+    first = np.where(fsl > 0, fsl, middle)
+    last = np.where(lsl > 0, lsl, middle)
+    most = np.maximum(np.maximum(first, last), np.where(rest_stages > 0, middle, 0.0))
+    return most, first, last
+
+
+def _held_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any) -> Any:
+    """Layer-micro-batches of activations held at the peak by the most loaded pipeline rank: each rank's
+    layers x its in-flight micro-batches (memory.in_flight_factor, Megatron's warm-up counts). With the
+    default split the first rank holds the most of both. With a set first/last stage the second rank
+    (the first middle stage, two warm-up chunks fewer) or the last one can hold more."""
+    pp, v = x["pp"], x["v"]
+    held = first * M.in_flight_factor(pp, v, micro)
+    if "fsl" not in x:
+        return held
+    second = np.where(pp > 2, most, last) * M.in_flight_factor(pp, v, micro, rank=1)
+    final = last * M.in_flight_factor(pp, v, micro, rank=pp - 1.0)
+    return np.maximum(held, np.where(pp > 1, np.maximum(second, final), held))
+
+
 def _memory(
     wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], convention: str
 ) -> StageMemory:
-    """Per-GPU memory of the most loaded (first) stage: most layers + embedding + most micro-batches in
-    flight; plus the layout counts the rest of the model needs."""
+    """Per-GPU memory of the most loaded stage (the first by default: most layers + embedding + most
+    micro-batches in flight; _held_layers with set stage ends); plus the layout counts the rest of the
+    model needs."""
     tp, pp, dp, cp, ep, etp, zero = x["tp"], x["pp"], x["dp"], x["cp"], x["ep"], x["etp"], x["zero"]
-    mb, mode, sp, v = x["mb"], x["rec"], x["sp"], x["v"]
+    mb, mode, sp = x["mb"], x["rec"], x["sp"]
     h = float(wl.hidden)
     s = float(wl.seq_len)
     gpus = tp * pp * dp * cp
     micro = np.ceil(wl.global_batch / (dp * mb))  # micro-batches per replica per iteration
-    n_layers = np.ceil(float(wl.layers) / pp)  # most loaded stage (uneven stages allowed)
+    n_layers, first_layers, layers_last = _stage_layers(wl, x)
     embedding_local = float(wl.vocab) * h / tp
     dense_local = n_layers * shape.dense_per_layer / tp + embedding_local
+    if "fsl" in x:  # the first stage holds the embedding; with fewer layers a middle one can hold more
+        dense_local = np.maximum(
+            first_layers * shape.dense_per_layer / tp + embedding_local, dense_local - embedding_local
+        )
     shards = dp * cp
     weights, grads, optimizer = M.model_state_bytes(dense_local, shards, zero, convention)
     gathered = np.where(zero >= 3, 4.0 * shape.largest_layer_dense / tp, 0.0)  # DeepSpeed estimator, cal §3
@@ -287,7 +330,7 @@ def _memory(
     seq_local = s / cp
     coeffs = _coeffs(wl, hw, shape, uses_flash_attention(wl, hw))
     act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)
-    activations = act_layer * n_layers * M.in_flight_factor(pp, v, micro)
+    activations = act_layer * _held_layers(x, micro, n_layers, first_layers, layers_last)
     states = weights + grads + optimizer
     overhead = M.overhead_bytes(states + gathered + activations)
     return StageMemory(
@@ -295,6 +338,7 @@ def _memory(
         nodes=np.ceil(gpus / hw.gpus_per_node),
         micro_batches=micro,
         layers_per_stage=n_layers,
+        layers_last=layers_last,
         dense_local=dense_local,
         expert_local=expert_local,
         seq_local=seq_local,
@@ -534,13 +578,11 @@ def _stage_times(
     comm: LayerComm,
 ) -> StageTimes:
     """Stage time per micro-batch: the slowest stage sets the pace. The last stage holds the output
-    layer; it can give up the `slack` layers the uneven split leaves it, and binds only if it is still the
+    layer; it holds fewer layers when the split is uneven (_stage_layers), and binds only if it is still the
     slowest. The bubble is (p - 1) / v of it: exact for Megatron's interleaved 1F1B order at any m that is a
     multiple of p when the sends cost nothing (the same simulation); what the sends add is in `pp`."""
-    pp, n_layers = x["pp"], memory.layers_per_stage
-    slack = n_layers * pp - float(wl.layers)  # layers the last stage can give up
+    pp, n_layers, layers_last = x["pp"], memory.layers_per_stage, memory.layers_last
     logits = _output_layer_time(wl, hw, x, compute.tokens)
-    layers_last = np.where(pp > 1, np.maximum(n_layers - slack, 0.0), n_layers)
     per_layer = compute.compute + compute.recompute + compute.membound + comm.tp + comm.cp + comm.ep
     last_binds = layers_last * per_layer + logits > n_layers * per_layer
     binding_layers = np.where(last_binds, layers_last, n_layers)

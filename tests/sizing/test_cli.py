@@ -51,6 +51,8 @@ ADDED_LAYOUT = {
     "grad_reduce_in_fp32",
     "reshard_after_forward",
     "moe_dispatcher",
+    "first_stage_layers",
+    "last_stage_layers",
 }
 
 
