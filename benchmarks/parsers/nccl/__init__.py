@@ -15,7 +15,7 @@ Three stages, one module each:
 from __future__ import annotations
 
 from ..result import ParseResult
-from ..text import Text
+from ..text import Text, line_blocks
 from .assembly import (
     ST_FOOTER,
     ST_HEADER,
@@ -119,8 +119,10 @@ __all__ = [
 def parse_nccl(text: Text) -> ParseResult:
     """An nccl-tests / rccl-tests log: every line read, grouped into runs, each run summarised."""
     assembler = RunAssembler()
-    for line_no, line in enumerate(text.lines, start=1):
-        assembler.feed(line_no, line)
+    line_no = 1
+    for lines in line_blocks(text.lines):
+        assembler.feed_block(line_no, lines)
+        line_no += len(lines)
     result = summarise_log(assembler.runs, assembler.tool, assembler.file_nccl_version)
     if assembler.dropped_runs:
         result.warnings.append(
