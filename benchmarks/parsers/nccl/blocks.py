@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 from itertools import accumulate, compress, repeat
 from operator import not_
 
@@ -96,22 +97,21 @@ DEBUG_INFO = " NCCL INFO "
 DEBUG_READS = ("NCCL version", "NCCL_ALGO", "nNodes", "NVLS", " WARN ")
 
 
-def lines_to_feed(block: str, lines: list[str]) -> list[int]:
+def lines_to_feed(block: str, lines: list[str]) -> Sequence[int]:
     """The indices of the lines `feed` has to see, in order: all but the debug lines it would read for
-    nothing (most lines of a log written with NCCL_DEBUG=INFO). Each test runs in C over the block."""
+    nothing (most lines of a log written with NCCL_DEBUG=INFO). The tests over every line run in C."""
     if DEBUG_INFO not in block:
-        return list(range(len(lines)))
-    # Line i starts at starts[i] in the block (after its `\n`).
+        return range(len(lines))
+    fed = list(map(not_, map(str.__contains__, lines, repeat(DEBUG_INFO))))
+    # Line i starts at starts[i] in the block (after its `\n`); each line holding a DEBUG_READS is fed.
     starts = list(accumulate(map((1).__add__, map(len, lines)), initial=1))
-    read: set[int] = set()
     for needle in DEBUG_READS:
         at = block.find(needle)
         while at >= 0:
-            read.add(bisect_right(starts, at) - 1)
-            at = block.find(needle, at + 1)
-    debug = map(str.__contains__, lines, repeat(DEBUG_INFO))
-    feed = map(bool.__or__, map(not_, debug), map(read.__contains__, range(len(lines))))
-    return list(compress(range(len(lines)), feed))
+            line = bisect_right(starts, at) - 1
+            fed[line] = True
+            at = block.find(needle, starts[line + 1])  # the next line: one hit per line is enough
+    return list(compress(range(len(lines)), fed))
 
 
 def scan_block(block: str, lines: list[str], first_line_no: int) -> list[Found]:
