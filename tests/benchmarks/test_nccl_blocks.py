@@ -12,7 +12,13 @@ import pytest
 
 from benchmarks.parsers import parse, parse_file, text
 from benchmarks.parsers.nccl import parse_nccl, summarise_log
-from benchmarks.parsers.nccl.assembly import EARLY_TRIGGERS_RE, RunAssembler, has_early_trigger
+from benchmarks.parsers.nccl.assembly import (
+    EARLY_TRIGGERS_RE,
+    LATE_TRIGGERS_RE,
+    RunAssembler,
+    has_early_trigger,
+    has_late_trigger,
+)
 from benchmarks.parsers.nccl.blocks import ROW_OPS, ROW_TYPES, join_block, lines_to_feed
 from benchmarks.parsers.text import Text
 
@@ -199,11 +205,15 @@ def test_only_the_debug_lines_read_for_nothing_are_skipped(line: str, fed: bool)
     assert_same(lines)
 
 
-def test_has_early_trigger_is_the_regex() -> None:
+def test_the_trigger_tests_are_the_regexes() -> None:
     lines = [*HEADER, *COLUMNS, *FOOTER, *_usual_ranks(), *_usual_rows(), *ODD_RANK_LINES, *ODD_ROWS, QUIET]
     lines += ["rccl-tests: Version develop:abc", "x RCCL WARN y", "NCCL", "nccl-tests", "Collective test"]
+    lines += ["# Testing 5 cycles", "Errors with asterisks", "librccl.so", "HIP version 6", "Test failure"]
+    lines += ["algbw", "ALGBW", "alGbW", "al gbw", "\u212agbw", "\u0130lgbw", "lg\u212abw", "Lgb", "gbw"]
+    lines += ["x\u0130LGBW", "\u0131gbw", "#  Rnk", "Avg  bus", "Out of bounds values : 0 OK"]
     for line in lines:
         assert has_early_trigger(line) == (EARLY_TRIGGERS_RE.search(line) is not None), line
+        assert has_late_trigger(line) == (LATE_TRIGGERS_RE.search(line) is not None), line
 
 
 def _mutate(line: str, rng: random.Random) -> str:
