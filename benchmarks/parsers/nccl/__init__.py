@@ -10,6 +10,8 @@ Three stages, one module each:
 - reading.py: what one line says (version, header, Rank line, row, footer, failure, command line);
 - assembly.py: which run (one test / table) each line belongs to;
 - summary.py: each run as a `runs` entry of DESIGN.md section 7, with its warnings.
+The assembly reads a block of lines at a time: blocks.py finds the lines of the usual kinds (Rank
+lines, rows, debug lines that hold nothing) in one pass; every other line goes through the walk.
 """
 
 from __future__ import annotations

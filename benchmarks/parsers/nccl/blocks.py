@@ -1,13 +1,15 @@
-"""The hot line kinds of a block of lines found in one regex pass (issue 21: parser speed).
+"""The hot line kinds of a block of lines found in one pass (issue 21: parser speed).
 
 A big nccl-tests log is mostly `#  Rank N Group G Pid P on host device D [bus] name` lines (one per GPU
-and test) and table rows. Instead of routing each of them through the readers one at a time
-(reading.py, assembly.py), `scan_block` joins a block of lines and finds them with one multi-line regex
-(`finditer`, which jumps from line end to line end on its leading `\\n`). Each pattern is stricter than
-its reader: a line it takes is one the assembler's walk would give to that same reader with the same
-result, and any other line (a Rank line with a launcher prefix, a row of an unusual type, a line
-with a trigger of an earlier reader) is left to the walk. tests/benchmarks/test_nccl_blocks.py checks
-this against the readers on real and altered lines.
+and test) and table rows, or, written with NCCL_DEBUG=INFO, `NCCL INFO` lines. Instead of routing each
+line through the readers one at a time (reading.py, assembly.py), the assembler joins a block of lines
+(`join_block`) and `scan_block` finds its runs of Rank lines, its rows and its lone `#` lines with one
+multi-line regex (`finditer`, which jumps from line end to line end on its leading `\\n`), while
+`lines_to_feed` drops the debug lines the walk would read for nothing, with tests that run in C over
+the whole block. Each pattern is stricter than its reader: a line it takes is one the walk would give
+to that same reader with the same result, and any other line (a Rank line with a launcher prefix, a
+row of an unusual type, a line with a trigger of an earlier reader) is left to the walk.
+tests/benchmarks/test_nccl_blocks.py checks this against the walk on real, odd and altered lines.
 """
 
 from __future__ import annotations
