@@ -101,9 +101,10 @@ LineHandler = Callable[[int, str], bool]
 # thousands (a log concatenated with itself) would otherwise hold every row of every run in memory.
 MAX_RUNS = 500
 # Substrings that a line taken by a reader other than a row must contain (each reader checks its own
-# substring first, reading.py), in two groups, as alternations of plain literals (much faster in `re`
-# than character classes). EARLY: NCCL debug lines and the readers tried before the Rank line's; a line
-# with none of them can only be a Rank line, one of LATE's readers, a row or a hint.
+# substring first, reading.py), in two groups. EARLY: NCCL debug lines and the readers tried before the
+# Rank line's; a line with none of them can only be a Rank line, one of LATE's readers, a row or a hint.
+# The regexes define the groups; `feed` runs the same tests as substring tests (has_early_trigger,
+# has_late_trigger; test_nccl_blocks.py checks that they agree).
 EARLY_TRIGGERS_RE = re.compile(
     r"NCCL |RCCL |nccl-tests version|Collective test starting|concluded|nThread|nGpus|rccl-tests"
 )
