@@ -11,7 +11,8 @@ from .text import Text
 SECTION_RE = re.compile(r"^\s*+[|+]-{2,}+\s++([A-Za-z](?:[\w /]*?[\w/])?)\s++-++\+")
 RESULT_RE = re.compile(r"^(Pass|Fail|Skip|Warn|Not Run)\b(?:\s*-\s*(.*))?$", re.IGNORECASE)
 PER_GPU_RE = re.compile(r"^\s*GPU\s*(\d+)\s*:\s*(Pass|Fail|Skip|Warn)\b", re.IGNORECASE)
-LEVEL_RE = re.compile(r"^(?>.*?dcgmi\s++diag\b).*?-r\s++(\w+)")
+# `dcgmi diag -r 3`, or the long form `--run 3` / `--run=3` (dcgmi diag --help).
+LEVEL_RE = re.compile(r"^(?>.*?dcgmi\s++diag\b).*?(?:-r|--run)(?:\s++|=)(\w+)")
 DETAIL_LABELS = ("warning", "info", "error")
 GPU_ID_RE = re.compile(r"^\s*gpuId\s+(\d+)\s*:")
 SWITCH_ID_RE = re.compile(r"^\s*physicalId\s+(\d+)\s*:")

@@ -17,7 +17,9 @@ from .result import ParseResult
 from .text import Text, to_float, to_int
 
 IBDEV2NETDEV_RE = re.compile(r"^\s*(\S+)\s+port\s+(\d+)\s+(?:==>|<===>)\s+(\S+)\s*(?:\((\w+)\))?")
-RDMA_LINK_RE = re.compile(r"^\s*link\s+(\S+)/(\d+)\s+(.*)$")
+# iproute2 `rdma link`: `link mlx5_0/1 state ACTIVE ...`; older releases print the device index
+# first and a colon after each name: `0/1: mlx5_0/1: state DOWN physical_state DISABLED`.
+RDMA_LINK_RE = re.compile(r"^\s*(?:link\s+|\d+/\d+:\s+)([^\s/]+)/(\d+):?\s+(.*)$")
 
 STATE_WORDS = {
     "active": "Active", "port_active": "Active", "4": "Active",
@@ -88,6 +90,50 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
         },
         "devices": sorted({p["device"] for p in ports if p.get("device")}),
     }
+
+
+def _latest_ports(ports: list[dict[str, Any]], warnings: list[str]) -> list[dict[str, Any]]:
+    """One entry per device port: a file holding several runs of the tool (before and after a fix)
+    lists a port again, and the last listing is its current state."""
+    latest: dict[tuple[Any, ...], dict[str, Any]] = {}
+    repeats = 0
+    for p in ports:
+        key = (p["device"], p["port"]) if p.get("device") else ("line", p["line"])
+        if key in latest:
+            repeats += 1
+            del latest[key]
+        latest[key] = p
+    if repeats:
+        warnings.append(
+            f"{repeats} port listing(s) repeat an earlier one (several runs of the tool in one file): "
+            "the last listing of each port is kept"
+        )
+    return list(latest.values())
+
+
+def _port_state_warnings(ports: list[dict[str, Any]]) -> list[str]:
+    """An InfiniBand port whose physical link is up but which stays Initializing has not been
+    configured by a subnet manager: it carries no traffic until one (opensm, a managed switch) runs."""
+    waiting = [
+        f"{p['device']} port {p['port']}"
+        for p in ports
+        if p.get("state") == "Init"
+        and p.get("physical_state") == "LinkUp"
+        and p.get("link_layer") in (None, "InfiniBand")
+    ]
+    if not waiting:
+        return []
+    return [
+        f"{', '.join(waiting[:8])}: physical link up but port Initializing: "
+        "no subnet manager has configured it (run opensm or enable the switch SM)"
+    ]
+
+
+def _finish(ports: list[dict[str, Any]], result: ParseResult) -> dict[str, Any]:
+    """The summary of a port report, after repeated listings and with the port-state warnings."""
+    ports = _latest_ports(ports, result.warnings)
+    result.warnings.extend(_port_state_warnings(ports))
+    return _summary(ports)
 
 
 PortFields = dict[str, tuple[str, Callable[[str], Any]]]
@@ -199,7 +245,7 @@ def parse_ibstat(text: Text) -> ParseResult:
     for p in ports:
         if p["link_layer"] is None:
             result.warnings.append(f"{p['device']} port {p['port']}: no Link layer line (cut output)")
-    result.summary = _summary(ports)
+    result.summary = _finish(ports, result)
     return result
 
 
@@ -224,7 +270,7 @@ def parse_ibstatus(text: Text) -> ParseResult:
             _set_port_field(port, IBSTATUS_PORT_FIELDS, key, value)
             if key == "rate":
                 port["rate_text"] = value
-    result.summary = _summary(ports)
+    result.summary = _finish(ports, result)
     return result
 
 
@@ -276,7 +322,7 @@ def parse_ibv_devinfo(text: Text) -> ParseResult:
             p["rate_gbps"] = round(width * speed, 1)  # `ibv_devinfo -v`: active_width x active_speed
     if ports and all(p["rate_gbps"] is None for p in ports):
         result.warnings.append("ibv_devinfo without -v prints no rate: rates unknown")
-    result.summary = _summary(ports)
+    result.summary = _finish(ports, result)
     return result
 
 
@@ -310,9 +356,14 @@ def parse_ibdev2netdev(text: Text) -> ParseResult:
                 "line": no,
             }
         )
-    summary = _summary(ports)
+    summary = _finish(ports, result)
+    ports = summary["ports"]
+    # Up/Down is the netdev carrier: the RDMA port state, and so active/inactive, is unknown.
     summary["active_infiniband_ports"] = None
     summary["active_ethernet_ports"] = None
+    summary["inactive_ports"] = None
+    summary["netdev_up"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "up")
+    summary["netdev_down"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "down")
     summary["infiniband_ports"] = sum(1 for p in ports if p["link_layer"] == "InfiniBand")
     summary["ethernet_ports"] = sum(1 for p in ports if p["link_layer"] == "Ethernet")
     result.summary = summary
@@ -350,7 +401,7 @@ def parse_rdma_link(text: Text) -> ParseResult:
                 "line": no,
             }
         )
-    result.summary = _summary(ports)
+    result.summary = _finish(ports, result)
     result.warnings.append(
         "`rdma link` prints no rate; link layer inferred (lid = InfiniBand, netdev = Ethernet)"
     )
