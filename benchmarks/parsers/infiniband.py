@@ -72,8 +72,12 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
         # `Rate` of a Down port is a placeholder (40); only Active + LinkUp (or unknown phys state) counts.
         return p.get("state") == "Active" and p.get("physical_state") in (None, "LinkUp")
 
+    def iwarp(p: dict[str, Any]) -> bool:
+        return (p.get("transport") or "").lower().startswith("iwarp")
+
     ib = [p for p in ports if active(p) and p.get("link_layer") == "InfiniBand"]
-    eth = [p for p in ports if active(p) and p.get("link_layer") == "Ethernet"]
+    # RoCE candidates: an iWARP port (RDMA over TCP) also says Ethernet and is counted apart.
+    eth = [p for p in ports if active(p) and p.get("link_layer") == "Ethernet" and not iwarp(p)]
     rates_ib = Counter(p["rate_gbps"] for p in ib if p.get("rate_gbps") is not None)
     rates_eth = Counter(p["rate_gbps"] for p in eth if p.get("rate_gbps") is not None)
     return {
@@ -81,6 +85,7 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
         "total_ports": len(ports),
         "active_infiniband_ports": len(ib),
         "active_ethernet_ports": len(eth),
+        "active_iwarp_ports": sum(1 for p in ports if active(p) and iwarp(p)),
         "inactive_ports": sum(1 for p in ports if not active(p)),
         "active_infiniband_rates_gbps": {
             str(k): v for k, v in sorted(rates_ib.items(), key=lambda kv: str(kv[0]))
@@ -171,8 +176,8 @@ class _BlockFormat:
     device_re: re.Pattern[str]
     port_re: re.Pattern[str]
     field_re: re.Pattern[str]
-    device_field: str
-    device_field_key: str
+    # Device-wide fields (tool key -> port key), copied onto each port of the device.
+    device_fields: dict[str, str]
     port_fields: PortFields
     # Set when fields before any port line get a port of their own, with this warning.
     orphan_fields_warning: str | None = None
@@ -182,24 +187,25 @@ def _read_port_blocks(text: Text, block_format: _BlockFormat, result: ParseResul
     """Every port of a device/port block report, in print order."""
     ports: list[dict[str, Any]] = []
     device: str | None = None
-    device_value: str | None = None
+    device_values: dict[str, str] = {}
     port: dict[str, Any] | None = None
     for no, line in enumerate(text.lines, start=1):
         m = block_format.device_re.match(line)
         if m:
-            device, device_value, port = m.group(1), None, None
+            device, device_values, port = m.group(1), {}, None
             continue
         m = block_format.port_re.match(line)
         if m:
-            port = _new_port(device, int(m.group(1)), no, **{block_format.device_field_key: device_value})
+            extra = {name: device_values.get(key) for key, name in block_format.device_fields.items()}
+            port = _new_port(device, int(m.group(1)), no, **extra)
             ports.append(port)
             continue
         m = block_format.field_re.match(line)
         if not m:
             continue
         key, value = m.group(1), m.group(2)
-        if key == block_format.device_field:
-            device_value = value
+        if key in block_format.device_fields:
+            device_values[key] = value
             continue
         if port is None and block_format.orphan_fields_warning:
             # A fragment that starts inside a port block: keep what it says, without a device name.
@@ -217,8 +223,7 @@ IBSTAT_FORMAT = _BlockFormat(
     field_re=re.compile(
         r"^\s*(CA type|State|Physical state|Rate|Link layer|Base lid|SM lid|Firmware version)\s*:\s*(.*?)\s*$"
     ),
-    device_field="CA type",
-    device_field_key="ca_type",
+    device_fields={"CA type": "ca_type"},
     port_fields=_port_fields(
         "State",
         "Physical state",
@@ -294,11 +299,11 @@ DEVINFO_FORMAT = _BlockFormat(
     device_re=re.compile(r"^\s*hca_id:\s*(\S+)"),
     port_re=re.compile(r"^\s*port:\s*(\d+)\s*$"),
     field_re=re.compile(
-        r"^\s*(state|link_layer|active_width|active_speed|phys_state|vendor_part_id|active_mtu|sm_lid|port_lid)"
+        r"^\s*(state|link_layer|active_width|active_speed|phys_state|vendor_part_id|transport|active_mtu|sm_lid"
+        r"|port_lid)"
         r"\s*:\s*(.*?)\s*$"
     ),
-    device_field="vendor_part_id",
-    device_field_key="vendor_part_id",
+    device_fields={"vendor_part_id": "vendor_part_id", "transport": "transport"},
     port_fields=_port_fields(
         "state",
         "phys_state",
@@ -322,6 +327,14 @@ def parse_ibv_devinfo(text: Text) -> ParseResult:
             p["rate_gbps"] = round(width * speed, 1)  # `ibv_devinfo -v`: active_width x active_speed
     if ports and all(p["rate_gbps"] is None for p in ports):
         result.warnings.append("ibv_devinfo without -v prints no rate: rates unknown")
+    # `transport: iWARP (1)` (Chelsio, Intel X722, soft-iWARP `siw_*`) runs RDMA over TCP: its port says
+    # `link_layer: Ethernet` like a RoCE port but is not one.
+    iwarp = [f"{p['device']}" for p in ports if (p.get("transport") or "").lower().startswith("iwarp")]
+    if iwarp:
+        result.warnings.append(
+            f"{len(iwarp)} port(s) use the iWARP transport (RDMA over TCP), not InfiniBand or RoCE: "
+            + ", ".join(iwarp[:8])
+        )
     result.summary = _finish(ports, result)
     return result
 

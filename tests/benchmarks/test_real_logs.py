@@ -52,6 +52,11 @@ PENDING: dict[str, str] = {
         "detect.py line 65 `rdma_link` requires `link dev/port`; the older `0/1: mlx5_0/1: state "
         "DOWN ...` lines score nothing, so the file is not recognised (should be rdma-link)"
     ),
+    "nvidia-smi-q-detection": (
+        "detect.py has no signature for the `nvidia-smi -q` report (`==============NVSMI LOG==============`, "
+        "`Attached GPUs : N`, `GPU 00000000:2F:00.0` blocks): nothing is recognised (should be nvidia-smi, "
+        "read by nvidia_smi_query.parse_query)"
+    ),
     "torchtitan-detection": (
         "detect.py line 46 `torchtitan` needs `step:\\s*+\\d++\\s++loss:`; `step: 640/644 = 99.3789%  "
         "loss:` has `/644 = ...%` between the step and `loss:`, so nothing is recognised (should be "
@@ -187,6 +192,39 @@ def test_nvidia_smi_560_table() -> None:
     assert [g["bus_id"] for g in s["gpu_list"]][:2] == ["00000000:19:00.0", "00000000:3B:00.0"]
 
 
+SMI_Q = "nvidia-smi/a100-sxm4-40gb-8gpu-smi-a-first-gpu-block-only.txt"
+
+
+def test_nvidia_smi_q_report_first_gpu_block() -> None:
+    result = _parse_as("nvidia-smi", SMI_Q)
+    s = result["summary"]
+    assert (s["source"], s["gpus"], s["gpu_blocks"]) == ("nvidia-smi -q", 8, 1)  # `Attached GPUs : 8`
+    assert (s["driver_version"], s["cuda_version"], s["gpu_models"]) == (
+        "535.129.03",
+        "12.2",
+        ["NVIDIA A100-SXM4-40GB"],
+    )
+    [gpu] = s["gpu_list"]
+    assert (gpu["bus_id"], gpu["memory_total_mib"], gpu["power_cap_w"]) == ("00000000:2F:00.0", 40960, 400)
+    assert (gpu["pcie_gen_max"], gpu["pcie_gen_host_max"], gpu["pcie_width_current"]) == (4, 3, 16)
+    assert gpu["row_remap_pending"] == "No" and gpu["ecc_uncorrectable_volatile"] == 0
+    assert _warned(result, "Attached GPUs: 8, but 1 GPU block")
+    assert _warned(result, "host slot allows PCIe Gen3, the GPU Gen4")
+
+
+def test_nvidia_smi_q_section_filter_without_product_names() -> None:
+    result = _parse_as("nvidia-smi", "nvidia-smi/kepler-2gpu-q-d-clock-no-product-name.txt")
+    s = result["summary"]
+    assert (s["gpus"], s["gpu_blocks"], s["gpu_models"]) == (2, 2, [])
+    assert [g["bus_id"] for g in s["gpu_list"]] == ["00000000:06:00.0", "00000000:07:00.0"]
+    assert _warned(result, "no Product Name")
+
+
+@_fixed_after_the_parser_rewrite("nvidia-smi-q-detection")
+def test_nvidia_smi_q_report_is_detected() -> None:
+    assert _parse(SMI_Q)["kind"] == "nvidia-smi"
+
+
 def test_dcgmi_diag_cuinit_failure_with_wrapped_warnings_and_long_run_option() -> None:
     result = _parse("dcgmi-diag/h100-8x-dcgm338-r3-cuinit-fail-wrapped.txt")
     s = result["summary"]
@@ -260,6 +298,17 @@ def test_ibstat_initializing_port_warns_about_the_subnet_manager() -> None:
     )
     assert s["active_infiniband_ports"] == 0 and s["inactive_ports"] == 1
     assert _warned(result, "mlx5_0 port 1", "subnet manager")
+
+
+def test_soft_iwarp_ports_are_not_roce_ports() -> None:
+    result = _parse("ibv_devinfo/softiwarp-siw-3-devices-tabs.txt")
+    s = result["summary"]
+    assert s["devices"] == ["siw_docker0", "siw_enp0s25", "siw_lo"]
+    assert {(p["state"], p["link_layer"], p["transport"]) for p in s["ports"]} == {
+        ("Active", "Ethernet", "iWARP (1)")
+    }
+    assert (s["active_ethernet_ports"], s["active_iwarp_ports"]) == (0, 3)
+    assert _warned(result, "3 port(s) use the iWARP transport")
 
 
 def test_ibstatus_two_ethernet_ports_down() -> None:
