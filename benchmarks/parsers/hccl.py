@@ -17,6 +17,10 @@ TEST_RE = re.compile(
     r"\b(all_reduce|all_gather|reduce_scatter|alltoallv?|broadcast|reduce|scatter|send_recv|sendrecv)_test\b"
 )
 NP_RE = re.compile(r"^(?>.*?(?:mpirun|mpiexec)\b).*?\s-(?:n|np)\s++(\d+)")
+# hccl_test's own `-p,--npus <npus used for one node>` (its usage text): ranks / NPUs per node = nodes.
+NPUS_RE = re.compile(r"^(?>.*?_test\b).*?\s(?:-p|--npus)\s++(\d+)")
+# The tool's first line: `the minbytes is 8192, maxbytes is 67108864, iters is 20, warmup_iters is 5`.
+SWEEP_RE = re.compile(r"minbytes is (\d+), maxbytes is (\d+), iters is (\d+), warmup_iters is (\d+)")
 FACTORS = {
     "all_reduce": lambda n: 2 * (n - 1) / n,
     "all_gather": lambda n: (n - 1) / n,
@@ -36,7 +40,8 @@ def parse_hccl(text: Text) -> ParseResult:
     runs: list[dict[str, Any]] = []
     run: dict[str, Any] | None = None
     collective = None
-    ranks = None
+    ranks = npus = None
+    sweep: dict[str, int] = {}
     for no, line in enumerate(text.lines, start=1):
         m = TEST_RE.search(line)
         if m and "|" not in line:
@@ -44,10 +49,21 @@ def parse_hccl(text: Text) -> ParseResult:
         m = NP_RE.search(line)
         if m:
             ranks = int(m.group(1))
+        m = NPUS_RE.search(line)
+        if m:
+            npus = int(m.group(1))
+        m = SWEEP_RE.search(line)
+        if m:
+            sweep = dict(zip(("requested_min_bytes", "requested_max_bytes", "iters", "warmup_iters"),
+                             (int(g) for g in m.groups()), strict=True))  # fmt: skip
+            continue
         if HEADER_RE.search(line):
             run = {
                 "collective": collective,
                 "ranks": ranks,
+                "npus_per_node": npus,
+                "nodes": ranks // npus if ranks and npus and ranks % npus == 0 else None,
+                **sweep,
                 "rows_data": [],
                 "first_line": no,
                 "last_line": no,
@@ -99,6 +115,12 @@ def parse_hccl(text: Text) -> ParseResult:
                 "size_rows": rows[:5000],
             }
         )
+        wanted = r.get("requested_max_bytes")
+        if rows and wanted and max_size is not None and max_size < wanted:
+            result.warnings.append(
+                f"hccl_test run (lines {r['first_line']}-{r['last_line']}) stops at {max_size} B "
+                f"of maxbytes {wanted}: cut or aborted"
+            )
         if factor is None:
             result.warnings.append(
                 "hccl_test prints no busbw and the collective or rank count (mpirun -n) is not in the log: "

@@ -92,6 +92,10 @@ COLLECTIVES: dict[str, list[tuple[Any, ...]]] = {
         ("all_reduce", 2, 1, None, peak, 2.30, peak, avg, 8)
         for peak, avg in ((2.31, 1.57614), (2.31, 1.58183), (2.33, 1.58058))
     ],
+    "nccl-tests/h100-2node-16gpu-srun-prefix-validation-off-then-ring-rerun.txt": [
+        ("all_reduce", 16, 2, 8, 167.87, 155.57, 155.56, 142.735, 11),
+        ("all_reduce", 16, 2, 8, 102.27, 89.90, 89.40, 85.5294, 11),
+    ],
     "rccl-tests/radeon-r9700-2node-1gpu-2runs-gdr-on-off.txt": [
         ("all_reduce", 2, 2, 1, 10.77, 10.77, 10.77, 3.51213, 25),
         ("all_reduce", 2, 2, 1, 10.83, 10.82, 10.83, 3.53671, 25),
@@ -174,6 +178,33 @@ def test_perftest_row_after_a_cpu_frequency_warning() -> None:
     assert s["average_gbps"] == approx(98.02) and s["unit_reported"] == "Gb/sec"
     assert s["duration_mode"] is True and s["failed"] is False
     assert _warned(result, "bidirectional")
+
+
+def test_perftest_latency_server_and_client_tables_in_one_file() -> None:
+    result = _parse("perftest/connectx3-ib-write-lat-server-then-client-prompts.txt")
+    s = result["summary"]
+    assert result["kind"] == "perftest" and result["errors"] == []
+    assert (s["test"], s["latency"], s["link_layer"], s["device"], s["mtu"]) == (
+        "ib_write_lat",
+        True,
+        "InfiniBand",
+        "mlx4_0",
+        2048,
+    )
+    # server row: 0.96 1.25 0.98 0.98 ...; client row: 0.96 1.02 0.98 0.98 ... (2 bytes, 1000 iterations)
+    assert s["rows"] == 2 and s["min_size_bytes"] == 2
+    assert (s["latency_typical_usec"], s["latency_avg_usec"]) == (0.98, 0.98)
+
+
+def test_hccl_test_multi_size_sweep_with_npus_per_node() -> None:
+    result = _parse("hccl-test/ascend-docs-allreduce-8npu-8k-64m-avg-time-header.txt")
+    assert result["kind"] == "hccl-test"
+    [run] = result["summary"]["runs"]
+    assert (run["collective"], run["ranks"], run["npus_per_node"], run["nodes"]) == ("all_reduce", 8, 8, 1)
+    assert (run["rows"], run["max_size_bytes"], run["requested_max_bytes"]) == (14, 67108864, 67108864)
+    assert (run["iters"], run["warmup_iters"], run["failed"]) == (20, 5, False)
+    assert run["algbw_at_max_size_gbps"] == approx(23.76245)
+    assert run["busbw_at_max_size_gbps"] == approx(23.76245 * 2 * 7 / 8)  # all_reduce on 8 ranks
 
 
 # ---- GPU evidence ---------------------------------------------------------------------------------------
