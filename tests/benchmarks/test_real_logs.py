@@ -266,6 +266,30 @@ def test_dcgmi_diag_cuinit_failure_with_wrapped_warnings_and_long_run_option() -
     assert s["level"] == "3"  # `dcgmi diag --run 3`
 
 
+def test_dcgmi_diag_pcie_failure_in_a_pod() -> None:
+    result = _parse("dcgmi-diag/rtx3090-8x-dcgm330-r2-pcie-fail-unsupported-driver-combination.txt")
+    s = result["summary"]
+    assert result["kind"] == "dcgmi-diag" and s["level"] == "2" and s["dcgm_version"] == "3.3.0"
+    assert (s["passed"], s["failed_tests"], s["skipped_tests"]) == (False, ["PCIe"], ["GPU Memory"])
+    [pcie] = [t for t in s["tests"] if t["name"] == "PCIe"]
+    assert "unsupported display driver / cuda" in pcie["detail"]
+
+
+def test_dcgmi_diag_second_result_row_fails_the_test() -> None:
+    s = _parse_as(
+        "dcgmi-diag", "dcgmi-diag/ml-engineering-r2-gpu-memory-pass-7-fail-gpu0-thermal-fragment.txt"
+    )["summary"]
+    [memory] = s["tests"]
+    assert (s["passed"], s["failed_tests"], memory["result"], memory["gpus"]) == (
+        False,
+        ["GPU Memory"],
+        "Fail",
+        "GPU: 0",
+    )
+    assert [r["result"] for r in memory["results"]] == ["Pass", "Fail"]
+    assert "Thermal violations" in memory["detail"]
+
+
 def test_topo_one_gpu_ten_nics_all_node() -> None:
     result = _parse("nvidia-smi-topo/dell-r760xa-l40s-1gpu-10nic-topo-mp.txt")
     s = result["summary"]
