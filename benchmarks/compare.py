@@ -440,7 +440,12 @@ def _ports_by_state(
     """The ports sorted by what they say about the claim: good (active, up, the claimed link layer, fast
     enough), on another link layer, not active, active but slower than claimed."""
     active = [p for p in ports if p.get("state") == "Active"]
-    wanted = [p for p in active if p.get("link_layer") == wanted_layer]
+    # An iWARP port (RDMA over TCP, ibv_devinfo `transport: iWARP (1)`) says Ethernet but is not RoCE.
+    wanted = [
+        p
+        for p in active
+        if p.get("link_layer") == wanted_layer and not str(p.get("transport") or "").startswith("iWARP")
+    ]
     return {
         "good": [
             p
