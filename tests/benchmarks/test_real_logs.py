@@ -40,35 +40,6 @@ def _warned(result: dict[str, Any], *words: str) -> bool:
     return any(all(w in warning for w in words) for warning in result["warnings"])
 
 
-# Failures in benchmarks/parsers/nccl/ and detect.py, which another branch is rewriting: kept as strict
-# xfails with the exact cause, to be fixed after that branch merges.
-PENDING: dict[str, str] = {
-    "shared-gpu": (
-        "nccl/summary.py _Scale.gpus_per_node (line 122) divides ranks by nodes; both ranks print "
-        "`device 0 [0000:02:00]` on host `lab` (one RTX 5090 shared by 2 processes): distinct "
-        "(host, bus id) pairs should give 1 GPU per node, with a warning that ranks share a GPU"
-    ),
-    "rdma-link-detection": (
-        "detect.py line 65 `rdma_link` requires `link dev/port`; the older `0/1: mlx5_0/1: state "
-        "DOWN ...` lines score nothing, so the file is not recognised (should be rdma-link)"
-    ),
-    "nvidia-smi-q-detection": (
-        "detect.py has no signature for the `nvidia-smi -q` report (`==============NVSMI LOG==============`, "
-        "`Attached GPUs : N`, `GPU 00000000:2F:00.0` blocks): nothing is recognised (should be nvidia-smi, "
-        "read by nvidia_smi_query.parse_query)"
-    ),
-    "torchtitan-detection": (
-        "detect.py line 46 `torchtitan` needs `step:\\s*+\\d++\\s++loss:`; `step: 640/644 = 99.3789%  "
-        "loss:` has `/644 = ...%` between the step and `loss:`, so nothing is recognised (should be "
-        "torchtitan)"
-    ),
-}
-
-
-def _fixed_after_the_parser_rewrite(key: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=True, reason=PENDING[key])
-
-
 def test_every_real_fixture_is_listed_in_sources() -> None:
     listed = (REAL / "SOURCES.md").read_text()
     files = sorted(p.relative_to(REAL).as_posix() for p in REAL.rglob("*.txt"))
@@ -155,10 +126,39 @@ def test_cuda_failure_before_any_row_is_a_failed_run_with_its_reason() -> None:
     assert result["summary"]["failed_runs"] == 1
 
 
-@_fixed_after_the_parser_rewrite("shared-gpu")
 def test_two_ranks_on_one_gpu_count_one_gpu() -> None:
-    run = _parse("nccl-tests/rtx5090-2rank-1gpu-socket-mpi-tag-output-3reps.txt")["summary"]["runs"][0]
-    assert run["gpus_per_node"] == 1
+    result = _parse("nccl-tests/rtx5090-2rank-1gpu-socket-mpi-tag-output-3reps.txt")
+    run = result["summary"]["runs"][0]
+    assert (run["ranks"], run["nodes"], run["gpus_per_node"]) == (2, 1, 1)
+    assert _warned(result, "2 ranks ran on 1 GPU")
+
+
+def test_ranks_printing_device_0_on_distinct_bus_ids_are_distinct_gpus() -> None:
+    """One GPU per process (CUDA_VISIBLE_DEVICES): every rank prints device 0, each on its own bus id."""
+    rank_lines = [
+        f"#  Rank {r} Group  0 Pid {100 + r} on node{r // 2} device  0 [0000:{0x19 + r % 2:02x}:00] H100"
+        for r in range(4)
+    ]
+    columns = "size count type redop root time algbw busbw #wrong time algbw busbw #wrong".split()
+    rows = [
+        "1048576 262144 float sum -1 93.25 11.24 16.86 0 82.98 12.64 18.96 0",
+        "2097152 524288 float sum -1 150.10 13.97 20.96 0 148.00 14.17 21.26 0",
+    ]
+    log = [
+        "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5 iters: 20",
+        "#",
+        "# Using devices",
+        *rank_lines,
+        "#",
+        "#" + "".join(f"{c:>10}" for c in columns),
+        *("".join(f"{v:>10}" for v in row.split()) for row in rows),
+        "# Out of bounds values : 0 OK",
+        "# Avg bus bandwidth    : 19.5",
+    ]
+    result = parse("\n".join(log) + "\n").as_dict()
+    run = result["summary"]["runs"][0]
+    assert (run["ranks"], run["nodes"], run["gpus_per_node"]) == (4, 2, 2)
+    assert not _warned(result, "ranks ran on")
 
 
 # ---- perftest ------------------------------------------------------------------------------------------
@@ -251,7 +251,6 @@ def test_nvidia_smi_q_section_filter_without_product_names() -> None:
     assert _warned(result, "no Product Name")
 
 
-@_fixed_after_the_parser_rewrite("nvidia-smi-q-detection")
 def test_nvidia_smi_q_report_is_detected() -> None:
     assert _parse(SMI_Q)["kind"] == "nvidia-smi"
 
@@ -407,7 +406,6 @@ def test_rdma_link_index_prefix_format_is_read() -> None:
     assert s["active_infiniband_ports"] == 1  # mlx5_5 prints `lid 12 sm_lid 4`
 
 
-@_fixed_after_the_parser_rewrite("rdma-link-detection")
 def test_rdma_link_index_prefix_format_is_detected() -> None:
     assert _parse(RDMA_LINK_OLD)["kind"] == "rdma-link"
 
@@ -436,7 +434,6 @@ def test_torchtitan_step_of_total_line_is_read() -> None:
     assert _warned(result, "iteration 640 of 644")
 
 
-@_fixed_after_the_parser_rewrite("torchtitan-detection")
 def test_torchtitan_step_of_total_line_is_detected() -> None:
     assert _parse(TITAN_OF_TOTAL)["kind"] == "torchtitan"
 

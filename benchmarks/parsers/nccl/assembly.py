@@ -61,7 +61,7 @@ class Run:
     tests_version: str | None = None
     nccl_version: str | None = None
     header: dict[str, Any] = field(default_factory=dict)
-    ranks: dict[int, tuple[str, int, str]] = field(default_factory=dict)
+    ranks: dict[int, tuple[str, int, str, str]] = field(default_factory=dict)  # host, device, name, bus
     layout: Layout | None = None
     rows: list[Row] = field(default_factory=list)
     cycles: int = 0

@@ -28,7 +28,7 @@ from .reading import Measurement, Row
 # device, name before `strip`). A line of another form does not match and is read by the walk.
 RANK_LINE = (
     r"[ \t]*#[ \t]*Rank +([0-9]+) +Group +[0-9]+ +Pid +[0-9]+ +on +([^\s]+) +device +([0-9]+)"
-    r" +\[[^\]\n]*\] *([^\n]*)"
+    r" +\[([^\]\n]*)\] *([^\n]*)"
 )
 # The data types and reduction ops nccl-tests and rccl-tests print; none of these words holds a
 # substring any reader before the row's looks for (test_nccl_blocks.py checks it).
@@ -59,7 +59,7 @@ RANK_BLOCKERS = ("CCL ", "ccl-tests", "Collective test starting", "concluded", "
 # parse_row reads no line longer than this.
 MAX_ROW_CHARS = 2000
 
-Ranks = list[tuple[int, tuple[str, int, str]]]
+Ranks = list[tuple[int, tuple[str, int, str, str]]]
 # (index of the first line, number of lines, what they hold): Rank lines (a list), a row, a lone `#`.
 Found = tuple[int, int, Ranks | Row | None]
 
@@ -82,8 +82,8 @@ def _ranks(run_text: str, lines: int) -> Ranks | None:
     fields = RANK_FIELDS_RE.findall(run_text)
     if len(fields) != lines:
         return None
-    ranks, hosts, devices, names = zip(*fields, strict=True)
-    about = zip(hosts, map(int, devices), map(str.strip, names), strict=True)
+    ranks, hosts, devices, buses, names = zip(*fields, strict=True)
+    about = zip(hosts, map(int, devices), map(str.strip, names), map(str.strip, buses), strict=True)
     return list(zip(map(int, ranks), about, strict=True))
 
 
