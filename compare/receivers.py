@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db import transaction
 
-from compare.sized import catalog_version_bump
+from providers.cached import catalog_version_bump
 
 
 def on_offerings_changed(**_: Any) -> None:

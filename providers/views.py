@@ -10,10 +10,13 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import get_template
 from django.utils import timezone
-from django.utils.translation import ngettext
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, ngettext
 
 from providers import selectors, services
+from providers.cached import cached_rows
 from providers.facts import FACTS, GROUPS, facts_in_group
 from providers.filters import FEATURE_CHOICES, OfferingFilterSet
 from providers.forms import OfferingFactsEditForm
@@ -32,7 +35,7 @@ def offering_browse(request: HttpRequest) -> HttpResponse:
         # A page of the catalog at a time: a full catalog of hundreds of rows is slow to render and to read.
         paginator = Paginator(filters.qs, BROWSE_PAGE_SIZE)
         page_obj = paginator.get_page(filters.form.cleaned_data.get("page") or 1)
-        offerings = page_obj.object_list
+        offerings = list(page_obj.object_list)
     else:
         status = 400
     query = filters.data.copy()
@@ -40,12 +43,29 @@ def offering_browse(request: HttpRequest) -> HttpResponse:
     context = {
         "form": filters.form,
         "offerings": offerings,
+        "rows": _browse_rows(request, offerings),
         "page_obj": page_obj,
         "query": query.urlencode(),
         "options": selectors.filter_options(provider_name=str(filters.data.get("provider_name", ""))[:100]),
         "features": dict(FEATURE_CHOICES),
     }
     return render(request, "providers/browse.html", context, status=status)
+
+
+def _browse_rows(request: HttpRequest, offerings: list[Offering]) -> list[str]:
+    """Each offering's table row, from the cache under the catalog version, the language and the currency
+    shown (its words and its price depend on them); the rows missing rendered from the page's offerings."""
+    display = request.currency_display  # type: ignore[attr-defined]
+    money = display.money
+    by_pk = {o.pk: o for o in offerings}
+    row = get_template("providers/_browse_row.html")
+
+    def build(pks: list[int]) -> dict[int, str]:
+        return {pk: str(row.render({"o": by_pk[pk], "currency_display": display})) for pk in pks}
+
+    prefix = f"browse:{get_language()}:{money.code}:{money.per_usd or ''}:{money.rate_as_of}"
+    rows = cached_rows(prefix, by_pk, build)
+    return [mark_safe(rows[o.pk]) for o in offerings]  # noqa: S308 (rendered by the template above)
 
 
 def _fact_rows(offering: Offering) -> list[dict[str, Any]]:

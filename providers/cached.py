@@ -1,0 +1,112 @@
+"""The catalog version, and rows of the catalog cached under it.
+
+The version is one value in Django's cache; any write to what an offering shows makes a new one, so
+everything cached under the old version is never read again (it expires on its own). Writes are caught
+where they happen, by the model signals of every catalog table (admin, imports, sourced edits, price
+changes and the shell alike) and by the catalog's own signals (providers.signals, connected by the apps
+above); the catalog has no bulk writes that would bypass them (docs/PERFORMANCE.md, "Pages at 3,000+
+offerings").
+
+`cached_rows` is what the API list and the browse page use: one cache read for a page of rows, and only
+the rows missing from the cache built (and stored) again. Their keys also carry a digest of the code that
+builds them, so a deploy never serves rows in an older shape.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models.signals import m2m_changed, post_delete, post_save
+
+# The key predates the catalog's own use of the version (the compare page was its first reader).
+VERSION_KEY = "compare:catalog-version"
+# A cached row outlives no version; this only bounds how long an unread one stays in the cache.
+ROW_CACHE_SECONDS = 24 * 3600
+
+
+def catalog_version() -> str:
+    """The current catalog version (a new one is made when the cache has none)."""
+    version = cache.get(VERSION_KEY)
+    if version is None:
+        version = uuid.uuid4().hex
+        cache.add(VERSION_KEY, version, None)
+        version = cache.get(VERSION_KEY) or version
+    return str(version)
+
+
+def catalog_version_bump() -> None:
+    """Everything cached under the catalog version is stale: the catalog changed."""
+    cache.set(VERSION_KEY, uuid.uuid4().hex, None)
+
+
+def catalog_written(**_: Any) -> None:
+    """A row of the catalog was saved or deleted. Bump now (a page rendered meanwhile recomputes) and on
+    commit (a page rendered between the two could have cached the old rows under the new version)."""
+    catalog_version_bump()
+    transaction.on_commit(catalog_version_bump)
+
+
+def connect_model_signals() -> None:
+    """Every catalog table's saves and deletes, and the source links of fact groups and plans, bump the
+    version (called once, from ProvidersConfig.ready)."""
+    from providers import models
+
+    tables = [
+        models.GPUModel,
+        models.Provider,
+        models.Source,
+        models.Offering,
+        models.Provenance,
+        models.ExchangeRate,
+        models.BillingPlan,
+        models.PricePoint,
+    ]
+    for model in tables:
+        uid = f"providers.version.{model.__name__}"
+        post_save.connect(catalog_written, sender=model, dispatch_uid=f"{uid}.save")
+        post_delete.connect(catalog_written, sender=model, dispatch_uid=f"{uid}.delete")
+    for through in (models.Provenance.sources.through, models.BillingPlan.sources.through):
+        m2m_changed.connect(
+            catalog_written, sender=through, dispatch_uid=f"providers.version.{through.__name__}"
+        )
+
+
+@functools.cache
+def code_version() -> str:
+    """A digest of the code rows are built by (the catalog app, the money formatting, the templates of the
+    catalog pages): after a deploy that changes any of it, rows an older process cached are never read."""
+    root = Path(__file__).resolve().parents[1]
+    files = [
+        *sorted((root / "providers").rglob("*.py")),
+        *sorted((root / "templates" / "providers").glob("*.html")),
+        root / "portal" / "money.py",
+    ]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def cached_rows(
+    prefix: str, pks: Iterable[int], build: Callable[[list[int]], dict[int, Any]]
+) -> dict[int, Any]:
+    """The row of each primary key, read from the cache under `prefix` and the catalog version; the
+    missing ones built by `build(missing pks)` (which answers {pk: row}) and stored (one cache read and at
+    most one write). `prefix` names what else the row depends on (language, currency)."""
+    version = catalog_version()
+    keys = {pk: f"rows:{prefix}:{code_version()}:{version}:{pk}" for pk in pks}
+    found = cache.get_many(list(keys.values()))
+    rows = {pk: found[key] for pk, key in keys.items() if key in found}
+    missing = [pk for pk in keys if pk not in rows]
+    if missing:
+        built = build(missing)
+        cache.set_many({keys[pk]: row for pk, row in built.items()}, ROW_CACHE_SECONDS)
+        rows.update(built)
+    return rows
