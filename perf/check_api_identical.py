@@ -1,4 +1,5 @@
-"""The catalog API's JSON and OpenAPI schema, recorded on one checkout and compared byte for byte on another.
+"""The catalog API's JSON, OpenAPI schema and catalog pages, recorded on one checkout and compared byte for
+byte on another.
 
     export DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db>
     .venv/bin/python perf/check_api_identical.py --record /tmp/api-before.json    # on the old code
@@ -6,8 +7,9 @@
 
 Reads (Django test client, in-process, this checkout's code): the list's first page, an offset page, each
 sort, a filtered page, three offerings' detail addresses (first, middle and last slug), and
-`manage.py spectacular`. Each address is requested twice, so that a second answer read from a cache is
-compared too. Nothing is written to the database.
+`manage.py spectacular`; and the HTML of browse pages (plain, sorted, filtered, in yuan) and of four
+offering pages, bar their CSRF tokens. Each address is requested twice, so that a second answer read
+from a cache is compared too. Nothing is written to the database.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -46,6 +49,10 @@ def addresses() -> list[str]:
     paths += [f"/api/v1/offerings/?sort={sort}&limit=50" for sort in ("name", "price", "-price", "updated")]
     paths += [f"/api/v1/offerings/?sort={s}&limit=30&offset=60" for s in ("gbps_per_gpu", "-gbps_per_gpu")]
     paths += [f"/api/v1/offerings/{slug}/" for slug in (slugs[0], slugs[len(slugs) // 2], slugs[-1])]
+    paths += ["/offerings/", "/offerings/?page=7&sort=-price", "/offerings/?currency=CNY"]
+    paths += ["/offerings/?fabric=infiniband&provider_name=Lambda&page=2"]
+    paths += [f"/offerings/{slug}/" for slug in (slugs[0], slugs[len(slugs) // 2], slugs[-1])]
+    paths += [f"/offerings/{slugs[5]}/?currency=CNY"]
     return paths
 
 
@@ -55,7 +62,7 @@ def snapshot() -> dict[str, str]:
     for path in addresses():
         for attempt in ("first", "second"):
             response = client.get(path, HTTP_ACCEPT="application/json")
-            body = response.content
+            body = re.sub(rb'(name="csrfmiddlewaretoken" value=")[^"]+', rb"\1", response.content)
             digest = hashlib.sha256(body).hexdigest()
             out[f"{path} [{attempt}]"] = f"{response.status_code} {len(body)} {digest}"
     schema = io.StringIO()

@@ -355,9 +355,10 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
         return Response(PriceHistorySerializer(points.order_by("recorded_at", "id"), many=True).data)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        """The page's offerings are found and counted without their plans and sources; each one's
-        serialized row is read from the cache under the catalog version (and language), and only those
-        missing are fetched with everything they show and serialized (docs/PERFORMANCE.md)."""
+        # (A comment, not a docstring: the schema would take a docstring as the list's description.)
+        # The page's offerings are found and counted without their plans and sources; each one's row is
+        # read as rendered JSON from the cache under the catalog version (and language), and only those
+        # missing are fetched with everything they show, serialized and rendered (docs/PERFORMANCE.md).
         queryset = self.filter_queryset(self.get_queryset()).prefetch_related(None)
         page = self.paginate_queryset(queryset)
         pks = [offering.pk for offering in (page if page is not None else queryset)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from django.contrib import messages
@@ -17,6 +18,7 @@ from django.utils.translation import get_language, ngettext
 
 from providers import selectors, services
 from providers.cached import cached_rows
+from providers.currency import Display
 from providers.facts import FACTS, GROUPS, facts_in_group
 from providers.filters import FEATURE_CHOICES, OfferingFilterSet
 from providers.forms import OfferingFactsEditForm
@@ -52,19 +54,25 @@ def offering_browse(request: HttpRequest) -> HttpResponse:
     return render(request, "providers/browse.html", context, status=status)
 
 
+def _display_key(display: Display) -> str:
+    """What a cached fragment's prices depend on: the currency, the rate (any change of a rate also makes
+    a new catalog version) and the note a page shows when the asked currency could not be honoured."""
+    note = hashlib.sha256(str(display.note).encode()).hexdigest()[:8] if display.note else ""
+    rate = display.rate
+    return f"{display.currency}:{rate.pk if rate else ''}:{rate.per_usd if rate else ''}:{note}"
+
+
 def _browse_rows(request: HttpRequest, offerings: list[Offering]) -> list[str]:
     """Each offering's table row, from the cache under the catalog version, the language and the currency
     shown (its words and its price depend on them); the rows missing rendered from the page's offerings."""
     display = request.currency_display  # type: ignore[attr-defined]
-    money = display.money
     by_pk = {o.pk: o for o in offerings}
     row = get_template("providers/_browse_row.html")
 
     def build(pks: list[int]) -> dict[int, str]:
         return {pk: str(row.render({"o": by_pk[pk], "currency_display": display})) for pk in pks}
 
-    prefix = f"browse:{get_language()}:{money.code}:{money.per_usd or ''}:{money.rate_as_of}"
-    rows = cached_rows(prefix, by_pk, build)
+    rows = cached_rows(f"browse:{get_language()}:{_display_key(display)}", by_pk, build)
     return [mark_safe(rows[o.pk]) for o in offerings]  # noqa: S308 (rendered by the template above)
 
 
@@ -93,23 +101,43 @@ def _offering_or_404(slug: str) -> Offering:
 
 
 def offering_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    offering = _offering_or_404(slug)
+    try:
+        offering = selectors.offering_row(slug=slug)
+    except Offering.DoesNotExist as exc:
+        raise Http404(f"No offering {slug!r}") from exc
     user = request.user
     can_edit = bool(getattr(user, "can_edit_offering", None) and user.can_edit_offering(offering))  # type: ignore[union-attr]
-    history = []
-    for plan in offering.plans.all():
-        for point in plan.history.all():
-            history.append({"plan": plan, "point": point})
     context = {
         "offering": offering,
-        "groups": _fact_rows(offering),
-        "plans": list(offering.plans.all()),
-        "history": history,
+        "catalog_html": _offering_catalog_html(request, offering),
         "can_edit": can_edit,
         # verified claims (benchmarks) and pitfall findings (checks), registered by those apps
         **offering_page_sections(offering),
     }
     return render(request, "providers/offering.html", context)
+
+
+def _offering_catalog_html(request: HttpRequest, offering: Offering) -> str:
+    """The offering page's facts with their sources, its plans and its price history: from the cache under
+    the catalog version, language and currency, else rendered from the offering with everything it shows."""
+    display = request.currency_display  # type: ignore[attr-defined]
+
+    def build(pks: list[int]) -> dict[int, str]:
+        full = selectors.offering_get(slug=offering.slug)
+        history = [
+            {"plan": plan, "point": point} for plan in full.plans.all() for point in plan.history.all()
+        ]
+        context = {
+            "offering": full,
+            "groups": _fact_rows(full),
+            "plans": list(full.plans.all()),
+            "history": history,
+            "currency_display": display,
+        }
+        return {offering.pk: str(get_template("providers/_offering_catalog.html").render(context))}
+
+    rows = cached_rows(f"offering:{get_language()}:{_display_key(display)}", [offering.pk], build)
+    return mark_safe(rows[offering.pk])  # noqa: S308 (rendered by the template above)
 
 
 def _fact_initial(offering: Offering) -> dict[str, Any]:

@@ -41,10 +41,15 @@ def offering() -> Offering:
     return plan.offering
 
 
+def detail(client: Client, offering: Offering) -> str:
+    return client.get(f"/offerings/{offering.slug}/").content.decode()
+
+
 def warm(client: Client, offering: Offering) -> None:
-    """Both pages read once, so that the next read would come from the cache if nothing bumped it."""
+    """The three pages read once, so that the next read would come from the cache if nothing bumped it."""
     assert api_row(client, offering.slug)["name"] == offering.name
     assert offering.name in browse(client)
+    assert offering.name in detail(client, offering)
 
 
 def test_a_sourced_edit_shows_at_once(client: Client, offering: Offering) -> None:
@@ -59,6 +64,7 @@ def test_a_sourced_edit_shows_at_once(client: Client, offering: Offering) -> Non
     )
     assert api_row(client, offering.slug)["gbps_per_nic"] == 200.0
     assert "8 × 200" in browse(client)
+    assert "https://example.com/spec" in detail(client, offering)  # the group's new source
 
 
 def test_a_price_change_shows_at_once(client: Client, offering: Offering) -> None:
@@ -72,6 +78,7 @@ def test_a_price_change_shows_at_once(client: Client, offering: Offering) -> Non
     assert row["on_demand_price_usd_per_gpu_hour"] == "1.2500"
     assert [p["price_usd_per_gpu_hour"] for p in row["plans"][0]["history"]][-1] == "1.2500"
     assert "$1.25" in browse(client)
+    assert "$1.250" in detail(client, offering)
 
 
 def test_a_plain_save_of_the_provider_shows_at_once(client: Client, offering: Offering) -> None:
@@ -124,10 +131,10 @@ def test_an_import_shows_at_once(client: Client) -> None:
     assert "Acme HGX H100, renamed" in page and "$2.49" in page
 
 
-def _admin_form(client: Client, url: str) -> dict[str, Any]:
+def _admin_form(client: Client, url: str, form_id: str = "offering_form") -> dict[str, Any]:
     """The values an admin change form submits as rendered (inputs, checked boxes, selected options)."""
     html = client.get(url).content.decode()
-    start = html.index('id="offering_form"')
+    start = html.index(f'id="{form_id}"')
     form = html[start : html.index("</form>", start)]
     data: dict[str, Any] = {}
     for tag in re.findall(r"<input[^>]*>", form):
@@ -137,9 +144,9 @@ def _admin_form(client: Client, url: str) -> dict[str, Any]:
             continue
         value = re.search(r'value="([^"]*)"', tag)
         data[name.group(1)] = value.group(1) if value else ""
-    for name, body in re.findall(r'<select name="([^"]+)"[^>]*>(.*?)</select>', form, re.S):
+    for name, attrs, body in re.findall(r'<select name="([^"]+)"([^>]*)>(.*?)</select>', form, re.S):
         chosen = re.findall(r'<option value="([^"]*)"[^>]*selected', body)
-        data[name] = chosen[0] if chosen else ""
+        data[name] = chosen if " multiple" in attrs else (chosen[0] if chosen else "")
     for name, body in re.findall(r'<textarea name="([^"]+)"[^>]*>(.*?)</textarea>', form, re.S):
         data[name] = body.strip()
     return data
@@ -154,6 +161,13 @@ def test_an_admin_edit_shows_at_once(client: Client, admin_client: Client, offer
     assert response.status_code == 302, re.findall(r"errorlist.{0,300}", response.content.decode())
     assert api_row(client, offering.slug)["name"] == "Edited in the admin"
     assert "Edited in the admin" in browse(client)
+    plan = offering.plans.get()
+    url = f"/admin/providers/billingplan/{plan.pk}/change/"
+    data = _admin_form(admin_client, url, "billingplan_form")
+    data["price_usd_per_gpu_hour"] = "4.75"
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, re.findall(r"errorlist.{0,300}", response.content.decode())
+    assert "$4.750" in detail(client, offering) and "$4.75" in browse(client)
 
 
 def test_the_cached_answer_is_the_built_one(client: Client) -> None:
@@ -202,3 +216,23 @@ def test_the_spliced_list_answers_every_form_as_before(client: Client) -> None:
     assert indented.json() == compact.json() and len(compact.json()["results"]) == 3
     browsable = client.get("/api/v1/offerings/?format=api")
     assert browsable.status_code == 200 and "Row 2" in browsable.content.decode()
+
+
+def test_the_offering_page_queries_the_same_for_many_plans_and_prices(
+    client: Client, django_assert_max_num_queries: Any, offering: Offering
+) -> None:
+    staff = UserFactory(is_staff=True)
+    for i in range(12):
+        plan = PlanFactory(offering=offering, name=f"Plan {i}")
+        for cents in range(5):
+            services.plan_price_change(
+                user=staff,
+                plan=plan,
+                price_usd_per_gpu_hour=Decimal(f"2.{i:02d}{cents}"),
+                as_of=None,
+                note="",
+            )
+    for _ in range(2):  # built, then from the cache
+        with django_assert_max_num_queries(12):
+            page = detail(client, offering)
+        assert "Plan 11" in page and "$2.114" in page
