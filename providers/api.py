@@ -7,9 +7,11 @@ again: an API view cannot grant what the service refuses.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import Any
 
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -27,7 +29,7 @@ from portal.api_errors import error_responses
 from portal.constraints import range_validators
 from providers import selectors, services
 from providers.api_rows import RenderedRows, RowsJSONRenderer
-from providers.cached import cached_rows
+from providers.cached import ROW_CACHE_SECONDS, PageOfIds, cached_rows, query_name, value_key
 from providers.facts import FACTS, NOTE_MAX_LENGTH, PLAN_BOUNDS, Fact
 from providers.filters import OfferingApiFilterSet
 from providers.models import BILLING_PLAN_FIELDS, BillingPlan, FactChange, Offering, PricePoint, Provider
@@ -213,6 +215,8 @@ class ProviderViewSet(viewsets.ReadOnlyModelViewSet[Provider]):
         return qs.filter(slug=slug) if slug else qs
 
 
+Ids = list[int]  # (inside the viewset, `list` is its list action)
+
 _FILTERS = [
     OpenApiParameter("slug", str, description="comma-separated offering slugs"),
     OpenApiParameter("q", str, description="search in names and summaries"),
@@ -359,12 +363,27 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
         # The page's offerings are found and counted without their plans and sources; each one's row is
         # read as rendered JSON from the cache under the catalog version (and language), and only those
         # missing are fetched with everything they show, serialized and rendered (docs/PERFORMANCE.md).
-        queryset = self.filter_queryset(self.get_queryset()).prefetch_related(None)
-        page = self.paginate_queryset(queryset)
-        pks = [offering.pk for offering in (page if page is not None else queryset)]
+        # The page's count and ids are cached per catalog version and query too: paging and counting read
+        # no table while the catalog is unchanged.
+        key = value_key(query_name("api-offerings", request.query_params))
+        pks = self._cached_page(cache.get(key))
+        if pks is None:
+            queryset = self.filter_queryset(self.get_queryset()).prefetch_related(None)
+            pks = [offering.pk for offering in self.paginate_queryset(queryset) or []]
+            paged: Any = self.paginator
+            cache.set(key, (paged.count, paged.offset, pks), ROW_CACHE_SECONDS)
         rows = cached_rows(f"api-offering:{get_language()}", pks, self._rows)
-        data = RenderedRows(rows[pk] for pk in pks)
-        return self.get_paginated_response(data) if page is not None else Response(data)
+        return self.get_paginated_response(RenderedRows(rows[pk] for pk in pks))
+
+    def _cached_page(self, stored: tuple[int, int, Ids] | None) -> Ids | None:
+        """The ids of the page asked for when the cached page is that one (the paginator then knows the
+        count and the offset, for the links), else None."""
+        if stored is None:
+            return None
+        try:
+            return builtins.list(self.paginate_queryset(PageOfIds(*stored)) or [])  # type: ignore[arg-type]
+        except LookupError:
+            return None
 
     def _rows(self, pks: Sequence[int]) -> dict[int, bytes]:
         """The rows of these offerings rendered as JSON (what is cached)."""

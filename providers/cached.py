@@ -17,9 +17,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
+from urllib.parse import urlencode
 
 from django.core.cache import cache
 from django.db import transaction
@@ -110,3 +111,47 @@ def cached_rows(
         cache.set_many({keys[pk]: row for pk, row in built.items()}, ROW_CACHE_SECONDS)
         rows.update(built)
     return rows
+
+
+def value_key(name: str) -> str:
+    """The cache key of a value derived from the catalog: `name` under the code and catalog versions (read
+    before the database is, so a value computed from older rows is never stored under a newer version)."""
+    return f"value:{name}:{code_version()}:{catalog_version()}"
+
+
+def cached_value(name: str, build: Callable[[], Any]) -> Any:
+    """One value derived from the catalog (`build()`), cached under `name` and the catalog version."""
+    key = value_key(name)
+    value = cache.get(key)
+    if value is None:
+        value = build()
+        cache.set(key, value, ROW_CACHE_SECONDS)
+    return value
+
+
+def query_name(kind: str, params: Mapping[str, Any]) -> str:
+    """A name for what a list shows for this query (a QueryDict or a mapping of lists), the order of its
+    parameters aside."""
+    lists = params.lists() if hasattr(params, "lists") else params.items()
+    pairs = sorted((name, str(value)) for name, values in lists for value in values)
+    return f"{kind}:{hashlib.sha256(urlencode(pairs).encode()).hexdigest()[:24]}"
+
+
+class PageOfIds(Sequence[int]):
+    """What a paginator needs of a list it paged before: the list's length and the ids of one page (the
+    page that starts at `start`), standing in for the queryset. Any other slice raises LookupError."""
+
+    def __init__(self, count: int, start: int, ids: list[int]) -> None:
+        self.total, self.start, self.ids = count, start, ids
+
+    def __len__(self) -> int:
+        return self.total
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        if isinstance(index, slice) and (index.start or 0) == self.start:
+            return list(self.ids)
+        raise LookupError("only the page cached is known")
