@@ -7,9 +7,9 @@ byte on another.
 
 Reads (Django test client, in-process, this checkout's code): the list's first page, an offset page, each
 sort, a filtered page, three offerings' detail addresses (first, middle and last slug), and
-`manage.py spectacular`; and the HTML of browse pages (plain, sorted, filtered, in yuan) and of four
-offering pages, bar their CSRF tokens. Each address is requested twice, so that a second answer read
-from a cache is compared too. Nothing is written to the database.
+`manage.py spectacular`; and the HTML of browse pages (plain, sorted, filtered, in yuan), of four
+offering pages and of two compare pages, bar their CSRF tokens. Each address is requested twice, so that
+a second answer read from a cache is compared too. Nothing is written to the database.
 """
 
 from __future__ import annotations
@@ -53,6 +53,9 @@ def addresses() -> list[str]:
     paths += ["/offerings/?fabric=infiniband&provider_name=Lambda&page=2"]
     paths += [f"/offerings/{slug}/" for slug in (slugs[0], slugs[len(slugs) // 2], slugs[-1])]
     paths += [f"/offerings/{slugs[5]}/?currency=CNY"]
+    real = list(Offering.objects.filter(fictional=False).order_by("id").values_list("slug", flat=True)[:6])
+    paths += [f"/compare/?offerings={','.join(real)}&workload=llama3-70b&gpus=256"]
+    paths += [f"/compare/?offerings={','.join(real[:3])}&currency=CNY"]
     return paths
 
 
