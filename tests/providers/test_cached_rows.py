@@ -236,3 +236,20 @@ def test_the_offering_page_queries_the_same_for_many_plans_and_prices(
         with django_assert_max_num_queries(12):
             page = detail(client, offering)
         assert "Plan 11" in page and "$2.114" in page
+
+
+def test_a_transaction_of_many_writes_bumps_once_more_on_commit(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from django.db import transaction
+
+    from providers.cached import catalog_version_bump
+
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        with transaction.atomic():
+            for i in range(5):
+                PlanFactory(offering=OfferingFactory(name=f"Imported {i}"))
+            during = catalog_version()
+    assert [c for c in callbacks if c is catalog_version_bump] == [catalog_version_bump]
+    callbacks[callbacks.index(catalog_version_bump)]()  # the commit
+    assert catalog_version() != during
