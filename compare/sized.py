@@ -1,21 +1,22 @@
 """The workload figures of the compare page: every compared offering sized at the GPU count the buyer picked.
 
 A GET never creates a planner run. Each (offering, workload, GPU count) is sized once by the engine and
-kept in Django's cache under the catalog version (compare.receivers bumps it whenever an offering's facts
-or prices change, or a catalog is imported), so the page reads cached numbers and a catalog edit is never
+kept in Django's cache under the catalog version (providers.cached; every write to the catalog and
+compare.receivers bump it), so the page reads cached numbers and a catalog edit is never
 shown stale. Sizing one offering at a fixed count takes a few milliseconds (docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations
 
 import math
-import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django.core.cache import cache
 
 from hardware.gpus import GPUS
+from providers.cached import catalog_version
+from providers.cached import catalog_version_bump as catalog_version_bump  # tests bump through here
 from providers.models import Offering
 from sizing import bill as bill_module
 from sizing.engine.errors import InputError
@@ -23,7 +24,6 @@ from sizing.engine.search import search
 from sizing.engine.workload import workload_from_dict
 from sizing.models import Workload, layout_text
 
-VERSION_KEY = "compare:catalog-version"
 CACHE_SECONDS = 24 * 3600
 GPUS_MIN, GPUS_MAX = 1, 131_072
 # A workload that names no deadline is compared as if it had this one (the planner's stated default).
@@ -65,21 +65,6 @@ class ComparedResult:
 
     def get(self, name: str, default: Any = None) -> Any:
         return getattr(self, name, default)
-
-
-def catalog_version() -> str:
-    """The current catalog version (a new one is made when the cache has none)."""
-    version = cache.get(VERSION_KEY)
-    if version is None:
-        version = uuid.uuid4().hex
-        cache.add(VERSION_KEY, version, None)
-        version = cache.get(VERSION_KEY) or version
-    return str(version)
-
-
-def catalog_version_bump() -> None:
-    """Every cached comparison is stale: the catalog changed."""
-    cache.set(VERSION_KEY, uuid.uuid4().hex, None)
 
 
 def check_gpus(value: str) -> int | None:
