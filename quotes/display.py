@@ -346,11 +346,11 @@ def _fact_groups(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
             if fact.group != key:
                 continue
             value = facts.get("nodes") if fact.name == "max_nodes" else facts.get(fact.name)
-            rows.append({"name": fact.name, "label": fact.label, "value": fact_text(value, fact.unit)})
+            rows.append({"name": fact.name, "label": _(fact.label), "value": fact_text(value, fact.unit)})
         p = prov.get(key) or {}
         groups.append(
             {
-                "label": label,
+                "label": _(label),
                 "rows": rows,
                 "as_of": p.get("as_of") or "not dated",
                 "sources": ", ".join(str(s.get("key")) for s in p.get("sources") or [])
@@ -371,7 +371,19 @@ def _open(snapshot: dict[str, Any]) -> dict[str, Any]:
         {**c, **{k: shown(c.get(k), stored.get(c.get("key"), {}).get(k)) for k in keys}}
         for c in open_questions.get("checklist") or []
     ]
+    lines = (snapshot.get("bill") or {}).get("lines") or []
+    notes = translated_list([ln.get("note") or "" for ln in lines], snapshot.get("bill_line_note_messages"))
+    shown_notes = {ln.get("item"): note for ln, note in zip(lines, notes, strict=True)}
     out["bill_lines"] = [
-        {**ln, "item": item_label(ln.get("item"))} for ln in open_questions.get("bill_lines") or []
+        {**ln, "item": item_label(ln.get("item")), "note": shown_notes.get(ln.get("item"), ln.get("note"))}
+        for ln in open_questions.get("bill_lines") or []
+    ]
+    out["facts"] = [
+        {
+            **f,
+            "label": _(f["label"]) if f.get("label") else "",
+            "group": _(f["group"]) if f.get("group") else "",
+        }
+        for f in open_questions.get("facts") or []
     ]
     return out
