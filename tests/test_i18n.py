@@ -577,6 +577,8 @@ ENGLISH_TRANSLATED = (
     "active InfiniBand ports below the claimed rate",
     "inter-node bandwidth (NICs x Gb/s)",
     "not published by the offering.",
+    "Speed per NIC",
+    "per billion tokens;",
 )
 
 
@@ -698,6 +700,7 @@ def test_a_quote_in_chinese_shows_its_checklist_restart_story_bill_assumptions_a
         assert "影响：" in text
         assert "警告" in text and "无法确定" not in text  # a finding's impact sentence and its severity word
     assert english_left(page) == []
+    assert "每网卡速率" in page and "节点间网络" in page  # the facts nobody published, by label and group
     for english in (
         "no automatic replacement",
         "usable-GPU guarantee not published",
