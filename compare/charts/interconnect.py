@@ -212,12 +212,12 @@ def _figure(series: dict[str, dict[str, list]], offering_count: int) -> dict:
         barmode="group",
         bargap=0.25,
         xaxis=axis(
-            "intra-node GB/s per GPU",
+            _("intra-node GB/s per GPU"),
             domain=[0, 0.46],
             range=[0, max(series_max(series, "intra") * 1.35, 1)],
         ),
         xaxis2=axis(
-            "inter-node GB/s per GPU",
+            _("inter-node GB/s per GPU"),
             domain=[0.54, 1],
             anchor="y",
             range=[0, max(series_max(series, "inter") * 1.35, 1)],
