@@ -723,8 +723,9 @@ def test_the_compare_charts_hover_text_is_in_chinese(client: Client, zh_run: Any
     client.force_login(zh_run.owner)
     url = f"/compare/?offerings=zh-silent,zh-small&workload={zh_run.workload_id}"
     page = client.get(url, **ZH).content.decode()
-    hovers = []
+    hovers, axes = [], ""
     for body in re.findall(r'<script id="fig-[\w-]+" type="application/json">(.*?)</script>', page, re.S):
+        axes += json.dumps(json.loads(body).get("layout", {}), ensure_ascii=False)
         for trace in json.loads(body).get("data", []):
             texts = trace.get("hovertext") or []
             hovers += [texts] if isinstance(texts, str) else [t for t in texts if isinstance(t, str)]
@@ -733,6 +734,7 @@ def test_the_compare_charts_hover_text_is_in_chinese(client: Client, zh_run: Any
     assert "预期有效产出" in shown and "次；任务 MTBF" in shown  # the goodput chart
     assert "可用 GPU 保证：" in shown and "实际可用 GPU：" in shown  # the usable-GPU chart
     assert "宣称 " in shown and "节点间（宣称）" in shown  # the interconnect chart
+    assert "节点内每 GPU GB/s" in axes and "intra-node GB/s per GPU" not in axes  # its axis
     assert "没有自动容错" in shown or "严重" in shown  # the findings chart: severity and pitfall names
     assert english_left(shown) == [], english_left(shown)
     english = client.get(url, **EN).content.decode()
