@@ -15,6 +15,8 @@ from typing import Any
 from django.core.cache import cache
 
 from hardware.gpus import GPUS
+from hardware.messages import Msg, _, joined
+from portal.i18n import translated
 from providers.cached import catalog_version
 from providers.cached import catalog_version_bump as catalog_version_bump  # tests bump through here
 from providers.models import Offering
@@ -54,6 +56,12 @@ class ComparedResult:
     cost_low_usd: float | None = None
     cost_high_usd: float | None = None
     reason: str = ""
+    # the reason's message id and values ({"msgid", "params"}), cached with it: shown in the page's language
+    reason_message: dict[str, Any] | None = None
+
+    @property
+    def shown_reason(self) -> str:
+        return translated(self.reason_message, self.reason)
 
     @property
     def layout_text(self) -> str:
@@ -91,11 +99,15 @@ def suggested_gpus(workload: Workload) -> int:
     return int(min(SUGGEST_MAX, max(SUGGEST_MIN, 2 ** math.ceil(math.log2(needed)))))
 
 
-def _reason(sizing: dict[str, Any], gpus: int) -> str:
-    reasons = [str(r) for r in sizing.get("reasons") or [] if r]
+def _reason(sizing: dict[str, Any], gpus: int) -> Msg:
+    reasons = [r for r in sizing.get("reasons") or [] if r]
     if reasons:
-        return f"cannot train it on {gpus:,} GPUs: " + "; ".join(reasons[:2])
-    return f"cannot train it on {gpus:,} GPUs"
+        return _(
+            "cannot train it on %(gpus)s GPUs: %(reasons)s",
+            gpus=f"{gpus:,}",
+            reasons=joined(*reasons[:2], sep="; "),
+        )
+    return _("cannot train it on %(gpus)s GPUs", gpus=f"{gpus:,}")
 
 
 def _money(value: Any) -> float | None:
@@ -114,7 +126,8 @@ def size_at(*, workload: Workload, facts: dict[str, Any], gpus: int) -> Compared
             top=1,
         )
     except InputError as exc:
-        return ComparedResult(reason=f"cannot size it at {gpus:,} GPUs: {exc.reason}")
+        reason = _("cannot size it at %(gpus)s GPUs: %(reason)s", gpus=f"{gpus:,}", reason=exc.reason)
+        return ComparedResult(reason=str(reason), reason_message=reason.as_json())
     result = ComparedResult(
         feasible=bool(sizing.get("feasible")),
         gpus=sizing.get("gpus"),
@@ -129,7 +142,8 @@ def size_at(*, workload: Workload, facts: dict[str, Any], gpus: int) -> Compared
     )
     if not result.feasible or result.train_days is None:
         result.feasible = False
-        result.reason = _reason(sizing, gpus)
+        reason = _reason(sizing, gpus)
+        result.reason, result.reason_message = str(reason), reason.as_json()
         return result
     full = bill_module.full_bill(facts, sizing, workload.to_rules_dict())
     result.bill = bill_module.to_json(full)

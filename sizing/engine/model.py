@@ -55,12 +55,12 @@ R_BATCH = 8
 R_STAGES = 16
 R_INTERLEAVE = 32
 REASON_TEXT = {
-    R_MEMORY: "does not fit memory",
-    R_NODES: "needs more nodes than the offering has",
-    R_ZERO_PP: "ZeRO-2/3 cannot be combined with pipeline parallelism",
-    R_BATCH: "global batch too small for this data-parallel size and micro-batch",
-    R_STAGES: "more pipeline stages (x virtual stages) than layers",
-    R_INTERLEAVE: "the interleaved schedule needs the micro-batches per replica to be a multiple of PP",
+    R_MEMORY: _("does not fit memory"),
+    R_NODES: _("needs more nodes than the offering has"),
+    R_ZERO_PP: _("ZeRO-2/3 cannot be combined with pipeline parallelism"),
+    R_BATCH: _("global batch too small for this data-parallel size and micro-batch"),
+    R_STAGES: _("more pipeline stages (x virtual stages) than layers"),
+    R_INTERLEAVE: _("the interleaved schedule needs the micro-batches per replica to be a multiple of PP"),
 }
 
 
