@@ -54,8 +54,10 @@ class FeeRange:
 _STORAGE = FeeRange(
     Decimal("0.020"),
     Decimal("0.145"),
-    "checkpoint storage is typically $0.020 (Google Cloud Storage standard, regional, 2026) to $0.145 per "
-    "GB-month (AWS FSx for Lustre persistent SSD, cost estimator)",
+    _(
+        "checkpoint storage is typically $0.020 (Google Cloud Storage standard, regional, 2026) to $0.145 "
+        "per GB-month (AWS FSx for Lustre persistent SSD, cost estimator)"
+    ),
 )
 FEE_RANGES: dict[str, FeeRange] = {
     "checkpoint_storage": _STORAGE,
@@ -63,28 +65,37 @@ FEE_RANGES: dict[str, FeeRange] = {
     "egress": FeeRange(
         Decimal("0"),
         Decimal("0.12"),
-        "internet egress is free at CoreWeave and Nebius (pricing pages, 2026-09/10) and up to $0.12 per GB "
-        "(Google Cloud premium tier, first TiB)",
+        _(
+            "internet egress is free at CoreWeave and Nebius (pricing pages, 2026-09/10) and up to $0.12 per "
+            "GB (Google Cloud premium tier, first TiB)"
+        ),
     ),
     "traffic": FeeRange(
         Decimal("0"),
         Decimal("0"),
-        "no source prices traffic between the nodes of one cluster; the published traffic rates "
-        "($0.01 per GB each way between availability zones: AWS, Azure, Google Cloud, 2026) apply to "
-        "traffic leaving the zone, which a training job's collectives do not",
+        _(
+            "no source prices traffic between the nodes of one cluster; the published traffic rates "
+            "($0.01 per GB each way between availability zones: AWS, Azure, Google Cloud, 2026) apply to "
+            "traffic leaving the zone, which a training job's collectives do not"
+        ),
     ),
     "support": FeeRange(
         Decimal("0"),
         Decimal("1"),
-        "support is free on basic tiers and costs at most AWS Enterprise Support's list price: the "
-        "greater of $15,000 or 10% of the first $150,000, 7% to $500,000, 5% to $1,000,000 and 3% "
-        "above, of the month's spend (aws.amazon.com/premiumsupport/pricing)",
+        _(
+            "support is free on basic tiers and costs at most AWS Enterprise Support's list price: the "
+            "greater of $15,000 or 10%% of the first $150,000, 7%% to $500,000, 5%% to $1,000,000 and 3%% "
+            "above, of the month's spend (aws.amazon.com/premiumsupport/pricing)"
+        ),
     ),
     "setup": FeeRange(
         Decimal("0"),
         Decimal("3"),
-        "set-up is often free; at most the 2-3 days of acceptance testing a cloud runs on a new cluster "
-        "(SemiAnalysis, via S. Bekman's ml-engineering guide, 2026-08-10), billed as 3 days of the cluster",
+        _(
+            "set-up is often free; at most the 2-3 days of acceptance testing a cloud runs on a new cluster "
+            "(SemiAnalysis, via S. Bekman's ml-engineering guide, 2026-08-10), billed as 3 days of the "
+            "cluster"
+        ),
     ),
 }
 # AWS Enterprise Support bands: (monthly spend up to, marginal share); the minimum per month.
@@ -474,7 +485,7 @@ def unknown_fees(lines: list[dict[str, Any]], job: Job, gpu_hours: _GpuHours) ->
                 "label": LINE_ITEM_LABELS.get(ln["item"], ln["item"]),
                 "central_usd": central,
                 "high_usd": high,
-                "basis": fee.basis if fee is not None and high is not None else "no typical range known",
+                "basis": fee.basis if fee is not None and high is not None else _("no typical range known"),
             }
         )
     return out

@@ -140,6 +140,14 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
             {**ln, "label": gettext(LINE_ITEM_LABELS.get(ln["item"], ln["item"])), "note": note}
             for ln, note in zip(lines, notes, strict=True)
         ],
+        unknown_fees=[
+            {
+                **fee,
+                "label": gettext(LINE_ITEM_LABELS.get(fee["item"], fee["item"])),
+                "basis": translated_text(fee.get("basis")),
+            }
+            for fee in bill.get("unknown_fees") or []
+        ],
         memory=labelled(sizing.get("memory_gib_per_gpu") or {}, MEMORY_LABELS),
         breakdown=labelled(sizing.get("iteration_breakdown_s") or {}, ITERATION_LABELS),
         goodput=sizing.get("goodput") or {},

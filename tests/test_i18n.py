@@ -633,6 +633,16 @@ def test_the_plan_result_in_chinese_translates_what_python_built_and_prices_it_i
     bill = paragraph(page, "bill-assumptions")
     assert "未公布可用 GPU 保证：假设不需备用节点" in bill and "未公布价格中包含的存储：假设不包含" in bill
     assert "<th>权重</th>" in page and "<th>张量并行通信</th>" in page and "<th>流水线气泡</th>" in page
+    # the bill, its unpublished fees and its plans in yuan, with the rate beside them
+    assert 'class="fx-note"' in page
+    bill_table = re.search(r'id="bill">(.*?)</table>', page, re.S)
+    assert bill_table and '<th class="num">CNY</th>' in bill_table.group(1)
+    assert "¥" in bill_table.group(1) and "$" not in bill_table.group(1)
+    fees = re.search(r'id="unknown-fees">(.*?)</table>', page, re.S)
+    assert fees and "部署通常免费" in fees.group(1) and "set-up is often free" not in fees.group(1)
+    assert re.findall(r'<td class="num">([^<]*)</td>', fees.group(1)) and all(
+        "$" not in figure for figure in re.findall(r'<td class="num">([^<]*)</td>', fees.group(1))
+    )
     assert english_left(page) == []
     # the same page in English, in dollars, keeps every English sentence
     english = client.get(url + "?currency=USD", **EN).content.decode()
@@ -642,6 +652,8 @@ def test_the_plan_result_in_chinese_translates_what_python_built_and_prices_it_i
     assert "no automatic replacement: a support ticket" in english
     assert "usable-GPU guarantee not published: no spare nodes assumed" in english
     assert "<th>tensor-parallel communication</th>" in english and "<th>tp_comm</th>" not in english
+    bill = re.search(r'id="bill">(.*?)</table>', english, re.S)
+    assert bill and "$" in bill.group(1) and "¥" not in bill.group(1) and 'class="fx-note"' not in english
 
 
 def test_why_an_offering_cannot_run_the_job_is_in_chinese_on_the_result_and_the_run_list(
