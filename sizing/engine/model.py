@@ -216,10 +216,11 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
         out[key] = np.asarray(g.get(key, default), dtype=bool)
     # settings whose default changes nothing, present only when the grid sets them: DeepSpeed's pipeline
     # engine (dsp, pipeline.py; else Megatron's), gradients reduced in fp32 (gr32, zero.py; else bf16) and
-    # ZeRO-3 parameters kept gathered after the forward pass (raf false, zero.py; else resharded)
+    # ZeRO-3 parameters kept gathered after the forward pass (raf false, zero.py; else resharded); ZeRO-3
+    # gathers of flat per-block buffers or per tensor (z3flat, zero.py; else the GPU's framework default)
     # The MoE token dispatcher (dedup: deduplicating DeepEP/HybridEP, else Megatron's all-to-all) is read
     # only when the grid sets it; its default follows the GPU (overlap.default_dispatcher)
-    for key in ("dsp", "gr32", "raf", "dedup"):
+    for key in ("dsp", "gr32", "raf", "z3flat", "dedup"):
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
     # layers of the first and last pipeline stages, present only when the layout sets them (0 = unset)
