@@ -168,6 +168,8 @@ def test_a_quote_issued_in_chinese_gives_a_chinese_pdf() -> None:
     text = pdf_text(data)
     assert f"报价单 {quote.number}" in text or "报价单" in text
     assert "账单" in text and "截至" in text
+    # the page footer too (a CSS content value with the page counters)
+    assert "第 1 页，共" in text and "Page 1 of" not in text
     # rendering in Chinese leaves the caller's language alone
     assert translation.get_language() in ("en", "en-us")
 
