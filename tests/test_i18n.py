@@ -77,6 +77,20 @@ def test_an_offering_page_in_cny_shows_yuan_with_the_rate_and_its_date(
     assert "$2.500" in back and "¥" not in back
 
 
+def test_an_offering_page_in_chinese_shows_its_fact_groups_labels_and_plan_terms_in_chinese(
+    client: Client, yuan_rate: Any
+) -> None:
+    plan = PlanFactory(price_usd_per_gpu_hour=Decimal("2.50"), term_months=12)
+    url = reverse("providers:offering", args=[plan.offering.slug])
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "<h2>容错</h2>" in page and "自动坏节点检测" in page and "12 个月" in page
+    assert "Fault tolerance" not in page and "Automatic bad-node detection" not in page
+    assert "12 months" not in page and ">Source" not in page
+    # the section is cached per language: English is still English
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "<h2>Fault tolerance</h2>" in english and "12 months" in english and "容错" not in english
+
+
 def test_a_users_setting_chooses_the_currency_and_a_bad_code_says_so(client: Client, yuan_rate: Any) -> None:
     plan = PlanFactory(price_usd_per_gpu_hour=Decimal("1.00"))
     url = reverse("providers:offering", args=[plan.offering.slug])
