@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from checks.services import findings_refresh
+from providers.models import Provenance, Source
 from quotes import services as quote_services
 from sizing import services as sizing_services
 from tests.compare import helpers
@@ -33,6 +34,16 @@ def site(settings: Any, tmp_path: Path) -> dict[str, Any]:
         name="Eight-way H100 SXM5 cluster with 3.2 Tb/s InfiniBand, reserved for a year",
         slug="long-named",
     )
+    # a source cited by a title with no place to break (a repository path, as real catalogs cite them)
+    source = Source.objects.create(
+        provider=long_named.provider,
+        key="long-path",
+        title="MLPerf Training v5.0 results/Nebius/systems/"
+        "nebius_soperator_8xH200_SXM_141GBx8_all_reduce.json",
+        url="https://example.org/mlperf",
+    )
+    provenance, _ = Provenance.objects.get_or_create(offering=long_named, group="hardware")
+    provenance.sources.add(source)
     for o in [*offerings, long_named]:
         findings_refresh(offering=o)
     buyer = UserFactory(username="phone-buyer")
