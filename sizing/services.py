@@ -514,7 +514,7 @@ def _store_chunk(*, run_id: int, sized: dict[int, tuple[dict[str, Any], list[Fin
             new = {pk: pair for pk, pair in sized.items() if pk not in existing}
             # rank (unset until the ranking) as a literal expression: with one, Django inserts the rows as
             # VALUES instead of UNNEST of one array per column, whose text psycopg escapes quote by quote
-            # through a regex callback (~2.5 ms per result of ~15 KB of JSON; docs/PERFORMANCE.md)
+            # through a regex callback (a chunk of 47: ~80 -> ~50 ms of CPU; docs/PERFORMANCE.md)
             unranked = Value(None, output_field=PlanResult._meta.get_field("rank"))
             PlanResult.objects.bulk_create(
                 [
