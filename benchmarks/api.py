@@ -68,6 +68,15 @@ class UploadOutputSerializer(serializers.ModelSerializer[Upload]):
         ]
         read_only_fields = fields
 
+    def to_representation(self, instance: Upload) -> dict[str, Any]:
+        """The upload as before: each verdict without the message ids stored beside its English texts."""
+        data = dict(super().to_representation(instance))
+        data["verdicts"] = [
+            {k: v for k, v in verdict.items() if k != "messages"} if isinstance(verdict, dict) else verdict
+            for verdict in data.get("verdicts") or []
+        ]
+        return data
+
     def get_raw_url(self, obj: Upload) -> str:
         return f"/api/v1/uploads/{obj.pk}/raw"
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from hardware import GPU, fabric_efficiency, gpu_by_name, gpu_from_text, intra_node_busbw_efficiency
+from hardware.messages import Msg, _, joined
 
 PASS_AT = 80.0  # percent of expected
 WARN_AT = 50.0
@@ -47,14 +48,14 @@ def _gpu(facts: dict[str, Any]) -> GPU | None:
 def _nvlink_gbytes(facts: dict[str, Any]) -> tuple[float | None, str]:
     published = facts.get("intra_node_gbytes_per_s")
     if published:
-        return float(published), "offering's intra_node_gbytes_per_s"
+        return float(published), _("offering's intra_node_gbytes_per_s")
     key = facts.get("gpu")
     if not key:
-        return None, "GPU not published"
+        return None, _("GPU not published")
     gpu = _gpu(facts)
     if gpu is None:
-        return None, f"no NVLink figure for GPU {key}"
-    return gpu.scale_up_gbytes_per_s, f"GPU table ({key})"
+        return None, _("no NVLink figure for GPU %(gpu)s", gpu=key)
+    return gpu.scale_up_gbytes_per_s, _("GPU table (%(gpu)s)", gpu=key)
 
 
 def _intra_fraction(facts: dict[str, Any]) -> float:
@@ -87,7 +88,7 @@ def _verdict(
     lines: list[int] | None = None,
     percent: float | None = None,
 ) -> dict[str, Any]:
-    return {
+    out = {
         "claim": claim,
         "expected": expected,
         "measured": measured,
@@ -97,6 +98,13 @@ def _verdict(
         "file": item.get("filename"),
         "lines": lines or [],
     }
+    # the claim's and the detail's message ids, for a page in another language (the API leaves them out)
+    messages = {
+        key: text.as_json() for key, text in (("claim", claim), ("detail", detail)) if isinstance(text, Msg)
+    }
+    if messages:
+        out["messages"] = messages
+    return out
 
 
 def _ratio_verdict(
@@ -122,13 +130,21 @@ def _count_verdict(
             None,
             measured,
             "cannot-measure",
-            f"not published by the offering. {detail}".strip(),
+            joined(_("not published by the offering."), detail)
+            if detail
+            else _("not published by the offering."),
             item,
             lines,
         )
     if measured is None:
         return _verdict(
-            claim, expected, None, "cannot-measure", f"not shown in this file. {detail}".strip(), item, lines
+            claim,
+            expected,
+            None,
+            "cannot-measure",
+            joined(_("not shown in this file."), detail) if detail else _("not shown in this file."),
+            item,
+            lines,
         )
     if measured >= expected:
         return _verdict(
@@ -167,13 +183,17 @@ def _run_nodes(run: dict[str, Any], item: dict[str, Any]) -> int | None:
 def _unjudged(run: dict[str, Any], collective: str, nodes: int | None, where: str) -> str | None:
     """Why this run cannot test a bandwidth claim, or None when it can."""
     if run.get("failed"):
-        return f"failed run ({run.get('failure_reason')}): {where}"
+        return _("failed run (%(reason)s): %(where)s", reason=run.get("failure_reason"), where=where)
     if run.get("ranks") == 1:
-        return f"one rank: busbw is 0. {where}"
+        return _("one rank: busbw is 0. %(where)s", where=where)
     if nodes is None:
-        return f"node count unknown (no Rank lines and none given at upload): {where}"
+        return _("node count unknown (no Rank lines and none given at upload): %(where)s", where=where)
     if collective not in JUDGED_COLLECTIVES:
-        return f"{collective} is reported, not judged: one flow per rank does not load every link. {where}"
+        return _(
+            "%(collective)s is reported, not judged: one flow per rank does not load every link. %(where)s",
+            collective=collective,
+            where=where,
+        )
     return None
 
 
@@ -183,16 +203,24 @@ def _intra_node_verdict(
     """One node: busbw against the GPU's NVLink rate x what a healthy node reaches."""
     collective, measured = run.get("collective"), run.get("busbw_at_max_size_gbps")
     nvlink, source = _nvlink_gbytes(facts)
-    claim = "intra-node bandwidth (NVLink) per GPU"
+    claim = _("intra-node bandwidth (NVLink) per GPU")
     if not nvlink:
-        return _verdict(claim, None, measured, "cannot-measure", f"{source}: {where}", item, lines)
+        return _verdict(claim, None, measured, "cannot-measure", joined(source, where, sep=": "), item, lines)
     fraction = _intra_fraction(facts)
     expected = nvlink * fraction
-    detail = f"{where}; expected {nvlink:g} GB/s ({source}) x {fraction} achievable"
+    detail = _(
+        "%(where)s; expected %(rate)s GB/s (%(source)s) x %(fraction)s achievable",
+        where=where,
+        rate=f"{nvlink:g}",
+        source=source,
+        fraction=fraction,
+    )
     if collective == "all_reduce" and measured and measured > nvlink:
-        detail += "; above the NVLink wire rate: NVLS in-switch reduction (not a wire measurement)"
+        nvls = _("above the NVLink wire rate: NVLS in-switch reduction (not a wire measurement)")
+        detail = joined(detail, nvls, sep="; ")
     elif run.get("nvls_or_tree_suspected"):
-        detail += "; NVLS may raise all_reduce busbw (all_gather/reduce_scatter are wire measurements)"
+        nvls = _("NVLS may raise all_reduce busbw (all_gather/reduce_scatter are wire measurements)")
+        detail = joined(detail, nvls, sep="; ")
     return _ratio_verdict(claim, expected, measured, detail, item, lines)
 
 
@@ -203,13 +231,19 @@ def _wire_gbytes(
     nics, gbps, gpus_per_node = facts["nics_per_node"], facts["gbps_per_nic"], facts["gpus_per_node"]
     ranks = run.get("ranks")
     per_gpu = nics * gbps / 8 / gpus_per_node
-    share = f"{per_gpu:g} GB/s per GPU ({nics} x {gbps:g} Gb/s / {gpus_per_node})"
+    share = _(
+        "%(share)s GB/s per GPU (%(nics)s x %(gbps)s Gb/s / %(gpus)s)",
+        share=f"{per_gpu:g}",
+        nics=nics,
+        gbps=f"{gbps:g}",
+        gpus=gpus_per_node,
+    )
     if run.get("collective") not in RING_COLLECTIVES:
         return per_gpu, share
     run_gpus = run.get("gpus_per_node") or (ranks // nodes if ranks and ranks % nodes == 0 else None)
     run_gpus = run_gpus or item.get("gpus") and int(item["gpus"]) // nodes or gpus_per_node
     used = min(run_gpus, gpus_per_node)
-    return per_gpu * used, f"{used} GPU(s)/node x {share}"
+    return per_gpu * used, _("%(used)s GPU(s)/node x %(share)s", used=used, share=share)
 
 
 def _inter_node_verdict(
@@ -217,25 +251,30 @@ def _inter_node_verdict(
 ) -> dict[str, Any]:
     """Several nodes: busbw against the claimed NICs x Gb/s x what a healthy fabric of that kind reaches."""
     measured = run.get("busbw_at_max_size_gbps")
-    claim = "inter-node bandwidth (NICs x Gb/s)"
+    claim = _("inter-node bandwidth (NICs x Gb/s)")
     if not (facts.get("nics_per_node") and facts.get("gbps_per_nic") and facts.get("gpus_per_node")):
-        detail = f"offering does not publish NICs, Gb/s and GPUs/node: {where}"
+        detail = _("offering does not publish NICs, Gb/s and GPUs/node: %(where)s", where=where)
         return _verdict(claim, None, measured, "cannot-measure", detail, item, lines)
     wire, basis = _wire_gbytes(facts, item, run, nodes)
     fraction = _inter_fraction(facts)
     expected = wire * fraction
-    detail = f"{where}; expected {basis} x {fraction} achievable"
+    detail = _(
+        "%(where)s; expected %(basis)s x %(fraction)s achievable", where=where, basis=basis, fraction=fraction
+    )
     if run.get("nvls_or_tree_suspected") and nodes == 2:
         if measured is not None and measured > wire:
-            detail += (
-                f"; busbw exceeds the NIC line rate ({wire:g} GB/s): tree/NVLSTree inflation on "
-                "2 nodes, rerun with NCCL_ALGO=Ring or on more nodes"
+            inflated = _(
+                "busbw exceeds the NIC line rate (%(wire)s GB/s): tree/NVLSTree inflation on 2 nodes, rerun "
+                "with NCCL_ALGO=Ring or on more nodes",
+                wire=f"{wire:g}",
             )
+            detail = joined(detail, inflated, sep="; ")
             percent = measured / expected * 100 if expected else None
             return _verdict(
                 claim, round(expected, 2), measured, "cannot-measure", detail, item, lines, percent
             )
-        detail += "; 2-node all_reduce without NCCL_ALGO=Ring may be inflated by tree algorithms"
+        tree = _("2-node all_reduce without NCCL_ALGO=Ring may be inflated by tree algorithms")
+        detail = joined(detail, tree, sep="; ")
     return _ratio_verdict(claim, expected, measured, detail, item, lines)
 
 
@@ -246,15 +285,20 @@ def _compare_collective_run(
     lines = [x for x in (run.get("first_line"), run.get("last_line")) if x]
     nodes = _run_nodes(run, item)
     size = run.get("max_size_bytes")
-    where = (
-        f"{collective}, {run.get('ranks') or '?'} ranks on {nodes or '?'} node(s), busbw at {size or '?'} B"
+    where = _(
+        "%(collective)s, %(ranks)s ranks on %(nodes)s node(s), busbw at %(size)s B",
+        collective=collective,
+        ranks=run.get("ranks") or "?",
+        nodes=nodes or "?",
+        size=size or "?",
     )
     reason = _unjudged(run, collective, nodes, where)
     if reason is not None:
         if run.get("failed") and run.get("failure_line"):
             lines = [run["failure_line"]]
         measured = run.get("busbw_at_max_size_gbps")
-        return _verdict(f"{collective} busbw", None, measured, "cannot-measure", reason, item, lines)
+        claim = _("%(collective)s busbw", collective=collective)
+        return _verdict(claim, None, measured, "cannot-measure", reason, item, lines)
     if nodes == 1:
         return _intra_node_verdict(facts, item, run, where, lines)
     assert nodes is not None
@@ -271,11 +315,15 @@ def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]
         "pass" if spread <= STABILITY_DROP_WARN else ("warn" if spread <= 2 * STABILITY_DROP_WARN else "fail")
     )
     return _verdict(
-        f"{run.get('collective')} stability over {len(values)} cycles",
+        _(
+            "%(collective)s stability over %(count)s cycles",
+            collective=run.get("collective"),
+            count=len(values),
+        ),
         f"spread <= {STABILITY_DROP_WARN:g}%",
         round(spread, 2),
         verdict,
-        f"busbw at the largest size per cycle: {values}",
+        _("busbw at the largest size per cycle: %(values)s", values=values),
         item,
         [run.get("first_line") or 0, run.get("last_line") or 0],
     )
@@ -314,11 +362,11 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     if match is not None:
         out.append(
             _verdict(
-                "GPU model",
+                _("GPU model"),
                 facts.get("gpu"),
                 ", ".join(models),
                 "pass" if match else "fail",
-                "model string vs the offering's GPU key (form factor included: SXM vs PCIe)",
+                _("model string vs the offering's GPU key (form factor included: SXM vs PCIe)"),
                 item,
                 lines,
             )
@@ -327,11 +375,11 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     if lost:
         out.append(
             _verdict(
-                "usable GPUs",
+                _("usable GPUs"),
                 0,
                 len(lost),
                 "fail",
-                "GPUs not reachable by the driver",
+                _("GPUs not reachable by the driver"),
                 item,
                 [x["line"] for x in lost],
             )
@@ -349,18 +397,24 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         if mesh is None:
             out.append(
                 _verdict(
-                    "full NVLink mesh", True, None, "cannot-measure", "fewer than 2 GPUs shown", item, lines
+                    _("full NVLink mesh"),
+                    True,
+                    None,
+                    "cannot-measure",
+                    _("fewer than 2 GPUs shown"),
+                    item,
+                    lines,
                 )
             )
         else:
             bad = ", ".join(f"{p['pair']}={p['connection']}" for p in s.get("pairs_not_nvlink", [])[:8])
             out.append(
                 _verdict(
-                    "full NVLink mesh",
+                    _("full NVLink mesh"),
                     True,
                     mesh,
                     "pass" if mesh else "fail",
-                    "every GPU pair is NV#" if mesh else f"pairs not on NVLink: {bad}",
+                    _("every GPU pair is NV#") if mesh else f"pairs not on NVLink: {bad}",
                     item,
                     lines,
                 )
@@ -370,7 +424,7 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     if intra == "nvswitch" and expected_links and s.get("min_nvlinks_per_pair") is not None:
         out.append(
             _count_verdict(
-                "NVLinks per GPU pair",
+                _("NVLinks per GPU pair"),
                 expected_links,
                 s.get("min_nvlinks_per_pair"),
                 item,
@@ -381,7 +435,7 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     nics = facts.get("nics_per_node")
     out.append(
         _count_verdict(
-            "GPU-fabric NICs per node",
+            _("GPU-fabric NICs per node"),
             nics,
             s.get("rail_nics"),
             item,
@@ -403,7 +457,7 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
         expected = 0
     out.append(
         _count_verdict(
-            "active NVLinks per GPU",
+            _("active NVLinks per GPU"),
             expected,
             s.get("active_links_per_gpu"),
             item,
@@ -422,11 +476,11 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     if gpn and s.get("gpus") is not None and s["gpus"] < gpn:
         out.append(
             _verdict(
-                "GPUs evidenced",
+                _("GPUs evidenced"),
                 gpn,
                 s["gpus"],
                 "warn",
-                "fewer GPUs shown than the node has (`-i` or a cut excerpt)",
+                _("fewer GPUs shown than the node has (`-i` or a cut excerpt)"),
                 item,
                 lines,
             )
@@ -440,7 +494,12 @@ def _ports_by_state(
     """The ports sorted by what they say about the claim: good (active, up, the claimed link layer, fast
     enough), on another link layer, not active, active but slower than claimed."""
     active = [p for p in ports if p.get("state") == "Active"]
-    wanted = [p for p in active if p.get("link_layer") == wanted_layer]
+    # An iWARP port (RDMA over TCP, ibv_devinfo `transport: iWARP (1)`) says Ethernet but is not RoCE.
+    wanted = [
+        p
+        for p in active
+        if p.get("link_layer") == wanted_layer and not str(p.get("transport") or "").startswith("iWARP")
+    ]
     return {
         "good": [
             p
@@ -476,27 +535,33 @@ def _compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     wanted_layer = {"infiniband": "InfiniBand", "roce": "Ethernet", "ethernet": "Ethernet"}.get(fabric or "")
     gbps, nics = facts.get("gbps_per_nic"), facts.get("nics_per_node")
     if wanted_layer is None:
-        detail = "fabric not published or not RDMA verbs"
-        return [_verdict("fabric link layer", fabric, None, "cannot-measure", detail, item)]
+        unknown = _("fabric not published or not RDMA verbs")
+        return [_verdict(_("fabric link layer"), fabric, None, "cannot-measure", unknown, item)]
     if item.get("kind") == "ibdev2netdev":
         layer_ports = [p for p in ports if p.get("link_layer") == wanted_layer]
-        detail = "from netdev names; ibdev2netdev does not show the RDMA port state"
+        netdev = _("from netdev names; ibdev2netdev does not show the RDMA port state")
         lines = [p["line"] for p in layer_ports]
-        return [_count_verdict(f"{wanted_layer} ports per node", nics, len(layer_ports), item, lines, detail)]
+        claim = _("%(layer)s ports per node", layer=wanted_layer)
+        return [_count_verdict(claim, nics, len(layer_ports), item, lines, netdev)]
     groups = _ports_by_state(ports, wanted_layer, gbps)
     good = groups["good"]
     detail = _ports_detail(groups, wanted_layer, gbps)
     out = [
         _count_verdict(
-            f"{wanted_layer} GPU-fabric ports", nics, len(good), item, [p["line"] for p in good], detail
+            _("%(layer)s GPU-fabric ports", layer=wanted_layer),
+            nics,
+            len(good),
+            item,
+            [p["line"] for p in good],
+            detail,
         )
     ]
     other_layer = groups["other_layer"]
     if not groups["wanted"] and other_layer:
         layer = other_layer[0].get("link_layer")
-        detail = f"active ports are {layer} where {fabric} is claimed"
+        detail = _("active ports are %(layer)s where %(fabric)s is claimed", layer=layer, fabric=fabric)
         lines = [p["line"] for p in other_layer]
-        out.append(_verdict("fabric link layer", wanted_layer, layer, "fail", detail, item, lines))
+        out.append(_verdict(_("fabric link layer"), wanted_layer, layer, "fail", detail, item, lines))
     return out
 
 
@@ -507,12 +572,12 @@ def _compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     funcs = s.get("rdma_nic_functions", [])
     out = [
         _count_verdict(
-            "RDMA NIC functions per node",
+            _("RDMA NIC functions per node"),
             facts.get("nics_per_node"),
             s.get("rdma_nics"),
             item,
             s.get("lines", []),
-            "PCI functions (one per port); NVLink management bridges excluded",
+            _("PCI functions (one per port); NVLink management bridges excluded"),
         )
     ]
     if wanted:
@@ -520,7 +585,7 @@ def _compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
         if wrong:
             out.append(
                 _verdict(
-                    "fabric link layer",
+                    _("fabric link layer"),
                     wanted,
                     wrong[0]["link_layer"],
                     "fail" if len(wrong) == len(funcs) else "warn",
@@ -541,7 +606,7 @@ def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
     expected = gbps * fraction * (2 if s.get("bidirectional") else 1) if gbps else None
     out.append(
         _ratio_verdict(
-            "NIC port bandwidth (Gb/s)",
+            _("NIC port bandwidth (Gb/s)"),
             expected,
             s.get("average_gbps"),
             f"{s.get('test')} BW average at the largest size; expected {gbps} Gb/s x {fraction}"
@@ -554,11 +619,11 @@ def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
     if wanted and s.get("link_layer"):
         out.append(
             _verdict(
-                "fabric link layer",
+                _("fabric link layer"),
                 wanted,
                 s["link_layer"],
                 "pass" if s["link_layer"] == wanted else "fail",
-                "perftest `Link type`",
+                _("perftest `Link type`"),
                 item,
                 lines,
             )
@@ -568,7 +633,7 @@ def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
         spread = stab.get("spread_percent") or 0.0
         out.append(
             _verdict(
-                "link stability (repeated intervals)",
+                _("link stability (repeated intervals)"),
                 f"spread <= {STABILITY_DROP_WARN:g}%",
                 spread,
                 "pass" if spread <= STABILITY_DROP_WARN else "warn",
@@ -588,8 +653,8 @@ def _compare_training(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
     verdict = "cannot-measure" if steady < 3 else ("pass" if problems == 0 else "warn")
     return [
         _verdict(
-            "training stability",
-            "no stalls, skipped or nan iterations",
+            _("training stability"),
+            _("no stalls, skipped or nan iterations"),
             problems,
             verdict,
             f"{steady} steady iterations after {len(s.get('warmup_iterations_excluded') or [])} warm-up; "
@@ -606,8 +671,8 @@ def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     failed = s.get("failed_tests") or []
     return [
         _verdict(
-            "GPU health (dcgmi diag)",
-            "all tests pass",
+            _("GPU health (dcgmi diag)"),
+            _("all tests pass"),
             "pass" if s.get("passed") else f"failed: {', '.join(failed)}",
             "pass" if s.get("passed") else ("fail" if failed else "cannot-measure"),
             f"level -r {s.get('level') or '?'}; warned: {', '.join(s.get('warned_tests') or []) or 'none'}",
@@ -622,7 +687,7 @@ def _compare_dmesg(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     fallen = s.get("gpus_fallen_off_bus") or []
     return [
         _verdict(
-            "usable GPUs (kernel log)",
+            _("usable GPUs (kernel log)"),
             0,
             len(fallen),
             "fail" if fallen else "pass",

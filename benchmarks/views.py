@@ -12,18 +12,21 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_noop
 
 from accounts.throttles import upload_throttled
 from benchmarks import selectors, services
 from benchmarks.forms import UploadForm
 from benchmarks.models import Upload
 from portal.form_errors import add_form_errors
+from portal.i18n import translated, translated_text
 
-VERDICT_WORDS = {
-    "pass": ("✔", "meets the claim"),
-    "warn": ("⚠", "below the claim"),
-    "fail": ("✘", "contradicts the claim"),
-    "cannot-measure": ("?", "cannot be judged from this file"),
+CLAIM_TEXTS = ("claim", "detail")  # the verdict texts shown in the page's language
+VERDICT_WORDS = {  # English message ids, shown in the page's language
+    "pass": ("✔", gettext_noop("meets the claim")),
+    "warn": ("⚠", gettext_noop("below the claim")),
+    "fail": ("✘", gettext_noop("contradicts the claim")),
+    "cannot-measure": ("?", gettext_noop("cannot be judged from this file")),
 }
 
 
@@ -79,7 +82,9 @@ def _verdict_rows(upload: Upload) -> list[dict[str, Any]]:
     rows = []
     for verdict in upload.verdicts or []:
         icon, words = VERDICT_WORDS.get(verdict.get("verdict", ""), ("?", verdict.get("verdict", "")))
-        rows.append({**verdict, "icon": icon, "words": words})
+        stored = verdict.get("messages") or {}
+        shown = {key: translated(stored.get(key), translated_text(verdict.get(key))) for key in CLAIM_TEXTS}
+        rows.append({**verdict, **shown, "icon": icon, "words": gettext(words) if words else ""})
     return rows
 
 
@@ -90,7 +95,12 @@ def _tally(upload: Upload) -> list[dict[str, Any]]:
         counts[verdict.get("verdict", "")] = counts.get(verdict.get("verdict", ""), 0) + 1
     order = ["fail", "warn", "pass", "cannot-measure"]
     return [
-        {"verdict": key, "count": counts[key], "icon": VERDICT_WORDS[key][0], "words": VERDICT_WORDS[key][1]}
+        {
+            "verdict": key,
+            "count": counts[key],
+            "icon": VERDICT_WORDS[key][0],
+            "words": gettext(VERDICT_WORDS[key][1]),
+        }
         for key in order
         if counts.get(key)
     ]

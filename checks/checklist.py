@@ -211,9 +211,11 @@ def _acceptance(offering: dict) -> str:
 QUESTIONS: tuple[Question, ...] = (
     Question(
         "gpus",
-        "How many GPUs will we actually be able to use, and what do you credit when fewer are healthy?",
-        "Contracted GPUs that are degraded but reachable usually count as 'up' under uptime SLAs; no "
-        "provider publishes a usable-GPU percentage.",
+        _("How many GPUs will we actually be able to use, and what do you credit when fewer are healthy?"),
+        _(
+            "Contracted GPUs that are degraded but reachable usually count as 'up' under uptime SLAs; no "
+            "provider publishes a usable-GPU percentage."
+        ),
         ("usable_gpu_guarantee_pct", "gpus_per_node", "exclusivity"),
         ("usable-gpus-short", "cluster-too-small"),
         ("nvidia-smi", "dcgmi-diag", "dmesg"),
@@ -221,11 +223,14 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     Question(
         "fabric",
-        "Is the GPU fabric RDMA (InfiniBand or RoCE v2 with GPUDirect), with how many ports per node at "
-        "what speed? "
-        "Will you show `ibstat` and a multi-node nccl-tests all-reduce?",
-        "Plain Ethernet is sold as 'high-speed networking'; a 100B+ job needs ~400 Gb/s RDMA per GPU "
-        "(one 400 Gb/s NIC per GPU on NVIDIA's HGX reference designs).",
+        _(
+            "Is the GPU fabric RDMA (InfiniBand or RoCE v2 with GPUDirect), with how many ports per node at "
+            "what speed? Will you show `ibstat` and a multi-node nccl-tests all-reduce?"
+        ),
+        _(
+            "Plain Ethernet is sold as 'high-speed networking'; a 100B+ job needs ~400 Gb/s RDMA per GPU "
+            "(one 400 Gb/s NIC per GPU on NVIDIA's HGX reference designs)."
+        ),
         ("fabric", "nics_per_node", "gbps_per_nic"),
         ("fabric-not-rdma", "fabric-too-slow"),
         ("ibstat", "ibstatus", "ibv_devinfo", "lspci", "perftest", "nccl-tests", "rccl-tests"),
@@ -233,11 +238,14 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     Question(
         "mesh",
-        "How do you prove the 8 GPUs of a node are a full NVLink/NVSwitch mesh (`nvidia-smi topo -m`, "
-        "`nvidia-smi nvlink -s`)?",
-        "Tensor parallelism across PCIe or bridged pairs is several times slower; topo shows NV18 (H100) "
-        "or NV12 "
-        "(A100) between every pair on a full mesh.",
+        _(
+            "How do you prove the 8 GPUs of a node are a full NVLink/NVSwitch mesh (`nvidia-smi topo -m`, "
+            "`nvidia-smi nvlink -s`)?"
+        ),
+        _(
+            "Tensor parallelism across PCIe or bridged pairs is several times slower; topo shows NV18 "
+            "(H100) or NV12 (A100) between every pair on a full mesh."
+        ),
         ("intra_node",),
         ("intra-node-not-full-mesh",),
         ("nvidia-smi-topo", "nvidia-smi-nvlink", "dcgmi-nvlink"),
@@ -245,11 +253,14 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     Question(
         "failures",
-        "What happens when a GPU or node fails mid-run: who detects it, how fast is it replaced, are there "
-        "hot spares, "
-        "and is the job restarted from the last checkpoint automatically?",
-        "At 16k GPUs Llama 3 saw a failure every ~3 h; manual recovery costs hours of the whole cluster "
-        "each time.",
+        _(
+            "What happens when a GPU or node fails mid-run: who detects it, how fast is it replaced, are "
+            "there hot spares, and is the job restarted from the last checkpoint automatically?"
+        ),
+        _(
+            "At 16k GPUs Llama 3 saw a failure every ~3 h; manual recovery costs hours of the whole cluster "
+            "each time."
+        ),
         ("auto_bad_node_detection", "auto_checkpoint_restart", "auto_replacement", "replacement_time_min"),
         ("no-fault-tolerance",),
         (),
@@ -257,9 +268,11 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     Question(
         "billing",
-        "Is it billed per cluster cycle or on demand: minimum term, minimum nodes, granularity, upfront "
-        "share?",
-        "Prices are only comparable per billing term; reserved deals often ask 25% or more upfront.",
+        _(
+            "Is it billed per cluster cycle or on demand: minimum term, minimum nodes, granularity, upfront "
+            "share?"
+        ),
+        _("Prices are only comparable per billing term; reserved deals often ask 25%% or more upfront."),
         ("billing_plans", "price_usd_per_gpu_hour"),
         ("over-budget",),
         (),
@@ -267,11 +280,14 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     Question(
         "storage",
-        "Is checkpoint storage billed, at what price per GB-month, how much is included and how fast does "
-        "it write?",
-        "Checkpoints of a 100B+ model are terabytes, written every hour or so; storage is routinely left "
-        "off the "
-        "headline price.",
+        _(
+            "Is checkpoint storage billed, at what price per GB-month, how much is included and how fast "
+            "does it write?"
+        ),
+        _(
+            "Checkpoints of a 100B+ model are terabytes, written every hour or so; storage is routinely "
+            "left off the headline price."
+        ),
         ("storage_price_usd_per_gb_month", "storage_type", "storage_write_gbytes_per_s"),
         ("hidden-fees",),
         (),
@@ -279,8 +295,8 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     Question(
         "traffic",
-        "What do egress, inter-node/inter-zone traffic, support and setup cost?",
-        "These are the lines most often missing from the quote.",
+        _("What do egress, inter-node/inter-zone traffic, support and setup cost?"),
+        _("These are the lines most often missing from the quote."),
         ("egress_price_usd_per_gb", "traffic_price_usd_per_gb"),
         ("hidden-fees",),
         (),
@@ -288,10 +304,11 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     Question(
         "topology",
-        "What is the fabric topology and oversubscription, and will our nodes and spares be placed "
-        "topology-aware "
-        "on one spine?",
-        "Past one leaf (~32 nodes) oversubscription and random placement cut collective bandwidth.",
+        _(
+            "What is the fabric topology and oversubscription, and will our nodes and spares be placed "
+            "topology-aware on one spine?"
+        ),
+        _("Past one leaf (~32 nodes) oversubscription and random placement cut collective bandwidth."),
         ("topology", "oversubscription", "topology_aware_placement"),
         ("topology-wont-scale", "no-topology-aware-placement"),
         (),
@@ -299,9 +316,11 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     Question(
         "sla",
-        "What uptime SLA applies, how and within how many days do we claim, and does a degraded GPU count "
-        "as down?",
-        "No provider auto-applies credits; claim windows can be as short as 10 days (ClusterProof).",
+        _(
+            "What uptime SLA applies, how and within how many days do we claim, and does a degraded GPU "
+            "count as down?"
+        ),
+        _("No provider auto-applies credits; claim windows can be as short as 10 days (ClusterProof)."),
         ("uptime_sla_pct", "sla_claim_window_days"),
         (),
         (),
@@ -309,8 +328,8 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     Question(
         "stack",
-        "Will our standard containers (CUDA/NCCL or ROCm/RCCL) run as is, on bare metal or a VM?",
-        "A proprietary stack or required vendor images tie the model code to one provider.",
+        _("Will our standard containers (CUDA/NCCL or ROCm/RCCL) run as is, on bare metal or a VM?"),
+        _("A proprietary stack or required vendor images tie the model code to one provider."),
         ("accelerator_stack", "standard_containers"),
         ("ecosystem-lock-in",),
         (),
@@ -318,10 +337,11 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     Question(
         "acceptance",
-        "Will you run our acceptance tests before the term starts (burn-in, `dcgmi diag -r 3`, nccl-tests "
-        "at 1 and "
-        "4-16 nodes with 256 MiB-16 GiB messages) and replace nodes that fail?",
-        "New GPU batches fail at 3-10% without burn-in (SemiAnalysis, quoted in stas00/ml-engineering).",
+        _(
+            "Will you run our acceptance tests before the term starts (burn-in, `dcgmi diag -r 3`, "
+            "nccl-tests at 1 and 4-16 nodes with 256 MiB-16 GiB messages) and replace nodes that fail?"
+        ),
+        _("New GPU batches fail at 3-10%% without burn-in (SemiAnalysis, quoted in stas00/ml-engineering)."),
         (),
         (),
         ("dcgmi-diag", "nccl-tests", "rccl-tests", "hccl-test", "perftest"),
@@ -421,7 +441,7 @@ MODEL_FACTS = tuple(dict.fromkeys(norm.fact for norm in NORMS))
 
 
 # How an assumed per-GPU count reads (NICs per GPU; a cluster capped in GPUs rather than nodes).
-_PER_GPU_WORDS = {"max_nodes": " GPUs in one cluster"}
+_PER_GPU_WORDS = {"max_nodes": gettext_noop("%(value)s GPUs in one cluster")}
 
 
 def _value_words(fact: str, value: Any, per_gpu: bool) -> str:
@@ -434,7 +454,7 @@ def _value_words(fact: str, value: Any, per_gpu: bool) -> str:
     else:
         text = str(value)
     if per_gpu:
-        return text + _PER_GPU_WORDS.get(fact, " per GPU")
+        return Msg(_PER_GPU_WORDS.get(fact, gettext_noop("%(value)s per GPU")), value=text)
     known = FACTS_BY_NAME.get(fact)
     return f"{text} {known.unit}" if known is not None and known.unit else text
 
@@ -452,14 +472,17 @@ def assumption_questions(offering: dict) -> list[dict]:
         norm = norm_for(fact, cls)
         if norm is None:
             continue
-        label = fact_label(fact)
+        label = Msg(fact_label(fact).replace("%", "%%"))  # a catalog message id: translated on the page
         assumed = _value_words(fact, norm.typical, norm.per_gpu)
         out.append(
             {
                 "key": f"assumed-{fact}",
-                "question": f"{label}: not published. What is it for this offering?",
-                "why": f"The sizing assumes {assumed}, typical for this class of offering. "
-                f"Basis: {norm.basis}.",
+                "question": _("%(fact)s: not published. What is it for this offering?", fact=label),
+                "why": _(
+                    "The sizing assumes %(assumed)s, typical for this class of offering. Basis: %(basis)s.",
+                    assumed=assumed,
+                    basis=Msg(str(norm.basis).replace("%", "%%")),
+                ),
                 "answer": _(
                     "Not published; the sizing assumes %(assumed)s. Ask the provider for the figure.",
                     assumed=assumed,
@@ -485,3 +508,10 @@ def checklist(
     offering = offering or {}
     answers = [_answer_question(q, offering, found, evidence, sourced_groups) for q in QUESTIONS]
     return answers + assumption_questions(offering)
+
+
+def messages_by_key(item: dict[str, Any]) -> dict[str, Any]:
+    """The message ids of a checklist answer's question, reason and answer, stored beside the English (a
+    quote keeps them in its snapshot)."""
+    texts = {key: item.get(key) for key in ("question", "why", "answer")}
+    return {key: text.as_json() for key, text in texts.items() if isinstance(text, Msg)}

@@ -14,18 +14,32 @@ from django.utils.translation import gettext_noop
 
 from checks.checklist import fact_label
 from checks.models import CONTEXT_CLAIMS, Finding
-from checks.rules.base import Msg
 from checks.selectors import finding_list
 from checks.severity import Severity
-from portal.i18n import translated
+from portal.i18n import shown, translated_list
 from providers.facts import FACTS_BY_NAME
 from providers.models import Offering
 
 SEVERITY_DISPLAY = {level.value: {"icon": level.icon, "word": level.word} for level in Severity}
+# The severity words as message ids (Severity.word is English; pages show it through `severity_word`).
+SEVERITY_WORD_IDS = (gettext_noop("Critical"), gettext_noop("Warning"), gettext_noop("Info"))
+
+
+def severity_word(severity: str) -> str:
+    """A severity's word in the page's language ("critical" -> "严重" on a Chinese page)."""
+    display = SEVERITY_DISPLAY.get(severity)
+    return _(display["word"]) if display else str(severity)
+
+
+def shown_severity(severity: str) -> dict[str, str]:
+    """Icon and word of a severity, the word in the page's language."""
+    return {"icon": SEVERITY_DISPLAY.get(severity, {}).get("icon", "•"), "word": severity_word(severity)}
+
+
 STATUS_DISPLAY = {
-    "answered": {"icon": "✔", "word": "Answered"},
-    "unknown": {"icon": "?", "word": "Unknown"},
-    "concern": {"icon": "✖", "word": "Concern"},
+    "answered": {"icon": "✔", "word": gettext_noop("Answered")},
+    "unknown": {"icon": "?", "word": gettext_noop("Unknown")},
+    "concern": {"icon": "✖", "word": gettext_noop("Concern")},
 }
 
 # Impact numbers worth a line of their own (the rest stays in `text`), with their unit (English; shown
@@ -93,12 +107,17 @@ def _value_text(value: Any) -> str:
     return str(value)
 
 
-def evidence_rows(offering_slug: str, evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def evidence_rows(
+    offering_slug: str, evidence: list[dict[str, Any]], messages: Any = None
+) -> list[dict[str, Any]]:
+    """The finding's references as the page shows them; a text built from an upload in the page's language
+    by the message stored beside it (`messages`: one per reference, None where there is none)."""
+    texts = translated_list([ref.get("text", "") for ref in evidence], messages)
     rows: list[dict[str, Any]] = []
-    for ref in evidence:
+    for ref, text in zip(evidence, texts, strict=True):
         source = ref.get("source")
         lines = ref.get("lines") or []
-        row: dict[str, Any] = {"source": source, "text": ref.get("text", ""), "href": None}
+        row: dict[str, Any] = {"source": source, "text": text, "href": None}
         if source == "claim":
             row["label"] = _("published fact")
             row["href"] = fact_href(offering_slug, ref.get("fact"))
@@ -107,7 +126,7 @@ def evidence_rows(offering_slug: str, evidence: list[dict[str, Any]]) -> list[di
                 row["text"] = f"{_(fact_label(fact))} = {_value_text(ref.get('value'))}"
         elif source == "evidence":
             spans = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in lines)
-            row["label"] = f"{ref.get('file')}" + (f", lines {spans}" if spans else "")
+            row["label"] = f"{ref.get('file')}" + (_(", lines %(spans)s") % {"spans": spans} if spans else "")
             row["href"] = upload_href(ref.get("upload_id"), lines)
         else:
             row["label"] = _("model")
@@ -126,8 +145,10 @@ def impact_rows(impact: dict[str, Any]) -> list[dict[str, Any]]:
 def finding_view(finding: Finding) -> dict[str, Any]:
     return {
         "finding": finding,
-        "severity": SEVERITY_DISPLAY.get(finding.severity, {"icon": "•", "word": finding.severity}),
-        "evidence": evidence_rows(finding.offering.slug, finding.evidence or []),
+        "severity": shown_severity(finding.severity),
+        "evidence": evidence_rows(
+            finding.offering.slug, finding.evidence or [], (finding.messages or {}).get("evidence")
+        ),
         "impact_text": finding.shown_impact,
         "impact": impact_rows(finding.impact or {}),
     }
@@ -144,24 +165,27 @@ def checklist_view(
         if "finding" in ref:
             refs.append(
                 {
-                    "text": f"{finding_titles.get(ref['finding'], 'a finding')} ({ref.get('severity')})",
+                    "text": f"{finding_titles.get(ref['finding'], _('a finding'))} ({ref.get('severity')})",
                     "href": "#finding-" + str(ref["finding"]),
                 }
             )
         elif "fact" in ref:
             refs.append(
                 {
-                    "text": f"{fact_label(ref['fact'])}: {_value_text(ref.get('value'))}",
+                    "text": f"{_(fact_label(ref['fact']))}: {_value_text(ref.get('value'))}",
                     "href": fact_href(offering_slug, ref["fact"]),
                 }
             )
         elif "file" in ref:
             refs.append({"text": str(ref["file"]), "href": upload_href(ref.get("upload_id"), None)})
-    answer = item.get("answer", "")
+    messages = item.get("messages") or {}
     return {
         **item,
-        "answer": translated(answer.as_json(), answer) if isinstance(answer, Msg) else answer,
-        "display": STATUS_DISPLAY.get(item["status"], {"icon": "•", "word": item["status"]}),
+        **{key: shown(item.get(key, ""), messages.get(key)) for key in ("question", "why", "answer")},
+        "display": {
+            **STATUS_DISPLAY.get(item["status"], {"icon": "•", "word": item["status"]}),
+            "word": _(STATUS_DISPLAY.get(item["status"], {}).get("word", item["status"])),
+        },
         "refs": refs,
     }
 

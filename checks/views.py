@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext
 
 from checks import display, selectors
 from checks.checklist import checklist
@@ -26,7 +27,9 @@ def checklist_page(request: HttpRequest) -> HttpResponse:
     try:
         offering = selectors.offering_for_checklist(slug=slug)
     except Offering.DoesNotExist:
-        context["error"] = f"No offering with the slug “{slug}”. Choose one from the list."
+        context["error"] = gettext("No offering with the slug “%(slug)s”. Choose one from the list.") % {
+            "slug": slug
+        }
         return render(request, "checks/checklist.html", context, status=404)
     findings = list(selectors.finding_list(offering=offering, context=CONTEXT_CLAIMS))
     evidence = selectors.evidence_for_offering(offering)

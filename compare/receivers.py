@@ -5,16 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
-
-from compare.sized import catalog_version_bump
+from providers.cached import catalog_version_bump, catalog_written
 
 
 def on_offerings_changed(**_: Any) -> None:
-    # Sent inside the writing transaction: bump now (a page rendered meanwhile recomputes) and on commit
-    # (a page rendered between the two could have cached the old facts under the new version).
-    catalog_version_bump()
-    transaction.on_commit(catalog_version_bump)
+    # Sent inside the writing transaction: bump now and on commit, as for any write to the catalog.
+    catalog_written()
 
 
 def on_catalog_imported(**_: Any) -> None:

@@ -1,21 +1,24 @@
 """The workload figures of the compare page: every compared offering sized at the GPU count the buyer picked.
 
 A GET never creates a planner run. Each (offering, workload, GPU count) is sized once by the engine and
-kept in Django's cache under the catalog version (compare.receivers bumps it whenever an offering's facts
-or prices change, or a catalog is imported), so the page reads cached numbers and a catalog edit is never
+kept in Django's cache under the catalog version (providers.cached; every write to the catalog and
+compare.receivers bump it), so the page reads cached numbers and a catalog edit is never
 shown stale. Sizing one offering at a fixed count takes a few milliseconds (docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations
 
 import math
-import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django.core.cache import cache
 
 from hardware.gpus import GPUS
+from hardware.messages import Msg, _, joined
+from portal.i18n import translated
+from providers.cached import catalog_version
+from providers.cached import catalog_version_bump as catalog_version_bump  # tests bump through here
 from providers.models import Offering
 from sizing import bill as bill_module
 from sizing.engine.errors import InputError
@@ -23,7 +26,6 @@ from sizing.engine.search import search
 from sizing.engine.workload import workload_from_dict
 from sizing.models import Workload, layout_text
 
-VERSION_KEY = "compare:catalog-version"
 CACHE_SECONDS = 24 * 3600
 GPUS_MIN, GPUS_MAX = 1, 131_072
 # A workload that names no deadline is compared as if it had this one (the planner's stated default).
@@ -54,6 +56,12 @@ class ComparedResult:
     cost_low_usd: float | None = None
     cost_high_usd: float | None = None
     reason: str = ""
+    # the reason's message id and values ({"msgid", "params"}), cached with it: shown in the page's language
+    reason_message: dict[str, Any] | None = None
+
+    @property
+    def shown_reason(self) -> str:
+        return translated(self.reason_message, self.reason)
 
     @property
     def layout_text(self) -> str:
@@ -65,21 +73,6 @@ class ComparedResult:
 
     def get(self, name: str, default: Any = None) -> Any:
         return getattr(self, name, default)
-
-
-def catalog_version() -> str:
-    """The current catalog version (a new one is made when the cache has none)."""
-    version = cache.get(VERSION_KEY)
-    if version is None:
-        version = uuid.uuid4().hex
-        cache.add(VERSION_KEY, version, None)
-        version = cache.get(VERSION_KEY) or version
-    return str(version)
-
-
-def catalog_version_bump() -> None:
-    """Every cached comparison is stale: the catalog changed."""
-    cache.set(VERSION_KEY, uuid.uuid4().hex, None)
 
 
 def check_gpus(value: str) -> int | None:
@@ -106,11 +99,15 @@ def suggested_gpus(workload: Workload) -> int:
     return int(min(SUGGEST_MAX, max(SUGGEST_MIN, 2 ** math.ceil(math.log2(needed)))))
 
 
-def _reason(sizing: dict[str, Any], gpus: int) -> str:
-    reasons = [str(r) for r in sizing.get("reasons") or [] if r]
+def _reason(sizing: dict[str, Any], gpus: int) -> Msg:
+    reasons = [r for r in sizing.get("reasons") or [] if r]
     if reasons:
-        return f"cannot train it on {gpus:,} GPUs: " + "; ".join(reasons[:2])
-    return f"cannot train it on {gpus:,} GPUs"
+        return _(
+            "cannot train it on %(gpus)s GPUs: %(reasons)s",
+            gpus=f"{gpus:,}",
+            reasons=joined(*reasons[:2], sep="; "),
+        )
+    return _("cannot train it on %(gpus)s GPUs", gpus=f"{gpus:,}")
 
 
 def _money(value: Any) -> float | None:
@@ -129,7 +126,8 @@ def size_at(*, workload: Workload, facts: dict[str, Any], gpus: int) -> Compared
             top=1,
         )
     except InputError as exc:
-        return ComparedResult(reason=f"cannot size it at {gpus:,} GPUs: {exc.reason}")
+        reason = _("cannot size it at %(gpus)s GPUs: %(reason)s", gpus=f"{gpus:,}", reason=exc.reason)
+        return ComparedResult(reason=str(reason), reason_message=reason.as_json())
     result = ComparedResult(
         feasible=bool(sizing.get("feasible")),
         gpus=sizing.get("gpus"),
@@ -144,7 +142,8 @@ def size_at(*, workload: Workload, facts: dict[str, Any], gpus: int) -> Compared
     )
     if not result.feasible or result.train_days is None:
         result.feasible = False
-        result.reason = _reason(sizing, gpus)
+        reason = _reason(sizing, gpus)
+        result.reason, result.reason_message = str(reason), reason.as_json()
         return result
     full = bill_module.full_bill(facts, sizing, workload.to_rules_dict())
     result.bill = bill_module.to_json(full)

@@ -13,8 +13,10 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
+from django.template.loader import get_template
 from django.urls import reverse
 from django.utils.http import urlencode
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
 from acceptance.selectors import compare_blocks
@@ -128,18 +130,26 @@ def _panels(offerings: list[Any], ref: Any, gpus: int | None) -> tuple[list[dict
 
 def _cached_panels(
     offerings: list[Any], ref: Any, gpus: int | None, money: Money
-) -> tuple[list[dict], list[dict], list[dict]]:
-    """The panels in the active language and in `money`'s currency (both part of the cache key)."""
+) -> tuple[list[dict], list[dict], list[dict], list[str]]:
+    """The panels in the active language and in `money`'s currency (both part of the cache key), and the
+    HTML of each of the three lists."""
     workload = "" if ref is None else sized.workload_key(selectors.workload_for(ref))
     ids = ".".join(str(o.pk) for o in offerings)
     shown = f"{get_language()}:{money.code}:{money.per_usd or ''}:{money.rate_as_of}"
-    key = f"compare:panels:{sized.catalog_version()}:{ids}:{workload}:{gpus or ''}:{shown}"
+    key = f"compare:panels-html:{sized.catalog_version()}:{ids}:{workload}:{gpus or ''}:{shown}"
     cached = cache.get(key)
     if cached is None:
         with shown_in(money):
             cached = _panels(offerings, ref, gpus)
+        # each list of panels also rendered (the page's costliest part), in this language
+        cached = (*cached, [_panels_html(panels) for panels in cached])
         cache.set(key, cached, PANELS_CACHE_SECONDS)
     return cached
+
+
+def _panels_html(panels: list[dict]) -> str:
+    panel = get_template("compare/_panel.html")
+    return mark_safe("".join(panel.render({"p": p}) for p in panels))  # noqa: S308 (rendered above)
 
 
 def compare_page(request: HttpRequest) -> HttpResponse:
@@ -158,7 +168,7 @@ def compare_page(request: HttpRequest) -> HttpResponse:
     if ref is not None:
         gpus = gpus or sized.suggested_gpus(selectors.workload_for(ref))
     money = request.currency_display.money  # type: ignore[attr-defined]
-    panels, workload_panels, tail = _cached_panels(offerings, ref, gpus, money)
+    panels, workload_panels, tail, html = _cached_panels(offerings, ref, gpus, money)
     samples = _include_samples(request.GET)
     context = {
         "offerings": offerings,
@@ -175,6 +185,9 @@ def compare_page(request: HttpRequest) -> HttpResponse:
         "panels": panels,
         "workload_panels": workload_panels,
         "tail_panels": tail,
+        "panels_html": html[0],
+        "workload_panels_html": html[1],
+        "tail_panels_html": html[2],
         "workload_choices": selectors.workload_choices(user=request.user),
         "workload_value": ref.value if ref else "",
         # Public acceptance tests, measured beside claimed (failures red), one block per offering.

@@ -42,6 +42,14 @@ def _(msgid: str, **params: Any) -> Msg:
     return Msg(msgid, **params)
 
 
+def joined(*parts: str, sep: str = " ") -> Msg:
+    """Sentences (or phrases) joined by `sep`, each translated on its own where it is a Msg. The joining
+    message id is not in the catalog, so every language shows it as is."""
+    names = [f"p{i}" for i in range(len(parts))]
+    msgid = sep.replace("%", "%%").join(f"%({name})s" for name in names)
+    return Msg(msgid, **dict(zip(names, parts, strict=True)))
+
+
 def messages_of(sentences: Iterable[Any]) -> list[dict[str, Any] | None]:
     """Each sentence's {"msgid", "params"} (None for one not marked), in order: stored beside the English."""
     return [s.as_json() if isinstance(s, Msg) else None for s in sentences]

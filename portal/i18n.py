@@ -16,7 +16,7 @@ from django.utils.translation import gettext
 def _fill(message: dict[str, Any]) -> str:
     params = message.get("params") or {}
     values = {k: _fill(v) if isinstance(v, dict) and "msgid" in v else v for k, v in params.items()}
-    text = gettext(str(message["msgid"]))
+    text = gettext(str(message["msgid"])) if message["msgid"] else ""  # gettext("") is the catalog header
     return text % values
 
 
@@ -51,3 +51,11 @@ def translated_list(texts: Any, messages: Any) -> list[str]:
 def translated_text(text: Any) -> str:
     """A sentence with no values (a class norm's basis) in the active language, looked up by its English."""
     return translated({"msgid": str(text).replace("%", "%%")}, str(text)) if text else ""
+
+
+def shown(text: Any, message: Any = None) -> str:
+    """A sentence in the page's language: a `Msg` (anything with `as_json`) by its own message id, a stored
+    text by the message stored beside it (a checklist answer in a quote), else as it is."""
+    if hasattr(text, "as_json"):
+        message = text.as_json()
+    return translated(message, str(text or ""))

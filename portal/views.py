@@ -11,8 +11,8 @@ from django.utils.translation import get_language
 
 from compare import charts
 from compare import selectors as compare_selectors
-from compare.sized import catalog_version
 from portal.money import shown_in
+from providers.cached import catalog_version
 
 # The overview is the same for everybody: built once per catalog version (any offering edit makes a new
 # one), and at most this old, so that findings refreshed by the worker after an edit show within a minute.

@@ -7,23 +7,29 @@ again: an API view cannot grant what the service refuses.
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Sequence
 from typing import Any
 
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from portal.api_errors import error_responses
 from portal.constraints import range_validators
 from providers import selectors, services
+from providers.api_rows import RenderedRows, RowsJSONRenderer
+from providers.cached import ROW_CACHE_SECONDS, PageOfIds, cached_rows, query_name, value_key
 from providers.facts import FACTS, NOTE_MAX_LENGTH, PLAN_BOUNDS, Fact
 from providers.filters import OfferingApiFilterSet
 from providers.models import BILLING_PLAN_FIELDS, BillingPlan, FactChange, Offering, PricePoint, Provider
@@ -209,6 +215,8 @@ class ProviderViewSet(viewsets.ReadOnlyModelViewSet[Provider]):
         return qs.filter(slug=slug) if slug else qs
 
 
+Ids = list[int]  # (inside the viewset, `list` is its list action)
+
 _FILTERS = [
     OpenApiParameter("slug", str, description="comma-separated offering slugs"),
     OpenApiParameter("q", str, description="search in names and summaries"),
@@ -249,6 +257,8 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
     lookup_field = "slug"
     filter_backends = [DjangoFilterBackend]
     filterset_class = OfferingApiFilterSet
+    # DRF's defaults, the JSON one able to splice the list's cached rows
+    renderer_classes = [RowsJSONRenderer, BrowsableAPIRenderer]
     # PATCH only: a full PUT of every fact is never what a representative means.
     http_method_names = ["get", "post", "patch", "head", "options"]
 
@@ -347,6 +357,40 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
                 raise exceptions.ValidationError({"plan": ["must be a plan id"]})
             points = points.filter(plan_id=int(plan))
         return Response(PriceHistorySerializer(points.order_by("recorded_at", "id"), many=True).data)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        # (A comment, not a docstring: the schema would take a docstring as the list's description.)
+        # The page's offerings are found and counted without their plans and sources; each one's row is
+        # read as rendered JSON from the cache under the catalog version (and language), and only those
+        # missing are fetched with everything they show, serialized and rendered (docs/PERFORMANCE.md).
+        # The page's count and ids are cached per catalog version and query too: paging and counting read
+        # no table while the catalog is unchanged.
+        key = value_key(query_name("api-offerings", request.query_params))
+        pks = self._cached_page(cache.get(key))
+        if pks is None:
+            queryset = self.filter_queryset(self.get_queryset()).prefetch_related(None)
+            pks = [offering.pk for offering in self.paginate_queryset(queryset) or []]
+            paged: Any = self.paginator
+            cache.set(key, (paged.count, paged.offset, pks), ROW_CACHE_SECONDS)
+        rows = cached_rows(f"api-offering:{get_language()}", pks, self._rows)
+        return self.get_paginated_response(RenderedRows(rows[pk] for pk in pks))
+
+    def _cached_page(self, stored: tuple[int, int, Ids] | None) -> Ids | None:
+        """The ids of the page asked for when the cached page is that one (the paginator then knows the
+        count and the offset, for the links), else None."""
+        if stored is None:
+            return None
+        try:
+            return builtins.list(self.paginate_queryset(PageOfIds(*stored)) or [])  # type: ignore[arg-type]
+        except LookupError:
+            return None
+
+    def _rows(self, pks: Sequence[int]) -> dict[int, bytes]:
+        """The rows of these offerings rendered as JSON (what is cached)."""
+        offerings = selectors.offering_api_queryset().filter(pk__in=pks)
+        serialized = self.get_serializer(offerings, many=True).data
+        renderer = RowsJSONRenderer()
+        return {offering.pk: renderer.row(row) for offering, row in zip(offerings, serialized, strict=True)}
 
     def get_queryset(self) -> QuerySet[Offering]:
         return selectors.offering_api_queryset()

@@ -26,14 +26,20 @@ LARGEST_RUN_GPUS_MAX = 1_000_000
 # Lead times quoted for GPU clusters run from days to about a year; two years bounds a typo.
 LEAD_TIME_WEEKS_MAX = 104
 
+
+def gettext_noop(msgid: str) -> str:
+    """Mark a label for the catalog (`makemessages` reads the name): pages show it through `gettext`."""
+    return msgid
+
+
 GROUPS: dict[str, str] = {
-    "hardware": "Hardware",
-    "network": "Inter-node network",
-    "software": "Scheduling and software",
-    "fault_tolerance": "Fault tolerance",
-    "commercial": "Exclusivity, guarantee and SLA",
-    "storage": "Checkpoint storage",
-    "fees": "Fees",
+    "hardware": gettext_noop("Hardware"),
+    "network": gettext_noop("Inter-node network"),
+    "software": gettext_noop("Scheduling and software"),
+    "fault_tolerance": gettext_noop("Fault tolerance"),
+    "commercial": gettext_noop("Exclusivity, guarantee and SLA"),
+    "storage": gettext_noop("Checkpoint storage"),
+    "fees": gettext_noop("Fees"),
 }
 
 
@@ -150,24 +156,32 @@ _TEXT = "a published sentence or paragraph; longer text belongs in a source docu
 
 FACTS: tuple[Fact, ...] = (
     # hardware
-    Fact("gpu", "hardware", "GPU model", "gpu"),
-    Fact("gpu_label", "hardware", "GPU as published", "text", max_length=200),
-    Fact("gpus_per_node", "hardware", "GPUs per node", "int", minimum=1, maximum=72, bound_source=_NODE),
+    Fact("gpu", "hardware", gettext_noop("GPU model"), "gpu"),
+    Fact("gpu_label", "hardware", gettext_noop("GPU as published"), "text", max_length=200),
+    Fact(
+        "gpus_per_node",
+        "hardware",
+        gettext_noop("GPUs per node"),
+        "int",
+        minimum=1,
+        maximum=72,
+        bound_source=_NODE,
+    ),
     Fact(
         "hbm_gb_per_gpu",
         "hardware",
-        "HBM per GPU",
+        gettext_noop("HBM per GPU"),
         "float",
         "GB",
         strictly_positive=True,
         maximum=1024,
         bound_source=_HBM,
     ),  # fmt: skip
-    Fact("intra_node", "hardware", "Intra-node interconnect", "enum", choices=INTRA_NODE),
+    Fact("intra_node", "hardware", gettext_noop("Intra-node interconnect"), "enum", choices=INTRA_NODE),
     Fact(
         "intra_node_gbytes_per_s",
         "hardware",
-        "Intra-node bandwidth per GPU",
+        gettext_noop("Intra-node bandwidth per GPU"),
         "float",
         "GB/s",
         strictly_positive=True,
@@ -177,21 +191,21 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "nvlink_domain_gpus",
         "hardware",
-        "NVLink domain",
+        gettext_noop("NVLink domain"),
         "int",
         "GPUs",
         minimum=1,
         maximum=576,
         bound_source=_DOMAIN,
     ),  # fmt: skip
-    Fact("bare_metal", "hardware", "Bare metal", "bool"),
+    Fact("bare_metal", "hardware", gettext_noop("Bare metal"), "bool"),
     # network
-    Fact("fabric", "network", "Inter-node fabric", "enum", choices=FABRICS),
-    Fact("fabric_label", "network", "Fabric as published", "text", max_length=300),
+    Fact("fabric", "network", gettext_noop("Inter-node fabric"), "enum", choices=FABRICS),
+    Fact("fabric_label", "network", gettext_noop("Fabric as published"), "text", max_length=300),
     Fact(
         "nics_per_node",
         "network",
-        "GPU-fabric NICs per node",
+        gettext_noop("GPU-fabric NICs per node"),
         "int",
         minimum=1,
         maximum=32,
@@ -200,18 +214,18 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "gbps_per_nic",
         "network",
-        "Speed per NIC",
+        gettext_noop("Speed per NIC"),
         "float",
         "Gb/s",
         minimum=1,
         maximum=1600,
         bound_source=_NIC,
     ),  # fmt: skip
-    Fact("topology", "network", "Topology", "enum", choices=TOPOLOGIES),
+    Fact("topology", "network", gettext_noop("Topology"), "enum", choices=TOPOLOGIES),
     Fact(
         "oversubscription",
         "network",
-        "Oversubscription",
+        gettext_noop("Oversubscription"),
         "float",
         ":1",
         minimum=1.0,
@@ -221,7 +235,7 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "max_nodes",
         "network",
-        "Maximum nodes in one fabric",
+        gettext_noop("Maximum nodes in one fabric"),
         "int",
         minimum=1,
         maximum=100_000,
@@ -232,7 +246,7 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "largest_demonstrated_gpus",
         "network",
-        "Largest run demonstrated",
+        gettext_noop("Largest run demonstrated"),
         "int",
         "GPUs",
         strictly_positive=True,
@@ -240,32 +254,34 @@ FACTS: tuple[Fact, ...] = (
         bound_source=_CLUSTER,
     ),
     # software
-    Fact("schedulers", "software", "Schedulers", "list", choices=SCHEDULERS),
-    Fact("scheduler_label", "software", "Scheduler as published", "text", max_length=300),
-    Fact("topology_aware_placement", "software", "Topology-aware placement", "bool"),
-    Fact("accelerator_stack", "software", "Accelerator stack", "enum", choices=ACCELERATOR_STACKS),
-    Fact("standard_containers", "software", "Standard containers", "bool"),
-    Fact("proprietary_fabric_plugin", "software", "Needs a proprietary fabric plugin", "bool"),
+    Fact("schedulers", "software", gettext_noop("Schedulers"), "list", choices=SCHEDULERS),
+    Fact("scheduler_label", "software", gettext_noop("Scheduler as published"), "text", max_length=300),
+    Fact("topology_aware_placement", "software", gettext_noop("Topology-aware placement"), "bool"),
+    Fact(
+        "accelerator_stack", "software", gettext_noop("Accelerator stack"), "enum", choices=ACCELERATOR_STACKS
+    ),
+    Fact("standard_containers", "software", gettext_noop("Standard containers"), "bool"),
+    Fact("proprietary_fabric_plugin", "software", gettext_noop("Needs a proprietary fabric plugin"), "bool"),
     # fault tolerance
-    Fact("health_checks", "fault_tolerance", "Health checks", "bool"),
-    Fact("auto_bad_node_detection", "fault_tolerance", "Automatic bad-node detection", "bool"),
-    Fact("auto_replacement", "fault_tolerance", "Automatic node replacement", "bool"),
+    Fact("health_checks", "fault_tolerance", gettext_noop("Health checks"), "bool"),
+    Fact("auto_bad_node_detection", "fault_tolerance", gettext_noop("Automatic bad-node detection"), "bool"),
+    Fact("auto_replacement", "fault_tolerance", gettext_noop("Automatic node replacement"), "bool"),
     Fact(
         "replacement_time_min",
         "fault_tolerance",
-        "Replacement time",
+        gettext_noop("Replacement time"),
         "float",
         "min",
         minimum=0,
         maximum=43_200,
         bound_source="30 days: a replacement slower than a month is no replacement",
     ),  # fmt: skip
-    Fact("auto_checkpoint_restart", "fault_tolerance", "Automatic checkpoint/restart", "bool"),
-    Fact("spare_node_pool", "fault_tolerance", "Spare-node pool", "bool"),
+    Fact("auto_checkpoint_restart", "fault_tolerance", gettext_noop("Automatic checkpoint/restart"), "bool"),
+    Fact("spare_node_pool", "fault_tolerance", gettext_noop("Spare-node pool"), "bool"),
     Fact(
         "failure_rate_per_gpu_hour",
         "fault_tolerance",
-        "Failure rate",
+        gettext_noop("Failure rate"),
         "float",
         "per GPU-hour",
         strictly_positive=True,
@@ -273,22 +289,24 @@ FACTS: tuple[Fact, ...] = (
         bound_source=_FAIL,
     ),
     # commercial
-    Fact("exclusivity", "commercial", "Exclusivity", "enum", choices=EXCLUSIVITY),
+    Fact("exclusivity", "commercial", gettext_noop("Exclusivity"), "enum", choices=EXCLUSIVITY),
     Fact(
         "usable_gpu_guarantee_pct",
         "commercial",
-        "Usable-GPU guarantee",
+        gettext_noop("Usable-GPU guarantee"),
         "float",
         "%",
         minimum=50,
         maximum=100,
         bound_source=_CONTRACT,
     ),
-    Fact("usable_gpu_credit", "commercial", "If the guarantee is missed", "text", max_length=2000),
+    Fact(
+        "usable_gpu_credit", "commercial", gettext_noop("If the guarantee is missed"), "text", max_length=2000
+    ),
     Fact(
         "uptime_sla_pct",
         "commercial",
-        "Uptime SLA",
+        gettext_noop("Uptime SLA"),
         "float",
         "%",
         minimum=50,
@@ -298,33 +316,33 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "sla_claim_window_days",
         "commercial",
-        "SLA claim window",
+        gettext_noop("SLA claim window"),
         "int",
         "days",
         minimum=0,
         maximum=365,
         bound_source="claim windows are published as 30-60 days; a year allowed",
     ),  # fmt: skip
-    Fact("sla_text", "commercial", "SLA as published", "text", max_length=5000),
-    Fact("regions", "commercial", "Regions", "text", max_length=2000),
+    Fact("sla_text", "commercial", gettext_noop("SLA as published"), "text", max_length=5000),
+    Fact("regions", "commercial", gettext_noop("Regions"), "text", max_length=2000),
     Fact(
         "lead_time_weeks",
         "commercial",
-        "Lead time to a running cluster",
+        gettext_noop("Lead time to a running cluster"),
         "float",
         "weeks",
         minimum=0,
         maximum=LEAD_TIME_WEEKS_MAX,
         bound_source="published lead times for large clusters run from days to a year; 2 years allowed",
     ),
-    Fact("payment_terms", "commercial", "Payment terms", "enum", choices=PAYMENT_TERMS),
-    Fact("compliance", "commercial", "Compliance", "text", max_length=2000),
+    Fact("payment_terms", "commercial", gettext_noop("Payment terms"), "enum", choices=PAYMENT_TERMS),
+    Fact("compliance", "commercial", gettext_noop("Compliance"), "text", max_length=2000),
     # storage
-    Fact("storage_type", "storage", "Checkpoint storage", "text", max_length=300),
+    Fact("storage_type", "storage", gettext_noop("Checkpoint storage"), "text", max_length=300),
     Fact(
         "storage_write_gbytes_per_s",
         "storage",
-        "Storage write bandwidth",
+        gettext_noop("Storage write bandwidth"),
         "float",
         "GB/s",
         strictly_positive=True,
@@ -334,7 +352,7 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "storage_price_usd_per_gb_month",
         "storage",
-        "Storage price",
+        gettext_noop("Storage price"),
         "decimal",
         "$/GB-month",
         minimum=0,
@@ -344,7 +362,7 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "storage_included_gb",
         "storage",
-        "Storage included",
+        gettext_noop("Storage included"),
         "float",
         "GB",
         minimum=0,
@@ -355,7 +373,7 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "egress_price_usd_per_gb",
         "fees",
-        "Internet egress",
+        gettext_noop("Internet egress"),
         "decimal",
         "$/GB",
         minimum=0,
@@ -365,7 +383,7 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "traffic_price_usd_per_gb",
         "fees",
-        "Traffic between the nodes",
+        gettext_noop("Traffic between the nodes"),
         "decimal",
         "$/GB",
         minimum=0,
@@ -375,7 +393,7 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "support_fee_usd_per_month",
         "fees",
-        "Support fee",
+        gettext_noop("Support fee"),
         "decimal",
         "$/month",
         minimum=0,
@@ -385,14 +403,14 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "setup_fee_usd",
         "fees",
-        "Setup fee",
+        gettext_noop("Setup fee"),
         "decimal",
         "$",
         minimum=0,
         maximum=100_000_000,
         bound_source=_MONEY,
     ),  # fmt: skip
-    Fact("fees_note", "fees", "Fee notes", "text", max_length=2000),
+    Fact("fees_note", "fees", gettext_noop("Fee notes"), "text", max_length=2000),
 )
 
 # A billing plan's numeric terms (providers.models.BillingPlan), bounded like the facts.

@@ -98,6 +98,11 @@ def offering_order(queryset: QuerySet[Offering], *, sort: str) -> QuerySet[Offer
     return queryset.order_by(*ordered)
 
 
+def offering_row(*, slug: str) -> Offering:
+    """One offering with its provider and GPU, nothing prefetched (its page's catalog part is cached)."""
+    return _offering_rows().get(slug=slug)
+
+
 def offering_get(*, slug: str) -> Offering:
     return (
         offering_queryset()

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import get_template
 from django.utils import timezone
-from django.utils.translation import ngettext
+from django.utils.functional import SimpleLazyObject
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, ngettext
 
 from providers import selectors, services
+from providers.cached import ROW_CACHE_SECONDS, PageOfIds, cached_rows, cached_value, query_name, value_key
+from providers.currency import Display
 from providers.facts import FACTS, GROUPS, facts_in_group
 from providers.filters import FEATURE_CHOICES, OfferingFilterSet
 from providers.forms import OfferingFactsEditForm
@@ -26,26 +34,74 @@ BROWSE_PAGE_SIZE = 50
 def offering_browse(request: HttpRequest) -> HttpResponse:
     filters = OfferingFilterSet(request.GET, queryset=selectors.offering_browse_queryset())
     status = 200
-    offerings: Any = []
+    page_ids: list[int] = []
     page_obj = None
     if filters.is_valid():
         # A page of the catalog at a time: a full catalog of hundreds of rows is slow to render and to read.
-        paginator = Paginator(filters.qs, BROWSE_PAGE_SIZE)
-        page_obj = paginator.get_page(filters.form.cleaned_data.get("page") or 1)
-        offerings = page_obj.object_list
+        page_obj = _browse_page(filters)
+        page_ids = list(page_obj.object_list)
     else:
         status = 400
     query = filters.data.copy()
     query.pop("page", None)
+    provider_name = str(filters.data.get("provider_name", ""))[:100]
     context = {
         "form": filters.form,
-        "offerings": offerings,
+        # the page's offerings, read only by whoever asks (the rows below are what the page shows)
+        "offerings": SimpleLazyObject(lambda: _in_order(page_ids)),
+        "rows": _browse_rows(request, page_ids),
         "page_obj": page_obj,
         "query": query.urlencode(),
-        "options": selectors.filter_options(provider_name=str(filters.data.get("provider_name", ""))[:100]),
+        "options": cached_value(
+            f"browse-options:{hashlib.sha256(provider_name.encode()).hexdigest()[:16]}",
+            lambda: selectors.filter_options(provider_name=provider_name),
+        ),
         "features": dict(FEATURE_CHOICES),
     }
     return render(request, "providers/browse.html", context, status=status)
+
+
+def _browse_page(filters: OfferingFilterSet) -> Page[Any]:
+    """The page asked for: its count and ids cached per catalog version and query (so paging a large
+    catalog reads no table while it is unchanged), else paged from the filtered catalog as before."""
+    number = filters.form.cleaned_data.get("page") or 1
+    key = value_key(query_name("browse", filters.data))
+    stored = cache.get(key)
+    if stored is not None:
+        with contextlib.suppress(LookupError):  # a page other than the one cached: paged again below
+            return Paginator(PageOfIds(*stored), BROWSE_PAGE_SIZE).get_page(number)
+    page_obj = Paginator(filters.qs, BROWSE_PAGE_SIZE).get_page(number)
+    start = (page_obj.number - 1) * BROWSE_PAGE_SIZE
+    stored = (page_obj.paginator.count, start, [o.pk for o in page_obj.object_list])
+    cache.set(key, stored, ROW_CACHE_SECONDS)
+    return Paginator(PageOfIds(*stored), BROWSE_PAGE_SIZE).get_page(number)
+
+
+def _in_order(pks: list[int]) -> list[Offering]:
+    """The browse page's offerings of these ids, in this order."""
+    by_pk = selectors.offering_browse_queryset().in_bulk(pks)
+    return [by_pk[pk] for pk in pks if pk in by_pk]
+
+
+def _display_key(display: Display) -> str:
+    """What a cached fragment's prices depend on: the currency, the rate (any change of a rate also makes
+    a new catalog version) and the note a page shows when the asked currency could not be honoured."""
+    note = hashlib.sha256(str(display.note).encode()).hexdigest()[:8] if display.note else ""
+    rate = display.rate
+    return f"{display.currency}:{rate.pk if rate else ''}:{rate.per_usd if rate else ''}:{note}"
+
+
+def _browse_rows(request: HttpRequest, pks: list[int]) -> list[str]:
+    """Each offering's table row, from the cache under the catalog version, the language and the currency
+    shown (its words and its price depend on them); the rows missing rendered from their offerings."""
+    display = request.currency_display  # type: ignore[attr-defined]
+    row = get_template("providers/_browse_row.html")
+
+    def build(missing: list[int]) -> dict[int, str]:
+        return {o.pk: str(row.render({"o": o, "currency_display": display})) for o in _in_order(missing)}
+
+    rows = cached_rows(f"browse:{get_language()}:{_display_key(display)}", pks, build)
+    return [mark_safe(rows[pk]) for pk in pks if pk in rows]  # noqa: S308 (rendered by the template above)
 
 
 def _fact_rows(offering: Offering) -> list[dict[str, Any]]:
@@ -73,23 +129,43 @@ def _offering_or_404(slug: str) -> Offering:
 
 
 def offering_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    offering = _offering_or_404(slug)
+    try:
+        offering = selectors.offering_row(slug=slug)
+    except Offering.DoesNotExist as exc:
+        raise Http404(f"No offering {slug!r}") from exc
     user = request.user
     can_edit = bool(getattr(user, "can_edit_offering", None) and user.can_edit_offering(offering))  # type: ignore[union-attr]
-    history = []
-    for plan in offering.plans.all():
-        for point in plan.history.all():
-            history.append({"plan": plan, "point": point})
     context = {
         "offering": offering,
-        "groups": _fact_rows(offering),
-        "plans": list(offering.plans.all()),
-        "history": history,
+        "catalog_html": _offering_catalog_html(request, offering),
         "can_edit": can_edit,
         # verified claims (benchmarks) and pitfall findings (checks), registered by those apps
         **offering_page_sections(offering),
     }
     return render(request, "providers/offering.html", context)
+
+
+def _offering_catalog_html(request: HttpRequest, offering: Offering) -> str:
+    """The offering page's facts with their sources, its plans and its price history: from the cache under
+    the catalog version, language and currency, else rendered from the offering with everything it shows."""
+    display = request.currency_display  # type: ignore[attr-defined]
+
+    def build(pks: list[int]) -> dict[int, str]:
+        full = selectors.offering_get(slug=offering.slug)
+        history = [
+            {"plan": plan, "point": point} for plan in full.plans.all() for point in plan.history.all()
+        ]
+        context = {
+            "offering": full,
+            "groups": _fact_rows(full),
+            "plans": list(full.plans.all()),
+            "history": history,
+            "currency_display": display,
+        }
+        return {offering.pk: str(get_template("providers/_offering_catalog.html").render(context))}
+
+    rows = cached_rows(f"offering:{get_language()}:{_display_key(display)}", [offering.pk], build)
+    return mark_safe(rows[offering.pk])  # noqa: S308 (rendered by the template above)
 
 
 def _fact_initial(offering: Offering) -> dict[str, Any]:

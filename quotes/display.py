@@ -13,10 +13,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from checks.severity import Severity  # pure, like this module
-from portal.i18n import translated, translated_list, translated_sentences
+from portal.i18n import shown, translated, translated_list, translated_sentences
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 from providers.facts import FACTS, GROUPS  # the fact registry: plain data, no Django import
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
+from sizing.summary import ITERATION_LABELS, part_label
 
 NOT_PUBLISHED = "not published"
 # The parts of one step in the engine's order. PostgreSQL's jsonb does not keep key order, so anything
@@ -32,7 +33,8 @@ ITERATION_ORDER = (
     "bubble",
     "other",
 )
-SEVERITY_WORDS = {level.value: f"{level.icon} {level.word}" for level in Severity}
+# Icon and word of each severity (the word a message id: shown in the quote's language).
+SEVERITY_WORDS = {level.value: (level.icon, level.word) for level in Severity}
 
 
 _dec = decimal_or_none
@@ -61,8 +63,8 @@ def item_label(item: Any) -> str:
 
 
 def iteration_label(part: str) -> str:
-    """A part of the step time as words ("tp_comm" -> "tp comm")."""
-    return part.replace("_", " ")
+    """A part of the step time in the quote's language ("tp_comm" -> "tensor-parallel communication")."""
+    return part_label(part, ITERATION_LABELS)
 
 
 def iteration_items(sizing: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -120,9 +122,13 @@ def fact_text(value: Any, unit: str = "") -> str:
     return f"{value} {unit}".strip() if unit and not isinstance(value, str) else str(value)
 
 
-def bill_rows(bill: dict[str, Any]) -> list[dict[str, str]]:
+def bill_rows(bill: dict[str, Any], note_messages: Any = None) -> list[dict[str, str]]:
+    """The bill's lines as the quote shows them, each note in the quote's language by the message stored
+    beside it (`note_messages`, one per line)."""
+    lines = bill.get("lines") or []
+    notes = translated_list([ln.get("note") or "" for ln in lines], note_messages)
     rows = []
-    for ln in bill.get("lines") or []:
+    for ln, note in zip(lines, notes, strict=True):
         rows.append(
             {
                 "item": item_label(ln.get("item")),
@@ -131,16 +137,17 @@ def bill_rows(bill: dict[str, Any]) -> list[dict[str, str]]:
                 "unit_price": unit_price(ln.get("unit_price_usd")),
                 "usd": usd(ln.get("usd"), missing="unknown"),
                 "published": "yes" if ln.get("published", True) else "no",
-                "note": str(ln.get("note") or ""),
+                "note": note,
             }
         )
     return rows
 
 
-def _refs(evidence: list[dict[str, Any]]) -> list[str]:
+def _refs(evidence: list[dict[str, Any]], messages: Any = None) -> list[str]:
+    """The finding's references in words, a text built from an upload in the quote's language."""
+    texts = translated_list([str(ref.get("text") or "") for ref in evidence or []], messages)
     out = []
-    for ref in evidence or []:
-        text = str(ref.get("text") or "")
+    for ref, text in zip(evidence or [], texts, strict=True):
         if ref.get("file"):
             lines = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in ref.get("lines") or [])
             text += f" ({ref['file']}{', lines ' + lines if lines else ''})"
@@ -213,20 +220,22 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
         "range": bill_range(snapshot, bill),
         "per_billion_tokens": usd(bill.get("usd_per_billion_tokens"), missing="—"),
         "per_useful_gpu_hour": unit_price(bill.get("usd_per_useful_gpu_hour")),
-        "bill_rows": bill_rows(bill),
+        "bill_rows": bill_rows(bill, snapshot.get("bill_line_note_messages")),
         "plans": [_plan_row(p) for p in bill.get("plans") or []],
         "layout": snapshot.get("layout_text") or "—",
         "headline": _headline(snapshot),
         "goodput": _goodput_rows(goodput),
-        "goodput_note": str(goodput.get("restart") or ""),
+        "goodput_note": translated(sizing.get("restart_message"), str(goodput.get("restart") or "")),
         "iteration": [(iteration_label(k), number(v, 3)) for k, v in iteration_items(sizing)]
-        + [("total", number(sizing.get("iteration_time_s"), 3))],
+        + [(iteration_label("total"), number(sizing.get("iteration_time_s"), 3))],
         "explanation": translated_list(sizing.get("explanation"), sizing.get("explanation_messages")),
         "sizing_assumptions": translated_list(sizing.get("assumptions"), sizing.get("assumption_messages")),
-        "bill_assumptions": [str(x) for x in bill.get("assumptions") or []],
+        "bill_assumptions": translated_list(
+            bill.get("assumptions"), snapshot.get("bill_assumption_messages")
+        ),
         "findings": [_finding(f) for f in snapshot.get("findings") or []],
         "acceptance": snapshot.get("acceptance") or [],
-        "open": _open(snapshot.get("open_questions") or {}),
+        "open": _open(snapshot),
         "fact_groups": _fact_groups(snapshot),
         "provenance": snapshot.get("provenance") or [],
         "plan_sources": [_plan_source(p) for p in snapshot.get("plans") or []],
@@ -288,15 +297,17 @@ def _goodput_rows(goodput: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _finding(finding: dict[str, Any]) -> dict[str, Any]:
     severity = finding.get("severity")
+    icon, word = SEVERITY_WORDS.get(severity or "", ("", str(severity or "")))
+    messages = finding.get("messages") or {}
+    impact = str((finding.get("impact") or {}).get("text") or "")
     return {
         "code": finding.get("code"),
         "severity": severity,
-        "severity_word": SEVERITY_WORDS.get(severity or "", str(severity)),
-        "title": translated((finding.get("messages") or {}).get("title"), str(finding.get("title") or "")),
-        "advice": translated_sentences(
-            (finding.get("messages") or {}).get("advice"), str(finding.get("advice") or "")
-        ),
-        "evidence": _refs(finding.get("evidence") or []),
+        "severity_word": f"{icon} {_(word) if word else ''}".strip(),
+        "title": translated(messages.get("title"), str(finding.get("title") or "")),
+        "advice": translated_sentences(messages.get("advice"), str(finding.get("advice") or "")),
+        "impact": translated_sentences(messages.get("impact"), impact),
+        "evidence": _refs(finding.get("evidence") or [], messages.get("evidence")),
     }
 
 
@@ -335,11 +346,11 @@ def _fact_groups(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
             if fact.group != key:
                 continue
             value = facts.get("nodes") if fact.name == "max_nodes" else facts.get(fact.name)
-            rows.append({"name": fact.name, "label": fact.label, "value": fact_text(value, fact.unit)})
+            rows.append({"name": fact.name, "label": _(fact.label), "value": fact_text(value, fact.unit)})
         p = prov.get(key) or {}
         groups.append(
             {
-                "label": label,
+                "label": _(label),
                 "rows": rows,
                 "as_of": p.get("as_of") or "not dated",
                 "sources": ", ".join(str(s.get("key")) for s in p.get("sources") or [])
@@ -350,9 +361,29 @@ def _fact_groups(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
     return groups
 
 
-def _open(open_questions: dict[str, Any]) -> dict[str, Any]:
+def _open(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The open questions, the checklist's in the quote's language by the messages stored beside them."""
+    open_questions = snapshot.get("open_questions") or {}
+    stored = {a.get("key"): a.get("messages") or {} for a in snapshot.get("checklist") or []}
     out = dict(open_questions)
+    keys = ("question", "why", "answer")
+    out["checklist"] = [
+        {**c, **{k: shown(c.get(k), stored.get(c.get("key"), {}).get(k)) for k in keys}}
+        for c in open_questions.get("checklist") or []
+    ]
+    lines = (snapshot.get("bill") or {}).get("lines") or []
+    notes = translated_list([ln.get("note") or "" for ln in lines], snapshot.get("bill_line_note_messages"))
+    shown_notes = {ln.get("item"): note for ln, note in zip(lines, notes, strict=True)}
     out["bill_lines"] = [
-        {**ln, "item": item_label(ln.get("item"))} for ln in open_questions.get("bill_lines") or []
+        {**ln, "item": item_label(ln.get("item")), "note": shown_notes.get(ln.get("item"), ln.get("note"))}
+        for ln in open_questions.get("bill_lines") or []
+    ]
+    out["facts"] = [
+        {
+            **f,
+            "label": _(f["label"]) if f.get("label") else "",
+            "group": _(f["group"]) if f.get("group") else "",
+        }
+        for f in open_questions.get("facts") or []
     ]
     return out

@@ -18,9 +18,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 
 from acceptance.selectors import quote_section as acceptance_quote_section
-from checks.checklist import checklist
+from checks.checklist import checklist, messages_by_key
 from checks.rules import run_rules
 from checks.selectors import evidence_for_offering
+from hardware.messages import messages_of
 from portal.money import Money
 from portal.task_pool import enqueue
 from providers.currency import display_for
@@ -150,6 +151,15 @@ def _findings(
     return [{**f.as_dict(), "messages": f.messages()} for f in found]
 
 
+def _bill_messages(bill: dict[str, Any]) -> dict[str, Any]:
+    """The message ids of the bill's assumptions and line notes, for the quote's language (the quote API
+    shows the bill, not these)."""
+    return {
+        "bill_assumption_messages": messages_of(bill.get("assumptions") or []),
+        "bill_line_note_messages": messages_of(ln.get("note") for ln in bill.get("lines") or []),
+    }
+
+
 def quote_snapshot(
     *,
     owner: Any,
@@ -223,7 +233,8 @@ def quote_snapshot(
             "layout_text": layout_text(sizing.get("layout")),
             "bill": bill,
             "findings": findings,
-            "checklist": answers,
+            "checklist": [{**a, "messages": messages_by_key(a)} for a in answers],
+            **_bill_messages(bill),
             "open_questions": _open_questions(facts, bill, answers),
             "acceptance": acceptance_quote_section(owner=owner, offering=offering),
         }

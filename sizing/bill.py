@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 from typing import Any
 
+from hardware.messages import _, joined
+
 # The engine's month (sizing.engine.cost.HOURS_PER_MONTH): 365 x 24 / 12.
 HOURS_PER_MONTH = Decimal(730)
 CENT = Decimal("0.01")
@@ -52,8 +54,10 @@ class FeeRange:
 _STORAGE = FeeRange(
     Decimal("0.020"),
     Decimal("0.145"),
-    "checkpoint storage is typically $0.020 (Google Cloud Storage standard, regional, 2026) to $0.145 per "
-    "GB-month (AWS FSx for Lustre persistent SSD, cost estimator)",
+    _(
+        "checkpoint storage is typically $0.020 (Google Cloud Storage standard, regional, 2026) to $0.145 "
+        "per GB-month (AWS FSx for Lustre persistent SSD, cost estimator)"
+    ),
 )
 FEE_RANGES: dict[str, FeeRange] = {
     "checkpoint_storage": _STORAGE,
@@ -61,28 +65,37 @@ FEE_RANGES: dict[str, FeeRange] = {
     "egress": FeeRange(
         Decimal("0"),
         Decimal("0.12"),
-        "internet egress is free at CoreWeave and Nebius (pricing pages, 2026-09/10) and up to $0.12 per GB "
-        "(Google Cloud premium tier, first TiB)",
+        _(
+            "internet egress is free at CoreWeave and Nebius (pricing pages, 2026-09/10) and up to $0.12 per "
+            "GB (Google Cloud premium tier, first TiB)"
+        ),
     ),
     "traffic": FeeRange(
         Decimal("0"),
         Decimal("0"),
-        "no source prices traffic between the nodes of one cluster; the published traffic rates "
-        "($0.01 per GB each way between availability zones: AWS, Azure, Google Cloud, 2026) apply to "
-        "traffic leaving the zone, which a training job's collectives do not",
+        _(
+            "no source prices traffic between the nodes of one cluster; the published traffic rates "
+            "($0.01 per GB each way between availability zones: AWS, Azure, Google Cloud, 2026) apply to "
+            "traffic leaving the zone, which a training job's collectives do not"
+        ),
     ),
     "support": FeeRange(
         Decimal("0"),
         Decimal("1"),
-        "support is free on basic tiers and costs at most AWS Enterprise Support's list price: the "
-        "greater of $15,000 or 10% of the first $150,000, 7% to $500,000, 5% to $1,000,000 and 3% "
-        "above, of the month's spend (aws.amazon.com/premiumsupport/pricing)",
+        _(
+            "support is free on basic tiers and costs at most AWS Enterprise Support's list price: the "
+            "greater of $15,000 or 10%% of the first $150,000, 7%% to $500,000, 5%% to $1,000,000 and 3%% "
+            "above, of the month's spend (aws.amazon.com/premiumsupport/pricing)"
+        ),
     ),
     "setup": FeeRange(
         Decimal("0"),
         Decimal("3"),
-        "set-up is often free; at most the 2-3 days of acceptance testing a cloud runs on a new cluster "
-        "(SemiAnalysis, via S. Bekman's ml-engineering guide, 2026-08-10), billed as 3 days of the cluster",
+        _(
+            "set-up is often free; at most the 2-3 days of acceptance testing a cloud runs on a new cluster "
+            "(SemiAnalysis, via S. Bekman's ml-engineering guide, 2026-08-10), billed as 3 days of the "
+            "cluster"
+        ),
     ),
 }
 # AWS Enterprise Support bands: (monthly spend up to, marginal share); the minimum per month.
@@ -139,7 +152,7 @@ def line(
 ) -> dict[str, Any]:
     """One bill line; no price -> usd None ("not published")."""
     if unit_price is None:
-        note = "not published" + (f"; {note}" if note else "")
+        note = joined(_("not published"), note, sep="; ") if note else _("not published")
         return {
             "item": item,
             "quantity": quantity,
@@ -174,11 +187,16 @@ def billed_hours(plan: dict[str, Any], hours: Decimal) -> tuple[Decimal, str]:
     else:
         step = Decimal(1)
     billed = hours if step is None else (hours / step).to_integral_value(rounding=ROUND_CEILING) * step
-    note = f"billed {gran}" + ("" if step is None else f" ({step} h steps)")
+    note = (
+        _("billed %(granularity)s", granularity=gran)
+        if step is None
+        else _("billed %(granularity)s (%(step)s h steps)", granularity=gran, step=step)
+    )
     term = plan.get("term_months")
     if term and billed < Decimal(int(term)) * HOURS_PER_MONTH:
         billed = Decimal(int(term)) * HOURS_PER_MONTH
-        note += f"; minimum term {term} months = {billed} h charged"
+        minimum = _("minimum term %(months)s months = %(hours)s h charged", months=term, hours=billed)
+        note = joined(note, minimum, sep="; ")
     return billed, note
 
 
@@ -186,15 +204,23 @@ def spare_nodes(facts: dict[str, Any], nodes: int) -> tuple[int, str]:
     """Extra nodes to hold `nodes` usable under the usable-GPU guarantee (none published: none assumed)."""
     pct = facts.get("usable_gpu_guarantee_pct")
     if pct is None:
-        return 0, "usable-GPU guarantee not published: no spare nodes assumed (the real shortfall is unknown)"
+        return 0, _(
+            "usable-GPU guarantee not published: no spare nodes assumed (the real shortfall is unknown)"
+        )
     pct_d = Decimal(str(pct))
     if not pct_d.is_finite() or pct_d <= 0:
         # The catalog refuses such a guarantee; a stored one from before is read as not published.
-        return 0, f"usable-GPU guarantee of {pct}% is not a guarantee: no spare nodes assumed"
+        return 0, _("usable-GPU guarantee of %(pct)s%% is not a guarantee: no spare nodes assumed", pct=pct)
     if pct_d >= 100:
-        return 0, "100% usable GPUs guaranteed: no spare nodes"
+        return 0, _("100%% usable GPUs guaranteed: no spare nodes")
     spares = math.ceil(nodes * (1 - pct_d / 100))
-    return spares, f"{pct}% usable GPUs guaranteed: ceil({nodes} × {100 - pct_d}%) = {spares} spare node(s)"
+    return spares, _(
+        "%(pct)s%% usable GPUs guaranteed: ceil(%(nodes)s × %(rest)s%%) = %(spares)s spare node(s)",
+        pct=pct,
+        nodes=nodes,
+        rest=100 - pct_d,
+        spares=spares,
+    )
 
 
 def _spares_line(
@@ -226,13 +252,21 @@ def _spares_line(
                 extension,
                 "GPU-hour",
                 price,
-                f"{pct}% usable GPUs guaranteed: running up to {longer_pct}%"
-                f" longer on {working_gpus} GPUs ({extension} GPU-h) is cheaper than {spares} spare node(s)"
-                f" ({spare_hours} GPU-h)",
+                _(
+                    "%(pct)s%% usable GPUs guaranteed: running up to %(longer)s%% longer on %(gpus)s GPUs "
+                    "(%(extension)s GPU-h) is cheaper than %(spares)s spare node(s) (%(spare_hours)s GPU-h)",
+                    pct=pct,
+                    longer=longer_pct,
+                    gpus=working_gpus,
+                    extension=extension,
+                    spares=spares,
+                    spare_hours=spare_hours,
+                ),
             )
             item["_spare_nodes"] = 0
             return item
-    item = line("spares", spare_hours, "GPU-hour", price, f"{spare_note}; {spares * gpn} GPUs × {hours} h")
+    gpu_hours = _("%(gpus)s GPUs × %(hours)s h", gpus=spares * gpn, hours=hours)
+    item = line("spares", spare_hours, "GPU-hour", price, joined(spare_note, gpu_hours, sep="; "))
     item["_spare_nodes"] = spares
     return item
 
@@ -261,9 +295,10 @@ def _gpu_hour_lines(
     failover = job.failover_spares > spares  # the same nodes serve the guarantee and the failovers
     if failover:
         spares = job.failover_spares
-        spare_note = (
-            f"{spares} spare node(s) held so that the job restarts at once after a failure instead of "
-            "waiting for the node's replacement (see the goodput figures)"
+        spare_note = _(
+            "%(spares)s spare node(s) held so that the job restarts at once after a failure instead of "
+            "waiting for the node's replacement (see the goodput figures)",
+            spares=spares,
         )
     min_nodes = int(plan.get("min_nodes") or 0)
     extra_min = max(0, min_nodes - job.nodes - spares)
@@ -272,9 +307,16 @@ def _gpu_hour_lines(
     compute_hours = hours - overhead_hours  # the ideal time plus the rounding to granularity and term
     price = dec(plan.get("price_usd_per_gpu_hour"))
     working_gpus = (job.nodes + extra_min) * job.gpus_per_node
-    compute_note = f"{working_gpus} GPUs × {compute_hours} h; {hours_note}"
+    compute_parts = [_("%(gpus)s GPUs × %(hours)s h", gpus=working_gpus, hours=compute_hours), hours_note]
     if extra_min:
-        compute_note += f"; {extra_min} node(s) added to reach the plan's minimum of {min_nodes}"
+        compute_parts.append(
+            _(
+                "%(extra)s node(s) added to reach the plan's minimum of %(min)s",
+                extra=extra_min,
+                min=min_nodes,
+            )
+        )
+    compute_note = joined(*compute_parts, sep="; ")
     lines = [
         line("compute", working_gpus * compute_hours, "GPU-hour", price, compute_note),
         line(
@@ -282,7 +324,11 @@ def _gpu_hour_lines(
             working_gpus * overhead_hours,
             "GPU-hour",
             price,
-            f"{working_gpus} GPUs × {overhead_hours} h lost to failures, restarts and checkpoint writes",
+            _(
+                "%(gpus)s GPUs × %(hours)s h lost to failures, restarts and checkpoint writes",
+                gpus=working_gpus,
+                hours=overhead_hours,
+            ),
         ),
         _spares_line(
             facts, spares, spare_note, working_gpus, job.gpus_per_node, hours, price, may_extend=not failover
@@ -301,7 +347,7 @@ def _storage_lines(
     included = dec(facts.get("storage_included_gb"))
     included_left = included or Decimal(0)
     if included is None and storage_price is not None:
-        assumptions.append("storage included in the price not published: none assumed")
+        assumptions.append(_("storage included in the price not published: none assumed"))
     checkpoint_gb_retained = job.checkpoint_gb * job.checkpoints_retained
     checkpoint_billable = max(Decimal(0), checkpoint_gb_retained - included_left)
     included_left = max(Decimal(0), included_left - checkpoint_gb_retained)
@@ -310,8 +356,20 @@ def _storage_lines(
         checkpoint_billable * months,
         "GB-month",
         storage_price,
-        f"{job.checkpoints_retained} checkpoints × {job.checkpoint_gb} GB"
-        f"{f' - {included} GB included' if included else ''} for {months} months",
+        _(
+            "%(count)s checkpoints × %(gb)s GB - %(included)s GB included for %(months)s months",
+            count=job.checkpoints_retained,
+            gb=job.checkpoint_gb,
+            included=included,
+            months=months,
+        )
+        if included
+        else _(
+            "%(count)s checkpoints × %(gb)s GB for %(months)s months",
+            count=job.checkpoints_retained,
+            gb=job.checkpoint_gb,
+            months=months,
+        ),
     )
     if job.dataset_size_gb is None:
         dataset = line(
@@ -319,7 +377,7 @@ def _storage_lines(
             Decimal(0),
             "GB-month",
             storage_price or Decimal(0),
-            "dataset size not given",
+            _("dataset size not given"),
         )
     else:
         dataset_billable = max(Decimal(0), job.dataset_size_gb - included_left)
@@ -328,7 +386,7 @@ def _storage_lines(
             dataset_billable * months,
             "GB-month",
             storage_price,
-            f"{job.dataset_size_gb} GB for {months} months",
+            _("%(gb)s GB for %(months)s months", gb=job.dataset_size_gb, months=months),
         )
     return [checkpoints, dataset]
 
@@ -339,7 +397,11 @@ def _egress_line(facts: dict[str, Any], job: Job) -> dict[str, Any]:
         job.checkpoint_gb + LOG_GB,
         "GB",
         dec(facts.get("egress_price_usd_per_gb")),
-        f"final checkpoint {job.checkpoint_gb} GB + logs {LOG_GB} GB downloaded once",
+        _(
+            "final checkpoint %(checkpoint)s GB + logs %(logs)s GB downloaded once",
+            checkpoint=job.checkpoint_gb,
+            logs=LOG_GB,
+        ),
     )
 
 
@@ -348,10 +410,10 @@ def _traffic_line(facts: dict[str, Any], job: Job) -> dict[str, Any]:
     traffic_price = dec(facts.get("traffic_price_usd_per_gb"))
     if job.nodes <= 1:
         return line(
-            "traffic", Decimal(0), "GB", traffic_price or Decimal(0), "single node: no fabric traffic"
+            "traffic", Decimal(0), "GB", traffic_price or Decimal(0), _("single node: no fabric traffic")
         )
     if job.inter_node_gb is None and traffic_price:
-        item = line("traffic", Decimal(0), "GB", traffic_price, "inter-node bytes could not be estimated")
+        item = line("traffic", Decimal(0), "GB", traffic_price, _("inter-node bytes could not be estimated"))
         item["usd"] = None
         return item
     return line(
@@ -359,7 +421,7 @@ def _traffic_line(facts: dict[str, Any], job: Job) -> dict[str, Any]:
         job.inter_node_gb or Decimal(0),
         "GB",
         traffic_price,
-        "inter-node bytes estimated from the communication time of the sizing (upper bound)",
+        _("inter-node bytes estimated from the communication time of the sizing (upper bound)"),
     )
 
 
@@ -372,9 +434,9 @@ def _fee_lines(facts: dict[str, Any], months: Decimal) -> list[dict[str, Any]]:
             support_months,
             "month",
             dec(facts.get("support_fee_usd_per_month")),
-            f"{support_months} started month(s)",
+            _("%(months)s started month(s)", months=support_months),
         ),
-        line("setup", Decimal(1), "one-off", dec(facts.get("setup_fee_usd")), "one-off setup fee"),
+        line("setup", Decimal(1), "one-off", dec(facts.get("setup_fee_usd")), _("one-off setup fee")),
     ]
 
 
@@ -423,7 +485,7 @@ def unknown_fees(lines: list[dict[str, Any]], job: Job, gpu_hours: _GpuHours) ->
                 "label": LINE_ITEM_LABELS.get(ln["item"], ln["item"]),
                 "central_usd": central,
                 "high_usd": high,
-                "basis": fee.basis if fee is not None and high is not None else "no typical range known",
+                "basis": fee.basis if fee is not None and high is not None else _("no typical range known"),
             }
         )
     return out
@@ -531,7 +593,7 @@ def job_from_sizing(
     if ckpt is None:
         # Full model states: 2 (bf16 weights) + 12 (fp32 master weights and Adam moments) bytes per parameter.
         ckpt = float((sizing.get("params") or {}).get("total") or 0) * 14 / 1e9
-        notes.append("checkpoint size from 14 bytes per parameter (weights + fp32 optimizer states)")
+        notes.append(_("checkpoint size from 14 bytes per parameter (weights + fp32 optimizer states)"))
     iterations = None
     wl = sizing.get("workload") or {}
     tokens = float(workload.get("train_tokens") or wl.get("train_tokens") or 0)

@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
+from portal.i18n import translated, translated_text
 from providers.facts import Bound
 from providers.models import Offering
 
@@ -289,6 +290,18 @@ class PlanResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}/{self.offering_id}"
+
+    @property
+    def shown_infeasible_reason(self) -> str:
+        """Why the offering cannot run the job, in the page's language: the engine's reasons by the message
+        ids stored beside them (a result stored before them, or a text without one, as it is)."""
+        reason = self.infeasible_reason or ""
+        sizing = self.sizing or {}
+        reasons = [str(r) for r in sizing.get("reasons") or []]
+        messages = sizing.get("reason_messages")
+        if not reasons or "; ".join(reasons) != reason or not isinstance(messages, list):
+            return translated_text(reason)
+        return "; ".join(translated(m, text) for text, m in zip(reasons, messages, strict=False))
 
     @property
     def layout_text(self) -> str:

@@ -113,10 +113,10 @@ def result_get(*, run: PlanRun, offering_slug: str) -> PlanResult:
 def attach_pitfalls(*, run: PlanRun, results: list[PlanResult]) -> list[PlanResult]:
     """Each result's pitfalls as the buyer reads them: `result.pitfalls` = [(code, title)], the title of
     the finding stored for this run (the code itself only where none is stored)."""
-    titles = {
-        (offering_id, code): title
-        for offering_id, code, title in Finding.objects.filter(context=context_for_run(run.pk)).values_list(
-            "offering_id", "code", "title"
+    titles = {  # in the page's language (Finding.shown_title)
+        (finding.offering_id, finding.code): finding.shown_title
+        for finding in Finding.objects.filter(context=context_for_run(run.pk)).only(
+            "offering_id", "code", "title", "messages"
         )
     }
     for result in results:

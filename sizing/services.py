@@ -20,7 +20,7 @@ from django.utils import timezone
 from checks.models import context_for_run
 from checks.rules import Finding, run_rules
 from checks.services import findings_store_many
-from hardware.messages import messages_of
+from hardware.messages import _, messages_of
 from hardware.norms import Assumed
 from portal.task_pool import enqueue
 from providers.models import Offering
@@ -68,6 +68,8 @@ def _seconds(name: str, default: float) -> float:
     return float(getattr(settings, name, default))
 
 
+# Why an offering cannot run the job when the engine gave no reason (shown translated by its text).
+NO_LAYOUT_FITS = _("no layout of this workload fits this offering")
 NO_PROGRESS_MESSAGE = (
     "Sizing made no progress for {minutes} minutes: the sizing workers are stopped or overloaded. "
     "Results already computed are kept; Retry sizes the rest."
@@ -320,11 +322,17 @@ def size_offering(
 def input_error_words(exc: InputError, gpus: int | None) -> str:
     """Why the engine could not size an offering, in a buyer's words (never the exception's text alone)."""
     if exc.field == "gpus" and gpus is not None:
-        return f"this workload cannot be laid out on exactly {gpus:,} GPUs of this offering ({exc.reason})"
+        return _(
+            "this workload cannot be laid out on exactly %(gpus)s GPUs of this offering (%(reason)s)",
+            gpus=f"{gpus:,}",
+            reason=exc.reason,
+        )
     if exc.field == "offering.gpu":
-        return "the offering's GPU model is not published and cannot be read from its description"
+        return _("the offering's GPU model is not published and cannot be read from its description")
     what = exc.field.removeprefix("offering.").replace("_", " ")
-    return f"the planner cannot size this offering: its {what} is {exc.reason}"
+    return _(
+        "the planner cannot size this offering: its %(what)s is %(reason)s", what=what, reason=exc.reason
+    )
 
 
 def engine_sizing(
@@ -352,7 +360,7 @@ def engine_sizing(
         raise
     except Exception:  # a bug must not become a page of exception text: log it, answer in words
         logger.exception("sizing %s failed", facts.get("slug"))
-        reason = "the planner could not size this offering (an internal error, logged for the team)"
+        reason = _("the planner could not size this offering (an internal error, logged for the team)")
     return {"feasible": False, "reasons": [reason], "explanation": [], "assumed_facts": []}
 
 
@@ -403,6 +411,9 @@ def _bill_values(workload: Workload, facts: dict[str, Any], sizing: dict[str, An
         return values
     full = bill_module.full_bill(facts, sizing, workload.to_rules_dict())
     values["bill"] = bill_module.to_json(full)
+    # the assumptions' message ids beside the English (the result API does not show the bill)
+    values["bill"]["assumption_messages"] = messages_of(full["assumptions"])
+    values["bill"]["line_note_messages"] = messages_of(line["note"] for line in full["lines"])
     if full["plan"]["price_usd_per_gpu_hour"] is not None:
         values["cost_total_usd"] = bill_module.central_or_total(full)
         values["cost_low_usd"] = full["cost_low_usd"]
@@ -425,6 +436,8 @@ def size_offering_with_findings(
     # the sentences' message ids beside the English, for a page in another language (portal.i18n)
     sizing["explanation_messages"] = messages_of(sizing.get("explanation") or [])
     sizing["assumption_messages"] = messages_of(sizing.get("assumptions") or [])
+    sizing["reason_messages"] = messages_of(sizing.get("reasons") or [])
+    sizing["restart_message"] = messages_of([(sizing.get("goodput") or {}).get("restart") or ""])[0]
     feasible = bool(sizing.get("feasible"))
     values: dict[str, Any] = {
         "feasible": feasible,
@@ -440,9 +453,7 @@ def size_offering_with_findings(
             {"fact": a["fact"], "assumed": a["assumed"], "basis": a["basis"]}
             for a in sizing.get("assumed_facts") or []
         ],
-        "infeasible_reason": None
-        if feasible
-        else ("; ".join(sizing.get("reasons") or []) or "no layout of this workload fits this offering"),
+        "infeasible_reason": None if feasible else ("; ".join(sizing.get("reasons") or []) or NO_LAYOUT_FITS),
         "pessimistic": pessimistic_answer(workload=workload, facts=facts, sizing=sizing, memo=memo),
         **_bill_values(workload, facts, sizing),
     }

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
+from portal.i18n import translated_text
 from portal.money import active
+from sizing.engine.unpublished import FACT_WORDS, value_text
 
 FABRIC = {
     "infiniband": "InfiniBand",
@@ -89,7 +91,11 @@ def winner_sentence(workload_name: str, result: Any) -> str:
     sizing = result.sizing or {}
     offering = sizing.get("offering") or {}
     if not result.feasible:
-        reason = getattr(result, "infeasible_reason", None) or "; ".join(sizing.get("reasons") or [])
+        reason = (
+            getattr(result, "shown_infeasible_reason", None)
+            or getattr(result, "infeasible_reason", None)
+            or "; ".join(sizing.get("reasons") or [])
+        )
         return _("No offering in this run can train %(workload)s: %(reason)s") % {
             "workload": workload_name,
             "reason": reason,
@@ -134,3 +140,70 @@ def tokens_text(tokens: float | None) -> str:
         if tokens >= scale:
             return f"{tokens / scale:g}{unit}"
     return f"{tokens:g}"
+
+
+def pessimistic_sentence(result: Any) -> str:
+    """What the same layout does if every assumed fact is at its pessimistic value (after the words "If the
+    pessimistic values hold"), in the active language and currency (portal.money.shown_in); "" if none."""
+    worse = result.pessimistic or {}
+    if not worse:
+        return ""
+    facts = ", ".join(
+        f"{translated_text(FACT_WORDS.get(fact, fact))} {translated_text(value_text(value))}"
+        for fact, value in (worse.get("facts") or {}).items()
+    )
+    if worse.get("train_days") is None:
+        what = _("cannot be sized")
+    else:
+        what = _("takes %(days)s days instead of %(was)s") % {
+            "days": f"{float(worse['train_days']):.1f}",
+            "was": f"{float(result.train_days or 0):.1f}",
+        }
+        if worse.get("cost_total_usd"):
+            what += _(" and costs about %(cost)s instead of %(was)s") % {
+                "cost": active().text(worse["cost_total_usd"], 0),
+                "was": active().text(result.cost_total_usd, 0, missing="—"),
+            }
+        if not worse.get("feasible"):
+            what += _(", and does not fit")
+    return _(
+        "(%(facts)s), the same layout on %(gpus)s GPUs %(what)s. Ask the provider for these facts before you "
+        "sign."
+    ) % {"facts": facts, "gpus": f"{result.gpus or 0:,}", "what": what}
+
+
+# The engine's memory and step-time parts (keys of `memory_gib_per_gpu` and `iteration_breakdown_s`) as
+# buyers read them; a part the engine adds later is shown by its key in words.
+MEMORY_LABELS = {
+    "weights": gettext_noop("weights"),
+    "grads": gettext_noop("gradients"),
+    "optimizer": gettext_noop("optimizer states"),
+    "gathered_params": gettext_noop("gathered parameters (ZeRO-3)"),
+    "activations": gettext_noop("activations"),
+    "overhead": gettext_noop("framework overhead"),
+    "total": gettext_noop("total"),
+}
+ITERATION_LABELS = {
+    "compute": gettext_noop("compute"),
+    "recompute": gettext_noop("activation recomputation"),
+    "tp_comm": gettext_noop("tensor-parallel communication"),
+    "pp_comm": gettext_noop("pipeline-parallel communication"),
+    "dp_comm": gettext_noop("data-parallel communication"),
+    "ep_comm": gettext_noop("expert-parallel communication"),
+    "cp_comm": gettext_noop("context-parallel communication"),
+    "bubble": gettext_noop("pipeline bubble"),
+    "sync": gettext_noop("waiting for the slowest data-parallel replica"),
+    "other": gettext_noop("elementwise work and optimizer step"),
+    "total": gettext_noop("total"),
+}
+
+
+def part_label(part: str, labels: dict[str, str]) -> str:
+    """A memory or step-time part in the page's language ("tp_comm" -> "tensor-parallel communication")."""
+    return _(labels[part]) if part in labels else part.replace("_", " ")
+
+
+def labelled(values: dict[str, Any], labels: dict[str, str]) -> list[tuple[str, Any]]:
+    """(label, value) of each part, in the labels' order, then any other part by its key."""
+    known = [k for k in labels if k in values]
+    return [(part_label(k, labels), values[k]) for k in known + sorted(set(values) - set(known))]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -9,10 +10,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from portal.form_errors import add_form_errors
-from portal.i18n import translated_list, translated_text
+from portal.i18n import translated, translated_list, translated_text
 from portal.money import shown_in
 from sizing import selectors, services
 from sizing.bill import LINE_ITEM_LABELS
@@ -20,7 +22,14 @@ from sizing.engine.unpublished import FACT_WORDS, value_text
 from sizing.filters import RunResultFilterSet
 from sizing.forms import PlanForm
 from sizing.models import Objective
-from sizing.summary import tokens_text, winner_sentence
+from sizing.summary import (
+    ITERATION_LABELS,
+    MEMORY_LABELS,
+    labelled,
+    pessimistic_sentence,
+    tokens_text,
+    winner_sentence,
+)
 
 
 def _add_errors(form: PlanForm, exc: ValidationError) -> None:
@@ -94,10 +103,15 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     return render(request, "sizing/run.html", context)
 
 
+def _in_page_currency(request: HttpRequest, sentence: Callable[..., str], *args: Any) -> str:
+    """A sentence built in Python, its figures in the page's currency (and language)."""
+    with shown_in(request.currency_display.money):  # type: ignore[attr-defined]
+        return sentence(*args)
+
+
 def _summary(request: HttpRequest, workload_name: str, result: Any) -> str:
     """The headline sentence in the page's language and currency."""
-    with shown_in(request.currency_display.money):  # type: ignore[attr-defined]
-        return winner_sentence(workload_name, result)
+    return _in_page_currency(request, winner_sentence, workload_name, result)
 
 
 @login_required
@@ -115,18 +129,32 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
     context = _run_context(request, run_id)
     result = selectors.result_get(run=context["run"], offering_slug=slug)
     selectors.attach_pitfalls(run=context["run"], results=[result])
-    sizing = result.sizing or {}
+    sizing, bill = result.sizing or {}, result.bill or {}
+    lines = bill.get("lines", [])
+    notes = translated_list([ln.get("note") or "" for ln in lines], bill.get("line_note_messages"))
     context.update(
         result=result,
         sizing=sizing,
-        bill=result.bill or {},
+        bill=bill,
         bill_lines=[
-            {**ln, "label": LINE_ITEM_LABELS.get(ln["item"], ln["item"])}
-            for ln in (result.bill or {}).get("lines", [])
+            {**ln, "label": gettext(LINE_ITEM_LABELS.get(ln["item"], ln["item"])), "note": note}
+            for ln, note in zip(lines, notes, strict=True)
         ],
-        memory=sizing.get("memory_gib_per_gpu") or {},
-        breakdown=sizing.get("iteration_breakdown_s") or {},
+        unknown_fees=[
+            {
+                **fee,
+                "label": gettext(LINE_ITEM_LABELS.get(fee["item"], fee["item"])),
+                "basis": translated_text(fee.get("basis")),
+            }
+            for fee in bill.get("unknown_fees") or []
+        ],
+        memory=labelled(sizing.get("memory_gib_per_gpu") or {}, MEMORY_LABELS),
+        breakdown=labelled(sizing.get("iteration_breakdown_s") or {}, ITERATION_LABELS),
         goodput=sizing.get("goodput") or {},
+        goodput_note=translated(
+            sizing.get("restart_message"), str((sizing.get("goodput") or {}).get("restart") or "")
+        ),
+        bill_assumptions=translated_list(bill.get("assumptions"), bill.get("assumption_messages")),
         summary=_summary(request, context["workload"].name, result),
         explanation=translated_list(sizing.get("explanation"), sizing.get("explanation_messages")),
         sizing_assumptions=translated_list(sizing.get("assumptions"), sizing.get("assumption_messages")),
@@ -139,10 +167,7 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
             }
             for a in result.assumptions
         ],
-        pessimistic_facts=[
-            (FACT_WORDS.get(fact, fact), value_text(value))
-            for fact, value in ((result.pessimistic or {}).get("facts") or {}).items()
-        ],
+        pessimistic=_in_page_currency(request, pessimistic_sentence, result),
     )
     return render(request, "sizing/result.html", context)
 

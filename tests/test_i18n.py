@@ -168,6 +168,8 @@ def test_a_quote_issued_in_chinese_gives_a_chinese_pdf() -> None:
     text = pdf_text(data)
     assert f"报价单 {quote.number}" in text or "报价单" in text
     assert "账单" in text and "截至" in text
+    # the page footer too (a CSS content value with the page counters)
+    assert "第 1 页，共" in text and "Page 1 of" not in text
     # rendering in Chinese leaves the caller's language alone
     assert translation.get_language() in ("en", "en-us")
 
@@ -541,3 +543,303 @@ def test_a_quote_explains_its_layout_in_its_language() -> None:
     assert not any(line.startswith("Predicted") for line in view["explanation"])
     assert len(view["sizing_assumptions"]) == len(sizing["assumptions"])
     assert any("未公布" in line for line in view["sizing_assumptions"])
+
+
+# --- The last English on Chinese pages: sentences built in Python, stored, shown in the page's language ---
+
+ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+# English sentences (or their fixed parts) this change translates: none may be left on a Chinese page.
+ENGLISH_TRANSLATED = (
+    "How many GPUs will we actually be able to use",
+    "usually count as 'up' under uptime SLAs",
+    "not published. What is it for this offering?",
+    "typical for this class of offering",
+    "the same layout on",
+    "Ask the provider for these facts before you sign",
+    "no automatic replacement: a support ticket",
+    "hot spare swapped in",
+    "bad node replaced automatically",
+    "spare node(s) held in the cluster",
+    "usable-GPU guarantee not published: no spare nodes assumed",
+    "storage included in the price not published",
+    "no feasible layout among",
+    "does not fit memory",
+    "GiB needed per GPU",
+    "needs more nodes than the offering has",
+    "<th>tp_comm</th>",
+    "<th>weights</th>",
+    "<th>gathered_params</th>",
+    "expected goodput",
+    "expected failures; job MTBF",
+    "no public parsed upload judges this claim",
+    "effective usable GPUs",
+    "exclusivity not published",
+    "No automatic fault tolerance",
+    "active InfiniBand ports below the claimed rate",
+    "inter-node bandwidth (NICs x Gb/s)",
+    "not published by the offering.",
+    "Speed per NIC",
+    "per billion tokens;",
+)
+
+
+def english_left(page: str) -> list[str]:
+    return [sentence for sentence in ENGLISH_TRANSLATED if sentence in page]
+
+
+def paragraph(page: str, element_id: str) -> str:
+    found = re.search(rf'id="{element_id}"[^>]*>(.*?)</(p|ul)>', page, re.S)
+    assert found, element_id
+    return found.group(1)
+
+
+@pytest.fixture
+def zh_run(yuan_rate: Any, django_capture_on_commit_callbacks: Any) -> Any:
+    """A done run of Llama 3 70B over two offerings: one that publishes neither its NICs nor a usable-GPU
+    guarantee nor the storage it includes (assumptions, a pessimistic case, bill assumptions), and one of a
+    single node (no layout fits its memory)."""
+    from sizing import services
+
+    user = UserFactory(username="zh-run-buyer")
+    unpublished = {
+        "nics_per_node": None,
+        "gbps_per_nic": None,
+        "usable_gpu_guarantee_pct": None,
+        "storage_price_usd_per_gb_month": Decimal("0.05"),
+        "storage_included_gb": None,
+    }
+    for slug, kw in (("zh-silent", {"max_nodes": 16, **unpublished}), ("zh-small", {"max_nodes": 1})):
+        PlanFactory(offering=OfferingFactory(slug=slug, **kw), price_usd_per_gpu_hour=Decimal("2.50"))
+    workload = services.workload_create(owner=user, preset="llama3-70b", train_tokens=300e9)
+    with django_capture_on_commit_callbacks(execute=True):
+        run = services.plan_run_create(owner=user, workload=workload)
+    run.refresh_from_db()
+    assert run.status == "done"
+    return run
+
+
+def test_the_plan_result_in_chinese_translates_what_python_built_and_prices_it_in_yuan(
+    client: Client, zh_run: Any
+) -> None:
+    client.force_login(zh_run.owner)
+    url = f"/plan/{zh_run.pk}/zh-silent/"
+    page = client.get(url + "?currency=CNY", **ZH).content.decode()
+    # the pessimistic case: in Chinese, its figures in yuan
+    pessimistic = paragraph(page, "pessimistic")
+    assert "若悲观值成立" in pessimistic and "同样的布局在 64 块 GPU 上需要" in pessimistic
+    assert "签约前请向供应商索取这些事实" in pessimistic
+    assert "费用约 ¥" in pessimistic and "$" not in pessimistic
+    # the restart story, the bill's assumptions, the memory and step tables' labels
+    assert "无自动更换：需提交支持工单" in paragraph(page, "restart-story")
+    bill = paragraph(page, "bill-assumptions")
+    assert "未公布可用 GPU 保证：假设不需备用节点" in bill and "未公布价格中包含的存储：假设不包含" in bill
+    assert "<th>权重</th>" in page and "<th>张量并行通信</th>" in page and "<th>流水线气泡</th>" in page
+    # the bill, its unpublished fees and its plans in yuan, with the rate beside them
+    assert 'class="fx-note"' in page
+    bill_table = re.search(r'id="bill">(.*?)</table>', page, re.S)
+    assert bill_table and '<th class="num">CNY</th>' in bill_table.group(1)
+    assert "¥" in bill_table.group(1) and "$" not in bill_table.group(1)
+    fees = re.search(r'id="unknown-fees">(.*?)</table>', page, re.S)
+    assert fees and "部署通常免费" in fees.group(1) and "set-up is often free" not in fees.group(1)
+    assert re.findall(r'<td class="num">([^<]*)</td>', fees.group(1)) and all(
+        "$" not in figure for figure in re.findall(r'<td class="num">([^<]*)</td>', fees.group(1))
+    )
+    assert english_left(page) == []
+    # the same page in English, in dollars, keeps every English sentence
+    english = client.get(url + "?currency=USD", **EN).content.decode()
+    assert "the same layout on" in paragraph(english, "pessimistic") and "$" in paragraph(
+        english, "pessimistic"
+    )
+    assert "no automatic replacement: a support ticket" in english
+    assert "usable-GPU guarantee not published: no spare nodes assumed" in english
+    assert "<th>tensor-parallel communication</th>" in english and "<th>tp_comm</th>" not in english
+    bill = re.search(r'id="bill">(.*?)</table>', english, re.S)
+    assert bill and "$" in bill.group(1) and "¥" not in bill.group(1) and 'class="fx-note"' not in english
+
+
+def test_why_an_offering_cannot_run_the_job_is_in_chinese_on_the_result_and_the_run_list(
+    client: Client, zh_run: Any
+) -> None:
+    client.force_login(zh_run.owner)
+    result = client.get(f"/plan/{zh_run.pk}/zh-small/", **ZH).content.decode()
+    reason = paragraph(result, "infeasible-reason")
+    assert "在评估的" in reason and "个布局中没有可行布局" in reason and "显存放不下（每块 GPU 需要" in reason
+    assert english_left(result) == []
+    listing = client.get(f"/plan/{zh_run.pk}/", **ZH).content.decode()
+    assert "个布局中没有可行布局" in listing and "no feasible layout among" not in listing
+    # stored in English (the API's infeasible_reason is unchanged); the English page shows it as stored
+    stored = zh_run.results.get(offering__slug="zh-small").infeasible_reason
+    assert stored.startswith("no feasible layout among ") and "does not fit memory (" in stored
+    assert stored in client.get(f"/plan/{zh_run.pk}/zh-small/", **EN).content.decode()
+
+
+def test_the_checklist_in_chinese_asks_its_questions_and_gives_its_reasons_in_chinese(
+    client: Client, zh_run: Any
+) -> None:
+    page = client.get("/checks/checklist/?offering=zh-silent", **ZH).content.decode()
+    assert "我们实际能用上多少块 GPU？" in page and "原因：" in page
+    assert "在可用性 SLA 下，性能下降但仍可访问的合同 GPU 通常被算作“在线”" in page
+    assert "预留合同常要求预付 25% 或更多" in page  # a percent sign inside a translated reason
+    # the questions the sizing adds for each fact it had to assume
+    assert "：未公布。该产品的实际数值是多少？" in page and "这是此类产品的典型值。依据：" in page
+    assert ">未知</span>" in page or "? 未知" in page
+    assert english_left(page) == []
+    english = client.get("/checks/checklist/?offering=zh-silent", **EN).content.decode()
+    assert "How many GPUs will we actually be able to use" in english and "Why:" in english
+    assert "not published. What is it for this offering?" in english
+
+
+def test_a_quote_in_chinese_shows_its_checklist_restart_story_bill_assumptions_and_impact_in_chinese(
+    client: Client, zh_run: Any
+) -> None:
+    from django.utils import translation
+
+    from quotes.pdf import render_quote_pdf
+    from quotes.services import quote_create_for_offering
+    from tests.quotes.helpers import pdf_text
+
+    with translation.override("zh-hans"):
+        quote = quote_create_for_offering(
+            owner=zh_run.owner, offering_slug="zh-silent", workload_id=zh_run.workload_id
+        )
+    client.force_login(zh_run.owner)
+    page = client.get(f"/quotes/{quote.pk}/", **ZH).content.decode()
+    pdf = pdf_text(render_quote_pdf(quote)[0]).replace(" ", "").replace("\n", "")
+    for text in (page.replace("\n", ""), pdf):
+        assert "无自动更换：需提交支持工单" in text.replace(" ", "")
+        assert "未公布可用GPU保证：假设不需备用节点" in text.replace(" ", "")
+        assert "未公布。该产品的实际数值是多少？" in text.replace(" ", "")  # a stored checklist question
+        assert "张量并行通信" in text
+        assert "影响：" in text
+        assert "警告" in text and "无法确定" not in text  # a finding's impact sentence and its severity word
+    assert english_left(page) == []
+    assert "每网卡速率" in page and "节点间网络" in page  # the facts nobody published, by label and group
+    for english in (
+        "no automatic replacement",
+        "usable-GPU guarantee not published",
+        "tp comm",
+        "What is it",
+    ):
+        assert english not in pdf.replace("\n", " ") and english.replace(" ", "") not in pdf
+    # the API keeps the English texts and the same keys
+    body = client.get(f"/api/v1/quotes/{quote.pk}/").json()
+    assert "no automatic replacement" in body["sizing"]["goodput"]["restart"]
+    assert "usable-GPU guarantee not published" in body["bill"]["assumptions"][0]
+    assert "assumption_messages" not in body["bill"]
+    questions = {q["key"]: q for q in body["open_questions"]["checklist"]}
+    assert set(questions["assumed-nics_per_node"]) == {"key", "question", "why", "answer"}
+
+
+def test_the_compare_charts_hover_text_is_in_chinese(client: Client, zh_run: Any) -> None:
+    import json
+
+    client.force_login(zh_run.owner)
+    url = f"/compare/?offerings=zh-silent,zh-small&workload={zh_run.workload_id}"
+    page = client.get(url, **ZH).content.decode()
+    hovers, axes = [], ""
+    for body in re.findall(r'<script id="fig-[\w-]+" type="application/json">(.*?)</script>', page, re.S):
+        axes += json.dumps(json.loads(body).get("layout", {}), ensure_ascii=False)
+        for trace in json.loads(body).get("data", []):
+            texts = trace.get("hovertext") or []
+            hovers += [texts] if isinstance(texts, str) else [t for t in texts if isinstance(t, str)]
+            hovers.append(str(trace.get("name") or ""))
+    shown = "\n".join(hovers)
+    assert "预期有效产出" in shown and "次；任务 MTBF" in shown  # the goodput chart
+    assert "可用 GPU 保证：" in shown and "实际可用 GPU：" in shown  # the usable-GPU chart
+    assert "宣称 " in shown and "节点间（宣称）" in shown  # the interconnect chart
+    assert "节点内每 GPU GB/s" in axes and "intra-node GB/s per GPU" not in axes  # its axis
+    assert "没有自动容错" in shown or "严重" in shown  # the findings chart: severity and pitfall names
+    assert english_left(shown) == [], english_left(shown)
+    english = client.get(url, **EN).content.decode()
+    assert "expected goodput" in english and "effective usable GPUs" in english
+
+
+UPLOADS = Path(__file__).resolve().parent / "benchmarks" / "fixtures" / "uploads"
+
+
+def zh_upload(owner: Any, offering: Any, path: Path, nodes: int) -> Any:
+    from django.test import TestCase
+
+    from benchmarks import services as benchmark_services
+    from benchmarks.services import IncomingFile
+
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        [outcome] = benchmark_services.upload_create(
+            owner=owner,
+            offering=offering,
+            files=[IncomingFile(path.name, path.read_bytes())],
+            nodes=nodes,
+            visibility="public",
+        )
+    outcome.upload.refresh_from_db()
+    return outcome.upload
+
+
+def test_an_upload_in_chinese_shows_what_was_measured_against_the_claim_in_chinese(
+    client: Client, zh_run: Any, settings: Any, tmp_path: Path
+) -> None:
+    from providers.models import Offering
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    offering = Offering.objects.get(slug="zh-small")
+    upload = zh_upload(zh_run.owner, offering, UPLOADS / "nccl-allreduce-2node-1gpu.txt", nodes=2)
+    assert upload.status == "parsed" and upload.verdicts
+    client.force_login(zh_run.owner)
+    page = client.get(f"/benchmarks/{upload.pk}/", **ZH).content.decode()
+    assert "节点间带宽（网卡数 × Gb/s）" in page and "× 可达比例" in page and "个节点上" in page
+    assert english_left(page) == []
+    english = client.get(f"/benchmarks/{upload.pk}/", **EN).content.decode()
+    assert "inter-node bandwidth (NICs x Gb/s)" in english and "achievable" in english
+    # stored in English beside their message ids; the API shows the verdicts as before, without the ids
+    assert (
+        upload.verdicts[0]["claim"] == "inter-node bandwidth (NICs x Gb/s)"
+        and "messages" in upload.verdicts[0]
+    )
+    body = client.get(f"/api/v1/uploads/{upload.pk}/").json()
+    assert body["verdicts"][0]["claim"] == "inter-node bandwidth (NICs x Gb/s)"
+    assert all("messages" not in verdict for verdict in body["verdicts"])
+
+
+def test_an_upload_cited_by_a_finding_is_quoted_in_chinese_on_the_offering_page(
+    client: Client, zh_run: Any, settings: Any, tmp_path: Path
+) -> None:
+    from checks import services as checks_services
+    from providers.models import Offering
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    offering = Offering.objects.get(slug="zh-small")
+    zh_upload(zh_run.owner, offering, UPLOADS.parent / "nvidia-smi-lost-gpu.txt", nodes=1)
+    checks_services.findings_refresh(offering=offering)
+    page = client.get(reverse("providers:offering", args=["zh-small"]), **ZH).content.decode()
+    assert "nvidia-smi 无法访问该 GPU" in page and "nvidia-smi cannot reach the GPU" not in page
+    assert (
+        "nvidia-smi cannot reach the GPU"
+        in client.get(reverse("providers:offering", args=["zh-small"]), **EN).content.decode()
+    )
+
+
+def test_no_translated_english_sentence_is_left_on_the_chinese_pages(
+    client: Client, zh_run: Any, settings: Any, tmp_path: Path
+) -> None:
+    """The plan result, the run, the checklist, the compare page with a workload and an upload's page, in
+    Chinese: none shows an English sentence this catalog translates (they do in English)."""
+    from providers.models import Offering
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    upload = zh_upload(
+        zh_run.owner, Offering.objects.get(slug="zh-silent"), UPLOADS / "nccl-allreduce-1node.txt", nodes=1
+    )
+    client.force_login(zh_run.owner)
+    pages = (
+        f"/plan/{zh_run.pk}/zh-silent/",
+        f"/plan/{zh_run.pk}/zh-small/",
+        f"/plan/{zh_run.pk}/",
+        "/checks/checklist/?offering=zh-silent",
+        f"/compare/?offerings=zh-silent,zh-small&workload={zh_run.workload_id}",
+        f"/benchmarks/{upload.pk}/",
+    )
+    left = {url: english_left(client.get(url, **ZH).content.decode()) for url in pages}
+    assert all(not found for found in left.values()), left
+    shown_in_english = "\n".join(client.get(url, **EN).content.decode() for url in pages)
+    assert len(english_left(shown_in_english)) >= 10  # the list names sentences these pages really show

@@ -6,7 +6,9 @@ parser and returns a `ParseResult` whose `as_dict()` is exactly what `parse_benc
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import gc
+from collections.abc import Callable, Iterator
 
 from .detect import NCCL, Detection, detect
 from .result import ParseResult
@@ -110,8 +112,29 @@ def parse_file(open_binary: Callable[[], BinarySource], filename: str | None = N
     return parse_text(decode_file(open_binary), filename)
 
 
+@contextlib.contextmanager
+def _cycle_collection_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a log is parsed. A parse allocates hundreds of thousands of
+    small objects (lines, matches, rows) and frees them by reference counting (it makes no cycles), but
+    the allocations alone set off full collections that walk every live object again and again: 10-15%
+    of parsing a big nccl-tests log (docs/PERFORMANCE.md, "Parsers, third round")."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def parse_text(text: Text, filename: str | None = None) -> ParseResult:
     """Detection then the matching parser, on decoded text (in memory or streamed)."""
+    with _cycle_collection_paused():
+        return _parse_text(text, filename)
+
+
+def _parse_text(text: Text, filename: str | None) -> ParseResult:
     label = f"{filename}: " if filename else ""
     if text.binary:
         return ParseResult(

@@ -11,8 +11,13 @@ from .text import Text
 SECTION_RE = re.compile(r"^\s*+[|+]-{2,}+\s++([A-Za-z](?:[\w /]*?[\w/])?)\s++-++\+")
 RESULT_RE = re.compile(r"^(Pass|Fail|Skip|Warn|Not Run)\b(?:\s*-\s*(.*))?$", re.IGNORECASE)
 PER_GPU_RE = re.compile(r"^\s*GPU\s*(\d+)\s*:\s*(Pass|Fail|Skip|Warn)\b", re.IGNORECASE)
-LEVEL_RE = re.compile(r"^(?>.*?dcgmi\s++diag\b).*?-r\s++(\w+)")
+# `dcgmi diag -r 3`, or the long form `--run 3` / `--run=3` (dcgmi diag --help).
+LEVEL_RE = re.compile(r"^(?>.*?dcgmi\s++diag\b).*?(?:-r|--run)(?:\s++|=)(\w+)")
 DETAIL_LABELS = ("warning", "info", "error")
+# When GPUs differ, DCGM prints one result per group on continuation rows under the test:
+# `| GPU Memory | Pass - GPUs: 1, 2, 3 |` then `|            | Fail - GPU: 0 |`. The test's result is the
+# worst of them.
+SEVERITY = {"Fail": 4, "Warn": 3, "Pass": 2, "Skip": 1, "Not run": 0}
 GPU_ID_RE = re.compile(r"^\s*gpuId\s+(\d+)\s*:")
 SWITCH_ID_RE = re.compile(r"^\s*physicalId\s+(\d+)\s*:")
 STATES_RE = re.compile(r"^\s*([UDX_](?:\s+[UDX_])*)\s*$")
@@ -30,6 +35,19 @@ def table_cells(line: str) -> tuple[str, str] | None:
     return left.strip(), right.strip()
 
 
+def _add_result(test: dict[str, Any], cell: str) -> None:
+    """A further `Fail - GPU: 0` under a test: kept in `results`, the worst result becomes the test's."""
+    m = RESULT_RE.match(cell)
+    if m is None:
+        return
+    if "results" not in test:
+        test["results"] = [{"result": test["result"], "gpus": test["gpus"]}]
+    extra = {"result": m.group(1).capitalize(), "gpus": m.group(2)}
+    test["results"].append(extra)
+    if SEVERITY.get(extra["result"], 0) > SEVERITY.get(test["result"], 0):
+        test["result"], test["gpus"] = extra["result"], extra["gpus"]
+
+
 def parse_dcgmi_diag(text: Text) -> ParseResult:
     result = ParseResult(kind="dcgmi-diag")
     tests: list[dict[str, Any]] = []
@@ -37,6 +55,7 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
     section = None
     level = None
     last: dict[str, Any] | None = None
+    in_detail = False  # inside wrapped Warning/Info/Error text rather than the test's own rows
     diag_errors: list[dict[str, Any]] = []
     for no, line in enumerate(text.lines, start=1):
         m = LEVEL_RE.search(line)
@@ -63,8 +82,12 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
             # An Error row before any test: the diagnostic itself could not run (or aborted).
             diag_errors.append({"detail": right, "line": no})
             continue
+        if not left and not in_detail and last is not None and RESULT_RE.match(right):
+            _add_result(last, right)
+            continue
         if not left or left.lower().rstrip(":") in DETAIL_LABELS:
             # Wrapped Info/Warning/Error text: continuation rows have a blank left cell.
+            in_detail = True
             if last is not None and right:
                 last["detail"] = (last.get("detail", "") + " " + right).strip()
             continue
@@ -78,6 +101,7 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
             "gpus": rm.group(2),
             "line": no,
         }
+        in_detail = False
         tests.append(last)
     failed = [t for t in tests if t["result"] == "Fail" or "Fail" in t.get("per_gpu", {}).values()]
     warned = [t for t in tests if t["result"] == "Warn"]

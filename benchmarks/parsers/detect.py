@@ -43,7 +43,10 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|DeepSpeed info:|\[logging\.py:\d+:log_dist\]"
     ),
     # Only the first `step: N loss:` is tried (atomic group): a later one has less text after it.
-    "torchtitan": re.compile(r"^(?>.*?\bstep:\s*+\d++\s++loss:).*?\b(?:tps|wps):"),
+    # Forks print the run length too: `step: 640/644 = 99.3789%  loss:` (training.TITAN_RE reads both).
+    "torchtitan": re.compile(
+        r"^(?>.*?\bstep:\s*+\d++(?:/\d++(?:\s*+=\s*+[\d.]++%)?+)?+\s++loss:).*?\b(?:tps|wps):"
+    ),
     "smi_header": re.compile(r"NVIDIA-SMI\s++\d[\d.]*+\s++Driver Version:"),
     "smi_gpu_row": re.compile(
         # Same shape as nvidia_smi.GPU_ROW_RE: linear (the name ends on a non-space character).
@@ -52,6 +55,8 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     "smi_lost": re.compile(r"Unable to determine the device handle for GPU|No devices were found"),
     "smi_list": re.compile(r"^\s*+GPU\s++\d++:\s++\S.*\(UUID:\s*+GPU-"),
+    # `nvidia-smi -q` / `-a`: the NVSMI LOG report (nvidia_smi_query.ATTACHED_RE).
+    "smi_query": re.compile(r"^\s*+(?:=++NVSMI LOG=++|Attached GPUs\s*+:\s*+\d)"),
     "nvlink_link": re.compile(r"^\s*+Link\s++\d++:\s++(?:[\d.]++\s*+GB/s|<inactive>)"),
     "nvlink_none": re.compile(r"Unable to retrieve NVLink information"),
     "topo_header": re.compile(r"^\s*+GPU0(?:\s++\S++)*\s++CPU Affinity"),
@@ -62,7 +67,9 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "ibstatus": re.compile(r"Infiniband device\s+'[^']+'\s+port\s+\d+\s+status:"),
     "ibv_devinfo": re.compile(r"^\s*hca_id:\s|PORT_(?:ACTIVE|DOWN|INIT|ARMED)\s*\(\d\)|^\s*vendor_part_id:"),
     "ibdev2netdev": re.compile(r"^\s*\S+\s+port\s+\d+\s+(?:==>|<===>)\s+\S+"),
-    "rdma_link": re.compile(r"^\s*+link\s++\S+/\d++\s.*\bstate\s++[A-Z_]"),
+    # iproute2's `rdma link`: `link mlx5_0/1 state ACTIVE ...`; older releases print an index first:
+    # `0/1: mlx5_0/1: state DOWN physical_state ...`.
+    "rdma_link": re.compile(r"^\s*+(?:link\s++\S+/\d++\s|\d++/\d++:\s++\S+/\d++:\s).*\bstate\s++[A-Z_]"),
     "lspci": re.compile(
         r"^\s*(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+[A-Za-z0-9][^:]{2,60}:\s+\S"
     ),
@@ -119,6 +126,7 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "smi_gpu_row": ("|",),
     "smi_lost": ("Unable to determine the device handle for GPU", "No devices were found"),
     "smi_list": ("(UUID:",),
+    "smi_query": ("NVSMI LOG", "Attached GPUs"),
     "nvlink_link": ("Link",),
     "nvlink_none": ("Unable to retrieve NVLink information",),
     "topo_header": ("CPU Affinity",),
@@ -129,7 +137,7 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "ibstatus": ("Infiniband device",),
     "ibv_devinfo": ("hca_id:", "PORT_", "vendor_part_id:"),
     "ibdev2netdev": ("port",),
-    "rdma_link": ("link",),
+    "rdma_link": ("state",),
     "lspci": (":",),
     "dmesg_nvrm": ("NVRM:", "fallen off the bus", "Xid"),
 }  # fmt: skip
@@ -252,6 +260,8 @@ def _scores(h: Counter[str]) -> dict[str, int]:
         scores["nvidia-smi-nvlink"] = 85
     elif h["smi_list"]:
         scores["nvidia-smi"] = max(scores.get("nvidia-smi", 0), 75)
+    if h["smi_query"]:
+        scores["nvidia-smi"] = max(scores.get("nvidia-smi", 0), 85)
     if h["topo_header"] and (h["topo_row"] or h["topo_legend"]) or h["topo_row"] >= 2:
         scores["nvidia-smi-topo"] = 85
     if h["ibstat_ca"] and h["ibstat_field"]:

@@ -17,6 +17,10 @@ TEST_RE = re.compile(
     r"\b(all_reduce|all_gather|reduce_scatter|alltoallv?|broadcast|reduce|scatter|send_recv|sendrecv)_test\b"
 )
 NP_RE = re.compile(r"^(?>.*?(?:mpirun|mpiexec)\b).*?\s-(?:n|np)\s++(\d+)")
+# hccl_test's own `-p,--npus <npus used for one node>` (its usage text): ranks / NPUs per node = nodes.
+NPUS_RE = re.compile(r"^(?>.*?_test\b).*?\s(?:-p|--npus)\s++(\d+)")
+# The tool's first line: `the minbytes is 8192, maxbytes is 67108864, iters is 20, warmup_iters is 5`.
+SWEEP_RE = re.compile(r"minbytes is (\d+), maxbytes is (\d+), iters is (\d+), warmup_iters is (\d+)")
 FACTORS = {
     "all_reduce": lambda n: 2 * (n - 1) / n,
     "all_gather": lambda n: (n - 1) / n,
@@ -36,7 +40,8 @@ def parse_hccl(text: Text) -> ParseResult:
     runs: list[dict[str, Any]] = []
     run: dict[str, Any] | None = None
     collective = None
-    ranks = None
+    ranks = npus = None
+    sweep: dict[str, int] = {}
     for no, line in enumerate(text.lines, start=1):
         m = TEST_RE.search(line)
         if m and "|" not in line:
@@ -44,10 +49,21 @@ def parse_hccl(text: Text) -> ParseResult:
         m = NP_RE.search(line)
         if m:
             ranks = int(m.group(1))
+        m = NPUS_RE.search(line)
+        if m:
+            npus = int(m.group(1))
+        m = SWEEP_RE.search(line)
+        if m:
+            sweep = dict(zip(("requested_min_bytes", "requested_max_bytes", "iters", "warmup_iters"),
+                             (int(g) for g in m.groups()), strict=True))  # fmt: skip
+            continue
         if HEADER_RE.search(line):
             run = {
                 "collective": collective,
                 "ranks": ranks,
+                "npus_per_node": npus,
+                "nodes": ranks // npus if ranks and npus and ranks % npus == 0 else None,
+                **sweep,
                 "rows_data": [],
                 "first_line": no,
                 "last_line": no,
@@ -67,42 +83,45 @@ def parse_hccl(text: Text) -> ParseResult:
             {"size_bytes": size, "time_us": time_us, "algbw_gbps": algbw, "check": check, "line": no}
         )
         run["last_line"] = no
-    summaries = []
-    for r in runs:
-        rows = r.pop("rows_data")
-        n, coll = r["ranks"], r["collective"]
-        factor = FACTORS[coll](n) if coll in FACTORS and n and n > 1 else None
-        for row in rows:
-            row["busbw_gbps"] = round(row["algbw_gbps"] * factor, 4) if factor is not None else None
-        max_size = max((x["size_bytes"] for x in rows), default=None)
-        at_max = [x for x in rows if x["size_bytes"] == max_size]
-        failed_rows = [x["line"] for x in rows if (x["check"] or "").lower() == "failed"]
-        summaries.append(
-            {
-                **r,
-                "rows": len(rows),
-                "max_size_bytes": max_size,
-                "peak_algbw_gbps": max((x["algbw_gbps"] for x in rows), default=None),
-                "algbw_at_max_size_gbps": at_max[-1]["algbw_gbps"] if at_max else None,
-                "peak_busbw_gbps": max(
-                    (x["busbw_gbps"] for x in rows if x["busbw_gbps"] is not None), default=None
-                ),
-                "busbw_at_max_size_gbps": at_max[-1]["busbw_gbps"] if at_max else None,
-                "avg_busbw_reported": None,
-                "check_results": sorted({x["check"] for x in rows if x["check"]}),
-                "failed": bool(failed_rows) or not rows,
-                "failure_reason": (
-                    f"check_result failed at line {failed_rows[0]}"
-                    if failed_rows
-                    else (None if rows else "no rows")
-                ),
-                "size_rows": rows[:5000],
-            }
-        )
-        if factor is None:
-            result.warnings.append(
-                "hccl_test prints no busbw and the collective or rank count (mpirun -n) is not in the log: "
-                "busbw not derived"
-            )
+    summaries = [_run_summary(r, result.warnings) for r in runs]
     result.summary = {"runs": summaries, "failed_runs": sum(1 for s in summaries if s["failed"])}
     return result
+
+
+def _run_summary(r: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """One run's `runs` entry: busbw derived with the nccl-tests factor, the sweep's end, the check."""
+    rows = r.pop("rows_data")
+    n, coll = r["ranks"], r["collective"]
+    factor = FACTORS[coll](n) if coll in FACTORS and n and n > 1 else None
+    for row in rows:
+        row["busbw_gbps"] = round(row["algbw_gbps"] * factor, 4) if factor is not None else None
+    max_size = max((x["size_bytes"] for x in rows), default=None)
+    at_max = [x for x in rows if x["size_bytes"] == max_size]
+    failed_rows = [x["line"] for x in rows if (x["check"] or "").lower() == "failed"]
+    wanted = r.get("requested_max_bytes")
+    if rows and wanted and max_size is not None and max_size < wanted:
+        warnings.append(
+            f"hccl_test run (lines {r['first_line']}-{r['last_line']}) stops at {max_size} B "
+            f"of maxbytes {wanted}: cut or aborted"
+        )
+    if factor is None:
+        warnings.append(
+            "hccl_test prints no busbw and the collective or rank count (mpirun -n) is not in the log: "
+            "busbw not derived"
+        )
+    return {
+        **r,
+        "rows": len(rows),
+        "max_size_bytes": max_size,
+        "peak_algbw_gbps": max((x["algbw_gbps"] for x in rows), default=None),
+        "algbw_at_max_size_gbps": at_max[-1]["algbw_gbps"] if at_max else None,
+        "peak_busbw_gbps": max((x["busbw_gbps"] for x in rows if x["busbw_gbps"] is not None), default=None),
+        "busbw_at_max_size_gbps": at_max[-1]["busbw_gbps"] if at_max else None,
+        "avg_busbw_reported": None,
+        "check_results": sorted({x["check"] for x in rows if x["check"]}),
+        "failed": bool(failed_rows) or not rows,
+        "failure_reason": (
+            f"check_result failed at line {failed_rows[0]}" if failed_rows else (None if rows else "no rows")
+        ),
+        "size_rows": rows[:5000],
+    }

@@ -17,7 +17,9 @@ from .result import ParseResult
 from .text import Text, to_float, to_int
 
 IBDEV2NETDEV_RE = re.compile(r"^\s*(\S+)\s+port\s+(\d+)\s+(?:==>|<===>)\s+(\S+)\s*(?:\((\w+)\))?")
-RDMA_LINK_RE = re.compile(r"^\s*link\s+(\S+)/(\d+)\s+(.*)$")
+# iproute2 `rdma link`: `link mlx5_0/1 state ACTIVE ...`; older releases print the device index
+# first and a colon after each name: `0/1: mlx5_0/1: state DOWN physical_state DISABLED`.
+RDMA_LINK_RE = re.compile(r"^\s*(?:link\s+|\d+/\d+:\s+)([^\s/]+)/(\d+):?\s+(.*)$")
 
 STATE_WORDS = {
     "active": "Active", "port_active": "Active", "4": "Active",
@@ -70,8 +72,12 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
         # `Rate` of a Down port is a placeholder (40); only Active + LinkUp (or unknown phys state) counts.
         return p.get("state") == "Active" and p.get("physical_state") in (None, "LinkUp")
 
+    def iwarp(p: dict[str, Any]) -> bool:
+        return (p.get("transport") or "").lower().startswith("iwarp")
+
     ib = [p for p in ports if active(p) and p.get("link_layer") == "InfiniBand"]
-    eth = [p for p in ports if active(p) and p.get("link_layer") == "Ethernet"]
+    # RoCE candidates: an iWARP port (RDMA over TCP) also says Ethernet and is counted apart.
+    eth = [p for p in ports if active(p) and p.get("link_layer") == "Ethernet" and not iwarp(p)]
     rates_ib = Counter(p["rate_gbps"] for p in ib if p.get("rate_gbps") is not None)
     rates_eth = Counter(p["rate_gbps"] for p in eth if p.get("rate_gbps") is not None)
     return {
@@ -79,6 +85,7 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
         "total_ports": len(ports),
         "active_infiniband_ports": len(ib),
         "active_ethernet_ports": len(eth),
+        "active_iwarp_ports": sum(1 for p in ports if active(p) and iwarp(p)),
         "inactive_ports": sum(1 for p in ports if not active(p)),
         "active_infiniband_rates_gbps": {
             str(k): v for k, v in sorted(rates_ib.items(), key=lambda kv: str(kv[0]))
@@ -88,6 +95,50 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
         },
         "devices": sorted({p["device"] for p in ports if p.get("device")}),
     }
+
+
+def _latest_ports(ports: list[dict[str, Any]], warnings: list[str]) -> list[dict[str, Any]]:
+    """One entry per device port: a file holding several runs of the tool (before and after a fix)
+    lists a port again, and the last listing is its current state."""
+    latest: dict[tuple[Any, ...], dict[str, Any]] = {}
+    repeats = 0
+    for p in ports:
+        key = (p["device"], p["port"]) if p.get("device") else ("line", p["line"])
+        if key in latest:
+            repeats += 1
+            del latest[key]
+        latest[key] = p
+    if repeats:
+        warnings.append(
+            f"{repeats} port listing(s) repeat an earlier one (several runs of the tool in one file): "
+            "the last listing of each port is kept"
+        )
+    return list(latest.values())
+
+
+def _port_state_warnings(ports: list[dict[str, Any]]) -> list[str]:
+    """An InfiniBand port whose physical link is up but which stays Initializing has not been
+    configured by a subnet manager: it carries no traffic until one (opensm, a managed switch) runs."""
+    waiting = [
+        f"{p['device']} port {p['port']}"
+        for p in ports
+        if p.get("state") == "Init"
+        and p.get("physical_state") == "LinkUp"
+        and p.get("link_layer") in (None, "InfiniBand")
+    ]
+    if not waiting:
+        return []
+    return [
+        f"{', '.join(waiting[:8])}: physical link up but port Initializing: "
+        "no subnet manager has configured it (run opensm or enable the switch SM)"
+    ]
+
+
+def _finish(ports: list[dict[str, Any]], result: ParseResult) -> dict[str, Any]:
+    """The summary of a port report, after repeated listings and with the port-state warnings."""
+    ports = _latest_ports(ports, result.warnings)
+    result.warnings.extend(_port_state_warnings(ports))
+    return _summary(ports)
 
 
 PortFields = dict[str, tuple[str, Callable[[str], Any]]]
@@ -125,8 +176,8 @@ class _BlockFormat:
     device_re: re.Pattern[str]
     port_re: re.Pattern[str]
     field_re: re.Pattern[str]
-    device_field: str
-    device_field_key: str
+    # Device-wide fields (tool key -> port key), copied onto each port of the device.
+    device_fields: dict[str, str]
     port_fields: PortFields
     # Set when fields before any port line get a port of their own, with this warning.
     orphan_fields_warning: str | None = None
@@ -136,24 +187,25 @@ def _read_port_blocks(text: Text, block_format: _BlockFormat, result: ParseResul
     """Every port of a device/port block report, in print order."""
     ports: list[dict[str, Any]] = []
     device: str | None = None
-    device_value: str | None = None
+    device_values: dict[str, str] = {}
     port: dict[str, Any] | None = None
     for no, line in enumerate(text.lines, start=1):
         m = block_format.device_re.match(line)
         if m:
-            device, device_value, port = m.group(1), None, None
+            device, device_values, port = m.group(1), {}, None
             continue
         m = block_format.port_re.match(line)
         if m:
-            port = _new_port(device, int(m.group(1)), no, **{block_format.device_field_key: device_value})
+            extra = {name: device_values.get(key) for key, name in block_format.device_fields.items()}
+            port = _new_port(device, int(m.group(1)), no, **extra)
             ports.append(port)
             continue
         m = block_format.field_re.match(line)
         if not m:
             continue
         key, value = m.group(1), m.group(2)
-        if key == block_format.device_field:
-            device_value = value
+        if key in block_format.device_fields:
+            device_values[key] = value
             continue
         if port is None and block_format.orphan_fields_warning:
             # A fragment that starts inside a port block: keep what it says, without a device name.
@@ -171,8 +223,7 @@ IBSTAT_FORMAT = _BlockFormat(
     field_re=re.compile(
         r"^\s*(CA type|State|Physical state|Rate|Link layer|Base lid|SM lid|Firmware version)\s*:\s*(.*?)\s*$"
     ),
-    device_field="CA type",
-    device_field_key="ca_type",
+    device_fields={"CA type": "ca_type"},
     port_fields=_port_fields(
         "State",
         "Physical state",
@@ -199,7 +250,7 @@ def parse_ibstat(text: Text) -> ParseResult:
     for p in ports:
         if p["link_layer"] is None:
             result.warnings.append(f"{p['device']} port {p['port']}: no Link layer line (cut output)")
-    result.summary = _summary(ports)
+    result.summary = _finish(ports, result)
     return result
 
 
@@ -224,7 +275,7 @@ def parse_ibstatus(text: Text) -> ParseResult:
             _set_port_field(port, IBSTATUS_PORT_FIELDS, key, value)
             if key == "rate":
                 port["rate_text"] = value
-    result.summary = _summary(ports)
+    result.summary = _finish(ports, result)
     return result
 
 
@@ -248,11 +299,11 @@ DEVINFO_FORMAT = _BlockFormat(
     device_re=re.compile(r"^\s*hca_id:\s*(\S+)"),
     port_re=re.compile(r"^\s*port:\s*(\d+)\s*$"),
     field_re=re.compile(
-        r"^\s*(state|link_layer|active_width|active_speed|phys_state|vendor_part_id|active_mtu|sm_lid|port_lid)"
+        r"^\s*(state|link_layer|active_width|active_speed|phys_state|vendor_part_id|transport|active_mtu|sm_lid"
+        r"|port_lid)"
         r"\s*:\s*(.*?)\s*$"
     ),
-    device_field="vendor_part_id",
-    device_field_key="vendor_part_id",
+    device_fields={"vendor_part_id": "vendor_part_id", "transport": "transport"},
     port_fields=_port_fields(
         "state",
         "phys_state",
@@ -276,7 +327,15 @@ def parse_ibv_devinfo(text: Text) -> ParseResult:
             p["rate_gbps"] = round(width * speed, 1)  # `ibv_devinfo -v`: active_width x active_speed
     if ports and all(p["rate_gbps"] is None for p in ports):
         result.warnings.append("ibv_devinfo without -v prints no rate: rates unknown")
-    result.summary = _summary(ports)
+    # `transport: iWARP (1)` (Chelsio, Intel X722, soft-iWARP `siw_*`) runs RDMA over TCP: its port says
+    # `link_layer: Ethernet` like a RoCE port but is not one.
+    iwarp = [f"{p['device']}" for p in ports if (p.get("transport") or "").lower().startswith("iwarp")]
+    if iwarp:
+        result.warnings.append(
+            f"{len(iwarp)} port(s) use the iWARP transport (RDMA over TCP), not InfiniBand or RoCE: "
+            + ", ".join(iwarp[:8])
+        )
+    result.summary = _finish(ports, result)
     return result
 
 
@@ -310,9 +369,14 @@ def parse_ibdev2netdev(text: Text) -> ParseResult:
                 "line": no,
             }
         )
-    summary = _summary(ports)
+    summary = _finish(ports, result)
+    ports = summary["ports"]
+    # Up/Down is the netdev carrier: the RDMA port state, and so active/inactive, is unknown.
     summary["active_infiniband_ports"] = None
     summary["active_ethernet_ports"] = None
+    summary["inactive_ports"] = None
+    summary["netdev_up"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "up")
+    summary["netdev_down"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "down")
     summary["infiniband_ports"] = sum(1 for p in ports if p["link_layer"] == "InfiniBand")
     summary["ethernet_ports"] = sum(1 for p in ports if p["link_layer"] == "Ethernet")
     result.summary = summary
@@ -350,7 +414,7 @@ def parse_rdma_link(text: Text) -> ParseResult:
                 "line": no,
             }
         )
-    result.summary = _summary(ports)
+    result.summary = _finish(ports, result)
     result.warnings.append(
         "`rdma link` prints no rate; link layer inferred (lid = InfiniBand, netdev = Ethernet)"
     )

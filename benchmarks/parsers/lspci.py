@@ -25,6 +25,10 @@ RDMA_VENDOR_RE = re.compile(
 GPU_RE = re.compile(
     r"NVIDIA|Advanced Micro Devices|AMD/ATI|Habana|Intel Corporation Device 0bd", re.IGNORECASE
 )
+# pciutils prints the revision read from config space; `(rev ff)` (often with `(prog-if ff)` and
+# `!!! Unknown header type 7f`) means every config read returned 0xFF: the function no longer answers
+# (fallen off the bus, link down, overheated), whatever its name says.
+DEAD_REV_RE = re.compile(r"\(rev ff\)", re.IGNORECASE)
 GPU_CLASSES = ("3d controller", "vga compatible controller", "display controller", "processing accelerators")
 
 
@@ -34,6 +38,7 @@ def parse_lspci(text: Text) -> ParseResult:
     bridges: list[dict[str, Any]] = []
     gpus: list[dict[str, Any]] = []
     nvswitches: list[dict[str, Any]] = []
+    unresponsive: list[dict[str, Any]] = []
     devices = 0
     for no, line in enumerate(text.lines, start=1):
         m = LINE_RE.match(line)
@@ -43,6 +48,9 @@ def parse_lspci(text: Text) -> ParseResult:
         bdf, cls, desc = m.group(1), m.group(2).strip(), m.group(3).strip()
         cls_l = cls.lower()
         entry = {"bdf": bdf, "class": cls, "device": desc, "line": no}
+        if DEAD_REV_RE.search(desc):
+            unresponsive.append(entry)
+            continue
         if RDMA_VENDOR_RE.search(desc):
             if "infiniband" in cls_l or "ethernet" in cls_l or "network" in cls_l:
                 entry["link_layer"] = (
@@ -69,8 +77,14 @@ def parse_lspci(text: Text) -> ParseResult:
         "gpus": len(gpus),
         "gpu_functions": gpus,
         "devices": devices,
+        "unresponsive_functions": unresponsive,
         "lines": [n["line"] for n in nics],
     }
+    for dead in unresponsive:
+        result.warnings.append(
+            f"line {dead['line']}: {dead['bdf']} reads revision ff (config space all 0xFF): the function "
+            "does not respond and is not counted"
+        )
     if nics:
         result.warnings.append("lspci counts PCI functions: a dual-port adapter shows as two functions")
     return result

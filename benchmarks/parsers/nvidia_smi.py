@@ -1,4 +1,4 @@
-"""`nvidia-smi` (default table), `nvidia-smi -L` and `nvidia-smi nvlink -s` (evidence/FORMATS.md 2-3).
+"""`nvidia-smi` (default table), `-L`, `-q` (nvidia_smi_query.py) and `nvlink -s` (evidence/FORMATS.md 2-3).
 
 GPU rows are matched by a regex on the row's own structure (index, name, On/Off, bus id) because the
 column widths changed between driver branches (535 vs 550/555).
@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from .nvidia_smi_query import is_query_report, parse_query
 from .result import ParseResult
 from .text import Text, to_float
 
@@ -34,7 +35,9 @@ GPU_NO_UUID_RE = re.compile(r"^\s*+GPU\s++(\d++):\s++(\S(?:[^(]*?\S)?)\s*+$")
 
 
 def parse_nvidia_smi(text: Text) -> ParseResult:
-    """Default table, or `-L` when there is no table."""
+    """Default table, or `-L` when there is no table, or the `-q` report."""
+    if is_query_report(text):
+        return parse_query(text)
     result = ParseResult(kind="nvidia-smi")
     gpus: list[dict[str, Any]] = []
     listed: list[dict[str, Any]] = []

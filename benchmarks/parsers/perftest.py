@@ -46,6 +46,7 @@ class _Block:
     last_line: int = 0
     command_test: str | None = None
     duration_mode: bool = False
+    latency_columns: list[str] = field(default_factory=list)
 
 
 def _to_gbps(value: float | None, unit: str | None) -> float | None:
@@ -78,6 +79,19 @@ def _read_banner(block: _Block, line: str, line_no: int) -> bool:
     return True
 
 
+def _latency_columns(header: str) -> list[str]:
+    """Latency column names in print order: `t_min[usec] t_max[usec] t_typical[usec] t_avg[usec]
+    t_stdev[usec] 99% percentile[usec] 99.9% percentile[usec]` (older perftest prints the first three
+    only, `-D` runs `t_avg[usec]` alone)."""
+    tokens = header.split()
+    names = []
+    for i, token in enumerate(tokens):
+        if token.endswith("[usec]"):
+            name = token[: -len("[usec]")]
+            names.append(f"{tokens[i - 1]} {name}" if name == "percentile" and i else name)
+    return names
+
+
 def _read_table_header(block: _Block, line: str) -> bool:
     """The `#bytes #iterations ...` line gives the unit; a latency header makes it a latency test."""
     m = BW_HEADER_RE.search(line)
@@ -89,6 +103,7 @@ def _read_table_header(block: _Block, line: str) -> bool:
         block.latency = True
         block.headers += 1
         block.unit = "usec"
+        block.latency_columns = _latency_columns(line)
         return True
     return False
 
@@ -104,7 +119,15 @@ def _table_row(block: _Block, line: str, line_no: int) -> dict[str, Any] | None:
     nums = [v for v in values if v is not None]
     size = to_int(tokens[0]) or 0
     if block.latency:
-        return {"size_bytes": size, "iterations": to_int(tokens[1]), "values_usec": nums, "line": line_no}
+        named = dict(zip(block.latency_columns, nums, strict=False))
+        return {
+            "size_bytes": size,
+            "iterations": to_int(tokens[1]),
+            "values_usec": nums,
+            "t_typical_usec": named.get("t_typical"),
+            "t_avg_usec": named.get("t_avg"),
+            "line": line_no,
+        }
     if len(nums) < 2:
         return None
     return {
@@ -145,7 +168,8 @@ def _without_interleaved_duplicates(rows: list[dict[str, Any]]) -> list[dict[str
     seen: set[tuple[Any, ...]] = set()
     unique = []
     for row in rows:
-        dedupe_key = tuple(v for k, v in row.items() if k != "line")
+        # Latency rows hold a list of values: compared as a tuple.
+        dedupe_key = tuple(tuple(v) if isinstance(v, list) else v for k, v in row.items() if k != "line")
         if dedupe_key not in seen:
             seen.add(dedupe_key)
             unique.append(row)
@@ -185,10 +209,19 @@ def _bandwidth_fields(rows: list[dict[str, Any]], duration_mode: bool) -> dict[s
 
 
 def _latency_fields(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Typical and average latency at the smallest size (the figure latency claims are about), the
+    median over the rows of that size when the file holds several runs (server and client)."""
+    smallest = min((r["size_bytes"] for r in rows), default=None)
+    at_min = [r for r in rows if r["size_bytes"] == smallest]
+    typical = [r["t_typical_usec"] for r in at_min if r.get("t_typical_usec") is not None]
+    average = [r["t_avg_usec"] for r in at_min if r.get("t_avg_usec") is not None]
     return {
         "peak_gbps": None,
         "average_gbps": None,
         "latency_usec_at_min_size": rows[0]["values_usec"] if rows else None,
+        "min_size_bytes": smallest,
+        "latency_typical_usec": median(typical) if typical else None,
+        "latency_avg_usec": median(average) if average else None,
     }
 
 

@@ -55,13 +55,19 @@ class LineStream:
         self.truncated_lines = 0
 
     def __iter__(self) -> Iterator[str]:
+        for lines in self.blocks():
+            yield from lines
+
+    def blocks(self) -> Iterator[list[str]]:
+        """The same lines, a chunk's worth (CHUNK_BYTES) at a time, for a parser that reads a block of
+        lines in one pass."""
         cut = 0
         sep = "\r" if self._cr_only else "\n"
         try:
             for raw in _split_stream(self._open, sep):
                 lines, cut_here = clean_lines(raw, sep)
                 cut += cut_here
-                yield from lines
+                yield lines
         finally:
             self.truncated_lines = max(self.truncated_lines, cut)
 
@@ -69,6 +75,19 @@ class LineStream:
         if not isinstance(index, slice) or index.start or index.step or index.stop is None:
             raise TypeError("a line stream only gives its head: stream[:n]")
         return list(itertools.islice(iter(self), index.stop))
+
+
+# Lines per block when a list of lines in memory is read a block at a time.
+BLOCK_LINES = 8192
+
+
+def line_blocks(lines: list[str] | LineStream) -> Iterator[list[str]]:
+    """The lines in consecutive blocks, in order: a stream's chunks, or slices of a list."""
+    if isinstance(lines, LineStream):
+        yield from lines.blocks()
+        return
+    for start in range(0, len(lines), BLOCK_LINES):
+        yield lines[start : start + BLOCK_LINES]
 
 
 def _split_stream(open_binary: Callable[[], BinarySource], sep: str) -> Iterator[list[str]]:

@@ -1,4 +1,4 @@
-"""Training logs: Megatron-LM (and ROCm/Primus, Megatron-DeepSpeed), torchtitan, DeepSpeed (FORMATS.md 6).
+"""Training logs: Megatron-LM (ROCm/Primus, Megatron-DeepSpeed, NeMo), torchtitan, DeepSpeed (FORMATS.md 6).
 
 Per-iteration figures come from the lines the frameworks print every `--log-interval` steps. The
 first logged interval includes compilation and warm-up (15-50x slower in the AMD logs), so it is
@@ -21,7 +21,8 @@ ARG_RE = re.compile(
     r"|tensor_model_parallel_size|pipeline_model_parallel_size|data_parallel_size)\s*(?:\.{2,}|:)\s*(\S+)"
 )
 WORLD_RE = re.compile(r"using world size:\s*(\d+)|dist_world_size=(\d+)")
-TITAN_RE = re.compile(r"(?<!validate )\bstep:\s*(\d+)\s+(.*)$")
+# torchtitan `step: 12  loss: ...`; forks print the run length too: `step: 640/644 = 99.3789%  loss: ...`.
+TITAN_RE = re.compile(r"(?<!validate )\bstep:\s*(\d+)(?:/(\d+)(?:\s*=\s*[\d.]+%)?)?\s+(.*)$")
 TITAN_KV_RE = re.compile(r"\b(loss|grad_norm|memory|tps|wps|tflops|mfu)\s*:\s*([^\s]+)")
 DS_TIMER_RE = re.compile(
     r"global_step=(\d+),\s*RunningAvgSamplesPerSec=([\d.eE+-]+),\s*CurrSamplesPerSec=([\d.eE+-]+)"
@@ -40,6 +41,8 @@ def _first_number(value: str) -> float | None:
 
 
 def _megatron_fields(rest: str) -> dict[str, str]:
+    """`key: value` pairs between `|`; keys lower-cased with `_` read as a space, so NeMo's
+    `global_batch_size` / `tokens_per_sec_per_gpu` meet Megatron's `global batch size`."""
     fields: dict[str, str] = {}
     for part in rest.split("|"):
         if ":" not in part:
@@ -47,7 +50,7 @@ def _megatron_fields(rest: str) -> dict[str, str]:
         key, _, value = (
             part.rpartition(":") if part.count(":") > 1 and "/" not in part else part.partition(":")
         )
-        fields[key.strip().lower()] = value.strip()
+        fields[" ".join(key.replace("_", " ").lower().split())] = value.strip()
     return fields
 
 
@@ -95,22 +98,41 @@ def _marked_warmup(rest: str) -> bool:
     return "(warmup)" in lowered or "[warmup]" in lowered or "(warm-up)" in lowered
 
 
-def _megatron_row(iteration: int, rest: str, line_no: int) -> dict[str, Any]:
-    """One `iteration N/ M | key: value | ...` line."""
-    fields = _megatron_fields(rest)
+def _iteration_time_s(fields: dict[str, str]) -> float | None:
+    """Megatron `elapsed time per iteration (ms)`; NeMo `train_step_timing in s` (seconds)."""
     time_ms = _pick(fields, "elapsed time per iteration")
+    if time_ms is not None:
+        return time_ms / 1000
+    return _pick(fields, "train step timing in s")
+
+
+def _grad_norm_is_nan(fields: dict[str, str]) -> bool:
+    value = fields.get("grad norm", "").split()
+    return bool(value) and value[0].lower() in ("nan", "-nan", "inf", "-inf")
+
+
+def _megatron_row(iteration: int, rest: str, line_no: int) -> dict[str, Any]:
+    """One `iteration N/ M | key: value | ...` line (Megatron, Megatron-DeepSpeed, Primus, NeMo)."""
+    fields = _megatron_fields(rest)
     return {
         "iteration": iteration,
         "line": line_no,
         "warmup": _marked_warmup(rest),
-        "time_s": time_ms / 1000 if time_ms is not None else None,
+        "time_s": _iteration_time_s(fields),
         "tflops_per_gpu": _pick(fields, "tflop/s/gpu") or _pick(fields, "tflops"),
-        "tokens_per_s_per_gpu": _pick(fields, "tokens", "/gpu") or _pick(fields, "tok/s/gpu"),
+        # Megatron `tokens per GPU (tokens/s/GPU)`, Megatron-DeepSpeed `tokens per gpu per second
+        # (tgs)`, NeMo `tokens_per_sec_per_gpu`; never `consumed tokens` (a running total).
+        "tokens_per_s_per_gpu": _pick(fields, "tokens", "/gpu")
+        or _pick(fields, "tokens per gpu")
+        or _pick(fields, "tokens per sec per gpu")
+        or _pick(fields, "tok/s/gpu"),
         "samples_per_s": _pick(fields, "samples per second"),
         "global_batch_size": _pick(fields, "global batch size"),
         "skipped": _pick(fields, "number of skipped iterations") or 0,
         "nan": _pick(fields, "number of nan iterations") or 0,
-        "loss": _pick(fields, "lm loss"),
+        "nan_grad_norm": _grad_norm_is_nan(fields),
+        "loss": _pick(fields, "lm loss") or _pick(fields, "reduced train loss"),
+        "nemo": "train step timing in s" in fields,
     }
 
 
@@ -142,7 +164,10 @@ class _TrainingLog:
     megatron: dict[int, dict[str, Any]] = field(default_factory=dict)
     titan: dict[int, dict[str, Any]] = field(default_factory=dict)
     ds_timer: list[tuple[int, float, float, int]] = field(default_factory=list)
+    # DeepSpeed's `[Rank 0] step=N, skipped=M`: M counts the optimizer steps skipped so far (fp16
+    # loss-scale overflow), N the steps taken.
     skipped_steps: int = 0
+    ds_steps: int = 0
     total_iterations: int | None = None
 
     def read_line(self, line_no: int, line: str) -> None:
@@ -160,8 +185,10 @@ class _TrainingLog:
             stripped = RANK_PREFIX_RE.sub("", strip_launcher_prefix(line))
             step_line = TITAN_RE.search(stripped) or step_line
             step = int(step_line.group(1))
+            if step_line.group(2):
+                self.total_iterations = int(step_line.group(2))
             if step not in self.titan:
-                self.titan[step] = _titan_row(step, step_line.group(2), line_no)
+                self.titan[step] = _titan_row(step, step_line.group(3), line_no)
             return
         timer = DS_TIMER_RE.search(line)
         if timer:
@@ -169,6 +196,7 @@ class _TrainingLog:
             return
         ds_step = DS_STEP_RE.search(line)
         if ds_step:
+            self.ds_steps = max(self.ds_steps, int(ds_step.group(1)))
             self.skipped_steps = max(self.skipped_steps, int(ds_step.group(2)))
 
     @property
@@ -183,6 +211,8 @@ class _TrainingLog:
 def _job_fields(log: _TrainingLog) -> dict[str, Any]:
     """Which format the figures come from and the job's shape (world size, sequence, parallelism)."""
     source = "megatron" if log.megatron else ("torchtitan" if log.titan else "deepspeed-timer")
+    if log.megatron and any(r.get("nemo") for r in log.megatron.values()):
+        source = "nemo"
     world, seq = log.world_size, log.seq_length
     return {
         "source_format": source,
@@ -293,10 +323,20 @@ def _iteration_fields(rows: list[dict[str, Any]], log: _TrainingLog) -> dict[str
         "stalls": _stalls(steady, median_time, tokens),
         "skipped_iterations": sum(int(r.get("skipped") or 0) for r in rows),
         "nan_iterations": sum(int(r.get("nan") or 0) for r in rows),
+        "nan_grad_norm_iterations": [r["iteration"] for r in rows if r.get("nan_grad_norm")],
         "first_line": rows[0]["line"],
         "last_line": rows[-1]["line"],
         "iteration_rows": rows[:5000],
     }
+
+
+def _deepspeed_skip_warnings(log: _TrainingLog) -> list[str]:
+    if not log.skipped_steps:
+        return []
+    return [
+        f"DeepSpeed skipped {log.skipped_steps} of {log.ds_steps} optimizer step(s) "
+        "(fp16 loss-scale overflow): those steps did no training"
+    ]
 
 
 def _iteration_warnings(summary: dict[str, Any], log: _TrainingLog, last_iteration: int) -> list[str]:
@@ -319,6 +359,13 @@ def _iteration_warnings(summary: dict[str, Any], log: _TrainingLog, last_iterati
     skipped, nans = summary["skipped_iterations"], summary["nan_iterations"]
     if skipped or nans:
         warnings.append(f"skipped iterations: {skipped}, nan iterations: {nans}")
+    nan_norms = summary.get("nan_grad_norm_iterations") or []
+    if nan_norms:
+        warnings.append(
+            f"grad norm is nan/inf on {len(nan_norms)} of {summary['iterations']} logged iteration(s) "
+            f"(first: {nan_norms[0]}): the optimizer step is not healthy"
+        )
+    warnings.extend(_deepspeed_skip_warnings(log))
     if log.total_iterations and last_iteration < log.total_iterations:
         warnings.append(
             f"log ends at iteration {last_iteration} of {log.total_iterations} (cut, failed or still running)"
@@ -337,6 +384,7 @@ def parse_training(text: Text, kind: str) -> ParseResult:
     if not rows and log.ds_timer:
         summary.update(_deepspeed_timer_fields(log))
         result.warnings.append("only DeepSpeed timer lines: samples/s reported, no per-GPU throughput")
+        result.warnings.extend(_deepspeed_skip_warnings(log))
         result.summary = summary
         return result
     if not rows:
@@ -344,6 +392,8 @@ def parse_training(text: Text, kind: str) -> ParseResult:
         result.errors.append(f"{kind} signature found but no iteration/step line could be read")
         return result
     summary.update(_iteration_fields(rows, log))
+    if log.ds_steps:
+        summary["deepspeed_skipped_steps"] = log.skipped_steps
     if log.ds_timer:
         summary["deepspeed_samples_per_s_median"] = median(
             [c for _, _, c, _ in log.ds_timer[1:]] or [log.ds_timer[0][2]]

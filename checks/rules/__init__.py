@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from checks.rules.base import Finding, Ref, Signal, claim, model, upload
+from checks.rules.base import Finding, Ref, Signal, _, claim, model, upload
 from checks.rules.context import Context, build_context, items_of, workload_params
 from checks.rules.ecosystem_lock_in import rule_ecosystem_lock_in
 from checks.rules.fabric_not_rdma import rule_fabric_not_rdma
@@ -83,20 +83,21 @@ RULES: dict[str, RuleFn] = {
     "over-budget": rule_over_budget,
 }
 
-# What each pitfall is called where a buyer reads it (the codes are for the API and anchors only).
+# What each pitfall is called where a buyer reads it (the codes are for the API and anchors only); pages
+# translate the name by its text.
 PITFALL_NAMES: dict[str, str] = {
-    "fabric-not-rdma": "Fabric is not RDMA",
-    "usable-gpus-short": "Usable GPUs may fall short",
-    "no-fault-tolerance": "No automatic fault tolerance",
-    "ecosystem-lock-in": "Software stack lock-in",
-    "intra-node-not-full-mesh": "GPUs in a node not fully meshed",
-    "hidden-fees": "Fees not published",
-    "fabric-too-slow": "Fabric too slow for the model",
-    "topology-wont-scale": "Topology will not scale",
-    "no-topology-aware-placement": "No topology-aware placement",
-    "cluster-too-small": "Cluster too small",
-    "deadline-missed": "Deadline missed",
-    "over-budget": "Over budget",
+    "fabric-not-rdma": _("Fabric is not RDMA"),
+    "usable-gpus-short": _("Usable GPUs may fall short"),
+    "no-fault-tolerance": _("No automatic fault tolerance"),
+    "ecosystem-lock-in": _("Software stack lock-in"),
+    "intra-node-not-full-mesh": _("GPUs in a node not fully meshed"),
+    "hidden-fees": _("Fees not published"),
+    "fabric-too-slow": _("Fabric too slow for the model"),
+    "topology-wont-scale": _("Topology will not scale"),
+    "no-topology-aware-placement": _("No topology-aware placement"),
+    "cluster-too-small": _("Cluster too small"),
+    "deadline-missed": _("Deadline missed"),
+    "over-budget": _("Over budget"),
 }
 
 

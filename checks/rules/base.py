@@ -10,14 +10,7 @@ from typing import Any
 from checks.severity import SEVERITY_RANK, Severity
 from hardware.messages import Msg as Msg
 from hardware.messages import _ as _
-
-
-def joined(*parts: str, sep: str = " ") -> Msg:
-    """Sentences (or phrases) joined by `sep`, each translated on its own where it is a Msg. The joining
-    message id is not in the catalog, so every language shows it as is."""
-    names = [f"p{i}" for i in range(len(parts))]
-    msgid = sep.replace("%", "%%").join(f"%({name})s" for name in names)
-    return Msg(msgid, **dict(zip(names, parts, strict=True)))
+from hardware.messages import joined as joined
 
 
 @dataclass
@@ -75,6 +68,10 @@ class Finding:
             out["advice"] = [part.as_json() for part in self.advice_parts if isinstance(part, Msg)]
         if self.impact_parts and all(isinstance(part, Msg) for part in self.impact_parts):
             out["impact"] = [part.as_json() for part in self.impact_parts if isinstance(part, Msg)]
+        if any(isinstance(ref.text, Msg) for ref in self.evidence):  # one per reference, None where unmarked
+            out["evidence"] = [
+                ref.text.as_json() if isinstance(ref.text, Msg) else None for ref in self.evidence
+            ]
         return out
 
 

@@ -195,7 +195,7 @@ def _ibstat_signals(ctx: Context, item: dict) -> list[Signal]:
                     claim(ctx.offering, "nics_per_node"),
                     upload(
                         item,
-                        f"{len(claimed_active)} active {layer} port(s)",
+                        _("%(count)s active %(layer)s port(s)", count=len(claimed_active), layer=layer),
                         [port.get("line") for port in claimed_active],
                     ),
                 ],
@@ -222,9 +222,14 @@ def _ethernet_ports_signal(ctx: Context, item: dict, ethernet_active: list[dict]
             claim(ctx.offering, "fabric"),
             upload(
                 item,
-                f"{len(ethernet_active)} active port(s), all link_layer Ethernet ("
-                + ", ".join(f"{port_name(port)} {port.get('rate_gbps')} Gb/s" for port in ethernet_active[:8])
-                + "); no active InfiniBand port",
+                _(
+                    "%(count)s active port(s), all link_layer Ethernet (%(ports)s); no active InfiniBand "
+                    "port",
+                    count=len(ethernet_active),
+                    ports=", ".join(
+                        f"{port_name(port)} {port.get('rate_gbps')} Gb/s" for port in ethernet_active[:8]
+                    ),
+                ),
                 [port.get("line") for port in ethernet_active],
             ),
         ],
@@ -263,8 +268,10 @@ def _slow_ports_signals(ctx: Context, item: dict, claimed_active: list[dict]) ->
                 claim(offering, "gbps_per_nic"),
                 upload(
                     item,
-                    "active InfiniBand ports below the claimed rate: "
-                    + ", ".join(port_name(port) for port in slow[:8]),
+                    _(
+                        "active InfiniBand ports below the claimed rate: %(ports)s",
+                        ports=", ".join(port_name(port) for port in slow[:8]),
+                    ),
                     [port.get("line") for port in slow],
                 ),
             ],
@@ -304,7 +311,10 @@ def _topo_nic_signals(ctx: Context, item: dict) -> list[Signal]:
                 claim(ctx.offering, "nics_per_node"),
                 upload(
                     item,
-                    f"NIC columns: {', '.join(map(str, summary.get('nic_names') or [])) or 'none'}",
+                    _(
+                        "NIC columns: %(names)s",
+                        names=", ".join(map(str, summary.get("nic_names") or [])) or "none",
+                    ),
                     [summary.get("header_line")],
                 ),
             ],
@@ -335,7 +345,7 @@ def _perftest_signals(ctx: Context, item: dict) -> list[Signal]:
             ),
             [
                 claim(ctx.offering, "fabric"),
-                upload(item, "perftest `Link type: Ethernet`", [summary_of(item).get("line")]),
+                upload(item, _("perftest `Link type: Ethernet`"), [summary_of(item).get("line")]),
             ],
             _("Ask which fabric the contracted nodes use and re-run the test on them."),
         )
@@ -364,7 +374,7 @@ def _lspci_signals(ctx: Context, item: dict) -> list[Signal]:
                 claim(ctx.offering, "fabric"),
                 upload(
                     item,
-                    f"{len(ethernet)} NIC function(s) in Ethernet mode",
+                    _("%(count)s NIC function(s) in Ethernet mode", count=len(ethernet)),
                     [entry.get("line") for entry in ethernet if isinstance(entry, dict)],
                 ),
             ],
@@ -457,8 +467,14 @@ def _low_busbw_signal(
             claim(offering, "gbps_per_nic"),
             upload(
                 item,
-                f"{collective}, {int(ranks)} ranks on {nodes} nodes: busbw {measured:.2f} GB/s at the "
-                f"largest message",
+                _(
+                    "%(collective)s, %(ranks)s ranks on %(nodes)s nodes: busbw %(busbw)s GB/s at the largest "
+                    "message",
+                    collective=collective,
+                    ranks=int(ranks),
+                    nodes=nodes,
+                    busbw=f"{measured:.2f}",
+                ),
                 run_lines(run),
             ),
         ],

@@ -164,7 +164,7 @@ def _topo_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> list[Sign
                 ),
                 [
                     claim(offering, "intra_node"),
-                    upload(item, "GPU x GPU cells show SYS/NODE/PHB/PXB/PIX, not NV#", lines),
+                    upload(item, _("GPU x GPU cells show SYS/NODE/PHB/PXB/PIX, not NV#"), lines),
                 ],
                 _(
                     "Refuse the node type for tensor parallelism; ask for HGX/DGX nodes with an NVSwitch "
@@ -191,7 +191,7 @@ def _topo_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> list[Sign
             [
                 claim(offering, "gpu"),
                 claim(offering, "intra_node"),
-                upload(item, f"min NVLinks per GPU pair = {min_nvlinks:g}", lines),
+                upload(item, _("min NVLinks per GPU pair = %(links)s", links=f"{min_nvlinks:g}"), lines),
             ],
             _(
                 "Ask which board this is (e.g. a 4-GPU NV6 board or H800 NV8 is not an HGX H100 NV18) and "
@@ -229,7 +229,7 @@ def _pcie_model_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> lis
             [
                 claim(offering, "gpu"),
                 claim(offering, "intra_node"),
-                upload(item, "GPU model strings", lines_of(summary)),
+                upload(item, _("GPU model strings"), lines_of(summary)),
             ],
             _("Ask for the SXM (HGX) node type you pay for; PCIe cards have no NVSwitch full mesh."),
             {"slowdown_pct": _pcie_slowdown(ctx, nvlink)},
@@ -257,7 +257,7 @@ def _nvlink_state_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> l
                 _("%(file)s: NVLinks inactive", file=item.get("filename")),
                 [
                     claim(offering, "intra_node"),
-                    upload(item, f"active links per GPU: {counts}", lines_of(summary)),
+                    upload(item, _("active links per GPU: %(counts)s", counts=counts), lines_of(summary)),
                 ],
                 _(
                     "Ask for a node whose NVLinks are all up (check `nvidia-smi nvlink -s` on every node at "
@@ -279,7 +279,7 @@ def _nvlink_state_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> l
             ),
             [
                 claim(offering, "gpu"),
-                upload(item, f"active links per GPU: {counts}", lines_of(summary)),
+                upload(item, _("active links per GPU: %(counts)s", counts=counts), lines_of(summary)),
             ],
             _("Ask for the node to be repaired or swapped and for `dcgmi diag -r 3` before acceptance."),
             {"slowdown_pct": _tp_slowdown(ctx, min(counts) / expected)},
@@ -307,7 +307,10 @@ def _nvlink_speed_signals(ctx: Context, item: dict) -> list[Signal]:
                 seen=f"{link_gbps:g}",
                 expected=f"{ctx.spec.link_gbytes_per_s:g}",
             ),
-            [claim(ctx.offering, "gpu"), upload(item, f"link speed {link_gbps:g} GB/s", lines_of(summary))],
+            [
+                claim(ctx.offering, "gpu"),
+                upload(item, _("link speed %(speed)s GB/s", speed=f"{link_gbps:g}"), lines_of(summary)),
+            ],
             _("Ask why the links are down-trained."),
             {"slowdown_pct": _tp_slowdown(ctx, link_gbps / ctx.spec.link_gbytes_per_s)},
         )
@@ -359,8 +362,12 @@ def _intra_busbw_signal(ctx: Context, item: dict, run: dict, nvlink: float, expe
             ),
             upload(
                 item,
-                f"{run.get('collective')} {int(to_float(run.get('ranks')) or 0)} ranks: busbw "
-                f"{measured:.1f} GB/s",
+                _(
+                    "%(collective)s %(ranks)s ranks: busbw %(busbw)s GB/s",
+                    collective=run.get("collective"),
+                    ranks=int(to_float(run.get("ranks")) or 0),
+                    busbw=f"{measured:.1f}",
+                ),
                 run_lines(run),
             ),
         ],

@@ -123,7 +123,7 @@ def _gpu_count_signals(ctx: Context, item: dict) -> list[Signal]:
                 ),
                 [
                     claim(ctx.offering, "gpus_per_node"),
-                    upload(item, f"{int(seen)} GPUs listed", lines_of(summary)),
+                    upload(item, _("%(count)s GPUs listed", count=int(seen)), lines_of(summary)),
                 ],
                 _(
                     "Ask whether this is the contracted node type; GPUs missing from a node are GPUs you pay "
@@ -148,7 +148,7 @@ def _gpu_count_signals(ctx: Context, item: dict) -> list[Signal]:
                 [
                     upload(
                         item,
-                        "nvidia-smi cannot reach the GPU",
+                        _("nvidia-smi cannot reach the GPU"),
                         summary.get("lost_lines") or lines_of(summary),
                     )
                 ],
@@ -171,7 +171,13 @@ def _kernel_log_signals(item: dict) -> list[Signal]:
         Signal(
             Severity.CRITICAL,
             _("%(file)s: GPU fell off the bus", file=item.get("filename")),
-            [upload(item, f"{fallen} GPU fault message(s) in the kernel log", lines_of(summary))],
+            [
+                upload(
+                    item,
+                    _("%(count)s GPU fault message(s) in the kernel log", count=fallen),
+                    lines_of(summary),
+                )
+            ],
             _("Ask for the node's replacement and its burn-in record."),
             {"gpus_short": fallen},
         )
@@ -191,7 +197,9 @@ def _diag_signals(item: dict) -> list[Signal]:
             [
                 upload(
                     item,
-                    "failed: " + ", ".join(str(test) for test in failed) if failed else "diag did not pass",
+                    _("failed: %(tests)s", tests=", ".join(str(test) for test in failed))
+                    if failed
+                    else _("diag did not pass"),
                     lines_of(summary),
                 )
             ],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.translation import gettext
 
 from checks.rules import pitfall_name as _pitfall_name
 
@@ -11,4 +12,5 @@ register = template.Library()
 
 @register.filter
 def pitfall_name(code: str) -> str:
-    return _pitfall_name(str(code))
+    """The pitfall's name in the page's language."""
+    return gettext(_pitfall_name(str(code)))

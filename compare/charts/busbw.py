@@ -14,8 +14,11 @@ from portal.chart_style import DASHES, SERIES, SYMBOLS, axis, base_layout, plotl
 def _run_trace(name: str, run: dict, filename: str, series_index: int, dash_index: int) -> dict:
     """One run's curve: the offering's colour and marker, a dash of its own."""
     hover = [
-        f"<b>{name}</b><br>{size:,} bytes: {bw:g} GB/s busbw<br>{plotly_text(filename)}, "
-        f"lines {run['lines'][0]}–{run['lines'][1]}"
+        f"<b>{name}</b><br>"
+        + _("%(size)s bytes: %(busbw)s GB/s busbw") % {"size": f"{size:,}", "busbw": f"{bw:g}"}
+        + "<br>"
+        + _("%(file)s, lines %(first)s–%(last)s")
+        % {"file": plotly_text(filename), "first": run["lines"][0], "last": run["lines"][1]}
         for size, bw in zip(run["sizes"], run["busbw"], strict=False)
     ]
     return {

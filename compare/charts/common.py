@@ -111,7 +111,9 @@ def unsized_text(result: Any) -> str:
     """Why an offering has no figure: not sized, or the reason it cannot train the workload."""
     if result is None:
         return _("not sized")
-    return result_value(result, "reason") or result_value(result, "infeasible_reason") or _("cannot train it")
+    compared = result_value(result, "shown_reason") or result_value(result, "reason")
+    stored = result_value(result, "shown_infeasible_reason") or result_value(result, "infeasible_reason")
+    return compared or stored or _("cannot train it")
 
 
 def provider_name(provider: Any) -> str:

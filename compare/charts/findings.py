@@ -6,7 +6,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from checks.display import SEVERITY_DISPLAY
+from checks.display import severity_word, shown_severity
 from checks.rules import pitfall_name
 from compare.charts.common import bar_height, cell, offering_labels, offering_row, row_head, table
 from portal.chart_style import SEVERITY_STYLE, axis, base_layout, category_axis, patterned, plotly_text
@@ -16,7 +16,7 @@ SEVERITIES = ("critical", "warning", "info")
 
 def severity_bar(severity: str, x: list[int], y: list[str], hovertext: list[str]) -> dict:
     """One stack of a findings chart: the severity's icon and word, colour and hatch."""
-    display = SEVERITY_DISPLAY[severity]
+    display = shown_severity(severity)
     style = SEVERITY_STYLE[severity]
     return {
         "type": "bar",
@@ -31,13 +31,13 @@ def severity_bar(severity: str, x: list[int], y: list[str], hovertext: list[str]
 
 
 def _finding_row(o: Any, finding: Any) -> dict:
-    display = SEVERITY_DISPLAY.get(finding.severity, {"icon": "•", "word": finding.severity})
+    display = shown_severity(finding.severity)
     return {
         "head": row_head(o),
         "href": f"{o.get_absolute_url()}#finding-{finding.code}",
         "cells": [
             cell(display["word"], badge=finding.severity, icon=display["icon"]),
-            cell(pitfall_name(finding.code)),
+            cell(_(pitfall_name(finding.code))),
             cell(getattr(finding, "shown_title", finding.title)),
         ],
     }
@@ -47,7 +47,7 @@ def _traces(offerings: list[Any], codes: dict[int, dict[str, list[str]]]) -> lis
     labels = offering_labels(offerings)
     traces = []
     for severity in SEVERITIES:
-        word = SEVERITY_DISPLAY[severity]["word"]
+        word = severity_word(severity)
         traces.append(
             severity_bar(
                 severity,
@@ -55,7 +55,7 @@ def _traces(offerings: list[Any], codes: dict[int, dict[str, list[str]]]) -> lis
                 [labels[o.pk] for o in offerings],
                 [
                     f"<b>{labels[o.pk]}</b><br>{word}: "
-                    + plotly_text(", ".join(codes[o.pk].get(severity, [])) or "none")
+                    + plotly_text(", ".join(codes[o.pk].get(severity, [])) or _("none"))
                     for o in offerings
                 ],
             )
@@ -68,7 +68,7 @@ def findings_panel(offerings: list[Any], findings: list[Any]) -> dict:
     codes: dict[int, dict[str, list[str]]] = {o.pk: {s: [] for s in SEVERITIES} for o in offerings}
     rows = []
     for f in findings:
-        codes[f.offering_id].setdefault(f.severity, []).append(pitfall_name(f.code))
+        codes[f.offering_id].setdefault(f.severity, []).append(_(pitfall_name(f.code)))
         rows.append(_finding_row(by_id[f.offering_id], f))
     for o in offerings:
         if not any(codes[o.pk].values()):

@@ -55,15 +55,17 @@ def _goodput(label: str, result: Any) -> Goodput:
 
 
 def _goodput_hover(g: Goodput) -> str:
-    return (
-        hover(
-            g.label,
-            f"goodput {fmt(g.pct, 1, '%')}; {g.model.get('expected_failures', '?')} expected failures; "
-            f"job MTBF {g.model.get('mtbf_h', '?')} h; restart {g.model.get('restart_min', '?')} min; "
-            f"checkpoint every {g.model.get('checkpoint_interval_min', '?')} min",
-        )
-        + "<br>source: sizing model (sizing/engine/goodput.py)"
-    )
+    words = _(
+        "goodput %(pct)s; %(failures)s expected failures; job MTBF %(mtbf)s h; restart %(restart)s min; "
+        "checkpoint every %(interval)s min"
+    ) % {
+        "pct": fmt(g.pct, 1, "%"),
+        "failures": g.model.get("expected_failures", "?"),
+        "mtbf": g.model.get("mtbf_h", "?"),
+        "restart": g.model.get("restart_min", "?"),
+        "interval": g.model.get("checkpoint_interval_min", "?"),
+    }
+    return hover(g.label, words) + "<br>" + _("source: sizing model (sizing/engine/goodput.py)")
 
 
 def _lost_text(g: Goodput) -> str:
@@ -121,8 +123,8 @@ def _traces(goodputs: list[Goodput]) -> list[dict]:
         return g.hours_lost or 0, _lost_text(g), hover(g.label, lost)
 
     return [
-        _bar("expected goodput", "x", GREEN, "", goodputs, goodput_bar),
-        _bar("GPU-hours lost to failures", "x2", VERMILLION, "x", goodputs, lost_bar),
+        _bar(_("expected goodput"), "x", GREEN, "", goodputs, goodput_bar),
+        _bar(_("GPU-hours lost to failures"), "x2", VERMILLION, "x", goodputs, lost_bar),
     ]
 
 

@@ -26,23 +26,23 @@ VERDICT_BADGE = {  # English words, shown in the page's language
     "warn": ("▲", gettext_noop("measured below the claim")),
     "fail": ("✖", gettext_noop("measured far below the claim")),
 }
+VERDICT_NAMES = {"pass": gettext_noop("pass"), "warn": gettext_noop("warn"), "fail": gettext_noop("fail")}
 # Series key: legend name, colour, hatch, x axis (intra-node on the left, inter-node on the right).
 SERIES_STYLES = {
-    "intra_claimed": ("intra-node, claimed", BLUE, "", "x"),
-    "intra_measured": ("intra-node, measured", BLUE, "/", "x"),
-    "inter_claimed": ("inter-node, claimed", VERMILLION, "", "x2"),
-    "inter_measured": ("inter-node, measured", VERMILLION, "x", "x2"),
+    "intra_claimed": (gettext_noop("intra-node, claimed"), BLUE, "", "x"),
+    "intra_measured": (gettext_noop("intra-node, measured"), BLUE, "/", "x"),
+    "inter_claimed": (gettext_noop("inter-node, claimed"), VERMILLION, "", "x2"),
+    "inter_measured": (gettext_noop("inter-node, measured"), VERMILLION, "x", "x2"),
 }
 
 
 def claimed_intra(o: Any) -> tuple[float | None, str]:
     if o.intra_node_gbytes_per_s:
-        return float(o.intra_node_gbytes_per_s), "published by the provider"
+        return float(o.intra_node_gbytes_per_s), _("published by the provider")
     if o.intra_node in ("nvswitch", "nvlink-mesh") and o.gpu is not None and o.gpu.nvlink_gbytes_per_s:
-        return float(
-            o.gpu.nvlink_gbytes_per_s
-        ), f"GPU datasheet ({o.gpu.key}); the provider does not publish it"
-    return None, "not published"
+        datasheet = _("GPU datasheet (%(gpu)s); the provider does not publish it") % {"gpu": o.gpu.key}
+        return float(o.gpu.nvlink_gbytes_per_s), datasheet
+    return None, _("not published")
 
 
 def claimed_inter(o: Any) -> float | None:
@@ -93,11 +93,16 @@ def _measured_per_gpu(kind: str, verdict: dict, claimed: float | None, fabric: s
 def _evidence_hover(verdict: dict) -> str:
     pct = verdict.get("percent_of_expected")
     parts = [
-        f"verdict: {verdict['verdict']}"
-        + (f" ({pct:g}% of what the claim leads us to expect)" if pct is not None else ""),
-        f"busbw {verdict['measured']:g} GB/s in {short(str(verdict.get('file') or ''), 50)}",
-        f"uploaded by {verdict['uploader']} on {verdict['uploaded']}"
-        + (f", measured {verdict['measured_on']}" if verdict["measured_on"] else ""),
+        _("verdict: %(verdict)s") % {"verdict": _(VERDICT_NAMES.get(verdict["verdict"], verdict["verdict"]))}
+        + (
+            _(" (%(pct)s%% of what the claim leads us to expect)") % {"pct": f"{pct:g}"}
+            if pct is not None
+            else ""
+        ),
+        _("busbw %(measured)s GB/s in %(file)s")
+        % {"measured": f"{verdict['measured']:g}", "file": short(str(verdict.get("file") or ""), 50)},
+        _("uploaded by %(who)s on %(day)s") % {"who": verdict["uploader"], "day": verdict["uploaded"]}
+        + (_(", measured %(day)s") % {"day": verdict["measured_on"]} if verdict["measured_on"] else ""),
     ]
     return "<br>".join(plotly_text(p) for p in parts)
 
@@ -111,20 +116,23 @@ def _claim(o: Any, kind: str) -> tuple[float | None, str]:
     """The claimed GB/s per GPU of `kind` ("intra", "inter") and its hover text, which says its source."""
     if kind == "intra":
         claimed, source = claimed_intra(o)
-        return claimed, (
-            f"claimed {fmt(claimed, 0, 'GB/s per GPU')} "
-            f"({o.intra_node or 'interconnect not published'}); source: {source}"
-        )
+        return claimed, _("claimed %(value)s (%(kind)s); source: %(source)s") % {
+            "value": fmt(claimed, 0, _("GB/s per GPU")),
+            "kind": o.intra_node or _("interconnect not published"),
+            "source": source,
+        }
     claimed = claimed_inter(o)
     source = (
-        f"{o.nics_per_node} NICs × {o.gbps_per_nic:g} Gb/s ÷ 8 ÷ {o.gpus_per_node} GPUs"
+        _("%(nics)s NICs × %(gbps)s Gb/s ÷ 8 ÷ %(gpus)s GPUs")
+        % {"nics": o.nics_per_node, "gbps": f"{o.gbps_per_nic:g}", "gpus": o.gpus_per_node}
         if claimed is not None
-        else "NICs, Gb/s or GPUs per node not published"
+        else _("NICs, Gb/s or GPUs per node not published")
     )
-    return (
-        claimed,
-        f"claimed {fmt(claimed, 1, 'GB/s per GPU')} ({o.fabric or 'fabric not published'}); {source}",
-    )
+    return claimed, _("claimed %(value)s (%(kind)s); %(source)s") % {
+        "value": fmt(claimed, 1, _("GB/s per GPU")),
+        "kind": o.fabric or _("fabric not published"),
+        "source": source,
+    }
 
 
 def _measured(
@@ -132,7 +140,7 @@ def _measured(
 ) -> tuple[float | None, str, str, dict]:
     """The measured bar (value, text, hover) and its table cell, from the claim's newest verdict."""
     if verdict is None:
-        hover = plotly_text("no public parsed upload judges this claim")
+        hover = plotly_text(_("no public parsed upload judges this claim"))
         return None, _("no evidence"), hover, missing_cell(_("no public evidence"))
     measured = _measured_per_gpu(kind, verdict, claimed, fabric)
     icon, words = VERDICT_BADGE[verdict["verdict"]]
@@ -185,7 +193,7 @@ def _figure(series: dict[str, dict[str, list]], offering_count: int) -> dict:
         {
             "type": "bar",
             "orientation": "h",
-            "name": name,
+            "name": _(name),
             "x": series[key]["x"],
             "y": series[key]["y"],
             "xaxis": xaxis,
@@ -204,12 +212,12 @@ def _figure(series: dict[str, dict[str, list]], offering_count: int) -> dict:
         barmode="group",
         bargap=0.25,
         xaxis=axis(
-            "intra-node GB/s per GPU",
+            _("intra-node GB/s per GPU"),
             domain=[0, 0.46],
             range=[0, max(series_max(series, "intra") * 1.35, 1)],
         ),
         xaxis2=axis(
-            "inter-node GB/s per GPU",
+            _("inter-node GB/s per GPU"),
             domain=[0.54, 1],
             anchor="y",
             range=[0, max(series_max(series, "inter") * 1.35, 1)],

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from checks.display import SEVERITY_DISPLAY
+from checks.display import severity_word
 from checks.rules import pitfall_name
 from compare.charts.common import bar_height, cell, fmt, missing_cell, table
 from compare.charts.findings import SEVERITIES, severity_bar
@@ -300,9 +300,9 @@ def overview_findings_panel(counts: list[dict]) -> dict:
         table_counts[c["code"]][c["severity"]] = c["n"]
     traces = []
     for severity in SEVERITIES:
-        word = SEVERITY_DISPLAY[severity]["word"].lower()
+        word = severity_word(severity).lower()
         per_code = [table_counts[code][severity] for code in codes]
-        names = [pitfall_name(code) for code in codes]
+        names = [_(pitfall_name(code)) for code in codes]
         hovers = [f"{name}: {n} {word}" for name, n in zip(names, per_code, strict=True)]
         traces.append(severity_bar(severity, per_code, names, hovers))
     return {
@@ -326,7 +326,7 @@ def overview_findings_panel(counts: list[dict]) -> dict:
             ["Pitfall", "Critical", "Warning", "Info"],
             [
                 {
-                    "head": pitfall_name(code),
+                    "head": _(pitfall_name(code)),
                     "href": "",
                     "cells": [cell(v, number=True) for v in table_counts[code].values()],
                 }

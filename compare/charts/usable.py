@@ -44,13 +44,19 @@ def _effective_gpus(o: Any, result: Any) -> tuple[float | None, int | None, str]
 
 
 def _guarantee_hover(o: Any, label: str, effective: float | None, contracted: Any, basis: str) -> str:
-    exclusivity = o.exclusivity or "exclusivity not published"
-    return hover(
-        label,
-        f"usable-GPU guarantee: {fmt(o.usable_gpu_guarantee_pct, 1, '%')}; {exclusivity}; effective usable "
-        f"GPUs: {fmt(effective, 1)} of {contracted or '?'} {basis}; if missed: "
-        f"{short(o.usable_gpu_credit or 'not published', 80)}",
-    )
+    exclusivity = o.exclusivity or _("exclusivity not published")
+    words = _(
+        "usable-GPU guarantee: %(pct)s; %(exclusivity)s; effective usable GPUs: %(effective)s of "
+        "%(contracted)s %(basis)s; if missed: %(credit)s"
+    ) % {
+        "pct": fmt(o.usable_gpu_guarantee_pct, 1, "%"),
+        "exclusivity": exclusivity,
+        "effective": fmt(effective, 1),
+        "contracted": contracted or "?",
+        "basis": basis,
+        "credit": short(o.usable_gpu_credit or _("not published"), 80),
+    }
+    return hover(label, words)
 
 
 def _usable_cells(o: Any, effective: float | None, contracted: Any, basis: str) -> list[dict]:
@@ -86,11 +92,11 @@ def _series_and_rows(offerings: list[Any], results: dict[int, Any]) -> tuple[dic
         effective, contracted, basis = _effective_gpus(o, results.get(o.pk))
         if pct is None:  # a zero-length bar shows no text of its own
             unpublished["y"].append(label)
-            exclusivity = o.exclusivity or "exclusivity not published"
-            unpublished["text"].append(f"no guarantee published · {plotly_text(exclusivity)}")
+            exclusivity = o.exclusivity or _("exclusivity not published")
+            unpublished["text"].append(_("no guarantee published") + f" · {plotly_text(exclusivity)}")
         guarantee["y"].append(label)
         guarantee["x"].append(pct if pct is not None else 0)
-        guarantee["text"].append(f"{pct:g}%" if pct is not None else "no guarantee published")
+        guarantee["text"].append(f"{pct:g}%" if pct is not None else _("no guarantee published"))
         guarantee["shape"].append(EXCLUSIVITY_HATCH.get(o.exclusivity or "", "."))
         guarantee["hover"].append(_guarantee_hover(o, label, effective, contracted, basis))
         if o.uptime_sla_pct is not None:
@@ -99,8 +105,8 @@ def _series_and_rows(offerings: list[Any], results: dict[int, Any]) -> tuple[dic
             sla["hover"].append(
                 hover(
                     label,
-                    f"uptime SLA {o.uptime_sla_pct:g}%; "
-                    f"claim window {fmt(o.sla_claim_window_days, 0, 'days')}",
+                    _("uptime SLA %(pct)s%%; claim window %(days)s")
+                    % {"pct": f"{o.uptime_sla_pct:g}", "days": fmt(o.sla_claim_window_days, 0, _("days"))},
                 )
             )
         rows.append(offering_row(o, _usable_cells(o, effective, contracted, basis)))

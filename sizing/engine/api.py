@@ -34,13 +34,23 @@ def _gib(x: float) -> float:
 
 
 def reason_texts(code: int, res: dict[str, Any], i: Any, hw: Hardware) -> list[str]:
-    out = []
+    out: list[str] = []
     for bit, text in REASON_TEXT.items():
         if code & bit:
             if bit == R_MEMORY:
-                text += f" ({_gib(res['mem_total'][i])} GiB needed per GPU, {_gib(hw.hbm_bytes)} GiB of HBM)"
+                text = _(
+                    "%(reason)s (%(needed)s GiB needed per GPU, %(hbm)s GiB of HBM)",
+                    reason=text,
+                    needed=_gib(res["mem_total"][i]),
+                    hbm=_gib(hw.hbm_bytes),
+                )
             elif bit == R_NODES:
-                text += f" ({int(res['nodes'][i])} nodes needed, at most {hw.max_nodes})"
+                text = _(
+                    "%(reason)s (%(needed)s nodes needed, at most %(most)s)",
+                    reason=text,
+                    needed=int(res["nodes"][i]),
+                    most=hw.max_nodes,
+                )
             out.append(text)
     return out
 
@@ -101,10 +111,14 @@ def _restart_story(goodput: dict[str, Any], faults: FaultModel) -> str:
     spares = int(goodput["spare_nodes"])
     if not spares:
         return faults.restart_story
-    return (
-        f"{faults.restart_story}; the job restarts at once on one of {spares} spare node(s) held in the "
-        f"cluster while the failed node is out ({faults.repair_min:.0f} min), waiting only when every spare "
-        f"is out (on average {float(goodput['repair_wait_min']):.1f} min per failure)"
+    return _(
+        "%(story)s; the job restarts at once on one of %(spares)s spare node(s) held in the cluster while "
+        "the failed node is out (%(repair)s min), waiting only when every spare is out (on average %(wait)s "
+        "min per failure)",
+        story=faults.restart_story,
+        spares=spares,
+        repair=f"{faults.repair_min:.0f}",
+        wait=f"{float(goodput['repair_wait_min']):.1f}",
     )
 
 

@@ -69,19 +69,19 @@ def fault_model(facts: dict[str, Any], *, max_nodes: int | None = None) -> Fault
     detect = C.DETECTION_AUTO_MIN if auto_detect else C.DETECTION_MANUAL_MIN
     if spare:
         replace = C.REPLACEMENT_SPARE_POOL_MIN
-        story = "hot spare swapped in"
+        story = _("hot spare swapped in")
     elif auto_replace:
         replace = (
             float(published_replace) if published_replace is not None else C.REPLACEMENT_AUTO_DEFAULT_MIN
         )
-        story = "bad node replaced automatically"
+        story = _("bad node replaced automatically")
         if published_replace is None:
             notes.append(
                 _("automatic replacement time not published: %(min)s min assumed", min=f"{replace:.0f}")
             )
     else:
         replace = float(published_replace) if published_replace is not None else C.REPLACEMENT_MANUAL_MIN
-        story = "no automatic replacement: a support ticket (OPT-175B: hours)"
+        story = _("no automatic replacement: a support ticket (OPT-175B: hours)")
         if published_replace is None:
             notes.append(
                 _(

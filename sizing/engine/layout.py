@@ -21,6 +21,7 @@ from .model import RECOMPUTE_CODES
 from .overlap import DISPATCHER_DEDUP, MOE_DISPATCHERS, OVERLAP_FLAGS, OVERLAP_GRID_KEYS
 from .pipeline import PIPELINE_ENGINES
 from .workload import Workload
+from .zero import ZERO3_FLAT, ZERO3_GATHERS
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,11 @@ class Layout:
     # default True); False keeps them gathered until the backward: one all-gather per micro-batch, not two,
     # and the stage's parameters resident (memory line gathered_params)
     reshard_after_forward: bool = True
+    # ZeRO-3 gathers (zero.ZERO3_GATHERS): "per_tensor" (DeepSpeed's 2021 stage 3: a collective per
+    # parameter tensor, each rank at its own NIC's share) or "flat" (PyTorch FSDP FlatParameter, FSDP2,
+    # Megatron-FSDP: one buffer per wrapped block at the node's pooled bandwidth); None = the framework
+    # default for the GPU (per_tensor with the 2021 settings of Ampere and older, flat otherwise)
+    zero3_gather: str | None = None
     # MoE token dispatcher (overlap.MOE_DISPATCHERS): "alltoall" (Megatron-Core's all-to-all dispatcher, one
     # copy per routed expert) or "deepep" (DeepEP/HybridEP: one copy per destination node and rank);
     # None = the framework default for the GPU (overlap.default_dispatcher), resolved before evaluation
@@ -112,6 +118,8 @@ class Layout:
             g["gr32"] = True
         if not self.reshard_after_forward:
             g["raf"] = False
+        if self.zero3_gather is not None:
+            g["z3flat"] = self.zero3_gather == ZERO3_FLAT
         if self.moe_dispatcher is not None:
             g["dedup"] = self.moe_dispatcher == DISPATCHER_DEDUP
         if self.first_stage_layers is not None or self.last_stage_layers is not None:
@@ -171,6 +179,13 @@ def _pipeline_engine(d: dict[str, Any], v: int) -> str:
             "DeepSpeed's pipeline engine has no interleaved schedule: virtual_stages 1",
         )
     return str(engine)
+
+
+def _zero3_gather(d: dict[str, Any]) -> str | None:
+    gather = d.get("zero3_gather")
+    if gather is not None and gather not in ZERO3_GATHERS:
+        raise InputError("layout.zero3_gather", f"must be one of {', '.join(ZERO3_GATHERS)}, got {gather!r}")
+    return gather
 
 
 def _moe_dispatcher(d: dict[str, Any]) -> str | None:
@@ -288,6 +303,7 @@ def layout_from_dict(
         pipeline_engine=engine,
         grad_reduce_in_fp32=bool(_flag(d, "grad_reduce_in_fp32")),
         reshard_after_forward=_flag(d, "reshard_after_forward") is not False,
+        zero3_gather=_zero3_gather(d),
         moe_dispatcher=_moe_dispatcher(d),
         first_stage_layers=first_layers,
         last_stage_layers=last_layers,

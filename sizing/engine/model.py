@@ -56,12 +56,12 @@ R_BATCH = 8
 R_STAGES = 16
 R_INTERLEAVE = 32
 REASON_TEXT = {
-    R_MEMORY: "does not fit memory",
-    R_NODES: "needs more nodes than the offering has",
-    R_ZERO_PP: "ZeRO-2/3 cannot be combined with pipeline parallelism",
-    R_BATCH: "global batch too small for this data-parallel size and micro-batch",
-    R_STAGES: "more pipeline stages (x virtual stages) than layers",
-    R_INTERLEAVE: "the interleaved schedule needs the micro-batches per replica to be a multiple of PP",
+    R_MEMORY: _("does not fit memory"),
+    R_NODES: _("needs more nodes than the offering has"),
+    R_ZERO_PP: _("ZeRO-2/3 cannot be combined with pipeline parallelism"),
+    R_BATCH: _("global batch too small for this data-parallel size and micro-batch"),
+    R_STAGES: _("more pipeline stages (x virtual stages) than layers"),
+    R_INTERLEAVE: _("the interleaved schedule needs the micro-batches per replica to be a multiple of PP"),
 }
 
 
@@ -217,10 +217,11 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
         out[key] = np.asarray(g.get(key, default), dtype=bool)
     # settings whose default changes nothing, present only when the grid sets them: DeepSpeed's pipeline
     # engine (dsp, pipeline.py; else Megatron's), gradients reduced in fp32 (gr32, zero.py; else bf16) and
-    # ZeRO-3 parameters kept gathered after the forward pass (raf false, zero.py; else resharded)
+    # ZeRO-3 parameters kept gathered after the forward pass (raf false, zero.py; else resharded); ZeRO-3
+    # gathers of flat per-block buffers or per tensor (z3flat, zero.py; else the GPU's framework default)
     # The MoE token dispatcher (dedup: deduplicating DeepEP/HybridEP, else Megatron's all-to-all) is read
     # only when the grid sets it; its default follows the GPU (overlap.default_dispatcher)
-    for key in ("dsp", "gr32", "raf", "dedup"):
+    for key in ("dsp", "gr32", "raf", "z3flat", "dedup"):
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
     # layers of the first and last pipeline stages, present only when the layout sets them (0 = unset)

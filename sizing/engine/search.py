@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from hardware.messages import _
+from hardware.messages import Msg, _, joined
 
 from . import constants as C
 from .api import as_workload, brief_result, build_result, check_gpus, faults_for, reason_texts
@@ -61,12 +61,12 @@ from .workload import Workload
 
 OBJECTIVES = ("fastest", "cheapest", "cheapest-within-deadline")
 REASON_ORDER = [
-    (R_NODES, "needs more nodes than the offering has"),
-    (R_BATCH, "global batch too small for this data-parallel size and micro-batch"),
-    (R_STAGES, "more pipeline stages than layers"),
-    (R_INTERLEAVE, "interleaving with micro-batches not a multiple of PP"),
-    (R_ZERO_PP, "ZeRO-2/3 with pipeline parallelism"),
-    (R_MEMORY, "does not fit memory"),
+    (R_NODES, _("needs more nodes than the offering has")),
+    (R_BATCH, _("global batch too small for this data-parallel size and micro-batch")),
+    (R_STAGES, _("more pipeline stages than layers")),
+    (R_INTERLEAVE, _("interleaving with micro-batches not a multiple of PP")),
+    (R_ZERO_PP, _("ZeRO-2/3 with pipeline parallelism")),
+    (R_MEMORY, _("does not fit memory")),
 ]
 # what `rejected` calls the feasible layouts that lost, by objective
 LOST_BY_OBJECTIVE = {
@@ -500,8 +500,11 @@ def _answer(
         return best, alts[:top]
     best = _closest_infeasible(space, faults, notes)
     best["feasible"] = False
-    summary = ", ".join(f"{v} {k}" for k, v in sorted(scan.reason_counts.items(), key=lambda kv: -kv[1]))
-    best["reasons"] = [f"no feasible layout among {scan.evaluated} evaluated ({summary})"] + best["reasons"]
+    counts = sorted(scan.reason_counts.items(), key=lambda kv: -kv[1])
+    summary = joined(*(Msg("%(count)s %(reason)s", count=v, reason=k) for k, v in counts), sep=", ")
+    best["reasons"] = [
+        _("no feasible layout among %(count)s evaluated (%(summary)s)", count=scan.evaluated, summary=summary)
+    ] + best["reasons"]
     return best, []
 
 
@@ -570,7 +573,9 @@ def _fastest_instead(
     """Nothing meets the deadline: answer with the fastest layout, flagged."""
     res = search(wl, offering_facts, objective="fastest", **options)
     res["feasible"] = False
-    res["reasons"] = [f"no layout finishes within the {deadline:g}-day deadline; the fastest is shown"]
+    res["reasons"] = [
+        _("no layout finishes within the %(days)s-day deadline; the fastest is shown", days=f"{deadline:g}")
+    ]
     res["rejected"]["over deadline"] = over_deadline
     res["search"]["seconds"] = round(time.perf_counter() - started, 4)
     return res

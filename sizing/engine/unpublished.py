@@ -108,7 +108,7 @@ FACT_WORDS = {
     "fabric": "fabric",
     "nics_per_node": _("GPU-fabric NICs per node"),
     "gbps_per_nic": _("Gb/s per NIC"),
-    "oversubscription": "oversubscription",
+    "oversubscription": _("oversubscription"),
     "max_nodes": _("maximum nodes"),
     "failure_rate_per_gpu_hour": _("failure rate per GPU-hour"),
     "auto_bad_node_detection": _("automatic bad-node detection"),

@@ -15,6 +15,14 @@ from . import timing as T
 from .hardware import Hardware
 from .overlap import MEGATRON_LM_2021, framework_defaults
 
+# How ZeRO-3 gathers the parameters (layout.zero3_gather): one collective per parameter tensor, each rank
+# at its own NIC's share (DeepSpeed's 2021 stage 3, partition_parameters.py), or one flat buffer per wrapped
+# block at the node's pooled bandwidth (PyTorch FSDP's FlatParameter, "one all-gather per FSDP unit";
+# FSDP2; Megatron-FSDP)
+ZERO3_PER_TENSOR = "per_tensor"
+ZERO3_FLAT = "flat"
+ZERO3_GATHERS = (ZERO3_PER_TENSOR, ZERO3_FLAT)
+
 Array = Any
 
 
@@ -36,7 +44,7 @@ def group_traffic(
     n: Any,
     params: Any,
     layers: Any,
-    per_tensor: bool,
+    per_tensor: Any,
     grad_bytes: Any,
     zero3: bool = True,
 ) -> GroupTraffic:
@@ -53,9 +61,14 @@ def group_traffic(
     layer_scatters: Any = 0.0
     if zero3:
         # per parameter tensor, each rank on its own NIC share (DeepSpeed 2021); or one flat buffer per
-        # layer at the node's pooled bandwidth (FSDP2, Megatron-FSDP)
-        bw3, steps3, _ = T.group_link(hw, stride, n, share_node=not per_tensor)
-        count = (C.ZERO3_COLLECTIVES_PER_LAYER if per_tensor else 1.0) * np.maximum(layers, 1.0)
+        # layer at the node's pooled bandwidth (FSDP, FSDP2, Megatron-FSDP); per_tensor may vary over the grid
+        per_tensor = np.asarray(per_tensor, dtype=bool)
+        if per_tensor.ndim == 0:
+            bw3, steps3, _ = T.group_link(hw, stride, n, share_node=not bool(per_tensor))
+        else:
+            bw_flat, steps3, _ = T.group_link(hw, stride, n, share_node=True)
+            bw3 = np.where(per_tensor, T.group_link(hw, stride, n, share_node=False)[0], bw_flat)
+        count = np.where(per_tensor, C.ZERO3_COLLECTIVES_PER_LAYER, 1.0) * np.maximum(layers, 1.0)
         alpha3 = np.where(n > 1, count * (C.ALPHA_INTRA_S + steps3), 0.0)
         factor = T.collective_factor(T.ALL_GATHER, n)
         layer_gathers = alpha3 + factor * weights / bw3
@@ -113,7 +126,9 @@ def data_parallel_times(
     """
     tp, ep, etp, zero = x["tp"], x["ep"], x["etp"], x["zero"]
     has_zero3, has_zero2 = bool(np.any(zero >= 3)), bool(np.any(zero == 2))
-    per_tensor = C.ZERO3_PER_GPU_NIC and framework_defaults(hw) is MEGATRON_LM_2021
+    per_tensor: Any = C.ZERO3_PER_GPU_NIC and framework_defaults(hw) is MEGATRON_LM_2021
+    if "z3flat" in x:  # the layout states its ZeRO-3 implementation (layout.zero3_gather)
+        per_tensor = ~np.asarray(x["z3flat"], dtype=bool)
     fp32_grads = x.get("gr32")
     grad_bytes: Any = C.GRAD_COMM_BYTES
     if fp32_grads is not None and np.any(fp32_grads):

@@ -40,7 +40,7 @@ LAYOUT = {
 # fields added by the v2 model (issue 17): expert tensor parallelism and the framework's overlap settings,
 # the ZeRO-3 gathered parameters as their own memory line, the wait for the slowest replica; the pipeline
 # engine (Megatron's or DeepSpeed's), the gradient-reduction precision, FSDP's reshard_after_forward, the
-# MoE token dispatcher
+# ZeRO-3 gather implementation (per tensor or flat buffers), the MoE token dispatcher
 ADDED_LAYOUT = {
     "etp",
     "tp_comm_overlap",
@@ -50,6 +50,7 @@ ADDED_LAYOUT = {
     "pipeline_engine",
     "grad_reduce_in_fp32",
     "reshard_after_forward",
+    "zero3_gather",
     "moe_dispatcher",
     "first_stage_layers",
     "last_stage_layers",

@@ -10,12 +10,14 @@ Three stages, one module each:
 - reading.py: what one line says (version, header, Rank line, row, footer, failure, command line);
 - assembly.py: which run (one test / table) each line belongs to;
 - summary.py: each run as a `runs` entry of DESIGN.md section 7, with its warnings.
+The assembly reads a block of lines at a time: blocks.py finds the lines of the usual kinds (Rank
+lines, rows, debug lines that hold nothing) in one pass; every other line goes through the walk.
 """
 
 from __future__ import annotations
 
 from ..result import ParseResult
-from ..text import Text
+from ..text import Text, line_blocks
 from .assembly import (
     ST_FOOTER,
     ST_HEADER,
@@ -119,8 +121,10 @@ __all__ = [
 def parse_nccl(text: Text) -> ParseResult:
     """An nccl-tests / rccl-tests log: every line read, grouped into runs, each run summarised."""
     assembler = RunAssembler()
-    for line_no, line in enumerate(text.lines, start=1):
-        assembler.feed(line_no, line)
+    line_no = 1
+    for lines in line_blocks(text.lines):
+        assembler.feed_block(line_no, lines)
+        line_no += len(lines)
     result = summarise_log(assembler.runs, assembler.tool, assembler.file_nccl_version)
     if assembler.dropped_runs:
         result.warnings.append(

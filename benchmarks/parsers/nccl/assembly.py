@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .blocks import Ranks, join_block, lines_to_feed, scan_block
 from .reading import (
     DEBUG_LINE_RE,
     Layout,
@@ -59,7 +61,7 @@ class Run:
     tests_version: str | None = None
     nccl_version: str | None = None
     header: dict[str, Any] = field(default_factory=dict)
-    ranks: dict[int, tuple[str, int, str]] = field(default_factory=dict)
+    ranks: dict[int, tuple[str, int, str, str]] = field(default_factory=dict)  # host, device, name, bus
     layout: Layout | None = None
     rows: list[Row] = field(default_factory=list)
     cycles: int = 0
@@ -99,12 +101,29 @@ LineHandler = Callable[[int, str], bool]
 # thousands (a log concatenated with itself) would otherwise hold every row of every run in memory.
 MAX_RUNS = 500
 # Substrings that a line taken by a reader other than a row must contain (each reader checks its own
-# substring first, reading.py), in two groups, as alternations of plain literals (much faster in `re`
-# than character classes). EARLY: NCCL debug lines and the readers tried before the Rank line's; a line
-# with none of them can only be a Rank line, one of LATE's readers, a row or a hint.
+# substring first, reading.py), in two groups. EARLY: NCCL debug lines and the readers tried before the
+# Rank line's; a line with none of them can only be a Rank line, one of LATE's readers, a row or a hint.
+# The regexes define the groups; `feed` runs the same tests as substring tests (has_early_trigger,
+# has_late_trigger; test_nccl_blocks.py checks that they agree).
 EARLY_TRIGGERS_RE = re.compile(
     r"NCCL |RCCL |nccl-tests version|Collective test starting|concluded|nThread|nGpus|rccl-tests"
 )
+
+
+def has_early_trigger(line: str) -> bool:
+    """EARLY_TRIGGERS_RE.search(line) is not None, by substring tests (3-5x faster: no regex)."""
+    return (
+        "NCCL " in line or "RCCL " in line or "nccl-tests version" in line
+        or "Collective test starting" in line or "concluded" in line or "nThread" in line
+        or "nGpus" in line or "rccl-tests" in line
+    )  # fmt: skip
+
+
+def usual_layout(layout: Layout | None) -> bool:
+    """No layout yet, or two groups of four columns: a row is read the same way as without one."""
+    return layout is None or (layout.groups, layout.width) == (2, 4)
+
+
 LATE_TRIGGERS_RE = re.compile(
     "|".join(
         (
@@ -115,6 +134,21 @@ LATE_TRIGGERS_RE = re.compile(
         )
     )
 )  # fmt: skip
+# `lgbw` in ASCII letters of any case (not every letter whose lower case is one of these).
+LGBW_RE = re.compile("|".join("".join(letters) for letters in itertools.product("lL", "gG", "bB", "wW")))
+
+
+def has_late_trigger(line: str) -> bool:
+    """LATE_TRIGGERS_RE.search(line) is not None, by substring tests: the regex tries its 25 words at
+    every character (10-15 us on a 100-character header line). Any `lgbw` of LGBW_RE lower-cases to
+    `lgbw`, so `lower()` is only a first test, confirmed by LGBW_RE."""
+    return (
+        "Rank" in line or "Errors with asterisks" in line or "librccl" in line or "HIP version" in line
+        or "Testing" in line or "Out of bounds" in line or "Avg bus" in line or "Reducing" in line
+        or "failure" in line or ("lgbw" in line.lower() and LGBW_RE.search(line) is not None)
+    )  # fmt: skip
+
+
 SEPARATOR_STARTS = frozenset("=*-~")
 
 
@@ -200,13 +234,13 @@ class RunAssembler:
         if ("NCCL " in line or "RCCL " in line) and DEBUG_LINE_RE.search(line) is not None:
             self.debug_line(line_no, line)
             return
-        if stripped[0] in SEPARATOR_STARTS or EARLY_TRIGGERS_RE.search(line) is not None:
+        if stripped[0] in SEPARATOR_STARTS or has_early_trigger(line):
             self.feed_any(line_no, line)
             return
         # Not a debug line, and no reader before the Rank line's can take it: the same walk from there.
         if "Rank" in line and self.rank_line(line_no, line):
             return
-        if LATE_TRIGGERS_RE.search(line) is None:
+        if not has_late_trigger(line):
             # Fast path (most lines of a big log): no reader but the row and the hints can take it.
             self.previous_line = line
             if not self.row_line(line_no, line):
@@ -216,6 +250,47 @@ class RunAssembler:
             if handle(line_no, line):
                 return
         self.feed_table(line_no, line)
+
+    def feed_block(self, first_line_no: int, lines: list[str]) -> None:
+        """`feed` of lines first_line_no, first_line_no + 1, ...: the runs of Rank lines, the rows of the
+        usual shape and the `#` lines found in one pass over the block (blocks.py) and taken as `feed`
+        would take them, the debug lines `feed` would read for nothing skipped, the others fed one at
+        a time."""
+        block = join_block(lines)
+        if block is None:
+            self.feed_lines(first_line_no, lines, range(len(lines)))
+            return
+        fed = lines_to_feed(block, lines)
+        at = 0  # fed[at:] are still to come
+        for index, count, value in scan_block(block, lines, first_line_no):
+            end = bisect_left(fed, index, at)
+            self.feed_lines(first_line_no, lines, fed[at:end])
+            at = bisect_left(fed, index + count, end)
+            line_no = first_line_no + index
+            if isinstance(value, list):
+                self.add_ranks(line_no, line_no + count - 1, value)
+            elif value is None:
+                # A lone `#`: no reader takes it, the column header reads it as the line before.
+                self.previous_line = lines[index]
+            elif self.current is not None and not usual_layout(self.current.layout):
+                self.feed(line_no, lines[index])  # another layout reads the row otherwise
+            else:
+                self.previous_line = lines[index]
+                self.add_row(line_no, value)
+        self.feed_lines(first_line_no, lines, fed[at:])
+
+    def feed_lines(self, first_line_no: int, lines: list[str], indices: Iterable[int]) -> None:
+        feed = self.feed
+        for index in indices:
+            feed(first_line_no + index, lines[index])
+
+    def add_ranks(self, first: int, last: int, ranks: Ranks) -> None:
+        """rank_line of lines first..last, in one step."""
+        run = self.current
+        if run is None or run.stage > ST_RANKS:
+            run = self.new_run(first)
+        run.touch(last, ST_RANKS)
+        run.ranks.update(ranks)
 
     def feed_any(self, line_no: int, line: str) -> None:
         """Every reader in turn (after the debug line's, tried first by `feed`), the first that takes the
@@ -367,12 +442,15 @@ class RunAssembler:
         row = parse_row(line, line_no, self.current.layout if self.current else None)
         if row is None:
             return False
+        self.add_row(line_no, row)
+        return True
+
+    def add_row(self, line_no: int, row: Row) -> None:
         run = self.enter_stage(line_no, ST_ROWS)
         if run.rows and row.size < run.rows[-1].size:
             run.cycles += 1  # `-N` repeats the sweep with no separator
         row.cycle = run.cycles
         run.rows.append(row)
-        return True
 
     # ---- lines that only give hints --------------------------------------------------------------
 

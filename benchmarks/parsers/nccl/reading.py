@@ -309,15 +309,16 @@ RANK_RE = re.compile(
 )
 
 
-def read_rank(line: str) -> tuple[int, tuple[str, int, str]] | None:
-    """`Rank 3 Group 0 Pid 12 on host device 3 [0x..] NVIDIA H100`: rank -> (host, device, GPU name)."""
+def read_rank(line: str) -> tuple[int, tuple[str, int, str, str]] | None:
+    """`Rank 3 Group 0 Pid 12 on host device 3 [0x..] NVIDIA H100`: rank -> (host, device, GPU name, bus
+    id)."""
     if "Rank" not in line or "device" not in line:
         return None
     m = RANK_RE.search(line)
     if not m:
         return None
-    rank, host, device, name = m.group(1, 4, 5, 7)
-    return int(rank), (host, int(device), name.strip())
+    rank, host, device, bus, name = m.group(1, 4, 5, 6, 7)
+    return int(rank), (host, int(device), name.strip(), bus.strip())
 
 
 RCCL_VERSION_RE = re.compile(r"RCCL version\s*:?\s*(\S+)")

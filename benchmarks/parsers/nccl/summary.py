@@ -117,11 +117,13 @@ class _Scale:
     nodes_source: str | None
     hosts: list[str]
     gpu_names: list[str]
+    # distinct (host, PCI bus id) pairs of a complete rank listing: the GPUs, when ranks share one
+    gpus: int | None = None
 
     @property
     def gpus_per_node(self) -> int | None:
-        ranks, nodes = self.ranks, self.nodes
-        return ranks // nodes if ranks and nodes and ranks % nodes == 0 else None
+        gpus, nodes = self.gpus or self.ranks, self.nodes
+        return gpus // nodes if gpus and nodes and gpus % nodes == 0 else None
 
 
 def _rank_count(run: Run, ratio: float | None) -> tuple[int | None, str | None]:
@@ -175,7 +177,26 @@ def _scale(run: Run, ratio: float | None) -> _Scale:
     hosts = _hosts(run)
     nodes, nodes_source = _node_count(run, hosts, ranks_source)
     gpu_names = sorted({r[2] for r in run.ranks.values() if r[2]})
-    return _Scale(ranks, ranks_source, nodes, nodes_source, hosts, gpu_names)
+    return _Scale(ranks, ranks_source, nodes, nodes_source, hosts, gpu_names, _shared_gpus(run))
+
+
+def _shared_gpus(run: Run) -> int | None:
+    """The GPUs behind a complete rank listing when fewer than its ranks: each Rank line names its host and
+    the GPU's PCI bus id (`device 0 [0000:19:00]`; the device index alone is per process, so two ranks on
+    one host may both print device 0 for two GPUs). None when every rank has a GPU of its own."""
+    if not _rank_listing_complete(run) or not all(r[3] for r in run.ranks.values()):
+        return None
+    gpus = len({(r[0], r[3]) for r in run.ranks.values()})
+    return gpus if gpus < len(run.ranks) else None
+
+
+def _shared_gpu_warning(scale: _Scale) -> str | None:
+    if scale.gpus is None:
+        return None
+    return (
+        f"{scale.ranks} ranks ran on {scale.gpus} GPU(s) (Rank lines name the same host and bus id): ranks "
+        "sharing a GPU measure far less than one rank per GPU, so this is not a measure of the cluster"
+    )
 
 
 def _partial_rank_listing_warning(run: Run) -> str | None:
@@ -489,7 +510,12 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
     scale = _scale(run, ratio)
     collective, collective_source, collective_warning = _collective(run, ratio, scale.ranks)
     reasons = _failure_reasons(run)
-    warnings = [_partial_rank_listing_warning(run), collective_warning, _error_column_warning(run)]
+    warnings = [
+        _partial_rank_listing_warning(run),
+        _shared_gpu_warning(scale),
+        collective_warning,
+        _error_column_warning(run),
+    ]
     return {
         "index": index,
         "tool": run.tool or file_tool or "nccl-tests",

@@ -1,0 +1,144 @@
+"""The hot line kinds of a block of lines found in one pass (issue 21: parser speed).
+
+A big nccl-tests log is mostly `#  Rank N Group G Pid P on host device D [bus] name` lines (one per GPU
+and test) and table rows, or, written with NCCL_DEBUG=INFO, `NCCL INFO` lines. Instead of routing each
+line through the readers one at a time (reading.py, assembly.py), the assembler joins a block of lines
+(`join_block`) and `scan_block` finds its runs of Rank lines, its rows and its lone `#` lines with one
+multi-line regex (`finditer`, which jumps from line end to line end on its leading `\\n`), while
+`lines_to_feed` drops the debug lines the walk would read for nothing, with tests that run in C over
+the whole block. Each pattern is stricter than its reader: a line it takes is one the walk would give
+to that same reader with the same result, and any other line (a Rank line with a launcher prefix, a
+row of an unusual type, a line with a trigger of an earlier reader) is left to the walk.
+tests/benchmarks/test_nccl_blocks.py checks this against the walk on real, odd and altered lines.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate, compress, repeat
+from operator import not_
+
+from .reading import Measurement, Row
+
+# reading.RANK_RE for a line that starts with `#` (the only thing before `Rank`) and is printed the
+# usual way (blanks are spaces, Group and Pid present): RANK_RE's leftmost match on such a line starts at
+# the same `Rank`, each `\s+` takes the same spaces, and the groups are read_rank's (rank, host,
+# device, name before `strip`). A line of another form does not match and is read by the walk.
+RANK_LINE = (
+    r"[ \t]*#[ \t]*Rank +([0-9]+) +Group +[0-9]+ +Pid +[0-9]+ +on +([^\s]+) +device +([0-9]+)"
+    r" +\[([^\]\n]*)\] *([^\n]*)"
+)
+# The data types and reduction ops nccl-tests and rccl-tests print; none of these words holds a
+# substring any reader before the row's looks for (test_nccl_blocks.py checks it).
+ROW_TYPES = (
+    "int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16",
+    "f8e4m3", "f8e5m2", "fp8_e4m3", "fp8_e5m2",
+)  # fmt: skip
+ROW_OPS = ("sum", "prod", "max", "min", "avg", "mulsum", "none")
+_NUMBER = r"([0-9]+(?:\.[0-9]+)?)"
+_GROUP = rf"[ \t]+{_NUMBER}[ \t]+{_NUMBER}[ \t]+{_NUMBER}[ \t]+([0-9]+|N/A)"
+# A row of the usual layout: size count type redop root, then two groups of time algbw busbw #wrong.
+ROW_LINE = (
+    rf"[ \t]*([0-9]+)[ \t]+([0-9]+)[ \t]+({'|'.join(ROW_TYPES)})[ \t]+({'|'.join(ROW_OPS)})[ \t]+(-?[0-9]+)"
+    rf"{_GROUP}{_GROUP}[ \t]*$"
+)
+# Each match starts at the `\n` before its line (the block starts with one), so `re` looks for `\n`
+# and tries the line patterns only at line starts. Three kinds: a run of consecutive lines that start
+# with `# Rank` (group 1; their fields are then read with RANK_FIELDS_RE), a row (groups 2-14), a line that is
+# only `#` (group `hash`).
+_RANK_START = r"[ \t]*#[ \t]*Rank\b[^\n]*"
+BLOCK_RE = re.compile(
+    rf"\n(?:({_RANK_START}(?:\n{_RANK_START})*)|{ROW_LINE}|[ \t]*(?P<hash>#)[ \t]*$)", re.MULTILINE
+)
+RANK_FIELDS_RE = re.compile(rf"\n{RANK_LINE}", re.MULTILINE)
+# What a line routed to the Rank reader must not contain (assembly.EARLY_TRIGGERS_RE, widened: NCCL /
+# RCCL debug lines, nccl-tests / rccl-tests versions, the test's start and end, the nThread header).
+RANK_BLOCKERS = ("CCL ", "ccl-tests", "Collective test starting", "concluded", "nThread", "nGpus")
+# parse_row reads no line longer than this.
+MAX_ROW_CHARS = 2000
+
+Ranks = list[tuple[int, tuple[str, int, str, str]]]
+# (index of the first line, number of lines, what they hold): Rank lines (a list), a row, a lone `#`.
+Found = tuple[int, int, Ranks | Row | None]
+
+
+def _measurement(time_us: str, algbw: str, busbw: str, wrong: str) -> Measurement:
+    return Measurement(float(time_us), float(algbw), float(busbw), wrong)
+
+
+def _blocked(text: str) -> bool:
+    return (
+        "CCL " in text or "ccl-tests" in text or "Collective test starting" in text or "concluded" in text
+        or "nThread" in text or "nGpus" in text
+    )  # fmt: skip
+
+
+def _ranks(run_text: str, lines: int) -> Ranks | None:
+    """read_rank of each line of a run of `# Rank` lines; None unless every line reads the usual way."""
+    if _blocked(run_text):
+        return None
+    fields = RANK_FIELDS_RE.findall(run_text)
+    if len(fields) != lines:
+        return None
+    ranks, hosts, devices, buses, names = zip(*fields, strict=True)
+    about = zip(hosts, map(int, devices), map(str.strip, names), map(str.strip, buses), strict=True)
+    return list(zip(map(int, ranks), about, strict=True))
+
+
+def join_block(lines: list[str]) -> str | None:
+    """The lines, each after a `\n`; None when a line holds a `\n` (a file with CR line ends)."""
+    block = "\n" + "\n".join(lines)
+    return block if block.count("\n") == len(lines) else None
+
+
+# A line with this is an NCCL debug line (assembly.DEBUG_LINE_RE matches at `NCCL`, between blanks).
+DEBUG_INFO = " NCCL INFO "
+# What RunAssembler.debug_line reads a debug line for; a debug line with none of them changes nothing.
+DEBUG_READS = ("NCCL version", "NCCL_ALGO", "nNodes", "NVLS", " WARN ")
+
+
+def lines_to_feed(block: str, lines: list[str]) -> Sequence[int]:
+    """The indices of the lines `feed` has to see, in order: all but the debug lines it would read for
+    nothing (most lines of a log written with NCCL_DEBUG=INFO). The tests over every line run in C."""
+    if DEBUG_INFO not in block:
+        return range(len(lines))
+    fed = list(map(not_, map(str.__contains__, lines, repeat(DEBUG_INFO))))
+    # Line i starts at starts[i] in the block (after its `\n`); each line holding a DEBUG_READS is fed.
+    starts = list(accumulate(map((1).__add__, map(len, lines)), initial=1))
+    for needle in DEBUG_READS:
+        at = block.find(needle)
+        while at >= 0:
+            line = bisect_right(starts, at) - 1
+            fed[line] = True
+            at = block.find(needle, starts[line + 1])  # the next line: one hit per line is enough
+    return list(compress(range(len(lines)), fed))
+
+
+def scan_block(block: str, lines: list[str], first_line_no: int) -> list[Found]:
+    """What BLOCK_RE finds in `block` (join_block of `lines`), in order: a run of Rank lines as
+    [(rank, (host, device, name))], each as read_rank reads it; a row as `parse_row` reads it without a
+    layout (or with the usual one: two groups of four); a lone `#` as None."""
+    found: list[Found] = []
+    index, previous = 0, 0
+    for m in BLOCK_RE.finditer(block):
+        start = m.start()
+        index += block.count("\n", previous, start)
+        previous = start
+        run_text = m.group(1)
+        if run_text is not None:
+            count = run_text.count("\n") + 1
+            ranks = _ranks("\n" + run_text, count)
+            if ranks is not None:
+                found.append((index, count, ranks))
+        elif m.group("hash") is not None:
+            found.append((index, 1, None))
+        elif m.end() - start <= MAX_ROW_CHARS + 1:
+            g = m.groups()
+            row = Row(
+                first_line_no + index, int(g[1]), int(g[2]), g[3], g[4].lower(), int(g[5]),
+                _measurement(*g[6:10]), _measurement(*g[10:14]),
+            )  # fmt: skip
+            found.append((index, 1, row))
+    return found
