@@ -75,7 +75,9 @@ def findings_store_many(*, context: str, findings_by_offering: Mapping[int, Sequ
                 raise ValidationError(f"finding {result.code!r}: unknown severity {values['severity']!r}")
             rows.append(Finding(offering_id=offering_id, context=context, code=result.code, **values))
     Finding.objects.filter(offering_id__in=list(findings_by_offering), context=context).delete()
-    Finding.objects.bulk_create(rows, batch_size=1000)
+    # a row already there was written by a concurrent delivery of the same planner chunk since the delete:
+    # the same finding (ON CONFLICT DO NOTHING)
+    Finding.objects.bulk_create(rows, batch_size=1000, ignore_conflicts=True)
     return len(rows)
 
 

@@ -13,7 +13,8 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models.functions import Coalesce
+from django.db.models import Count, F, Subquery, Value
+from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
 
 from checks.models import context_for_run
@@ -470,8 +471,9 @@ def plan_run_execute_chunk(*, run_id: int, offering_ids: list[int]) -> int:
 
     A fixed number of queries whatever the chunk's size: the run, the offerings already sized, the catalog
     rows (offerings with provider and GPU, their plans), then one transaction that stores every result and
-    finding in bulk and moves the progress. Safe to deliver twice: offerings with a result are skipped and
-    the store, serialised on the run's row, writes only results that are still missing."""
+    finding in bulk, and the progress counted from the stored results. Safe to deliver twice, even at the
+    same time: offerings with a result are skipped, and a result is unique per (run, offering), inserted
+    with ON CONFLICT DO NOTHING (_store_chunk)."""
     run = PlanRun.objects.select_related("workload").filter(pk=run_id).first()
     if run is None or run.finished:
         return 0
@@ -503,37 +505,59 @@ def plan_run_execute_chunk(*, run_id: int, offering_ids: list[int]) -> int:
 
 
 def _store_chunk(*, run_id: int, sized: dict[int, tuple[dict[str, Any], list[Finding]]]) -> tuple[int, bool]:
-    """Store a chunk's results and findings in one transaction; (new results, every offering sized)."""
-    with transaction.atomic():
-        run = (
-            PlanRun.objects.select_for_update()
-            .only("id", "status", "progress_done", "progress_total")
-            .filter(pk=run_id)
-            .first()
-        )
-        if run is None or run.finished:
-            return 0, False
-        if not sized:
-            return 0, run.progress_done >= run.progress_total
-        existing = set(
-            PlanResult.objects.filter(run_id=run_id, offering_id__in=list(sized)).values_list(
-                "offering_id", flat=True
+    """Store a chunk's results and findings in one transaction; (new results, every offering sized).
+
+    The run's row is not locked while the results (~10 KB of JSON each) and findings are written, so two
+    workers store their chunks at the same time: a result is unique per (run, offering) and inserted with
+    ON CONFLICT DO NOTHING, so two deliveries of one chunk racing store it once (findings likewise, per
+    offering, code and context). The progress is then counted from the stored results in one UPDATE that
+    never moves it backwards (_count_progress). A run that finished while the chunk was sized (failed by
+    another chunk or the watchdog) may get the chunk's results, kept for a retry as every stored result
+    is; its progress and status are left alone."""
+    new: dict[int, tuple[dict[str, Any], list[Finding]]] = {}
+    if sized:
+        with transaction.atomic():
+            existing = set(
+                PlanResult.objects.filter(run_id=run_id, offering_id__in=list(sized)).values_list(
+                    "offering_id", flat=True
+                )
             )
+            new = {pk: pair for pk, pair in sized.items() if pk not in existing}
+            # rank (unset until the ranking) as a literal expression: with one, Django inserts the rows as
+            # VALUES instead of UNNEST of one array per column, whose text psycopg escapes quote by quote
+            # through a regex callback (a chunk of 47: ~80 -> ~50 ms of CPU; docs/PERFORMANCE.md)
+            unranked = Value(None, output_field=PlanResult._meta.get_field("rank"))
+            PlanResult.objects.bulk_create(
+                [
+                    PlanResult(run_id=run_id, offering_id=pk, rank=unranked, **values)
+                    for pk, (values, _) in new.items()
+                ],
+                ignore_conflicts=True,
+            )
+            # The offering's page and /api/v1/findings/ show what this job would meet there; the codes stay
+            # on the PlanResult for the ranking. Same transaction: both are stored or neither.
+            findings_store_many(
+                context=context_for_run(run_id), findings_by_offering={pk: f for pk, (_, f) in new.items()}
+            )
+    return len(new), _count_progress(run_id, moved=bool(new))
+
+
+def _count_progress(run_id: int, *, moved: bool) -> bool:
+    """Set the run's progress to its stored results (when this chunk stored any; never lower than it was:
+    a statement that waited on a concurrent one may count from an older snapshot) and tell whether every
+    offering is sized."""
+    if moved:
+        stored = PlanResult.objects.filter(run_id=run_id).order_by().values("run_id").annotate(n=Count("id"))
+        now = timezone.now()
+        PlanRun.objects.filter(pk=run_id).exclude(status__in=[RunStatus.DONE, RunStatus.FAILED]).update(
+            progress_done=Least(
+                F("progress_total"), Greatest(F("progress_done"), Coalesce(Subquery(stored.values("n")), 0))
+            ),
+            progress_at=now,
+            updated_at=now,
         )
-        new = {pk: pair for pk, pair in sized.items() if pk not in existing}
-        PlanResult.objects.bulk_create(
-            [PlanResult(run_id=run_id, offering_id=pk, **values) for pk, (values, _) in new.items()]
-        )
-        # The offering's page and /api/v1/findings/ show what this job would meet there; the codes stay on
-        # the PlanResult for the ranking. Same transaction: both are stored or neither.
-        findings_store_many(
-            context=context_for_run(run_id), findings_by_offering={pk: f for pk, (_, f) in new.items()}
-        )
-        done = min(run.progress_total, run.progress_done + len(new))
-        if new:
-            now = timezone.now()
-            PlanRun.objects.filter(pk=run_id).update(progress_done=done, progress_at=now, updated_at=now)
-    return len(new), done >= run.progress_total
+    row = PlanRun.objects.filter(pk=run_id).values_list("status", "progress_done", "progress_total").first()
+    return row is not None and row[0] not in (RunStatus.DONE, RunStatus.FAILED) and row[1] >= row[2]
 
 
 def plan_run_rank(*, run_id: int) -> None:

@@ -195,6 +195,20 @@ def _offering_figures(hw: Hardware) -> dict[str, Any]:
     }
 
 
+def _run_figures(
+    wl: Workload, hw: Hardware, faults: FaultModel, value: Callable[[str], float]
+) -> tuple[int, int, dict[str, Any], float, float, dict[str, Any] | None]:
+    """(GPUs, nodes, goodput, days without failures, days, cost block or None) of one evaluated layout."""
+    gpus = int(value("gpus"))
+    nodes = int(value("nodes"))
+    goodput = goodput_arrays(faults, wl.total_params(), gpus, nodes)
+    days_ideal = wl.train_tokens / value("tokens_per_s") / 86400.0
+    days = days_ideal / float(goodput["fraction"])
+    spare_gpus = int(goodput["spare_nodes"]) * hw.gpus_per_node
+    cost = cost_block(hw.facts, gpus, hw.gpus_per_node, days * 24.0, spare_gpus=spare_gpus)
+    return gpus, nodes, goodput, days_ideal, days, cost
+
+
 def build_result(
     wl: Workload,
     hw: Hardware,
@@ -206,12 +220,8 @@ def build_result(
 ) -> dict[str, Any]:
     """The DESIGN section 5 output dict for element `i` of a grid result (`faults`: the fault model)."""
     value = _reader(res, i)
-    gpus = int(value("gpus"))
-    nodes = int(value("nodes"))
+    gpus, nodes, goodput, days_ideal, days, cost = _run_figures(wl, hw, faults, value)
     code = int(np.asarray(res["reasons"])[i])
-    goodput = goodput_arrays(faults, wl.total_params(), gpus, nodes)
-    days_ideal = wl.train_tokens / value("tokens_per_s") / 86400.0
-    days = days_ideal / float(goodput["fraction"])
     out: dict[str, Any] = {
         "feasible": code == 0,
         "reasons": reason_texts(code, res, i, hw),
@@ -226,8 +236,6 @@ def build_result(
         "train_days_no_failures": round(days_ideal, 2),
         "goodput": _goodput_figures(goodput, faults, days),
     }
-    spare_gpus = int(goodput["spare_nodes"]) * hw.gpus_per_node
-    cost = cost_block(hw.facts, gpus, hw.gpus_per_node, days * 24.0, spare_gpus=spare_gpus)
     if cost is not None:
         out["cost"] = cost
     out["explanation"] = explain(wl, hw, layout, out)
@@ -236,6 +244,28 @@ def build_result(
     out["assumed_facts"] = [a.as_dict() for a in hw.assumed]
     out["workload"] = {**wl.to_dict(), "name": wl.name}
     out["offering"] = _offering_figures(hw)
+    return out
+
+
+def brief_result(
+    wl: Workload, hw: Hardware, faults: FaultModel, layout: Layout, res: dict[str, Any], i: Any = ()
+) -> dict[str, Any]:
+    """The figures of build_result that an alternative reports (search._alt) and the search compares
+    (layout, GPUs, nodes, iteration time, MFU, days, memory total, cost), computed the same way, without
+    the explanation, assumptions and echoed inputs an alternative does not carry."""
+    value = _reader(res, i)
+    gpus, nodes, _, _, days, cost = _run_figures(wl, hw, faults, value)
+    out: dict[str, Any] = {
+        "layout": layout.to_dict(),
+        "gpus": gpus,
+        "nodes": nodes,
+        "iteration_time_s": round(value("iteration"), 4),
+        "mfu": round(value("mfu"), 4),
+        "train_days": round(days, 2),
+        "memory_gib_per_gpu": {"total": _gib(value("mem_total"))},
+    }
+    if cost is not None:
+        out["cost"] = cost
     return out
 
 

@@ -13,7 +13,7 @@ answer states in `assumptions`.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .errors import InputError
@@ -80,7 +80,8 @@ class Layout:
         return self.tp if self.etp is None else self.etp
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        # every field is a scalar: what dataclasses.asdict gives, without its recursive deep copy
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["etp"] = self.expert_tp
         return d
 

@@ -16,7 +16,7 @@ formulas follow the papers' notation: h hidden, s sequence, L layers, V vocabula
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,7 @@ from . import zero as Z
 from .hardware import Hardware
 from .memory import RECOMPUTE_CODES, RECOMPUTE_FULL, RECOMPUTE_NAMES, RECOMPUTE_NONE, RECOMPUTE_SELECTIVE
 from .overlap import DISPATCHER_DEDUP, default_dispatcher, grid_defaults
+from .subgrid import subgrid_picker
 from .workload import Workload
 
 __all__ = [
@@ -228,6 +229,12 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
         if key in g:
             out[key] = np.asarray(g[key], dtype=f)
     return out
+
+
+# The StageMemory fields that the time model (_layer_compute, _layer_comm, _stage_times, _iteration_times,
+# _throughput) reads; GridModel.feasible_throughput carries only these from the constraints to the time model.
+TIME_MODEL_MEMORY = ("gpus", "micro_batches", "layers_per_stage", "layers_last", "dense_local",
+                     "expert_local", "seq_local")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -704,39 +711,50 @@ class GridModel:
         self.shape = shape or WorkloadShape(wl)
         self.defaults = grid_defaults(hw)
 
-    def feasible_subgrid(self, g: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
-        """Memory and the other constraints over the whole broadcast grid `g`; returns (reasons with the
-        grid's shape, flat indices of the feasible layouts, `g` restricted to them as 1-D arrays). The search
-        runs the time model on the feasible layouts only (about a third of the grid)."""
+    def feasible_throughput(self, g: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+        """Memory and the other constraints over the whole broadcast grid `g`, then the time model on the
+        feasible layouts only (about a third of the grid): (reasons with the grid's shape, flat indices of
+        the feasible layouts, their `tokens_per_s` as evaluate gives it). The memory computed for the
+        constraints is restricted to the feasible layouts and reused, not computed again: the same values
+        (elementwise operations on the same operands; perf/check_search_identical.py)."""
+        reasons, idx, sub, memory = self._feasible(g)
+        x = _inputs(sub, self.defaults)
+        iteration = self._times(x, memory)[3]
+        return reasons, idx, _throughput(self.wl, self.hw, self.shape, x, memory.gpus, iteration.total)
+
+    def _feasible(self, g: dict[str, Any]) -> tuple[Any, Any, dict[str, Any], StageMemory]:
+        """(reasons, feasible flat indices, `g` and its memory restricted to them)."""
         wl, hw = self.wl, self.hw
         x = _inputs(g, self.defaults)
-        reasons = _reasons(wl, hw, x, _memory(wl, hw, self.shape, x, self.convention))
+        memory = _memory(wl, hw, self.shape, x, self.convention)
+        reasons = _reasons(wl, hw, x, memory)
         idx = np.flatnonzero(reasons == 0)
-        if reasons.ndim != 2:
-            sub = {k: np.broadcast_to(np.asarray(a), reasons.shape).reshape(-1)[idx] for k, a in g.items()}
-            return reasons, idx, sub
-        # (rows, 1) structure fields and (1, cols) option fields: index each by its own axis, no full copies
-        rows, cols = np.divmod(idx, reasons.shape[1])
-        sub = {}
-        for k, a in g.items():
-            a = np.asarray(a)
-            if a.ndim == 2 and a.shape[1] == 1:
-                sub[k] = a[rows, 0]
-            elif a.ndim == 2 and a.shape[0] == 1:
-                sub[k] = a[0, cols]
-            else:
-                sub[k] = np.broadcast_to(a, reasons.shape)[rows, cols]
-        return reasons, idx, sub
+        pick = subgrid_picker(reasons.shape, idx)
+        sub = {k: pick(a) for k, a in g.items()}
+        # the memory the time model reads (TIME_MODEL_MEMORY), restricted; its scalars (fields no layout
+        # setting changes) stay scalars, as evaluate has them; the other fields are not carried (None)
+        kept: dict[str, Any] = {f.name: None for f in fields(StageMemory)}
+        for name in TIME_MODEL_MEMORY:
+            value = getattr(memory, name)
+            kept[name] = value if np.ndim(value) == 0 else pick(value)
+        return reasons, idx, sub, StageMemory(**kept)
+
+    def _times(
+        self, x: dict[str, Any], memory: StageMemory
+    ) -> tuple[LayerCompute, LayerComm, StageTimes, IterationTimes]:
+        """The time model of the layouts `x` whose memory is `memory`."""
+        wl, hw, shape = self.wl, self.hw, self.shape
+        compute = _layer_compute(wl, hw, shape, x, memory)
+        comm = _layer_comm(wl, hw, shape, x, compute)
+        stage = _stage_times(wl, hw, x, memory, compute, comm)
+        return compute, comm, stage, _iteration_times(hw, shape, x, memory, stage, comm.pp_chain)
 
     def evaluate(self, g: dict[str, Any]) -> dict[str, Any]:
         """Memory and time for every layout in `g` (keys: see the module docstring)."""
         wl, hw, shape = self.wl, self.hw, self.shape
         x = _inputs(g, self.defaults)
         memory = _memory(wl, hw, shape, x, self.convention)
-        compute = _layer_compute(wl, hw, shape, x, memory)
-        comm = _layer_comm(wl, hw, shape, x, compute)
-        stage = _stage_times(wl, hw, x, memory, compute, comm)
-        iteration = _iteration_times(hw, shape, x, memory, stage, comm.pp_chain)
+        compute, comm, stage, iteration = self._times(x, memory)
         micro = memory.micro_batches
         return {
             "gpus": memory.gpus,

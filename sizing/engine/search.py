@@ -28,7 +28,7 @@ import numpy as np
 from hardware.messages import Msg, _, joined
 
 from . import constants as C
-from .api import as_workload, build_result, check_gpus, faults_for, reason_texts
+from .api import as_workload, brief_result, build_result, check_gpus, faults_for, reason_texts
 from .cost import cheapest_price
 from .errors import InputError
 from .goodput import FaultModel, goodput_arrays
@@ -221,8 +221,9 @@ class _Space:
     model: GridModel
 
     def feasible(self, block: int, rows: np.ndarray) -> tuple[Any, Any, dict[str, Any]]:
-        """GridModel.feasible_subgrid of structure `rows` of `block` by the block's options."""
-        return self.model.feasible_subgrid(_block_grid(self.structs, rows, self.blocks[block][1]))
+        """GridModel.feasible_throughput of structure `rows` of `block` by the block's options: (reasons,
+        flat indices of the feasible layouts, their tokens_per_s)."""
+        return self.model.feasible_throughput(_block_grid(self.structs, rows, self.blocks[block][1]))
 
     def evaluate(self, grid: dict[str, Any]) -> dict[str, Any]:
         return self.model.evaluate(grid)
@@ -393,15 +394,14 @@ class _Scan:
 
 def _scan(space: _Space, objective: _Objective, top: int) -> _Scan:
     """Every block: memory and the other constraints on the whole block, the time model on its feasible
-    layouts only."""
+    layouts only (GridModel.feasible_throughput: the memory is computed once)."""
     scan = _Scan()
     for block, (rows, options) in enumerate(space.blocks):
-        reasons, feasible, sub = space.feasible(block, rows)
+        reasons, feasible, res = space.feasible(block, rows)
         scan.count(reasons, options, space.recompute_modes)
         scan.feasible += int(feasible.size)
         if not feasible.size:
             continue
-        res = space.evaluate(sub)
         feasible_rows = feasible // reasons.shape[1]  # non-decreasing: feasible layouts come row by row
         scores = objective(res, rows[feasible_rows])
         scan.add_structure_minima(block, rows, feasible_rows, scores)
@@ -433,8 +433,8 @@ def _best_filling_node(
     k = int(candidates[np.argmin(best[candidates])])
     block, row = int(blocks[k]), int(rows[k])
     structure_rows = space.blocks[block][0]
-    _, feasible, sub = space.feasible(block, structure_rows[row : row + 1])
-    scores = objective(space.evaluate(sub), np.full(feasible.size, structure_rows[row]))
+    _, feasible, res = space.feasible(block, structure_rows[row : row + 1])
+    scores = objective(res, np.full(feasible.size, structure_rows[row]))
     return (block, row, int(feasible[int(np.argmin(scores))]))
 
 
@@ -495,8 +495,9 @@ def _answer(
         lays = [space.layout_at(p) for p in picks]
         grids = [lay.grid() for lay in lays]
         many = space.evaluate({k: np.asarray([gr[k] for gr in grids]) for k in grids[0]})
-        done = [build_result(space.wl, space.hw, faults, lay, many, i, notes) for i, lay in enumerate(lays)]
-        return done[0], done[1 : top + 1]
+        best = build_result(space.wl, space.hw, faults, lays[0], many, 0, notes)
+        alts = [brief_result(space.wl, space.hw, faults, lay, many, i) for i, lay in enumerate(lays[1:], 1)]
+        return best, alts[:top]
     best = _closest_infeasible(space, faults, notes)
     best["feasible"] = False
     counts = sorted(scan.reason_counts.items(), key=lambda kv: -kv[1])

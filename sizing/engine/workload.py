@@ -135,7 +135,11 @@ class Workload:
         return self.global_batch * self.seq_len
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        # dataclasses.asdict's result (same keys, same order) built field by field: every field but `notes`
+        # (a list, dropped here) and `moe` (a dataclass of scalars) is a scalar, so nothing needs a deep copy
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        if self.moe is not None:
+            d["moe"] = {f.name: getattr(self.moe, f.name) for f in fields(self.moe)}
         d.pop("notes")
         d.pop("derived_from_params")
         d["head_dim"] = d.pop("head_dim_override")

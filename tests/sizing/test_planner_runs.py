@@ -22,8 +22,8 @@ from tests.providers.factories import OfferingFactory, PlanFactory, UserFactory
 pytestmark = pytest.mark.django_db
 
 # Queries of one chunk whatever its size: the run, the results already there, the offerings (provider and
-# GPU joined), their plans, then the store: lock the run, results already there, insert results, delete
-# and insert findings, move the progress (plus SAVEPOINT/RELEASE pairs under the test's transaction).
+# GPU joined), their plans, then the store: results already there, insert results, delete and insert
+# findings, count the progress, read it (plus a SAVEPOINT/RELEASE pair under the test's transaction).
 CHUNK_QUERY_BOUND = 12
 
 
@@ -233,3 +233,49 @@ def test_bulk_findings_replace_those_of_the_context_and_are_checked_once() -> No
     assert list(Finding.objects.filter(context="run:7").values_list("code", flat=True)) == ["hidden-fees"]
     with pytest.raises(ValidationError):
         findings_store_many(context="run:x", findings_by_offering={offering.pk: [other]})
+
+
+def test_two_deliveries_of_a_chunk_storing_at_the_same_time_store_each_result_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The race the row lock used to prevent: both deliveries read "no result yet" before either inserts.
+    The second insert then meets the first's rows: nothing is stored twice, nothing raises, and the progress
+    counts the stored results, not the deliveries."""
+    user = UserFactory()
+    offerings = [well_built(f"race-{i}") for i in range(3)]
+    run = running_run(user, offerings + [well_built("race-rest")])
+    ids = [o.pk for o in offerings]
+    assert services.plan_run_execute_chunk(run_id=run.pk, offering_ids=ids) == 3
+    # the second delivery sized the same offerings and read "none stored" before the first one's commit
+    workload = run.workload
+    sized = {
+        o.pk: services.size_offering_with_findings(
+            workload=workload, facts=o.facts(), objective=run.objective
+        )
+        for o in offerings
+    }
+    real_filter = PlanResult.objects.filter
+
+    def stale(*args: Any, **kwargs: Any) -> Any:
+        found = real_filter(*args, **kwargs)
+        return found.none() if "offering_id__in" in kwargs else found
+
+    monkeypatch.setattr(PlanResult.objects, "filter", stale)
+    created, finished = services._store_chunk(run_id=run.pk, sized=sized)
+    monkeypatch.undo()
+    assert created == 3 and not finished  # it believed they were new; ON CONFLICT kept the first ones
+    run.refresh_from_db()
+    assert run.results.count() == 3 and run.progress_done == 3 and run.status == "running"
+    context = context_for_run(run.pk)
+    for offering in offerings:
+        codes = list(
+            Finding.objects.filter(offering=offering, context=context).values_list("code", flat=True)
+        )
+        assert len(codes) == len(set(codes))
+    # the last offering completes the run, once
+    assert (
+        services.plan_run_execute_chunk(run_id=run.pk, offering_ids=[run.offerings.get(slug="race-rest").pk])
+        == 1
+    )
+    run.refresh_from_db()
+    assert run.progress_done == 4 and run.status == "done"
