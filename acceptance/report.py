@@ -25,7 +25,8 @@ from datetime import datetime
 from typing import Any
 
 from acceptance.findings import NCCL_KINDS, bundle_findings
-from benchmarks.compare import SCALING_PASS, STABILITY_DROP_WARN, compare
+from benchmarks.compare import STABILITY_DROP_WARN, compare
+from benchmarks.scaling import SCALING_PASS
 
 HEADLINE_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
 TRAINING_KINDS = ("megatron", "torchtitan", "deepspeed")

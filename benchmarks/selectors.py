@@ -67,7 +67,7 @@ def upload_item(upload: Upload) -> dict[str, Any]:
 
 def offering_scaling(*, user: Any, offering_id: int) -> list[dict[str, Any]]:
     """Scaling efficiency across the parsed uploads `user` may see for one offering (several node counts)."""
-    from benchmarks.compare import scaling
+    from benchmarks.scaling import scaling
 
     uploads = upload_list(user=user).filter(offering_id=offering_id, status=Upload.Status.PARSED)
     return scaling([upload_item(u) for u in uploads])

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from benchmarks.compare import compare, scaling
+from benchmarks.compare import compare
 from benchmarks.parsers import parse
+from benchmarks.scaling import scaling
 from hardware import fabric_efficiency, intra_node_busbw_efficiency
 
 from ._shared import FIXTURES
