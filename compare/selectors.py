@@ -12,6 +12,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Min, Q
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from benchmarks.models import Upload
 from checks.models import CONTEXT_CLAIMS, Finding
@@ -71,7 +73,12 @@ def offering_compare_list(*, slugs: list[str]) -> list[Offering]:
     missing = [s for s in slugs if s not in by_slug]
     if missing:
         raise ValidationError(
-            {"offerings": "unknown offering" + ("s" if len(missing) > 1 else "") + ": " + ", ".join(missing)}
+            {
+                "offerings": ngettext(
+                    "unknown offering: %(slugs)s", "unknown offerings: %(slugs)s", len(missing)
+                )
+                % {"slugs": ", ".join(missing)}
+            }
         )
     return [by_slug[s] for s in slugs]
 
@@ -131,19 +138,24 @@ def workload_resolve(*, user: Any, value: str) -> WorkloadRef | None:
             if workload is not None:
                 return WorkloadRef(workload=workload)
         raise ValidationError(
-            {"workload": f"no workload {value} of yours (log in, or use a preset: {', '.join(PRESETS)})"}
+            {
+                "workload": _("no workload %(id)s of yours (log in, or use a preset: %(presets)s)")
+                % {"id": value, "presets": ", ".join(PRESETS)}
+            }
         )
     raise ValidationError(
         {
-            "workload": f"unknown workload {_shown(value)!r}: "
-            f"give the id of one of your workloads or a preset ({', '.join(PRESETS)})"
+            "workload": _(
+                "unknown workload %(value)s: give the id of one of your workloads or a preset (%(presets)s)"
+            )
+            % {"value": repr(_shown(value)), "presets": ", ".join(PRESETS)}
         }
     )
 
 
 def workload_choices(*, user: Any) -> list[tuple[str, str]]:
     """(value, label) for the workload select: presets first, then the user's own workloads."""
-    choices = [(name, f"preset: {name}") for name in PRESETS]
+    choices = [(name, _("preset: %(name)s") % {"name": name}) for name in PRESETS]
     if user is not None and user.is_authenticated:
         for pk, name in (
             Workload.objects.filter(owner=user).order_by("-created_at", "-id").values_list("pk", "name")[:50]

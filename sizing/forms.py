@@ -89,6 +89,9 @@ _RANGE = re.compile(
 
 def translated_hint(text: str) -> str:
     """A help text in the page's language, piece by piece ("; "-separated), ranges included."""
+    whole = gettext(str(text))
+    if whole != str(text):
+        return whole
     pieces = []
     for piece in str(text).split("; "):
         match = _RANGE.match(piece)
