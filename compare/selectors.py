@@ -44,14 +44,20 @@ def parse_offering_slugs(values: list[str]) -> list[str]:
                 slugs.append(part)
     bad = [s for s in slugs if not _SLUG.match(s)]
     if bad:
-        raise ValidationError({"offerings": f"not an offering slug: {_shown(bad[0])}"})
+        raise ValidationError({"offerings": _("not an offering slug: %(slug)s") % {"slug": _shown(bad[0])}})
     if len(slugs) < MIN_OFFERINGS:
         raise ValidationError(
-            {"offerings": f"pick at least {MIN_OFFERINGS} offerings to compare (got {len(slugs)})"}
+            {
+                "offerings": _("pick at least %(min)s offerings to compare (got %(got)s)")
+                % {"min": MIN_OFFERINGS, "got": len(slugs)}
+            }
         )
     if len(slugs) > MAX_OFFERINGS:
         raise ValidationError(
-            {"offerings": f"compare at most {MAX_OFFERINGS} offerings at a time (got {len(slugs)})"}
+            {
+                "offerings": _("compare at most %(max)s offerings at a time (got %(got)s)")
+                % {"max": MAX_OFFERINGS, "got": len(slugs)}
+            }
         )
     return slugs
 

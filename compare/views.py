@@ -65,9 +65,11 @@ def _parse(request: HttpRequest) -> tuple[list[str], list[Any], Any, int | None,
         if left_out and len(offerings) < selectors.MIN_OFFERINGS:
             raise ValidationError(
                 {
-                    "offerings": f"{len(left_out)} of the offerings are fictional samples: tick "
-                    f"“include fictional samples” to compare them, or pick at least "
-                    f"{selectors.MIN_OFFERINGS} real offerings"
+                    "offerings": _(
+                        "%(n)s of the offerings are fictional samples: tick “include fictional samples” to "
+                        "compare them, or pick at least %(min)s real offerings"
+                    )
+                    % {"n": len(left_out), "min": selectors.MIN_OFFERINGS}
                 }
             )
     ref = selectors.workload_resolve(user=request.user, value=request.GET.get("workload", ""))
