@@ -138,9 +138,9 @@ def quote_section(*, owner: Any, offering: Offering, limit: int = 3) -> list[dic
     ]
 
 
-def pitfall_findings(run: AcceptanceRun) -> list[dict[str, Any]]:
+def pitfall_findings(run: AcceptanceRun, *, shown: bool = False) -> list[dict[str, Any]]:
     """The pitfall findings that cite one of this run's uploads (public ones in the offering's findings,
-    private ones in the owner's own), most severe first."""
+    private ones in the owner's own), most severe first; `shown`: titles in the page's language."""
     from checks.models import CONTEXT_CLAIMS, context_for_private_evidence
     from checks.selectors import finding_list
 
@@ -156,7 +156,7 @@ def pitfall_findings(run: AcceptanceRun) -> list[dict[str, Any]]:
                 {
                     "code": finding.code,
                     "severity": finding.severity,
-                    "title": finding.title,
+                    "title": finding.shown_title if shown else finding.title,
                     "files": sorted({str(ref.get("file")) for ref in cited}),
                 }
             )
