@@ -26,9 +26,9 @@ class Precision(models.TextChoices):
 
 
 class Attention(models.TextChoices):
-    AUTO = "auto", "by GPU (unfused on A100, fused elsewhere)"
-    FLASH = "flash", "fused (FlashAttention)"
-    UNFUSED = "unfused", "unfused (scores materialised)"
+    AUTO = "auto", _("by GPU (unfused on A100, fused elsewhere)")
+    FLASH = "flash", _("fused (FlashAttention)")
+    UNFUSED = "unfused", _("unfused (scores materialised)")
 
 
 class Activation(models.TextChoices):
