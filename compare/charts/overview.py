@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_noop, ngettext
 
 from checks.display import severity_word
 from checks.rules import pitfall_name
@@ -191,7 +191,7 @@ def _price_groups(rows: list[dict]) -> dict[str, dict[str, Any]]:
     """Per GPU: the on-demand prices per GPU-hour that are published, and how many are not."""
     groups: dict[str, dict[str, Any]] = {}
     for row in rows:
-        gpu = row["gpu__key"] or "GPU not in the table"
+        gpu = row["gpu__key"] or _("GPU not in the table")
         group = groups.setdefault(gpu, {"y": [], "hover": [], "missing": 0})
         if row["on_demand_price"] is None:
             group["missing"] += 1
@@ -253,9 +253,9 @@ def overview_features_panel(rows: list[dict]) -> dict:
         values = [row[key] for row in rows]
         counts.append((_(label), values.count(True), values.count(False), values.count(None)))
     styles = (
-        ("✔ yes", GREEN, "", 1),
-        ("✖ no", VERMILLION, "x", 2),
-        ("? not published", UNPUBLISHED_GREY, ".", 3),
+        ("✔ " + _("yes"), GREEN, "", 1),
+        ("✖ " + _("no"), VERMILLION, "x", 2),
+        ("? " + _("not published"), UNPUBLISHED_GREY, ".", 3),
     )
     traces = [
         {
@@ -266,7 +266,13 @@ def overview_features_panel(rows: list[dict]) -> dict:
             "y": [c[0] for c in counts],
             "text": [c[idx] or "" for c in counts],
             "textposition": "inside",
-            "hovertext": [f"{c[0]}: {c[idx]} offering{'s' if c[idx] != 1 else ''} {name}" for c in counts],
+            "hovertext": [
+                ngettext(
+                    "%(feature)s: %(n)s offering %(value)s", "%(feature)s: %(n)s offerings %(value)s", c[idx]
+                )
+                % {"feature": c[0], "n": c[idx], "value": name}
+                for c in counts
+            ],
             "hoverinfo": "text",
             "marker": patterned(color, shape),
         }
