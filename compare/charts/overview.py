@@ -268,7 +268,9 @@ def overview_features_panel(rows: list[dict]) -> dict:
             "textposition": "inside",
             "hovertext": [
                 ngettext(
-                    "%(feature)s: %(n)s offering %(value)s", "%(feature)s: %(n)s offerings %(value)s", c[idx]
+                    "%(feature)s: %(n)s offering %(value)s",
+                    "%(feature)s: %(n)s offerings %(value)s",
+                    int(c[idx]),
                 )
                 % {"feature": c[0], "n": c[idx], "value": name}
                 for c in counts
