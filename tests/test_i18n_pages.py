@@ -32,7 +32,7 @@ DATA_FIELDS = {
     "benchmarks.Upload": ("original_filename", "notes"),
     "accounts.User": ("username",),
 }
-ENGLISH_RUN = re.compile(r"\b[A-Za-z][A-Za-z]+(?:[ \t]+[A-Za-z][A-Za-z]+){2,}\b")
+ENGLISH_RUN = re.compile(r"\b[A-Za-z][A-Za-z]+(?:[ \t]+(?:[A-Za-z][A-Za-z]+|[\d.,]+))+\b")
 # English on purpose in every language: product names inside a translated sentence.
 ALLOWED: tuple[str, ...] = ("Google Cloud Storage", "AWS Enterprise Support", "AWS FSx for Lustre")
 # Not translated yet (named in the branch report, to be done next): the range errors of bounded fields
@@ -78,7 +78,7 @@ def english_runs(page: str, data: list[str], *, not_yet: bool = False) -> list[s
             continue
         for match in ENGLISH_RUN.finditer(line):
             words = match.group(0).split()
-            if len([w for w in words if len(w) >= 2]) >= 3:
+            if len([w for w in words if w.isalpha() and len(w) >= 2]) >= 3:  # numbers join, never count
                 found.append(" ".join(words))
     return found
 
@@ -233,3 +233,6 @@ def test_the_sweep_finds_english_ui_text_and_ignores_catalog_data() -> None:
         "only complete bills",
     ]
     assert english_runs("<p>只在预算内 (H100 SXM)</p>", []) == []
+    # a number does not break a run, nor count as a word
+    assert english_runs("<p>shows up to 100 offerings</p>", []) == ["shows up to 100 offerings"]
+    assert english_runs("<p>Done 38 of 38</p>", []) == []
