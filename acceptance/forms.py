@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from acceptance import kit
 from benchmarks.models import Visibility
@@ -13,7 +14,7 @@ def _offerings() -> forms.ModelChoiceField:
     return forms.ModelChoiceField(
         queryset=Offering.objects.select_related("provider", "gpu").order_by("provider__name", "name"),
         to_field_name="slug",
-        empty_label="Choose the offering you trial",
+        empty_label=_("Choose the offering you trial"),
     )
 
 
@@ -23,7 +24,7 @@ class KitForm(forms.Form):
         min_value=1,
         max_value=kit.MAX_NODES,
         initial=8,
-        help_text="nodes of the trial (1 to the offering's size)",
+        help_text=_("nodes of the trial (1 to the offering's size)"),
     )
     scheduler = forms.ChoiceField(choices=[(s, s.capitalize()) for s in kit.SCHEDULERS], initial="slurm")
     stability_hours = forms.IntegerField(
@@ -31,11 +32,11 @@ class KitForm(forms.Form):
         max_value=kit.MAX_STABILITY_HOURS,
         initial=0,
         required=False,
-        help_text="hours of the stability loop (0 leaves it out; 24 is the usual acceptance)",
+        help_text=_("hours of the stability loop (0 leaves it out; 24 is the usual acceptance)"),
     )
 
 
 class BundleForm(forms.Form):
-    bundle = forms.FileField(help_text="the archive pack.sh made (tar.gz or zip), or any archive of logs")
+    bundle = forms.FileField(help_text=_("the archive pack.sh made (tar.gz or zip), or any archive of logs"))
     offering = _offerings()
     visibility = forms.ChoiceField(choices=Visibility.choices, initial=Visibility.PRIVATE)

@@ -27,12 +27,13 @@ from typing import Any
 from acceptance.findings import NCCL_KINDS, bundle_findings
 from benchmarks.compare import STABILITY_DROP_WARN, compare
 from benchmarks.scaling import SCALING_PASS
+from hardware.messages import _
 
 HEADLINE_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
 TRAINING_KINDS = ("megatron", "torchtitan", "deepspeed")
 STABILITY_MARKER = "clusterscout-acceptance stability v1"
 MIN_STABILITY_SAMPLES = 3
-WHAT_TO_RUN = (
+WHAT_TO_RUN = _(
     "Run the kit's stability loop (STABILITY_HOURS=24 ./run_all.sh under Slurm, or "
     "kubernetes/stability-mpijob.yaml) and upload its results folder with the rest."
 )
@@ -63,7 +64,7 @@ def _runs(items: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, A
 
 
 def _pick_collective(runs: list[tuple[dict[str, Any], dict[str, Any]]], nodes: int) -> str | None:
-    present = {run.get("collective") for _, run in runs if run["nodes"] == nodes}
+    present = {run.get("collective") for _kind, run in runs if run["nodes"] == nodes}
     return next((c for c in HEADLINE_COLLECTIVES if c in present), None)
 
 
@@ -106,7 +107,7 @@ def _judged(facts: dict[str, Any], pair: tuple[dict[str, Any], dict[str, Any]]) 
 
 def collective_bandwidth(facts: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
     runs = _runs(items)
-    multi = sorted({r["nodes"] for _, r in runs if r["nodes"] >= 2})
+    multi = sorted({r["nodes"] for _kind, r in runs if r["nodes"] >= 2})
     line_rate = None
     if facts.get("nics_per_node") and facts.get("gbps_per_nic"):
         line_rate = round(facts["nics_per_node"] * facts["gbps_per_nic"] / 8, 2)
@@ -122,7 +123,9 @@ def collective_bandwidth(facts: dict[str, Any], items: list[dict[str, Any]]) -> 
     }
     collective = _pick_collective(runs, multi[-1]) if multi else None
     if collective is None:
-        out["basis"] = "no multi-node all_reduce/all_gather/reduce_scatter run: run the kit's nccl-tests jobs"
+        out["basis"] = _(
+            "no multi-node all_reduce/all_gather/reduce_scatter run: run the kit's nccl-tests jobs"
+        )
     else:
         best = _best_run(runs, collective, multi[-1])
         assert best is not None
@@ -139,7 +142,7 @@ def collective_bandwidth(facts: dict[str, Any], items: list[dict[str, Any]]) -> 
 def busbw_curve(items: list[dict[str, Any]], collective: str | None) -> list[dict[str, Any]]:
     """Median busbw at the largest size per node count for one collective (repeats folded)."""
     by_nodes: dict[int, list[float]] = {}
-    for _, run in _runs(items):
+    for _kind, run in _runs(items):
         if run.get("collective") == collective:
             by_nodes.setdefault(run["nodes"], []).append(float(run["busbw_at_max_size_gbps"]))
     return [
@@ -195,7 +198,7 @@ def scaling_efficiency(
         multi = [p for p in curve if p["nodes"] >= 2]
         usable = [p for p in multi if p["nodes"] not in inflated] or multi
         if len(usable) < 2 or usable[0]["nodes"] == multi[-1]["nodes"]:
-            out["basis"] = (
+            out["basis"] = _(
                 "needs the training probe or the same collective at two or more multi-node counts: "
                 "run the kit's probe and nccl-tests jobs at 1, 2, 4 ... nodes"
             )
@@ -224,7 +227,7 @@ def scaling_efficiency(
 def _tree_inflated_counts(items: list[dict[str, Any]], collective: str | None) -> set[int]:
     return {
         run["nodes"]
-        for _, run in _runs(items)
+        for _kind, run in _runs(items)
         if run.get("collective") == collective and run["nodes"] == 2 and run.get("nvls_or_tree_suspected")
     }
 
@@ -265,7 +268,7 @@ def _when(value: Any) -> datetime | None:
 
 def _stability_samples(items: list[dict[str, Any]], collective: str | None, nodes: int | None) -> list[float]:
     samples: list[float] = []
-    for _, run in _runs(items):
+    for _kind, run in _runs(items):
         if run.get("collective") != collective or run["nodes"] != nodes:
             continue
         cycles = run.get("busbw_at_max_size_per_cycle_gbps") or []
@@ -325,7 +328,7 @@ def stability(
 def measured_counts(items: list[dict[str, Any]]) -> dict[str, Any]:
     """Nodes and GPUs the logs show: collective runs (ranks, hosts, separators) and nvidia-smi listings."""
     nodes = gpus = per_node = None
-    for _, run in _runs(items):
+    for _kind, run in _runs(items):
         nodes = max(nodes or 0, run["nodes"])
         if run.get("ranks"):
             gpus = max(gpus or 0, int(run["ranks"]))

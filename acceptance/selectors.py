@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext as _
 
 from acceptance.models import AcceptanceRun
 from providers.models import Offering
@@ -47,25 +48,26 @@ def verdict_rows(run: AcceptanceRun) -> list[dict[str, Any]]:
     stab = ind.get("stability") or {}
     return [
         {
-            "name": "Collective bandwidth",
+            "name": _("Collective bandwidth"),
             "measured": _gbs(
                 bandwidth.get("busbw_gbps"), bandwidth.get("collective"), bandwidth.get("nodes")
             ),
-            "claimed": f"{bandwidth['expected_gbps']:g} GB/s expected"
+            "claimed": _("%(gbps)s GB/s expected") % {"gbps": f"{bandwidth['expected_gbps']:g}"}
             if bandwidth.get("expected_gbps")
             else "—",
             "verdict": bandwidth.get("verdict") or "cannot-measure",
         },
         {
-            "name": "Scaling efficiency",
+            "name": _("Scaling efficiency"),
             "measured": f"{scaling['value']:.2f}" if scaling.get("value") is not None else "—",
             "claimed": f"≥ {scaling.get('threshold', 0.9):g}",
             "verdict": scaling.get("verdict") or "cannot-measure",
         },
         {
-            "name": "Stability",
+            "name": _("Stability"),
             "measured": _stability_text(stab),
-            "claimed": f"drift ≤ {stab.get('drift_limit_pct', 10):g}%, no interruptions or Xids",
+            "claimed": _("drift ≤ %(limit)s%%, no interruptions or Xids")
+            % {"limit": f"{stab.get('drift_limit_pct', 10):g}"},
             "verdict": stab.get("verdict") or "cannot-measure",
         },
     ]
@@ -74,20 +76,24 @@ def verdict_rows(run: AcceptanceRun) -> list[dict[str, Any]]:
 def _gbs(value: Any, collective: Any, nodes: Any) -> str:
     if value is None:
         return "—"
-    return f"{value:g} GB/s ({collective}, {nodes} nodes)"
+    return _("%(value)s GB/s (%(collective)s, %(nodes)s nodes)") % {
+        "value": f"{value:g}",
+        "collective": collective,
+        "nodes": nodes,
+    }
 
 
 def _stability_text(stab: dict[str, Any]) -> str:
     if stab.get("drift_pct") is None and not stab.get("interruptions") and not stab.get("xid_events"):
-        return "no stability loop in the bundle"
+        return _("no stability loop in the bundle")
     parts = []
     if stab.get("hours") is not None:
         parts.append(f"{stab['hours']:g} h")
     if stab.get("drift_pct") is not None:
-        parts.append(f"drift {stab['drift_pct']:g}%")
-    parts.append(f"{stab.get('interruptions', 0)} interruption(s)")
-    parts.append(f"{stab.get('xid_events', 0)} Xid/GPU-lost event(s)")
-    return ", ".join(parts)
+        parts.append(_("drift %(pct)s%%") % {"pct": f"{stab['drift_pct']:g}"})
+    parts.append(_("%(n)s interruption(s)") % {"n": stab.get("interruptions", 0)})
+    parts.append(_("%(n)s Xid/GPU-lost event(s)") % {"n": stab.get("xid_events", 0)})
+    return _(", ").join(parts)
 
 
 def public_runs_for(offering: Offering, limit: int = 5) -> list[AcceptanceRun]:
@@ -132,9 +138,9 @@ def quote_section(*, owner: Any, offering: Offering, limit: int = 3) -> list[dic
     ]
 
 
-def pitfall_findings(run: AcceptanceRun) -> list[dict[str, Any]]:
+def pitfall_findings(run: AcceptanceRun, *, shown: bool = False) -> list[dict[str, Any]]:
     """The pitfall findings that cite one of this run's uploads (public ones in the offering's findings,
-    private ones in the owner's own), most severe first."""
+    private ones in the owner's own), most severe first; `shown`: titles in the page's language."""
     from checks.models import CONTEXT_CLAIMS, context_for_private_evidence
     from checks.selectors import finding_list
 
@@ -150,7 +156,7 @@ def pitfall_findings(run: AcceptanceRun) -> list[dict[str, Any]]:
                 {
                     "code": finding.code,
                     "severity": finding.severity,
-                    "title": finding.title,
+                    "title": finding.shown_title if shown else finding.title,
                     "files": sorted({str(ref.get("file")) for ref in cited}),
                 }
             )

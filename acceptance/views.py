@@ -97,7 +97,9 @@ def report(request: HttpRequest, run_id: int) -> HttpResponse:
         "curve": scaling.get("curve") or [],
         "throughput_curve": scaling.get("throughput_curve") or [],
         "is_owner": run.owner_id == request.user.pk,
-        "pitfalls": selectors.pitfall_findings(run) if run.status == AcceptanceRun.Status.DONE else [],
+        "pitfalls": selectors.pitfall_findings(run, shown=True)
+        if run.status == AcceptanceRun.Status.DONE
+        else [],
     }
     response = render(request, "acceptance/report.html", context)
     if request.headers.get("HX-Request") and run.finished:

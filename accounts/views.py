@@ -13,6 +13,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from accounts import ratelimit, selectors, services
@@ -87,7 +88,7 @@ def token_revoke(request: HttpRequest) -> HttpResponse:
 
 
 class PreferencesForm(forms.Form):
-    currency = forms.ChoiceField(choices=Currency.choices, label=_("Show prices in"))
+    currency = forms.ChoiceField(choices=Currency.choices, label=gettext_lazy("Show prices in"))
 
 
 @login_required

@@ -98,7 +98,9 @@ def _verdict(
     }
     # the claim's and the detail's message ids, for a page in another language (the API leaves them out)
     messages = {
-        key: text.as_json() for key, text in (("claim", claim), ("detail", detail)) if isinstance(text, Msg)
+        key: text.as_json()
+        for key, text in (("claim", claim), ("expected", expected), ("detail", detail))
+        if isinstance(text, Msg)
     }
     if messages:
         out["messages"] = messages
@@ -655,9 +657,15 @@ def _compare_training(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
             _("no stalls, skipped or nan iterations"),
             problems,
             verdict,
-            f"{steady} steady iterations after {len(s.get('warmup_iterations_excluded') or [])} warm-up; "
-            f"median {s.get('median_iteration_s')} s, {s.get('median_tflops_per_gpu')} TFLOP/s/GPU; "
-            f"{len(stalls)} stall(s) over 2x the median",
+            _(
+                "%(steady)s steady iterations after %(warmup)s warm-up; median %(iteration)s s, "
+                "%(tflops)s TFLOP/s/GPU; %(stalls)s stall(s) over 2x the median",
+                steady=steady,
+                warmup=len(s.get("warmup_iterations_excluded") or []),
+                iteration=s.get("median_iteration_s"),
+                tflops=s.get("median_tflops_per_gpu"),
+                stalls=len(stalls),
+            ),
             item,
             [x["line"] for x in stalls] or [x for x in (s.get("first_line"), s.get("last_line")) if x],
         )

@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 
 from benchmarks.models import Upload
 from providers.models import Offering
@@ -25,7 +26,8 @@ class MultipleFileField(forms.FileField):
         limit = settings.UPLOAD_MAX_FILES_PER_REQUEST
         if isinstance(data, list | tuple) and len(data) > limit:
             raise forms.ValidationError(
-                f"at most {limit} files per upload; {len(data)} were sent. Send them in several uploads.",
+                _("at most %(limit)s files per upload; %(sent)s were sent. Send them in several uploads.")
+                % {"limit": limit, "sent": len(data)},
                 code="too_many_files",
             )
         if isinstance(data, list | tuple):
@@ -36,22 +38,22 @@ class MultipleFileField(forms.FileField):
 class UploadForm(forms.Form):
     # Named `file` like the API's multipart part (and because `files` is the form's own upload dict).
     file = MultipleFileField(
-        label="Log or report files",
-        help_text="nccl-tests / rccl-tests, ib_write_bw, training logs, dcgmi diag, nvidia-smi, ibstat...",
+        label=_("Log or report files"),
+        help_text=_("nccl-tests / rccl-tests, ib_write_bw, training logs, dcgmi diag, nvidia-smi, ibstat..."),
     )
     offering = forms.ModelChoiceField(
         queryset=Offering.objects.select_related("provider").order_by("provider__name", "name"),
         to_field_name="slug",
-        empty_label="Choose the offering you trialled",
+        empty_label=_("Choose the offering you trialled"),
     )
     nodes = forms.IntegerField(
-        min_value=1, required=False, help_text="nodes in the run, if the log does not say"
+        min_value=1, required=False, help_text=_("nodes in the run, if the log does not say")
     )
     gpus = forms.IntegerField(
-        min_value=1, required=False, help_text="GPUs in the run, if the log does not say"
+        min_value=1, required=False, help_text=_("GPUs in the run, if the log does not say")
     )
     measured_on = forms.DateField(
-        required=False, label="Measured on", widget=forms.DateInput(attrs={"type": "date"})
+        required=False, label=_("Measured on"), widget=forms.DateInput(attrs={"type": "date"})
     )
     notes = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), max_length=5000)
     visibility = forms.ChoiceField(choices=Upload.Visibility.choices, initial=Upload.Visibility.PRIVATE)

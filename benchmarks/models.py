@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import positive_or_null, value_known
 
@@ -38,8 +39,8 @@ class Blob(models.Model):
 
 
 class Visibility(models.TextChoices):
-    PRIVATE = "private", "Private (only me)"
-    PUBLIC = "public", "Public (everyone)"
+    PRIVATE = "private", _("Private (only me)")
+    PUBLIC = "public", _("Public (everyone)")
 
 
 class UploadStatus(models.TextChoices):

@@ -84,6 +84,8 @@ def _verdict_rows(upload: Upload) -> list[dict[str, Any]]:
         icon, words = VERDICT_WORDS.get(verdict.get("verdict", ""), ("?", verdict.get("verdict", "")))
         stored = verdict.get("messages") or {}
         shown = {key: translated(stored.get(key), translated_text(verdict.get(key))) for key in CLAIM_TEXTS}
+        if isinstance(verdict.get("expected"), str):  # a condition in words, not a figure
+            shown["expected"] = translated(stored.get("expected"), verdict["expected"])
         rows.append({**verdict, **shown, "icon": icon, "words": gettext(words) if words else ""})
     return rows
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Min, Q
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from benchmarks.models import Upload
 from checks.models import CONTEXT_CLAIMS, Finding
@@ -42,14 +44,20 @@ def parse_offering_slugs(values: list[str]) -> list[str]:
                 slugs.append(part)
     bad = [s for s in slugs if not _SLUG.match(s)]
     if bad:
-        raise ValidationError({"offerings": f"not an offering slug: {_shown(bad[0])}"})
+        raise ValidationError({"offerings": _("not an offering slug: %(slug)s") % {"slug": _shown(bad[0])}})
     if len(slugs) < MIN_OFFERINGS:
         raise ValidationError(
-            {"offerings": f"pick at least {MIN_OFFERINGS} offerings to compare (got {len(slugs)})"}
+            {
+                "offerings": _("pick at least %(min)s offerings to compare (got %(got)s)")
+                % {"min": MIN_OFFERINGS, "got": len(slugs)}
+            }
         )
     if len(slugs) > MAX_OFFERINGS:
         raise ValidationError(
-            {"offerings": f"compare at most {MAX_OFFERINGS} offerings at a time (got {len(slugs)})"}
+            {
+                "offerings": _("compare at most %(max)s offerings at a time (got %(got)s)")
+                % {"max": MAX_OFFERINGS, "got": len(slugs)}
+            }
         )
     return slugs
 
@@ -71,7 +79,12 @@ def offering_compare_list(*, slugs: list[str]) -> list[Offering]:
     missing = [s for s in slugs if s not in by_slug]
     if missing:
         raise ValidationError(
-            {"offerings": "unknown offering" + ("s" if len(missing) > 1 else "") + ": " + ", ".join(missing)}
+            {
+                "offerings": ngettext(
+                    "unknown offering: %(slugs)s", "unknown offerings: %(slugs)s", len(missing)
+                )
+                % {"slugs": ", ".join(missing)}
+            }
         )
     return [by_slug[s] for s in slugs]
 
@@ -131,19 +144,24 @@ def workload_resolve(*, user: Any, value: str) -> WorkloadRef | None:
             if workload is not None:
                 return WorkloadRef(workload=workload)
         raise ValidationError(
-            {"workload": f"no workload {value} of yours (log in, or use a preset: {', '.join(PRESETS)})"}
+            {
+                "workload": _("no workload %(id)s of yours (log in, or use a preset: %(presets)s)")
+                % {"id": value, "presets": ", ".join(PRESETS)}
+            }
         )
     raise ValidationError(
         {
-            "workload": f"unknown workload {_shown(value)!r}: "
-            f"give the id of one of your workloads or a preset ({', '.join(PRESETS)})"
+            "workload": _(
+                "unknown workload %(value)s: give the id of one of your workloads or a preset (%(presets)s)"
+            )
+            % {"value": repr(_shown(value)), "presets": ", ".join(PRESETS)}
         }
     )
 
 
 def workload_choices(*, user: Any) -> list[tuple[str, str]]:
     """(value, label) for the workload select: presets first, then the user's own workloads."""
-    choices = [(name, f"preset: {name}") for name in PRESETS]
+    choices = [(name, _("preset: %(name)s") % {"name": name}) for name in PRESETS]
     if user is not None and user.is_authenticated:
         for pk, name in (
             Workload.objects.filter(owner=user).order_by("-created_at", "-id").values_list("pk", "name")[:50]

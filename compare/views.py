@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from acceptance.selectors import compare_blocks
 from compare import charts, selectors, services, sized
@@ -64,9 +65,11 @@ def _parse(request: HttpRequest) -> tuple[list[str], list[Any], Any, int | None,
         if left_out and len(offerings) < selectors.MIN_OFFERINGS:
             raise ValidationError(
                 {
-                    "offerings": f"{len(left_out)} of the offerings are fictional samples: tick "
-                    f"“include fictional samples” to compare them, or pick at least "
-                    f"{selectors.MIN_OFFERINGS} real offerings"
+                    "offerings": _(
+                        "%(n)s of the offerings are fictional samples: tick “include fictional samples” to "
+                        "compare them, or pick at least %(min)s real offerings"
+                    )
+                    % {"n": len(left_out), "min": selectors.MIN_OFFERINGS}
                 }
             )
     ref = selectors.workload_resolve(user=request.user, value=request.GET.get("workload", ""))
@@ -80,7 +83,7 @@ def _parse(request: HttpRequest) -> tuple[list[str], list[Any], Any, int | None,
 def _workload_panels(offerings: list[Any], ref: Any, gpus: int) -> tuple[list[dict], dict[int, Any]]:
     workload = selectors.workload_for(ref)
     results = sized.compared_results(offerings=offerings, workload=workload, gpus=gpus)
-    label = f"{ref.label} on {gpus:,} GPUs"
+    label = _("%(workload)s on %(gpus)s GPUs") % {"workload": ref.label, "gpus": f"{gpus:,}"}
     panels = [
         charts.cost_panel(offerings, results, label),
         charts.cost_per_token_panel(offerings, results, label),

@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.deconstruct import deconstructible
 
+from portal.i18n import translated_bound_error
 from providers.facts import Bound
 
 
@@ -64,7 +65,7 @@ class RangeValidator:
     def __call__(self, value: Any) -> None:
         if value is None:
             return
-        message = self.bound.error(float(value))
+        message = translated_bound_error(self.bound, float(value))
         if message:
             raise ValidationError(message, code="out_of_range")
 

@@ -8,6 +8,8 @@ stored English text unchanged.
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 from django.utils.translation import gettext
@@ -59,3 +61,44 @@ def shown(text: Any, message: Any = None) -> str:
     if hasattr(text, "as_json"):
         message = text.as_json()
     return translated(message, str(text or ""))
+
+
+_RANGE = re.compile(
+    r"^(?:between (?P<low>[\d,.]+) and|greater than (?P<above>[\d,.]+) and at most) (?P<high>[\d,.]+)"
+    r"(?: (?P<unit>\w+))?$"
+)
+
+
+def translated_hint(text: str) -> str:
+    """A help text in the page's language, piece by piece ("; "-separated), ranges included."""
+    whole = gettext(str(text))
+    if whole != str(text):
+        return whole
+    pieces = []
+    for piece in str(text).split("; "):
+        match = _RANGE.match(piece)
+        if match is None:
+            pieces.append(gettext(piece))
+            continue
+        unit = gettext(match["unit"]) if match["unit"] else ""
+        if match["low"] is not None:
+            template = gettext("between %(low)s and %(high)s %(unit)s")
+        else:
+            template = gettext("greater than %(low)s and at most %(high)s %(unit)s")
+        low = match["low"] if match["low"] is not None else match["above"]
+        text_in_words = template % {"low": low, "high": match["high"], "unit": unit}
+        pieces.append(re.sub(r"\s{2,}", " ", text_in_words).strip())
+    return gettext("; ").join(pieces)
+
+
+def translated_bound_error(bound: Any, value: float) -> str | None:
+    """A bounded field's range error (`providers.facts.Bound.error`) in the page's language; the same
+    English text in English."""
+    english = bound.error(value)
+    if english is None or not math.isfinite(value) or ", got " not in english:
+        return english
+    return gettext("%(label)s must be %(allowed)s, got %(got)s") % {
+        "label": gettext(bound.label),
+        "allowed": translated_hint(bound.range_text()),
+        "got": english.rsplit(", got ", 1)[1],
+    }

@@ -12,6 +12,7 @@ import django_filters
 from django import forms
 from django.db.models import Q, QuerySet
 from django.http import QueryDict
+from django.utils.translation import gettext_lazy as _
 
 from portal.filters import FormFieldFilter, unchanged
 from providers import selectors
@@ -24,7 +25,7 @@ FEATURE_FACTS = [
     *(fact.name for fact in facts_in_group("fault_tolerance") if fact.type == "bool"),
     "topology_aware_placement",
 ]
-FEATURE_CHOICES = [(name, FACTS_BY_NAME[name].label) for name in FEATURE_FACTS]
+FEATURE_CHOICES = [(name, _(FACTS_BY_NAME[name].label)) for name in FEATURE_FACTS]
 
 
 def _any_of(values: tuple[str, ...]) -> list[tuple[str, str]]:

@@ -352,9 +352,9 @@ def _fact_groups(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
             {
                 "label": _(label),
                 "rows": rows,
-                "as_of": p.get("as_of") or "not dated",
+                "as_of": p.get("as_of") or _("not dated"),
                 "sources": ", ".join(str(s.get("key")) for s in p.get("sources") or [])
-                or "no source recorded",
+                or _("no source recorded"),
                 "note": p.get("note") or "",
             }
         )

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 
 class QuoteCreateForm(forms.Form):
@@ -16,5 +17,5 @@ class QuoteCreateForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if not data.get("run") and not data.get("workload"):
-            raise forms.ValidationError("give a run (with its offering) or a workload and an offering")
+            raise forms.ValidationError(_("give a run (with its offering) or a workload and an offering"))
         return data

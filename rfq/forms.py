@@ -109,10 +109,10 @@ class AnswerForm(forms.Form):
             field = _edit_field(fact)
             # Empty keeps the catalog's value, which the field shows (placeholder or the empty choice).
             current = offering.fact_value(fact.name) if offering is not None else None
-            shown = "not published" if current in (None, "", []) else _shown(current)
+            shown = _("not published") if current in (None, "", []) else _shown(current)
             if isinstance(field.widget, forms.Select):
                 choices = [c for c in field.widget.choices if c[0] != ""]
-                field.widget.choices = [("", f"as in the catalog: {shown}"), *choices]
+                field.widget.choices = [("", _("as in the catalog: %(value)s") % {"value": shown}), *choices]
                 if isinstance(field, forms.ChoiceField):
                     field.choices = field.widget.choices
             elif not isinstance(field.widget, forms.CheckboxSelectMultiple):

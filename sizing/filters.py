@@ -11,20 +11,21 @@ import django_filters
 from django import forms
 from django.db.models import QuerySet
 from django.http import QueryDict
+from django.utils.translation import gettext_lazy as _
 
 from portal.filters import FormFieldFilter, unchanged
 from sizing import selectors
 from sizing.models import Objective, PlanResult, PlanRun
 
 # The empty choice of the menus whose choices are the run's own GPUs and fabrics.
-ANY_CHOICE = {"gpu": "any GPU", "fabric": "any fabric"}
+ANY_CHOICE = {"gpu": _("any GPU"), "fabric": _("any fabric")}
 
 
 class RunResultFilterSet(django_filters.FilterSet):
     # Validated here; the ranking is selectors.run_results' (a sort in Python by the objective).
     objective = FormFieldFilter(forms.ChoiceField, choices=Objective.choices, method=unchanged)
-    gpu = FormFieldFilter(forms.ChoiceField, label="GPU", field_name="offering__gpu__key")
-    fabric = FormFieldFilter(forms.ChoiceField, label="Fabric", field_name="offering__fabric")
+    gpu = FormFieldFilter(forms.ChoiceField, label=_("GPU"), field_name="offering__gpu__key")
+    fabric = FormFieldFilter(forms.ChoiceField, label=_("Fabric"), field_name="offering__fabric")
     feasible_only = FormFieldFilter(forms.BooleanField, field_name="feasible", method="only_if_true")
     complete_only = FormFieldFilter(forms.BooleanField, field_name="cost_complete", method="only_if_true")
     within_budget = FormFieldFilter(forms.BooleanField, method="filter_within_budget")

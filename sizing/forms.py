@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django import forms
 from django.utils.translation import gettext, gettext_noop
 
 from portal.constraints import range_validators
+from portal.i18n import translated_hint
 from providers.models import Offering
 from sizing.engine.workload import PRESETS
 from sizing.models import WORKLOAD_BOUNDS, Activation, Attention, Objective, Precision
@@ -81,29 +81,6 @@ FORM_MESSAGES = (
     gettext_noop("days"),
     gettext_noop("GB"),
 )
-_RANGE = re.compile(
-    r"^(?:between (?P<low>[\d,.]+) and|greater than (?P<above>[\d,.]+) and at most) (?P<high>[\d,.]+)"
-    r"(?: (?P<unit>\w+))?$"
-)
-
-
-def translated_hint(text: str) -> str:
-    """A help text in the page's language, piece by piece ("; "-separated), ranges included."""
-    pieces = []
-    for piece in str(text).split("; "):
-        match = _RANGE.match(piece)
-        if match is None:
-            pieces.append(gettext(piece))
-            continue
-        unit = gettext(match["unit"]) if match["unit"] else ""
-        if match["low"] is not None:
-            template = gettext("between %(low)s and %(high)s %(unit)s")
-        else:
-            template = gettext("greater than %(low)s and at most %(high)s %(unit)s")
-        low = match["low"] if match["low"] is not None else match["above"]
-        text_in_words = template % {"low": low, "high": match["high"], "unit": unit}
-        pieces.append(re.sub(r"\s{2,}", " ", text_in_words).strip())
-    return gettext("; ").join(pieces)
 
 
 def _bounded(name: str, help_text: str = "", step: str = "any") -> dict[str, Any]:

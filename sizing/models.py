@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
 from portal.i18n import translated, translated_text
@@ -25,9 +26,9 @@ class Precision(models.TextChoices):
 
 
 class Attention(models.TextChoices):
-    AUTO = "auto", "by GPU (unfused on A100, fused elsewhere)"
-    FLASH = "flash", "fused (FlashAttention)"
-    UNFUSED = "unfused", "unfused (scores materialised)"
+    AUTO = "auto", _("by GPU (unfused on A100, fused elsewhere)")
+    FLASH = "flash", _("fused (FlashAttention)")
+    UNFUSED = "unfused", _("unfused (scores materialised)")
 
 
 class Activation(models.TextChoices):
@@ -184,15 +185,15 @@ class Workload(models.Model):
 
 
 class Objective(models.TextChoices):
-    CHEAPEST = "cheapest", "Cheapest within the deadline"
-    FASTEST = "fastest", "Fastest within the budget"
+    CHEAPEST = "cheapest", _("Cheapest within the deadline")
+    FASTEST = "fastest", _("Fastest within the budget")
 
 
 class RunStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Failed")
 
 
 class PlanRun(models.Model):

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from checks.rules.base import to_float
+from checks.rules.base import Msg, _, to_float
 from checks.rules.thresholds import (
     MIN_BANDWIDTH_MESSAGE_BYTES,
     REFERENCE_GPUS,
@@ -48,11 +48,15 @@ class Context:
         return self.nodes > 1
 
     @property
-    def job_words(self) -> str:
-        size = f"{self.params_total / 1e9:.0f}B"
-        who = "the reference job (no workload given)" if self.params_assumed else "this workload"
-        return f"{who}: {size} parameters on {self.gpus} GPUs / {self.nodes} nodes" + (
-            " (assumed)" if self.gpus_assumed else ""
+    def job_words(self) -> Msg:
+        who = _("the reference job (no workload given)") if self.params_assumed else _("this workload")
+        return _(
+            "%(who)s: %(size)s parameters on %(gpus)s GPUs / %(nodes)s nodes%(assumed)s",
+            who=who,
+            size=f"{self.params_total / 1e9:.0f}B",
+            gpus=self.gpus,
+            nodes=self.nodes,
+            assumed=_(" (assumed)") if self.gpus_assumed else "",
         )
 
 

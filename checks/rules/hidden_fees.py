@@ -15,9 +15,9 @@ from checks.rules.thresholds import UNPUBLISHED_SHARE_CRITICAL_PCT
 from checks.severity import Severity
 
 _FEE_FACTS = {
-    "storage_price_usd_per_gb_month": "checkpoint storage",
-    "egress_price_usd_per_gb": "egress",
-    "traffic_price_usd_per_gb": "inter-node traffic",
+    "storage_price_usd_per_gb_month": _("checkpoint storage"),
+    "egress_price_usd_per_gb": _("egress"),
+    "traffic_price_usd_per_gb": _("inter-node traffic"),
 }
 _FEE_ITEMS = ("checkpoint_storage", "dataset_storage", "egress", "traffic", "support", "setup")
 _SEPARATE_RE = re.compile(
@@ -103,7 +103,10 @@ def rule_hidden_fees(ctx: Context) -> list[Finding]:
         signals.append(
             Signal(
                 severity,
-                _("Unpublished prices: %(items)s", items=", ".join(_FEE_FACTS[name] for name in unknown)),
+                _(
+                    "Unpublished prices: %(items)s",
+                    items=joined(*(_FEE_FACTS[name] for name in unknown), sep=", "),
+                ),
                 [claim(offering, name) for name in unknown] + [claim(offering, "storage_included_gb")],
                 _(
                     "Get written prices for checkpoint storage (per GB-month, with write throughput), egress "

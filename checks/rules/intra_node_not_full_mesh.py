@@ -358,7 +358,7 @@ def _intra_busbw_signal(ctx: Context, item: dict, run: dict, nvlink: float, expe
             claim(
                 ctx.offering,
                 "intra_node_gbytes_per_s",
-                f"NVLink {nvlink:g} GB/s per GPU (claimed or GPU table)",
+                _("NVLink %(gbps)s GB/s per GPU (claimed or GPU table)", gbps=f"{nvlink:g}"),
             ),
             upload(
                 item,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from checks.rules.base import Finding, Msg, Signal, _, claim, merge, model, to_float
+from checks.rules.base import Finding, Msg, Signal, _, claim, joined, merge, model, to_float
 from checks.rules.context import Context
 from checks.rules.thresholds import (
     AUTO_RESTART_MIN,
@@ -24,8 +24,8 @@ from hardware import GPUS
 from hardware.reliability import DEFAULT_FAILURE_RATE_PER_GPU_HOUR
 
 _MISSING_WORDS = {
-    "auto_bad_node_detection": "automatic bad-node detection",
-    "auto_checkpoint_restart": "automatic checkpoint/restart",
+    "auto_bad_node_detection": _("automatic bad-node detection"),
+    "auto_checkpoint_restart": _("automatic checkpoint/restart"),
 }
 
 
@@ -101,6 +101,13 @@ def _restart_hours(offering: dict) -> float:
     return restart_h
 
 
+def _both(*parts: Msg) -> Msg:
+    """One part, or two joined by "and" (each translated on its own)."""
+    return (
+        _("%(first)s and %(second)s", first=parts[0], second=parts[1]) if len(parts) > 1 else joined(*parts)
+    )
+
+
 def _severity(failures: float, missing: list[str]) -> Severity:
     if failures > FAILURES_CRITICAL:
         return Severity.CRITICAL if len(missing) == 2 else Severity.WARNING
@@ -140,12 +147,14 @@ def rule_no_fault_tolerance(ctx: Context) -> list[Finding]:
         avoidable=f"{avoidable_gpu_hours:,.0f}",
         auto_min=f"{AUTO_RESTART_MIN:.0f}",
     )
-    published = "not published" if all(offering.get(name) is None for name in missing) else "not offered"
+    published = (
+        _("not published") if all(offering.get(name) is None for name in missing) else _("not offered")
+    )
     signal = Signal(
         _severity(failures, missing),
         _(
             "No %(missing)s (%(published)s)",
-            missing=" and ".join(_MISSING_WORDS[name] for name in missing),
+            missing=_both(*(_MISSING_WORDS[name] for name in missing)),
             published=published,
         ),
         [

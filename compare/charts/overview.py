@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
 
 from checks.display import severity_word
 from checks.rules import pitfall_name
@@ -32,17 +33,17 @@ FABRIC_LABELS = {
     "roce": "RoCE",
     "efa": "EFA",
     "tcpx": "TCPX",
-    "ethernet": "TCP Ethernet (no RDMA)",
-    "other": "other",
-    None: "not published",
+    "ethernet": gettext_noop("TCP Ethernet (no RDMA)"),
+    "other": gettext_noop("other"),
+    None: gettext_noop("not published"),
 }
 OVERVIEW_FEATURES = (
-    ("health_checks", "Health checks"),
-    ("auto_bad_node_detection", "Automatic bad-node detection"),
-    ("auto_replacement", "Automatic node replacement"),
-    ("auto_checkpoint_restart", "Automatic checkpoint/restart"),
-    ("spare_node_pool", "Spare-node pool"),
-    ("topology_aware_placement", "Topology-aware placement"),
+    ("health_checks", gettext_noop("Health checks")),
+    ("auto_bad_node_detection", gettext_noop("Automatic bad-node detection")),
+    ("auto_replacement", gettext_noop("Automatic node replacement")),
+    ("auto_checkpoint_restart", gettext_noop("Automatic checkpoint/restart")),
+    ("spare_node_pool", gettext_noop("Spare-node pool")),
+    ("topology_aware_placement", gettext_noop("Topology-aware placement")),
 )
 
 
@@ -148,7 +149,7 @@ def overview_fabric_panel(rows: list[dict]) -> dict:
     groups = _fabric_groups(rows)
     traces, table_rows = [], []
     for i, fabric in enumerate(f for f in FABRIC_LABELS if f in groups):
-        group, label = groups[fabric], FABRIC_LABELS[fabric]
+        group, label = groups[fabric], _(FABRIC_LABELS[fabric])
         unpublished = len(group["missing"])
         table_rows.append(_stats_row(label, len(group["x"]) + unpublished, group["x"], 0, unpublished))
         if group["x"]:
@@ -171,8 +172,15 @@ def overview_fabric_panel(rows: list[dict]) -> dict:
             ),
         },
         "table": table(
-            "Inter-node Gb/s per GPU by fabric",
-            ["Fabric", "Offerings", "Min Gb/s per GPU", "Median", "Max", "Bandwidth not published"],
+            _("Inter-node Gb/s per GPU by fabric"),
+            [
+                _("Fabric"),
+                _("Offerings"),
+                _("Min Gb/s per GPU"),
+                _("Median"),
+                _("Max"),
+                _("Bandwidth not published"),
+            ],
             table_rows,
             numeric=range(5),
         ),
@@ -183,7 +191,7 @@ def _price_groups(rows: list[dict]) -> dict[str, dict[str, Any]]:
     """Per GPU: the on-demand prices per GPU-hour that are published, and how many are not."""
     groups: dict[str, dict[str, Any]] = {}
     for row in rows:
-        gpu = row["gpu__key"] or "GPU not in the table"
+        gpu = row["gpu__key"] or _("GPU not in the table")
         group = groups.setdefault(gpu, {"y": [], "hover": [], "missing": 0})
         if row["on_demand_price"] is None:
             group["missing"] += 1
@@ -232,7 +240,7 @@ def overview_price_panel(rows: list[dict]) -> dict:
         },
         "table": table(
             _("On-demand %(currency)s per GPU-hour by GPU") % {"currency": active().code},
-            ["GPU", "Priced offerings", "Min", "Median", "Max", "Price not published"],
+            [_("GPU"), _("Priced offerings"), _("Min"), _("Median"), _("Max"), _("Price not published")],
             table_rows,
             numeric=range(5),
         ),
@@ -243,11 +251,11 @@ def overview_features_panel(rows: list[dict]) -> dict:
     counts = []
     for key, label in OVERVIEW_FEATURES:
         values = [row[key] for row in rows]
-        counts.append((label, values.count(True), values.count(False), values.count(None)))
+        counts.append((_(label), values.count(True), values.count(False), values.count(None)))
     styles = (
-        ("✔ yes", GREEN, "", 1),
-        ("✖ no", VERMILLION, "x", 2),
-        ("? not published", UNPUBLISHED_GREY, ".", 3),
+        ("✔ " + _("yes"), GREEN, "", 1),
+        ("✖ " + _("no"), VERMILLION, "x", 2),
+        ("? " + _("not published"), UNPUBLISHED_GREY, ".", 3),
     )
     traces = [
         {
@@ -258,7 +266,15 @@ def overview_features_panel(rows: list[dict]) -> dict:
             "y": [c[0] for c in counts],
             "text": [c[idx] or "" for c in counts],
             "textposition": "inside",
-            "hovertext": [f"{c[0]}: {c[idx]} offering{'s' if c[idx] != 1 else ''} {name}" for c in counts],
+            "hovertext": [
+                ngettext(
+                    "%(feature)s: %(n)s offering %(value)s",
+                    "%(feature)s: %(n)s offerings %(value)s",
+                    int(c[idx]),
+                )
+                % {"feature": c[0], "n": c[idx], "value": name}
+                for c in counts
+            ],
             "hoverinfo": "text",
             "marker": patterned(color, shape),
         }
@@ -278,8 +294,8 @@ def overview_features_panel(rows: list[dict]) -> dict:
             ),
         },
         "table": table(
-            "Offerings per feature",
-            ["Feature", "Yes", "No", "Not published"],
+            _("Offerings per feature"),
+            [_("Feature"), _("Yes"), _("No"), _("Not published")],
             [
                 {
                     "head": c[0],
@@ -320,10 +336,10 @@ def overview_findings_panel(counts: list[dict]) -> dict:
         }
         if codes
         else None,
-        "empty": "No finding is stored yet: the checks run after every catalog change.",
+        "empty": _("No finding is stored yet: the checks run after every catalog change."),
         "table": table(
-            "Findings by pitfall and severity",
-            ["Pitfall", "Critical", "Warning", "Info"],
+            _("Findings by pitfall and severity"),
+            [_("Pitfall"), _("Critical"), _("Warning"), _("Info")],
             [
                 {
                     "head": _(pitfall_name(code)),

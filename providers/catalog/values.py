@@ -6,6 +6,7 @@ import datetime as dt
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from portal.i18n import translated_bound_error
 from providers.facts import Fact
 
 
@@ -50,6 +51,8 @@ def coerce_fact(fact: Fact, value: Any, gpu_keys: set[str]) -> Any:
         return sorted(set(cleaned))
     number = parse_number(value, integer=fact.type == "int")
     message = fact.bound_error(float(number))
+    if message and fact.bound is not None:  # in the page's language (the same English elsewhere)
+        message = translated_bound_error(fact.bound, float(number)) or message
     if message:
         raise ValueError(message)
     if fact.type == "decimal":
