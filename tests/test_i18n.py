@@ -633,6 +633,13 @@ def zh_run(yuan_rate: Any, django_capture_on_commit_callbacks: Any) -> Any:
     return run
 
 
+def test_the_run_page_in_yuan_says_the_rate_beside_its_figures(client: Client, zh_run: Any) -> None:
+    client.force_login(zh_run.owner)
+    page = client.get(f"/plan/{zh_run.pk}/?currency=CNY", **ZH).content.decode()
+    assert "¥" in page and 'class="fx-note"' in page and "7.2000" in page and "2026-11-30" in page
+    assert 'class="fx-note"' not in client.get(f"/plan/{zh_run.pk}/?currency=USD", **EN).content.decode()
+
+
 def test_the_plan_result_in_chinese_translates_what_python_built_and_prices_it_in_yuan(
     client: Client, zh_run: Any
 ) -> None:
