@@ -27,56 +27,12 @@ from django.contrib.sessions.backends.db import SessionStore  # noqa: E402
 from django.db import transaction  # noqa: E402
 
 from accounts.models import User  # noqa: E402
-from checks.models import CONTEXT_CLAIMS, Finding  # noqa: E402
 from providers.catalog import catalog_import, read_catalog_file  # noqa: E402
-from providers.models import BillingPlan, Offering, Provenance, Provider, Source  # noqa: E402
+from providers.models import Offering, Provider  # noqa: E402
 from providers.services import catalog_imported_announce, gpu_table_sync  # noqa: E402
+from tests.providers.catalog_copies import copy_providers  # noqa: E402
 
 TARGET = int(os.environ.get("BENCH_OFFERINGS", "3000"))
-
-
-def _copy(n: int, providers: list[Provider]) -> None:
-    """Copy n of every demo provider with everything under it (bulk inserts, a fixed number per copy)."""
-    new_providers = {}
-    for p in providers:
-        new_providers[p.pk] = Provider(
-            slug=f"{p.slug}-c{n}"[:60], name=f"{p.name} (copy {n})", kind=p.kind, website=p.website
-        )
-    Provider.objects.bulk_create(new_providers.values())
-    sources = list(Source.objects.filter(provider__in=providers))
-    new_sources = {}
-    for s in sources:
-        old = s.pk
-        s.pk, s.provider = None, new_providers[s.provider_id]
-        new_sources[old] = s
-    Source.objects.bulk_create(new_sources.values())
-    offerings = list(Offering.objects.filter(provider__in=providers).order_by("pk"))
-    new_offerings = {}
-    for o in offerings:
-        old = o.pk
-        o.pk, o.provider = None, new_providers[o.provider_id]
-        o.slug, o.name = f"{o.slug}-c{n}"[:80], f"{o.name} (copy {n})"
-        new_offerings[old] = o
-    Offering.objects.bulk_create(new_offerings.values())
-    plans = list(BillingPlan.objects.filter(offering_id__in=new_offerings))
-    for plan in plans:
-        plan.pk, plan.offering = None, new_offerings[plan.offering_id]
-    BillingPlan.objects.bulk_create(plans)
-    provenance = list(Provenance.objects.filter(offering_id__in=new_offerings).prefetch_related("sources"))
-    links = []
-    for prov in provenance:
-        linked = [new_sources[s.pk] for s in prov.sources.all() if s.pk in new_sources]
-        prov.pk, prov.offering = None, new_offerings[prov.offering_id]
-        links.append((prov, linked))
-    Provenance.objects.bulk_create([p for p, _ in links])
-    through = Provenance.sources.through
-    through.objects.bulk_create(
-        [through(provenance_id=p.pk, source_id=s.pk) for p, linked in links for s in linked]
-    )
-    findings = list(Finding.objects.filter(offering_id__in=new_offerings, context=CONTEXT_CLAIMS))
-    for f in findings:
-        f.pk, f.offering = None, new_offerings[f.offering_id]
-    Finding.objects.bulk_create(findings)
 
 
 def grow() -> None:
@@ -88,7 +44,7 @@ def grow() -> None:
     per_copy = Offering.objects.count()
     for n in range(1, max(0, math.ceil(TARGET / per_copy) - 1) + 1):
         with transaction.atomic():
-            _copy(n, providers)
+            copy_providers(n, providers)
 
 
 def main() -> None:

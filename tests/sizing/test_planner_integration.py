@@ -13,12 +13,13 @@ import pytest
 
 from checks.models import Finding, context_for_run
 from providers.catalog import catalog_import, read_catalog_file
-from providers.models import Offering
+from providers.models import Offering, Provider
 from providers.services import gpu_table_sync
 from sizing import services
 from sizing.models import PlanResult, PlanRun
 from sizing.tasks import plan_run_chunk_task
 from tests.conftest import start_celery_worker
+from tests.providers.catalog_copies import copy_providers
 from tests.providers.factories import UserFactory
 
 pytestmark = [pytest.mark.integration]
@@ -26,9 +27,13 @@ pytestmark = [pytest.mark.integration]
 REPO = Path(__file__).resolve().parents[2]
 
 
-def load_demo_catalog() -> int:
+def load_demo_catalog(copies: int = 1) -> int:
+    """The demo catalog, `copies` times (renamed copies), so that a run can be made to last long enough."""
     gpu_table_sync()
     catalog_import(data=read_catalog_file(REPO / "providers" / "demo" / "catalog.yaml"))
+    providers = list(Provider.objects.order_by("pk"))
+    for n in range(1, copies):
+        copy_providers(n, providers)
     # A run leaves the fictional samples out unless asked for them.
     return Offering.objects.filter(fictional=False).count()
 
@@ -48,7 +53,7 @@ def wait_for(predicate: Any, timeout: float = 120) -> bool:
 
 
 def test_a_run_over_the_demo_catalog_completes_with_visible_progress(celery_worker: Any) -> None:
-    total = load_demo_catalog()
+    total = load_demo_catalog(copies=3)  # a run of a few seconds: progress polled every 50 ms shows part-way
     user = UserFactory()
     wl = services.workload_create(owner=user, preset="gpt3-175b")
     run = services.plan_run_create(owner=user, workload=wl)
