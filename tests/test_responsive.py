@@ -72,6 +72,11 @@ def _pages(site: dict[str, Any]) -> dict[str, str]:
         "compare": f"/compare/?offerings={slugs}&workload=13b&gpus=64",
         "checklist": "/checks/checklist/?offering=cheap-eth",
         "quote": f"/quotes/{site['quote'].pk}/",
+        # forms whose selects list offerings by their full names (one of them long)
+        "plan": "/plan/",
+        "rfq-new": "/rfqs/new/",
+        "upload": "/benchmarks/upload/",
+        "acceptance": "/benchmarks/acceptance/",
     }
 
 
