@@ -10,6 +10,7 @@ import contextlib
 import gc
 from collections.abc import Callable, Iterator
 
+from . import nccl_json
 from .detect import NCCL, Detection, detect
 from .result import ParseResult
 from .text import BinarySource, Text, decode, decode_file
@@ -102,14 +103,33 @@ def detect_kind(data: bytes | str) -> Detection:
 
 def parse(data: bytes | str, filename: str | None = None) -> ParseResult:
     """Recognise and parse one upload. `filename` is only used in messages, never for detection."""
+    raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else data
+    if nccl_json.looks_like_report(raw[:256]):
+        return _parse_json_report(raw, filename)
     return parse_text(decode(data), filename)
 
 
 def parse_file(open_binary: Callable[[], BinarySource], filename: str | None = None) -> ParseResult:
     """`parse` for a stored file, streamed: `open_binary()` returns a fresh binary file object each
     time it is called. The head is read for detection, then the file once, line by line, by the parser,
-    so memory does not grow with the file's size."""
+    so memory does not grow with the file's size. An nccl-tests JSON report (one line) is read whole, up
+    to nccl_json.MAX_JSON_BYTES."""
+    with open_binary() as handle:
+        head = handle.read(256)
+    if nccl_json.looks_like_report(head):
+        with open_binary() as handle:
+            return _parse_json_report(handle.read(nccl_json.MAX_JSON_BYTES + 1), filename)
     return parse_text(decode_file(open_binary), filename)
+
+
+def _parse_json_report(data: bytes, filename: str | None) -> ParseResult:
+    """An nccl-tests JSON report, parsed as the text report it mirrors (nccl_json)."""
+    try:
+        lines = nccl_json.report_lines(data)
+    except nccl_json.ReportError as exc:
+        label = f"{filename}: " if filename else ""
+        return ParseResult(kind=None, errors=[f"{label}not recognised: {exc}"])
+    return parse_text(Text(lines=lines, notes=[nccl_json.NOTE]), filename)
 
 
 @contextlib.contextmanager
