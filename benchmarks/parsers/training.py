@@ -8,6 +8,7 @@ over 2x the median are reported as stalls.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,24 @@ ARG_RE = re.compile(
     r"|tensor_model_parallel_size|pipeline_model_parallel_size|data_parallel_size)\s*(?:\.{2,}|:)\s*(\S+)"
 )
 WORLD_RE = re.compile(r"using world size:\s*(\d+)|dist_world_size=(\d+)")
+# torchtitan's set-up lines (torchtitan/distributed/parallel_dims.py, trainer.py): the device mesh gives the
+# world size (`pp=1, dp_replicate=1, dp_shard=8, cp=1, tp=1, ep=1`: ep folds into the others; before 2026
+# `Building 2-D device mesh with ['dp_shard', 'tp'], [4, 2]`), the trainer line the tokens of one train step
+# and the context length.
+TITAN_MESH_RE = re.compile(
+    r"Building device mesh with parallelism:\s*((?:[a-z_]{1,20}=-?\d{1,7},?\s*){1,10})"
+)
+TITAN_MESH_OLD_RE = re.compile(r"Building \d-D device mesh with \[[^\]]{0,300}\],\s*\[([\d,\s]{1,80})\]")
+# The trainer line has had three shapes (2025-03: local/global batch size, sequence length, total steps;
+# 2026-02: the same with gradient accumulation steps; 2026-08: tokens per DP rank and per train step,
+# maximum context length): each figure is read by its own words.
+TITAN_SETUP_RES = {
+    "global_batch_size": re.compile(r"global batch size (\d{1,9})\b"),
+    "seq_length": re.compile(r"(?:sequence length|maximum context length) (\d{1,9})\b"),
+    "tokens_per_step": re.compile(r"\b(\d{1,15}) tokens per train step"),
+    "total_steps": re.compile(r"total steps (\d{1,12})\b"),
+}
+TITAN_WORLD_DIMS = ("pp", "dp_replicate", "dp_shard", "cp", "tp")
 # torchtitan `step: 12  loss: ...`; forks print the run length too: `step: 640/644 = 99.3789%  loss: ...`.
 TITAN_RE = re.compile(r"(?<!validate )\bstep:\s*(\d+)(?:/(\d+)(?:\s*=\s*[\d.]+%)?)?\s+(.*)$")
 TITAN_KV_RE = re.compile(r"\b(loss|grad_norm|memory|tps|wps|tflops|mfu)\s*:\s*([^\s]+)")
@@ -90,6 +109,28 @@ def _read_args(line: str, args: dict[str, float]) -> None:
     world = WORLD_RE.search(line)
     if world and "world_size" not in args:
         args["world_size"] = float(world.group(1) or world.group(2))
+
+
+def _read_titan_setup(line: str, args: dict[str, float]) -> None:
+    """torchtitan's device mesh (world size) and trainer line (tokens per step, context, steps)."""
+    if "device mesh" in line and "world_size" not in args:
+        mesh = TITAN_MESH_RE.search(line)
+        if mesh:
+            dims = dict(re.findall(r"([a-z_]+)=(-?\d+)", mesh.group(1)))
+            sizes = [int(dims[d]) for d in TITAN_WORLD_DIMS if d in dims]
+        else:
+            old = TITAN_MESH_OLD_RE.search(line)
+            sizes = [int(n) for n in re.findall(r"\d+", old.group(1))] if old else []
+        if sizes and all(n > 0 for n in sizes):
+            args["world_size"] = float(math.prod(sizes))
+        return
+    if "Trainer is initialized" in line or "Training starts at step" in line:
+        for key, pattern in TITAN_SETUP_RES.items():
+            found = pattern.search(line)
+            if found and key not in args:
+                args[key] = float(found.group(1))
+        if "tokens_per_step" not in args and "global_batch_size" in args and "seq_length" in args:
+            args["tokens_per_step"] = args["global_batch_size"] * args["seq_length"]
 
 
 def _marked_warmup(rest: str) -> bool:
@@ -173,6 +214,7 @@ class _TrainingLog:
     def read_line(self, line_no: int, line: str) -> None:
         """One non-empty line; a line is an iteration line of one format at most."""
         _read_args(line, self.args)
+        _read_titan_setup(line, self.args)
         iteration_line = ITER_RE.search(line)
         if iteration_line:
             iteration = int(iteration_line.group(1))
@@ -308,6 +350,12 @@ def _iteration_fields(rows: list[dict[str, Any]], log: _TrainingLog) -> dict[str
     median_time = median([r["time_s"] for r in steady if r["time_s"] is not None])
     median_tflops = median([r["tflops_per_gpu"] for r in steady if r["tflops_per_gpu"] is not None])
     tokens, tokens_source = _tokens_per_gpu(steady, median_time, log)
+    time_source = "printed" if median_time else None
+    step_tokens, world = log.args.get("tokens_per_step"), log.world_size
+    if not median_time and tokens and step_tokens and world:
+        # torchtitan prints tokens/s per GPU, not the step time: one step is tokens per step / (tps x GPUs)
+        median_time = step_tokens / ((median(tokens) or 0.0) * world) if median(tokens) else None
+        time_source = "computed: tokens per train step / (tokens/s per GPU x world size)"
     mfus = [r["mfu"] for r in steady if r.get("mfu") is not None]
     samples = [r["samples_per_s"] for r in steady if r.get("samples_per_s") is not None]
     return {
@@ -315,6 +363,7 @@ def _iteration_fields(rows: list[dict[str, Any]], log: _TrainingLog) -> dict[str
         "steady_iterations": len(steady),
         "warmup_iterations_excluded": [r["iteration"] for r in rows[:warm]],
         "median_iteration_s": round(median_time, 4) if median_time else None,
+        "median_iteration_s_source": time_source if median_time else None,
         "median_tflops_per_gpu": round(median_tflops, 2) if median_tflops is not None else None,
         "median_tokens_per_s_per_gpu": round(median(tokens) or 0.0, 2) if tokens else None,
         "tokens_per_s_per_gpu_source": tokens_source,
@@ -379,6 +428,8 @@ def parse_training(text: Text, kind: str) -> ParseResult:
     for line_no, line in enumerate(text.lines, start=1):
         if line.strip():
             log.read_line(line_no, line)
+    if log.total_iterations is None and log.args.get("total_steps"):
+        log.total_iterations = int(log.args["total_steps"])  # torchtitan's trainer line
     rows = sorted((log.megatron or log.titan).values(), key=lambda r: r["iteration"])
     summary = _job_fields(log)
     if not rows and log.ds_timer:
