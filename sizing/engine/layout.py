@@ -72,7 +72,7 @@ class Layout:
     last_stage_layers: int | None = None
     # the embedding and the loss counted as one layer slot each in the pipeline split (Megatron-Core
     # --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split, TransformerConfig
-    # fields of the same names; stages.py): (L + 2) / p slots per rank in v chunks, the first chunk of the
+    # fields of the same names; stages.py): (L + slots) / p per rank in v chunks, the first chunk of the
     # first rank and the last chunk of the last rank one layer fewer. Llama 3 405B: 128 slots on 16 ranks.
     account_for_embedding_in_pipeline_split: bool = False
     account_for_loss_in_pipeline_split: bool = False
