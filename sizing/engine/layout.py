@@ -70,6 +70,12 @@ class Layout:
     # the last of 16 stages (7, 8 x 14, 7).
     first_stage_layers: int | None = None
     last_stage_layers: int | None = None
+    # the embedding and the loss counted as one layer slot each in the pipeline split (Megatron-Core
+    # --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split, TransformerConfig
+    # fields of the same names; stages.py): (L + slots) / p per rank in v chunks, the first chunk of the
+    # first rank and the last chunk of the last rank one layer fewer. Llama 3 405B: 128 slots on 16 ranks.
+    account_for_embedding_in_pipeline_split: bool = False
+    account_for_loss_in_pipeline_split: bool = False
 
     @property
     def gpus(self) -> int:
@@ -124,6 +130,9 @@ class Layout:
             g["dedup"] = self.moe_dispatcher == DISPATCHER_DEDUP
         if self.first_stage_layers is not None or self.last_stage_layers is not None:
             g["fsl"], g["lsl"] = self.stage_layers_ends
+        if self.account_for_embedding_in_pipeline_split or self.account_for_loss_in_pipeline_split:
+            g["aemb"] = float(self.account_for_embedding_in_pipeline_split)
+            g["aloss"] = float(self.account_for_loss_in_pipeline_split)
         return g
 
     @property
@@ -221,6 +230,33 @@ def _stage_layers(d: dict[str, Any], wl: Workload, pp: int) -> tuple[int | None,
     return ends[0], ends[1]
 
 
+PIPELINE_SLOT_FLAGS = ("account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split")
+
+
+def _pipeline_slots(
+    d: dict[str, Any], wl: Workload, pp: int, v: int, ends: tuple[int | None, int | None], notes: list[str]
+) -> tuple[bool, bool]:
+    """The embedding/loss slots, checked as Megatron-Core's TransformerConfig checks them: not with set
+    first/last stage layers, and (L + slots) divisible by p, the slots per rank by v."""
+    emb, loss = (bool(_flag(d, key)) for key in PIPELINE_SLOT_FLAGS)
+    field = f"layout.{PIPELINE_SLOT_FLAGS[0] if emb else PIPELINE_SLOT_FLAGS[1]}"
+    if not (emb or loss):
+        return False, False
+    if pp < 2:
+        notes.append("the embedding/loss pipeline slots without pipeline parallelism have no effect: unset")
+        return False, False
+    if ends != (None, None):
+        raise InputError(field, "cannot be set with first_stage_layers / last_stage_layers (Megatron-Core)")
+    slots = wl.layers + emb + loss
+    if slots % pp or (slots // pp) % v:
+        raise InputError(
+            field,
+            f"{wl.layers} layers + {emb + loss} slots = {slots} must split evenly over pp={pp} stages and "
+            f"their virtual_stages={v} chunks",
+        )
+    return emb, loss
+
+
 def _check_heads_and_experts(wl: Workload, tp: int, ep: int) -> None:
     if wl.heads % tp:
         raise InputError("layout.tp", f"TP={tp} does not divide the {wl.heads} attention heads")
@@ -287,6 +323,7 @@ def layout_from_dict(
         v = 1
     engine = _pipeline_engine(d, v)
     first_layers, last_layers = _stage_layers(d, wl, pp)
+    slot_emb, slot_loss = _pipeline_slots(d, wl, pp, v, (first_layers, last_layers), notes)
     lay = Layout(
         tp,
         pp,
@@ -307,5 +344,7 @@ def layout_from_dict(
         moe_dispatcher=_moe_dispatcher(d),
         first_stage_layers=first_layers,
         last_stage_layers=last_layers,
+        account_for_embedding_in_pipeline_split=slot_emb,
+        account_for_loss_in_pipeline_split=slot_loss,
     )
     return lay, notes

@@ -121,3 +121,35 @@ def in_flight_factor(pp: Array, v: Array, micro_batches: Array, rank: Array = 0)
 def overhead_bytes(states_and_activations: Array) -> Array:
     """CUDA context, NCCL buffers, allocator fragmentation (assumed, constants.py)."""
     return C.OVERHEAD_FIXED_GIB * C.GIB + C.OVERHEAD_FRACTION * states_and_activations
+
+
+def in_flight_chunks(pp: Array, v: Array, micro_batches: Array, rank: Array = 0) -> Array:
+    """Model chunks (one micro-batch through one of the rank's v chunks) held by pipeline rank `rank` at
+    its peak: Megatron's warm-up + 1, capped at the step's m v (in_flight_factor in chunk units)."""
+    return np.asarray(v, dtype=float) * in_flight_factor(pp, v, micro_batches, rank)
+
+
+def first_chunks_in_flight(pp: Array, v: Array, micro_batches: Array) -> Array:
+    """How many of rank 0's chunks in flight at its peak are its first model chunk (the one the embedding
+    slot makes lighter, stages.py). Megatron runs the forwards of each chunk in groups of N micro-batches
+    (schedules.py `get_schedule_table`; `microbatch_group_size_per_vp_stage`, default N = p, the depth-first
+    order and the fewest in flight: N may range from p to m); the peak is at the first backward, after F
+    forwards: N = p of every p v are the first chunk's, `p floor(F / (p v)) + min(F mod p v, p)`."""
+    pp = np.asarray(pp, dtype=float)
+    forwards = in_flight_chunks(pp, v, micro_batches)
+    group = pp * np.asarray(v, dtype=float)
+    return pp * np.floor(forwards / group) + np.minimum(np.mod(forwards, group), pp)
+
+
+def last_chunks_in_flight(pp: Array, v: Array, micro_batches: Array) -> Array:
+    """How many of the last rank's chunks in flight at its peak are its last model chunk (the one the loss
+    slot makes lighter). The last rank's warm-up is (v - 1) p chunks; its backwards start with the last
+    chunk, so once the first group's p backwards have run (m > p: the second group's forwards continue)
+    none is left in flight while as many chunks are held: 0. With m = p one remains at every step; 1F1B
+    (v = 1) holds one chunk, the last; when every forward runs before the first backward, all m."""
+    pp = np.asarray(pp, dtype=float)
+    v = np.asarray(v, dtype=float)
+    micro_batches = np.asarray(micro_batches, dtype=float)
+    everything = in_flight_chunks(pp, v, micro_batches, rank=pp - 1.0) >= micro_batches * v
+    one = (v == 1) | (micro_batches <= pp)
+    return np.where(everything, micro_batches, np.where(one, 1.0, 0.0))

@@ -9,9 +9,10 @@ memory.RECOMPUTE_*), sp (sequence parallel), v (virtual stages), and optionally 
 default tp), the overlap flags tpo, ogr, opg, ppo (overlap.OVERLAP_GRID_KEYS; default: the framework
 default of the GPU), dsp (DeepSpeed's pipeline engine, pipeline.py; default Megatron's) and gr32 (gradients
 reduced in fp32, zero.py; default bf16), raf (ZeRO-3 reshard after forward, zero.py; default true), dedup
-(MoE token dispatcher deduplicates per destination, timing.all_to_all_time; default by GPU); `x` is
-the same dict as arrays (`_inputs`). Single letters in
-formulas follow the papers' notation: h hidden, s sequence, L layers, V vocabulary.
+(MoE token dispatcher deduplicates per destination, timing.all_to_all_time; default by GPU), fsl / lsl and
+aemb / aloss (the pipeline split, stages.py; default ceil(L / p)); `x` is the same dict as arrays
+(`_inputs`). Single letters in formulas follow the papers' notation: h hidden, s sequence, L layers,
+V vocabulary.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from hardware.messages import _
 from . import constants as C
 from . import memory as M
 from . import pipeline as P
+from . import stages as S
 from . import timing as T
 from . import zero as Z
 from .hardware import Hardware
@@ -224,8 +226,9 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
     for key in ("dsp", "gr32", "raf", "z3flat", "dedup"):
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
-    # layers of the first and last pipeline stages, present only when the layout sets them (0 = unset)
-    for key in ("fsl", "lsl"):
+    # layers of the first and last pipeline stages (0 = unset), the embedding and loss counted as pipeline
+    # layers (stages.py), present only when the layout sets them
+    for key in S.UNEVEN_ENDS + S.PIPELINE_SLOTS:
         if key in g:
             out[key] = np.asarray(g[key], dtype=f)
     return out
@@ -259,44 +262,11 @@ class StageMemory:
     total_bytes: Any
 
 
-def _stage_layers(wl: Workload, x: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """Transformer layers of (the most loaded, the first, the last) pipeline stage. By default every stage
-    but the last holds ceil(L / p) and the last what is left. A layout that sets the first and/or last
-    stage (`fsl`, `lsl`, 0 = unset; Megatron-Core num_layers_in_first/last_pipeline_stage) spreads the
-    other layers evenly over the remaining stages."""
-    pp = x["pp"]
-    even = np.ceil(float(wl.layers) / pp)
-    if "fsl" not in x:
-        slack = even * pp - float(wl.layers)
-        return even, even, np.where(pp > 1, np.maximum(even - slack, 0.0), even)
-    fsl, lsl = np.asarray(x["fsl"], dtype=float), np.asarray(x["lsl"], dtype=float)
-    rest_stages = pp - (fsl > 0) - (lsl > 0)
-    middle = np.ceil((float(wl.layers) - fsl - lsl) / np.maximum(rest_stages, 1.0))
-    first = np.where(fsl > 0, fsl, middle)
-    last = np.where(lsl > 0, lsl, middle)
-    most = np.maximum(np.maximum(first, last), np.where(rest_stages > 0, middle, 0.0))
-    return most, first, last
-
-
-def _held_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any) -> Any:
-    """Layer-micro-batches of activations held at the peak by the most loaded pipeline rank: each rank's
-    layers x its in-flight micro-batches (memory.in_flight_factor, Megatron's warm-up counts). With the
-    default split the first rank holds the most of both. With a set first/last stage the second rank
-    (the first middle stage, two warm-up chunks fewer) or the last one can hold more."""
-    pp, v = x["pp"], x["v"]
-    held = first * M.in_flight_factor(pp, v, micro)
-    if "fsl" not in x:
-        return held
-    second = np.where(pp > 2, most, last) * M.in_flight_factor(pp, v, micro, rank=1)
-    final = last * M.in_flight_factor(pp, v, micro, rank=pp - 1.0)
-    return np.maximum(held, np.where(pp > 1, np.maximum(second, final), held))
-
-
 def _memory(
     wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], convention: str
 ) -> StageMemory:
     """Per-GPU memory of the most loaded stage (the first by default: most layers + embedding + most
-    micro-batches in flight; _held_layers with set stage ends); plus the layout counts the rest of the
+    micro-batches in flight; stages.held_layers otherwise); plus the layout counts the rest of the
     model needs."""
     tp, pp, dp, cp, ep, etp, zero = x["tp"], x["pp"], x["dp"], x["cp"], x["ep"], x["etp"], x["zero"]
     mb, mode, sp = x["mb"], x["rec"], x["sp"]
@@ -304,10 +274,10 @@ def _memory(
     s = float(wl.seq_len)
     gpus = tp * pp * dp * cp
     micro = np.ceil(wl.global_batch / (dp * mb))  # micro-batches per replica per iteration
-    n_layers, first_layers, layers_last = _stage_layers(wl, x)
+    n_layers, first_layers, layers_last = S.stage_layers(wl.layers, x)
     embedding_local = float(wl.vocab) * h / tp
     dense_local = n_layers * shape.dense_per_layer / tp + embedding_local
-    if "fsl" in x:  # the first stage holds the embedding; with fewer layers a middle one can hold more
+    if "fsl" in x or "aemb" in x:  # the first stage holds the embedding; a middle one can hold more
         dense_local = np.maximum(
             first_layers * shape.dense_per_layer / tp + embedding_local, dense_local - embedding_local
         )
@@ -338,7 +308,7 @@ def _memory(
     seq_local = s / cp
     coeffs = _coeffs(wl, hw, shape, uses_flash_attention(wl, hw))
     act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)
-    activations = act_layer * _held_layers(x, micro, n_layers, first_layers, layers_last)
+    activations = act_layer * S.held_layers(x, micro, n_layers, first_layers, layers_last)
     states = weights + grads + optimizer
     overhead = M.overhead_bytes(states + gathered + activations)
     return StageMemory(
@@ -371,7 +341,7 @@ def _reasons(wl: Workload, hw: Hardware, x: dict[str, Any], memory: StageMemory)
     reasons |= (memory.total_bytes > hw.hbm_bytes).astype(u8) * u8(R_MEMORY)
     reasons |= (memory.nodes > hw.max_nodes).astype(u8) * u8(R_NODES)
     reasons |= (dp * mb > wl.global_batch).astype(u8) * u8(R_BATCH)
-    reasons |= (pp * v > wl.layers).astype(u8) * u8(R_STAGES)
+    reasons |= (pp * v > S.slots(x, wl.layers)).astype(u8) * u8(R_STAGES)
     # Megatron's interleaved schedule runs micro-batches in groups of p (schedules.py: "number of
     # microbatches is not divisible by pipeline-parallel size when using interleaved schedule")
     if np.any(v > 1):
@@ -586,9 +556,10 @@ def _stage_times(
     comm: LayerComm,
 ) -> StageTimes:
     """Stage time per micro-batch: the slowest stage sets the pace. The last stage holds the output
-    layer; it holds fewer layers when the split is uneven (_stage_layers), and binds only if it is still the
-    slowest. The bubble is (p - 1) / v of it: exact for Megatron's interleaved 1F1B order at any m that is a
-    multiple of p when the sends cost nothing (the same simulation); what the sends add is in `pp`."""
+    layer; it holds fewer layers when the split is uneven (stages.stage_layers), and binds only if it is
+    still the slowest. The bubble is (p - 1) / v of it: exact for Megatron's interleaved 1F1B order at any
+    m that is a multiple of p when the sends cost nothing (the same simulation); what the sends add is in
+    `pp`."""
     pp, n_layers, layers_last = x["pp"], memory.layers_per_stage, memory.layers_last
     logits = _output_layer_time(wl, hw, x, compute.tokens)
     per_layer = compute.compute + compute.recompute + compute.membound + comm.tp + comm.cp + comm.ep

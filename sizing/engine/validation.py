@@ -69,11 +69,16 @@ def rows() -> tuple[Row, ...]:
     return tuple(out)
 
 
-def predict(row: Row) -> dict[str, Any]:
-    """The engine's answer for the row's published layout."""
+def by_id(row_id: str) -> Row:
+    """The row with this id."""
+    return next(r for r in rows() if r.id == row_id)
+
+
+def predict(row: Row, **layout: Any) -> dict[str, Any]:
+    """The engine's answer for the row's published layout (with `layout`'s settings replaced, if given)."""
     if row.layout is None:
         raise ValueError(f"{row.id}: no layout")
-    return evaluate(dict(row.workload), dict(row.offering), dict(row.layout))
+    return evaluate(dict(row.workload), dict(row.offering), {**row.layout, **layout})
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ LAYOUT = {
 # fields added by the v2 model (issue 17): expert tensor parallelism and the framework's overlap settings,
 # the ZeRO-3 gathered parameters as their own memory line, the wait for the slowest replica; the pipeline
 # engine (Megatron's or DeepSpeed's), the gradient-reduction precision, FSDP's reshard_after_forward, the
-# ZeRO-3 gather implementation (per tensor or flat buffers), the MoE token dispatcher
+# ZeRO-3 gather implementation (per tensor or flat buffers), the MoE token dispatcher, the pipeline split
+# (uneven ends; the embedding and loss as pipeline layers)
 ADDED_LAYOUT = {
     "etp",
     "tp_comm_overlap",
@@ -54,6 +55,8 @@ ADDED_LAYOUT = {
     "moe_dispatcher",
     "first_stage_layers",
     "last_stage_layers",
+    "account_for_embedding_in_pipeline_split",
+    "account_for_loss_in_pipeline_split",
 }
 
 

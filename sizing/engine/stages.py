@@ -1,0 +1,93 @@
+"""How the transformer layers are split over the pipeline stages, and the activations each rank holds at
+its peak (Megatron-Core's names; grid keys in parentheses, present only when a layout sets them).
+
+Three splits of L layers over p stages:
+- the default: ceil(L / p) layers on every stage, the last what is left;
+- uneven ends (`num_layers_in_first/last_pipeline_stage`; layout `first_stage_layers` /
+  `last_stage_layers`, grid `fsl` / `lsl`, 0 = unset): the ends hold that many layers, the other stages share
+  the rest;
+- the embedding and the loss as pipeline layers (`account_for_embedding_in_pipeline_split` /
+  `account_for_loss_in_pipeline_split`, grid `aemb` / `aloss`): each counts as one layer slot, so every rank
+  holds S = (L + e + l) / p slots in v model chunks of S / v slots, and the first chunk of the first rank
+  and the last chunk of the last rank build one transformer layer fewer (transformer_block.py
+  `get_num_layers_to_build`; transformer_config.py requires both divisions to be exact). Llama 3 405B (paper
+  sec. 3.3.2: "the first model chunk on the first stage has only the embedding, and the last model chunk on
+  the last stage has only output projection and loss calculation"): 128 slots on 16 ranks, v = 8 one-slot
+  chunks.
+
+What a rank holds at its peak is its chunks in flight (memory.in_flight_chunks, Megatron's warm-up counts)
+times the layers of each; with the embedding or loss slot some of those chunks are the lighter one
+(memory.first_chunks_in_flight, memory.last_chunks_in_flight).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import memory as M
+
+# grid keys of the uneven ends and of the embedding/loss slots
+UNEVEN_ENDS = ("fsl", "lsl")
+PIPELINE_SLOTS = ("aemb", "aloss")
+
+
+def slots(x: dict[str, Any], layers: int) -> Any:
+    """Layer slots split over the stages: the transformer layers, plus the embedding and the loss where
+    the layout counts them."""
+    if "aemb" not in x:
+        return float(layers)
+    return float(layers) + x["aemb"] + x["aloss"]
+
+
+def stage_layers(layers: int, x: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """Transformer layers of (the most loaded, the first, the last) pipeline stage."""
+    pp = x["pp"]
+    if "aemb" in x:
+        per_rank = slots(x, layers) / pp
+        first, last = per_rank - x["aemb"], per_rank - x["aloss"]
+        most = np.where(pp > 2, per_rank, np.maximum(first, last))
+        return most, first, last
+    even = np.ceil(float(layers) / pp)
+    if "fsl" not in x:
+        slack = even * pp - float(layers)
+        return even, even, np.where(pp > 1, np.maximum(even - slack, 0.0), even)
+    fsl, lsl = np.asarray(x["fsl"], dtype=float), np.asarray(x["lsl"], dtype=float)
+    rest_stages = pp - (fsl > 0) - (lsl > 0)
+    middle = np.ceil((float(layers) - fsl - lsl) / np.maximum(rest_stages, 1.0))
+    first = np.where(fsl > 0, fsl, middle)
+    last = np.where(lsl > 0, lsl, middle)
+    most = np.maximum(np.maximum(first, last), np.where(rest_stages > 0, middle, 0.0))
+    return most, first, last
+
+
+def held_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any) -> Any:
+    """Layer-micro-batches of activations held at the peak by the most loaded pipeline rank. With the
+    default split the first rank holds the most of both layers and chunks in flight. With set ends, or the
+    embedding/loss slots, the second rank (the first middle stage, two warm-up chunks fewer) or the last one
+    can hold more."""
+    pp, v = x["pp"], x["v"]
+    if "aemb" in x:
+        return _held_with_slots(x, micro, first)
+    held = first * M.in_flight_factor(pp, v, micro)
+    if "fsl" not in x:
+        return held
+    second = np.where(pp > 2, most, last) * M.in_flight_factor(pp, v, micro, rank=1)
+    final = last * M.in_flight_factor(pp, v, micro, rank=pp - 1.0)
+    return np.maximum(held, np.where(pp > 1, np.maximum(second, final), held))
+
+
+def _held_with_slots(x: dict[str, Any], micro: Any, first: Any) -> Any:
+    """The embedding/loss slots: every chunk holds S / v slots, all of them transformer layers but in the
+    first chunk of rank 0 (the embedding) and the last chunk of rank p - 1 (the loss), one layer fewer each.
+    The heaviest of rank 0, rank 1 (a middle stage when p > 2) and rank p - 1."""
+    pp, v, emb, loss = x["pp"], x["v"], x["aemb"], x["aloss"]
+    chunk = (first + emb) / v  # first = S - e
+    lighter_first = emb * M.first_chunks_in_flight(pp, v, micro)
+    lighter_last = loss * M.last_chunks_in_flight(pp, v, micro)
+    # one stage: rank 0 is also the last, both chunks are lighter (v is 1 without pipeline stages)
+    held = chunk * M.in_flight_chunks(pp, v, micro) - lighter_first - np.where(pp > 1, 0.0, lighter_last)
+    final = chunk * M.in_flight_chunks(pp, v, micro, rank=pp - 1.0) - lighter_last
+    second = np.where(pp > 2, chunk * M.in_flight_chunks(pp, v, micro, rank=1), final)
+    return np.where(pp > 1, np.maximum(held, np.maximum(second, final)), held)
