@@ -1,21 +1,19 @@
-"""Reads of the acceptance app, with the visibility rule in one place.
+"""Reads of the acceptance app.
 
-A run is seen by its owner and staff; a public run by everyone (its verdicts show on the offering page).
+A run is seen by its owner and staff; a public run by everyone (its verdicts show on the offering page):
+the uploads' rule, benchmarks.selectors.evidence_visible_q.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from acceptance.models import AcceptanceRun
+from benchmarks.selectors import evidence_visible_q
 from providers.models import Offering
-
-
-def _is_curator(user: Any) -> bool:
-    return bool(user is not None and user.is_authenticated and getattr(user, "is_curator", False))
 
 
 def run_list(*, user: Any, offering_slug: str | None = None, mine: bool = False) -> QuerySet[AcceptanceRun]:
@@ -25,11 +23,8 @@ def run_list(*, user: Any, offering_slug: str | None = None, mine: bool = False)
         if user is None or not user.is_authenticated:
             return qs.none()
         qs = qs.filter(owner=user)
-    elif not _is_curator(user):
-        visible = Q(visibility=AcceptanceRun.Visibility.PUBLIC)
-        if user is not None and user.is_authenticated:
-            visible |= Q(owner=user)
-        qs = qs.filter(visible)
+    else:
+        qs = qs.filter(evidence_visible_q(user=user))
     if offering_slug:
         qs = qs.filter(offering__slug=offering_slug)
     return qs.order_by("-created_at", "-id")

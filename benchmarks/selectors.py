@@ -13,20 +13,18 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext, ngettext
 
-from benchmarks.models import Upload
+from accounts.selectors import is_curator
+from benchmarks.models import Upload, Visibility
 from providers.models import Offering
 
 NCCL_KINDS = ("nccl-tests", "rccl-tests", "hccl-test")
 
 
-def _is_curator(user: Any) -> bool:
-    return bool(user is not None and user.is_authenticated and getattr(user, "is_curator", False))
-
-
-def upload_visible_q(*, user: Any) -> Q:
-    if _is_curator(user):
+def evidence_visible_q(*, user: Any) -> Q:
+    """The uploads, or acceptance runs, `user` may see: public ones and their own; every one for staff."""
+    if is_curator(user):
         return Q()
-    visible = Q(visibility=Upload.Visibility.PUBLIC)
+    visible = Q(visibility=Visibility.PUBLIC)
     if user is not None and user.is_authenticated:
         visible |= Q(owner=user)
     return visible
@@ -34,7 +32,7 @@ def upload_visible_q(*, user: Any) -> Q:
 
 def upload_list(*, user: Any, offering_slug: str | None = None) -> QuerySet[Upload]:
     """Uploads `user` may see, newest first, optionally for one offering."""
-    qs = Upload.objects.filter(upload_visible_q(user=user)).select_related(
+    qs = Upload.objects.filter(evidence_visible_q(user=user)).select_related(
         "owner", "offering__provider", "blob"
     )
     if offering_slug:

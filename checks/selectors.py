@@ -8,6 +8,7 @@ from django.apps import apps
 from django.db.models import Case, CharField, IntegerField, Q, QuerySet, Value, When
 from django.db.models.functions import Cast, Concat
 
+from accounts.selectors import is_curator
 from checks.models import CONTEXT_CLAIMS, SEVERITY_RANK, Finding, context_for_private_evidence
 from providers.models import Offering
 
@@ -32,7 +33,7 @@ def finding_visible_q(*, user: Any) -> Q | None:
     ("run:<id>") judge a buyer's private workload on that offering: only the run's owner and staff see them;
     so do the findings of a buyer's private uploads ("evidence:<user id>"). Anything else (the reserved
     "evidence" context) only staff."""
-    if user is not None and user.is_authenticated and getattr(user, "is_curator", False):
+    if is_curator(user):
         return None
     visible = Q(context=CONTEXT_CLAIMS)
     if user is not None and user.is_authenticated:

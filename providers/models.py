@@ -466,15 +466,36 @@ class BillingPlan(models.Model):
         return terms
 
 
-class PricePointQuerySet(models.QuerySet["PricePoint"]):
-    def update(self, **kwargs: Any) -> int:  # history is append-only
-        raise PermissionError("price history is append-only")
+class _AppendOnlyQuerySet(models.QuerySet[Any]):
+    """No update or delete in bulk either; the model's `refusal` says which history."""
+
+    def update(self, **kwargs: Any) -> int:
+        raise PermissionError(self.model.refusal)
 
     def delete(self) -> tuple[int, dict[str, int]]:
-        raise PermissionError("price history is append-only")
+        raise PermissionError(self.model.refusal)
 
 
-class PricePoint(models.Model):
+class _AppendOnlyModel(models.Model):
+    """A history row: saved once, never changed or deleted (abstract: no table, no migration)."""
+
+    refusal = "history is append-only"
+
+    objects = _AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise PermissionError(self.refusal)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise PermissionError(self.refusal)
+
+
+class PricePoint(_AppendOnlyModel):
     """One observed price of a plan. Append-only: rows are never updated or deleted."""
 
     plan = models.ForeignKey(BillingPlan, on_delete=models.CASCADE, related_name="history")
@@ -485,7 +506,7 @@ class PricePoint(models.Model):
     recorded_at = models.DateTimeField(auto_now_add=True)
     note = models.CharField(max_length=500, blank=True)
 
-    objects = PricePointQuerySet.as_manager()
+    refusal = "price history is append-only"
 
     class Meta:
         ordering = ["plan", "recorded_at", "id"]
@@ -498,24 +519,8 @@ class PricePoint(models.Model):
     def __str__(self) -> str:
         return f"{self.plan}: {self.price_usd_per_gpu_hour} ({self.as_of})"
 
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if self.pk is not None:
-            raise PermissionError("price history is append-only")
-        super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
-        raise PermissionError("price history is append-only")
-
-
-class FactChangeQuerySet(models.QuerySet["FactChange"]):
-    def update(self, **kwargs: Any) -> int:  # history is append-only
-        raise PermissionError("fact history is append-only")
-
-    def delete(self) -> tuple[int, dict[str, int]]:
-        raise PermissionError("fact history is append-only")
-
-
-class FactChange(models.Model):
+class FactChange(_AppendOnlyModel):
     """One sourced change of one fact: the old and new value, the document and date it rests on, who made
     it and when. Append-only like the price history; `needs_review` marks a source older than the stated
     age (providers.services.FACT_SOURCE_REVIEW_AGE_DAYS) at the time of the edit."""
@@ -538,7 +543,7 @@ class FactChange(models.Model):
     recorded_at = models.DateTimeField(auto_now_add=True)
     needs_review = models.BooleanField(default=False)
 
-    objects = FactChangeQuerySet.as_manager()
+    refusal = "fact history is append-only"
 
     class Meta:
         ordering = ["offering", "-recorded_at", "-id"]
@@ -550,11 +555,3 @@ class FactChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.offering_id}/{self.fact} ({self.as_of})"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if self.pk is not None:
-            raise PermissionError("fact history is append-only")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
-        raise PermissionError("fact history is append-only")

@@ -19,6 +19,7 @@ from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, ngettext
 
+from portal.form_errors import add_form_errors
 from providers import selectors, services
 from providers.cached import ROW_CACHE_SECONDS, PageOfIds, cached_rows, cached_value, query_name, value_key
 from providers.currency import Display
@@ -186,11 +187,6 @@ def _editable(request: HttpRequest, slug: str) -> Offering:
     return offering
 
 
-def _form_errors(form: OfferingFactsEditForm, exc: ValidationError) -> None:
-    for field, errors in exc.message_dict.items():
-        form.add_error(field if field in form.fields else None, errors)
-
-
 def _facts_post(request: HttpRequest, offering: Offering, form: OfferingFactsEditForm) -> int:
     """Validate and apply a sourced edit; the number of facts changed, or -1 with the errors on the form.
     A bad value is named even when the source or date is missing, so one submission shows every error."""
@@ -212,7 +208,7 @@ def _facts_post(request: HttpRequest, offering: Offering, form: OfferingFactsEdi
             as_of=form.cleaned_data["as_of"],
         )
     except ValidationError as exc:
-        _form_errors(form, exc)
+        add_form_errors(form, exc, None)
         return -1
     return len(changes)
 

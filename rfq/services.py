@@ -48,6 +48,14 @@ def event_record(
     )
 
 
+def _mail_record(
+    *, rfq: RequestForQuote, user: Any, sent: list[str], nobody: str, offering: Offering | None = None
+) -> None:
+    """The audit line of a notification: the addresses mailed, or why nobody was."""
+    detail = "mail to " + (", ".join(sent) if sent else f"nobody ({nobody})")
+    event_record(rfq=rfq, user=user, action=RfqEvent.Action.NOTIFIED, offering=offering, detail=detail)
+
+
 def _check_request(offering_slugs: list[str], gpus: int, questions: list[str]) -> list[Offering]:
     errors: dict[str, str] = {}
     slugs = list(dict.fromkeys(offering_slugs))
@@ -106,13 +114,11 @@ def rfq_create(
         event_record(
             rfq=rfq, user=buyer, action=RfqEvent.Action.CREATED, detail=f"{len(offerings)} offering(s)"
         )
-    sent = notifications.notify_representatives(rfq)
-    event_record(
+    _mail_record(
         rfq=rfq,
         user=buyer,
-        action=RfqEvent.Action.NOTIFIED,
-        detail="mail to "
-        + (", ".join(sent) if sent else "nobody (no representative with an e-mail address)"),
+        sent=notifications.notify_representatives(rfq),
+        nobody="no representative with an e-mail address",
     )
     return rfq
 
@@ -270,13 +276,12 @@ def answer_create(
         event_record(
             rfq=rfq, user=representative, action=RfqEvent.Action.ANSWERED, offering=offering, detail=detail
         )
-    sent = notifications.notify_buyer(answer)
-    event_record(
+    _mail_record(
         rfq=rfq,
         user=representative,
-        action=RfqEvent.Action.NOTIFIED,
         offering=offering,
-        detail="mail to " + (", ".join(sent) if sent else "nobody (the buyer is not reachable by e-mail)"),
+        sent=notifications.notify_buyer(answer),
+        nobody="the buyer is not reachable by e-mail",
     )
     return answer
 

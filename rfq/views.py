@@ -13,17 +13,13 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
+from portal.form_errors import add_form_errors
 from providers.currency import shown_currency
 from providers.facts import FACTS
 from providers.selectors import offering_queryset
 from rfq import selectors, services
 from rfq.forms import AnswerForm, RfqForm
 from sizing.models import Workload
-
-
-def _form_errors(form: Any, exc: ValidationError) -> None:
-    for field, errors in exc.message_dict.items():
-        form.add_error(field if field in form.fields else None, errors)
 
 
 @login_required
@@ -52,7 +48,7 @@ def rfq_new(request: HttpRequest) -> HttpResponse:
             try:
                 rfq = services.rfq_create(buyer=request.user, **form.service_kwargs())
             except ValidationError as exc:
-                _form_errors(form, exc)
+                add_form_errors(form, exc, None)
             else:
                 messages.success(
                     request, gettext("Request sent; the providers' representatives were told by e-mail.")
@@ -128,7 +124,7 @@ def answer_new(request: HttpRequest, rfq_id: int, slug: str) -> HttpResponse:
                     representative=request.user, rfq=rfq, offering_slug=slug, **form.service_kwargs()
                 )
             except ValidationError as exc:
-                _form_errors(form, exc)
+                add_form_errors(form, exc, None)
             else:
                 messages.success(
                     request,

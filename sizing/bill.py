@@ -153,22 +153,13 @@ def line(
     """One bill line; no price -> usd None ("not published")."""
     if unit_price is None:
         note = joined(_("not published"), note, sep="; ") if note else _("not published")
-        return {
-            "item": item,
-            "quantity": quantity,
-            "unit": unit,
-            "unit_price_usd": None,
-            "usd": None,
-            "published": False,
-            "note": note,
-        }
     return {
         "item": item,
         "quantity": quantity,
         "unit": unit,
         "unit_price_usd": unit_price,
-        "usd": money(quantity * unit_price),
-        "published": published,
+        "usd": None if unit_price is None else money(quantity * unit_price),
+        "published": published and unit_price is not None,
         "note": note,
     }
 

@@ -13,14 +13,11 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from accounts.selectors import is_curator
 from checks.models import Finding, context_for_run
 from sizing.models import PlanResult, PlanRun, Workload
 from sizing.ranking import rank_key
 from sizing.summary import FABRIC as FABRIC_LABELS
-
-
-def is_curator(user: Any) -> bool:
-    return bool(user is not None and user.is_authenticated and getattr(user, "is_curator", False))
 
 
 def readable_q(*, user: Any) -> Q:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import timedelta
 from decimal import Decimal
@@ -335,6 +336,20 @@ def input_error_words(exc: InputError, gpus: int | None) -> str:
     )
 
 
+def _engine_call(
+    memo: EngineMemo | None,
+    function: Callable[..., dict[str, Any]],
+    workload: Workload,
+    facts: dict[str, Any],
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """`function` (the engine's search or evaluate) on the workload and facts, through the run's memo when
+    there is one (an answer to the same inputs earlier in the run is reused)."""
+    if memo is None:
+        return function(workload.to_engine_dict(), facts, **kwargs)
+    return memo.call(function, workload.to_engine_dict(), facts, **kwargs)
+
+
 def engine_sizing(
     *,
     workload: Workload,
@@ -349,11 +364,7 @@ def engine_sizing(
     if objective == "cheapest" and workload.deadline_days is not None:
         engine_objective = "cheapest-within-deadline"
     try:
-        if memo is not None:
-            return memo.call(
-                search, workload.to_engine_dict(), facts, objective=engine_objective, top=3, gpus=gpus
-            )
-        return search(workload.to_engine_dict(), facts, objective=engine_objective, top=3, gpus=gpus)
+        return _engine_call(memo, search, workload, facts, objective=engine_objective, top=3, gpus=gpus)
     except InputError as exc:
         reason = input_error_words(exc, gpus)
     except SoftTimeLimitExceeded:
@@ -375,12 +386,9 @@ def pessimistic_answer(
     if worse_facts is None or not sizing.get("layout") or not sizing.get("gpus"):
         return None
     try:
-        if memo is not None:
-            worse = memo.call(
-                evaluate, workload.to_engine_dict(), worse_facts, layout=sizing["layout"], gpus=sizing["gpus"]
-            )
-        else:
-            worse = evaluate(workload.to_engine_dict(), worse_facts, sizing["layout"], gpus=sizing["gpus"])
+        worse = _engine_call(
+            memo, evaluate, workload, worse_facts, layout=sizing["layout"], gpus=sizing["gpus"]
+        )
     except InputError:
         return None
     out: dict[str, Any] = {

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from portal.chart_style import plotly_text
+from portal.chart_style import axis, base_layout, category_axis, plotly_text
 from portal.money import active, symbol_text
 
 
@@ -59,8 +59,29 @@ def table(caption: str, head: list[str], rows: list[dict], numeric: Iterable[int
     }
 
 
+def count_row(head: str, counts: Iterable[int]) -> dict:
+    """A table row of counts headed by a catalog-wide category (a feature, a pitfall): it links nowhere."""
+    return {"head": head, "href": "", "cells": [cell(n, number=True) for n in counts]}
+
+
 def bar_height(rows: int, per_row: int = 44) -> int:
     return 150 + per_row * max(rows, 1)
+
+
+def stacked_counts_figure(
+    traces: list[dict], rows: int, per_row: int, count_title: str, **count_axis: Any
+) -> dict:
+    """Horizontal bars of counts stacked along each of `rows` category rows (findings by severity,
+    features by answer); `count_axis` adds to the count axis."""
+    return {
+        "data": traces,
+        "layout": base_layout(
+            bar_height(rows, per_row),
+            barmode="stack",
+            xaxis=axis(count_title, **count_axis),
+            yaxis=category_axis(),
+        ),
+    }
 
 
 LABEL_LINE = 26  # characters per line of an axis label: long names wrap, they are never cut

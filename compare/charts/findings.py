@@ -8,8 +8,8 @@ from django.utils.translation import gettext as _
 
 from checks.display import severity_word, shown_severity
 from checks.rules import pitfall_name
-from compare.charts.common import bar_height, cell, offering_labels, offering_row, row_head, table
-from portal.chart_style import SEVERITY_STYLE, axis, base_layout, category_axis, patterned, plotly_text
+from compare.charts.common import cell, offering_labels, offering_row, row_head, stacked_counts_figure, table
+from portal.chart_style import SEVERITY_STYLE, patterned, plotly_text
 
 SEVERITIES = ("critical", "warning", "info")
 
@@ -86,15 +86,14 @@ def findings_panel(offerings: list[Any], findings: list[Any]) -> dict:
             "Checks of the published facts and public evidence (checks app). Crossed: critical; "
             "striped: warning; plain: info."
         ),
-        "figure": {
-            "data": _traces(offerings, codes),
-            "layout": base_layout(
-                bar_height(len(offerings), 34),
-                barmode="stack",
-                xaxis=axis(_("number of findings"), dtick=1, rangemode="tozero"),
-                yaxis=category_axis(),
-            ),
-        },
+        "figure": stacked_counts_figure(
+            _traces(offerings, codes),
+            len(offerings),
+            34,
+            _("number of findings"),
+            dtick=1,
+            rangemode="tozero",
+        ),
         "table": table(
             _("Findings on the published facts"),
             [_("Offering"), _("Severity"), _("Code"), _("Finding")],

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_noop, ngettext
 
 from checks.display import severity_word
 from checks.rules import pitfall_name
-from compare.charts.common import bar_height, cell, fmt, missing_cell, table
+from compare.charts.common import cell, count_row, fmt, missing_cell, stacked_counts_figure, table
 from compare.charts.findings import SEVERITIES, severity_bar
 from portal.chart_style import (
     GREEN,
@@ -284,26 +284,11 @@ def overview_features_panel(rows: list[dict]) -> dict:
         "key": "overview-features",
         "title": _("Fault-tolerance and scheduling features across the catalog"),
         "note": _("How many offerings publish each feature as present, absent, or not at all."),
-        "figure": {
-            "data": traces,
-            "layout": base_layout(
-                bar_height(len(counts), 36),
-                barmode="stack",
-                xaxis=axis(_("offerings")),
-                yaxis=category_axis(),
-            ),
-        },
+        "figure": stacked_counts_figure(traces, len(counts), 36, _("offerings")),
         "table": table(
             _("Offerings per feature"),
             [_("Feature"), _("Yes"), _("No"), _("Not published")],
-            [
-                {
-                    "head": c[0],
-                    "href": "",
-                    "cells": [cell(c[1], number=True), cell(c[2], number=True), cell(c[3], number=True)],
-                }
-                for c in counts
-            ],
+            [count_row(c[0], c[1:]) for c in counts],
             numeric=(0, 1, 2),
         ),
     }
@@ -325,29 +310,16 @@ def overview_findings_panel(counts: list[dict]) -> dict:
         "key": "overview-findings",
         "title": _("Pitfall findings across the catalog, by severity"),
         "note": _("Stored findings on the published facts, one per offering and pitfall."),
-        "figure": {
-            "data": traces,
-            "layout": base_layout(
-                bar_height(len(codes), 36),
-                barmode="stack",
-                xaxis=axis(_("offerings with the finding"), rangemode="tozero"),
-                yaxis=category_axis(),
-            ),
-        }
+        "figure": stacked_counts_figure(
+            traces, len(codes), 36, _("offerings with the finding"), rangemode="tozero"
+        )
         if codes
         else None,
         "empty": _("No finding is stored yet: the checks run after every catalog change."),
         "table": table(
             _("Findings by pitfall and severity"),
             [_("Pitfall"), _("Critical"), _("Warning"), _("Info")],
-            [
-                {
-                    "head": _(pitfall_name(code)),
-                    "href": "",
-                    "cells": [cell(v, number=True) for v in table_counts[code].values()],
-                }
-                for code in codes
-            ],
+            [count_row(_(pitfall_name(code)), table_counts[code].values()) for code in codes],
             numeric=(0, 1, 2),
         ),
     }

@@ -274,6 +274,7 @@ def test_the_audit_log_says_who_saw_and_answered_what_when(world: dict[str, Any]
     assert all(e.at is not None for e in events)
     assert "rep@fast.example" in events[1].detail and "rep@slow.example" in events[1].detail
     assert SOURCE in events[3].detail
+    assert events[4].detail == "mail to buyer@example.com"
 
 
 def test_a_mail_server_that_is_down_never_loses_the_answer(
@@ -285,6 +286,7 @@ def test_a_mail_server_that_is_down_never_loses_the_answer(
     assert Answer.objects.count() == 1
     notified = RfqEvent.objects.filter(rfq_id=rfq_id, action="notified").last()
     assert notified is not None and "not reachable" in notified.detail
+    assert notified.detail == "mail to nobody (the buyer is not reachable by e-mail)"
 
 
 def test_removing_a_buyer_removes_their_requests_and_keeps_the_providers(
