@@ -65,9 +65,12 @@ class LineStream:
         sep = "\r" if self._cr_only else "\n"
         try:
             for raw in _split_stream(self._open, sep):
-                lines, cut_here = clean_lines(raw, sep)
+                lines, cut_here, block = _clean_block(raw, sep)
                 cut += cut_here
-                yield lines
+                if block is not None and sep == "\n":
+                    yield JoinedLines(lines, "\n" + block)
+                else:
+                    yield lines
         finally:
             self.truncated_lines = max(self.truncated_lines, cut)
 
@@ -126,6 +129,15 @@ def clean_line(line: str) -> str:
     return line
 
 
+class JoinedLines(list[str]):
+    """A block of lines that also holds them as one text, each line after a `\n` (no line holds one): the
+    stream joins a chunk's lines to clean them, and a parser that reads a block in one pass needs it."""
+
+    def __init__(self, lines: list[str], joined: str) -> None:
+        super().__init__(lines)
+        self.joined = joined
+
+
 def clean_lines(raw: list[str], sep: str) -> tuple[list[str], int]:
     """`clean_line` of each raw line (lines longer than MAX_LINE_CHARS cut first), and how many were cut.
 
@@ -133,11 +145,17 @@ def clean_lines(raw: list[str], sep: str) -> tuple[list[str], int]:
     lines: no pattern removed here can match a line separator or span one, and CR is only removed when it
     is not the separator (CR-only files have no CR inside a line).
     """
+    lines, cut, _ = _clean_block(raw, sep)
+    return lines, cut
+
+
+def _clean_block(raw: list[str], sep: str) -> tuple[list[str], int, str | None]:
+    """clean_lines, and the cleaned lines joined by `sep` when they were cleaned as one block."""
     if not raw:
-        return [], 0
+        return [], 0, None
     if max(map(len, raw)) > MAX_LINE_CHARS:
         cut = sum(1 for line in raw if len(line) > MAX_LINE_CHARS)
-        return [clean_line(line[:MAX_LINE_CHARS]) for line in raw], cut
+        return [clean_line(line[:MAX_LINE_CHARS]) for line in raw], cut, None
     block = sep.join(raw)
     if "\r" in block and sep != "\r":
         block = block.replace("\r", "")
@@ -145,7 +163,7 @@ def clean_lines(raw: list[str], sep: str) -> tuple[list[str], int]:
         block = ANSI_RE.sub("", block)
     if "]<std" in block:
         block = MPI_TAG_RE.sub("", block)
-    return block.split(sep), 0
+    return block.split(sep), 0, block
 
 
 @dataclass
