@@ -323,21 +323,22 @@ class RunAssembler:
         only checked: its fields are never shown."""
         run = self.current
         opens = run is None or run.stage > ST_RANKS
+        ranks: Ranks | None = None
         if self.dropped_runs or (opens and len(self.runs) >= MAX_RUNS):
             if not ranks_readable(run_text):
                 return False
-            ranks: Ranks = []
         else:
-            read = read_ranks(run_text, last - first + 1)
-            if read is None:
+            ranks = read_ranks(run_text, last - first + 1)
+            if ranks is None:
                 return False
-            ranks = read
         if opens:
             run = self.new_run(first)
         assert run is not None
         run.touch(last, ST_RANKS)
-        run.ranks.update(ranks)
-        run.unread_content = run.unread_content or not ranks
+        if ranks is None:
+            run.unread_content = True
+        else:
+            run.ranks.update(ranks)
         return True
 
     def feed_any(self, line_no: int, line: str) -> None:

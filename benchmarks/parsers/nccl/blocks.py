@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import accumulate, compress, repeat
 from operator import not_
 
@@ -60,7 +60,7 @@ RANK_BLOCKERS = ("CCL ", "ccl-tests", "Collective test starting", "concluded", "
 # parse_row reads no line longer than this.
 MAX_ROW_CHARS = 2000
 
-Ranks = list[tuple[int, tuple[str, int, str, str]]]
+Ranks = Iterable[tuple[int, tuple[str, int, str, str]]]
 # The groups of ROW_LINE: size, count, type, redop, root, then two groups of time, algbw, busbw, #wrong.
 RowFields = tuple[str, ...]
 # (index of the first line, number of lines, what they hold): a run of `# Rank` lines (its text, each line
@@ -106,7 +106,7 @@ def read_ranks(run_text: str, lines: int) -> Ranks | None:
         return None
     ranks, hosts, devices, buses, names = zip(*fields, strict=True)
     about = zip(hosts, map(int, devices), map(str.strip, names), map(str.strip, buses), strict=True)
-    return list(zip(map(int, ranks), about, strict=True))
+    return zip(map(int, ranks), about, strict=True)
 
 
 def ranks_readable(run_text: str) -> bool:

@@ -253,11 +253,12 @@ def _algbw_mismatch(rows: list[Row], scale_factor: float = 1.0) -> str | None:
 
 def _nonzero_wrong_lines(rows: list[Row]) -> list[int]:
     """Lines of checked measurements with a non-zero #wrong (or old `error`) value, one per measurement."""
+    # `0` (most measurements) is checked and zero: no property call for it.
     return [
         r.line
         for r in rows
         for m in (r.oop, r.ip)
-        if m is not None and m.checked and (m.wrong_value or 0) > 0
+        if m is not None and m.wrong != "0" and m.checked and (m.wrong_value or 0) > 0
     ]
 
 
