@@ -358,3 +358,37 @@ def test_a_block_with_a_newline_inside_a_line_is_fed_line_by_line() -> None:
     lines[2] = lines[2] + "\n" + _usual_ranks()[0]
     assert join_block(lines) is None
     assert_same(lines)
+
+
+def _backtracking(pattern: str) -> re.Pattern[str]:
+    """The same pattern with every possessive repeat (`++`, `*+`) made an ordinary greedy one."""
+    return re.compile(pattern.replace("++", "+").replace("*+", "*"), re.MULTILINE)
+
+
+def test_the_possessive_patterns_match_as_backtracking_ones() -> None:
+    """blocks.py's patterns give nothing back (faster in `re`); on real, odd and randomly altered lines
+    they find the same spans and groups as the ordinary patterns they were written from."""
+    from benchmarks.parsers.nccl import blocks
+
+    rng = random.Random(7)
+    base = [*_usual_ranks(), *_usual_rows(), *ODD_RANK_LINES, *ODD_ROWS, "#", "  #  ", QUIET]
+    alphabet = " \t#[]\n0123456789.-RankGroupPidondevice/N/Afloatsum\x0b"
+    plain_block, plain_fields = (
+        _backtracking(blocks.BLOCK_RE.pattern),
+        _backtracking(blocks.RANK_FIELDS_RE.pattern),
+    )
+    plain_run = _backtracking(blocks.RANK_RUN_RE.pattern)
+    for _ in range(20_000):
+        lines = []
+        for _ in range(rng.randrange(1, 5)):
+            chars = list(rng.choice(base))
+            for _ in range(rng.randrange(0, 4)):
+                chars.insert(rng.randrange(len(chars) + 1), rng.choice(alphabet))
+                del chars[rng.randrange(len(chars))]
+            lines.append("".join(chars))
+        block = "\n" + "\n".join(lines)
+        assert [(m.span(), m.groups()) for m in blocks.BLOCK_RE.finditer(block)] == [
+            (m.span(), m.groups()) for m in plain_block.finditer(block)
+        ], block
+        assert blocks.RANK_FIELDS_RE.findall(block) == plain_fields.findall(block), block
+        assert (blocks.RANK_RUN_RE.fullmatch(block) is None) == (plain_run.fullmatch(block) is None), block
