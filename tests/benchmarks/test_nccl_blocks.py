@@ -246,7 +246,7 @@ def test_randomly_altered_logs_read_the_same_as_the_walk() -> None:
         assert_same(lines)
 
 
-def _assembled(lines: list[str], by_blocks: bool) -> tuple[object, ...]:
+def _assembled(lines: list[str], by_blocks: bool) -> tuple[dict[str, object], int, str | None, str | None]:
     """Everything a parse keeps of an assembler: the runs shown, how many were skipped, the file's tool
     and library version."""
     assembler = RunAssembler()
