@@ -66,11 +66,12 @@ class LineStream:
         try:
             for raw, joined in _split_stream(self._open, sep):
                 lines, cut_here, block = _clean_block(raw, sep, joined)
+                del raw, joined  # the uncleaned text is not kept while the block is read
                 cut += cut_here
                 if block is not None and sep == "\n":
-                    yield JoinedLines(lines, "\n" + block)
-                else:
-                    yield lines
+                    lines = JoinedLines(lines, "\n" + block)
+                del block
+                yield lines
         finally:
             self.truncated_lines = max(self.truncated_lines, cut)
 
@@ -108,10 +109,14 @@ def _split_stream(open_binary: Callable[[], BinarySource], sep: str) -> Iterator
                 text = text.removeprefix("\ufeff")
                 first = False
             whole = pending + text
+            del text
             parts = whole.split(sep)
             pending = parts.pop()
+            joined = whole[: len(whole) - len(pending) - 1]  # sep.join(parts)
+            del whole
             if parts:
-                yield parts, whole[: len(whole) - len(pending) - 1]  # sep.join(parts)
+                yield parts, joined
+            del parts, joined
             if len(pending) > MAX_LINE_CHARS + 1:
                 pending = pending[: MAX_LINE_CHARS + 1]
             if not chunk:
