@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import compress, repeat
 
 from .nccl import COLUMN_HEADER_RE, parse_row
 from .text import Text
@@ -168,19 +170,21 @@ class _Counts:
             count, first = found.get(name, (0, no))
             found[name] = (count + 1, first)
 
-        block = "\n".join(line for _, line in batch)
+        lines = [line for _, line in batch]
+        block = "\n".join(lines)
         for name, pattern in SIGNATURES.items():
-            prefilter = _PREFILTERS[name]
-            if prefilter.search(block) is None:
+            if _PREFILTERS[name].search(block) is None:
                 continue
-            for no, line in batch:
-                if prefilter.search(line) is not None and pattern.search(line):
-                    add(name, no)
+            # The lines holding one of the literals (the prefilter, as substring tests run in C), in order.
+            for i in _lines_holding(lines, SIGNATURE_LITERALS[name]):
+                if pattern.search(lines[i]):
+                    add(name, batch[i][0])
         check_columns = "lgbw" in block.lower()
         for no, line in batch:
             if no <= 400 and "link_layer:" in line:
                 add("link_layer_in_head", no)
-            if check_columns and COLUMN_HEADER_RE.search(line):
+            # `lgbw` in the line first, as in the whole batch above (the regex scans most of a line).
+            if check_columns and "lgbw" in line.lower() and COLUMN_HEADER_RE.search(line):
                 add("nccl_columns", no)
             if (
                 self.probes < MAX_ROW_PROBES
@@ -194,6 +198,12 @@ class _Counts:
         for name in sorted(found, key=lambda n: (n not in self.hits, found[n][1], _ORDER[n])):
             self.hits[name] += found[name][0]
         return self.hits
+
+
+def _lines_holding(lines: list[str], literals: tuple[str, ...]) -> Iterator[int]:
+    """The indices of the lines that hold at least one of `literals` (_PREFILTERS' test), in order."""
+    holds = (map(str.__contains__, lines, repeat(literal)) for literal in literals)
+    return compress(range(len(lines)), map(any, zip(*holds, strict=True)))
 
 
 def _count(text: Text) -> Counter[str]:

@@ -64,9 +64,13 @@ class LineStream:
         cut = 0
         sep = "\r" if self._cr_only else "\n"
         try:
-            for raw in _split_stream(self._open, sep):
-                lines, cut_here = clean_lines(raw, sep)
+            for raw, joined in _split_stream(self._open, sep):
+                lines, cut_here, block = _clean_block(raw, sep, joined)
+                del raw, joined  # the uncleaned text is not kept while the block is read
                 cut += cut_here
+                if block is not None and sep == "\n":
+                    lines = JoinedLines(lines, "\n" + block)
+                del block
                 yield lines
         finally:
             self.truncated_lines = max(self.truncated_lines, cut)
@@ -90,8 +94,9 @@ def line_blocks(lines: list[str] | LineStream) -> Iterator[list[str]]:
         yield lines[start : start + BLOCK_LINES]
 
 
-def _split_stream(open_binary: Callable[[], BinarySource], sep: str) -> Iterator[list[str]]:
-    """The raw lines of the stream, split on `sep`, a chunk's worth at a time; a partial line is kept to
+def _split_stream(open_binary: Callable[[], BinarySource], sep: str) -> Iterator[tuple[list[str], str]]:
+    """The raw lines of the stream, split on `sep`, a chunk's worth at a time, each with the same lines
+    joined by `sep` (the text they were split from, not joined again); a partial line is kept to
     MAX_LINE_CHARS + 1 characters."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     pending = ""
@@ -103,16 +108,21 @@ def _split_stream(open_binary: Callable[[], BinarySource], sep: str) -> Iterator
             if first and text:
                 text = text.removeprefix("\ufeff")
                 first = False
-            parts = (pending + text).split(sep)
+            whole = pending + text
+            del text
+            parts = whole.split(sep)
             pending = parts.pop()
+            joined = whole[: len(whole) - len(pending) - 1]  # sep.join(parts)
+            del whole
+            if parts:
+                yield parts, joined
+            del parts, joined
             if len(pending) > MAX_LINE_CHARS + 1:
                 pending = pending[: MAX_LINE_CHARS + 1]
-            if parts:
-                yield parts
             if not chunk:
                 break
     if pending:
-        yield [pending]
+        yield [pending], pending
 
 
 def clean_line(line: str) -> str:
@@ -126,6 +136,15 @@ def clean_line(line: str) -> str:
     return line
 
 
+class JoinedLines(list[str]):
+    """A block of lines that also holds them as one text, each line after a `\n` (no line holds one): the
+    stream joins a chunk's lines to clean them, and a parser that reads a block in one pass needs it."""
+
+    def __init__(self, lines: list[str], joined: str) -> None:
+        super().__init__(lines)
+        self.joined = joined
+
+
 def clean_lines(raw: list[str], sep: str) -> tuple[list[str], int]:
     """`clean_line` of each raw line (lines longer than MAX_LINE_CHARS cut first), and how many were cut.
 
@@ -133,19 +152,29 @@ def clean_lines(raw: list[str], sep: str) -> tuple[list[str], int]:
     lines: no pattern removed here can match a line separator or span one, and CR is only removed when it
     is not the separator (CR-only files have no CR inside a line).
     """
+    lines, cut, _ = _clean_block(raw, sep, None)
+    return lines, cut
+
+
+def _clean_block(raw: list[str], sep: str, joined: str | None) -> tuple[list[str], int, str | None]:
+    """clean_lines, and the cleaned lines joined by `sep` when they were cleaned as one block. `joined` is
+    sep.join(raw) when the caller has it; the lines are split again only when cleaning changed them."""
     if not raw:
-        return [], 0
+        return [], 0, None
     if max(map(len, raw)) > MAX_LINE_CHARS:
         cut = sum(1 for line in raw if len(line) > MAX_LINE_CHARS)
-        return [clean_line(line[:MAX_LINE_CHARS]) for line in raw], cut
-    block = sep.join(raw)
-    if "\r" in block and sep != "\r":
-        block = block.replace("\r", "")
-    if "\x1b" in block:
-        block = ANSI_RE.sub("", block)
-    if "]<std" in block:
-        block = MPI_TAG_RE.sub("", block)
-    return block.split(sep), 0
+        return [clean_line(line[:MAX_LINE_CHARS]) for line in raw], cut, None
+    block = sep.join(raw) if joined is None else joined
+    cleaned = block
+    if "\r" in cleaned and sep != "\r":
+        cleaned = cleaned.replace("\r", "")
+    if "\x1b" in cleaned:
+        cleaned = ANSI_RE.sub("", cleaned)
+    if "]<std" in cleaned:
+        cleaned = MPI_TAG_RE.sub("", cleaned)
+    if cleaned is block:  # nothing to clean: the raw lines are the lines
+        return raw, 0, block
+    return cleaned.split(sep), 0, cleaned
 
 
 @dataclass

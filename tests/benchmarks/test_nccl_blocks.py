@@ -85,9 +85,9 @@ def test_the_usual_log_goes_through_the_fast_paths() -> None:
     lines = _test(_usual_ranks(), _usual_rows()) * 3
     block = join_block(lines)
     assert block is not None
-    found = scan_block(block, lines, 1)
-    assert sum(count for _, count, value in found if isinstance(value, list)) == 3 * 8  # every Rank line
-    assert sum(1 for _, _, value in found if value is not None and not isinstance(value, list)) == 3 * 8
+    found = scan_block(block)
+    assert sum(count for _, count, value in found if isinstance(value, str)) == 3 * 8  # every Rank line
+    assert sum(1 for _, _, value in found if isinstance(value, tuple)) == 3 * 8
     result = assert_same(lines)
     run = result["summary"]["runs"][0]  # type: ignore[index]
     assert (run["ranks"], run["nodes"], run["hosts"]) == (8, 2, ["node-0", "node-1"])
@@ -186,6 +186,10 @@ QUIET = "node-0:25:25 [0] NCCL INFO Channel 00/32 : 0 1 2 3"
         ("node-0:25:25 [0] NCCL INFO NCCL_ALGO set by environment to Tree", True),
         ("node-0:25:25 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8", True),
         ("node-0:25:25 [0] NCCL INFO NVLS multicast support is available on dev 0", True),
+        ("node-0:25:25 [0] NCCL INFO NVLS comm 0x55f3 headRank 0 nHeads 4", True),
+        ("node-0:25:25 [0] NCCL INFO multicast support is available on dev 0", True),  # no NVLS: fed anyway
+        ("node-0:25:25 [0] NCCL INFO NVLS Head  0:  0  8", False),
+        ("node-0:25:25 [0] NCCL INFO Connected NVLS tree", False),
         ("node-0:25:25 [0] NCCL INFO misc/socket.cc:50 NCCL WARN Net : Connection closed", True),
         ("node-0:25:25 [0] NCCL INFO", True),  # no blank after INFO: left to the walk
         ("node-0:25:25 [0] RCCL INFO Channel 00/32", True),
@@ -240,6 +244,48 @@ def test_randomly_altered_logs_read_the_same_as_the_walk() -> None:
             if lines[at].strip():
                 lines[at] = _mutate(lines[at], rng)
         assert_same(lines)
+
+
+def _assembled(lines: list[str], by_blocks: bool) -> tuple[dict[str, object], int, str | None, str | None]:
+    """Everything a parse keeps of an assembler: the runs shown, how many were skipped, the file's tool
+    and library version."""
+    assembler = RunAssembler()
+    if by_blocks:
+        assembler.feed_block(1, lines)
+    else:
+        for line_no, line in enumerate(lines, start=1):
+            assembler.feed(line_no, line)
+    shown = summarise_log(assembler.runs, assembler.tool, assembler.file_nccl_version).as_dict()
+    return shown, assembler.dropped_runs, assembler.tool, assembler.file_nccl_version
+
+
+PAST_THE_CAP = [
+    *ODD_RANK_LINES,
+    *ODD_ROWS,
+    "# Errors with asterisks indicate errors that have exceeded the maximum threshold.",
+    "node-0:25:25 [0] NCCL INFO NCCL version 2.22.3+cuda12.2",
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong",
+    "# Out of bounds values : 0 OK",
+    "#  Rank  0 Group  0 Pid   1000 on node-0 device  0 [0000:00:00] NVIDIA H100 80GB HBM3",
+]
+
+
+@pytest.mark.parametrize("odd", PAST_THE_CAP)
+def test_runs_past_the_runs_kept_are_counted_as_the_walk_counts_them(monkeypatch, odd: str) -> None:  # type: ignore[no-untyped-def]
+    """Past MAX_RUNS the Rank runs are only checked and the rows not built (blocks.ranks_readable,
+    RunAssembler.add_scanned_row): an odd line among them must still open, close and count runs, and
+    set the file's tool and library version, as the walk does."""
+    from benchmarks.parsers.nccl import assembly
+
+    monkeypatch.setattr(assembly, "MAX_RUNS", 3)
+    ranks, rows = _usual_ranks(), _usual_rows()
+    for where in range(2, 6):  # the odd line in the third (last kept) run or in one past it
+        tests = [_test(ranks, rows) for _ in range(7)]
+        tests[where] = _test([*ranks[:3], odd, *ranks[3:]], [*rows[:4], odd, *rows[4:]])
+        lines = [line for test in tests for line in test]
+        walk = _assembled(lines, by_blocks=False)
+        assert walk[1] > 0
+        assert _assembled(lines, by_blocks=True) == walk
 
 
 def test_the_shared_corpus_and_fixtures_read_the_same_as_the_walk() -> None:
@@ -312,3 +358,37 @@ def test_a_block_with_a_newline_inside_a_line_is_fed_line_by_line() -> None:
     lines[2] = lines[2] + "\n" + _usual_ranks()[0]
     assert join_block(lines) is None
     assert_same(lines)
+
+
+def _backtracking(pattern: str) -> re.Pattern[str]:
+    """The same pattern with every possessive repeat (`++`, `*+`) made an ordinary greedy one."""
+    return re.compile(pattern.replace("++", "+").replace("*+", "*"), re.MULTILINE)
+
+
+def test_the_possessive_patterns_match_as_backtracking_ones() -> None:
+    """blocks.py's patterns give nothing back (faster in `re`); on real, odd and randomly altered lines
+    they find the same spans and groups as the ordinary patterns they were written from."""
+    from benchmarks.parsers.nccl import blocks
+
+    rng = random.Random(7)
+    base = [*_usual_ranks(), *_usual_rows(), *ODD_RANK_LINES, *ODD_ROWS, "#", "  #  ", QUIET]
+    alphabet = " \t#[]\n0123456789.-RankGroupPidondevice/N/Afloatsum\x0b"
+    plain_block, plain_fields = (
+        _backtracking(blocks.BLOCK_RE.pattern),
+        _backtracking(blocks.RANK_FIELDS_RE.pattern),
+    )
+    plain_run = _backtracking(blocks.RANK_RUN_RE.pattern)
+    for _ in range(20_000):
+        lines = []
+        for _ in range(rng.randrange(1, 5)):
+            chars = list(rng.choice(base))
+            for _ in range(rng.randrange(0, 4)):
+                chars.insert(rng.randrange(len(chars) + 1), rng.choice(alphabet))
+                del chars[rng.randrange(len(chars))]
+            lines.append("".join(chars))
+        block = "\n" + "\n".join(lines)
+        assert [(m.span(), m.groups()) for m in blocks.BLOCK_RE.finditer(block)] == [
+            (m.span(), m.groups()) for m in plain_block.finditer(block)
+        ], block
+        assert blocks.RANK_FIELDS_RE.findall(block) == plain_fields.findall(block), block
+        assert (blocks.RANK_RUN_RE.fullmatch(block) is None) == (plain_run.fullmatch(block) is None), block

@@ -42,3 +42,20 @@ def test_a_failing_parser_and_a_collector_already_off_are_left_as_they_were(
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_what_a_parse_leaves_is_aged_not_scanned_and_frozen_objects_stay_frozen() -> None:
+    data = (FIXTURES / "nccl-one-rank.txt").read_bytes()
+    gc.collect()
+    parsers.parse(data)
+    assert gc.get_count()[0] < 50  # the parse's objects are in the oldest generation, not the youngest
+    assert gc.get_freeze_count() == 0
+    kept = [[] for _ in range(10)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        parsers.parse(data)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+    assert kept

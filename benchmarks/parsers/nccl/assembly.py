@@ -14,7 +14,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .blocks import Ranks, join_block, lines_to_feed, scan_block
+from .blocks import (
+    Ranks,
+    RowFields,
+    join_block,
+    lines_to_feed,
+    make_row,
+    ranks_readable,
+    read_ranks,
+    scan_block,
+)
 from .reading import (
     DEBUG_LINE_RE,
     Layout,
@@ -82,6 +91,8 @@ class Run:
     nvls_seen: bool = False
     skipped_fragments: list[int] = field(default_factory=list)
     debug_warns: list[str] = field(default_factory=list)
+    # Rank lines or rows taken but not stored: a run past the runs kept (MAX_RUNS), never shown.
+    unread_content: bool = False
 
     def touch(self, line_no: int, stage: int | None = None) -> None:
         if line_no > self.last_line:
@@ -93,7 +104,8 @@ class Run:
     def has_content(self) -> bool:
         return bool(
             self.rows or self.ranks or self.header or self.failures or self.layout or self.avg is not None
-        )
+            or self.unread_content
+        )  # fmt: skip
 
 
 LineHandler = Callable[[int, str], bool]
@@ -255,42 +267,79 @@ class RunAssembler:
         """`feed` of lines first_line_no, first_line_no + 1, ...: the runs of Rank lines, the rows of the
         usual shape and the `#` lines found in one pass over the block (blocks.py) and taken as `feed`
         would take them, the debug lines `feed` would read for nothing skipped, the others fed one at
-        a time."""
+        a time (a Rank run that does not read the usual way among them)."""
         block = join_block(lines)
         if block is None:
             self.feed_lines(first_line_no, lines, range(len(lines)))
             return
         fed = lines_to_feed(block, lines)
+        if isinstance(fed, range):  # no debug line skipped: fed[i] is i
+            self.feed_found(first_line_no, lines, block)
+            return
         at = 0  # fed[at:] are still to come
-        for index, count, value in scan_block(block, lines, first_line_no):
+        for index, count, value in scan_block(block):
             end = bisect_left(fed, index, at)
             self.feed_lines(first_line_no, lines, fed[at:end])
-            at = bisect_left(fed, index + count, end)
-            line_no = first_line_no + index
-            if isinstance(value, list):
-                self.add_ranks(line_no, line_no + count - 1, value)
-            elif value is None:
-                # A lone `#`: no reader takes it, the column header reads it as the line before.
-                self.previous_line = lines[index]
-            elif self.current is not None and not usual_layout(self.current.layout):
-                self.feed(line_no, lines[index])  # another layout reads the row otherwise
-            else:
-                self.previous_line = lines[index]
-                self.add_row(line_no, value)
+            at = end
+            if self.take_found(first_line_no, lines, index, count, value):
+                at = bisect_left(fed, index + count, end)
+            # else its lines are walked, with those before the next line found
         self.feed_lines(first_line_no, lines, fed[at:])
+
+    def feed_found(self, first_line_no: int, lines: list[str], block: str) -> None:
+        """feed_block when every line is to be fed (no debug line read for nothing)."""
+        at = 0  # lines[at:] are still to come
+        for index, count, value in scan_block(block):
+            self.feed_lines(first_line_no, lines, range(at, index))
+            at = index + count if self.take_found(first_line_no, lines, index, count, value) else index
+        self.feed_lines(first_line_no, lines, range(at, len(lines)))
+
+    def take_found(
+        self, first_line_no: int, lines: list[str], index: int, count: int, value: str | RowFields | None
+    ) -> bool:
+        """Lines index..index + count - 1, found by scan_block, taken as `feed` would take them; False
+        (nothing done) for a run of Rank lines that does not read the usual way."""
+        line_no = first_line_no + index
+        if isinstance(value, str):
+            return self.take_ranks(line_no, line_no + count - 1, value)
+        if value is None:
+            # A lone `#`: no reader takes it, the column header reads it as the line before.
+            self.previous_line = lines[index]
+        elif self.current is not None and not usual_layout(self.current.layout):
+            self.feed(line_no, lines[index])  # another layout reads the row otherwise
+        else:
+            self.previous_line = lines[index]
+            self.add_scanned_row(line_no, value)
+        return True
 
     def feed_lines(self, first_line_no: int, lines: list[str], indices: Iterable[int]) -> None:
         feed = self.feed
         for index in indices:
             feed(first_line_no + index, lines[index])
 
-    def add_ranks(self, first: int, last: int, ranks: Ranks) -> None:
-        """rank_line of lines first..last, in one step."""
+    def take_ranks(self, first: int, last: int, run_text: str) -> bool:
+        """rank_line of lines first..last (run_text, each after a `\n`) in one step, when every one of
+        them reads the usual way; False (nothing done) otherwise. A run past the runs kept (MAX_RUNS) is
+        only checked: its fields are never shown."""
         run = self.current
-        if run is None or run.stage > ST_RANKS:
+        opens = run is None or run.stage > ST_RANKS
+        ranks: Ranks | None = None
+        if self.dropped_runs or (opens and len(self.runs) >= MAX_RUNS):
+            if not ranks_readable(run_text):
+                return False
+        else:
+            ranks = read_ranks(run_text, last - first + 1)
+            if ranks is None:
+                return False
+        if opens:
             run = self.new_run(first)
+        assert run is not None
         run.touch(last, ST_RANKS)
-        run.ranks.update(ranks)
+        if ranks is None:
+            run.unread_content = True
+        else:
+            run.ranks.update(ranks)
+        return True
 
     def feed_any(self, line_no: int, line: str) -> None:
         """Every reader in turn (after the debug line's, tried first by `feed`), the first that takes the
@@ -449,6 +498,18 @@ class RunAssembler:
         run = self.enter_stage(line_no, ST_ROWS)
         if run.rows and row.size < run.rows[-1].size:
             run.cycles += 1  # `-N` repeats the sweep with no separator
+        row.cycle = run.cycles
+        run.rows.append(row)
+
+    def add_scanned_row(self, line_no: int, fields: RowFields) -> None:
+        """add_row of the row of these ROW_LINE fields (blocks.make_row), built only for a run kept."""
+        run = self.enter_stage(line_no, ST_ROWS)
+        if self.dropped_runs:  # `run` is past the runs kept: never shown
+            run.unread_content = True
+            return
+        row = make_row(line_no, fields)
+        if run.rows and row.size < run.rows[-1].size:
+            run.cycles += 1
         row.cycle = run.cycles
         run.rows.append(row)
 

@@ -16,19 +16,22 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import accumulate, compress, repeat
 from operator import not_
 
+from ..text import JoinedLines
 from .reading import Measurement, Row
 
 # reading.RANK_RE for a line that starts with `#` (the only thing before `Rank`) and is printed the
 # usual way (blanks are spaces, Group and Pid present): RANK_RE's leftmost match on such a line starts at
 # the same `Rank`, each `\s+` takes the same spaces, and the groups are read_rank's (rank, host,
 # device, name before `strip`). A line of another form does not match and is read by the walk.
+# Every repeat is possessive (`++`, `*+`: nothing is given back, which `re` runs ~30% faster): what
+# follows each one is a character it cannot take, so a backtracking match would end it at the same place.
 RANK_LINE = (
-    r"[ \t]*#[ \t]*Rank +([0-9]+) +Group +[0-9]+ +Pid +[0-9]+ +on +([^\s]+) +device +([0-9]+)"
-    r" +\[([^\]\n]*)\] *([^\n]*)"
+    r"[ \t]*+#[ \t]*+Rank ++([0-9]++) ++Group ++[0-9]++ ++Pid ++[0-9]++ ++on ++(\S++) ++device ++([0-9]++)"
+    r" ++\[([^\]\n]*+)\] *+([^\n]*+)"
 )
 # The data types and reduction ops nccl-tests and rccl-tests print; none of these words holds a
 # substring any reader before the row's looks for (test_nccl_blocks.py checks it).
@@ -37,20 +40,20 @@ ROW_TYPES = (
     "f8e4m3", "f8e5m2", "fp8_e4m3", "fp8_e5m2",
 )  # fmt: skip
 ROW_OPS = ("sum", "prod", "max", "min", "avg", "mulsum", "none")
-_NUMBER = r"([0-9]+(?:\.[0-9]+)?)"
-_GROUP = rf"[ \t]+{_NUMBER}[ \t]+{_NUMBER}[ \t]+{_NUMBER}[ \t]+([0-9]+|N/A)"
+_NUMBER = r"([0-9]++(?:\.[0-9]++)?)"
+_GROUP = rf"[ \t]++{_NUMBER}[ \t]++{_NUMBER}[ \t]++{_NUMBER}[ \t]++([0-9]++|N/A)"
 # A row of the usual layout: size count type redop root, then two groups of time algbw busbw #wrong.
 ROW_LINE = (
-    rf"[ \t]*([0-9]+)[ \t]+([0-9]+)[ \t]+({'|'.join(ROW_TYPES)})[ \t]+({'|'.join(ROW_OPS)})[ \t]+(-?[0-9]+)"
-    rf"{_GROUP}{_GROUP}[ \t]*$"
+    rf"[ \t]*+([0-9]++)[ \t]++([0-9]++)[ \t]++({'|'.join(ROW_TYPES)})[ \t]++({'|'.join(ROW_OPS)})[ \t]++"
+    rf"(-?[0-9]++){_GROUP}{_GROUP}[ \t]*+$"
 )
 # Each match starts at the `\n` before its line (the block starts with one), so `re` looks for `\n`
 # and tries the line patterns only at line starts. Three kinds: a run of consecutive lines that start
 # with `# Rank` (group 1; their fields are then read with RANK_FIELDS_RE), a row (groups 2-14), a line that is
 # only `#` (group `hash`).
-_RANK_START = r"[ \t]*#[ \t]*Rank\b[^\n]*"
+_RANK_START = r"[ \t]*+#[ \t]*+Rank\b[^\n]*+"
 BLOCK_RE = re.compile(
-    rf"\n(?:({_RANK_START}(?:\n{_RANK_START})*)|{ROW_LINE}|[ \t]*(?P<hash>#)[ \t]*$)", re.MULTILINE
+    rf"\n(?:({_RANK_START}(?:\n{_RANK_START})*)|{ROW_LINE}|[ \t]*+(?P<hash>#)[ \t]*+$)", re.MULTILINE
 )
 RANK_FIELDS_RE = re.compile(rf"\n{RANK_LINE}", re.MULTILINE)
 # What a line routed to the Rank reader must not contain (assembly.EARLY_TRIGGERS_RE, widened: NCCL /
@@ -59,13 +62,34 @@ RANK_BLOCKERS = ("CCL ", "ccl-tests", "Collective test starting", "concluded", "
 # parse_row reads no line longer than this.
 MAX_ROW_CHARS = 2000
 
-Ranks = list[tuple[int, tuple[str, int, str, str]]]
-# (index of the first line, number of lines, what they hold): Rank lines (a list), a row, a lone `#`.
-Found = tuple[int, int, Ranks | Row | None]
+Ranks = Iterable[tuple[int, tuple[str, int, str, str]]]
+# The groups of ROW_LINE: size, count, type, redop, root, then two groups of time, algbw, busbw, #wrong.
+RowFields = tuple[str, ...]
+# (index of the first line, number of lines, what they hold): a run of `# Rank` lines (its text, each line
+# after a `\n`, read by read_ranks or checked by ranks_readable), a row's fields (read by make_row), a
+# lone `#` (None).
+Found = tuple[int, int, str | RowFields | None]
+# RANK_LINE without its groups, repeated: a whole run of Rank lines that all read the usual way.
+_RANK_LINE_CHECK = re.sub(r"\((?!\?)", "(?:", RANK_LINE)
+RANK_RUN_RE = re.compile(rf"(?:\n{_RANK_LINE_CHECK})+")
 
 
 def _measurement(time_us: str, algbw: str, busbw: str, wrong: str) -> Measurement:
     return Measurement(float(time_us), float(algbw), float(busbw), wrong)
+
+
+def make_row(line_no: int, g: RowFields) -> Row:
+    """The row `parse_row` reads (without a layout, or with the usual one) from ROW_LINE's groups."""
+    return Row(
+        line_no,
+        int(g[0]),
+        int(g[1]),
+        g[2],
+        g[3].lower(),
+        int(g[4]),
+        _measurement(*g[5:9]),
+        _measurement(*g[9:13]),
+    )
 
 
 def _blocked(text: str) -> bool:
@@ -75,7 +99,7 @@ def _blocked(text: str) -> bool:
     )  # fmt: skip
 
 
-def _ranks(run_text: str, lines: int) -> Ranks | None:
+def read_ranks(run_text: str, lines: int) -> Ranks | None:
     """read_rank of each line of a run of `# Rank` lines; None unless every line reads the usual way."""
     if _blocked(run_text):
         return None
@@ -84,11 +108,19 @@ def _ranks(run_text: str, lines: int) -> Ranks | None:
         return None
     ranks, hosts, devices, buses, names = zip(*fields, strict=True)
     about = zip(hosts, map(int, devices), map(str.strip, names), map(str.strip, buses), strict=True)
-    return list(zip(map(int, ranks), about, strict=True))
+    return zip(map(int, ranks), about, strict=True)
+
+
+def ranks_readable(run_text: str) -> bool:
+    """read_ranks(run_text, lines) is not None, without reading the fields (a run past the runs kept):
+    every line matches RANK_LINE (each match ends at its line's end, so one match per line)."""
+    return not _blocked(run_text) and RANK_RUN_RE.fullmatch(run_text) is not None
 
 
 def join_block(lines: list[str]) -> str | None:
     """The lines, each after a `\n`; None when a line holds a `\n` (a file with CR line ends)."""
+    if isinstance(lines, JoinedLines):
+        return lines.joined  # as the stream joined them (and no line holds a `\n`)
     block = "\n" + "\n".join(lines)
     return block if block.count("\n") == len(lines) else None
 
@@ -96,7 +128,9 @@ def join_block(lines: list[str]) -> str | None:
 # A line with this is an NCCL debug line (assembly.DEBUG_LINE_RE matches at `NCCL`, between blanks).
 DEBUG_INFO = " NCCL INFO "
 # What RunAssembler.debug_line reads a debug line for; a debug line with none of them changes nothing.
-DEBUG_READS = ("NCCL version", "NCCL_ALGO", "nNodes", "NVLS", " WARN ")
+# NVLS: is_nvls_line needs one of its two phrases besides `NVLS` (most NVLS lines of a debug log have
+# neither: `NVLS Head`, `Connected NVLS tree`, chunk sizes).
+DEBUG_READS = ("NCCL version", "NCCL_ALGO", "nNodes", "multicast support is available", "NVLS comm", " WARN ")
 
 
 def lines_to_feed(block: str, lines: list[str]) -> Sequence[int]:
@@ -116,10 +150,10 @@ def lines_to_feed(block: str, lines: list[str]) -> Sequence[int]:
     return list(compress(range(len(lines)), fed))
 
 
-def scan_block(block: str, lines: list[str], first_line_no: int) -> list[Found]:
-    """What BLOCK_RE finds in `block` (join_block of `lines`), in order: a run of Rank lines as
-    [(rank, (host, device, name))], each as read_rank reads it; a row as `parse_row` reads it without a
-    layout (or with the usual one: two groups of four); a lone `#` as None."""
+def scan_block(block: str) -> list[Found]:
+    """What BLOCK_RE finds in `block` (join_block of the lines), in order: a run of Rank lines as its text
+    (each line after a `\n`), a row of the usual shape as its fields (make_row), a lone `#` as None. The
+    fields are read when the assembler knows the run they go to: not at all for a run past the runs kept."""
     found: list[Found] = []
     index, previous = 0, 0
     for m in BLOCK_RE.finditer(block):
@@ -128,17 +162,9 @@ def scan_block(block: str, lines: list[str], first_line_no: int) -> list[Found]:
         previous = start
         run_text = m.group(1)
         if run_text is not None:
-            count = run_text.count("\n") + 1
-            ranks = _ranks("\n" + run_text, count)
-            if ranks is not None:
-                found.append((index, count, ranks))
+            found.append((index, run_text.count("\n") + 1, "\n" + run_text))
         elif m.group("hash") is not None:
             found.append((index, 1, None))
         elif m.end() - start <= MAX_ROW_CHARS + 1:
-            g = m.groups()
-            row = Row(
-                first_line_no + index, int(g[1]), int(g[2]), g[3], g[4].lower(), int(g[5]),
-                _measurement(*g[6:10]), _measurement(*g[10:14]),
-            )  # fmt: skip
-            found.append((index, 1, row))
+            found.append((index, 1, m.groups()[1:14]))
     return found

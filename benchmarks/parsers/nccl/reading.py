@@ -8,11 +8,33 @@ the function that reads it.
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from ..text import to_float, to_int
+
+T = TypeVar("T")
+# Lines up to this long are remembered by the memoised readers (those around the tables are short).
+MEMO_LINE_CHARS = 200
+
+
+def memoised(reader: Callable[[str], T]) -> Callable[[str], T]:
+    """A pure reader of one line that keeps its last 256 answers (issue 21: parser speed). A log repeats
+    most of the lines around its tables word for word in every test (the version banner, the nThread
+    header, the column headers, `Reducing maxBytes`), and their regexes cost 5-30 us a line. Only for
+    readers whose answer depends on the line alone and is never changed by its caller (a dict or list
+    answer is copied by the public reader)."""
+    remembered = functools.lru_cache(maxsize=256)(reader)
+
+    @functools.wraps(reader)
+    def read(line: str) -> T:
+        return remembered(line) if len(line) <= MEMO_LINE_CHARS else reader(line)
+
+    return read
+
 
 KNOWN_COLLECTIVES = (
     "all_reduce", "all_gather", "reduce_scatter", "alltoallv", "alltoall", "sendrecv", "broadcast",
@@ -195,7 +217,21 @@ def count_rows(lines: list[str], limit: int = 4000) -> int:
 
 
 def parse_column_header(line: str, previous: str) -> Layout:
-    """The table layout from the `size count type ... time algbw busbw #wrong` line."""
+    """The table layout from the `size count type ... time algbw busbw #wrong` line (a copy of the one
+    remembered for the same line and the same placement words in the line before)."""
+    if len(line) > MEMO_LINE_CHARS:
+        return _column_layout(line, previous)
+    return replace(_remembered_layout(line, "in-place" in previous, "out-of-place" in previous))
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered_layout(line: str, in_place: bool, out_of_place: bool) -> Layout:
+    """_column_layout reads the line before only for these two words."""
+    return _column_layout(line, ("in-place" if in_place else "") + (" out-of-place" if out_of_place else ""))
+
+
+def _column_layout(line: str, previous: str) -> Layout:
+    """parse_column_header, read afresh."""
     tokens = [t.lstrip("#").lower() for t in line.split()]
     tokens = [t for t in tokens if t]
     time_positions = [i for i, t in enumerate(tokens) if t in ("time", "cputime")]
@@ -226,6 +262,7 @@ COLUMN_HEADER_RE = re.compile(
 )
 
 
+@memoised
 def is_column_header(line: str) -> bool:
     return "lgbw" in line.lower() and COLUMN_HEADER_RE.search(line) is not None
 
@@ -236,6 +273,7 @@ def is_column_header(line: str) -> bool:
 VERSION_RE = re.compile(r"nccl-tests version\s+(\S+)(?:.*?nccl-headers=(\d+))?(?:.*?nccl-library=(\d+))?")
 
 
+@memoised
 def read_version(line: str) -> tuple[str, str | None] | None:
     """`nccl-tests version X ... nccl-library=22105`: the tests version and the library as 2.21.5."""
     # Every reader first checks a substring (cheap, in C) so that most lines cost no regex at all.
@@ -254,6 +292,7 @@ def read_version(line: str) -> tuple[str, str | None] | None:
 STARTING_RE = re.compile(r"Collective test starting:\s*(\S+)")
 
 
+@memoised
 def read_test_starting(line: str) -> str | None:
     """The collective as written on a `Collective test starting:` line."""
     if "Collective test starting" not in line:
@@ -279,6 +318,12 @@ STEP_RE = re.compile(r"step:\s*(\d+)\((factor|bytes)\)")
 
 def read_header_fields(line: str) -> dict[str, Any] | None:
     """The `nThread 1 nGpus 1 minBytes ...` header as {nThread: 1, nGpus: 1, minBytes: ...}."""
+    fields = _header_fields(line)
+    return None if fields is None else dict(fields)
+
+
+@memoised
+def _header_fields(line: str) -> dict[str, Any] | None:
     if ("nThread" not in line and "nGpus" not in line) or not NTHREAD_RE.search(line):
         return None
     fields: dict[str, Any] = {}
@@ -384,6 +429,13 @@ REDUCING_RE = re.compile(r"Reducing maxBytes to\s+(\d+)")
 
 
 def read_run_fields(line: str) -> tuple[dict[str, Any], bool] | None:
+    """Lines that state one fact about the run in progress (_run_fields); the dict is a copy."""
+    found = _run_fields(line)
+    return None if found is None else (dict(found[0]), found[1])
+
+
+@memoised
+def _run_fields(line: str) -> tuple[dict[str, Any], bool] | None:
     """Lines that state one fact about the run in progress, as the `Run` fields they set, and
     whether the line is part of the footer: `Out of bounds values`, `Avg bus bandwidth`,
     `Reducing maxBytes to N` (printed when GPU memory is short)."""
@@ -445,6 +497,7 @@ def is_nvls_line(line: str) -> bool:
     return "NVLS" in line and ("multicast support is available" in line or "NVLS comm" in line)
 
 
+@memoised
 def is_split_row_fragment(line: str) -> bool:
     """A row whose end wrapped onto the next line: starts with a number, is not a full row."""
     tokens = line.split()
@@ -474,6 +527,12 @@ def read_collective_name_line(line: str) -> str | None:
 
 
 def read_command_hints(line: str) -> list[tuple[str, Any]]:
+    """The hints of a command or wrapper line (_command_hints); the list is a copy."""
+    return list(_command_hints(line))
+
+
+@memoised
+def _command_hints(line: str) -> list[tuple[str, Any]]:
     """Command lines and wrapper lines carry the collective name, -g and the launcher size."""
     hints: list[tuple[str, Any]] = []
     named = read_collective_name_line(line) if len(line) < 120 else None

@@ -147,12 +147,8 @@ def _rank_count(run: Run, ratio: float | None) -> tuple[int | None, str | None]:
 
 def _hosts(run: Run) -> list[str]:
     """Host names in rank order, each once."""
-    hosts: list[str] = []
-    for rank in sorted(run.ranks):
-        host = run.ranks[rank][0]
-        if host not in hosts:
-            hosts.append(host)
-    return hosts
+    ranks = run.ranks
+    return list(dict.fromkeys(ranks[rank][0] for rank in sorted(ranks)))
 
 
 def _rank_listing_complete(run: Run) -> bool:
@@ -257,11 +253,12 @@ def _algbw_mismatch(rows: list[Row], scale_factor: float = 1.0) -> str | None:
 
 def _nonzero_wrong_lines(rows: list[Row]) -> list[int]:
     """Lines of checked measurements with a non-zero #wrong (or old `error`) value, one per measurement."""
+    # `0` (most measurements) is checked and zero: no property call for it.
     return [
         r.line
         for r in rows
         for m in (r.oop, r.ip)
-        if m is not None and m.checked and (m.wrong_value or 0) > 0
+        if m is not None and m.wrong != "0" and m.checked and (m.wrong_value or 0) > 0
     ]
 
 
@@ -305,7 +302,7 @@ def _is_truncated(run: Run) -> bool:
     return bool(run.rows) and run.avg is None and run.oob is None
 
 
-def _table_warnings(run: Run) -> list[str]:
+def _table_warnings(run: Run, collapses: list[dict[str, Any]]) -> list[str]:
     """What is missing from or odd about the table: no footer, reduced sizes, split rows."""
     warnings: list[str] = []
     if _is_truncated(run):
@@ -317,7 +314,7 @@ def _table_warnings(run: Run) -> list[str]:
             f"{len(run.skipped_fragments)} split row fragment(s) skipped "
             f"(first at line {run.skipped_fragments[0]})"
         )
-    for collapse in bandwidth_collapses(run)[:3]:
+    for collapse in collapses[:3]:
         warnings.append(
             f"bus bandwidth collapses mid-sweep at {collapse['size_bytes']} B (line {collapse['line']}): "
             f"{collapse['busbw_gbps']} GB/s after {collapse['before_gbps']} GB/s at smaller sizes"
@@ -510,6 +507,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
     scale = _scale(run, ratio)
     collective, collective_source, collective_warning = _collective(run, ratio, scale.ranks)
     reasons = _failure_reasons(run)
+    collapses = bandwidth_collapses(run)
     warnings = [
         _partial_rank_listing_warning(run),
         _shared_gpu_warning(scale),
@@ -541,8 +539,8 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         **_table_fields(run, file_nccl),
         **_interpretation_fields(run, ratio, scale, collective, failed=bool(reasons)),
         "nccl_warnings": run.debug_warns,
-        "bandwidth_collapses": bandwidth_collapses(run),
-        "warnings": [warning for warning in warnings if warning] + _table_warnings(run),
+        "bandwidth_collapses": collapses,
+        "warnings": [warning for warning in warnings if warning] + _table_warnings(run, collapses),
         "size_rows": [_size_row(r) for r in run.rows[:5000]],
     }
 
