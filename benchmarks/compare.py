@@ -462,14 +462,23 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
             s.get("active_links_per_gpu"),
             item,
             lines,
-            f"{s.get('inactive_links', 0)} inactive link(s); {s.get('gpus')} GPU(s) shown",
+            _(
+                "%(inactive)s inactive link(s); %(gpus)s GPU(s) shown",
+                inactive=s.get("inactive_links", 0),
+                gpus=s.get("gpus"),
+            ),
         )
     )
     speed = gpu.link_gbytes_per_s if gpu is not None else None
     if speed and s.get("min_link_gbps") is not None:
         out.append(
             _ratio_verdict(
-                "NVLink speed per link (GB/s)", speed, s.get("min_link_gbps"), "slowest link", item, lines
+                _("NVLink speed per link (GB/s)"),
+                speed,
+                s.get("min_link_gbps"),
+                _("slowest link"),
+                item,
+                lines,
             )
         )
     gpn = facts.get("gpus_per_node")
@@ -597,6 +606,28 @@ def _compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     return out
 
 
+def _perftest_basis(s: dict[str, Any], gbps: Any, fraction: Any) -> Msg:
+    """How the perftest bandwidth was judged: the BW average at the largest size against the NIC rate."""
+    if not gbps:
+        return _(
+            "%(test)s BW average at the largest size; the offering publishes no NIC rate", test=s.get("test")
+        )
+    if s.get("bidirectional"):
+        return _(
+            "%(test)s BW average at the largest size; expected %(gbps)s Gb/s x %(fraction)s x 2 "
+            "(bidirectional sum)",
+            test=s.get("test"),
+            gbps=gbps,
+            fraction=fraction,
+        )
+    return _(
+        "%(test)s BW average at the largest size; expected %(gbps)s Gb/s x %(fraction)s",
+        test=s.get("test"),
+        gbps=gbps,
+        fraction=fraction,
+    )
+
+
 def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     lines = [x for x in (s.get("first_line"), s.get("last_line")) if x]
@@ -609,8 +640,7 @@ def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
             _("NIC port bandwidth (Gb/s)"),
             expected,
             s.get("average_gbps"),
-            f"{s.get('test')} BW average at the largest size; expected {gbps} Gb/s x {fraction}"
-            + (" x 2 (bidirectional sum)" if s.get("bidirectional") else ""),
+            _perftest_basis(s, gbps, fraction),
             item,
             lines,
         )
