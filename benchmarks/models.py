@@ -44,11 +44,11 @@ class Visibility(models.TextChoices):
 
 
 class UploadStatus(models.TextChoices):
-    STORED = "stored", "Stored, waiting for the parser"
-    PARSING = "parsing", "Parsing"
-    PARSED = "parsed", "Parsed"
-    UNRECOGNISED = "unrecognised", "Not recognised"
-    FAILED = "failed", "Failed"
+    STORED = "stored", _("Stored, waiting for the parser")
+    PARSING = "parsing", _("Parsing")
+    PARSED = "parsed", _("Parsed")
+    UNRECOGNISED = "unrecognised", _("Not recognised")
+    FAILED = "failed", _("Failed")
 
 
 FINISHED_STATUSES = (UploadStatus.PARSED, UploadStatus.UNRECOGNISED, UploadStatus.FAILED)

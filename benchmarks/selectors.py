@@ -80,8 +80,9 @@ def verdict_texts(verdict: dict[str, Any]) -> dict[str, str]:
     stored before they were, by its English text)."""
     stored = verdict.get("messages") or {}
     shown = {key: translated(stored.get(key), translated_text(verdict.get(key))) for key in CLAIM_TEXTS}
-    if isinstance(verdict.get("expected"), str):  # a condition in words, not a figure
-        shown["expected"] = translated(stored.get("expected"), verdict["expected"])
+    for key in ("expected", "measured"):
+        if isinstance(verdict.get(key), str):  # a condition or a result in words, not a figure
+            shown[key] = translated(stored.get(key), verdict[key])
     return shown
 
 

@@ -60,6 +60,38 @@ SWEEP_UPLOADS = (
 )
 
 
+# The second, finer pass (single English words) on the evidence pages (uploads, the upload form, acceptance):
+# what may stay English there. Terms the tools print, quoted as the reader finds them in the log...
+TOOL_TERMS: tuple[str, ...] = (
+    "out-of-place",
+    "#wrong",
+    "World size",
+    "world size",
+    "Link type",
+    "BW average",
+    "Latency Test",
+    "loss scale",
+    "Targeted Stress",  # a dcgmi test's name
+)
+# ...and single tokens: names of tools, products and schedulers, units, abbreviations, port states, file
+# names in a bundle (results/, *.log, *.yaml).
+ALLOWED_WORDS = frozenset(
+    """API ClusterScout UTC ID GPU GB Gb KB MB MiB TFLOP TFLOPS MFU NaN nan NCCL NVLink NVLSTree Ring tree
+    InfiniBand RoCE iWARP IB RC QP MTU GID PCIe CUDA MIG DCGM Xid busbw algbw rank Rank samples tokens timer
+    usec Active Down LinkUp Slurm Kubernetes kubernetes DaemonSet MPIJob PyTorchJob mpijob README sbatch sh
+    tar gz zip yaml pack log results stability bundle nccl rccl tests nvidia smi nvlink dcgmi diag ibstat
+    perftest megatron deepspeed DeepSpeed""".split()
+)
+
+
+def english_words(page: str, data: list[str]) -> list[str]:
+    """English words left outside the allowed names, units and tool terms (the finer pass)."""
+    text = visible_text(page)
+    for value in [*data, *ALLOWED, *TOOL_TERMS]:
+        text = text.replace(value, "\n")
+    return sorted({w for w in re.findall(r"\b[A-Za-z][A-Za-z]+\b", text) if w not in ALLOWED_WORDS})
+
+
 def _data_strings() -> list[str]:
     values: set[str] = set()
     for model in apps.get_models():
@@ -209,6 +241,7 @@ def test_every_page_in_chinese_shows_no_english_ui_text(
     client.force_login(owner)
     left: dict[str, list[str]] = {}
     sections: set[str] = set()
+    words: dict[str, list[str]] = {}
     warned = 0
     for url in _pages(zh_run, quote, rfq, uploads, report):
         response = client.get(url, **ZH)
@@ -216,6 +249,8 @@ def test_every_page_in_chinese_shows_no_english_ui_text(
             left[url] = [f"status {response.status_code}"]
             continue
         left[url] = english_runs(response.content.decode(), data, not_yet=True)
+        if url.startswith("/benchmarks/"):
+            words[url] = english_words(response.content.decode(), data)
         if url.startswith("/benchmarks/") and url.removeprefix("/benchmarks/").rstrip("/").isdigit():
             sections |= set(re.findall(r'<section id="(warnings|summary)">', response.content.decode()))
             warned += '<section id="warnings">' in response.content.decode()
@@ -246,6 +281,15 @@ def test_every_page_in_chinese_shows_no_english_ui_text(
     assert sections == {"warnings", "summary"} and warned >= 5, (sections, warned)
     left = {url: runs for url, runs in left.items() if runs}
     assert not left, "\n".join(f"{url}: {sorted(set(runs))}" for url, runs in left.items())
+    # the evidence pages: not even a single English UI word (units, names and tool terms allowed)
+    words = {url: found for url, found in words.items() if found}
+    assert not words, "\n".join(f"{url}: {found}" for url, found in words.items())
+
+
+def test_the_finer_pass_finds_single_english_words_and_allows_names_units_and_tool_terms() -> None:
+    page = "<p>8 个 rank 的 busbw 为 235 GB/s（out-of-place）</p><p>状态：Parsed · not given</p>"
+    assert english_words(page, []) == ["Parsed", "given", "not"]
+    assert english_words("<p>World size（GPU 数）16；Link type：InfiniBand</p>", []) == []
 
 
 def test_the_sweep_finds_english_ui_text_and_ignores_catalog_data() -> None:
