@@ -53,6 +53,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "total_iterations_planned": _("Iterations planned"),
     "warmup_iterations_excluded": _("Warm-up iterations excluded"),
     "median_iteration_s": _("Median iteration time (s)"),
+    "median_iteration_s_source": _("Iteration time from"),
     "median_tflops_per_gpu": _("Median TFLOPS per GPU"),
     "median_tokens_per_s_per_gpu": _("Median tokens/s per GPU"),
     "tokens_per_s_per_gpu_source": _("Tokens/s per GPU from"),
@@ -133,6 +134,9 @@ SUMMARY_WORDS = {
     "printed": gettext_noop("printed in the log"),
     "computed: global batch x seq length / iteration time / world size": gettext_noop(
         "computed: global batch x seq length / iteration time / world size"
+    ),
+    "computed: tokens per train step / (tokens/s per GPU x world size)": gettext_noop(
+        "computed: tokens per train step / (tokens/s per GPU x world size)"
     ),
 }
 
