@@ -13,16 +13,17 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from benchmarks.models import Visibility
 from portal.constraints import value_known
 
 
 class AcceptanceStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Reading the bundle"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Reading the bundle")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Failed")
 
 
 class AcceptanceVerdict(models.TextChoices):

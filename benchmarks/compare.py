@@ -99,7 +99,12 @@ def _verdict(
     # the claim's and the detail's message ids, for a page in another language (the API leaves them out)
     messages = {
         key: text.as_json()
-        for key, text in (("claim", claim), ("expected", expected), ("detail", detail))
+        for key, text in (
+            ("claim", claim),
+            ("expected", expected),
+            ("measured", measured),
+            ("detail", detail),
+        )
         if isinstance(text, Msg)
     }
     if messages:
@@ -462,14 +467,23 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
             s.get("active_links_per_gpu"),
             item,
             lines,
-            f"{s.get('inactive_links', 0)} inactive link(s); {s.get('gpus')} GPU(s) shown",
+            _(
+                "%(inactive)s inactive link(s); %(gpus)s GPU(s) shown",
+                inactive=s.get("inactive_links", 0),
+                gpus=s.get("gpus"),
+            ),
         )
     )
     speed = gpu.link_gbytes_per_s if gpu is not None else None
     if speed and s.get("min_link_gbps") is not None:
         out.append(
             _ratio_verdict(
-                "NVLink speed per link (GB/s)", speed, s.get("min_link_gbps"), "slowest link", item, lines
+                _("NVLink speed per link (GB/s)"),
+                speed,
+                s.get("min_link_gbps"),
+                _("slowest link"),
+                item,
+                lines,
             )
         )
     gpn = facts.get("gpus_per_node")
@@ -515,18 +529,16 @@ def _ports_by_state(
 
 
 def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gbps: float | None) -> str:
-    detail = f"Active + LinkUp + {wanted_layer}" + (f" + >= {gbps:g} Gb/s" if gbps else "")
+    parts: list[str] = [f"Active + LinkUp + {wanted_layer}" + (f" + >= {gbps:g} Gb/s" if gbps else "")]
     if any(p.get("rate_gbps") is None for p in groups["good"]):
-        detail += "; rate not shown by this tool"
+        parts.append(_("rate not shown by this tool"))
     if groups["slow"]:
-        detail += "; slower ports: " + ", ".join(
-            f"{p['device']}/{p['port']} {p['rate_gbps']:g}" for p in groups["slow"][:8]
-        )
+        slow = ", ".join(f"{p['device']}/{p['port']} {p['rate_gbps']:g}" for p in groups["slow"][:8])
+        parts.append(_("slower ports: %(ports)s", ports=slow))
     if groups["down"]:
-        detail += "; not active: " + ", ".join(
-            f"{p['device']}/{p['port']} {p['state']}" for p in groups["down"][:8]
-        )
-    return detail
+        down = ", ".join(f"{p['device']}/{p['port']} {p['state']}" for p in groups["down"][:8])
+        parts.append(_("not active: %(ports)s", ports=down))
+    return joined(*parts, sep="; ")
 
 
 def _compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -597,6 +609,28 @@ def _compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     return out
 
 
+def _perftest_basis(s: dict[str, Any], gbps: Any, fraction: Any) -> Msg:
+    """How the perftest bandwidth was judged: the BW average at the largest size against the NIC rate."""
+    if not gbps:
+        return _(
+            "%(test)s BW average at the largest size; the offering publishes no NIC rate", test=s.get("test")
+        )
+    if s.get("bidirectional"):
+        return _(
+            "%(test)s BW average at the largest size; expected %(gbps)s Gb/s x %(fraction)s x 2 "
+            "(bidirectional sum)",
+            test=s.get("test"),
+            gbps=gbps,
+            fraction=fraction,
+        )
+    return _(
+        "%(test)s BW average at the largest size; expected %(gbps)s Gb/s x %(fraction)s",
+        test=s.get("test"),
+        gbps=gbps,
+        fraction=fraction,
+    )
+
+
 def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     lines = [x for x in (s.get("first_line"), s.get("last_line")) if x]
@@ -609,8 +643,7 @@ def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
             _("NIC port bandwidth (Gb/s)"),
             expected,
             s.get("average_gbps"),
-            f"{s.get('test')} BW average at the largest size; expected {gbps} Gb/s x {fraction}"
-            + (" x 2 (bidirectional sum)" if s.get("bidirectional") else ""),
+            _perftest_basis(s, gbps, fraction),
             item,
             lines,
         )
@@ -662,14 +695,19 @@ def _compare_training(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
                 "%(tflops)s TFLOP/s/GPU; %(stalls)s stall(s) over 2x the median",
                 steady=steady,
                 warmup=len(s.get("warmup_iterations_excluded") or []),
-                iteration=s.get("median_iteration_s"),
-                tflops=s.get("median_tflops_per_gpu"),
+                iteration=_or_unknown(s.get("median_iteration_s")),
+                tflops=_or_unknown(s.get("median_tflops_per_gpu")),
                 stalls=len(stalls),
             ),
             item,
             [x["line"] for x in stalls] or [x for x in (s.get("first_line"), s.get("last_line")) if x],
         )
     ]
+
+
+def _or_unknown(value: Any) -> Any:
+    """A figure the log did not give, as "?" in a sentence (never "None")."""
+    return "?" if value is None else value
 
 
 def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -679,9 +717,13 @@ def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
         _verdict(
             _("GPU health (dcgmi diag)"),
             _("all tests pass"),
-            "pass" if s.get("passed") else f"failed: {', '.join(failed)}",
+            _("pass") if s.get("passed") else _("failed: %(tests)s", tests=", ".join(failed)),
             "pass" if s.get("passed") else ("fail" if failed else "cannot-measure"),
-            f"level -r {s.get('level') or '?'}; warned: {', '.join(s.get('warned_tests') or []) or 'none'}",
+            _(
+                "level -r %(level)s; warned: %(warned)s",
+                level=s.get("level") or "?",
+                warned=", ".join(s.get("warned_tests") or []) or _("none"),
+            ),
             item,
             s.get("lines", []),
         )

@@ -44,16 +44,24 @@ class UploadForm(forms.Form):
     offering = forms.ModelChoiceField(
         queryset=Offering.objects.select_related("provider").order_by("provider__name", "name"),
         to_field_name="slug",
+        label=_("Offering"),
         empty_label=_("Choose the offering you trialled"),
     )
     nodes = forms.IntegerField(
-        min_value=1, required=False, help_text=_("nodes in the run, if the log does not say")
+        min_value=1,
+        required=False,
+        label=_("Nodes"),
+        help_text=_("nodes in the run, if the log does not say"),
     )
     gpus = forms.IntegerField(
-        min_value=1, required=False, help_text=_("GPUs in the run, if the log does not say")
+        min_value=1, required=False, label=_("GPUs"), help_text=_("GPUs in the run, if the log does not say")
     )
     measured_on = forms.DateField(
         required=False, label=_("Measured on"), widget=forms.DateInput(attrs={"type": "date"})
     )
-    notes = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), max_length=5000)
-    visibility = forms.ChoiceField(choices=Upload.Visibility.choices, initial=Upload.Visibility.PRIVATE)
+    notes = forms.CharField(
+        required=False, label=_("Notes"), widget=forms.Textarea(attrs={"rows": 3}), max_length=5000
+    )
+    visibility = forms.ChoiceField(
+        choices=Upload.Visibility.choices, initial=Upload.Visibility.PRIVATE, label=_("Visibility")
+    )

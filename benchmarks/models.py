@@ -44,11 +44,11 @@ class Visibility(models.TextChoices):
 
 
 class UploadStatus(models.TextChoices):
-    STORED = "stored", "Stored, waiting for the parser"
-    PARSING = "parsing", "Parsing"
-    PARSED = "parsed", "Parsed"
-    UNRECOGNISED = "unrecognised", "Not recognised"
-    FAILED = "failed", "Failed"
+    STORED = "stored", _("Stored, waiting for the parser")
+    PARSING = "parsing", _("Parsing")
+    PARSED = "parsed", _("Parsed")
+    UNRECOGNISED = "unrecognised", _("Not recognised")
+    FAILED = "failed", _("Failed")
 
 
 FINISHED_STATUSES = (UploadStatus.PARSED, UploadStatus.UNRECOGNISED, UploadStatus.FAILED)
@@ -73,6 +73,9 @@ class Upload(models.Model):
     kind = models.CharField(max_length=40, null=True, blank=True)
     summary = models.JSONField(default=dict, blank=True)
     warnings = models.JSONField(default=list, blank=True)
+    # Beside each warning (same order) its message id and values, so the page shows it in its language;
+    # empty for uploads parsed before they were stored (their warnings are shown as stored).
+    warning_messages = models.JSONField(default=list, blank=True)
     errors = models.JSONField(default=list, blank=True)
     verdicts = models.JSONField(default=list, blank=True)
     parsed_at = models.DateTimeField(null=True, blank=True)

@@ -15,6 +15,7 @@ from django.utils.translation import gettext, ngettext
 
 from accounts.selectors import is_curator
 from benchmarks.models import Upload, Visibility
+from portal.i18n import translated, translated_text
 from providers.models import Offering
 
 NCCL_KINDS = ("nccl-tests", "rccl-tests", "hccl-test")
@@ -71,6 +72,20 @@ def offering_scaling(*, user: Any, offering_id: int) -> list[dict[str, Any]]:
     return scaling([upload_item(u) for u in uploads])
 
 
+CLAIM_TEXTS = ("claim", "detail")  # the verdict texts shown in the page's language
+
+
+def verdict_texts(verdict: dict[str, Any]) -> dict[str, str]:
+    """A verdict's claim and detail in the active language, by the message ids stored beside them (a verdict
+    stored before they were, by its English text)."""
+    stored = verdict.get("messages") or {}
+    shown = {key: translated(stored.get(key), translated_text(verdict.get(key))) for key in CLAIM_TEXTS}
+    for key in ("expected", "measured"):
+        if isinstance(verdict.get(key), str):  # a condition or a result in words, not a figure
+            shown[key] = translated(stored.get(key), verdict[key])
+    return shown
+
+
 def verified_claims(offering: Offering) -> list[dict[str, Any]]:
     """Passing verdicts from public, parsed evidence about `offering`, with who uploaded it and when."""
     uploads = (
@@ -88,6 +103,7 @@ def verified_claims(offering: Offering) -> list[dict[str, Any]]:
             out.append(
                 {
                     **verdict,
+                    **verdict_texts(verdict),
                     "upload_id": upload.pk,
                     "uploader": upload.owner.get_username(),
                     "measured_on": upload.measured_on,

@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from benchmarks.models import FINISHED_STATUSES, Blob, Upload
 from benchmarks.signals import upload_parsed
+from hardware.messages import messages_of
 from portal.task_pool import enqueue
 from portal.worker_rows import WorkStates, claim, stuck_ids
 from providers.models import Offering
@@ -217,7 +218,7 @@ def upload_parse(*, upload_id: int) -> Upload:
     if upload.status in FINISHED_STATUSES:
         return upload
     upload = Upload.objects.select_related("blob", "offering__provider", "offering__gpu").get(pk=upload_id)
-    fields = ["status", "kind", "summary", "warnings", "errors", "verdicts", "parsed_at"]
+    fields = ["status", "kind", "summary", "warnings", "warning_messages", "errors", "verdicts", "parsed_at"]
     storage_name = upload.blob.storage_name
     try:
         # Streamed from storage: the parser reads the file line by line, never all of it at once.
@@ -227,6 +228,7 @@ def upload_parse(*, upload_id: int) -> Upload:
         upload.kind = result["kind"]
         upload.summary = result["summary"]
         upload.warnings = result["warnings"]
+        upload.warning_messages = messages_of(result["warnings"])
         upload.errors = result["errors"]
         if result["kind"] in (None, "unknown"):
             upload.status = Upload.Status.UNRECOGNISED

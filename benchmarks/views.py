@@ -18,10 +18,10 @@ from accounts.throttles import upload_throttled
 from benchmarks import selectors, services
 from benchmarks.forms import UploadForm
 from benchmarks.models import Upload
+from benchmarks.summary_labels import summary_label, summary_value
 from portal.form_errors import add_form_errors
-from portal.i18n import translated, translated_text
+from portal.i18n import translated, translated_list
 
-CLAIM_TEXTS = ("claim", "detail")  # the verdict texts shown in the page's language
 VERDICT_WORDS = {  # English message ids, shown in the page's language
     "pass": ("✔", gettext_noop("meets the claim")),
     "warn": ("⚠", gettext_noop("below the claim")),
@@ -82,10 +82,7 @@ def _verdict_rows(upload: Upload) -> list[dict[str, Any]]:
     rows = []
     for verdict in upload.verdicts or []:
         icon, words = VERDICT_WORDS.get(verdict.get("verdict", ""), ("?", verdict.get("verdict", "")))
-        stored = verdict.get("messages") or {}
-        shown = {key: translated(stored.get(key), translated_text(verdict.get(key))) for key in CLAIM_TEXTS}
-        if isinstance(verdict.get("expected"), str):  # a condition in words, not a figure
-            shown["expected"] = translated(stored.get("expected"), verdict["expected"])
+        shown = selectors.verdict_texts(verdict)
         rows.append({**verdict, **shown, "icon": icon, "words": gettext(words) if words else ""})
     return rows
 
@@ -109,15 +106,36 @@ def _tally(upload: Upload) -> list[dict[str, Any]]:
 
 
 def _summary_rows(upload: Upload) -> tuple[list[tuple[str, Any]], list[dict[str, Any]]]:
-    """Scalar summary entries as (key, value) and the collective runs, for the summary tables."""
+    """Scalar summary entries as (label, value) in the page's language and the collective runs."""
     summary = upload.summary or {}
     scalars = [
-        (key.replace("_", " "), ", ".join(str(v) for v in value) if isinstance(value, list) else value)
+        (summary_label(key), summary_value(value))
         for key, value in summary.items()
         if not isinstance(value, dict)
         and not (isinstance(value, list) and value and isinstance(value[0], dict))
     ]
-    return scalars, list(summary.get("runs", []))
+    return scalars, _runs_shown(upload, list(summary.get("runs", [])))
+
+
+def _runs_shown(upload: Upload, runs: list[Any]) -> list[Any]:
+    """The runs with each failure reason in the page's language: the parser's run warning "run N (...):
+    failed run: <reason>" carries the reason's message (as stored beside the warnings); a run without one
+    keeps its reason as stored."""
+    reasons: dict[str, Any] = {}
+    for message in upload.warning_messages or []:
+        params = (message.get("params") or {}) if isinstance(message, dict) else {}
+        inner = params.get("warning")
+        if "index" in params and isinstance(inner, dict) and "reason" in (inner.get("params") or {}):
+            reasons[str(params["index"])] = inner["params"]["reason"]
+    return [
+        {
+            **run,
+            "failure_reason": translated(reasons.get(str(run.get("index"))), run.get("failure_reason") or ""),
+        }
+        if isinstance(run, dict) and run.get("failure_reason")
+        else run
+        for run in runs
+    ]
 
 
 def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
@@ -129,6 +147,7 @@ def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
         context.update(
             {
                 "scalars": scalars,
+                "warnings": translated_list(upload.warnings, upload.warning_messages),
                 "runs": runs,
                 "verdicts": _verdict_rows(upload),
                 "tally": _tally(upload),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hardware.messages import _
+
 from .result import ParseResult
 from .text import Text
 
@@ -120,14 +122,25 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
         "gpu_ids": metadata.get("GPU Device IDs Detected"),
         "lines": [t["line"] for t in failed] or [t["line"] for t in tests],
     }
+    result.warnings.extend(_diag_warnings(diag_errors, tests))
+    return result
+
+
+def _diag_warnings(diag_errors: list[dict[str, Any]], tests: list[dict[str, Any]]) -> list[str]:
+    """The diagnostic's own errors (it could not run or aborted) and a report without test rows."""
+    warnings: list[str] = []
     if diag_errors:
-        result.warnings.append(
-            f"dcgmi diag reported {len(diag_errors)} error(s) (line {diag_errors[0]['line']}): "
-            f"{diag_errors[0]['detail'][:200]}"
+        warnings.append(
+            _(
+                "dcgmi diag reported %(count)s error(s) (line %(line)s): %(detail)s",
+                count=len(diag_errors),
+                line=diag_errors[0]["line"],
+                detail=diag_errors[0]["detail"][:200],
+            )
         )
     if not tests:
-        result.warnings.append("dcgmi diag header found but no test rows")
-    return result
+        warnings.append(_("dcgmi diag header found but no test rows"))
+    return warnings
 
 
 def parse_dcgmi_nvlink(text: Text) -> ParseResult:
@@ -173,5 +186,7 @@ def parse_dcgmi_nvlink(text: Text) -> ParseResult:
         "lines": [p["line"] for p in per_gpu],
     }
     if no_switches:
-        result.warnings.append("No NvSwitches found: switches not visible (VM, or a board without NVSwitch)")
+        result.warnings.append(
+            _("No NvSwitches found: switches not visible (VM, or a board without NVSwitch)")
+        )
     return result

@@ -6,6 +6,8 @@ import re
 from collections import deque
 from typing import Any
 
+from hardware.messages import _
+
 from .result import ParseResult
 from .text import Text
 
@@ -46,5 +48,7 @@ def parse_dmesg(text: Text) -> ParseResult:
         "lines": [f["line"] for f in fallen] + [x["line"] for x in xids[:50]],
     }
     if fallen:
-        result.warnings.append(f"{len(fallen)} GPU(s) fell off the bus: they are missing from GPU counts")
+        result.warnings.append(
+            _("%(count)s GPU(s) fell off the bus: they are missing from GPU counts", count=len(fallen))
+        )
     return result

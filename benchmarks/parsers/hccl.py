@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hardware.messages import _
+
 from .result import ParseResult
 from .text import Text, to_float, to_int
 
@@ -101,13 +103,21 @@ def _run_summary(r: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
     wanted = r.get("requested_max_bytes")
     if rows and wanted and max_size is not None and max_size < wanted:
         warnings.append(
-            f"hccl_test run (lines {r['first_line']}-{r['last_line']}) stops at {max_size} B "
-            f"of maxbytes {wanted}: cut or aborted"
+            _(
+                "hccl_test run (lines %(first)s-%(last)s) stops at %(size)s B of maxbytes %(wanted)s: "
+                "cut or aborted",
+                first=r["first_line"],
+                last=r["last_line"],
+                size=max_size,
+                wanted=wanted,
+            )
         )
     if factor is None:
         warnings.append(
-            "hccl_test prints no busbw and the collective or rank count (mpirun -n) is not in the log: "
-            "busbw not derived"
+            _(
+                "hccl_test prints no busbw and the collective or rank count (mpirun -n) is not in the log: "
+                "busbw not derived"
+            )
         )
     return {
         **r,

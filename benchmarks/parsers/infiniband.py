@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hardware.messages import Msg, _, joined
+
 from .result import ParseResult
 from .text import Text, to_float, to_int
 
@@ -110,8 +112,11 @@ def _latest_ports(ports: list[dict[str, Any]], warnings: list[str]) -> list[dict
         latest[key] = p
     if repeats:
         warnings.append(
-            f"{repeats} port listing(s) repeat an earlier one (several runs of the tool in one file): "
-            "the last listing of each port is kept"
+            _(
+                "%(count)s port listing(s) repeat an earlier one (several runs of the tool in one file): "
+                "the last listing of each port is kept",
+                count=repeats,
+            )
         )
     return list(latest.values())
 
@@ -120,7 +125,7 @@ def _port_state_warnings(ports: list[dict[str, Any]]) -> list[str]:
     """An InfiniBand port whose physical link is up but which stays Initializing has not been
     configured by a subnet manager: it carries no traffic until one (opensm, a managed switch) runs."""
     waiting = [
-        f"{p['device']} port {p['port']}"
+        _("%(device)s port %(port)s", device=p["device"], port=p["port"])
         for p in ports
         if p.get("state") == "Init"
         and p.get("physical_state") == "LinkUp"
@@ -129,8 +134,11 @@ def _port_state_warnings(ports: list[dict[str, Any]]) -> list[str]:
     if not waiting:
         return []
     return [
-        f"{', '.join(waiting[:8])}: physical link up but port Initializing: "
-        "no subnet manager has configured it (run opensm or enable the switch SM)"
+        _(
+            "%(ports)s: physical link up but port Initializing: "
+            "no subnet manager has configured it (run opensm or enable the switch SM)",
+            ports=joined(*waiting[:8], sep=", "),
+        )
     ]
 
 
@@ -180,7 +188,7 @@ class _BlockFormat:
     device_fields: dict[str, str]
     port_fields: PortFields
     # Set when fields before any port line get a port of their own, with this warning.
-    orphan_fields_warning: str | None = None
+    orphan_fields_warning: Msg | None = None
 
 
 def _read_port_blocks(text: Text, block_format: _BlockFormat, result: ParseResult) -> list[dict[str, Any]]:
@@ -211,7 +219,9 @@ def _read_port_blocks(text: Text, block_format: _BlockFormat, result: ParseResul
             # A fragment that starts inside a port block: keep what it says, without a device name.
             port = _new_port(None, None, no)
             ports.append(port)
-            result.warnings.append(f"line {no}: {block_format.orphan_fields_warning}")
+            result.warnings.append(
+                _("line %(line)s: %(warning)s", line=no, warning=block_format.orphan_fields_warning)
+            )
         if port is not None:
             _set_port_field(port, block_format.port_fields, key, value)
     return ports
@@ -237,7 +247,7 @@ def _ibpanic_warnings(text: Text) -> list[str]:
     """ibstat prints `ibpanic: ...` when it aborts."""
     block_lines = (IBSTAT_FORMAT.device_re, IBSTAT_FORMAT.port_re, IBSTAT_FORMAT.field_re)
     return [
-        f"line {no}: ibstat aborted: {line.strip()[:200]}"
+        _("line %(line)s: ibstat aborted: %(text)s", line=no, text=line.strip()[:200])
         for no, line in enumerate(text.lines, start=1)
         if "ibpanic" in line and not any(pattern.match(line) for pattern in block_lines)
     ]
@@ -249,7 +259,13 @@ def parse_ibstat(text: Text) -> ParseResult:
     result.warnings.extend(_ibpanic_warnings(text))
     for p in ports:
         if p["link_layer"] is None:
-            result.warnings.append(f"{p['device']} port {p['port']}: no Link layer line (cut output)")
+            result.warnings.append(
+                _(
+                    "%(device)s port %(port)s: no Link layer line (cut output)",
+                    device=p["device"],
+                    port=p["port"],
+                )
+            )
     result.summary = _finish(ports, result)
     return result
 
@@ -314,7 +330,7 @@ DEVINFO_FORMAT = _BlockFormat(
             "active_speed": ("_speed", _lane_speed),
         },
     ),
-    orphan_fields_warning="port fields before any hca_id (excerpt cut at the top)",
+    orphan_fields_warning=_("port fields before any hca_id (excerpt cut at the top)"),
 )
 
 
@@ -326,14 +342,18 @@ def parse_ibv_devinfo(text: Text) -> ParseResult:
         if width and speed:
             p["rate_gbps"] = round(width * speed, 1)  # `ibv_devinfo -v`: active_width x active_speed
     if ports and all(p["rate_gbps"] is None for p in ports):
-        result.warnings.append("ibv_devinfo without -v prints no rate: rates unknown")
+        result.warnings.append(_("ibv_devinfo without -v prints no rate: rates unknown"))
     # `transport: iWARP (1)` (Chelsio, Intel X722, soft-iWARP `siw_*`) runs RDMA over TCP: its port says
     # `link_layer: Ethernet` like a RoCE port but is not one.
     iwarp = [f"{p['device']}" for p in ports if (p.get("transport") or "").lower().startswith("iwarp")]
     if iwarp:
         result.warnings.append(
-            f"{len(iwarp)} port(s) use the iWARP transport (RDMA over TCP), not InfiniBand or RoCE: "
-            + ", ".join(iwarp[:8])
+            _(
+                "%(count)s port(s) use the iWARP transport (RDMA over TCP), not InfiniBand or RoCE: "
+                "%(devices)s",
+                count=len(iwarp),
+                devices=", ".join(iwarp[:8]),
+            )
         )
     result.summary = _finish(ports, result)
     return result
@@ -381,8 +401,10 @@ def parse_ibdev2netdev(text: Text) -> ParseResult:
     summary["ethernet_ports"] = sum(1 for p in ports if p["link_layer"] == "Ethernet")
     result.summary = summary
     result.warnings.append(
-        "ibdev2netdev shows the netdev carrier (Up/Down), not the RDMA port state; "
-        "link layer guessed from netdev names (ib* = IPoIB)"
+        _(
+            "ibdev2netdev shows the netdev carrier (Up/Down), not the RDMA port state; "
+            "link layer guessed from netdev names (ib* = IPoIB)"
+        )
     )
     return result
 
@@ -416,6 +438,6 @@ def parse_rdma_link(text: Text) -> ParseResult:
         )
     result.summary = _finish(ports, result)
     result.warnings.append(
-        "`rdma link` prints no rate; link layer inferred (lid = InfiniBand, netdev = Ethernet)"
+        _("`rdma link` prints no rate; link layer inferred (lid = InfiniBand, netdev = Ethernet)")
     )
     return result

@@ -10,6 +10,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from hardware.messages import _
+
 from .result import ParseResult
 from .text import Text
 
@@ -82,9 +84,13 @@ def parse_lspci(text: Text) -> ParseResult:
     }
     for dead in unresponsive:
         result.warnings.append(
-            f"line {dead['line']}: {dead['bdf']} reads revision ff (config space all 0xFF): the function "
-            "does not respond and is not counted"
+            _(
+                "line %(line)s: %(bdf)s reads revision ff (config space all 0xFF): the function "
+                "does not respond and is not counted",
+                line=dead["line"],
+                bdf=dead["bdf"],
+            )
         )
     if nics:
-        result.warnings.append("lspci counts PCI functions: a dual-port adapter shows as two functions")
+        result.warnings.append(_("lspci counts PCI functions: a dual-port adapter shows as two functions"))
     return result

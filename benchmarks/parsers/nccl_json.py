@@ -17,6 +17,8 @@ import json
 import re
 from typing import Any
 
+from hardware.messages import _
+
 # What a JSON report starts with (jsonOutputInit: `{"version":N,"start_time":"...`).
 SIGNATURE_RE = re.compile(r'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"start_time"\s*:')
 # JSON is parsed whole; a report with per-iteration times (-I 1) of every process can be large. Uploads are
@@ -29,7 +31,7 @@ COLUMN_HEADER = (
     "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)"
     "  (GB/s)",
 )
-NOTE = "read from an nccl-tests JSON report (-J): line numbers count the text report it mirrors"
+NOTE = _("read from an nccl-tests JSON report (-J): line numbers count the text report it mirrors")
 
 
 def looks_like_report(head: bytes) -> bool:

@@ -10,6 +10,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from hardware.messages import _
+
 from .nvidia_smi_query import is_query_report, parse_query
 from .result import ParseResult
 from .text import Text, to_float
@@ -98,13 +100,16 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
     }
     if lost:
         result.warnings.append(
-            f"{len(lost)} GPU(s) not reachable ('Unable to determine the device handle'): "
-            + ", ".join(x["bus_id"] for x in lost)
+            _(
+                "%(count)s GPU(s) not reachable ('Unable to determine the device handle'): %(bus_ids)s",
+                count=len(lost),
+                bus_ids=", ".join(x["bus_id"] for x in lost),
+            )
         )
     if not devices and not lost:
-        result.warnings.append("nvidia-smi header found but no GPU rows")
+        result.warnings.append(_("nvidia-smi header found but no GPU rows"))
     if "No devices were found" in "\n".join(text.lines[:200]):
-        result.warnings.append("nvidia-smi: No devices were found")
+        result.warnings.append(_("nvidia-smi: No devices were found"))
     return result
 
 
@@ -172,11 +177,13 @@ def parse_nvlink_status(text: Text) -> ParseResult:
         "lines": [p["line"] for p in per_gpu],
     }
     if orphan_links:
-        result.warnings.append("link lines before any `GPU n:` header (excerpt cut at the top)")
+        result.warnings.append(_("link lines before any `GPU n:` header (excerpt cut at the top)"))
     if any(p["all_links_inactive"] for p in per_gpu):
-        result.warnings.append("NVML reports all NVLinks inactive on some GPUs: no NVLink")
+        result.warnings.append(_("NVML reports all NVLinks inactive on some GPUs: no NVLink"))
     if inactive:
-        result.warnings.append(f"{inactive} inactive NVLink(s)")
+        result.warnings.append(_("%(count)s inactive NVLink(s)", count=inactive))
     if len(per_gpu) == 1:
-        result.warnings.append("only one GPU shown (`-i` or a cut excerpt): the other GPUs are not evidenced")
+        result.warnings.append(
+            _("only one GPU shown (`-i` or a cut excerpt): the other GPUs are not evidenced")
+        )
     return result

@@ -11,6 +11,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from hardware.messages import _
+
 from .result import ParseResult
 from .text import Text, to_float
 
@@ -105,26 +107,43 @@ class _Reader:
 def _gpu_warnings(gpus: list[dict[str, Any]]) -> list[str]:
     """What the report says about each GPU's health: a narrowed PCIe link, a host slot below the GPU's
     generation, pending or failed row remapping, uncorrectable ECC, a reset asked for."""
-    warnings = []
+    warnings: list[str] = []
     for g in gpus:
-        where = f"GPU {g['bus_id']} (line {g['line']})"
+        where = _("GPU %(bus_id)s (line %(line)s)", bus_id=g["bus_id"], line=g["line"])
         if g.get("pcie_width_current") and g.get("pcie_width_max"):
             if g["pcie_width_current"] < g["pcie_width_max"]:
                 warnings.append(
-                    f"{where}: PCIe link x{g['pcie_width_current']} of x{g['pcie_width_max']} (degraded)"
+                    _(
+                        "%(gpu)s: PCIe link x%(current)s of x%(max)s (degraded)",
+                        gpu=where,
+                        current=g["pcie_width_current"],
+                        max=g["pcie_width_max"],
+                    )
                 )
         if g.get("pcie_gen_host_max") and g.get("pcie_gen_max"):
             if g["pcie_gen_host_max"] < g["pcie_gen_max"]:
                 warnings.append(
-                    f"{where}: the host slot allows PCIe Gen{g['pcie_gen_host_max']}, "
-                    f"the GPU Gen{g['pcie_gen_max']}"
+                    _(
+                        "%(gpu)s: the host slot allows PCIe Gen%(host)s, the GPU Gen%(gpu_gen)s",
+                        gpu=where,
+                        host=g["pcie_gen_host_max"],
+                        gpu_gen=g["pcie_gen_max"],
+                    )
                 )
         if g.get("row_remap_pending") == "Yes" or g.get("row_remap_failure") == "Yes":
-            warnings.append(f"{where}: row remapping pending or failed: reset or replace the GPU")
+            warnings.append(
+                _("%(gpu)s: row remapping pending or failed: reset or replace the GPU", gpu=where)
+            )
         if g.get("ecc_uncorrectable_volatile"):
-            warnings.append(f"{where}: {g['ecc_uncorrectable_volatile']} uncorrectable ECC error(s)")
+            warnings.append(
+                _(
+                    "%(gpu)s: %(count)s uncorrectable ECC error(s)",
+                    gpu=where,
+                    count=g["ecc_uncorrectable_volatile"],
+                )
+            )
         if g.get("reset_required") == "Yes" or g.get("drain_and_reset_recommended") == "Yes":
-            warnings.append(f"{where}: the driver asks for a GPU reset")
+            warnings.append(_("%(gpu)s: the driver asks for a GPU reset", gpu=where))
     return warnings
 
 
@@ -152,10 +171,14 @@ def parse_query(text: Text) -> ParseResult:
     }
     if attached is not None and len(gpus) < attached:
         result.warnings.append(
-            f"Attached GPUs: {attached}, but {len(gpus)} GPU block(s) shown (-i or a cut excerpt): "
-            "models and health are known for those only"
+            _(
+                "Attached GPUs: %(attached)s, but %(shown)s GPU block(s) shown (-i or a cut excerpt): "
+                "models and health are known for those only",
+                attached=attached,
+                shown=len(gpus),
+            )
         )
     if gpus and not models:
-        result.warnings.append("no Product Name lines (`-d` section filter): GPU models unknown")
+        result.warnings.append(_("no Product Name lines (`-d` section filter): GPU models unknown"))
     result.warnings.extend(_gpu_warnings(gpus))
     return result

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from hardware.messages import _
+
 from .result import ParseResult
 from .text import Text, median, strip_launcher_prefix, to_float, to_int
 
@@ -233,7 +235,10 @@ def parse_perftest(text: Text) -> ParseResult:
         unique = _without_interleaved_duplicates(rows)
         if len(unique) < len(rows):
             result.warnings.append(
-                f"{len(rows) - len(unique)} duplicate row(s) from interleaved server/client output"
+                _(
+                    "%(count)s duplicate row(s) from interleaved server/client output",
+                    count=len(rows) - len(unique),
+                )
             )
         rows = unique
     link = block.fields.get("link_type")
@@ -261,11 +266,11 @@ def parse_perftest(text: Text) -> ParseResult:
     }
     summary.update(_latency_fields(rows) if block.latency else _bandwidth_fields(rows, block.duration_mode))
     if block.bidirectional and not block.latency:
-        result.warnings.append("bidirectional test: the figures are the sum of both directions")
+        result.warnings.append(_("bidirectional test: the figures are the sum of both directions"))
     summary["failed"] = not rows
     if not rows:
-        result.warnings.append("perftest banner found but no result rows (run cut or failed)")
+        result.warnings.append(_("perftest banner found but no result rows (run cut or failed)"))
     if link_layer is None:
-        result.warnings.append("no `Link type` line: link layer unknown")
+        result.warnings.append(_("no `Link type` line: link layer unknown"))
     result.summary = summary
     return result

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Self
 
+from hardware.messages import _
+
 # A line longer than this is cut: no real log line comes close, and it keeps every regex linear-time
 # on hostile uploads (a 100 MB single-line file).
 MAX_LINE_CHARS = 8192
@@ -198,7 +200,11 @@ class Text:
     def final_notes(self) -> list[str]:
         """Notes, with the count of cut lines once the lines have been read."""
         cut = self.cut_lines()
-        extra = [f"{cut} line(s) longer than {MAX_LINE_CHARS} characters were cut"] if cut else []
+        extra = (
+            [_("%(cut)s line(s) longer than %(max)s characters were cut", cut=cut, max=MAX_LINE_CHARS)]
+            if cut
+            else []
+        )
         return [*self.notes, *extra]
 
 

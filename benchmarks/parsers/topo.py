@@ -11,6 +11,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from hardware.messages import _
+
 from .result import ParseResult
 from .text import Text
 
@@ -129,7 +131,7 @@ def parse_topo(text: Text) -> ParseResult:
         rows = _rows_by_label(text)
         columns = list(rows)
         if columns:
-            result.warnings.append("no column header: columns taken from the row labels")
+            result.warnings.append(_("no column header: columns taken from the row labels"))
     gpu_cols = [c for c in columns if re.match(r"^GPU\d+$", c)]
     nic_cols = [c for c in columns if c not in gpu_cols]
     index = {c: i for i, c in enumerate(columns)}
@@ -153,10 +155,10 @@ def parse_topo(text: Text) -> ParseResult:
         "lines": [rows[g][1] for g in gpu_cols if g in rows],
     }
     if gpus < 2:
-        result.warnings.append("fewer than 2 GPUs: NVLink mesh not applicable")
+        result.warnings.append(_("fewer than 2 GPUs: NVLink mesh not applicable"))
     missing = [g for g in gpu_cols if g not in rows]
     if missing:
-        result.warnings.append(f"GPU rows missing for {', '.join(missing)} (cut excerpt?)")
+        result.warnings.append(_("GPU rows missing for %(gpus)s (cut excerpt?)", gpus=", ".join(missing)))
     if not nic_cols:
-        result.warnings.append("no NIC columns: no RDMA NIC visible to the driver (VM or no NIC)")
+        result.warnings.append(_("no NIC columns: no RDMA NIC visible to the driver (VM or no NIC)"))
     return result

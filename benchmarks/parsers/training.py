@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from hardware.messages import _
+
 from .result import ParseResult
 from .text import RANK_PREFIX_RE, Text, median, strip_launcher_prefix, to_float
 
@@ -383,8 +385,12 @@ def _deepspeed_skip_warnings(log: _TrainingLog) -> list[str]:
     if not log.skipped_steps:
         return []
     return [
-        f"DeepSpeed skipped {log.skipped_steps} of {log.ds_steps} optimizer step(s) "
-        "(fp16 loss-scale overflow): those steps did no training"
+        _(
+            "DeepSpeed skipped %(skipped)s of %(steps)s optimizer step(s) "
+            "(fp16 loss-scale overflow): those steps did no training",
+            skipped=log.skipped_steps,
+            steps=log.ds_steps,
+        )
     ]
 
 
@@ -393,31 +399,49 @@ def _iteration_warnings(summary: dict[str, Any], log: _TrainingLog, last_iterati
     warnings: list[str] = []
     if log.ds_timer:
         warnings.append(
-            "DeepSpeed timer samples/s uses a different definition from the Megatron line; not mixed"
+            _("DeepSpeed timer samples/s uses a different definition from the Megatron line; not mixed")
         )
     warmup = summary["warmup_iterations_excluded"]
     if warmup:
         warnings.append(
-            f"excluded {len(warmup)} warm-up iteration interval(s) from the medians: "
-            f"{', '.join(str(iteration) for iteration in warmup)}"
+            _(
+                "excluded %(count)s warm-up iteration interval(s) from the medians: %(iterations)s",
+                count=len(warmup),
+                iterations=", ".join(str(iteration) for iteration in warmup),
+            )
         )
     if summary["stalls"]:
         warnings.append(
-            f"{len(summary['stalls'])} stall(s): intervals slower than {STALL_FACTOR}x the median"
+            _(
+                "%(count)s stall(s): intervals slower than %(factor)sx the median",
+                count=len(summary["stalls"]),
+                factor=STALL_FACTOR,
+            )
         )
     skipped, nans = summary["skipped_iterations"], summary["nan_iterations"]
     if skipped or nans:
-        warnings.append(f"skipped iterations: {skipped}, nan iterations: {nans}")
+        warnings.append(
+            _("skipped iterations: %(skipped)s, nan iterations: %(nans)s", skipped=skipped, nans=nans)
+        )
     nan_norms = summary.get("nan_grad_norm_iterations") or []
     if nan_norms:
         warnings.append(
-            f"grad norm is nan/inf on {len(nan_norms)} of {summary['iterations']} logged iteration(s) "
-            f"(first: {nan_norms[0]}): the optimizer step is not healthy"
+            _(
+                "grad norm is nan/inf on %(count)s of %(iterations)s logged iteration(s) "
+                "(first: %(first)s): the optimizer step is not healthy",
+                count=len(nan_norms),
+                iterations=summary["iterations"],
+                first=nan_norms[0],
+            )
         )
     warnings.extend(_deepspeed_skip_warnings(log))
     if log.total_iterations and last_iteration < log.total_iterations:
         warnings.append(
-            f"log ends at iteration {last_iteration} of {log.total_iterations} (cut, failed or still running)"
+            _(
+                "log ends at iteration %(last)s of %(total)s (cut, failed or still running)",
+                last=last_iteration,
+                total=log.total_iterations,
+            )
         )
     return warnings
 
@@ -434,7 +458,7 @@ def parse_training(text: Text, kind: str) -> ParseResult:
     summary = _job_fields(log)
     if not rows and log.ds_timer:
         summary.update(_deepspeed_timer_fields(log))
-        result.warnings.append("only DeepSpeed timer lines: samples/s reported, no per-GPU throughput")
+        result.warnings.append(_("only DeepSpeed timer lines: samples/s reported, no per-GPU throughput"))
         result.warnings.extend(_deepspeed_skip_warnings(log))
         result.summary = summary
         return result

@@ -16,6 +16,8 @@ lines, rows, debug lines that hold nothing) in one pass; every other line goes t
 
 from __future__ import annotations
 
+from hardware.messages import _
+
 from ..result import ParseResult
 from ..text import Text, line_blocks
 from .assembly import (
@@ -128,7 +130,11 @@ def parse_nccl(text: Text) -> ParseResult:
     result = summarise_log(assembler.runs, assembler.tool, assembler.file_nccl_version)
     if assembler.dropped_runs:
         result.warnings.append(
-            f"only the first {len(assembler.runs)} runs were read; {assembler.dropped_runs} more runs in the "
-            "file were skipped (split the log to read them)"
+            _(
+                "only the first %(read)s runs were read; %(dropped)s more runs in the file were skipped "
+                "(split the log to read them)",
+                read=len(assembler.runs),
+                dropped=assembler.dropped_runs,
+            )
         )
     return result

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hardware import gpu_from_text
+from hardware.messages import _, joined
 
 from ..result import ParseResult
 from ..text import median
@@ -69,27 +70,27 @@ def _guess_collective(run: Run, ratio: float | None, n: int | None) -> tuple[str
     )
     layout = run.layout
     if family == "all_reduce":
-        return "all_reduce", "busbw/algbw ratio 2(n-1)/n"
+        return "all_reduce", _("busbw/algbw ratio 2(n-1)/n")
     if family == "gather-family":
         if reduction:
-            return "reduce_scatter", "busbw/algbw ratio (n-1)/n with a reduction op"
+            return "reduce_scatter", _("busbw/algbw ratio (n-1)/n with a reduction op")
         if ip_unchecked:
-            return "alltoall", "busbw/algbw ratio (n-1)/n, in-place unchecked"
+            return "alltoall", _("busbw/algbw ratio (n-1)/n, in-place unchecked")
         if layout and layout.has_redop and redops <= {None}:
-            return "alltoall", "busbw/algbw ratio (n-1)/n, blank redop (2021 alltoall header)"
+            return "alltoall", _("busbw/algbw ratio (n-1)/n, blank redop (2021 alltoall header)")
         if layout and layout.has_redop is False:
-            return "all_gather", "busbw/algbw ratio (n-1)/n, no redop column (2021 all_gather header)"
-        return "all_gather", "busbw/algbw ratio (n-1)/n (all_gather or alltoall: ambiguous)"
+            return "all_gather", _("busbw/algbw ratio (n-1)/n, no redop column (2021 all_gather header)")
+        return "all_gather", _("busbw/algbw ratio (n-1)/n (all_gather or alltoall: ambiguous)")
     if family == "one":
         if any(r >= 0 for r in roots):
             if reduction:
-                return "reduce", "busbw/algbw ratio 1 with a root and a reduction op"
-            return "broadcast", "busbw/algbw ratio 1 with a root"
+                return "reduce", _("busbw/algbw ratio 1 with a root and a reduction op")
+            return "broadcast", _("busbw/algbw ratio 1 with a root")
         if ip_unchecked:
-            return "sendrecv", "busbw/algbw ratio 1, in-place unchecked"
+            return "sendrecv", _("busbw/algbw ratio 1, in-place unchecked")
         if n == 2:
-            return "all_reduce", "busbw/algbw ratio 1 on 2 ranks (all_reduce or sendrecv: ambiguous)"
-        return "sendrecv", "busbw/algbw ratio 1 (sendrecv, broadcast or reduce: ambiguous)"
+            return "all_reduce", _("busbw/algbw ratio 1 on 2 ranks (all_reduce or sendrecv: ambiguous)")
+        return "sendrecv", _("busbw/algbw ratio 1 (sendrecv, broadcast or reduce: ambiguous)")
     return None, None
 
 
@@ -101,7 +102,7 @@ def _collective(
         return run.collective, run.collective_source, None
     guess, why = _guess_collective(run, ratio, ranks)
     source = f"inferred: {why}" if why else None
-    return guess, source, (f"collective not named in the log; {why}" if guess else None)
+    return guess, source, (_("collective not named in the log; %(why)s", why=why) if guess else None)
 
 
 # ---- how many ranks and nodes ----------------------------------------------------------------
@@ -189,18 +190,22 @@ def _shared_gpus(run: Run) -> int | None:
 def _shared_gpu_warning(scale: _Scale) -> str | None:
     if scale.gpus is None:
         return None
-    return (
-        f"{scale.ranks} ranks ran on {scale.gpus} GPU(s) (Rank lines name the same host and bus id): ranks "
-        "sharing a GPU measure far less than one rank per GPU, so this is not a measure of the cluster"
+    return _(
+        "%(ranks)s ranks ran on %(gpus)s GPU(s) (Rank lines name the same host and bus id): ranks "
+        "sharing a GPU measure far less than one rank per GPU, so this is not a measure of the cluster",
+        ranks=scale.ranks,
+        gpus=scale.gpus,
     )
 
 
 def _partial_rank_listing_warning(run: Run) -> str | None:
     if not run.ranks or _rank_listing_complete(run):
         return None
-    return (
-        f"only {len(run.ranks)} Rank lines for rank ids up to {max(run.ranks)}"
-        " (listing filtered or cut); ranks taken from the highest id"
+    return _(
+        "only %(lines)s Rank lines for rank ids up to %(highest)s (listing filtered or cut); "
+        "ranks taken from the highest id",
+        lines=len(run.ranks),
+        highest=max(run.ranks),
     )
 
 
@@ -227,7 +232,13 @@ def _ratio_mismatch(ratio: float | None, ranks: int | None, collective: str | No
         "hypercube": 1.0,
     }.get(collective)
     if factor and abs(ratio - factor) / factor > 0.02:
-        return f"busbw/algbw = {ratio:.4f} but {collective} on {ranks} ranks should give {factor:.4f}"
+        return _(
+            "busbw/algbw = %(ratio)s but %(collective)s on %(ranks)s ranks should give %(factor)s",
+            ratio=f"{ratio:.4f}",
+            collective=collective,
+            ranks=ranks,
+            factor=f"{factor:.4f}",
+        )
     return None
 
 
@@ -248,7 +259,11 @@ def _algbw_mismatch(rows: list[Row], scale_factor: float = 1.0) -> str | None:
             expected = row.size / m.time_us / 1e3 * scale_factor
             if abs(expected - m.algbw) / m.algbw > 0.03 and "e" not in f"{m.time_us}":
                 bad_algbw += 1
-    return f"{bad_algbw} measurement(s) where algbw != size/time within 3%" if bad_algbw else None
+    return (
+        _("%(count)s measurement(s) where algbw != size/time within 3%%", count=bad_algbw)
+        if bad_algbw
+        else None
+    )
 
 
 def _nonzero_wrong_lines(rows: list[Row]) -> list[int]:
@@ -274,16 +289,20 @@ def _failure_reasons(run: Run) -> list[str]:
     wrong_lines = [] if _error_column(run) else _nonzero_wrong_lines(run.rows)
     if wrong_lines:
         reasons.append(
-            f"non-zero #wrong on {len(wrong_lines)} measurement(s), first at line {wrong_lines[0]}"
+            _(
+                "non-zero #wrong on %(count)s measurement(s), first at line %(line)s",
+                count=len(wrong_lines),
+                line=wrong_lines[0],
+            )
         )
     if run.oob:
-        reasons.append(f"Out of bounds values: {run.oob}")
+        reasons.append(_("Out of bounds values: %(count)s", count=run.oob))
     elif run.oob_flag == "FAILED":
-        reasons.append("Out of bounds values FAILED")
+        reasons.append(_("Out of bounds values FAILED"))
     if run.avg_flag == "FAILED":
-        reasons.append("Avg bus bandwidth FAILED (below NCCL_TESTS_MIN_BW)")
+        reasons.append(_("Avg bus bandwidth FAILED (below NCCL_TESTS_MIN_BW)"))
     if not run.rows and not run.failures:
-        reasons.append("test header without result rows (aborted or cut before the table)")
+        reasons.append(_("test header without result rows (aborted or cut before the table)"))
     return reasons
 
 
@@ -292,9 +311,11 @@ def _error_column_warning(run: Run) -> str | None:
     if not error_lines or run.oob == 0:
         # `1e-06`-style relative errors within the tool's own tolerance (Out of bounds 0) are rounding.
         return None
-    return (
-        f"old `error` column: non-zero max relative error on {len(error_lines)} measurement(s) "
-        f"(first at line {error_lines[0]}); counts as a failure only with Out of bounds > 0"
+    return _(
+        "old `error` column: non-zero max relative error on %(count)s measurement(s) "
+        "(first at line %(line)s); counts as a failure only with Out of bounds > 0",
+        count=len(error_lines),
+        line=error_lines[0],
     )
 
 
@@ -306,19 +327,33 @@ def _table_warnings(run: Run, collapses: list[dict[str, Any]]) -> list[str]:
     """What is missing from or odd about the table: no footer, reduced sizes, split rows."""
     warnings: list[str] = []
     if _is_truncated(run):
-        warnings.append("no footer (Out of bounds / Avg bus bandwidth): log cut or run killed")
+        warnings.append(_("no footer (Out of bounds / Avg bus bandwidth): log cut or run killed"))
     if run.reduced_max_bytes:
-        warnings.append(f"maxBytes reduced to {run.reduced_max_bytes} for lack of GPU memory")
+        warnings.append(
+            _("maxBytes reduced to %(bytes)s for lack of GPU memory", bytes=run.reduced_max_bytes)
+        )
     if run.skipped_fragments:
         warnings.append(
-            f"{len(run.skipped_fragments)} split row fragment(s) skipped "
-            f"(first at line {run.skipped_fragments[0]})"
+            _(
+                "%(count)s split row fragment(s) skipped (first at line %(line)s)",
+                count=len(run.skipped_fragments),
+                line=run.skipped_fragments[0],
+            )
         )
     for collapse in collapses[:3]:
+        values = {k: collapse[k] for k in ("size_bytes", "line", "busbw_gbps", "before_gbps")}
         warnings.append(
-            f"bus bandwidth collapses mid-sweep at {collapse['size_bytes']} B (line {collapse['line']}): "
-            f"{collapse['busbw_gbps']} GB/s after {collapse['before_gbps']} GB/s at smaller sizes"
-            + (", then recovers" if collapse["recovered"] else ", and stays low")
+            _(
+                "bus bandwidth collapses mid-sweep at %(size_bytes)s B (line %(line)s): "
+                "%(busbw_gbps)s GB/s after %(before_gbps)s GB/s at smaller sizes, then recovers",
+                **values,
+            )
+            if collapse["recovered"]
+            else _(
+                "bus bandwidth collapses mid-sweep at %(size_bytes)s B (line %(line)s): "
+                "%(busbw_gbps)s GB/s after %(before_gbps)s GB/s at smaller sizes, and stays low",
+                **values,
+            )
         )
     return warnings
 
@@ -373,9 +408,9 @@ def _nvls_or_tree_suspected(run: Run, collective: str | None, scale: _Scale) -> 
         (gpu := gpu_from_text(name)) is not None and gpu.nvls_capable for name in scale.gpu_names
     )
     if scale.nodes == 2 and (scale.gpus_per_node or 2) > 1:
-        return True, "all_reduce on 2 nodes: tree/NVLSTree inflate busbw (use NCCL_ALGO=Ring)"
+        return True, _("all_reduce on 2 nodes: tree/NVLSTree inflate busbw (use NCCL_ALGO=Ring)")
     if scale.nodes == 1 and (nvls_capable or run.nvls_seen) and (scale.ranks or 0) > 2:
-        return True, "all_reduce on one NVSwitch node: NVLS can push busbw above the NVLink wire rate"
+        return True, _("all_reduce on one NVSwitch node: NVLS can push busbw above the NVLink wire rate")
     return False, None
 
 
@@ -532,7 +567,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         "out_of_bounds": run.oob,
         "rows": len(run.rows),
         "failed": bool(reasons),
-        "failure_reason": "; ".join(reasons) if reasons else None,
+        "failure_reason": joined(*reasons, sep="; ") if reasons else None,
         "failure_line": run.failure_line,
         "first_line": run.first_line,
         "last_line": run.last_line,
@@ -550,14 +585,23 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
 
 def _run_warnings(summary: dict[str, Any]) -> list[str]:
     """A run's warnings, each prefixed with the run it is about; takes `warnings` out of the entry."""
-    name = summary["collective"] or "unknown collective"
-    prefix = f"run {summary['index']} ({name}, lines {summary['first_line']}-{summary['last_line']})"
-    messages = summary.pop("warnings") + summary["consistency_warnings"]
+    name = summary["collective"] or _("unknown collective")
+    messages: list[str] = summary.pop("warnings") + summary["consistency_warnings"]
     if summary["failed"]:
-        messages.append(f"failed run: {summary['failure_reason']}")
+        messages.append(_("failed run: %(reason)s", reason=summary["failure_reason"]))
     if summary["nvls_or_tree_suspected"]:
         messages.append(summary["nvls_or_tree_reason"])
-    return [f"{prefix}: {message}" for message in messages]
+    return [
+        _(
+            "run %(index)s (%(name)s, lines %(first)s-%(last)s): %(warning)s",
+            index=summary["index"],
+            name=name,
+            first=summary["first_line"],
+            last=summary["last_line"],
+            warning=message,
+        )
+        for message in messages
+    ]
 
 
 def summarise_log(runs: list[Run], file_tool: str | None, file_nccl: str | None) -> ParseResult:
@@ -574,8 +618,10 @@ def summarise_log(runs: list[Run], file_tool: str | None, file_nccl: str | None)
         result.warnings.extend(_run_warnings(summary))
     if file_tool is None and not any(r.tests_version for r in runs) and not any(r.ranks for r in runs):
         result.warnings.append(
-            "no nccl-tests/rccl-tests marker (version line, rank list): reported as nccl-tests, "
-            "the table format is the same for both"
+            _(
+                "no nccl-tests/rccl-tests marker (version line, rank list): reported as nccl-tests, "
+                "the table format is the same for both"
+            )
         )
     result.summary = {
         "runs": summaries,

@@ -1,0 +1,164 @@
+"""What the upload page calls each summary entry the parsers emit, in the page's language.
+
+One place for the labels: the parsers (pure code, DESIGN section 7) name their summary keys for the JSON
+contract; the page shows each key by its label here, a key without one readably (underscores as spaces).
+Values that are the parser's own words (how a figure was found, yes or no) are translated too; values read
+from the log (versions, device and test names) are shown as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext_lazy as _
+
+SUMMARY_LABELS: dict[str, Promise] = {
+    # nccl-tests, rccl-tests, hccl_test
+    "tool": _("Tool"),
+    "collectives": _("Collectives"),
+    "failed_runs": _("Failed runs"),
+    "nccl_version": _("NCCL version"),
+    # perftest
+    "test": _("Test"),
+    "banner": _("Banner"),
+    "device": _("Device"),
+    "transport": _("Transport"),
+    "connection": _("Connection type"),
+    "link_layer": _("Link layer"),
+    "mtu": _("MTU (bytes)"),
+    "qps": _("Queue pairs"),
+    "gid_index": _("GID index"),
+    "bidirectional": _("Bidirectional"),
+    "latency": _("Latency test"),
+    "duration_mode": _("Run for a fixed duration"),
+    "unit_reported": _("Unit in the log"),
+    "rows": _("Result rows"),
+    "failed": _("Failed"),
+    "min_size_bytes": _("Smallest message (bytes)"),
+    "max_size_bytes": _("Largest message (bytes)"),
+    "peak_gbps": _("Peak bandwidth (Gb/s)"),
+    "average_gbps": _("Average bandwidth (Gb/s)"),
+    "bw_peak_column_max_gbps": _("Highest value of the peak column (Gb/s)"),
+    "latency_usec_at_min_size": _("Latency at the smallest message (µs)"),
+    "latency_typical_usec": _("Typical latency (µs)"),
+    "latency_avg_usec": _("Average latency (µs)"),
+    # training logs
+    "source_format": _("Log format"),
+    "world_size": _("World size (GPUs)"),
+    "seq_length": _("Sequence length"),
+    "iterations": _("Iterations logged"),
+    "steady_iterations": _("Steady iterations"),
+    "total_iterations_planned": _("Iterations planned"),
+    "warmup_iterations_excluded": _("Warm-up iterations excluded"),
+    "median_iteration_s": _("Median iteration time (s)"),
+    "median_iteration_s_source": _("Iteration time from"),
+    "median_tflops_per_gpu": _("Median TFLOPS per GPU"),
+    "median_tokens_per_s_per_gpu": _("Median tokens/s per GPU"),
+    "tokens_per_s_per_gpu_source": _("Tokens/s per GPU from"),
+    "median_samples_per_s": _("Median samples/s"),
+    "deepspeed_samples_per_s_median": _("Median DeepSpeed samples/s"),
+    "deepspeed_skipped_steps": _("DeepSpeed skipped steps"),
+    "mfu": _("MFU"),
+    "skipped_iterations": _("Skipped iterations"),
+    "nan_iterations": _("NaN iterations"),
+    "nan_grad_norm_iterations": _("Iterations with a NaN grad norm"),
+    "stalls": _("Stalls"),
+    # dcgmi
+    "dcgm_version": _("DCGM version"),
+    "driver_version": _("Driver version"),
+    "level": _("Diagnostic level"),
+    "passed": _("Passed"),
+    "failed_tests": _("Failed tests"),
+    "warned_tests": _("Tests with warnings"),
+    "skipped_tests": _("Skipped tests"),
+    "errors": _("Errors"),
+    "gpu_ids": _("GPU device IDs"),
+    # nvidia-smi, NVLink status, topology
+    "source": _("Source"),
+    "cuda_version": _("CUDA version"),
+    "attached_gpus": _("Attached GPUs"),
+    "gpus": _("GPUs"),
+    "gpu_blocks": _("GPU blocks shown"),
+    "gpu_list": _("GPUs listed"),
+    "gpu_models": _("GPU models"),
+    "lost_gpus": _("Unreachable GPUs"),
+    "mig_devices": _("MIG devices"),
+    "active_links_per_gpu": _("Active links per GPU"),
+    "max_active_links_per_gpu": _("Most active links on a GPU"),
+    "inactive_links": _("Inactive links"),
+    "no_nvlink_gpus": _("GPUs without NVLink"),
+    "link_gbps": _("Link speed (GB/s)"),
+    "min_link_gbps": _("Slowest link (GB/s)"),
+    "link_speed_unit": _("Link speed unit"),
+    "header_line": _("Header line"),
+    "full_nvlink_mesh": _("Full NVLink mesh"),
+    "min_nvlinks_per_pair": _("Fewest NVLinks between two GPUs"),
+    "max_nvlinks_per_pair": _("Most NVLinks between two GPUs"),
+    "pairs_not_nvlink": _("GPU pairs without NVLink"),
+    "nics": _("NICs"),
+    "nic_names": _("NIC names"),
+    "rail_nics": _("Rail NICs"),
+    # InfiniBand / RDMA port reports
+    "devices": _("Devices"),
+    "total_ports": _("Ports"),
+    "active_infiniband_ports": _("Active InfiniBand ports"),
+    "active_ethernet_ports": _("Active Ethernet (RoCE) ports"),
+    "active_iwarp_ports": _("Active iWARP ports"),
+    "inactive_ports": _("Inactive ports"),
+    "infiniband_ports": _("InfiniBand ports"),
+    "ethernet_ports": _("Ethernet ports"),
+    "netdev_up": _("Network devices up"),
+    "netdev_down": _("Network devices down"),
+    # lspci, dmesg
+    "gpu_functions": _("GPU functions"),
+    "rdma_nics": _("RDMA NICs"),
+    "rdma_nic_functions": _("RDMA NIC functions"),
+    "nvswitches": _("NVSwitches"),
+    "nvlink_management_bridges": _("NVLink management bridges"),
+    "bridge_functions": _("PCI bridge functions"),
+    "unresponsive_functions": _("Functions not responding"),
+    "xid_codes": _("Xid codes"),
+    "xid_events": _("Xid events"),
+    "gpus_fallen_off_bus": _("GPUs fallen off the bus"),
+    "probe_failures": _("Probe failures"),
+    # several kinds
+    "lines": _("Lines"),
+    "first_line": _("First line"),
+    "last_line": _("Last line"),
+}
+
+# Values that are the parsers' own words rather than text read from the log (English message ids).
+SUMMARY_WORDS = {
+    "printed": gettext_noop("printed in the log"),
+    "computed: global batch x seq length / iteration time / world size": gettext_noop(
+        "computed: global batch x seq length / iteration time / world size"
+    ),
+    "computed: tokens per train step / (tokens/s per GPU x world size)": gettext_noop(
+        "computed: tokens per train step / (tokens/s per GPU x world size)"
+    ),
+}
+
+
+def summary_label(key: str) -> str:
+    """The label of a summary key in the active language; an unknown key readably, as the parser names it."""
+    label = SUMMARY_LABELS.get(key)
+    return str(label) if label is not None else key.replace("_", " ")
+
+
+def _shown_value(value: Any) -> Any:
+    if value is True:
+        return gettext("yes")
+    if value is False:
+        return gettext("no")
+    if isinstance(value, str) and value in SUMMARY_WORDS:
+        return gettext(SUMMARY_WORDS[value])
+    return value
+
+
+def summary_value(value: Any) -> Any:
+    """A scalar summary value for the page: a list joined, yes/no and the parser's own words translated."""
+    if isinstance(value, list):
+        return ", ".join("—" if v is None else str(_shown_value(v)) for v in value) or "—"
+    return _shown_value(value)
