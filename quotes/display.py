@@ -20,19 +20,9 @@ from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
 from sizing.summary import ITERATION_LABELS, part_label
 
 NOT_PUBLISHED = "not published"
-# The parts of one step in the engine's order. PostgreSQL's jsonb does not keep key order, so anything
-# shown from a dict of the snapshot is put in a fixed order here.
-ITERATION_ORDER = (
-    "compute",
-    "recompute",
-    "tp_comm",
-    "pp_comm",
-    "dp_comm",
-    "ep_comm",
-    "cp_comm",
-    "bubble",
-    "other",
-)
+# The parts of one step in the engine's order (the order of sizing.summary's labels). PostgreSQL's jsonb
+# does not keep key order, so anything shown from a dict of the snapshot is put in a fixed order here.
+ITERATION_ORDER = tuple(k for k in ITERATION_LABELS if k != "total")
 # Icon and word of each severity (the word a message id: shown in the quote's language).
 SEVERITY_WORDS = {level.value: (level.icon, level.word) for level in Severity}
 

@@ -116,3 +116,14 @@ def test_an_incomplete_bill_names_its_unknown_fees_and_shows_its_range() -> None
     assert bill_range({"cost_low_usd": "100", "cost_high_usd": "2500"}, bill) == "$100.00 to $2,500.00"
     assert bill_range({}, bill) == ""  # a bill without its range says only what is unknown
     assert bill_range({"cost_low_usd": 1, "cost_high_usd": 2}, dict(bill, complete=True)) == ""
+
+
+def test_the_step_breakdown_follows_the_engine_order_whatever_the_stored_order() -> None:
+    """jsonb keeps no key order: the quote puts the parts back in the engine's order, the straggler wait
+    (`sync`) with the other parts rather than after them, and a part it does not know last."""
+    from quotes.display import iteration_items
+
+    stored = {"other": 0.5, "zz_new": 0.1, "sync": 0.2, "bubble": 1.0, "compute": 9.0, "dp_comm": 0.4}
+    assert [k for k, _ in iteration_items({"iteration_breakdown_s": stored})] == [
+        "compute", "dp_comm", "bubble", "sync", "other", "zz_new"
+    ]  # fmt: skip
