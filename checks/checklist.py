@@ -358,10 +358,17 @@ def _status_and_concerns(related: list[dict], answered: bool) -> tuple[str, str]
     """ "concern" when a related finding is critical or warning (with their titles), else "answered" when
     the facts or an upload answer the question, else "unknown"."""
     if any(finding.get("severity") in (Severity.CRITICAL, Severity.WARNING) for finding in related):
-        concerns = "; ".join(
-            f"{finding.get('title')} ({finding.get('severity')})"
-            for finding in related
-            if finding.get("severity") != Severity.INFO
+        concerns = joined(
+            *(
+                Msg(
+                    "%(title)s (%(severity)s)",
+                    title=finding.get("title"),
+                    severity=Msg(str(finding.get("severity"))),
+                )
+                for finding in related
+                if finding.get("severity") != Severity.INFO
+            ),
+            sep="; ",
         )
         return "concern", _("Concern: %(concerns)s.", concerns=concerns)
     return ("answered" if answered else "unknown"), ""
@@ -372,9 +379,10 @@ def fact_label(key: str) -> str:
     fact = FACTS_BY_NAME.get(key)
     if fact is not None:
         return fact.label
-    return {"billing_plans": "billing plans", "price_usd_per_gpu_hour": "on-demand price"}.get(
-        key, key.replace("_", " ")
-    )
+    return {
+        "billing_plans": gettext_noop("billing plans"),
+        "price_usd_per_gpu_hour": gettext_noop("on-demand price"),
+    }.get(key, key.replace("_", " "))
 
 
 def _labels(keys: list[str]) -> str:
@@ -456,7 +464,9 @@ def _value_words(fact: str, value: Any, per_gpu: bool) -> str:
     if per_gpu:
         return Msg(_PER_GPU_WORDS.get(fact, gettext_noop("%(value)s per GPU")), value=text)
     known = FACTS_BY_NAME.get(fact)
-    return f"{text} {known.unit}" if known is not None and known.unit else text
+    if known is not None and known.unit:  # the unit translated on the page where it is a word
+        return joined(text, Msg(known.unit.replace("%", "%%")), sep=" ")
+    return text
 
 
 def assumption_questions(offering: dict) -> list[dict]:

@@ -23,12 +23,18 @@ from providers.models import Offering
 SEVERITY_DISPLAY = {level.value: {"icon": level.icon, "word": level.word} for level in Severity}
 # The severity words as message ids (Severity.word is English; pages show it through `severity_word`).
 SEVERITY_WORD_IDS = (gettext_noop("Critical"), gettext_noop("Warning"), gettext_noop("Info"))
+# ...and the codes themselves, shown after a finding's title in a reference ("… (critical)").
+SEVERITY_CODE_IDS = (gettext_noop("critical"), gettext_noop("warning"), gettext_noop("info"))
 
 
 def severity_word(severity: str) -> str:
     """A severity's word in the page's language ("critical" -> "严重" on a Chinese page)."""
     display = SEVERITY_DISPLAY.get(severity)
     return _(display["word"]) if display else str(severity)
+
+
+def _severity_code(severity: Any) -> str:
+    return _(str(severity)) if str(severity) in SEVERITY_CODE_IDS else str(severity)
 
 
 def shown_severity(severity: str) -> dict[str, str]:
@@ -165,7 +171,8 @@ def checklist_view(
         if "finding" in ref:
             refs.append(
                 {
-                    "text": f"{finding_titles.get(ref['finding'], _('a finding'))} ({ref.get('severity')})",
+                    "text": f"{finding_titles.get(ref['finding'], _('a finding'))}"
+                    f" ({_severity_code(ref.get('severity'))})",
                     "href": "#finding-" + str(ref["finding"]),
                 }
             )

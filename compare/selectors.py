@@ -166,7 +166,7 @@ def workload_choices(*, user: Any) -> list[tuple[str, str]]:
         for pk, name in (
             Workload.objects.filter(owner=user).order_by("-created_at", "-id").values_list("pk", "name")[:50]
         ):
-            choices.append((str(pk), f"yours: {name} (#{pk})"))
+            choices.append((str(pk), _("yours: %(name)s (#%(id)s)") % {"name": name, "id": pk}))
     return choices
 
 

@@ -32,6 +32,17 @@ def gettext_noop(msgid: str) -> str:
     return msgid
 
 
+# The units that are words, marked for the catalog: pages show a fact's unit translated (`gettext(unit)`).
+UNIT_WORDS = (
+    gettext_noop("days"),
+    gettext_noop("weeks"),
+    gettext_noop("GPUs"),
+    gettext_noop("min"),
+    gettext_noop("$/GB-month"),
+    gettext_noop("$/month"),
+    gettext_noop("per GPU-hour"),
+)
+
 GROUPS: dict[str, str] = {
     "hardware": gettext_noop("Hardware"),
     "network": gettext_noop("Inter-node network"),

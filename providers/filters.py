@@ -13,6 +13,7 @@ from django import forms
 from django.db.models import Q, QuerySet
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from portal.filters import FormFieldFilter, unchanged
 from providers import selectors
@@ -28,8 +29,22 @@ FEATURE_FACTS = [
 FEATURE_CHOICES = [(name, _(FACTS_BY_NAME[name].label)) for name in FEATURE_FACTS]
 
 
-def _any_of(values: tuple[str, ...]) -> list[tuple[str, str]]:
-    return [("", "any"), *((value, value) for value in values)]
+# Codes shown as they are (names of fabrics, schedulers and stacks), but for the plain words among them.
+CODE_LABELS = {"ethernet": _("ethernet"), "other": _("other"), "proprietary": _("proprietary")}
+# The sort keys, in the page's language (the keys themselves are what the address and the API take).
+SORT_LABELS = {
+    "provider": pgettext_lazy("sort", "provider"),
+    "name": pgettext_lazy("sort", "name"),
+    "price": pgettext_lazy("sort", "price"),
+    "-price": pgettext_lazy("sort", "-price"),
+    "gbps_per_gpu": pgettext_lazy("sort", "gbps_per_gpu"),
+    "-gbps_per_gpu": pgettext_lazy("sort", "-gbps_per_gpu"),
+    "updated": pgettext_lazy("sort", "updated"),
+}
+
+
+def _any_of(values: tuple[str, ...]) -> list[tuple[str, Any]]:
+    return [("", _("any")), *((value, CODE_LABELS.get(value, value)) for value in values)]
 
 
 def _on_demand_price_bound(lookup_expr: str, *, label: str) -> FormFieldFilter:
@@ -94,7 +109,12 @@ class OfferingFilterSet(django_filters.FilterSet):
     )
     # Validated here; applied by filter_queryset, because the list is sorted even when no sort is asked for.
     sort = FormFieldFilter(
-        forms.ChoiceField, choices=[("", "provider"), *selectors.SORT_CHOICES], method=unchanged
+        forms.ChoiceField,
+        choices=[
+            ("", SORT_LABELS["provider"]),
+            *((k, SORT_LABELS.get(k, k)) for k, _k in selectors.SORT_CHOICES),
+        ],
+        method=unchanged,
     )
     # The browse page's page number, validated with the filters (a bad one is a 400 naming `page`) and
     # used by the page's paginator; the API pages with limit/offset.

@@ -14,7 +14,7 @@ from providers.facts import FACTS, Fact
 def _edit_field(fact: Fact) -> forms.Field:
     """The input of one fact; empty = not published. Numbers and text arrive as text and are coerced by
     the service, which names a bad value."""
-    label = format_lazy("{} ({})", _(fact.label), fact.unit) if fact.unit else _(fact.label)
+    label = format_lazy("{} ({})", _(fact.label), _(fact.unit)) if fact.unit else _(fact.label)
     if fact.type == "bool":
         return forms.NullBooleanField(
             required=False,

@@ -16,6 +16,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
 from providers.facts import FACTS, FACTS_BY_NAME, GROUPS, NOTE_MAX_LENGTH, PLAN_BOUNDS
@@ -346,26 +347,26 @@ class Provenance(models.Model):
 
 
 class PlanKind(models.TextChoices):
-    ON_DEMAND = "on-demand", "On-demand"
-    RESERVED = "reserved", "Reserved"
-    CLUSTER_CYCLE = "cluster-cycle", "Cluster cycle"
-    SPOT = "spot", "Spot / preemptible"
+    ON_DEMAND = "on-demand", _("On-demand")
+    RESERVED = "reserved", _("Reserved")
+    CLUSTER_CYCLE = "cluster-cycle", _("Cluster cycle")
+    SPOT = "spot", _("Spot / preemptible")
 
 
 class Granularity(models.TextChoices):
-    SECOND = "second", "per second"
-    HOUR = "hour", "per hour"
-    DAY = "day", "per day"
-    MONTH = "month", "per month"
-    CYCLE = "cycle", "per cycle"
+    SECOND = "second", _("per second")
+    HOUR = "hour", _("per hour")
+    DAY = "day", _("per day")
+    MONTH = "month", _("per month")
+    CYCLE = "cycle", _("per cycle")
 
 
 class Currency(models.TextChoices):
     """Currencies prices are published and shown in. Stored prices keep their own currency; the model's bill
     works in US dollars, converted with the dated ExchangeRate."""
 
-    USD = "USD", "US dollar"
-    CNY = "CNY", "Chinese yuan"
+    USD = "USD", _("US dollar")
+    CNY = "CNY", _("Chinese yuan")
 
 
 class ExchangeRate(models.Model):

@@ -15,7 +15,7 @@ from django.utils.translation import gettext_noop
 from checks.severity import Severity  # pure, like this module
 from portal.i18n import shown, translated, translated_list, translated_sentences
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
-from providers.facts import FACTS, GROUPS  # the fact registry: plain data, no Django import
+from providers.facts import FACTS, FACTS_BY_NAME, GROUPS  # the fact registry: plain data, no Django import
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
 from sizing.summary import ITERATION_LABELS, part_label
 
@@ -64,15 +64,15 @@ def iteration_items(sizing: dict[str, Any]) -> list[tuple[str, Any]]:
     return [(k, parts[k]) for k in known + sorted(set(parts) - set(known))]
 
 
-def usd(value: Any, missing: str = NOT_PUBLISHED) -> str:
+def usd(value: Any, missing: str | None = None) -> str:
     """`$1,234,567.89` (in the quote's currency: `¥8,888,888.81` for a quote issued in yuan), or the word
     for a price nobody published."""
-    return active().text(value, 2, missing)
+    return active().text(value, 2, _(NOT_PUBLISHED) if missing is None else missing)
 
 
 def unit_price(value: Any) -> str:
     """A unit price with every published digit (storage is priced in fractions of a cent)."""
-    return active().text(value, None, NOT_PUBLISHED)
+    return active().text(value, None, _(NOT_PUBLISHED))
 
 
 def quote_money(snapshot: dict[str, Any]) -> Money:
@@ -98,9 +98,9 @@ def pct(value: Any) -> str:
 
 def fact_text(value: Any, unit: str = "") -> str:
     if value is None or value == []:
-        return NOT_PUBLISHED
+        return _(NOT_PUBLISHED)
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     if (
@@ -108,8 +108,8 @@ def fact_text(value: Any, unit: str = "") -> str:
         and _dec(value) is not None
         and not isinstance(value, str)
     ):
-        return f"{number(value, 6)} {unit}".strip()
-    return f"{value} {unit}".strip() if unit and not isinstance(value, str) else str(value)
+        return f"{number(value, 6)} {_(unit) if unit else ''}".strip()
+    return f"{value} {_(unit)}".strip() if unit and not isinstance(value, str) else str(value)
 
 
 def bill_rows(bill: dict[str, Any], note_messages: Any = None) -> list[dict[str, str]]:
@@ -123,9 +123,9 @@ def bill_rows(bill: dict[str, Any], note_messages: Any = None) -> list[dict[str,
             {
                 "item": item_label(ln.get("item")),
                 "quantity": number(ln.get("quantity")),
-                "unit": str(ln.get("unit") or ""),
+                "unit": _(str(ln["unit"])) if ln.get("unit") else "",
                 "unit_price": unit_price(ln.get("unit_price_usd")),
-                "usd": usd(ln.get("usd"), missing="unknown"),
+                "usd": usd(ln.get("usd"), missing=_("unknown")),
                 "published": "yes" if ln.get("published", True) else "no",
                 "note": note,
             }
@@ -138,11 +138,15 @@ def _refs(evidence: list[dict[str, Any]], messages: Any = None) -> list[str]:
     texts = translated_list([str(ref.get("text") or "") for ref in evidence or []], messages)
     out = []
     for ref, text in zip(evidence or [], texts, strict=True):
+        fact = FACTS_BY_NAME.get(str(ref.get("fact")))
         if ref.get("file"):
             lines = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in ref.get("lines") or [])
-            text += f" ({ref['file']}{', lines ' + lines if lines else ''})"
-        elif ref.get("fact") and str(ref["fact"]) not in text:
-            text += f" (fact {ref['fact']} = {fact_text(ref.get('value'))})"
+            text += f" ({ref['file']}{_(', lines %(spans)s') % {'spans': lines} if lines else ''})"
+        elif fact is not None and text.startswith(f"{fact.name} = "):  # the rule's default wording: in words
+            text = f"{_(fact.label)} = {fact_text(ref.get('value'), fact.unit)}"
+        elif ref.get("fact") and ref.get("source") != "model" and str(ref["fact"]) not in text:
+            label = _(fact.label) if fact is not None else str(ref["fact"])
+            text += f" ({label} = {fact_text(ref.get('value'))})"
         out.append(text)
     return out
 
@@ -336,7 +340,14 @@ def _fact_groups(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
             if fact.group != key:
                 continue
             value = facts.get("nodes") if fact.name == "max_nodes" else facts.get(fact.name)
-            rows.append({"name": fact.name, "label": _(fact.label), "value": fact_text(value, fact.unit)})
+            rows.append(
+                {
+                    "name": fact.name,
+                    "label": _(fact.label),
+                    "value": fact_text(value, fact.unit),
+                    "np": value is None or value == [],
+                }
+            )
         p = prov.get(key) or {}
         groups.append(
             {

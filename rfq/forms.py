@@ -36,8 +36,8 @@ class RfqForm(forms.Form):
     def __init__(self, *args: Any, workloads: list[Any], offerings: list[Any], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["workload"].choices = [  # type: ignore[attr-defined]
-            ("Your workloads", [(f"w:{w.pk}", f"{w.name} (#{w.pk})") for w in workloads]),
-            ("A preset", [(f"p:{name}", PRESET_LABELS.get(name, name)) for name in known_presets()]),
+            (_("Your workloads"), [(f"w:{w.pk}", f"{w.name} (#{w.pk})") for w in workloads]),
+            (_("A preset"), [(f"p:{name}", _(PRESET_LABELS.get(name, name))) for name in known_presets()]),
         ]
         self.fields["offerings"].choices = [  # type: ignore[attr-defined]
             (o.slug, f"{o.provider.name}: {o.name}{' (fictional sample)' if o.fictional else ''}")

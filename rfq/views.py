@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_POST
 
 from portal.form_errors import add_form_errors
@@ -61,13 +61,13 @@ def _side_by_side(rfq: Any, answers: dict[int, Any]) -> list[dict[str, Any]]:
     """Rows of the side-by-side table: one per term and per fact any answer gives, one cell per offering."""
     offerings = list(rfq.offerings.all())
     terms = [
-        ("Price ($/GPU-hour)", "price_usd_per_gpu_hour"),
-        ("Term (months)", "term_months"),
-        ("Delivery (weeks)", "delivery_weeks"),
-        ("Payment terms", "payment_terms"),
-        ("Minimum nodes", "min_nodes"),
-        ("Source", "source_url"),
-        ("As of", "as_of"),
+        (gettext_lazy("Price ($/GPU-hour)"), "price_usd_per_gpu_hour"),
+        (gettext_lazy("Term (months)"), "term_months"),
+        (gettext_lazy("Delivery (weeks)"), "delivery_weeks"),
+        (gettext_lazy("Payment terms"), "payment_terms"),
+        (gettext_lazy("Minimum nodes"), "min_nodes"),
+        (gettext_lazy("Source"), "source_url"),
+        (gettext_lazy("As of"), "as_of"),
     ]
     rows = [
         {"label": label, "key": key, "cells": [getattr(answers.get(o.pk), key, None) for o in offerings]}
@@ -79,7 +79,7 @@ def _side_by_side(rfq: Any, answers: dict[int, Any]) -> list[dict[str, Any]]:
             cells = [
                 (answers[o.pk].facts or {}).get(fact.name) if o.pk in answers else None for o in offerings
             ]
-            rows.append({"label": fact.label, "key": "fact", "cells": cells})
+            rows.append({"label": gettext(fact.label), "key": "fact", "cells": cells})
     return rows
 
 

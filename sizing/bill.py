@@ -141,6 +141,10 @@ def money(value: Decimal) -> Decimal:
     return value.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
+# The lines' units as message ids: a line keeps its English unit; the pages show it in their language.
+UNIT_IDS = (_("GPU-hour"), _("GB-month"), _("GB"), _("month"), _("one-off"))
+
+
 def line(
     item: str,
     quantity: Decimal,

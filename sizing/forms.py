@@ -15,13 +15,13 @@ from sizing.models import WORKLOAD_BOUNDS, Activation, Attention, Objective, Pre
 from sizing.services import DEFAULT_DEADLINE_DAYS, MAX_RUN_GPUS
 
 PRESET_LABELS = {
-    "13b": "13B dense (Llama 2 13B shape)",
-    "30b": "30B dense (LLaMA 33B shape)",
+    "13b": gettext_noop("13B dense (Llama 2 13B shape)"),
+    "30b": gettext_noop("30B dense (LLaMA 33B shape)"),
     "llama3-70b": "Llama 3 70B",
     "gpt3-175b": "GPT-3 175B",
     "llama3-405b": "Llama 3 405B",
-    "dense-1t": "1T dense (Megatron)",
-    "deepseek-v3-671b": "DeepSeek-V3 671B MoE (37B active)",
+    "dense-1t": gettext_noop("1T dense (Megatron)"),
+    "deepseek-v3-671b": gettext_noop("DeepSeek-V3 671B MoE (37B active)"),
 }
 
 

@@ -60,10 +60,16 @@ SWEEP_UPLOADS = (
 )
 
 
-# The second, finer pass (single English words) on the evidence pages (uploads, the upload form, acceptance):
-# what may stay English there. Terms the tools print, quoted as the reader finds them in the log...
+# The second, finer pass (single English words) on every page of the sweep: what may stay English there.
+# Terms the tools print, quoted as the reader finds them in the log, collective names, compound units...
 TOOL_TERMS: tuple[str, ...] = (
     "out-of-place",
+    "all-reduce",
+    "reduce-scatter",
+    "non-blocking",  # a provider's own word, quoted
+    "ml-engineering",  # the title of a public guide, cited
+    "$/GB-month",
+    "GB-month",
     "#wrong",
     "World size",
     "world size",
@@ -80,15 +86,32 @@ ALLOWED_WORDS = frozenset(
     InfiniBand RoCE iWARP IB RC QP MTU GID PCIe CUDA MIG DCGM Xid busbw algbw rank Rank samples tokens timer
     usec Active Down LinkUp Slurm Kubernetes kubernetes DaemonSet MPIJob PyTorchJob mpijob README sbatch sh
     tar gz zip yaml pack log results stability bundle nccl rccl tests nvidia smi nvlink dcgmi diag ibstat
-    perftest megatron deepspeed DeepSpeed""".split()
+    perftest megatron deepspeed DeepSpeed
+    port RDMA TCP EFA HCA GPUDirect NVSwitch xGMI ConnectX NDR RCCL ROCm HBM GiB TiB TB min SSD
+    efa roce tcpx slurm cuda rocm cann
+    DGX HGX SuperPOD Selene Hopper Blackwell AWS Azure Google Cloud Oracle BM Mega Ultra High CoreWeave Nebius
+    Meta SemiAnalysis ClusterProof Bekman Young Daly
+    Llama LLaMA GPT BLOOM OPT DeepSeek MoE Megatron Core NeMo FlashAttention SwiGLU GeLU ZeRO
+    TP PP DP CP dp KV GQA FFN SLA MTBF PDF CS token Token leaf spine ring top""".split()
 )
+# The pages use these as Chinese engineers write them: model, vendor and product names (DGX, A3
+# Mega/Ultra/High, Megatron-Core), parallelism and hardware abbreviations, units, fabric/scheduler/stack
+# codes as the catalog filter lists them, quote numbers (CS-...), loanwords (token, leaf, spine, ring, top).
+URLISH = re.compile(
+    r"`[^`]*`"  # a command to run, quoted
+    r"|'[^'\s]+'"  # a code or a value as typed, quoted
+    r"|\S*(?:https?://|\.com|\.org|\.net)\S*"  # an address
+    r"|/[\w-]+/\?\S*|[?&][\w-]+=\S*"  # a link shown as text (the compare page's share link)
+)
+DOTTED_KEY = re.compile(r"\b\w+\.\w+\b")  # workload.attention (file names are data, removed before)
 
 
 def english_words(page: str, data: list[str]) -> list[str]:
     """English words left outside the allowed names, units and tool terms (the finer pass)."""
-    text = visible_text(page)
+    text = URLISH.sub(" ", visible_text(page))
     for value in [*data, *ALLOWED, *TOOL_TERMS]:
         text = text.replace(value, "\n")
+    text = DOTTED_KEY.sub(" ", text)
     return sorted({w for w in re.findall(r"\b[A-Za-z][A-Za-z]+\b", text) if w not in ALLOWED_WORDS})
 
 
@@ -104,6 +127,13 @@ def _data_strings() -> list[str]:
             names = list(DATA_FIELDS.get(label, ()))
         for row in model._default_manager.values_list(*names) if names else ():
             values.update(str(v) for v in row if v and len(str(v)) > 2)
+    # the questions of a request for quote, as typed; the presets' keys (what the address takes)
+    from rfq.models import RequestForQuote
+    from sizing.engine.workload import PRESETS
+
+    for questions in RequestForQuote.objects.values_list("questions", flat=True):
+        values.update(str(q) for q in questions or [] if len(str(q)) > 2)
+    values.update(PRESETS)
     return sorted(values, key=len, reverse=True)
 
 
@@ -237,7 +267,7 @@ def test_every_page_in_chinese_shows_no_english_ui_text(
         )
     rfq, rep = _rfq_with_answer(owner, silent, zh_run.workload)
     report = _acceptance(owner, silent)
-    data = _data_strings()
+    data = [*_data_strings(), "nope-offering"]  # and what an address gave, shown back as typed
     client.force_login(owner)
     left: dict[str, list[str]] = {}
     sections: set[str] = set()
@@ -249,8 +279,7 @@ def test_every_page_in_chinese_shows_no_english_ui_text(
             left[url] = [f"status {response.status_code}"]
             continue
         left[url] = english_runs(response.content.decode(), data, not_yet=True)
-        if url.startswith("/benchmarks/"):
-            words[url] = english_words(response.content.decode(), data)
+        words[url] = english_words(response.content.decode(), data)
         if url.startswith("/benchmarks/") and url.removeprefix("/benchmarks/").rstrip("/").isdigit():
             sections |= set(re.findall(r'<section id="(warnings|summary)">', response.content.decode()))
             warned += '<section id="warnings">' in response.content.decode()
@@ -281,7 +310,7 @@ def test_every_page_in_chinese_shows_no_english_ui_text(
     assert sections == {"warnings", "summary"} and warned >= 5, (sections, warned)
     left = {url: runs for url, runs in left.items() if runs}
     assert not left, "\n".join(f"{url}: {sorted(set(runs))}" for url, runs in left.items())
-    # the evidence pages: not even a single English UI word (units, names and tool terms allowed)
+    # every page: not even a single English UI word (units, names and tool terms allowed)
     words = {url: found for url, found in words.items() if found}
     assert not words, "\n".join(f"{url}: {found}" for url, found in words.items())
 
@@ -290,6 +319,9 @@ def test_the_finer_pass_finds_single_english_words_and_allows_names_units_and_to
     page = "<p>8 个 rank 的 busbw 为 235 GB/s（out-of-place）</p><p>状态：Parsed · not given</p>"
     assert english_words(page, []) == ["Parsed", "given", "not"]
     assert english_words("<p>World size（GPU 数）16；Link type：InfiniBand</p>", []) == []
+    # commands, quoted codes, addresses and share links are not words of the page; a word beside them is
+    page = "<p>运行 `nvidia-smi topo -m`，设为 'unfused'（aws.amazon.com）/compare/?a=b yours</p>"
+    assert english_words(page, []) == ["yours"]
 
 
 def test_the_sweep_finds_english_ui_text_and_ignores_catalog_data() -> None:

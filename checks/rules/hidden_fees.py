@@ -14,6 +14,26 @@ from checks.rules.context import Context
 from checks.rules.thresholds import UNPUBLISHED_SHARE_CRITICAL_PCT
 from checks.severity import Severity
 
+# The bill's items as the sentence names them (their keys, as before), each translated where it is shown.
+_ITEM_WORDS = {
+    "compute": _("compute"),
+    "failure_overhead": _("failure_overhead"),
+    "spares": _("spares"),
+    "checkpoint_storage": _("checkpoint_storage"),
+    "dataset_storage": _("dataset_storage"),
+    "egress": _("egress"),
+    "traffic": _("traffic"),
+    "support": _("support"),
+    "setup": _("setup"),
+}
+
+
+def _items(lines: list[dict[str, Any]]) -> Msg:
+    return joined(
+        *(_ITEM_WORDS.get(str(line.get("item")), str(line.get("item"))) for line in lines), sep=", "
+    )
+
+
 _FEE_FACTS = {
     "storage_price_usd_per_gb_month": _("checkpoint storage"),
     "egress_price_usd_per_gb": _("egress"),
@@ -61,14 +81,14 @@ def _bill_impact(bill: dict) -> tuple[dict[str, Any], Severity, list[dict]]:
                     "(%(items)s)",
                     pct=f"{hidden / total:.1%}",
                     usd=f"${hidden:,.0f}",
-                    items=", ".join(str(line.get("item")) for line in unpublished),
+                    items=_items(unpublished),
                 )
             )
     if unpriced:
         parts.append(
             _(
                 "the bill is incomplete: no price at all for %(items)s",
-                items=", ".join(str(line.get("item")) for line in unpriced),
+                items=_items(unpriced),
             )
         )
     impact["text"] = Msg("%(text)s.", text=joined(*parts, sep="; ")) if parts else ""

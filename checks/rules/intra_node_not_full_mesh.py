@@ -116,7 +116,7 @@ def _slow_bus_signal(ctx: Context, tp: int) -> Signal:
         [
             claim(offering, "intra_node"),
             claim(offering, "gpu"),
-            model(f"tensor parallelism needed: TP={tp}", "tp", tp),
+            model(_("tensor parallelism needed: TP=%(tp)s", tp=tp), "tp", tp),
         ],
         _(
             "For 30B+ training rent NVSwitch (full-mesh) nodes, e.g. HGX/DGX H100/H200 with NV18 between "

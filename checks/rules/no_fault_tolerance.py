@@ -169,7 +169,11 @@ def rule_no_fault_tolerance(ctx: Context) -> list[Finding]:
                 )
             ),
             model(ctx.job_words),
-            model(f"expected failures = {failures:.2f}", "expected_failures", round(failures, 2)),
+            model(
+                _("expected failures = %(value)s", value=f"{failures:.2f}"),
+                "expected_failures",
+                round(failures, 2),
+            ),
         ],
         _(
             "Ask: how is a failed GPU or node detected, how fast is it drained and replaced (API or ticket), "

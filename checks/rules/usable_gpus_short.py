@@ -244,7 +244,7 @@ def _down_port_signals(ctx: Context, item: dict) -> list[Signal]:
                 claim(offering, "nics_per_node"),
                 upload(
                     item,
-                    "down: " + ", ".join(port_name(port) for port in down[:8]),
+                    _("down: %(ports)s", ports=", ".join(port_name(port) for port in down[:8])),
                     [port.get("line") for port in down],
                 ),
             ],
