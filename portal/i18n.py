@@ -12,7 +12,7 @@ import math
 import re
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext, pgettext_lazy
 
 
 def _fill(message: dict[str, Any]) -> str:
@@ -102,3 +102,22 @@ def translated_bound_error(bound: Any, value: float) -> str | None:
         "allowed": translated_hint(bound.range_text()),
         "got": english.rsplit(", got ", 1)[1],
     }
+
+
+# The units of providers.facts that are words, in the "unit" context: after a value, "GPUs" is a unit
+# ("64 块 GPU"), not the column header of the same English word ("GPU 数").
+UNIT_WORDS = (
+    pgettext_lazy("unit", "days"),
+    pgettext_lazy("unit", "weeks"),
+    pgettext_lazy("unit", "GPUs"),
+    pgettext_lazy("unit", "min"),
+    pgettext_lazy("unit", "$/GB-month"),
+    pgettext_lazy("unit", "$/month"),
+    pgettext_lazy("unit", "per GPU-hour"),
+)
+
+
+def unit_word(unit: Any) -> str:
+    """A fact's unit in the active language, from the "unit" context (UNIT_WORDS); a unit that is a symbol
+    (GB/s) or has no entry is shown as it is."""
+    return pgettext("unit", str(unit)) if unit else ""

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from checks.severity import Severity  # pure, like this module
-from portal.i18n import shown, translated, translated_list, translated_sentences
+from portal.i18n import shown, translated, translated_list, translated_sentences, unit_word
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 from providers.facts import FACTS, FACTS_BY_NAME, GROUPS  # the fact registry: plain data, no Django import
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
@@ -108,8 +108,8 @@ def fact_text(value: Any, unit: str = "") -> str:
         and _dec(value) is not None
         and not isinstance(value, str)
     ):
-        return f"{number(value, 6)} {_(unit) if unit else ''}".strip()
-    return f"{value} {_(unit)}".strip() if unit and not isinstance(value, str) else str(value)
+        return f"{number(value, 6)} {unit_word(unit)}".strip()
+    return f"{value} {unit_word(unit)}".strip() if unit and not isinstance(value, str) else str(value)
 
 
 def bill_rows(bill: dict[str, Any], note_messages: Any = None) -> list[dict[str, str]]:

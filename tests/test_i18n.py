@@ -864,3 +864,15 @@ def test_no_translated_english_sentence_is_left_on_the_chinese_pages(
     assert all(not found for found in left.values()), left
     shown_in_english = "\n".join(client.get(url, **EN).content.decode() for url in pages)
     assert len(english_left(shown_in_english)) >= 10  # the list names sentences these pages really show
+
+
+@pytest.mark.django_db
+def test_a_facts_unit_is_a_word_of_the_page_language_not_a_column_header(client: Client) -> None:
+    """ "GPUs" as a column header is "GPU 数" (number of GPUs); after a value it is a unit ("块 GPU")."""
+    offering = OfferingFactory(nvlink_domain_gpus=72, lead_time_weeks=6)
+    url = reverse("providers:offering", args=[offering.slug])
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert '<span class="unit">块 GPU</span>' in page and '<span class="unit">周</span>' in page
+    assert '<span class="unit">GPUs</span>' not in page and "GPU 数</span>" not in page
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert '<span class="unit">GPUs</span>' in english and '<span class="unit">weeks</span>' in english
