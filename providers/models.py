@@ -50,11 +50,11 @@ class GPUModel(models.Model):
 
 
 class ProviderKind(models.TextChoices):
-    HYPERSCALER = "hyperscaler", "Hyperscaler"
-    HYPERSCALER_CN = "hyperscaler-cn", "Hyperscaler (China)"
-    NEOCLOUD = "neocloud", "Neocloud"
-    REGIONAL = "regional", "Regional provider"
-    FICTIONAL = "fictional", "Fictional sample"
+    HYPERSCALER = "hyperscaler", _("Hyperscaler")
+    HYPERSCALER_CN = "hyperscaler-cn", _("Hyperscaler (China)")
+    NEOCLOUD = "neocloud", _("Neocloud")
+    REGIONAL = "regional", _("Regional provider")
+    FICTIONAL = "fictional", _("Fictional sample")
 
 
 class Provider(models.Model):

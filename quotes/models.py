@@ -10,15 +10,16 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import value_known
 
 
 class PdfStatus(models.TextChoices):
-    NONE = "none", "Not rendered"
-    RENDERING = "rendering", "Rendering"
-    READY = "ready", "Ready"
-    FAILED = "failed", "Failed"
+    NONE = "none", _("Not rendered")
+    RENDERING = "rendering", _("Rendering")
+    READY = "ready", _("Ready")
+    FAILED = "failed", _("Failed")
 
 
 class Quote(models.Model):

@@ -12,16 +12,17 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import positive_or_null, value_known
 from providers.models import Offering
 
 
 class PaymentTerms(models.TextChoices):
-    UPFRONT = "upfront", "Upfront"
-    MONTHLY = "monthly", "Monthly"
-    NET_30 = "net-30", "Net 30 days"
-    NET_60 = "net-60", "Net 60 days"
+    UPFRONT = "upfront", _("Upfront")
+    MONTHLY = "monthly", _("Monthly")
+    NET_30 = "net-30", _("Net 30 days")
+    NET_60 = "net-60", _("Net 60 days")
 
 
 class RequestForQuote(models.Model):
@@ -88,11 +89,11 @@ class Answer(models.Model):
 
 
 class RfqAction(models.TextChoices):
-    CREATED = "created", "created"
-    VIEWED = "viewed", "viewed"
-    ANSWERED = "answered", "answered"
-    NOTIFIED = "notified", "notified"
-    QUOTED = "quoted", "turned into a quote"
+    CREATED = "created", _("created")
+    VIEWED = "viewed", _("viewed")
+    ANSWERED = "answered", _("answered")
+    NOTIFIED = "notified", _("notified")
+    QUOTED = "quoted", _("turned into a quote")
 
 
 class RfqEvent(models.Model):
