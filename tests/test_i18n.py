@@ -876,3 +876,13 @@ def test_a_facts_unit_is_a_word_of_the_page_language_not_a_column_header(client:
     assert '<span class="unit">GPUs</span>' not in page and "GPU 数</span>" not in page
     english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert '<span class="unit">GPUs</span>' in english and '<span class="unit">weeks</span>' in english
+
+
+@pytest.mark.django_db
+def test_the_catalog_list_shows_codes_as_names_and_plain_words_translated(client: Client) -> None:
+    OfferingFactory(fabric="ethernet", schedulers="kubernetes,proprietary")
+    url = reverse("providers:browse")
+    zh = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "<td>kubernetes, 专有</td>" in zh and '<span class="fabric ethernet">以太网</span>' in zh
+    en = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "<td>kubernetes, proprietary</td>" in en and '<span class="fabric ethernet">ethernet</span>' in en

@@ -1,4 +1,4 @@
-"""`{{ fact.unit|unit_word }}`: a fact's unit in the page's language (portal.i18n.unit_word)."""
+"""`{{ fact.unit|unit_word }}`, `{{ code|code_word }}`: catalog units and codes in the page's language."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from django import template
 
 from portal.i18n import unit_word as _unit_word
+from providers.filters import CODE_LABELS
 
 register = template.Library()
 
@@ -14,3 +15,12 @@ register = template.Library()
 @register.filter
 def unit_word(unit: Any) -> str:
     return _unit_word(unit)
+
+
+@register.filter
+def code_word(code: Any) -> str:
+    """A fabric, scheduler or stack code as the filters show it: names as they are, the plain words among
+    them (ethernet, other, proprietary) in the page's language; a list is joined with ", "."""
+    if isinstance(code, list | tuple):
+        return ", ".join(str(CODE_LABELS.get(c, c)) for c in code)
+    return str(CODE_LABELS.get(code, code)) if code else ""
