@@ -80,7 +80,7 @@ def translated_hint(text: str) -> str:
         if match is None:
             pieces.append(gettext(piece))
             continue
-        unit = gettext(match["unit"]) if match["unit"] else ""
+        unit = unit_word(match["unit"])
         if match["low"] is not None:
             template = gettext("between %(low)s and %(high)s %(unit)s")
         else:
@@ -104,20 +104,16 @@ def translated_bound_error(bound: Any, value: float) -> str | None:
     }
 
 
-# The units of providers.facts that are words, in the "unit" context: after a value, "GPUs" is a unit
-# ("64 块 GPU"), not the column header of the same English word ("GPU 数").
-UNIT_WORDS = (
-    pgettext_lazy("unit", "days"),
-    pgettext_lazy("unit", "weeks"),
-    pgettext_lazy("unit", "GPUs"),
-    pgettext_lazy("unit", "min"),
-    pgettext_lazy("unit", "$/GB-month"),
-    pgettext_lazy("unit", "$/month"),
-    pgettext_lazy("unit", "per GPU-hour"),
-)
+# The units of providers.facts that are words are messages of their own (providers.facts.UNIT_WORDS). One of
+# them is also a column header with another translation ("GPUs": "GPU 数", the number of GPUs): after a value
+# it is a unit ("64 块 GPU"), kept apart by the "unit" context.
+UNIT_CONTEXT_WORDS = (pgettext_lazy("unit", "GPUs"),)
 
 
 def unit_word(unit: Any) -> str:
-    """A fact's unit in the active language, from the "unit" context (UNIT_WORDS); a unit that is a symbol
-    (GB/s) or has no entry is shown as it is."""
-    return pgettext("unit", str(unit)) if unit else ""
+    """A unit after a value in the active language: the "unit" context where the word has one
+    (UNIT_CONTEXT_WORDS), else the word's own message; a symbol (GB/s) or a word with no entry as it is."""
+    if not unit:
+        return ""
+    word = pgettext("unit", str(unit))
+    return word if word != str(unit) else gettext(str(unit))
