@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from . import nccl_json
 from .detect import NCCL, Detection, detect
 from .result import ParseResult
-from .text import BinarySource, Text, decode, decode_file
+from .text import SNIFF_BYTES, BinarySource, Text, decode, decode_file
 
 __all__ = ["KINDS", "ParseResult", "detect_kind", "parse", "parse_file", "parse_text"]
 
@@ -103,8 +103,9 @@ def detect_kind(data: bytes | str) -> Detection:
 
 def parse(data: bytes | str, filename: str | None = None) -> ParseResult:
     """Recognise and parse one upload. `filename` is only used in messages, never for detection."""
-    raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else data
-    if nccl_json.looks_like_report(raw[:256]):
+    head = data[:256].encode("utf-8", errors="replace") if isinstance(data, str) else data[:256]
+    if nccl_json.looks_like_report(head):
+        raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else data
         return _parse_json_report(raw, filename)
     return parse_text(decode(data), filename)
 
@@ -115,11 +116,11 @@ def parse_file(open_binary: Callable[[], BinarySource], filename: str | None = N
     so memory does not grow with the file's size. An nccl-tests JSON report (one line) is read whole, up
     to nccl_json.MAX_JSON_BYTES."""
     with open_binary() as handle:
-        head = handle.read(256)
+        head = handle.read(SNIFF_BYTES)
     if nccl_json.looks_like_report(head):
         with open_binary() as handle:
             return _parse_json_report(handle.read(nccl_json.MAX_JSON_BYTES + 1), filename)
-    return parse_text(decode_file(open_binary), filename)
+    return parse_text(decode_file(open_binary, head=head), filename)
 
 
 def _parse_json_report(data: bytes, filename: str | None) -> ParseResult:

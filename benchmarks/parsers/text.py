@@ -245,13 +245,15 @@ def decode(data: bytes | str) -> Text:
     return Text(lines=lines, truncated_lines=cut)
 
 
-def decode_file(open_binary: Callable[[], BinarySource]) -> Text:
+def decode_file(open_binary: Callable[[], BinarySource], head: bytes | None = None) -> Text:
     """A file read line by line on demand: memory stays bounded whatever its size.
 
-    Only the head (SNIFF_BYTES) is read here, to tell binary from text and LF from CR-only line ends.
+    Only the head (SNIFF_BYTES) is read here, to tell binary from text and LF from CR-only line ends; a
+    caller that has read it already passes it as `head`.
     """
-    with open_binary() as handle:
-        head = handle.read(SNIFF_BYTES)
+    if head is None:
+        with open_binary() as handle:
+            head = handle.read(SNIFF_BYTES)
     if _looks_binary(head):
         return Text(lines=[], binary=True)
     cr_only = b"\n" not in head and b"\r" in head
