@@ -353,10 +353,10 @@ def _iteration_fields(rows: list[dict[str, Any]], log: _TrainingLog) -> dict[str
     median_tflops = median([r["tflops_per_gpu"] for r in steady if r["tflops_per_gpu"] is not None])
     tokens, tokens_source = _tokens_per_gpu(steady, median_time, log)
     time_source = "printed" if median_time else None
-    step_tokens, world = log.args.get("tokens_per_step"), log.world_size
-    if not median_time and tokens and step_tokens and world:
+    step_tokens, world, rate = log.args.get("tokens_per_step"), log.world_size, median(tokens)
+    if not median_time and rate and step_tokens and world:
         # torchtitan prints tokens/s per GPU, not the step time: one step is tokens per step / (tps x GPUs)
-        median_time = step_tokens / ((median(tokens) or 0.0) * world) if median(tokens) else None
+        median_time = step_tokens / (rate * world)
         time_source = "computed: tokens per train step / (tokens/s per GPU x world size)"
     mfus = [r["mfu"] for r in steady if r.get("mfu") is not None]
     samples = [r["samples_per_s"] for r in steady if r.get("samples_per_s") is not None]
@@ -365,7 +365,7 @@ def _iteration_fields(rows: list[dict[str, Any]], log: _TrainingLog) -> dict[str
         "steady_iterations": len(steady),
         "warmup_iterations_excluded": [r["iteration"] for r in rows[:warm]],
         "median_iteration_s": round(median_time, 4) if median_time else None,
-        "median_iteration_s_source": time_source if median_time else None,
+        "median_iteration_s_source": time_source,
         "median_tflops_per_gpu": round(median_tflops, 2) if median_tflops is not None else None,
         "median_tokens_per_s_per_gpu": round(median(tokens) or 0.0, 2) if tokens else None,
         "tokens_per_s_per_gpu_source": tokens_source,
