@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
+
+from hardware.links import INTRA_NODE_KINDS
+from hardware.network import FABRICS, TOPOLOGIES
 
 FactType = Literal["int", "float", "decimal", "bool", "enum", "text", "list", "gpu"]
 
-INTRA_NODE = ("nvswitch", "nvlink-mesh", "nvlink-bridge", "pcie")
-FABRICS = ("infiniband", "roce", "efa", "tcpx", "ethernet", "other")
-TOPOLOGIES = ("fat-tree", "rail-optimized", "clos", "torus", "ring", "chain", "unknown")
+# The link and fabric kinds are the hardware tables' own (hardware.links, hardware.network).
+INTRA_NODE = INTRA_NODE_KINDS
 SCHEDULERS = ("slurm", "kubernetes", "proprietary")
 ACCELERATOR_STACKS = ("cuda", "rocm", "cann", "other")
 EXCLUSIVITY = ("dedicated", "shared")
@@ -441,6 +443,44 @@ PLAN_BOUNDS: dict[str, Bound] = {
     "cycle_days": Bound("Cycle length", 1, 3650, "days", source="cycles are published as days to a year"),
     "upfront_pct": Bound("Upfront payment", 0, 100, "%", source="a share of the contract value"),
 }
+# Plans whose capacity the provider may take back mid-run (spot / preemptible; providers.models.PlanKind).
+# They are listed and priced, but a training run is never billed on one while any other plan is priced:
+# the goodput model has no preemptions, so its time and cost on such capacity would not be true.
+PREEMPTIBLE_PLAN_KINDS = ("spot",)
+
+
+def plan_rate(value: Any) -> float | None:
+    """A published price per GPU-hour as a number (None: unpublished, not a number, or not finite)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        rate = float(value)
+    except (TypeError, ValueError):
+        return None
+    return rate if math.isfinite(rate) else None
+
+
+def billable_plans(plans: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+    """The priced plans a training run can be billed on, and whether they are preemptible ones (only when
+    the offering prices nothing else). Every price in the sizing, the bill and the checks comes from here."""
+    priced = [
+        p for p in plans if isinstance(p, dict) and plan_rate(p.get("price_usd_per_gpu_hour")) is not None
+    ]
+    steady = [p for p in priced if p.get("kind") not in PREEMPTIBLE_PLAN_KINDS]
+    return (steady, False) if steady or not priced else (priced, True)
+
+
+def billable_rate(facts: dict[str, Any]) -> float | None:
+    """The lowest price per GPU-hour a training run can be billed at: the offering's headline price (its
+    cheapest on-demand plan) and its plans, preemptible ones only when nothing else is priced."""
+    plans, preemptible = billable_plans(list(facts.get("billing_plans") or []))
+    rates = [rate for p in plans if (rate := plan_rate(p["price_usd_per_gpu_hour"])) is not None]
+    headline = plan_rate(facts.get("price_usd_per_gpu_hour"))
+    if headline is not None:
+        rates = [headline] + ([] if preemptible else rates)
+    return min(rates) if rates else None
+
+
 # Free text outside the fact table: characters allowed (forms, API, database).
 NOTE_MAX_LENGTH = 2000
 TEXT_SOURCE = _TEXT

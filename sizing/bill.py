@@ -14,9 +14,11 @@ from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 from typing import Any
 
 from hardware.messages import _, joined
+from providers.facts import billable_plans
+from sizing.engine.cost import HOURS_PER_MONTH as ENGINE_HOURS_PER_MONTH
+from sizing.engine.cost import billing_step_hours
 
-# The engine's month (sizing.engine.cost.HOURS_PER_MONTH): 365 x 24 / 12.
-HOURS_PER_MONTH = Decimal(730)
+HOURS_PER_MONTH = Decimal(int(ENGINE_HOURS_PER_MONTH))
 CENT = Decimal("0.01")
 # Training logs and metrics downloaded at the end of the job: a few GB at most (a Megatron run's text logs
 # and tensorboard events are ~1 GB per month); 10 GB is a deliberate over-estimate.
@@ -171,16 +173,8 @@ def line(
 def billed_hours(plan: dict[str, Any], hours: Decimal) -> tuple[Decimal, str]:
     """Hours charged for a job of `hours`: rounded up to the plan's granularity, then to its minimum term."""
     gran = plan.get("granularity") or "hour"
-    if gran == "second":
-        step = None
-    elif gran == "day":
-        step = Decimal(24)
-    elif gran == "month":
-        step = HOURS_PER_MONTH
-    elif gran == "cycle":
-        step = Decimal(int(plan.get("cycle_days") or 30) * 24)
-    else:
-        step = Decimal(1)
+    step_hours = billing_step_hours(plan)  # the engine's steps: the two bills round alike
+    step = None if step_hours is None else Decimal(int(step_hours))
     billed = hours if step is None else (hours / step).to_integral_value(rounding=ROUND_CEILING) * step
     note = (
         _("billed %(granularity)s", granularity=gran)
@@ -631,9 +625,9 @@ def full_bill(facts: dict[str, Any], sizing: dict[str, Any], workload: dict[str,
     job, notes = job_from_sizing(sizing, facts, workload)
     plans = [p for p in facts.get("billing_plans") or [] if isinstance(p, dict)]
     bills = [plan_bill(facts, p, job) for p in plans] or [plan_bill(facts, None, job)]
-    priced = [b for b in bills if b["plan"]["price_usd_per_gpu_hour"] is not None]
-    # Spot is shown but not chosen: preemptions are not in the goodput model.
-    candidates = [b for b in priced if b["plan"]["kind"] != "spot"] or priced
+    # Spot is shown but not chosen while another plan is priced: preemptions are not in the goodput model.
+    billable = billable_plans(plans)[0]
+    candidates = [b for b, p in zip(bills, plans, strict=False) if any(p is q for q in billable)]
     if candidates:
         # By the central estimate: a plan cannot win on fees its offering does not publish.
         chosen = min(candidates, key=lambda b: (b["cost_central_usd"] is None, central_or_total(b)))

@@ -19,6 +19,7 @@ from checks.rules.thresholds import (
     SINGLE_NODE_MAX_PARAMS,
 )
 from hardware import GPU, gpu_from_text
+from providers.facts import billable_rate
 
 # --- Context: what every rule needs to know about the job ------------------------------------------
 
@@ -82,20 +83,10 @@ def workload_params(workload: dict | None, sizing: dict | None = None) -> tuple[
 
 
 def _price(offering: dict, sizing: dict | None) -> float | None:
+    """The rate the sizing billed the run at, else the lowest one the offering can bill a run at."""
     cost = (sizing or {}).get("cost") or {}
-    for value in (
-        cost.get("usd_per_gpu_hour") if isinstance(cost, dict) else None,
-        offering.get("price_usd_per_gpu_hour"),
-    ):
-        if to_float(value):
-            return to_float(value)
-    found = [
-        to_float(plan.get("price_usd_per_gpu_hour"))
-        for plan in offering.get("billing_plans") or []
-        if isinstance(plan, dict)
-    ]
-    prices = [price for price in found if price]
-    return min(prices) if prices else None
+    rate = to_float(cost.get("usd_per_gpu_hour")) if isinstance(cost, dict) else None
+    return rate or billable_rate(offering)
 
 
 def _job_gpus(

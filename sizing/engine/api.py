@@ -236,11 +236,12 @@ def build_result(
         "train_days_no_failures": round(days_ideal, 2),
         "goodput": _goodput_figures(goodput, faults, days),
     }
+    price_note = [cost.pop("note")] if cost is not None and "note" in cost else []
     if cost is not None:
         out["cost"] = cost
     out["explanation"] = explain(wl, hw, layout, out)
     spares_note = _spares_note(goodput, faults, hw)
-    out["assumptions"] = _assumptions(wl, hw, faults, layout, (notes or []) + spares_note)
+    out["assumptions"] = _assumptions(wl, hw, faults, layout, (notes or []) + spares_note + price_note)
     out["assumed_facts"] = [a.as_dict() for a in hw.assumed]
     out["workload"] = {**wl.to_dict(), "name": wl.name}
     out["offering"] = _offering_figures(hw)

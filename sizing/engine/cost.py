@@ -1,59 +1,60 @@
 """GPU-hour bill per billing plan (the full bill with storage and fees is the portal's job; this is the
-GPU part the sizing needs to rank layouts)."""
+GPU part the sizing needs to rank layouts).
+
+Which plans a run can be billed on is one rule (providers.facts.billable_plans): spot / preemptible plans are
+listed with their totals but never chosen while any other plan is priced, as in the portal's bill."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-HOURS_PER_MONTH = 730.0
+from hardware.messages import Msg, _
+from providers.facts import PREEMPTIBLE_PLAN_KINDS, billable_plans, billable_rate
+
+HOURS_PER_MONTH = 730.0  # 365 x 24 / 12
 
 
 def cheapest_price(facts: dict[str, Any]) -> float | None:
-    prices = [p for p in [facts.get("price_usd_per_gpu_hour")] if isinstance(p, int | float)]
-    for plan in facts.get("billing_plans") or []:
-        p = plan.get("price_usd_per_gpu_hour") if isinstance(plan, dict) else None
-        if isinstance(p, int | float):
-            prices.append(p)
-    return float(min(prices)) if prices else None
+    """The lowest price per GPU-hour a training run can be billed at (no preemptible plan while another is
+    priced)."""
+    return billable_rate(facts)
+
+
+def billing_step_hours(plan: dict[str, Any]) -> float | None:
+    """The hours one billing step of `plan` charges (None: billed per second, no rounding)."""
+    granularity = plan.get("granularity") or "hour"
+    if granularity == "second":
+        return None
+    if granularity == "day":
+        return 24.0
+    if granularity == "month":
+        return HOURS_PER_MONTH
+    if granularity == "cycle":
+        return float(int(plan.get("cycle_days") or 30) * 24)
+    return 1.0
 
 
 def _plan_hours(plan: dict[str, Any], hours: float) -> float:
-    granularity = plan.get("granularity") or "hour"
-    if granularity == "second":
-        billed = hours
-    elif granularity == "day":
-        billed = math.ceil(hours / 24.0) * 24.0
-    elif granularity == "month":
-        billed = math.ceil(hours / HOURS_PER_MONTH) * HOURS_PER_MONTH
-    elif granularity == "cycle":
-        cycle_hours = float(plan.get("cycle_days") or 30) * 24.0
-        billed = math.ceil(hours / cycle_hours) * cycle_hours
-    else:
-        billed = math.ceil(hours)
+    step = billing_step_hours(plan)
+    billed = hours if step is None else math.ceil(hours / step) * step
     term = plan.get("term_months")
     if term:
         billed = max(billed, float(term) * HOURS_PER_MONTH)
     return billed
 
 
-def cost_block(
-    facts: dict[str, Any], gpus: int, gpus_per_node: int, wall_hours: float, *, spare_gpus: int = 0
-) -> dict[str, Any] | None:
-    """Cost at the cheapest published price, plus each priced plan with its granularity and minimums.
-    `spare_gpus`: the spare nodes' GPUs held beside the job (goodput.py), billed like the job's."""
-    gpus = gpus + spare_gpus
-    price = cheapest_price(facts)
-    if price is None:
-        return None
-    plans = []
+def _plan_rows(
+    facts: dict[str, Any], gpus: int, gpus_per_node: int, wall_hours: float
+) -> list[dict[str, Any]]:
+    rows = []
     for plan in facts.get("billing_plans") or []:
         if not isinstance(plan, dict) or not isinstance(plan.get("price_usd_per_gpu_hour"), int | float):
             continue
         min_nodes = plan.get("min_nodes") or 0
         billed_gpus = max(gpus, int(min_nodes) * gpus_per_node)
         hours = _plan_hours(plan, wall_hours)
-        plans.append(
+        rows.append(
             {
                 "name": plan.get("name") or plan.get("kind"),
                 "kind": plan.get("kind"),
@@ -61,8 +62,40 @@ def cost_block(
                 "billed_gpus": billed_gpus,
                 "billed_hours": hours,
                 "total_usd": round(billed_gpus * hours * float(plan["price_usd_per_gpu_hour"]), 2),
+                "_plan": plan,
             }
         )
+    return rows
+
+
+def _choice_note(rows: list[dict[str, Any]], preemptible: bool) -> Msg | None:
+    if preemptible:
+        return _(
+            "Only spot / preemptible capacity is priced: the time and cost assume the run is never "
+            "preempted, which such capacity does not promise."
+        )
+    if any(row["kind"] in PREEMPTIBLE_PLAN_KINDS for row in rows):
+        return _(
+            "Spot / preemptible plans are listed but not chosen: the model has no preemptions, so a run "
+            "on them would take longer than it says."
+        )
+    return None
+
+
+def cost_block(
+    facts: dict[str, Any], gpus: int, gpus_per_node: int, wall_hours: float, *, spare_gpus: int = 0
+) -> dict[str, Any] | None:
+    """The run's GPU-hours at the rate of the plan it would be billed on (the cheapest billable plan for this
+    job, its granularity, term and minimum nodes counted), plus each priced plan's total.
+    `spare_gpus`: the spare nodes' GPUs held beside the job (goodput.py), billed like the job's."""
+    gpus = gpus + spare_gpus
+    rows = _plan_rows(facts, gpus, gpus_per_node, wall_hours)
+    billable, preemptible = billable_plans([row["_plan"] for row in rows])
+    chosen_rows = [row for row in rows if row["_plan"] in billable]
+    best = min(chosen_rows, key=lambda row: float(row["total_usd"])) if chosen_rows else None
+    price = best["usd_per_gpu_hour"] if best is not None else billable_rate(facts)
+    if price is None:
+        return None
     gpu_hours = gpus * wall_hours
     out: dict[str, Any] = {
         "usd_per_gpu_hour": price,
@@ -70,9 +103,13 @@ def cost_block(
         "total_usd": round(gpu_hours * price, 2),
         "spare_gpus": spare_gpus,
     }
-    if plans:
-        best = min(plans, key=lambda p: float(p["total_usd"] or 0.0))
-        out["plans"] = plans
+    if rows:
+        out["plans"] = [{k: v for k, v in row.items() if k != "_plan"} for row in rows]
+    if best is not None:
         out["cheapest_plan"] = best["name"]
+        out["cheapest_plan_kind"] = best["kind"]
         out["cheapest_plan_total_usd"] = best["total_usd"]
+    note = _choice_note(rows, preemptible)
+    if note is not None:
+        out["note"] = note
     return out
