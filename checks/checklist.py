@@ -19,6 +19,7 @@ from typing import Any
 from checks.rules import Finding
 from checks.rules.base import Msg, _, joined
 from checks.severity import Severity
+from hardware.messages import UnitWord
 from hardware.norms import NORMS, norm_for, offering_class
 from providers.facts import FACTS_BY_NAME
 
@@ -465,7 +466,7 @@ def _value_words(fact: str, value: Any, per_gpu: bool) -> str:
         return Msg(_PER_GPU_WORDS.get(fact, gettext_noop("%(value)s per GPU")), value=text)
     known = FACTS_BY_NAME.get(fact)
     if known is not None and known.unit:  # the unit translated on the page where it is a word
-        return joined(text, Msg(known.unit.replace("%", "%%")), sep=" ")
+        return joined(text, UnitWord(known.unit.replace("%", "%%")), sep=" ")
     return text
 
 

@@ -36,6 +36,14 @@ class Msg(str):
         }
 
 
+class UnitWord(Msg):
+    """A unit after a value ("64 GPUs"), translated in the "unit" context where the word has one there
+    (portal.i18n.UNIT_CONTEXT_WORDS: "GPUs" is also a column header, "GPU 数", with another translation)."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {**super().as_json(), "context": "unit"}
+
+
 def _(msgid: str, **params: Any) -> Msg:
     """Mark a sentence for translation, its values as named placeholders (pure code cannot import Django's
     gettext; the page translates it when it is shown)."""

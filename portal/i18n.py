@@ -18,8 +18,11 @@ from django.utils.translation import gettext, pgettext, pgettext_lazy
 def _fill(message: dict[str, Any]) -> str:
     params = message.get("params") or {}
     values = {k: _fill(v) if isinstance(v, dict) and "msgid" in v else v for k, v in params.items()}
-    text = gettext(str(message["msgid"])) if message["msgid"] else ""  # gettext("") is the catalog header
-    return text % values
+    if not message["msgid"]:
+        return ""  # gettext("") is the catalog header
+    if message.get("context") == "unit":
+        return unit_word(str(message["msgid"])) % values
+    return gettext(str(message["msgid"])) % values
 
 
 def translated_sentences(parts: Any, fallback: str) -> str:

@@ -13,7 +13,10 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
+from checks.checklist import _value_words
+from portal.i18n import shown
 from providers import currency
 from providers.models import Currency, ExchangeRate
 from tests.providers.factories import OfferingFactory, PlanFactory, UserFactory
@@ -886,3 +889,15 @@ def test_the_catalog_list_shows_codes_as_names_and_plain_words_translated(client
     assert "<td>kubernetes, 专有</td>" in zh and '<span class="fabric ethernet">以太网</span>' in zh
     en = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "<td>kubernetes, proprietary</td>" in en and '<span class="fabric ethernet">ethernet</span>' in en
+
+
+def test_a_unit_inside_a_sentence_is_the_unit_word_not_the_column_header() -> None:
+    """An assumed fact's value in a checklist question ("8 GPUs") reads "8 块 GPU" in Chinese, as on the pages
+    (it read "8 GPU 数", the column header), and stays "8 GPUs" in English."""
+    words = _value_words("nvlink_domain_gpus", 8, False)
+    assert str(words) == "8 GPUs"
+    with translation.override("zh-hans"):
+        assert shown(words) == "8 块 GPU"
+        assert shown(_value_words("lead_time_weeks", 6, False)) == "6 周"
+    with translation.override("en"):
+        assert shown(words) == "8 GPUs"
