@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from hardware.messages import _
+
 from .errors import InputError
 from .model import RECOMPUTE_CODES
 from .overlap import DISPATCHER_DEDUP, MOE_DISPATCHERS, OVERLAP_FLAGS, OVERLAP_GRID_KEYS
@@ -310,6 +312,20 @@ def layout_from_dict(
     flags = {k: _flag(d, k) for k in OVERLAP_FLAGS}
     _check_heads_and_experts(wl, tp, ep)
     dp = _data_parallel(d, gpus, tp, pp, cp, notes)
+    if "etp" not in d and (tp * dp * cp) % (ep * etp) and not (tp * dp * cp) % ep:
+        # Megatron-Core's default (ETP = TP) cannot hold this EP, so the run, if it ran, folded its experts
+        # without tensor parallelism, as every published MoE recipe with TP > 1 does (ETP = 1)
+        etp = 1
+        notes.append(
+            _(
+                "expert tensor parallelism not given: ETP = 1 assumed, the only value under which EP=%(ep)s "
+                "fits TP=%(tp)s x DP=%(dp)s x CP=%(cp)s (Megatron-Core's default, ETP = TP, does not)",
+                ep=ep,
+                tp=tp,
+                dp=dp,
+                cp=cp,
+            )
+        )
     if (tp * dp * cp) % (ep * etp):
         raise InputError(
             "layout.ep",

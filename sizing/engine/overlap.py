@@ -39,16 +39,32 @@ MEGATRON_LM_2021 = {name: False for name in OVERLAP_FLAGS}
 MODERN_ARCHITECTURES = ("hopper", "blackwell", "blackwell-ultra")
 
 
+# ZeRO-3 on every stack overlaps its data-parallel traffic unless told not to: DeepSpeed's stage 3 turns
+# `overlap_comm` on by default (deepspeed/runtime/zero/config.py, `overlap_comm_valid`: "self.overlap_comm =
+# self.stage == ZeroStageEnum.weights") and prefetches the next parameters (`stage3_prefetch_bucket_size`,
+# default 5e7); PyTorch FSDP reduce-scatters on its own stream and prefetches the next all-gather in the
+# backward pass by default (`backward_prefetch=BackwardPrefetch.BACKWARD_PRE`), FSDP2 in both passes. So
+# a ZeRO-3 layout that states no flags gets both data-parallel overlaps whatever the GPU generation.
+ZERO3_DEFAULTS = {"overlap_grad_reduce": True, "overlap_param_gather": True}
+
+
 def grid_defaults(hw: Hardware) -> dict[str, bool]:
-    """framework_defaults under the grid keys of model.py."""
+    """framework_defaults under the grid keys of model.py (ZeRO-3 layouts: zero3_grid_defaults)."""
     return {key: framework_defaults(hw)[name] for name, key in OVERLAP_GRID_KEYS.items()}
 
 
-def framework_defaults(hw: Hardware) -> dict[str, bool]:
-    """The overlap flags a layout gets when it does not state them, by GPU generation."""
+def zero3_grid_defaults() -> dict[str, bool]:
+    """ZERO3_DEFAULTS under the grid keys of model.py."""
+    return {OVERLAP_GRID_KEYS[name]: value for name, value in ZERO3_DEFAULTS.items()}
+
+
+def framework_defaults(hw: Hardware, zero: int = 0) -> dict[str, bool]:
+    """The overlap flags a layout gets when it does not state them, by GPU generation (and ZeRO-3's own)."""
     if hw.gpu.vendor == "nvidia" and hw.gpu.architecture in MODERN_ARCHITECTURES:
-        return MEGATRON_CORE_2024
-    return MEGATRON_LM_2021
+        base = MEGATRON_CORE_2024
+    else:
+        base = MEGATRON_LM_2021
+    return {**base, **ZERO3_DEFAULTS} if zero >= 3 else base
 
 
 def framework_note(hw: Hardware) -> str:
@@ -72,7 +88,17 @@ def resolve_overlap(layout: Layout, hw: Hardware) -> tuple[Layout, list[str]]:
     """The layout with its unset overlap flags filled from the GPU's framework default, and the note."""
     if all(getattr(layout, name) is not None for name in OVERLAP_FLAGS):
         return layout, []
-    return layout.with_overlap(framework_defaults(hw)), [framework_note(hw)]
+    notes = [framework_note(hw)] + ([zero3_note()] if layout.zero >= 3 else [])
+    return layout.with_overlap(framework_defaults(hw, layout.zero)), notes
+
+
+def zero3_note() -> str:
+    """The `assumptions` line for a ZeRO-3 layout that left its data-parallel overlap to the default."""
+    return _(
+        "ZeRO-3 data-parallel overlap not given: parameter prefetch and gradient reduce-scatter overlapped "
+        "with compute, the default of DeepSpeed stage 3 (overlap_comm) and PyTorch FSDP (backward prefetch); "
+        "set overlap_grad_reduce / overlap_param_gather to false for a stack that does not"
+    )
 
 
 # MoE token dispatchers (layout.moe_dispatcher; timing.all_to_all_time): "alltoall" is Megatron-Core's

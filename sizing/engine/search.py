@@ -248,7 +248,7 @@ class _Space:
             etp=None if etp == tp else etp,
         )
         # the search does not toggle the overlap settings: it evaluates the framework default of the GPU
-        lay = lay.with_overlap(framework_defaults(self.hw))
+        lay = lay.with_overlap(framework_defaults(self.hw, lay.zero))
         return resolve_dispatcher(lay, self.hw, self.wl.moe is not None)[0]
 
 

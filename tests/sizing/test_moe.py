@@ -67,10 +67,22 @@ def test_expert_parallelism_folds_over_tensor_and_data_parallel_ranks(h100_ib: d
     # Megatron-Bridge's Qwen3-235B recipe: TP2 PP8 EP32 ETP1 on 256 H100: EP32 > DP16, folded over TP x DP
     ok = evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 32, "etp": 1}, gpus=256)
     assert ok["layout"]["etp"] == 1 and ok["layout"]["ep"] == 32
-    # without folding (ETP = TP, Megatron's default) EP must divide DP x CP
+    # with ETP = TP stated, EP must divide DP x CP: refused, naming the field
     with pytest.raises(InputError) as err:
-        evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 32}, gpus=256)
+        evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 32, "etp": 2}, gpus=256)
     assert err.value.field == "layout.ep"
+    # ETP not stated: Megatron's default (ETP = TP) cannot hold EP32, so the published run folded its experts
+    # (ETP = 1), as the recipe did; assumed and said, not refused
+    unstated = evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 32}, gpus=256)
+    assert unstated["layout"]["etp"] == 1
+    assert unstated["iteration_time_s"] == ok["iteration_time_s"]
+    assert any("ETP = 1 assumed" in note for note in unstated["assumptions"])
+    # where ETP = TP does fit, it stays Megatron's default
+    plain = evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 16}, gpus=256)
+    assert plain["layout"]["etp"] == 2
+    # no ETP makes EP fit: still refused
+    with pytest.raises(InputError):
+        evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 64}, gpus=256)
 
 
 def test_routing_costs_and_load_imbalance_are_charged(h100_ib: dict[str, Any]) -> None:

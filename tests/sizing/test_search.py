@@ -58,9 +58,12 @@ def test_node_first_rule_only_inside_the_error_band(a100_ib: dict[str, Any]) -> 
     # PCIe nodes: TP inside the node is not cheap, the rule does not apply
     pcie = search("gpt3-175b", {**a100_ib, "intra_node": "pcie"}, gpus=1024)
     assert "selection" not in pcie["search"]
-    # one node: a pipeline inside the node crosses no fabric, the rule does not apply (TP=2 PP=2 DP=2 stays)
-    one = search("13b", {**a100_ib, "nodes": 1}, objective="cheapest")
+    # one node: a pipeline inside the node crosses no fabric, the rule does not apply (TP=2 PP=2 DP=2 stays;
+    # with ZeRO-3 allowed, its overlapped gathers on NVSwitch win without any pipeline: TP=2 DP=4)
+    one = search("13b", {**a100_ib, "nodes": 1}, objective="cheapest", zero_stages=(0, 1, 2))
     assert one["layout"]["pp"] == 2 and "selection" not in one["search"]
+    zero3 = search("13b", {**a100_ib, "nodes": 1}, objective="cheapest")
+    assert (zero3["layout"]["zero"], zero3["layout"]["pp"]) == (3, 1) and "selection" not in zero3["search"]
 
 
 def test_fills_node_first_is_elementwise(a100_ib: dict[str, Any]) -> None:
