@@ -139,8 +139,11 @@ def _intra_node(facts: dict[str, Any], gpu: hw_facts.GPU, notes: list[str]) -> t
     if link is None:
         notes.append(
             _(
-                "intra_node_gbytes_per_s not published: %(gbytes)s GB/s per GPU from the GPU table",
+                "intra-node bandwidth per GPU not published: %(gbytes)s GB/s assumed, the hardware table's "
+                "figure for %(gpu)s over %(intra)s",
                 gbytes=f"{raw:.0f}",
+                gpu=gpu.key,
+                intra=intra,
             )
         )
     return str(intra), raw * hw_facts.intra_node_busbw_efficiency(intra)

@@ -200,3 +200,14 @@ def test_negative_gpus_and_unknown_slug_exit_2(a100_ib: dict[str, Any]) -> None:
     assert code == 2 and err.startswith("error: offering: unknown slug")
     code, _, err = run(["--workload", "no-such-preset", "--offering", json.dumps(a100_ib)])
     assert code == 2 and err.startswith("error: workload:")
+
+
+def test_an_assumed_link_rate_is_said_in_words_not_as_a_field_name(a100_ib: dict[str, Any]) -> None:
+    code, out, _ = run(
+        ["--workload", "gpt3-175b", "--offering", json.dumps(a100_ib), "--gpus", "1024", "--json"]
+    )
+    assert code == 0
+    notes = json.loads(out)["assumptions"]
+    said = [n for n in notes if n.startswith("intra-node bandwidth per GPU not published")]
+    assert said and "A100-SXM-80GB over nvswitch" in said[0]
+    assert not any("intra_node_gbytes_per_s" in n for n in notes)
