@@ -901,3 +901,12 @@ def test_a_unit_inside_a_sentence_is_the_unit_word_not_the_column_header() -> No
         assert shown(_value_words("lead_time_weeks", 6, False)) == "6 周"
     with translation.override("en"):
         assert shown(words) == "8 GPUs"
+
+
+def test_a_billing_plans_kind_is_its_label_in_the_page_language(client: Client, zh_run: Any) -> None:
+    """The plan result's billing-plan table showed the kind code ("on-demand") on Chinese pages."""
+    client.force_login(zh_run.owner)
+    url = f"/plan/{zh_run.pk}/zh-silent/"
+    zh = client.get(url, **ZH).content.decode()
+    assert "<td>按需</td>" in zh and "<td>on-demand</td>" not in zh
+    assert "<td>On-demand</td>" in client.get(url, **EN).content.decode()

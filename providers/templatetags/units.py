@@ -1,4 +1,5 @@
-"""`{{ fact.unit|unit_word }}`, `{{ code|code_word }}`: catalog units and codes in the page's language."""
+"""`{{ fact.unit|unit_word }}`, `{{ code|code_word }}`, `{{ plan.kind|plan_kind }}`: catalog units and
+codes in the page's language."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from django import template
 
 from portal.i18n import unit_word as _unit_word
 from providers.filters import CODE_LABELS
+from providers.models import PlanKind
 
 register = template.Library()
 
@@ -24,3 +26,10 @@ def code_word(code: Any) -> str:
     if isinstance(code, list | tuple):
         return ", ".join(str(CODE_LABELS.get(c, c)) for c in code)
     return str(CODE_LABELS.get(code, code)) if code else ""
+
+
+@register.filter
+def plan_kind(code: Any) -> str:
+    """A billing plan's kind code (on-demand, reserved, cluster-cycle, spot) as its label in the page's
+    language; an unknown code as it is."""
+    return str(dict(PlanKind.choices).get(code, code)) if code else ""
