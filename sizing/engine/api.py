@@ -17,7 +17,14 @@ from .goodput import FaultModel, fault_model, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
 from .model import R_MEMORY, R_NODES, REASON_TEXT, attention_note, evaluate_grid
-from .overlap import default_optimizer, optimizer_note, resolve_dispatcher, resolve_overlap
+from .overlap import (
+    MEGATRON_CORE_2024,
+    default_optimizer,
+    framework_defaults,
+    optimizer_note,
+    resolve_dispatcher,
+    resolve_overlap,
+)
 from .workload import Workload, workload_from_dict, workload_preset
 
 
@@ -296,7 +303,9 @@ def evaluate(
     else:
         layout_optimizer = (layout or {}).get("optimizer") if isinstance(layout, dict) else None
         optimizer = optimizer or layout_optimizer
-        lay, notes = layout_from_dict(layout, wl, gpus)
+        lay, notes = layout_from_dict(
+            layout, wl, gpus, fold_experts=framework_defaults(hw) is MEGATRON_CORE_2024
+        )
     if not optimizer:
         optimizer = default_optimizer(hw)
         notes = notes + [optimizer_note(hw)]

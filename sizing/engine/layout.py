@@ -284,11 +284,53 @@ def _data_parallel(d: dict[str, Any], gpus: int | None, tp: int, pp: int, cp: in
     return 1
 
 
+def _unstated_expert_tp(
+    d: dict[str, Any],
+    wl: Workload,
+    degrees: tuple[int, int, int, int],
+    etp: int,
+    fold: bool,
+    notes: list[str],
+) -> int:
+    """The expert tensor parallelism of a layout that does not state `etp` (`etp` as parsed otherwise)."""
+    tp, dp, cp, ep = degrees
+    if "etp" in d:
+        return etp
+    if wl.moe is not None and tp > 1 and fold:
+        # Megatron-Core 0.10+ separates the experts' tensor parallelism from the dense layers' ("MoE
+        # parallel folding"); NVIDIA's MoE recipes since (DeepSeek-V3, Qwen3, GPT-OSS, Kimi K2) set ETP = 1
+        notes.append(
+            _(
+                "expert tensor parallelism not given: ETP = 1 assumed with TP=%(tp)s (experts folded over "
+                "the dense ranks, as in NVIDIA's Megatron-Core MoE recipes for Hopper and later); set etp in "
+                "the layout for a stack that shards experts by TP",
+                tp=tp,
+            )
+        )
+        return 1
+    if (tp * dp * cp) % (ep * etp) and not (tp * dp * cp) % ep:
+        # Megatron-Core's default (ETP = TP) cannot hold this EP, so the run, if it ran, folded its experts
+        # without tensor parallelism, as every published MoE recipe with TP > 1 does (ETP = 1)
+        etp = 1
+        notes.append(
+            _(
+                "expert tensor parallelism not given: ETP = 1 assumed, the only value under which EP=%(ep)s "
+                "fits TP=%(tp)s x DP=%(dp)s x CP=%(cp)s (Megatron-Core's default, ETP = TP, does not)",
+                ep=ep,
+                tp=tp,
+                dp=dp,
+                cp=cp,
+            )
+        )
+    return etp
+
+
 def layout_from_dict(
-    d: dict[str, Any] | None, wl: Workload, gpus: int | None = None
+    d: dict[str, Any] | None, wl: Workload, gpus: int | None = None, *, fold_experts: bool = False
 ) -> tuple[Layout, list[str]]:
     """Parse and check a layout. Shape inconsistencies are InputErrors; a layout that does not fit is not
-    an error (the evaluation answers `feasible: false`)."""
+    an error (the evaluation answers `feasible: false`). `fold_experts`: the GPU's framework generation
+    folds MoE experts without tensor parallelism when the layout does not state `etp` (ETP = 1)."""
     d = dict(d or {})
     if not isinstance(d, dict):
         raise InputError("layout", "must be a JSON object")
@@ -312,20 +354,7 @@ def layout_from_dict(
     flags = {k: _flag(d, k) for k in OVERLAP_FLAGS}
     _check_heads_and_experts(wl, tp, ep)
     dp = _data_parallel(d, gpus, tp, pp, cp, notes)
-    if "etp" not in d and (tp * dp * cp) % (ep * etp) and not (tp * dp * cp) % ep:
-        # Megatron-Core's default (ETP = TP) cannot hold this EP, so the run, if it ran, folded its experts
-        # without tensor parallelism, as every published MoE recipe with TP > 1 does (ETP = 1)
-        etp = 1
-        notes.append(
-            _(
-                "expert tensor parallelism not given: ETP = 1 assumed, the only value under which EP=%(ep)s "
-                "fits TP=%(tp)s x DP=%(dp)s x CP=%(cp)s (Megatron-Core's default, ETP = TP, does not)",
-                ep=ep,
-                tp=tp,
-                dp=dp,
-                cp=cp,
-            )
-        )
+    etp = _unstated_expert_tp(d, wl, (tp, dp, cp, ep), etp, fold_experts, notes)
     if (tp * dp * cp) % (ep * etp):
         raise InputError(
             "layout.ep",

@@ -47,14 +47,8 @@ CLOUDMATRIX = {
 DSV3 = {"tp": 1, "pp": 8, "dp": 32, "ep": 32, "etp": 1, "virtual_stages": 4}
 
 
-def test_deepseek_v3_published_layout_is_accepted_and_fits() -> None:
-    # DeepSeek-V3 report: PP16, EP64 spanning 8 nodes, ZeRO-1 DP on 2,048 H800 (no TP)
-    r = evaluate("deepseek-v3-671b", H800, {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "zero": 1}, gpus=2048)
-    assert r["feasible"] and r["layout"]["ep"] == 64
-
-
-def test_expert_parallelism_folds_over_tensor_and_data_parallel_ranks(h100_ib: dict[str, Any]) -> None:
-    qwen = {
+def qwen3_235b_like() -> dict[str, Any]:
+    return {
         **workload_preset("deepseek-v3-671b").to_dict(),
         "name": "qwen3-235b-like",
         "layers": 94,
@@ -64,6 +58,16 @@ def test_expert_parallelism_folds_over_tensor_and_data_parallel_ranks(h100_ib: d
         "head_dim": 128,
         "moe": {"experts": 128, "top_k": 8, "expert_ffn_hidden": 1536},
     }
+
+
+def test_deepseek_v3_published_layout_is_accepted_and_fits() -> None:
+    # DeepSeek-V3 report: PP16, EP64 spanning 8 nodes, ZeRO-1 DP on 2,048 H800 (no TP)
+    r = evaluate("deepseek-v3-671b", H800, {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "zero": 1}, gpus=2048)
+    assert r["feasible"] and r["layout"]["ep"] == 64
+
+
+def test_expert_parallelism_folds_over_tensor_and_data_parallel_ranks(h100_ib: dict[str, Any]) -> None:
+    qwen = qwen3_235b_like()
     # Megatron-Bridge's Qwen3-235B recipe: TP2 PP8 EP32 ETP1 on 256 H100: EP32 > DP16, folded over TP x DP
     ok = evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 32, "etp": 1}, gpus=256)
     assert ok["layout"]["etp"] == 1 and ok["layout"]["ep"] == 32
@@ -71,18 +75,29 @@ def test_expert_parallelism_folds_over_tensor_and_data_parallel_ranks(h100_ib: d
     with pytest.raises(InputError) as err:
         evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 32, "etp": 2}, gpus=256)
     assert err.value.field == "layout.ep"
-    # ETP not stated: Megatron's default (ETP = TP) cannot hold EP32, so the published run folded its experts
-    # (ETP = 1), as the recipe did; assumed and said, not refused
+    # ETP not stated on Hopper: NVIDIA's Megatron-Core MoE recipes fold the experts (ETP = 1); said
     unstated = evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 32}, gpus=256)
     assert unstated["layout"]["etp"] == 1
     assert unstated["iteration_time_s"] == ok["iteration_time_s"]
-    assert any("ETP = 1 assumed" in note for note in unstated["assumptions"])
-    # where ETP = TP does fit, it stays Megatron's default
-    plain = evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 16}, gpus=256)
+    assert any("ETP = 1 assumed with TP=2" in note for note in unstated["assumptions"])
+    assert evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 16}, gpus=256)["layout"]["etp"] == 1
+
+
+def test_unstated_expert_tensor_parallelism_on_a100_is_megatrons_unless_it_cannot_be(
+    a100_ib: dict[str, Any],
+) -> None:
+    qwen = qwen3_235b_like()
+    # A100-era stacks shard experts by TP (ETP = TP, Megatron's default) where that holds the stated EP
+    plain = evaluate(qwen, a100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 16}, gpus=256)
     assert plain["layout"]["etp"] == 2
-    # no ETP makes EP fit: still refused
-    with pytest.raises(InputError):
-        evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 64}, gpus=256)
+    # where it cannot, the run folded its experts (ETP = 1): assumed and said, not refused
+    folded = evaluate(qwen, a100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 32}, gpus=256)
+    assert folded["layout"]["etp"] == 1
+    assert any("the only value under which EP=32 fits" in note for note in folded["assumptions"])
+    # no ETP makes EP fit: still refused, naming the field
+    with pytest.raises(InputError) as err:
+        evaluate(qwen, a100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 64}, gpus=256)
+    assert err.value.field == "layout.ep"
 
 
 def test_routing_costs_and_load_imbalance_are_charged(h100_ib: dict[str, Any]) -> None:
