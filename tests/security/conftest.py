@@ -18,6 +18,7 @@ from django.test import Client, TestCase
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.conftest import module_rows
 from tests.providers.factories import OfferingFactory, PlanFactory, ProviderFactory, UserFactory
 
 NCCL_LOG = (
@@ -117,30 +118,22 @@ def world(db: Any) -> World:
 def module_world(
     django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[bytes, Path]]:
-    """One World for a whole module, with the directory of its files. It is built inside a transaction
-    that is rolled back after the module's last test, so none of it is ever committed; each test runs in a
-    savepoint of its own inside it (see `world_of_the_module`)."""
-    from django.db import transaction
+    """One World for a whole module (see `module_rows`), pickled, with the directory of its files."""
     from django.test.utils import override_settings
 
     from providers.models import Provider
 
     media = tmp_path_factory.mktemp("world-media")
-    alone = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "world"}}
-    django_db_blocker.unblock()
-    try:
-        with transaction.atomic():
-            with override_settings(MEDIA_ROOT=str(media), PASSWORD_HASHERS=FAST_HASHERS, CACHES=alone):
-                world = build_world()
-            django_db_blocker.restore()
-            try:
-                yield pickle.dumps(world), media
-            finally:
-                django_db_blocker.unblock()
-            transaction.set_rollback(True)
-        assert not Provider.objects.filter(pk=world.provider.pk).exists(), "the module's World was kept"
-    finally:
-        django_db_blocker.restore()
+
+    def build() -> tuple[bytes, int]:
+        with override_settings(MEDIA_ROOT=str(media), PASSWORD_HASHERS=FAST_HASHERS):
+            world = build_world()
+        return pickle.dumps(world), world.provider.pk
+
+    with module_rows(django_db_blocker, build) as (pickled, provider):
+        yield pickled, media
+    with django_db_blocker.unblock():
+        assert not Provider.objects.filter(pk=provider).exists(), "the module's World was kept"
 
 
 @pytest.fixture
