@@ -8,14 +8,18 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 IN_CI = bool(os.environ.get("CI"))
+T = TypeVar("T")
+# A cache of its own for rows built outside any test (never the Redis cache a worker may share).
+ALONE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "module-rows"}}
 
 
 def shared_dir() -> Path | None:
@@ -35,6 +39,33 @@ def shared() -> Path:
             pytest.fail("../shared is missing in CI")
         pytest.skip("../shared is not present")
     return path
+
+
+@contextmanager
+def module_rows(django_db_blocker: Any, build: Callable[[], T]) -> Iterator[T]:
+    """For a module-scoped fixture: `with module_rows(django_db_blocker, build) as built: yield built`.
+
+    What `build` makes in the database is made once, inside a transaction rolled back after the module's
+    last test, so none of it is ever committed. Each test that asks for `db` runs in a savepoint inside
+    it, rolled back after the test: a test's writes never reach the next test. Every test of the module
+    that runs after the first one asking for the fixture sees these rows, whether it asks or not. Not for
+    tests needing `transactional_db` (its flush would empty the tables under the open transaction)."""
+    from django.db import transaction
+    from django.test.utils import override_settings
+
+    django_db_blocker.unblock()
+    try:
+        with transaction.atomic():
+            with override_settings(CACHES=ALONE):
+                built = build()
+            django_db_blocker.restore()
+            try:
+                yield built
+            finally:
+                django_db_blocker.unblock()
+            transaction.set_rollback(True)
+    finally:
+        django_db_blocker.restore()
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ buyer cannot count on (docs/CHECKS.md). Offerings that publish it (AWS, CoreWeav
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from checks.models import Finding
 from checks.services import findings_refresh_catalog
 from providers.catalog import catalog_import, read_catalog_file
 from providers.services import gpu_table_sync
+from tests.conftest import module_rows
 
 DEMO = Path(__file__).resolve().parents[2] / "providers" / "demo" / "catalog.yaml"
 
@@ -29,15 +31,29 @@ def demo_catalog() -> dict[str, Any]:
     return read_catalog_file(DEMO)
 
 
+@pytest.fixture(scope="module")
+def demo_rows(
+    django_db_setup: None, django_db_blocker: Any, demo_catalog: dict[str, Any]
+) -> Iterator[dict[str, dict[str, str]]]:
+    """The demo catalog imported and checked once for the module (its rows rolled back after the module,
+    see module_rows), with each offering's claims findings: code -> severity."""
+
+    def build() -> dict[str, dict[str, str]]:
+        gpu_table_sync()
+        catalog_import(data=copy.deepcopy(demo_catalog))
+        findings_refresh_catalog()
+        out: dict[str, dict[str, str]] = {}
+        for row in Finding.objects.select_related("offering").filter(context="claims"):
+            out.setdefault(row.offering.slug, {})[row.code] = row.severity
+        return out
+
+    with module_rows(django_db_blocker, build) as findings:
+        yield findings
+
+
 @pytest.fixture
-def demo_findings(db: None, demo_catalog: dict[str, Any]) -> dict[str, dict[str, str]]:
-    gpu_table_sync()
-    catalog_import(data=copy.deepcopy(demo_catalog))
-    findings_refresh_catalog()
-    out: dict[str, dict[str, str]] = {}
-    for row in Finding.objects.select_related("offering").filter(context="claims"):
-        out.setdefault(row.offering.slug, {})[row.code] = row.severity
-    return out
+def demo_findings(db: None, demo_rows: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    return copy.deepcopy(demo_rows)
 
 
 def test_every_sample_trap_raises_its_trap(demo_findings: dict[str, dict[str, str]]) -> None:

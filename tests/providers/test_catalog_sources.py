@@ -1,15 +1,16 @@
 """The imported demo catalog: sources per fact group and per fact in the API, GPU keys the engine knows,
-the new facts reaching the engine, and the catalog import naming every bad value of the new fields."""
+the new facts reaching the engine (the catalog import naming every bad value of the new fields is in
+test_catalog_source_values.py, on a catalog of its own)."""
 
 from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
 from django.test import Client
@@ -19,22 +20,33 @@ from hardware import GPUS
 from hardware.names import gpu_from_text
 from providers import selectors
 from providers.api import OfferingSerializer
-from providers.catalog import CatalogError, catalog_export, catalog_import, read_catalog_file
+from providers.catalog import catalog_export, catalog_import, read_catalog_file
 from providers.facts import GROUPS
 from providers.models import Offering
 from providers.services import gpu_table_sync
+from tests.conftest import module_rows
 
 pytestmark = pytest.mark.django_db
 REPO = Path(__file__).resolve().parents[2]
-FIXTURE = Path(__file__).parent / "fixtures" / "small_catalog.yaml"
 # Real offerings whose GPU model is not published anywhere the catalog read (no key can be given honestly).
 GPU_NOT_PUBLISHED = {"ali-lingjun", "volc-rdma-gpu", "yiwan-rack-cluster"}
 
 
+@pytest.fixture(scope="module")
+def demo_rows(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """The demo catalog imported once for the module (every test here reads it; see module_rows)."""
+
+    def build() -> None:
+        gpu_table_sync()
+        catalog_import(data=read_catalog_file(REPO / "providers" / "demo" / "catalog.yaml"))
+
+    with module_rows(django_db_blocker, build):
+        yield
+
+
 @pytest.fixture
-def demo() -> None:
-    gpu_table_sync()
-    catalog_import(data=read_catalog_file(REPO / "providers" / "demo" / "catalog.yaml"))
+def demo(db: None, demo_rows: None) -> None:
+    """The demo catalog as imported: what a test writes is rolled back with its savepoint."""
 
 
 def offering_json(client: Client, slug: str) -> dict[str, Any]:
@@ -175,101 +187,6 @@ def test_export_keeps_fact_sources_and_reimport_changes_nothing(demo: None) -> N
     assert h100["groups"]["network"]["fact_sources"]["nics_per_node"]["sources"] == ["mlperf-tr30-cw"]
     catalog_import(data=copy.deepcopy(exported))
     assert catalog_export() == exported
-
-
-def _small() -> dict[str, Any]:
-    return dict(yaml.safe_load(FIXTURE.read_text()))
-
-
-def _network(data: dict[str, Any]) -> dict[str, Any]:
-    return dict(data["providers"][0]["offerings"][0]["groups"]["network"])
-
-
-@pytest.mark.parametrize(
-    ("change", "expected"),
-    [
-        (
-            {"facts": {"largest_demonstrated_gpus": 0}},
-            "largest_demonstrated_gpus: Largest run demonstrated must be greater than 0 and at most"
-            " 1,000,000 GPUs, got 0",
-        ),
-        (
-            {"facts": {"largest_demonstrated_gpus": 5_000_000}},
-            "largest_demonstrated_gpus: Largest run demonstrated must be greater than 0 and at most"
-            " 1,000,000 GPUs, got 5,000,000",
-        ),
-        (
-            {"fact_sources": {"nics_per_node": {"sources": ["nope"]}}},
-            "fact_sources.nics_per_node.sources: source",
-        ),
-        (
-            {"fact_sources": {"gpu": {"sources": ["acme-docs"]}}},
-            "fact_sources.gpu: unknown fact for this group",
-        ),
-        (
-            {"fact_sources": {"nics_per_node": {"sources": ["acme-docs"], "as_of": "last year"}}},
-            "fact_sources.nics_per_node.as_of: expected an ISO date",
-        ),
-        ({"fact_sources": {"nics_per_node": "acme-docs"}}, "fact_sources.nics_per_node: expected a mapping"),
-        ({"fact_sources": ["nics_per_node"]}, "groups.network.fact_sources: expected a mapping"),
-        (
-            {"fact_sources": {"nics_per_node": {"sources": ["acme-docs"], "unsure": "maybe"}}},
-            "fact_sources.nics_per_node.unsure: expected true or false, got 'maybe'",
-        ),
-    ],
-)
-def test_bad_network_values_name_their_field(change: dict[str, Any], expected: str) -> None:
-    gpu_table_sync()
-    data = _small()
-    network = data["providers"][0]["offerings"][0]["groups"]["network"]
-    network["facts"].update(change.get("facts", {}))
-    if "fact_sources" in change:
-        network["fact_sources"] = change["fact_sources"]
-    with pytest.raises(CatalogError) as info:
-        catalog_import(data=data)
-    problems = [str(p) for p in info.value.report.problems]
-    assert any(expected in p and "offering acme-h100" in p for p in problems), problems
-    assert Offering.objects.count() == 0
-
-
-@pytest.mark.parametrize(
-    ("facts", "expected"),
-    [
-        ({"lead_time_weeks": -1}, "Lead time to a running cluster must be between 0 and 104 weeks, got -1"),
-        ({"lead_time_weeks": 300}, "Lead time to a running cluster must be between 0 and 104 weeks, got 300"),
-        (
-            {"payment_terms": "barter"},
-            "groups.commercial.facts.payment_terms: 'barter' is not one of upfront",
-        ),
-    ],
-)
-def test_bad_terms_name_their_field(facts: dict[str, Any], expected: str) -> None:
-    gpu_table_sync()
-    data = _small()
-    data["providers"][0]["offerings"][0]["groups"]["commercial"] = {"facts": facts}
-    with pytest.raises(CatalogError) as info:
-        catalog_import(data=data)
-    assert any(expected in str(p) for p in info.value.report.problems), info.value.report.problems
-
-
-def test_good_fact_sources_import_and_widen_the_group_sources() -> None:
-    gpu_table_sync()
-    data = _small()
-    offering = data["providers"][0]["offerings"][0]
-    offering["groups"]["network"]["fact_sources"] = {
-        "max_nodes": {"sources": ["acme-pricing"], "as_of": "2026-10-01", "note": "'up to 64 nodes'"}
-    }
-    offering["groups"]["commercial"] = {"facts": {"payment_terms": "net-30", "lead_time_weeks": 6}}
-    catalog_import(data=data)
-    stored = Offering.objects.get(slug="acme-h100")
-    assert (stored.payment_terms, stored.lead_time_weeks) == ("net-30", 6)
-    network = stored.provenance.get(group="network")
-    assert network.fact_sources["max_nodes"] == {
-        "sources": ["acme-pricing"],
-        "as_of": "2026-10-01",
-        "note": "'up to 64 nodes'",
-    }
-    assert sorted(s.key for s in network.sources.all()) == ["acme-docs", "acme-pricing"]
 
 
 def test_the_offering_page_rows_carry_each_fact_source(client: Client, demo: None) -> None:

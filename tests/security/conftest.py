@@ -3,6 +3,9 @@ buyer's private things: a workload, a run with a result and a finding, quotes (o
 
 from __future__ import annotations
 
+import pickle
+import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,12 +18,15 @@ from django.test import Client, TestCase
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.conftest import module_rows
 from tests.providers.factories import OfferingFactory, PlanFactory, ProviderFactory, UserFactory
 
 NCCL_LOG = (
     Path(__file__).parents[1] / "benchmarks" / "fixtures" / "uploads" / "nccl-allreduce-1node.txt"
 ).read_bytes()
 ROLES = ("anonymous", "buyer", "other_buyer", "own_rep", "other_rep", "staff")
+# The real hasher costs a quarter second per user; six users per World add up.
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @dataclass
@@ -61,8 +67,7 @@ class World:
 def _fresh_limits_and_media(settings: Any, tmp_path: Path) -> Any:
     """Rate-limit counters live in the cache (Redis under PostgreSQL runs): start every test from zero."""
     settings.MEDIA_ROOT = str(tmp_path / "media")
-    # The real hasher costs a quarter second per user; six users per test add up.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PASSWORD_HASHERS = FAST_HASHERS
     cache.clear()
     yield
     cache.clear()
@@ -106,6 +111,46 @@ def stored_upload(*, owner: Any, offering: Any, visibility: str) -> Any:
 
 @pytest.fixture
 def world(db: Any) -> World:
+    return build_world()
+
+
+@pytest.fixture(scope="module")
+def module_world(
+    django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[bytes, Path]]:
+    """One World for a whole module (see `module_rows`), pickled, with the directory of its files."""
+    from django.test.utils import override_settings
+
+    from providers.models import Provider
+
+    media = tmp_path_factory.mktemp("world-media")
+
+    def build() -> tuple[bytes, int]:
+        with override_settings(MEDIA_ROOT=str(media), PASSWORD_HASHERS=FAST_HASHERS):
+            world = build_world()
+        return pickle.dumps(world), world.provider.pk
+
+    with module_rows(django_db_blocker, build) as (pickled, provider):
+        yield pickled, media
+    with django_db_blocker.unblock():
+        assert not Provider.objects.filter(pk=provider).exists(), "the module's World was kept"
+
+
+@pytest.fixture
+def world_of_the_module(
+    module_world: tuple[bytes, Path], db: Any, settings: Any, _fresh_limits_and_media: Any
+) -> World:
+    """The module's World for one test: its rows as built (what the test writes is rolled back with its
+    savepoint by `db`), its files copied into this test's MEDIA_ROOT, and its objects copied, so a test
+    changing one in memory or deleting a file changes nothing for the next test (unpickled: a sixth of the
+    time of a deep copy)."""
+    world, media = module_world
+    shutil.copytree(media, settings.MEDIA_ROOT, dirs_exist_ok=True)
+    unpickled: World = pickle.loads(world)
+    return unpickled
+
+
+def build_world() -> World:
     from checks.models import Finding, context_for_run
     from quotes import services as quote_services
     from sizing import services as sizing_services

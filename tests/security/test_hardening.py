@@ -14,6 +14,12 @@ from tests.security.conftest import NCCL_LOG, World
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def world(world_of_the_module: World) -> World:
+    """One World for the module; each test starts from it as built (see module_rows)."""
+    return world_of_the_module
+
+
 def _csrf_client(world: World, role: str | None) -> Client:
     client = Client(enforce_csrf_checks=True)
     if role is not None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.core.files.storage import default_storage
 
 from providers.models import FactChange
 from tests.security.conftest import ROLES, World
@@ -367,6 +368,79 @@ def _edit_form_data(world: World) -> dict[str, Any]:
             data[fact.name] = "" if value is None else value
     data["max_nodes"] = "64"
     return {**data, **SOURCE}
+
+
+@pytest.fixture
+def world(world_of_the_module: World) -> World:
+    """One World for the module (building it per case was most of the module's time); each case still
+    starts from it as built, as the two tests below show."""
+    return world_of_the_module
+
+
+def _as_built(world: World) -> dict[str, bool]:
+    """What the cases rely on, each True while it is as the World was built."""
+    from benchmarks.models import Upload
+    from checks.models import Finding
+    from quotes.models import Quote
+    from quotes.services import pdf_names
+    from sizing.models import PlanRun
+
+    offering = type(world.offering).objects.filter(pk=world.offering.pk).first()
+    quotes = (world.quote, world.shared_quote)
+    uploads = (world.upload_private, world.upload_public)
+    return {
+        "offering facts": offering is not None
+        and offering.fact_value("max_nodes") == world.offering.fact_value("max_nodes"),
+        "no probe price": not world.plan.history.filter(note="leak probe").exists(),
+        "share link": Quote.objects.filter(
+            pk=world.shared_quote.pk, share_token=world.shared_quote.share_token
+        )
+        .exclude(share_token=None)
+        .exists(),
+        "revoked quote": Quote.objects.filter(pk=world.quote.pk, share_token=None).exists(),
+        "uploads": Upload.objects.filter(pk__in=[u.pk for u in uploads]).count() == 2,
+        "run": PlanRun.objects.filter(pk=world.run.pk, status="done").exists(),
+        "findings": Finding.objects.filter(pk__in=[world.run_finding.pk, world.claims_finding.pk]).count()
+        == 2,
+        "users": type(world.users["buyer"])
+        .objects.filter(pk__in=[u.pk for u in world.users.values()])
+        .count()
+        == 5,
+        "files": all(default_storage.exists(pdf_names(q)[0]) for q in quotes)
+        and all(default_storage.exists(u.blob.storage_name) for u in uploads),
+        "objects": world.offering.slug == "own-h100" and world.users["buyer"].username == "buyer",
+    }
+
+
+def test_a_case_may_change_or_delete_all_of_the_world(world: World) -> None:
+    from benchmarks.models import Upload
+    from quotes.services import pdf_names
+
+    assert all(_as_built(world).values()), _as_built(world)
+    buyer, rep = world.api("buyer"), world.api("own_rep")
+    assert buyer.delete(f"/api/v1/quotes/{world.shared_quote.pk}/share").status_code == 204
+    assert buyer.post(f"/api/v1/quotes/{world.quote.pk}/share").status_code == 201
+    edit = {"max_nodes": (world.offering.fact_value("max_nodes") or 0) + 8, **SOURCE}
+    assert rep.patch(f"/api/v1/offerings/{world.offering.slug}/", edit, format="json").status_code == 200
+    price = {"price_usd_per_gpu_hour": "3.10", "note": "leak probe"}
+    url = f"/api/v1/offerings/{world.offering.slug}/plans/{world.plan.pk}/price/"
+    assert rep.post(url, price, format="json").status_code == 201
+    for name in [
+        pdf_names(world.quote)[0],
+        pdf_names(world.shared_quote)[0],
+        world.upload_public.blob.storage_name,
+    ]:
+        default_storage.delete(name)
+    Upload.objects.filter(pk=world.upload_private.pk).delete()
+    world.run_finding.delete()
+    world.run.delete()
+    world.users["other_buyer"].delete()
+    world.offering.slug, world.users["buyer"].username = "changed", "changed"
+    assert not any(_as_built(world).values()), _as_built(world)
+
+
+def test_the_next_case_finds_the_world_as_built(world: World) -> None:
+    assert all(_as_built(world).values()), _as_built(world)
 
 
 def _cases(table: dict[Any, Any], channel: str) -> list[Any]:

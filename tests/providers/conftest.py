@@ -1,0 +1,14 @@
+"""Fixtures of the catalog tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings: Any) -> None:
+    """The real hasher costs about 0.3 s per user made by UserFactory; most tests here make three or more
+    (log-ins still check the password, with this hasher)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
