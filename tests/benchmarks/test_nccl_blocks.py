@@ -86,8 +86,9 @@ def test_the_usual_log_goes_through_the_fast_paths() -> None:
     block = join_block(lines)
     assert block is not None
     found = scan_block(block)
-    assert sum(count for _, count, value in found if isinstance(value, str)) == 3 * 8  # every Rank line
-    assert sum(1 for _, _, value in found if isinstance(value, tuple)) == 3 * 8
+    assert sum(count for _, count, _, rows in found if not rows) == 3 * 8  # every Rank line
+    assert sum(count for _, count, _, rows in found if rows) == 3 * 8  # every row
+    assert len(found) == 3 * 2  # one run of Rank lines and one of rows per test
     result = assert_same(lines)
     run = result["summary"]["runs"][0]  # type: ignore[index]
     assert (run["ranks"], run["nodes"], run["hosts"]) == (8, 2, ["node-0", "node-1"])
@@ -273,7 +274,7 @@ PAST_THE_CAP = [
 @pytest.mark.parametrize("odd", PAST_THE_CAP)
 def test_runs_past_the_runs_kept_are_counted_as_the_walk_counts_them(monkeypatch, odd: str) -> None:  # type: ignore[no-untyped-def]
     """Past MAX_RUNS the Rank runs are only checked and the rows not built (blocks.ranks_readable,
-    RunAssembler.add_scanned_row): an odd line among them must still open, close and count runs, and
+    RunAssembler.add_scanned_rows): an odd line among them must still open, close and count runs, and
     set the file's tool and library version, as the walk does."""
     from benchmarks.parsers.nccl import assembly
 
@@ -378,6 +379,7 @@ def test_the_possessive_patterns_match_as_backtracking_ones() -> None:
         _backtracking(blocks.RANK_FIELDS_RE.pattern),
     )
     plain_run = _backtracking(blocks.RANK_RUN_RE.pattern)
+    plain_rows = _backtracking(blocks.ROW_FIELDS_RE.pattern)
     for _ in range(20_000):
         lines = []
         for _ in range(rng.randrange(1, 5)):
@@ -391,4 +393,46 @@ def test_the_possessive_patterns_match_as_backtracking_ones() -> None:
             (m.span(), m.groups()) for m in plain_block.finditer(block)
         ], block
         assert blocks.RANK_FIELDS_RE.findall(block) == plain_fields.findall(block), block
+        assert blocks.ROW_FIELDS_RE.findall(block) == plain_rows.findall(block), block
         assert (blocks.RANK_RUN_RE.fullmatch(block) is None) == (plain_run.fullmatch(block) is None), block
+
+
+def test_the_blocker_test_is_a_search_for_each_blocker() -> None:
+    """blocks._blocked looks for a blocker only when one of its letters is there: the same answer as
+    looking for every one, on Rank runs with blockers put anywhere (split across fields too)."""
+    from benchmarks.parsers.nccl.blocks import RANK_BLOCKERS, _blocked
+
+    rng = random.Random(3)
+    run = "\n" + "\n".join(_usual_ranks())
+    pieces = [*RANK_BLOCKERS, "C", "l", "T", "s", "CCL", "ccl", "nGpu", "Thread", " ", "\n", "x"]
+    assert not _blocked(run)
+    for _ in range(3000):
+        chars = list(run)
+        for _ in range(rng.randrange(1, 4)):
+            at = rng.randrange(len(chars) + 1)
+            chars[at:at] = rng.choice(pieces)
+        text = "".join(chars)
+        assert _blocked(text) == any(blocker in text for blocker in RANK_BLOCKERS), text
+
+
+def test_each_line_is_routed_where_the_walk_sends_it() -> None:
+    """RunAssembler.feed_routed (route_line, remembered per line) against `feed`, line by line, on every
+    line of the fixtures and the corpus and on odd lines, each fed to both after the same lines."""
+    paths = sorted(FIXTURES.glob("nccl-*.txt")) + sorted((FIXTURES / "uploads").glob("nccl-*.txt"))
+    shared = shared_dir()
+    if shared is not None:
+        paths += sorted((shared / "benchlogs" / "nccl-tests").glob("*.txt"))
+    odd = [*ODD_RANK_LINES, *ODD_ROWS, *PAST_THE_CAP, QUIET, "#", "  ", "# Using devices", "== 2 nodes =="]
+    for lines in [text.decode(path.read_bytes()).lines for path in paths] + [odd * 2]:
+        assert isinstance(lines, list)
+        walk, routed = RunAssembler(), RunAssembler()
+        for line_no, line in enumerate(lines, start=1):
+            walk.feed(line_no, line)
+            routed.feed_routed(line_no, line)
+        assert routed.runs == walk.runs
+        assert (routed.pending, routed.tool, routed.file_nccl_version, routed.previous_line) == (
+            walk.pending,
+            walk.tool,
+            walk.file_nccl_version,
+            walk.previous_line,
+        )
