@@ -151,7 +151,7 @@ DEBUG_READS = ("NCCL version", "NCCL_ALGO", "nNodes", "multicast support is avai
 def lines_to_feed(block: str, lines: list[str]) -> Sequence[int]:
     """The indices of the lines `feed` has to see, in order: all but the debug lines it would read for
     nothing (most lines of a log written with NCCL_DEBUG=INFO). The tests over every line run in C."""
-    if DEBUG_INFO not in block:
+    if "F" not in block or DEBUG_INFO not in block:  # one letter first: a memchr, 10x faster
         return range(len(lines))
     fed = list(map(not_, map(str.__contains__, lines, repeat(DEBUG_INFO))))
     # Line i starts at starts[i] in the block (after its `\n`); each line holding a DEBUG_READS is fed.

@@ -7,6 +7,7 @@ and every inference names its source (`ranks_source`, `nodes_source`, `collectiv
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from hardware import gpu_from_text
@@ -19,6 +20,8 @@ from .reading import Row
 
 REDUCTION_OPS = {"sum", "prod", "max", "min", "avg", "mulsum", "premulsum"}
 REFERENCE_SIZES = (("1GiB", 1 << 30), ("8GiB", 8 << 30), ("16GiB", 16 << 30))
+# Fields of Run.ranks' values (host, device, GPU name, bus id), read in C over a run's hundreds of ranks.
+_HOST, _NAME, _BUS, _HOST_AND_BUS = itemgetter(0), itemgetter(2), itemgetter(3), itemgetter(0, 3)
 
 
 # ---- the busbw/algbw ratio and what it tells -------------------------------------------------
@@ -149,7 +152,7 @@ def _rank_count(run: Run, ratio: float | None) -> tuple[int | None, str | None]:
 def _hosts(run: Run) -> list[str]:
     """Host names in rank order, each once."""
     ranks = run.ranks
-    return list(dict.fromkeys(ranks[rank][0] for rank in sorted(ranks)))
+    return list(dict.fromkeys(map(_HOST, map(ranks.__getitem__, sorted(ranks)))))
 
 
 def _rank_listing_complete(run: Run) -> bool:
@@ -173,17 +176,18 @@ def _scale(run: Run, ratio: float | None) -> _Scale:
     ranks, ranks_source = _rank_count(run, ratio)
     hosts = _hosts(run)
     nodes, nodes_source = _node_count(run, hosts, ranks_source)
-    gpu_names = sorted({r[2] for r in run.ranks.values() if r[2]})
-    return _Scale(ranks, ranks_source, nodes, nodes_source, hosts, gpu_names, _shared_gpus(run))
+    gpu_names = set(map(_NAME, run.ranks.values()))
+    gpu_names.discard("")
+    return _Scale(ranks, ranks_source, nodes, nodes_source, hosts, sorted(gpu_names), _shared_gpus(run))
 
 
 def _shared_gpus(run: Run) -> int | None:
     """The GPUs behind a complete rank listing when fewer than its ranks: each Rank line names its host and
     the GPU's PCI bus id (`device 0 [0000:19:00]`; the device index alone is per process, so two ranks on
     one host may both print device 0 for two GPUs). None when every rank has a GPU of its own."""
-    if not _rank_listing_complete(run) or not all(r[3] for r in run.ranks.values()):
+    if not _rank_listing_complete(run) or not all(map(_BUS, run.ranks.values())):
         return None
-    gpus = len({(r[0], r[3]) for r in run.ranks.values()})
+    gpus = len(set(map(_HOST_AND_BUS, run.ranks.values())))
     return gpus if gpus < len(run.ranks) else None
 
 
