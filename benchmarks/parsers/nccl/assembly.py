@@ -7,6 +7,7 @@ reached means the next test has begun.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from bisect import bisect_left
@@ -33,7 +34,6 @@ from .reading import (
     is_rccl_marker,
     is_split_row_fragment,
     is_test_concluded,
-    memoised,
     normalise_collective,
     parse_column_header,
     parse_row,
@@ -181,11 +181,10 @@ def _takes(reader: Callable[[str], object], line: str) -> bool:
     return found is not None and found is not False
 
 
-@memoised
-def route_line(line: str) -> int:
+def _route_line(line: str) -> int:
     """Where `feed` sends a line, found with the same tests in the same order: the index of the
     description handler that takes it, or BLANK, DEBUG, QUIET, FAST or TABLE. Depends on the line alone,
-    so it is remembered: a log repeats the lines around its tables in every test."""
+    so it is remembered (route_line): a log repeats the lines around its tables in every test."""
     stripped = line.lstrip()
     if not stripped:
         return BLANK
@@ -202,6 +201,11 @@ def route_line(line: str) -> int:
         if _takes(DESCRIPTION_READERS[i], line):
             return i
     return TABLE
+
+
+# Remembered whatever the line's length (route_line is called on walked lines only, a few per test): the
+# lru_cache is called directly, without a Python wrapper.
+route_line = functools.lru_cache(maxsize=256)(_route_line)
 
 
 class RunAssembler:

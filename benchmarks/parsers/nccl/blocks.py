@@ -78,10 +78,6 @@ _RANK_LINE_CHECK = re.sub(r"\((?!\?)", "(?:", RANK_LINE)
 RANK_RUN_RE = re.compile(rf"(?:\n{_RANK_LINE_CHECK})+")
 
 
-def _measurement(time_us: str, algbw: str, busbw: str, wrong: str) -> Measurement:
-    return Measurement(float(time_us), float(algbw), float(busbw), wrong)
-
-
 def make_row(line_no: int, g: RowFields) -> Row:
     """The row `parse_row` reads (without a layout, or with the usual one) from ROW_LINE's groups."""
     return Row(
@@ -91,8 +87,8 @@ def make_row(line_no: int, g: RowFields) -> Row:
         g[2],
         g[3].lower(),
         int(g[4]),
-        _measurement(*g[5:9]),
-        _measurement(*g[9:13]),
+        Measurement(float(g[5]), float(g[6]), float(g[7]), g[8]),
+        Measurement(float(g[9]), float(g[10]), float(g[11]), g[12]),
     )
 
 
