@@ -436,3 +436,30 @@ def test_each_line_is_routed_where_the_walk_sends_it() -> None:
             walk.file_nccl_version,
             walk.previous_line,
         )
+
+
+def test_a_line_never_a_row_is_read_as_no_row_under_any_layout() -> None:
+    """route_line sends a line that no layout reads as a row (assembly.never_a_row) past the row reader:
+    checked against parse_row under every layout a column header gives, on rows, columns and odd lines."""
+    from benchmarks.parsers.nccl.assembly import never_a_row
+    from benchmarks.parsers.nccl.reading import parse_column_header, parse_row
+
+    headers = [
+        COLUMNS[2],
+        "#  size count type time algbw busbw #wrong",
+        "#  size count type redop root time algbw busbw error time algbw busbw error",
+        "#  size count type time algbw busbw #wrong res time algbw busbw #wrong res extra x",
+        "# bytes count time algbw busbw time algbw busbw time algbw busbw",
+    ]
+    layouts = [parse_column_header(h, p) for h in headers for p in ("", "in-place", "out-of-place")]
+    rows = [
+        *_usual_rows(3),
+        *ODD_ROWS,
+        "   8  2  float  sum  -1  1.0  2.0  3.0  0",
+        "   8  2  float  1.0  2.0  3.0  0",
+    ]
+    lines = [*rows, *COLUMNS, *HEADER, *FOOTER, "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17"]
+    assert any(never_a_row(line) for line in lines) and not all(never_a_row(line) for line in lines)
+    for line in lines:
+        if never_a_row(line):
+            assert all(parse_row(line, 0, layout) is None for layout in [None, *layouts]), line

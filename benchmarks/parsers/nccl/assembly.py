@@ -176,6 +176,21 @@ RANK_READER, RCCL_MARKER_READER, COLUMN_HEADER_READER = 5, 8, 10
 BLANK, DEBUG, QUIET, FAST, TABLE = -1, -2, -3, -4, -5
 
 
+# Every (groups, width) a Layout can have (parse_column_header: 1 or 2 groups of 4 to 12 columns); whether
+# parse_row reads a line depends on nothing else of the layout.
+LAYOUT_SHAPES = tuple(Layout(groups=groups, width=width) for groups in (1, 2) for width in range(4, 13))
+
+
+def never_a_row(line: str) -> bool:
+    """parse_row reads no row from the line, whatever the layout (or none): the column lines of a table
+    (`#  (B)  (elements)  (us)  (GB/s) ...`) need no row_line call in each test."""
+    if len(line.split()) < 7:  # parse_row's own first test
+        return True
+    return parse_row(line, 0, None) is None and all(
+        parse_row(line, 0, shape) is None for shape in LAYOUT_SHAPES
+    )
+
+
 def _takes(reader: Callable[[str], object], line: str) -> bool:
     found = reader(line)
     return found is not None and found is not False
@@ -195,8 +210,8 @@ def _route_line(line: str) -> int:
     if "Rank" in line and _takes(read_rank, line):
         return RANK_READER
     if not has_late_trigger(line):
-        # parse_row reads no line of fewer than 7 tokens (is_split_row_fragment none of fewer than 8)
-        return QUIET if len(line.split()) < 7 and not read_command_hints(line) else FAST
+        quiet = never_a_row(line) and not is_split_row_fragment(line) and not read_command_hints(line)
+        return QUIET if quiet else FAST
     for i in (RCCL_MARKER_READER, COLUMN_HEADER_READER):
         if _takes(DESCRIPTION_READERS[i], line):
             return i
