@@ -463,3 +463,41 @@ def test_a_line_never_a_row_is_read_as_no_row_under_any_layout() -> None:
     for line in lines:
         if never_a_row(line):
             assert all(parse_row(line, 0, layout) is None for layout in [None, *layouts]), line
+
+
+def test_a_text_with_no_line_to_cut_is_told_without_splitting_it() -> None:
+    """text._may_hold_long_line (one `find` per 4,096 characters) is True for every text with a line over
+    MAX_LINE_CHARS, wherever it starts; the stream then splits and cuts as before."""
+    from benchmarks.parsers.text import MAX_LINE_CHARS, _may_hold_long_line
+
+    rng = random.Random(5)
+    for _ in range(400):
+        lengths = [rng.choice([0, 1, 80, 4095, 4096, 4097, 8191, 8192, 8193, 8194, 12000]) for _ in range(6)]
+        lines = ["x" * n for n in lengths]
+        for sep in ("\n", "\r"):
+            joined = sep.join(lines)
+            if max(map(len, joined.split(sep))) > MAX_LINE_CHARS:
+                assert _may_hold_long_line(joined, sep), lengths
+    assert not _may_hold_long_line("\n".join(["y" * 100] * 1000), "\n")
+
+
+@pytest.mark.parametrize("chunk", [64, 5000, 1 << 20])
+@pytest.mark.parametrize("sep", ["\n", "\r\n", "\r"])
+def test_streamed_long_and_tagged_lines_are_cut_and_cleaned_as_in_memory(
+    tmp_path, monkeypatch, chunk: int, sep: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Lines over MAX_LINE_CHARS (cut before cleaning) among lines with MPI tags and ANSI escapes: the
+    stream, which splits a chunk once, gives the lines and the count of cut lines `decode` gives."""
+    monkeypatch.setattr(text, "CHUNK_BYTES", chunk)
+    tag, long_line = "[1,0]<stdout>:", "[1,2]<stdout>:" + "x" * 9000 + "\x1b[0m" + "[1,3]<stderr>:"
+    lines = [tag + line for line in _test(_usual_ranks(), _usual_rows())]
+    lines[3:3] = [long_line, "y" * 8192, "z" * 8193, "\x1b[1m" + "w" * 8190 + tag]
+    raw = (sep.join(lines) + sep).encode()
+    path = tmp_path / "log.txt"
+    path.write_bytes(raw)
+    stream = text.decode_file(lambda: path.open("rb")).lines
+    assert isinstance(stream, text.LineStream)
+    decoded = text.decode(raw)
+    assert list(stream) == decoded.lines
+    assert stream.truncated_lines == decoded.truncated_lines >= 2
+    assert parse_file(lambda: path.open("rb")).as_dict() == parse(raw).as_dict()
