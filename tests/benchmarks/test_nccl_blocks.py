@@ -501,3 +501,19 @@ def test_streamed_long_and_tagged_lines_are_cut_and_cleaned_as_in_memory(
     assert list(stream) == decoded.lines
     assert stream.truncated_lines == decoded.truncated_lines >= 2
     assert parse_file(lambda: path.open("rb")).as_dict() == parse(raw).as_dict()
+
+
+def test_rank_facts_are_read_once_per_shared_table_and_only_for_runs_that_hold_it() -> None:
+    """summary._rank_facts: runs filled from one shared rank table share its facts; a run whose ranks
+    changed after the table was put in (a walked Rank line) has its own."""
+    from benchmarks.parsers.nccl.summary import _facts_of, _rank_facts
+
+    lines = _test(_usual_ranks(), _usual_rows()) * 3
+    assembler = RunAssembler()
+    assembler.feed_block(1, lines)
+    first, second, third = assembler.runs
+    assert first.rank_table is not None and first.rank_table is second.rank_table is third.rank_table
+    assert _rank_facts(first) is _rank_facts(second)
+    third.ranks[8] = ("node-2", 0, "NVIDIA H200", "0000:00:00")
+    assert _rank_facts(third) == _facts_of(third.ranks) != _rank_facts(first)
+    assert _rank_facts(third).hosts == ("node-0", "node-1", "node-2")

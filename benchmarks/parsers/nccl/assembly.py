@@ -93,6 +93,9 @@ class Run:
     debug_warns: list[str] = field(default_factory=list)
     # Rank lines or rows taken but not stored: a run past the runs kept (MAX_RUNS), never shown.
     unread_content: bool = False
+    # The last rank table (blocks.read_ranks, shared by the runs of a job's tests) put into `ranks`: the
+    # summary reads its hosts and GPUs once per table when `ranks` is that table (summary._rank_facts).
+    rank_table: Ranks | None = None
 
     def touch(self, line_no: int, stage: int | None = None) -> None:
         if line_no > self.last_line:
@@ -412,6 +415,7 @@ class RunAssembler:
             run.unread_content = True
         else:
             run.ranks.update(ranks)
+            run.rank_table = ranks
         return True
 
     def feed_any(self, line_no: int, line: str) -> None:

@@ -176,16 +176,17 @@ def scan_block(block: str) -> list[Found]:
     assembler knows the run they go to: not at all for a run past the runs kept. A run of rows with a
     line longer than parse_row reads is left to the walk."""
     found: list[Found] = []
-    index, previous = 0, 0
+    index, previous = 0, 0  # the line at `previous` (0 or a match's end) in the block is index
     count = block.count
     for m in BLOCK_RE.finditer(block):
         start, end = m.span()
-        index += count("\n", previous, start)
-        previous = start
+        index += count("\n", previous, start)  # lines between the last match and this one
+        previous = end
         text = block[start:end]
         lines = text.count("\n")
+        index += lines  # the line this match ends on (the next match starts after it)
         rows = m.group(1) is None
         if rows and end - start > MAX_ROW_CHARS + 1 and max(map(len, text.split("\n"))) > MAX_ROW_CHARS:
             continue
-        found.append((index, lines, text, rows))
+        found.append((index - lines, lines, text, rows))
     return found
