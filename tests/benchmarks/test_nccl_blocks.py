@@ -517,3 +517,21 @@ def test_rank_facts_are_read_once_per_shared_table_and_only_for_runs_that_hold_i
     third.ranks[8] = ("node-2", 0, "NVIDIA H200", "0000:00:00")
     assert _rank_facts(third) == _facts_of(third.ranks) != _rank_facts(first)
     assert _rank_facts(third).hosts == ("node-0", "node-1", "node-2")
+
+
+def test_the_lines_holding_a_debug_read_are_found_by_position() -> None:
+    """blocks._lines_holding (hits found in the block, their lines counted from the line ends before
+    them) gives the lines a test of each line gives, on blocks with words at line starts and ends."""
+    from benchmarks.parsers.nccl.blocks import DEBUG_READS, _lines_holding
+
+    rng = random.Random(11)
+    pieces = [*DEBUG_READS, QUIET, "x", "", " ", "NCCL", "nNode"]
+    for _ in range(500):
+        lines = [
+            "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4)))
+            for _ in range(rng.randrange(1, 30))
+        ]
+        block = join_block(lines)
+        assert block is not None
+        expected = [i for i, line in enumerate(lines) if any(needle in line for needle in DEBUG_READS)]
+        assert sorted(set(_lines_holding(block, DEBUG_READS))) == expected, lines

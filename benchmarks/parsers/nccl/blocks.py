@@ -17,9 +17,8 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from bisect import bisect_right
-from collections.abc import Sequence
-from itertools import accumulate, compress, repeat
+from collections.abc import Iterator, Sequence
+from itertools import compress, repeat
 from operator import not_
 
 from ..text import JoinedLines
@@ -159,15 +158,29 @@ def lines_to_feed(block: str, lines: list[str]) -> Sequence[int]:
     if "F" not in block or DEBUG_INFO not in block:  # one letter first: a memchr, 10x faster
         return range(len(lines))
     fed = list(map(not_, map(str.__contains__, lines, repeat(DEBUG_INFO))))
-    # Line i starts at starts[i] in the block (after its `\n`); each line holding a DEBUG_READS is fed.
-    starts = list(accumulate(map((1).__add__, map(len, lines)), initial=1))
-    for needle in DEBUG_READS:
-        at = block.find(needle)
-        while at >= 0:
-            line = bisect_right(starts, at) - 1
-            fed[line] = True
-            at = block.find(needle, starts[line + 1])  # the next line: one hit per line is enough
+    for line in _lines_holding(block, DEBUG_READS):
+        fed[line] = True
     return list(compress(range(len(lines)), fed))
+
+
+def _lines_holding(block: str, needles: tuple[str, ...]) -> Iterator[int]:
+    """The index of each line of `block` (each line after a `\n`) that holds one of `needles`, in order (a
+    line may come more than once): substring searches over the block, then the line ends before each hit
+    counted once in all (not a list of every line's start, which cost more for a few hundred hits)."""
+    hits = []
+    find = block.find
+    for needle in needles:
+        at = find(needle)
+        while at >= 0:
+            hits.append(at)
+            end = find("\n", at)  # the next line: one hit per line is enough
+            at = find(needle, end) if end >= 0 else -1
+    hits.sort()
+    ends, previous = 0, 0  # the `\n`s in block[:previous]
+    for at in hits:
+        ends += block.count("\n", previous, at)
+        previous = at
+        yield ends - 1  # the block starts with the `\n` of line 0
 
 
 def scan_block(block: str) -> list[Found]:
