@@ -143,10 +143,6 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "lspci": (":",),
     "dmesg_nvrm": ("NVRM:", "fallen off the bus", "Xid"),
 }  # fmt: skip
-_PREFILTERS = {
-    name: re.compile("|".join(re.escape(literal) for literal in literals))
-    for name, literals in SIGNATURE_LITERALS.items()
-}
 # The order in which one line's counts are taken (a Counter keeps the order of first hits).
 _ORDER = {name: i for i, name in enumerate(("link_layer_in_head", *SIGNATURES, "nccl_columns", "nccl_row"))}
 
@@ -173,7 +169,9 @@ class _Counts:
         lines = [line for _, line in batch]
         block = "\n".join(lines)
         for name, pattern in SIGNATURES.items():
-            if _PREFILTERS[name].search(block) is None:
+            # Substring tests, not one regex alternation of the literals: `re` tries each literal at every
+            # character (8-9 ms against 4 ms for the 36 signatures over a 2,000-line head).
+            if not any(map(block.__contains__, SIGNATURE_LITERALS[name])):
                 continue
             # The lines holding one of the literals (the prefilter, as substring tests run in C), in order.
             for i in _lines_holding(lines, SIGNATURE_LITERALS[name]):
@@ -201,7 +199,7 @@ class _Counts:
 
 
 def _lines_holding(lines: list[str], literals: tuple[str, ...]) -> Iterator[int]:
-    """The indices of the lines that hold at least one of `literals` (_PREFILTERS' test), in order."""
+    """The indices of the lines that hold at least one of `literals`, in order."""
     holds = (map(str.__contains__, lines, repeat(literal)) for literal in literals)
     return compress(range(len(lines)), map(any, zip(*holds, strict=True)))
 

@@ -86,8 +86,9 @@ def test_the_usual_log_goes_through_the_fast_paths() -> None:
     block = join_block(lines)
     assert block is not None
     found = scan_block(block)
-    assert sum(count for _, count, value in found if isinstance(value, str)) == 3 * 8  # every Rank line
-    assert sum(1 for _, _, value in found if isinstance(value, tuple)) == 3 * 8
+    assert sum(count for _, count, _, rows in found if not rows) == 3 * 8  # every Rank line
+    assert sum(count for _, count, _, rows in found if rows) == 3 * 8  # every row
+    assert len(found) == 3 * 2  # one run of Rank lines and one of rows per test
     result = assert_same(lines)
     run = result["summary"]["runs"][0]  # type: ignore[index]
     assert (run["ranks"], run["nodes"], run["hosts"]) == (8, 2, ["node-0", "node-1"])
@@ -273,7 +274,7 @@ PAST_THE_CAP = [
 @pytest.mark.parametrize("odd", PAST_THE_CAP)
 def test_runs_past_the_runs_kept_are_counted_as_the_walk_counts_them(monkeypatch, odd: str) -> None:  # type: ignore[no-untyped-def]
     """Past MAX_RUNS the Rank runs are only checked and the rows not built (blocks.ranks_readable,
-    RunAssembler.add_scanned_row): an odd line among them must still open, close and count runs, and
+    RunAssembler.add_scanned_rows): an odd line among them must still open, close and count runs, and
     set the file's tool and library version, as the walk does."""
     from benchmarks.parsers.nccl import assembly
 
@@ -378,6 +379,7 @@ def test_the_possessive_patterns_match_as_backtracking_ones() -> None:
         _backtracking(blocks.RANK_FIELDS_RE.pattern),
     )
     plain_run = _backtracking(blocks.RANK_RUN_RE.pattern)
+    plain_rows = _backtracking(blocks.ROW_FIELDS_RE.pattern)
     for _ in range(20_000):
         lines = []
         for _ in range(rng.randrange(1, 5)):
@@ -391,4 +393,145 @@ def test_the_possessive_patterns_match_as_backtracking_ones() -> None:
             (m.span(), m.groups()) for m in plain_block.finditer(block)
         ], block
         assert blocks.RANK_FIELDS_RE.findall(block) == plain_fields.findall(block), block
+        assert blocks.ROW_FIELDS_RE.findall(block) == plain_rows.findall(block), block
         assert (blocks.RANK_RUN_RE.fullmatch(block) is None) == (plain_run.fullmatch(block) is None), block
+
+
+def test_the_blocker_test_is_a_search_for_each_blocker() -> None:
+    """blocks._blocked looks for a blocker only when one of its letters is there: the same answer as
+    looking for every one, on Rank runs with blockers put anywhere (split across fields too)."""
+    from benchmarks.parsers.nccl.blocks import RANK_BLOCKERS, _blocked
+
+    rng = random.Random(3)
+    run = "\n" + "\n".join(_usual_ranks())
+    pieces = [*RANK_BLOCKERS, "C", "l", "T", "s", "CCL", "ccl", "nGpu", "Thread", " ", "\n", "x"]
+    assert not _blocked(run)
+    for _ in range(3000):
+        chars = list(run)
+        for _ in range(rng.randrange(1, 4)):
+            at = rng.randrange(len(chars) + 1)
+            chars[at:at] = rng.choice(pieces)
+        text = "".join(chars)
+        assert _blocked(text) == any(blocker in text for blocker in RANK_BLOCKERS), text
+
+
+def test_each_line_is_routed_where_the_walk_sends_it() -> None:
+    """RunAssembler.feed_routed (route_line, remembered per line) against `feed`, line by line, on every
+    line of the fixtures and the corpus and on odd lines, each fed to both after the same lines."""
+    paths = sorted(FIXTURES.glob("nccl-*.txt")) + sorted((FIXTURES / "uploads").glob("nccl-*.txt"))
+    shared = shared_dir()
+    if shared is not None:
+        paths += sorted((shared / "benchlogs" / "nccl-tests").glob("*.txt"))
+    odd = [*ODD_RANK_LINES, *ODD_ROWS, *PAST_THE_CAP, QUIET, "#", "  ", "# Using devices", "== 2 nodes =="]
+    for lines in [text.decode(path.read_bytes()).lines for path in paths] + [odd * 2]:
+        assert isinstance(lines, list)
+        walk, routed = RunAssembler(), RunAssembler()
+        for line_no, line in enumerate(lines, start=1):
+            walk.feed(line_no, line)
+            routed.feed_routed(line_no, line)
+        assert routed.runs == walk.runs
+        assert (routed.pending, routed.tool, routed.file_nccl_version, routed.previous_line) == (
+            walk.pending,
+            walk.tool,
+            walk.file_nccl_version,
+            walk.previous_line,
+        )
+
+
+def test_a_line_never_a_row_is_read_as_no_row_under_any_layout() -> None:
+    """route_line sends a line that no layout reads as a row (assembly.never_a_row) past the row reader:
+    checked against parse_row under every layout a column header gives, on rows, columns and odd lines."""
+    from benchmarks.parsers.nccl.assembly import never_a_row
+    from benchmarks.parsers.nccl.reading import parse_column_header, parse_row
+
+    headers = [
+        COLUMNS[2],
+        "#  size count type time algbw busbw #wrong",
+        "#  size count type redop root time algbw busbw error time algbw busbw error",
+        "#  size count type time algbw busbw #wrong res time algbw busbw #wrong res extra x",
+        "# bytes count time algbw busbw time algbw busbw time algbw busbw",
+    ]
+    layouts = [parse_column_header(h, p) for h in headers for p in ("", "in-place", "out-of-place")]
+    rows = [
+        *_usual_rows(3),
+        *ODD_ROWS,
+        "   8  2  float  sum  -1  1.0  2.0  3.0  0",
+        "   8  2  float  1.0  2.0  3.0  0",
+    ]
+    lines = [*rows, *COLUMNS, *HEADER, *FOOTER, "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17"]
+    assert any(never_a_row(line) for line in lines) and not all(never_a_row(line) for line in lines)
+    for line in lines:
+        if never_a_row(line):
+            assert all(parse_row(line, 0, layout) is None for layout in [None, *layouts]), line
+
+
+def test_a_text_with_no_line_to_cut_is_told_without_splitting_it() -> None:
+    """text._may_hold_long_line (one `find` per 4,096 characters) is True for every text with a line over
+    MAX_LINE_CHARS, wherever it starts; the stream then splits and cuts as before."""
+    from benchmarks.parsers.text import MAX_LINE_CHARS, _may_hold_long_line
+
+    rng = random.Random(5)
+    for _ in range(400):
+        lengths = [rng.choice([0, 1, 80, 4095, 4096, 4097, 8191, 8192, 8193, 8194, 12000]) for _ in range(6)]
+        lines = ["x" * n for n in lengths]
+        for sep in ("\n", "\r"):
+            joined = sep.join(lines)
+            if max(map(len, joined.split(sep))) > MAX_LINE_CHARS:
+                assert _may_hold_long_line(joined, sep), lengths
+    assert not _may_hold_long_line("\n".join(["y" * 100] * 1000), "\n")
+
+
+@pytest.mark.parametrize("chunk", [64, 5000, 1 << 20])
+@pytest.mark.parametrize("sep", ["\n", "\r\n", "\r"])
+def test_streamed_long_and_tagged_lines_are_cut_and_cleaned_as_in_memory(
+    tmp_path, monkeypatch, chunk: int, sep: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Lines over MAX_LINE_CHARS (cut before cleaning) among lines with MPI tags and ANSI escapes: the
+    stream, which splits a chunk once, gives the lines and the count of cut lines `decode` gives."""
+    monkeypatch.setattr(text, "CHUNK_BYTES", chunk)
+    tag, long_line = "[1,0]<stdout>:", "[1,2]<stdout>:" + "x" * 9000 + "\x1b[0m" + "[1,3]<stderr>:"
+    lines = [tag + line for line in _test(_usual_ranks(), _usual_rows())]
+    lines[3:3] = [long_line, "y" * 8192, "z" * 8193, "\x1b[1m" + "w" * 8190 + tag]
+    raw = (sep.join(lines) + sep).encode()
+    path = tmp_path / "log.txt"
+    path.write_bytes(raw)
+    stream = text.decode_file(lambda: path.open("rb")).lines
+    assert isinstance(stream, text.LineStream)
+    decoded = text.decode(raw)
+    assert list(stream) == decoded.lines
+    assert stream.truncated_lines == decoded.truncated_lines >= 2
+    assert parse_file(lambda: path.open("rb")).as_dict() == parse(raw).as_dict()
+
+
+def test_rank_facts_are_read_once_per_shared_table_and_only_for_runs_that_hold_it() -> None:
+    """summary._rank_facts: runs filled from one shared rank table share its facts; a run whose ranks
+    changed after the table was put in (a walked Rank line) has its own."""
+    from benchmarks.parsers.nccl.summary import _facts_of, _rank_facts
+
+    lines = _test(_usual_ranks(), _usual_rows()) * 3
+    assembler = RunAssembler()
+    assembler.feed_block(1, lines)
+    first, second, third = assembler.runs
+    assert first.rank_table is not None and first.rank_table is second.rank_table is third.rank_table
+    assert _rank_facts(first) is _rank_facts(second)
+    third.ranks[8] = ("node-2", 0, "NVIDIA H200", "0000:00:00")
+    assert _rank_facts(third) == _facts_of(third.ranks) != _rank_facts(first)
+    assert _rank_facts(third).hosts == ("node-0", "node-1", "node-2")
+
+
+def test_the_lines_holding_a_debug_read_are_found_by_position() -> None:
+    """blocks._lines_holding (hits found in the block, their lines counted from the line ends before
+    them) gives the lines a test of each line gives, on blocks with words at line starts and ends."""
+    from benchmarks.parsers.nccl.blocks import DEBUG_READS, _lines_holding
+
+    rng = random.Random(11)
+    pieces = [*DEBUG_READS, QUIET, "x", "", " ", "NCCL", "nNode"]
+    for _ in range(500):
+        lines = [
+            "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4)))
+            for _ in range(rng.randrange(1, 30))
+        ]
+        block = join_block(lines)
+        assert block is not None
+        expected = [i for i, line in enumerate(lines) if any(needle in line for needle in DEBUG_READS)]
+        assert sorted(set(_lines_holding(block, DEBUG_READS))) == expected, lines

@@ -7,6 +7,7 @@ reached means the next test has begun.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from bisect import bisect_left
@@ -16,12 +17,11 @@ from typing import Any
 
 from .blocks import (
     Ranks,
-    RowFields,
     join_block,
     lines_to_feed,
-    make_row,
     ranks_readable,
     read_ranks,
+    read_rows,
     scan_block,
 )
 from .reading import (
@@ -93,6 +93,9 @@ class Run:
     debug_warns: list[str] = field(default_factory=list)
     # Rank lines or rows taken but not stored: a run past the runs kept (MAX_RUNS), never shown.
     unread_content: bool = False
+    # The last rank table (blocks.read_ranks, shared by the runs of a job's tests) put into `ranks`: the
+    # summary reads its hosts and GPUs once per table when `ranks` is that table (summary._rank_facts).
+    rank_table: Ranks | None = None
 
     def touch(self, line_no: int, stage: int | None = None) -> None:
         if line_no > self.last_line:
@@ -162,6 +165,65 @@ def has_late_trigger(line: str) -> bool:
 
 
 SEPARATOR_STARTS = frozenset("=*-~")
+
+# Whether each reader of RunAssembler.test_description_handlers, in the same order, takes a line: each
+# handler takes a line when its reader finds something in it, whatever the state (feed_routed relies on it).
+DESCRIPTION_READERS: tuple[Callable[[str], object], ...] = (
+    read_version, read_test_starting, is_test_concluded, read_header_fields, read_rccl_tests_version,
+    read_rank, read_rccl_version, read_nccl_version, is_rccl_marker, read_separator, is_column_header,
+)  # fmt: skip
+RANK_READER, RCCL_MARKER_READER, COLUMN_HEADER_READER = 5, 8, 10
+# What `feed` does with a line that no description handler takes (route_line; a handler's index otherwise):
+# nothing (blank), the debug reader, only remember it as the line before (no table reader, no hint can take
+# it, whatever the state), the fast path (a row, else hints), the table's readers.
+BLANK, DEBUG, QUIET, FAST, TABLE = -1, -2, -3, -4, -5
+
+
+# Every (groups, width) a Layout can have (parse_column_header: 1 or 2 groups of 4 to 12 columns); whether
+# parse_row reads a line depends on nothing else of the layout.
+LAYOUT_SHAPES = tuple(Layout(groups=groups, width=width) for groups in (1, 2) for width in range(4, 13))
+
+
+def never_a_row(line: str) -> bool:
+    """parse_row reads no row from the line, whatever the layout (or none): the column lines of a table
+    (`#  (B)  (elements)  (us)  (GB/s) ...`) need no row_line call in each test."""
+    if len(line.split()) < 7:  # parse_row's own first test
+        return True
+    return parse_row(line, 0, None) is None and all(
+        parse_row(line, 0, shape) is None for shape in LAYOUT_SHAPES
+    )
+
+
+def _takes(reader: Callable[[str], object], line: str) -> bool:
+    found = reader(line)
+    return found is not None and found is not False
+
+
+def _route_line(line: str) -> int:
+    """Where `feed` sends a line, found with the same tests in the same order: the index of the
+    description handler that takes it, or BLANK, DEBUG, QUIET, FAST or TABLE. Depends on the line alone,
+    so it is remembered (route_line): a log repeats the lines around its tables in every test."""
+    stripped = line.lstrip()
+    if not stripped:
+        return BLANK
+    if ("NCCL " in line or "RCCL " in line) and DEBUG_LINE_RE.search(line) is not None:
+        return DEBUG
+    if stripped[0] in SEPARATOR_STARTS or has_early_trigger(line):
+        return next((i for i, read in enumerate(DESCRIPTION_READERS) if _takes(read, line)), TABLE)
+    if "Rank" in line and _takes(read_rank, line):
+        return RANK_READER
+    if not has_late_trigger(line):
+        quiet = never_a_row(line) and not is_split_row_fragment(line) and not read_command_hints(line)
+        return QUIET if quiet else FAST
+    for i in (RCCL_MARKER_READER, COLUMN_HEADER_READER):
+        if _takes(DESCRIPTION_READERS[i], line):
+            return i
+    return TABLE
+
+
+# Remembered whatever the line's length (route_line is called on walked lines only, a few per test): the
+# lru_cache is called directly, without a Python wrapper.
+route_line = functools.lru_cache(maxsize=256)(_route_line)
 
 
 class RunAssembler:
@@ -263,6 +325,23 @@ class RunAssembler:
                 return
         self.feed_table(line_no, line)
 
+    def feed_routed(self, line_no: int, line: str) -> None:
+        """`feed`, the line sent where route_line says (remembered for a line seen before): the lines
+        around the tables are the same in every test, and their walk costs 5-10 us each."""
+        route = route_line(line)
+        if route >= 0:
+            self.test_description_handlers[route](line_no, line)  # it takes the line
+        elif route == QUIET:
+            self.previous_line = line
+        elif route == FAST:
+            self.previous_line = line
+            if not self.row_line(line_no, line):
+                self.other_line(line_no, line)
+        elif route == TABLE:
+            self.feed_table(line_no, line)
+        elif route == DEBUG:
+            self.debug_line(line_no, line)
+
     def feed_block(self, first_line_no: int, lines: list[str]) -> None:
         """`feed` of lines first_line_no, first_line_no + 1, ...: the runs of Rank lines, the rows of the
         usual shape and the `#` lines found in one pass over the block (blocks.py) and taken as `feed`
@@ -277,11 +356,11 @@ class RunAssembler:
             self.feed_found(first_line_no, lines, block)
             return
         at = 0  # fed[at:] are still to come
-        for index, count, value in scan_block(block):
+        for index, count, text, rows in scan_block(block):
             end = bisect_left(fed, index, at)
             self.feed_lines(first_line_no, lines, fed[at:end])
             at = end
-            if self.take_found(first_line_no, lines, index, count, value):
+            if self.take_found(first_line_no, lines, index, count, text, rows):
                 at = bisect_left(fed, index + count, end)
             # else its lines are walked, with those before the next line found
         self.feed_lines(first_line_no, lines, fed[at:])
@@ -289,31 +368,28 @@ class RunAssembler:
     def feed_found(self, first_line_no: int, lines: list[str], block: str) -> None:
         """feed_block when every line is to be fed (no debug line read for nothing)."""
         at = 0  # lines[at:] are still to come
-        for index, count, value in scan_block(block):
+        for index, count, text, rows in scan_block(block):
             self.feed_lines(first_line_no, lines, range(at, index))
-            at = index + count if self.take_found(first_line_no, lines, index, count, value) else index
+            at = index + count if self.take_found(first_line_no, lines, index, count, text, rows) else index
         self.feed_lines(first_line_no, lines, range(at, len(lines)))
 
     def take_found(
-        self, first_line_no: int, lines: list[str], index: int, count: int, value: str | RowFields | None
+        self, first_line_no: int, lines: list[str], index: int, count: int, text: str, rows: bool
     ) -> bool:
         """Lines index..index + count - 1, found by scan_block, taken as `feed` would take them; False
-        (nothing done) for a run of Rank lines that does not read the usual way."""
+        (nothing done: the caller walks them) for a run of Rank lines that does not read the usual way or
+        rows under a layout other than the usual one."""
         line_no = first_line_no + index
-        if isinstance(value, str):
-            return self.take_ranks(line_no, line_no + count - 1, value)
-        if value is None:
-            # A lone `#`: no reader takes it, the column header reads it as the line before.
-            self.previous_line = lines[index]
-        elif self.current is not None and not usual_layout(self.current.layout):
-            self.feed(line_no, lines[index])  # another layout reads the row otherwise
-        else:
-            self.previous_line = lines[index]
-            self.add_scanned_row(line_no, value)
+        if not rows:
+            return self.take_ranks(line_no, line_no + count - 1, text)
+        if self.current is not None and not usual_layout(self.current.layout):
+            return False  # another layout reads the rows otherwise
+        self.previous_line = lines[index + count - 1]
+        self.add_scanned_rows(line_no, count, text)
         return True
 
     def feed_lines(self, first_line_no: int, lines: list[str], indices: Iterable[int]) -> None:
-        feed = self.feed
+        feed = self.feed_routed
         for index in indices:
             feed(first_line_no + index, lines[index])
 
@@ -339,6 +415,7 @@ class RunAssembler:
             run.unread_content = True
         else:
             run.ranks.update(ranks)
+            run.rank_table = ranks
         return True
 
     def feed_any(self, line_no: int, line: str) -> None:
@@ -501,17 +578,20 @@ class RunAssembler:
         row.cycle = run.cycles
         run.rows.append(row)
 
-    def add_scanned_row(self, line_no: int, fields: RowFields) -> None:
-        """add_row of the row of these ROW_LINE fields (blocks.make_row), built only for a run kept."""
+    def add_scanned_rows(self, line_no: int, count: int, rows_text: str) -> None:
+        """add_row of each row of a run of rows found by scan_block (lines line_no.. line_no + count - 1),
+        built only for a run kept. Only the first can open a run: the rows after it find it at ST_ROWS."""
         run = self.enter_stage(line_no, ST_ROWS)
+        run.touch(line_no + count - 1)
         if self.dropped_runs:  # `run` is past the runs kept: never shown
             run.unread_content = True
             return
-        row = make_row(line_no, fields)
-        if run.rows and row.size < run.rows[-1].size:
-            run.cycles += 1
-        row.cycle = run.cycles
-        run.rows.append(row)
+        rows = run.rows
+        for row in read_rows(line_no, rows_text):
+            if rows and row.size < rows[-1].size:
+                run.cycles += 1
+            row.cycle = run.cycles
+            rows.append(row)
 
     # ---- lines that only give hints --------------------------------------------------------------
 

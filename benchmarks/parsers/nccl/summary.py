@@ -7,6 +7,7 @@ and every inference names its source (`ranks_source`, `nodes_source`, `collectiv
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from hardware import gpu_from_text
@@ -15,10 +16,13 @@ from hardware.messages import _, joined
 from ..result import ParseResult
 from ..text import median
 from .assembly import Run
+from .blocks import Ranks
 from .reading import Row
 
 REDUCTION_OPS = {"sum", "prod", "max", "min", "avg", "mulsum", "premulsum"}
 REFERENCE_SIZES = (("1GiB", 1 << 30), ("8GiB", 8 << 30), ("16GiB", 16 << 30))
+# Fields of Run.ranks' values (host, device, GPU name, bus id), read in C over a run's hundreds of ranks.
+_HOST, _NAME, _BUS, _HOST_AND_BUS = itemgetter(0), itemgetter(2), itemgetter(3), itemgetter(0, 3)
 
 
 # ---- the busbw/algbw ratio and what it tells -------------------------------------------------
@@ -146,19 +150,24 @@ def _rank_count(run: Run, ratio: float | None) -> tuple[int | None, str | None]:
     return None, None
 
 
-def _hosts(run: Run) -> list[str]:
+def _hosts(ranks: Ranks) -> list[str]:
     """Host names in rank order, each once."""
-    ranks = run.ranks
-    return list(dict.fromkeys(ranks[rank][0] for rank in sorted(ranks)))
+    return list(dict.fromkeys(map(_HOST, map(ranks.__getitem__, sorted(ranks)))))
 
 
 def _rank_listing_complete(run: Run) -> bool:
-    return bool(run.ranks) and len(run.ranks) == max(run.ranks) + 1
+    return _listing_complete(run.ranks)
 
 
-def _node_count(run: Run, hosts: list[str], ranks_source: str | None) -> tuple[int | None, str | None]:
+def _listing_complete(ranks: Ranks) -> bool:
+    return bool(ranks) and len(ranks) == max(ranks) + 1
+
+
+def _node_count(
+    run: Run, hosts: list[str], complete: bool, ranks_source: str | None
+) -> tuple[int | None, str | None]:
     """Nodes from the best source the log offers, in order of trust."""
-    if hosts and _rank_listing_complete(run):
+    if hosts and complete:
         return len(hosts), "rank-lines"
     if run.nodes_hint:
         return run.nodes_hint, run.nodes_source
@@ -169,22 +178,63 @@ def _node_count(run: Run, hosts: list[str], ranks_source: str | None) -> tuple[i
     return None, None
 
 
+@dataclass(frozen=True)
+class _RankFacts:
+    """What the summary reads from a run's ranks: hosts in rank order, GPU names, whether the listing is
+    complete, and the GPUs behind it when ranks share them (_shared_gpus)."""
+
+    hosts: tuple[str, ...]
+    gpu_names: tuple[str, ...]
+    complete: bool
+    gpus: int | None
+
+
+def _facts_of(ranks: Ranks) -> _RankFacts:
+    names = set(map(_NAME, ranks.values()))
+    names.discard("")
+    return _RankFacts(
+        tuple(_hosts(ranks)), tuple(sorted(names)), _listing_complete(ranks), _shared_gpus(ranks)
+    )
+
+
+# The facts of the last rank tables shared by runs (Run.rank_table), by the table's id; the table is kept
+# with them, so its id is not reused while it is here.
+_FACTS: dict[int, tuple[Ranks, _RankFacts]] = {}
+
+
+def _rank_facts(run: Run) -> _RankFacts:
+    """_facts_of(run.ranks), read once per shared rank table: the runs of a job's tests hold the same ranks
+    (~20 us a run of 80 ranks). Only when the run's ranks are that table's (a dict comparison, its values
+    being the same objects)."""
+    table = run.rank_table
+    if table is None or run.ranks != table:
+        return _facts_of(run.ranks)
+    entry = _FACTS.get(id(table))
+    if entry is not None and entry[0] is table:
+        return entry[1]
+    facts = _facts_of(table)
+    if len(_FACTS) >= 16:
+        _FACTS.clear()
+    _FACTS[id(table)] = (table, facts)
+    return facts
+
+
 def _scale(run: Run, ratio: float | None) -> _Scale:
     ranks, ranks_source = _rank_count(run, ratio)
-    hosts = _hosts(run)
-    nodes, nodes_source = _node_count(run, hosts, ranks_source)
-    gpu_names = sorted({r[2] for r in run.ranks.values() if r[2]})
-    return _Scale(ranks, ranks_source, nodes, nodes_source, hosts, gpu_names, _shared_gpus(run))
+    facts = _rank_facts(run)
+    hosts = list(facts.hosts)
+    nodes, nodes_source = _node_count(run, hosts, facts.complete, ranks_source)
+    return _Scale(ranks, ranks_source, nodes, nodes_source, hosts, list(facts.gpu_names), facts.gpus)
 
 
-def _shared_gpus(run: Run) -> int | None:
+def _shared_gpus(ranks: Ranks) -> int | None:
     """The GPUs behind a complete rank listing when fewer than its ranks: each Rank line names its host and
     the GPU's PCI bus id (`device 0 [0000:19:00]`; the device index alone is per process, so two ranks on
     one host may both print device 0 for two GPUs). None when every rank has a GPU of its own."""
-    if not _rank_listing_complete(run) or not all(r[3] for r in run.ranks.values()):
+    if not _listing_complete(ranks) or not all(map(_BUS, ranks.values())):
         return None
-    gpus = len({(r[0], r[3]) for r in run.ranks.values()})
-    return gpus if gpus < len(run.ranks) else None
+    gpus = len(set(map(_HOST_AND_BUS, ranks.values())))
+    return gpus if gpus < len(ranks) else None
 
 
 def _shared_gpu_warning(scale: _Scale) -> str | None:
