@@ -202,6 +202,12 @@ def _offering_figures(hw: Hardware) -> dict[str, Any]:
     }
 
 
+def _days(days: float) -> float:
+    """Days to two decimals; a run shorter than a day to three significant figures (a 10-minute run is
+    0.00694 days, not 0.0)."""
+    return round(days, 2) if not 0 < days < 1 else float(f"{days:.3g}")
+
+
 def _run_figures(
     wl: Workload, hw: Hardware, faults: FaultModel, value: Callable[[str], float]
 ) -> tuple[int, int, dict[str, Any], float, float, dict[str, Any] | None]:
@@ -239,8 +245,8 @@ def build_result(
         "memory_gib_per_gpu": _memory_gib(value),
         "hbm_gib_per_gpu": _gib(hw.hbm_bytes),
         **_iteration_figures(value),
-        "train_days": round(days, 2),
-        "train_days_no_failures": round(days_ideal, 2),
+        "train_days": _days(days),
+        "train_days_no_failures": _days(days_ideal),
         "goodput": _goodput_figures(goodput, faults, days),
     }
     price_note = [cost.pop("note")] if cost is not None and "note" in cost else []
@@ -269,7 +275,7 @@ def brief_result(
         "nodes": nodes,
         "iteration_time_s": round(value("iteration"), 4),
         "mfu": round(value("mfu"), 4),
-        "train_days": round(days, 2),
+        "train_days": _days(days),
         "memory_gib_per_gpu": {"total": _gib(value("mem_total"))},
     }
     if cost is not None:

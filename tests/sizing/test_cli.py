@@ -211,3 +211,12 @@ def test_an_assumed_link_rate_is_said_in_words_not_as_a_field_name(a100_ib: dict
     said = [n for n in notes if n.startswith("intra-node bandwidth per GPU not published")]
     assert said and "A100-SXM-80GB over nvswitch" in said[0]
     assert not any("intra_node_gbytes_per_s" in n for n in notes)
+
+
+def test_a_run_shorter_than_a_day_is_not_said_to_take_zero_days(h100_ib: dict[str, Any]) -> None:
+    short = {"name": "tiny", "params": 1e9, "seq_len": 2048, "global_batch": 512, "train_tokens": 1e9}
+    code, out, _ = run(["--workload", json.dumps(short), "--offering", json.dumps(h100_ib), "--json"])
+    assert code == 0
+    r = json.loads(out)
+    assert 0 < r["train_days_no_failures"] <= r["train_days"] < 0.1
+    assert all(a["train_days"] > 0 for a in r["alternatives"])
