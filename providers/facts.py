@@ -443,6 +443,14 @@ PLAN_BOUNDS: dict[str, Bound] = {
     "cycle_days": Bound("Cycle length", 1, 3650, "days", source="cycles are published as days to a year"),
     "upfront_pct": Bound("Upfront payment", 0, 100, "%", source="a share of the contract value"),
 }
+# How a plan rounds the hours it bills (providers.models.Granularity), as words for its labels and notes.
+GRANULARITY_WORDS = {
+    "second": gettext_noop("per second"),
+    "hour": gettext_noop("per hour"),
+    "day": gettext_noop("per day"),
+    "month": gettext_noop("per month"),
+    "cycle": gettext_noop("per cycle"),
+}
 # Plans whose capacity the provider may take back mid-run (spot / preemptible; providers.models.PlanKind).
 # They are listed and priced, but a training run is never billed on one while any other plan is priced:
 # the goodput model has no preemptions, so its time and cost on such capacity would not be true.

@@ -19,7 +19,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
-from providers.facts import FACTS, FACTS_BY_NAME, GROUPS, NOTE_MAX_LENGTH, PLAN_BOUNDS
+from providers.facts import FACTS, FACTS_BY_NAME, GRANULARITY_WORDS, GROUPS, NOTE_MAX_LENGTH, PLAN_BOUNDS
 
 
 def _prefetched(obj: models.Model, rows: str, manager: str) -> list[Any]:
@@ -354,11 +354,11 @@ class PlanKind(models.TextChoices):
 
 
 class Granularity(models.TextChoices):
-    SECOND = "second", _("per second")
-    HOUR = "hour", _("per hour")
-    DAY = "day", _("per day")
-    MONTH = "month", _("per month")
-    CYCLE = "cycle", _("per cycle")
+    SECOND = "second", _(GRANULARITY_WORDS["second"])
+    HOUR = "hour", _(GRANULARITY_WORDS["hour"])
+    DAY = "day", _(GRANULARITY_WORDS["day"])
+    MONTH = "month", _(GRANULARITY_WORDS["month"])
+    CYCLE = "cycle", _(GRANULARITY_WORDS["cycle"])
 
 
 class Currency(models.TextChoices):

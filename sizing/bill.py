@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 from typing import Any
 
-from hardware.messages import _, joined
-from providers.facts import billable_plans
+from hardware.messages import Msg, _, joined
+from providers.facts import GRANULARITY_WORDS, billable_plans
 from sizing.engine.cost import HOURS_PER_MONTH as ENGINE_HOURS_PER_MONTH
 from sizing.engine.cost import billing_step_hours
 
@@ -176,10 +176,11 @@ def billed_hours(plan: dict[str, Any], hours: Decimal) -> tuple[Decimal, str]:
     step_hours = billing_step_hours(plan)  # the engine's steps: the two bills round alike
     step = None if step_hours is None else Decimal(int(step_hours))
     billed = hours if step is None else (hours / step).to_integral_value(rounding=ROUND_CEILING) * step
+    per = Msg(GRANULARITY_WORDS.get(gran, gran))
     note = (
-        _("billed %(granularity)s", granularity=gran)
+        _("billed %(per)s", per=per)
         if step is None
-        else _("billed %(granularity)s (%(step)s h steps)", granularity=gran, step=step)
+        else _("billed %(per)s (%(step)s h steps)", per=per, step=step)
     )
     term = plan.get("term_months")
     if term and billed < Decimal(int(term)) * HOURS_PER_MONTH:

@@ -910,3 +910,14 @@ def test_a_billing_plans_kind_is_its_label_in_the_page_language(client: Client, 
     zh = client.get(url, **ZH).content.decode()
     assert "<td>按需</td>" in zh and "<td>on-demand</td>" not in zh
     assert "<td>On-demand</td>" in client.get(url, **EN).content.decode()
+
+
+def test_a_bill_lines_billing_step_names_the_granularity_in_words() -> None:
+    """The compute line's note said "billed hour" (the code) and "按 hour 计费" in Chinese."""
+    from sizing.bill import billed_hours
+
+    _hours, note = billed_hours({"granularity": "hour"}, Decimal("10.5"))
+    assert str(note) == "billed per hour (1 h steps)"
+    with translation.override("zh-hans"):
+        assert shown(note) == "按小时计费（以 1 小时为单位）"
+        assert shown(billed_hours({"granularity": "second"}, Decimal("3"))[1]) == "按秒计费"
