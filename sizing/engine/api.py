@@ -10,7 +10,7 @@ import numpy as np
 from hardware.messages import _
 
 from . import constants as C
-from .cost import cost_block
+from .cost import cost_block, plan_choice_note
 from .errors import InputError
 from .explain import explain
 from .goodput import FaultModel, fault_model, goodput_arrays
@@ -249,7 +249,7 @@ def build_result(
         "train_days_no_failures": _days(days_ideal),
         "goodput": _goodput_figures(goodput, faults, days),
     }
-    price_note = [cost.pop("note")] if cost is not None and "note" in cost else []
+    price_note: list[str] = [note] if (note := plan_choice_note(hw.facts)) is not None else []
     if cost is not None:
         out["cost"] = cost
     out["explanation"] = explain(wl, hw, layout, out)

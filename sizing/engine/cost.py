@@ -10,15 +10,9 @@ import math
 from typing import Any
 
 from hardware.messages import Msg, _
-from providers.facts import PREEMPTIBLE_PLAN_KINDS, billable_plans, billable_rate
+from providers.facts import billable_plans, billable_rate, plan_rate
 
 HOURS_PER_MONTH = 730.0  # 365 x 24 / 12
-
-
-def cheapest_price(facts: dict[str, Any]) -> float | None:
-    """The lowest price per GPU-hour a training run can be billed at (no preemptible plan while another is
-    priced)."""
-    return billable_rate(facts)
 
 
 def billing_step_hours(plan: dict[str, Any]) -> float | None:
@@ -44,37 +38,37 @@ def _plan_hours(plan: dict[str, Any], hours: float) -> float:
     return billed
 
 
-def _plan_rows(
-    facts: dict[str, Any], gpus: int, gpus_per_node: int, wall_hours: float
-) -> list[dict[str, Any]]:
-    rows = []
-    for plan in facts.get("billing_plans") or []:
-        if not isinstance(plan, dict) or not isinstance(plan.get("price_usd_per_gpu_hour"), int | float):
-            continue
-        min_nodes = plan.get("min_nodes") or 0
-        billed_gpus = max(gpus, int(min_nodes) * gpus_per_node)
-        hours = _plan_hours(plan, wall_hours)
-        rows.append(
-            {
-                "name": plan.get("name") or plan.get("kind"),
-                "kind": plan.get("kind"),
-                "usd_per_gpu_hour": float(plan["price_usd_per_gpu_hour"]),
-                "billed_gpus": billed_gpus,
-                "billed_hours": hours,
-                "total_usd": round(billed_gpus * hours * float(plan["price_usd_per_gpu_hour"]), 2),
-                "_plan": plan,
-            }
-        )
-    return rows
+def _plan_row(
+    plan: dict[str, Any], rate: float, gpus: int, gpus_per_node: int, wall_hours: float
+) -> dict[str, Any]:
+    """One priced plan's bill for the job's GPU-hours: its minimum nodes, granularity and term counted."""
+    billed_gpus = max(gpus, int(plan.get("min_nodes") or 0) * gpus_per_node)
+    hours = _plan_hours(plan, wall_hours)
+    return {
+        "name": plan.get("name") or plan.get("kind"),
+        "kind": plan.get("kind"),
+        "usd_per_gpu_hour": rate,
+        "billed_gpus": billed_gpus,
+        "billed_hours": hours,
+        "total_usd": round(billed_gpus * hours * rate, 2),
+    }
 
 
-def _choice_note(rows: list[dict[str, Any]], preemptible: bool) -> Msg | None:
+def plan_choice_note(facts: dict[str, Any]) -> Msg | None:
+    """The `assumptions` line saying how priced spot / preemptible plans were treated (None: there are
+    none)."""
+    priced = [
+        p
+        for p in facts.get("billing_plans") or []
+        if isinstance(p, dict) and plan_rate(p.get("price_usd_per_gpu_hour")) is not None
+    ]
+    billable, preemptible = billable_plans(priced)
     if preemptible:
         return _(
             "Only spot / preemptible capacity is priced: the time and cost assume the run is never "
             "preempted, which such capacity does not promise."
         )
-    if any(row["kind"] in PREEMPTIBLE_PLAN_KINDS for row in rows):
+    if len(billable) < len(priced):
         return _(
             "Spot / preemptible plans are listed but not chosen: the model has no preemptions, so a run "
             "on them would take longer than it says."
@@ -89,10 +83,17 @@ def cost_block(
     job, its granularity, term and minimum nodes counted), plus each priced plan's total.
     `spare_gpus`: the spare nodes' GPUs held beside the job (goodput.py), billed like the job's."""
     gpus = gpus + spare_gpus
-    rows = _plan_rows(facts, gpus, gpus_per_node, wall_hours)
-    billable, preemptible = billable_plans([row["_plan"] for row in rows])
-    chosen_rows = [row for row in rows if row["_plan"] in billable]
-    best = min(chosen_rows, key=lambda row: float(row["total_usd"])) if chosen_rows else None
+    plans = [p for p in facts.get("billing_plans") or [] if isinstance(p, dict)]
+    billable = {id(p) for p in billable_plans(plans)[0]}
+    rows, chosen = [], []
+    for plan in plans:
+        rate = plan_rate(plan.get("price_usd_per_gpu_hour"))
+        if rate is None:
+            continue
+        rows.append(_plan_row(plan, rate, gpus, gpus_per_node, wall_hours))
+        if id(plan) in billable:
+            chosen.append(rows[-1])
+    best = min(chosen, key=lambda row: float(row["total_usd"])) if chosen else None
     price = best["usd_per_gpu_hour"] if best is not None else billable_rate(facts)
     if price is None:
         return None
@@ -104,12 +105,9 @@ def cost_block(
         "spare_gpus": spare_gpus,
     }
     if rows:
-        out["plans"] = [{k: v for k, v in row.items() if k != "_plan"} for row in rows]
+        out["plans"] = rows
     if best is not None:
         out["cheapest_plan"] = best["name"]
         out["cheapest_plan_kind"] = best["kind"]
         out["cheapest_plan_total_usd"] = best["total_usd"]
-    note = _choice_note(rows, preemptible)
-    if note is not None:
-        out["note"] = note
     return out

@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 
 from hardware.messages import Msg, _, joined
+from providers.facts import billable_rate
 
 from . import constants as C
 from .api import as_workload, brief_result, build_result, check_gpus, faults_for, reason_texts
-from .cost import cheapest_price
 from .errors import InputError
 from .goodput import FaultModel, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
@@ -613,7 +613,7 @@ def search(
         optimizer = default_optimizer(hw)
         notes.append(optimizer_note(hw))
     space = _search_space(wl, hw, gpu_counts, optimizer, zero_stages)
-    price = cheapest_price(hw.facts)
+    price = billable_rate(hw.facts)
     objective_of = _objective_for(objective, space, faults, price, deadline)
     scan = _scan(space, objective_of, top)
     picks, node_first = _picks(space, scan, objective_of, top)
