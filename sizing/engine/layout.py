@@ -296,7 +296,7 @@ def _unstated_expert_tp(
     tp, dp, cp, ep = degrees
     if "etp" in d:
         return etp
-    if wl.moe is not None and tp > 1 and fold:
+    if wl.moe is not None and tp > 1 and ep > 1 and fold:
         # Megatron-Core 0.10+ separates the experts' tensor parallelism from the dense layers' ("MoE
         # parallel folding"); NVIDIA's MoE recipes since (DeepSeek-V3, Qwen3, GPT-OSS, Kimi K2) set ETP = 1
         notes.append(

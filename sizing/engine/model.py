@@ -32,7 +32,7 @@ from . import timing as T
 from . import zero as Z
 from .hardware import Hardware
 from .memory import RECOMPUTE_CODES, RECOMPUTE_FULL, RECOMPUTE_NAMES, RECOMPUTE_NONE, RECOMPUTE_SELECTIVE
-from .overlap import DISPATCHER_DEDUP, default_dispatcher, grid_defaults, zero3_grid_defaults
+from .overlap import DISPATCHER_DEDUP, ZERO3_GRID_DEFAULTS, default_dispatcher, grid_defaults
 from .subgrid import subgrid_picker
 from .workload import Workload
 
@@ -215,12 +215,12 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
         "sp": np.asarray(g["sp"], dtype=bool) & (tp > 1),
         "v": np.asarray(g["v"], dtype=f),
     }
-    zero3 = zero3_grid_defaults()
     for key, default in defaults.items():
+        zero3 = ZERO3_GRID_DEFAULTS.get(key, default)
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
-        elif key in zero3 and zero3[key] != default:  # ZeRO-3's own default (overlap.ZERO3_DEFAULTS)
-            out[key] = np.where(out["zero"] >= 3, zero3[key], default)
+        elif zero3 != default:  # ZeRO-3's own default (overlap.ZERO3_DEFAULTS)
+            out[key] = np.where(out["zero"] >= 3, zero3, default)
         else:
             out[key] = np.asarray(default, dtype=bool)
     # settings whose default changes nothing, present only when the grid sets them: DeepSpeed's pipeline

@@ -49,13 +49,12 @@ ZERO3_DEFAULTS = {"overlap_grad_reduce": True, "overlap_param_gather": True}
 
 
 def grid_defaults(hw: Hardware) -> dict[str, bool]:
-    """framework_defaults under the grid keys of model.py (ZeRO-3 layouts: zero3_grid_defaults)."""
+    """framework_defaults under the grid keys of model.py (ZeRO-3 layouts: ZERO3_GRID_DEFAULTS)."""
     return {key: framework_defaults(hw)[name] for name, key in OVERLAP_GRID_KEYS.items()}
 
 
-def zero3_grid_defaults() -> dict[str, bool]:
-    """ZERO3_DEFAULTS under the grid keys of model.py."""
-    return {OVERLAP_GRID_KEYS[name]: value for name, value in ZERO3_DEFAULTS.items()}
+# ZERO3_DEFAULTS under the grid keys of model.py
+ZERO3_GRID_DEFAULTS = {OVERLAP_GRID_KEYS[name]: value for name, value in ZERO3_DEFAULTS.items()}
 
 
 def framework_defaults(hw: Hardware, zero: int = 0) -> dict[str, bool]:
@@ -88,7 +87,8 @@ def resolve_overlap(layout: Layout, hw: Hardware) -> tuple[Layout, list[str]]:
     """The layout with its unset overlap flags filled from the GPU's framework default, and the note."""
     if all(getattr(layout, name) is not None for name in OVERLAP_FLAGS):
         return layout, []
-    notes = [framework_note(hw)] + ([zero3_note()] if layout.zero >= 3 else [])
+    zero3_unset = layout.zero >= 3 and any(getattr(layout, name) is None for name in ZERO3_DEFAULTS)
+    notes = [framework_note(hw)] + ([zero3_note()] if zero3_unset else [])
     return layout.with_overlap(framework_defaults(hw, layout.zero)), notes
 
 

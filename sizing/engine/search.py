@@ -56,6 +56,7 @@ from .overlap import (
     framework_note,
     optimizer_note,
     resolve_dispatcher,
+    zero3_note,
 )
 from .workload import Workload
 
@@ -495,7 +496,9 @@ def _answer(
         lays = [space.layout_at(p) for p in picks]
         grids = [lay.grid() for lay in lays]
         many = space.evaluate({k: np.asarray([gr[k] for gr in grids]) for k in grids[0]})
-        best = build_result(space.wl, space.hw, faults, lays[0], many, 0, notes)
+        # the search's layouts take every framework default, ZeRO-3's own overlap included (say so)
+        zero3 = [zero3_note()] if lays[0].zero >= 3 else []
+        best = build_result(space.wl, space.hw, faults, lays[0], many, 0, notes + zero3)
         alts = [brief_result(space.wl, space.hw, faults, lay, many, i) for i, lay in enumerate(lays[1:], 1)]
         return best, alts[:top]
     best = _closest_infeasible(space, faults, notes)

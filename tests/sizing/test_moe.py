@@ -81,6 +81,9 @@ def test_expert_parallelism_folds_over_tensor_and_data_parallel_ranks(h100_ib: d
     assert unstated["iteration_time_s"] == ok["iteration_time_s"]
     assert any("ETP = 1 assumed with TP=2" in note for note in unstated["assumptions"])
     assert evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16, "ep": 16}, gpus=256)["layout"]["etp"] == 1
+    # folding is a property of expert parallelism: without EP the experts stay sharded like the dense layers
+    no_ep = evaluate(qwen, h100_ib, {"tp": 2, "pp": 8, "dp": 16}, gpus=256)
+    assert no_ep["layout"]["etp"] == 2 and not any("ETP = 1 assumed" in a for a in no_ep["assumptions"])
 
 
 def test_unstated_expert_tensor_parallelism_on_a100_is_megatrons_unless_it_cannot_be(

@@ -95,3 +95,28 @@ def test_fp32_gradient_reduction_doubles_the_gradient_traffic(a100_ib: dict[str,
     with pytest.raises(InputError) as err:
         evaluate("gpt3-175b", a100_ib, {**lay, "grad_reduce_in_fp32": "yes"}, gpus=1024)
     assert err.value.field == "layout.grad_reduce_in_fp32"
+
+
+ZERO3_NOTE = "ZeRO-3 data-parallel overlap not given"
+
+
+def test_zero3_overlap_default_is_said_only_when_it_was_taken(a100_ib: dict[str, Any]) -> None:
+    lay = {"tp": 1, "pp": 1, "dp": 128, "zero": 3, "micro_batch": 1, "recompute": "full"}
+    unset = evaluate("13b", a100_ib, lay)
+    assert unset["layout"]["overlap_grad_reduce"] and unset["layout"]["overlap_param_gather"]
+    assert any(ZERO3_NOTE in a for a in unset["assumptions"])
+    # both data-parallel flags stated (the TP flag left to the default): nothing of ZeRO-3's was assumed
+    stated = evaluate("13b", a100_ib, {**lay, "overlap_grad_reduce": False, "overlap_param_gather": False})
+    assert not any(ZERO3_NOTE in a for a in stated["assumptions"])
+    assert stated["iteration_time_s"] > unset["iteration_time_s"]
+    # ZeRO-1 keeps the GPU generation's default (no overlap on A100)
+    zero1 = evaluate("13b", a100_ib, {**lay, "zero": 1})
+    assert not zero1["layout"]["overlap_grad_reduce"] and not any(
+        ZERO3_NOTE in a for a in zero1["assumptions"]
+    )
+
+
+def test_a_zero3_search_answer_says_which_overlap_it_assumed(a100_ib: dict[str, Any]) -> None:
+    r = search("13b", {**a100_ib, "nodes": 1}, objective="cheapest")
+    assert r["layout"]["zero"] == 3 and any(ZERO3_NOTE in a for a in r["assumptions"])
+    assert r["iteration_time_s"] == evaluate("13b", {**a100_ib, "nodes": 1}, r["layout"])["iteration_time_s"]
