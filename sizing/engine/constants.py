@@ -120,6 +120,16 @@ ZERO3_ASSUMPTION = (
 )
 CP_OVERLAP = 0.5  # assumed: ring attention overlaps the K/V exchange with block compute
 EP_OVERLAP = 0.0  # assumed: Megatron MoE all-to-alls run on the critical path unless DualPipe-style
+# ... unless the layout says overlap_moe_expert_parallel_comm (Megatron-Core's "combined 1F1B", Megatron-
+# Bridge's moe_a2a_overlap; DeepSeek's DualPipe): the forward of one micro-batch runs with the backward of
+# another, each one's dispatch/combine all-to-alls hidden behind the other's attention and expert compute
+# (Megatron-Core docs, "Combined 1F1B: Expert-Parallel All-to-All Overlap", and
+# core.pipeline_parallel.combined_1f1b; DeepSeek-V3 report arXiv 2412.19437 sec. 3.2.1). The communication
+# kernels then hold SMs the compute does not get: "only 20 SMs are sufficient to fully utilize the
+# bandwidths of IB and NVLink" of the H800's 132 (sec. 3.2.2); DeepEP's Buffer.num_sms and Megatron-Core's
+# moe_deepep_num_sms default to the same 20. The H800's share, applied to every GPU (assumed): the compute
+# that runs under the all-to-alls takes this share longer.
+EP_OVERLAP_SM_SHARE = 20.0 / 132.0
 
 # --- pipeline engine (layout.pipeline_engine; sizing/engine/pipeline.py) --------------------------------
 # Transfers on a stage's critical path per micro-batch in the 1F1B steady state (v = 1). Megatron

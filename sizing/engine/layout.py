@@ -6,9 +6,10 @@ tensor parallelism (`etp`), the four communication-overlap flags of Megatron-Cor
 pipeline.py: Megatron's schedule unless the layout says DeepSpeed's), the gradient-reduction precision
 (`grad_reduce_in_fp32`, bf16 unless the layout says fp32), for ZeRO-3, whether the parameters are
 resharded after the forward pass (`reshard_after_forward`, FSDP's default true) and, for MoE, the token
-dispatcher (`moe_dispatcher`). An overlap flag or dispatcher left out (None) takes the framework default
-of the offering's GPU generation (`overlap.framework_defaults`, `overlap.default_dispatcher`), which the
-answer states in `assumptions`.
+dispatcher (`moe_dispatcher`) and whether its all-to-alls overlap another micro-batch's compute
+(`overlap_moe_expert_parallel_comm`, off unless stated). An overlap flag or dispatcher left out (None) takes
+the framework default of the offering's GPU generation (`overlap.framework_defaults`,
+`overlap.default_dispatcher`), which the answer states in `assumptions`.
 """
 
 from __future__ import annotations
@@ -65,6 +66,10 @@ class Layout:
     # copy per routed expert) or "deepep" (DeepEP/HybridEP: one copy per destination node and rank);
     # None = the framework default for the GPU (overlap.default_dispatcher), resolved before evaluation
     moe_dispatcher: str | None = None
+    # MoE: the expert-parallel all-to-alls of one micro-batch hidden behind another's compute (Megatron-Core
+    # overlap_moe_expert_parallel_comm, "combined 1F1B"; DeepSeek's DualPipe); None = off, Megatron-Core's
+    # default, stated (overlap.resolve_dispatcher)
+    overlap_moe_expert_parallel_comm: bool | None = None
     # uneven pipeline stages (Megatron-Core --decoder-first-pipeline-num-layers / --decoder-last-pipeline-
     # num-layers, TransformerConfig num_layers_in_first/last_pipeline_stage): the first and last stages hold
     # this many transformer layers, the others share the rest evenly. None = ceil(L / p) on every stage but
@@ -102,6 +107,10 @@ class Layout:
         """This layout with its MoE token dispatcher set."""
         return replace(self, moe_dispatcher=dispatcher)
 
+    def with_ep_overlap(self, overlap: bool) -> Layout:
+        """This layout with its expert-parallel all-to-all overlap set."""
+        return replace(self, overlap_moe_expert_parallel_comm=overlap)
+
     def grid(self) -> dict[str, Any]:
         g: dict[str, Any] = {
             "tp": self.tp,
@@ -130,6 +139,8 @@ class Layout:
             g["z3flat"] = self.zero3_gather == ZERO3_FLAT
         if self.moe_dispatcher is not None:
             g["dedup"] = self.moe_dispatcher == DISPATCHER_DEDUP
+        if self.overlap_moe_expert_parallel_comm:
+            g["epo"] = True
         if self.first_stage_layers is not None or self.last_stage_layers is not None:
             g["fsl"], g["lsl"] = self.stage_layers_ends
         if self.account_for_embedding_in_pipeline_split or self.account_for_loss_in_pipeline_split:
@@ -387,6 +398,7 @@ def layout_from_dict(
         reshard_after_forward=_flag(d, "reshard_after_forward") is not False,
         zero3_gather=_zero3_gather(d),
         moe_dispatcher=_moe_dispatcher(d),
+        overlap_moe_expert_parallel_comm=_flag(d, "overlap_moe_expert_parallel_comm"),
         first_stage_layers=first_layers,
         last_stage_layers=last_layers,
         account_for_embedding_in_pipeline_split=slot_emb,

@@ -32,7 +32,13 @@ from . import timing as T
 from . import zero as Z
 from .hardware import Hardware
 from .memory import RECOMPUTE_CODES, RECOMPUTE_FULL, RECOMPUTE_NAMES, RECOMPUTE_NONE, RECOMPUTE_SELECTIVE
-from .overlap import DISPATCHER_DEDUP, ZERO3_GRID_DEFAULTS, default_dispatcher, grid_defaults
+from .overlap import (
+    DISPATCHER_DEDUP,
+    ZERO3_GRID_DEFAULTS,
+    default_dispatcher,
+    grid_defaults,
+    hidden_all_to_alls,
+)
 from .subgrid import subgrid_picker
 from .workload import Workload
 
@@ -229,7 +235,8 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
     # gathers of flat per-block buffers or per tensor (z3flat, zero.py; else the GPU's framework default)
     # The MoE token dispatcher (dedup: deduplicating DeepEP/HybridEP, else Megatron's all-to-all) is read
     # only when the grid sets it; its default follows the GPU (overlap.default_dispatcher)
-    for key in ("dsp", "gr32", "raf", "z3flat", "dedup"):
+    # The expert-parallel all-to-all overlap (epo, overlap.EP_OVERLAP_FLAG) likewise: off unless set.
+    for key in ("dsp", "gr32", "raf", "z3flat", "dedup", "epo"):
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
     # layers of the first and last pipeline stages (0 = unset), the embedding and loss counted as pipeline
@@ -494,27 +501,36 @@ def _context_parallel_comm(wl: Workload, hw: Hardware, x: dict[str, Any], tokens
 
 
 def _expert_parallel_comm(
-    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], tokens: Any
+    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], compute: LayerCompute, micro: Any
 ) -> Any:
     """Seconds per layer (averaged over dense and MoE layers) of the token all-to-alls, dispatch and
     combine, forward and backward (+ the recomputed forward): every token's top_k copies of the hidden
-    vector in bf16 over the EP group (stride etp), the busiest rank carrying load_imbalance x the mean."""
+    vector in bf16 over the EP group (stride etp), the busiest rank carrying load_imbalance x the mean.
+    With the all-to-all overlap (epo) what overlap.hidden_all_to_alls hides is off the critical path."""
     tp = x["tp"]
     if shape.moe_fraction <= 0:
         return np.zeros_like(tp)
-    a2a_bytes = shape.load_imbalance * tokens / tp * shape.top_k * float(wl.hidden) * 2.0
+    a2a_bytes = shape.load_imbalance * compute.tokens / tp * shape.top_k * float(wl.hidden) * 2.0
     n_a2a = 4.0 + 2.0 * (x["rec"] == RECOMPUTE_FULL)
     # the token dispatcher (layout.moe_dispatcher): deduplicating (DeepEP/HybridEP) unless the grid says
     # otherwise, on the GPUs whose framework default is Megatron-Core 2024+ (overlap.default_dispatcher)
     dedup = x.get("dedup", default_dispatcher(hw) == DISPATCHER_DEDUP)
     one = T.all_to_all_time(hw, x["etp"], x["ep"], a2a_bytes, shape.top_k, dedup)
-    return (1.0 - C.EP_OVERLAP) * shape.moe_fraction * n_a2a * one
+    exposed = (1.0 - C.EP_OVERLAP) * shape.moe_fraction * n_a2a * one
+    if "epo" not in x or not np.any(x["epo"]):
+        return exposed
+    forward_a2a = 2.0 * shape.moe_fraction * one
+    overlapped = hidden_all_to_alls(
+        x, compute.compute, compute.recompute, micro, forward_a2a, exposed - forward_a2a
+    )
+    return np.where(x["epo"], overlapped, exposed)
 
 
 def _layer_comm(
-    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], compute: LayerCompute
+    wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], compute: LayerCompute, micro: Any
 ) -> LayerComm:
-    """Communication per layer (TP, CP, EP) and per stage boundary (PP) per micro-batch."""
+    """Communication per layer (TP, CP, EP) and per stage boundary (PP) per micro-batch (`micro` micro-
+    batches per iteration)."""
     tokens = compute.tokens
     activation_msg = tokens * float(wl.hidden) * 2.0  # bf16 activations of one micro-batch
     tp, tp_crosses = _tensor_parallel_comm(hw, x, activation_msg, compute.linear_gemms)
@@ -522,7 +538,7 @@ def _layer_comm(
     return LayerComm(
         tp=tp,
         cp=_context_parallel_comm(wl, hw, x, tokens),
-        ep=_expert_parallel_comm(wl, hw, shape, x, tokens),
+        ep=_expert_parallel_comm(wl, hw, shape, x, compute, micro),
         pp=pp,
         pp_chain=chain,
         tp_crosses_nodes=tp_crosses & (x["tp"] > 1),
@@ -722,7 +738,7 @@ class GridModel:
         """The time model of the layouts `x` whose memory is `memory`."""
         wl, hw, shape = self.wl, self.hw, self.shape
         compute = _layer_compute(wl, hw, shape, x, memory)
-        comm = _layer_comm(wl, hw, shape, x, compute)
+        comm = _layer_comm(wl, hw, shape, x, compute, memory.micro_batches)
         stage = _stage_times(wl, hw, x, memory, compute, comm)
         return compute, comm, stage, _iteration_times(hw, shape, x, memory, stage, comm.pp_chain)
 

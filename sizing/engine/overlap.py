@@ -9,7 +9,9 @@ state which defaults were taken.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from hardware.messages import _
 
@@ -119,11 +121,57 @@ def default_dispatcher(hw: Hardware) -> str:
 
 
 def resolve_dispatcher(layout: Layout, hw: Hardware, moe: bool) -> tuple[Layout, list[str]]:
-    """An MoE layout with its unset token dispatcher filled from the GPU's default, and the note (a dense
-    workload has no dispatcher: left None)."""
-    if not moe or layout.moe_dispatcher is not None:
+    """An MoE layout with its unset token dispatcher filled from the GPU's default and, with expert
+    parallelism, its unset all-to-all overlap off (Megatron-Core's default), and the notes (a dense workload
+    has neither: left None)."""
+    if not moe:
         return layout, []
-    return layout.with_dispatcher(default_dispatcher(hw)), [dispatcher_note(hw)]
+    notes: list[str] = []
+    if layout.moe_dispatcher is None:
+        layout = layout.with_dispatcher(default_dispatcher(hw))
+        notes.append(dispatcher_note(hw))
+    if layout.ep > 1 and getattr(layout, EP_OVERLAP_FLAG) is None:
+        layout = layout.with_ep_overlap(False)
+        notes.append(ep_overlap_note())
+    return layout, notes
+
+
+# Megatron-Core's --overlap-moe-expert-parallel-comm (TransformerConfig overlap_moe_expert_parallel_comm;
+# Megatron-Bridge's moe_a2a_overlap): off by default in Megatron-Core, on in some of NVIDIA's H100 MoE recipes
+# (Megatron-Bridge 25.11: DeepSeek-V3, Qwen3-235B-A22B and Qwen3-30B-A3B on H100; off for DeepSeek-V3 on
+# B200/GB200), and DeepSeek's DualPipe does the same. model._expert_parallel_comm; grid key "epo".
+EP_OVERLAP_FLAG = "overlap_moe_expert_parallel_comm"
+
+
+def ep_overlap_note() -> str:
+    """The `assumptions` line for an expert-parallel layout that left its all-to-all overlap unset."""
+    return _(
+        "expert-parallel all-to-all overlap not given: off assumed (Megatron-Core's default): token dispatch "
+        "and combine run on the critical path; set overlap_moe_expert_parallel_comm: true for a stack that "
+        "hides them behind another micro-batch (Megatron-Core's combined 1F1B, DeepSeek's DualPipe)"
+    )
+
+
+def hidden_all_to_alls(
+    x: dict[str, Any], compute: Any, recompute: Any, micro: Any, forward_a2a: Any, backward_a2a: Any
+) -> Any:
+    """Critical-path seconds per layer of the all-to-alls (model._expert_parallel_comm: `compute` and
+    `recompute` per layer and micro-batch, `forward_a2a` / `backward_a2a` the all-to-alls of each pass)
+    under Megatron-Core's combined 1F1B (DeepSeek's DualPipe alike, constants.EP_OVERLAP_SM_SHARE): in the
+    steady state a forward runs with another micro-batch's backward, the forward's dispatch/combine hidden
+    behind the backward's compute and the backward's behind the forward's; what a window cannot cover stays
+    exposed, and the compute under the all-to-alls is slowed by the share of SMs the communication kernels
+    hold. The warm-up forwards and cool-down backwards have no partner: Megatron's warm-up of the first
+    rank, p - 1 micro-batches, or 2 (p - 1) + (v - 1) p chunks of m v interleaved (1 of m without
+    pipelining: the first forward and the last backward, core.pipeline_parallel.combined_1f1b)."""
+    pp, v = x["pp"], x["v"]
+    forward_work = compute / 3.0
+    backward_work = 2.0 * compute / 3.0 + recompute
+    hidden = np.minimum(forward_a2a, backward_work) + np.minimum(backward_a2a, forward_work)
+    paired = forward_a2a + backward_a2a - hidden * (1.0 - C.EP_OVERLAP_SM_SHARE)
+    warmup_chunks = np.where(pp > 1, np.where(v > 1, 2.0 * (pp - 1.0) + (v - 1.0) * pp, pp - 1.0), 1.0)
+    unpaired = np.minimum(warmup_chunks / (micro * v), 1.0)
+    return unpaired * (forward_a2a + backward_a2a) + (1.0 - unpaired) * paired
 
 
 def dispatcher_note(hw: Hardware) -> str:

@@ -52,6 +52,7 @@ from .model import (
 from .overlap import (
     default_optimizer,
     dispatcher_note,
+    ep_overlap_note,
     framework_defaults,
     framework_note,
     optimizer_note,
@@ -611,7 +612,7 @@ def search(
         gpu_counts = [gpus]
     else:
         gpu_counts = [n * hw.gpus_per_node for n in (node_counts or node_ladder(hw.max_nodes))]
-    notes = [framework_note(hw)] + ([dispatcher_note(hw)] if wl.moe is not None else [])
+    notes = [framework_note(hw)] + ([dispatcher_note(hw), ep_overlap_note()] if wl.moe is not None else [])
     if optimizer is None:
         optimizer = default_optimizer(hw)
         notes.append(optimizer_note(hw))

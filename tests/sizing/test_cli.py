@@ -53,6 +53,7 @@ ADDED_LAYOUT = {
     "reshard_after_forward",
     "zero3_gather",
     "moe_dispatcher",
+    "overlap_moe_expert_parallel_comm",
     "first_stage_layers",
     "last_stage_layers",
     "account_for_embedding_in_pipeline_split",
