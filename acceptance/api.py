@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import exceptions, generics, serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from acceptance import kit, selectors, services
 from acceptance.models import AcceptanceRun
-from benchmarks.api import EvidenceListCreateApi
+from benchmarks.api import EvidenceListCreateApi, evidence_list_schema
 from benchmarks.models import Visibility
 from portal.api_errors import error_responses
 from portal.form_errors import messages_by_field
@@ -116,10 +116,7 @@ class KitApi(APIView):
 
 
 @extend_schema_view(
-    get=extend_schema(
-        parameters=[OpenApiParameter("offering", str, description="offering slug")],
-        responses={200: AcceptanceOutputSerializer(many=True)},
-    ),
+    get=evidence_list_schema(AcceptanceOutputSerializer),
     post=extend_schema(
         request={"multipart/form-data": AcceptanceInputSerializer},
         responses={

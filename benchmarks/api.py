@@ -126,11 +126,17 @@ class EvidenceListCreateApi(UploadThrottled, generics.ListCreateAPIView[_Row]):
         return dict(serializer.validated_data)
 
 
-@extend_schema_view(
-    get=extend_schema(
+def evidence_list_schema(output_serializer: type[serializers.BaseSerializer[Any]]) -> Any:
+    """The schema of an EvidenceListCreateApi's GET: its rows as `output_serializer` shows them, filtered
+    by `?offering=<slug>`."""
+    return extend_schema(
         parameters=[OpenApiParameter("offering", str, description="offering slug")],
-        responses={200: UploadOutputSerializer(many=True)},
-    ),
+        responses={200: output_serializer(many=True)},
+    )
+
+
+@extend_schema_view(
+    get=evidence_list_schema(UploadOutputSerializer),
     post=extend_schema(
         request={"multipart/form-data": UploadInputSerializer},
         responses={

@@ -68,6 +68,27 @@ def bar_height(rows: int, per_row: int = 44) -> int:
     return 150 + per_row * max(rows, 1)
 
 
+def bar_words_trace(x: list[Any], y: list[Any], text: list[str], color: str, name: str | None = None) -> dict:
+    """Words written to the right of `x` on the bar rows `y` (why a figure is missing or incomplete): a
+    text-only trace, left out of the legend and of the hover."""
+    trace: dict[str, Any] = {"type": "scatter", "mode": "text"}
+    if name is not None:
+        trace["name"] = name
+    trace.update(
+        {
+            "showlegend": False,
+            "x": x,
+            "y": y,
+            "text": text,
+            "textposition": "middle right",
+            "textfont": {"color": color},
+            "cliponaxis": False,
+            "hoverinfo": "skip",
+        }
+    )
+    return trace
+
+
 def stacked_counts_figure(
     traces: list[dict], rows: int, per_row: int, count_title: str, **count_axis: Any
 ) -> dict:

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy
 
 from compare.charts.common import (
     bar_height,
+    bar_words_trace,
     bill_line,
     cell,
     missing_cell,
@@ -217,19 +218,9 @@ def _traces(
     if ranges["x"]:
         traces.append(_range_trace(ranges))
     traces.append(
-        {
-            "type": "scatter",
-            "mode": "text",
-            "name": _("incomplete / infeasible / no price"),
-            "showlegend": False,
-            "x": notes["x"],
-            "y": notes["y"],
-            "text": notes["text"],
-            "textposition": "middle right",
-            "textfont": {"color": VERMILLION},
-            "cliponaxis": False,
-            "hoverinfo": "skip",
-        }
+        bar_words_trace(
+            notes["x"], notes["y"], notes["text"], VERMILLION, _("incomplete / infeasible / no price")
+        )
     )
     return traces
 

@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 
 from compare.charts.common import (
     bar_height,
+    bar_words_trace,
     cell,
     hover,
     missing_cell,
@@ -92,19 +93,13 @@ def cost_per_token_panel(offerings: list[Any], results: dict[int, Any], workload
     bar = _bar(offerings, costs)
     priced = [value for value, _complete, _why in costs if value is not None]
     unpriced = [(bar["y"][i], why) for i, (value, _complete, why) in enumerate(costs) if value is None]
-    words = {
-        "type": "scatter",
-        "mode": "text",
-        "name": _("no figure"),
-        "showlegend": False,
-        "x": [0] * len(unpriced),
-        "y": [y for y, _why in unpriced],
-        "text": ["✖ " + plotly_text(why) for _y, why in unpriced],
-        "textposition": "middle right",
-        "textfont": {"color": VERMILLION},
-        "cliponaxis": False,
-        "hoverinfo": "skip",
-    }
+    words = bar_words_trace(
+        [0] * len(unpriced),
+        [y for y, _why in unpriced],
+        ["✖ " + plotly_text(why) for _y, why in unpriced],
+        VERMILLION,
+        _("no figure"),
+    )
     return {
         "key": "cost-per-token",
         "nav": _("Cost per token"),

@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 
 from compare.charts.common import (
     bar_height,
+    bar_words_trace,
     cell,
     fmt,
     hover,
@@ -138,18 +139,7 @@ def _traces(guarantee: dict[str, list], sla: dict[str, list], unpublished: dict[
             "hoverinfo": "text",
             "marker": {"symbol": "diamond", "size": 13, "color": BLACK, "line": {"color": WHITE, "width": 1}},
         },
-        {
-            "type": "scatter",
-            "mode": "text",
-            "showlegend": False,
-            "x": [0] * len(unpublished["y"]),
-            "y": unpublished["y"],
-            "text": unpublished["text"],
-            "textposition": "middle right",
-            "textfont": {"color": PAGE_MUTED_INK},
-            "cliponaxis": False,
-            "hoverinfo": "skip",
-        },
+        bar_words_trace([0] * len(unpublished["y"]), unpublished["y"], unpublished["text"], PAGE_MUTED_INK),
     ]
 
 

@@ -37,6 +37,19 @@ def memoised(reader: Callable[[str], T]) -> Callable[[str], T]:
     return read
 
 
+def first_group_reader(marker: str, pattern: re.Pattern[str]) -> Callable[[str], str | None]:
+    """A reader of `pattern`'s first group on a line that holds `marker`, None on any other line. The
+    substring is checked first (cheap, in C) so that most lines cost no regex at all."""
+
+    def read(line: str) -> str | None:
+        if marker not in line:
+            return None
+        m = pattern.search(line)
+        return m.group(1) if m else None
+
+    return read
+
+
 KNOWN_COLLECTIVES = (
     "all_reduce", "all_gather", "reduce_scatter", "alltoallv", "alltoall", "sendrecv", "broadcast",
     "reduce", "gather", "scatter", "hypercube",
@@ -295,13 +308,8 @@ def read_version(line: str) -> tuple[str, str | None] | None:
 STARTING_RE = re.compile(r"Collective test starting:\s*(\S+)")
 
 
-@memoised
-def read_test_starting(line: str) -> str | None:
-    """The collective as written on a `Collective test starting:` line."""
-    if "Collective test starting" not in line:
-        return None
-    m = STARTING_RE.search(line)
-    return m.group(1) if m else None
+# The collective as written on a `Collective test starting:` line.
+read_test_starting = memoised(first_group_reader("Collective test starting", STARTING_RE))
 
 
 CONCLUDED_RE = re.compile(r"Collective test concluded:\s*(\S+)")
@@ -345,11 +353,7 @@ def _header_fields(line: str) -> dict[str, Any] | None:
 RCCL_TESTS_RE = re.compile(r"rccl-tests:?\s*+[Vv]ersion\s*+:?\s*+([^\s(]++)")
 
 
-def read_rccl_tests_version(line: str) -> str | None:
-    if "rccl-tests" not in line:
-        return None
-    m = RCCL_TESTS_RE.search(line)
-    return m.group(1) if m else None
+read_rccl_tests_version = first_group_reader("rccl-tests", RCCL_TESTS_RE)
 
 
 RANK_RE = re.compile(
@@ -372,21 +376,13 @@ def read_rank(line: str) -> tuple[int, tuple[str, int, str, str]] | None:
 RCCL_VERSION_RE = re.compile(r"RCCL version\s*:?\s*(\S+)")
 
 
-def read_rccl_version(line: str) -> str | None:
-    if "RCCL version" not in line:
-        return None
-    m = RCCL_VERSION_RE.search(line)
-    return m.group(1) if m else None
+read_rccl_version = first_group_reader("RCCL version", RCCL_VERSION_RE)
 
 
 NCCL_VERSION_RE = re.compile(r"NCCL version\s+(\d+\.\d+\.\d+\S*)")
 
 
-def read_nccl_version(line: str) -> str | None:
-    if "NCCL version" not in line:
-        return None
-    m = NCCL_VERSION_RE.search(line)
-    return m.group(1) if m else None
+read_nccl_version = first_group_reader("NCCL version", NCCL_VERSION_RE)
 
 
 def is_rccl_marker(line: str) -> bool:
