@@ -74,7 +74,7 @@ def framework_note(hw: Hardware) -> str:
         return _(
             "overlap settings not given: Megatron-Core/NeMo 2024+ defaults assumed on %(gpu)s "
             "(tp_comm_overlap, overlap_grad_reduce, overlap_param_gather, overlap_p2p_comm all on, as in "
-            "NVIDIA's Hopper-era performance recipes); set them in the layout for another stack",
+            "NVIDIA's performance recipes for Hopper and later); set them in the layout for another stack",
             gpu=hw.gpu.key,
         )
     return _(
@@ -206,7 +206,7 @@ def optimizer_note(hw: Hardware) -> str:
         return _(
             "optimizer-state convention not given: '%(convention)s' assumed on %(gpu)s (%(w)s + %(g)s + "
             "%(o)s bytes per parameter for weights, gradients and optimizer state, gradients kept in bf16 as "
-            "NVIDIA's Hopper-era recipes do)",
+            "NVIDIA's recipes for Hopper and later do)",
             **values,
         )
     return _(
