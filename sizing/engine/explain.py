@@ -196,6 +196,14 @@ def _expert_and_context(lay: Layout, result: dict[str, Any]) -> list[str]:
                     **values,
                 )
             )
+        if lay.overlap_moe_expert_parallel_comm:
+            out.append(
+                _(
+                    "The all-to-alls of one micro-batch run under another micro-batch's compute "
+                    "(overlap_moe_expert_parallel_comm): the share above is what stays exposed, with the "
+                    "compute slowed by the SMs the communication holds."
+                )
+            )
     if lay.cp > 1:
         out.append(
             _(

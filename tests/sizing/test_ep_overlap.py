@@ -50,6 +50,9 @@ def test_overlap_cannot_hide_more_than_the_compute_beside_it(h100_ib: dict[str, 
     # nothing else changes: the overlap moves no compute and no other traffic
     for key in ("compute", "recompute", "tp_comm", "dp_comm"):
         assert b_on[key] == pytest.approx(b_off[key])
+    # the explanation says the share it gives is what stays exposed
+    assert any("overlap_moe_expert_parallel_comm" in line for line in on["explanation"])
+    assert not any("overlap_moe_expert_parallel_comm" in line for line in off["explanation"])
 
 
 def test_unpaired_warm_up_micro_batches_keep_their_all_to_alls(h100_ib: dict[str, Any]) -> None:
