@@ -482,9 +482,18 @@ def _closest_infeasible(space: _Space, faults: FaultModel, notes: list[str]) -> 
         raise InputError("gpus", "no layout can be formed for this GPU count and workload")
     lay = space.layout_at(best_ref)
     one = space.evaluate(lay.grid())
-    out = build_result(space.wl, space.hw, faults, lay, one, (), notes)
+    out = build_result(space.wl, space.hw, faults, lay, one, (), notes + _default_notes(lay))
     out["reasons"] = reason_texts(int(one["reasons"]), one, (), space.hw)
     return out
+
+
+def _default_notes(lay: Layout) -> list[str]:
+    """The notes on framework defaults that hold for this layout only: ZeRO-3's own data-parallel overlap
+    and, with expert parallelism, the all-to-all overlap left off (the search takes every default)."""
+    notes = [zero3_note()] if lay.zero >= 3 else []
+    if lay.ep > 1:
+        notes.append(ep_overlap_note())
+    return notes
 
 
 def _answer(
@@ -497,9 +506,7 @@ def _answer(
         lays = [space.layout_at(p) for p in picks]
         grids = [lay.grid() for lay in lays]
         many = space.evaluate({k: np.asarray([gr[k] for gr in grids]) for k in grids[0]})
-        # the search's layouts take every framework default, ZeRO-3's own overlap included (say so)
-        zero3 = [zero3_note()] if lays[0].zero >= 3 else []
-        best = build_result(space.wl, space.hw, faults, lays[0], many, 0, notes + zero3)
+        best = build_result(space.wl, space.hw, faults, lays[0], many, 0, notes + _default_notes(lays[0]))
         alts = [brief_result(space.wl, space.hw, faults, lay, many, i) for i, lay in enumerate(lays[1:], 1)]
         return best, alts[:top]
     best = _closest_infeasible(space, faults, notes)
@@ -612,7 +619,7 @@ def search(
         gpu_counts = [gpus]
     else:
         gpu_counts = [n * hw.gpus_per_node for n in (node_counts or node_ladder(hw.max_nodes))]
-    notes = [framework_note(hw)] + ([dispatcher_note(hw), ep_overlap_note()] if wl.moe is not None else [])
+    notes = [framework_note(hw)] + ([dispatcher_note(hw)] if wl.moe is not None else [])
     if optimizer is None:
         optimizer = default_optimizer(hw)
         notes.append(optimizer_note(hw))

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from sizing.engine import InputError, evaluate, workload_preset
+from sizing.engine import InputError, evaluate, search, workload_preset
 from sizing.engine import validation as V
 
 DSV3_H800 = "deepseek-v3-h800-2048"
@@ -91,3 +91,27 @@ def test_the_flag_must_be_a_boolean(h100_ib: dict[str, Any]) -> None:
     with pytest.raises(InputError) as err:
         evaluate("deepseek-v3-671b", h100_ib, {"tp": 1, "pp": 16, "dp": 64, "ep": 64, EP_FLAG: "yes"})
     assert err.value.field == f"layout.{EP_FLAG}"
+
+
+def test_a_search_says_the_default_only_for_an_expert_parallel_answer(h100_ib: dict[str, Any]) -> None:
+    # the search takes every framework default; the note belongs to the answer's layout, not to the workload
+    def overlap_notes(answer: dict[str, Any]) -> list[str]:
+        return [a for a in answer["assumptions"] if "all-to-all overlap not given" in a]
+
+    expert_parallel = search("deepseek-v3-671b", h100_ib, gpus=1024)
+    assert expert_parallel["layout"]["ep"] > 1 and len(overlap_notes(expert_parallel)) == 1
+    small = {
+        **workload_preset("deepseek-v3-671b").to_dict(),
+        "name": "small-moe",
+        "layers": 8,
+        "hidden": 1024,
+        "heads": 8,
+        "kv_heads": 8,
+        "ffn_hidden": 4096,
+        "qk_head_dim": None,
+        "v_head_dim": None,
+        "moe": {"experts": 4, "top_k": 2, "expert_ffn_hidden": 1024},
+    }
+    one_rank = search(small, h100_ib, gpus=8)
+    assert one_rank["layout"]["ep"] == 1 and overlap_notes(one_rank) == []
+    assert any("MoE token dispatcher not given" in a for a in one_rank["assumptions"])
