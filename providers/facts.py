@@ -468,12 +468,17 @@ def plan_rate(value: Any) -> float | None:
     return rate if math.isfinite(rate) else None
 
 
+def priced_plans(plans: list[Any]) -> list[dict[str, Any]]:
+    """The billing plans that publish a usable price per GPU-hour (plan_rate)."""
+    return [
+        p for p in plans if isinstance(p, dict) and plan_rate(p.get("price_usd_per_gpu_hour")) is not None
+    ]
+
+
 def billable_plans(plans: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
     """The priced plans a training run can be billed on, and whether they are preemptible ones (only when
     the offering prices nothing else). Every price in the sizing, the bill and the checks comes from here."""
-    priced = [
-        p for p in plans if isinstance(p, dict) and plan_rate(p.get("price_usd_per_gpu_hour")) is not None
-    ]
+    priced = priced_plans(plans)
     steady = [p for p in priced if p.get("kind") not in PREEMPTIBLE_PLAN_KINDS]
     return (steady, False) if steady or not priced else (priced, True)
 

@@ -627,8 +627,8 @@ def full_bill(facts: dict[str, Any], sizing: dict[str, Any], workload: dict[str,
     plans = [p for p in facts.get("billing_plans") or [] if isinstance(p, dict)]
     bills = [plan_bill(facts, p, job) for p in plans] or [plan_bill(facts, None, job)]
     # Spot is shown but not chosen while another plan is priced: preemptions are not in the goodput model.
-    billable = billable_plans(plans)[0]
-    candidates = [b for b, p in zip(bills, plans, strict=False) if any(p is q for q in billable)]
+    billable = {id(p) for p in billable_plans(plans)[0]}  # by identity, as the engine's cost_block
+    candidates = [b for b, p in zip(bills, plans, strict=False) if id(p) in billable]
     if candidates:
         # By the central estimate: a plan cannot win on fees its offering does not publish.
         chosen = min(candidates, key=lambda b: (b["cost_central_usd"] is None, central_or_total(b)))

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from hardware.messages import Msg, _
-from providers.facts import billable_plans, billable_rate, plan_rate
+from providers.facts import billable_plans, billable_rate, plan_rate, priced_plans
 
 HOURS_PER_MONTH = 730.0  # 365 x 24 / 12
 
@@ -57,11 +57,7 @@ def _plan_row(
 def plan_choice_note(facts: dict[str, Any]) -> Msg | None:
     """The `assumptions` line saying how priced spot / preemptible plans were treated (None: there are
     none)."""
-    priced = [
-        p
-        for p in facts.get("billing_plans") or []
-        if isinstance(p, dict) and plan_rate(p.get("price_usd_per_gpu_hour")) is not None
-    ]
+    priced = priced_plans(list(facts.get("billing_plans") or []))
     billable, preemptible = billable_plans(priced)
     if preemptible:
         return _(
