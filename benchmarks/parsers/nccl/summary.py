@@ -155,10 +155,6 @@ def _hosts(ranks: Ranks) -> list[str]:
     return list(dict.fromkeys(map(_HOST, map(ranks.__getitem__, sorted(ranks)))))
 
 
-def _rank_listing_complete(run: Run) -> bool:
-    return _listing_complete(run.ranks)
-
-
 def _listing_complete(ranks: Ranks) -> bool:
     return bool(ranks) and len(ranks) == max(ranks) + 1
 
@@ -249,7 +245,7 @@ def _shared_gpu_warning(scale: _Scale) -> str | None:
 
 
 def _partial_rank_listing_warning(run: Run) -> str | None:
-    if not run.ranks or _rank_listing_complete(run):
+    if not run.ranks or _listing_complete(run.ranks):
         return None
     return _(
         "only %(lines)s Rank lines for rank ids up to %(highest)s (listing filtered or cut); "
