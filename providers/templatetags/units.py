@@ -12,6 +12,8 @@ from providers.filters import CODE_LABELS
 from providers.models import PlanKind
 
 register = template.Library()
+# The kinds' lazy labels, built once (not per plan row): each is translated when shown.
+PLAN_KIND_LABELS = dict(PlanKind.choices)
 
 
 @register.filter
@@ -32,4 +34,4 @@ def code_word(code: Any) -> str:
 def plan_kind(code: Any) -> str:
     """A billing plan's kind code (on-demand, reserved, cluster-cycle, spot) as its label in the page's
     language; an unknown code as it is."""
-    return str(dict(PlanKind.choices).get(code, code)) if code else ""
+    return str(PLAN_KIND_LABELS.get(code, code)) if code else ""
