@@ -52,14 +52,19 @@ def _modules(top: str) -> Iterator[Path]:
             yield path
 
 
-def _imported_tops(path: Path) -> set[str]:
-    tops: set[str] = set()
+def _imported_modules(path: Path) -> set[str]:
+    """The modules a file imports by absolute name (`import a.b`, `from a.b import c`: a.b)."""
+    names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            tops |= {alias.name.split(".")[0] for alias in node.names}
+            names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            tops.add(node.module.split(".")[0])
-    return tops
+            names.add(node.module)
+    return names
+
+
+def _imported_tops(path: Path) -> set[str]:
+    return {name.split(".")[0] for name in _imported_modules(path)}
 
 
 def _app_graph() -> dict[str, set[str]]:
@@ -87,16 +92,6 @@ def test_the_ground_floor_imports_no_other_app() -> None:
 
 # Pure modules of other apps that pure code may use: the fact registry and its rules about plans.
 PURE_SHARED = {"providers.facts"}
-
-
-def _imported_modules(path: Path) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module)
-    return names
 
 
 @pytest.mark.parametrize("top", PURE)
