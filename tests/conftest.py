@@ -18,6 +18,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 IN_CI = bool(os.environ.get("CI"))
 T = TypeVar("T")
+# Django's cheapest password hasher, for tests that make users: the real one costs about 0.3 s per user
+# (log-ins still check the password with it).
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # A cache of its own for rows built outside any test (never the Redis cache a worker may share).
 ALONE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "module-rows"}}
 

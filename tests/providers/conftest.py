@@ -6,9 +6,11 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import FAST_HASHERS
+
 
 @pytest.fixture(autouse=True)
 def _fast_password_hasher(settings: Any) -> None:
     """The real hasher costs about 0.3 s per user made by UserFactory; most tests here make three or more
     (log-ins still check the password, with this hasher)."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PASSWORD_HASHERS = FAST_HASHERS

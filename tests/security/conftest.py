@@ -18,15 +18,13 @@ from django.test import Client, TestCase
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.conftest import module_rows
+from tests.conftest import FAST_HASHERS, module_rows
 from tests.providers.factories import OfferingFactory, PlanFactory, ProviderFactory, UserFactory
 
 NCCL_LOG = (
     Path(__file__).parents[1] / "benchmarks" / "fixtures" / "uploads" / "nccl-allreduce-1node.txt"
 ).read_bytes()
 ROLES = ("anonymous", "buyer", "other_buyer", "own_rep", "other_rep", "staff")
-# The real hasher costs a quarter second per user; six users per World add up.
-FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @dataclass

@@ -19,6 +19,7 @@ from schemathesis.checks import (
 )
 
 from portal.wsgi import application
+from tests.conftest import FAST_HASHERS
 from tests.providers.factories import OfferingFactory, PlanFactory, UserFactory
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
@@ -45,7 +46,7 @@ def _detach_connection_closing() -> None:
 
 @pytest.fixture
 def buyer_token(db: Any, settings: Any) -> str:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PASSWORD_HASHERS = FAST_HASHERS
     offering = OfferingFactory(slug="fuzz-h100")
     PlanFactory(offering=offering)
     user = UserFactory(username="fuzz-buyer")

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from tests.conftest import FAST_HASHERS
 from tests.providers.factories import OfferingFactory, PlanFactory, ProviderFactory, UserFactory
 from tests.security.conftest import NCCL_LOG
 
@@ -23,7 +24,7 @@ def test_user_text_is_never_executed(live_server: Any, page: Any, settings: Any,
     from sizing.models import PlanRun
 
     settings.MEDIA_ROOT = str(tmp_path)
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PASSWORD_HASHERS = FAST_HASHERS
     provider = ProviderFactory(slug="evil", name=SCRIPT, notes=f"{SVG} {IMG}")
     offering = OfferingFactory(slug="evil-h100", provider=provider, name=f"Evil {SVG}", summary=IMG)
     offering.gpu_label = f"{IMG}"
