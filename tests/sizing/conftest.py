@@ -6,6 +6,11 @@ import pytest
 
 from sizing.engine.calibration import SELENE
 
+# The layout keys the `size` command documents (DESIGN section 5, "L").
+DOCUMENTED_LAYOUT_KEYS = {
+    "tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute", "sequence_parallel", "virtual_stages",
+}  # fmt: skip
+
 
 @pytest.fixture
 def a100_ib() -> dict[str, Any]:

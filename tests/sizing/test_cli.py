@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from sizing.engine.cli import main
+from tests.sizing.conftest import DOCUMENTED_LAYOUT_KEYS
 
 TOP = {
     "feasible",
@@ -25,23 +26,11 @@ TOP = {
     "goodput",
     "cost",
 }
-LAYOUT = {
-    "tp",
-    "pp",
-    "dp",
-    "cp",
-    "ep",
-    "zero",
-    "micro_batch",
-    "recompute",
-    "sequence_parallel",
-    "virtual_stages",
-}
 # fields added by the v2 model (issue 17): expert tensor parallelism and the framework's overlap settings,
 # the ZeRO-3 gathered parameters as their own memory line, the wait for the slowest replica; the pipeline
 # engine (Megatron's or DeepSpeed's), the gradient-reduction precision, FSDP's reshard_after_forward, the
 # ZeRO-3 gather implementation (per tensor or flat buffers), the MoE token dispatcher, the pipeline split
-# (uneven ends; the embedding and loss as pipeline layers)
+# (uneven ends; the embedding and loss as pipeline layers), the MoE all-to-all overlap
 ADDED_LAYOUT = {
     "etp",
     "tp_comm_overlap",
@@ -74,7 +63,7 @@ def test_search_json_has_every_contract_key(a100_ib: dict[str, Any]) -> None:
     assert code == 0
     r = json.loads(out)
     assert TOP <= set(r)
-    assert set(r["layout"]) == LAYOUT | ADDED_LAYOUT
+    assert set(r["layout"]) == DOCUMENTED_LAYOUT_KEYS | ADDED_LAYOUT
     assert set(r["params"]) == {"total", "active"}
     assert set(r["memory_gib_per_gpu"]) == {
         "weights",

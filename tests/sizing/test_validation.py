@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sizing.engine import validation as V
+from tests.sizing.conftest import DOCUMENTED_LAYOUT_KEYS
 
 COMPARED = [r for r in V.results() if r.row.compared]
 
@@ -62,11 +63,8 @@ def test_the_held_out_split_is_reported_separately_and_close_to_the_fit_split() 
     assert stats["holdout"]["mean"] <= 0.12, stats
 
 
-# The layout keys the `size` command documents (DESIGN section 5, "L"): an outside tool that gives only these
-# gets the framework settings' defaults, so the defaults themselves must describe the published runs.
-DOCUMENTED_LAYOUT_KEYS = {
-    "tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute", "sequence_parallel", "virtual_stages",
-}  # fmt: skip
+# An outside tool that gives only the documented layout keys (DOCUMENTED_LAYOUT_KEYS) gets the framework
+# settings' defaults, so the defaults themselves must describe the published runs.
 ZERO3_ROWS = [r for r in COMPARED if r.row.id.startswith("narayanan21-t2-zero3-")]
 
 
