@@ -24,7 +24,8 @@ from providers.services import plan_price_change
 from quotes import pdf, services
 from quotes.display import quote_view
 from quotes.models import Quote
-from tests.providers.factories import UserFactory
+from sizing import services as sizing_services
+from tests.providers.factories import PlanFactory, UserFactory
 from tests.quotes.conftest import make_offering
 from tests.quotes.helpers import flat, page_content, page_texts, pdf_bytes, pdf_text, to_png, xobject_kinds
 
@@ -77,6 +78,29 @@ def test_the_pdf_holds_the_number_offering_every_bill_line_and_total_as_the_page
     assert len(pages) >= 3
     for number, page_text in enumerate(page_texts(data), start=1):
         assert f"Page {number} of {len(pages)}" in page_text
+
+
+def test_the_plans_table_keeps_each_plan_name_whole_beside_its_price(buyer: Any, offering: Any) -> None:
+    """The plans under the bill of a large run (nine-digit totals, an unpriced plan, the long spot label)
+    gave most of the width to the other columns: a plan's name broke inside its words ("On- / deman / d")."""
+    PlanFactory(
+        offering=offering, kind="spot", name="Spot (North America)", price_usd_per_gpu_hour=Decimal("0.99")
+    )
+    PlanFactory(offering=offering, kind="reserved", name="Committed usage", price_usd_per_gpu_hour=None)
+    Offering.objects.filter(pk=offering.pk).update(max_nodes=2048)
+    workload = sizing_services.workload_create(owner=buyer, preset="llama3-405b", train_tokens=1e13)
+    quote = services.quote_create_for_offering(
+        owner=buyer, offering_slug=offering.slug, workload_id=workload.pk
+    )
+    text = pdf_text(render(quote))
+    start = text.index("The same job under each billing plan")
+    lines = text[start : text.index("* incomplete", start)].splitlines()  # that table's lines only
+    plans = quote_view(quote.snapshot)["plans"]
+    assert {p["kind"] for p in plans} >= {"on-demand", "spot"} and max(len(p["total"]) for p in plans) >= 12
+    for plan in plans:
+        first_word = plan["name"].split()[0]
+        # the row's line starts with the name's first word, whole (the kind column may repeat it)
+        assert any(line.split()[:1] == [first_word] and plan["price"] in line for line in lines), plan
 
 
 def test_the_charts_are_vector_graphics_with_real_text(quote: Quote) -> None:
