@@ -278,9 +278,9 @@ class StageMemory:
 def _memory(
     wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], convention: str
 ) -> StageMemory:
-    """Per-GPU memory of the most loaded stage (the first by default: most layers + embedding + most
-    micro-batches in flight; stages.held_layers otherwise); plus the layout counts the rest of the
-    model needs."""
+    """Per-GPU memory of the most loaded stage (the first's weights with the embedding, or a middle stage's
+    with more layers; the activations of the rank that holds the most, stages.held_layers); plus the
+    layout counts the rest of the model needs."""
     tp, pp, dp, cp, ep, etp, zero = x["tp"], x["pp"], x["dp"], x["cp"], x["ep"], x["etp"], x["zero"]
     mb, mode, sp = x["mb"], x["rec"], x["sp"]
     h = float(wl.hidden)
@@ -290,10 +290,10 @@ def _memory(
     n_layers, first_layers, layers_last = S.stage_layers(wl.layers, x)
     embedding_local = float(wl.vocab) * h / tp
     dense_local = n_layers * shape.dense_per_layer / tp + embedding_local
-    if "fsl" in x or "aemb" in x:  # the first stage holds the embedding; a middle one can hold more
-        dense_local = np.maximum(
-            first_layers * shape.dense_per_layer / tp + embedding_local, dense_local - embedding_local
-        )
+    # the first stage holds the embedding; a middle one can hold more where the first has fewer layers
+    dense_local = np.maximum(
+        first_layers * shape.dense_per_layer / tp + embedding_local, dense_local - embedding_local
+    )
     shards = dp * cp
     weights, grads, optimizer = M.model_state_bytes(dense_local, shards, zero, convention)
     gathered = np.where(zero >= 3, 4.0 * shape.largest_layer_dense / tp, 0.0)  # DeepSpeed estimator, cal §3

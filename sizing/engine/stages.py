@@ -2,7 +2,10 @@
 its peak (Megatron-Core's names; grid keys in parentheses, present only when a layout sets them).
 
 Three splits of L layers over p stages:
-- the default: ceil(L / p) layers on every stage, the last what is left;
+- the default: ceil(L / p) layers on every stage but the ends; when p does not divide L, one layer fewer on
+  the first stage (it holds the most micro-batches in flight) and the rest of the shortfall off the last
+  (which also holds the output layer): Llama 3 405B's 126 layers on 16 stages as 7, 8 x 14, 7 (paper
+  sec. 3.3.2, "we reduce one Transformer layer each from the first and the last stages");
 - uneven ends (`num_layers_in_first/last_pipeline_stage`; layout `first_stage_layers` /
   `last_stage_layers`, grid `fsl` / `lsl`, 0 = unset): the ends hold that many layers, the other stages share
   the rest;
@@ -51,8 +54,11 @@ def stage_layers(layers: int, x: dict[str, Any]) -> tuple[Any, Any, Any]:
         return most, first, last
     even = np.ceil(float(layers) / pp)
     if "fsl" not in x:
+        # the layers short of ceil(L / p) on every stage come off the ends: one off the first stage (it
+        # holds the most micro-batches in flight), the rest off the last (it also holds the output layer)
         slack = even * pp - float(layers)
-        return even, even, np.where(pp > 1, np.maximum(even - slack, 0.0), even)
+        first = np.where(slack > 0, even - 1.0, even)
+        return even, first, np.maximum(even - np.maximum(slack - 1.0, 0.0), 0.0)
     fsl, lsl = np.asarray(x["fsl"], dtype=float), np.asarray(x["lsl"], dtype=float)
     rest_stages = pp - (fsl > 0) - (lsl > 0)
     middle = np.ceil((float(layers) - fsl - lsl) / np.maximum(rest_stages, 1.0))
@@ -66,13 +72,11 @@ def held_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any)
     """Layer-micro-batches of activations held at the peak by the most loaded pipeline rank. With the
     default split the first rank holds the most of both layers and chunks in flight. With set ends, or the
     embedding/loss slots, the second rank (the first middle stage, two warm-up chunks fewer) or the last one
-    can hold more."""
+    can hold more (when p does not divide L, the default split too)."""
     pp, v = x["pp"], x["v"]
     if "aemb" in x:
         return _held_with_slots(x, micro, first)
     held = first * M.in_flight_factor(pp, v, micro)
-    if "fsl" not in x:
-        return held
     second = np.where(pp > 2, most, last) * M.in_flight_factor(pp, v, micro, rank=1)
     final = last * M.in_flight_factor(pp, v, micro, rank=pp - 1.0)
     return np.maximum(held, np.where(pp > 1, np.maximum(second, final), held))

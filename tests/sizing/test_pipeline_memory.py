@@ -69,9 +69,9 @@ def test_a_lighter_first_stage_moves_the_peak_to_the_second_rank() -> None:
         "account_for_embedding_in_pipeline_split": False,
         "account_for_loss_in_pipeline_split": False,
     }
-    even = predict(by_id("llama3-405b-h100-8192"), **slots_off)
+    even = predict(by_id("llama3-405b-h100-8192"), **slots_off, first_stage_layers=8, last_stage_layers=6)
     ends = predict(by_id("llama3-405b-h100-8192"), **slots_off, first_stage_layers=7, last_stage_layers=7)
-    # even split: the first rank, 8 layers x 19.75 micro-batches; 7/8x14/7: the second, 8 x 19.25
+    # 8 x 15 / 6: the first rank, 8 layers x 19.75 micro-batches; 7/8x14/7: the second, 8 x 19.25
     ratio = ends["memory_gib_per_gpu"]["activations"] / even["memory_gib_per_gpu"]["activations"]
     assert ratio == pytest.approx(19.25 / 19.75, rel=1e-4)  # the report rounds to 1 MiB
     # the slowest stage still holds 8 layers (the last, 7 + the output layer, does not bind): the time moves
@@ -121,3 +121,23 @@ def test_a_heavier_last_stage_sets_the_pace() -> None:
     assert heavy["layers_per_stage_max"] == 14 and even["layers_per_stage_max"] == 10
     # the binding stage runs 14 layers and the output layer instead of 10: at least 1.3x the stage time
     assert heavy["iteration_time_s"] > 1.3 * even["iteration_time_s"]
+
+
+def test_the_default_split_takes_the_layers_short_of_even_off_both_ends() -> None:
+    # 126 layers on 16 stages, no ends set: one layer off the first stage, the other off the last, as the
+    # Llama 3 paper did (sec. 3.3.2), not 8 on every stage but a last of 6
+    slots_off = {
+        "account_for_embedding_in_pipeline_split": False,
+        "account_for_loss_in_pipeline_split": False,
+    }
+    default = predict(by_id("llama3-405b-h100-8192"), **slots_off)
+    ends = predict(by_id("llama3-405b-h100-8192"), **slots_off, first_stage_layers=7, last_stage_layers=7)
+    assert default["memory_gib_per_gpu"] == ends["memory_gib_per_gpu"]
+    assert default["iteration_time_s"] == ends["iteration_time_s"]
+    # 127 layers: one short, off the first stage only (the last keeps 8 beside the output layer)
+    row = by_id("llama3-405b-h100-8192")
+    one_short = dict(row.workload, layers=127)
+    lay = {**row.layout, **slots_off}
+    default = evaluate(one_short, dict(row.offering), lay)
+    first7 = evaluate(one_short, dict(row.offering), {**lay, "first_stage_layers": 7, "last_stage_layers": 8})
+    assert default["memory_gib_per_gpu"] == first7["memory_gib_per_gpu"]
