@@ -13,6 +13,7 @@ from . import constants as C
 from .cost import cost_block, plan_choice_note
 from .errors import InputError
 from .explain import explain
+from .fitting import fit_unstated
 from .goodput import FaultModel, fault_model, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
@@ -304,9 +305,12 @@ def evaluate(
     faults = faults_for(hw)
     check_gpus(gpus)
     notes: list[str] = []
+    unstated: tuple[str, ...] = ()
     if isinstance(layout, Layout):
         lay = layout
     else:
+        stated = layout if isinstance(layout, dict) else {}
+        unstated = tuple(k for k in ("zero", "recompute") if stated.get(k) is None)
         layout_optimizer = (layout or {}).get("optimizer") if isinstance(layout, dict) else None
         optimizer = optimizer or layout_optimizer
         lay, notes = layout_from_dict(
@@ -322,4 +326,5 @@ def evaluate(
     lay, overlap_notes = resolve_overlap(lay, hw)
     notes = notes + dispatcher_notes + overlap_notes
     res = evaluate_grid(wl, hw, lay.grid(), optimizer)
-    return build_result(wl, hw, faults, lay, res, (), notes)
+    lay, res, fit_notes = fit_unstated(wl, hw, lay, res, unstated, optimizer)
+    return build_result(wl, hw, faults, lay, res, (), notes + fit_notes)

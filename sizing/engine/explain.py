@@ -155,7 +155,7 @@ def _zero(lay: Layout, micro_batches: int) -> Msg:
     if lay.zero == 2:
         return _(
             "ZeRO-2 also shards gradients over DP, so they are reduce-scattered for every one of the "
-            "%(micro_batches)s micro-batches instead of once per step (only without pipeline stages).",
+            "%(micro_batches)s micro-batches instead of once per step.",
             micro_batches=micro_batches,
         )
     return _(

@@ -1,0 +1,155 @@
+"""A given layout that leaves out its ZeRO stage or recompute: the defaults unless they do not fit, then the
+fastest setting of the unstated keys that fits, said in `assumptions` (sizing/engine/fitting.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sizing.engine import evaluate
+from sizing.engine.validation import by_id
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Llama 3.1 405B as the size contract's W (no pipeline-split keys, no framework settings)
+LLAMA_405B = {
+    "name": "Llama 3.1 405B",
+    "layers": 126,
+    "hidden": 16384,
+    "heads": 128,
+    "kv_heads": 8,
+    "ffn_hidden": 53248,
+    "vocab": 128256,
+    "seq_len": 8192,
+    "global_batch": 2048,
+    "train_tokens": 15.6e12,
+    "precision": "bf16",
+    "activation": "swiglu",
+    "moe": None,
+}
+
+
+def meta_cluster(nodes: int) -> dict[str, Any]:
+    # the Llama 3 paper's 405B cluster as the size contract's O: H100 SXM, 8 x 400 Gb/s RoCE per node
+    return {
+        "name": "H100 RoCE",
+        "gpu": "H100-SXM-80GB",
+        "gpus_per_node": 8,
+        "intra_node": "nvswitch",
+        "fabric": "roce",
+        "nics_per_node": 8,
+        "gbps_per_nic": 400,
+        "topology": "clos",
+        "nodes": nodes,
+    }
+
+
+def fit_notes(answer: dict[str, Any]) -> list[str]:
+    return [a for a in answer["assumptions"] if a.startswith("not given in the layout")]
+
+
+@pytest.mark.parametrize(
+    ("gpus", "layout"),
+    [
+        # Llama 3 paper Table 4: the published degrees only, and with what its prose says (no recompute;
+        # FSDP sharding gradients and optimizer state, ZeRO-2)
+        (8192, {"tp": 8, "pp": 16, "dp": 64}),
+        (8192, {"tp": 8, "pp": 16, "dp": 64, "cp": 1, "micro_batch": 1, "sequence_parallel": True}),
+        (8192, {"tp": 8, "pp": 16, "dp": 64, "recompute": "none"}),
+        (8192, {"tp": 8, "pp": 16, "dp": 64, "recompute": "none", "zero": 2}),
+        (16384, {"tp": 8, "pp": 16, "dp": 128}),
+        (16384, {"tp": 8, "pp": 16, "dp": 128, "recompute": "none", "zero": 2}),
+    ],
+)
+def test_llama_405b_published_layouts_fit_an_h100_with_the_contract_keys(gpus: int, layout: dict) -> None:
+    answer = evaluate(LLAMA_405B, meta_cluster(gpus // 8), layout)
+    assert answer["feasible"], answer["reasons"]
+    assert answer["memory_gib_per_gpu"]["total"] <= answer["hbm_gib_per_gpu"]
+    for key, value in layout.items():
+        assert answer["layout"][key] == value  # a stated key is evaluated as stated
+
+
+def test_defaults_that_do_not_fit_give_way_to_the_fastest_setting_that_does() -> None:
+    answer = evaluate(LLAMA_405B, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64})
+    # ZeRO-1 keeps whole gradients (82.6 GiB); sharding them (ZeRO-2) fits and costs less time than full
+    # recompute (a third more compute) or ZeRO-3 (the parameters gathered for every micro-batch)
+    assert answer["layout"]["zero"] == 2
+    assert answer["layout"]["recompute"] == "selective"
+    (note,) = fit_notes(answer)
+    assert "zero, recompute" in note and "ZeRO-1, selective recompute" in note
+    assert "taken: ZeRO-2, selective recompute" in note
+    as_stated = evaluate(LLAMA_405B, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64, "zero": 1})
+    full = evaluate(
+        LLAMA_405B, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64, "zero": 1, "recompute": "full"}
+    )
+    zero3 = evaluate(
+        LLAMA_405B, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64, "zero": 3, "recompute": "selective"}
+    )
+    assert answer["iteration_time_s"] < min(full["iteration_time_s"], zero3["iteration_time_s"])
+    # only the unstated recompute can move when the ZeRO stage is stated: ZeRO-1 stays, full recompute fits
+    assert as_stated["layout"]["zero"] == 1 and as_stated["layout"]["recompute"] == "full"
+    assert as_stated["feasible"] and as_stated["iteration_time_s"] == full["iteration_time_s"]
+    (note,) = fit_notes(as_stated)
+    assert note.startswith("not given in the layout: recompute.")
+
+
+def test_a_layout_that_states_both_is_evaluated_as_it_is() -> None:
+    answer = evaluate(
+        LLAMA_405B, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64, "zero": 1, "recompute": "none"}
+    )
+    assert not answer["feasible"]
+    assert "does not fit memory" in answer["reasons"][0]
+    assert (answer["layout"]["zero"], answer["layout"]["recompute"]) == (1, "none")
+    assert fit_notes(answer) == []
+
+
+def test_a_layout_that_fits_with_the_defaults_keeps_them() -> None:
+    answer = evaluate(LLAMA_405B, meta_cluster(128), {"tp": 8, "pp": 8, "dp": 8, "cp": 2})
+    assert answer["feasible"]
+    assert (answer["layout"]["zero"], answer["layout"]["recompute"]) == (1, "selective")
+    assert fit_notes(answer) == []
+
+
+def test_when_nothing_fits_the_answer_says_so_with_the_defaults() -> None:
+    answer = evaluate(LLAMA_405B, meta_cluster(1), {"tp": 8})
+    assert not answer["feasible"]
+    assert (answer["layout"]["zero"], answer["layout"]["recompute"]) == (1, "selective")
+    (note,) = fit_notes(answer)
+    assert note.endswith("and no other setting of them fits either")
+
+
+def test_other_reasons_than_memory_are_not_fitted_away() -> None:
+    # more nodes than the offering has: no memory setting can answer that
+    offering = {**meta_cluster(8), "max_nodes": 8}
+    answer = evaluate(LLAMA_405B, offering, {"tp": 8, "pp": 16, "dp": 64})
+    assert not answer["feasible"]
+    assert fit_notes(answer) == []
+
+
+def test_the_size_command_says_what_it_took(tmp_path: Path) -> None:
+    workload, offering, layout = tmp_path / "w.json", tmp_path / "o.json", tmp_path / "l.json"
+    workload.write_text(json.dumps(LLAMA_405B))
+    offering.write_text(json.dumps(meta_cluster(1024)))
+    layout.write_text(json.dumps({"tp": 8, "pp": 16, "dp": 64}))
+    out = subprocess.run(
+        [sys.executable, "manage.py", "size", "--workload", str(workload), "--offering", str(offering)]
+        + ["--layout", str(layout), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    answer = json.loads(out.stdout)
+    assert answer["feasible"] and answer["layout"]["zero"] == 2
+    assert len(fit_notes(answer)) == 1
+
+
+def test_the_validation_rows_state_both_keys() -> None:
+    # the calibration table evaluates published layouts as the rows give them: nothing is fitted there
+    row = by_id("llama3-405b-h100-8192")
+    assert {"zero", "recompute"} <= set(row.layout)
