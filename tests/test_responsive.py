@@ -136,6 +136,26 @@ def test_wide_tables_scroll_inside_themselves_at_390_px(
     assert _overflow(page) <= 0
 
 
+def test_the_planner_ranking_is_a_list_of_labelled_cards_at_390_px(
+    live_server: Any, page: Any, client: Any, site: dict[str, Any], artifacts: Path
+) -> None:
+    _login(page, live_server, client, site["buyer"])
+    page.set_viewport_size(PHONE)
+    page.goto(live_server.url + f"/plan/{site['run'].pk}/")
+    ranking = page.locator("#ranking")
+    assert ranking.locator("tbody tr").count() >= 2
+    widths = ranking.evaluate("t => [t.scrollWidth, t.clientWidth]")
+    assert widths[0] <= widths[1], "each offering is a card: nothing to scroll sideways"
+    assert ranking.locator("thead").is_hidden()
+    # every line of a card says what it is (the column header it stands for)
+    cell = ranking.locator("td[data-label]").first
+    assert "Full bill" in cell.evaluate("td => getComputedStyle(td, '::before').content")
+    page.screenshot(path=str(artifacts / "page-run-cards-390.png"), full_page=True)
+    page.set_viewport_size(LAPTOP)
+    assert ranking.locator("thead").is_visible()
+    assert cell.evaluate("td => getComputedStyle(td, '::before').content") in ("none", "normal")
+
+
 def test_the_quote_pdf_renders_to_pictures(site: dict[str, Any], artifacts: Path) -> None:
     quote_services.quote_pdf_render(quote_id=site["quote"].pk)
     site["quote"].refresh_from_db()
