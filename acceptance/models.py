@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from benchmarks.models import Visibility
 from portal.constraints import value_known
+from portal.model_bases import BackgroundJob
 
 
 class AcceptanceStatus(models.TextChoices):
@@ -35,7 +36,7 @@ class AcceptanceVerdict(models.TextChoices):
 FINISHED = (AcceptanceStatus.DONE, AcceptanceStatus.FAILED)
 
 
-class AcceptanceRun(models.Model):
+class AcceptanceRun(BackgroundJob):
     Status = AcceptanceStatus
     Verdict = AcceptanceVerdict
     Visibility = Visibility
@@ -61,13 +62,8 @@ class AcceptanceRun(models.Model):
     measured = models.JSONField(default=dict, blank=True)
     verdict = models.CharField(max_length=10, choices=AcceptanceVerdict.choices, null=True, blank=True)
     findings = models.JSONField(default=list, blank=True)
-    error = models.TextField(blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(BackgroundJob.Meta):
         indexes = [models.Index(fields=["status", "created_at"])]
         constraints = [
             value_known("status", AcceptanceStatus.values, name="acceptance_status_known"),

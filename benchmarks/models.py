@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import positive_or_null, value_known
+from portal.model_bases import NewestFirst
 
 
 class Blob(models.Model):
@@ -54,7 +55,7 @@ class UploadStatus(models.TextChoices):
 FINISHED_STATUSES = (UploadStatus.PARSED, UploadStatus.UNRECOGNISED, UploadStatus.FAILED)
 
 
-class Upload(models.Model):
+class Upload(NewestFirst):
     Visibility = Visibility
     Status = UploadStatus
 
@@ -81,10 +82,8 @@ class Upload(models.Model):
     parsed_at = models.DateTimeField(null=True, blank=True)
     # When a worker last took it: a parse whose worker died is swept again after the task time limit.
     parsing_started_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(NewestFirst.Meta):
         indexes = [models.Index(fields=["status", "created_at"])]
         constraints = [
             value_known("visibility", Visibility.values, name="upload_visibility_known"),

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import value_known
+from portal.model_bases import NewestFirst
 
 
 class PdfStatus(models.TextChoices):
@@ -22,7 +23,7 @@ class PdfStatus(models.TextChoices):
     FAILED = "failed", _("Failed")
 
 
-class Quote(models.Model):
+class Quote(NewestFirst):
     PdfStatus = PdfStatus
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quotes")
@@ -55,10 +56,8 @@ class Quote(models.Model):
     pdf_has_charts = models.BooleanField(null=True, blank=True)
     pdf_error = models.TextField(blank=True)
     pdf_requested_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(NewestFirst.Meta):
         constraints = [
             value_known("pdf_status", PdfStatus.values, name="quote_pdf_status_known"),
             models.CheckConstraint(

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import positive_or_null, value_known
+from portal.model_bases import NewestFirst
 from providers.models import Offering
 
 
@@ -25,17 +26,15 @@ class PaymentTerms(models.TextChoices):
     NET_60 = "net-60", _("Net 60 days")
 
 
-class RequestForQuote(models.Model):
+class RequestForQuote(NewestFirst):
     buyer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rfqs")
     workload = models.ForeignKey("sizing.Workload", on_delete=models.CASCADE, related_name="rfqs")
     offerings = models.ManyToManyField(Offering, related_name="rfqs")
     gpus = models.PositiveIntegerField(help_text="the cluster size asked for, in GPUs")
     questions = models.JSONField(default=list, blank=True, help_text="the buyer's questions, as text")
     objective = models.CharField(max_length=10, default="cheapest")
-    created_at = models.DateTimeField(auto_now_add=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(NewestFirst.Meta):
         constraints = [
             models.CheckConstraint(condition=Q(gpus__gt=0), name="rfq_gpus_positive"),
             value_known("objective", ("cheapest", "fastest"), name="rfq_objective_known"),

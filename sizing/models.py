@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
 from portal.i18n import translated, translated_text
+from portal.model_bases import BackgroundJob, NewestFirst
 from providers.facts import Bound
 from providers.models import Offering
 
@@ -75,7 +76,7 @@ def _bounded(name: str) -> list[RangeValidator]:
     return range_validators(WORKLOAD_BOUNDS[name])
 
 
-class Workload(models.Model):
+class Workload(NewestFirst):
     """A training job. Either the architecture is given, or only `params` (the engine derives a shape)."""
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workloads")
@@ -127,10 +128,8 @@ class Workload(models.Model):
     )
     checkpoints_retained = models.PositiveIntegerField(default=2, validators=_bounded("checkpoints_retained"))
     dataset_size_gb = models.FloatField(null=True, blank=True, validators=_bounded("dataset_size_gb"))
-    created_at = models.DateTimeField(auto_now_add=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(NewestFirst.Meta):
         constraints = [
             value_known("precision", Precision.values, name="workload_precision_known"),
             value_known("activation", Activation.values, name="workload_activation_known"),
@@ -196,7 +195,7 @@ class RunStatus(models.TextChoices):
     FAILED = "failed", _("Failed")
 
 
-class PlanRun(models.Model):
+class PlanRun(BackgroundJob):
     """Sizing of one workload over a set of offerings; progress lives on the row (the page polls it)."""
 
     Status = RunStatus
@@ -214,16 +213,11 @@ class PlanRun(models.Model):
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
     # The last time an offering's result was stored (or the run started): what the watchdog measures.
     progress_at = models.DateTimeField(null=True, blank=True)
-    error = models.TextField(blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(BackgroundJob.Meta):
         constraints = [
             value_known("status", RunStatus.values, name="planrun_status_known"),
             value_known("objective", Objective.values, name="planrun_objective_known"),
