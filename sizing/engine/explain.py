@@ -153,10 +153,44 @@ def _zero(lay: Layout, micro_batches: int) -> Msg:
             "ZeRO-1 (Megatron's distributed optimizer) shards the optimizer state over DP, no extra traffic."
         )
     if lay.zero == 2:
+        if micro_batches == 1:
+            return _(
+                "ZeRO-2 also shards gradients over DP; with one micro-batch per step they are "
+                "reduce-scattered once, no more traffic than ZeRO-1."
+            )
         return _(
             "ZeRO-2 also shards gradients over DP, so they are reduce-scattered for every one of the "
             "%(micro_batches)s micro-batches instead of once per step.",
             micro_batches=micro_batches,
+        )
+    return _zero3(lay, micro_batches)
+
+
+def _zero3(lay: Layout, micro_batches: int) -> Msg:
+    hidden = int(100 * C.ZERO3_OVERLAP)
+    if not lay.reshard_after_forward:
+        if micro_batches == 1:
+            return _(
+                "ZeRO-3 also shards the weights: the one micro-batch all-gathers them once in the forward "
+                "pass and keeps them until its backward (reshard_after_forward off), then reduce-scatters "
+                "its gradients (the traffic of one all-reduce; prefetching hides it behind at most "
+                "%(hidden)s%% of each pass's compute).",
+                hidden=hidden,
+            )
+        return _(
+            "ZeRO-3 also shards the weights: each of the %(micro_batches)s micro-batches all-gathers them "
+            "once in the forward pass and keeps them until its backward (reshard_after_forward off), then "
+            "reduce-scatters its gradients (the traffic of one all-reduce per micro-batch; prefetching "
+            "hides it behind at most %(hidden)s%% of each pass's compute).",
+            micro_batches=micro_batches,
+            hidden=hidden,
+        )
+    if micro_batches == 1:
+        return _(
+            "ZeRO-3 also shards the weights: the one micro-batch all-gathers them in the forward and again "
+            "in the backward pass and reduce-scatters its gradients (1.5x the data-parallel traffic; "
+            "prefetching hides them behind at most %(hidden)s%% of each pass's compute).",
+            hidden=hidden,
         )
     return _(
         "ZeRO-3 also shards the weights: each of the %(micro_batches)s micro-batches all-gathers them in the "
@@ -164,7 +198,7 @@ def _zero(lay: Layout, micro_batches: int) -> Msg:
         "traffic per micro-batch; prefetching hides them behind at most %(hidden)s%% of each pass's "
         "compute).",
         micro_batches=micro_batches,
-        hidden=int(100 * C.ZERO3_OVERLAP),
+        hidden=hidden,
     )
 
 

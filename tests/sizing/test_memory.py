@@ -165,3 +165,26 @@ def test_parameters_kept_gathered_until_the_backward_grow_their_line_and_halve_t
 
     assert dp_total({**lay, "reshard_after_forward": False}) == pytest.approx(2 / 3 * dp_total(lay))
     assert kept["iteration_breakdown_s"]["dp_comm"] <= resharded["iteration_breakdown_s"]["dp_comm"]
+
+
+def test_the_explanation_says_what_zero_moves_for_the_micro_batches_there_are() -> None:
+    from sizing.engine import evaluate
+
+    wl = {"name": "7.5b", "layers": 36, "hidden": 4096, "heads": 32, "vocab": 128, "seq_len": 2048}
+    wl.update({"global_batch": 64, "train_tokens": 1e11})
+    lay = {"tp": 1, "pp": 1, "dp": 64, "zero": 3, "optimizer": "zero-paper", "micro_batch": 1}
+
+    def zero_line(layout: dict[str, Any], batch: int = 64) -> str:
+        answer = evaluate({**wl, "global_batch": batch}, A100_64, layout, gpus=64)
+        return next(line for line in answer["explanation"] if line.startswith("ZeRO-"))
+
+    # one micro-batch per replica: said as one, not "each of the 1 micro-batches"
+    one = zero_line(lay)
+    assert one.startswith("ZeRO-3 also shards the weights: the one micro-batch all-gathers them in")
+    assert "each of the 4 micro-batches" in zero_line(lay, batch=256)
+    # parameters kept gathered from the forward to the backward: gathered once, as the model charges
+    kept = zero_line({**lay, "reshard_after_forward": False}, batch=256)
+    assert "each of the 4 micro-batches all-gathers them once in the forward pass" in kept
+    assert "again in the backward" not in kept
+    assert "with one micro-batch per step they are reduce-scattered once" in zero_line({**lay, "zero": 2})
+    assert "every one of the 4 micro-batches" in zero_line({**lay, "zero": 2}, batch=256)
