@@ -6,6 +6,8 @@ import math
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
+from hardware.messages import _
+
 from .errors import InputError
 
 
@@ -45,7 +47,8 @@ class Workload:
     # projections stay approximated by the heads x head_dim block (187M vs 205M parameters per layer)
     qk_head_dim: int | None = None
     v_head_dim: int | None = None
-    # dropout layers (GPT-3-era models); Llama, Qwen, DeepSeek train without: no dropout masks stored
+    # dropout layers (GPT-3-era models); Llama, Qwen, DeepSeek train without: no dropout masks stored. A
+    # workload dict that leaves it out takes its activation's class (DROPOUT_NOTES)
     dropout: bool = True
     derived_from_params: float | None = None
     notes: list[str] = field(default_factory=list)
@@ -268,6 +271,22 @@ def derive_shape(params: float) -> dict[str, int]:
     return {"layers": layers, "hidden": hidden, "heads": hidden // 128, "ffn_hidden": 4 * hidden}
 
 
+# A workload that does not say whether it has dropout layers takes its class's: SwiGLU models train without
+# (Llama 2/3, Mistral, Qwen2/3 and DeepSeek-V3 publish attention and hidden dropout 0.0 in their config.json),
+# GPT-3-era GELU models with (Megatron-LM's defaults --hidden-dropout and --attention-dropout 0.1; BLOOM, a
+# GELU model, trained without and says so). The masks are activation memory and memory-bound work.
+DROPOUT_NOTES = {
+    "swiglu": _(
+        "dropout not given: none assumed, as SwiGLU models train (Llama 2/3, Mistral, Qwen and DeepSeek "
+        "publish attention and hidden dropout 0.0); set workload.dropout to true for a model that uses it"
+    ),
+    "gelu": _(
+        "dropout not given: dropout layers assumed, as GPT-3-era GELU models train (Megatron-LM's default "
+        "hidden and attention dropout 0.1); set workload.dropout to false for a model without them"
+    ),
+}
+
+
 def workload_from_dict(d: dict[str, Any]) -> Workload:
     """Validate a workload dict (DESIGN section 5 CLI contract) and build the Workload."""
     if not isinstance(d, dict):
@@ -288,7 +307,10 @@ def workload_from_dict(d: dict[str, Any]) -> Workload:
     moe = _moe_from_dict(d.get("moe"), shape["ffn_hidden"], shape["layers"])
     head_dim = _num(d, "head_dim", required=False)
     qk_head_dim, v_head_dim = (_head_width(d, key) for key in ("qk_head_dim", "v_head_dim"))
-    dropout = d.get("dropout", True)
+    dropout = d.get("dropout")
+    if dropout is None:
+        dropout = activation == "gelu"
+        notes.append(DROPOUT_NOTES[activation])
     if not isinstance(dropout, bool):
         raise InputError("workload.dropout", f"must be true or false, got {dropout!r}")
     deadline = d.get("deadline_days")

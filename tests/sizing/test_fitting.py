@@ -74,8 +74,12 @@ def test_llama_405b_published_layouts_fit_an_h100_with_the_contract_keys(gpus: i
         assert answer["layout"][key] == value  # a stated key is evaluated as stated
 
 
+# the same shape with dropout layers (as a GPT-3-era stack keeps them): ZeRO-1 no longer fits on 8,192 GPUs
+LLAMA_405B_DROPOUT = {**LLAMA_405B, "dropout": True}
+
+
 def test_defaults_that_do_not_fit_give_way_to_the_fastest_setting_that_does() -> None:
-    answer = evaluate(LLAMA_405B, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64})
+    answer = evaluate(LLAMA_405B_DROPOUT, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64})
     # ZeRO-1 keeps whole gradients (82.6 GiB); sharding them (ZeRO-2) fits and costs less time than full
     # recompute (a third more compute) or ZeRO-3 (the parameters gathered for every micro-batch)
     assert answer["layout"]["zero"] == 2
@@ -83,13 +87,10 @@ def test_defaults_that_do_not_fit_give_way_to_the_fastest_setting_that_does() ->
     (note,) = fit_notes(answer)
     assert "zero, recompute" in note and "ZeRO-1, selective recompute" in note
     assert "taken: ZeRO-2, selective recompute" in note
-    as_stated = evaluate(LLAMA_405B, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64, "zero": 1})
-    full = evaluate(
-        LLAMA_405B, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64, "zero": 1, "recompute": "full"}
-    )
-    zero3 = evaluate(
-        LLAMA_405B, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64, "zero": 3, "recompute": "selective"}
-    )
+    layout = {"tp": 8, "pp": 16, "dp": 64}
+    as_stated = evaluate(LLAMA_405B_DROPOUT, meta_cluster(1024), {**layout, "zero": 1})
+    full = evaluate(LLAMA_405B_DROPOUT, meta_cluster(1024), {**layout, "zero": 1, "recompute": "full"})
+    zero3 = evaluate(LLAMA_405B_DROPOUT, meta_cluster(1024), {**layout, "zero": 3, "recompute": "selective"})
     assert answer["iteration_time_s"] < min(full["iteration_time_s"], zero3["iteration_time_s"])
     # only the unstated recompute can move when the ZeRO stage is stated: ZeRO-1 stays, full recompute fits
     assert as_stated["layout"]["zero"] == 1 and as_stated["layout"]["recompute"] == "full"
@@ -100,7 +101,7 @@ def test_defaults_that_do_not_fit_give_way_to_the_fastest_setting_that_does() ->
 
 def test_a_layout_that_states_both_is_evaluated_as_it_is() -> None:
     answer = evaluate(
-        LLAMA_405B, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64, "zero": 1, "recompute": "none"}
+        LLAMA_405B_DROPOUT, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64, "zero": 1, "recompute": "none"}
     )
     assert not answer["feasible"]
     assert "does not fit memory" in answer["reasons"][0]
@@ -133,7 +134,7 @@ def test_other_reasons_than_memory_are_not_fitted_away() -> None:
 
 def test_the_size_command_says_what_it_took(tmp_path: Path) -> None:
     workload, offering, layout = tmp_path / "w.json", tmp_path / "o.json", tmp_path / "l.json"
-    workload.write_text(json.dumps(LLAMA_405B))
+    workload.write_text(json.dumps(LLAMA_405B_DROPOUT))
     offering.write_text(json.dumps(meta_cluster(1024)))
     layout.write_text(json.dumps({"tp": 8, "pp": 16, "dp": 64}))
     out = subprocess.run(
@@ -147,6 +148,24 @@ def test_the_size_command_says_what_it_took(tmp_path: Path) -> None:
     answer = json.loads(out.stdout)
     assert answer["feasible"] and answer["layout"]["zero"] == 2
     assert len(fit_notes(answer)) == 1
+
+
+def test_data_parallelism_alone_takes_the_only_stage_and_recompute_that_fit() -> None:
+    # GPT-3 175B on 384 A100 80GB with data parallelism only (Narayanan et al. 2021, Table 2: ZeRO-3):
+    # ZeRO-1 would hold 1.1 TB per GPU; only ZeRO-3 with full recompute fits
+    row = by_id("narayanan21-t2-zero3-174b-384")
+    answer = evaluate(dict(row.workload), dict(row.offering), {"tp": 1, "pp": 1, "dp": 384})
+    assert answer["feasible"]
+    assert (answer["layout"]["zero"], answer["layout"]["recompute"]) == (3, "full")
+    (note,) = fit_notes(answer)
+    assert "taken: ZeRO-3, full recompute" in note
+    for zero, recompute in ((2, "full"), (3, "selective")):
+        other = evaluate(
+            dict(row.workload),
+            dict(row.offering),
+            {"tp": 1, "pp": 1, "dp": 384, "zero": zero, "recompute": recompute},
+        )
+        assert not other["feasible"], (zero, recompute)
 
 
 def test_the_validation_rows_state_both_keys() -> None:

@@ -163,3 +163,27 @@ def test_the_chunk_size_setting_splits_the_fan_out(
         services.plan_run_start(run_id=run.pk)
     assert [len(c) for c in chunks] == [2, 2, 1]
     assert sorted(i for c in chunks for i in c) == sorted(o.pk for o in offerings)
+
+
+def test_a_portal_workload_from_a_preset_is_the_presets_model(h100_ib: dict[str, Any]) -> None:
+    # the portal stores no dropout field: a SwiGLU preset must not grow the dropout masks the preset
+    # leaves out (the engine takes the activation's class when the workload does not say)
+    from sizing.engine import evaluate
+    from sizing.engine.workload import DROPOUT_NOTES
+
+    user = UserFactory()
+    stored = services.workload_create(owner=user, preset="llama3-405b").to_engine_dict()
+    assert "dropout" not in stored
+    layout = {"tp": 8, "pp": 16, "dp": 64}
+    portal = evaluate(stored, h100_ib, layout)
+    cli = evaluate("llama3-405b", h100_ib, layout)
+    assert portal["memory_gib_per_gpu"] == cli["memory_gib_per_gpu"]
+    assert portal["iteration_time_s"] == cli["iteration_time_s"]
+    assert DROPOUT_NOTES["swiglu"] in portal["assumptions"]
+    # a GELU workload keeps GPT-3-era dropout layers, and says so; a stated value is taken as stated
+    gpt = {k: v for k, v in stored.items() if k != "name"} | {"activation": "gelu"}
+    assert DROPOUT_NOTES["gelu"] in evaluate(gpt, h100_ib, layout)["assumptions"]
+    stated = evaluate({**gpt, "dropout": False}, h100_ib, layout)
+    assert not any(a.startswith("dropout not given") for a in stated["assumptions"])
+    with_masks = evaluate({**stored, "dropout": True}, h100_ib, layout)
+    assert with_masks["memory_gib_per_gpu"]["activations"] > portal["memory_gib_per_gpu"]["activations"]
