@@ -25,7 +25,9 @@ def test_each_row_is_within_its_tolerance_or_says_why_not(result: V.Result) -> N
 
 def test_few_rows_are_known_misses_and_each_has_a_reason() -> None:
     misses = [r for r in COMPARED if abs(r.error) > r.row.tolerance]
-    assert len(misses) <= 5, [r.row.id for r in misses]
+    # seven: the five of five mechanisms, and two more releases of gpt-oss-120b (26.04 on H100 and B200), the
+    # model and mechanism of an existing miss, kept in the table rather than left out of it
+    assert len(misses) <= 7, [r.row.id for r in misses]
     assert all(len(r.row.known_miss or "") > 40 for r in misses)
 
 
