@@ -722,6 +722,19 @@ def _layout_text(lay: dict[str, Any]) -> str:
     return text + f" ZeRO-{lay['zero']}"
 
 
+DEGREE_KEYS = ("tp", "pp", "dp", "cp", "ep", "etp")
+
+
+def _setting_text(key: str, value: Any) -> str:
+    """One layout setting as the pages write it: a parallel degree as TP=4, the ZeRO stage as ZeRO-2, any
+    other setting as the layout key and value the buyer would type, quoted ('micro_batch=2')."""
+    if key in DEGREE_KEYS:
+        return f"{key.upper()}={value}"
+    if key == "zero":
+        return f"ZeRO-{value}"
+    return f"'{key}={value}'"
+
+
 def _objective_value(objective: str, price: float | None, r: dict[str, Any]) -> float:
     if objective == "fastest":
         return float(r["train_days"])
@@ -737,7 +750,7 @@ def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: li
     a = alts[0]
     lay = a["layout"]
     diff = {k: v for k, v in lay.items() if best["layout"][k] != v}
-    d = ", ".join(f"{k}={v}" for k, v in diff.items()) or _("a different cluster size")
+    d = ", ".join(_setting_text(k, v) for k, v in diff.items()) or _("a different cluster size")
     text = _(
         "Runner-up (%(diff)s, %(gpus)s GPUs): %(days)s days, MFU %(mfu)s%% vs %(best_days)s days, MFU "
         "%(best_mfu)s%%.",

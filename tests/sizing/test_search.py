@@ -331,3 +331,17 @@ def test_node_first_text_does_not_claim_the_tp_then_pp_structure_for_layouts_wit
     assert "inside the node, then PP" not in text and "follows the rule" not in text
     tp8 = {"layout": {"tp": 8, "pp": 4, "dp": 32, "cp": 1, "ep": 1, "zero": 1}}
     assert "TP=8 inside the node, then PP) follows the rule" in _why_node_first("fastest", hw, tp8, raw, 0.04)
+
+
+def test_the_runner_up_names_its_settings_as_the_pages_write_them() -> None:
+    from sizing.engine.search import _setting_text
+
+    assert [_setting_text(k, v) for k, v in (("tp", 4), ("etp", 1), ("cp", 2), ("zero", 2))] == [
+        "TP=4",
+        "ETP=1",
+        "CP=2",
+        "ZeRO-2",
+    ]
+    # anything else is the layout key and value as typed, quoted: never a bare code word in a sentence
+    assert _setting_text("micro_batch", 2) == "'micro_batch=2'"
+    assert _setting_text("recompute", "full") == "'recompute=full'"
