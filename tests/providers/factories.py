@@ -1,11 +1,22 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
+from typing import Any
 
 import factory
+import yaml
 
 from accounts.models import User
 from providers.models import BillingPlan, GPUModel, Offering, Provider
+
+# the small catalog the import, cache and demo tests share
+SMALL_CATALOG = Path(__file__).parent / "fixtures" / "small_catalog.yaml"
+
+
+def small_catalog() -> dict[str, Any]:
+    """The small catalog as the import reads it, a fresh copy each call."""
+    return dict(yaml.safe_load(SMALL_CATALOG.read_text()))
 
 
 class GPUModelFactory(factory.django.DjangoModelFactory):

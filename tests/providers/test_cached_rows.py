@@ -8,11 +8,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from django.test import Client
 from django.utils import translation
 
@@ -20,10 +18,15 @@ from providers import services
 from providers.cached import catalog_version
 from providers.catalog import catalog_import
 from providers.models import Offering, Provenance, Source
-from tests.providers.factories import GPUModelFactory, OfferingFactory, PlanFactory, UserFactory
+from tests.providers.factories import (
+    GPUModelFactory,
+    OfferingFactory,
+    PlanFactory,
+    UserFactory,
+    small_catalog,
+)
 
 pytestmark = pytest.mark.django_db
-FIXTURE = Path(__file__).parent / "fixtures" / "small_catalog.yaml"
 
 
 def api_row(client: Client, slug: str) -> dict[str, Any]:
@@ -118,7 +121,7 @@ def test_a_deleted_offering_leaves_at_once(client: Client, offering: Offering) -
 
 def test_an_import_shows_at_once(client: Client) -> None:
     GPUModelFactory()
-    data = yaml.safe_load(FIXTURE.read_text())
+    data = small_catalog()
     catalog_import(data=data)
     offering = Offering.objects.get(slug="acme-h100")
     warm(client, offering)

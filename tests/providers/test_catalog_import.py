@@ -6,16 +6,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from providers.catalog import CatalogError, catalog_export, catalog_import, parse_csv, read_catalog_file
 from providers.models import BillingPlan, Offering, PricePoint, Provider
-from tests.providers.factories import GPUModelFactory
+from tests.providers.factories import SMALL_CATALOG, GPUModelFactory, small_catalog
 
 pytestmark = pytest.mark.django_db
-FIXTURE = Path(__file__).parent / "fixtures" / "small_catalog.yaml"
+FIXTURE = SMALL_CATALOG
 
 
 @pytest.fixture(autouse=True)
@@ -23,8 +22,7 @@ def gpu_table() -> None:
     GPUModelFactory()
 
 
-def load() -> dict[str, Any]:
-    return yaml.safe_load(FIXTURE.read_text())
+load = small_catalog
 
 
 def problems_of(data: dict[str, Any]) -> list[str]:

@@ -3,22 +3,17 @@ sources, and imports good ones (on the small catalog: the demo catalog's tests s
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from providers.catalog import CatalogError, catalog_import
 from providers.models import Offering
 from providers.services import gpu_table_sync
+from tests.providers.factories import small_catalog
 
 pytestmark = pytest.mark.django_db
-FIXTURE = Path(__file__).parent / "fixtures" / "small_catalog.yaml"
-
-
-def _small() -> dict[str, Any]:
-    return dict(yaml.safe_load(FIXTURE.read_text()))
+_small = small_catalog
 
 
 @pytest.mark.parametrize(

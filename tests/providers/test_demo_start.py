@@ -13,10 +13,11 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 from accounts.demo import demo_port_choose
+from tests.providers.factories import SMALL_CATALOG
 
 pytestmark = pytest.mark.django_db
 REPO = Path(__file__).resolve().parents[2]
-SMALL = Path(__file__).parent / "fixtures" / "small_catalog.yaml"
+SMALL = SMALL_CATALOG
 
 
 @pytest.fixture
