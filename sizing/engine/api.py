@@ -13,7 +13,7 @@ from . import constants as C
 from .cost import cost_block, plan_choice_note
 from .errors import InputError
 from .explain import explain
-from .fitting import fit_unstated
+from .fitting import fit_unstated, unstated_keys
 from .goodput import FaultModel, fault_model, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
@@ -310,9 +310,8 @@ def evaluate(
         lay = layout
     else:
         stated = layout if isinstance(layout, dict) else {}
-        unstated = tuple(k for k in ("zero", "recompute") if stated.get(k) is None)
-        layout_optimizer = (layout or {}).get("optimizer") if isinstance(layout, dict) else None
-        optimizer = optimizer or layout_optimizer
+        unstated = unstated_keys(stated)
+        optimizer = optimizer or stated.get("optimizer")
         lay, notes = layout_from_dict(
             layout, wl, gpus, fold_experts=framework_defaults(hw) is MEGATRON_CORE_2024
         )

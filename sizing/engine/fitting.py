@@ -29,6 +29,13 @@ ZERO_STAGES = (1, 2, 3)
 RECOMPUTE_SETTINGS = ("selective", "full")
 
 
+def unstated_keys(stated: dict[str, Any]) -> tuple[str, ...]:
+    """The keys this module may choose: those a layout dict leaves to their defaults, read as
+    layout_from_dict reads them (`zero: null` is the default stage; `recompute: null` states no recompute)."""
+    keys = ("zero",) if stated.get("zero") is None else ()
+    return keys + (("recompute",) if "recompute" not in stated else ())
+
+
 def _describe(lay: Layout, keys: tuple[str, ...]) -> str:
     words = []
     if "zero" in keys:

@@ -109,6 +109,15 @@ def test_a_layout_that_states_both_is_evaluated_as_it_is() -> None:
     assert fit_notes(answer) == []
 
 
+def test_a_null_recompute_states_none_and_a_null_zero_leaves_the_stage_out() -> None:
+    # as layout_from_dict reads them: `recompute: null` is no recompute (stated), `zero: null` the default
+    layout = {"tp": 8, "pp": 16, "dp": 64, "recompute": None, "zero": None}
+    answer = evaluate(LLAMA_405B_DROPOUT, meta_cluster(1024), layout)
+    assert answer["layout"]["recompute"] == "none"
+    (note,) = fit_notes(answer)
+    assert note.startswith("not given in the layout: zero.")
+
+
 def test_a_layout_that_fits_with_the_defaults_keeps_them() -> None:
     answer = evaluate(LLAMA_405B, meta_cluster(128), {"tp": 8, "pp": 8, "dp": 8, "cp": 2})
     assert answer["feasible"]
