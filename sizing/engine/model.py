@@ -289,10 +289,9 @@ def _memory(
     micro = np.ceil(wl.global_batch / (dp * mb))  # micro-batches per replica per iteration
     n_layers, first_layers, layers_last = S.stage_layers(wl.layers, x)
     embedding_local = float(wl.vocab) * h / tp
-    dense_local = n_layers * shape.dense_per_layer / tp + embedding_local
     # the first stage holds the embedding; a middle one can hold more where the first has fewer layers
     dense_local = np.maximum(
-        first_layers * shape.dense_per_layer / tp + embedding_local, dense_local - embedding_local
+        first_layers * shape.dense_per_layer / tp + embedding_local, n_layers * shape.dense_per_layer / tp
     )
     shards = dp * cp
     weights, grads, optimizer = M.model_state_bytes(dense_local, shards, zero, convention)
