@@ -185,7 +185,7 @@ MEMORY_LABELS = {
 }
 ITERATION_LABELS = {
     "compute": gettext_noop("compute"),
-    "recompute": gettext_noop("activation recomputation"),
+    "recompute": gettext_noop("forward work recomputed in the backward pass"),
     "tp_comm": gettext_noop("tensor-parallel communication"),
     "pp_comm": gettext_noop("pipeline-parallel communication"),
     "dp_comm": gettext_noop("data-parallel communication"),

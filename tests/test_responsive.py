@@ -156,6 +156,27 @@ def test_the_planner_ranking_is_a_list_of_labelled_cards_at_390_px(
     assert cell.evaluate("td => getComputedStyle(td, '::before').content") in ("none", "normal")
 
 
+def test_the_assumed_facts_are_labelled_cards_at_390_px(
+    live_server: Any, page: Any, client: Any, site: dict[str, Any], artifacts: Path
+) -> None:
+    run = site["run"]
+    result = next(r for r in run.results.select_related("offering") if r.assumptions)
+    _login(page, live_server, client, site["buyer"])
+    page.set_viewport_size(PHONE)
+    page.goto(live_server.url + f"/plan/{run.pk}/{result.offering.slug}/")
+    facts = page.locator("#assumptions")
+    assert facts.locator("tbody tr").count() == len(result.assumptions)
+    widths = facts.evaluate("t => [t.scrollWidth, t.clientWidth]")
+    assert widths[0] <= widths[1], "each assumed fact is a card: its reason wraps instead of scrolling"
+    assert facts.locator("thead").is_hidden()
+    reason = facts.locator("td.note").first
+    assert "Why this value" in reason.evaluate("td => getComputedStyle(td, '::before').content")
+    assert _overflow(page) <= 0
+    page.screenshot(path=str(artifacts / "page-result-assumed-390.png"), full_page=True)
+    page.set_viewport_size(LAPTOP)
+    assert facts.locator("thead").is_visible()
+
+
 def test_the_quote_pdf_renders_to_pictures(site: dict[str, Any], artifacts: Path) -> None:
     quote_services.quote_pdf_render(quote_id=site["quote"].pk)
     site["quote"].refresh_from_db()
