@@ -776,4 +776,14 @@ def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: li
             "(%(max)s%%): the model cannot rank the two.",
             **values,
         )
-    return text
+    return f"{text} {_runner_up_loses(objective, price, a, gap)}"
+
+
+def _runner_up_loses(objective: str, price: float | None, runner_up: dict[str, Any], gap: float) -> str:
+    """What the runner-up gives up by the objective (else a faster runner-up reads as the better pick)."""
+    pct = f"{100 * gap:.1f}"
+    if objective == "fastest":
+        return _("It takes %(pct)s%% longer.", pct=pct)
+    if price is not None and isinstance(runner_up.get("cost", {}).get("total_usd"), int | float):
+        return _("It costs %(pct)s%% more.", pct=pct)
+    return _("It takes %(pct)s%% more GPU-hours.", pct=pct)
