@@ -152,7 +152,9 @@ def test_the_planner_ranking_is_a_list_of_labelled_cards_at_390_px(
     assert "Full bill" in cell.evaluate("td => getComputedStyle(td, '::before').content")
     page.screenshot(path=str(artifacts / "page-run-cards-390.png"), full_page=True)
     page.set_viewport_size(LAPTOP)
+    page.reload()
     assert ranking.locator("thead").is_visible()
+    assert ranking.evaluate("t => getComputedStyle(t).display") == "table"
     assert cell.evaluate("td => getComputedStyle(td, '::before').content") in ("none", "normal")
 
 
@@ -174,7 +176,13 @@ def test_the_assumed_facts_are_labelled_cards_at_390_px(
     assert _overflow(page) <= 0
     page.screenshot(path=str(artifacts / "page-result-assumed-390.png"), full_page=True)
     page.set_viewport_size(LAPTOP)
+    page.reload()
+    # on a laptop it is a table again: one row a fact, each cell under its heading
     assert facts.locator("thead").is_visible()
+    assert facts.evaluate("t => getComputedStyle(t).display") == "table"
+    head = facts.locator("thead th").first.bounding_box()
+    cell = facts.locator("tbody td").first.bounding_box()
+    assert head and cell and abs(head["x"] - cell["x"]) < 2
 
 
 def test_the_quote_pdf_renders_to_pictures(site: dict[str, Any], artifacts: Path) -> None:
