@@ -26,8 +26,12 @@ def test_each_row_is_within_its_tolerance_or_says_why_not(result: V.Result) -> N
 def test_few_rows_are_known_misses_and_each_has_a_reason() -> None:
     misses = [r for r in COMPARED if abs(r.error) > r.row.tolerance]
     # seven: the five of five mechanisms, and two more releases of gpt-oss-120b (26.04 on H100 and B200), the
-    # model and mechanism of an existing miss, kept in the table rather than left out of it
-    assert len(misses) <= 7, [r.row.id for r in misses]
+    # model and mechanism of an existing miss, kept in the table rather than left out of it; ten with three
+    # Megatron-Core MoE model-zoo layouts of Qwen3-235B-A22B on 256 H100, held out and kept beside the two of
+    # that table the model meets: mcoremoe-h100-qwen3-235b-256-fsdp-ep8 (Megatron-FSDP's ZeRO-3 traffic
+    # hidden), mcoremoe-h100-qwen3-235b-256-a2a-pp32 and mcoremoe-h100-qwen3-235b-256-tp4-ep8 (the
+    # small-expert host-side cost of the Qwen3-30B-A3B rows)
+    assert len(misses) <= 10, [r.row.id for r in misses]
     assert all(len(r.row.known_miss or "") > 40 for r in misses)
 
 
