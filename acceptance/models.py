@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from benchmarks.models import Visibility
 from portal.constraints import value_known
-from portal.model_bases import BackgroundJob
+from portal.model_bases import BackgroundJob, Finishes
 
 
 class AcceptanceStatus(models.TextChoices):
@@ -36,8 +36,9 @@ class AcceptanceVerdict(models.TextChoices):
 FINISHED = (AcceptanceStatus.DONE, AcceptanceStatus.FAILED)
 
 
-class AcceptanceRun(BackgroundJob):
+class AcceptanceRun(Finishes, BackgroundJob):
     Status = AcceptanceStatus
+    finished_statuses = FINISHED
     Verdict = AcceptanceVerdict
     Visibility = Visibility
 
@@ -79,7 +80,3 @@ class AcceptanceRun(BackgroundJob):
 
     def get_absolute_url(self) -> str:
         return reverse("acceptance:report", args=[self.pk])
-
-    @property
-    def finished(self) -> bool:
-        return self.status in FINISHED

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import positive_or_null, value_known
-from portal.model_bases import NewestFirst
+from portal.model_bases import Finishes, NewestFirst
 
 
 class Blob(models.Model):
@@ -55,9 +55,10 @@ class UploadStatus(models.TextChoices):
 FINISHED_STATUSES = (UploadStatus.PARSED, UploadStatus.UNRECOGNISED, UploadStatus.FAILED)
 
 
-class Upload(NewestFirst):
+class Upload(Finishes, NewestFirst):
     Visibility = Visibility
     Status = UploadStatus
+    finished_statuses = FINISHED_STATUSES
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="uploads")
     offering = models.ForeignKey("providers.Offering", on_delete=models.CASCADE, related_name="uploads")
@@ -101,7 +102,3 @@ class Upload(NewestFirst):
 
     def get_absolute_url(self) -> str:
         return reverse("benchmarks:upload", args=[self.pk])
-
-    @property
-    def finished(self) -> bool:
-        return self.status in FINISHED_STATUSES

@@ -18,6 +18,7 @@ from django.utils.translation import ngettext
 from benchmarks.models import Upload
 from checks.models import CONTEXT_CLAIMS, Finding
 from checks.selectors import severity_order
+from compare.charts.overview import OVERVIEW_FEATURES
 from providers.models import BillingPlan, Offering, PricePoint
 from sizing.engine.workload import PRESETS
 from sizing.models import Workload
@@ -222,12 +223,7 @@ def overview_offerings() -> list[dict[str, Any]]:
             "gbps_per_nic",
             "gpus_per_node",
             "on_demand_price",
-            "health_checks",
-            "auto_bad_node_detection",
-            "auto_replacement",
-            "auto_checkpoint_restart",
-            "spare_node_pool",
-            "topology_aware_placement",
+            *OVERVIEW_FEATURES,  # the features panel counts these
             "usable_gpu_guarantee_pct",
             "exclusivity",
         )

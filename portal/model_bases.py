@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from typing import ClassVar
+
 from django.db import models
 
 
@@ -24,3 +27,15 @@ class BackgroundJob(NewestFirst):
 
     class Meta(NewestFirst.Meta):
         abstract = True
+
+
+class Finishes:
+    """A row whose `status` ends in one of `finished_statuses` (a run, an upload, a bundle): `finished`
+    tells a page to stop polling and a worker that there is nothing left to do."""
+
+    finished_statuses: ClassVar[Collection[str]]
+    status: str  # the model's field
+
+    @property
+    def finished(self) -> bool:
+        return self.status in self.finished_statuses

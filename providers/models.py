@@ -136,6 +136,16 @@ def _plan(name: str) -> list[RangeValidator]:
     return range_validators(PLAN_BOUNDS[name])
 
 
+def _money(
+    name: str, max_digits: int, decimal_places: int
+) -> models.DecimalField[Decimal | None, Decimal | None]:
+    """The field of one money fact: a Decimal (never a float), null while not published, bounded by the
+    fact registry."""
+    return models.DecimalField(
+        max_digits=max_digits, decimal_places=decimal_places, null=True, blank=True, validators=_bounded(name)
+    )
+
+
 def _text(name: str) -> int:
     """The maximum length of one text fact (the registry's, the same in forms, API and import)."""
     length = FACTS_BY_NAME[name].max_length
@@ -217,35 +227,13 @@ class Offering(models.Model):
     storage_write_gbytes_per_s = models.FloatField(
         null=True, blank=True, validators=_bounded("storage_write_gbytes_per_s")
     )
-    storage_price_usd_per_gb_month = models.DecimalField(
-        max_digits=12,
-        decimal_places=6,
-        null=True,
-        blank=True,
-        validators=_bounded("storage_price_usd_per_gb_month"),
-    )
+    storage_price_usd_per_gb_month = _money("storage_price_usd_per_gb_month", 12, 6)
     storage_included_gb = models.FloatField(null=True, blank=True, validators=_bounded("storage_included_gb"))
     # fees
-    egress_price_usd_per_gb = models.DecimalField(
-        max_digits=12, decimal_places=6, null=True, blank=True, validators=_bounded("egress_price_usd_per_gb")
-    )
-    traffic_price_usd_per_gb = models.DecimalField(
-        max_digits=12,
-        decimal_places=6,
-        null=True,
-        blank=True,
-        validators=_bounded("traffic_price_usd_per_gb"),
-    )
-    support_fee_usd_per_month = models.DecimalField(
-        max_digits=14,
-        decimal_places=2,
-        null=True,
-        blank=True,
-        validators=_bounded("support_fee_usd_per_month"),
-    )
-    setup_fee_usd = models.DecimalField(
-        max_digits=14, decimal_places=2, null=True, blank=True, validators=_bounded("setup_fee_usd")
-    )
+    egress_price_usd_per_gb = _money("egress_price_usd_per_gb", 12, 6)
+    traffic_price_usd_per_gb = _money("traffic_price_usd_per_gb", 12, 6)
+    support_fee_usd_per_month = _money("support_fee_usd_per_month", 14, 2)
+    setup_fee_usd = _money("setup_fee_usd", 14, 2)
     fees_note = models.CharField(max_length=_text("fees_note"), null=True, blank=True)
 
     class Meta:

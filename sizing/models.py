@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
 from portal.i18n import translated, translated_text
-from portal.model_bases import BackgroundJob, NewestFirst
+from portal.model_bases import BackgroundJob, Finishes, NewestFirst
 from providers.facts import Bound
 from providers.models import Offering
 
@@ -195,10 +195,11 @@ class RunStatus(models.TextChoices):
     FAILED = "failed", _("Failed")
 
 
-class PlanRun(BackgroundJob):
+class PlanRun(Finishes, BackgroundJob):
     """Sizing of one workload over a set of offerings; progress lives on the row (the page polls it)."""
 
     Status = RunStatus
+    finished_statuses = (RunStatus.DONE, RunStatus.FAILED)
 
     workload = models.ForeignKey(Workload, on_delete=models.CASCADE, related_name="runs")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="plan_runs")
@@ -231,10 +232,6 @@ class PlanRun(BackgroundJob):
 
     def get_absolute_url(self) -> str:
         return reverse("sizing:run", args=[self.pk])
-
-    @property
-    def finished(self) -> bool:
-        return self.status in (RunStatus.DONE, RunStatus.FAILED)
 
     @property
     def progress_pct(self) -> int:

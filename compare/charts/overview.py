@@ -27,6 +27,7 @@ from portal.chart_style import (
     short,
 )
 from portal.money import active, symbol_text
+from providers.facts import FACTS_BY_NAME
 
 FABRIC_LABELS = {
     "infiniband": "InfiniBand",
@@ -37,13 +38,14 @@ FABRIC_LABELS = {
     "other": gettext_noop("other"),
     None: gettext_noop("not published"),
 }
+# The features counted across the catalog, each named by its label in the fact registry.
 OVERVIEW_FEATURES = (
-    ("health_checks", gettext_noop("Health checks")),
-    ("auto_bad_node_detection", gettext_noop("Automatic bad-node detection")),
-    ("auto_replacement", gettext_noop("Automatic node replacement")),
-    ("auto_checkpoint_restart", gettext_noop("Automatic checkpoint/restart")),
-    ("spare_node_pool", gettext_noop("Spare-node pool")),
-    ("topology_aware_placement", gettext_noop("Topology-aware placement")),
+    "health_checks",
+    "auto_bad_node_detection",
+    "auto_replacement",
+    "auto_checkpoint_restart",
+    "spare_node_pool",
+    "topology_aware_placement",
 )
 
 
@@ -249,9 +251,10 @@ def overview_price_panel(rows: list[dict]) -> dict:
 
 def overview_features_panel(rows: list[dict]) -> dict:
     counts = []
-    for key, label in OVERVIEW_FEATURES:
+    for key in OVERVIEW_FEATURES:
         values = [row[key] for row in rows]
-        counts.append((_(label), values.count(True), values.count(False), values.count(None)))
+        label = _(FACTS_BY_NAME[key].label)
+        counts.append((label, values.count(True), values.count(False), values.count(None)))
     styles = (
         ("✔ " + _("yes"), GREEN, "", 1),
         ("✖ " + _("no"), VERMILLION, "x", 2),
