@@ -44,3 +44,22 @@ def test_upload_a_log_and_see_verdicts_and_the_busbw_chart(
     assert page.locator("#verdicts tbody tr").count() >= 1
     assert "pass" in page.locator("#verdicts").inner_text()
     page.screenshot(path=str(artifacts / "upload-result.png"), full_page=True)
+    # on a phone each claim is a card whose verdict is on screen, not in a column scrolled out of sight
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.reload()
+    claims = page.locator("#claims")
+    assert claims.locator("thead").is_hidden()
+    widths = claims.evaluate("t => [t.scrollWidth, t.clientWidth]")
+    assert widths[0] <= widths[1], widths
+    verdict = claims.locator("td[data-label] .verdict").first
+    box = verdict.bounding_box()
+    assert box and box["x"] + box["width"] <= 390, box
+    assert "Verdict" in verdict.evaluate("s => getComputedStyle(s.parentElement, '::before').content")
+    page.screenshot(path=str(artifacts / "upload-result-390.png"), full_page=True)
+    # and on a laptop the claims are a table again, each cell under its heading
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.reload()
+    assert claims.evaluate("t => getComputedStyle(t).display") == "table"
+    head = claims.locator("thead th").first.bounding_box()
+    cell = claims.locator("tbody td").first.bounding_box()
+    assert head and cell and abs(head["x"] - cell["x"]) < 2
