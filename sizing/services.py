@@ -557,7 +557,7 @@ def _count_progress(run_id: int, *, moved: bool) -> bool:
     if moved:
         stored = PlanResult.objects.filter(run_id=run_id).order_by().values("run_id").annotate(n=Count("id"))
         now = timezone.now()
-        PlanRun.objects.filter(pk=run_id).exclude(status__in=[RunStatus.DONE, RunStatus.FAILED]).update(
+        PlanRun.objects.filter(pk=run_id).exclude(status__in=PlanRun.finished_statuses).update(
             progress_done=Least(
                 F("progress_total"), Greatest(F("progress_done"), Coalesce(Subquery(stored.values("n")), 0))
             ),
@@ -565,7 +565,7 @@ def _count_progress(run_id: int, *, moved: bool) -> bool:
             updated_at=now,
         )
     row = PlanRun.objects.filter(pk=run_id).values_list("status", "progress_done", "progress_total").first()
-    return row is not None and row[0] not in (RunStatus.DONE, RunStatus.FAILED) and row[1] >= row[2]
+    return row is not None and row[0] not in PlanRun.finished_statuses and row[1] >= row[2]
 
 
 def plan_run_rank(*, run_id: int) -> None:
@@ -594,7 +594,7 @@ def plan_run_rank(*, run_id: int) -> None:
 
 def plan_run_fail(*, run_id: int, error: str) -> None:
     """Mark an unfinished run failed with `error`, the sentence its owner reads (the first error stays)."""
-    PlanRun.objects.filter(pk=run_id).exclude(status__in=[RunStatus.DONE, RunStatus.FAILED]).update(
+    PlanRun.objects.filter(pk=run_id).exclude(status__in=PlanRun.finished_statuses).update(
         status=RunStatus.FAILED, error=error[:2000], finished_at=timezone.now(), updated_at=timezone.now()
     )
 
