@@ -735,13 +735,17 @@ def _setting_text(key: str, value: Any) -> str:
     return f"'{key}={value}'"
 
 
+def _bill_usd(price: float | None, r: dict[str, Any]) -> float | None:
+    """The layout's bill when the offering has a price, else None (cost objectives then rank GPU-hours)."""
+    usd = r.get("cost", {}).get("total_usd")
+    return float(usd) if price is not None and isinstance(usd, int | float) else None
+
+
 def _objective_value(objective: str, price: float | None, r: dict[str, Any]) -> float:
     if objective == "fastest":
         return float(r["train_days"])
-    usd = r.get("cost", {}).get("total_usd")
-    if price is not None and isinstance(usd, int | float):
-        return float(usd)
-    return float(r["train_days"] * 24 * r["gpus"])
+    usd = _bill_usd(price, r)
+    return usd if usd is not None else float(r["train_days"] * 24 * r["gpus"])
 
 
 def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: list[dict[str, Any]]) -> str:
@@ -784,6 +788,6 @@ def _runner_up_loses(objective: str, price: float | None, runner_up: dict[str, A
     pct = f"{100 * gap:.1f}"
     if objective == "fastest":
         return _("It takes %(pct)s%% longer.", pct=pct)
-    if price is not None and isinstance(runner_up.get("cost", {}).get("total_usd"), int | float):
+    if _bill_usd(price, runner_up) is not None:
         return _("It costs %(pct)s%% more.", pct=pct)
     return _("It takes %(pct)s%% more GPU-hours.", pct=pct)
