@@ -14,6 +14,7 @@ from providers.models import Provenance, Source
 from quotes import services as quote_services
 from sizing import services as sizing_services
 from tests.compare import helpers
+from tests.phone_cards import assert_a_table_again, assert_cards
 from tests.providers.factories import UserFactory
 from tests.quotes.conftest import make_offering
 from tests.quotes.helpers import pdf_bytes, to_png
@@ -144,17 +145,14 @@ def test_the_planner_ranking_is_a_list_of_labelled_cards_at_390_px(
     page.goto(live_server.url + f"/plan/{site['run'].pk}/")
     ranking = page.locator("#ranking")
     assert ranking.locator("tbody tr").count() >= 2
-    widths = ranking.evaluate("t => [t.scrollWidth, t.clientWidth]")
-    assert widths[0] <= widths[1], "each offering is a card: nothing to scroll sideways"
-    assert ranking.locator("thead").is_hidden()
+    assert_cards(ranking)  # each offering is a card: nothing to scroll sideways
     # every line of a card says what it is (the column header it stands for)
     cell = ranking.locator("td[data-label]").first
     assert "Full bill" in cell.evaluate("td => getComputedStyle(td, '::before').content")
     page.screenshot(path=str(artifacts / "page-run-cards-390.png"), full_page=True)
     page.set_viewport_size(LAPTOP)
     page.reload()
-    assert ranking.locator("thead").is_visible()
-    assert ranking.evaluate("t => getComputedStyle(t).display") == "table"
+    assert_a_table_again(ranking)
     assert cell.evaluate("td => getComputedStyle(td, '::before').content") in ("none", "normal")
 
 
@@ -168,21 +166,14 @@ def test_the_assumed_facts_are_labelled_cards_at_390_px(
     page.goto(live_server.url + f"/plan/{run.pk}/{result.offering.slug}/")
     facts = page.locator("#assumptions")
     assert facts.locator("tbody tr").count() == len(result.assumptions)
-    widths = facts.evaluate("t => [t.scrollWidth, t.clientWidth]")
-    assert widths[0] <= widths[1], "each assumed fact is a card: its reason wraps instead of scrolling"
-    assert facts.locator("thead").is_hidden()
+    assert_cards(facts)  # each assumed fact is a card: its reason wraps instead of scrolling
     reason = facts.locator("td.note").first
     assert "Why this value" in reason.evaluate("td => getComputedStyle(td, '::before').content")
     assert _overflow(page) <= 0
     page.screenshot(path=str(artifacts / "page-result-assumed-390.png"), full_page=True)
     page.set_viewport_size(LAPTOP)
     page.reload()
-    # on a laptop it is a table again: one row a fact, each cell under its heading
-    assert facts.locator("thead").is_visible()
-    assert facts.evaluate("t => getComputedStyle(t).display") == "table"
-    head = facts.locator("thead th").first.bounding_box()
-    cell = facts.locator("tbody td").first.bounding_box()
-    assert head and cell and abs(head["x"] - cell["x"]) < 2
+    assert_a_table_again(facts)  # one row a fact, each cell under its heading
 
 
 def test_the_quote_pdf_renders_to_pictures(site: dict[str, Any], artifacts: Path) -> None:

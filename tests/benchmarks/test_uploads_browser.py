@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.phone_cards import assert_a_table_again, assert_cards
 from tests.providers.factories import GPUModelFactory, OfferingFactory, ProviderFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -48,9 +49,7 @@ def test_upload_a_log_and_see_verdicts_and_the_busbw_chart(
     page.set_viewport_size({"width": 390, "height": 844})
     page.reload()
     claims = page.locator("#claims")
-    assert claims.locator("thead").is_hidden()
-    widths = claims.evaluate("t => [t.scrollWidth, t.clientWidth]")
-    assert widths[0] <= widths[1], widths
+    assert_cards(claims)
     verdict = claims.locator("td[data-label] .verdict").first
     box = verdict.bounding_box()
     assert box and box["x"] + box["width"] <= 390, box
@@ -59,7 +58,4 @@ def test_upload_a_log_and_see_verdicts_and_the_busbw_chart(
     # and on a laptop the claims are a table again, each cell under its heading
     page.set_viewport_size({"width": 1366, "height": 900})
     page.reload()
-    assert claims.evaluate("t => getComputedStyle(t).display") == "table"
-    head = claims.locator("thead th").first.bounding_box()
-    cell = claims.locator("tbody td").first.bounding_box()
-    assert head and cell and abs(head["x"] - cell["x"]) < 2
+    assert_a_table_again(claims)
