@@ -29,7 +29,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from hardware import GPU, fabric_efficiency, gpu_by_name, gpu_from_text, intra_node_busbw_efficiency
+from hardware import (
+    FABRIC_LINK_LAYERS,
+    GPU,
+    fabric_efficiency,
+    fabric_name,
+    gpu_by_name,
+    gpu_from_text,
+    intra_node_busbw_efficiency,
+)
 from hardware.messages import Msg, _, joined
 
 PASS_AT = 80.0  # percent of expected
@@ -325,7 +333,7 @@ def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]
             collective=run.get("collective"),
             count=len(values),
         ),
-        f"spread <= {STABILITY_DROP_WARN:g}%",
+        _("spread at most %(limit)s%%", limit=f"{STABILITY_DROP_WARN:g}"),
         round(spread, 2),
         verdict,
         _("busbw at the largest size per cycle: %(values)s", values=values),
@@ -361,7 +369,7 @@ def _gpu_model_matches(gpu_key: str | None, names: list[str]) -> bool | None:
 def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     lines = s.get("lines", [])
-    out = [_count_verdict("GPUs per node", facts.get("gpus_per_node"), s.get("gpus"), item, lines)]
+    out = [_count_verdict(_("GPUs per node"), facts.get("gpus_per_node"), s.get("gpus"), item, lines)]
     models = s.get("gpu_models") or []
     match = _gpu_model_matches(facts.get("gpu"), models)
     if match is not None:
@@ -395,7 +403,7 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
 def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     lines = s.get("lines", [])
-    out = [_count_verdict("GPUs per node", facts.get("gpus_per_node"), s.get("gpus"), item, lines)]
+    out = [_count_verdict(_("GPUs per node"), facts.get("gpus_per_node"), s.get("gpus"), item, lines)]
     intra = facts.get("intra_node")
     mesh = s.get("full_nvlink_mesh")
     if intra in ("nvswitch", "nvlink-mesh"):
@@ -419,7 +427,7 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
                     True,
                     mesh,
                     "pass" if mesh else "fail",
-                    _("every GPU pair is NV#") if mesh else f"pairs not on NVLink: {bad}",
+                    _("every GPU pair is NV#") if mesh else _("pairs not on NVLink: %(pairs)s", pairs=bad),
                     item,
                     lines,
                 )
@@ -434,7 +442,7 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
                 s.get("min_nvlinks_per_pair"),
                 item,
                 lines,
-                f"NV{expected_links} expected for {facts.get('gpu')} on NVSwitch",
+                _("NV%(links)s expected for %(gpu)s on NVSwitch", links=expected_links, gpu=facts.get("gpu")),
             )
         )
     nics = facts.get("nics_per_node")
@@ -445,7 +453,10 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
             s.get("rail_nics"),
             item,
             lines,
-            f"NICs behind a GPU's PCIe switch (PIX/PXB); {s.get('nics', 0)} NIC column(s) in total",
+            _(
+                "NICs behind a GPU's PCIe switch (PIX/PXB); %(nics)s NIC column(s) in total",
+                nics=s.get("nics", 0),
+            ),
         )
     )
     return out
@@ -529,7 +540,11 @@ def _ports_by_state(
 
 
 def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gbps: float | None) -> str:
-    parts: list[str] = [f"Active + LinkUp + {wanted_layer}" + (f" + >= {gbps:g} Gb/s" if gbps else "")]
+    parts: list[str] = [
+        _("Active + LinkUp + %(layer)s + >= %(gbps)s Gb/s", layer=wanted_layer, gbps=f"{gbps:g}")
+        if gbps
+        else _("Active + LinkUp + %(layer)s", layer=wanted_layer)
+    ]
     if any(p.get("rate_gbps") is None for p in groups["good"]):
         parts.append(_("rate not shown by this tool"))
     if groups["slow"]:
@@ -544,11 +559,12 @@ def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gb
 def _compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     ports = item.get("summary", {}).get("ports", [])
     fabric = facts.get("fabric")
-    wanted_layer = {"infiniband": "InfiniBand", "roce": "Ethernet", "ethernet": "Ethernet"}.get(fabric or "")
+    # a TCP Ethernet offering's ports are Ethernet ports too
+    wanted_layer = {**FABRIC_LINK_LAYERS, "ethernet": "Ethernet"}.get(fabric or "")
     gbps, nics = facts.get("gbps_per_nic"), facts.get("nics_per_node")
     if wanted_layer is None:
         unknown = _("fabric not published or not RDMA verbs")
-        return [_verdict(_("fabric link layer"), fabric, None, "cannot-measure", unknown, item)]
+        return [_verdict(_("fabric link layer"), fabric_name(fabric), None, "cannot-measure", unknown, item)]
     if item.get("kind") == "ibdev2netdev":
         layer_ports = [p for p in ports if p.get("link_layer") == wanted_layer]
         netdev = _("from netdev names; ibdev2netdev does not show the RDMA port state")
@@ -571,7 +587,9 @@ def _compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     other_layer = groups["other_layer"]
     if not groups["wanted"] and other_layer:
         layer = other_layer[0].get("link_layer")
-        detail = _("active ports are %(layer)s where %(fabric)s is claimed", layer=layer, fabric=fabric)
+        detail = _(
+            "active ports are %(layer)s where %(fabric)s is claimed", layer=layer, fabric=fabric_name(fabric)
+        )
         lines = [p["line"] for p in other_layer]
         out.append(_verdict(_("fabric link layer"), wanted_layer, layer, "fail", detail, item, lines))
     return out
@@ -580,7 +598,7 @@ def _compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
 def _compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     fabric = facts.get("fabric")
-    wanted = {"infiniband": "InfiniBand", "roce": "Ethernet"}.get(fabric or "")
+    wanted = FABRIC_LINK_LAYERS.get(fabric or "")
     funcs = s.get("rdma_nic_functions", [])
     out = [
         _count_verdict(
@@ -601,7 +619,12 @@ def _compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
                     wanted,
                     wrong[0]["link_layer"],
                     "fail" if len(wrong) == len(funcs) else "warn",
-                    f"{len(wrong)} of {len(funcs)} RDMA functions are '{wrong[0]['class']}'",
+                    _(
+                        "%(wrong)s of %(total)s RDMA functions are '%(kind)s'",
+                        wrong=len(wrong),
+                        total=len(funcs),
+                        kind=wrong[0]["class"],
+                    ),
                     item,
                     [f["line"] for f in wrong],
                 )
@@ -648,7 +671,7 @@ def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
             lines,
         )
     )
-    wanted = {"infiniband": "InfiniBand", "roce": "Ethernet"}.get(facts.get("fabric") or "")
+    wanted = FABRIC_LINK_LAYERS.get(facts.get("fabric") or "")
     if wanted and s.get("link_layer"):
         out.append(
             _verdict(
@@ -667,10 +690,15 @@ def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
         out.append(
             _verdict(
                 _("link stability (repeated intervals)"),
-                f"spread <= {STABILITY_DROP_WARN:g}%",
+                _("spread at most %(limit)s%%", limit=f"{STABILITY_DROP_WARN:g}"),
                 spread,
                 "pass" if spread <= STABILITY_DROP_WARN else "warn",
-                f"{stab.get('intervals')} intervals, {stab.get('min_gbps')}-{stab.get('max_gbps')} Gb/s",
+                _(
+                    "%(intervals)s intervals, %(low)s-%(high)s Gb/s",
+                    intervals=stab.get("intervals"),
+                    low=stab.get("min_gbps"),
+                    high=stab.get("max_gbps"),
+                ),
                 item,
                 lines,
             )
@@ -730,6 +758,16 @@ def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     ]
 
 
+def _fallen_detail(fallen: list[dict[str, Any]], xid_codes: Any) -> Msg:
+    """The GPUs the kernel log shows fallen off the bus (bus ids), and its Xid codes."""
+    gpus = ", ".join(f["bus_id"] for f in fallen) or _("none")
+    detail = _("GPUs fallen off the bus: %(gpus)s", gpus=gpus)
+    if not xid_codes:
+        return detail
+    codes = ", ".join(str(code) for code in xid_codes)
+    return joined(detail, _("Xid codes %(codes)s", codes=codes), sep="; ")
+
+
 def _compare_dmesg(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     fallen = s.get("gpus_fallen_off_bus") or []
@@ -739,9 +777,7 @@ def _compare_dmesg(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
             0,
             len(fallen),
             "fail" if fallen else "pass",
-            "GPUs fallen off the bus: "
-            + (", ".join(f["bus_id"] for f in fallen) or "none")
-            + (f"; Xid codes {s.get('xid_codes')}" if s.get("xid_codes") else ""),
+            _fallen_detail(fallen, s.get("xid_codes")),
             item,
             s.get("lines", []),
         )
@@ -772,4 +808,13 @@ def compare(offering_facts: dict[str, Any], item: dict[str, Any]) -> list[dict[s
         return _compare_dcgmi(facts, item)
     if kind == "dmesg":
         return _compare_dmesg(facts, item)
-    return [_verdict("evidence", None, None, "cannot-measure", f"no comparison for kind {kind!r}", item)]
+    return [
+        _verdict(
+            _("evidence"),
+            None,
+            None,
+            "cannot-measure",
+            _("no comparison for this kind of file (%(kind)s)", kind=kind or _("not recognised")),
+            item,
+        )
+    ]

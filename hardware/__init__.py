@@ -24,6 +24,8 @@ from .names import ALIASES, gpu_by_name, gpu_from_text, gpus_named_in
 from .network import (
     ALPHA_INTER_S,
     FABRIC_EFFICIENCY,
+    FABRIC_LINK_LAYERS,
+    FABRIC_NAMES,
     FABRICS,
     INFINIBAND_RATE_GBPS,
     NODES_PER_LEAF,
@@ -31,6 +33,7 @@ from .network import (
     TOPOLOGIES,
     expected_node_busbw_gbytes,
     fabric_efficiency,
+    fabric_name,
 )
 
 __all__ = [
@@ -38,6 +41,8 @@ __all__ = [
     "ALPHA_INTER_S",
     "FABRICS",
     "FABRIC_EFFICIENCY",
+    "FABRIC_LINK_LAYERS",
+    "FABRIC_NAMES",
     "GPU",
     "GPUS",
     "INFINIBAND_RATE_GBPS",
@@ -55,6 +60,7 @@ __all__ = [
     "TOPOLOGIES",
     "expected_node_busbw_gbytes",
     "fabric_efficiency",
+    "fabric_name",
     "gpu_by_name",
     "gpu_from_text",
     "gpus_named_in",

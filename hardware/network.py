@@ -5,9 +5,23 @@
 
 from __future__ import annotations
 
+from .messages import _
+
 # The fabric kinds of docs/FACTS.md: `ethernet` is TCP without RDMA.
 FABRICS = ("infiniband", "roce", "efa", "tcpx", "ethernet", "other")
 RDMA_FABRICS = ("infiniband", "roce", "efa")
+# Each kind's name on a page: the product names as written, the others translated where they are shown.
+FABRIC_NAMES: dict[str, str] = {
+    "infiniband": "InfiniBand",
+    "roce": "RoCE",
+    "efa": "EFA",
+    "tcpx": "TCPX",
+    "ethernet": _("TCP Ethernet (no RDMA)"),
+    "other": _("other"),
+}
+# The link layer a port of the fabric reports (ibv_devinfo and ibstat `link_layer`, perftest `Link type`,
+# lspci's device class): RoCE runs on Ethernet ports. EFA ports are neither.
+FABRIC_LINK_LAYERS: dict[str, str] = {"infiniband": "InfiniBand", "roce": "Ethernet"}
 TOPOLOGIES = ("fat-tree", "rail-optimized", "clos", "torus", "ring", "chain", "unknown")
 
 # Achieved busbw / line rate per NIC at large messages. InfiniBand: DGX A100 8 x 200G -> 192 GB/s (24 of
@@ -59,3 +73,8 @@ def expected_node_busbw_gbytes(nics: float, gbps_per_nic: float, fabric: str | N
     """GB/s a healthy node of this fabric reaches in a ring collective across nodes (nccl-tests busbw):
     the line rate of its GPU-fabric NICs times the fabric's achieved share (cal §5)."""
     return nics * gbps_per_nic / 8.0 * fabric_efficiency(fabric)
+
+
+def fabric_name(fabric: str | None) -> str:
+    """The fabric kind's name for a page (English; a kind outside FABRICS as it is given)."""
+    return FABRIC_NAMES.get(fabric or "", fabric or "")

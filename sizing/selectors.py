@@ -12,12 +12,13 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext
 
 from accounts.selectors import is_curator
 from checks.models import Finding, context_for_run
+from hardware import fabric_name
 from sizing.models import PlanResult, PlanRun, Workload
 from sizing.ranking import rank_key
-from sizing.summary import FABRIC as FABRIC_LABELS
 
 
 def readable_q(*, user: Any) -> Q:
@@ -95,7 +96,7 @@ def run_filter_choices(*, run: PlanRun) -> dict[str, list[tuple[str, str]]]:
     """The GPUs and fabrics of the run's offerings, the choices of the run page's filters."""
     rows = run.results.values_list("offering__gpu__key", "offering__gpu__name", "offering__fabric").distinct()
     gpus = sorted({(key, name or key) for key, name, _ in rows if key}, key=lambda c: c[1])
-    fabrics = sorted({(fabric, FABRIC_LABELS.get(fabric, fabric)) for _, _, fabric in rows if fabric})
+    fabrics = sorted({(fabric, gettext(fabric_name(fabric))) for _, _, fabric in rows if fabric})
     return {"gpu": gpus, "fabric": fabrics}
 
 

@@ -7,17 +7,11 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
+from hardware import fabric_name
 from portal.i18n import translated_text
 from portal.money import active
 from sizing.engine.unpublished import FACT_WORDS, value_text
 
-FABRIC = {
-    "infiniband": "InfiniBand",
-    "roce": "RoCE",
-    "efa": "EFA",
-    "tcpx": "TCPX",
-    "ethernet": "TCP Ethernet",
-}
 INTRA = {
     "nvswitch": gettext_lazy("full-mesh (NVSwitch)"),
     "nvlink-mesh": gettext_lazy("full-mesh (NVLink)"),
@@ -74,7 +68,7 @@ def _fabric(result: Any, offering: dict[str, Any]) -> str:
     fabric_key = offering.get("fabric") or result.offering.fabric
     if (result.nodes or 1) <= 1 or not fabric_key:
         return ""
-    fabric = FABRIC.get(fabric_key, fabric_key)
+    fabric = _(fabric_name(fabric_key))
     text = (
         _(", across an %(fabric)s fabric") if fabric[0] in "AEIOU" else _(", across a %(fabric)s fabric")
     ) % {"fabric": fabric}

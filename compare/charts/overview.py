@@ -13,6 +13,7 @@ from checks.display import severity_word
 from checks.rules import pitfall_name
 from compare.charts.common import cell, count_row, fmt, missing_cell, stacked_counts_figure, table
 from compare.charts.findings import SEVERITIES, severity_bar
+from hardware import FABRIC_NAMES
 from portal.chart_style import (
     GREEN,
     SERIES,
@@ -29,15 +30,9 @@ from portal.chart_style import (
 from portal.money import active, symbol_text
 from providers.facts import FACTS_BY_NAME
 
-FABRIC_LABELS = {
-    "infiniband": "InfiniBand",
-    "roce": "RoCE",
-    "efa": "EFA",
-    "tcpx": "TCPX",
-    "ethernet": gettext_noop("TCP Ethernet (no RDMA)"),
-    "other": gettext_noop("other"),
-    None: gettext_noop("not published"),
-}
+# the hardware's fabric names, and the offerings that publish none last
+FABRIC_LABELS: dict[str | None, str] = {fabric: name for fabric, name in FABRIC_NAMES.items()}
+FABRIC_LABELS[None] = gettext_noop("not published")
 # The features counted across the catalog, each named by its label in the fact registry.
 OVERVIEW_FEATURES = (
     "health_checks",

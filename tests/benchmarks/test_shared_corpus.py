@@ -9,6 +9,7 @@ import pytest
 from benchmarks.parsers import parse
 
 from ._shared import require_shared
+from .verdict_words import english_left
 
 SHARED = require_shared()
 
@@ -441,3 +442,10 @@ def test_every_corpus_file_is_recognised() -> None:
     assert len(files) >= 50
     unrecognised = [str(p) for p in files if parse(p.read_bytes(), p.name).kind is None]
     assert unrecognised == []
+
+
+def test_every_verdict_on_the_corpus_says_its_words_in_messages_a_page_can_translate() -> None:
+    files = sorted((SHARED / "benchlogs").rglob("*.txt")) + sorted((SHARED / "evidence").rglob("*.txt"))
+    checked, english = english_left(files)
+    assert checked > 300
+    assert english == []

@@ -19,6 +19,8 @@ from benchmarks.summary_labels import SUMMARY_LABELS
 from hardware.messages import Msg
 from tests.providers.factories import OfferingFactory, UserFactory
 
+from .verdict_words import english_left
+
 FIXTURES = Path(__file__).parent / "fixtures"
 ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
@@ -53,6 +55,13 @@ def test_every_warning_the_parsers_give_on_the_fixtures_is_a_message_with_its_en
     failed = parse(FAILED_RUN.read_bytes()).warnings
     assert failed == [ENGLISH_WARNING]
     assert json.loads(json.dumps(parse(FAILED_RUN.read_bytes()).as_dict()))["warnings"] == [ENGLISH_WARNING]
+
+
+def test_every_verdict_on_the_fixtures_says_its_words_in_messages_a_page_can_translate() -> None:
+    paths = [p for p in sorted(FIXTURES.rglob("*")) if p.is_file() and p.suffix not in (".md", ".json")]
+    checked, english = english_left(paths)
+    assert checked > 100
+    assert english == []
 
 
 def test_every_summary_key_of_the_fixtures_has_a_label() -> None:
