@@ -6,6 +6,8 @@ docs/FACTS.md and returns one verdict per claim it can check:
 `pass` (>= 80 % of expected), `warn` (50-80 %), `fail` (< 50 %, or a count/kind that contradicts the
 claim) or `cannot-measure` (the evidence cannot test the claim: one rank, one node for a fabric claim,
 a failed run, NVLS/tree inflation on two nodes, a claim the offering does not publish).
+One verdict's shape and its bands are benchmarks.verdicts'; the fabric's files (RDMA ports, lspci, perftest)
+are judged in benchmarks.compare_fabric.
 
 Expected busbw (GB/s, 1e9 B/s) at the largest message sizes, from the hardware package (the figures the
 sizing model uses):
@@ -29,20 +31,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.compare_fabric import compare_lspci, compare_perftest, compare_ports
+from benchmarks.verdicts import (
+    STABILITY_DROP_WARN,
+    count_verdict,
+    inter_fraction,
+    ratio_verdict,
+    spread_limit,
+    verdict_row,
+)
 from hardware import (
-    FABRIC_LINK_LAYERS,
     GPU,
-    fabric_efficiency,
-    fabric_name,
     gpu_by_name,
     gpu_from_text,
     intra_node_busbw_efficiency,
 )
 from hardware.messages import Msg, _, joined
 
-PASS_AT = 80.0  # percent of expected
-WARN_AT = 50.0
-STABILITY_DROP_WARN = 10.0  # percent spread across cycles/intervals
 JUDGED_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter", "alltoall"}
 RING_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter"}
 
@@ -67,119 +72,6 @@ def _nvlink_gbytes(facts: dict[str, Any]) -> tuple[float | None, str]:
 def _intra_fraction(facts: dict[str, Any]) -> float:
     """What a healthy node of the offering's intra-node kind reaches of its link rate (hardware)."""
     return intra_node_busbw_efficiency(facts.get("intra_node") or "nvswitch")
-
-
-def _inter_fraction(facts: dict[str, Any]) -> float:
-    """What a healthy fabric of the claimed kind reaches of its line rate (hardware)."""
-    return fabric_efficiency(facts.get("fabric"))
-
-
-def _verdict_for(percent: float | None) -> str:
-    if percent is None:
-        return "cannot-measure"
-    if percent >= PASS_AT:
-        return "pass"
-    if percent >= WARN_AT:
-        return "warn"
-    return "fail"
-
-
-def _verdict(
-    claim: str,
-    expected: Any,
-    measured: Any,
-    verdict: str,
-    detail: str,
-    item: dict[str, Any],
-    lines: list[int] | None = None,
-    percent: float | None = None,
-) -> dict[str, Any]:
-    out = {
-        "claim": claim,
-        "expected": expected,
-        "measured": measured,
-        "percent_of_expected": round(percent, 1) if percent is not None else None,
-        "verdict": verdict,
-        "detail": detail,
-        "file": item.get("filename"),
-        "lines": lines or [],
-    }
-    # the claim's and the detail's message ids, for a page in another language (the API leaves them out)
-    messages = {
-        key: text.as_json()
-        for key, text in (
-            ("claim", claim),
-            ("expected", expected),
-            ("measured", measured),
-            ("detail", detail),
-        )
-        if isinstance(text, Msg)
-    }
-    if messages:
-        out["messages"] = messages
-    return out
-
-
-def _ratio_verdict(
-    claim: str,
-    expected: float | None,
-    measured: float | None,
-    detail: str,
-    item: dict[str, Any],
-    lines: list[int],
-) -> dict[str, Any]:
-    if expected is None or measured is None or expected <= 0:
-        return _verdict(claim, expected, measured, "cannot-measure", detail, item, lines)
-    percent = measured / expected * 100
-    return _verdict(claim, round(expected, 2), measured, _verdict_for(percent), detail, item, lines, percent)
-
-
-def _count_verdict(
-    claim: str, expected: Any, measured: Any, item: dict[str, Any], lines: list[int], detail: str = ""
-) -> dict[str, Any]:
-    if expected is None:
-        return _verdict(
-            claim,
-            None,
-            measured,
-            "cannot-measure",
-            joined(_("not published by the offering."), detail)
-            if detail
-            else _("not published by the offering."),
-            item,
-            lines,
-        )
-    if measured is None:
-        return _verdict(
-            claim,
-            expected,
-            None,
-            "cannot-measure",
-            joined(_("not shown in this file."), detail) if detail else _("not shown in this file."),
-            item,
-            lines,
-        )
-    if measured >= expected:
-        return _verdict(
-            claim,
-            expected,
-            measured,
-            "pass",
-            detail,
-            item,
-            lines,
-            measured / expected * 100 if expected else None,
-        )
-    return _verdict(
-        claim,
-        expected,
-        measured,
-        "fail",
-        detail,
-        item,
-        lines,
-        measured / expected * 100 if expected else None,
-    )
 
 
 # --- collective benchmarks ---------------------------------------------------------------------------
@@ -210,7 +102,7 @@ def _unjudged(run: dict[str, Any], collective: str, nodes: int | None, where: st
     return None
 
 
-def _intra_node_verdict(
+def _intra_nodeverdict_row(
     facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any], where: str, lines: list[int]
 ) -> dict[str, Any]:
     """One node: busbw against the GPU's NVLink rate x what a healthy node reaches."""
@@ -218,7 +110,9 @@ def _intra_node_verdict(
     nvlink, source = _nvlink_gbytes(facts)
     claim = _("intra-node bandwidth (NVLink) per GPU")
     if not nvlink:
-        return _verdict(claim, None, measured, "cannot-measure", joined(source, where, sep=": "), item, lines)
+        return verdict_row(
+            claim, None, measured, "cannot-measure", joined(source, where, sep=": "), item, lines
+        )
     fraction = _intra_fraction(facts)
     expected = nvlink * fraction
     detail = _(
@@ -234,7 +128,7 @@ def _intra_node_verdict(
     elif run.get("nvls_or_tree_suspected"):
         nvls = _("NVLS may raise all_reduce busbw (all_gather/reduce_scatter are wire measurements)")
         detail = joined(detail, nvls, sep="; ")
-    return _ratio_verdict(claim, expected, measured, detail, item, lines)
+    return ratio_verdict(claim, expected, measured, detail, item, lines)
 
 
 def _wire_gbytes(
@@ -259,7 +153,7 @@ def _wire_gbytes(
     return per_gpu * used, _("%(used)s GPU(s)/node x %(share)s", used=used, share=share)
 
 
-def _inter_node_verdict(
+def _inter_nodeverdict_row(
     facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any], nodes: int, where: str, lines: list[int]
 ) -> dict[str, Any]:
     """Several nodes: busbw against the claimed NICs x Gb/s x what a healthy fabric of that kind reaches."""
@@ -267,9 +161,9 @@ def _inter_node_verdict(
     claim = _("inter-node bandwidth (NICs x Gb/s)")
     if not (facts.get("nics_per_node") and facts.get("gbps_per_nic") and facts.get("gpus_per_node")):
         detail = _("offering does not publish NICs, Gb/s and GPUs/node: %(where)s", where=where)
-        return _verdict(claim, None, measured, "cannot-measure", detail, item, lines)
+        return verdict_row(claim, None, measured, "cannot-measure", detail, item, lines)
     wire, basis = _wire_gbytes(facts, item, run, nodes)
-    fraction = _inter_fraction(facts)
+    fraction = inter_fraction(facts)
     expected = wire * fraction
     detail = _(
         "%(where)s; expected %(basis)s x %(fraction)s achievable", where=where, basis=basis, fraction=fraction
@@ -283,12 +177,12 @@ def _inter_node_verdict(
             )
             detail = joined(detail, inflated, sep="; ")
             percent = measured / expected * 100 if expected else None
-            return _verdict(
+            return verdict_row(
                 claim, round(expected, 2), measured, "cannot-measure", detail, item, lines, percent
             )
         tree = _("2-node all_reduce without NCCL_ALGO=Ring may be inflated by tree algorithms")
         detail = joined(detail, tree, sep="; ")
-    return _ratio_verdict(claim, expected, measured, detail, item, lines)
+    return ratio_verdict(claim, expected, measured, detail, item, lines)
 
 
 def _compare_collective_run(
@@ -311,11 +205,11 @@ def _compare_collective_run(
             lines = [run["failure_line"]]
         measured = run.get("busbw_at_max_size_gbps")
         claim = _("%(collective)s busbw", collective=collective)
-        return _verdict(claim, None, measured, "cannot-measure", reason, item, lines)
+        return verdict_row(claim, None, measured, "cannot-measure", reason, item, lines)
     if nodes == 1:
-        return _intra_node_verdict(facts, item, run, where, lines)
+        return _intra_nodeverdict_row(facts, item, run, where, lines)
     assert nodes is not None
-    return _inter_node_verdict(facts, item, run, nodes, where, lines)
+    return _inter_nodeverdict_row(facts, item, run, nodes, where, lines)
 
 
 def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | None:
@@ -327,13 +221,13 @@ def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]
     verdict = (
         "pass" if spread <= STABILITY_DROP_WARN else ("warn" if spread <= 2 * STABILITY_DROP_WARN else "fail")
     )
-    return _verdict(
+    return verdict_row(
         _(
             "%(collective)s stability over %(count)s cycles",
             collective=run.get("collective"),
             count=len(values),
         ),
-        _("spread at most %(limit)s%%", limit=f"{STABILITY_DROP_WARN:g}"),
+        spread_limit(),
         round(spread, 2),
         verdict,
         _("busbw at the largest size per cycle: %(values)s", values=values),
@@ -369,12 +263,12 @@ def _gpu_model_matches(gpu_key: str | None, names: list[str]) -> bool | None:
 def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     lines = s.get("lines", [])
-    out = [_count_verdict(_("GPUs per node"), facts.get("gpus_per_node"), s.get("gpus"), item, lines)]
+    out = [count_verdict(_("GPUs per node"), facts.get("gpus_per_node"), s.get("gpus"), item, lines)]
     models = s.get("gpu_models") or []
     match = _gpu_model_matches(facts.get("gpu"), models)
     if match is not None:
         out.append(
-            _verdict(
+            verdict_row(
                 _("GPU model"),
                 facts.get("gpu"),
                 ", ".join(models),
@@ -387,7 +281,7 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     lost = s.get("lost_gpus") or []
     if lost:
         out.append(
-            _verdict(
+            verdict_row(
                 _("usable GPUs"),
                 0,
                 len(lost),
@@ -403,13 +297,13 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
 def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     lines = s.get("lines", [])
-    out = [_count_verdict(_("GPUs per node"), facts.get("gpus_per_node"), s.get("gpus"), item, lines)]
+    out = [count_verdict(_("GPUs per node"), facts.get("gpus_per_node"), s.get("gpus"), item, lines)]
     intra = facts.get("intra_node")
     mesh = s.get("full_nvlink_mesh")
     if intra in ("nvswitch", "nvlink-mesh"):
         if mesh is None:
             out.append(
-                _verdict(
+                verdict_row(
                     _("full NVLink mesh"),
                     True,
                     None,
@@ -422,7 +316,7 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         else:
             bad = ", ".join(f"{p['pair']}={p['connection']}" for p in s.get("pairs_not_nvlink", [])[:8])
             out.append(
-                _verdict(
+                verdict_row(
                     _("full NVLink mesh"),
                     True,
                     mesh,
@@ -436,7 +330,7 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     expected_links = gpu.nvlinks if gpu is not None and gpu.nvlinks else None
     if intra == "nvswitch" and expected_links and s.get("min_nvlinks_per_pair") is not None:
         out.append(
-            _count_verdict(
+            count_verdict(
                 _("NVLinks per GPU pair"),
                 expected_links,
                 s.get("min_nvlinks_per_pair"),
@@ -447,7 +341,7 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         )
     nics = facts.get("nics_per_node")
     out.append(
-        _count_verdict(
+        count_verdict(
             _("GPU-fabric NICs per node"),
             nics,
             s.get("rail_nics"),
@@ -472,7 +366,7 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     if facts.get("intra_node") == "pcie":
         expected = 0
     out.append(
-        _count_verdict(
+        count_verdict(
             _("active NVLinks per GPU"),
             expected,
             s.get("active_links_per_gpu"),
@@ -488,7 +382,7 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     speed = gpu.link_gbytes_per_s if gpu is not None else None
     if speed and s.get("min_link_gbps") is not None:
         out.append(
-            _ratio_verdict(
+            ratio_verdict(
                 _("NVLink speed per link (GB/s)"),
                 speed,
                 s.get("min_link_gbps"),
@@ -500,205 +394,12 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     gpn = facts.get("gpus_per_node")
     if gpn and s.get("gpus") is not None and s["gpus"] < gpn:
         out.append(
-            _verdict(
+            verdict_row(
                 _("GPUs evidenced"),
                 gpn,
                 s["gpus"],
                 "warn",
                 _("fewer GPUs shown than the node has (`-i` or a cut excerpt)"),
-                item,
-                lines,
-            )
-        )
-    return out
-
-
-def _ports_by_state(
-    ports: list[dict[str, Any]], wanted_layer: str, gbps: float | None
-) -> dict[str, list[dict[str, Any]]]:
-    """The ports sorted by what they say about the claim: good (active, up, the claimed link layer, fast
-    enough), on another link layer, not active, active but slower than claimed."""
-    active = [p for p in ports if p.get("state") == "Active"]
-    # An iWARP port (RDMA over TCP, ibv_devinfo `transport: iWARP (1)`) says Ethernet but is not RoCE.
-    wanted = [
-        p
-        for p in active
-        if p.get("link_layer") == wanted_layer and not str(p.get("transport") or "").startswith("iWARP")
-    ]
-    return {
-        "good": [
-            p
-            for p in wanted
-            if p.get("physical_state") in (None, "LinkUp")
-            and (gbps is None or p.get("rate_gbps") is None or p["rate_gbps"] >= gbps)
-        ],
-        "other_layer": [p for p in active if p.get("link_layer") not in (wanted_layer, None)],
-        "down": [p for p in ports if p.get("state") not in ("Active", None)],
-        "slow": [p for p in wanted if gbps and p.get("rate_gbps") and p["rate_gbps"] < gbps],
-        "wanted": wanted,
-    }
-
-
-def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gbps: float | None) -> str:
-    parts: list[str] = [
-        _("Active + LinkUp + %(layer)s + >= %(gbps)s Gb/s", layer=wanted_layer, gbps=f"{gbps:g}")
-        if gbps
-        else _("Active + LinkUp + %(layer)s", layer=wanted_layer)
-    ]
-    if any(p.get("rate_gbps") is None for p in groups["good"]):
-        parts.append(_("rate not shown by this tool"))
-    if groups["slow"]:
-        slow = ", ".join(f"{p['device']}/{p['port']} {p['rate_gbps']:g}" for p in groups["slow"][:8])
-        parts.append(_("slower ports: %(ports)s", ports=slow))
-    if groups["down"]:
-        down = ", ".join(f"{p['device']}/{p['port']} {p['state']}" for p in groups["down"][:8])
-        parts.append(_("not active: %(ports)s", ports=down))
-    return joined(*parts, sep="; ")
-
-
-def _compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
-    ports = item.get("summary", {}).get("ports", [])
-    fabric = facts.get("fabric")
-    # a TCP Ethernet offering's ports are Ethernet ports too
-    wanted_layer = {**FABRIC_LINK_LAYERS, "ethernet": "Ethernet"}.get(fabric or "")
-    gbps, nics = facts.get("gbps_per_nic"), facts.get("nics_per_node")
-    if wanted_layer is None:
-        unknown = _("fabric not published or not RDMA verbs")
-        return [_verdict(_("fabric link layer"), fabric_name(fabric), None, "cannot-measure", unknown, item)]
-    if item.get("kind") == "ibdev2netdev":
-        layer_ports = [p for p in ports if p.get("link_layer") == wanted_layer]
-        netdev = _("from netdev names; ibdev2netdev does not show the RDMA port state")
-        lines = [p["line"] for p in layer_ports]
-        claim = _("%(layer)s ports per node", layer=wanted_layer)
-        return [_count_verdict(claim, nics, len(layer_ports), item, lines, netdev)]
-    groups = _ports_by_state(ports, wanted_layer, gbps)
-    good = groups["good"]
-    detail = _ports_detail(groups, wanted_layer, gbps)
-    out = [
-        _count_verdict(
-            _("%(layer)s GPU-fabric ports", layer=wanted_layer),
-            nics,
-            len(good),
-            item,
-            [p["line"] for p in good],
-            detail,
-        )
-    ]
-    other_layer = groups["other_layer"]
-    if not groups["wanted"] and other_layer:
-        layer = other_layer[0].get("link_layer")
-        detail = _(
-            "active ports are %(layer)s where %(fabric)s is claimed", layer=layer, fabric=fabric_name(fabric)
-        )
-        lines = [p["line"] for p in other_layer]
-        out.append(_verdict(_("fabric link layer"), wanted_layer, layer, "fail", detail, item, lines))
-    return out
-
-
-def _compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
-    s = item.get("summary", {})
-    fabric = facts.get("fabric")
-    wanted = FABRIC_LINK_LAYERS.get(fabric or "")
-    funcs = s.get("rdma_nic_functions", [])
-    out = [
-        _count_verdict(
-            _("RDMA NIC functions per node"),
-            facts.get("nics_per_node"),
-            s.get("rdma_nics"),
-            item,
-            s.get("lines", []),
-            _("PCI functions (one per port); NVLink management bridges excluded"),
-        )
-    ]
-    if wanted:
-        wrong = [f for f in funcs if f.get("link_layer") and f["link_layer"] != wanted]
-        if wrong:
-            out.append(
-                _verdict(
-                    _("fabric link layer"),
-                    wanted,
-                    wrong[0]["link_layer"],
-                    "fail" if len(wrong) == len(funcs) else "warn",
-                    _(
-                        "%(wrong)s of %(total)s RDMA functions are '%(kind)s'",
-                        wrong=len(wrong),
-                        total=len(funcs),
-                        kind=wrong[0]["class"],
-                    ),
-                    item,
-                    [f["line"] for f in wrong],
-                )
-            )
-    return out
-
-
-def _perftest_basis(s: dict[str, Any], gbps: Any, fraction: Any) -> Msg:
-    """How the perftest bandwidth was judged: the BW average at the largest size against the NIC rate."""
-    if not gbps:
-        return _(
-            "%(test)s BW average at the largest size; the offering publishes no NIC rate", test=s.get("test")
-        )
-    if s.get("bidirectional"):
-        return _(
-            "%(test)s BW average at the largest size; expected %(gbps)s Gb/s x %(fraction)s x 2 "
-            "(bidirectional sum)",
-            test=s.get("test"),
-            gbps=gbps,
-            fraction=fraction,
-        )
-    return _(
-        "%(test)s BW average at the largest size; expected %(gbps)s Gb/s x %(fraction)s",
-        test=s.get("test"),
-        gbps=gbps,
-        fraction=fraction,
-    )
-
-
-def _compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
-    s = item.get("summary", {})
-    lines = [x for x in (s.get("first_line"), s.get("last_line")) if x]
-    gbps = facts.get("gbps_per_nic")
-    out = []
-    fraction = _inter_fraction(facts)
-    expected = gbps * fraction * (2 if s.get("bidirectional") else 1) if gbps else None
-    out.append(
-        _ratio_verdict(
-            _("NIC port bandwidth (Gb/s)"),
-            expected,
-            s.get("average_gbps"),
-            _perftest_basis(s, gbps, fraction),
-            item,
-            lines,
-        )
-    )
-    wanted = FABRIC_LINK_LAYERS.get(facts.get("fabric") or "")
-    if wanted and s.get("link_layer"):
-        out.append(
-            _verdict(
-                _("fabric link layer"),
-                wanted,
-                s["link_layer"],
-                "pass" if s["link_layer"] == wanted else "fail",
-                _("perftest `Link type`"),
-                item,
-                lines,
-            )
-        )
-    stab = s.get("stability")
-    if stab:
-        spread = stab.get("spread_percent") or 0.0
-        out.append(
-            _verdict(
-                _("link stability (repeated intervals)"),
-                _("spread at most %(limit)s%%", limit=f"{STABILITY_DROP_WARN:g}"),
-                spread,
-                "pass" if spread <= STABILITY_DROP_WARN else "warn",
-                _(
-                    "%(intervals)s intervals, %(low)s-%(high)s Gb/s",
-                    intervals=stab.get("intervals"),
-                    low=stab.get("min_gbps"),
-                    high=stab.get("max_gbps"),
-                ),
                 item,
                 lines,
             )
@@ -713,7 +414,7 @@ def _compare_training(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
     steady = s.get("steady_iterations") or 0
     verdict = "cannot-measure" if steady < 3 else ("pass" if problems == 0 else "warn")
     return [
-        _verdict(
+        verdict_row(
             _("training stability"),
             _("no stalls, skipped or nan iterations"),
             problems,
@@ -742,7 +443,7 @@ def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     s = item.get("summary", {})
     failed = s.get("failed_tests") or []
     return [
-        _verdict(
+        verdict_row(
             _("GPU health (dcgmi diag)"),
             _("all tests pass"),
             _("pass") if s.get("passed") else _("failed: %(tests)s", tests=", ".join(failed)),
@@ -772,7 +473,7 @@ def _compare_dmesg(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     s = item.get("summary", {})
     fallen = s.get("gpus_fallen_off_bus") or []
     return [
-        _verdict(
+        verdict_row(
             _("usable GPUs (kernel log)"),
             0,
             len(fallen),
@@ -797,11 +498,11 @@ def compare(offering_facts: dict[str, Any], item: dict[str, Any]) -> list[dict[s
     if kind in ("nvidia-smi-nvlink", "dcgmi-nvlink"):
         return _compare_nvlink(facts, item)
     if kind in ("ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link"):
-        return _compare_ports(facts, item)
+        return compare_ports(facts, item)
     if kind == "lspci":
-        return _compare_lspci(facts, item)
+        return compare_lspci(facts, item)
     if kind == "perftest":
-        return _compare_perftest(facts, item)
+        return compare_perftest(facts, item)
     if kind in ("megatron", "torchtitan", "deepspeed"):
         return _compare_training(facts, item)
     if kind == "dcgmi-diag":
@@ -809,7 +510,7 @@ def compare(offering_facts: dict[str, Any], item: dict[str, Any]) -> list[dict[s
     if kind == "dmesg":
         return _compare_dmesg(facts, item)
     return [
-        _verdict(
+        verdict_row(
             _("evidence"),
             None,
             None,

@@ -1,0 +1,213 @@
+"""The fabric's evidence against its claims (pure, no Django): RDMA ports (ibstat, ibstatus, ibv_devinfo,
+ibdev2netdev, rdma link), the NIC functions lspci lists, and perftest bandwidth and link type. Called by
+benchmarks.compare for those kinds of file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.verdicts import (
+    STABILITY_DROP_WARN,
+    count_verdict,
+    inter_fraction,
+    ratio_verdict,
+    spread_limit,
+    verdict_row,
+)
+from hardware import FABRIC_LINK_LAYERS, fabric_name
+from hardware.messages import Msg, _, joined
+
+
+def _ports_by_state(
+    ports: list[dict[str, Any]], wanted_layer: str, gbps: float | None
+) -> dict[str, list[dict[str, Any]]]:
+    """The ports sorted by what they say about the claim: good (active, up, the claimed link layer, fast
+    enough), on another link layer, not active, active but slower than claimed."""
+    active = [p for p in ports if p.get("state") == "Active"]
+    # An iWARP port (RDMA over TCP, ibv_devinfo `transport: iWARP (1)`) says Ethernet but is not RoCE.
+    wanted = [
+        p
+        for p in active
+        if p.get("link_layer") == wanted_layer and not str(p.get("transport") or "").startswith("iWARP")
+    ]
+    return {
+        "good": [
+            p
+            for p in wanted
+            if p.get("physical_state") in (None, "LinkUp")
+            and (gbps is None or p.get("rate_gbps") is None or p["rate_gbps"] >= gbps)
+        ],
+        "other_layer": [p for p in active if p.get("link_layer") not in (wanted_layer, None)],
+        "down": [p for p in ports if p.get("state") not in ("Active", None)],
+        "slow": [p for p in wanted if gbps and p.get("rate_gbps") and p["rate_gbps"] < gbps],
+        "wanted": wanted,
+    }
+
+
+def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gbps: float | None) -> str:
+    parts: list[str] = [
+        _("Active + LinkUp + %(layer)s + >= %(gbps)s Gb/s", layer=wanted_layer, gbps=f"{gbps:g}")
+        if gbps
+        else _("Active + LinkUp + %(layer)s", layer=wanted_layer)
+    ]
+    if any(p.get("rate_gbps") is None for p in groups["good"]):
+        parts.append(_("rate not shown by this tool"))
+    if groups["slow"]:
+        slow = ", ".join(f"{p['device']}/{p['port']} {p['rate_gbps']:g}" for p in groups["slow"][:8])
+        parts.append(_("slower ports: %(ports)s", ports=slow))
+    if groups["down"]:
+        down = ", ".join(f"{p['device']}/{p['port']} {p['state']}" for p in groups["down"][:8])
+        parts.append(_("not active: %(ports)s", ports=down))
+    return joined(*parts, sep="; ")
+
+
+def compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    ports = item.get("summary", {}).get("ports", [])
+    fabric = facts.get("fabric")
+    # a TCP Ethernet offering's ports are Ethernet ports too
+    wanted_layer = {**FABRIC_LINK_LAYERS, "ethernet": "Ethernet"}.get(fabric or "")
+    gbps, nics = facts.get("gbps_per_nic"), facts.get("nics_per_node")
+    if wanted_layer is None:
+        unknown = _("fabric not published or not RDMA verbs")
+        return [
+            verdict_row(_("fabric link layer"), fabric_name(fabric), None, "cannot-measure", unknown, item)
+        ]
+    if item.get("kind") == "ibdev2netdev":
+        layer_ports = [p for p in ports if p.get("link_layer") == wanted_layer]
+        netdev = _("from netdev names; ibdev2netdev does not show the RDMA port state")
+        lines = [p["line"] for p in layer_ports]
+        claim = _("%(layer)s ports per node", layer=wanted_layer)
+        return [count_verdict(claim, nics, len(layer_ports), item, lines, netdev)]
+    groups = _ports_by_state(ports, wanted_layer, gbps)
+    good = groups["good"]
+    detail = _ports_detail(groups, wanted_layer, gbps)
+    out = [
+        count_verdict(
+            _("%(layer)s GPU-fabric ports", layer=wanted_layer),
+            nics,
+            len(good),
+            item,
+            [p["line"] for p in good],
+            detail,
+        )
+    ]
+    other_layer = groups["other_layer"]
+    if not groups["wanted"] and other_layer:
+        layer = other_layer[0].get("link_layer")
+        detail = _(
+            "active ports are %(layer)s where %(fabric)s is claimed", layer=layer, fabric=fabric_name(fabric)
+        )
+        lines = [p["line"] for p in other_layer]
+        out.append(verdict_row(_("fabric link layer"), wanted_layer, layer, "fail", detail, item, lines))
+    return out
+
+
+def compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    s = item.get("summary", {})
+    fabric = facts.get("fabric")
+    wanted = FABRIC_LINK_LAYERS.get(fabric or "")
+    funcs = s.get("rdma_nic_functions", [])
+    out = [
+        count_verdict(
+            _("RDMA NIC functions per node"),
+            facts.get("nics_per_node"),
+            s.get("rdma_nics"),
+            item,
+            s.get("lines", []),
+            _("PCI functions (one per port); NVLink management bridges excluded"),
+        )
+    ]
+    if wanted:
+        wrong = [f for f in funcs if f.get("link_layer") and f["link_layer"] != wanted]
+        if wrong:
+            out.append(
+                verdict_row(
+                    _("fabric link layer"),
+                    wanted,
+                    wrong[0]["link_layer"],
+                    "fail" if len(wrong) == len(funcs) else "warn",
+                    _(
+                        "%(wrong)s of %(total)s RDMA functions are '%(kind)s'",
+                        wrong=len(wrong),
+                        total=len(funcs),
+                        kind=wrong[0]["class"],
+                    ),
+                    item,
+                    [f["line"] for f in wrong],
+                )
+            )
+    return out
+
+
+def _perftest_basis(s: dict[str, Any], gbps: Any, fraction: Any) -> Msg:
+    """How the perftest bandwidth was judged: the BW average at the largest size against the NIC rate."""
+    if not gbps:
+        return _(
+            "%(test)s BW average at the largest size; the offering publishes no NIC rate", test=s.get("test")
+        )
+    if s.get("bidirectional"):
+        return _(
+            "%(test)s BW average at the largest size; expected %(gbps)s Gb/s x %(fraction)s x 2 "
+            "(bidirectional sum)",
+            test=s.get("test"),
+            gbps=gbps,
+            fraction=fraction,
+        )
+    return _(
+        "%(test)s BW average at the largest size; expected %(gbps)s Gb/s x %(fraction)s",
+        test=s.get("test"),
+        gbps=gbps,
+        fraction=fraction,
+    )
+
+
+def compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    s = item.get("summary", {})
+    lines = [x for x in (s.get("first_line"), s.get("last_line")) if x]
+    gbps = facts.get("gbps_per_nic")
+    out = []
+    fraction = inter_fraction(facts)
+    expected = gbps * fraction * (2 if s.get("bidirectional") else 1) if gbps else None
+    out.append(
+        ratio_verdict(
+            _("NIC port bandwidth (Gb/s)"),
+            expected,
+            s.get("average_gbps"),
+            _perftest_basis(s, gbps, fraction),
+            item,
+            lines,
+        )
+    )
+    wanted = FABRIC_LINK_LAYERS.get(facts.get("fabric") or "")
+    if wanted and s.get("link_layer"):
+        out.append(
+            verdict_row(
+                _("fabric link layer"),
+                wanted,
+                s["link_layer"],
+                "pass" if s["link_layer"] == wanted else "fail",
+                _("perftest `Link type`"),
+                item,
+                lines,
+            )
+        )
+    stab = s.get("stability")
+    if stab:
+        spread = stab.get("spread_percent") or 0.0
+        out.append(
+            verdict_row(
+                _("link stability (repeated intervals)"),
+                spread_limit(),
+                spread,
+                "pass" if spread <= STABILITY_DROP_WARN else "warn",
+                _(
+                    "%(intervals)s intervals, %(low)s-%(high)s Gb/s",
+                    intervals=stab.get("intervals"),
+                    low=stab.get("min_gbps"),
+                    high=stab.get("max_gbps"),
+                ),
+                item,
+                lines,
+            )
+        )
+    return out

@@ -1,0 +1,142 @@
+"""One verdict of measured against claimed, and the bands that judge it (pure, no Django).
+
+benchmarks.compare (collectives, GPUs, NVLink, node health) and benchmarks.compare_fabric (RDMA ports, NIC
+functions, perftest) build their verdicts here: pass at PASS_AT % of the expected figure or more, warn from
+WARN_AT %, fail below.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hardware import fabric_efficiency
+from hardware.messages import Msg, _, joined
+
+PASS_AT = 80.0  # percent of expected
+WARN_AT = 50.0
+STABILITY_DROP_WARN = 10.0  # percent spread across cycles/intervals
+
+
+def inter_fraction(facts: dict[str, Any]) -> float:
+    """What a healthy fabric of the claimed kind reaches of its line rate (hardware)."""
+    return fabric_efficiency(facts.get("fabric"))
+
+
+def verdict_band(percent: float | None) -> str:
+    """pass, warn or fail by the share of the expected figure measured (cannot-measure without one)."""
+    if percent is None:
+        return "cannot-measure"
+    if percent >= PASS_AT:
+        return "pass"
+    if percent >= WARN_AT:
+        return "warn"
+    return "fail"
+
+
+def spread_limit() -> Msg:
+    """The stability a repeated measurement is expected to keep, in words."""
+    return _("spread at most %(limit)s%%", limit=f"{STABILITY_DROP_WARN:g}")
+
+
+def verdict_row(
+    claim: str,
+    expected: Any,
+    measured: Any,
+    verdict: str,
+    detail: str,
+    item: dict[str, Any],
+    lines: list[int] | None = None,
+    percent: float | None = None,
+) -> dict[str, Any]:
+    """One verdict: `{claim, expected, measured, percent_of_expected, verdict, detail, file, lines}`, with the
+    message ids of its words for a page in another language."""
+    out = {
+        "claim": claim,
+        "expected": expected,
+        "measured": measured,
+        "percent_of_expected": round(percent, 1) if percent is not None else None,
+        "verdict": verdict,
+        "detail": detail,
+        "file": item.get("filename"),
+        "lines": lines or [],
+    }
+    # the claim's and the detail's message ids, for a page in another language (the API leaves them out)
+    messages = {
+        key: text.as_json()
+        for key, text in (
+            ("claim", claim),
+            ("expected", expected),
+            ("measured", measured),
+            ("detail", detail),
+        )
+        if isinstance(text, Msg)
+    }
+    if messages:
+        out["messages"] = messages
+    return out
+
+
+def ratio_verdict(
+    claim: str,
+    expected: float | None,
+    measured: float | None,
+    detail: str,
+    item: dict[str, Any],
+    lines: list[int],
+) -> dict[str, Any]:
+    """A measured figure against the expected one, judged by verdict_band."""
+    if expected is None or measured is None or expected <= 0:
+        return verdict_row(claim, expected, measured, "cannot-measure", detail, item, lines)
+    percent = measured / expected * 100
+    return verdict_row(
+        claim, round(expected, 2), measured, verdict_band(percent), detail, item, lines, percent
+    )
+
+
+def count_verdict(
+    claim: str, expected: Any, measured: Any, item: dict[str, Any], lines: list[int], detail: str = ""
+) -> dict[str, Any]:
+    """A count (GPUs, NICs, ports) against the claimed one: fewer fails, as many or more passes."""
+    if expected is None:
+        return verdict_row(
+            claim,
+            None,
+            measured,
+            "cannot-measure",
+            joined(_("not published by the offering."), detail)
+            if detail
+            else _("not published by the offering."),
+            item,
+            lines,
+        )
+    if measured is None:
+        return verdict_row(
+            claim,
+            expected,
+            None,
+            "cannot-measure",
+            joined(_("not shown in this file."), detail) if detail else _("not shown in this file."),
+            item,
+            lines,
+        )
+    if measured >= expected:
+        return verdict_row(
+            claim,
+            expected,
+            measured,
+            "pass",
+            detail,
+            item,
+            lines,
+            measured / expected * 100 if expected else None,
+        )
+    return verdict_row(
+        claim,
+        expected,
+        measured,
+        "fail",
+        detail,
+        item,
+        lines,
+        measured / expected * 100 if expected else None,
+    )
