@@ -81,8 +81,11 @@ def verdict_texts(verdict: dict[str, Any]) -> dict[str, str]:
     stored = verdict.get("messages") or {}
     shown = {key: translated(stored.get(key), translated_text(verdict.get(key))) for key in CLAIM_TEXTS}
     for key in ("expected", "measured"):
-        if isinstance(verdict.get(key), str):  # a condition or a result in words, not a figure
-            shown[key] = translated(stored.get(key), verdict[key])
+        value = verdict.get(key)
+        if isinstance(value, bool):  # a condition that holds or not (a full NVLink mesh): yes or no
+            shown[key] = gettext("yes") if value else gettext("no")
+        elif isinstance(value, str):  # a condition or a result in words, not a figure
+            shown[key] = translated(stored.get(key), value)
     return shown
 
 

@@ -1,5 +1,6 @@
 """`{{ code|verdict_word }}`: a verdict (pass, warn, fail, cannot-measure, incomplete) or a finding's severity
-shown as a word in the page's language, never as its code."""
+shown as a word in the page's language, never as its code; `{{ v.lines|line_text }}`: a verdict's cited
+lines."""
 
 from __future__ import annotations
 
@@ -26,3 +27,19 @@ def verdict_word(code: object) -> str:
     """The word for a verdict or severity code in the page's language; an unknown code as it is."""
     word = WORDS.get(str(code))
     return gettext(word) if word else str(code or "")
+
+
+@register.filter
+def line_text(lines: object) -> str:
+    """A verdict's cited lines for a page: consecutive lines as a range ("2–5"), two lines apart as the span a
+    run's first and last line give ("3–40"), more as a list ("7, 12, 19"); no line as ""."""
+    numbers = sorted({n for n in lines if isinstance(n, int) and n > 0}) if isinstance(lines, list) else []
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    if len(runs) == 2 and runs[0][0] == runs[0][1] and runs[1][0] == runs[1][1]:
+        runs = [[runs[0][0], runs[1][1]]]
+    return ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in runs)

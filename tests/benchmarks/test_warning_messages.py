@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 from django.test import Client, TestCase
+from django.utils import translation
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from benchmarks import services
 from benchmarks.models import Upload
 from benchmarks.parsers import parse
+from benchmarks.selectors import verdict_texts
 from benchmarks.services import IncomingFile
 from benchmarks.summary_labels import SUMMARY_LABELS
 from hardware.messages import Msg
@@ -119,3 +121,14 @@ def test_summary_values_in_the_parsers_words_are_translated(settings: Any, tmp_p
     assert "False" not in zh and "bidirectional" not in zh
     en = _page(upload, EN)
     assert '<th scope="row">Bidirectional</th><td>no</td>' in en
+
+
+def test_a_verdict_that_a_condition_holds_or_not_reads_yes_or_no_in_the_page_language() -> None:
+    verdict = {"claim": "full NVLink mesh", "expected": True, "measured": False, "verdict": "fail"}
+    with translation.override("zh-hans"):
+        chinese = verdict_texts(verdict)
+    with translation.override("en"):
+        english = verdict_texts(verdict)
+    assert (chinese["expected"], chinese["measured"]) == ("是", "否")
+    assert (english["expected"], english["measured"]) == ("yes", "no")
+    assert verdict_texts({"expected": 4, "measured": 3.5}) == {"claim": "", "detail": ""}
