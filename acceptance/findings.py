@@ -1,7 +1,8 @@
 """Findings of an acceptance bundle: what in which file and line contradicts the offering (pure).
 
-Each finding is `{"text", "file", "line", "kind", "blocking"}`; `text` names the file and line and says
-what was seen. Blocking findings fail the acceptance: ports of the claimed fabric down, an Ethernet link
+Each finding is `{"text", "message", "file", "line", "kind", "blocking"}`; `text` names the file and line
+and says what was seen (English), `message` is the same sentence as a message id and values for a page in
+another language. Blocking findings fail the acceptance: ports of the claimed fabric down, an Ethernet link
 layer where InfiniBand is claimed, a failed diagnostic, GPU pairs over PCIe where a full NVLink mesh is
 claimed, a bandwidth collapse in the middle of a sweep, a failed collective run, Xid errors or a GPU lost
 from the bus. Ports of another layer that are down (front-end Ethernet next to InfiniBand rails) are
@@ -12,6 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hardware import FABRIC_LINK_LAYERS
+from hardware.messages import Msg, _, joined
+
 PORT_KINDS = ("ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link")
 NCCL_KINDS = ("nccl-tests", "rccl-tests")
 FULL_MESH = ("nvswitch", "nvlink-mesh")
@@ -21,19 +25,36 @@ COLLAPSE_FROM_BYTES = 1024 * 1024
 LAYER_NAMES = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}
 
 
-def finding(item: dict[str, Any], line: Any, text: str, kind: str, blocking: bool = True) -> dict[str, Any]:
+def where(file: str, line: Any) -> Msg | str:
+    """The file, and the line where there is one ("results/ibstat.txt line 12")."""
+    return _("%(file)s line %(line)s", file=file, line=line) if line else file
+
+
+def detail(sentence: Msg, file: str | None, line: Any, kind: str, blocking: bool = True) -> dict[str, Any]:
+    """One finding (the module docstring's shape) of a whole sentence."""
+    return {
+        "text": str(sentence),
+        "message": sentence.as_json(),
+        "file": file,
+        "line": line,
+        "kind": kind,
+        "blocking": blocking,
+    }
+
+
+def finding(item: dict[str, Any], line: Any, text: Msg, kind: str, blocking: bool = True) -> dict[str, Any]:
+    """A finding in one of the bundle's files, at `line` where there is one."""
     file = str(item.get("filename") or "upload")
-    where = f"{file} line {line}" if line else file
-    return {"text": f"{where}: {text}", "file": file, "line": line, "kind": kind, "blocking": blocking}
+    return detail(joined(where(file, line), text, sep=": "), file, line, kind, blocking)
 
 
 def claimed_layer(facts: dict[str, Any]) -> str | None:
+    """The link layer the claimed fabric's ports report, lower case (hardware.FABRIC_LINK_LAYERS; a TCP
+    Ethernet offering's ports are Ethernet too); None where no layer is known (EFA, TCPX, other), so that
+    every down port counts against the fabric."""
     fabric = str(facts.get("fabric") or "").lower()
-    if fabric == "infiniband":
-        return "infiniband"
-    if fabric in ("roce", "ethernet-rdma", "tcp", "ethernet", "efa"):
-        return "ethernet"
-    return None
+    layer = {**FABRIC_LINK_LAYERS, "ethernet": "Ethernet"}.get(fabric)
+    return layer.lower() if layer else None
 
 
 def _port_name(port: dict[str, Any]) -> str:
@@ -57,9 +78,15 @@ def port_findings(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         on_fabric = layer is None or port_layer in (None, layer)
         rate = port.get("rate_gbps")
         detail = ", ".join(x for x in (port.get("link_layer"), f"{rate:g} Gb/s" if rate else None) if x)
-        text = f"port {_port_name(port)} is {state}" + (f" ({detail})" if detail else "")
+        name = _port_name(port)
+        text = (
+            _("port %(port)s is %(state)s (%(detail)s)", port=name, state=state, detail=detail)
+            if detail
+            else _("port %(port)s is %(state)s", port=name, state=state)
+        )
         if not on_fabric:
-            text += f"; outside the claimed {LAYER_NAMES.get(layer or '', layer)} fabric"
+            claimed = LAYER_NAMES.get(layer or "", layer)
+            text = joined(text, _("outside the claimed %(layer)s fabric", layer=claimed), sep="; ")
         out.append(finding(item, port.get("line"), text, "port-down", blocking=on_fabric))
     active = [p for p in ports if _active(p)]
     ethernet = [p for p in active if str(p.get("link_layer") or "").lower() == "ethernet"]
@@ -69,7 +96,10 @@ def port_findings(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
             finding(
                 item,
                 ethernet[0].get("line"),
-                f"link layer Ethernet on every active port ({names}) where InfiniBand is claimed",
+                _(
+                    "link layer Ethernet on every active port (%(ports)s) where InfiniBand is claimed",
+                    ports=names,
+                ),
                 "ethernet-link-layer",
             )
         )
@@ -86,7 +116,10 @@ def lspci_findings(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
         finding(
             item,
             ethernet[0].get("line"),
-            f"{len(ethernet)} RDMA NIC function(s) in Ethernet mode where InfiniBand is claimed",
+            _(
+                "%(count)s RDMA NIC function(s) in Ethernet mode where InfiniBand is claimed",
+                count=len(ethernet),
+            ),
             "ethernet-link-layer",
         )
     ]
@@ -98,15 +131,14 @@ def dcgmi_findings(item: dict[str, Any]) -> list[dict[str, Any]]:
         return []
     failed = [t for t in summary.get("tests") or [] if str(t.get("result") or "").lower().startswith("fail")]
     if not failed:
-        names = ", ".join(summary.get("failed_tests") or []) or "see the file"
-        return [
-            finding(item, (summary.get("lines") or [None])[0], f"dcgmi diag failed: {names}", "diag-failed")
-        ]
+        names = ", ".join(summary.get("failed_tests") or []) or _("see the file")
+        text = _("dcgmi diag failed: %(tests)s", tests=names)
+        return [finding(item, (summary.get("lines") or [None])[0], text, "diag-failed")]
     return [
         finding(
             item,
             test.get("line"),
-            f"dcgmi diag failed: {test.get('name')} ({test.get('result')})",
+            _("dcgmi diag failed: %(test)s (%(result)s)", test=test.get("name"), result=test.get("result")),
             "diag-failed",
         )
         for test in failed
@@ -119,15 +151,22 @@ def topo_findings(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     if facts.get("intra_node") not in FULL_MESH or not pairs:
         return []
     shown = ", ".join(f"{p.get('pair')} {p.get('connection')}" for p in pairs[:6])
-    more = f" and {len(pairs) - 6} more" if len(pairs) > 6 else ""
-    return [
-        finding(
-            item,
-            summary.get("header_line"),
-            f"{len(pairs)} GPU pair(s) without NVLink ({shown}{more}) where a full NVLink mesh is claimed",
-            "pcie-not-mesh",
+    text = (
+        _(
+            "%(count)s GPU pair(s) without NVLink (%(pairs)s and %(more)s more) where a full NVLink mesh is "
+            "claimed",
+            count=len(pairs),
+            pairs=shown,
+            more=len(pairs) - 6,
         )
-    ]
+        if len(pairs) > 6
+        else _(
+            "%(count)s GPU pair(s) without NVLink (%(pairs)s) where a full NVLink mesh is claimed",
+            count=len(pairs),
+            pairs=shown,
+        )
+    )
+    return [finding(item, summary.get("header_line"), text, "pcie-not-mesh")]
 
 
 def _collapse(run: dict[str, Any]) -> tuple[dict[str, Any], float] | None:
@@ -145,16 +184,11 @@ def _collapse(run: dict[str, Any]) -> tuple[dict[str, Any], float] | None:
 def nccl_findings(item: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for run in (item.get("summary") or {}).get("runs") or []:
-        collective = run.get("collective") or "collective"
+        collective = run.get("collective") or _("collective")
         if run.get("failed"):
-            out.append(
-                finding(
-                    item,
-                    run.get("failure_line") or run.get("first_line"),
-                    f"{collective} run failed: {run.get('failure_reason') or 'no result rows'}",
-                    "run-failed",
-                )
-            )
+            reason = run.get("failure_reason") or _("no result rows")
+            text = _("%(collective)s run failed: %(reason)s", collective=collective, reason=reason)
+            out.append(finding(item, run.get("failure_line") or run.get("first_line"), text, "run-failed"))
             continue
         collapse = _collapse(run)
         if collapse is not None:
@@ -164,8 +198,14 @@ def nccl_findings(item: dict[str, Any]) -> list[dict[str, Any]]:
                 finding(
                     item,
                     row.get("line"),
-                    f"{collective} bus bandwidth collapses mid-sweep to {value:g} GB/s at "
-                    f"{row['size_bytes']} B (up to {best:g} GB/s at smaller sizes)",
+                    _(
+                        "%(collective)s bus bandwidth collapses mid-sweep to %(value)s GB/s at %(size)s B "
+                        "(up to %(best)s GB/s at smaller sizes)",
+                        collective=collective,
+                        value=f"{value:g}",
+                        size=row["size_bytes"],
+                        best=f"{best:g}",
+                    ),
                     "bandwidth-collapse",
                 )
             )
@@ -176,11 +216,13 @@ def dmesg_findings(item: dict[str, Any]) -> list[dict[str, Any]]:
     summary = item.get("summary") or {}
     out = []
     for fallen in summary.get("gpus_fallen_off_bus") or []:
-        out.append(finding(item, fallen.get("line"), f"GPU {fallen.get('bus_id')} fell off the bus", "xid"))
+        text = _("GPU %(bus_id)s fell off the bus", bus_id=fallen.get("bus_id"))
+        out.append(finding(item, fallen.get("line"), text, "xid"))
     events = summary.get("xid_events") or []
     if events:
         codes = ", ".join(str(c) for c in summary.get("xid_codes") or []) or "?"
-        out.append(finding(item, events[0].get("line"), f"{len(events)} Xid error(s), codes {codes}", "xid"))
+        text = _("%(count)s Xid error(s), codes %(codes)s", count=len(events), codes=codes)
+        out.append(finding(item, events[0].get("line"), text, "xid"))
     return out
 
 
@@ -191,11 +233,23 @@ def verdict_findings(item: dict[str, Any]) -> list[dict[str, Any]]:
         if verdict.get("verdict") != "fail":
             continue
         lines = verdict.get("lines") or []
-        text = (
-            f"{verdict.get('claim')}: measured {verdict.get('measured')}, expected {verdict.get('expected')}"
+        text = _(
+            "%(claim)s: measured %(measured)s, expected %(expected)s",
+            claim=_verdict_value(verdict, "claim"),
+            measured=_verdict_value(verdict, "measured"),
+            expected=_verdict_value(verdict, "expected"),
         )
         out.append(finding(item, lines[0] if lines else None, text, "claim-failed"))
     return out
+
+
+def _verdict_value(verdict: dict[str, Any], key: str) -> Any:
+    """A verdict's claim or figure as the upload stored it: its message where it has one (so the page can
+    show it in its language), else the value itself."""
+    value = verdict.get(key)
+    if isinstance(value, bool):  # a condition that holds or not (a full NVLink mesh)
+        return _("yes") if value else _("no")
+    return Msg.from_json((verdict.get("messages") or {}).get(key), value) if isinstance(value, str) else value
 
 
 def bundle_findings(facts: dict[str, Any], items: list[dict[str, Any]]) -> list[dict[str, Any]]:

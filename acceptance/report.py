@@ -24,10 +24,10 @@ import statistics
 from datetime import datetime
 from typing import Any
 
-from acceptance.findings import NCCL_KINDS, bundle_findings
+from acceptance.findings import NCCL_KINDS, bundle_findings, detail, where
 from benchmarks.compare import STABILITY_DROP_WARN, compare
 from benchmarks.scaling import SCALING_PASS
-from hardware.messages import _
+from hardware.messages import Msg, _, joined
 
 HEADLINE_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
 TRAINING_KINDS = ("megatron", "torchtitan", "deepspeed")
@@ -188,8 +188,11 @@ def scaling_efficiency(
         value = top["value"] / base["value"] if base["value"] else None
         out.update(
             value=round(value, 3) if value is not None else None,
-            basis=(
-                f"training throughput per GPU ({metric}) at {top['nodes']} nodes over {base['nodes']} node(s)"
+            basis=_(
+                "training throughput per GPU (%(metric)s) at %(top)s nodes over %(base)s node(s)",
+                metric=metric,
+                top=top["nodes"],
+                base=base["nodes"],
             ),
             throughput_curve=[{"nodes": p["nodes"], metric: p["value"]} for p in points],
         )
@@ -206,18 +209,17 @@ def scaling_efficiency(
         base, top = usable[0], multi[-1]
         value = top["busbw_gbps"] / base["busbw_gbps"] if base["busbw_gbps"] else None
         skipped = sorted(inflated & {p["nodes"] for p in multi})
-        note = (
-            "; the 2-node run is not the base: tree algorithms may inflate 2-node all_reduce"
-            if skipped
-            else ""
+        basis: Msg = _(
+            "proxy: %(collective)s bus bandwidth at the largest message size at %(top)s nodes over %(base)s "
+            "nodes (no training probe in the bundle)",
+            collective=collective,
+            top=top["nodes"],
+            base=base["nodes"],
         )
-        out.update(
-            value=round(value, 3) if value is not None else None,
-            basis=(
-                f"proxy: {collective} bus bandwidth at the largest message size at {top['nodes']} nodes over "
-                f"{base['nodes']} nodes (no training probe in the bundle){note}"
-            ),
-        )
+        if skipped:
+            not_base = _("the 2-node run is not the base: tree algorithms may inflate 2-node all_reduce")
+            basis = joined(basis, not_base, sep="; ")
+        out.update(value=round(value, 3) if value is not None else None, basis=basis)
     if out["value"] is not None:
         out["verdict"] = "pass" if out["value"] >= SCALING_PASS else "fail"
         out["threshold"] = SCALING_PASS
@@ -365,19 +367,17 @@ def step_findings(steps: list[tuple[str, str]]) -> list[dict[str, Any]]:
     out = []
     for (name, step, code), lines in grouped.items():
         what = (
-            f"{code.split(':', 1)[1]} is not installed"
+            _("%(tool)s is not installed", tool=code.split(":", 1)[1])
             if code.startswith("missing:")
-            else f"exit code {code}"
+            else _("exit code %(code)s", code=code)
         )
-        times = f" ({len(lines)} times)" if len(lines) > 1 else ""
+        text = (
+            _("step %(step)s: %(what)s (%(count)s times)", step=step, what=what, count=len(lines))
+            if len(lines) > 1
+            else _("step %(step)s: %(what)s", step=step, what=what)
+        )
         out.append(
-            {
-                "text": f"{name} line {lines[0]}: step {step}: {what}{times}",
-                "file": name,
-                "line": lines[0],
-                "kind": "step-failed",
-                "blocking": False,
-            }
+            detail(joined(where(name, lines[0]), text, sep=": "), name, lines[0], "step-failed", False)
         )
     return out
 
@@ -402,6 +402,9 @@ def build_report(
     for name, indicator in indicators.items():
         if indicator["verdict"] == "fail":
             details.append(_indicator_finding(name, indicator))
+    for indicator in (*indicators.values(), bandwidth.get("intra_node") or {}):
+        if isinstance(indicator.get("basis"), Msg):  # its words for a page in another language
+            indicator["basis_message"] = indicator["basis"].as_json()
     return {
         "indicators": indicators,
         "verdict": overall(indicators, details),
@@ -412,23 +415,32 @@ def build_report(
 
 
 def _indicator_finding(name: str, indicator: dict[str, Any]) -> dict[str, Any]:
-    label = name.replace("_", " ")
     if name == "collective_bandwidth":
         parts = [indicator, indicator.get("intra_node") or {}]
         failing = next((p for p in parts if p.get("verdict") == "fail"), indicator)
-        text = (
-            f"{label}: {failing.get('collective')} {failing.get('busbw_gbps')} GB/s on "
-            f"{failing.get('nodes')} node(s), expected {failing.get('expected_gbps')} GB/s"
+        text = _(
+            "collective bandwidth: %(collective)s %(busbw)s GB/s on %(nodes)s node(s), expected %(expected)s "
+            "GB/s",
+            collective=failing.get("collective"),
+            busbw=failing.get("busbw_gbps"),
+            nodes=failing.get("nodes"),
+            expected=failing.get("expected_gbps"),
         )
         file, lines = failing.get("file"), failing.get("lines") or [None]
-        where = f"{file} line {lines[0]}: " if file and lines[0] else (f"{file}: " if file else "")
-        return {"text": where + text, "file": file, "line": lines[0], "kind": name, "blocking": True}
+        sentence = joined(where(file, lines[0]), text, sep=": ") if file else text
+        return detail(sentence, file, lines[0], name, True)
     if name == "scaling_efficiency":
-        text = f"{label} {indicator.get('value')} is below {SCALING_PASS:g} ({indicator.get('basis')})"
-    else:
-        text = (
-            f"{label}: drift {indicator.get('drift_pct')}%, "
-            f"{indicator.get('interruptions')} interruption(s), "
-            f"{indicator.get('xid_events')} Xid/GPU-lost event(s)"
+        text = _(
+            "scaling efficiency %(value)s is below %(threshold)s (%(basis)s)",
+            value=indicator.get("value"),
+            threshold=f"{SCALING_PASS:g}",
+            basis=indicator.get("basis"),
         )
-    return {"text": text, "file": None, "line": None, "kind": name, "blocking": True}
+    else:
+        text = _(
+            "stability: drift %(drift)s%%, %(interruptions)s interruption(s), %(xids)s Xid/GPU-lost event(s)",
+            drift=indicator.get("drift_pct"),
+            interruptions=indicator.get("interruptions"),
+            xids=indicator.get("xid_events"),
+        )
+    return detail(text, None, None, name, True)

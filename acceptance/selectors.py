@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from acceptance.models import AcceptanceRun
 from benchmarks.selectors import evidence_visible_q
+from portal.i18n import translated, translated_text
 from providers.models import Offering
 
 
@@ -66,6 +67,18 @@ def verdict_rows(run: AcceptanceRun) -> list[dict[str, Any]]:
             "verdict": stab.get("verdict") or "cannot-measure",
         },
     ]
+
+
+def indicator_basis(indicator: dict[str, Any]) -> str:
+    """What an indicator was judged on, in the active language (by the message stored beside it; a run from
+    before they were stored, by its English)."""
+    return translated(indicator.get("basis_message"), translated_text(indicator.get("basis")))
+
+
+def findings_shown(run: AcceptanceRun) -> list[dict[str, Any]]:
+    """The run's findings, each with `shown`: its sentence in the active language (as indicator_basis)."""
+    findings = run.findings or []
+    return [{**f, "shown": translated(f.get("message"), translated_text(f.get("text")))} for f in findings]
 
 
 def _gbs(value: Any, collective: Any, nodes: Any) -> str:
@@ -128,6 +141,8 @@ def quote_section(*, owner: Any, offering: Offering, limit: int = 3) -> list[dic
             "bundle": run.bundle_name,
             "rows": verdict_rows(run),
             "findings": [str(f.get("text")) for f in run.findings or []][:12],
+            # beside each finding its message id and values, so the quote shows it in the reader's language
+            "finding_messages": [f.get("message") for f in run.findings or []][:12],
         }
         for run in runs
     ]

@@ -35,6 +35,19 @@ class Msg(str):
             "params": {k: v.as_json() if isinstance(v, Msg) else str(v) for k, v in self.params.items()},
         }
 
+    @classmethod
+    def from_json(cls, stored: Any, text: Any = "") -> Msg | str:
+        """A stored {"msgid", "params"} as the message again (its values too); `text` as a plain string where
+        nothing was stored (a verdict from before its messages were)."""
+        if not isinstance(stored, dict) or not stored.get("msgid"):
+            return str(text)
+        params = {
+            k: cls.from_json(v, v) if isinstance(v, dict) else v
+            for k, v in (stored.get("params") or {}).items()
+        }
+        kind = UnitWord if stored.get("context") == "unit" else Msg
+        return kind(str(stored["msgid"]), **params)
+
 
 class UnitWord(Msg):
     """A unit after a value ("64 GPUs"), translated in the "unit" context where the word has one there

@@ -228,13 +228,19 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
             bill.get("assumptions"), snapshot.get("bill_assumption_messages")
         ),
         "findings": [_finding(f) for f in snapshot.get("findings") or []],
-        "acceptance": snapshot.get("acceptance") or [],
+        "acceptance": [_acceptance(a) for a in snapshot.get("acceptance") or []],
         "open": _open(snapshot),
         "fact_groups": _fact_groups(snapshot),
         "provenance": snapshot.get("provenance") or [],
         "plan_sources": [_plan_source(p) for p in snapshot.get("plans") or []],
         "sources": _sources(snapshot),
     }
+
+
+def _acceptance(test: dict[str, Any]) -> dict[str, Any]:
+    """A frozen acceptance test with its findings in the reader's language (by the messages frozen beside
+    them; a quote from before they were, in English)."""
+    return {**test, "findings": translated_list(test.get("findings"), test.get("finding_messages"))}
 
 
 def _plan_row(plan: dict[str, Any]) -> dict[str, Any]:

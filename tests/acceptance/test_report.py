@@ -7,12 +7,17 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
+from django.utils import translation
+
 from acceptance.bundle import read_bundle
-from acceptance.findings import bundle_findings
+from acceptance.findings import bundle_findings, verdict_findings
 from acceptance.report import build_report
 from benchmarks.compare import compare
 from benchmarks.parsers import parse
-from tests.benchmarks._shared import require_shared
+from hardware.messages import Msg
+from portal.i18n import translated
+from quotes.display import _acceptance
+from tests.benchmarks._shared import FIXTURES, require_shared
 
 IB_H100 = {"gpu": "H100-SXM-80GB", "gpus_per_node": 8, "intra_node": "nvswitch", "fabric": "infiniband",
            "nics_per_node": 8, "gbps_per_nic": 400.0}  # fmt: skip
@@ -108,3 +113,48 @@ def test_one_cluster_at_1_and_10_nodes_judges_bandwidth_but_cannot_judge_scaling
     ]
     assert report["measured"] == {"nodes": 10, "gpus": 80, "gpus_per_node": 8}
     assert report["verdict"] != "pass"
+
+
+def _chinese(message: Any, english: str) -> str:
+    with translation.override("zh-hans"):
+        return translated(message, english)
+
+
+def test_every_finding_and_basis_of_the_corpus_reads_in_chinese_and_keeps_its_english_text() -> None:
+    shared = require_shared()
+    files = sorted((shared / "benchlogs").rglob("*.txt")) + sorted((shared / "evidence").rglob("*.txt"))
+    files += sorted(p for p in FIXTURES.glob("*.txt"))  # a failed dcgmi diag among them
+    items = [item(path) for path in files]
+    steps = [("steps.tsv", "1\tnccl_all_reduce@2\t2026-01-01T00:00:00Z\t1\n2\tdcgmi\tx\tmissing:dcgmi\n")]
+    report = build_report(IB_H100, items, steps=steps)
+    probes = build_report(IB_H100, [_probe(8, 1000.0), _probe(32, 700.0)])
+    details = report["finding_details"] + probes["finding_details"]
+    kinds = {d["kind"] for d in details}
+    assert {"port-down", "ethernet-link-layer", "diag-failed", "pcie-not-mesh", "run-failed", "xid"} <= kinds
+    assert {"step-failed", "scaling_efficiency", "stability", "claim-failed"} <= kinds
+    for detail in details:
+        assert str(Msg.from_json(detail["message"])) == detail["text"]  # the API's English, unchanged
+        chinese = _chinese(detail["message"], detail["text"])
+        assert chinese != detail["text"] and any("\u4e00" <= ch <= "\u9fff" for ch in chinese), detail["text"]
+    mesh = {"claim": "full NVLink mesh", "expected": True, "measured": False, "verdict": "fail", "lines": [3]}
+    [found] = verdict_findings({"filename": "topo.txt", "verdicts": [mesh]})
+    assert found["text"] == "topo.txt line 3: full NVLink mesh: measured no, expected yes"  # not False/True
+    scaling = probes["indicators"]["scaling_efficiency"]
+    assert scaling["basis"].startswith("training throughput per GPU")
+    assert "吞吐量" in _chinese(scaling["basis_message"], scaling["basis"])
+
+
+def test_a_quote_shows_its_frozen_acceptance_findings_in_the_readers_language() -> None:
+    [finding] = bundle_findings(
+        IB_H100,
+        [_probe(8, 1.0)]
+        + [item(require_shared() / "evidence/nvidia-smi-topo-m/4x-l40s-pcie-only-node-sys-2nic.txt")],
+    )
+    frozen = {"findings": [finding["text"]], "finding_messages": [finding["message"]]}
+    with translation.override("zh-hans"):
+        [chinese] = _acceptance(frozen)["findings"]
+    with translation.override("en"):
+        [english] = _acceptance(frozen)["findings"]
+        [older] = _acceptance({"findings": [finding["text"]]})["findings"]  # a quote from before the messages
+    assert english == older == finding["text"]
+    assert "宣称 NVLink 全互联" in chinese and "GPU0-GPU1 NODE" in chinese
