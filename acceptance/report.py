@@ -436,6 +436,12 @@ def _indicator_finding(name: str, indicator: dict[str, Any]) -> dict[str, Any]:
             threshold=f"{SCALING_PASS:g}",
             basis=indicator.get("basis"),
         )
+    elif indicator.get("drift_pct") is None:  # failed by interruptions or Xids before any drift was measured
+        text = _(
+            "stability: %(interruptions)s interruption(s), %(xids)s Xid/GPU-lost event(s)",
+            interruptions=indicator.get("interruptions"),
+            xids=indicator.get("xid_events"),
+        )
     else:
         text = _(
             "stability: drift %(drift)s%%, %(interruptions)s interruption(s), %(xids)s Xid/GPU-lost event(s)",

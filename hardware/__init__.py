@@ -11,6 +11,7 @@ from __future__ import annotations
 from .gpus import GPU, GPUS, MIB
 from .links import (
     INTRA_NODE_KINDS,
+    INTRA_NODE_NAMES,
     NVLINK_BRIDGE_GBYTES_PER_S,
     NVLINK_MESH_BUSBW_EFFICIENCY,
     NVSWITCH_BUSBW_EFFICIENCY,
@@ -47,6 +48,7 @@ __all__ = [
     "GPUS",
     "INFINIBAND_RATE_GBPS",
     "INTRA_NODE_KINDS",
+    "INTRA_NODE_NAMES",
     "MIB",
     "NODES_PER_LEAF",
     "NVLINK_BRIDGE_GBYTES_PER_S",

@@ -11,8 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .messages import _
+
 # The intra-node kinds of docs/FACTS.md.
 INTRA_NODE_KINDS = ("nvswitch", "nvlink-mesh", "nvlink-bridge", "pcie")
+# Each kind as a page names it ("8 full-mesh (NVSwitch) GPUs", "a full-mesh (NVSwitch) claim").
+INTRA_NODE_NAMES: dict[str, str] = {
+    "nvswitch": _("full-mesh (NVSwitch)"),
+    "nvlink-mesh": _("full-mesh (NVLink)"),
+    "nvlink-bridge": _("NVLink-bridged"),
+    "pcie": _("PCIe-only"),
+}
 
 
 @dataclass(frozen=True)

@@ -5,19 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, gettext_noop, ngettext
+from django.utils.translation import gettext_noop, ngettext
 
-from hardware import fabric_name
+from hardware import INTRA_NODE_NAMES, fabric_name
 from portal.i18n import translated_text
 from portal.money import active
 from sizing.engine.unpublished import FACT_WORDS, value_text
-
-INTRA = {
-    "nvswitch": gettext_lazy("full-mesh (NVSwitch)"),
-    "nvlink-mesh": gettext_lazy("full-mesh (NVLink)"),
-    "nvlink-bridge": gettext_lazy("NVLink-bridged"),
-    "pcie": gettext_lazy("PCIe-only"),
-}
 
 
 def _join(parts: list[str]) -> str:
@@ -55,7 +48,8 @@ def parallelism_words(layout: dict[str, Any]) -> str:
 def _where(result: Any, offering: dict[str, Any]) -> str:
     nodes = result.nodes or 1
     gpus_per_node = offering.get("gpus_per_node") or result.offering.gpus_per_node
-    intra = str(INTRA.get(offering.get("intra_node") or result.offering.intra_node or "", ""))
+    name = INTRA_NODE_NAMES.get(offering.get("intra_node") or result.offering.intra_node or "")
+    intra = _(name) if name else ""
     where = ngettext(
         "%(nodes)d node of %(per_node)d %(intra)s GPUs",
         "%(nodes)d nodes of %(per_node)d %(intra)s GPUs",

@@ -18,7 +18,7 @@ from checks.rules.thresholds import (
     REFERENCE_PARAMS,
     SINGLE_NODE_MAX_PARAMS,
 )
-from hardware import GPU, gpu_from_text
+from hardware import FABRIC_LINK_LAYERS, GPU, gpu_from_text
 from providers.facts import billable_rate
 
 # --- Context: what every rule needs to know about the job ------------------------------------------
@@ -190,8 +190,10 @@ PORT_KINDS = ("ibstat", "ibstatus", "ibv_devinfo", "rdma-link")
 
 
 def claimed_layer(fabric: str | None) -> str | None:
-    """The link layer a port must show for the claimed fabric (RoCE runs over Ethernet)."""
-    return {"infiniband": "infiniband", "roce": "ethernet"}.get(fabric or "")
+    """The link layer a port must show for the claimed fabric, lower case (hardware.FABRIC_LINK_LAYERS: RoCE
+    runs over Ethernet); None for a fabric whose ports show no known layer."""
+    layer = FABRIC_LINK_LAYERS.get(fabric or "")
+    return layer.lower() if layer else None
 
 
 def claimed_nics(offering: dict) -> int | None:

@@ -31,7 +31,7 @@ from checks.rules.context import (
 )
 from checks.rules.thresholds import MEASURED_CRITICAL_RATIO, MEASURED_WARNING_RATIO, SINGLE_NODE_MAX_PARAMS
 from checks.severity import Severity
-from hardware import fabric_efficiency
+from hardware import FABRIC_LINK_LAYERS, fabric_efficiency, fabric_name
 
 _RDMA_WORDS = re.compile(r"rdma|infiniband|\bib\b|roce|high[- ]speed|gpudirect|efa|ndr|hdr|xdr", re.I)
 
@@ -188,14 +188,18 @@ def _ibstat_signals(ctx: Context, item: dict) -> list[Signal]:
                     "%(file)s: %(found)s %(fabric)s port(s) found, %(nics)s claimed per node",
                     file=item.get("filename"),
                     found=len(claimed_active),
-                    fabric=fabric,
+                    fabric=fabric_name(fabric),
                     nics=nics,
                 ),
                 [
                     claim(ctx.offering, "nics_per_node"),
                     upload(
                         item,
-                        _("%(count)s active %(layer)s port(s)", count=len(claimed_active), layer=layer),
+                        _(
+                            "%(count)s active %(layer)s port(s)",
+                            count=len(claimed_active),
+                            layer=FABRIC_LINK_LAYERS.get(fabric or "", layer),
+                        ),
                         [port.get("line") for port in claimed_active],
                     ),
                 ],

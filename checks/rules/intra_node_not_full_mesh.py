@@ -28,7 +28,7 @@ from checks.rules.thresholds import (
     SINGLE_NODE_MAX_PARAMS,
 )
 from checks.severity import Severity
-from hardware import gpu_from_text, intra_node_busbw_efficiency
+from hardware import INTRA_NODE_NAMES, gpu_from_text, intra_node_busbw_efficiency
 
 
 def rule_intra_node_not_full_mesh(ctx: Context) -> list[Finding]:
@@ -160,7 +160,7 @@ def _topo_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> list[Sign
                 _(
                     "%(file)s: GPU pairs without NVLink (PCIe paths) under a %(claim)s claim",
                     file=item.get("filename"),
-                    claim=offering.get("intra_node") or "full-mesh",
+                    claim=INTRA_NODE_NAMES.get(offering.get("intra_node") or "") or _("full-mesh"),
                 ),
                 [
                     claim(offering, "intra_node"),

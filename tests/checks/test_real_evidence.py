@@ -93,6 +93,8 @@ def test_l40s_pcie_only_topology_under_an_nvswitch_claim_fires():
     found = find(run_rules(good_offering(), evidence=[ev]), "intra-node-not-full-mesh")
     assert found.severity == "critical"
     assert next(r for r in found.evidence if r.source == "evidence").lines == [[2, 2], [3, 3], [4, 4], [5, 5]]
+    # the claim in words, never its code
+    assert found.title.endswith("under a full-mesh (NVSwitch) claim") and "nvswitch" not in found.title
 
 
 def test_hgx_a100_nv12_does_not_fire_under_an_a100_nvswitch_claim():

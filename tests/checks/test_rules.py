@@ -149,6 +149,15 @@ def test_roce_claim_with_ethernet_ports_does_not_fire():
     )
 
 
+def test_missing_roce_ports_are_named_by_the_fabric_and_its_layer_not_their_codes():
+    ports = [port(f"mlx5_{i}", layer="Ethernet", rate=400) for i in range(4)]
+    item = ev("ibv_devinfo", {"ports": ports})
+    findings = rules_for("fabric-not-rdma", good_offering(fabric="roce"), evidence=[item])
+    found = find(findings, "fabric-not-rdma")
+    assert found.title == "upload.txt: 4 RoCE port(s) found, 8 claimed per node"
+    assert any(r.text == "4 active Ethernet port(s)" for r in found.evidence)
+
+
 def test_lspci_ethernet_controllers_under_an_ib_claim_fire():
     item = ev(
         "lspci", {"rdma_nics": [{"line": 3, "class": "Ethernet controller", "name": "MT2910 [ConnectX-7]"}]}
