@@ -450,3 +450,64 @@ def _indicator_finding(name: str, indicator: dict[str, Any]) -> dict[str, Any]:
             xids=indicator.get("xid_events"),
         )
     return detail(text, None, None, name, True)
+
+
+def indicator_rows(indicators: dict[str, Any]) -> list[dict[str, Any]]:
+    """Measured beside claimed, one row per indicator: `{name, measured, claimed, verdict}`, each text a
+    message (acceptance.selectors shows it in the page's language and freezes it for a quote)."""
+    bandwidth = indicators.get("collective_bandwidth") or {}
+    scaling = indicators.get("scaling_efficiency") or {}
+    stab = indicators.get("stability") or {}
+    expected = bandwidth.get("expected_gbps")
+    return [
+        {
+            "name": _("Collective bandwidth"),
+            "measured": _bandwidth_text(bandwidth),
+            "claimed": _("%(gbps)s GB/s expected", gbps=f"{expected:g}") if expected else "—",
+            "verdict": bandwidth.get("verdict") or "cannot-measure",
+        },
+        {
+            "name": _("Scaling efficiency"),
+            "measured": f"{scaling['value']:.2f}" if scaling.get("value") is not None else "—",
+            "claimed": f"≥ {scaling.get('threshold', SCALING_PASS):g}",
+            "verdict": scaling.get("verdict") or "cannot-measure",
+        },
+        {
+            "name": _("Stability"),
+            "measured": _stability_text(stab),
+            "claimed": _(
+                "drift ≤ %(limit)s%%, no interruptions or Xids",
+                limit=f"{stab.get('drift_limit_pct', STABILITY_DROP_WARN):g}",
+            ),
+            "verdict": stab.get("verdict") or "cannot-measure",
+        },
+    ]
+
+
+def _bandwidth_text(bandwidth: dict[str, Any]) -> Msg | str:
+    value = bandwidth.get("busbw_gbps")
+    if value is None:
+        return "—"
+    return _(
+        "%(value)s GB/s (%(collective)s, %(nodes)s nodes)",
+        value=f"{value:g}",
+        collective=bandwidth.get("collective"),
+        nodes=bandwidth.get("nodes"),
+    )
+
+
+def _stability_text(stab: dict[str, Any]) -> Msg:
+    if stab.get("drift_pct") is None and not stab.get("interruptions") and not stab.get("xid_events"):
+        return _("no stability loop in the bundle")
+    parts: list[Any] = []
+    if stab.get("hours") is not None:
+        parts.append(f"{stab['hours']:g} h")
+    if stab.get("drift_pct") is not None:
+        parts.append(_("drift %(pct)s%%", pct=f"{stab['drift_pct']:g}"))
+    parts.append(_("%(n)s interruption(s)", n=stab.get("interruptions", 0)))
+    parts.append(_("%(n)s Xid/GPU-lost event(s)", n=stab.get("xid_events", 0)))
+    # the list's separator is a message too (", " reads "、" in Chinese)
+    names = [f"p{i}" for i in range(len(parts))]
+    return Msg(
+        "%(sep)s".join(f"%({name})s" for name in names), sep=_(", "), **dict(zip(names, parts, strict=True))
+    )

@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from django.utils.translation import gettext as _
 
 from acceptance.models import AcceptanceRun
+from acceptance.report import indicator_rows
 from benchmarks.selectors import evidence_visible_q
+from hardware.messages import Msg
 from portal.i18n import translated, translated_text
 from providers.models import Offering
 
@@ -37,35 +38,26 @@ def run_get(*, user: Any, run_id: int) -> AcceptanceRun:
 
 
 def verdict_rows(run: AcceptanceRun) -> list[dict[str, Any]]:
-    """Measured beside claimed, one row per indicator, for pages and the quote."""
-    ind = run.indicators or {}
-    bandwidth = ind.get("collective_bandwidth") or {}
-    scaling = ind.get("scaling_efficiency") or {}
-    stab = ind.get("stability") or {}
+    """Measured beside claimed, one row per indicator (acceptance.report.indicator_rows), in the active
+    language, for the pages."""
     return [
         {
-            "name": _("Collective bandwidth"),
-            "measured": _gbs(
-                bandwidth.get("busbw_gbps"), bandwidth.get("collective"), bandwidth.get("nodes")
-            ),
-            "claimed": _("%(gbps)s GB/s expected") % {"gbps": f"{bandwidth['expected_gbps']:g}"}
-            if bandwidth.get("expected_gbps")
-            else "—",
-            "verdict": bandwidth.get("verdict") or "cannot-measure",
-        },
+            key: translated(cell.as_json(), str(cell)) if isinstance(cell, Msg) else cell
+            for key, cell in row.items()
+        }
+        for row in indicator_rows(run.indicators or {})
+    ]
+
+
+def frozen_rows(run: AcceptanceRun) -> list[dict[str, Any]]:
+    """The same rows as a quote freezes them: English, with each cell's message id and values beside it
+    (`messages`), so the quote shows them in its reader's language."""
+    return [
         {
-            "name": _("Scaling efficiency"),
-            "measured": f"{scaling['value']:.2f}" if scaling.get("value") is not None else "—",
-            "claimed": f"≥ {scaling.get('threshold', 0.9):g}",
-            "verdict": scaling.get("verdict") or "cannot-measure",
-        },
-        {
-            "name": _("Stability"),
-            "measured": _stability_text(stab),
-            "claimed": _("drift ≤ %(limit)s%%, no interruptions or Xids")
-            % {"limit": f"{stab.get('drift_limit_pct', 10):g}"},
-            "verdict": stab.get("verdict") or "cannot-measure",
-        },
+            **{key: str(cell) if isinstance(cell, Msg) else cell for key, cell in row.items()},
+            "messages": {key: cell.as_json() for key, cell in row.items() if isinstance(cell, Msg)},
+        }
+        for row in indicator_rows(run.indicators or {})
     ]
 
 
@@ -79,29 +71,6 @@ def findings_shown(run: AcceptanceRun) -> list[dict[str, Any]]:
     """The run's findings, each with `shown`: its sentence in the active language (as indicator_basis)."""
     findings = run.findings or []
     return [{**f, "shown": translated(f.get("message"), translated_text(f.get("text")))} for f in findings]
-
-
-def _gbs(value: Any, collective: Any, nodes: Any) -> str:
-    if value is None:
-        return "—"
-    return _("%(value)s GB/s (%(collective)s, %(nodes)s nodes)") % {
-        "value": f"{value:g}",
-        "collective": collective,
-        "nodes": nodes,
-    }
-
-
-def _stability_text(stab: dict[str, Any]) -> str:
-    if stab.get("drift_pct") is None and not stab.get("interruptions") and not stab.get("xid_events"):
-        return _("no stability loop in the bundle")
-    parts = []
-    if stab.get("hours") is not None:
-        parts.append(f"{stab['hours']:g} h")
-    if stab.get("drift_pct") is not None:
-        parts.append(_("drift %(pct)s%%") % {"pct": f"{stab['drift_pct']:g}"})
-    parts.append(_("%(n)s interruption(s)") % {"n": stab.get("interruptions", 0)})
-    parts.append(_("%(n)s Xid/GPU-lost event(s)") % {"n": stab.get("xid_events", 0)})
-    return _(", ").join(parts)
 
 
 def public_runs_for(offering: Offering, limit: int = 5) -> list[AcceptanceRun]:
@@ -139,7 +108,7 @@ def quote_section(*, owner: Any, offering: Offering, limit: int = 3) -> list[dic
             "date": run.finished_at.date().isoformat() if run.finished_at else None,
             "verdict": run.verdict,
             "bundle": run.bundle_name,
-            "rows": verdict_rows(run),
+            "rows": frozen_rows(run),
             "findings": [str(f.get("text")) for f in run.findings or []][:12],
             # beside each finding its message id and values, so the quote shows it in the reader's language
             "finding_messages": [f.get("message") for f in run.findings or []][:12],

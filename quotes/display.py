@@ -238,9 +238,20 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
 
 
 def _acceptance(test: dict[str, Any]) -> dict[str, Any]:
-    """A frozen acceptance test with its findings in the reader's language (by the messages frozen beside
-    them; a quote from before they were, in English)."""
-    return {**test, "findings": translated_list(test.get("findings"), test.get("finding_messages"))}
+    """A frozen acceptance test with its rows and findings in the reader's language (by the messages frozen
+    beside them; a quote from before they were, as it was frozen)."""
+    rows = [
+        {
+            **row,
+            **{
+                key: translated(message, str(row.get(key, "")))
+                for key, message in row.get("messages", {}).items()
+            },
+        }
+        for row in test.get("rows") or []
+    ]
+    findings = translated_list(test.get("findings"), test.get("finding_messages"))
+    return {**test, "rows": rows, "findings": findings}
 
 
 def _plan_row(plan: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from django.utils import translation
 
 from acceptance.bundle import read_bundle
 from acceptance.findings import bundle_findings, verdict_findings
-from acceptance.report import build_report
+from acceptance.report import build_report, indicator_rows
 from benchmarks.compare import compare
 from benchmarks.parsers import parse
 from hardware.messages import Msg
@@ -152,11 +152,35 @@ def test_a_quote_shows_its_frozen_acceptance_findings_in_the_readers_language() 
         [_probe(8, 1.0)]
         + [item(require_shared() / "evidence/nvidia-smi-topo-m/4x-l40s-pcie-only-node-sys-2nic.txt")],
     )
-    frozen = {"findings": [finding["text"]], "finding_messages": [finding["message"]]}
+    report = build_report(IB_H100, [_probe(8, 1000.0), _probe(32, 700.0)])
+    rows = [
+        {
+            **{key: str(cell) for key, cell in row.items()},
+            "messages": {key: cell.as_json() for key, cell in row.items() if isinstance(cell, Msg)},
+        }
+        for row in indicator_rows(report["indicators"])
+    ]  # as acceptance.selectors.frozen_rows freezes them
+    frozen = {"rows": rows, "findings": [finding["text"]], "finding_messages": [finding["message"]]}
     with translation.override("zh-hans"):
         [chinese] = _acceptance(frozen)["findings"]
+        chinese_rows = _acceptance(frozen)["rows"]
     with translation.override("en"):
         [english] = _acceptance(frozen)["findings"]
         [older] = _acceptance({"findings": [finding["text"]]})["findings"]  # a quote from before the messages
     assert english == older == finding["text"]
     assert "宣称 NVLink 全互联" in chinese and "GPU0-GPU1 NODE" in chinese
+    assert [row["name"] for row in rows] == ["Collective bandwidth", "Scaling efficiency", "Stability"]
+    assert [row["name"] for row in chinese_rows] == ["集合通信带宽", "扩展效率", "稳定性"]
+    assert (
+        rows[2]["measured"] == "no stability loop in the bundle"
+        and chinese_rows[2]["measured"] != rows[2]["measured"]
+    )
+    assert chinese_rows[1]["measured"] == "0.70" and chinese_rows[1]["verdict"] == "fail"
+
+
+def test_the_stability_cell_lists_its_parts_with_the_page_languages_separator() -> None:
+    stability = {"hours": 24.0, "drift_pct": 3.5, "interruptions": 1, "xid_events": 0, "verdict": "fail"}
+    [_, _, row] = indicator_rows({"stability": stability})
+    assert str(row["measured"]) == "24 h, drift 3.5%, 1 interruption(s), 0 Xid/GPU-lost event(s)"
+    chinese = _chinese(row["measured"].as_json(), str(row["measured"]))
+    assert chinese.startswith("24 h、") and chinese.count("、") == 3
