@@ -11,7 +11,9 @@ from django.utils import translation
 
 from acceptance.bundle import read_bundle
 from acceptance.findings import bundle_findings, verdict_findings
+from acceptance.models import AcceptanceRun
 from acceptance.report import build_report, indicator_rows
+from acceptance.selectors import frozen_rows
 from benchmarks.compare import compare
 from benchmarks.parsers import parse
 from hardware.messages import Msg
@@ -153,13 +155,7 @@ def test_a_quote_shows_its_frozen_acceptance_findings_in_the_readers_language() 
         + [item(require_shared() / "evidence/nvidia-smi-topo-m/4x-l40s-pcie-only-node-sys-2nic.txt")],
     )
     report = build_report(IB_H100, [_probe(8, 1000.0), _probe(32, 700.0)])
-    rows = [
-        {
-            **{key: str(cell) for key, cell in row.items()},
-            "messages": {key: cell.as_json() for key, cell in row.items() if isinstance(cell, Msg)},
-        }
-        for row in indicator_rows(report["indicators"])
-    ]  # as acceptance.selectors.frozen_rows freezes them
+    rows = frozen_rows(AcceptanceRun(indicators=report["indicators"]))  # an unsaved run: no database
     frozen = {"rows": rows, "findings": [finding["text"]], "finding_messages": [finding["message"]]}
     with translation.override("zh-hans"):
         [chinese] = _acceptance(frozen)["findings"]
