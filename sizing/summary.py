@@ -10,7 +10,7 @@ from django.utils.translation import gettext_noop, ngettext
 from hardware import INTRA_NODE_NAMES, fabric_name
 from portal.i18n import translated_text
 from portal.money import active
-from sizing.engine.unpublished import FACT_WORDS, value_text
+from sizing.engine.unpublished import FACT_WORDS, fact_value_text
 
 
 def _join(parts: list[str]) -> str:
@@ -137,7 +137,7 @@ def pessimistic_sentence(result: Any) -> str:
     if not worse:
         return ""
     facts = ", ".join(
-        f"{translated_text(FACT_WORDS.get(fact, fact))} {translated_text(value_text(value))}"
+        f"{translated_text(FACT_WORDS.get(fact, fact))} {translated_text(fact_value_text(fact, value))}"
         for fact, value in (worse.get("facts") or {}).items()
     )
     if worse.get("train_days") is None:

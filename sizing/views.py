@@ -18,7 +18,7 @@ from portal.i18n import translated, translated_list, translated_text
 from portal.money import shown_in
 from sizing import selectors, services
 from sizing.bill import LINE_ITEM_LABELS
-from sizing.engine.unpublished import FACT_WORDS, value_text
+from sizing.engine.unpublished import FACT_WORDS, fact_value_text
 from sizing.filters import RunResultFilterSet
 from sizing.forms import PlanForm
 from sizing.models import Objective
@@ -162,7 +162,7 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
             {
                 **a,
                 "label": translated_text(FACT_WORDS.get(a.get("fact"), a.get("fact"))),
-                "value": translated_text(value_text(a.get("assumed"))),
+                "value": translated_text(fact_value_text(a.get("fact"), a.get("assumed"))),
                 "basis": translated_text(a.get("basis")),
             }
             for a in result.assumptions

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hardware import GPUS, gpus_named_in
+from hardware import GPUS, INTRA_NODE_NAMES, fabric_name, gpus_named_in
 from hardware.messages import _
 from hardware.norms import Assumed, Norm, norm_for, offering_class
 
@@ -104,8 +104,8 @@ FACT_WORDS = {
     "gpu": _("GPU model"),
     "gpus_per_node": _("GPUs per node"),
     "nvlink_domain_gpus": _("NVLink domain"),
-    "intra_node": "intra_node",
-    "fabric": "fabric",
+    "intra_node": _("intra-node interconnect"),
+    "fabric": _("inter-node fabric"),
     "nics_per_node": _("GPU-fabric NICs per node"),
     "gbps_per_nic": _("Gb/s per NIC"),
     "oversubscription": _("oversubscription"),
@@ -128,12 +128,22 @@ def value_text(value: Any) -> str:
     return str(value)
 
 
+def fact_value_text(fact: str | None, value: Any) -> str:
+    """A fact's value as buyers read it: an intra-node kind or a fabric by its name ("full-mesh (NVSwitch)",
+    "InfiniBand"), never its code; any other value as value_text gives it."""
+    if fact == "intra_node" and isinstance(value, str):
+        return INTRA_NODE_NAMES.get(value, value)
+    if fact == "fabric" and isinstance(value, str):
+        return fabric_name(value)
+    return value_text(value)
+
+
 def assumption_text(assumed: Assumed) -> str:
     """The one-line form the `assumptions` list of the answer carries."""
     words = FACT_WORDS.get(assumed.fact, assumed.fact)
     return _(
         "%(fact)s not published: %(value)s assumed (%(basis)s)",
         fact=words,
-        value=value_text(assumed.assumed),
+        value=fact_value_text(assumed.fact, assumed.assumed),
         basis=assumed.basis,
     )

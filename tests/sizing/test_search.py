@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from hardware import FABRICS
 from sizing.engine import InputError, evaluate, search, workload_from_dict, workload_preset
 from sizing.engine import constants as C
 from sizing.engine.hardware import hardware_from_facts
@@ -291,6 +292,11 @@ def test_unknown_facts_are_stated_assumptions() -> None:
     r = search("13b", {"gpu": "H100-SXM-80GB"})
     text = " ".join(r["assumptions"])
     assert "fabric not published" in text and "maximum nodes not published" in text
+    # the facts and the values in words, never their codes ("intra_node not published: nvswitch assumed")
+    assert "intra-node interconnect not published: full-mesh (NVSwitch) assumed (" in text
+    assert "inter-node fabric not published: " in text and "intra_node" not in text
+    [fabric] = [a for a in r["assumed_facts"] if a["fact"] == "fabric"]
+    assert fabric["assumed"] in FABRICS  # the answer's data keeps the code
 
 
 def test_bare_parameter_count_derives_a_shape() -> None:
@@ -313,7 +319,9 @@ def test_unpublished_intra_node_follows_the_gpu_vendor() -> None:
     amd = hardware_from_facts({"gpu": "MI300X-192GB", "gpus_per_node": 8})
     nv = hardware_from_facts({"gpu": "H100-SXM-80GB", "gpus_per_node": 8})
     assert amd.intra_node == "nvlink-mesh" and nv.intra_node == "nvswitch"
-    assert any("nvlink-mesh assumed" in a for a in amd.assumptions)
+    # said in words (the assumed_facts entry keeps the code)
+    assert any("full-mesh (NVLink) assumed" in a for a in amd.assumptions)
+    assert [a.assumed for a in amd.assumed if a.fact == "intra_node"] == ["nvlink-mesh"]
 
 
 def test_node_first_text_does_not_claim_the_tp_then_pp_structure_for_layouts_without_a_pipeline(
