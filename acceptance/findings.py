@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hardware import FABRIC_LINK_LAYERS
+from hardware import port_link_layer
 from hardware.messages import Msg, _, joined
 
 PORT_KINDS = ("ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link")
@@ -49,11 +49,9 @@ def finding(item: dict[str, Any], line: Any, text: Msg, kind: str, blocking: boo
 
 
 def claimed_layer(facts: dict[str, Any]) -> str | None:
-    """The link layer the claimed fabric's ports report, lower case (hardware.FABRIC_LINK_LAYERS; a TCP
-    Ethernet offering's ports are Ethernet too); None where no layer is known (EFA, TCPX, other), so that
-    every down port counts against the fabric."""
-    fabric = str(facts.get("fabric") or "").lower()
-    layer = {**FABRIC_LINK_LAYERS, "ethernet": "Ethernet"}.get(fabric)
+    """The link layer the claimed fabric's ports report, lower case (hardware.port_link_layer); None where no
+    layer is known (EFA, TCPX, other), so that every down port counts against the fabric."""
+    layer = port_link_layer(str(facts.get("fabric") or "").lower())
     return layer.lower() if layer else None
 
 

@@ -506,8 +506,4 @@ def _stability_text(stab: dict[str, Any]) -> Msg:
         parts.append(_("drift %(pct)s%%", pct=f"{stab['drift_pct']:g}"))
     parts.append(_("%(n)s interruption(s)", n=stab.get("interruptions", 0)))
     parts.append(_("%(n)s Xid/GPU-lost event(s)", n=stab.get("xid_events", 0)))
-    # the list's separator is a message too (", " reads "、" in Chinese)
-    names = [f"p{i}" for i in range(len(parts))]
-    return Msg(
-        "%(sep)s".join(f"%({name})s" for name in names), sep=_(", "), **dict(zip(names, parts, strict=True))
-    )
+    return joined(*parts, sep=_(", "))  # the separator translated too ("、" in Chinese)

@@ -14,7 +14,7 @@ from benchmarks.verdicts import (
     spread_limit,
     verdict_row,
 )
-from hardware import FABRIC_LINK_LAYERS, fabric_name
+from hardware import FABRIC_LINK_LAYERS, fabric_name, port_link_layer
 from hardware.messages import Msg, _, joined
 
 
@@ -64,8 +64,7 @@ def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gb
 def compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     ports = item.get("summary", {}).get("ports", [])
     fabric = facts.get("fabric")
-    # a TCP Ethernet offering's ports are Ethernet ports too
-    wanted_layer = {**FABRIC_LINK_LAYERS, "ethernet": "Ethernet"}.get(fabric or "")
+    wanted_layer = port_link_layer(fabric)
     gbps, nics = facts.get("gbps_per_nic"), facts.get("nics_per_node")
     if wanted_layer is None:
         unknown = _("fabric not published or not RDMA verbs")

@@ -35,6 +35,7 @@ from .network import (
     expected_node_busbw_gbytes,
     fabric_efficiency,
     fabric_name,
+    port_link_layer,
 )
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "expected_node_busbw_gbytes",
     "fabric_efficiency",
     "fabric_name",
+    "port_link_layer",
     "gpu_by_name",
     "gpu_from_text",
     "gpus_named_in",

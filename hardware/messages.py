@@ -65,10 +65,13 @@ def _(msgid: str, **params: Any) -> Msg:
 
 def joined(*parts: str, sep: str = " ") -> Msg:
     """Sentences (or phrases) joined by `sep`, each translated on its own where it is a Msg. The joining
-    message id is not in the catalog, so every language shows it as is."""
+    message id is not in the catalog, so every language shows a plain `sep` as is; a `sep` that is a Msg
+    (`_(", ")`, "、" in Chinese) is translated like the parts."""
     names = [f"p{i}" for i in range(len(parts))]
-    msgid = sep.replace("%", "%%").join(f"%({name})s" for name in names)
-    return Msg(msgid, **dict(zip(names, parts, strict=True)))
+    values: dict[str, Any] = dict(zip(names, parts, strict=True))
+    if isinstance(sep, Msg):
+        return Msg("%(sep)s".join(f"%({name})s" for name in names), sep=sep, **values)
+    return Msg(sep.replace("%", "%%").join(f"%({name})s" for name in names), **values)
 
 
 def messages_of(sentences: Iterable[Any]) -> list[dict[str, Any] | None]:

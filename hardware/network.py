@@ -78,3 +78,9 @@ def expected_node_busbw_gbytes(nics: float, gbps_per_nic: float, fabric: str | N
 def fabric_name(fabric: str | None) -> str:
     """The fabric kind's name for a page (English; a kind outside FABRICS as it is given)."""
     return FABRIC_NAMES.get(fabric or "", fabric or "")
+
+
+def port_link_layer(fabric: str | None) -> str | None:
+    """The link layer the offering's GPU-fabric ports should show: FABRIC_LINK_LAYERS, and Ethernet for a TCP
+    Ethernet offering too; None where no layer is known (EFA, TCPX, other)."""
+    return {**FABRIC_LINK_LAYERS, "ethernet": "Ethernet"}.get(fabric or "")
