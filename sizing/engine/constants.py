@@ -210,6 +210,12 @@ OPTIMIZER_BYTES: dict[str, tuple[float, float, float]] = {
 # The convention a layout gets when none is given follows the framework generation of the GPU
 # (overlap.framework_defaults): Megatron-LM 2021-23 kept fp32 main gradients; the Hopper-era NVIDIA recipes
 # keep them in bf16. Stated in `assumptions`.
+# A ZeRO-3 shard keeps its gradients in the training precision whatever the convention: the fp32 main
+# gradient is Megatron's data-parallel buffer, which a ZeRO-3 layout does not have. The ZeRO paper's stage 3
+# holds (2 + 2 + K) Psi / Nd (cal §3: 1.88 GB for 7.5B over 64 GPUs), and PyTorch FSDP's sharded fp32
+# parameters, gradients and Adam moments come to the same 16 bytes per parameter. (DeepSpeed's estimator,
+# 18 Psi / N, keeps fp32 gradient partitions; the paper and FSDP are taken.)
+ZERO3_GRAD_BYTES = 2.0
 DEFAULT_OPTIMIZER_LEGACY = "megatron"
 DEFAULT_OPTIMIZER_MODERN = "megatron-bf16-grads"
 # Framework reserve per GPU, held against the capacity the device reports (Hardware.hbm_bytes):

@@ -37,14 +37,15 @@ def model_state_bytes(
     """(weights, grads, optimizer) bytes per GPU for `params` parameters held by this GPU before ZeRO,
     sharded over `shards` data-parallel ranks: stage 1 shards the optimizer, 2 also the gradients, 3 also
     the weights (cal §3). Megatron's distributed optimizer is stage 1 with the megatron convention:
-    6 + 12/DP bytes/param."""
+    6 + 12/DP bytes/param. Stage 3 keeps its gradient shard in the training precision
+    (constants.ZERO3_GRAD_BYTES): 16 bytes/param over the shards under the megatron convention too."""
     wb, gb, ob = C.OPTIMIZER_BYTES[convention]
     if k is not None:
         ob = k
     zero = np.asarray(zero)
     shards = np.asarray(shards, dtype=float)
     weights = params * wb / np.where(zero >= 3, shards, 1.0)
-    grads = params * gb / np.where(zero >= 2, shards, 1.0)
+    grads = params * np.where(zero >= 3, min(gb, C.ZERO3_GRAD_BYTES), gb) / np.where(zero >= 2, shards, 1.0)
     optimizer = params * ob / np.where(zero >= 1, shards, 1.0)
     return weights, grads, optimizer
 

@@ -107,6 +107,25 @@ def test_zero3_partitioned_states_match_the_zero_paper_and_gathered_parameters_a
     assert m["total"] > m["weights"] + m["grads"] + m["optimizer"] + m["gathered_params"]
 
 
+def test_zero3_states_follow_the_zero_paper_under_the_default_convention() -> None:
+    from sizing.engine import evaluate
+
+    # no optimizer given: the A100's default is Megatron's fp32 main gradients (18 bytes/param), which a
+    # ZeRO-3 shard does not keep; its states are the ZeRO paper's 16 bytes/param over DP (cal §3)
+    wl = {"name": "7.5b", "layers": 36, "hidden": 4096, "heads": 32, "vocab": 128, "seq_len": 2048}
+    wl.update({"global_batch": 64, "train_tokens": 1e11})
+    r = evaluate(wl, A100_64, {"tp": 1, "pp": 1, "dp": 64, "zero": 3}, gpus=64)
+    m = r["memory_gib_per_gpu"]
+    psi = r["params"]["total"]
+    states_gb = (m["weights"] + m["grads"] + m["optimizer"]) * C.GIB / 1e9
+    assert states_gb == pytest.approx(16 * psi / 64 / 1e9, rel=0.005)
+    # ZeRO-1 and ZeRO-2 keep the convention's fp32 main gradient (Megatron: 18 bytes/param in all)
+    w, g, o = M.model_state_bytes(1.0, 8, 2, "megatron")
+    assert (w, g * 8, o * 8) == (2.0, 4.0, 12.0)
+    w, g, o = M.model_state_bytes(1.0, 8, 3, "megatron")
+    assert (w * 8, g * 8, o * 8) == (2.0, 2.0, 12.0)
+
+
 def test_hbm_is_the_capacity_the_device_reports() -> None:
     from sizing.engine.hardware import hardware_from_facts
 
