@@ -167,6 +167,12 @@ class RunResultSerializer(serializers.Serializer[Any]):
     )
     infeasible_reason = serializers.CharField(allow_null=True)
     pessimistic = PessimisticSerializer(allow_null=True)
+    accuracy = serializers.DictField(
+        allow_null=True,
+        help_text="how far the model has been from published runs of this kind (dense or MoE): runs, mean "
+        "absolute error, the 10th-90th percentile of published/predicted time, and that band applied to this "
+        "answer (iteration_time_s_low/high, train_days_low/high); null when no layout fits",
+    )
 
 
 class RunSerializer(serializers.Serializer[Any]):
@@ -206,6 +212,7 @@ def result_json(result: PlanResult) -> dict[str, Any]:
         "cost_high_usd": _usd(result.cost_high_usd),
         "infeasible_reason": result.infeasible_reason,
         "pessimistic": result.pessimistic,
+        "accuracy": (result.sizing or {}).get("accuracy"),
     }
 
 

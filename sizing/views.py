@@ -14,10 +14,11 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from portal.form_errors import add_form_errors
-from portal.i18n import translated, translated_list, translated_text
+from portal.i18n import shown, translated, translated_list, translated_text
 from portal.money import shown_in
 from sizing import selectors, services
 from sizing.bill import LINE_ITEM_LABELS
+from sizing.engine.accuracy import accuracy_sentence
 from sizing.engine.unpublished import FACT_WORDS, fact_value_text
 from sizing.filters import RunResultFilterSet
 from sizing.forms import PlanForm
@@ -156,6 +157,7 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
         ),
         bill_assumptions=translated_list(bill.get("assumptions"), bill.get("assumption_messages")),
         summary=_summary(request, context["workload"].name, result),
+        accuracy=shown(accuracy_sentence(sizing.get("accuracy"))),
         explanation=translated_list(sizing.get("explanation"), sizing.get("explanation_messages")),
         sizing_assumptions=translated_list(sizing.get("assumptions"), sizing.get("assumption_messages")),
         assumptions=[

@@ -653,6 +653,10 @@ def test_the_plan_result_in_chinese_translates_what_python_built_and_prices_it_i
     pessimistic = paragraph(page, "pessimistic")
     assert "若悲观值成立" in pessimistic and "同样的布局在 64 块 GPU 上需要" in pessimistic
     assert "签约前请向供应商索取这些事实" in pessimistic
+    # how close the estimate is, measured on published runs, in Chinese
+    accuracy = paragraph(page, "accuracy")
+    assert "估算的可信程度：在 " in accuracy and "个已公开的稠密模型训练运行上" in accuracy
+    assert accuracy.endswith("天。")
     assert "费用约 ¥" in pessimistic and "$" not in pessimistic
     # the restart story, the bill's assumptions, the memory and step tables' labels
     assert "无自动更换：需提交支持工单" in paragraph(page, "restart-story")
@@ -676,6 +680,7 @@ def test_the_plan_result_in_chinese_translates_what_python_built_and_prices_it_i
         english, "pessimistic"
     )
     assert "no automatic replacement: a support ticket" in english
+    assert "published dense training runs" in paragraph(english, "accuracy")
     assert "usable-GPU guarantee not published: no spare nodes assumed" in english
     assert "<th>tensor-parallel communication</th>" in english and "<th>tp_comm</th>" not in english
     bill = re.search(r'id="bill">(.*?)</table>', english, re.S)

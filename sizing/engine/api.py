@@ -10,6 +10,7 @@ import numpy as np
 from hardware.messages import _
 
 from . import constants as C
+from .accuracy import accuracy_figures
 from .cost import cost_block, plan_choice_note
 from .errors import InputError
 from .explain import explain
@@ -250,6 +251,8 @@ def build_result(
         "train_days_no_failures": _days(days_ideal),
         "goodput": _goodput_figures(goodput, faults, days),
     }
+    if out["feasible"]:
+        out["accuracy"] = accuracy_figures(wl.moe is not None, out["iteration_time_s"], out["train_days"])
     price_note: list[str] = [note] if (note := plan_choice_note(hw.facts)) is not None else []
     if cost is not None:
         out["cost"] = cost

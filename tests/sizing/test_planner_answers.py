@@ -3,6 +3,7 @@ the default deadline, bills ranked on their central estimate and errors in words
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -167,6 +168,12 @@ def test_assumptions_and_what_the_pessimistic_values_would_do(
     page = client.get(f"/plan/{run.pk}/silent/").content.decode()
     assert 'id="assumptions"' in page and "GPU-fabric NICs per node" in page
     assert 'id="pessimistic"' in page
+    # the band measured on published runs, applied to this answer's days
+    band = silent.sizing["accuracy"]
+    assert band["train_days_low"] < silent.train_days < band["train_days_high"]
+    accuracy = re.search(r'<p id="accuracy" class="note">(.*?)</p>', page, re.S)
+    assert accuracy and "published dense training runs" in accuracy.group(1)
+    assert f"{band['time_ratio_low']:.2f} to {band['time_ratio_high']:.2f} times" in accuracy.group(1)
 
 
 def test_the_api_carries_the_new_fields_and_bounds_its_inputs(
@@ -203,6 +210,10 @@ def test_the_api_carries_the_new_fields_and_bounds_its_inputs(
     assert results["sample"]["sample"] is True and results["real"]["sample"] is False
     real = results["real"]
     assert not real["cost_complete"]
+    # how far the model has been from published runs, applied to this answer (tools read the numbers)
+    band = real["accuracy"]
+    assert band["kind"] == "dense" and band["published_runs"] > 50
+    assert band["train_days_low"] < real["train_days"] < band["train_days_high"]
     assert Decimal(real["cost_low_usd"]) < Decimal(real["cost_total_usd"]) < Decimal(real["cost_high_usd"])
 
 

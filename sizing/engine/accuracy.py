@@ -1,0 +1,100 @@
+"""How close an answer is: the band every feasible answer states, measured on the validation set.
+
+`constants.MODEL_ACCURACY` holds, by kind (dense or MoE), how far the model's iteration time has been from
+published runs evaluated with their published layouts (validation.yaml). An answer carries it as
+`accuracy`: the band applied to its own iteration time and training days, and a sentence in words.
+
+Run `python -m sizing.engine.accuracy` to print the band from the set (what the constant must hold).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hardware.messages import Msg, _
+
+from . import constants as C
+
+PERCENTILES = (0.10, 0.90)  # "8 in 10 of the published runs"
+
+
+def kind_of(moe: bool) -> str:
+    return "moe" if moe else "dense"
+
+
+def measured() -> dict[str, tuple[int, float, float, float]]:
+    """The band of each kind, computed from the validation set as it stands (slow: evaluates every row)."""
+    from .validation import results  # the set evaluates through the engine: imported only when asked
+
+    bands: dict[str, tuple[int, float, float, float]] = {}
+    for kind in C.MODEL_ACCURACY:
+        errors = np.array([r.error for r in results() if r.row.compared and r.row.kind == kind])
+        ratios = 1.0 / (1.0 + errors)
+        low, high = np.quantile(ratios, PERCENTILES)
+        mean_abs = round(float(np.abs(errors).mean()), 3)
+        bands[kind] = (len(errors), mean_abs, round(float(low), 2), round(float(high), 2))
+    return bands
+
+
+def accuracy_figures(moe: bool, iteration_time_s: float, train_days: float | None) -> dict[str, Any]:
+    """The answer's `accuracy` block: the measured band of its kind, applied to its own figures."""
+    kind = kind_of(moe)
+    runs, mean_abs, low, high = C.MODEL_ACCURACY[kind]
+    out: dict[str, Any] = {
+        "kind": kind,
+        "published_runs": runs,
+        "mean_abs_error": mean_abs,
+        "time_ratio_low": low,
+        "time_ratio_high": high,
+        "iteration_time_s_low": round(iteration_time_s * low, 4),
+        "iteration_time_s_high": round(iteration_time_s * high, 4),
+    }
+    if train_days is not None and np.isfinite(train_days):
+        out["train_days_low"] = _rounded(train_days * low)
+        out["train_days_high"] = _rounded(train_days * high)
+    return out
+
+
+def _rounded(days: float) -> float:
+    return round(days, 2) if not 0 < days < 1 else float(f"{days:.3g}")
+
+
+def _days_text(days: float) -> str:
+    if days >= 10:
+        return f"{days:,.0f}"
+    return f"{days:.1f}" if days >= 1 else f"{days:.2g}"
+
+
+def accuracy_sentence(figures: dict[str, Any] | None) -> Msg | None:
+    """The band in words, for the result page (None for an answer stored before it was reported)."""
+    if not figures or "train_days_low" not in figures:
+        return None
+    values = {
+        "runs": figures["published_runs"],
+        "error": f"{100 * figures['mean_abs_error']:.0f}",
+        "low": f"{figures['time_ratio_low']:.2f}",
+        "high": f"{figures['time_ratio_high']:.2f}",
+        "days_low": _days_text(figures["train_days_low"]),
+        "days_high": _days_text(figures["train_days_high"]),
+    }
+    if figures["kind"] == "moe":
+        return _(
+            "How close this estimate is: on %(runs)s published mixture-of-experts training runs, the model's "
+            "step time was off by %(error)s%% on average, and 8 in 10 of those runs took %(low)s to %(high)s "
+            "times the predicted time (small-expert models the most: host-side costs the model does not "
+            "charge). For this run: about %(days_low)s to %(days_high)s days.",
+            **values,
+        )
+    return _(
+        "How close this estimate is: on %(runs)s published dense training runs, the model's step time was "
+        "off by %(error)s%% on average, and 8 in 10 of those runs took %(low)s to %(high)s times the "
+        "predicted time. For this run: about %(days_low)s to %(days_high)s days.",
+        **values,
+    )
+
+
+if __name__ == "__main__":
+    for kind, (runs, mean_abs, low, high) in measured().items():
+        print(f"{kind}: {runs} runs, mean |error| {mean_abs:.3f}, published/predicted {low:.2f}-{high:.2f}")

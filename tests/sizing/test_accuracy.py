@@ -1,0 +1,54 @@
+"""The band an answer states: measured on the validation set, carried by every feasible answer, in words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sizing.engine import constants as C
+from sizing.engine import evaluate, search
+from sizing.engine.accuracy import accuracy_figures, accuracy_sentence, measured
+
+
+def test_the_stated_band_is_what_the_validation_set_measures() -> None:
+    # a change to the model or to the set that moves the band must update the constant the answers state
+    assert measured() == C.MODEL_ACCURACY
+
+
+def test_a_dense_answer_carries_its_kind_band_applied_to_its_own_figures(h100_ib: dict[str, Any]) -> None:
+    r = search("gpt3-175b", h100_ib, gpus=1024)
+    acc = r["accuracy"]
+    runs, mean_abs, low, high = C.MODEL_ACCURACY["dense"]
+    assert (acc["kind"], acc["published_runs"], acc["mean_abs_error"]) == ("dense", runs, mean_abs)
+    assert acc["iteration_time_s_low"] == pytest.approx(r["iteration_time_s"] * low, abs=1e-3)
+    assert acc["iteration_time_s_high"] == pytest.approx(r["iteration_time_s"] * high, abs=1e-3)
+    assert acc["train_days_low"] < r["train_days"] < acc["train_days_high"]
+    text = accuracy_sentence(acc)
+    assert text is not None and f"on {runs} published dense training runs" in text
+    assert f"{low:.2f} to {high:.2f} times the predicted time" in text
+    assert f"about {acc['train_days_low']:.1f} to {acc['train_days_high']:.1f} days" in text
+
+
+def test_a_moe_answer_states_the_wider_moe_band_and_why(h100_ib: dict[str, Any]) -> None:
+    r = search("deepseek-v3-671b", h100_ib, gpus=1024)
+    acc = r["accuracy"]
+    assert acc["kind"] == "moe" and acc["time_ratio_high"] == C.MODEL_ACCURACY["moe"][3]
+    assert acc["time_ratio_high"] > C.MODEL_ACCURACY["dense"][3]
+    text = accuracy_sentence(acc)
+    assert text is not None and "mixture-of-experts" in text and "host-side costs" in text
+
+
+def test_an_infeasible_answer_states_no_band(h100_ib: dict[str, Any]) -> None:
+    wl = {"name": "too big", "layers": 96, "hidden": 12288, "heads": 96, "seq_len": 2048}
+    wl.update({"global_batch": 64, "train_tokens": 1e11})
+    r = evaluate(wl, h100_ib, {"tp": 1, "pp": 1, "dp": 8}, gpus=8)
+    assert not r["feasible"] and "accuracy" not in r
+    assert accuracy_sentence(None) is None
+
+
+def test_short_runs_keep_their_figures() -> None:
+    acc = accuracy_figures(False, 1.0, 0.004)
+    assert acc["train_days_low"] > 0 and acc["train_days_high"] > acc["train_days_low"]
+    text = accuracy_sentence(acc)
+    assert text is not None and "about 0.0037 to 0.0045 days" in text
