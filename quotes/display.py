@@ -17,6 +17,7 @@ from portal.i18n import shown, translated, translated_list, translated_sentences
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 from providers.facts import FACTS, FACTS_BY_NAME, GROUPS  # the fact registry: plain data, no Django import
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
+from sizing.engine.accuracy import accuracy_sentence  # pure
 from sizing.summary import ITERATION_LABELS, part_label
 
 NOT_PUBLISHED = "not published"
@@ -218,6 +219,7 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
         "plans": [_plan_row(p) for p in bill.get("plans") or []],
         "layout": snapshot.get("layout_text") or "—",
         "headline": _headline(snapshot),
+        "accuracy": shown(accuracy_sentence(sizing.get("accuracy"))),
         "goodput": _goodput_rows(goodput),
         "goodput_note": translated(sizing.get("restart_message"), str(goodput.get("restart") or "")),
         "iteration": [(iteration_label(k), number(v, 3)) for k, v in iteration_items(sizing)]

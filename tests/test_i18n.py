@@ -742,6 +742,7 @@ def test_a_quote_in_chinese_shows_its_checklist_restart_story_bill_assumptions_a
         assert "张量并行通信" in text
         assert "影响：" in text
         assert "警告" in text and "无法确定" not in text  # a finding's impact sentence and its severity word
+        assert "估算的可信程度：在" in text.replace(" ", "")  # how close the time is
     assert english_left(page) == []
     assert "每网卡速率" in page and "节点间网络" in page  # the facts nobody published, by label and group
     for english in (

@@ -73,6 +73,9 @@ def test_the_pdf_holds_the_number_offering_every_bill_line_and_total_as_the_page
         cells = nospace(row["item"] + row["quantity"] + row["unit"] + row["unit_price"] + row["usd"])
         assert cells in nospace(text)
     assert view["total"] in page and view["total"] in text
+    # how close the time (and so the bill) is: the band measured on published runs, on the page and the PDF
+    assert view["accuracy"].startswith("How close this estimate is: on ") and view["accuracy"] in page
+    assert nospace(view["accuracy"]) in nospace(text)
     assert nospace(view["total_label"] + view["total"]) in nospace(text)
     pages = PdfReader(io.BytesIO(data)).pages
     assert len(pages) >= 3
