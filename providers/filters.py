@@ -15,6 +15,7 @@ from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from hardware import FABRIC_NAMES
 from portal.filters import FormFieldFilter, unchanged
 from providers import selectors
 from providers.facts import ACCELERATOR_STACKS, FABRICS, FACTS_BY_NAME, SCHEDULERS, facts_in_group
@@ -30,7 +31,7 @@ FEATURE_CHOICES = [(name, _(FACTS_BY_NAME[name].label)) for name in FEATURE_FACT
 
 
 # Codes shown as they are (names of fabrics, schedulers and stacks), but for the plain words among them.
-CODE_LABELS = {"ethernet": _("ethernet"), "other": _("other"), "proprietary": _("proprietary")}
+CODE_LABELS = {"other": _("other"), "proprietary": _("proprietary")}
 # The sort keys, in the page's language (the keys themselves are what the address and the API take).
 SORT_LABELS = {
     "provider": pgettext_lazy("sort", "provider"),
@@ -43,8 +44,17 @@ SORT_LABELS = {
 }
 
 
-def _any_of(values: tuple[str, ...]) -> list[tuple[str, Any]]:
-    return [("", _("any")), *((value, CODE_LABELS.get(value, value)) for value in values)]
+def _any_of(values: tuple[str, ...], names: dict[str, str] | None = None) -> list[tuple[str, Any]]:
+    """The choices of a code filter: "any", then each code by its name (`names`, translated when shown; a
+    plain word of CODE_LABELS; else the code as it is)."""
+    named = names or {}
+    return [
+        ("", _("any")),
+        *(
+            (value, _(str(named[value])) if value in named else CODE_LABELS.get(value) or value)
+            for value in values
+        ),
+    ]
 
 
 def _on_demand_price_bound(lookup_expr: str, *, label: str) -> FormFieldFilter:
@@ -82,7 +92,7 @@ class OfferingFilterSet(django_filters.FilterSet):
         lookup_expr="icontains",
     )
     gpu = FormFieldFilter(forms.CharField, max_length=40, label="GPU", field_name="gpu__key")
-    fabric = FormFieldFilter(forms.ChoiceField, choices=_any_of(FABRICS), field_name="fabric")
+    fabric = FormFieldFilter(forms.ChoiceField, choices=_any_of(FABRICS, FABRIC_NAMES), field_name="fabric")
     min_gbps_per_gpu = FormFieldFilter(
         forms.FloatField,
         min_value=0,

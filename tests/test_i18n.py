@@ -887,14 +887,30 @@ def test_a_facts_unit_is_a_word_of_the_page_language_not_a_column_header(client:
     assert '<span class="unit">GPUs</span>' in english and '<span class="unit">weeks</span>' in english
 
 
+def gettext_in(language: str, text: str) -> str:
+    with translation.override(language):
+        return translation.gettext(text)
+
+
 @pytest.mark.django_db
 def test_the_catalog_list_shows_codes_as_names_and_plain_words_translated(client: Client) -> None:
-    OfferingFactory(fabric="ethernet", schedulers="kubernetes,proprietary")
+    OfferingFactory(fabric="ethernet", schedulers="kubernetes,proprietary", intra_node="pcie")
+    OfferingFactory(fabric="roce", intra_node="nvswitch")
     url = reverse("providers:browse")
     zh = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
-    assert "<td>kubernetes, 专有</td>" in zh and '<span class="fabric ethernet">以太网</span>' in zh
+    ethernet = gettext_in("zh-hans", "TCP Ethernet (no RDMA)")
+    assert ethernet != "TCP Ethernet (no RDMA)"
+    assert "<td>kubernetes, 专有</td>" in zh and f'<span class="fabric ethernet">{ethernet}</span>' in zh
+    assert '<span class="fabric roce">RoCE</span>' in zh
+    for name in ("full-mesh (NVSwitch)", "PCIe-only"):
+        assert f"<td>{gettext_in('zh-hans', name)}</td>" in zh and gettext_in("zh-hans", name) != name
+    # the fabric filter offers the same names
+    assert f">{ethernet}</option>" in zh and ">RoCE</option>" in zh
     en = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    assert "<td>kubernetes, proprietary</td>" in en and '<span class="fabric ethernet">ethernet</span>' in en
+    assert "<td>kubernetes, proprietary</td>" in en
+    assert '<span class="fabric ethernet">TCP Ethernet (no RDMA)</span>' in en
+    assert "<td>full-mesh (NVSwitch)</td>" in en and "<td>PCIe-only</td>" in en
+    assert ">nvswitch<" not in en and ">roce<" not in en
 
 
 def test_a_unit_inside_a_sentence_is_the_unit_word_not_the_column_header() -> None:

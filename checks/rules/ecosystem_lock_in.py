@@ -39,7 +39,7 @@ def _stack_signals(offering: dict) -> list[Signal]:
         return [
             Signal(
                 Severity.WARNING,
-                _("Non-CUDA accelerator stack (%(stack)s)", stack=stack),
+                _("Non-CUDA accelerator stack (%(stack)s)", stack="ROCm" if stack == "rocm" else _("other")),
                 [claim(offering, "accelerator_stack"), claim(offering, "gpu")],
                 _(
                     "Check that your framework, kernels (attention, fused optimizers) and collective library "

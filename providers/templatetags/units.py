@@ -1,12 +1,15 @@
-"""`{{ fact.unit|unit_word }}`, `{{ code|code_word }}`, `{{ plan.kind|plan_kind }}`: catalog units and
-codes in the page's language."""
+"""`{{ fact.unit|unit_word }}`, `{{ code|code_word }}`, `{{ o.fabric|fabric_word }}`,
+`{{ o.intra_node|intra_node_word }}`, `{{ plan.kind|plan_kind }}`: catalog units, codes and the names of
+fabrics and intra-node interconnects (hardware's one table of each) in the page's language."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django import template
+from django.utils.translation import gettext
 
+from hardware import INTRA_NODE_NAMES, fabric_name
 from portal.i18n import unit_word as _unit_word
 from providers.filters import CODE_LABELS
 from providers.models import PlanKind
@@ -28,6 +31,18 @@ def code_word(code: Any) -> str:
     if isinstance(code, list | tuple):
         return ", ".join(str(CODE_LABELS.get(c, c)) for c in code)
     return str(CODE_LABELS.get(code, code)) if code else ""
+
+
+@register.filter
+def fabric_word(code: Any) -> str:
+    """A fabric code by its name (InfiniBand, RoCE, EFA, "TCP Ethernet (no RDMA)"), translated."""
+    return gettext(str(fabric_name(code))) if code else ""
+
+
+@register.filter
+def intra_node_word(code: Any) -> str:
+    """An intra-node interconnect code by its name ("full-mesh (NVSwitch)", "PCIe-only"), translated."""
+    return gettext(str(INTRA_NODE_NAMES.get(code, code))) if code else ""
 
 
 @register.filter

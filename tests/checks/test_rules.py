@@ -406,6 +406,17 @@ def test_lock_in_fires(facts, severity):
     assert codes(rules_for("ecosystem-lock-in", good_offering(**facts))) == {"ecosystem-lock-in": severity}
 
 
+def test_a_non_cuda_stack_is_named_not_shown_as_its_code():
+    titles = {
+        stack: rules_for("ecosystem-lock-in", good_offering(accelerator_stack=stack))[0].title
+        for stack in ("rocm", "other")
+    }
+    assert titles == {
+        "rocm": "Non-CUDA accelerator stack (ROCm)",
+        "other": "Non-CUDA accelerator stack (other)",
+    }
+
+
 def test_cuda_with_standard_containers_is_not_lock_in():
     assert rules_for("ecosystem-lock-in", good_offering()) == []
 
