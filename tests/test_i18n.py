@@ -911,6 +911,18 @@ def test_the_catalog_list_shows_codes_as_names_and_plain_words_translated(client
     assert '<span class="fabric ethernet">TCP Ethernet (no RDMA)</span>' in en
     assert "<td>full-mesh (NVSwitch)</td>" in en and "<td>PCIe-only</td>" in en
     assert ">nvswitch<" not in en and ">roce<" not in en
+    # the offering's own page names them too
+    offering = OfferingFactory(fabric="infiniband", intra_node="nvlink-mesh")
+    url = reverse("providers:offering", args=[offering.slug])
+    for language in ("en", "zh-hans"):
+        page = client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        cells = {
+            name: re.search(rf'id="fact-{name}">.*?<td>(.*?)</td>', page, re.S)
+            for name in ("fabric", "intra_node")
+        }
+        assert cells["fabric"] and cells["fabric"].group(1).strip() == "InfiniBand"
+        mesh = gettext_in(language, "full-mesh (NVLink)")
+        assert cells["intra_node"] and cells["intra_node"].group(1).strip() == mesh
 
 
 def test_a_unit_inside_a_sentence_is_the_unit_word_not_the_column_header() -> None:
