@@ -289,9 +289,12 @@ def _memory(
     micro = np.ceil(wl.global_batch / (dp * mb))  # micro-batches per replica per iteration
     n_layers, first_layers, layers_last = S.stage_layers(wl.layers, x)
     embedding_local = float(wl.vocab) * h / tp
-    # the first stage holds the embedding; a middle one can hold more where the first has fewer layers
+    # the first stage holds the embedding, and with one stage an untied output layer too (Megatron-LM
+    # theoretical_memory_usage.py, cal §3); a middle one can hold more where the first has fewer layers
+    output_local = 0.0 if wl.tied_embeddings else np.where(pp == 1, embedding_local, 0.0)
     dense_local = np.maximum(
-        first_layers * shape.dense_per_layer / tp + embedding_local, n_layers * shape.dense_per_layer / tp
+        first_layers * shape.dense_per_layer / tp + embedding_local + output_local,
+        n_layers * shape.dense_per_layer / tp,
     )
     shards = dp * cp
     weights, grads, optimizer = M.model_state_bytes(dense_local, shards, zero, convention)

@@ -126,6 +126,25 @@ def test_zero3_states_follow_the_zero_paper_under_the_default_convention() -> No
     assert (w * 8, g * 8, o * 8) == (2.0, 2.0, 12.0)
 
 
+def test_one_stage_holds_an_untied_output_layer_beside_the_embedding() -> None:
+    from sizing.engine import evaluate
+
+    # Megatron-LM theoretical_memory_usage.py: the most loaded shard is 1/pp of the layers plus one embedding,
+    # plus the output layer when pp = 1 and the two are untied (cal §3)
+    base = {"name": "8b", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336}
+    base.update(
+        {"vocab": 128256, "seq_len": 8192, "global_batch": 64, "train_tokens": 1e11, "activation": "swiglu"}
+    )
+    lay = {"tp": 1, "pp": 1, "dp": 8, "zero": 0, "optimizer": "zero-paper"}
+    states = {}
+    for tied in (False, True):
+        r = evaluate({**base, "tied_embeddings": tied}, {**A100_64, "nodes": 1}, lay, gpus=8)
+        m = r["memory_gib_per_gpu"]
+        states[tied] = (m["weights"] + m["grads"] + m["optimizer"]) * C.GIB
+        assert states[tied] == pytest.approx(16 * r["params"]["total"], rel=0.002)
+    assert states[False] - states[True] == pytest.approx(16 * 128256 * 4096, rel=0.002)
+
+
 def test_hbm_is_the_capacity_the_device_reports() -> None:
     from sizing.engine.hardware import hardware_from_facts
 
