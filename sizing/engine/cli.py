@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
+from .accuracy import accuracy_sentence
 from .api import evaluate
 from .errors import InputError
 from .search import OBJECTIVES, search
@@ -144,9 +145,10 @@ def format_text(r: dict[str, Any]) -> str:
     )
     lines.append(f"Cluster: {r['gpus']} GPUs on {r['nodes']} nodes")
     m = r["memory_gib_per_gpu"]
+    gathered = f"gathered parameters {m['gathered_params']:.1f}, " if m.get("gathered_params") else ""
     lines.append(
         f"Memory per GPU (GiB): weights {m['weights']:.1f}, grads {m['grads']:.1f}, "
-        f"optimizer {m['optimizer']:.1f}, "
+        f"optimizer {m['optimizer']:.1f}, {gathered}"
         f"activations {m['activations']:.1f}, overhead {m['overhead']:.1f} = {m['total']:.1f} of "
         f"{r['hbm_gib_per_gpu']:.1f}"
     )
@@ -165,6 +167,9 @@ def format_text(r: dict[str, Any]) -> str:
         f"({g['checkpoint_write_s']:.0f} s to write), restart {g['restart_min']:.0f} min, goodput "
         f"{100 * g['fraction']:.1f}%"
     )
+    accuracy = accuracy_sentence(r.get("accuracy"))
+    if accuracy:
+        lines.append(f"  {accuracy}")
     if "cost" in r:
         c = r["cost"]
         lines.append(

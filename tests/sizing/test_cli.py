@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from typing import Any
 
 import pytest
@@ -118,6 +119,21 @@ def test_text_form_is_readable(a100_ib: dict[str, Any]) -> None:
     code, out, _ = run(["--workload", "gpt3-175b", "--offering", json.dumps(a100_ib), "--gpus", "1024"])
     assert code == 0
     assert "Layout: TP=" in out and "Memory per GPU" in out and "MFU" in out and "Why:" in out
+    # how close the estimate is, under the training days
+    assert "How close this estimate is: on 87 published dense training runs" in out
+
+
+def test_text_memory_line_sums_to_its_total_with_zero3(a100_ib: dict[str, Any]) -> None:
+    layout = json.dumps({"tp": 1, "pp": 1, "zero": 3})
+    code, out, _ = run(
+        ["--workload", "13b", "--offering", json.dumps(a100_ib), "--gpus", "64", "--layout", layout]
+    )
+    assert code == 0
+    line = next(ln for ln in out.splitlines() if ln.startswith("Memory per GPU"))
+    parts = [float(v) for v in re.findall(r"\d+\.\d", line.split("=")[0])]
+    assert "gathered parameters" in line and sum(parts) == pytest.approx(
+        float(line.split("= ")[1].split()[0]), abs=0.3
+    )
 
 
 def test_infeasible_layout_is_an_answer(a100_ib: dict[str, Any]) -> None:
