@@ -14,7 +14,7 @@ from acceptance.models import AcceptanceRun
 from acceptance.report import indicator_rows
 from benchmarks.selectors import evidence_visible_q
 from hardware.messages import Msg
-from portal.i18n import translated, translated_text
+from portal.i18n import shown, translated, translated_text
 from providers.models import Offering
 
 
@@ -40,13 +40,7 @@ def run_get(*, user: Any, run_id: int) -> AcceptanceRun:
 def verdict_rows(run: AcceptanceRun) -> list[dict[str, Any]]:
     """Measured beside claimed, one row per indicator (acceptance.report.indicator_rows), in the active
     language, for the pages."""
-    return [
-        {
-            key: translated(cell.as_json(), str(cell)) if isinstance(cell, Msg) else cell
-            for key, cell in row.items()
-        }
-        for row in indicator_rows(run.indicators or {})
-    ]
+    return [{key: shown(cell) for key, cell in row.items()} for row in indicator_rows(run.indicators or {})]
 
 
 def frozen_rows(run: AcceptanceRun) -> list[dict[str, Any]]:
