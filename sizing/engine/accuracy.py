@@ -16,6 +16,7 @@ import numpy as np
 from hardware.messages import Msg, _
 
 from . import constants as C
+from .goodput import rounded_days
 
 PERCENTILES = (0.10, 0.90)  # "8 in 10 of the published runs"
 
@@ -52,13 +53,9 @@ def accuracy_figures(moe: bool, iteration_time_s: float, train_days: float | Non
         "iteration_time_s_high": round(iteration_time_s * high, 4),
     }
     if train_days is not None and np.isfinite(train_days):
-        out["train_days_low"] = _rounded(train_days * low)
-        out["train_days_high"] = _rounded(train_days * high)
+        out["train_days_low"] = rounded_days(train_days * low)
+        out["train_days_high"] = rounded_days(train_days * high)
     return out
-
-
-def _rounded(days: float) -> float:
-    return round(days, 2) if not 0 < days < 1 else float(f"{days:.3g}")
 
 
 def _days_text(days: float) -> str:

@@ -15,7 +15,7 @@ from .cost import cost_block, plan_choice_note
 from .errors import InputError
 from .explain import explain
 from .fitting import fit_unstated, unstated_keys
-from .goodput import FaultModel, fault_model, goodput_arrays
+from .goodput import FaultModel, fault_model, goodput_arrays, rounded_days
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
 from .model import R_MEMORY, R_NODES, REASON_TEXT, attention_note, evaluate_grid
@@ -204,12 +204,6 @@ def _offering_figures(hw: Hardware) -> dict[str, Any]:
     }
 
 
-def _days(days: float) -> float:
-    """Days to two decimals; a run shorter than a day to three significant figures (a 10-minute run is
-    0.00694 days, not 0.0)."""
-    return round(days, 2) if not 0 < days < 1 else float(f"{days:.3g}")
-
-
 def _run_figures(
     wl: Workload, hw: Hardware, faults: FaultModel, value: Callable[[str], float]
 ) -> tuple[int, int, dict[str, Any], float, float, dict[str, Any] | None]:
@@ -247,8 +241,8 @@ def build_result(
         "memory_gib_per_gpu": _memory_gib(value),
         "hbm_gib_per_gpu": _gib(hw.hbm_bytes),
         **_iteration_figures(value),
-        "train_days": _days(days),
-        "train_days_no_failures": _days(days_ideal),
+        "train_days": rounded_days(days),
+        "train_days_no_failures": rounded_days(days_ideal),
         "goodput": _goodput_figures(goodput, faults, days),
     }
     if out["feasible"]:
@@ -279,7 +273,7 @@ def brief_result(
         "nodes": nodes,
         "iteration_time_s": round(value("iteration"), 4),
         "mfu": round(value("mfu"), 4),
-        "train_days": _days(days),
+        "train_days": rounded_days(days),
         "memory_gib_per_gpu": {"total": _gib(value("mem_total"))},
     }
     if cost is not None:

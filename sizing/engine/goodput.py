@@ -180,3 +180,9 @@ def goodput_arrays(faults: FaultModel, total_params: float, gpus: Array, nodes: 
         "spare_nodes": spares,
         "repair_wait_min": wait,
     }
+
+
+def rounded_days(days: float) -> float:
+    """Days as an answer states them: to two decimals; a run shorter than a day to three significant figures
+    (a 10-minute run is 0.00694 days, not 0.0)."""
+    return round(days, 2) if not 0 < days < 1 else float(f"{days:.3g}")
