@@ -72,6 +72,27 @@ def _fabric(result: Any, offering: dict[str, Any]) -> str:
     return text
 
 
+def _reason(result: Any) -> str:
+    """Why an infeasible result cannot train the job (in the active language where stored as a message)."""
+    return (
+        getattr(result, "shown_infeasible_reason", None)
+        or getattr(result, "infeasible_reason", None)
+        or "; ".join((result.sizing or {}).get("reasons") or [])
+    )
+
+
+def result_sentence(workload_name: str, result: Any) -> str:
+    """The headline of one offering's result page: winner_sentence's words for a result that can train the
+    job; for one that cannot, why this offering cannot (other offerings of the run may)."""
+    if result.feasible:
+        return winner_sentence(workload_name, result)
+    return _("%(offering)s cannot train %(workload)s: %(reason)s") % {
+        "offering": result.offering.name,
+        "workload": workload_name,
+        "reason": _reason(result),
+    }
+
+
 def winner_sentence(workload_name: str, result: Any) -> str:
     """E.g. "13b fits 1 node of 8 full-mesh (NVSwitch) GPUs on X, using 8-way data parallelism with ZeRO-1:
     20.1 days (deadline 30), $12,345." Every word comes from the result, none from a fixed rule; in the
@@ -79,14 +100,9 @@ def winner_sentence(workload_name: str, result: Any) -> str:
     sizing = result.sizing or {}
     offering = sizing.get("offering") or {}
     if not result.feasible:
-        reason = (
-            getattr(result, "shown_infeasible_reason", None)
-            or getattr(result, "infeasible_reason", None)
-            or "; ".join(sizing.get("reasons") or [])
-        )
         return _("No offering in this run can train %(workload)s: %(reason)s") % {
             "workload": workload_name,
-            "reason": reason,
+            "reason": _reason(result),
         }
     name = result.offering.name + (_(" (fictional sample)") if result.offering.fictional else "")
     text = _("%(workload)s fits %(where)s on %(name)s, using %(parallelism)s") % {

@@ -28,6 +28,7 @@ from sizing.summary import (
     MEMORY_LABELS,
     labelled,
     pessimistic_sentence,
+    result_sentence,
     tokens_text,
     winner_sentence,
 )
@@ -110,9 +111,10 @@ def _in_page_currency(request: HttpRequest, sentence: Callable[..., str], *args:
         return sentence(*args)
 
 
-def _summary(request: HttpRequest, workload_name: str, result: Any) -> str:
-    """The headline sentence in the page's language and currency."""
-    return _in_page_currency(request, winner_sentence, workload_name, result)
+def _summary(request: HttpRequest, workload_name: str, result: Any, *, winner: bool = True) -> str:
+    """The headline sentence in the page's language and currency: the run's recommendation, or (`winner`
+    False) one offering's own result."""
+    return _in_page_currency(request, winner_sentence if winner else result_sentence, workload_name, result)
 
 
 @login_required
@@ -156,7 +158,7 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
             sizing.get("restart_message"), str((sizing.get("goodput") or {}).get("restart") or "")
         ),
         bill_assumptions=translated_list(bill.get("assumptions"), bill.get("assumption_messages")),
-        summary=_summary(request, context["workload"].name, result),
+        summary=_summary(request, context["workload"].name, result, winner=False),
         accuracy=shown(accuracy_sentence(sizing.get("accuracy"))),
         explanation=translated_list(sizing.get("explanation"), sizing.get("explanation_messages")),
         sizing_assumptions=translated_list(sizing.get("assumptions"), sizing.get("assumption_messages")),

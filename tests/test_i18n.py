@@ -695,12 +695,18 @@ def test_why_an_offering_cannot_run_the_job_is_in_chinese_on_the_result_and_the_
     reason = paragraph(result, "infeasible-reason")
     assert "在评估的" in reason and "个布局中没有可行布局" in reason and "显存放不下（每块 GPU 需要" in reason
     assert english_left(result) == []
+    # the headline speaks of this offering: another offering of the run can train the job
+    assert zh_run.results.filter(feasible=True).exists()
+    small = zh_run.results.get(offering__slug="zh-small").offering.name
+    assert f"{small} 无法训练 " in result and "本次运行中没有任何产品能训练" not in result
     listing = client.get(f"/plan/{zh_run.pk}/", **ZH).content.decode()
     assert "个布局中没有可行布局" in listing and "no feasible layout among" not in listing
     # stored in English (the API's infeasible_reason is unchanged); the English page shows it as stored
     stored = zh_run.results.get(offering__slug="zh-small").infeasible_reason
     assert stored.startswith("no feasible layout among ") and "does not fit memory (" in stored
-    assert stored in client.get(f"/plan/{zh_run.pk}/zh-small/", **EN).content.decode()
+    english = client.get(f"/plan/{zh_run.pk}/zh-small/", **EN).content.decode()
+    assert stored in english
+    assert f"{small} cannot train " in english and "No offering in this run can train" not in english
 
 
 def test_the_checklist_in_chinese_asks_its_questions_and_gives_its_reasons_in_chinese(
