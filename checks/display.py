@@ -19,6 +19,7 @@ from checks.severity import Severity
 from portal.i18n import shown, translated_list
 from providers.facts import FACTS_BY_NAME
 from providers.models import Offering
+from providers.names import value_names
 
 SEVERITY_DISPLAY = {level.value: {"icon": level.icon, "word": level.word} for level in Severity}
 # The severity words as message ids (Severity.word is English; pages show it through `severity_word`).
@@ -94,8 +95,9 @@ def upload_href(upload_id: Any, lines: list[list[int]] | None) -> str | None:
     return reverse("benchmarks:upload", args=[upload_id]) + anchor
 
 
-def _value_text(value: Any) -> str:
-    """A fact's value in words (the active language): never a raw dict, a list repr or None."""
+def _value_text(value: Any, fact: str = "") -> str:
+    """A fact's value in words (the active language): never a raw dict, a list repr or None; an enum or list
+    fact's codes by their names."""
     if value is None:
         return str(_("not published"))
     if isinstance(value, bool):
@@ -107,9 +109,11 @@ def _value_text(value: Any) -> str:
             return str(_("none published"))
         if all(isinstance(v, dict) for v in value):
             return _("%(count)d published") % {"count": len(value)}
-        return ", ".join(str(v) for v in value)
+        return value_names(fact, value)
     if isinstance(value, dict):
         return ", ".join(f"{k.replace('_', ' ')} {_value_text(v)}" for k, v in value.items())
+    if isinstance(value, str):
+        return value_names(fact, value)
     return str(value)
 
 
@@ -129,7 +133,7 @@ def evidence_rows(
             row["href"] = fact_href(offering_slug, ref.get("fact"))
             fact = ref.get("fact")
             if fact and str(row["text"]).startswith(f"{fact} = "):  # the rule's default wording: in words
-                row["text"] = f"{_(fact_label(fact))} = {_value_text(ref.get('value'))}"
+                row["text"] = f"{_(fact_label(fact))} = {_value_text(ref.get('value'), fact)}"
         elif source == "evidence":
             spans = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in lines)
             row["label"] = f"{ref.get('file')}" + (_(", lines %(spans)s") % {"spans": spans} if spans else "")
@@ -179,7 +183,7 @@ def checklist_view(
         elif "fact" in ref:
             refs.append(
                 {
-                    "text": f"{_(fact_label(ref['fact']))}: {_value_text(ref.get('value'))}",
+                    "text": f"{_(fact_label(ref['fact']))}: {_value_text(ref.get('value'), ref['fact'])}",
                     "href": fact_href(offering_slug, ref["fact"]),
                 }
             )

@@ -23,6 +23,16 @@ FABRIC_NAMES: dict[str, str] = {
 # lspci's device class): RoCE runs on Ethernet ports. EFA ports are neither.
 FABRIC_LINK_LAYERS: dict[str, str] = {"infiniband": "InfiniBand", "roce": "Ethernet"}
 TOPOLOGIES = ("fat-tree", "rail-optimized", "clos", "torus", "ring", "chain", "unknown")
+# Each topology as a page names it, translated where it is shown.
+TOPOLOGY_NAMES: dict[str, str] = {
+    "fat-tree": _("fat-tree"),
+    "rail-optimized": _("rail-optimized"),
+    "clos": _("Clos"),
+    "torus": _("torus"),
+    "ring": _("ring"),
+    "chain": _("chain"),
+    "unknown": _("unknown"),
+}
 
 # Achieved busbw / line rate per NIC at large messages. InfiniBand: DGX A100 8 x 200G -> 192 GB/s (24 of
 # 25 GB/s per NIC, 0.96); NDR 46-48 of 50; AWS p5en EFA 365 of 400 (0.91); tuned RoCE close to IB (cal §5).

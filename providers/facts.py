@@ -10,10 +10,16 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from hardware.links import INTRA_NODE_KINDS
-from hardware.network import FABRICS, TOPOLOGIES
+from hardware.links import INTRA_NODE_KINDS, INTRA_NODE_NAMES
+from hardware.network import FABRIC_NAMES, FABRICS, TOPOLOGIES, TOPOLOGY_NAMES
 
 FactType = Literal["int", "float", "decimal", "bool", "enum", "text", "list", "gpu"]
+
+
+def gettext_noop(msgid: str) -> str:
+    """Mark a label for the catalog (`makemessages` reads the name): pages show it through `gettext`."""
+    return msgid
+
 
 # The link and fabric kinds are the hardware tables' own (hardware.links, hardware.network).
 INTRA_NODE = INTRA_NODE_KINDS
@@ -21,17 +27,72 @@ SCHEDULERS = ("slurm", "kubernetes", "proprietary")
 ACCELERATOR_STACKS = ("cuda", "rocm", "cann", "other")
 EXCLUSIVITY = ("dedicated", "shared")
 # When the provider bills: before the period (prepaid), each month in arrears, or on invoice terms.
-# The same names the request-for-quote answers use.
-PAYMENT_TERMS = ("upfront", "monthly", "net-30", "net-60")
+# The request-for-quote answers take the same codes and names (rfq.models.PaymentTerms).
+PAYMENT_TERM_NAMES: dict[str, str] = {
+    "upfront": gettext_noop("Upfront"),
+    "monthly": gettext_noop("Monthly"),
+    "net-30": gettext_noop("Net 30 days"),
+    "net-60": gettext_noop("Net 60 days"),
+}
+PAYMENT_TERMS = tuple(PAYMENT_TERM_NAMES)
 # Largest single training job ever published: about 100,000 GPUs (2025-26); ten times that bounds a typo.
 LARGEST_RUN_GPUS_MAX = 1_000_000
 # Lead times quoted for GPU clusters run from days to about a year; two years bounds a typo.
 LEAD_TIME_WEEKS_MAX = 104
 
 
-def gettext_noop(msgid: str) -> str:
-    """Mark a label for the catalog (`makemessages` reads the name): pages show it through `gettext`."""
-    return msgid
+# What a page shows for each code of an enum or list fact (the code stays what files and the API carry):
+# the hardware tables' names for fabrics, links and topologies, and these. Translated where shown
+# (`choice_name`); a code without a name is shown as it is.
+CHOICE_NAMES: dict[str, dict[str, str]] = {
+    "intra_node": INTRA_NODE_NAMES,
+    "fabric": FABRIC_NAMES,
+    "topology": TOPOLOGY_NAMES,
+    "schedulers": {
+        "slurm": "Slurm",
+        "kubernetes": "Kubernetes",
+        "proprietary": gettext_noop("proprietary"),
+    },
+    "accelerator_stack": {"cuda": "CUDA", "rocm": "ROCm", "cann": "CANN", "other": gettext_noop("other")},
+    "exclusivity": {
+        "dedicated": gettext_noop("dedicated"),
+        "shared": gettext_noop("shared with other tenants"),
+    },
+    "payment_terms": PAYMENT_TERM_NAMES,
+}
+# The kinds of source the catalog cites (the `kind` of each source in the catalog files), as a page names
+# them. A kind not listed is shown with its underscores as spaces.
+SOURCE_KIND_NAMES: dict[str, str] = {
+    "official": gettext_noop("official"),
+    "official_sdk": gettext_noop("official SDK"),
+    "official_partner": gettext_noop("official partner"),
+    "mirror_of_official": gettext_noop("copy of an official page"),
+    "mirror_of_official_page": gettext_noop("copy of an official page"),
+    "secondary": gettext_noop("secondary"),
+    "press": gettext_noop("press"),
+    "benchmark_submission": gettext_noop("benchmark submission"),
+    "rating": gettext_noop("rating"),
+    "vendor_claim": gettext_noop("vendor claim"),
+    "third_party": gettext_noop("third party"),
+    "third_party_code": gettext_noop("third-party code"),
+    "third_party_collection": gettext_noop("third-party collection"),
+    "third_party_docs": gettext_noop("third-party documentation"),
+    "third_party_reference": gettext_noop("third-party reference"),
+    "third_party_summary": gettext_noop("third-party summary"),
+    "third_party_transcription": gettext_noop("third-party transcription"),
+    "fictional": gettext_noop("fictional sample"),
+}
+
+
+def choice_name(fact_name: str, code: str) -> str:
+    """The English name of one code of an enum or list fact (CHOICE_NAMES); the code itself when it has none.
+    Pages pass the result through `gettext`."""
+    return str(CHOICE_NAMES.get(fact_name, {}).get(code, code))
+
+
+def source_kind_name(kind: str) -> str:
+    """The English name of a source's kind (SOURCE_KIND_NAMES), else the kind with spaces for underscores."""
+    return SOURCE_KIND_NAMES.get(kind) or kind.replace("_", " ")
 
 
 # The units that are words, marked for the catalog: pages show a fact's unit translated (`gettext(unit)`).

@@ -15,10 +15,9 @@ from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from hardware import FABRIC_NAMES
 from portal.filters import FormFieldFilter, unchanged
 from providers import selectors
-from providers.facts import ACCELERATOR_STACKS, FABRICS, FACTS_BY_NAME, SCHEDULERS, facts_in_group
+from providers.facts import FACTS_BY_NAME, choice_name, facts_in_group
 from providers.models import Offering
 
 # What a buyer can require ("Must have"): every fault-tolerance feature of the registry, and topology-aware
@@ -29,9 +28,6 @@ FEATURE_FACTS = [
 ]
 FEATURE_CHOICES = [(name, _(FACTS_BY_NAME[name].label)) for name in FEATURE_FACTS]
 
-
-# Codes shown as they are (names of fabrics, schedulers and stacks), but for the plain words among them.
-CODE_LABELS = {"other": _("other"), "proprietary": _("proprietary")}
 # The sort keys, in the page's language (the keys themselves are what the address and the API take).
 SORT_LABELS = {
     "provider": pgettext_lazy("sort", "provider"),
@@ -44,16 +40,12 @@ SORT_LABELS = {
 }
 
 
-def _any_of(values: tuple[str, ...], names: dict[str, str] | None = None) -> list[tuple[str, Any]]:
-    """The choices of a code filter: "any", then each code by its name (`names`, translated when shown; a
-    plain word of CODE_LABELS; else the code as it is)."""
-    named = names or {}
+def _any_of(fact_name: str) -> list[tuple[str, Any]]:
+    """The choices of a code filter: "any", then each code of the fact by its name (CHOICE_NAMES, translated
+    when shown)."""
     return [
         ("", _("any")),
-        *(
-            (value, _(str(named[value])) if value in named else CODE_LABELS.get(value) or value)
-            for value in values
-        ),
+        *((code, _(choice_name(fact_name, code))) for code in FACTS_BY_NAME[fact_name].choices),
     ]
 
 
@@ -92,7 +84,7 @@ class OfferingFilterSet(django_filters.FilterSet):
         lookup_expr="icontains",
     )
     gpu = FormFieldFilter(forms.CharField, max_length=40, label="GPU", field_name="gpu__key")
-    fabric = FormFieldFilter(forms.ChoiceField, choices=_any_of(FABRICS, FABRIC_NAMES), field_name="fabric")
+    fabric = FormFieldFilter(forms.ChoiceField, choices=_any_of("fabric"), field_name="fabric")
     min_gbps_per_gpu = FormFieldFilter(
         forms.FloatField,
         min_value=0,
@@ -101,11 +93,11 @@ class OfferingFilterSet(django_filters.FilterSet):
         lookup_expr="gte",
     )
     scheduler = FormFieldFilter(
-        forms.ChoiceField, choices=_any_of(SCHEDULERS), field_name="schedulers", lookup_expr="contains"
+        forms.ChoiceField, choices=_any_of("schedulers"), field_name="schedulers", lookup_expr="contains"
     )
     stack = FormFieldFilter(
         forms.ChoiceField,
-        choices=_any_of(ACCELERATOR_STACKS),
+        choices=_any_of("accelerator_stack"),
         label=FACTS_BY_NAME["accelerator_stack"].label,
         field_name="accelerator_stack",
     )

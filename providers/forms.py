@@ -8,7 +8,12 @@ from django import forms
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from providers.facts import FACTS, Fact
+from providers.facts import FACTS, Fact, choice_name
+
+
+def _named_choices(fact: Fact) -> list[tuple[str, Any]]:
+    """An enum or list fact's codes with their names, translated when shown ("net-30" -> "Net 30 days")."""
+    return [(code, _(choice_name(fact.name, code))) for code in fact.choices]
 
 
 def _edit_field(fact: Fact) -> forms.Field:
@@ -23,13 +28,13 @@ def _edit_field(fact: Fact) -> forms.Field:
         )
     if fact.type == "enum":
         return forms.ChoiceField(
-            required=False, label=label, choices=[("", _("not published")), *((c, c) for c in fact.choices)]
+            required=False, label=label, choices=[("", _("not published")), *_named_choices(fact)]
         )
     if fact.type == "list":
         return forms.MultipleChoiceField(
             required=False,
             label=label,
-            choices=[(c, c) for c in fact.choices],
+            choices=_named_choices(fact),
             widget=forms.CheckboxSelectMultiple,
         )
     if fact.type == "text":

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from providers.facts import FACTS
 from providers.forms import _edit_field
+from providers.names import value_names
 from rfq import services
 from rfq.models import PaymentTerms
 from sizing.forms import PRESET_LABELS
@@ -40,7 +41,7 @@ class RfqForm(forms.Form):
             (_("A preset"), [(f"p:{name}", _(PRESET_LABELS.get(name, name))) for name in known_presets()]),
         ]
         self.fields["offerings"].choices = [  # type: ignore[attr-defined]
-            (o.slug, f"{o.provider.name}: {o.name}{' (fictional sample)' if o.fictional else ''}")
+            (o.slug, f"{o.provider.name}: {o.name}" + (f" ({_('fictional sample')})" if o.fictional else ""))
             for o in offerings
         ]
 
@@ -58,12 +59,11 @@ class RfqForm(forms.Form):
         }
 
 
-def _shown(value: Any) -> str:
+def _shown(fact_name: str, value: Any) -> str:
+    """The catalog's value in the field's hint, in the page's language (codes by their names)."""
     if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
-    return str(value)[:60]
+        return str(_("yes") if value else _("no"))
+    return value_names(fact_name, value)[:60]
 
 
 class AnswerForm(forms.Form):
@@ -109,14 +109,14 @@ class AnswerForm(forms.Form):
             field = _edit_field(fact)
             # Empty keeps the catalog's value, which the field shows (placeholder or the empty choice).
             current = offering.fact_value(fact.name) if offering is not None else None
-            shown = _("not published") if current in (None, "", []) else _shown(current)
+            shown = _("not published") if current in (None, "", []) else _shown(fact.name, current)
             if isinstance(field.widget, forms.Select):
                 choices = [c for c in field.widget.choices if c[0] != ""]
                 field.widget.choices = [("", _("as in the catalog: %(value)s") % {"value": shown}), *choices]
                 if isinstance(field, forms.ChoiceField):
                     field.choices = field.widget.choices
             elif not isinstance(field.widget, forms.CheckboxSelectMultiple):
-                field.widget.attrs["placeholder"] = f"catalog: {shown}"
+                field.widget.attrs["placeholder"] = _("catalog: %(value)s") % {"value": shown}
             self.fields[f"fact_{fact.name}"] = field
 
     def fact_fields(self) -> list[Any]:

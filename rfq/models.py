@@ -16,14 +16,16 @@ from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import positive_or_null, value_known
 from portal.model_bases import NewestFirst
+from providers.facts import PAYMENT_TERM_NAMES
 from providers.models import Offering
 
 
 class PaymentTerms(models.TextChoices):
-    UPFRONT = "upfront", _("Upfront")
-    MONTHLY = "monthly", _("Monthly")
-    NET_30 = "net-30", _("Net 30 days")
-    NET_60 = "net-60", _("Net 60 days")
+    # The catalog's codes and names (providers.facts.PAYMENT_TERM_NAMES), translated where shown.
+    UPFRONT = "upfront", _(PAYMENT_TERM_NAMES["upfront"])
+    MONTHLY = "monthly", _(PAYMENT_TERM_NAMES["monthly"])
+    NET_30 = "net-30", _(PAYMENT_TERM_NAMES["net-30"])
+    NET_60 = "net-60", _(PAYMENT_TERM_NAMES["net-60"])
 
 
 class RequestForQuote(NewestFirst):

@@ -79,7 +79,15 @@ def _side_by_side(rfq: Any, answers: dict[int, Any]) -> list[dict[str, Any]]:
             cells = [
                 (answers[o.pk].facts or {}).get(fact.name) if o.pk in answers else None for o in offerings
             ]
-            rows.append({"label": gettext(fact.label), "key": "fact", "cells": cells})
+            rows.append(
+                {
+                    "label": gettext(fact.label),
+                    "key": "fact",
+                    "cells": cells,
+                    # an enum or list fact's codes are shown by their names
+                    "named": fact.name if fact.type in ("enum", "list") else "",
+                }
+            )
     return rows
 
 

@@ -906,14 +906,14 @@ def test_the_catalog_list_shows_codes_as_names_and_plain_words_translated(client
     zh = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     ethernet = gettext_in("zh-hans", "TCP Ethernet (no RDMA)")
     assert ethernet != "TCP Ethernet (no RDMA)"
-    assert "<td>kubernetes, 专有</td>" in zh and f'<span class="fabric ethernet">{ethernet}</span>' in zh
+    assert "<td>Kubernetes, 专有</td>" in zh and f'<span class="fabric ethernet">{ethernet}</span>' in zh
     assert '<span class="fabric roce">RoCE</span>' in zh
     for name in ("full-mesh (NVSwitch)", "PCIe-only"):
         assert f"<td>{gettext_in('zh-hans', name)}</td>" in zh and gettext_in("zh-hans", name) != name
     # the fabric filter offers the same names
     assert f">{ethernet}</option>" in zh and ">RoCE</option>" in zh
     en = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    assert "<td>kubernetes, proprietary</td>" in en
+    assert "<td>Kubernetes, proprietary</td>" in en
     assert '<span class="fabric ethernet">TCP Ethernet (no RDMA)</span>' in en
     assert "<td>full-mesh (NVSwitch)</td>" in en and "<td>PCIe-only</td>" in en
     assert ">nvswitch<" not in en and ">roce<" not in en
@@ -961,3 +961,47 @@ def test_a_bill_lines_billing_step_names_the_granularity_in_words() -> None:
     with translation.override("zh-hans"):
         assert shown(note) == "按小时计费（以 1 小时为单位）"
         assert shown(billed_hours({"granularity": "second"}, Decimal("3"))[1]) == "按秒计费"
+
+
+@pytest.mark.django_db
+def test_enum_facts_and_source_kinds_are_shown_by_name_never_by_code(client: Client) -> None:
+    """The offering page names every enum and list code (topology, schedulers, stack, exclusivity, payment
+    terms) and each source's kind, in the page's language; the browse table's scheduler column too."""
+    from checks import services as checks_services
+    from providers.models import Provenance, Source
+
+    offering = OfferingFactory(
+        topology="rail-optimized",
+        schedulers="slurm,kubernetes",
+        accelerator_stack="cuda",
+        exclusivity="dedicated",
+        payment_terms="net-30",
+    )
+    source = Source.objects.create(
+        provider=offering.provider,
+        key="s1",
+        title="Vendor repo",
+        url="https://example.com/",
+        kind="third_party_code",
+    )
+    Provenance.objects.create(offering=offering, group="software").sources.add(source)
+    checks_services.findings_refresh(offering=offering)
+    url = reverse("providers:offering", args=[offering.slug])
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    for name in (
+        "Slurm, Kubernetes",
+        "CUDA",
+        "Net 30 days",
+        "third-party code",
+        "rail-optimized",
+        "dedicated",
+    ):
+        assert name in english, name
+    for code in ("slurm, kubernetes", ">cuda<", "net-30", "third_party_code"):
+        assert code not in english, code
+    chinese = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    for name in ("third-party code", "rail-optimized", "dedicated", "Net 30 days"):
+        assert gettext_in("zh-hans", name) != name and gettext_in("zh-hans", name) in chinese, name
+        assert f">{name}<" not in chinese and f"· {name}<" not in chinese, name
+    browse = client.get(reverse("providers:browse"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "<td>Slurm, Kubernetes</td>" in browse

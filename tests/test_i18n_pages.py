@@ -88,7 +88,7 @@ ALLOWED_WORDS = frozenset(
     tar gz zip yaml pack log results stability bundle nccl rccl tests nvidia smi nvlink dcgmi diag ibstat
     perftest megatron deepspeed DeepSpeed
     port RDMA TCP TCPX EFA HCA GPUDirect NVSwitch xGMI ConnectX NDR RCCL ROCm HBM GiB TiB TB min SSD
-    efa roce tcpx slurm cuda rocm cann
+    efa roce tcpx slurm CANN
     DGX HGX SuperPOD Selene Hopper Blackwell AWS Azure Google Cloud Oracle BM Mega Ultra High CoreWeave Nebius
     Meta SemiAnalysis ClusterProof Bekman Young Daly
     Llama LLaMA GPT BLOOM OPT DeepSeek Mistral Qwen MoE Megatron Core NeMo FlashAttention SwiGLU GeLU ZeRO

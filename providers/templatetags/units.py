@@ -1,6 +1,7 @@
-"""`{{ fact.unit|unit_word }}`, `{{ code|code_word }}`, `{{ o.fabric|fabric_word }}`,
-`{{ o.intra_node|intra_node_word }}`, `{{ plan.kind|plan_kind }}`: catalog units, codes and the names of
-fabrics and intra-node interconnects (hardware's one table of each) in the page's language."""
+"""`{{ fact.unit|unit_word }}`, `{{ value|fact_value:"fabric" }}`, `{{ source.kind|source_kind }}`,
+`{{ plan.kind|plan_kind }}`: catalog units, the names of enum and list facts' codes (one table,
+providers.facts.CHOICE_NAMES, whose fabric and interconnect names are hardware's) and of source kinds, in the
+page's language."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext
 
-from hardware import INTRA_NODE_NAMES, fabric_name
 from portal.i18n import unit_word as _unit_word
-from providers.filters import CODE_LABELS
+from providers.facts import source_kind_name
 from providers.models import PlanKind
+from providers.names import value_names
 
 register = template.Library()
 # The kinds' lazy labels, built once (not per plan row): each is translated when shown.
@@ -25,24 +26,16 @@ def unit_word(unit: Any) -> str:
 
 
 @register.filter
-def code_word(code: Any) -> str:
-    """A fabric, scheduler or stack code as the filters show it: names as they are, the plain words among
-    them (ethernet, other, proprietary) in the page's language; a list is joined with ", "."""
-    if isinstance(code, list | tuple):
-        return ", ".join(str(CODE_LABELS.get(c, c)) for c in code)
-    return str(CODE_LABELS.get(code, code)) if code else ""
+def fact_value(value: Any, fact_name: str) -> str:
+    """An enum or list fact's value by its names in the page's language ("InfiniBand", "full-mesh
+    (NVSwitch)", "Slurm, Kubernetes"); a list is joined with ", ", a code without a name shown as it is."""
+    return value_names(fact_name, value)
 
 
 @register.filter
-def fabric_word(code: Any) -> str:
-    """A fabric code by its name (InfiniBand, RoCE, EFA, "TCP Ethernet (no RDMA)"), translated."""
-    return gettext(str(fabric_name(code))) if code else ""
-
-
-@register.filter
-def intra_node_word(code: Any) -> str:
-    """An intra-node interconnect code by its name ("full-mesh (NVSwitch)", "PCIe-only"), translated."""
-    return gettext(str(INTRA_NODE_NAMES.get(code, code))) if code else ""
+def source_kind(kind: Any) -> str:
+    """A source's kind ("official", "third-party code") in the page's language."""
+    return gettext(source_kind_name(str(kind))) if kind else ""
 
 
 @register.filter

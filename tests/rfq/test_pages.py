@@ -127,3 +127,35 @@ def test_a_bad_request_form_names_the_field(demo: dict[str, Any]) -> None:
     assert response.status_code == 400
     assert "<code>gpus</code>" in response.content.decode()
     assert not RequestForQuote.objects.exists()
+
+
+def test_payment_terms_and_enum_facts_are_shown_by_name_in_the_page_language(demo: dict[str, Any]) -> None:
+    """The side-by-side table, the comparison and the representative's own answers name the payment terms
+    ("Net 30 days", "30 天账期") and an answered list fact ("Kubernetes, Slurm"), never their codes."""
+    buyer = _login("demo-buyer")
+    rfq = _send(buyer)
+    rep = _login("demo-provider")
+    post = _answer_post(payment_terms="net-30", fact_schedulers=["slurm", "kubernetes"])
+    assert rep.post(f"/rfqs/{rfq.pk}/answer/nebius-h100/", post).status_code == 302
+    assert Answer.objects.get().facts["schedulers"] == ["kubernetes", "slurm"]
+
+    page = buyer.get(f"/rfqs/{rfq.pk}/").content.decode()
+    side = page[page.index('id="side-by-side"') : page.index('id="comparison"')]
+    assert "Net 30 days" in side and "net-30" not in side
+    assert "Kubernetes, Slurm" in side and "kubernetes, slurm" not in side
+    comparison = page[page.index('id="comparison-table"') :].split("</table>")[0]
+    assert "Net 30 days" in comparison and "net-30" not in comparison
+    chinese = buyer.get(f"/rfqs/{rfq.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert gettext_in("zh-hans", "Net 30 days") in chinese and "Net 30 days" not in chinese
+
+    mine = rep.get(f"/rfqs/{rfq.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    answers = mine[mine.index('id="your-answers"') :].split("</table>")[0]
+    assert gettext_in("zh-hans", "Net 30 days") in answers and " weeks" not in answers
+    assert gettext_in("zh-hans", "Answer for %(name)s") % {"name": "H100 InfiniBand"} in mine
+
+
+def gettext_in(language: str, text: str) -> str:
+    from django.utils import translation
+
+    with translation.override(language):
+        return translation.gettext(text)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.template.defaultfilters import floatformat
 from rest_framework.test import APIClient
 
 from sizing import services
@@ -174,6 +175,12 @@ def test_assumptions_and_what_the_pessimistic_values_would_do(
     accuracy = re.search(r'<p id="accuracy" class="note">(.*?)</p>', page, re.S)
     assert accuracy and "published dense training runs" in accuracy.group(1)
     assert f"{band['time_ratio_low']:.2f} to {band['time_ratio_high']:.2f} times" in accuracy.group(1)
+    # the run's ranking shows the same band under each feasible answer's days, and names the fabric
+    ranking = client.get(f"/plan/{run.pk}/").content.decode()
+    days = re.findall(r'<span class="note range days-band">([\d.]+)–([\d.]+)</span>', ranking)
+    assert (floatformat(band["train_days_low"], -1), floatformat(band["train_days_high"], -1)) in days
+    assert 'id="days-band-note"' in ranking and "8 in 10 published runs" in ranking
+    assert " · InfiniBand " in ranking and " · infiniband " not in ranking
 
 
 def test_the_api_carries_the_new_fields_and_bounds_its_inputs(
