@@ -27,6 +27,9 @@ from sizing.engine.workload import workload_from_dict
 from sizing.models import Workload, layout_text
 
 CACHE_SECONDS = 24 * 3600
+# The cached results' meaning: raised when a field changes what it holds (2: cost_total_usd is the central
+# estimate), so a result cached before is not read as the new one.
+CACHE_FORMAT = 2
 GPUS_MIN, GPUS_MAX = 1, 131_072
 # A workload that names no deadline is compared as if it had this one (the planner's stated default).
 DEFAULT_DEADLINE_DAYS = 90.0
@@ -148,7 +151,9 @@ def size_at(*, workload: Workload, facts: dict[str, Any], gpus: int) -> Compared
     full = bill_module.full_bill(facts, sizing, workload.to_rules_dict())
     result.bill = bill_module.to_json(full)
     if full["plan"]["price_usd_per_gpu_hour"] is not None:
-        result.cost_total_usd = _money(full.get("total_usd"))
+        # The central estimate, as the planner's results and ranking give it (unknown fees at the middle
+        # of their typical range): the total of the published lines alone is the range's low end.
+        result.cost_total_usd = _money(bill_module.central_or_total(full))
         result.cost_complete = bool(full.get("complete"))
         # The bill range, once sizing.bill gives one (known fees only .. unknown fees at their high end).
         result.cost_low_usd = _money(full.get("cost_low_usd", full.get("low_usd")))
@@ -166,7 +171,10 @@ def compared_results(
     """Every offering sized at `gpus`: from the cache when this catalog version has it, else sized now and
     cached (one cache read and at most one write for the whole page)."""
     version = catalog_version()
-    keys = {o.pk: f"compare:sized:{version}:{workload_key(workload)}:{gpus}:{o.pk}" for o in offerings}
+    keys = {
+        o.pk: f"compare:sized:{CACHE_FORMAT}:{version}:{workload_key(workload)}:{gpus}:{o.pk}"
+        for o in offerings
+    }
     cached = cache.get_many(list(keys.values()))
     out: dict[int, ComparedResult] = {}
     fresh: dict[str, dict[str, Any]] = {}

@@ -92,7 +92,7 @@ def _bill_cells(result: Any, values: dict[str, float | None], missing: list[str]
     total = money_value(result.cost_total_usd) or 0.0
     span = _range(result)
     if span is not None and not result.cost_complete:
-        total_text = _("%(total)s (%(low)s to %(high)s)") % {
+        total_text = _("about %(total)s (%(low)s to %(high)s)") % {
             "total": usd(total),
             "low": usd(span[0]),
             "high": usd(span[1]),

@@ -332,3 +332,23 @@ def test_compare_queries_are_bounded_with_a_large_catalog_and_stored_results(
     assert few_queries == _count(client, f"/compare/?offerings={twelve}")
     cached = _count(client, f"/compare/?offerings={twelve}")
     assert cached < few_queries  # the same comparison again reads its panels from the cache
+
+
+def test_an_incomplete_bill_is_compared_at_its_central_estimate_as_the_planner_ranks_it(
+    catalog: list[Any],
+) -> None:
+    """The compare page's total of a bill missing a fee is the planner's (unknown fees at the middle of
+    their typical range), inside its range; the published lines alone are only the low end."""
+    from sizing import bill as bill_module
+    from sizing.services import preset_fields
+
+    workload = Workload(name="llama3-70b", preset="llama3-70b", **preset_fields("llama3-70b"))
+    offerings = [o for o in catalog if o.slug in ("plain-a", "good-ib")]
+    results = sized.compared_results(offerings=offerings, workload=workload, gpus=64)
+    incomplete = [r for r in results.values() if r.feasible and not r.cost_complete]
+    assert incomplete, [(r.feasible, r.cost_complete, r.reason) for r in results.values()]
+    for r in incomplete:
+        full = r.bill
+        assert r.cost_total_usd == pytest.approx(float(bill_module.central_or_total(full)))
+        assert r.cost_low_usd < r.cost_total_usd < r.cost_high_usd
+        assert r.cost_low_usd == pytest.approx(float(full["total_usd"]))
