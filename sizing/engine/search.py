@@ -670,9 +670,10 @@ def _why_node_first(
     inside = lay["tp"] * lay["cp"] * lay["ep"]
     head = _(
         "Chosen over the model's own best, %(raw)s (%(days)s days, MFU %(mfu)s%%), which it predicts "
-        "%(gap)s%% %(what)s: less than the model's largest calibration error (%(max)s%%), so the model "
-        "cannot rank the two, and that layout pipelines across nodes before tensor parallelism fills the "
-        "%(node)s-GPU node (against Megatron-LM's rule, Narayanan et al. 2021, takeaway #1). ",
+        "%(gap)s%% %(what)s: less than the band within which the model cannot rank two layouts "
+        "(%(max)s%%, its largest error over NVIDIA's 18 published runs of one cluster, Selene), and that "
+        "layout pipelines across nodes before tensor parallelism fills the %(node)s-GPU node (against "
+        "Megatron-LM's rule, Narayanan et al. 2021, takeaway #1). ",
         raw=f"{_layout_text(raw['layout'])} v={raw['layout']['virtual_stages']}",
         days=f"{raw['train_days']:.2f}",
         mfu=f"{100 * raw['mfu']:.1f}",
@@ -771,13 +772,15 @@ def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: li
         values = {"runner_up": text, "gap": f"{100 * gap:.1f}", "max": f"{100 * C.CALIBRATION_MAX_ERROR:.1f}"}
         if objective == "fastest":
             return _(
-                "%(runner_up)s The time differs by %(gap)s%%, less than the model's largest calibration "
-                "error (%(max)s%%): the model cannot rank the two.",
+                "%(runner_up)s The time differs by %(gap)s%%, less than the band within which the "
+                "model cannot rank two layouts (%(max)s%%, its largest error over NVIDIA's 18 published "
+                "runs of one cluster, Selene).",
                 **values,
             )
         return _(
-            "%(runner_up)s The cost differs by %(gap)s%%, less than the model's largest calibration error "
-            "(%(max)s%%): the model cannot rank the two.",
+            "%(runner_up)s The cost differs by %(gap)s%%, less than the band within which the model cannot "
+            "rank two layouts (%(max)s%%, its largest error over NVIDIA's 18 published runs of one cluster, "
+            "Selene).",
             **values,
         )
     return f"{text} {_runner_up_loses(objective, price, a, gap)}"
