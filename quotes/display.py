@@ -16,6 +16,7 @@ from checks.severity import Severity  # pure, like this module
 from portal.i18n import shown, translated, translated_list, translated_sentences, unit_word
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 from providers.facts import FACTS, FACTS_BY_NAME, GROUPS  # the fact registry: plain data, no Django import
+from providers.names import value_names  # the codes' names, translated (no model import)
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
 from sizing.engine.accuracy import accuracy_sentence  # pure
 from sizing.summary import ITERATION_LABELS, part_label
@@ -97,13 +98,16 @@ def pct(value: Any) -> str:
     return "—" if d is None else f"{d * 100:.1f}%"
 
 
-def fact_text(value: Any, unit: str = "") -> str:
+def fact_text(value: Any, unit: str = "", name: str = "") -> str:
+    """A fact's value in the quote's language; `name` (the fact's) shows an enum or list code by its name."""
     if value is None or value == []:
         return _(NOT_PUBLISHED)
     if isinstance(value, bool):
         return _("yes") if value else _("no")
     if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
+        return value_names(name, value)
+    if isinstance(value, str) and name:
+        return value_names(name, value)
     if (
         isinstance(value, float | int | Decimal | str)
         and _dec(value) is not None
@@ -144,10 +148,10 @@ def _refs(evidence: list[dict[str, Any]], messages: Any = None) -> list[str]:
             lines = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in ref.get("lines") or [])
             text += f" ({ref['file']}{_(', lines %(spans)s') % {'spans': lines} if lines else ''})"
         elif fact is not None and text.startswith(f"{fact.name} = "):  # the rule's default wording: in words
-            text = f"{_(fact.label)} = {fact_text(ref.get('value'), fact.unit)}"
+            text = f"{_(fact.label)} = {fact_text(ref.get('value'), fact.unit, fact.name)}"
         elif ref.get("fact") and ref.get("source") != "model" and str(ref["fact"]) not in text:
             label = _(fact.label) if fact is not None else str(ref["fact"])
-            text += f" ({label} = {fact_text(ref.get('value'))})"
+            text += f" ({label} = {fact_text(ref.get('value'), name=fact.name if fact is not None else '')})"
         out.append(text)
     return out
 
@@ -363,7 +367,7 @@ def _fact_groups(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
                 {
                     "name": fact.name,
                     "label": _(fact.label),
-                    "value": fact_text(value, fact.unit),
+                    "value": fact_text(value, fact.unit, fact.name),
                     "np": value is None or value == [],
                 }
             )

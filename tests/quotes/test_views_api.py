@@ -208,3 +208,20 @@ def test_staff_read_every_quote_but_change_none(quote: Quote, buyer: Any) -> Non
     assert api(staff).delete(f"/api/v1/quotes/{quote.pk}/share").status_code == 403
     quote.refresh_from_db()
     assert quote.share_token is None
+
+
+def test_the_quote_names_enum_facts_and_their_evidence_never_by_code(
+    buyer: Any, offering: Any, workload: Any
+) -> None:
+    """The quote's facts and a finding's evidence show "Kubernetes, Slurm" and "InfiniBand", as the
+    offering page does, in the quote's language; the snapshot keeps the codes."""
+    offering.schedulers, offering.accelerator_stack = "kubernetes,slurm", "cuda"
+    offering.save()
+    quote = services.quote_create_for_offering(
+        owner=buyer, offering_slug=offering.slug, workload_id=workload.pk
+    )
+    assert quote.snapshot["facts"]["schedulers"] == ["kubernetes", "slurm"]
+    page = login(buyer).get(f"/quotes/{quote.pk}/").content.decode()
+    facts = page[page.index("The offering as quoted") :]
+    assert "Kubernetes, Slurm" in facts and "kubernetes, slurm" not in page
+    assert ">InfiniBand<" in facts and ">infiniband<" not in facts and ">CUDA<" in facts
