@@ -20,6 +20,7 @@ from portal.chart_style import (
     plotly_text,
     short,
 )
+from providers.names import value_names
 
 VERDICT_BADGE = {  # English words, shown in the page's language
     "pass": ("✔", gettext_noop("verified by public evidence")),
@@ -118,7 +119,7 @@ def _claim(o: Any, kind: str) -> tuple[float | None, str]:
         claimed, source = claimed_intra(o)
         return claimed, _("claimed %(value)s (%(kind)s); source: %(source)s") % {
             "value": fmt(claimed, 0, _("GB/s per GPU")),
-            "kind": o.intra_node or _("interconnect not published"),
+            "kind": value_names("intra_node", o.intra_node) or _("interconnect not published"),
             "source": source,
         }
     claimed = claimed_inter(o)
@@ -130,7 +131,7 @@ def _claim(o: Any, kind: str) -> tuple[float | None, str]:
     )
     return claimed, _("claimed %(value)s (%(kind)s); %(source)s") % {
         "value": fmt(claimed, 1, _("GB/s per GPU")),
-        "kind": o.fabric or _("fabric not published"),
+        "kind": value_names("fabric", o.fabric) or _("fabric not published"),
         "source": source,
     }
 

@@ -72,6 +72,11 @@ def test_compare_shows_claims_evidence_and_findings_without_a_workload(
     inter = {t["name"]: t for t in figs["fig-interconnect"]["data"]}
     assert inter["inter-node, claimed"]["x"] == [50.0, 3.125, 25.0]  # 8x400/8/8, 2x100/8/8, 8x200/8/8 GB/s
     assert inter["inter-node, measured"]["text"][0].startswith("▲ 87")
+    # the claims name the fabric and the interconnect as the offering page does, never by code
+    hovers = json.dumps(figs["fig-interconnect"]["data"])
+    assert "(InfiniBand)" in hovers and "(RoCE)" in hovers and "(TCP Ethernet (no RDMA))" in hovers
+    assert "(full-mesh (NVSwitch))" in hovers
+    assert not any(f"({code})" in hovers for code in ("infiniband", "roce", "ethernet", "nvswitch"))
     for fig in figs.values():  # units on every axis
         layout = fig["layout"]
         for name, ax in layout.items():
