@@ -138,6 +138,11 @@ SUMMARY_WORDS = {
     "computed: tokens per train step / (tokens/s per GPU x world size)": gettext_noop(
         "computed: tokens per train step / (tokens/s per GPU x world size)"
     ),
+    # a training log's `source_format`: which framework's lines the figures were read from
+    "megatron": gettext_noop("Megatron-LM iteration lines"),
+    "nemo": gettext_noop("NeMo (Megatron-Core) iteration lines"),
+    "torchtitan": gettext_noop("torchtitan step lines"),
+    "deepspeed-timer": gettext_noop("DeepSpeed timer lines"),
 }
 
 

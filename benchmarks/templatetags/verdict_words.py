@@ -1,6 +1,7 @@
 """`{{ code|verdict_word }}`: a verdict (pass, warn, fail, cannot-measure, incomplete) or a finding's severity
-shown as a word in the page's language, never as its code; `{{ v.lines|line_text }}`: a verdict's cited
-lines."""
+shown as a word in the page's language, never as its code; `{{ upload.kind|kind_name }}`: what a file was
+recognised as, by the tool's own name or the command that wrote it; `{{ v.lines|line_text }}`: a verdict's
+cited lines."""
 
 from __future__ import annotations
 
@@ -20,6 +21,27 @@ WORDS = {
     "warning": gettext_noop("warning"),
     "info": gettext_noop("info"),
 }
+
+# What each parser kind (benchmarks.parsers.KINDS) is called on a page: the tools' own names stay as they are
+# (nccl-tests, perftest, ibstat, lspci, ...); the training logs are named by their framework and the
+# multi-word commands as typed. The API and the CLI keep the kind codes.
+KIND_NAMES = {
+    "megatron": gettext_noop("Megatron-LM training log"),
+    "deepspeed": gettext_noop("DeepSpeed training log"),
+    "torchtitan": gettext_noop("torchtitan training log"),
+    "dcgmi-diag": "dcgmi diag",
+    "dcgmi-nvlink": "dcgmi nvlink",
+    "nvidia-smi-topo": "nvidia-smi topo -m",
+    "nvidia-smi-nvlink": "nvidia-smi nvlink",
+    "rdma-link": "rdma link",
+}
+
+
+@register.filter
+def kind_name(kind: object) -> str:
+    """A recognised file's kind by its name in the page's language; a kind without one as it is."""
+    name = KIND_NAMES.get(str(kind))
+    return gettext(name) if name else str(kind or "")
 
 
 @register.filter

@@ -281,3 +281,22 @@ def test_the_offering_page_shows_verified_claims_by_whom_and_when(offering: Any)
     # a private upload verifies nothing in public
     _upload(_api(uploader), offering, "private.txt", NCCL_1NODE, nodes=1, visibility="private")
     assert "trial-engineer" not in Client().get(f"/offerings/{offering.slug}/").content.decode()
+
+
+def test_a_training_log_is_named_by_its_framework_on_the_page_and_by_its_code_in_the_api(
+    offering: Any,
+) -> None:
+    """The upload page says what a file was recognised as in words ("Megatron-LM training log", translated)
+    and which lines the figures come from; the API keeps the kind code."""
+    log = (FIXTURES.parent / "megatron-stall-skipped.txt").read_bytes()
+    user = UserFactory()
+    body = _upload(_api(user), offering, "train.log", log, visibility="public")
+    detail = _api().get(f"/api/v1/uploads/{body['id']}/").json()
+    assert detail["kind"] == "megatron" and detail["summary"]["source_format"] == "megatron"
+    client = Client()
+    client.force_login(user)
+    page = client.get(f"/benchmarks/{body['id']}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert '<strong id="kind">Megatron-LM training log</strong>' in page
+    assert "Megatron-LM iteration lines" in page
+    chinese = client.get(f"/benchmarks/{body['id']}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert '<strong id="kind">Megatron-LM 训练日志</strong>' in chinese
