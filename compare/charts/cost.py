@@ -237,9 +237,9 @@ def cost_panel(offerings: list[Any], results: dict[int, Any], workload_label: st
             "Each bar is the whole bill under the cheapest complete plan: GPU-hours (compute, "
             "failure overhead, spare nodes) plus storage, egress, traffic, support and setup. ✖ marks a "
             "bill missing a fee the provider does not publish; where the bill gives its range, the black bar "
-            "spans known fees only to unknown fees at the high end of their typical range. An offering "
-            "without a "
-            "published price is marked “no price”, never drawn as a zero."
+            "spans known fees only to unknown fees at the high end of their typical range, and its tick "
+            "marks the total shown (unknown fees at the middle of their range, as the planner ranks it). An "
+            "offering without a published price is marked “no price”, never drawn as a zero."
         ),
         "figure": {
             "data": _traces(stacks, notes, ranges),
