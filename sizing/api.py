@@ -171,7 +171,9 @@ class RunResultSerializer(serializers.Serializer[Any]):
         allow_null=True,
         help_text="how far the model has been from published runs of this kind (dense or MoE): runs, mean "
         "absolute error, the 10th-90th percentile of published/predicted time, and that band applied to this "
-        "answer (iteration_time_s_low/high, train_days_low/high); null when no layout fits",
+        "answer (iteration_time_s_low/high, train_days_low/high), the answer's GPU and whether published "
+        "runs on its architecture are among those measured (gpu, gpu_architecture_measured); null when no "
+        "layout fits",
     )
 
 

@@ -39,8 +39,20 @@ def measured() -> dict[str, tuple[int, float, float, float]]:
     return bands
 
 
-def accuracy_figures(moe: bool, iteration_time_s: float, train_days: float | None) -> dict[str, Any]:
-    """The answer's `accuracy` block: the measured band of its kind, applied to its own figures."""
+def measured_architectures() -> tuple[str, ...]:
+    """The GPU architectures of the compared rows of the validation set (what the constant must hold)."""
+    from hardware import GPUS
+
+    from .validation import results
+
+    return tuple(sorted({GPUS[r.row.offering["gpu"]].architecture for r in results() if r.row.compared}))
+
+
+def accuracy_figures(
+    moe: bool, iteration_time_s: float, train_days: float | None, gpu: Any = None
+) -> dict[str, Any]:
+    """The answer's `accuracy` block: the measured band of its kind, applied to its own figures; with the
+    answer's `gpu` (hardware.GPU), whether published runs on its architecture are among those measured."""
     kind = kind_of(moe)
     runs, mean_abs, low, high = C.MODEL_ACCURACY[kind]
     out: dict[str, Any] = {
@@ -52,6 +64,9 @@ def accuracy_figures(moe: bool, iteration_time_s: float, train_days: float | Non
         "iteration_time_s_low": round(iteration_time_s * low, 4),
         "iteration_time_s_high": round(iteration_time_s * high, 4),
     }
+    if gpu is not None:
+        out["gpu"] = gpu.name
+        out["gpu_architecture_measured"] = gpu.architecture in C.MODEL_ACCURACY_ARCHITECTURES
     if train_days is not None and np.isfinite(train_days):
         out["train_days_low"] = rounded_days(train_days * low)
         out["train_days_high"] = rounded_days(train_days * high)
@@ -65,9 +80,23 @@ def _days_text(days: float) -> str:
 
 
 def accuracy_sentence(figures: dict[str, Any] | None) -> Msg | None:
-    """The band in words, for the result page (None for an answer stored before it was reported)."""
+    """The band in words, for the result page (None for an answer stored before it was reported); for a GPU
+    whose architecture no measured run used, followed by what that means."""
     if not figures or "train_days_low" not in figures:
         return None
+    band = _band_sentence(figures)
+    if figures.get("gpu_architecture_measured") is False:
+        return _(
+            "%(band)s None of those runs used the %(gpu)s or another GPU of its architecture: its "
+            "efficiency is assumed, so this range is not measured for it. Ask the provider for a training "
+            "benchmark on it.",
+            band=band,
+            gpu=figures.get("gpu") or "",
+        )
+    return band
+
+
+def _band_sentence(figures: dict[str, Any]) -> Msg:
     values = {
         "runs": figures["published_runs"],
         "error": f"{100 * figures['mean_abs_error']:.0f}",

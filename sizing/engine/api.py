@@ -246,7 +246,9 @@ def build_result(
         "goodput": _goodput_figures(goodput, faults, days),
     }
     if out["feasible"]:
-        out["accuracy"] = accuracy_figures(wl.moe is not None, out["iteration_time_s"], out["train_days"])
+        out["accuracy"] = accuracy_figures(
+            wl.moe is not None, out["iteration_time_s"], out["train_days"], gpu=hw.gpu
+        )
     price_note: list[str] = [note] if (note := plan_choice_note(hw.facts)) is not None else []
     if cost is not None:
         out["cost"] = cost

@@ -188,6 +188,10 @@ MODEL_ACCURACY: dict[str, tuple[int, float, float, float]] = {
     "dense": (87, 0.068, 0.93, 1.12),
     "moe": (27, 0.199, 0.89, 1.51),
 }
+# The GPU architectures (hardware.GPU.architecture) of those compared rows. An answer on another
+# architecture (AMD CDNA, Huawei Da Vinci, Blackwell Ultra) says the band was not measured on it: its GEMM
+# efficiency is an assumption (GEMM_EFFICIENCY_MAX) that no compared published run checks.
+MODEL_ACCURACY_ARCHITECTURES: tuple[str, ...] = ("ampere", "blackwell", "hopper")
 
 # --- attention kernels -------------------------------------------------------------------------------
 # "unfused": the s x s attention scores are materialised (softmax, dropout, their HBM traffic and memory:

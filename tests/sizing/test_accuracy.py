@@ -8,12 +8,13 @@ import pytest
 
 from sizing.engine import constants as C
 from sizing.engine import evaluate, search
-from sizing.engine.accuracy import accuracy_figures, accuracy_sentence, measured
+from sizing.engine.accuracy import accuracy_figures, accuracy_sentence, measured, measured_architectures
 
 
 def test_the_stated_band_is_what_the_validation_set_measures() -> None:
     # a change to the model or to the set that moves the band must update the constant the answers state
     assert measured() == C.MODEL_ACCURACY
+    assert measured_architectures() == C.MODEL_ACCURACY_ARCHITECTURES
 
 
 def test_a_dense_answer_carries_its_kind_band_applied_to_its_own_figures(h100_ib: dict[str, Any]) -> None:
@@ -52,3 +53,31 @@ def test_short_runs_keep_their_figures() -> None:
     assert acc["train_days_low"] > 0 and acc["train_days_high"] > acc["train_days_low"]
     text = accuracy_sentence(acc)
     assert text is not None and "about 0.0037 to 0.0045 days" in text
+
+
+def test_an_answer_on_an_architecture_no_measured_run_used_says_the_band_is_not_measured_for_it(
+    h100_ib: dict[str, Any],
+) -> None:
+    """The band comes from NVIDIA runs: on an AMD MI300X the answer carries it but says it was not measured
+    on that GPU's architecture (its efficiency is an assumption) and asks for a benchmark; on an H100 it does
+    not."""
+    nvidia = search("llama3-70b", h100_ib, gpus=256)["accuracy"]
+    assert nvidia["gpu_architecture_measured"] is True and nvidia["gpu"] == "NVIDIA H100 SXM5 80GB"
+    assert "None of those runs" not in str(accuracy_sentence(nvidia))
+    amd_offering = {
+        **h100_ib,
+        "name": "MI300X",
+        "slug": "mi300x",
+        "gpu": "MI300X-192GB",
+        "intra_node": "nvlink-mesh",
+    }
+    amd = search("llama3-70b", amd_offering, gpus=256)["accuracy"]
+    assert amd["gpu_architecture_measured"] is False and amd["gpu"] == "AMD Instinct MI300X"
+    assert (amd["published_runs"], amd["time_ratio_low"]) == (
+        nvidia["published_runs"],
+        nvidia["time_ratio_low"],
+    )
+    text = accuracy_sentence(amd)
+    assert text is not None and text.startswith("How close this estimate is: on ")
+    assert "None of those runs used the AMD Instinct MI300X or another GPU of its architecture" in text
+    assert "Ask the provider for a training benchmark on it." in text
