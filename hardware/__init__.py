@@ -12,6 +12,7 @@ from .gpus import GPU, GPUS, MIB
 from .links import (
     INTRA_NODE_KINDS,
     INTRA_NODE_NAMES,
+    MESH_NAMES_BY_VENDOR,
     NVLINK_BRIDGE_GBYTES_PER_S,
     NVLINK_MESH_BUSBW_EFFICIENCY,
     NVSWITCH_BUSBW_EFFICIENCY,
@@ -20,6 +21,7 @@ from .links import (
     SCALE_UP_LINKS,
     ScaleUpLink,
     intra_node_busbw_efficiency,
+    intra_node_name,
 )
 from .names import ALIASES, gpu_by_name, gpu_from_text, gpus_named_in
 from .network import (
@@ -50,6 +52,7 @@ __all__ = [
     "INFINIBAND_RATE_GBPS",
     "INTRA_NODE_KINDS",
     "INTRA_NODE_NAMES",
+    "MESH_NAMES_BY_VENDOR",
     "MIB",
     "NODES_PER_LEAF",
     "NVLINK_BRIDGE_GBYTES_PER_S",
@@ -69,4 +72,5 @@ __all__ = [
     "gpu_from_text",
     "gpus_named_in",
     "intra_node_busbw_efficiency",
+    "intra_node_name",
 ]

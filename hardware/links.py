@@ -22,6 +22,21 @@ INTRA_NODE_NAMES: dict[str, str] = {
     "nvlink-bridge": _("NVLink-bridged"),
     "pcie": _("PCIe-only"),
 }
+# A direct all-pairs mesh (`nvlink-mesh`, docs/FACTS.md: e.g. MI300X xGMI) named by the link that makes it
+# where that is not NVLink: AMD Infinity Fabric, Huawei HCCS.
+MESH_NAMES_BY_VENDOR: dict[str, str] = {
+    "amd": _("full-mesh (Infinity Fabric)"),
+    "huawei": _("full-mesh (HCCS)"),
+}
+
+
+def intra_node_name(kind: str | None, vendor: str | None = None) -> str:
+    """An intra-node kind's English name (a message id), the mesh by its GPU vendor's link; "" for none."""
+    if not kind:
+        return ""
+    if kind == "nvlink-mesh" and (vendor or "").lower() in MESH_NAMES_BY_VENDOR:
+        return str(MESH_NAMES_BY_VENDOR[(vendor or "").lower()])
+    return str(INTRA_NODE_NAMES.get(kind, kind))
 
 
 @dataclass(frozen=True)

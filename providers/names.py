@@ -8,20 +8,42 @@ from typing import Any
 
 from django.utils.translation import gettext
 
+from hardware import GPUS, intra_node_name
 from providers.facts import CHOICE_NAMES
 
 
-def code_name(fact_name: str, code: Any) -> str:
-    """One code by its name, translated; a code without a name as it is."""
+def code_name(fact_name: str, code: Any, vendor: str | None = None) -> str:
+    """One code by its name, translated; a code without a name as it is. The intra-node mesh is named by
+    the link of the GPU's `vendor` (hardware.intra_node_name: Infinity Fabric on AMD)."""
+    if fact_name == "intra_node" and isinstance(code, str):
+        return gettext(intra_node_name(code, vendor))
     named = CHOICE_NAMES.get(fact_name, {})
     return gettext(str(named[code])) if code in named else str(code)
 
 
-def value_names(fact_name: str, value: Any) -> str:
+def value_names(fact_name: str, value: Any, vendor: str | None = None) -> str:
     """A fact's value with each code by its name ("InfiniBand", "Slurm, Kubernetes"); a list is joined with
     ", ", an empty value is ""."""
     if value is None or value == "":
         return ""
     if isinstance(value, list | tuple):
-        return ", ".join(code_name(fact_name, code) for code in value)
-    return code_name(fact_name, value)
+        return ", ".join(code_name(fact_name, code, vendor) for code in value)
+    return code_name(fact_name, value, vendor)
+
+
+def gpu_vendor(gpu: Any) -> str | None:
+    """The vendor of a GPU given as a model row (`.vendor`), a hardware table key or a GPU; None unknown."""
+    if gpu is None:
+        return None
+    if isinstance(gpu, str):
+        known = GPUS.get(gpu)
+        return known.vendor if known is not None else None
+    vendor = getattr(gpu, "vendor", None)
+    return str(vendor).lower() if vendor else None
+
+
+def intra_node_shown(offering: Any) -> str:
+    """An offering's intra-node interconnect by its name in the page's language, a mesh by its GPU's link."""
+    return value_names(
+        "intra_node", getattr(offering, "intra_node", None), gpu_vendor(getattr(offering, "gpu", None))
+    )

@@ -16,7 +16,7 @@ from checks.severity import Severity  # pure, like this module
 from portal.i18n import shown, translated, translated_list, translated_sentences, unit_word
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 from providers.facts import FACTS, FACTS_BY_NAME, GROUPS  # the fact registry: plain data, no Django import
-from providers.names import value_names  # the codes' names, translated (no model import)
+from providers.names import gpu_vendor, value_names  # the codes' names, translated (no model import)
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
 from sizing.engine.accuracy import accuracy_sentence  # pure
 from sizing.summary import ITERATION_LABELS, part_label
@@ -98,16 +98,17 @@ def pct(value: Any) -> str:
     return "—" if d is None else f"{d * 100:.1f}%"
 
 
-def fact_text(value: Any, unit: str = "", name: str = "") -> str:
-    """A fact's value in the quote's language; `name` (the fact's) shows an enum or list code by its name."""
+def fact_text(value: Any, unit: str = "", name: str = "", vendor: str | None = None) -> str:
+    """A fact's value in the quote's language; `name` (the fact's) shows an enum or list code by its name
+    (an intra-node mesh by the link of the GPU `vendor`'s)."""
     if value is None or value == []:
         return _(NOT_PUBLISHED)
     if isinstance(value, bool):
         return _("yes") if value else _("no")
     if isinstance(value, list):
-        return value_names(name, value)
+        return value_names(name, value, vendor)
     if isinstance(value, str) and name:
-        return value_names(name, value)
+        return value_names(name, value, vendor)
     if (
         isinstance(value, float | int | Decimal | str)
         and _dec(value) is not None
@@ -367,7 +368,7 @@ def _fact_groups(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
                 {
                     "name": fact.name,
                     "label": _(fact.label),
-                    "value": fact_text(value, fact.unit, fact.name),
+                    "value": fact_text(value, fact.unit, fact.name, gpu_vendor(facts.get("gpu"))),
                     "np": value is None or value == [],
                 }
             )

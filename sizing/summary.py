@@ -7,7 +7,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
-from hardware import INTRA_NODE_NAMES, fabric_name
+from hardware import GPUS, fabric_name, intra_node_name
 from portal.i18n import translated_text
 from portal.money import active
 from sizing.engine.unpublished import FACT_WORDS, fact_value_text
@@ -48,7 +48,11 @@ def parallelism_words(layout: dict[str, Any]) -> str:
 def _where(result: Any, offering: dict[str, Any]) -> str:
     nodes = result.nodes or 1
     gpus_per_node = offering.get("gpus_per_node") or result.offering.gpus_per_node
-    name = INTRA_NODE_NAMES.get(offering.get("intra_node") or result.offering.intra_node or "")
+    # the GPU's vendor names a direct mesh by its link (Infinity Fabric on AMD): the offering's GPU row, else
+    # the hardware table's entry for the stored facts' GPU key
+    gpu, key = getattr(result.offering, "gpu", None), offering.get("gpu")
+    vendor = getattr(gpu, "vendor", None) or (GPUS[key].vendor if key in GPUS else None)
+    name = intra_node_name(offering.get("intra_node") or result.offering.intra_node or "", vendor)
     intra = _(name) if name else ""
     where = ngettext(
         "%(nodes)d node of %(per_node)d %(intra)s GPUs",

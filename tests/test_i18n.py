@@ -408,6 +408,12 @@ def test_the_plan_headline_is_written_in_the_page_language_and_currency() -> Non
     assert "16 个节点" in chinese and "8 路张量并行" in chinese and "InfiniBand 网络" in chinese
     assert chinese.endswith("约 ¥7,200,000（¥6,480,000 至 ¥7,920,000：部分费用未公布）。")
     assert "$" not in chinese and "fits" not in chinese
+    # a direct mesh is named by its GPU's link: Infinity Fabric on an AMD node
+    amd = SimpleNamespace(**{**vars(offering), "name": "MI300X", "intra_node": "nvlink-mesh"})
+    amd.gpu = SimpleNamespace(vendor="amd")
+    with translation.override("en"):
+        english = winner_sentence("70b", SimpleNamespace(**{**vars(result), "offering": amd}))
+    assert english.startswith("70b fits 16 nodes of 8 full-mesh (Infinity Fabric) GPUs on MI300X")
 
 
 def test_dollar_figures_inside_finding_sentences_follow_the_page_currency(
@@ -929,6 +935,19 @@ def test_the_catalog_list_shows_codes_as_names_and_plain_words_translated(client
         assert cells["fabric"] and cells["fabric"].group(1).strip() == "InfiniBand"
         mesh = gettext_in(language, "full-mesh (NVLink)")
         assert cells["intra_node"] and cells["intra_node"].group(1).strip() == mesh
+    # a direct mesh on an AMD node is Infinity Fabric, not NVLink: on its page, in the list and in the
+    # planner's headline
+    from tests.providers.factories import GPUModelFactory
+
+    mi300x = GPUModelFactory(key="MI300X-192GB", name="AMD Instinct MI300X", vendor="amd", hbm_gb=192.0)
+    amd = OfferingFactory(gpu=mi300x, fabric="roce", intra_node="nvlink-mesh")
+    for language in ("en", "zh-hans"):
+        page = client.get(reverse("providers:offering", args=[amd.slug]), HTTP_ACCEPT_LANGUAGE=language)
+        cell = re.search(r'id="fact-intra_node">.*?<td>(.*?)</td>', page.content.decode(), re.S)
+        mesh = gettext_in(language, "full-mesh (Infinity Fabric)")
+        assert mesh != "full-mesh (NVLink)" and cell and cell.group(1).strip() == mesh
+        listed = client.get(reverse("providers:browse"), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        assert f"<td>{mesh}</td>" in listed
 
 
 def test_a_unit_inside_a_sentence_is_the_unit_word_not_the_column_header() -> None:

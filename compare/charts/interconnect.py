@@ -20,7 +20,7 @@ from portal.chart_style import (
     plotly_text,
     short,
 )
-from providers.names import value_names
+from providers.names import intra_node_shown, value_names
 
 VERDICT_BADGE = {  # English words, shown in the page's language
     "pass": ("✔", gettext_noop("verified by public evidence")),
@@ -119,7 +119,7 @@ def _claim(o: Any, kind: str) -> tuple[float | None, str]:
         claimed, source = claimed_intra(o)
         return claimed, _("claimed %(value)s (%(kind)s); source: %(source)s") % {
             "value": fmt(claimed, 0, _("GB/s per GPU")),
-            "kind": value_names("intra_node", o.intra_node) or _("interconnect not published"),
+            "kind": intra_node_shown(o) or _("interconnect not published"),
             "source": source,
         }
     claimed = claimed_inter(o)

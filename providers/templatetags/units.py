@@ -13,7 +13,7 @@ from django.utils.translation import gettext
 from portal.i18n import unit_word as _unit_word
 from providers.facts import source_kind_name
 from providers.models import PlanKind
-from providers.names import value_names
+from providers.names import intra_node_shown, value_names
 
 register = template.Library()
 # The kinds' lazy labels, built once (not per plan row): each is translated when shown.
@@ -30,6 +30,13 @@ def fact_value(value: Any, fact_name: str) -> str:
     """An enum or list fact's value by its names in the page's language ("InfiniBand", "full-mesh
     (NVSwitch)", "Slurm, Kubernetes"); a list is joined with ", ", a code without a name shown as it is."""
     return value_names(fact_name, value)
+
+
+@register.filter
+def intra_node_of(offering: Any) -> str:
+    """The offering's intra-node interconnect by its name, a direct mesh named by its GPU's link ("full-mesh
+    (Infinity Fabric)" on an AMD node)."""
+    return intra_node_shown(offering)
 
 
 @register.filter
