@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from portal.form_errors import add_form_errors
 from providers.currency import shown_currency
 from providers.facts import FACTS
+from providers.names import gpu_vendor, value_names
 from providers.selectors import offering_queryset
 from rfq import selectors, services
 from rfq.forms import AnswerForm, RfqForm
@@ -59,7 +60,7 @@ def rfq_new(request: HttpRequest) -> HttpResponse:
 
 def _side_by_side(rfq: Any, answers: dict[int, Any]) -> list[dict[str, Any]]:
     """Rows of the side-by-side table: one per term and per fact any answer gives, one cell per offering."""
-    offerings = list(rfq.offerings.all())
+    offerings = list(rfq.offerings.select_related("gpu"))
     terms = [
         (gettext_lazy("Price ($/GPU-hour)"), "price_usd_per_gpu_hour"),
         (gettext_lazy("Term (months)"), "term_months"),
@@ -79,15 +80,12 @@ def _side_by_side(rfq: Any, answers: dict[int, Any]) -> list[dict[str, Any]]:
             cells = [
                 (answers[o.pk].facts or {}).get(fact.name) if o.pk in answers else None for o in offerings
             ]
-            rows.append(
-                {
-                    "label": gettext(fact.label),
-                    "key": "fact",
-                    "cells": cells,
-                    # an enum or list fact's codes are shown by their names
-                    "named": fact.name if fact.type in ("enum", "list") else "",
-                }
-            )
+            if fact.type in ("enum", "list"):  # codes by their names, a mesh by the offering GPU's link
+                cells = [
+                    None if v is None else value_names(fact.name, v, gpu_vendor(o.gpu))
+                    for v, o in zip(cells, offerings, strict=True)
+                ]
+            rows.append({"label": gettext(fact.label), "key": "fact", "cells": cells})
     return rows
 
 

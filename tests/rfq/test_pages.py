@@ -135,7 +135,16 @@ def test_payment_terms_and_enum_facts_are_shown_by_name_in_the_page_language(dem
     buyer = _login("demo-buyer")
     rfq = _send(buyer)
     rep = _login("demo-provider")
-    post = _answer_post(payment_terms="net-30", fact_schedulers=["slurm", "kubernetes"])
+    # the answered offering runs AMD GPUs: a direct mesh it answers is named by their link
+    from providers.models import Offering
+    from tests.providers.factories import GPUModelFactory
+
+    Offering.objects.filter(slug="nebius-h100").update(
+        gpu=GPUModelFactory(key="MI300X-192GB", name="AMD Instinct MI300X", vendor="amd", hbm_gb=192.0)
+    )
+    post = _answer_post(
+        payment_terms="net-30", fact_schedulers=["slurm", "kubernetes"], fact_intra_node="nvlink-mesh"
+    )
     assert rep.post(f"/rfqs/{rfq.pk}/answer/nebius-h100/", post).status_code == 302
     assert Answer.objects.get().facts["schedulers"] == ["kubernetes", "slurm"]
 
@@ -143,6 +152,7 @@ def test_payment_terms_and_enum_facts_are_shown_by_name_in_the_page_language(dem
     side = page[page.index('id="side-by-side"') : page.index('id="comparison"')]
     assert "Net 30 days" in side and "net-30" not in side
     assert "Kubernetes, Slurm" in side and "kubernetes, slurm" not in side
+    assert "full-mesh (Infinity Fabric)" in side and "nvlink-mesh" not in side
     comparison = page[page.index('id="comparison-table"') :].split("</table>")[0]
     assert "Net 30 days" in comparison and "net-30" not in comparison
     chinese = buyer.get(f"/rfqs/{rfq.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
