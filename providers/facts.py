@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from hardware.links import INTRA_NODE_KINDS, INTRA_NODE_NAMES
+from hardware.links import INTRA_NODE_KINDS, INTRA_NODE_NAMES, intra_node_name
 from hardware.network import FABRIC_NAMES, FABRICS, TOPOLOGIES, TOPOLOGY_NAMES
 
 FactType = Literal["int", "float", "decimal", "bool", "enum", "text", "list", "gpu"]
@@ -84,9 +84,12 @@ SOURCE_KIND_NAMES: dict[str, str] = {
 }
 
 
-def choice_name(fact_name: str, code: str) -> str:
+def choice_name(fact_name: str, code: str, vendor: str | None = None) -> str:
     """The English name of one code of an enum or list fact (CHOICE_NAMES); the code itself when it has none.
-    Pages pass the result through `gettext`."""
+    A direct intra-node mesh is named by the link of the GPU `vendor`'s (hardware.intra_node_name: Infinity
+    Fabric on AMD). Pages pass the result through `gettext`."""
+    if fact_name == "intra_node":
+        return intra_node_name(code, vendor)
     return str(CHOICE_NAMES.get(fact_name, {}).get(code, code))
 
 

@@ -8,17 +8,16 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from hardware import GPUS, intra_node_name
-from providers.facts import CHOICE_NAMES
+from hardware import GPUS
+from providers.facts import CHOICE_NAMES, choice_name
 
 
 def code_name(fact_name: str, code: Any, vendor: str | None = None) -> str:
-    """One code by its name, translated; a code without a name as it is. The intra-node mesh is named by
-    the link of the GPU's `vendor` (hardware.intra_node_name: Infinity Fabric on AMD)."""
-    if fact_name == "intra_node" and isinstance(code, str):
-        return gettext(intra_node_name(code, vendor))
-    named = CHOICE_NAMES.get(fact_name, {})
-    return gettext(str(named[code])) if code in named else str(code)
+    """One code by its name (providers.facts.choice_name, a mesh by the link of the GPU `vendor`'s),
+    translated; a code without a name as it is."""
+    if code not in CHOICE_NAMES.get(fact_name, {}):
+        return str(code)
+    return gettext(choice_name(fact_name, code, vendor))
 
 
 def value_names(fact_name: str, value: Any, vendor: str | None = None) -> str:

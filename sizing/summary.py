@@ -7,9 +7,10 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
-from hardware import GPUS, fabric_name, intra_node_name
+from hardware import fabric_name, intra_node_name
 from portal.i18n import translated_text
 from portal.money import active
+from providers.names import gpu_vendor
 from sizing.engine.unpublished import FACT_WORDS, fact_value_text
 
 
@@ -50,8 +51,7 @@ def _where(result: Any, offering: dict[str, Any]) -> str:
     gpus_per_node = offering.get("gpus_per_node") or result.offering.gpus_per_node
     # the GPU's vendor names a direct mesh by its link (Infinity Fabric on AMD): the offering's GPU row, else
     # the hardware table's entry for the stored facts' GPU key
-    gpu, key = getattr(result.offering, "gpu", None), offering.get("gpu")
-    vendor = getattr(gpu, "vendor", None) or (GPUS[key].vendor if key in GPUS else None)
+    vendor = gpu_vendor(getattr(result.offering, "gpu", None)) or gpu_vendor(offering.get("gpu"))
     name = intra_node_name(offering.get("intra_node") or result.offering.intra_node or "", vendor)
     intra = _(name) if name else ""
     where = ngettext(
