@@ -241,6 +241,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # A task held by a killed worker is redelivered after this (kombu's default is an hour); it must exceed
     # the longest task, or a slow task would run twice.
     "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=CELERY_TASK_TIME_LIMIT + 300),
+    # Redelivery runs under a Redis lock that expires after this (kombu's default, 5 minutes). A worker
+    # killed while it held the lock delays every redelivery until then; the reliability stack shortens both.
+    "unacked_mutex_expire": env.int("CELERY_UNACKED_MUTEX_EXPIRE", default=300),
 }
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # The sweepers pick up work whose enqueue failed (broker down) or whose worker died: `celery -A portal beat`.

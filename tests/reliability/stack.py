@@ -161,6 +161,8 @@ class Stack:
             "DJANGO_MEDIA_ROOT": str(media),
             "DATABASE_CONN_MAX_AGE": "60",
             "CELERY_VISIBILITY_TIMEOUT": "8",
+            # a worker SIGKILLed while it held kombu's redelivery lock must not hold redelivery for 5 min
+            "CELERY_UNACKED_MUTEX_EXPIRE": "10",
             "CLUSTERSCOUT_HEARTBEAT_INTERVAL_S": "1",
             "CLUSTERSCOUT_HEARTBEAT_TTL_S": "3",
             "PYTHONUNBUFFERED": "1",
