@@ -240,6 +240,11 @@ DEFAULT_OPTIMIZER_MODERN = "megatron-bf16-grads"
 # - NCCL buffers: NCCL_BUFFSIZE defaults to 4 MiB per channel and peer (NCCL environment-variable docs); the
 #   TP, PP, DP, CP and EP communicators with up to 32 channels each take ~1 GiB, assumed;
 # - caching-allocator fragmentation (PyTorch CUDA caching allocator: reserved exceeds allocated), assumed 5%.
+# The rank with the output layer holds one micro-batch's logits from the loss to its backward, in fp32:
+# Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models") sec. 4.3, "the
+# cross entropy loss requires storing the logits which are calculated in 32-bit floating point and as a result
+# will require 4sbv/t bytes" (published).
+LOGITS_BYTES = 4.0
 CUDA_CONTEXT_GIB = 1.0
 NCCL_BUFFERS_GIB = 1.0
 OVERHEAD_FIXED_GIB = CUDA_CONTEXT_GIB + NCCL_BUFFERS_GIB

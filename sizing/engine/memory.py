@@ -119,6 +119,14 @@ def in_flight_factor(pp: Array, v: Array, micro_batches: Array, rank: Array = 0)
     return np.minimum(np.maximum(warm, 1.0), micro_batches)
 
 
+def logits_bytes(seq: Array, micro_batch: Array, vocab: int, tp: Array) -> Array:
+    """Bytes of one micro-batch's logits held by the rank with the output layer from the loss to its
+    backward: Korthikanti et al. 2022 sec. 4.3, "the cross entropy loss requires storing the logits which are
+    calculated in 32-bit floating point and as a result will require 4sbv/t bytes" (vocabulary-parallel over
+    the TP ranks; the sequence share of this rank under CP)."""
+    return C.LOGITS_BYTES * np.asarray(seq, dtype=float) * micro_batch * float(vocab) / tp
+
+
 def overhead_bytes(states_and_activations: Array) -> Array:
     """CUDA context, NCCL buffers, allocator fragmentation (assumed, constants.py)."""
     return C.OVERHEAD_FIXED_GIB * C.GIB + C.OVERHEAD_FRACTION * states_and_activations

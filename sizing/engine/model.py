@@ -288,14 +288,10 @@ def _memory(
     gpus = tp * pp * dp * cp
     micro = np.ceil(wl.global_batch / (dp * mb))  # micro-batches per replica per iteration
     n_layers, first_layers, layers_last = S.stage_layers(wl.layers, x)
-    embedding_local = float(wl.vocab) * h / tp
-    # the first stage holds the embedding, and with one stage an untied output layer too (Megatron-LM
-    # theoretical_memory_usage.py, cal §3); a middle one can hold more where the first has fewer layers
-    output_local = 0.0 if wl.tied_embeddings else np.where(pp == 1, embedding_local, 0.0)
-    dense_local = np.maximum(
-        first_layers * shape.dense_per_layer / tp + embedding_local + output_local,
-        n_layers * shape.dense_per_layer / tp,
-    )
+    dense_local = S.most_loaded_dense(
+        pp, n_layers, first_layers, layers_last, shape.dense_per_layer / tp, float(wl.vocab) * h / tp,
+        wl.tied_embeddings,
+    )  # fmt: skip
     shards = dp * cp
     weights, grads, optimizer = M.model_state_bytes(dense_local, shards, zero, convention)
     gathered = np.where(zero >= 3, 4.0 * shape.largest_layer_dense / tp, 0.0)  # DeepSpeed estimator, cal §3
@@ -323,7 +319,14 @@ def _memory(
     seq_local = s / cp
     coeffs = _coeffs(wl, hw, shape, uses_flash_attention(wl, hw))
     act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)
-    activations = act_layer * S.held_layers(x, micro, n_layers, first_layers, layers_last)
+    # the rank with the output layer also holds one micro-batch's logits through the loss and its backward
+    # (Korthikanti et al. 2022 sec. 4.3: the cross entropy keeps them in fp32, 4 s b v / t bytes)
+    logits = M.logits_bytes(seq_local, mb, wl.vocab, tp)
+    last_held = S.last_rank_layers(x, micro, n_layers, first_layers, layers_last)
+    activations = np.maximum(
+        act_layer * S.held_layers(x, micro, n_layers, first_layers, layers_last),
+        act_layer * last_held + logits,
+    )
     states = weights + grads + optimizer
     overhead = M.overhead_bytes(states + gathered + activations)
     return StageMemory(

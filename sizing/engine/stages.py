@@ -82,6 +82,37 @@ def held_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any)
     return np.maximum(held, np.where(pp > 1, np.maximum(second, final), held))
 
 
+def most_loaded_dense(
+    pp: Any, most: Any, first: Any, last: Any, per_layer: Any, embedding: Any, tied: bool
+) -> Any:
+    """Dense parameters of the most loaded pipeline stage (per GPU: `per_layer` and `embedding` already over
+    TP). The first stage holds the embedding, and with one stage an untied output layer too (Megatron-LM
+    theoretical_memory_usage.py, cal §3); a middle one can hold more where the first has fewer layers; with
+    stages the last holds the output layer, its own copy of the embedding when tied (Megatron-Core
+    LanguageModule.setup_embeddings_and_output_layer: the last stage's copy is all-reduced with the
+    first's)."""
+    output = 0.0 if tied else np.where(pp == 1, embedding, 0.0)
+    return np.maximum(
+        first * per_layer + embedding + output,
+        np.maximum(most * per_layer, np.where(pp > 1, last * per_layer + embedding, 0.0)),
+    )
+
+
+def last_rank_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any) -> Any:
+    """Layer-micro-batches of activations held at its peak by the rank with the output layer (the last;
+    with one stage the only one, held_layers)."""
+    pp, v = x["pp"], x["v"]
+    if "aemb" in x:
+        emb, loss = x["aemb"], x["aloss"]
+        chunk = (first + emb) / v
+        final = chunk * M.in_flight_chunks(pp, v, micro, rank=pp - 1.0) - loss * M.last_chunks_in_flight(
+            pp, v, micro
+        )
+    else:
+        final = last * M.in_flight_factor(pp, v, micro, rank=pp - 1.0)
+    return np.where(pp > 1, final, held_layers(x, micro, most, first, last))
+
+
 def _held_with_slots(x: dict[str, Any], micro: Any, first: Any) -> Any:
     """The embedding/loss slots: every chunk holds S / v slots, all of them transformer layers but in the
     first chunk of rank 0 (the embedding) and the last chunk of rank p - 1 (the loss), one layer fewer each.

@@ -226,3 +226,48 @@ def test_the_explanation_says_what_zero_moves_for_the_micro_batches_there_are() 
     assert "again in the backward" not in kept
     assert "with one micro-batch per step they are reduce-scattered once" in zero_line({**lay, "zero": 2})
     assert "every one of the 4 micro-batches" in zero_line({**lay, "zero": 2}, batch=256)
+
+
+def test_the_rank_with_the_output_layer_holds_one_micro_batchs_fp32_logits() -> None:
+    """Korthikanti et al. 2022 sec. 4.3: the cross entropy keeps the logits in fp32, 4 s b v / t bytes, on the
+    rank with the output layer; one stage holds them beside all its layers' activations."""
+    from sizing.engine import evaluate
+
+    base = {"name": "8b", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336}
+    base.update({"seq_len": 8192, "global_batch": 64, "train_tokens": 1e11, "activation": "swiglu"})
+    lay = {"tp": 2, "pp": 1, "dp": 4, "zero": 1, "micro_batch": 2}
+    acts = {}
+    for vocab in (32000, 128256):
+        r = evaluate({**base, "vocab": vocab}, {**A100_64, "nodes": 1}, lay, gpus=8)
+        acts[vocab] = r["memory_gib_per_gpu"]["activations"] * C.GIB
+    assert acts[128256] - acts[32000] == pytest.approx(4 * 8192 * 2 * (128256 - 32000) / 2, rel=0.002)
+    assert float(M.logits_bytes(8192, 2, 128256, 2)) == 4 * 8192 * 2 * 128256 / 2
+
+
+def test_the_last_stage_holds_the_output_layer_and_its_logits() -> None:
+    """With pipeline stages the last rank holds the output layer (its own copy of a tied embedding) and one
+    micro-batch's logits; where its layers equal the others', it is the most loaded in weights, and a large
+    vocabulary over few in-flight micro-batches makes it the most loaded in activations."""
+    from sizing.engine import evaluate
+
+    base = {"name": "8b", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336}
+    base.update({"seq_len": 4096, "global_batch": 64, "train_tokens": 1e11, "activation": "swiglu"})
+    lay = {"tp": 1, "pp": 2, "dp": 4, "zero": 0, "recompute": "full", "optimizer": "zero-paper"}
+    r = {}
+    for vocab in (32000, 256000):
+        r[vocab] = evaluate({**base, "vocab": vocab}, {**A100_64, "nodes": 1}, lay, gpus=8)[
+            "memory_gib_per_gpu"
+        ]
+    # two stages of 16 layers: the embedding on the first, the output layer on the last, both 16 bytes each
+    states = {v: (m["weights"] + m["grads"] + m["optimizer"]) * C.GIB for v, m in r.items()}
+    assert states[256000] - states[32000] == pytest.approx(16 * (256000 - 32000) * 4096, rel=0.002)
+    # 31 layers on 2 stages run 15 and 16: the last stage's 16 layers and output layer weigh what 32 layers'
+    # stages do, where the first stage's 15 with the embedding weigh one layer less
+    odd = evaluate({**base, "vocab": 32000, "layers": 31}, {**A100_64, "nodes": 1}, lay, gpus=8)
+    m = odd["memory_gib_per_gpu"]
+    assert (m["weights"] + m["grads"] + m["optimizer"]) * C.GIB == pytest.approx(states[32000], rel=1e-9)
+    # full recompute keeps 2 s b h per layer (32 MiB): rank 0 holds 2 micro-batches of 16 layers (1 GiB); the
+    # last rank one micro-batch of 16 layers (0.5 GiB) and 4 s v bytes of logits (3.9 GiB at v = 256k)
+    assert r[256000]["activations"] * C.GIB == pytest.approx(
+        2 * 4096 * 4096 * 16 + 4 * 4096 * 256000, rel=0.01
+    )
