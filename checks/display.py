@@ -19,7 +19,7 @@ from checks.severity import Severity
 from portal.i18n import shown, translated_list
 from providers.facts import FACTS_BY_NAME
 from providers.models import Offering
-from providers.names import value_names
+from providers.names import gpu_vendor, value_names
 
 SEVERITY_DISPLAY = {level.value: {"icon": level.icon, "word": level.word} for level in Severity}
 # The severity words as message ids (Severity.word is English; pages show it through `severity_word`).
@@ -95,9 +95,9 @@ def upload_href(upload_id: Any, lines: list[list[int]] | None) -> str | None:
     return reverse("benchmarks:upload", args=[upload_id]) + anchor
 
 
-def _value_text(value: Any, fact: str = "") -> str:
+def _value_text(value: Any, fact: str = "", vendor: str | None = None) -> str:
     """A fact's value in words (the active language): never a raw dict, a list repr or None; an enum or list
-    fact's codes by their names."""
+    fact's codes by their names (a direct mesh by the link of the GPU `vendor`'s)."""
     if value is None:
         return str(_("not published"))
     if isinstance(value, bool):
@@ -109,19 +109,20 @@ def _value_text(value: Any, fact: str = "") -> str:
             return str(_("none published"))
         if all(isinstance(v, dict) for v in value):
             return _("%(count)d published") % {"count": len(value)}
-        return value_names(fact, value)
+        return value_names(fact, value, vendor)
     if isinstance(value, dict):
         return ", ".join(f"{k.replace('_', ' ')} {_value_text(v)}" for k, v in value.items())
     if isinstance(value, str):
-        return value_names(fact, value)
+        return value_names(fact, value, vendor)
     return str(value)
 
 
 def evidence_rows(
-    offering_slug: str, evidence: list[dict[str, Any]], messages: Any = None
+    offering_slug: str, evidence: list[dict[str, Any]], messages: Any = None, vendor: str | None = None
 ) -> list[dict[str, Any]]:
     """The finding's references as the page shows them; a text built from an upload in the page's language
-    by the message stored beside it (`messages`: one per reference, None where there is none)."""
+    by the message stored beside it (`messages`: one per reference, None where there is none); `vendor`
+    is the offering's GPU vendor, which names its direct mesh."""
     texts = translated_list([ref.get("text", "") for ref in evidence], messages)
     rows: list[dict[str, Any]] = []
     for ref, text in zip(evidence, texts, strict=True):
@@ -133,7 +134,7 @@ def evidence_rows(
             row["href"] = fact_href(offering_slug, ref.get("fact"))
             fact = ref.get("fact")
             if fact and str(row["text"]).startswith(f"{fact} = "):  # the rule's default wording: in words
-                row["text"] = f"{_(fact_label(fact))} = {_value_text(ref.get('value'), fact)}"
+                row["text"] = f"{_(fact_label(fact))} = {_value_text(ref.get('value'), fact, vendor)}"
         elif source == "evidence":
             spans = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in lines)
             row["label"] = f"{ref.get('file')}" + (_(", lines %(spans)s") % {"spans": spans} if spans else "")
@@ -157,7 +158,10 @@ def finding_view(finding: Finding) -> dict[str, Any]:
         "finding": finding,
         "severity": shown_severity(finding.severity),
         "evidence": evidence_rows(
-            finding.offering.slug, finding.evidence or [], (finding.messages or {}).get("evidence")
+            finding.offering.slug,
+            finding.evidence or [],
+            (finding.messages or {}).get("evidence"),
+            gpu_vendor(finding.offering.gpu),
         ),
         "impact_text": finding.shown_impact,
         "impact": impact_rows(finding.impact or {}),
@@ -165,10 +169,14 @@ def finding_view(finding: Finding) -> dict[str, Any]:
 
 
 def checklist_view(
-    offering_slug: str, item: dict[str, Any], finding_titles: dict[str, str] | None = None
+    offering_slug: str,
+    item: dict[str, Any],
+    finding_titles: dict[str, str] | None = None,
+    vendor: str | None = None,
 ) -> dict[str, Any]:
     """A checklist answer for the page: its status as icon and word, its references in words (a finding by
-    its title, a fact by its label and value), each linked to where it is shown."""
+    its title, a fact by its label and value, a direct mesh by the link of the GPU `vendor`'s), each linked
+    to where it is shown."""
     finding_titles = finding_titles or {}
     refs: list[dict[str, Any]] = []
     for ref in item.get("refs") or []:
@@ -181,9 +189,10 @@ def checklist_view(
                 }
             )
         elif "fact" in ref:
+            value = _value_text(ref.get("value"), ref["fact"], vendor)
             refs.append(
                 {
-                    "text": f"{_(fact_label(ref['fact']))}: {_value_text(ref.get('value'), ref['fact'])}",
+                    "text": f"{_(fact_label(ref['fact']))}: {value}",
                     "href": fact_href(offering_slug, ref["fact"]),
                 }
             )

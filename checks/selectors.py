@@ -57,7 +57,7 @@ def finding_list(
 ) -> QuerySet[Finding]:
     """The findings `user` may see (anonymous when None: only the public "claims"), most severe first, with
     their offering and provider joined."""
-    qs = Finding.objects.select_related("offering", "offering__provider")
+    qs = Finding.objects.select_related("offering", "offering__provider", "offering__gpu")
     visible = finding_visible_q(user=user)
     if visible is not None:
         qs = qs.filter(visible)

@@ -10,6 +10,7 @@ from checks import display, selectors
 from checks.checklist import checklist
 from checks.models import CONTEXT_CLAIMS
 from providers.models import Offering
+from providers.names import gpu_vendor
 from providers.page_context import offering_page_sections
 
 
@@ -43,7 +44,9 @@ def checklist_page(request: HttpRequest) -> HttpResponse:
     context.update(
         {
             "offering": offering,
-            "answers": [display.checklist_view(offering.slug, a, titles) for a in answers],
+            "answers": [
+                display.checklist_view(offering.slug, a, titles, gpu_vendor(offering.gpu)) for a in answers
+            ],
             "findings": [display.finding_view(f) for f in findings],
             # Sections the apps above add (acceptance verdicts among them); the catalog's registry.
             "acceptance_runs": offering_page_sections(offering).get("acceptance_runs", []),

@@ -139,8 +139,9 @@ def bill_rows(bill: dict[str, Any], note_messages: Any = None) -> list[dict[str,
     return rows
 
 
-def _refs(evidence: list[dict[str, Any]], messages: Any = None) -> list[str]:
-    """The finding's references in words, a text built from an upload in the quote's language."""
+def _refs(evidence: list[dict[str, Any]], messages: Any = None, vendor: str | None = None) -> list[str]:
+    """The finding's references in words, a text built from an upload in the quote's language; `vendor` is
+    the offering's GPU vendor, which names its direct mesh."""
     texts = translated_list([str(ref.get("text") or "") for ref in evidence or []], messages)
     out = []
     for ref, text in zip(evidence or [], texts, strict=True):
@@ -149,10 +150,11 @@ def _refs(evidence: list[dict[str, Any]], messages: Any = None) -> list[str]:
             lines = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in ref.get("lines") or [])
             text += f" ({ref['file']}{_(', lines %(spans)s') % {'spans': lines} if lines else ''})"
         elif fact is not None and text.startswith(f"{fact.name} = "):  # the rule's default wording: in words
-            text = f"{_(fact.label)} = {fact_text(ref.get('value'), fact.unit, fact.name)}"
+            text = f"{_(fact.label)} = {fact_text(ref.get('value'), fact.unit, fact.name, vendor)}"
         elif ref.get("fact") and ref.get("source") != "model" and str(ref["fact"]) not in text:
             label = _(fact.label) if fact is not None else str(ref["fact"])
-            text += f" ({label} = {fact_text(ref.get('value'), name=fact.name if fact is not None else '')})"
+            name = fact.name if fact is not None else ""
+            text += f" ({label} = {fact_text(ref.get('value'), name=name, vendor=vendor)})"
         out.append(text)
     return out
 
@@ -204,6 +206,8 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
     total_label = (
         _("Total") if bill.get("complete") else _("Total of the published lines (the bill is incomplete)")
     )
+    sources = _sources(snapshot)
+    numbers = {_source_id(s): s["number"] for s in sources}
     return {
         "number": snapshot.get("number", ""),
         "issued_on": snapshot.get("issued_on", ""),
@@ -234,13 +238,16 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
         "bill_assumptions": translated_list(
             bill.get("assumptions"), snapshot.get("bill_assumption_messages")
         ),
-        "findings": [_finding(f) for f in snapshot.get("findings") or []],
+        "findings": [
+            _finding(f, gpu_vendor((snapshot.get("facts") or {}).get("gpu")))
+            for f in snapshot.get("findings") or []
+        ],
         "acceptance": [_acceptance(a) for a in snapshot.get("acceptance") or []],
         "open": _open(snapshot),
-        "fact_groups": _fact_groups(snapshot),
+        "fact_groups": _fact_groups(snapshot, numbers),
         "provenance": snapshot.get("provenance") or [],
-        "plan_sources": [_plan_source(p) for p in snapshot.get("plans") or []],
-        "sources": _sources(snapshot),
+        "plan_sources": [_plan_source(p, numbers) for p in snapshot.get("plans") or []],
+        "sources": sources,
     }
 
 
@@ -313,7 +320,7 @@ def _goodput_rows(goodput: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def _finding(finding: dict[str, Any]) -> dict[str, Any]:
+def _finding(finding: dict[str, Any], vendor: str | None = None) -> dict[str, Any]:
     severity = finding.get("severity")
     icon, word = SEVERITY_WORDS.get(severity or "", ("", str(severity or "")))
     messages = finding.get("messages") or {}
@@ -325,36 +332,54 @@ def _finding(finding: dict[str, Any]) -> dict[str, Any]:
         "title": translated(messages.get("title"), str(finding.get("title") or "")),
         "advice": translated_sentences(messages.get("advice"), str(finding.get("advice") or "")),
         "impact": translated_sentences(messages.get("impact"), impact),
-        "evidence": _refs(finding.get("evidence") or [], messages.get("evidence")),
+        "evidence": _refs(finding.get("evidence") or [], messages.get("evidence"), vendor),
     }
 
 
-def _plan_source(plan: dict[str, Any]) -> dict[str, Any]:
-    """Where a plan's price comes from and when it was true."""
+def _plan_source(plan: dict[str, Any], numbers: dict[str, int]) -> dict[str, Any]:
+    """Where a plan's price comes from (by reference number) and when it was true."""
     return {
         "name": plan.get("name"),
         "kind": plan.get("kind"),
         "price": unit_price(plan.get("price_usd_per_gpu_hour")),
         "as_of": plan.get("as_of") or "—",
         "region": plan.get("region") or "",
-        "sources": ", ".join(str(s.get("key")) for s in plan.get("sources") or []) or "—",
+        "sources": _cited(plan.get("sources"), numbers) or "—",
     }
 
 
+def _source_id(source: dict[str, Any]) -> str:
+    return str(source.get("key") or source.get("title") or "")
+
+
 def _sources(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every source the facts and the plans cite, once each, by key."""
+    """Every source the facts and the plans cite, once each, numbered in the order the quote first cites
+    them (the fact groups in the order they are shown, then the plans). A reader sees "[2]", never the
+    catalog's key for a source, which is an internal name; the snapshot and the API keep the keys."""
+    prov = {p.get("group"): p for p in snapshot.get("provenance") or []}
+    cited = [src for key in GROUPS for src in (prov.get(key) or {}).get("sources") or []]
+    cited += [
+        src
+        for g in snapshot.get("provenance") or []
+        if g.get("group") not in GROUPS
+        for src in g.get("sources") or []
+    ]
+    cited += [src for p in snapshot.get("plans") or [] for src in p.get("sources") or []]
     sources: dict[str, dict[str, Any]] = {}
-    for group in snapshot.get("provenance") or []:
-        for src in group.get("sources") or []:
-            sources.setdefault(src.get("key") or src.get("title"), src)
-    for p in snapshot.get("plans") or []:
-        for src in p.get("sources") or []:
-            sources.setdefault(src.get("key") or src.get("title"), src)
-    return sorted(sources.values(), key=lambda s: str(s.get("key")))
+    for src in cited:
+        sources.setdefault(_source_id(src), src)
+    return [{**src, "number": i, "ref": f"[{i}]"} for i, src in enumerate(sources.values(), start=1)]
 
 
-def _fact_groups(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
-    """The offering's facts by group with each group's sources and as-of date (FACTS order)."""
+def _cited(sources: list[dict[str, Any]] | None, numbers: dict[str, int]) -> str:
+    """The reference numbers of the sources a group or a plan cites, in order: "[1], [3]"."""
+    refs = sorted({numbers[_source_id(s)] for s in sources or [] if _source_id(s) in numbers})
+    return ", ".join(f"[{n}]" for n in refs)
+
+
+def _fact_groups(snapshot: dict[str, Any], numbers: dict[str, int]) -> list[dict[str, Any]]:
+    """The offering's facts by group with each group's sources (by reference number) and as-of date (FACTS
+    order)."""
     facts = snapshot.get("facts") or {}
     prov = {p.get("group"): p for p in snapshot.get("provenance") or []}
     groups = []
@@ -378,8 +403,7 @@ def _fact_groups(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
                 "label": _(label),
                 "rows": rows,
                 "as_of": p.get("as_of") or _("not dated"),
-                "sources": ", ".join(str(s.get("key")) for s in p.get("sources") or [])
-                or _("no source recorded"),
+                "sources": _cited(p.get("sources"), numbers) or _("no source recorded"),
                 "note": p.get("note") or "",
             }
         )

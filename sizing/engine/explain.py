@@ -307,3 +307,29 @@ def explain(wl: Workload, hw: Hardware, lay: Layout, r: dict[str, Any]) -> list[
         + _expert_and_context(lay, r)
         + _memory_and_speed(lay, r)
     )
+
+
+DEGREE_KEYS = ("tp", "pp", "dp", "cp", "ep", "etp")
+
+
+def setting_text(key: str, value: Any) -> str:
+    """One layout setting as the pages write it: a parallel degree as TP=4, the ZeRO stage as ZeRO-2, the
+    micro-batch, virtual stages, recomputation and sequence parallelism in words; any other setting as the
+    layout key and value the buyer would type, quoted ('moe_dispatcher=deepep')."""
+    if key in DEGREE_KEYS:
+        return f"{key.upper()}={value}"
+    if key == "zero":
+        return f"ZeRO-{value}"
+    if key == "micro_batch":
+        return _("micro-batch size %(value)s", value=value)
+    if key == "virtual_stages":
+        return _("%(value)s virtual pipeline stages", value=value)
+    if key == "recompute" and value == "full":
+        return _("full activation recomputation")
+    if key == "recompute" and value == "selective":
+        return _("selective activation recomputation")
+    if key == "recompute" and value == "none":
+        return _("no activation recomputation")
+    if key == "sequence_parallel" and isinstance(value, bool):
+        return _("sequence parallelism") if value else _("no sequence parallelism")
+    return f"'{key}={value}'"

@@ -31,6 +31,7 @@ from providers.facts import billable_rate
 from . import constants as C
 from .api import as_workload, brief_result, build_result, check_gpus, faults_for, reason_texts
 from .errors import InputError
+from .explain import setting_text
 from .goodput import FaultModel, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout
@@ -723,19 +724,6 @@ def _layout_text(lay: dict[str, Any]) -> str:
     return text + f" ZeRO-{lay['zero']}"
 
 
-DEGREE_KEYS = ("tp", "pp", "dp", "cp", "ep", "etp")
-
-
-def _setting_text(key: str, value: Any) -> str:
-    """One layout setting as the pages write it: a parallel degree as TP=4, the ZeRO stage as ZeRO-2, any
-    other setting as the layout key and value the buyer would type, quoted ('micro_batch=2')."""
-    if key in DEGREE_KEYS:
-        return f"{key.upper()}={value}"
-    if key == "zero":
-        return f"ZeRO-{value}"
-    return f"'{key}={value}'"
-
-
 def _bill_usd(price: float | None, r: dict[str, Any]) -> float | None:
     """The layout's bill when the offering has a price, else None (cost objectives then rank GPU-hours)."""
     usd = r.get("cost", {}).get("total_usd")
@@ -755,7 +743,11 @@ def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: li
     a = alts[0]
     lay = a["layout"]
     diff = {k: v for k, v in lay.items() if best["layout"][k] != v}
-    d = ", ".join(_setting_text(k, v) for k, v in diff.items()) or _("a different cluster size")
+    d = (
+        joined(*(setting_text(k, v) for k, v in diff.items()), sep=", ")
+        if diff
+        else _("a different cluster size")
+    )
     text = _(
         "Runner-up (%(diff)s, %(gpus)s GPUs): %(days)s days, MFU %(mfu)s%% vs %(best_days)s days, MFU "
         "%(best_mfu)s%%.",

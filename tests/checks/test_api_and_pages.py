@@ -159,3 +159,24 @@ def test_the_api_list_does_not_query_per_finding(client: Client, django_assert_m
     with django_assert_max_num_queries(3):
         body = client.get(URL).json()
     assert len(body) >= 4
+
+
+def test_a_fact_cited_as_evidence_names_a_direct_mesh_by_the_offerings_gpu_link() -> None:
+    """An AMD node's direct mesh is Infinity Fabric, not NVLink, in a finding's evidence and a checklist
+    reference on the pages and in a quote's findings."""
+    from checks.display import checklist_view, evidence_rows
+    from quotes.display import quote_view
+
+    ref = {
+        "source": "claim",
+        "fact": "intra_node",
+        "value": "nvlink-mesh",
+        "text": "intra_node = nvlink-mesh",
+    }
+    assert "Infinity Fabric" in evidence_rows("mi300x", [ref], None, "amd")[0]["text"]
+    assert "NVLink" in evidence_rows("h100", [ref], None, "nvidia")[0]["text"]
+    item = {"status": "unknown", "question": "q", "why": "w", "answer": "a", "refs": [ref]}
+    assert "Infinity Fabric" in checklist_view("mi300x", item, None, "amd")["refs"][0]["text"]
+    snapshot = {"facts": {"gpu": "MI300X-192GB"}, "findings": [{"severity": "warning", "evidence": [ref]}]}
+    evidence = quote_view(snapshot)["findings"][0]["evidence"]
+    assert "Infinity Fabric" in evidence[0] and "NVLink" not in evidence[0]

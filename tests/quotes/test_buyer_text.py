@@ -127,3 +127,47 @@ def test_the_step_breakdown_follows_the_engine_order_whatever_the_stored_order()
     assert [k for k, _ in iteration_items({"iteration_breakdown_s": stored})] == [
         "compute", "dp_comm", "bubble", "sync", "other", "zz_new"
     ]  # fmt: skip
+
+
+def test_a_quote_cites_its_sources_by_number_never_by_their_catalog_key(quote: Quote) -> None:
+    """A source's catalog key ("acme-h100-hw") is an internal name: the page and the PDF cite "[1]", listed
+    with its title and address at the end, numbered in the order the quote first cites it."""
+    from quotes import services
+
+    client = Client()
+    client.force_login(quote.owner)
+    page = visible_text(client.get(f"/quotes/{quote.pk}/").content.decode())
+    services.quote_pdf_render(quote_id=quote.pk)
+    quote.refresh_from_db()
+    pdf = pdf_text(pdf_bytes(quote))
+    for where, text in (("page", page), ("PDF", pdf)):
+        for key in ("acme-h100-hw", "acme-h100-pricing"):
+            assert key not in text, (where, key)
+        # the hardware group is shown first and cites the datasheet; the fees group and the plans the pricing
+        assert re.search(r"sources: \[1\]", text), where
+        assert re.search(r"sources: \[2\]", text), where
+        assert re.search(r"\[1\]\s+Hardware datasheet", text), where
+        assert re.search(r"\[2\]\s+Acme GPU Cloud pricing", text), where
+
+
+def test_sources_are_numbered_once_each_in_the_order_first_cited() -> None:
+    from quotes.display import quote_view
+
+    hw = {"key": "x-hw", "title": "Datasheet", "url": "https://a", "date_text": "2026"}
+    price = {"key": "x-price", "title": "Prices", "url": "https://b", "date_text": "2026"}
+    other = {"key": "x-other", "title": "Blog", "url": "", "date_text": ""}
+    snapshot = {
+        "provenance": [
+            {"group": "fees", "sources": [price]},
+            {"group": "hardware", "sources": [other, hw]},
+        ],
+        "plans": [{"name": "On-demand", "sources": [price, other]}, {"name": "Spot", "sources": []}],
+    }
+    view = quote_view(snapshot)
+    assert [(s["ref"], s["title"]) for s in view["sources"]] == [
+        ("[1]", "Blog"), ("[2]", "Datasheet"), ("[3]", "Prices")
+    ]  # fmt: skip
+    groups = {g["label"]: g["sources"] for g in view["fact_groups"]}
+    assert groups["Hardware"] == "[1], [2]"
+    assert groups["Fees"] == "[3]"
+    assert [p["sources"] for p in view["plan_sources"]] == ["[1], [3]", "—"]

@@ -61,7 +61,7 @@ def test_the_quote_page_shows_the_quote_and_a_download_button(quote: Quote, buye
     page = login(buyer).get(f"/quotes/{quote.pk}/").content.decode()
     assert quote.number in page and f'href="/quotes/{quote.pk}/pdf"' in page
     assert 'id="bill"' in page and "Questions still open with the provider" in page
-    assert "Findings (" in page and "The offering as quoted" in page and "acme-h100-pricing" in page
+    assert "Findings (" in page and "The offering as quoted" in page and "Acme GPU Cloud pricing page" in page
     assert 'id="quote-figures"' in page
 
 

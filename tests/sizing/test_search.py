@@ -4,6 +4,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from django.utils import translation
 
 from hardware import FABRICS
 from sizing.engine import InputError, evaluate, search, workload_from_dict, workload_preset
@@ -343,7 +344,7 @@ def test_node_first_text_does_not_claim_the_tp_then_pp_structure_for_layouts_wit
 
 
 def test_the_runner_up_names_its_settings_as_the_pages_write_them() -> None:
-    from sizing.engine.search import _setting_text
+    from sizing.engine.explain import setting_text as _setting_text
 
     assert [_setting_text(k, v) for k, v in (("tp", 4), ("etp", 1), ("cp", 2), ("zero", 2))] == [
         "TP=4",
@@ -351,9 +352,16 @@ def test_the_runner_up_names_its_settings_as_the_pages_write_them() -> None:
         "CP=2",
         "ZeRO-2",
     ]
-    # anything else is the layout key and value as typed, quoted: never a bare code word in a sentence
-    assert _setting_text("micro_batch", 2) == "'micro_batch=2'"
-    assert _setting_text("recompute", "full") == "'recompute=full'"
+    # the settings a search varies in words; anything else is the layout key and value as typed, quoted:
+    # never a bare code word in a sentence
+    assert _setting_text("micro_batch", 2) == "micro-batch size 2"
+    assert _setting_text("virtual_stages", 4) == "4 virtual pipeline stages"
+    assert _setting_text("recompute", "full") == "full activation recomputation"
+    assert _setting_text("recompute", "none") == "no activation recomputation"
+    assert _setting_text("sequence_parallel", False) == "no sequence parallelism"
+    assert _setting_text("moe_dispatcher", "deepep") == "'moe_dispatcher=deepep'"
+    with translation.override("zh-hans"):
+        assert "micro_batch" not in str(_setting_text("micro_batch", 2))
 
 
 def test_a_runner_up_outside_the_band_says_what_it_gives_up() -> None:
