@@ -322,11 +322,8 @@ def _memory(
     # the rank with the output layer also holds one micro-batch's logits through the loss and its backward
     # (Korthikanti et al. 2022 sec. 4.3: the cross entropy keeps them in fp32, 4 s b v / t bytes)
     logits = M.logits_bytes(seq_local, mb, wl.vocab, tp)
-    last_held = S.last_rank_layers(x, micro, n_layers, first_layers, layers_last)
-    activations = np.maximum(
-        act_layer * S.held_layers(x, micro, n_layers, first_layers, layers_last),
-        act_layer * last_held + logits,
-    )
+    held, last_held = S.peak_layers(x, micro, n_layers, first_layers, layers_last)
+    activations = np.maximum(act_layer * held, act_layer * last_held + logits)
     states = weights + grads + optimizer
     overhead = M.overhead_bytes(states + gathered + activations)
     return StageMemory(

@@ -68,20 +68,6 @@ def stage_layers(layers: int, x: dict[str, Any]) -> tuple[Any, Any, Any]:
     return most, first, last
 
 
-def held_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any) -> Any:
-    """Layer-micro-batches of activations held at the peak by the most loaded pipeline rank. With the
-    default split the first rank holds the most of both layers and chunks in flight. With set ends, or the
-    embedding/loss slots, the second rank (the first middle stage, two warm-up chunks fewer) or the last one
-    can hold more (when p does not divide L, the default split too)."""
-    pp, v = x["pp"], x["v"]
-    if "aemb" in x:
-        return _held_with_slots(x, micro, first)
-    held = first * M.in_flight_factor(pp, v, micro)
-    second = np.where(pp > 2, most, last) * M.in_flight_factor(pp, v, micro, rank=1)
-    final = last * M.in_flight_factor(pp, v, micro, rank=pp - 1.0)
-    return np.maximum(held, np.where(pp > 1, np.maximum(second, final), held))
-
-
 def most_loaded_dense(
     pp: Any, most: Any, first: Any, last: Any, per_layer: Any, embedding: Any, tied: bool
 ) -> Any:
@@ -98,22 +84,28 @@ def most_loaded_dense(
     )
 
 
-def last_rank_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any) -> Any:
-    """Layer-micro-batches of activations held at its peak by the rank with the output layer (the last;
-    with one stage the only one, held_layers)."""
+def held_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any) -> Any:
+    """Layer-micro-batches of activations held at the peak by the most loaded pipeline rank (peak_layers)."""
+    return peak_layers(x, micro, most, first, last)[0]
+
+
+def peak_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any) -> tuple[Any, Any]:
+    """Layer-micro-batches of activations held at the peak by (the most loaded pipeline rank, the rank with
+    the output layer: the last, or with one stage the only one). With the default split the first rank holds
+    the most of both layers and chunks in flight. With set ends, or the embedding/loss slots, the second rank
+    (the first middle stage, two warm-up chunks fewer) or the last one can hold more (when p does not divide
+    L, the default split too)."""
     pp, v = x["pp"], x["v"]
     if "aemb" in x:
-        emb, loss = x["aemb"], x["aloss"]
-        chunk = (first + emb) / v
-        final = chunk * M.in_flight_chunks(pp, v, micro, rank=pp - 1.0) - loss * M.last_chunks_in_flight(
-            pp, v, micro
-        )
-    else:
-        final = last * M.in_flight_factor(pp, v, micro, rank=pp - 1.0)
-    return np.where(pp > 1, final, held_layers(x, micro, most, first, last))
+        return _peaks_with_slots(x, micro, first)
+    held = first * M.in_flight_factor(pp, v, micro)
+    second = np.where(pp > 2, most, last) * M.in_flight_factor(pp, v, micro, rank=1)
+    final = last * M.in_flight_factor(pp, v, micro, rank=pp - 1.0)
+    staged = pp > 1
+    return np.where(staged, np.maximum(held, np.maximum(second, final)), held), np.where(staged, final, held)
 
 
-def _held_with_slots(x: dict[str, Any], micro: Any, first: Any) -> Any:
+def _peaks_with_slots(x: dict[str, Any], micro: Any, first: Any) -> tuple[Any, Any]:
     """The embedding/loss slots: every chunk holds S / v slots, all of them transformer layers but in the
     first chunk of rank 0 (the embedding) and the last chunk of rank p - 1 (the loss), one layer fewer each.
     The heaviest of rank 0, rank 1 (a middle stage when p > 2) and rank p - 1."""
@@ -125,4 +117,5 @@ def _held_with_slots(x: dict[str, Any], micro: Any, first: Any) -> Any:
     held = chunk * M.in_flight_chunks(pp, v, micro) - lighter_first - np.where(pp > 1, 0.0, lighter_last)
     final = chunk * M.in_flight_chunks(pp, v, micro, rank=pp - 1.0) - lighter_last
     second = np.where(pp > 2, chunk * M.in_flight_chunks(pp, v, micro, rank=1), final)
-    return np.where(pp > 1, np.maximum(held, np.maximum(second, final)), held)
+    staged = pp > 1
+    return np.where(staged, np.maximum(held, np.maximum(second, final)), held), np.where(staged, final, held)
