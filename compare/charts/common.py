@@ -144,6 +144,18 @@ def result_value(result: Any, name: str) -> Any:
     return getattr(result, name, None)
 
 
+def per_billion_tokens(result: Any) -> float | None:
+    """The bill per billion training tokens in the shown currency, on the same total the comparison shows:
+    for an incomplete bill with a known range its central estimate (unknown fees at the middle of their
+    typical range, as the planner ranks it), else the published lines. None without a figure."""
+    bill = (result.bill or {}) if result is not None else {}
+    per = money_value(bill.get("usd_per_billion_tokens"))
+    total, shown = bill.get("total_usd"), result_value(result, "cost_total_usd")
+    if per is None or shown is None or total is None or Decimal(str(total)) <= 0:
+        return per
+    return per * float(Decimal(str(shown)) / Decimal(str(total)))
+
+
 def no_price(result: Any) -> bool:
     """Sized and feasible, but the offering publishes no price: shown as "no price", never as zero."""
     return bool(result is not None and result.feasible and result.cost_total_usd is None)

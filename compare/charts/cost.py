@@ -18,6 +18,7 @@ from compare.charts.common import (
     no_price,
     offering_labels,
     offering_row,
+    per_billion_tokens,
     result_value,
     table,
     unsized_text,
@@ -87,8 +88,15 @@ def _range(result: Any) -> tuple[float, float] | None:
     return None if low is None or high is None else (low, high)
 
 
+def _per_billion_text(result: Any) -> str:
+    """The bill per billion tokens on the total the row shows: "about" it where that is an estimate."""
+    value = per_billion_tokens(result)
+    if value is not None and _range(result) is not None and not result.cost_complete:
+        return _("about %(cost)s") % {"cost": usd(value)}
+    return usd(value)
+
+
 def _bill_cells(result: Any, values: dict[str, float | None], missing: list[str], plan: str) -> list[dict]:
-    bill = result.bill or {}
     total = money_value(result.cost_total_usd) or 0.0
     span = _range(result)
     if span is not None and not result.cost_complete:
@@ -108,7 +116,7 @@ def _bill_cells(result: Any, values: dict[str, float | None], missing: list[str]
             badge="" if not missing else "fail",
             icon="" if not missing else "✖",
         ),
-        cell(usd(money_value(bill.get("usd_per_billion_tokens"))), number=True),
+        cell(_per_billion_text(result), number=True),
         cell(plan),
     ]
 

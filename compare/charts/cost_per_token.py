@@ -12,10 +12,11 @@ from compare.charts.common import (
     cell,
     hover,
     missing_cell,
-    money_value,
     no_price,
     offering_labels,
     offering_row,
+    per_billion_tokens,
+    result_value,
     table,
     unsized_text,
     usd,
@@ -36,25 +37,37 @@ def _per_billion_title() -> str:
     return _("%(currency)s per billion tokens") % {"currency": active().code}
 
 
+def _estimated(result: Any) -> bool:
+    """An incomplete bill with a known range: the comparison shows its central estimate, not a lower bound."""
+    return (
+        not result.cost_complete
+        and result_value(result, "cost_low_usd") is not None
+        and result_value(result, "cost_high_usd") is not None
+    )
+
+
 def _per_billion_tokens(result: Any) -> tuple[float | None, bool, str]:
-    """USD per billion tokens (None: not sized, infeasible or unpriced), whether the bill is complete, and
-    what to say instead of a figure."""
+    """Shown currency per billion tokens on the total the comparison shows (None: not sized, infeasible or
+    unpriced), whether the bill is complete, and what to say beside or instead of a figure."""
     if result is None or not result.feasible or no_price(result):
         return None, False, _("no price") if no_price(result) else unsized_text(result)
-    value = money_value((result.bill or {}).get("usd_per_billion_tokens"))
-    return value, bool(result.cost_complete), "" if value is not None else _("no price")
+    value = per_billion_tokens(result)
+    if value is None:
+        return None, False, _("no price")
+    if result.cost_complete:
+        return value, True, ""
+    return value, False, _("incomplete: estimate") if _estimated(result) else _("incomplete: lower bound")
 
 
 def _cells(value: float | None, complete: bool, why: str) -> list[dict]:
     if value is None:
         return [missing_cell(why), missing_cell("—")]
-    else:
-        completeness = cell(
-            _("complete") if complete else _("incomplete: lower bound"),
-            badge="" if complete else "fail",
-            icon="" if complete else "✖",
-        )
-    return [cell(usd(value), number=True, missing=value is None), completeness]
+    completeness = cell(
+        _("complete") if complete else why,
+        badge="" if complete else "fail",
+        icon="" if complete else "✖",
+    )
+    return [cell(usd(value), number=True), completeness]
 
 
 def _bar(offerings: list[Any], costs: list[tuple[float | None, bool, str]]) -> dict:
@@ -70,7 +83,9 @@ def _bar(offerings: list[Any], costs: list[tuple[float | None, bool, str]]) -> d
         lower_bound = "" if complete else " " + _("(incomplete bill)")
         text.append(f"{usd(value)}{lower_bound}")
         words = _("%(cost)s per billion training tokens") % {"cost": usd(value)}
-        if not complete:
+        if not complete and why == _("incomplete: estimate"):
+            words += "; " + _("incomplete bill: unpublished fees at the middle of their typical range")
+        elif not complete:
             words += "; " + _("incomplete bill: unpublished fees not included")
         hovers.append(hover(labels[o.pk], words))
     return {
@@ -105,8 +120,10 @@ def cost_per_token_panel(offerings: list[Any], results: dict[int, Any], workload
         "nav": _("Cost per token"),
         "title": _("Cost per billion training tokens for %(workload)s") % {"workload": workload_label},
         "note": _(
-            "Full bill ÷ training tokens. Hatched: the bill misses an unpublished fee. An offering "
-            "without a published price has no bar and says “no price”."
+            "Full bill ÷ training tokens, on the total the bill panel shows. Hatched: the bill misses an "
+            "unpublished fee; where its range is known the figure takes that fee at the middle of its "
+            "typical range (an estimate), else it counts the published lines only (a lower bound). An "
+            "offering without a published price has no bar and says “no price”."
         ),
         "figure": {
             "data": [bar, words],

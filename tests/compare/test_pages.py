@@ -357,3 +357,33 @@ def test_an_incomplete_bill_is_compared_at_its_central_estimate_as_the_planner_r
         assert r.cost_total_usd == pytest.approx(float(bill_module.central_or_total(full)))
         assert r.cost_low_usd < r.cost_total_usd < r.cost_high_usd
         assert r.cost_low_usd == pytest.approx(float(full["total_usd"]))
+
+
+def test_cost_per_token_follows_the_total_the_comparison_shows(catalog: list[Any]) -> None:
+    """An incomplete bill with a known range is compared at its central estimate; its cost per billion
+    tokens is that estimate over the tokens, marked as one, not the published lines' lower bound beside it."""
+    from compare.charts import cost, cost_per_token
+    from compare.charts.common import per_billion_tokens, usd
+    from sizing.services import preset_fields
+
+    workload = Workload(name="llama3-70b", preset="llama3-70b", **preset_fields("llama3-70b"))
+    offerings = [o for o in catalog if o.slug in ("plain-a", "good-ib")]
+    results = sized.compared_results(offerings=offerings, workload=workload, gpus=64)
+    by_pk = {o.pk: results[o.pk] for o in offerings}
+    incomplete = [
+        (o, r) for o, r in zip(offerings, by_pk.values(), strict=True) if r.feasible and not r.cost_complete
+    ]
+    assert incomplete
+    for o, r in incomplete:
+        published = float(r.bill["usd_per_billion_tokens"])
+        expected = published * r.cost_total_usd / float(r.bill["total_usd"])
+        assert per_billion_tokens(r) == pytest.approx(expected, rel=1e-6)
+        assert per_billion_tokens(r) > published  # the unknown fees at the middle of their range
+        panel = cost_per_token.cost_per_token_panel(offerings, by_pk, "Llama 3 70B")
+        row = next(row for row in panel["table"]["rows"] if o.name in str(row))
+        assert "incomplete: estimate" in str(row) and "lower bound" not in str(row)
+        money = panel["figure"]["data"][0]["x"][offerings.index(o)]
+        assert money == pytest.approx(expected, rel=1e-6)
+        bill_panel = cost.cost_panel(offerings, by_pk, "Llama 3 70B")
+        bill_row = next(row for row in bill_panel["table"]["rows"] if o.name in str(row))
+        assert "about " + usd(expected) in str(bill_row)
