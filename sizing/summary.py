@@ -156,8 +156,14 @@ def pessimistic_sentence(result: Any) -> str:
     worse = result.pessimistic or {}
     if not worse:
         return ""
+    vendor = gpu_vendor(getattr(result.offering, "gpu", None))
     facts = ", ".join(
-        f"{translated_text(FACT_WORDS.get(fact, fact))} {translated_text(fact_value_text(fact, value))}"
+        " ".join(
+            (
+                translated_text(FACT_WORDS.get(fact, fact)),
+                translated_text(fact_value_text(fact, value, vendor)),
+            )
+        )
         for fact, value in (worse.get("facts") or {}).items()
     )
     if worse.get("train_days") is None:

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from portal.form_errors import add_form_errors
 from portal.i18n import shown, translated, translated_list, translated_text
 from portal.money import shown_in
+from providers.names import gpu_vendor
 from sizing import selectors, services
 from sizing.bill import LINE_ITEM_LABELS
 from sizing.engine.accuracy import accuracy_sentence
@@ -166,7 +167,9 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
             {
                 **a,
                 "label": translated_text(FACT_WORDS.get(a.get("fact"), a.get("fact"))),
-                "value": translated_text(fact_value_text(a.get("fact"), a.get("assumed"))),
+                "value": translated_text(
+                    fact_value_text(a.get("fact"), a.get("assumed"), gpu_vendor(result.offering.gpu))
+                ),
                 "basis": translated_text(a.get("basis")),
             }
             for a in result.assumptions

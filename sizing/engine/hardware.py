@@ -219,7 +219,7 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
     _check_published(facts)
     filled, assumed = complete_facts(facts)
     gpu = resolve_gpu(filled.get("gpu"))
-    notes = [assumption_text(a) for a in assumed]
+    notes = [assumption_text(a, gpu.vendor) for a in assumed]
     if not gpu.confirmed:
         notes.append(
             _(

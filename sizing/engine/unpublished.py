@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hardware import GPUS, INTRA_NODE_NAMES, fabric_name, gpus_named_in
+from hardware import GPUS, INTRA_NODE_NAMES, MESH_NAMES_BY_VENDOR, fabric_name, gpus_named_in
 from hardware.messages import _
 from hardware.norms import Assumed, Norm, norm_for, offering_class
 
@@ -128,22 +128,26 @@ def value_text(value: Any) -> str:
     return str(value)
 
 
-def fact_value_text(fact: str | None, value: Any) -> str:
+def fact_value_text(fact: str | None, value: Any, vendor: str | None = None) -> str:
     """A fact's value as buyers read it: an intra-node kind or a fabric by its name ("full-mesh (NVSwitch)",
-    "InfiniBand"), never its code; any other value as value_text gives it."""
+    "InfiniBand"), never its code, a direct mesh by the link of the GPU `vendor`'s ("full-mesh (Infinity
+    Fabric)" on AMD); any other value as value_text gives it."""
     if fact == "intra_node" and isinstance(value, str):
+        if value == "nvlink-mesh" and (vendor or "").lower() in MESH_NAMES_BY_VENDOR:
+            return MESH_NAMES_BY_VENDOR[(vendor or "").lower()]
         return INTRA_NODE_NAMES.get(value, value)
     if fact == "fabric" and isinstance(value, str):
         return fabric_name(value)
     return value_text(value)
 
 
-def assumption_text(assumed: Assumed) -> str:
-    """The one-line form the `assumptions` list of the answer carries."""
+def assumption_text(assumed: Assumed, vendor: str | None = None) -> str:
+    """The one-line form the `assumptions` list of the answer carries (`vendor`: the GPU's, which names a
+    direct mesh)."""
     words = FACT_WORDS.get(assumed.fact, assumed.fact)
     return _(
         "%(fact)s not published: %(value)s assumed (%(basis)s)",
         fact=words,
-        value=fact_value_text(assumed.fact, assumed.assumed),
+        value=fact_value_text(assumed.fact, assumed.assumed, vendor),
         basis=assumed.basis,
     )

@@ -255,3 +255,26 @@ def test_pages_show_the_range_the_unknown_fees_the_samples_and_the_inputs(
     assert codes
     for code in codes:
         assert f">{code}<" not in page and f">{code}<" not in result
+
+
+def test_an_amd_nodes_assumed_mesh_is_named_by_its_link(
+    client: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """An MI300X offering that does not publish its intra-node interconnect is assumed a direct mesh: the
+    answer, its page and its pessimistic case call it Infinity Fabric, never NVLink."""
+    from tests.providers.factories import GPUModelFactory
+
+    user: Any = UserFactory()
+    mi300x = GPUModelFactory(
+        key="MI300X-192GB", name="AMD Instinct MI300X", vendor="AMD", bf16_tflops=1307.4, hbm_gb=192.0
+    )
+    offering("amd", gpu=mi300x, intra_node=None)
+    wl = services.workload_create(owner=user, preset="30b", train_tokens=300e9)
+    run = run_all(django_capture_on_commit_callbacks, owner=user, workload=wl, gpus=64)
+    amd = by_slug(run)["amd"]
+    assert "intra_node" in {a["fact"] for a in amd.assumptions}
+    sentences = " ".join(amd.sizing["assumptions"])
+    assert "full-mesh (Infinity Fabric) assumed" in sentences and "full-mesh (NVLink)" not in sentences
+    client.force_login(user)
+    page = client.get(f"/plan/{run.pk}/amd/").content.decode()
+    assert "full-mesh (Infinity Fabric)" in page and "full-mesh (NVLink)" not in page

@@ -297,6 +297,10 @@ def test_unknown_facts_are_stated_assumptions() -> None:
     # the facts and the values in words, never their codes ("intra_node not published: nvswitch assumed")
     assert "intra-node interconnect not published: full-mesh (NVSwitch) assumed (" in text
     assert "inter-node fabric not published: " in text and "intra_node" not in text
+    # an AMD node's assumed direct mesh is named by its link, not NVLink
+    amd = " ".join(search("13b", {"gpu": "MI300X-192GB"})["assumptions"])
+    assert "intra-node interconnect not published: full-mesh (Infinity Fabric) assumed (" in amd
+    assert "full-mesh (NVLink)" not in amd
     [fabric] = [a for a in r["assumed_facts"] if a["fact"] == "fabric"]
     assert fabric["assumed"] in FABRICS  # the answer's data keeps the code
 
@@ -321,8 +325,8 @@ def test_unpublished_intra_node_follows_the_gpu_vendor() -> None:
     amd = hardware_from_facts({"gpu": "MI300X-192GB", "gpus_per_node": 8})
     nv = hardware_from_facts({"gpu": "H100-SXM-80GB", "gpus_per_node": 8})
     assert amd.intra_node == "nvlink-mesh" and nv.intra_node == "nvswitch"
-    # said in words (the assumed_facts entry keeps the code)
-    assert any("full-mesh (NVLink) assumed" in a for a in amd.assumptions)
+    # said in words, the mesh by the GPU's link (the assumed_facts entry keeps the code)
+    assert any("full-mesh (Infinity Fabric) assumed" in a for a in amd.assumptions)
     assert [a.assumed for a in amd.assumed if a.fact == "intra_node"] == ["nvlink-mesh"]
 
 
