@@ -19,9 +19,10 @@ from typing import Any
 from checks.rules import Finding
 from checks.rules.base import Msg, _, joined
 from checks.severity import Severity
+from hardware import GPUS
 from hardware.messages import UnitWord
 from hardware.norms import NORMS, norm_for, offering_class
-from providers.facts import FACTS_BY_NAME
+from providers.facts import CHOICE_NAMES, FACTS_BY_NAME, choice_name
 
 
 @dataclass(frozen=True)
@@ -453,9 +454,13 @@ MODEL_FACTS = tuple(dict.fromkeys(norm.fact for norm in NORMS))
 _PER_GPU_WORDS = {"max_nodes": gettext_noop("%(value)s GPUs in one cluster")}
 
 
-def _value_words(fact: str, value: Any, per_gpu: bool) -> str:
+def _value_words(fact: str, value: Any, per_gpu: bool, vendor: str | None = None) -> str:
+    """An assumed value as the buyer reads it: an enum code by its name (a direct mesh by the link of the GPU
+    `vendor`'s, translated on the page), a number with its unit (":1" written against it)."""
     if isinstance(value, bool):
         return _("yes") if value else _("no")
+    if isinstance(value, str) and value in CHOICE_NAMES.get(fact, {}):
+        return Msg(choice_name(fact, value, vendor).replace("%", "%%"))  # a catalog message id
     if isinstance(value, float) and 0 < value < 1e-3:
         text = f"{value:.3g}"
     elif isinstance(value, int | float):
@@ -466,7 +471,9 @@ def _value_words(fact: str, value: Any, per_gpu: bool) -> str:
         return Msg(_PER_GPU_WORDS.get(fact, gettext_noop("%(value)s per GPU")), value=text)
     known = FACTS_BY_NAME.get(fact)
     if known is not None and known.unit:  # the unit translated on the page where it is a word
-        return joined(text, UnitWord(known.unit.replace("%", "%%")), sep=" ")
+        return joined(
+            text, UnitWord(known.unit.replace("%", "%%")), sep="" if known.unit.startswith(":") else " "
+        )
     return text
 
 
@@ -484,7 +491,8 @@ def assumption_questions(offering: dict) -> list[dict]:
         if norm is None:
             continue
         label = Msg(fact_label(fact).replace("%", "%%"))  # a catalog message id: translated on the page
-        assumed = _value_words(fact, norm.typical, norm.per_gpu)
+        gpu = GPUS.get(str(offering.get("gpu") or ""))
+        assumed = _value_words(fact, norm.typical, norm.per_gpu, gpu.vendor if gpu is not None else None)
         out.append(
             {
                 "key": f"assumed-{fact}",

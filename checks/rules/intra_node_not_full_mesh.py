@@ -48,12 +48,22 @@ def rule_intra_node_not_full_mesh(ctx: Context) -> list[Finding]:
                 Severity.WARNING,
                 _("Intra-node interconnect not published"),
                 [claim(offering, "intra_node"), claim(offering, "gpu_label")],
-                _("Ask for `nvidia-smi topo -m` and `nvidia-smi nvlink -s` from a contracted node."),
+                _topology_advice(ctx),
             )
         )
     if intra in ("nvswitch", "nvlink-mesh", None):
         signals += _mesh_evidence(ctx, nvlink, tp)
     return merge("intra-node-not-full-mesh", signals)
+
+
+def _topology_advice(ctx: Context) -> str:
+    """Which report proves the node's GPU links: the vendor's own tool (rocm-smi on AMD Instinct)."""
+    if ctx.spec is not None and ctx.spec.vendor == "amd":
+        return _(
+            "Ask for `rocm-smi --showtopo` from a contracted node: every pair of GPUs should be joined by "
+            "one XGMI link."
+        )
+    return _("Ask for `nvidia-smi topo -m` and `nvidia-smi nvlink -s` from a contracted node.")
 
 
 def _tp_needed(ctx: Context) -> int:

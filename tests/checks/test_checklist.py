@@ -95,3 +95,17 @@ def test_every_assumed_fact_becomes_a_question_in_words():
     for item in items.values():
         text = item["question"] + item["why"] + item["answer"]
         assert "None" not in text and "{" not in text and "§" not in text and "DESIGN" not in text
+
+
+def test_an_assumed_value_is_named_never_written_as_its_code() -> None:
+    """The question for an unpublished fact states the assumed value as a buyer reads it: the interconnect and
+    fabric by their names (an AMD node's mesh by Infinity Fabric), the oversubscription as 1:1."""
+    questions = {q["key"]: q for q in assumption_questions({"gpu": "MI300X-192GB", "gpus_per_node": 8})}
+    why = {key: str(q["why"]) for key, q in questions.items()}
+    assert "assumes full-mesh (Infinity Fabric)," in why["assumed-intra_node"]
+    assert "assumes RoCE," in why["assumed-fabric"]
+    assert "assumes 1:1," in why["assumed-oversubscription"]
+    text = " ".join(why.values()) + " ".join(str(q["answer"]) for q in questions.values())
+    assert "nvlink-mesh" not in text and "assumes roce" not in text and "1 :1" not in text
+    nvidia = {q["key"]: str(q["why"]) for q in assumption_questions({"gpu": "H100-SXM-80GB"})}
+    assert "assumes full-mesh (NVSwitch)," in nvidia["assumed-intra_node"]

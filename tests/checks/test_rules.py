@@ -540,3 +540,19 @@ def test_deadline_missed_and_budget_exceeded():
         "over-budget": "critical"
     }
     assert rules_for("over-budget", good_offering(), workload=WORKLOAD_175B, sizing=sizing_result()) == []
+
+
+def test_an_unpublished_interconnect_is_asked_for_with_the_gpu_vendors_own_tool():
+    """An AMD node proves its links with rocm-smi, not nvidia-smi."""
+
+    def advice(gpu):
+        found = rules_for(
+            "intra-node-not-full-mesh",
+            good_offering(gpu=gpu, intra_node=None),
+            workload=WORKLOAD_175B,
+            sizing=sizing_result(),
+        )
+        return str(found[0].advice)
+
+    assert "rocm-smi --showtopo" in advice("MI300X-192GB") and "nvidia-smi" not in advice("MI300X-192GB")
+    assert "nvidia-smi topo -m" in advice("H100-SXM-80GB")
