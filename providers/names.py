@@ -4,12 +4,13 @@ of a code. Files and the API keep the codes."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.utils.translation import gettext
 
 from hardware import GPUS
-from providers.facts import CHOICE_NAMES, choice_name
+from providers.facts import CHOICE_NAMES, FACTS, choice_name
 
 
 def code_name(fact_name: str, code: Any, vendor: str | None = None) -> str:
@@ -46,3 +47,27 @@ def intra_node_shown(offering: Any) -> str:
     return value_names(
         "intra_node", getattr(offering, "intra_node", None), gpu_vendor(getattr(offering, "gpu", None))
     )
+
+
+# A fact's catalog name has an underscore ("nvlink_domain_gpus"): in a note's prose it is never a word.
+_FACT_NAMES = re.compile(
+    r"(?<![\w-])("
+    + "|".join(sorted((re.escape(f.name) for f in FACTS if "_" in f.name), key=len, reverse=True))
+    + r")(?![\w-])"
+)
+_LABELS = {f.name: f.label for f in FACTS}
+
+
+def note_text(note: str, sources: dict[str, str] | None = None) -> str:
+    """A catalog note as a buyer reads it: a fact's catalog name by its label ("nvlink_domain_gpus 8" reads
+    "NVLink domain 8"), and a cited source's key, always hyphenated in the catalog ("ml-eng-network"), by
+    what `sources` maps it to (a quote's reference number, the source's title on the offering page). The
+    note's own words are the transcriber's and stay as written; files and the API keep it unchanged."""
+    if not note:
+        return ""
+    text = _FACT_NAMES.sub(lambda m: _LABELS[m.group(1)], note)
+    keys = sorted((k for k in sources or {} if "-" in k), key=len, reverse=True)
+    if keys:
+        pattern = re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w-])")
+        text = pattern.sub(lambda m: (sources or {})[m.group(1)], text)
+    return text

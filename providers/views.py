@@ -27,6 +27,7 @@ from providers.facts import FACTS, GROUPS, facts_in_group
 from providers.filters import FEATURE_CHOICES, OfferingFilterSet
 from providers.forms import OfferingFactsEditForm
 from providers.models import Offering
+from providers.names import note_text
 from providers.page_context import offering_page_sections
 
 BROWSE_PAGE_SIZE = 50
@@ -108,6 +109,8 @@ def _browse_rows(request: HttpRequest, pks: list[int]) -> list[str]:
 def _fact_rows(offering: Offering) -> list[dict[str, Any]]:
     provenance = {p.group: p for p in offering.provenance.all()}
     sources = selectors.offering_sources(offering)
+    # a note that names a cited source by its catalog key names it by its title
+    titles = {s["key"]: f"“{s['title']}”" for g in sources.values() for s in g["sources"]}
     groups = []
     for group, title in GROUPS.items():
         rows = []
@@ -118,7 +121,9 @@ def _fact_rows(offering: Offering) -> list[dict[str, Any]]:
             rows.append(
                 {"fact": fact, "value": value, "published": value not in (None, [], ""), "source": source}
             )
-        groups.append({"key": group, "title": title, "rows": rows, "provenance": provenance.get(group)})
+        shown = provenance.get(group)
+        note = note_text(shown.note, titles) if shown is not None else ""
+        groups.append({"key": group, "title": title, "rows": rows, "provenance": shown, "note": note})
     return groups
 
 

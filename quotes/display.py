@@ -16,7 +16,11 @@ from checks.severity import Severity  # pure, like this module
 from portal.i18n import shown, translated, translated_list, translated_sentences, unit_word
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 from providers.facts import FACTS, FACTS_BY_NAME, GROUPS  # the fact registry: plain data, no Django import
-from providers.names import gpu_vendor, value_names  # the codes' names, translated (no model import)
+from providers.names import (
+    gpu_vendor,
+    note_text,
+    value_names,
+)  # the codes' names, translated (no model import)
 from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
 from sizing.engine.accuracy import accuracy_sentence  # pure
 from sizing.summary import ITERATION_LABELS, part_label
@@ -244,7 +248,7 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
         ],
         "acceptance": [_acceptance(a) for a in snapshot.get("acceptance") or []],
         "open": _open(snapshot),
-        "fact_groups": _fact_groups(snapshot, numbers),
+        "fact_groups": _fact_groups(snapshot, numbers, {s["key"]: s["ref"] for s in sources if s.get("key")}),
         "provenance": snapshot.get("provenance") or [],
         "plan_sources": [_plan_source(p, numbers) for p in snapshot.get("plans") or []],
         "sources": sources,
@@ -377,8 +381,11 @@ def _cited(sources: list[dict[str, Any]] | None, numbers: dict[str, int]) -> str
     return ", ".join(f"[{n}]" for n in refs)
 
 
-def _fact_groups(snapshot: dict[str, Any], numbers: dict[str, int]) -> list[dict[str, Any]]:
-    """The offering's facts by group with each group's sources (by reference number) and as-of date (FACTS
+def _fact_groups(
+    snapshot: dict[str, Any], numbers: dict[str, int], refs: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The offering's facts by group with each group's sources (by reference number), as-of date and note
+    (a source's key in it by its number, a fact's name by its label: providers.names.note_text) (FACTS
     order)."""
     facts = snapshot.get("facts") or {}
     prov = {p.get("group"): p for p in snapshot.get("provenance") or []}
@@ -404,7 +411,7 @@ def _fact_groups(snapshot: dict[str, Any], numbers: dict[str, int]) -> list[dict
                 "rows": rows,
                 "as_of": p.get("as_of") or _("not dated"),
                 "sources": _cited(p.get("sources"), numbers) or _("no source recorded"),
-                "note": p.get("note") or "",
+                "note": note_text(str(p.get("note") or ""), refs),
             }
         )
     return groups

@@ -3,7 +3,10 @@ shipped catalog and the reference data cite."""
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -50,3 +53,37 @@ def test_every_source_kind_the_catalogs_cite_has_a_name() -> None:
     assert kinds - set(SOURCE_KIND_NAMES) == set()
     assert source_kind_name("third_party_code") == "third-party code"
     assert source_kind_name("some_new_kind") == "some new kind"
+
+
+def test_a_note_names_facts_by_their_labels_and_sources_as_the_page_cites_them() -> None:
+    from providers.names import note_text
+
+    note = (
+        "'NVLink/NVSwitch full mesh' (ml-eng-network) -> nvswitch; nvlink_domain_gpus 8 derived; "
+        "proprietary_fabric_plugin true. ml-eng-network-old is another source; the ml-eng-network table."
+    )
+    text = note_text(note, {"ml-eng-network": "[2]", "ml-eng-network-old": "[5]"})
+    assert text == (
+        "'NVLink/NVSwitch full mesh' ([2]) -> nvswitch; NVLink domain 8 derived; "
+        "Needs a proprietary fabric plugin true. [5] is another source; the [2] table."
+    )
+    assert note_text("", {"a-b": "x"}) == ""
+    # a key without a hyphen could be a word of the note: never replaced
+    assert note_text("the aws table", {"aws": "[1]"}) == "the aws table"
+
+
+@pytest.mark.django_db
+def test_the_offering_page_shows_a_note_without_catalog_names(client: Any) -> None:
+    from providers.models import Provenance, Source
+    from tests.providers.factories import OfferingFactory
+
+    offering = OfferingFactory(slug="noted")
+    src = Source.objects.create(provider=offering.provider, key="ml-eng-network", title="ML engineering book")
+    prov = Provenance.objects.create(
+        offering=offering, group="hardware", note="full mesh (ml-eng-network); nvlink_domain_gpus 8 derived."
+    )
+    prov.sources.add(src)
+    page = client.get("/offerings/noted/").content.decode()
+    assert "full mesh (“ML engineering book”); NVLink domain 8 derived." in page
+    shown = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style).*?</\1>", " ", page, flags=re.S)))
+    assert "ml-eng-network" not in shown and "nvlink_domain_gpus" not in shown, shown

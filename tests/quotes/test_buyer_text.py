@@ -169,5 +169,9 @@ def test_sources_are_numbered_once_each_in_the_order_first_cited() -> None:
     ]  # fmt: skip
     groups = {g["label"]: g["sources"] for g in view["fact_groups"]}
     assert groups["Hardware"] == "[1], [2]"
+    # a group's note names a source by its number and a fact by its label, never by their catalog names
+    snapshot["provenance"][1]["note"] = "mesh per x-hw, priced in x-price; nvlink_domain_gpus 8 derived."
+    notes = {g["label"]: g["note"] for g in quote_view(snapshot)["fact_groups"]}
+    assert notes["Hardware"] == "mesh per [2], priced in [3]; NVLink domain 8 derived."
     assert groups["Fees"] == "[3]"
     assert [p["sources"] for p in view["plan_sources"]] == ["[1], [3]", "—"]
