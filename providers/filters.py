@@ -32,11 +32,11 @@ FEATURE_CHOICES = [(name, _(FACTS_BY_NAME[name].label)) for name in FEATURE_FACT
 SORT_LABELS = {
     "provider": pgettext_lazy("sort", "provider"),
     "name": pgettext_lazy("sort", "name"),
-    "price": pgettext_lazy("sort", "price"),
-    "-price": pgettext_lazy("sort", "-price"),
-    "gbps_per_gpu": pgettext_lazy("sort", "gbps_per_gpu"),
-    "-gbps_per_gpu": pgettext_lazy("sort", "-gbps_per_gpu"),
-    "updated": pgettext_lazy("sort", "updated"),
+    "price": pgettext_lazy("sort", "price, lowest first"),
+    "-price": pgettext_lazy("sort", "price, highest first"),
+    "gbps_per_gpu": pgettext_lazy("sort", "network bandwidth per GPU, lowest first"),
+    "-gbps_per_gpu": pgettext_lazy("sort", "network bandwidth per GPU, highest first"),
+    "updated": pgettext_lazy("sort", "recently updated"),
 }
 
 

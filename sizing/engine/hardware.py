@@ -13,7 +13,7 @@ from hardware.messages import _
 
 from . import constants as C
 from .errors import InputError
-from .unpublished import Assumed, assumption_text, complete_facts
+from .unpublished import Assumed, assumption_text, complete_facts, fact_value_text
 
 
 @dataclass
@@ -143,7 +143,7 @@ def _intra_node(facts: dict[str, Any], gpu: hw_facts.GPU, notes: list[str]) -> t
                 "figure for %(gpu)s over %(intra)s",
                 gbytes=f"{raw:.0f}",
                 gpu=gpu.key,
-                intra=intra,
+                intra=fact_value_text("intra_node", intra, gpu.vendor),
             )
         )
     return str(intra), raw * hw_facts.intra_node_busbw_efficiency(intra)

@@ -87,3 +87,21 @@ def test_the_offering_page_shows_a_note_without_catalog_names(client: Any) -> No
     assert "full mesh (“ML engineering book”); NVLink domain 8 derived." in page
     shown = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style).*?</\1>", " ", page, flags=re.S)))
     assert "ml-eng-network" not in shown and "nvlink_domain_gpus" not in shown, shown
+
+
+@pytest.mark.django_db
+def test_the_sort_choices_are_words_in_every_language(client: Any) -> None:
+    """The browse page's sort keys ("-gbps_per_gpu") are what the address takes; the list shows words."""
+    from providers.filters import SORT_LABELS
+
+    for lang, expected in (
+        ("en", "network bandwidth per GPU, highest first"),
+        ("zh-hans", "每 GPU 网络带宽"),
+    ):
+        client.cookies["django_language"] = lang
+        page = client.get("/offerings/").content.decode()
+        options = re.findall(r'<option value="(-?[a-z_]*)"[^>]*>([^<]*)</option>', page)
+        sort = {value: html.unescape(label) for value, label in options if value in SORT_LABELS}
+        assert set(sort) == set(SORT_LABELS) - {"provider"} or set(sort) == set(SORT_LABELS)
+        assert expected in sort["-gbps_per_gpu"], sort
+        assert all("_" not in label and not label.startswith("-") for label in sort.values()), sort
