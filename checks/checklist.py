@@ -400,6 +400,24 @@ def _sourced(key: str, offering: dict, sourced_groups: set[str] | None) -> bool:
     return sourced_groups is None or fact is None or fact.group in sourced_groups
 
 
+# A question asked in another vendor's terms where NVIDIA's tools do not apply: (key, GPU vendor) ->
+# (question, why). AMD Instinct nodes join their GPUs by Infinity Fabric (XGMI) links, reported by rocm-smi.
+VENDOR_WORDING = {
+    ("mesh", "amd"): (
+        _("How do you prove the 8 GPUs of a node are a full Infinity Fabric mesh (`rocm-smi --showtopo`)?"),
+        _(
+            "Tensor parallelism across PCIe is several times slower; on a full mesh the topology report "
+            "shows one XGMI hop between every pair of GPUs."
+        ),
+    ),
+}
+
+
+def _vendor(offering: dict) -> str | None:
+    gpu = GPUS.get(str(offering.get("gpu") or ""))
+    return gpu.vendor if gpu is not None else None
+
+
 def _answer_question(
     question: Question,
     offering: dict,
@@ -436,10 +454,11 @@ def _answer_question(
     ]
     refs += [{"fact": key, "value": offering.get(key)} for key in question.facts]
     refs += [{"file": item.get("filename"), "upload_id": item.get("upload_id")} for item in uploads]
+    wording = VENDOR_WORDING.get((question.key, _vendor(offering) or ""))
     return {
         "key": question.key,
-        "question": question.question,
-        "why": question.why,
+        "question": wording[0] if wording else question.question,
+        "why": wording[1] if wording else question.why,
         "answer": joined(*parts),
         "status": status,
         "refs": refs,
@@ -491,8 +510,7 @@ def assumption_questions(offering: dict) -> list[dict]:
         if norm is None:
             continue
         label = Msg(fact_label(fact).replace("%", "%%"))  # a catalog message id: translated on the page
-        gpu = GPUS.get(str(offering.get("gpu") or ""))
-        assumed = _value_words(fact, norm.typical, norm.per_gpu, gpu.vendor if gpu is not None else None)
+        assumed = _value_words(fact, norm.typical, norm.per_gpu, _vendor(offering))
         out.append(
             {
                 "key": f"assumed-{fact}",

@@ -109,3 +109,12 @@ def test_an_assumed_value_is_named_never_written_as_its_code() -> None:
     assert "nvlink-mesh" not in text and "assumes roce" not in text and "1 :1" not in text
     nvidia = {q["key"]: str(q["why"]) for q in assumption_questions({"gpu": "H100-SXM-80GB"})}
     assert "assumes full-mesh (NVSwitch)," in nvidia["assumed-intra_node"]
+
+
+def test_the_mesh_question_is_asked_in_the_gpu_vendors_terms() -> None:
+    """An AMD node's mesh is proved with rocm-smi, not nvidia-smi; an NVIDIA node's question is unchanged."""
+    amd = {a["key"]: a for a in checklist({"gpu": "MI300X-192GB", "gpus_per_node": 8}, [])}["mesh"]
+    assert "Infinity Fabric" in str(amd["question"]) and "rocm-smi --showtopo" in str(amd["question"])
+    assert "nvidia-smi" not in str(amd["question"]) + str(amd["why"])
+    nvidia = {a["key"]: a for a in checklist({"gpu": "H100-SXM-80GB", "gpus_per_node": 8}, [])}["mesh"]
+    assert "nvidia-smi topo -m" in str(nvidia["question"])
