@@ -19,10 +19,10 @@ from typing import Any
 from checks.rules import Finding
 from checks.rules.base import Msg, _, joined
 from checks.severity import Severity
-from hardware import GPUS
 from hardware.messages import UnitWord
 from hardware.norms import NORMS, norm_for, offering_class
 from providers.facts import CHOICE_NAMES, FACTS_BY_NAME, choice_name
+from providers.names import gpu_vendor
 
 
 @dataclass(frozen=True)
@@ -413,11 +413,6 @@ VENDOR_WORDING = {
 }
 
 
-def _vendor(offering: dict) -> str | None:
-    gpu = GPUS.get(str(offering.get("gpu") or ""))
-    return gpu.vendor if gpu is not None else None
-
-
 def _answer_question(
     question: Question,
     offering: dict,
@@ -454,7 +449,7 @@ def _answer_question(
     ]
     refs += [{"fact": key, "value": offering.get(key)} for key in question.facts]
     refs += [{"file": item.get("filename"), "upload_id": item.get("upload_id")} for item in uploads]
-    wording = VENDOR_WORDING.get((question.key, _vendor(offering) or ""))
+    wording = VENDOR_WORDING.get((question.key, gpu_vendor(offering.get("gpu")) or ""))
     return {
         "key": question.key,
         "question": wording[0] if wording else question.question,
@@ -510,7 +505,7 @@ def assumption_questions(offering: dict) -> list[dict]:
         if norm is None:
             continue
         label = Msg(fact_label(fact).replace("%", "%%"))  # a catalog message id: translated on the page
-        assumed = _value_words(fact, norm.typical, norm.per_gpu, _vendor(offering))
+        assumed = _value_words(fact, norm.typical, norm.per_gpu, gpu_vendor(offering.get("gpu")))
         out.append(
             {
                 "key": f"assumed-{fact}",

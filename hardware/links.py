@@ -31,12 +31,13 @@ MESH_NAMES_BY_VENDOR: dict[str, str] = {
 
 
 def intra_node_name(kind: str | None, vendor: str | None = None) -> str:
-    """An intra-node kind's English name (a message id), the mesh by its GPU vendor's link; "" for none."""
+    """An intra-node kind's English name, the mesh by its GPU vendor's link; "" for none. A known kind's name
+    is its message (a `Msg`, so a sentence that takes it as a value is translated with it)."""
     if not kind:
         return ""
     if kind == "nvlink-mesh" and (vendor or "").lower() in MESH_NAMES_BY_VENDOR:
-        return str(MESH_NAMES_BY_VENDOR[(vendor or "").lower()])
-    return str(INTRA_NODE_NAMES.get(kind, kind))
+        return MESH_NAMES_BY_VENDOR[(vendor or "").lower()]
+    return INTRA_NODE_NAMES.get(kind, kind)
 
 
 @dataclass(frozen=True)

@@ -144,6 +144,16 @@ def result_value(result: Any, name: str) -> Any:
     return getattr(result, name, None)
 
 
+def central_estimate_shown(result: Any) -> bool:
+    """An incomplete bill with a known range: the comparison shows its central estimate (unknown fees at the
+    middle of their typical range), not the published lines' lower bound."""
+    return (
+        not result.cost_complete
+        and result_value(result, "cost_low_usd") is not None
+        and result_value(result, "cost_high_usd") is not None
+    )
+
+
 def per_billion_tokens(result: Any) -> float | None:
     """The bill per billion training tokens in the shown currency, on the same total the comparison shows:
     for an incomplete bill with a known range its central estimate (unknown fees at the middle of their

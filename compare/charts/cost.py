@@ -12,6 +12,7 @@ from compare.charts.common import (
     bar_words_trace,
     bill_line,
     cell,
+    central_estimate_shown,
     missing_cell,
     money_axis,
     money_value,
@@ -91,7 +92,7 @@ def _range(result: Any) -> tuple[float, float] | None:
 def _per_billion_text(result: Any) -> str:
     """The bill per billion tokens on the total the row shows: "about" it where that is an estimate."""
     value = per_billion_tokens(result)
-    if value is not None and _range(result) is not None and not result.cost_complete:
+    if value is not None and central_estimate_shown(result):
         return _("about %(cost)s") % {"cost": usd(value)}
     return usd(value)
 

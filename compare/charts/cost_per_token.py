@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.utils.translation import gettext as _
 
@@ -10,13 +10,13 @@ from compare.charts.common import (
     bar_height,
     bar_words_trace,
     cell,
+    central_estimate_shown,
     hover,
     missing_cell,
     no_price,
     offering_labels,
     offering_row,
     per_billion_tokens,
-    result_value,
     table,
     unsized_text,
     usd,
@@ -37,77 +37,80 @@ def _per_billion_title() -> str:
     return _("%(currency)s per billion tokens") % {"currency": active().code}
 
 
-def _estimated(result: Any) -> bool:
-    """An incomplete bill with a known range: the comparison shows its central estimate, not a lower bound."""
-    return (
-        not result.cost_complete
-        and result_value(result, "cost_low_usd") is not None
-        and result_value(result, "cost_high_usd") is not None
-    )
+class _Cost(NamedTuple):
+    """One offering's figure: shown currency per billion tokens (None: not sized, infeasible or unpriced),
+    whether the bill is complete, whether the figure is the central estimate of an incomplete bill, and what
+    to say beside or instead of it."""
+
+    value: float | None
+    complete: bool
+    estimated: bool
+    why: str
 
 
-def _per_billion_tokens(result: Any) -> tuple[float | None, bool, str]:
-    """Shown currency per billion tokens on the total the comparison shows (None: not sized, infeasible or
-    unpriced), whether the bill is complete, and what to say beside or instead of a figure."""
+def _per_billion_tokens(result: Any) -> _Cost:
+    """The figure on the total the comparison shows."""
     if result is None or not result.feasible or no_price(result):
-        return None, False, _("no price") if no_price(result) else unsized_text(result)
+        return _Cost(None, False, False, _("no price") if no_price(result) else unsized_text(result))
     value = per_billion_tokens(result)
     if value is None:
-        return None, False, _("no price")
+        return _Cost(None, False, False, _("no price"))
     if result.cost_complete:
-        return value, True, ""
-    return value, False, _("incomplete: estimate") if _estimated(result) else _("incomplete: lower bound")
+        return _Cost(value, True, False, "")
+    if central_estimate_shown(result):
+        return _Cost(value, False, True, _("incomplete: estimate"))
+    return _Cost(value, False, False, _("incomplete: lower bound"))
 
 
-def _cells(value: float | None, complete: bool, why: str) -> list[dict]:
-    if value is None:
-        return [missing_cell(why), missing_cell("—")]
+def _cells(cost: _Cost) -> list[dict]:
+    if cost.value is None:
+        return [missing_cell(cost.why), missing_cell("—")]
     completeness = cell(
-        _("complete") if complete else why,
-        badge="" if complete else "fail",
-        icon="" if complete else "✖",
+        _("complete") if cost.complete else cost.why,
+        badge="" if cost.complete else "fail",
+        icon="" if cost.complete else "✖",
     )
-    return [cell(usd(value), number=True), completeness]
+    return [cell(usd(cost.value), number=True), completeness]
 
 
-def _bar(offerings: list[Any], costs: list[tuple[float | None, bool, str]]) -> dict:
+def _bar(offerings: list[Any], costs: list[_Cost]) -> dict:
     """One bar per priced offering, hatched where the bill misses a fee; none (and the words why) for an
     offering without a price or a feasible sizing, never a zero-length "cheapest" bar."""
     labels = offering_labels(offerings)
     text, hovers = [], []
-    for o, (value, complete, why) in zip(offerings, costs, strict=True):
-        if value is None:
+    for o, cost in zip(offerings, costs, strict=True):
+        if cost.value is None:
             text.append("")
-            hovers.append(hover(labels[o.pk], why))
+            hovers.append(hover(labels[o.pk], cost.why))
             continue
-        lower_bound = "" if complete else " " + _("(incomplete bill)")
-        text.append(f"{usd(value)}{lower_bound}")
-        words = _("%(cost)s per billion training tokens") % {"cost": usd(value)}
-        if not complete and why == _("incomplete: estimate"):
+        lower_bound = "" if cost.complete else " " + _("(incomplete bill)")
+        text.append(f"{usd(cost.value)}{lower_bound}")
+        words = _("%(cost)s per billion training tokens") % {"cost": usd(cost.value)}
+        if cost.estimated:
             words += "; " + _("incomplete bill: unpublished fees at the middle of their typical range")
-        elif not complete:
+        elif not cost.complete:
             words += "; " + _("incomplete bill: unpublished fees not included")
         hovers.append(hover(labels[o.pk], words))
     return {
         "type": "bar",
         "orientation": "h",
         "name": _per_billion_title(),
-        "x": [value for value, _complete, _why in costs],
+        "x": [cost.value for cost in costs],
         "y": [labels[o.pk] for o in offerings],
         "text": text,
         "textposition": "outside",
         "cliponaxis": False,
         "hovertext": hovers,
         "hoverinfo": "text",
-        "marker": overlay_pattern(BLUE, ["" if complete else "/" for _value, complete, _why in costs], 0.35),
+        "marker": overlay_pattern(BLUE, ["" if cost.complete else "/" for cost in costs], 0.35),
     }
 
 
 def cost_per_token_panel(offerings: list[Any], results: dict[int, Any], workload_label: str) -> dict:
     costs = [_per_billion_tokens(results.get(o.pk)) for o in offerings]
     bar = _bar(offerings, costs)
-    priced = [value for value, _complete, _why in costs if value is not None]
-    unpriced = [(bar["y"][i], why) for i, (value, _complete, why) in enumerate(costs) if value is None]
+    priced = [cost.value for cost in costs if cost.value is not None]
+    unpriced = [(bar["y"][i], cost.why) for i, cost in enumerate(costs) if cost.value is None]
     words = bar_words_trace(
         [0] * len(unpriced),
         [y for y, _why in unpriced],
@@ -142,7 +145,7 @@ def cost_per_token_panel(offerings: list[Any], results: dict[int, Any], workload
             _("%(currency)s per billion training tokens for %(workload)s")
             % {"currency": active().code, "workload": workload_label},
             [_("Offering"), _per_billion_title(), _("Bill")],
-            [offering_row(o, _cells(*cost)) for o, cost in zip(offerings, costs, strict=True)],
+            [offering_row(o, _cells(cost)) for o, cost in zip(offerings, costs, strict=True)],
             numeric=(0,),
         ),
     }

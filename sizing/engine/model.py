@@ -278,9 +278,10 @@ class StageMemory:
 def _memory(
     wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], convention: str
 ) -> StageMemory:
-    """Per-GPU memory of the most loaded stage (the first's weights with the embedding, or a middle stage's
-    with more layers; the activations of the rank that holds the most, stages.held_layers); plus the
-    layout counts the rest of the model needs."""
+    """Per-GPU memory of the most loaded stage (the first's weights with the embedding, a middle stage's with
+    more layers, or the last's with the output layer; the activations of the rank that holds the most, or of
+    the last with one micro-batch's logits: stages.peak_layers); plus the layout counts the rest of the model
+    needs."""
     tp, pp, dp, cp, ep, etp, zero = x["tp"], x["pp"], x["dp"], x["cp"], x["ep"], x["etp"], x["zero"]
     mb, mode, sp = x["mb"], x["rec"], x["sp"]
     h = float(wl.hidden)

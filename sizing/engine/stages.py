@@ -84,11 +84,6 @@ def most_loaded_dense(
     )
 
 
-def held_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any) -> Any:
-    """Layer-micro-batches of activations held at the peak by the most loaded pipeline rank (peak_layers)."""
-    return peak_layers(x, micro, most, first, last)[0]
-
-
 def peak_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any) -> tuple[Any, Any]:
     """Layer-micro-batches of activations held at the peak by (the most loaded pipeline rank, the rank with
     the output layer: the last, or with one stage the only one). With the default split the first rank holds

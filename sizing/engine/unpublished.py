@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hardware import GPUS, INTRA_NODE_NAMES, MESH_NAMES_BY_VENDOR, fabric_name, gpus_named_in
+from hardware import GPUS, fabric_name, gpus_named_in, intra_node_name
 from hardware.messages import _
 from hardware.norms import Assumed, Norm, norm_for, offering_class
 
@@ -133,9 +133,7 @@ def fact_value_text(fact: str | None, value: Any, vendor: str | None = None) -> 
     "InfiniBand"), never its code, a direct mesh by the link of the GPU `vendor`'s ("full-mesh (Infinity
     Fabric)" on AMD); any other value as value_text gives it."""
     if fact == "intra_node" and isinstance(value, str):
-        if value == "nvlink-mesh" and (vendor or "").lower() in MESH_NAMES_BY_VENDOR:
-            return MESH_NAMES_BY_VENDOR[(vendor or "").lower()]
-        return INTRA_NODE_NAMES.get(value, value)
+        return intra_node_name(value, vendor)
     if fact == "fabric" and isinstance(value, str):
         return fabric_name(value)
     return value_text(value)

@@ -57,7 +57,7 @@ def test_the_heaviest_rank_holds_what_megatrons_order_holds(p: int, v: int, emb:
         for m in (p, 2 * p, 3 * p, 4 * p):
             x = {"pp": float(p), "v": float(v), "aemb": float(emb), "aloss": float(loss)}
             most, first, last = S.stage_layers(layers, x)
-            got = float(S.held_layers(x, float(m), most, first, last))
+            got = float(S.peak_layers(x, float(m), most, first, last)[0])
             walk = [peak_layers_in_flight(p, v, m, r, per_chunk, emb, loss) for r in range(p)]
             assert got == max(walk), (p, v, m, per_chunk, emb, loss, walk)
             assert (float(first), float(last)) == (v * per_chunk - emb, v * per_chunk - loss)
@@ -70,7 +70,7 @@ def test_one_slot_chunks_hold_nothing_of_the_embedding_chunk() -> None:
     # frees (once the first group's have run backward, the next group's forwards hold 113 layers)
     x = {"pp": 16.0, "v": 8.0, "aemb": 1.0, "aloss": 1.0}
     assert [peak_layers_in_flight(16, 8, 32, r, 1, 1, 1) for r in (0, 1, 15)] == [112, 141, 113]
-    assert float(S.held_layers(x, 32.0, *S.stage_layers(126, x))) == 141
+    assert float(S.peak_layers(x, 32.0, *S.stage_layers(126, x))[0]) == 141
 
 
 def test_llama3_405b_on_8192_gpus_with_one_slot_chunks_still_needs_more_than_an_h100() -> None:
