@@ -21,7 +21,8 @@ from checks.rules.base import Msg, _, joined
 from checks.severity import Severity
 from hardware.messages import UnitWord
 from hardware.norms import NORMS, norm_for, offering_class
-from providers.facts import CHOICE_NAMES, FACTS_BY_NAME, choice_name
+from providers.facts import CHOICE_NAMES, FACTS_BY_NAME, VENDOR_LABELS, choice_name
+from providers.facts import fact_label as providers_fact_label
 from providers.names import gpu_vendor
 
 
@@ -92,12 +93,26 @@ _fabric = _template(
         "NCCL plugin: %(proprietary_fabric_plugin)s."
     )
 )
-_mesh = _template(
+_nvlink_mesh = _template(
     gettext_noop(
         "Intra-node %(intra_node)s, %(intra_node_gbytes_per_s)s per GPU, NVLink domain "
         "%(nvlink_domain_gpus)s GPUs."
     )
 )
+_scale_up_mesh = _template(
+    gettext_noop(
+        "Intra-node %(intra_node)s, %(intra_node_gbytes_per_s)s per GPU, scale-up domain "
+        "%(nvlink_domain_gpus)s GPUs."
+    )
+)
+
+
+def _mesh(offering: dict) -> str:
+    """The mesh answer, its domain named as providers.facts.VENDOR_LABELS names it for the GPU's vendor."""
+    neutral = ("nvlink_domain_gpus", gpu_vendor(offering.get("gpu")) or "") in VENDOR_LABELS
+    return (_scale_up_mesh if neutral else _nvlink_mesh)(offering)
+
+
 _faults = _template(
     gettext_noop(
         "Health checks %(health_checks)s; automatic bad-node detection %(auto_bad_node_detection)s; "
@@ -376,20 +391,20 @@ def _status_and_concerns(related: list[dict], answered: bool) -> tuple[str, str]
     return ("answered" if answered else "unknown"), ""
 
 
-def fact_label(key: str) -> str:
-    """A fact as buyers read it ("Gb/s per NIC"), not its key."""
-    fact = FACTS_BY_NAME.get(key)
-    if fact is not None:
-        return fact.label
+def fact_label(key: str, vendor: str | None = None) -> str:
+    """A fact as buyers read it ("Gb/s per NIC"), not its key; in the GPU `vendor`'s terms (a scale-up
+    domain, not an NVLink one, on AMD and Huawei: providers.facts.fact_label)."""
+    if key in FACTS_BY_NAME:
+        return providers_fact_label(key, vendor)
     return {
         "billing_plans": gettext_noop("billing plans"),
         "price_usd_per_gpu_hour": gettext_noop("on-demand price"),
     }.get(key, key.replace("_", " "))
 
 
-def _labels(keys: list[str]) -> str:
+def _labels(keys: list[str], vendor: str | None = None) -> str:
     """Facts by their labels, each translated on the page (a label is a catalog message id)."""
-    return joined(*(Msg(fact_label(key).replace("%", "%%")) for key in keys), sep=", ")
+    return joined(*(Msg(fact_label(key, vendor).replace("%", "%%")) for key in keys), sep=", ")
 
 
 def _sourced(key: str, offering: dict, sourced_groups: set[str] | None) -> bool:
@@ -402,12 +417,23 @@ def _sourced(key: str, offering: dict, sourced_groups: set[str] | None) -> bool:
 
 # A question asked in another vendor's terms where NVIDIA's tools do not apply: (key, GPU vendor) ->
 # (question, why). AMD Instinct nodes join their GPUs by Infinity Fabric (XGMI) links, reported by rocm-smi.
+# Huawei Ascend nodes join their NPUs by HCCS links, reported by `npu-smi info -t topo` ("queries the
+# affinity of CPUs and NPUs and the topology between several NPUs": Huawei npu-smi command reference,
+# "查询多NPU的拓扑结构", hiascend.com; its matrix marks an HCCS pair "HCCS", a PCIe path PIX/PHB/SYS, per the
+# Ascend DMI tool guide's legend for the same report).
 VENDOR_WORDING = {
     ("mesh", "amd"): (
         _("How do you prove the 8 GPUs of a node are a full Infinity Fabric mesh (`rocm-smi --showtopo`)?"),
         _(
             "Tensor parallelism across PCIe is several times slower; on a full mesh the topology report "
             "shows one XGMI hop between every pair of GPUs."
+        ),
+    ),
+    ("mesh", "huawei"): (
+        _("How do you prove the NPUs of a node are a full HCCS mesh (`npu-smi info -t topo`)?"),
+        _(
+            "Tensor parallelism across PCIe is several times slower; on a full mesh the topology report "
+            "shows HCCS between every pair of NPUs."
         ),
     ),
 }
@@ -428,6 +454,7 @@ def _answer_question(
         and any(str(item.get("kind") or "").startswith(kind) for kind in question.evidence_kinds)
     ]
     unanswered = [key for key in question.facts if not _sourced(key, offering, sourced_groups)]
+    vendor = gpu_vendor(offering.get("gpu"))
     parts = [question.answer(offering)]
     if uploads:
         parts.append(
@@ -438,9 +465,9 @@ def _answer_question(
         missing = [k for k in unanswered if offering.get(k) in (None, [], "")]
         unsourced = [k for k in unanswered if k not in missing]
         if missing:
-            parts.append(_("Ask the provider for: %(facts)s.", facts=_labels(missing)))
+            parts.append(_("Ask the provider for: %(facts)s.", facts=_labels(missing, vendor)))
         if unsourced:
-            parts.append(_("Ask for a source of: %(facts)s.", facts=_labels(unsourced)))
+            parts.append(_("Ask for a source of: %(facts)s.", facts=_labels(unsourced, vendor)))
     status, concerns = _status_and_concerns(related, answered)
     if concerns:
         parts.append(concerns)
@@ -449,7 +476,7 @@ def _answer_question(
     ]
     refs += [{"fact": key, "value": offering.get(key)} for key in question.facts]
     refs += [{"file": item.get("filename"), "upload_id": item.get("upload_id")} for item in uploads]
-    wording = VENDOR_WORDING.get((question.key, gpu_vendor(offering.get("gpu")) or ""))
+    wording = VENDOR_WORDING.get((question.key, vendor or ""))
     return {
         "key": question.key,
         "question": wording[0] if wording else question.question,
@@ -504,8 +531,10 @@ def assumption_questions(offering: dict) -> list[dict]:
         norm = norm_for(fact, cls)
         if norm is None:
             continue
-        label = Msg(fact_label(fact).replace("%", "%%"))  # a catalog message id: translated on the page
-        assumed = _value_words(fact, norm.typical, norm.per_gpu, gpu_vendor(offering.get("gpu")))
+        vendor = gpu_vendor(offering.get("gpu"))
+        # a catalog message id: translated on the page
+        label = Msg(fact_label(fact, vendor).replace("%", "%%"))
+        assumed = _value_words(fact, norm.typical, norm.per_gpu, vendor)
         out.append(
             {
                 "key": f"assumed-{fact}",

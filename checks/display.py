@@ -134,7 +134,7 @@ def evidence_rows(
             row["href"] = fact_href(offering_slug, ref.get("fact"))
             fact = ref.get("fact")
             if fact and str(row["text"]).startswith(f"{fact} = "):  # the rule's default wording: in words
-                row["text"] = f"{_(fact_label(fact))} = {_value_text(ref.get('value'), fact, vendor)}"
+                row["text"] = f"{_(fact_label(fact, vendor))} = {_value_text(ref.get('value'), fact, vendor)}"
         elif source == "evidence":
             spans = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in lines)
             row["label"] = f"{ref.get('file')}" + (_(", lines %(spans)s") % {"spans": spans} if spans else "")
@@ -192,7 +192,7 @@ def checklist_view(
             value = _value_text(ref.get("value"), ref["fact"], vendor)
             refs.append(
                 {
-                    "text": f"{_(fact_label(ref['fact']))}: {value}",
+                    "text": f"{_(fact_label(ref['fact'], vendor))}: {value}",
                     "href": fact_href(offering_slug, ref["fact"]),
                 }
             )

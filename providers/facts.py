@@ -568,3 +568,20 @@ FACTS_BY_NAME: dict[str, Fact] = {fact.name: fact for fact in FACTS}
 
 def facts_in_group(group: str) -> list[Fact]:
     return [fact for fact in FACTS if fact.group == group]
+
+
+# A label that names NVIDIA's link, in neutral words on another vendor's GPU: AMD Instinct nodes join their
+# GPUs by Infinity Fabric, Huawei Ascend nodes by HCCS or UB (hardware.links). (fact, vendor) -> label.
+VENDOR_LABELS = {
+    ("nvlink_domain_gpus", "amd"): gettext_noop("Scale-up domain"),
+    ("nvlink_domain_gpus", "huawei"): gettext_noop("Scale-up domain"),
+}
+
+
+def fact_label(name: str, vendor: str | None = None) -> str:
+    """A fact's English label in the terms of the GPU `vendor`'s (VENDOR_LABELS), else its own label; the
+    name itself for an unknown fact. A catalog message id: pages pass it through `gettext`."""
+    if vendor and (name, vendor) in VENDOR_LABELS:
+        return VENDOR_LABELS[(name, vendor)]
+    fact = FACTS_BY_NAME.get(name)
+    return fact.label if fact is not None else name

@@ -10,7 +10,7 @@ from typing import Any
 from django.utils.translation import gettext
 
 from hardware import GPUS
-from providers.facts import CHOICE_NAMES, FACTS, choice_name
+from providers.facts import CHOICE_NAMES, FACTS, choice_name, fact_label
 
 
 def code_name(fact_name: str, code: Any, vendor: str | None = None) -> str:
@@ -55,17 +55,17 @@ _FACT_NAMES = re.compile(
     + "|".join(sorted((re.escape(f.name) for f in FACTS if "_" in f.name), key=len, reverse=True))
     + r")(?![\w-])"
 )
-_LABELS = {f.name: f.label for f in FACTS}
 
 
-def note_text(note: str, sources: dict[str, str] | None = None) -> str:
+def note_text(note: str, sources: dict[str, str] | None = None, vendor: str | None = None) -> str:
     """A catalog note as a buyer reads it: a fact's catalog name by its label ("nvlink_domain_gpus 8" reads
     "NVLink domain 8"), and a cited source's key, always hyphenated in the catalog ("ml-eng-network"), by
     what `sources` maps it to (a quote's reference number, the source's title on the offering page). The
-    note's own words are the transcriber's and stay as written; files and the API keep it unchanged."""
+    note's own words are the transcriber's and stay as written; files and the API keep it unchanged. A label
+    is in the terms of the GPU `vendor`'s (providers.facts.fact_label)."""
     if not note:
         return ""
-    text = _FACT_NAMES.sub(lambda m: _LABELS[m.group(1)], note)
+    text = _FACT_NAMES.sub(lambda m: fact_label(m.group(1), vendor), note)
     keys = sorted((k for k in sources or {} if "-" in k), key=len, reverse=True)
     if keys:
         pattern = re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w-])")

@@ -23,11 +23,11 @@ from portal.form_errors import add_form_errors
 from providers import selectors, services
 from providers.cached import ROW_CACHE_SECONDS, PageOfIds, cached_rows, cached_value, query_name, value_key
 from providers.currency import Display
-from providers.facts import FACTS, GROUPS, facts_in_group
+from providers.facts import FACTS, GROUPS, fact_label, facts_in_group
 from providers.filters import FEATURE_CHOICES, OfferingFilterSet
 from providers.forms import OfferingFactsEditForm
 from providers.models import Offering
-from providers.names import note_text
+from providers.names import gpu_vendor, note_text
 from providers.page_context import offering_page_sections
 
 BROWSE_PAGE_SIZE = 50
@@ -111,6 +111,7 @@ def _fact_rows(offering: Offering) -> list[dict[str, Any]]:
     sources = selectors.offering_sources(offering)
     # a note that names a cited source by its catalog key names it by its title
     titles = {s["key"]: f"“{s['title']}”" for g in sources.values() for s in g["sources"]}
+    vendor = gpu_vendor(offering.gpu)
     groups = []
     for group, title in GROUPS.items():
         rows = []
@@ -119,10 +120,16 @@ def _fact_rows(offering: Offering) -> list[dict[str, Any]]:
             # `source`: the fact's own sources, date and note where the catalog gives them (else None)
             source = sources[group]["facts"].get(fact.name)
             rows.append(
-                {"fact": fact, "value": value, "published": value not in (None, [], ""), "source": source}
+                {
+                    "fact": fact,
+                    "label": fact_label(fact.name, vendor),
+                    "value": value,
+                    "published": value not in (None, [], ""),
+                    "source": source,
+                }
             )
         shown = provenance.get(group)
-        note = note_text(shown.note, titles) if shown is not None else ""
+        note = note_text(shown.note, titles, vendor) if shown is not None else ""
         groups.append({"key": group, "title": title, "rows": rows, "provenance": shown, "note": note})
     return groups
 

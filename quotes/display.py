@@ -15,7 +15,9 @@ from django.utils.translation import gettext_noop
 from checks.severity import Severity  # pure, like this module
 from portal.i18n import shown, translated, translated_list, translated_sentences, unit_word
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
-from providers.facts import FACTS, FACTS_BY_NAME, GROUPS  # the fact registry: plain data, no Django import
+
+# the fact registry: plain data, no Django import
+from providers.facts import FACTS, FACTS_BY_NAME, GROUPS, fact_label
 from providers.names import (
     gpu_vendor,
     note_text,
@@ -154,9 +156,10 @@ def _refs(evidence: list[dict[str, Any]], messages: Any = None, vendor: str | No
             lines = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in ref.get("lines") or [])
             text += f" ({ref['file']}{_(', lines %(spans)s') % {'spans': lines} if lines else ''})"
         elif fact is not None and text.startswith(f"{fact.name} = "):  # the rule's default wording: in words
-            text = f"{_(fact.label)} = {fact_text(ref.get('value'), fact.unit, fact.name, vendor)}"
+            value = fact_text(ref.get("value"), fact.unit, fact.name, vendor)
+            text = f"{_(fact_label(fact.name, vendor))} = {value}"
         elif ref.get("fact") and ref.get("source") != "model" and str(ref["fact"]) not in text:
-            label = _(fact.label) if fact is not None else str(ref["fact"])
+            label = _(fact_label(fact.name, vendor)) if fact is not None else str(ref["fact"])
             name = fact.name if fact is not None else ""
             text += f" ({label} = {fact_text(ref.get('value'), name=name, vendor=vendor)})"
         out.append(text)
@@ -388,6 +391,7 @@ def _fact_groups(
     (a source's key in it by its number, a fact's name by its label: providers.names.note_text) (FACTS
     order)."""
     facts = snapshot.get("facts") or {}
+    vendor = gpu_vendor(facts.get("gpu"))
     prov = {p.get("group"): p for p in snapshot.get("provenance") or []}
     groups = []
     for key, label in GROUPS.items():
@@ -399,8 +403,8 @@ def _fact_groups(
             rows.append(
                 {
                     "name": fact.name,
-                    "label": _(fact.label),
-                    "value": fact_text(value, fact.unit, fact.name, gpu_vendor(facts.get("gpu"))),
+                    "label": _(fact_label(fact.name, vendor)),
+                    "value": fact_text(value, fact.unit, fact.name, vendor),
                     "np": value is None or value == [],
                 }
             )
@@ -411,7 +415,7 @@ def _fact_groups(
                 "rows": rows,
                 "as_of": p.get("as_of") or _("not dated"),
                 "sources": _cited(p.get("sources"), numbers) or _("no source recorded"),
-                "note": note_text(str(p.get("note") or ""), refs),
+                "note": note_text(str(p.get("note") or ""), refs, vendor),
             }
         )
     return groups

@@ -11,7 +11,7 @@ from hardware import fabric_name, intra_node_name
 from portal.i18n import translated_text
 from portal.money import active
 from providers.names import gpu_vendor
-from sizing.engine.unpublished import FACT_WORDS, fact_value_text
+from sizing.engine.unpublished import fact_value_text, fact_words
 
 
 def _join(parts: list[str]) -> str:
@@ -160,7 +160,7 @@ def pessimistic_sentence(result: Any) -> str:
     facts = ", ".join(
         " ".join(
             (
-                translated_text(FACT_WORDS.get(fact, fact)),
+                translated_text(fact_words(fact, vendor)),
                 translated_text(fact_value_text(fact, value, vendor)),
             )
         )

@@ -20,7 +20,7 @@ from providers.names import gpu_vendor
 from sizing import selectors, services
 from sizing.bill import LINE_ITEM_LABELS
 from sizing.engine.accuracy import accuracy_sentence
-from sizing.engine.unpublished import FACT_WORDS, fact_value_text
+from sizing.engine.unpublished import fact_value_text, fact_words
 from sizing.filters import RunResultFilterSet
 from sizing.forms import PlanForm
 from sizing.models import Objective
@@ -166,7 +166,7 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
         assumptions=[
             {
                 **a,
-                "label": translated_text(FACT_WORDS.get(a.get("fact"), a.get("fact"))),
+                "label": translated_text(fact_words(a.get("fact"), gpu_vendor(result.offering.gpu))),
                 "value": translated_text(
                     fact_value_text(a.get("fact"), a.get("assumed"), gpu_vendor(result.offering.gpu))
                 ),

@@ -57,11 +57,17 @@ def rule_intra_node_not_full_mesh(ctx: Context) -> list[Finding]:
 
 
 def _topology_advice(ctx: Context) -> str:
-    """Which report proves the node's GPU links: the vendor's own tool (rocm-smi on AMD Instinct)."""
+    """Which report proves the node's GPU links: the vendor's own tool (rocm-smi on AMD Instinct,
+    npu-smi on Huawei Ascend; their sources are with `checks.checklist.VENDOR_WORDING`)."""
     if ctx.spec is not None and ctx.spec.vendor == "amd":
         return _(
             "Ask for `rocm-smi --showtopo` from a contracted node: every pair of GPUs should be joined by "
             "one XGMI link."
+        )
+    if ctx.spec is not None and ctx.spec.vendor == "huawei":
+        return _(
+            "Ask for `npu-smi info -t topo` from a contracted node: every pair of NPUs should be joined by "
+            "HCCS."
         )
     return _("Ask for `nvidia-smi topo -m` and `nvidia-smi nvlink -s` from a contracted node.")
 

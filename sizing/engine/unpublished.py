@@ -115,6 +115,16 @@ FACT_WORDS = {
     "auto_replacement": _("automatic node replacement"),
     "auto_checkpoint_restart": _("automatic checkpoint/restart"),
 }
+# ... and in neutral words where the usual name is NVIDIA's link (AMD and Huawei GPUs: hardware.links).
+_VENDOR_FACT_WORDS = {
+    ("nvlink_domain_gpus", "amd"): _("scale-up domain"),
+    ("nvlink_domain_gpus", "huawei"): _("scale-up domain"),
+}
+
+
+def fact_words(fact: Any, vendor: str | None = None) -> Any:
+    """How an assumption names `fact` (FACT_WORDS) on a GPU of `vendor`'s; an unknown fact as it is."""
+    return _VENDOR_FACT_WORDS.get((fact, vendor or "")) or FACT_WORDS.get(fact, fact)
 
 
 def value_text(value: Any) -> str:
@@ -142,7 +152,7 @@ def fact_value_text(fact: str | None, value: Any, vendor: str | None = None) -> 
 def assumption_text(assumed: Assumed, vendor: str | None = None) -> str:
     """The one-line form the `assumptions` list of the answer carries (`vendor`: the GPU's, which names a
     direct mesh)."""
-    words = FACT_WORDS.get(assumed.fact, assumed.fact)
+    words = fact_words(assumed.fact, vendor)
     return _(
         "%(fact)s not published: %(value)s assumed (%(basis)s)",
         fact=words,

@@ -118,3 +118,19 @@ def test_the_mesh_question_is_asked_in_the_gpu_vendors_terms() -> None:
     assert "nvidia-smi" not in str(amd["question"]) + str(amd["why"])
     nvidia = {a["key"]: a for a in checklist({"gpu": "H100-SXM-80GB", "gpus_per_node": 8}, [])}["mesh"]
     assert "nvidia-smi topo -m" in str(nvidia["question"])
+    ascend = {a["key"]: a for a in checklist({"gpu": "Ascend-910B-64GB", "gpus_per_node": 8}, [])}["mesh"]
+    assert "HCCS" in str(ascend["question"]) and "npu-smi info -t topo" in str(ascend["question"])
+    assert "nvidia-smi" not in str(ascend["question"]) + str(ascend["why"])
+
+
+def test_an_amd_or_huawei_domain_is_a_scale_up_domain_in_the_checklist() -> None:
+    """The mesh answer and the question for an unpublished domain name it without NVLink off NVIDIA."""
+    for gpu in ("MI300X-192GB", "Ascend-910B-64GB"):
+        mesh = {a["key"]: a for a in checklist({"gpu": gpu, "gpus_per_node": 8, "nvlink_domain_gpus": 8}, [])}
+        answer = str(mesh["mesh"]["answer"])
+        assert "scale-up domain 8 GPUs" in answer and "NVLink" not in answer, answer
+        missing = {a["key"]: a for a in checklist({"gpu": gpu, "gpus_per_node": 8}, [])}["mesh"]
+        assert "scale-up domain not published" in str(missing["answer"]), missing["answer"]
+        assert "NVLink" not in str(missing["answer"])
+    nvidia = {a["key"]: a for a in checklist({"gpu": "H100-SXM-80GB", "nvlink_domain_gpus": 8}, [])}
+    assert "NVLink domain 8 GPUs" in str(nvidia["mesh"]["answer"])

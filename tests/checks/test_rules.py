@@ -543,7 +543,7 @@ def test_deadline_missed_and_budget_exceeded():
 
 
 def test_an_unpublished_interconnect_is_asked_for_with_the_gpu_vendors_own_tool():
-    """An AMD node proves its links with rocm-smi, not nvidia-smi."""
+    """An AMD node proves its links with rocm-smi, a Huawei Ascend node with npu-smi, not nvidia-smi."""
 
     def advice(gpu):
         found = rules_for(
@@ -556,3 +556,5 @@ def test_an_unpublished_interconnect_is_asked_for_with_the_gpu_vendors_own_tool(
 
     assert "rocm-smi --showtopo" in advice("MI300X-192GB") and "nvidia-smi" not in advice("MI300X-192GB")
     assert "nvidia-smi topo -m" in advice("H100-SXM-80GB")
+    ascend = advice("Ascend-910B-64GB")
+    assert "npu-smi info -t topo" in ascend and "HCCS" in ascend and "nvidia-smi" not in ascend

@@ -83,3 +83,14 @@ def test_the_pessimistic_facts_are_slower_and_the_answer_says_what_was_assumed()
     assert pessimistic["iteration_time_s"] > typical["iteration_time_s"]
     assert {a["fact"] for a in typical["assumed_facts"]} >= {"fabric", "nics_per_node", "max_nodes"}
     assert not any("conservative case" in a for a in typical["assumptions"])
+
+
+def test_an_assumed_domain_off_nvidia_is_named_a_scale_up_domain() -> None:
+    """CloudMatrix384's domain is a UB domain of Ascend NPUs: the assumption does not call it NVLink."""
+    from sizing.engine.unpublished import assumption_text
+
+    hw = hardware_from_facts({"name": "x", "gpu": "Ascend-910C-128GB"})
+    (domain,) = [a for a in hw.assumed if a.fact == "nvlink_domain_gpus"]
+    text = str(assumption_text(domain, "huawei"))
+    assert text.startswith("scale-up domain not published: 384 assumed") and "NVLink domain" not in text
+    assert str(assumption_text(domain, "nvidia")).startswith("NVLink domain not published")

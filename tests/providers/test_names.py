@@ -105,3 +105,32 @@ def test_the_sort_choices_are_words_in_every_language(client: Any) -> None:
         assert set(sort) == set(SORT_LABELS) - {"provider"} or set(sort) == set(SORT_LABELS)
         assert expected in sort["-gbps_per_gpu"], sort
         assert all("_" not in label and not label.startswith("-") for label in sort.values()), sort
+
+
+def test_the_nvlink_domain_is_a_scale_up_domain_on_other_vendors_gpus() -> None:
+    """AMD and Huawei nodes join their GPUs by Infinity Fabric and HCCS: their domain is not an NVLink one."""
+    from providers.facts import fact_label
+    from providers.names import note_text
+
+    assert fact_label("nvlink_domain_gpus") == "NVLink domain"
+    assert fact_label("nvlink_domain_gpus", "nvidia") == "NVLink domain"
+    assert fact_label("nvlink_domain_gpus", "amd") == "Scale-up domain"
+    assert fact_label("nvlink_domain_gpus", "huawei") == "Scale-up domain"
+    assert fact_label("gpus_per_node", "amd") == "GPUs per node"
+    assert fact_label("not_a_fact", "amd") == "not_a_fact"
+    assert note_text("nvlink_domain_gpus 8 derived", vendor="amd") == "Scale-up domain 8 derived"
+
+
+@pytest.mark.django_db
+def test_an_amd_offering_page_names_its_scale_up_domain_without_nvlink(client: Any) -> None:
+    from tests.providers.factories import GPUModelFactory, OfferingFactory
+
+    mi300x = GPUModelFactory(key="MI300X-192GB", name="AMD Instinct MI300X", vendor="AMD", hbm_gb=192.0)
+    OfferingFactory(slug="amd-node", gpu=mi300x, nvlink_domain_gpus=8)
+    OfferingFactory(slug="nvidia-node", nvlink_domain_gpus=8)
+    row = re.compile(r'<tr id="fact-nvlink_domain_gpus"><th scope="row">([^<]*)</th>')
+    assert row.findall(client.get("/offerings/amd-node/").content.decode()) == ["Scale-up domain"]
+    assert row.findall(client.get("/offerings/nvidia-node/").content.decode()) == ["NVLink domain"]
+    client.cookies["django_language"] = "zh-hans"
+    (zh,) = row.findall(client.get("/offerings/amd-node/").content.decode())
+    assert zh != "Scale-up domain" and "NVLink" not in zh
