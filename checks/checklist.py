@@ -19,6 +19,7 @@ from typing import Any
 from checks.rules import Finding
 from checks.rules.base import Msg, _, joined
 from checks.severity import Severity
+from hardware import GPUS
 from hardware.messages import UnitWord
 from hardware.norms import NORMS, norm_for, offering_class
 from providers.facts import CHOICE_NAMES, FACTS_BY_NAME, VENDOR_LABELS, choice_name
@@ -43,12 +44,18 @@ def gettext_noop(msgid: str) -> str:
 
 
 def _fact_text(offering: dict, key: str, unit: str = "", missing: str | None = None) -> str:
-    """One fact as the answer shows it: its value with its unit, yes/no, or "not published"."""
+    """One fact as the answer shows it: its value with its unit, yes/no, a code by its name (a direct mesh
+    by the link of the GPU's vendor), or "not published"."""
     value = offering.get(key)
-    if value is None:
+    if value is None or value == []:
         return _("not published") if missing is None else missing
     if isinstance(value, bool):
         return _("yes") if value else _("no")
+    if key in CHOICE_NAMES:
+        vendor = gpu_vendor(offering.get("gpu"))
+        codes = value if isinstance(value, list | tuple) else [value]
+        names = (Msg(choice_name(key, str(code), vendor).replace("%", "%%")) for code in codes)
+        return joined(*names, sep=", ")
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return f"{value}{unit}"
@@ -72,6 +79,14 @@ _UNITS = {
 _FIELD_RE = re.compile(r"%\((\w+)\)s")
 
 
+def _phrase(offering: dict, key: str, shown: str, missing: str) -> Msg:
+    """A fact in the words around it ("450 GB/s per GPU"), or a phrase naming what is not published
+    ("bandwidth per GPU not published"): never "not published per GPU"."""
+    if offering.get(key) is None:
+        return _(missing)
+    return _(shown, value=_fact_text(offering, key, _UNITS.get(key, "")))
+
+
 def _fill(msgid: str, offering: dict, **words: str) -> Msg:
     """An answer from a message id: `%(fact)s` as `_fact_text` shows the fact (with its unit), `%(word)s`
     as given."""
@@ -87,36 +102,75 @@ def _template(msgid: str) -> Callable[[dict], str]:
     return lambda offering: _fill(msgid, offering)
 
 
-_fabric = _template(
-    gettext_noop(
-        "Fabric %(fabric)s (%(fabric_label)s), %(nics_per_node)s x %(gbps_per_nic)s per node; proprietary "
-        "NCCL plugin: %(proprietary_fabric_plugin)s."
-    )
-)
-_nvlink_mesh = _template(
-    gettext_noop(
-        "Intra-node %(intra_node)s, %(intra_node_gbytes_per_s)s per GPU, NVLink domain "
-        "%(nvlink_domain_gpus)s GPUs."
-    )
-)
-_scale_up_mesh = _template(
-    gettext_noop(
-        "Intra-node %(intra_node)s, %(intra_node_gbytes_per_s)s per GPU, scale-up domain "
-        "%(nvlink_domain_gpus)s GPUs."
-    )
-)
+def _ports(offering: dict) -> Msg:
+    """The fabric's NICs per node and their speed, saying which of the two is not published."""
+    nics, gbps = offering.get("nics_per_node"), offering.get("gbps_per_nic")
+    if nics is not None and gbps is not None:
+        return _(
+            "%(nics)s x %(gbps)s per node",
+            nics=_fact_text(offering, "nics_per_node"),
+            gbps=_fact_text(offering, "gbps_per_nic", _UNITS["gbps_per_nic"]),
+        )
+    if nics is not None:
+        return _(
+            "%(nics)s NICs per node, their speed not published", nics=_fact_text(offering, "nics_per_node")
+        )
+    if gbps is not None:
+        return _(
+            "NICs per node not published, %(gbps)s each",
+            gbps=_fact_text(offering, "gbps_per_nic", _UNITS["gbps_per_nic"]),
+        )
+    return _("NICs per node and their speed not published")
 
 
-def _mesh(offering: dict) -> str:
+def _fabric(offering: dict) -> Msg:
+    label = offering.get("fabric_label")
+    return _fill(
+        gettext_noop(
+            "Fabric %(fabric)s%(as_published)s, %(ports)s; proprietary NCCL plugin: "
+            "%(proprietary_fabric_plugin)s."
+        ),
+        offering,
+        as_published=f" ({label})" if label else "",
+        ports=_ports(offering),
+    )
+
+
+def _mesh(offering: dict) -> Msg:
     """The mesh answer, its domain named as providers.facts.VENDOR_LABELS names it for the GPU's vendor."""
     neutral = ("nvlink_domain_gpus", gpu_vendor(offering.get("gpu")) or "") in VENDOR_LABELS
-    return (_scale_up_mesh if neutral else _nvlink_mesh)(offering)
+    bandwidth = _phrase(
+        offering,
+        "intra_node_gbytes_per_s",
+        gettext_noop("%(value)s per GPU"),
+        gettext_noop("bandwidth per GPU not published"),
+    )
+    if neutral:
+        domain = _phrase(
+            offering,
+            "nvlink_domain_gpus",
+            gettext_noop("scale-up domain %(value)s GPUs"),
+            gettext_noop("scale-up domain not published"),
+        )
+    else:
+        domain = _phrase(
+            offering,
+            "nvlink_domain_gpus",
+            gettext_noop("NVLink domain %(value)s GPUs"),
+            gettext_noop("NVLink domain not published"),
+        )
+    return _fill(
+        gettext_noop("Intra-node %(intra_node)s, %(bandwidth)s, %(domain)s."),
+        offering,
+        bandwidth=bandwidth,
+        domain=domain,
+    )
 
 
 _faults = _template(
     gettext_noop(
         "Health checks %(health_checks)s; automatic bad-node detection %(auto_bad_node_detection)s; "
-        "automatic replacement %(auto_replacement)s in %(replacement_time_min)s; spare pool "
+        "automatic replacement %(auto_replacement)s, replacement time %(replacement_time_min)s; spare pool "
         "%(spare_node_pool)s; automatic checkpoint/restart %(auto_checkpoint_restart)s."
     )
 )
@@ -134,14 +188,36 @@ _stack = _template(
 )
 
 
+def _gpu_name(offering: dict) -> str:
+    """The GPU as the offering publishes it, else by its name in the hardware table, never by its key."""
+    if offering.get("gpu_label"):
+        return str(offering["gpu_label"])
+    known = GPUS.get(str(offering.get("gpu")))
+    if known is not None:
+        return known.name
+    return str(offering["gpu"]) if offering.get("gpu") else _("GPU model not published")
+
+
 def _gpus(offering: dict) -> str:
     return _fill(
         gettext_noop(
-            "%(gpus_per_node)s x %(gpu_name)s per node, up to %(nodes)s nodes in one fabric; usable-GPU "
-            "guarantee %(usable_gpu_guarantee_pct)s (credit: %(usable_gpu_credit)s); tenancy %(exclusivity)s."
+            "%(gpu_name)s, %(per_node)s, %(nodes)s; usable-GPU guarantee %(usable_gpu_guarantee_pct)s "
+            "(credit: %(usable_gpu_credit)s); tenancy %(exclusivity)s."
         ),
         offering,
-        gpu_name=_fact_text(offering, "gpu_label", missing=_fact_text(offering, "gpu")),
+        gpu_name=_gpu_name(offering),
+        per_node=_phrase(
+            offering,
+            "gpus_per_node",
+            gettext_noop("%(value)s per node"),
+            gettext_noop("GPUs per node not published"),
+        ),
+        nodes=_phrase(
+            offering,
+            "nodes",
+            gettext_noop("up to %(value)s nodes in one fabric"),
+            gettext_noop("nodes in one fabric not published"),
+        ),
     )
 
 
@@ -186,7 +262,7 @@ def _storage(offering: dict) -> str:
     )
     return _fill(
         gettext_noop(
-            "Checkpoint storage %(storage_type)s: %(billed)s, %(storage_included_gb)s included, write "
+            "Checkpoint storage %(storage_type)s: price %(billed)s, included %(storage_included_gb)s, write "
             "%(storage_write_gbytes_per_s)s."
         ),
         offering,
@@ -217,7 +293,6 @@ def _topology(offering: dict) -> str:
             "%(topology_aware_placement)s, schedulers %(schedulers)s."
         ),
         offering,
-        schedulers=", ".join(offering.get("schedulers") or []) or _("not published"),
     )
 
 

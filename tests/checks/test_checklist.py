@@ -134,3 +134,33 @@ def test_an_amd_or_huawei_domain_is_a_scale_up_domain_in_the_checklist() -> None
         assert "NVLink" not in str(missing["answer"])
     nvidia = {a["key"]: a for a in checklist({"gpu": "H100-SXM-80GB", "nvlink_domain_gpus": 8}, [])}
     assert "NVLink domain 8 GPUs" in str(nvidia["mesh"]["answer"])
+
+
+def test_answers_name_codes_and_never_hang_a_unit_on_not_published() -> None:
+    """An answer reads "Fabric InfiniBand", "full-mesh (NVSwitch)", "Slurm, Kubernetes", never the catalog's
+    codes; a fact that is not published is named ("bandwidth per GPU not published"), never followed by the
+    words around a value ("not published per GPU", "not published x not published per node")."""
+    published = {
+        "gpu": "H100-SXM-80GB",
+        "gpus_per_node": 8,
+        "intra_node": "nvswitch",
+        "intra_node_gbytes_per_s": 450.0,
+        "nvlink_domain_gpus": 8,
+        "fabric": "infiniband",
+        "nics_per_node": 8,
+        "gbps_per_nic": 400,
+        "schedulers": ["slurm", "kubernetes"],
+    }
+    items = {a["key"]: str(a["answer"]) for a in checklist(published, [])}
+    assert items["fabric"].startswith("Fabric InfiniBand, 8 x 400 Gb/s per node;"), items["fabric"]
+    assert items["mesh"] == "Intra-node full-mesh (NVSwitch), 450 GB/s per GPU, NVLink domain 8 GPUs."
+    assert items["gpus"].startswith("NVIDIA H100 SXM"), items["gpus"]
+    assert "8 per node" in items["gpus"] and "schedulers Slurm, Kubernetes" in items["topology"]
+    empty = {a["key"]: str(a["answer"]) for a in checklist({"gpu": "MI300X-192GB", "nics_per_node": 8}, [])}
+    text = " ".join(empty.values())
+    for words in ("not published per", "not published x", "not published GPUs", "not published included"):
+        assert words not in text, (words, text)
+    assert "MI300X-192GB" not in text
+    assert "8 NICs per node, their speed not published" in empty["fabric"]
+    assert "bandwidth per GPU not published, scale-up domain not published" in empty["mesh"]
+    assert "GPUs per node not published, nodes in one fabric not published" in empty["gpus"]
