@@ -100,6 +100,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "nics": _("NICs"),
     "nic_names": _("NIC names"),
     "rail_nics": _("Rail NICs"),
+    "nic_details": _("NIC details"),
     # InfiniBand / RDMA port reports
     "devices": _("Devices"),
     "total_ports": _("Ports"),

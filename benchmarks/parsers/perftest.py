@@ -142,13 +142,33 @@ def _table_row(block: _Block, line: str, line_no: int) -> dict[str, Any] | None:
     }
 
 
-def _read_block(text: Text) -> _Block:
-    """One pass over the lines: banner, settings (`Device`, `Link type`...), table header, rows."""
-    block = _Block()
+def _starts_other_test(block: _Block, line: str) -> bool:
+    """A command line or banner naming another test than the one whose rows were read: a new run (a
+    file holding `ib_send_bw`, then `ib_send_lat`, then `ib_read_bw`). Runs of the same test stay one
+    table (server and client, or repeats: sizes repeat and the figures are medians)."""
+    if not block.rows:
+        return False
+    command = COMMAND_RE.search(line)
+    if command and f"ib_{command.group(1)}_{command.group(2)}" != _test_name(block):
+        return True
+    banner = BANNER_RE.search(line)
+    if banner and block.test:
+        name = f"{banner.group(1)} {banner.group(2) or ''}{banner.group(3)} Test".replace("  ", " ")
+        return name != block.test
+    return False
+
+
+def _read_blocks(text: Text) -> list[_Block]:
+    """One pass over the lines: banner, settings (`Device`, `Link type`...), table header, rows; a
+    new block for each other test."""
+    blocks = [_Block()]
     for no, raw in enumerate(text.lines, start=1):
         line = raw.strip()
         if not line:
             continue
+        if _starts_other_test(blocks[-1], line):
+            blocks.append(_Block())
+        block = blocks[-1]
         _read_command(block, line)
         if _read_banner(block, line, no):
             continue
@@ -162,7 +182,7 @@ def _read_block(text: Text) -> _Block:
         if row is not None:
             block.rows.append(row)
             block.last_line = no
-    return block
+    return blocks
 
 
 def _without_interleaved_duplicates(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -227,14 +247,12 @@ def _latency_fields(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def parse_perftest(text: Text) -> ParseResult:
-    result = ParseResult(kind="perftest")
-    block = _read_block(text)
+def _block_summary(block: _Block, warnings: list[str]) -> dict[str, Any]:
     rows = block.rows
     if block.headers >= 2 and not block.duration_mode:
         unique = _without_interleaved_duplicates(rows)
         if len(unique) < len(rows):
-            result.warnings.append(
+            warnings.append(
                 _(
                     "%(count)s duplicate row(s) from interleaved server/client output",
                     count=len(rows) - len(unique),
@@ -265,12 +283,50 @@ def parse_perftest(text: Text) -> ParseResult:
         "latency": block.latency,
     }
     summary.update(_latency_fields(rows) if block.latency else _bandwidth_fields(rows, block.duration_mode))
+    summary["failed"] = not rows
+    return summary
+
+
+# Per-test keys listed in `tests` when a file holds several tests.
+TEST_KEYS = (
+    "test",
+    "unit_reported",
+    "rows",
+    "peak_gbps",
+    "average_gbps",
+    "max_size_bytes",
+    "latency_typical_usec",
+    "latency_avg_usec",
+    "min_size_bytes",
+    "failed",
+    "first_line",
+    "last_line",
+)
+
+
+def parse_perftest(text: Text) -> ParseResult:
+    result = ParseResult(kind="perftest")
+    blocks = [b for b in _read_blocks(text) if b.test or b.rows or b.headers] or [_Block()]
+    summaries = [_block_summary(b, result.warnings) for b in blocks]
+    # The summary is the first bandwidth test (what NIC claims are compared with), else the first.
+    chosen = next((i for i, s in enumerate(summaries) if not s["latency"] and s["rows"]), 0)
+    summary, block = summaries[chosen], blocks[chosen]
+    if len(summaries) > 1:
+        summary["tests"] = [{k: s.get(k) for k in TEST_KEYS} for s in summaries]
+        result.warnings.append(
+            _(
+                "%(count)s perftest tests in one file (%(tests)s): the summary is %(test)s, each is listed "
+                "in `tests`",
+                count=len(summaries),
+                tests=", ".join(str(s["test"]) for s in summaries),
+                test=summary["test"],
+            )
+        )
     if block.bidirectional and not block.latency:
         result.warnings.append(_("bidirectional test: the figures are the sum of both directions"))
-    summary["failed"] = not rows
-    if not rows:
+    if not summary["rows"]:
         result.warnings.append(_("perftest banner found but no result rows (run cut or failed)"))
-    if link_layer is None:
+    if summary["link_layer"] is None:
         result.warnings.append(_("no `Link type` line: link layer unknown"))
     result.summary = summary
     return result

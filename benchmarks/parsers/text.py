@@ -29,6 +29,8 @@ MPI_TAG_RE = re.compile(r"\[\d+,\d+\]<std(?:out|err)>:")
 # srun `-l` (` 0: `), torchrun (`[rank3]:`), pdsh/clush (`host: `), shell prompts are NOT here.
 SRUN_PREFIX_RE = re.compile(r"^\s{0,8}\d{1,6}:\s")
 RANK_PREFIX_RE = re.compile(r"^\s*\[(?:default)?rank\d+\]:\s?", re.IGNORECASE)
+# E-mail / markdown quoting (`> `, `> > `) in front of pasted output: one character class, no nesting.
+QUOTE_PREFIX_RE = re.compile(r"^[ \t]{0,8}>[> \t]{0,16}")
 HOST_PREFIX_RE = re.compile(r"^\s{0,4}[A-Za-z0-9][A-Za-z0-9_.\-]{0,100}:\s")
 
 
@@ -291,7 +293,11 @@ def decode_file(open_binary: Callable[[], BinarySource], head: bytes | None = No
 
 
 def strip_launcher_prefix(line: str) -> str:
-    """Drop one srun / torchrun / pdsh prefix from the start of a line (only one: never loop)."""
+    """Drop e-mail quote marks, then one srun / torchrun / pdsh prefix from the start of a line (only
+    one: never loop)."""
+    q = QUOTE_PREFIX_RE.match(line)
+    if q:
+        line = line[q.end() :]
     m = SRUN_PREFIX_RE.match(line) or RANK_PREFIX_RE.match(line)
     if m:
         return line[m.end() :]

@@ -46,11 +46,17 @@ def _read_matrix(text: Text) -> tuple[list[str], Matrix, dict[str, str], int | N
     rows: Matrix = {}
     legend: dict[str, str] = {}
     header_line = None
+    matrix_done = False
     for no, line in enumerate(text.lines, start=1):
         tokens = line.split()
         if not tokens:
             continue
-        if not columns and tokens[0] == "GPU0" and len(tokens) > 1 and not CELL_RE.match(tokens[1]):
+        if tokens[0] == "GPU0" and len(tokens) > 1 and not CELL_RE.match(tokens[1]):
+            if columns:
+                # A second header (`nvidia-smi topo -p2p r` after `-m`: `GPU0 X OK ...` status cells)
+                # starts another matrix: the topology is the first one.
+                matrix_done = True
+                continue
             cut = next((i for i, t in enumerate(tokens) if t in ("CPU", "NUMA", "GPU NUMA")), len(tokens))
             columns = tokens[:cut]
             header_line = no
@@ -59,7 +65,13 @@ def _read_matrix(text: Text) -> tuple[list[str], Matrix, dict[str, str], int | N
         if m:
             legend[m.group(1)] = m.group(2)
             continue
-        if columns and tokens[0] in columns and len(tokens) > 1 and CELL_RE.match(tokens[1]):
+        if (
+            columns
+            and not matrix_done
+            and tokens[0] in columns
+            and len(tokens) > 1
+            and CELL_RE.match(tokens[1])
+        ):
             cells = tokens[1 : 1 + len(columns)]
             rows[tokens[0]] = (cells, no)
     return columns, rows, legend, header_line

@@ -74,6 +74,13 @@ COLLECTIVES: dict[str, list[tuple[Any, ...]]] = {
     "rccl-tests/azure-mi300x-vf-1node-8gpu-version-colon-plus.txt": [
         ("all_reduce", 8, 1, 8, 293.07, 293.07, 289.60, 54.8575, 25)
     ],
+    # 8 B-16 GiB: 32 sizes.
+    "nccl-tests/dell-xe9680-h100-2node-16gpu-mpi-binary-xpmem-help-lines.txt": [
+        ("all_reduce", 16, 2, 8, 469.21, 469.21, 469.10, 139.56, 32)
+    ],
+    "nccl-tests/vmware-h100-4node-32gpu-right-aligned-hosts-run-banner.txt": [
+        ("all_reduce", 32, 4, 8, 365.84, 365.84, 365.46, 107.51, 32)
+    ],
 }
 
 
@@ -161,6 +168,68 @@ def test_ranks_printing_device_0_on_distinct_bus_ids_are_distinct_gpus() -> None
     assert not _warned(result, "ranks ran on")
 
 
+AUTODL = "nccl-tests/autodl-2080ti-2gpu-g2-5colls-prompts-reduce-g1-inplace-noop.txt"
+
+
+def test_six_runs_behind_prompts_and_a_one_gpu_in_place_no_op() -> None:
+    result = _parse(AUTODL)
+    assert result["kind"] == "nccl-tests" and result["errors"] == []
+    runs = result["summary"]["runs"]
+    # (collective, ranks, peak, @max out-of-place, @max in-place, Avg bus bandwidth), 28 sizes each.
+    expected = [
+        ("all_reduce", 2, 4.00, 4.00, 4.00, 2.05774),
+        ("all_gather", 2, 3.84, 3.79, 3.84, 1.6651),
+        ("broadcast", 2, 11.09, 11.09, 11.09, 5.07658),
+        ("reduce", 2, 11.14, 11.14, 11.13, 5.23248),
+        ("reduce", 1, 267.37, 267.37, None, 202818),
+        ("alltoall", 2, 4.73, 4.61, 4.73, 2.06935),
+    ]
+    assert len(runs) == len(expected)
+    for run, (coll, ranks, peak, at_max, at_max_ip, avg) in zip(runs, expected, strict=True):
+        assert (run["collective"], run["ranks"], run["nodes"], run["rows"]) == (coll, ranks, 1, 28)
+        assert run["peak_busbw_gbps"] == approx(peak)
+        assert run["busbw_at_max_size_oop_gbps"] == approx(at_max)
+        assert run["busbw_at_max_size_ip_gbps"] == (approx(at_max_ip) if at_max_ip is not None else None)
+        assert run["avg_busbw_reported"] == approx(avg)
+    # `./build/reduce_perf -b 8 -e 1024M -f 2` on one GPU: in-place 0.19 us at every size, nothing copied.
+    assert runs[4]["noop_placements"] == ["in-place"]
+    assert [r["noop_placements"] for r in runs[:4] + runs[5:]] == [[]] * 5
+    assert _warned(result, "run 4 (reduce", "in-place time stays at 0.19-0.19 us", "no data moved")
+
+
+def test_wrong_values_at_one_size_fail_the_run() -> None:
+    result = _parse("nccl-tests/slingshot-gh200-2node-1gpu-wrong-96-32-at-1mib-out-of-bounds-failed.txt")
+    [run] = result["summary"]["runs"]
+    assert (run["ranks"], run["nodes"], run["rows"], run["failed"], run["out_of_bounds"]) == (
+        2,
+        2,
+        25,
+        True,
+        4,
+    )
+    assert [
+        (r["size_bytes"], r["wrong_oop"], r["wrong_ip"]) for r in run["size_rows"] if r["wrong_oop"] != "0"
+    ] == [(1048576, "96", "32")]
+    assert run["peak_busbw_gbps"] == approx(22.87) and run["avg_busbw_reported"] == approx(4.79995)
+    assert (run["tests_version"], run["nccl_version"]) == ("2.17.8", "2.29.2")  # nccl-headers=22902
+
+
+def test_device_busy_failure_after_the_rank_list_has_no_inflation_warning() -> None:
+    result = _parse("nccl-tests/slingshot-gh200-2node-8rank-exclusive-process-device-busy-failure.txt")
+    [run] = result["summary"]["runs"]
+    assert (run["ranks"], run["nodes"], run["gpus_per_node"], run["rows"], run["failed"]) == (
+        8,
+        2,
+        4,
+        0,
+        True,
+    )
+    assert "CUDA-capable device(s) is/are busy or unavailable" in run["failure_reason"]
+    assert run["gpu_names"] == ["NVIDIA GH200 120GB"]
+    # No row was measured: nothing for tree/NVLSTree to inflate.
+    assert run["nvls_or_tree_suspected"] is False and not _warned(result, "inflate")
+
+
 # ---- perftest ------------------------------------------------------------------------------------------
 
 
@@ -194,6 +263,77 @@ def test_perftest_latency_server_and_client_tables_in_one_file() -> None:
     # server row: 0.96 1.25 0.98 0.98 ...; client row: 0.96 1.02 0.98 0.98 ... (2 bytes, 1000 iterations)
     assert s["rows"] == 2 and s["min_size_bytes"] == 2
     assert (s["latency_typical_usec"], s["latency_avg_usec"]) == (0.98, 0.98)
+
+
+def test_perftest_repeated_runs_of_one_size_on_hns_roce() -> None:
+    result = _parse("perftest/hisilicon-hns-roce-ib-read-bw-n5-three-runs-kernel-bug-lines.txt")
+    s = result["summary"]
+    assert (s["test"], s["device"], s["link_layer"], s["gid_index"], s["mtu"]) == (
+        "ib_read_bw",
+        "hns_2",
+        "Ethernet",
+        2,
+        1024,
+    )
+    # BW average 6468.60, 9044.77, 8966.88 MB/sec (2^20 B/s) at 65536 B: best and median.
+    mb = 1048576 * 8 / 1e9
+    assert s["rows"] == 3 and s["unit_reported"] == "MB/sec"
+    assert s["peak_gbps"] == approx(9044.77 * mb) and s["average_gbps"] == approx(8966.88 * mb)
+
+
+def test_perftest_rows_behind_email_quote_marks() -> None:
+    result = _parse("perftest/qemu-devel-ib-send-bw-a-server-email-quoted.txt")
+    s = result["summary"]
+    assert result["kind"] == "perftest" and s["failed"] is False
+    assert (s["test"], s["link_layer"], s["rows"], s["max_size_bytes"]) == (
+        "ib_send_bw",
+        "InfiniBand",
+        23,
+        8388608,
+    )
+    mb = 1048576 * 8 / 1e9
+    assert s["peak_gbps"] == approx(11526.45 * mb) and s["average_gbps"] == approx(11511.01 * mb)
+
+
+def test_perftest_four_tests_in_one_file_are_listed_separately() -> None:
+    result = _parse("perftest/cx7-ndr-dac-send-bw-mib-send-lat-read-write-gbits-four-tests.txt")
+    s = result["summary"]
+    assert result["kind"] == "perftest" and result["errors"] == []
+    # The summary is the first bandwidth test: ib_send_bw, 46557.03 MiB/sec.
+    assert (s["test"], s["unit_reported"], s["rows"]) == ("ib_send_bw", "MiB/sec", 1)
+    assert s["average_gbps"] == approx(46557.03 * 1048576 * 8 / 1e9)
+    assert [(t["test"], t["unit_reported"], t["rows"]) for t in s["tests"]] == [
+        ("ib_send_bw", "MiB/sec", 1),
+        ("ib_send_lat", "usec", 1),
+        ("ib_read_bw", "Gb/sec", 1),
+        ("ib_write_bw", "Gb/sec", 1),
+    ]
+    assert [t["average_gbps"] for t in s["tests"][2:]] == [approx(328.61), approx(392.34)]
+    assert (s["tests"][1]["latency_typical_usec"], s["tests"][1]["latency_avg_usec"]) == (1.27, 1.27)
+    assert _warned(result, "4 perftest tests in one file")
+
+
+def test_perftest_bandwidth_sweep_then_latency_sweep() -> None:
+    result = _parse("perftest/connectx3-fdr-ib-read-bw-a-then-read-lat-a-wrapped-command.txt")
+    s = result["summary"]
+    mb = 1048576 * 8 / 1e9
+    assert (s["test"], s["rows"], s["max_size_bytes"], s["mtu"]) == ("ib_read_bw", 23, 8388608, 2048)
+    assert s["peak_gbps"] == approx(3667.10 * mb) and s["average_gbps"] == approx(3666.44 * mb)
+    [_bw, lat] = s["tests"]
+    assert (lat["test"], lat["rows"], lat["min_size_bytes"]) == ("ib_read_lat", 23, 2)
+    assert (lat["latency_typical_usec"], lat["latency_avg_usec"]) == (1.99, 2.01)
+
+
+def test_perftest_e810_irdma_roce_row() -> None:
+    s = _parse("perftest/intel-e810-irdma-loopback-ib-write-bw-roce-mb.txt")["summary"]
+    assert (s["test"], s["device"], s["link_layer"], s["gid_index"], s["rows"]) == (
+        "ib_write_bw",
+        "irdma1",
+        "Ethernet",
+        1,
+        1,
+    )
+    assert s["average_gbps"] == approx(1103.38 * 1048576 * 8 / 1e9)
 
 
 def test_hccl_test_multi_size_sweep_with_npus_per_node() -> None:
@@ -298,6 +438,36 @@ def test_topo_one_gpu_ten_nics_all_node() -> None:
     assert {n["best_gpu_path"] for n in s["nic_details"]} == {"NODE"}
 
 
+def test_topo_matrix_is_not_overwritten_by_a_following_p2p_matrix() -> None:
+    result = _parse("nvidia-smi-topo/autodl-2080ti-2gpu-pix-no-nic-then-p2p-matrix.txt")
+    s = result["summary"]
+    assert result["kind"] == "nvidia-smi-topo"
+    assert (s["gpus"], s["nics"], s["full_nvlink_mesh"]) == (2, 0, False)
+    # `GPU0 X PIX` from `topo -m`, not `GPU0 X NS` from `topo -p2p p` further down.
+    assert s["pairs_not_nvlink"] == [{"pair": "GPU0-GPU1", "connection": "PIX"}]
+    assert s["lines"] == [3, 4]
+
+
+def test_nvidia_smi_two_geforce_cards() -> None:
+    s = _parse("nvidia-smi/autodl-2080ti-2gpu-driver550-fan-na-ecc.txt")["summary"]
+    assert (s["gpus"], s["gpu_models"], s["driver_version"], s["cuda_version"]) == (
+        2,
+        ["NVIDIA GeForce RTX 2080 Ti"],
+        "550.90.07",
+        "12.4",
+    )
+    assert [(g["bus_id"], g["memory_total_mib"], g["power_cap_w"]) for g in s["gpu_list"]] == [
+        ("00000000:B4:00.0", 11264, 250),
+        ("00000000:B5:00.0", 11264, 250),
+    ]
+
+
+def test_dmesg_old_xid_32_format() -> None:
+    s = _parse("dmesg/gtx550ti-xid32-old-format-channel-id-gpu-at-line.txt")["summary"]
+    assert s["xid_codes"] == [32] and [e["line"] for e in s["xid_events"]] == [2, 3]
+    assert {e["bus_id"] for e in s["xid_events"]} == {"0000:01:00"} and s["gpus_fallen_off_bus"] == []
+
+
 def test_nvlink_h100_pcie_bridge_uses_12_of_18_links() -> None:
     result = _parse("nvidia-smi-nvlink/hpe-dl380a-2x-h100-pcie-bridge-12-of-18-indented-prompt.txt")
     s = result["summary"]
@@ -352,6 +522,19 @@ def test_ibstat_initializing_port_warns_about_the_subnet_manager() -> None:
     )
     assert s["active_infiniband_ports"] == 0 and s["inactive_ports"] == 1
     assert _warned(result, "mlx5_0 port 1", "subnet manager")
+
+
+def test_ibstat_e810_irdma_ports_with_spaces_and_empty_ca_type() -> None:
+    result = _parse("ibstat/intel-e810-irdma-2port-spaces-empty-ca-type-rate-fdr10.txt")
+    s = result["summary"]
+    assert result["kind"] == "ibstat"
+    assert [
+        (p["device"], p["state"], p["physical_state"], p["link_layer"], p["rate_gbps"]) for p in s["ports"]
+    ] == [
+        ("irdma0", "Active", "LinkUp", "Ethernet", 25),
+        ("irdma1", "Active", "LinkUp", "Ethernet", 10),  # printed `Rate: 10 (FDR10)`
+    ]
+    assert (s["active_ethernet_ports"], s["active_infiniband_ports"], s["inactive_ports"]) == (2, 0, 0)
 
 
 def test_soft_iwarp_ports_are_not_roce_ports() -> None:
@@ -478,6 +661,16 @@ TRAINING: dict[str, tuple[Any, ...]] = {
         None,
         100,
     ),
+    # 1147.6, 820.7, 821.8, 849.8, 904.5, 837.6, 840.3, 849.5, 832.5, 869.1, 1069.8 ms: median 849.5.
+    "megatron/gpt2-1gpu-fp16-skipped-first-iterations-eval-checkpoint.txt": (
+        "megatron",
+        "megatron",
+        11,
+        0.8495,
+        None,
+        None,
+        1000,
+    ),
     "megatron/alcf-polaris-megatron-deepspeed-tgs-with-ds-timer-indented.txt": (
         "deepspeed",
         "megatron",
@@ -505,6 +698,14 @@ def test_training_iterations_read_off_the_log(rel: str) -> None:
 def test_nemo_first_step_is_warm_up() -> None:
     s = _parse("nemo/nemo-run-local-default0-prefix-first-steps.txt")["summary"]
     assert s["warmup_iterations_excluded"] == [0]  # 5.276 s, then 2.008 s
+
+
+def test_megatron_skipped_iterations_are_summed_over_the_intervals() -> None:
+    result = _parse("megatron/gpt2-1gpu-fp16-skipped-first-iterations-eval-checkpoint.txt")
+    s = result["summary"]
+    assert s["skipped_iterations"] == 21  # 10 + 6 + 5
+    assert s["warmup_iterations_excluded"] == []  # 1147.6 ms is < 1.5 x the median of the rest
+    assert _warned(result, "skipped iterations: 21")
 
 
 def test_megatron_nan_grad_norm_is_warned() -> None:

@@ -448,7 +448,8 @@ def _nvls_or_tree_suspected(run: Run, collective: str | None, scale: _Scale) -> 
     """Whether busbw may be inflated by tree or NVLS algorithms rather than measured on the wire."""
     algo = run.algorithm or ""
     ring_forced = "ring" in algo and "tree" not in algo and "nvls" not in algo
-    if collective != "all_reduce" or ring_forced:
+    # A run with no measured row has no busbw to be inflated (failed before the first size).
+    if collective != "all_reduce" or ring_forced or not run.rows:
         return False, None
     nvls_capable = any(
         (gpu := gpu_from_text(name)) is not None and gpu.nvls_capable for name in scale.gpu_names
@@ -493,13 +494,54 @@ def _reference_sizes(rows: list[Row]) -> dict[str, float | None]:
     return reference
 
 
-def _bandwidth_fields(rows: list[Row]) -> dict[str, Any]:
-    """Peak busbw, busbw at the largest size (out-of-place first) and the size range."""
+# A placement moves data when its time grows with size; one whose time stays within this factor from
+# the smallest to a >= 64 MiB, >= 1024x larger size did not move the data (a one-rank in-place reduce:
+# NCCL has nothing to copy, 0.19 us at every size, busbw 5.7 PB/s).
+NOOP_TIME_FACTOR = 2.0
+NOOP_MIN_SPAN = 1024
+NOOP_MIN_BYTES = 64 << 20
+
+
+def noop_placements(rows: list[Row]) -> list[tuple[str, float, float, int, int]]:
+    """(placement, time at the smallest size, time at the largest, smallest, largest size) for each
+    placement whose time does not grow with the size."""
+    sized = [r for r in rows if r.size > 0]
+    if not sized:
+        return []
+    small, big = min(sized, key=lambda r: r.size), max(sized, key=lambda r: r.size)
+    if big.size < NOOP_MIN_BYTES or big.size < NOOP_MIN_SPAN * small.size:
+        return []
+    flat = []
+    for name in ("out-of-place", "in-place"):
+        first, last = (small.oop, big.oop) if name == "out-of-place" else (small.ip, big.ip)
+        if (
+            first
+            and last
+            and first.time_us
+            and last.time_us
+            and last.time_us <= NOOP_TIME_FACTOR * first.time_us
+        ):
+            flat.append((name, first.time_us, last.time_us, small.size, big.size))
+    return flat
+
+
+def _kept_busbw(row: Row, ignored: frozenset[str]) -> list[float]:
+    kept = [("out-of-place", row.oop), ("in-place", row.ip)]
+    return [m.busbw for name, m in kept if m is not None and m.busbw is not None and name not in ignored]
+
+
+def _bandwidth_fields(rows: list[Row], ignored: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Peak busbw, busbw at the largest size (out-of-place first) and the size range; placements in
+    `ignored` (no data moved) are left out."""
     at_max = _rows_at_max_size(rows)
     oop_at_max = [r.oop.busbw for r in at_max if r.oop and r.oop.busbw is not None]
     ip_at_max = [r.ip.busbw for r in at_max if r.ip and r.ip.busbw is not None]
-    peak_row = max(rows, key=lambda r: max(r.busbw_values(), default=-1.0)) if rows else None
-    peak = max(peak_row.busbw_values(), default=None) if peak_row else None
+    if "out-of-place" in ignored:
+        oop_at_max = []
+    if "in-place" in ignored:
+        ip_at_max = []
+    peak_row = max(rows, key=lambda r: max(_kept_busbw(r, ignored), default=-1.0)) if rows else None
+    peak = max(_kept_busbw(peak_row, ignored), default=None) if peak_row else None
     return {
         "peak_busbw_gbps": peak,
         "peak_busbw_size_bytes": peak_row.size if peak_row and peak is not None else None,
@@ -509,6 +551,7 @@ def _bandwidth_fields(rows: list[Row]) -> dict[str, Any]:
         "busbw_at_reference_sizes_gbps": _reference_sizes(rows),
         "max_size_bytes": max((r.size for r in rows), default=None),
         "min_size_bytes": min((r.size for r in rows), default=None),
+        "noop_placements": sorted(ignored),
     }
 
 
@@ -589,11 +632,24 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
     collective, collective_source, collective_warning = _collective(run, ratio, scale.ranks)
     reasons = _failure_reasons(run)
     collapses = bandwidth_collapses(run)
+    flat = noop_placements(run.rows)
     warnings = [
         _partial_rank_listing_warning(run),
         _shared_gpu_warning(scale),
         collective_warning,
         _error_column_warning(run),
+        *(
+            _(
+                "%(placement)s time stays at %(first)s-%(last)s us from %(small)s B to %(big)s B: no data "
+                "moved (one rank has nothing to copy in place), its busbw is left out of the figures",
+                placement=name,
+                first=first,
+                last=last,
+                small=small,
+                big=big,
+            )
+            for name, first, last, small, big in flat
+        ),
     ]
     return {
         "index": index,
@@ -607,7 +663,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         "gpus_per_node": scale.gpus_per_node,
         "hosts": scale.hosts[:256],
         "gpu_names": scale.gpu_names,
-        **_bandwidth_fields(run.rows),
+        **_bandwidth_fields(run.rows, frozenset(name for name, *_rest in flat)),
         "avg_busbw_reported": run.avg,
         "avg_busbw_flag": run.avg_flag,
         "out_of_bounds": run.oob,
