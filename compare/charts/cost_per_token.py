@@ -83,8 +83,13 @@ def _bar(offerings: list[Any], costs: list[_Cost]) -> dict:
             text.append("")
             hovers.append(hover(labels[o.pk], cost.why))
             continue
-        lower_bound = "" if cost.complete else " " + _("(incomplete bill)")
-        text.append(f"{usd(cost.value)}{lower_bound}")
+        # beside the bar, what the table says: an estimate ("about"), a lower bound, or the complete bill
+        if cost.estimated:
+            text.append(_("about %(cost)s (estimate)") % {"cost": usd(cost.value)})
+        elif not cost.complete:
+            text.append(_("%(cost)s (lower bound)") % {"cost": usd(cost.value)})
+        else:
+            text.append(usd(cost.value))
         words = _("%(cost)s per billion training tokens") % {"cost": usd(cost.value)}
         if cost.estimated:
             words += "; " + _("incomplete bill: unpublished fees at the middle of their typical range")

@@ -134,13 +134,15 @@ def _dp_traffic(lay: Layout, result: dict[str, Any]) -> Msg:
     if not lay.overlap_grad_reduce:
         return _(
             "DP=%(dp)s replicas; the gradient reduction adds %(seconds)s s per iteration after the part "
-            "hidden behind compute (%(hidden)s%% of the gradient traffic, without overlap_grad_reduce).",
+            "hidden behind compute (%(hidden)s%% of the gradient traffic: the reduction waits for the end of "
+            "the backward pass instead of starting bucket by bucket, Megatron's overlap_grad_reduce off).",
             hidden=int(C.DP_OVERLAP * 100),
             **values,
         )
     return _(
         "DP=%(dp)s replicas; the gradient reduction adds %(seconds)s s per iteration after the part hidden "
-        "behind compute (overlap_grad_reduce: bucket by bucket behind the last micro-batch's backward pass).",
+        "behind compute (bucket by bucket behind the last micro-batch's backward pass, Megatron's "
+        "overlap_grad_reduce).",
         **values,
     )
 

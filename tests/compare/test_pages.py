@@ -384,6 +384,9 @@ def test_cost_per_token_follows_the_total_the_comparison_shows(catalog: list[Any
         assert "incomplete: estimate" in str(row) and "lower bound" not in str(row)
         money = panel["figure"]["data"][0]["x"][offerings.index(o)]
         assert money == pytest.approx(expected, rel=1e-6)
+        # the words beside the bar say it is an estimate, as the table does
+        beside = panel["figure"]["data"][0]["text"][offerings.index(o)]
+        assert beside == f"about {usd(expected)} (estimate)", beside
         bill_panel = cost.cost_panel(offerings, by_pk, "Llama 3 70B")
         bill_row = next(row for row in bill_panel["table"]["rows"] if o.name in str(row))
         assert "about " + usd(expected) in str(bill_row)

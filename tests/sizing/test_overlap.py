@@ -120,3 +120,17 @@ def test_a_zero3_search_answer_says_which_overlap_it_assumed(a100_ib: dict[str, 
     r = search("13b", {**a100_ib, "nodes": 1}, objective="cheapest")
     assert r["layout"]["zero"] == 3 and any(ZERO3_NOTE in a for a in r["assumptions"])
     assert r["iteration_time_s"] == evaluate("13b", {**a100_ib, "nodes": 1}, r["layout"])["iteration_time_s"]
+
+
+def test_the_gradient_overlap_is_explained_in_words_with_the_flag_named_as_megatrons() -> None:
+    """A reader who does not know Megatron's flags learns what the overlap does; the flag is named as
+    Megatron's option, never on its own."""
+    from sizing.engine.explain import _dp_traffic
+    from sizing.engine.layout import Layout
+
+    result = {"iteration_breakdown_s": {"dp_comm": 0.5}}
+    off = str(_dp_traffic(Layout(tp=1, pp=1, dp=8, overlap_grad_reduce=False), result))
+    on = str(_dp_traffic(Layout(tp=1, pp=1, dp=8, overlap_grad_reduce=True), result))
+    assert "waits for the end of the backward pass" in off and "Megatron's overlap_grad_reduce off" in off
+    assert "bucket by bucket" in on and "Megatron's overlap_grad_reduce)" in on
+    assert "without overlap_grad_reduce" not in off and "(overlap_grad_reduce:" not in on
