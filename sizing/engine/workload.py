@@ -418,7 +418,7 @@ def _moe_num(m: dict[str, Any], key: str, default: int | None = None, allow_zero
     v = m.get(key, default)
     if v is None:
         raise InputError(field_name, "missing")
-    if isinstance(v, bool) or not isinstance(v, int | float) or float(v) != int(v):
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or float(v) != int(v):
         raise InputError(field_name, f"must be an integer, got {v!r}")
     if v < 0 or (v == 0 and not allow_zero):
         raise InputError(field_name, f"must be positive, got {v!r}")
