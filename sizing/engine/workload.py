@@ -253,14 +253,23 @@ def _head_width(d: dict[str, Any], key: str) -> int | None:
     return width
 
 
+# 128-wide heads in a multiple of 1024: heads divisible by TP = 8, a node's width
+HIDDEN_STEP_TP = 1024
+
+
 def derive_shape(params: float) -> dict[str, int]:
     """A standard dense shape for a bare parameter count, 12 L h^2 ~ params, with the hidden/layers aspect
     ratio of published GPT-3 models (128 from 6.7B to 175B, ~80 below; Brown et al. 2020), head dim 128,
-    FFN 4h."""
+    FFN 4h. From hidden 1024 up the hidden size is a multiple of 1024, so the heads are a multiple of 8
+    and the tensor-parallel degrees of published layouts (2, 4, 8) divide them, as they divide every
+    published model's (GPT-3 6.7B: 32 heads, 13B: 40, 175B: 96); a multiple of 128 alone gave 70B 71
+    heads and no tensor parallelism at all."""
     target_ratio = 128.0 if params >= 5e9 else 80.0  # GPT-3 6.7B-175B: 128; 1.3B-2.7B: ~80
     best: tuple[float, int, int] | None = None
     for layers in range(8, 257, 2):
-        hidden = max(128, int(round(math.sqrt(params / (12.0 * layers)) / 128.0)) * 128)
+        width = math.sqrt(params / (12.0 * layers))
+        step = HIDDEN_STEP_TP if width >= HIDDEN_STEP_TP else 128
+        hidden = max(128, int(round(width / step)) * step)
         score = abs(math.log(hidden / layers / target_ratio)) + 4 * abs(
             math.log(12.0 * layers * hidden**2 / params)
         )

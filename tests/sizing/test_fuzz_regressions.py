@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from sizing.engine import InputError, evaluate, search
+from sizing.engine.workload import derive_shape
 
 WL = {
     "name": "w",
@@ -110,6 +111,21 @@ def test_search_arguments_outside_their_range_are_refused(
         search(WL, h100_ib, **kwargs)
     assert err.value.field == field
     assert says in err.value.reason
+
+
+@pytest.mark.parametrize("params", [7e9, 13e9, 30e9, 70e9, 405e9, 1e12, 2e12])
+def test_a_shape_derived_from_params_takes_published_tensor_parallel_layouts(
+    h100_ib: dict[str, Any], params: float
+) -> None:
+    """A bare parameter count derived 33, 41, 53, 71, 127, 172 or 217 heads (hidden a multiple of 128), so
+    TP=8 was refused ("TP=8 does not divide the 71 attention heads", a number the user never gave) and the
+    search could use no tensor parallelism at all."""
+    shape = derive_shape(params)
+    assert shape["heads"] % 8 == 0 and shape["hidden"] == 128 * shape["heads"]
+    assert 12 * shape["layers"] * shape["hidden"] ** 2 == pytest.approx(params, rel=0.05)
+    wl = {"name": "p", "params": params, "seq_len": 4096, "global_batch": 1024, "train_tokens": 1e12}
+    res = evaluate(wl, {**h100_ib, "nodes": 4096}, {"tp": 8, "pp": 8, "dp": 8})
+    assert res["layout"]["tp"] == 8
 
 
 def test_a_missed_deadline_is_recorded_like_a_met_one(h100_ib: dict[str, Any]) -> None:
