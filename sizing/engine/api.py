@@ -310,7 +310,13 @@ def evaluate(
     else:
         stated = layout if isinstance(layout, dict) else {}
         unstated = unstated_keys(stated)
-        optimizer = optimizer or stated.get("optimizer")
+        stated_optimizer = stated.get("optimizer")
+        if stated_optimizer is not None and not isinstance(stated_optimizer, str):
+            raise InputError(
+                "layout.optimizer",
+                f"must be one of {', '.join(C.OPTIMIZER_BYTES)}, got {stated_optimizer!r}",
+            )
+        optimizer = optimizer or stated_optimizer
         lay, notes = layout_from_dict(
             layout, wl, gpus, fold_experts=framework_defaults(hw) is MEGATRON_CORE_2024
         )

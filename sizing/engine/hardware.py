@@ -12,6 +12,7 @@ from hardware import INTRA_NODE_KINDS as INTRA_KINDS
 from hardware.messages import _
 
 from . import constants as C
+from .bounds import check_offering_numbers
 from .errors import InputError
 from .unpublished import Assumed, assumption_text, complete_facts, fact_value_text
 
@@ -186,6 +187,7 @@ def _check_published(facts: dict[str, Any]) -> None:
     if over is not None and over < 1.0:
         raise InputError("offering.oversubscription", f"must be >= 1.0 (1.0 = non-blocking), got {over}")
     _check_non_negative(facts)
+    check_offering_numbers(facts)
 
 
 def _check_non_negative(facts: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ the framework default of the offering's GPU generation (`overlap.framework_defau
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -162,7 +163,7 @@ def _int(d: dict[str, Any], key: str, default: int, minimum: int = 1) -> int:
     v = d.get(key, default)
     if v is None:
         v = default
-    if isinstance(v, bool) or not isinstance(v, int | float) or float(v) != int(v):
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or float(v) != int(v):
         raise InputError(f"layout.{key}", f"must be an integer, got {v!r}")
     if v < minimum:
         raise InputError(f"layout.{key}", f"must be >= {minimum}, got {v!r}")
@@ -182,7 +183,7 @@ def _recompute(d: dict[str, Any]) -> str:
         recompute = "full"
     if recompute in (False, None):
         recompute = "none"
-    if recompute not in RECOMPUTE_CODES:
+    if not isinstance(recompute, str) or recompute not in RECOMPUTE_CODES:
         raise InputError("layout.recompute", f"must be none, selective or full, got {recompute!r}")
     return str(recompute)
 

@@ -30,6 +30,7 @@ from providers.facts import billable_rate
 
 from . import constants as C
 from .api import as_workload, brief_result, build_result, check_gpus, faults_for, reason_texts
+from .bounds import check_deadline, check_top
 from .errors import InputError
 from .explain import setting_text
 from .goodput import FaultModel, goodput_arrays
@@ -589,6 +590,7 @@ def _fastest_instead(
         _("no layout finishes within the %(days)s-day deadline; the fastest is shown", days=f"{deadline:g}")
     ]
     res["rejected"]["over deadline"] = over_deadline
+    res["deadline_days"], res["meets_deadline"] = deadline, False  # as a deadline met is recorded
     res["search"]["seconds"] = round(time.perf_counter() - started, 4)
     return res
 
@@ -614,6 +616,8 @@ def search(
     hw = hardware_from_facts(offering_facts)
     faults = faults_for(hw)
     check_gpus(gpus)
+    check_top(top)
+    check_deadline("deadline_days", deadline_days)
     hw = allow_requested_gpus(hw, gpus)
     deadline = _deadline(objective, deadline_days, wl)
     if gpus is not None:

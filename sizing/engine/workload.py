@@ -253,7 +253,7 @@ def _head_width(d: dict[str, Any], key: str) -> int | None:
     return width
 
 
-# heads of 128 wide in a multiple of 1024: heads divisible by TP = 8, a node's width
+# 128-wide heads in a multiple of 1024: heads divisible by TP = 8, a node's width
 HIDDEN_STEP_TP = 1024
 
 
@@ -263,7 +263,7 @@ def derive_shape(params: float) -> dict[str, int]:
     FFN 4h. From hidden 1024 up the hidden size is a multiple of 1024, so the heads are a multiple of 8
     and the tensor-parallel degrees of published layouts (2, 4, 8) divide them, as they divide every
     published model's (GPT-3 6.7B: 32 heads, 13B: 40, 175B: 96); a multiple of 128 alone gave 70B 71
-    heads and no TP at all."""
+    heads and no tensor parallelism at all."""
     target_ratio = 128.0 if params >= 5e9 else 80.0  # GPT-3 6.7B-175B: 128; 1.3B-2.7B: ~80
     best: tuple[float, int, int] | None = None
     for layers in range(8, 257, 2):
@@ -427,7 +427,7 @@ def _moe_num(m: dict[str, Any], key: str, default: int | None = None, allow_zero
     v = m.get(key, default)
     if v is None:
         raise InputError(field_name, "missing")
-    if isinstance(v, bool) or not isinstance(v, int | float) or float(v) != int(v):
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or float(v) != int(v):
         raise InputError(field_name, f"must be an integer, got {v!r}")
     if v < 0 or (v == 0 and not allow_zero):
         raise InputError(field_name, f"must be positive, got {v!r}")

@@ -1,0 +1,136 @@
+"""Failures the randomised driver (test_fuzz_size.py) found, one test each: every one raised a traceback,
+answered NaN or infinity, accepted an absurd number silently, or refused a published layout for a reason
+the user never gave."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from sizing.engine import InputError, evaluate, search
+from sizing.engine.workload import derive_shape
+
+WL = {
+    "name": "w",
+    "layers": 32,
+    "hidden": 4096,
+    "heads": 32,
+    "kv_heads": 8,
+    "ffn_hidden": 14336,
+    "vocab": 128256,
+    "seq_len": 8192,
+    "global_batch": 512,
+    "train_tokens": 1e12,
+    "activation": "swiglu",
+}
+LAYOUT = {"tp": 8, "pp": 1, "dp": 8}
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "says"),
+    [
+        # was ZeroDivisionError (goodput 0) / NaN days and cost / NaN with an infinite MTBF
+        ("failure_rate_per_gpu_hour", math.inf, "finite"),
+        ("failure_rate_per_gpu_hour", math.nan, "finite"),
+        ("failure_rate_per_gpu_hour", 0, "greater than 0 and at most 0.01 per GPU-hour"),
+        ("failure_rate_per_gpu_hour", 1.0, "greater than 0 and at most 0.01 per GPU-hour"),
+        # were NaN days, goodput and cost
+        ("storage_write_gbytes_per_s", math.inf, "finite"),
+        ("replacement_time_min", math.inf, "finite"),
+        # was an infinite inter-node bandwidth in the answer
+        ("gbps_per_nic", 1e300, "between 1 and 1,600 Gb/s"),
+        # were accepted silently (the price dropped, the cluster searched up to a billion nodes)
+        ("price_usd_per_gpu_hour", math.nan, "finite"),
+        ("nodes", 10**9, "between 1 and 100,000"),
+        ("gpus_per_node", 1024, "between 1 and 72"),
+        ("usable_gpu_guarantee_pct", 10, "between 50 and 100 %"),
+    ],
+)
+def test_offering_numbers_outside_their_range_are_refused_naming_field_and_range(
+    h100_ib: dict[str, Any], key: str, value: float, says: str
+) -> None:
+    for call in (
+        lambda: evaluate(WL, {**h100_ib, key: value}, LAYOUT),
+        lambda: search(WL, {**h100_ib, key: value}),
+    ):
+        with pytest.raises(InputError) as err:
+            call()
+        assert err.value.field == f"offering.{key}"
+        assert says in err.value.reason
+
+
+def test_offering_numbers_inside_their_range_still_answer(h100_ib: dict[str, Any]) -> None:
+    facts = {**h100_ib, "failure_rate_per_gpu_hour": 0.01, "replacement_time_min": 0, "gbps_per_nic": 1600}
+    res = evaluate(WL, facts, LAYOUT)
+    assert res["feasible"] and math.isfinite(res["train_days"]) and 0 < res["goodput"]["fraction"] <= 1
+
+
+@pytest.mark.parametrize(
+    ("layout", "field"),
+    [
+        ({"tp": math.nan}, "layout.tp"),  # was ValueError: cannot convert float NaN to integer
+        ({"dp": math.inf}, "layout.dp"),  # was OverflowError
+        ({"pp": 2, "first_stage_layers": math.nan}, "layout.first_stage_layers"),
+        ({"recompute": []}, "layout.recompute"),  # was TypeError: unhashable type
+        ({"optimizer": []}, "layout.optimizer"),  # was taken silently as "not given"
+    ],
+)
+def test_malformed_layout_values_are_input_errors(
+    h100_ib: dict[str, Any], layout: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(InputError) as err:
+        evaluate(WL, h100_ib, layout)
+    assert err.value.field == field
+
+
+@pytest.mark.parametrize("experts", [math.nan, math.inf])
+def test_non_finite_moe_counts_are_input_errors(h100_ib: dict[str, Any], experts: float) -> None:
+    with pytest.raises(InputError) as err:  # was ValueError / OverflowError
+        evaluate({**WL, "moe": {"experts": experts, "top_k": 2}}, h100_ib, LAYOUT)
+    assert err.value.field == "workload.moe.experts"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field", "says"),
+    [
+        # NaN answered every layout as missing the deadline; infinity came back as `Infinity` in the JSON
+        ({"objective": "cheapest-within-deadline", "deadline_days": math.nan}, "deadline_days", "finite"),
+        ({"objective": "cheapest-within-deadline", "deadline_days": math.inf}, "deadline_days", "finite"),
+        ({"deadline_days": 1e6}, "deadline_days", "at most 3,650 days"),
+        # a negative count answered an infeasible layout; a huge one evaluated 100,000 alternatives
+        ({"top": -1}, "top", "between 0 and 100"),
+        ({"top": 100_000}, "top", "between 0 and 100"),
+    ],
+)
+def test_search_arguments_outside_their_range_are_refused(
+    h100_ib: dict[str, Any], kwargs: dict[str, Any], field: str, says: str
+) -> None:
+    with pytest.raises(InputError) as err:
+        search(WL, h100_ib, **kwargs)
+    assert err.value.field == field
+    assert says in err.value.reason
+
+
+@pytest.mark.parametrize("params", [7e9, 13e9, 30e9, 70e9, 405e9, 1e12, 2e12])
+def test_a_shape_derived_from_params_takes_published_tensor_parallel_layouts(
+    h100_ib: dict[str, Any], params: float
+) -> None:
+    """A bare parameter count derived 33, 41, 53, 71, 127, 172 or 217 heads (hidden a multiple of 128), so
+    TP=8 was refused ("TP=8 does not divide the 71 attention heads", a number the user never gave) and the
+    search could use no tensor parallelism at all."""
+    shape = derive_shape(params)
+    assert shape["heads"] % 8 == 0 and shape["hidden"] == 128 * shape["heads"]
+    assert 12 * shape["layers"] * shape["hidden"] ** 2 == pytest.approx(params, rel=0.05)
+    wl = {"name": "p", "params": params, "seq_len": 4096, "global_batch": 1024, "train_tokens": 1e12}
+    res = evaluate(wl, {**h100_ib, "nodes": 4096}, {"tp": 8, "pp": 8, "dp": 8})
+    assert res["layout"]["tp"] == 8
+
+
+def test_a_missed_deadline_is_recorded_like_a_met_one(h100_ib: dict[str, Any]) -> None:
+    """With nothing within the deadline the fastest layout is shown; its answer had neither `deadline_days`
+    nor `meets_deadline` (a deadline met has both), so a tool reading `meets_deadline` found nothing."""
+    res = search(WL, h100_ib, objective="cheapest-within-deadline", deadline_days=0.01)
+    assert not res["feasible"]
+    assert res["deadline_days"] == 0.01 and res["meets_deadline"] is False and res["train_days"] > 0.01
