@@ -22,7 +22,14 @@ from checks.severity import Severity
 from hardware import GPUS
 from hardware.messages import UnitWord
 from hardware.norms import NORMS, norm_for, offering_class
-from providers.facts import CHOICE_NAMES, FACTS_BY_NAME, VENDOR_LABELS, choice_name
+from providers.facts import (
+    CHOICE_NAMES,
+    FACTS_BY_NAME,
+    GRANULARITY_WORDS,
+    PLAN_KIND_WORDS,
+    VENDOR_LABELS,
+    choice_name,
+)
 from providers.facts import fact_label as providers_fact_label
 from providers.names import gpu_vendor
 
@@ -221,25 +228,45 @@ def _gpus(offering: dict) -> str:
     )
 
 
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z]", "", text.lower())
+
+
+def _plan_name(plan: dict) -> str:
+    """A plan by its kind in words and its published name ("Reserved — EC2 Capacity Block"); the name
+    alone where it says the kind ("On-demand us-east-1"), never the kind's code."""
+    kind = PLAN_KIND_WORDS.get(str(plan.get("kind")))
+    name = str(plan.get("name") or "").strip()
+    if kind is None:
+        return name or _("plan")
+    if not name:
+        return Msg(kind)
+    if _letters(kind.split(" /")[0]) in _letters(name):
+        return name
+    return _("%(kind)s — %(name)s", kind=Msg(kind), name=name)
+
+
 def _plan_text(plan: dict) -> str:
     price = plan.get("price_usd_per_gpu_hour")
-    name = f"{plan.get('kind') or 'plan'}{' ' + str(plan.get('name')) if plan.get('name') else ''}"
+    granularity = GRANULARITY_WORDS.get(str(plan.get("granularity")))
     parts: list[str] = [
         _(
-            "%(plan)s: %(price)s, granularity %(granularity)s",
-            plan=name,
+            "%(plan)s: %(price)s, billed %(granularity)s",
+            plan=_plan_name(plan),
             price=_("price not published") if price is None else f"${price:g}/GPU-h",
-            granularity=plan.get("granularity") or _("not published"),
+            granularity=Msg(granularity) if granularity else _("by a unit not published"),
         )
     ]
     if plan.get("term_months"):
         parts.append(_("term %(months)s months", months=plan["term_months"]))
-    if plan.get("min_nodes"):
+    if plan.get("min_nodes") == 1:
+        parts.append(_("min 1 node"))
+    elif plan.get("min_nodes"):
         parts.append(_("min %(nodes)s nodes", nodes=plan["min_nodes"]))
     if plan.get("cycle_days"):
         parts.append(_("cycle %(days)s days", days=plan["cycle_days"]))
     if plan.get("upfront_pct"):
-        parts.append(_("%(pct)s%% upfront", pct=plan["upfront_pct"]))
+        parts.append(_("%(pct)s%% upfront", pct=f"{float(plan['upfront_pct']):g}"))
     return joined(*parts, sep=", ")
 
 

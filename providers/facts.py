@@ -507,6 +507,13 @@ PLAN_BOUNDS: dict[str, Bound] = {
     "cycle_days": Bound("Cycle length", 1, 3650, "days", source="cycles are published as days to a year"),
     "upfront_pct": Bound("Upfront payment", 0, 100, "%", source="a share of the contract value"),
 }
+# A plan's kind (providers.models.PlanKind), as words for its labels and the checklist.
+PLAN_KIND_WORDS = {
+    "on-demand": gettext_noop("On-demand"),
+    "reserved": gettext_noop("Reserved"),
+    "cluster-cycle": gettext_noop("Cluster cycle"),
+    "spot": gettext_noop("Spot / preemptible"),
+}
 # How a plan rounds the hours it bills (providers.models.Granularity), as words for its labels and notes.
 GRANULARITY_WORDS = {
     "second": gettext_noop("per second"),

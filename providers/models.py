@@ -19,7 +19,15 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
-from providers.facts import FACTS, FACTS_BY_NAME, GRANULARITY_WORDS, GROUPS, NOTE_MAX_LENGTH, PLAN_BOUNDS
+from providers.facts import (
+    FACTS,
+    FACTS_BY_NAME,
+    GRANULARITY_WORDS,
+    GROUPS,
+    NOTE_MAX_LENGTH,
+    PLAN_BOUNDS,
+    PLAN_KIND_WORDS,
+)
 
 
 def _prefetched(obj: models.Model, rows: str, manager: str) -> list[Any]:
@@ -335,10 +343,10 @@ class Provenance(models.Model):
 
 
 class PlanKind(models.TextChoices):
-    ON_DEMAND = "on-demand", _("On-demand")
-    RESERVED = "reserved", _("Reserved")
-    CLUSTER_CYCLE = "cluster-cycle", _("Cluster cycle")
-    SPOT = "spot", _("Spot / preemptible")
+    ON_DEMAND = "on-demand", _(PLAN_KIND_WORDS["on-demand"])
+    RESERVED = "reserved", _(PLAN_KIND_WORDS["reserved"])
+    CLUSTER_CYCLE = "cluster-cycle", _(PLAN_KIND_WORDS["cluster-cycle"])
+    SPOT = "spot", _(PLAN_KIND_WORDS["spot"])
 
 
 class Granularity(models.TextChoices):

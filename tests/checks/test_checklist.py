@@ -27,7 +27,9 @@ def test_a_fully_published_offering_answers_the_six_trap_questions():
         assert items[key]["status"] == "answered", key
     assert "8 x 400 Gb/s" in items["fabric"]["answer"]
     assert "$0.07 per GB-month" in items["storage"]["answer"]
-    assert "reserved 6 months: $2.4/GPU-h" in items["billing"]["answer"]
+    assert "Reserved — 6 months: $2.4/GPU-h, billed per month" in items["billing"]["answer"]
+    # a plan's kind in words, never its code; a name that starts with the kind is not repeated
+    assert items["billing"]["answer"].startswith("on demand: $3/GPU-h, billed per hour, min 1 node;")
     assert items["acceptance"]["status"] == "unknown"  # no uploads yet
 
 
@@ -164,3 +166,22 @@ def test_answers_name_codes_and_never_hang_a_unit_on_not_published() -> None:
     assert "8 NICs per node, their speed not published" in empty["fabric"]
     assert "bandwidth per GPU not published, scale-up domain not published" in empty["mesh"]
     assert "GPUs per node not published, nodes in one fabric not published" in empty["gpus"]
+
+
+def test_a_billing_plan_is_named_by_its_kind_in_words() -> None:
+    plans = [
+        {"kind": "reserved", "name": "EC2 Capacity Block (us-east-1)", "price_usd_per_gpu_hour": 4.916,
+         "granularity": "hour", "upfront_pct": 100.0},
+        {"kind": "spot", "name": "Spot (North America)", "price_usd_per_gpu_hour": 2.46,
+         "granularity": "hour"},
+        {"kind": "cluster-cycle", "price_usd_per_gpu_hour": 2.69, "granularity": "cycle", "cycle_days": 30},
+        {"kind": "on-demand", "name": "On-demand us-east-1", "granularity": None},
+    ]  # fmt: skip
+    answer = str({a["key"]: a for a in checklist({"billing_plans": plans}, [])}["billing"]["answer"])
+    assert answer == (
+        "Reserved — EC2 Capacity Block (us-east-1): $4.916/GPU-h, billed per hour, 100% upfront; "
+        "Spot (North America): $2.46/GPU-h, billed per hour; "
+        "Cluster cycle: $2.69/GPU-h, billed per cycle, cycle 30 days; "
+        "On-demand us-east-1: price not published, billed by a unit not published. Ask the provider for: "
+        "on-demand price."
+    )
