@@ -14,17 +14,18 @@ from checks.rules.context import Context
 from checks.rules.thresholds import UNPUBLISHED_SHARE_CRITICAL_PCT
 from checks.severity import Severity
 
-# The bill's items as the sentence names them (their keys, as before), each translated where it is shown.
+# The bill's items as the sentence names them (sizing.bill.LINE_ITEM_LABELS in running text), each
+# translated where it is shown.
 _ITEM_WORDS = {
     "compute": _("compute"),
-    "failure_overhead": _("failure_overhead"),
-    "spares": _("spares"),
-    "checkpoint_storage": _("checkpoint_storage"),
-    "dataset_storage": _("dataset_storage"),
-    "egress": _("egress"),
-    "traffic": _("traffic"),
+    "failure_overhead": _("failure and restart overhead"),
+    "spares": _("spare nodes"),
+    "checkpoint_storage": _("checkpoint storage"),
+    "dataset_storage": _("dataset storage"),
+    "egress": _("internet egress"),
+    "traffic": _("inter-node traffic"),
     "support": _("support"),
-    "setup": _("setup"),
+    "setup": _("setup fee"),
 }
 
 

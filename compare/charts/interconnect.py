@@ -41,7 +41,7 @@ def claimed_intra(o: Any) -> tuple[float | None, str]:
     if o.intra_node_gbytes_per_s:
         return float(o.intra_node_gbytes_per_s), _("published by the provider")
     if o.intra_node in ("nvswitch", "nvlink-mesh") and o.gpu is not None and o.gpu.nvlink_gbytes_per_s:
-        datasheet = _("GPU datasheet (%(gpu)s); the provider does not publish it") % {"gpu": o.gpu.key}
+        datasheet = _("GPU datasheet (%(gpu)s); the provider does not publish it") % {"gpu": o.gpu.name}
         return float(o.gpu.nvlink_gbytes_per_s), datasheet
     return None, _("not published")
 

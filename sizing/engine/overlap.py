@@ -73,15 +73,17 @@ def framework_note(hw: Hardware) -> str:
     if framework_defaults(hw) is MEGATRON_CORE_2024:
         return _(
             "overlap settings not given: Megatron-Core/NeMo 2024+ defaults assumed on %(gpu)s "
-            "(tp_comm_overlap, overlap_grad_reduce, overlap_param_gather, overlap_p2p_comm all on, as in "
-            "NVIDIA's performance recipes for Hopper and later); set them in the layout for another stack",
-            gpu=hw.gpu.key,
+            "(tensor-parallel communication, gradient reduction, parameter gathers and pipeline sends all "
+            "overlapped with compute, as in NVIDIA's performance recipes for Hopper and later); set the "
+            "layout's tp_comm_overlap, overlap_grad_reduce, overlap_param_gather and overlap_p2p_comm for "
+            "another stack",
+            gpu=hw.gpu.name,
         )
     return _(
         "overlap settings not given: 2021-22 Megatron-LM/DeepSpeed settings assumed on %(gpu)s (no TP, "
         "pipeline or parameter-gather overlap; gradient all-reduce after the backward pass), the settings of "
         "its published runs; set them in the layout for a Megatron-Core stack",
-        gpu=hw.gpu.key,
+        gpu=hw.gpu.name,
     )
 
 
@@ -201,16 +203,17 @@ def optimizer_note(hw: Hardware) -> str:
     """The `assumptions` line for a layout that did not name its optimizer-state convention."""
     convention = default_optimizer(hw)
     w, g, o = C.OPTIMIZER_BYTES[convention]
-    values = {"convention": convention, "gpu": hw.gpu.key, "w": f"{w:g}", "g": f"{g:g}", "o": f"{o:g}"}
+    values = {"convention": convention, "gpu": hw.gpu.name, "w": f"{w:g}", "g": f"{g:g}", "o": f"{o:g}"}
     if g == 2:
         return _(
-            "optimizer-state convention not given: '%(convention)s' assumed on %(gpu)s (%(w)s + %(g)s + "
-            "%(o)s bytes per parameter for weights, gradients and optimizer state, gradients kept in bf16 as "
-            "NVIDIA's recipes for Hopper and later do)",
+            "optimizer-state convention not given: %(w)s + %(g)s + %(o)s bytes per parameter for weights, "
+            "gradients and optimizer state assumed on %(gpu)s, gradients kept in bf16 as NVIDIA's recipes "
+            "for Hopper and later do (the layout's optimizer '%(convention)s')",
             **values,
         )
     return _(
-        "optimizer-state convention not given: '%(convention)s' assumed on %(gpu)s (%(w)s + %(g)s + %(o)s "
-        "bytes per parameter for weights, gradients and optimizer state, fp32 main gradients)",
+        "optimizer-state convention not given: %(w)s + %(g)s + %(o)s bytes per parameter for weights, "
+        "gradients and optimizer state assumed on %(gpu)s, with fp32 main gradients (the layout's optimizer "
+        "'%(convention)s')",
         **values,
     )

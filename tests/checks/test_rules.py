@@ -558,3 +558,11 @@ def test_an_unpublished_interconnect_is_asked_for_with_the_gpu_vendors_own_tool(
     assert "nvidia-smi topo -m" in advice("H100-SXM-80GB")
     ascend = advice("Ascend-910B-64GB")
     assert "npu-smi info -t topo" in ascend and "HCCS" in ascend and "nvidia-smi" not in ascend
+
+
+def test_unpriced_bill_lines_are_named_in_words():
+    """The hidden-fees finding names the bill lines without a price as the bill does, not by their keys."""
+    from checks.rules.hidden_fees import _items
+
+    text = str(_items([{"item": "failure_overhead"}, {"item": "checkpoint_storage"}, {"item": "setup"}]))
+    assert text == "failure and restart overhead, checkpoint storage, setup fee"

@@ -16,7 +16,8 @@ FLAGS = ("tp_comm_overlap", "overlap_grad_reduce", "overlap_param_gather", "over
 def test_hopper_defaults_to_megatron_core_overlap_and_says_so(h100_ib: dict[str, Any]) -> None:
     r = evaluate("llama3-70b", h100_ib, H100_LAYOUT, gpus=512)
     assert all(r["layout"][k] is True for k in FLAGS)
-    assert any("Megatron-Core/NeMo 2024+ defaults assumed on H100-SXM-80GB" in a for a in r["assumptions"])
+    stated = "Megatron-Core/NeMo 2024+ defaults assumed on NVIDIA H100 SXM5 80GB"
+    assert any(stated in a for a in r["assumptions"])
 
 
 def test_a100_defaults_to_the_2021_settings_and_says_so(a100_ib: dict[str, Any]) -> None:
