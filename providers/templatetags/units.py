@@ -48,5 +48,8 @@ def source_kind(kind: Any) -> str:
 @register.filter
 def plan_kind(code: Any) -> str:
     """A billing plan's kind code (on-demand, reserved, cluster-cycle, spot) as its label in the page's
-    language; an unknown code as it is."""
+    language; "—" for the bill's stand-in when no plan is published (kind "none", sizing.bill); an unknown
+    code as it is."""
+    if code == "none":
+        return "—"
     return str(PLAN_KIND_LABELS.get(code, code)) if code else ""

@@ -175,3 +175,23 @@ def test_sources_are_numbered_once_each_in_the_order_first_cited() -> None:
     assert notes["Hardware"] == "mesh per [2], priced in [3]; NVLink domain 8 derived."
     assert groups["Fees"] == "[3]"
     assert [p["sources"] for p in view["plan_sources"]] == ["[1], [3]", "—"]
+
+
+def test_an_unpriced_offering_s_quote_names_no_plan_kind_or_bill_line_code(buyer: Any, workload: Any) -> None:
+    """Without a published plan the bill runs on a stand-in plan whose kind is "none": the quote shows the
+    stand-in's name alone and "—" for its kind, and the unpriced lines by their names, never their keys."""
+    from quotes import services
+
+    unpriced = make_offering(name="Unpriced box", slug="unpriced")
+    unpriced.plans.all().delete()
+    findings_refresh(offering=unpriced)
+    quote = services.quote_create_for_offering(owner=buyer, offering_slug="unpriced", workload_id=workload.pk)
+    client = Client()
+    client.force_login(buyer)
+    raw = client.get(f"/quotes/{quote.pk}/").content.decode()
+    page = visible_text(raw)
+    assert "no published plan" in page and "(none," not in page
+    assert re.search(r"<td[^>]*>\s*none\s*</td>", raw) is None
+    assert re.search(r"<td[^>]*>\s*—\s*</td>", raw) is not None
+    for key in ("failure_overhead", "checkpoint_storage", "dataset_storage"):
+        assert key not in page, key
