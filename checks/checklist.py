@@ -277,7 +277,7 @@ def _billing(offering: dict) -> str:
             gettext_noop("No billing plans published; cheapest on-demand %(price_usd_per_gpu_hour)s."),
             offering,
         )
-    return Msg("%(plans)s.", plans=joined(*(_plan_text(plan) for plan in plans), sep="; "))
+    return _("%(plans)s.", plans=joined(*(_plan_text(plan) for plan in plans), sep="; "))
 
 
 def _storage(offering: dict) -> str:

@@ -514,6 +514,9 @@ PLAN_KIND_WORDS = {
     "cluster-cycle": gettext_noop("Cluster cycle"),
     "spot": gettext_noop("Spot / preemptible"),
 }
+# The stand-in plan a bill runs on when the offering publishes none (kind "none", sizing.bill): pages
+# translate its name (providers.templatetags.units.plan_name); a provider's own plan names stay as published.
+NO_PLAN_NAME = gettext_noop("no published plan")
 # How a plan rounds the hours it bills (providers.models.Granularity), as words for its labels and notes.
 GRANULARITY_WORDS = {
     "second": gettext_noop("per second"),

@@ -14,7 +14,7 @@ from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 from typing import Any
 
 from hardware.messages import Msg, _, joined
-from providers.facts import GRANULARITY_WORDS, billable_plans
+from providers.facts import GRANULARITY_WORDS, NO_PLAN_NAME, billable_plans
 from sizing.engine.cost import HOURS_PER_MONTH as ENGINE_HOURS_PER_MONTH
 from sizing.engine.cost import billing_step_hours
 
@@ -534,7 +534,7 @@ def _totals(
 
 def plan_bill(facts: dict[str, Any], plan: dict[str, Any] | None, job: Job) -> dict[str, Any]:
     """The full bill under one plan (`plan` None: no plan published, compute is unpriced)."""
-    plan = plan or {"kind": "none", "name": "no published plan", "price_usd_per_gpu_hour": None}
+    plan = plan or {"kind": "none", "name": NO_PLAN_NAME, "price_usd_per_gpu_hour": None}
     assumptions: list[str] = []
     gpu_hours = _gpu_hour_lines(facts, plan, job, assumptions)
     months = _months(job.wall_hours)

@@ -142,7 +142,7 @@ def rule_hidden_fees(ctx: Context) -> list[Finding]:
             Signal(
                 Severity.WARNING,
                 _("Some items are billed separately from the GPU price"),
-                [claim(offering, "fees_note", f"fees_note: {note}")],
+                [claim(offering, "fees_note")],
                 _("Ask for the separately billed items as line items in the quote."),
                 impact if not unknown else {},
             )

@@ -11,7 +11,7 @@ from django import template
 from django.utils.translation import gettext
 
 from portal.i18n import unit_word as _unit_word
-from providers.facts import source_kind_name
+from providers.facts import NO_PLAN_NAME, source_kind_name
 from providers.models import PlanKind
 from providers.names import intra_node_shown, value_names
 
@@ -53,3 +53,10 @@ def plan_kind(code: Any) -> str:
     if code == "none":
         return "—"
     return str(PLAN_KIND_LABELS.get(code, code)) if code else ""
+
+
+@register.filter
+def plan_name(name: Any) -> str:
+    """A plan's name as published; the bill's stand-in for an offering without a plan (sizing.bill
+    .NO_PLAN_NAME) in the page's language."""
+    return gettext(NO_PLAN_NAME) if name == NO_PLAN_NAME else str(name or "")

@@ -470,6 +470,13 @@ def test_a_bill_with_an_unpriced_line_is_incomplete():
 def test_fees_note_billed_separately_fires():
     found = rules_for("hidden-fees", good_offering(fees_note="Storage is billed separately."))
     assert codes(found) == {"hidden-fees": "warning"}
+    # the evidence cites the note in the rule's default wording, which pages show with the fact's label
+    from checks.display import evidence_rows
+
+    rows = evidence_rows("x", [ref.as_dict() if hasattr(ref, "as_dict") else ref for ref in found[0].evidence])
+    texts = [str(row["text"]) for row in rows]
+    assert "Fee notes = Storage is billed separately." in texts, texts
+    assert not any("fees_note" in text for text in texts)
 
 
 # --- sizing rules ----------------------------------------------------------------------------------

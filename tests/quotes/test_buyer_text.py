@@ -195,3 +195,6 @@ def test_an_unpriced_offering_s_quote_names_no_plan_kind_or_bill_line_code(buyer
     assert re.search(r"<td[^>]*>\s*—\s*</td>", raw) is not None
     for key in ("failure_overhead", "checkpoint_storage", "dataset_storage"):
         assert key not in page, key
+    client.cookies["django_language"] = "zh-hans"
+    zh = visible_text(client.get(f"/quotes/{quote.pk}/").content.decode())
+    assert "no published plan" not in zh
