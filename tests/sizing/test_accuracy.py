@@ -58,26 +58,25 @@ def test_short_runs_keep_their_figures() -> None:
 def test_an_answer_on_an_architecture_no_measured_run_used_says_the_band_is_not_measured_for_it(
     h100_ib: dict[str, Any],
 ) -> None:
-    """The band comes from NVIDIA runs: on an AMD MI300X the answer carries it but says it was not measured
-    on that GPU's architecture (its efficiency is an assumption) and asks for a benchmark; on an H100 it does
-    not."""
+    """The band comes from NVIDIA runs and four AMD MI325X runs (CDNA3): on an AMD MI355X (CDNA4) the answer
+    carries it but says it was not measured on that GPU's architecture (its efficiency is an assumption) and
+    asks for a benchmark; on an H100 or an MI300X (CDNA3, like the MI325X) it does not."""
     nvidia = search("llama3-70b", h100_ib, gpus=256)["accuracy"]
     assert nvidia["gpu_architecture_measured"] is True and nvidia["gpu"] == "NVIDIA H100 SXM5 80GB"
     assert "None of those runs" not in str(accuracy_sentence(nvidia))
-    amd_offering = {
-        **h100_ib,
-        "name": "MI300X",
-        "slug": "mi300x",
-        "gpu": "MI300X-192GB",
-        "intra_node": "nvlink-mesh",
-    }
-    amd = search("llama3-70b", amd_offering, gpus=256)["accuracy"]
-    assert amd["gpu_architecture_measured"] is False and amd["gpu"] == "AMD Instinct MI300X"
+    amd_offering = {**h100_ib, "intra_node": "nvlink-mesh"}
+    mi300x = {**amd_offering, "name": "MI300X", "slug": "mi300x", "gpu": "MI300X-192GB"}
+    cdna3 = search("llama3-70b", mi300x, gpus=256)["accuracy"]
+    assert cdna3["gpu_architecture_measured"] is True and cdna3["gpu"] == "AMD Instinct MI300X"
+    assert "None of those runs" not in str(accuracy_sentence(cdna3))
+    mi355x = {**amd_offering, "name": "MI355X", "slug": "mi355x", "gpu": "MI355X-288GB"}
+    amd = search("llama3-70b", mi355x, gpus=256)["accuracy"]
+    assert amd["gpu_architecture_measured"] is False and amd["gpu"] == "AMD Instinct MI355X"
     assert (amd["published_runs"], amd["time_ratio_low"]) == (
         nvidia["published_runs"],
         nvidia["time_ratio_low"],
     )
     text = accuracy_sentence(amd)
     assert text is not None and text.startswith("How close this estimate is: on ")
-    assert "None of those runs used the AMD Instinct MI300X or another GPU of its architecture" in text
+    assert "None of those runs used the AMD Instinct MI355X or another GPU of its architecture" in text
     assert "Ask the provider for a training benchmark on it." in text

@@ -120,7 +120,7 @@ def test_text_form_is_readable(a100_ib: dict[str, Any]) -> None:
     assert code == 0
     assert "Layout: TP=" in out and "Memory per GPU" in out and "MFU" in out and "Why:" in out
     # how close the estimate is, under the training days
-    assert "How close this estimate is: on 87 published dense training runs" in out
+    assert "How close this estimate is: on 90 published dense training runs" in out
 
 
 def test_text_memory_line_sums_to_its_total_with_zero3(a100_ib: dict[str, Any]) -> None:
