@@ -473,7 +473,7 @@ def test_fees_note_billed_separately_fires():
     # the evidence cites the note in the rule's default wording, which pages show with the fact's label
     from checks.display import evidence_rows
 
-    rows = evidence_rows("x", [ref.as_dict() if hasattr(ref, "as_dict") else ref for ref in found[0].evidence])
+    rows = evidence_rows("x", [ref.as_dict() for ref in found[0].evidence])
     texts = [str(row["text"]) for row in rows]
     assert "Fee notes = Storage is billed separately." in texts, texts
     assert not any("fees_note" in text for text in texts)
