@@ -438,10 +438,14 @@ def _open(snapshot: dict[str, Any]) -> dict[str, Any]:
         {**ln, "item": item_label(ln.get("item")), "note": shown_notes.get(ln.get("item"), ln.get("note"))}
         for ln in open_questions.get("bill_lines") or []
     ]
+    vendor = gpu_vendor((snapshot.get("facts") or {}).get("gpu"))
     out["facts"] = [
         {
             **f,
-            "label": _(f["label"]) if f.get("label") else "",
+            # the label in the GPU vendor's terms (a scale-up domain off NVIDIA), else as stored
+            "label": _(fact_label(str(f["fact"]), vendor) if f.get("fact") in FACTS_BY_NAME else f["label"])
+            if f.get("label")
+            else "",
             "group": _(f["group"]) if f.get("group") else "",
         }
         for f in open_questions.get("facts") or []

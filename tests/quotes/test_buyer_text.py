@@ -198,3 +198,13 @@ def test_an_unpriced_offering_s_quote_names_no_plan_kind_or_bill_line_code(buyer
     client.cookies["django_language"] = "zh-hans"
     zh = visible_text(client.get(f"/quotes/{quote.pk}/").content.decode())
     assert "no published plan" not in zh
+
+
+def test_the_open_facts_of_an_amd_quote_name_a_scale_up_domain() -> None:
+    from quotes.display import _open
+
+    fact = {"fact": "nvlink_domain_gpus", "label": "NVLink domain", "group": "Hardware", "unit": "GPUs"}
+    amd = _open({"facts": {"gpu": "MI300X-192GB"}, "open_questions": {"facts": [fact]}})
+    nvidia = _open({"facts": {"gpu": "H100-SXM-80GB"}, "open_questions": {"facts": [fact]}})
+    assert [f["label"] for f in amd["facts"]] == ["Scale-up domain"]
+    assert [f["label"] for f in nvidia["facts"]] == ["NVLink domain"]
