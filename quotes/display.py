@@ -23,7 +23,7 @@ from providers.names import (
     note_text,
     value_names,
 )  # the codes' names, translated (no model import)
-from sizing.bill import LINE_ITEM_LABELS  # pure, like this module
+from sizing.bill import LINE_ITEM_LABELS, compute_unpriced  # pure, like this module
 from sizing.engine.accuracy import accuracy_sentence  # pure
 from sizing.summary import ITERATION_LABELS, part_label
 
@@ -213,6 +213,10 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
     total_label = (
         _("Total") if bill.get("complete") else _("Total of the published lines (the bill is incomplete)")
     )
+    # Without a GPU price the published lines sum to next to nothing: no total is shown, never "$0.00".
+    no_price = compute_unpriced(bill)
+    if no_price:
+        total_label = _("No total: the provider publishes no GPU price")
     sources = _sources(snapshot)
     numbers = {_source_id(s): s["number"] for s in sources}
     return {
@@ -225,12 +229,12 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
         "plan": plan,
         "plan_price": unit_price(plan.get("price_usd_per_gpu_hour")),
         "complete": bool(bill.get("complete")),
-        "total": usd(bill.get("total_usd")),
+        "total": _("no price") if no_price else usd(bill.get("total_usd")),
         "total_label": total_label,
         "unknown_fees": unknown_fees(bill),
         "range": bill_range(snapshot, bill),
-        "per_billion_tokens": usd(bill.get("usd_per_billion_tokens"), missing="—"),
-        "per_useful_gpu_hour": unit_price(bill.get("usd_per_useful_gpu_hour")),
+        "per_billion_tokens": "—" if no_price else usd(bill.get("usd_per_billion_tokens"), missing="—"),
+        "per_useful_gpu_hour": "—" if no_price else unit_price(bill.get("usd_per_useful_gpu_hour")),
         "bill_rows": bill_rows(bill, snapshot.get("bill_line_note_messages")),
         "plans": [_plan_row(p) for p in bill.get("plans") or []],
         "layout": snapshot.get("layout_text") or "—",

@@ -39,6 +39,12 @@ LINE_ITEMS = tuple(LINE_ITEM_LABELS)
 RESERVED_KINDS = ("reserved", "cluster-cycle")
 
 
+def compute_unpriced(bill: dict[str, Any]) -> bool:
+    """Whether the bill's compute line has no price (no plan, or a plan without one): its published lines
+    then sum to next to nothing, and pages show no total rather than "$0.00"."""
+    return any(ln.get("item") == "compute" and ln.get("usd") is None for ln in bill.get("lines") or [])
+
+
 @dataclass(frozen=True)
 class FeeRange:
     """The typical range of a fee an offering does not publish: its low and high ends (unit prices in the

@@ -18,7 +18,7 @@ from portal.i18n import shown, translated, translated_list, translated_text
 from portal.money import shown_in
 from providers.names import gpu_vendor
 from sizing import selectors, services
-from sizing.bill import LINE_ITEM_LABELS
+from sizing.bill import LINE_ITEM_LABELS, compute_unpriced
 from sizing.engine.accuracy import accuracy_sentence
 from sizing.engine.unpublished import fact_value_text, fact_words
 from sizing.filters import RunResultFilterSet
@@ -140,6 +140,7 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
         result=result,
         sizing=sizing,
         bill=bill,
+        no_price=compute_unpriced(bill),
         bill_lines=[
             {**ln, "label": gettext(LINE_ITEM_LABELS.get(ln["item"], ln["item"])), "note": note}
             for ln, note in zip(lines, notes, strict=True)

@@ -6,6 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.test import Client
 
 from checks.models import Finding
 from sizing import services
@@ -125,3 +126,19 @@ def test_the_admin_shows_workloads_runs_with_their_results_and_results_read_only
     resp = client.post(f"/admin/sizing/planresult/{result.pk}/change/", {"rank": 99})
     assert resp.status_code == 403
     assert PlanResult.objects.get(pk=result.pk).cost_total_usd == before
+
+
+def test_an_offering_without_a_gpu_price_shows_no_total_never_zero(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """Its published lines sum to next to nothing: the result page says there is no total, not "$0.00"."""
+    OfferingFactory(slug="no-plan", max_nodes=8)
+    user = UserFactory(username="no-price-buyer")
+    wl = services.workload_create(owner=user, preset="13b", train_tokens=50e9)
+    with django_capture_on_commit_callbacks(execute=True):
+        run = services.plan_run_create(owner=user, workload=wl)
+    client = Client()
+    client.force_login(user)
+    page = client.get(f"/plan/{run.pk}/no-plan/").content.decode()
+    assert 'id="bill-no-total"' in page and "No total: the provider publishes no GPU price" in page
+    assert "of the published lines (low estimate)" not in page and "$0.00 per billion tokens" not in page
