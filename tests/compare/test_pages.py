@@ -216,6 +216,12 @@ def test_samples_are_left_out_unless_asked_for_and_labelled(client: Any, catalog
     without = client.get(base)
     assert [o.slug for o in without.context["offerings"]] == ["good-ib", "cheap-eth"]
     assert "Left out: " in without.content.decode()
+    assert "fictional sample (teaching material, not a real offering)" in without.content.decode()
+    client.cookies["django_language"] = "zh-hans"
+    left_out_zh = client.get(base).content.decode()
+    note = left_out_zh[left_out_zh.find('id="samples-left-out"') :][:600]
+    assert "teaching material" not in note and "Tick" not in note, note
+    client.cookies["django_language"] = "en"
     included = client.get(base + "&include_samples=1")
     assert [o.slug for o in included.context["offerings"]] == ["good-ib", "cheap-eth", "trap-sample"]
     content = included.content.decode()
