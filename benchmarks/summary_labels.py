@@ -101,6 +101,8 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "nic_names": _("NIC names"),
     "rail_nics": _("Rail NICs"),
     "nic_details": _("NIC details"),
+    # perftest: every test of a file holding several
+    "tests": _("Tests in the file"),
     # InfiniBand / RDMA port reports
     "devices": _("Devices"),
     "total_ports": _("Ports"),

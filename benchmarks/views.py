@@ -114,7 +114,25 @@ def _summary_rows(upload: Upload) -> tuple[list[tuple[str, Any]], list[dict[str,
         if not isinstance(value, dict)
         and not (isinstance(value, list) and value and isinstance(value[0], dict))
     ]
+    if isinstance(summary.get("tests"), list):  # a perftest file holding several tests: one line each
+        scalars.append((summary_label("tests"), _perftest_tests(summary["tests"])))
     return scalars, _runs_shown(upload, list(summary.get("runs", [])))
+
+
+def _perftest_tests(tests: list[Any]) -> str:
+    """Each test of a perftest file with its headline figure ("ib_send_bw: 390.549 Gb/s average")."""
+    parts = []
+    for test in tests:
+        if not isinstance(test, dict):
+            continue
+        if test.get("latency_typical_usec") is not None:
+            figure = gettext("%(value)s µs typical latency") % {"value": test["latency_typical_usec"]}
+        elif test.get("average_gbps") is not None:
+            figure = gettext("%(value)s Gb/s average") % {"value": test["average_gbps"]}
+        else:
+            figure = gettext("no result rows")
+        parts.append(f"{test.get('test') or '?'}: {figure}")
+    return "; ".join(parts) or "—"
 
 
 def _runs_shown(upload: Upload, runs: list[Any]) -> list[Any]:

@@ -315,8 +315,8 @@ def parse_perftest(text: Text) -> ParseResult:
         summary["tests"] = [{k: s.get(k) for k in TEST_KEYS} for s in summaries]
         result.warnings.append(
             _(
-                "%(count)s perftest tests in one file (%(tests)s): the summary is %(test)s, each is listed "
-                "in `tests`",
+                "%(count)s perftest tests in one file (%(tests)s): the summary is %(test)s; each test's "
+                "figures are listed under “Tests in the file”",
                 count=len(summaries),
                 tests=", ".join(str(s["test"]) for s in summaries),
                 test=summary["test"],

@@ -132,3 +132,16 @@ def test_a_verdict_that_a_condition_holds_or_not_reads_yes_or_no_in_the_page_lan
     assert (chinese["expected"], chinese["measured"]) == ("是", "否")
     assert (english["expected"], english["measured"]) == ("yes", "no")
     assert verdict_texts({"expected": 4, "measured": 3.5}) == {"claim": "", "detail": ""}
+
+
+@pytest.mark.django_db
+def test_a_perftest_file_of_several_tests_lists_each_on_the_page() -> None:
+    """The warning points at a line the page shows, "Tests in the file": each test with its figure."""
+    path = FIXTURES / "real" / "perftest" / "cx7-ndr-dac-send-bw-mib-send-lat-read-write-gbits-four-tests.txt"
+    upload = _upload(path)
+    page = _page(upload, EN)
+    assert "Tests in the file" in page and "“Tests in the file”" in page
+    for test in ("ib_send_bw:", "ib_send_lat:", "ib_read_bw:", "ib_write_bw:"):
+        assert test in page, test
+    assert "µs typical latency" in page and "Gb/s average" in page
+    assert "in `tests`" not in page
