@@ -662,7 +662,8 @@ def test_the_plan_result_in_chinese_translates_what_python_built_and_prices_it_i
     # how close the estimate is, measured on published runs, in Chinese
     accuracy = paragraph(page, "accuracy")
     assert "估算的可信程度：在 " in accuracy and "个已公开的稠密模型训练运行上" in accuracy
-    assert accuracy.endswith("天。")
+    assert "本次运行：约 " in accuracy and "天。" in accuracy
+    assert "相同架构的 GPU" in accuracy and accuracy.endswith("。")
     assert "费用约 ¥" in pessimistic and "$" not in pessimistic
     # the restart story, the bill's assumptions, the memory and step tables' labels
     assert "无自动更换：需提交支持工单" in paragraph(page, "restart-story")

@@ -48,6 +48,21 @@ def measured_architectures() -> tuple[str, ...]:
     return tuple(sorted({GPUS[r.row.offering["gpu"]].architecture for r in results() if r.row.compared}))
 
 
+def measured_by_architecture() -> dict[tuple[str, str], tuple[int, float]]:
+    """(kind, GPU architecture) -> the compared rows and their mean signed error (what the constant must
+    hold)."""
+    from hardware import GPUS
+
+    from .validation import results
+
+    errors: dict[tuple[str, str], list[float]] = {}
+    for r in results():
+        if r.row.compared:
+            key = (r.row.kind, GPUS[r.row.offering["gpu"]].architecture)
+            errors.setdefault(key, []).append(r.error)
+    return {key: (len(v), round(float(np.mean(v)), 3)) for key, v in sorted(errors.items())}
+
+
 def accuracy_figures(
     moe: bool, iteration_time_s: float, train_days: float | None, gpu: Any = None
 ) -> dict[str, Any]:
@@ -67,6 +82,9 @@ def accuracy_figures(
     if gpu is not None:
         out["gpu"] = gpu.name
         out["gpu_architecture_measured"] = gpu.architecture in C.MODEL_ACCURACY_ARCHITECTURES
+        own = C.MODEL_ACCURACY_BY_ARCHITECTURE.get((kind, gpu.architecture))
+        if own is not None:
+            out["architecture_runs"], out["architecture_mean_error"] = own
     if train_days is not None and np.isfinite(train_days):
         out["train_days_low"] = rounded_days(train_days * low)
         out["train_days_high"] = rounded_days(train_days * high)
@@ -93,7 +111,34 @@ def accuracy_sentence(figures: dict[str, Any] | None) -> Msg | None:
             band=band,
             gpu=figures.get("gpu") or "",
         )
-    return band
+    own = _architecture_sentence(figures)
+    return _("%(band)s %(own)s", band=band, own=own) if own is not None else band
+
+
+def _architecture_sentence(figures: dict[str, Any]) -> Msg | None:
+    """How the model did on the runs of the answer's own GPU architecture: their number and which way it
+    missed them on average (a band measured mostly on other GPUs can hide a one-sided miss)."""
+    runs, mean = figures.get("architecture_runs"), figures.get("architecture_mean_error")
+    if not runs or mean is None:
+        return None
+    values = {"runs": runs, "gpu": figures.get("gpu") or "", "pct": f"{100 * abs(mean):.0f}"}
+    if abs(mean) < 0.005:
+        return _(
+            "%(runs)s of those runs used the architecture of the %(gpu)s; on them the predicted step time "
+            "was right on average.",
+            **values,
+        )
+    if mean > 0:
+        return _(
+            "%(runs)s of those runs used the architecture of the %(gpu)s; on them the predicted step time "
+            "was %(pct)s%% longer than published on average: this run may be faster than predicted.",
+            **values,
+        )
+    return _(
+        "%(runs)s of those runs used the architecture of the %(gpu)s; on them the predicted step time was "
+        "%(pct)s%% shorter than published on average: this run may be slower than predicted.",
+        **values,
+    )
 
 
 def _band_sentence(figures: dict[str, Any]) -> Msg:
@@ -124,3 +169,5 @@ def _band_sentence(figures: dict[str, Any]) -> Msg:
 if __name__ == "__main__":
     for kind, (runs, mean_abs, low, high) in measured().items():
         print(f"{kind}: {runs} runs, mean |error| {mean_abs:.3f}, published/predicted {low:.2f}-{high:.2f}")
+    for (kind, arch), (runs, mean) in measured_by_architecture().items():
+        print(f"{kind} on {arch}: {runs} runs, mean signed error {mean:+.3f}")

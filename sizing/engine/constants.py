@@ -194,6 +194,19 @@ MODEL_ACCURACY: dict[str, tuple[int, float, float, float]] = {
 # was not measured on it: its GEMM efficiency is an assumption (GEMM_EFFICIENCY_MAX) that no compared
 # published run checks (the Ascend 910B rows are listed but excluded: the chip's peak is not established).
 MODEL_ACCURACY_ARCHITECTURES: tuple[str, ...] = ("ampere", "blackwell", "cdna3", "hopper")
+# By kind and architecture, the compared rows and their mean signed error (predicted / published - 1: above
+# zero, the model's step time was longer than the published one). An answer states its own GPU
+# architecture's figure beside the band, so a buyer on a GPU with few runs, or with runs the model misses
+# one way, reads it (`python -m sizing.engine.accuracy` recomputes it; tests/sizing/test_accuracy.py).
+MODEL_ACCURACY_BY_ARCHITECTURE: dict[tuple[str, str], tuple[int, float]] = {
+    ("dense", "ampere"): (36, -0.05),
+    ("dense", "blackwell"): (5, 0.016),
+    ("dense", "cdna3"): (3, 0.105),
+    ("dense", "hopper"): (46, 0.0),
+    ("moe", "blackwell"): (10, -0.126),
+    ("moe", "cdna3"): (1, -0.13),
+    ("moe", "hopper"): (17, -0.071),
+}
 
 # --- attention kernels -------------------------------------------------------------------------------
 # "unfused": the s x s attention scores are materialised (softmax, dropout, their HBM traffic and memory:

@@ -8,13 +8,20 @@ import pytest
 
 from sizing.engine import constants as C
 from sizing.engine import evaluate, search
-from sizing.engine.accuracy import accuracy_figures, accuracy_sentence, measured, measured_architectures
+from sizing.engine.accuracy import (
+    accuracy_figures,
+    accuracy_sentence,
+    measured,
+    measured_architectures,
+    measured_by_architecture,
+)
 
 
 def test_the_stated_band_is_what_the_validation_set_measures() -> None:
     # a change to the model or to the set that moves the band must update the constant the answers state
     assert measured() == C.MODEL_ACCURACY
     assert measured_architectures() == C.MODEL_ACCURACY_ARCHITECTURES
+    assert measured_by_architecture() == C.MODEL_ACCURACY_BY_ARCHITECTURE
 
 
 def test_a_dense_answer_carries_its_kind_band_applied_to_its_own_figures(h100_ib: dict[str, Any]) -> None:
@@ -80,3 +87,26 @@ def test_an_answer_on_an_architecture_no_measured_run_used_says_the_band_is_not_
     assert text is not None and text.startswith("How close this estimate is: on ")
     assert "None of those runs used the AMD Instinct MI355X or another GPU of its architecture" in text
     assert "Ask the provider for a training benchmark on it." in text
+
+
+def test_an_answer_states_how_the_model_did_on_its_own_gpu_architecture(h100_ib: dict[str, Any]) -> None:
+    """A band measured mostly on other GPUs can hide a one-sided miss: the answer adds its architecture's
+    runs and which way the model missed them (the MI325X fp8 runs were predicted slow)."""
+    mi300x = {
+        **h100_ib,
+        "intra_node": "nvlink-mesh",
+        "name": "MI300X",
+        "slug": "mi300x",
+        "gpu": "MI300X-192GB",
+    }
+    acc = search("llama3-70b", mi300x, gpus=256)["accuracy"]
+    runs, mean = C.MODEL_ACCURACY_BY_ARCHITECTURE[("dense", "cdna3")]
+    assert (acc["architecture_runs"], acc["architecture_mean_error"]) == (runs, mean)
+    text = str(accuracy_sentence(acc))
+    assert f"{runs} of those runs used the architecture of the AMD Instinct MI300X" in text
+    assert ("longer than published on average: this run may be faster" in text) == (mean > 0)
+    hopper = search("llama3-70b", h100_ib, gpus=256)["accuracy"]
+    assert hopper["architecture_runs"] == C.MODEL_ACCURACY_BY_ARCHITECTURE[("dense", "hopper")][0]
+    # an architecture no run used states no figure of its own
+    mi355x = {**mi300x, "gpu": "MI355X-288GB"}
+    assert "architecture_runs" not in search("llama3-70b", mi355x, gpus=256)["accuracy"]
