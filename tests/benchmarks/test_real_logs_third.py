@@ -163,6 +163,15 @@ def test_dcgmi_diag_4_0_lowercase_test_names_all_pass() -> None:
     assert s["failed_tests"] == s["skipped_tests"] == s["warned_tests"] == []
 
 
+def test_dmesg_xid_79_alone_marks_the_gpu_fallen_off_the_bus() -> None:
+    result = _parse("dmesg/rtx5090-xid79-then-xid154-node-reboot-required.txt")
+    s = result["summary"]
+    assert s["xid_codes"] == [79, 154]
+    # `NVRM: Xid (PCI:0000:02:00): 79, pid='<unknown>', GPU has fallen off the bus.` and no other line.
+    assert s["gpus_fallen_off_bus"] == [{"bus_id": "0000:02:00.0", "line": 1}]
+    assert _warned(result, "1 GPU(s) fell off the bus")
+
+
 def test_dmesg_three_vm_gpus_with_xid_43_31_94() -> None:
     result = _parse("dmesg/akash-vm-dmesg-T-grep-nvrm-xid43-31-94-three-gpus.txt")
     s = result["summary"]
