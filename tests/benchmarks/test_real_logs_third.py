@@ -187,6 +187,17 @@ def test_dmesg_three_vm_gpus_with_xid_43_31_94() -> None:
 # ---- collectives --------------------------------------------------------------------------------
 
 
+def test_hccl_command_continued_over_three_lines() -> None:
+    result = _parse("hccl-test/hccl-vm-allreduce-np16-p8-2mib-one-row-stub-time.txt")
+    [run] = result["summary"]["runs"]
+    # `mpirun ... -np 16 \` / `.../all_reduce_test \` / `-b 2097152 ... -p 8`
+    assert (run["collective"], run["ranks"], run["npus_per_node"], run["nodes"]) == ("all_reduce", 16, 8, 2)
+    assert (run["rows"], run["max_size_bytes"], run["check_results"]) == (1, 2097152, ["success"])
+    assert run["algbw_at_max_size_gbps"] == approx(2.09715)
+    assert run["busbw_at_max_size_gbps"] == approx(2.09715 * 2 * 15 / 16, rel=1e-4)
+    assert result["warnings"] == []
+
+
 def test_rccl_mi355x_two_runs_of_two_rows() -> None:
     result = _parse("rccl-tests/oci-mi355x-8gpu-allreduce-alltoall-two-rows-each-trimmed.txt")
     assert result["kind"] == "rccl-tests" and result["errors"] == []
