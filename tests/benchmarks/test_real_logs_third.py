@@ -16,6 +16,26 @@ from .test_real_logs import _parse, _warned, approx
 
 # file -> (kind, source_format, iterations, median s, median TFLOP/s/GPU, median tokens/s/GPU, planned)
 TRAINING: dict[str, tuple[Any, ...]] = {
+    # NeMo 1 progress bar `7/15 [06:19<07:13, ..., global_step=5.000, ..., train_step_timing in s=49.50]`.
+    "nemo/nemo1-launcher-a3mega-llama2-7b-progress-bar-tail.txt": (
+        "megatron",
+        "nemo",
+        1,
+        49.5,
+        None,
+        None,
+        15,
+    ),
+    # Three bar updates of global_step=6023.0 (`^M` typed out), train_step_timing in s=2.590.
+    "nemo/nemo2403-peft-elyza-7b-progress-bar-caret-m-early-stop.txt": (
+        "megatron",
+        "nemo",
+        1,
+        2.59,
+        None,
+        None,
+        10000,
+    ),
     # 61674.3, 61614.9, 61681.5 ms; 68.2 TFLOP/s/GPU on every line.
     "megatron/deepseek-v2-lite-8xh100-timestamp-three-lines-no-trailing-bar.txt": (
         "megatron",
@@ -26,6 +46,16 @@ TRAINING: dict[str, tuple[Any, ...]] = {
         None,
         5000,
     ),
+    # 52728.1 ms on the first line, `TFLOPs: 167.52` on the second (the line is wrapped).
+    "megatron/ascendspeed-llama-33b-npu-line-wrapped-tflops-on-second-line.txt": (
+        "megatron",
+        "megatron",
+        1,
+        52.7281,
+        167.52,
+        None,
+        50000,
+    ),
     # `1595.5/1630.1` ms, `92.8/90.8` TFLOP/s/GPU, `5134.5/5026.5` tokens/s/GPU: current/running average.
     "megatron/primus-rocm-mem-bold-markdown-current-average-pairs.txt": (
         "megatron",
@@ -35,6 +65,16 @@ TRAINING: dict[str, tuple[Any, ...]] = {
         92.8,
         5134.5,
         6,
+    ),
+    # GPT-NeoX: 4103.1 ms, `approx flops per GPU: 112.9TFLOPS`; DeepSpeed timer and step lines around it.
+    "deepspeed/gpt-neox-bf16-approx-flops-per-gpu-tflops-suffix.txt": (
+        "deepspeed",
+        "megatron",
+        1,
+        4.1031,
+        112.9,
+        None,
+        10000,
     ),
 }
 
@@ -50,6 +90,42 @@ def test_training_iterations_read_off_the_log(rel: str) -> None:
     assert s["median_tflops_per_gpu"] == (approx(tflops) if tflops is not None else None)
     assert s["median_tokens_per_s_per_gpu"] == (approx(tokens) if tokens is not None else None)
     assert s["total_iterations_planned"] == planned
+
+
+def test_nemo_progress_bar_step_is_the_global_step() -> None:
+    a3 = _parse("nemo/nemo1-launcher-a3mega-llama2-7b-progress-bar-tail.txt")
+    [row] = a3["summary"]["iteration_rows"]
+    assert (row["iteration"], row["line"], row["loss"]) == (5, 12, approx(11.50))
+    assert _warned(a3, "log ends at iteration 5 of 15")
+    elyza = _parse("nemo/nemo2403-peft-elyza-7b-progress-bar-caret-m-early-stop.txt")
+    [row] = elyza["summary"]["iteration_rows"]
+    assert (row["iteration"], row["line"], row["loss"]) == (6023, 1, approx(0.0252))
+
+
+def test_wrapped_megatron_line_keeps_its_second_half() -> None:
+    s = _parse("megatron/ascendspeed-llama-33b-npu-line-wrapped-tflops-on-second-line.txt")["summary"]
+    assert s["median_samples_per_s"] == approx(9.710)  # `samples per second: 9.710` on line 2
+    assert (s["skipped_iterations"], s["nan_iterations"]) == (0, 0)
+    assert (s["first_line"], s["last_line"]) == (1, 1)
+
+
+def test_gpt_neox_samples_per_second_before_the_iteration() -> None:
+    result = _parse("deepspeed/gpt-neox-bf16-approx-flops-per-gpu-tflops-suffix.txt")
+    s = result["summary"]
+    assert s["median_samples_per_s"] == approx(7.799)  # ` samples/sec: 7.799 | iteration 34/ 10000 |`
+    assert s["deepspeed_samples_per_s_median"] == approx(8.00912418308922)  # CurrSamplesPerSec
+    assert s["deepspeed_skipped_steps"] == 0
+
+
+def test_old_deepspeed_timer_lines_are_read() -> None:
+    result = _parse("deepspeed/ds-2022-old-timer-samplespersec-ipython-html-lines.txt")
+    s = result["summary"]
+    assert result["kind"] == "deepspeed" and s["source_format"] == "deepspeed-timer"
+    # `0/40, SamplesPerSec=83.486...`, `0/50, SamplesPerSec=83.738...`: the first is left out.
+    assert s["iterations"] == 2 and s["deepspeed_samples_per_s_median"] == approx(83.73838805358588)
+    assert s["deepspeed_samples_per_s_running_average_only"] is True
+    assert s["skipped_iterations"] == 2 and (s["first_line"], s["last_line"]) == (2, 14)
+    assert _warned(result, "skipped 2 of 60")
 
 
 def test_torchtitan_every_rank_printing_keeps_the_first_print() -> None:
