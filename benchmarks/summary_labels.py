@@ -59,6 +59,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "tokens_per_s_per_gpu_source": _("Tokens/s per GPU from"),
     "median_samples_per_s": _("Median samples/s"),
     "deepspeed_samples_per_s_median": _("Median DeepSpeed samples/s"),
+    "deepspeed_samples_per_s_running_average_only": _("DeepSpeed samples/s is the running average only"),
     "deepspeed_skipped_steps": _("DeepSpeed skipped steps"),
     "mfu": _("MFU"),
     "skipped_iterations": _("Skipped iterations"),

@@ -39,7 +39,8 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "dcgmi_section": re.compile(r"^\s*+[|+]-{2,}+\s++(?:Deployment|Integration|Hardware|Stress|Metadata)\s"),
     "dcgmi_result_row": re.compile(r"^\s*+\|\s*+[A-Z][\w/ ]*+\|\s*+(?:Pass|Fail|Skip|Warn)\b"),
     "dcgmi_nvlink": re.compile(r"NvLink Link Status|Key:\s*Up=U"),
-    "megatron": re.compile(r"\biteration\s+\d+\s*/\s*\d+\s*\|"),
+    # NeMo 1 prints only its progress bar, whose postfix holds `train_step_timing in s=49.50`.
+    "megatron": re.compile(r"\biteration\s+\d+\s*/\s*\d+\s*\||train_step_timing in s=\d"),
     "deepspeed": re.compile(
         r"RunningAvgSamplesPerSec=|\[Rank \d+\] step=\d+|deepspeed\.launcher|\[runner\.py:\d+:main\]"
         r"|DeepSpeed info:|\[logging\.py:\d+:log_dist\]"
@@ -118,7 +119,7 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "dcgmi_section": ("Deployment", "Integration", "Hardware", "Stress", "Metadata"),
     "dcgmi_result_row": ("|",),
     "dcgmi_nvlink": ("NvLink Link Status", "Key:"),
-    "megatron": ("iteration",),
+    "megatron": ("iteration", "train_step_timing in s="),
     "deepspeed": (
         "RunningAvgSamplesPerSec=", "] step=", "deepspeed.launcher", "[runner.py:", "DeepSpeed info:",
         "[logging.py:",

@@ -15,6 +15,15 @@ GPU_BUS_RE = re.compile(r"^(?>.*?NVRM:).*?GPU\s++([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2
 XID_RE = re.compile(r"NVRM:\s*Xid\s*\(PCI:([^)]+)\):\s*(\d+)")
 # The message wraps over several `NVRM:` lines; the bus id is on the first.
 LOOKAHEAD_LINES = 4
+# Xid 79 is "GPU has fallen off the bus" (NVIDIA's Xid catalogue): its line names the GPU even when no
+# separate `NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.` line follows.
+FALLEN_OFF_BUS_XID = 79
+
+
+def _fallen_bus_id(xid_bus_id: str) -> str:
+    """`0000:02:00` (the Xid line's domain:bus:device) -> `0000:02:00.0`, as the separate line prints it."""
+    bus_id = xid_bus_id.strip().lower()
+    return bus_id if "." in bus_id else bus_id + ".0"
 
 
 def parse_dmesg(text: Text) -> ParseResult:
@@ -38,6 +47,9 @@ def parse_dmesg(text: Text) -> ParseResult:
         m = XID_RE.search(line)
         if m:
             xids.append({"bus_id": m.group(1), "xid": int(m.group(2)), "line": i + 1})
+            bus_id = _fallen_bus_id(m.group(1))
+            if int(m.group(2)) == FALLEN_OFF_BUS_XID and not any(f["bus_id"] == bus_id for f in fallen):
+                fallen.append({"bus_id": bus_id, "line": i + 1})
         if "probe routine failed" in line:
             probe_failures += 1
     result.summary = {
@@ -45,7 +57,7 @@ def parse_dmesg(text: Text) -> ParseResult:
         "xid_events": xids[:1000],
         "xid_codes": sorted({x["xid"] for x in xids}),
         "probe_failures": probe_failures,
-        "lines": [f["line"] for f in fallen] + [x["line"] for x in xids[:50]],
+        "lines": list(dict.fromkeys([f["line"] for f in fallen] + [x["line"] for x in xids[:50]])),
     }
     if fallen:
         result.warnings.append(

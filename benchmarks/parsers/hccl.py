@@ -23,6 +23,9 @@ NP_RE = re.compile(r"^(?>.*?(?:mpirun|mpiexec)\b).*?\s-(?:n|np)\s++(\d+)")
 NPUS_RE = re.compile(r"^(?>.*?_test\b).*?\s(?:-p|--npus)\s++(\d+)")
 # The tool's first line: `the minbytes is 8192, maxbytes is 67108864, iters is 20, warmup_iters is 5`.
 SWEEP_RE = re.compile(r"minbytes is (\d+), maxbytes is (\d+), iters is (\d+), warmup_iters is (\d+)")
+# A command continued over several lines with a trailing `\` (`mpirun -np 16 \` / `.../all_reduce_test \` /
+# `-b 2097152 ... -p 8`) is read as one line; at most this many characters are joined.
+MAX_COMMAND_CHARS = 16384
 FACTORS = {
     "all_reduce": lambda n: 2 * (n - 1) / n,
     "all_gather": lambda n: (n - 1) / n,
@@ -44,14 +47,19 @@ def parse_hccl(text: Text) -> ParseResult:
     collective = None
     ranks = npus = None
     sweep: dict[str, int] = {}
+    continued = ""
     for no, line in enumerate(text.lines, start=1):
-        m = TEST_RE.search(line)
-        if m and "|" not in line:
+        if line.rstrip().endswith("\\") and len(continued) < MAX_COMMAND_CHARS:
+            continued += line.rstrip()[:-1] + " "
+            continue
+        command, continued = (continued + line if continued else line), ""
+        m = TEST_RE.search(command)
+        if m and "|" not in command:
             collective = m.group(1).replace("send_recv", "sendrecv")
-        m = NP_RE.search(line)
+        m = NP_RE.search(command)
         if m:
             ranks = int(m.group(1))
-        m = NPUS_RE.search(line)
+        m = NPUS_RE.search(command)
         if m:
             npus = int(m.group(1))
         m = SWEEP_RE.search(line)

@@ -16,7 +16,7 @@ from typing import Any
 from hardware.messages import _
 
 from .result import ParseResult
-from .text import RANK_PREFIX_RE, Text, median, strip_launcher_prefix, to_float
+from .text import RANK_PREFIX_RE, Text, median, strip_launcher_prefix, to_float, to_int
 
 ITER_RE = re.compile(r"\biteration\s+(\d+)\s*/\s*(\d+)\s*\|(.*)$")
 ARG_RE = re.compile(
@@ -49,6 +49,18 @@ DS_TIMER_RE = re.compile(
     r"global_step=(\d+),\s*RunningAvgSamplesPerSec=([\d.eE+-]+),\s*CurrSamplesPerSec=([\d.eE+-]+)"
 )
 DS_STEP_RE = re.compile(r"\[Rank \d+\] step=(\d+),\s*skipped=(\d+)")
+# DeepSpeed before 0.6 (2022): `[timer.py:189:stop] 0/40, SamplesPerSec=83.48, MemAllocated=...`
+# (epoch/step and the running average only).
+DS_TIMER_OLD_RE = re.compile(r"\[timer\.py:\d+:stop\]\s*+\d+/(\d+),\s*+SamplesPerSec=([\d.eE+-]+)")
+# NeMo 1 (PyTorch Lightning) prints no iteration lines, only its progress bar, whose postfix carries the step
+# time: `Epoch 0: :  47%|████▋     | 7/15 [06:19<07:13, reduced_train_loss=11.50, global_step=5.000,
+# consumed_samples=12288.0, train_step_timing in s=49.50]`. Read by string search (the bar's updates run
+# together on one line once the carriage returns are gone), never by a regex over the line.
+NEMO_BAR_KEY = "train_step_timing in s="
+# GPT-NeoX `approx flops per GPU: 112.9TFLOPS` (human-readable unit suffix).
+FLOPS_UNITS = {"GFLOPS": 1e-3, "TFLOPS": 1.0, "PFLOPS": 1e3}
+# A publisher's or terminal's wrap of a Megatron line (it ends on `|`): at most this many lines joined.
+MAX_WRAPPED_LINES = 3
 STALL_FACTOR = 2.0
 WARMUP_FACTOR = 1.5
 
@@ -154,22 +166,42 @@ def _grad_norm_is_nan(fields: dict[str, str]) -> bool:
     return bool(value) and value[0].lower() in ("nan", "-nan", "inf", "-inf")
 
 
-def _megatron_row(iteration: int, rest: str, line_no: int) -> dict[str, Any]:
-    """One `iteration N/ M | key: value | ...` line (Megatron, Megatron-DeepSpeed, Primus, NeMo)."""
+def _flops_with_unit(fields: dict[str, str]) -> float | None:
+    """GPT-NeoX `approx flops per GPU: 112.9TFLOPS` -> 112.9 (TFLOP/s per GPU)."""
+    for key, value in fields.items():
+        if "flops per gpu" not in key:
+            continue
+        token = value.split()[0] if value.split() else ""
+        for unit, scale in FLOPS_UNITS.items():
+            if token.upper().endswith(unit):
+                number = to_float(token[: -len(unit)])
+                return number * scale if number is not None else None
+    return None
+
+
+def _megatron_row(iteration: int, rest: str, line_no: int, prefix: str = "") -> dict[str, Any]:
+    """One `iteration N/ M | key: value | ...` line (Megatron, Megatron-DeepSpeed, Primus, NeMo, GPT-NeoX,
+    whose `samples/sec:` comes before the iteration)."""
     fields = _megatron_fields(rest)
+    return _row_from_fields(iteration, fields, rest, line_no, _megatron_fields(prefix) if prefix else {})
+
+
+def _row_from_fields(
+    iteration: int, fields: dict[str, str], rest: str, line_no: int, before: dict[str, str]
+) -> dict[str, Any]:
     return {
         "iteration": iteration,
         "line": line_no,
         "warmup": _marked_warmup(rest),
         "time_s": _iteration_time_s(fields),
-        "tflops_per_gpu": _pick(fields, "tflop/s/gpu") or _pick(fields, "tflops"),
+        "tflops_per_gpu": _pick(fields, "tflop/s/gpu") or _pick(fields, "tflops") or _flops_with_unit(fields),
         # Megatron `tokens per GPU (tokens/s/GPU)`, Megatron-DeepSpeed `tokens per gpu per second
         # (tgs)`, NeMo `tokens_per_sec_per_gpu`; never `consumed tokens` (a running total).
         "tokens_per_s_per_gpu": _pick(fields, "tokens", "/gpu")
         or _pick(fields, "tokens per gpu")
         or _pick(fields, "tokens per sec per gpu")
         or _pick(fields, "tok/s/gpu"),
-        "samples_per_s": _pick(fields, "samples per second"),
+        "samples_per_s": _pick(fields, "samples per second") or _pick(before, "samples/sec"),
         "global_batch_size": _pick(fields, "global batch size"),
         "skipped": _pick(fields, "number of skipped iterations") or 0,
         "nan": _pick(fields, "number of nan iterations") or 0,
@@ -198,6 +230,35 @@ def _titan_row(step: int, rest: str, line_no: int) -> dict[str, Any]:
     }
 
 
+def _nemo_bar_rows(line: str, line_no: int) -> list[dict[str, Any]]:
+    """Each NeMo 1 progress-bar update on a line: `N/M [elapsed<left, key=value, ...]`, the step being the
+    postfix's `global_step` (else N) and the run length M."""
+    rows: list[dict[str, Any]] = []
+    pos = 0
+    while (at := line.find(NEMO_BAR_KEY, pos)) >= 0:
+        opening = line.rfind("[", pos, at)
+        closing = line.find("]", at, at + 2000)
+        pos = at + len(NEMO_BAR_KEY)
+        if opening < 0:
+            continue
+        counter = line[max(opening - 40, 0) : opening].split()
+        done, _, total = counter[-1].partition("/") if counter else ("", "", "")
+        postfix = line[opening + 1 : closing if closing >= 0 else at + 40]
+        fields = {}
+        for item in postfix.split(","):
+            key, sep, value = item.partition("=")
+            if sep:
+                fields[" ".join(key.replace("_", " ").lower().split())] = value.strip()
+        step = to_float(fields.get("global step", "")) or to_float(done)
+        if step is None or to_int(total) is None:
+            continue
+        row = _row_from_fields(int(step), fields, postfix, line_no, {})
+        row["nemo"] = True
+        row["total"] = to_int(total)
+        rows.append(row)
+    return rows
+
+
 @dataclass
 class _TrainingLog:
     """What one pass over the lines collects; every rank may print the same iteration line, so
@@ -212,9 +273,28 @@ class _TrainingLog:
     skipped_steps: int = 0
     ds_steps: int = 0
     total_iterations: int | None = None
+    # A Megatron line that does not end on `|` (wrapped): (iteration, prefix, text so far, lines joined).
+    wrapped: tuple[int, str, str, int] | None = None
+    old_ds_timer: bool = False
+
+    def _continue_wrapped(self, line: str) -> bool:
+        """Join a wrapped iteration line's next line (`key: value |` fields, no iteration of its own)."""
+        if self.wrapped is None:
+            return False
+        iteration, prefix, rest, joined = self.wrapped
+        if ITER_RE.search(line) or "|" not in line or ":" not in line or joined >= MAX_WRAPPED_LINES:
+            self.wrapped = None
+            return False
+        rest = rest.rstrip() + " " + line.strip()
+        row = self.megatron[iteration]
+        self.megatron[iteration] = _megatron_row(iteration, rest, row["line"], prefix)
+        self.wrapped = None if rest.endswith("|") else (iteration, prefix, rest, joined + 1)
+        return True
 
     def read_line(self, line_no: int, line: str) -> None:
         """One non-empty line; a line is an iteration line of one format at most."""
+        if self._continue_wrapped(line):
+            return
         _read_args(line, self.args)
         _read_titan_setup(line, self.args)
         iteration_line = ITER_RE.search(line)
@@ -222,7 +302,15 @@ class _TrainingLog:
             iteration = int(iteration_line.group(1))
             self.total_iterations = int(iteration_line.group(2))
             if iteration not in self.megatron:
-                self.megatron[iteration] = _megatron_row(iteration, iteration_line.group(3), line_no)
+                rest, prefix = iteration_line.group(3), line[: iteration_line.start()]
+                self.megatron[iteration] = _megatron_row(iteration, rest, line_no, prefix)
+                if not rest.rstrip().endswith("|"):
+                    self.wrapped = (iteration, prefix, rest, 1)
+            return
+        if NEMO_BAR_KEY in line:
+            for row in _nemo_bar_rows(line, line_no):
+                self.total_iterations = row.pop("total")
+                self.megatron.setdefault(row["iteration"], row)
             return
         step_line = TITAN_RE.search(line)
         if step_line and ("tps:" in line or "wps:" in line):
@@ -237,6 +325,13 @@ class _TrainingLog:
         timer = DS_TIMER_RE.search(line)
         if timer:
             self.ds_timer.append((int(timer.group(1)), float(timer.group(2)), float(timer.group(3)), line_no))
+            return
+        old_timer = DS_TIMER_OLD_RE.search(line)
+        if old_timer:
+            # Only the running average is printed: it stands for the current figure too.
+            average = float(old_timer.group(2))
+            self.ds_timer.append((int(old_timer.group(1)), average, average, line_no))
+            self.old_ds_timer = True
             return
         ds_step = DS_STEP_RE.search(line)
         if ds_step:
@@ -281,6 +376,8 @@ def _deepspeed_timer_fields(log: _TrainingLog) -> dict[str, Any]:
         "median_tokens_per_s_per_gpu": None,
         "mfu": None,
         "deepspeed_samples_per_s_median": median(currents[1:] or currents),
+        # DeepSpeed before 0.6 prints only `SamplesPerSec=` (the running average since the start).
+        "deepspeed_samples_per_s_running_average_only": log.old_ds_timer,
         "skipped_iterations": log.skipped_steps,
         "first_line": log.ds_timer[0][3],
         "last_line": log.ds_timer[-1][3],
