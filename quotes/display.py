@@ -230,6 +230,7 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
         "plan_price": unit_price(plan.get("price_usd_per_gpu_hour")),
         "complete": bool(bill.get("complete")),
         "total": _("no price") if no_price else usd(bill.get("total_usd")),
+        "no_price": no_price,
         "total_label": total_label,
         "unknown_fees": unknown_fees(bill),
         "range": bill_range(snapshot, bill),

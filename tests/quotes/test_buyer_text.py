@@ -194,7 +194,7 @@ def test_an_unpriced_offering_s_quote_names_no_plan_kind_or_bill_line_code(buyer
     # no GPU price: no total and no per-token figure, never a "$0.00" headline
     assert "No total: the provider publishes no GPU price" in page
     assert re.search(r'id="quote-total">\s*no price\s*<', raw), raw[raw.find("quote-total") - 200 :][:400]
-    assert "$0.00 per billion tokens" not in page
+    assert "$0.00 per billion tokens" not in page and "— per billion tokens" not in page
     assert re.search(r"<td[^>]*>\s*none\s*</td>", raw) is None
     assert re.search(r"<td[^>]*>\s*—\s*</td>", raw) is not None
     for key in ("failure_overhead", "checkpoint_storage", "dataset_storage"):
