@@ -34,6 +34,10 @@ from providers.facts import FACTS, NOTE_MAX_LENGTH, PLAN_BOUNDS, Fact
 from providers.filters import OfferingApiFilterSet
 from providers.models import BILLING_PLAN_FIELDS, BillingPlan, FactChange, Offering, PricePoint, Provider
 
+# What a slug may hold in an address, as the pages' `<slug:slug>` (DRF's default takes anything but `/` and
+# `.`, so `/api/v1/offerings/%00/` reached PostgreSQL, which refuses a null character: a 500, not a 404).
+SLUG_PATTERN = r"[-a-zA-Z0-9_]+"
+
 
 class ProviderSerializer(serializers.ModelSerializer[Provider]):
     offerings: Any = serializers.SlugRelatedField(many=True, read_only=True, slug_field="slug")
@@ -208,6 +212,7 @@ class PriceHistorySerializer(serializers.ModelSerializer[PricePoint]):
 class ProviderViewSet(viewsets.ReadOnlyModelViewSet[Provider]):
     serializer_class = ProviderSerializer
     lookup_field = "slug"
+    lookup_value_regex = SLUG_PATTERN
 
     def get_queryset(self) -> QuerySet[Provider]:
         qs = Provider.objects.prefetch_related("offerings").order_by("name")
@@ -255,6 +260,7 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
 
     serializer_class = OfferingSerializer
     lookup_field = "slug"
+    lookup_value_regex = SLUG_PATTERN
     filter_backends = [DjangoFilterBackend]
     filterset_class = OfferingApiFilterSet
     # DRF's defaults, the JSON one able to splice the list's cached rows
