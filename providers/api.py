@@ -26,6 +26,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from portal.api_errors import error_responses
+from portal.api_fields import FloatField, RangeCheckedDecimalField
 from portal.constraints import range_validators
 from providers import selectors, services
 from providers.api_rows import RenderedRows, RowsJSONRenderer
@@ -127,10 +128,10 @@ def _fact_field(fact: Fact) -> serializers.Field[Any, Any, Any, Any]:
     if fact.type == "int":
         return serializers.IntegerField(**common)
     if fact.type == "float":
-        return serializers.FloatField(**common)
+        return FloatField(**common)
     if fact.type == "decimal":
-        # No digit limit here: the range check below names the field and its range instead.
-        return serializers.DecimalField(max_digits=None, decimal_places=6, **common)
+        # No digit limit here: the range check names the field and its range instead (before rounding).
+        return RangeCheckedDecimalField(max_digits=None, decimal_places=6, **common)
     if fact.type == "enum":
         return serializers.ChoiceField(choices=list(fact.choices), **common)
     if fact.type == "list":
