@@ -132,7 +132,7 @@ def evidence_list_schema(output_serializer: type[serializers.BaseSerializer[Any]
     by `?offering=<slug>`."""
     return extend_schema(
         parameters=[OpenApiParameter("offering", str, description="offering slug")],
-        responses={200: output_serializer(many=True)},
+        responses={200: output_serializer(many=True), **error_responses(400)},
     )
 
 

@@ -49,3 +49,12 @@ class BoundedLimitOffsetPagination(LimitOffsetPagination):
     def get_offset(self, request: Request) -> int:
         offset = _whole_number(request, self.offset_query_param, 0, MAX_OFFSET)
         return offset or 0
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        """DRF's description of the two parameters, with their ranges."""
+        parameters: list[dict[str, Any]] = super().get_schema_operation_parameters(view)
+        ranges = {self.limit_query_param: (1, MAX_LIMIT), self.offset_query_param: (0, MAX_OFFSET)}
+        for parameter in parameters:
+            minimum, maximum = ranges[parameter["name"]]
+            parameter["schema"] = {**parameter["schema"], "minimum": minimum, "maximum": maximum}
+        return parameters
