@@ -20,6 +20,7 @@ from acceptance.models import AcceptanceRun
 from benchmarks.api import EvidenceListCreateApi, evidence_list_schema
 from benchmarks.models import Visibility
 from portal.api_errors import error_responses
+from portal.api_fields import SlugRelatedField
 from portal.form_errors import messages_by_field
 from providers.models import Offering
 
@@ -67,12 +68,12 @@ class AcceptanceOutputSerializer(serializers.ModelSerializer[AcceptanceRun]):
 
 class AcceptanceInputSerializer(serializers.Serializer[dict[str, Any]]):
     bundle = serializers.FileField(help_text="tar.gz, tar or zip of the kit's results folder (or any logs)")
-    offering = serializers.SlugRelatedField(slug_field="slug", queryset=Offering.objects.all())
+    offering = SlugRelatedField(slug_field="slug", queryset=Offering.objects.all())
     visibility = serializers.ChoiceField(choices=Visibility.choices, default=Visibility.PRIVATE)
 
 
 class KitQuerySerializer(serializers.Serializer[dict[str, Any]]):
-    offering = serializers.SlugRelatedField(
+    offering = SlugRelatedField(
         slug_field="slug", queryset=Offering.objects.select_related("provider", "gpu")
     )
     nodes = serializers.IntegerField(help_text=f"1 to the offering's node count (at most {kit.MAX_NODES})")

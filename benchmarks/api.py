@@ -20,6 +20,7 @@ from accounts.throttles import UploadThrottled
 from benchmarks import selectors, services
 from benchmarks.models import Upload
 from portal.api_errors import error_responses
+from portal.api_fields import SlugRelatedField
 from portal.form_errors import messages_by_field
 from providers.models import Offering
 
@@ -83,7 +84,7 @@ class UploadOutputSerializer(serializers.ModelSerializer[Upload]):
 
 class UploadInputSerializer(serializers.Serializer[dict[str, Any]]):
     file = serializers.FileField(help_text="the log or report; send several `file` parts for several files")
-    offering = serializers.SlugRelatedField(slug_field="slug", queryset=Offering.objects.all())
+    offering = SlugRelatedField(slug_field="slug", queryset=Offering.objects.all())
     nodes = serializers.IntegerField(min_value=1, required=False, allow_null=True)
     gpus = serializers.IntegerField(min_value=1, required=False, allow_null=True)
     measured_on = serializers.DateField(required=False, allow_null=True)
@@ -131,7 +132,7 @@ def evidence_list_schema(output_serializer: type[serializers.BaseSerializer[Any]
     by `?offering=<slug>`."""
     return extend_schema(
         parameters=[OpenApiParameter("offering", str, description="offering slug")],
-        responses={200: output_serializer(many=True)},
+        responses={200: output_serializer(many=True), **error_responses(400)},
     )
 
 

@@ -12,9 +12,11 @@ import logging
 from collections.abc import Callable
 
 from django.db import InterfaceError, OperationalError, connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.template import loader
 from django.utils.functional import SimpleLazyObject
+from django.utils.html import escape
+from django.utils.translation import gettext
 
 from providers import currency
 
@@ -97,3 +99,26 @@ class CurrencyMiddleware:
         if chosen in currency.SHOWN:
             response.set_cookie(currency.COOKIE, chosen, max_age=365 * 24 * 3600, samesite="Lax")
         return response
+
+
+class NullCharacterMiddleware:
+    """Refuse a query string holding a null character (U+0000, `%00`) with a 400 naming the parameter.
+
+    No parameter of the portal can mean one, and PostgreSQL refuses it in any text it is given: a filter
+    such as `?offering=%00` or `?q=%00` reached the database and answered 500. Checked once here for every
+    page and API address, before any view reads the parameters. (Form and JSON fields are checked by their
+    fields: Django's and DRF's text fields refuse a null character.)"""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        bad = next((key for key, values in request.GET.lists() if "\x00" in key + "".join(values)), None)
+        if bad is None:
+            return self.get_response(request)
+        name = bad.replace("\x00", "\\x00")
+        message = gettext("a null character (U+0000) is not allowed in a parameter")
+        if request.path.startswith("/api/"):
+            body = {"message": f"{name}: {message}", "extra": {"fields": {name: [message]}}}
+            return JsonResponse(body, status=400)
+        return HttpResponseBadRequest(f"<p>{escape(name)}: {escape(message)}</p>")

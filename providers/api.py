@@ -26,6 +26,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from portal.api_errors import error_responses
+from portal.api_fields import FloatField, RangeCheckedDecimalField
 from portal.constraints import range_validators
 from providers import selectors, services
 from providers.api_rows import RenderedRows, RowsJSONRenderer
@@ -33,6 +34,10 @@ from providers.cached import ROW_CACHE_SECONDS, PageOfIds, cached_rows, query_na
 from providers.facts import FACTS, NOTE_MAX_LENGTH, PLAN_BOUNDS, Fact
 from providers.filters import OfferingApiFilterSet
 from providers.models import BILLING_PLAN_FIELDS, BillingPlan, FactChange, Offering, PricePoint, Provider
+
+# What a slug may hold in an address, as the pages' `<slug:slug>` (DRF's default takes anything but `/` and
+# `.`, so `/api/v1/offerings/%00/` reached PostgreSQL, which refuses a null character: a 500, not a 404).
+SLUG_PATTERN = r"[-a-zA-Z0-9_]+"
 
 
 class ProviderSerializer(serializers.ModelSerializer[Provider]):
@@ -123,10 +128,10 @@ def _fact_field(fact: Fact) -> serializers.Field[Any, Any, Any, Any]:
     if fact.type == "int":
         return serializers.IntegerField(**common)
     if fact.type == "float":
-        return serializers.FloatField(**common)
+        return FloatField(**common)
     if fact.type == "decimal":
-        # No digit limit here: the range check below names the field and its range instead.
-        return serializers.DecimalField(max_digits=None, decimal_places=6, **common)
+        # No digit limit here: the range check names the field and its range instead (before rounding).
+        return RangeCheckedDecimalField(max_digits=None, decimal_places=6, **common)
     if fact.type == "enum":
         return serializers.ChoiceField(choices=list(fact.choices), **common)
     if fact.type == "list":
@@ -208,6 +213,7 @@ class PriceHistorySerializer(serializers.ModelSerializer[PricePoint]):
 class ProviderViewSet(viewsets.ReadOnlyModelViewSet[Provider]):
     serializer_class = ProviderSerializer
     lookup_field = "slug"
+    lookup_value_regex = SLUG_PATTERN
 
     def get_queryset(self) -> QuerySet[Provider]:
         qs = Provider.objects.prefetch_related("offerings").order_by("name")
@@ -255,6 +261,7 @@ class OfferingViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet[Off
 
     serializer_class = OfferingSerializer
     lookup_field = "slug"
+    lookup_value_regex = SLUG_PATTERN
     filter_backends = [DjangoFilterBackend]
     filterset_class = OfferingApiFilterSet
     # DRF's defaults, the JSON one able to splice the list's cached rows

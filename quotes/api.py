@@ -144,7 +144,7 @@ class QuoteListCreateApi(generics.GenericAPIView[Quote]):
 
     @extend_schema(
         operation_id="quotes_list",
-        responses={200: QuoteSerializer(many=True), **error_responses(401)},
+        responses={200: QuoteSerializer(many=True), **error_responses(400, 401)},
     )
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())

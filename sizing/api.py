@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from portal.api_errors import error_responses
+from portal.api_fields import FloatField
 from portal.constraints import range_validators
 from sizing import selectors, services
 from sizing.models import WORKLOAD_BOUNDS, Objective, PlanResult, PlanRun, Workload
@@ -28,7 +29,7 @@ def _bounded(name: str) -> dict[str, Any]:
 class WorkloadInputSerializer(serializers.Serializer[Any]):
     preset = serializers.CharField(required=False, allow_blank=True, default="")
     name = serializers.CharField(required=False, allow_blank=True, default="", max_length=120)
-    params = serializers.FloatField(required=False, **_bounded("params"))
+    params = FloatField(required=False, **_bounded("params"))
     layers = serializers.IntegerField(required=False, **_bounded("layers"))
     hidden = serializers.IntegerField(required=False, **_bounded("hidden"))
     heads = serializers.IntegerField(required=False, **_bounded("heads"))
@@ -40,10 +41,10 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
     tied_embeddings = serializers.BooleanField(required=False)
     moe = serializers.DictField(required=False, allow_null=True)
     global_batch = serializers.IntegerField(required=False, **_bounded("global_batch"))
-    train_tokens = serializers.FloatField(required=False, **_bounded("train_tokens"))
+    train_tokens = FloatField(required=False, **_bounded("train_tokens"))
     precision = serializers.ChoiceField(choices=["bf16", "fp8"], required=False)
     attention = serializers.ChoiceField(choices=["auto", "flash", "unfused"], required=False)
-    deadline_days = serializers.FloatField(
+    deadline_days = FloatField(
         required=False,
         allow_null=True,
         validators=_bounded("deadline_days")["validators"],
@@ -54,7 +55,7 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
         max_digits=16, decimal_places=2, required=False, allow_null=True, **_bounded("budget_usd")
     )
     checkpoints_retained = serializers.IntegerField(required=False, **_bounded("checkpoints_retained"))
-    dataset_size_gb = serializers.FloatField(required=False, allow_null=True, **_bounded("dataset_size_gb"))
+    dataset_size_gb = FloatField(required=False, allow_null=True, **_bounded("dataset_size_gb"))
 
     def validate_preset(self, value: str) -> str:
         if value and value not in services.known_presets():

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Count, F, Subquery, Value
 from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 
 from checks.models import context_for_run
 from checks.rules import Finding, run_rules
@@ -169,6 +170,12 @@ def workload_bound_errors(values: dict[str, Any]) -> dict[str, str]:
     return errors
 
 
+PARAMS_WITH_SHAPE = gettext_noop(
+    "give a parameter count or the architecture (a preset, or layers, hidden and heads), not both: "
+    "the architecture decides the size"
+)
+
+
 def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: Any) -> Workload:
     """Create a workload from a preset (fields given override it) or from its fields; validated by the engine
     (ValidationError naming the form field)."""
@@ -178,8 +185,12 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
     unknown = set(fields) - set(WORKLOAD_FIELDS)
     if unknown:
         raise ValidationError({sorted(unknown)[0]: "unknown field"})
-    values.update({k: v for k, v in fields.items() if v is not None and v != ""})
+    given = {k: v for k, v in fields.items() if v is not None and v != ""}
+    values.update(given)
     if values.get("layers") is not None:
+        if "params" in given:
+            # The architecture decides the size: a parameter count given beside it would be dropped unseen.
+            raise ValidationError({"params": gettext(PARAMS_WITH_SHAPE)})
         values.pop("params", None)
     # Bounds first (the engine is never given a billion layers); the messages name the field and range.
     errors = workload_bound_errors(values)

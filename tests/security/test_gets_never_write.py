@@ -60,7 +60,7 @@ def _addresses(world: World) -> dict[str, str]:
         "api/v1/rfqs/<int:rfq_id>/": f"/api/v1/rfqs/{rfq.pk}/",
         "api/v1/rfqs/<int:rfq_id>/answers/": f"/api/v1/rfqs/{rfq.pk}/answers/",
         "api/v1/rfqs/<int:rfq_id>/quote/": f"/api/v1/rfqs/{rfq.pk}/quote/",
-        "api/v1/^offerings/(?P<slug>[^/.]+)/facts/$": f"/api/v1/offerings/{slug}/facts/",
+        "api/v1/^offerings/(?P<slug>[-a-zA-Z0-9_]+)/facts/$": f"/api/v1/offerings/{slug}/facts/",
         "": "/",
         "healthz": "/healthz",
         "offerings/": "/offerings/",
@@ -95,13 +95,13 @@ def _addresses(world: World) -> dict[str, str]:
         "quotes/shared/<str:token>/pdf/status": f"/quotes/shared/{world.shared_quote.share_token}/pdf/status",
         "api/v1/auth/token/": "/api/v1/auth/token/",
         "api/v1/^providers/$": "/api/v1/providers/",
-        "api/v1/^providers/(?P<slug>[^/.]+)/$": f"/api/v1/providers/{world.provider.slug}/",
+        "api/v1/^providers/(?P<slug>[-a-zA-Z0-9_]+)/$": f"/api/v1/providers/{world.provider.slug}/",
         "api/v1/^offerings/$": "/api/v1/offerings/",
-        "api/v1/^offerings/(?P<slug>[^/.]+)/$": f"/api/v1/offerings/{slug}/",
-        "api/v1/^offerings/(?P<slug>[^/.]+)/plans/(?P<plan_id>[0-9]+)/price/$": (
+        "api/v1/^offerings/(?P<slug>[-a-zA-Z0-9_]+)/$": f"/api/v1/offerings/{slug}/",
+        "api/v1/^offerings/(?P<slug>[-a-zA-Z0-9_]+)/plans/(?P<plan_id>[0-9]+)/price/$": (
             f"/api/v1/offerings/{slug}/plans/{world.plan.pk}/price/"
         ),
-        "api/v1/^offerings/(?P<slug>[^/.]+)/prices/$": f"/api/v1/offerings/{slug}/prices/",
+        "api/v1/^offerings/(?P<slug>[-a-zA-Z0-9_]+)/prices/$": f"/api/v1/offerings/{slug}/prices/",
         "api/v1/": "/api/v1/",
         "api/v1/workloads/": "/api/v1/workloads/",
         "api/v1/runs/": "/api/v1/runs/",

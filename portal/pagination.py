@@ -1,0 +1,60 @@
+"""The API's pagination: DRF's limit/offset, with bounds and a clear refusal.
+
+DRF's own LimitOffsetPagination takes any whole number as `limit`, so `?limit=10**30` reached PostgreSQL as
+a LIMIT beyond its 64-bit range (a 500), and it quietly replaces a `limit` or `offset` it cannot read
+(`abc`, `-1`, `1.5`) with the default. Here each must be a whole number in its range, or the request is
+refused with a 400 naming the parameter (the API's error body, portal.api_errors).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext
+from rest_framework import exceptions
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.request import Request
+
+# The most rows one page may ask for (the default page is settings.REST_FRAMEWORK["PAGE_SIZE"], 100).
+MAX_LIMIT = 1000
+# PostgreSQL's OFFSET is a 64-bit integer; an offset past the last row answers an empty page anyway.
+MAX_OFFSET = 2**63 - 1
+
+
+def _whole_number(request: Request, name: str, minimum: int, maximum: int) -> int | None:
+    """The query parameter `name` as a whole number from minimum to maximum; None when it is absent or
+    empty; a 400 naming it otherwise."""
+    raw = request.query_params.get(name, "").strip()
+    if not raw:
+        return None
+    value = int(raw) if raw.isascii() and raw.isdigit() else None
+    if value is None or not minimum <= value <= maximum:
+        message = gettext("must be a whole number from %(minimum)s to %(maximum)s") % {
+            "minimum": f"{minimum:,}",
+            "maximum": f"{maximum:,}",
+        }
+        raise exceptions.ValidationError({name: [message]})
+    return value
+
+
+class BoundedLimitOffsetPagination(LimitOffsetPagination):
+    """`limit` from 1 to MAX_LIMIT, `offset` from 0; anything else is a 400 naming the parameter."""
+
+    max_limit = MAX_LIMIT
+
+    def get_limit(self, request: Request) -> Any:
+        limit = _whole_number(request, self.limit_query_param, 1, MAX_LIMIT)
+        return self.default_limit if limit is None else limit
+
+    def get_offset(self, request: Request) -> int:
+        offset = _whole_number(request, self.offset_query_param, 0, MAX_OFFSET)
+        return offset or 0
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        """DRF's description of the two parameters, with their ranges."""
+        parameters: list[dict[str, Any]] = super().get_schema_operation_parameters(view)
+        ranges = {self.limit_query_param: (1, MAX_LIMIT), self.offset_query_param: (0, MAX_OFFSET)}
+        for parameter in parameters:
+            minimum, maximum = ranges[parameter["name"]]
+            parameter["schema"] = {**parameter["schema"], "minimum": minimum, "maximum": maximum}
+        return parameters
