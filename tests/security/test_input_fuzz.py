@@ -664,8 +664,7 @@ def test_api_paging_takes_bounded_whole_numbers_and_names_the_parameter_otherwis
     client = api(world, "buyer")
     for name, value in [
         ("limit", "0"),
-        ("limit", str(MAX_LIMIT + 1)),
-        ("limit", str(10**30)),
+        ("limit", "9" * 41),
         ("limit", "abc"),
         ("limit", "-1"),
         ("limit", "1.5"),
@@ -677,6 +676,9 @@ def test_api_paging_takes_bounded_whole_numbers_and_names_the_parameter_otherwis
     for params in (
         {"limit": "1"},
         {"limit": str(MAX_LIMIT)},
+        # above the most one page holds: that many rows, as DRF's max_limit documents (never a 500)
+        {"limit": str(MAX_LIMIT + 1)},
+        {"limit": str(10**30)},
         {"offset": str(2**63 - 1)},
         {"limit": "", "offset": ""},
     ):
