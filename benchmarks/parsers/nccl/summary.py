@@ -369,11 +369,38 @@ def _is_truncated(run: Run) -> bool:
     return bool(run.rows) and run.avg is None and run.oob is None
 
 
+SWEEP_CUT_FACTOR = 16
+
+
+def _sweep_cut(run: Run) -> tuple[int, int] | None:
+    """(smallest size shown, the header's minBytes) when the table starts well above the sweep the header
+    asked for: rows were cut from the log (a publisher keeping the largest sizes), so the footer's Avg bus
+    bandwidth, an average over every size run, is not an average of the rows shown."""
+    asked = run.header.get("minBytes")
+    sizes = [r.size for r in run.rows if r.size > 0]
+    if not isinstance(asked, int) or asked <= 0 or not sizes:
+        return None
+    first = min(sizes)
+    # nccl-tests rounds each size up to a whole number of elements per rank (at most 72 ranks x 8 bytes), so
+    # only a first row far above max(minBytes, 4 KiB) is a cut, never that rounding
+    return (first, asked) if first >= SWEEP_CUT_FACTOR * max(asked, 4096) else None
+
+
 def _table_warnings(run: Run, collapses: list[dict[str, Any]]) -> list[str]:
-    """What is missing from or odd about the table: no footer, reduced sizes, split rows."""
+    """What is missing from or odd about the table: no footer, reduced sizes, split rows, cut rows."""
     warnings: list[str] = []
     if _is_truncated(run):
         warnings.append(_("no footer (Out of bounds / Avg bus bandwidth): log cut or run killed"))
+    cut = _sweep_cut(run)
+    if cut is not None:
+        warnings.append(
+            _(
+                "the table starts at %(first)s B but the run swept from minBytes %(asked)s B: rows were cut "
+                "from the log, so Avg bus bandwidth (over every size run) does not describe the rows shown",
+                first=cut[0],
+                asked=cut[1],
+            )
+        )
     if run.reduced_max_bytes:
         warnings.append(
             _("maxBytes reduced to %(bytes)s for lack of GPU memory", bytes=run.reduced_max_bytes)
