@@ -152,20 +152,12 @@ def _mesh(offering: dict) -> Msg:
         gettext_noop("%(value)s per GPU"),
         gettext_noop("bandwidth per GPU not published"),
     )
-    if neutral:
-        domain = _phrase(
-            offering,
-            "nvlink_domain_gpus",
-            gettext_noop("scale-up domain %(value)s GPUs"),
-            gettext_noop("scale-up domain not published"),
-        )
-    else:
-        domain = _phrase(
-            offering,
-            "nvlink_domain_gpus",
-            gettext_noop("NVLink domain %(value)s GPUs"),
-            gettext_noop("NVLink domain not published"),
-        )
+    shown, missing = (
+        (gettext_noop("scale-up domain %(value)s GPUs"), gettext_noop("scale-up domain not published"))
+        if neutral
+        else (gettext_noop("NVLink domain %(value)s GPUs"), gettext_noop("NVLink domain not published"))
+    )
+    domain = _phrase(offering, "nvlink_domain_gpus", shown, missing)
     return _fill(
         gettext_noop("Intra-node %(intra_node)s, %(bandwidth)s, %(domain)s."),
         offering,

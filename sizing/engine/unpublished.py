@@ -13,6 +13,7 @@ from typing import Any
 from hardware import GPUS, fabric_name, gpus_named_in, intra_node_name
 from hardware.messages import _
 from hardware.norms import Assumed, Norm, norm_for, offering_class
+from providers.facts import VENDOR_LABELS
 
 # In dependency order: the GPU decides the class of the rest, the fabric the NIC rows.
 FILLED_FACTS = (
@@ -115,10 +116,10 @@ FACT_WORDS = {
     "auto_replacement": _("automatic node replacement"),
     "auto_checkpoint_restart": _("automatic checkpoint/restart"),
 }
-# ... and in neutral words where the usual name is NVIDIA's link (AMD and Huawei GPUs: hardware.links).
+# ... and in neutral words where the usual name is NVIDIA's link, on the GPUs whose labels say so
+# (providers.facts.VENDOR_LABELS: AMD and Huawei).
 _VENDOR_FACT_WORDS = {
-    ("nvlink_domain_gpus", "amd"): _("scale-up domain"),
-    ("nvlink_domain_gpus", "huawei"): _("scale-up domain"),
+    (fact, vendor): _("scale-up domain") for fact, vendor in VENDOR_LABELS if fact == "nvlink_domain_gpus"
 }
 
 

@@ -10,6 +10,24 @@ from sizing.engine.calibration import SELENE
 DOCUMENTED_LAYOUT_KEYS = {
     "tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute", "sequence_parallel", "virtual_stages",
 }  # fmt: skip
+# The top-level keys every `size --json` answer carries (DESIGN section 5), with or without a price; a priced
+# offering's answer also carries "cost".
+SIZE_ANSWER_KEYS = {
+    "feasible",
+    "reasons",
+    "layout",
+    "gpus",
+    "params",
+    "memory_gib_per_gpu",
+    "iteration_time_s",
+    "iteration_breakdown_s",
+    "model_tflops_per_gpu",
+    "hardware_tflops_per_gpu",
+    "mfu",
+    "tokens_per_s",
+    "train_days",
+    "goodput",
+}
 
 
 @pytest.fixture

@@ -8,25 +8,9 @@ from typing import Any
 import pytest
 
 from sizing.engine.cli import main
-from tests.sizing.conftest import DOCUMENTED_LAYOUT_KEYS
+from tests.sizing.conftest import DOCUMENTED_LAYOUT_KEYS, SIZE_ANSWER_KEYS
 
-TOP = {
-    "feasible",
-    "reasons",
-    "layout",
-    "gpus",
-    "params",
-    "memory_gib_per_gpu",
-    "iteration_time_s",
-    "iteration_breakdown_s",
-    "model_tflops_per_gpu",
-    "hardware_tflops_per_gpu",
-    "mfu",
-    "tokens_per_s",
-    "train_days",
-    "goodput",
-    "cost",
-}
+TOP = SIZE_ANSWER_KEYS | {"cost"}
 # fields added by the v2 model (issue 17): expert tensor parallelism and the framework's overlap settings,
 # the ZeRO-3 gathered parameters as their own memory line, the wait for the slowest replica; the pipeline
 # engine (Megatron's or DeepSpeed's), the gradient-reduction precision, FSDP's reshard_after_forward, the

@@ -39,26 +39,11 @@ import pytest
 from hardware import FABRICS, GPUS, INTRA_NODE_KINDS, TOPOLOGIES
 from sizing.engine import InputError, evaluate, search
 from sizing.engine.cli import main
+from tests.sizing.conftest import SIZE_ANSWER_KEYS
 
 SEED = 20240611
 ROOT = Path(__file__).resolve().parents[2]
 INPUT_FIELDS = ("workload", "offering", "layout", "gpus", "top", "deadline_days", "objective", "arguments")
-CONTRACT_KEYS = {
-    "feasible",
-    "reasons",
-    "layout",
-    "gpus",
-    "params",
-    "memory_gib_per_gpu",
-    "iteration_time_s",
-    "iteration_breakdown_s",
-    "model_tflops_per_gpu",
-    "hardware_tflops_per_gpu",
-    "mfu",
-    "tokens_per_s",
-    "train_days",
-    "goodput",
-}
 # numbers that may be below zero: none of the answer's; the listed paths are differences or signed errors
 SIGNED = ("error", "delta", "gap", "low")
 
@@ -301,7 +286,7 @@ def test_cli_answers_or_refuses_by_the_contract() -> None:
         assert code in (0, 2), (argv, code)
         if code == 0:
             res = json.loads(out)
-            assert CONTRACT_KEYS <= set(res), (argv, CONTRACT_KEYS - set(res))
+            assert SIZE_ANSWER_KEYS <= set(res), (argv, SIZE_ANSWER_KEYS - set(res))
             assert not violations(res), (argv, violations(res))
             assert err == ""
         else:
@@ -330,7 +315,7 @@ def test_manage_py_size_exit_codes() -> None:
         [*base, "--offering", json.dumps(off)], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert ok.returncode == 0, ok.stderr
-    assert CONTRACT_KEYS <= set(json.loads(ok.stdout))
+    assert SIZE_ANSWER_KEYS <= set(json.loads(ok.stdout))
     bad = subprocess.run(
         [*base, "--offering", json.dumps(off).replace('"nodes": 4', '"nodes": NaN')],
         cwd=ROOT,
