@@ -186,20 +186,9 @@ def _check_published(facts: dict[str, Any]) -> None:
     over = _pos(facts, "oversubscription")
     if over is not None and over < 1.0:
         raise InputError("offering.oversubscription", f"must be >= 1.0 (1.0 = non-blocking), got {over}")
-    _check_non_negative(facts)
+    # every bounded number (failure rate, storage write bandwidth, replacement time, price included): a
+    # number, finite and inside the catalog's range, named with that range when it is not
     check_offering_numbers(facts)
-
-
-def _check_non_negative(facts: dict[str, Any]) -> None:
-    for key in (
-        "failure_rate_per_gpu_hour",
-        "storage_write_gbytes_per_s",
-        "replacement_time_min",
-        "price_usd_per_gpu_hour",
-    ):
-        v = facts.get(key)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or v < 0):
-            raise InputError(f"offering.{key}", f"must be a non-negative number, got {v!r}")
 
 
 def _nvlink_domain(facts: dict[str, Any], gpus_per_node: int) -> int:
