@@ -12,10 +12,10 @@ import logging
 from collections.abc import Callable
 
 from django.db import InterfaceError, OperationalError, connection
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.template import loader
 from django.utils.functional import SimpleLazyObject
-from django.utils.html import escape
 from django.utils.translation import gettext
 
 from providers import currency
@@ -121,4 +121,4 @@ class NullCharacterMiddleware:
         if request.path.startswith("/api/"):
             body = {"message": f"{name}: {message}", "extra": {"fields": {name: [message]}}}
             return JsonResponse(body, status=400)
-        return HttpResponseBadRequest(f"<p>{escape(name)}: {escape(message)}</p>")
+        return render(request, "400.html", {"parameter": name, "message": message}, status=400)

@@ -89,10 +89,11 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.middleware.locale.LocaleMiddleware",
-    "portal.middleware.NullCharacterMiddleware",
     "portal.middleware.CurrencyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so that its page-side 400 renders in the site's template (currency, messages, user are set).
+    "portal.middleware.NullCharacterMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"

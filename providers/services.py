@@ -119,9 +119,14 @@ def fact_source_review_age_days() -> int:
     return int(getattr(settings, "FACT_SOURCE_REVIEW_AGE_DAYS", FACT_SOURCE_REVIEW_AGE_DAYS))
 
 
+# The earliest date a source of a rented GPU cluster's terms can carry: cloud GPU instances began in
+# November 2010 (Amazon EC2 Cluster GPU, cg1.4xlarge). A date before it is a typing slip (1900, 0201).
+EARLIEST_SOURCE_DATE = dt.date(2010, 1, 1)
+
+
 def source_check(source_url: str, as_of: dt.date | None) -> dt.date:
-    """A sourced write needs the document's address and its date, not in the future (ValidationError
-    naming source_url or as_of). Returns the date."""
+    """A sourced write needs the document's address and its date, from 2010 and not in the future
+    (ValidationError naming source_url or as_of). Returns the date."""
     errors = {}
     if not (source_url or "").strip():
         errors["source_url"] = gettext("give the address of the document these values come from")
@@ -129,6 +134,11 @@ def source_check(source_url: str, as_of: dt.date | None) -> dt.date:
         errors["as_of"] = gettext("give the date the source states these values (YYYY-MM-DD)")
     elif as_of > timezone.localdate():
         errors["as_of"] = gettext("the source date %(date)s is in the future") % {"date": as_of.isoformat()}
+    elif as_of < EARLIEST_SOURCE_DATE:
+        errors["as_of"] = gettext(
+            "the source date %(date)s is before %(earliest)s, before any cloud rented GPU clusters: "
+            "give the date the document states"
+        ) % {"date": as_of.isoformat(), "earliest": EARLIEST_SOURCE_DATE.isoformat()}
     if errors:
         raise ValidationError(errors)
     assert as_of is not None

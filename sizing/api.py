@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from portal.api_errors import error_responses
 from portal.api_fields import FloatField
 from portal.constraints import range_validators
+from providers.models import Offering
 from sizing import selectors, services
 from sizing.models import WORKLOAD_BOUNDS, Objective, PlanResult, PlanRun, Workload
 
@@ -94,14 +95,24 @@ class WorkloadListCreateApi(APIView):
         return Response(WorkloadOutputSerializer(workload).data, status=status.HTTP_201_CREATED)
 
 
+def _slug_max_length() -> int:
+    """The longest offering slug (the model field's), so a longer one is refused before any query."""
+    length = Offering._meta.get_field("slug").max_length
+    assert length is not None
+    return length
+
+
 class RunInputSerializer(serializers.Serializer[Any]):
     workload = serializers.IntegerField()
     offerings = serializers.ListField(
-        child=serializers.CharField(),
+        child=serializers.CharField(max_length=_slug_max_length()),
         required=False,
         allow_empty=False,
+        max_length=services.MAX_RUN_OFFERINGS,
         error_messages={
-            "empty": "give at least one offering slug, or leave the field out for the whole catalog"
+            "empty": "give at least one offering slug, or leave the field out for the whole catalog",
+            "max_length": f"name at most {services.MAX_RUN_OFFERINGS:,} offerings, or leave the field out "
+            "to size the whole catalog",
         },
     )
     objective = serializers.ChoiceField(choices=Objective.values, default=Objective.CHEAPEST)

@@ -93,6 +93,9 @@ DEFAULT_DEADLINE_DAYS = 90.0
 # The largest GPU count a run may ask for: the largest published single cluster (OCI Supercluster, "up to
 # 131,072 GPUs", provider-catalog addendum).
 MAX_RUN_GPUS = 131_072
+# The most offerings one run may name: a bound on the request, far above any catalog (the demo catalog has
+# 44); a run over the whole catalog names none.
+MAX_RUN_OFFERINGS = 1_000
 
 WORKLOAD_FIELDS = (
     "params",
@@ -170,6 +173,11 @@ def workload_bound_errors(values: dict[str, Any]) -> dict[str, str]:
     return errors
 
 
+TOO_MANY_OFFERINGS = gettext_noop(
+    "name at most %(most)s offerings (%(given)s given), or leave the field out to size the whole catalog"
+)
+UNKNOWN_FIELD = gettext_noop("unknown field")
+NO_SIZE = gettext_noop("give the architecture (layers, hidden, heads) or a parameter count")
 PARAMS_WITH_SHAPE = gettext_noop(
     "give a parameter count or the architecture (a preset, or layers, hidden and heads), not both: "
     "the architecture decides the size"
@@ -184,7 +192,7 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
         values.update(preset_fields(preset))
     unknown = set(fields) - set(WORKLOAD_FIELDS)
     if unknown:
-        raise ValidationError({sorted(unknown)[0]: "unknown field"})
+        raise ValidationError({sorted(unknown)[0]: gettext(UNKNOWN_FIELD)})
     given = {k: v for k, v in fields.items() if v is not None and v != ""}
     values.update(given)
     if values.get("layers") is not None:
@@ -211,9 +219,7 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
     except InputError as exc:
         raise ValidationError({engine_field_to_form_field(exc.field): exc.reason}) from exc
     if workload.layers is None and workload.params is None:
-        raise ValidationError(
-            {"params": "give the architecture (layers, hidden, heads) or a parameter count"}
-        )
+        raise ValidationError({"params": gettext(NO_SIZE)})
     workload.full_clean()
     workload.save()
     return workload
@@ -237,10 +243,15 @@ def check_run_gpus(gpus: Any) -> None:
 def run_offerings(*, offering_slugs: list[str] | None, include_samples: bool) -> list[Offering]:
     """The offerings a run sizes: the named ones or the whole catalog; fictional samples only when asked."""
     if offering_slugs:
+        if len(offering_slugs) > MAX_RUN_OFFERINGS:
+            given = {"most": MAX_RUN_OFFERINGS, "given": len(offering_slugs)}
+            raise ValidationError({"offerings": gettext(TOO_MANY_OFFERINGS) % given})
         offerings = list(Offering.objects.filter(slug__in=offering_slugs))
         missing = sorted(set(offering_slugs) - {o.slug for o in offerings})
         if missing:
-            raise ValidationError({"offerings": f"unknown offering(s): {', '.join(missing)}"})
+            # The first ten by name, and how many more: the message stays short whatever the request.
+            shown = ", ".join(missing[:10]) + (f" (+{len(missing) - 10})" if len(missing) > 10 else "")
+            raise ValidationError({"offerings": f"unknown offering(s): {shown}"})
         samples = sorted(o.slug for o in offerings if o.fictional)
         if samples and not include_samples:
             raise ValidationError(

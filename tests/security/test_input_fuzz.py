@@ -246,7 +246,17 @@ def test_a_run_with_gpus_or_offerings_out_of_range_is_refused_naming_them(world:
         refused_writes_nothing(
             lambda g=gpus: client.post("/api/v1/runs/", {**base, "gpus": g}, format="json"), "gpus"
         )
-    for offerings in ([], ["no-such-offering"], "own-h100", [None], [["own-h100"]], {"a": 1}):
+    too_many = [world.offering.slug] * (sizing_services.MAX_RUN_OFFERINGS + 1)
+    for offerings in (
+        [],
+        ["no-such-offering"],
+        "own-h100",
+        [None],
+        [["own-h100"]],
+        {"a": 1},
+        too_many,
+        ["x" * 81],
+    ):
         refused_writes_nothing(
             lambda o=offerings: client.post("/api/v1/runs/", {**base, "offerings": o}, format="json"),
             "offerings",
@@ -360,7 +370,11 @@ ANSWER_BOUNDS: list[tuple[str, list[Any], list[Any]]] = [
     ),
     ("term_months", [0, rfq_services.MAX_TERM_MONTHS + 1, "abc"], [1, rfq_services.MAX_TERM_MONTHS]),
     ("payment_terms", ["net-90", "", None, 30], ["upfront", "net-60"]),
-    ("as_of", ["2025-02-30", "yesterday", "", None, 20250101, "2999-01-01"], ["2024-12-31"]),
+    (
+        "as_of",
+        ["2025-02-30", "yesterday", "", None, 20250101, "2999-01-01", "1900-01-01", "0201-05-01"],
+        ["2010-01-01", "2024-12-31"],
+    ),
     (
         "source_url",
         ["", None, "not a url", "javascript:alert(1)", "https://e.com/" + "x" * 500],
@@ -655,6 +669,9 @@ def test_a_null_character_in_a_query_parameter_is_refused_naming_it(world: World
         assert response.status_code == 400, (path, name, response.status_code)
         text = response.content.decode()
         assert name in (fields_of(response) if path.startswith("/api/") else text), text[:300]
+        if not path.startswith("/api/"):
+            # the site's own page (navigation and a way back), not a bare paragraph
+            assert "<nav" in text and "Bad request" in text and 'href="/"' in text, text[:300]
 
 
 @pytest.mark.parametrize("path", [path for path in LISTS if path != "/api/v1/findings/"])  # (not paged)
@@ -744,6 +761,7 @@ def test_the_fact_edit_form_names_a_bad_field_and_changes_nothing(world: World) 
         ("gpus_per_node", "0"),
         ("fabric", "bogus"),
         ("as_of", "2025-02-30"),
+        ("as_of", "1900-01-01"),
         ("source_url", ""),
     ]:
         before = rows()
