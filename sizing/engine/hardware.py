@@ -51,8 +51,10 @@ class Hardware:
 
     @property
     def gemm_efficiency_max(self) -> float:
-        """Plateau of achieved / peak for large GEMMs on this GPU's architecture (constants)."""
-        return C.GEMM_EFFICIENCY_MAX[self.gpu.architecture]
+        """Plateau of achieved / peak for large GEMMs on this GPU's architecture, scaled for a part that
+        sustains a higher GEMM clock than its architecture's reference part (constants)."""
+        factor = C.GEMM_SUSTAINED_RATE_FACTOR.get(self.gpu.key, 1.0)
+        return C.GEMM_EFFICIENCY_MAX[self.gpu.architecture] * factor
 
     @property
     def name(self) -> str:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from sizing.engine import constants as C
 from sizing.engine.cli import main
 from tests.sizing.conftest import DOCUMENTED_LAYOUT_KEYS, SIZE_ANSWER_KEYS
 
@@ -104,7 +105,8 @@ def test_text_form_is_readable(a100_ib: dict[str, Any]) -> None:
     assert code == 0
     assert "Layout: TP=" in out and "Memory per GPU" in out and "MFU" in out and "Why:" in out
     # how close the estimate is, under the training days
-    assert "How close this estimate is: on 90 published dense training runs" in out
+    runs = C.MODEL_ACCURACY["dense"][0]
+    assert f"How close this estimate is: on {runs} published dense training runs" in out
 
 
 def test_text_memory_line_sums_to_its_total_with_zero3(a100_ib: dict[str, Any]) -> None:
