@@ -11,11 +11,10 @@ COMPARED = [r for r in V.results() if r.row.compared]
 
 
 def test_mean_error_of_the_iteration_time_stays_at_or_below_its_recorded_level() -> None:
-    # The target is 10% (V.MEAN_TOLERANCE) and is not met today (docs/MODEL.md): the set keeps the runs the
-    # model misses. The recorded level only goes down.
+    # The target is 10% (V.MEAN_TOLERANCE); the recorded level (what the model reaches, every row compared
+    # whatever its error) is under it and only goes down.
     stats = V.statistics_by_split()
-    assert stats["all"]["mean"] <= V.MEAN_RECORDED, stats
-    assert V.MEAN_RECORDED < V.MEAN_TOLERANCE + 0.005
+    assert stats["all"]["mean"] <= V.MEAN_RECORDED <= V.MEAN_TOLERANCE, stats
 
 
 # The rows past their tolerance, each with its `known_miss` (validation.yaml) and docs/MODEL.md. A row that
@@ -33,9 +32,6 @@ KNOWN_MISSES = {
     "mcoremoe-h100-qwen3-235b-256-fsdp-ep8",
     "mpt-a100-40-70b-64",
     "automodel-h100-deepseek-v3-256",
-    # MoE Parallel Folding's Mixtral 8x22B on 128 H100: predicted slow (expert GEMMs, the assumed bubble)
-    "pfold-h100-mixtral-8x22b-128-folding",
-    "pfold-h100-mixtral-8x22b-128-mcore",
     # the one bf16 MoE run on MI325X, after the MI325X's measured sustained GEMM rate
     "aac11-mi325x-mixtral-8x7b-64",
 }
