@@ -122,6 +122,25 @@ def _architecture_sentence(figures: dict[str, Any]) -> Msg | None:
     if not runs or mean is None:
         return None
     values = {"runs": runs, "gpu": figures.get("gpu") or "", "pct": f"{100 * abs(mean):.0f}"}
+    if runs == 1:
+        # one run is no average: say what it was
+        if abs(mean) < 0.005:
+            return _(
+                "One of those runs used the architecture of the %(gpu)s; on it the predicted step time was "
+                "right.",
+                **values,
+            )
+        if mean > 0:
+            return _(
+                "One of those runs used the architecture of the %(gpu)s; on it the predicted step time was "
+                "%(pct)s%% longer than published: this run may be faster than predicted.",
+                **values,
+            )
+        return _(
+            "One of those runs used the architecture of the %(gpu)s; on it the predicted step time was "
+            "%(pct)s%% shorter than published: this run may be slower than predicted.",
+            **values,
+        )
     if abs(mean) < 0.005:
         return _(
             "%(runs)s of those runs used the architecture of the %(gpu)s; on them the predicted step time "

@@ -110,3 +110,27 @@ def test_an_answer_states_how_the_model_did_on_its_own_gpu_architecture(h100_ib:
     # an architecture no run used states no figure of its own
     mi355x = {**mi300x, "gpu": "MI355X-288GB"}
     assert "architecture_runs" not in search("llama3-70b", mi355x, gpus=256)["accuracy"]
+
+
+def test_one_run_of_an_architecture_is_stated_as_one_run_not_an_average() -> None:
+    """The MI325X Mixtral row is the one MoE run on CDNA3: the answer says what that run was."""
+    figures = {
+        "published_runs": 35,
+        "mean_abs_error": 0.18,
+        "time_ratio_low": 0.85,
+        "time_ratio_high": 1.48,
+        "train_days_low": 79.0,
+        "train_days_high": 137.0,
+        "gpu": "AMD Instinct MI300X",
+        "gpu_architecture_measured": True,
+        "kind": "moe",
+        "architecture_runs": 1,
+        "architecture_mean_error": -0.255,
+    }
+    text = str(accuracy_sentence(figures))
+    assert "One of those runs used the architecture of the AMD Instinct MI300X; on it" in text
+    assert (
+        "26% shorter than published: this run may be slower" in text
+        and "on average" not in text.split("MI300X;")[1]
+    )
+    assert "on them" not in text
