@@ -173,8 +173,9 @@ def _band_sentence(figures: dict[str, Any]) -> Msg:
         return _(
             "How close this estimate is: on %(runs)s published mixture-of-experts training runs, the model's "
             "step time was off by %(error)s%% on average, and 8 in 10 of those runs took %(low)s to %(high)s "
-            "times the predicted time (small-expert models the most: host-side costs the model does not "
-            "charge). For this run: about %(days_low)s to %(days_high)s days.",
+            "times the predicted time (models with many small experts the most: they ran slower than "
+            "predicted, for reasons not yet established). For this run: about %(days_low)s to %(days_high)s "
+            "days.",
             **values,
         )
     return _(
