@@ -56,6 +56,14 @@ _FACT_NAMES = re.compile(
     + r")(?![\w-])"
 )
 
+# A GPU's table key in a note ("-> GPU table key Ascend-910B-64GB"): the transcriber's record of how a
+# published name was read, which a buyer reads as the GPU's name.
+_GPU_KEYS = re.compile(
+    r"(?:GPU table key )?(?<![\w-])("
+    + "|".join(sorted((re.escape(k) for k in GPUS), key=len, reverse=True))
+    + r")(?![\w-])"
+)
+
 
 def note_text(note: str, sources: dict[str, str] | None = None, vendor: str | None = None) -> str:
     """A catalog note as a buyer reads it: a fact's catalog name by its label ("nvlink_domain_gpus 8" reads
@@ -66,6 +74,7 @@ def note_text(note: str, sources: dict[str, str] | None = None, vendor: str | No
     if not note:
         return ""
     text = _FACT_NAMES.sub(lambda m: fact_label(m.group(1), vendor), note)
+    text = _GPU_KEYS.sub(lambda m: GPUS[m.group(1)].name, text)
     keys = sorted((k for k in sources or {} if "-" in k), key=len, reverse=True)
     if keys:
         pattern = re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w-])")

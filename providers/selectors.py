@@ -129,8 +129,12 @@ def filter_options(*, provider_name: str = "") -> dict[str, Any]:
     if provider_name:
         providers = providers.filter(name__icontains=provider_name)
     return {
+        # (key, name): the menu sends the key and shows the GPU's name, never the table's key
         "gpus": list(
-            GPUModel.objects.filter(offerings__isnull=False).distinct().values_list("key", flat=True)
+            GPUModel.objects.filter(offerings__isnull=False)
+            .distinct()
+            .order_by("name")
+            .values_list("key", "name")
         ),
         "providers": list(providers.values_list("name", flat=True)[:PROVIDER_SUGGESTIONS]),
     }

@@ -134,3 +134,34 @@ def test_an_amd_offering_page_names_its_scale_up_domain_without_nvlink(client: A
     client.cookies["django_language"] = "zh-hans"
     (zh,) = row.findall(client.get("/offerings/amd-node/").content.decode())
     assert zh != "Scale-up domain" and "NVLink" not in zh
+
+
+@pytest.mark.django_db
+def test_the_browse_page_names_gpus_not_their_table_keys(client: Any) -> None:
+    """The GPU column and the GPU menu show the GPU's name; the menu still sends the key the address takes."""
+    from tests.providers.factories import GPUModelFactory, OfferingFactory
+
+    gpu = GPUModelFactory(key="H100-SXM-80GB", name="NVIDIA H100 SXM5 80GB")
+    OfferingFactory(slug="named-gpu", gpu=gpu)
+    page = client.get("/offerings/").content.decode()
+    assert '<option value="H100-SXM-80GB">NVIDIA H100 SXM5 80GB</option>' in page
+    shown = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style).*?</\1>", " ", page, flags=re.S)))
+    assert "NVIDIA H100 SXM5 80GB × 8" in shown and "H100-SXM-80GB" not in shown
+    # the filter by the key still finds it
+    assert "named-gpu" in client.get("/offerings/?gpu=H100-SXM-80GB").content.decode()
+    # and the offering's own page names it in its facts
+    page = client.get("/offerings/named-gpu/").content.decode()
+    shown = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style).*?</\1>", " ", page, flags=re.S)))
+    assert "NVIDIA H100 SXM5 80GB" in shown and "H100-SXM-80GB" not in shown
+
+
+def test_a_note_names_a_gpu_by_its_name_not_its_table_key() -> None:
+    from providers.names import note_text
+
+    text = note_text(
+        "Published name 'Huawei Ascend 910B' -> GPU table key Ascend-910B-64GB. Node size not published."
+    )
+    assert text == "Published name 'Huawei Ascend 910B' -> Huawei Ascend 910B. Node size not published."
+    assert "GB200-186GB" not in note_text("GB200 (GPU table key GB200-186GB).")
+    # a key inside a longer word is not a key
+    assert note_text("xH100-SXM-80GB-ish") == "xH100-SXM-80GB-ish"
