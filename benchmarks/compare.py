@@ -56,17 +56,23 @@ def _gpu(facts: dict[str, Any]) -> GPU | None:
     return gpu_by_name(facts.get("gpu"))
 
 
+def _gpu_shown(facts: dict[str, Any]) -> str:
+    """The offering's GPU by its name (the hardware table's), never by the table's key."""
+    gpu = _gpu(facts)
+    return gpu.name if gpu is not None else str(facts.get("gpu") or "")
+
+
 def _nvlink_gbytes(facts: dict[str, Any]) -> tuple[float | None, str]:
     published = facts.get("intra_node_gbytes_per_s")
     if published:
-        return float(published), _("offering's intra_node_gbytes_per_s")
+        return float(published), _("the offering's published intra-node bandwidth")
     key = facts.get("gpu")
     if not key:
         return None, _("GPU not published")
     gpu = _gpu(facts)
     if gpu is None:
         return None, _("no NVLink figure for GPU %(gpu)s", gpu=key)
-    return gpu.scale_up_gbytes_per_s, _("GPU table (%(gpu)s)", gpu=key)
+    return gpu.scale_up_gbytes_per_s, _("the hardware table's figure for the %(gpu)s", gpu=gpu.name)
 
 
 def _intra_fraction(facts: dict[str, Any]) -> float:
@@ -270,10 +276,10 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         out.append(
             verdict_row(
                 _("GPU model"),
-                facts.get("gpu"),
+                _gpu_shown(facts),
                 ", ".join(models),
                 "pass" if match else "fail",
-                _("model string vs the offering's GPU key (form factor included: SXM vs PCIe)"),
+                _("model string vs the offering's GPU (form factor included: SXM vs PCIe)"),
                 item,
                 lines,
             )
@@ -336,7 +342,11 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
                 s.get("min_nvlinks_per_pair"),
                 item,
                 lines,
-                _("NV%(links)s expected for %(gpu)s on NVSwitch", links=expected_links, gpu=facts.get("gpu")),
+                _(
+                    "NV%(links)s expected for the %(gpu)s on NVSwitch",
+                    links=expected_links,
+                    gpu=_gpu_shown(facts),
+                ),
             )
         )
     nics = facts.get("nics_per_node")

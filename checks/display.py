@@ -16,7 +16,6 @@ from checks.checklist import fact_label
 from checks.models import CONTEXT_CLAIMS, Finding
 from checks.selectors import finding_list
 from checks.severity import Severity
-from hardware.gpus import GPUS
 from portal.i18n import shown, translated_list
 from providers.facts import FACTS_BY_NAME
 from providers.models import Offering
@@ -114,8 +113,6 @@ def _value_text(value: Any, fact: str = "", vendor: str | None = None) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{k.replace('_', ' ')} {_value_text(v)}" for k, v in value.items())
     if isinstance(value, str):
-        if fact == "gpu" and value in GPUS:
-            return GPUS[value].name  # the GPU's name, not its table key
         return value_names(fact, value, vendor)
     return str(value)
 

@@ -217,6 +217,7 @@ def overview_offerings() -> list[dict[str, Any]]:
             "fictional",
             "provider__name",
             "gpu__key",
+            "gpu__name",
             "gpu_label",
             "fabric",
             "nics_per_node",

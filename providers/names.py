@@ -28,6 +28,8 @@ def value_names(fact_name: str, value: Any, vendor: str | None = None) -> str:
         return ""
     if isinstance(value, list | tuple):
         return ", ".join(code_name(fact_name, code, vendor) for code in value)
+    if fact_name == "gpu" and value in GPUS:
+        return GPUS[value].name  # a GPU by its name, not the hardware table's key
     return code_name(fact_name, value, vendor)
 
 

@@ -188,7 +188,7 @@ def _price_groups(rows: list[dict]) -> dict[str, dict[str, Any]]:
     """Per GPU: the on-demand prices per GPU-hour that are published, and how many are not."""
     groups: dict[str, dict[str, Any]] = {}
     for row in rows:
-        gpu = row["gpu__key"] or _("GPU not in the table")
+        gpu = row.get("gpu__name") or row["gpu__key"] or _("GPU not in the table")
         group = groups.setdefault(gpu, {"y": [], "hover": [], "missing": 0})
         if row["on_demand_price"] is None:
             group["missing"] += 1

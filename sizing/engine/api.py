@@ -183,8 +183,12 @@ def _assumptions(
         model_notes.append(attention)
     if wl.precision == "fp8" and not hw.gpu.fp8_tflops:
         model_notes.append(
-            f"fp8 requested but {hw.gpu.key} has no fp8 tensor cores: its GEMMs run in bf16 and MFU is "
-            f"against the bf16 peak ({hw.gpu.bf16_tflops:g} TFLOP/s)"
+            _(
+                "fp8 requested but the %(gpu)s has no fp8 tensor cores: its GEMMs run in bf16 and MFU is "
+                "against the bf16 peak (%(tflops)s TFLOP/s)",
+                gpu=hw.gpu.name,
+                tflops=f"{hw.gpu.bf16_tflops:g}",
+            )
         )
     return list(dict.fromkeys(hw.assumptions + faults.assumptions + wl.notes + (notes or []) + model_notes))
 

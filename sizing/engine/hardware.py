@@ -145,7 +145,7 @@ def _intra_node(facts: dict[str, Any], gpu: hw_facts.GPU, notes: list[str]) -> t
                 "intra-node bandwidth per GPU not published: %(gbytes)s GB/s assumed, the hardware table's "
                 "figure for %(gpu)s over %(intra)s",
                 gbytes=f"{raw:.0f}",
-                gpu=gpu.key,
+                gpu=gpu.name,
                 intra=fact_value_text("intra_node", intra, gpu.vendor),
             )
         )
@@ -218,7 +218,7 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
             _(
                 "GPU %(gpu)s: its peak figures come from third-party reports, not a vendor datasheet; ask "
                 "the provider for the datasheet",
-                gpu=gpu.key,
+                gpu=gpu.name,
             )
         )
     gpus_per_node = int(filled["gpus_per_node"])
@@ -227,7 +227,7 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
             _(
                 "GPU %(gpu)s: the capacity the device reports is not known; the datasheet's %(gb)s GB (1e9 "
                 "bytes) is used",
-                gpu=gpu.key,
+                gpu=gpu.name,
                 gb=f"{gpu.hbm_gb:g}",
             )
         )

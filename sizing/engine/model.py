@@ -138,13 +138,13 @@ def attention_note(wl: Workload, hw: Hardware) -> str | None:
             "attention not given: fused FlashAttention-style kernels assumed on %(gpu)s (no s x s scores in "
             "memory or HBM traffic; the backward pass recomputes them); set workload.attention to 'unfused' "
             "for a stack that materialises them",
-            gpu=hw.gpu.key,
+            gpu=hw.gpu.name,
         )
     return _(
         "attention not given: unfused attention (s x s scores materialised) assumed on %(gpu)s, as in its "
         "calibration runs (Megatron-LM 2021-22); set workload.attention to 'flash' for a FlashAttention "
         "stack",
-        gpu=hw.gpu.key,
+        gpu=hw.gpu.name,
     )
 
 

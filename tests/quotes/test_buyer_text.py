@@ -13,6 +13,7 @@ from django.test import Client
 
 from checks.rules import rule_catalog
 from checks.services import findings_refresh
+from hardware import GPUS
 from quotes.models import Quote
 from sizing import services as sizing_services
 from tests.quotes.conftest import make_offering
@@ -43,6 +44,8 @@ def assert_clean(where: str, text: str) -> None:
         assert re.search(rf"(?<![\w/#-]){re.escape(code)}(?![\w-])", text) is None, (
             f"{where}: rule code {code}"
         )
+    for key in GPUS:  # a GPU by its name, never the hardware table's key
+        assert re.search(rf"(?<![\w/#-]){re.escape(key)}(?![\w-])", text) is None, f"{where}: GPU key {key}"
 
 
 @pytest.fixture
@@ -98,6 +101,8 @@ def test_the_checker_catches_what_it_looks_for() -> None:
         assert_clean("sample", "OPT-175B chronicles, cal §4")
     with pytest.raises(AssertionError):
         assert_clean("sample", f"finding {rule_codes()[0]} (warning)")
+    with pytest.raises(AssertionError):
+        assert_clean("sample", "GPU model = H100-SXM-80GB")
     assert_clean("sample", 'id="finding-x" Storage and egress prices not published')
 
 

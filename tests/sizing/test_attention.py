@@ -38,7 +38,7 @@ def test_auto_resolves_by_gpu_and_says_so(h100_ib: dict[str, Any], a100_ib: dict
     lay = {"tp": 8, "pp": 4}
     h = evaluate("llama3-70b", h100_ib, lay, gpus=512)
     a = evaluate("llama3-70b", a100_ib, lay, gpus=512)
-    assert any("FlashAttention-style kernels assumed on H100" in x for x in h["assumptions"])
+    assert any("FlashAttention-style kernels assumed on NVIDIA H100" in x for x in h["assumptions"])
     assert any("unfused attention" in x and "A100" in x for x in a["assumptions"])
     explicit = evaluate(_wl("flash"), a100_ib, lay, gpus=512)
     assert not any(x.startswith("attention not given") for x in explicit["assumptions"])

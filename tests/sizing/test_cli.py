@@ -201,7 +201,7 @@ def test_an_assumed_link_rate_is_said_in_words_not_as_a_field_name(a100_ib: dict
     assert code == 0
     notes = json.loads(out)["assumptions"]
     said = [n for n in notes if n.startswith("intra-node bandwidth per GPU not published")]
-    assert said and "A100-SXM-80GB over full-mesh (NVSwitch)" in said[0]  # the kind by its name, not its code
+    assert said and "NVIDIA A100 SXM4 80GB over full-mesh (NVSwitch)" in said[0]  # names, not codes or keys
     assert not any("intra_node_gbytes_per_s" in n for n in notes)
 
 

@@ -304,7 +304,7 @@ def test_unknown_facts_are_stated_assumptions() -> None:
     amd = " ".join(search("13b", {"gpu": "MI300X-192GB"})["assumptions"])
     assert "intra-node interconnect not published: full-mesh (Infinity Fabric) assumed (" in amd
     assert "full-mesh (NVLink)" not in amd
-    assert "the hardware table's figure for MI300X-192GB over full-mesh (Infinity Fabric)" in amd
+    assert "the hardware table's figure for AMD Instinct MI300X over full-mesh (Infinity Fabric)" in amd
     assert "nvlink-mesh" not in amd
     [fabric] = [a for a in r["assumed_facts"] if a["fact"] == "fabric"]
     assert fabric["assumed"] in FABRICS  # the answer's data keeps the code
