@@ -183,12 +183,12 @@ def dispatcher_note(hw: Hardware) -> str:
             "MoE token dispatcher not given: a deduplicating dispatcher (DeepEP/HybridEP) assumed on "
             "%(gpu)s: each token crosses the network once per destination node and NVLink once per "
             "destination GPU; set moe_dispatcher: alltoall for one copy per routed expert",
-            gpu=hw.gpu.key,
+            gpu=hw.gpu.name,
         )
     return _(
         "MoE token dispatcher not given: the all-to-all dispatcher assumed on %(gpu)s (one copy of a token "
         "per routed expert); set moe_dispatcher: deepep for a deduplicating dispatcher",
-        gpu=hw.gpu.key,
+        gpu=hw.gpu.name,
     )
 
 

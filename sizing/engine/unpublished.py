@@ -41,8 +41,10 @@ def _gpu_from_label(facts: dict[str, Any]) -> Assumed | None:
     first = named[0]
     basis = f"read from the GPU as published ({label!r})"
     if len({gpu.key for gpu in named}) > 1:
-        others = ", ".join(dict.fromkeys(gpu.key for gpu in named[1:] if gpu.key != first.key))
-        basis += f"; the offering lists several GPU models: sized on the first ({first.key}), not on {others}"
+        others = ", ".join(dict.fromkeys(gpu.name for gpu in named[1:] if gpu.key != first.key))
+        basis += (
+            f"; the offering lists several GPU models: sized on the first ({first.name}), not on {others}"
+        )
     return Assumed("gpu", first.key, basis)
 
 
@@ -147,6 +149,8 @@ def fact_value_text(fact: str | None, value: Any, vendor: str | None = None) -> 
         return intra_node_name(value, vendor)
     if fact == "fabric" and isinstance(value, str):
         return fabric_name(value)
+    if fact == "gpu" and isinstance(value, str) and value in GPUS:
+        return GPUS[value].name  # a GPU by its name, not the hardware table's key
     return value_text(value)
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -393,3 +394,23 @@ def test_a_runner_up_outside_the_band_says_what_it_gives_up() -> None:
     assert _why_not("fastest", None, best, [slower]).endswith("It takes 13.0% longer.")
     hours = {**faster, "train_days": 20.0}
     assert _why_not("cheapest", None, best, [hours]).endswith("It takes 13.0% more GPU-hours.")
+
+
+def test_assumption_lines_name_gpus_not_their_table_keys(h100_ib: dict[str, Any]) -> None:
+    """Every assumption line a buyer reads names the GPU ("NVIDIA H100 SXM5 80GB"), never the hardware table's
+    key, also the MoE dispatcher's and a GPU read from a label that lists several."""
+    from hardware import GPUS
+
+    moe = search("deepseek-v3-671b", h100_ib, gpus=1024)
+    labelled = evaluate(
+        "llama3-70b",
+        {**h100_ib, "gpu": None, "gpu_label": "NVIDIA GB200 NVL72 and HGX B200"},
+        {"tp": 8, "pp": 4},
+        gpus=256,
+    )
+    lines = moe["assumptions"] + labelled["assumptions"]
+    dispatcher = [a for a in moe["assumptions"] if a.startswith("MoE token dispatcher not given")]
+    assert dispatcher and "assumed on NVIDIA H100 SXM5 80GB" in dispatcher[0], dispatcher
+    assert any("sized on the first (NVIDIA GB200" in a for a in labelled["assumptions"])
+    for key in GPUS:
+        assert not any(re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", a) for a in lines), key
