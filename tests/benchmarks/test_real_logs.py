@@ -683,16 +683,23 @@ TRAINING: dict[str, tuple[Any, ...]] = {
 }
 
 
-@pytest.mark.parametrize("rel", sorted(TRAINING))
-def test_training_iterations_read_off_the_log(rel: str) -> None:
-    kind, source, iterations, median_s, tflops, tokens, planned = TRAINING[rel]
+def assert_training_read(rel: str, expected: tuple[Any, ...]) -> None:
+    """A training log's reading, as read off the log by hand: (kind, source_format, iterations, median s,
+    median TFLOP/s/GPU, median tokens/s/GPU, planned iterations); no parse error."""
+    kind, source, iterations, median_s, tflops, tokens, planned = expected
     result = _parse(rel)
     s = result["summary"]
+    assert result["errors"] == []
     assert (result["kind"], s["source_format"], s["iterations"]) == (kind, source, iterations)
     assert s["median_iteration_s"] == approx(median_s)
     assert s["median_tflops_per_gpu"] == (approx(tflops) if tflops is not None else None)
     assert s["median_tokens_per_s_per_gpu"] == (approx(tokens) if tokens is not None else None)
     assert s["total_iterations_planned"] == planned
+
+
+@pytest.mark.parametrize("rel", sorted(TRAINING))
+def test_training_iterations_read_off_the_log(rel: str) -> None:
+    assert_training_read(rel, TRAINING[rel])
 
 
 def test_nemo_first_step_is_warm_up() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .test_real_logs import _parse, _warned, approx
+from .test_real_logs import _parse, _warned, approx, assert_training_read
 
 # ---- training logs ------------------------------------------------------------------------------
 
@@ -81,15 +81,7 @@ TRAINING: dict[str, tuple[Any, ...]] = {
 
 @pytest.mark.parametrize("rel", sorted(TRAINING))
 def test_training_iterations_read_off_the_log(rel: str) -> None:
-    kind, source, iterations, median_s, tflops, tokens, planned = TRAINING[rel]
-    result = _parse(rel)
-    s = result["summary"]
-    assert result["errors"] == []
-    assert (result["kind"], s["source_format"], s["iterations"]) == (kind, source, iterations)
-    assert s["median_iteration_s"] == approx(median_s)
-    assert s["median_tflops_per_gpu"] == (approx(tflops) if tflops is not None else None)
-    assert s["median_tokens_per_s_per_gpu"] == (approx(tokens) if tokens is not None else None)
-    assert s["total_iterations_planned"] == planned
+    assert_training_read(rel, TRAINING[rel])
 
 
 def test_nemo_progress_bar_step_is_the_global_step() -> None:
