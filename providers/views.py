@@ -117,8 +117,6 @@ def _fact_rows(offering: Offering) -> list[dict[str, Any]]:
         rows = []
         for fact in facts_in_group(group):
             value = offering.fact_value(fact.name)
-            if fact.name == "gpu" and offering.gpu is not None:
-                value = offering.gpu.name  # the GPU's name, not the table key the catalog stores
             # `source`: the fact's own sources, date and note where the catalog gives them (else None)
             source = sources[group]["facts"].get(fact.name)
             rows.append(

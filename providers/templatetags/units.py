@@ -28,7 +28,8 @@ def unit_word(unit: Any) -> str:
 @register.filter
 def fact_value(value: Any, fact_name: str) -> str:
     """An enum or list fact's value by its names in the page's language ("InfiniBand", "full-mesh
-    (NVSwitch)", "Slurm, Kubernetes"); a list is joined with ", ", a code without a name shown as it is."""
+    (NVSwitch)", "Slurm, Kubernetes"), the GPU by its name; a list is joined with ", ", a code without a name
+    shown as it is."""
     return value_names(fact_name, value)
 
 
