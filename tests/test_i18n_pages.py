@@ -65,6 +65,7 @@ SWEEP_UPLOADS = (
 TOOL_TERMS: tuple[str, ...] = (
     "out-of-place",
     "all-reduce",
+    "all-gather",
     "reduce-scatter",
     "non-blocking",  # a provider's own word, quoted
     "ml-engineering",  # the title of a public guide, cited
@@ -86,7 +87,7 @@ ALLOWED_WORDS = frozenset(
     InfiniBand RoCE iWARP IB RC QP MTU GID PCIe CUDA MIG DCGM Xid busbw algbw rank Rank samples tokens timer
     usec Active Down LinkUp Slurm Kubernetes kubernetes DaemonSet MPIJob PyTorchJob mpijob README sbatch sh
     tar gz zip yaml pack log results stability bundle nccl rccl tests nvidia smi nvlink dcgmi diag ibstat
-    perftest megatron deepspeed DeepSpeed LM torchtitan
+    perftest megatron deepspeed DeepSpeed LM torchtitan PyTorch FSDP Narayanan
     port RDMA TCP TCPX EFA HCA GPUDirect NVSwitch xGMI ConnectX NDR RCCL ROCm HBM GiB TiB TB min SSD
     efa roce tcpx slurm CANN
     DGX HGX SuperPOD Selene Hopper Blackwell AWS Azure Google Cloud Oracle BM Mega Ultra High CoreWeave Nebius

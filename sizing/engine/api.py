@@ -28,6 +28,7 @@ from .overlap import (
     resolve_overlap,
 )
 from .workload import Workload, workload_from_dict, workload_preset
+from .zero import gather_note
 
 
 def as_workload(workload: Workload | dict[str, Any] | str) -> Workload:
@@ -167,7 +168,8 @@ def _assumptions(
     wl: Workload, hw: Hardware, faults: FaultModel, layout: Layout, notes: list[str] | None
 ) -> list[str]:
     """What the hardware, the fault model, the workload, the caller and the model assumed, once each."""
-    model_notes = [C.ZERO3_ASSUMPTION] if layout.zero >= 3 and layout.dp * layout.cp > 1 else []
+    zero3_sharded = layout.zero >= 3 and layout.dp * layout.cp > 1
+    model_notes: list[str] = [gather_note(hw, layout.zero3_gather)] if zero3_sharded else []
     if wl.moe is not None and layout.ep * layout.expert_tp * layout.dp * layout.cp > 1:
         if wl.moe.load_imbalance is None:
             model_notes.append(

@@ -15,6 +15,7 @@ from . import constants as C
 from .hardware import Hardware
 from .layout import Layout
 from .workload import Workload
+from .zero import per_tensor_gathers
 
 INTRA_NODE_LINK = {
     "nvswitch": _("NVSwitch"),
@@ -147,7 +148,7 @@ def _dp_traffic(lay: Layout, result: dict[str, Any]) -> Msg:
     )
 
 
-def _zero(lay: Layout, micro_batches: int) -> Msg:
+def _zero(hw: Hardware, lay: Layout, micro_batches: int) -> Msg:
     if lay.zero == 0:
         return _("ZeRO-0: every DP rank keeps the full optimizer state.")
     if lay.zero == 1:
@@ -165,48 +166,55 @@ def _zero(lay: Layout, micro_batches: int) -> Msg:
             "%(micro_batches)s micro-batches instead of once per step.",
             micro_batches=micro_batches,
         )
-    return _zero3(lay, micro_batches)
+    return _zero3(hw, lay, micro_batches)
 
 
-def _zero3(lay: Layout, micro_batches: int) -> Msg:
-    hidden = int(100 * C.ZERO3_OVERLAP)
+def _zero3_overlap(hw: Hardware, lay: Layout) -> Msg:
+    """How much of each pass prefetching hides the ZeRO-3 collectives behind (zero._zero3)."""
+    if per_tensor_gathers(hw, lay.zero3_gather):
+        return _(
+            "prefetching hides them behind at most %(hidden)s%% of each pass's compute",
+            hidden=int(100 * C.ZERO3_OVERLAP),
+        )
+    return _("prefetching hides them behind each pass's compute, all but one layer's share")
+
+
+def _zero3(hw: Hardware, lay: Layout, micro_batches: int) -> Msg:
+    overlap = _zero3_overlap(hw, lay)
     if not lay.reshard_after_forward:
         if micro_batches == 1:
             return _(
                 "ZeRO-3 also shards the weights: the one micro-batch all-gathers them once in the forward "
                 "pass and keeps them until its backward (reshard_after_forward off), then reduce-scatters "
-                "its gradients (the traffic of one all-reduce; prefetching hides it behind at most "
-                "%(hidden)s%% of each pass's compute).",
-                hidden=hidden,
+                "its gradients (the traffic of one all-reduce; %(overlap)s).",
+                overlap=overlap,
             )
         return _(
             "ZeRO-3 also shards the weights: each of the %(micro_batches)s micro-batches all-gathers them "
             "once in the forward pass and keeps them until its backward (reshard_after_forward off), then "
-            "reduce-scatters its gradients (the traffic of one all-reduce per micro-batch; prefetching "
-            "hides it behind at most %(hidden)s%% of each pass's compute).",
+            "reduce-scatters its gradients (the traffic of one all-reduce per micro-batch; %(overlap)s).",
             micro_batches=micro_batches,
-            hidden=hidden,
+            overlap=overlap,
         )
     if micro_batches == 1:
         return _(
             "ZeRO-3 also shards the weights: the one micro-batch all-gathers them in the forward and again "
             "in the backward pass and reduce-scatters its gradients (1.5x the data-parallel traffic; "
-            "prefetching hides them behind at most %(hidden)s%% of each pass's compute).",
-            hidden=hidden,
+            "%(overlap)s).",
+            overlap=overlap,
         )
     return _(
         "ZeRO-3 also shards the weights: each of the %(micro_batches)s micro-batches all-gathers them in the "
         "forward and again in the backward pass and reduce-scatters its gradients (1.5x the data-parallel "
-        "traffic per micro-batch; prefetching hides them behind at most %(hidden)s%% of each pass's "
-        "compute).",
+        "traffic per micro-batch; %(overlap)s).",
         micro_batches=micro_batches,
-        hidden=hidden,
+        overlap=overlap,
     )
 
 
-def _data_parallel(lay: Layout, result: dict[str, Any]) -> list[str]:
+def _data_parallel(hw: Hardware, lay: Layout, result: dict[str, Any]) -> list[str]:
     out: list[str] = [_dp_traffic(lay, result)] if lay.dp > 1 else []
-    out.append(_zero(lay, result["micro_batches_per_iteration"]))
+    out.append(_zero(hw, lay, result["micro_batches_per_iteration"]))
     return out
 
 
@@ -305,7 +313,7 @@ def explain(wl: Workload, hw: Hardware, lay: Layout, r: dict[str, Any]) -> list[
     return (
         _tensor_parallel(hw, lay, r)
         + _pipeline(wl, hw, lay, r)
-        + _data_parallel(lay, r)
+        + _data_parallel(hw, lay, r)
         + _expert_and_context(lay, r)
         + _memory_and_speed(lay, r)
     )

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from hardware.messages import Msg, _
+
 from . import constants as C
 from . import timing as T
 from .hardware import Hardware
@@ -24,6 +26,20 @@ ZERO3_FLAT = "flat"
 ZERO3_GATHERS = (ZERO3_PER_TENSOR, ZERO3_FLAT)
 
 Array = Any
+
+
+def per_tensor_by_default(hw: Hardware) -> bool:
+    """Whether a ZeRO-3 layout that does not state `zero3_gather` gathers per parameter tensor: on the GPUs
+    whose framework default is 2021-22 Megatron-LM/DeepSpeed (overlap.framework_defaults), as DeepSpeed's
+    stage 3 of those runs did; on later GPUs one flat buffer per block (FSDP, FSDP2, Megatron-FSDP)."""
+    return bool(C.ZERO3_PER_GPU_NIC and framework_defaults(hw) is MEGATRON_LM_2021)
+
+
+def per_tensor_gathers(hw: Hardware, zero3_gather: str | None) -> bool:
+    """Whether this layout's ZeRO-3 gathers go per parameter tensor (its `zero3_gather`, else the default)."""
+    if zero3_gather is None:
+        return per_tensor_by_default(hw)
+    return zero3_gather == ZERO3_PER_TENSOR
 
 
 @dataclass(frozen=True)
@@ -85,6 +101,24 @@ def group_traffic(
     )
 
 
+def gather_note(hw: Hardware, zero3_gather: str | None) -> Msg:
+    """The `assumptions` line of a ZeRO-3 answer: how its parameters are gathered, how much of that hides."""
+    if per_tensor_gathers(hw, zero3_gather):
+        return _(
+            "ZeRO-3 gathers: one collective per parameter tensor at one NIC's bandwidth per GPU (DeepSpeed's "
+            "2021 stage 3), hidden behind at most %(hidden)s%% of the compute of their pass with prefetch "
+            "(fitted on Narayanan et al. 2021 Table 2); set the layout's zero3_gather to flat for a PyTorch "
+            "FSDP or Megatron-FSDP stack",
+            hidden=int(100 * C.ZERO3_OVERLAP),
+        )
+    return _(
+        "ZeRO-3 gathers: one flat buffer per layer at the node's pooled bandwidth (PyTorch FSDP, FSDP2, "
+        "Megatron-FSDP), on their own streams with the next layer prefetched, so they hide behind the "
+        "compute of their pass except one layer's share; set the layout's zero3_gather to per_tensor for "
+        "DeepSpeed's 2021 stage 3"
+    )
+
+
 def _sum(a: GroupTraffic, b: GroupTraffic | None) -> GroupTraffic:
     if b is None:
         return a
@@ -126,7 +160,7 @@ def data_parallel_times(
     """
     tp, ep, etp, zero = x["tp"], x["ep"], x["etp"], x["zero"]
     has_zero3, has_zero2 = bool(np.any(zero >= 3)), bool(np.any(zero == 2))
-    per_tensor: Any = C.ZERO3_PER_GPU_NIC and framework_defaults(hw) is MEGATRON_LM_2021
+    per_tensor: Any = per_tensor_by_default(hw)
     if "z3flat" in x:  # the layout states its ZeRO-3 implementation (layout.zero3_gather)
         per_tensor = ~np.asarray(x["z3flat"], dtype=bool)
     fp32_grads = x.get("gr32")
@@ -147,7 +181,7 @@ def data_parallel_times(
         zero2_total, zero2_exposed = _zero2(g, micro_batches, overlap)
         total, exposed = np.where(zero == 2, zero2_total, total), np.where(zero == 2, zero2_exposed, exposed)
     if has_zero3:
-        zero3_total, zero3_exposed = _zero3(g, micro_batches, overlap, x.get("raf", True))
+        zero3_total, zero3_exposed = _zero3(g, micro_batches, overlap, x.get("raf", True), per_tensor, layers)
         total, exposed = np.where(zero >= 3, zero3_total, total), np.where(zero >= 3, zero3_exposed, exposed)
     return total, exposed
 
@@ -202,17 +236,31 @@ def _zero2(g: GroupTraffic, m: Any, o: _Overlap) -> tuple[Any, Any]:
     return total, exposed
 
 
-def _zero3(g: GroupTraffic, m: Any, o: _Overlap, reshard: Any = True) -> tuple[Any, Any]:
+def _zero3(
+    g: GroupTraffic, m: Any, o: _Overlap, reshard: Any = True, per_tensor: Any = True, blocks: Any = 1.0
+) -> tuple[Any, Any]:
     """ZeRO-3: forward gathers hide behind the forward pass; backward gathers and (with
-    overlap_grad_reduce) the reduce-scatters behind the backward; each pass at most ZERO3_OVERLAP of its
-    compute (with prefetch, overlap_param_gather). Without `reshard` (FSDP2 reshard_after_forward=False)
-    the parameters gathered for the forward stay until the backward: no gathers in the backward pass.
-    (total, exposed)."""
-    f = np.where(o.param, C.ZERO3_OVERLAP, 0.0)
-    forward_exposed = g.layer_gathers - np.minimum(f * o.forward_mb, g.layer_gathers)
+    overlap_grad_reduce) the reduce-scatters behind the backward, with prefetch (overlap_param_gather).
+    How much of a pass they can hide behind depends on how the gathers are issued (`per_tensor`):
+    - per parameter tensor (DeepSpeed's 2021 stage 3): at most ZERO3_OVERLAP of the pass's compute
+      (fitted on Narayanan et al. 2021 Table 2, constants.py);
+    - one flat buffer per block (PyTorch FSDP, FSDP2, Megatron-FSDP): the collectives run on their own
+      streams with the next block's gather prefetched, so they pipeline with the compute like Megatron's
+      gradient buckets (`_hidden_behind`): exposed is what does not fit behind the pass, and at least one
+      block's share (the first gather cannot start before the pass, the last reduce-scatter ends after it).
+      `blocks`: the wrapped blocks (one per layer).
+    Without `reshard` (FSDP2 reshard_after_forward=False) the parameters gathered for the forward stay until
+    the backward: no gathers in the backward pass. (total, exposed)."""
     backward_gathers = np.where(reshard, g.layer_gathers, 0.0)
     backward_comm = backward_gathers + np.where(o.grad, g.layer_scatters, 0.0)
-    backward_exposed = backward_comm - np.minimum(f * o.backward_mb, backward_comm)
+    f = np.where(o.param, C.ZERO3_OVERLAP, 0.0)
+    capped_forward = g.layer_gathers - np.minimum(f * o.forward_mb, g.layer_gathers)
+    capped_backward = backward_comm - np.minimum(f * o.backward_mb, backward_comm)
+    blocks = np.maximum(blocks, 1.0)
+    piped_forward = np.where(o.param, _hidden_behind(g.layer_gathers, o.forward_mb, blocks), g.layer_gathers)
+    piped_backward = np.where(o.param, _hidden_behind(backward_comm, o.backward_mb, blocks), backward_comm)
+    forward_exposed = np.where(per_tensor, capped_forward, piped_forward)
+    backward_exposed = np.where(per_tensor, capped_backward, piped_backward)
     unhidden_scatters = np.where(o.grad, 0.0, (1.0 - C.DP_OVERLAP) * g.layer_scatters)
     total = m * (g.layer_gathers + backward_gathers + g.layer_scatters)
     return total, m * (forward_exposed + backward_exposed + unhidden_scatters)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from sizing.engine import InputError, evaluate, search
+from sizing.engine import InputError, evaluate, search, zero
 from sizing.engine.calibration import SELENE
 
 H100_LAYOUT = {"tp": 8, "pp": 4, "dp": 16, "virtual_stages": 5}
@@ -135,3 +135,66 @@ def test_the_gradient_overlap_is_explained_in_words_with_the_flag_named_as_megat
     assert "waits for the end of the backward pass" in off and "Megatron's overlap_grad_reduce off" in off
     assert "bucket by bucket" in on and "Megatron's overlap_grad_reduce)" in on
     assert "without overlap_grad_reduce" not in off and "(overlap_grad_reduce:" not in on
+
+
+def test_flat_zero3_gathers_pipeline_with_the_compute_and_per_tensor_ones_hide_at_most_their_cap(
+    h100_ib: dict[str, Any],
+) -> None:
+    # 70B with ZeRO-3 alone over 16 nodes and 2 micro-batches of 1: each pass's gathers (140 GB in bf16 per
+    # GPU) take longer than a third of its compute, so the 30% cap of DeepSpeed 2021's per-tensor gathers
+    # binds, while FSDP-style flat buffers hide behind the whole pass but the first layer's share
+    lay = {"tp": 1, "pp": 1, "dp": 128, "zero": 3, "micro_batch": 1, "recompute": "full"}
+    flat = evaluate("llama3-70b", h100_ib, {**lay, "zero3_gather": "flat"}, gpus=128)
+    per_tensor = evaluate("llama3-70b", h100_ib, {**lay, "zero3_gather": "per_tensor"}, gpus=128)
+    assert flat["feasible"] and per_tensor["feasible"]
+    exposed_flat = flat["iteration_breakdown_s"]["dp_comm"]
+    exposed_per_tensor = per_tensor["iteration_breakdown_s"]["dp_comm"]
+    assert 0 < exposed_flat < 0.5 * exposed_per_tensor
+    # each answer says which way it gathers, and how much of that hides
+    assert any(a.startswith("ZeRO-3 gathers: one flat buffer per layer") for a in flat["assumptions"])
+    assert any(
+        a.startswith("ZeRO-3 gathers: one collective per parameter tensor") and "at most 30%" in a
+        for a in per_tensor["assumptions"]
+    )
+    flat_text = " ".join(flat["explanation"])
+    assert "all but one layer's share" in flat_text and "at most 30%" not in flat_text
+    assert "at most 30% of each pass's compute" in " ".join(per_tensor["explanation"])
+
+
+def test_zero3_gathers_default_to_per_tensor_on_the_2021_stacks_and_to_flat_buffers_later(
+    a100_ib: dict[str, Any], h100_ib: dict[str, Any]
+) -> None:
+    lay = {"tp": 1, "pp": 1, "dp": 64, "zero": 3, "micro_batch": 1, "recompute": "full"}
+    a100 = evaluate("13b", a100_ib, lay, gpus=64)
+    h100 = evaluate("13b", h100_ib, lay, gpus=64)
+    assert any(
+        a.startswith("ZeRO-3 gathers: one collective per parameter tensor") for a in a100["assumptions"]
+    )
+    assert any(a.startswith("ZeRO-3 gathers: one flat buffer per layer") for a in h100["assumptions"])
+    # stating it overrides the GPU's default
+    stated = evaluate("13b", a100_ib, {**lay, "zero3_gather": "flat"}, gpus=64)
+    assert any(a.startswith("ZeRO-3 gathers: one flat buffer per layer") for a in stated["assumptions"])
+    assert stated["iteration_breakdown_s"]["dp_comm"] < a100["iteration_breakdown_s"]["dp_comm"]
+
+
+def test_zero3_exposure_per_gather_mode_in_numbers() -> None:
+    # one micro-batch's ZeRO-3 traffic: 1 s of gathers per pass and 1 s of reduce-scatters, 10 layers
+    g = zero.GroupTraffic(
+        all_reduce=0.0, reduce_scatter=0.0, all_gather=0.0, buckets=1.0, layer_gathers=1.0, layer_scatters=1.0
+    )
+    o = zero._Overlap(grad=True, param=True, forward_mb=1.0, backward_mb=2.0, buckets=1.0)
+    total, per_tensor = zero._zero3(g, 2.0, o, True, True, 10.0)
+    _, flat = zero._zero3(g, 2.0, o, True, False, 10.0)
+    assert float(total) == pytest.approx(6.0)  # 2 micro-batches x (forward gather, backward gather, scatter)
+    # per tensor: 30% of each pass hides: (1 - 0.3) + (2 - 0.6) per micro-batch
+    assert float(per_tensor) == pytest.approx(2 * (0.7 + 1.4))
+    # flat: the whole pass hides them but one layer's share: 1/10 + 2/10 per micro-batch
+    assert float(flat) == pytest.approx(2 * (0.1 + 0.2))
+    # a pass shorter than its traffic leaves the difference exposed
+    short = zero._Overlap(grad=True, param=True, forward_mb=0.5, backward_mb=1.0, buckets=1.0)
+    _, flat_short = zero._zero3(g, 1.0, short, True, False, 10.0)
+    assert float(flat_short) == pytest.approx(0.5 + 1.0)
+    # without prefetch (overlap_param_gather off) nothing hides, whatever the gather mode
+    off = zero._Overlap(grad=True, param=False, forward_mb=1.0, backward_mb=2.0, buckets=1.0)
+    assert float(zero._zero3(g, 1.0, off, True, False, 10.0)[1]) == pytest.approx(3.0)
+    assert float(zero._zero3(g, 1.0, off, True, True, 10.0)[1]) == pytest.approx(3.0)

@@ -115,11 +115,14 @@ def test_13b_on_an_h100_node_offering(h100_ib: dict[str, Any]) -> None:
     assert fast["gpus"] == 512 and fast["layout"]["zero"] == 2
     assert fast["train_days"] == pytest.approx(7.5, abs=0.1)
     assert any("FlashAttention-style kernels assumed" in a for a in fast["assumptions"])
-    # 30-day deadline and cheapest: FSDP-style ZeRO-3 with micro-batch 2; its flat per-layer gathers hide
-    # behind the compute with prefetch, so it costs no more than ZeRO-1 and frees memory
-    assert due["gpus"] == 128 and due["layout"]["zero"] == 3 and due["train_days"] <= 30  # 29.9 days
-    assert cheap["gpus"] == 16 and cheap["layout"]["zero"] == 3
-    assert any(a.startswith("ZeRO-3: parameters are all-gathered") for a in due["assumptions"])
+    # 30-day deadline and cheapest: ZeRO-2. FSDP-style ZeRO-3 hides its flat per-layer gathers behind the
+    # compute except one layer's share per pass (the first gather, the last reduce-scatter), so it comes
+    # within a fraction of a percent of ZeRO-2 but not under it
+    assert due["gpus"] == 128 and due["layout"]["zero"] == 2 and due["train_days"] <= 30  # 29.9 days
+    assert cheap["gpus"] == 8 and cheap["layout"]["zero"] == 2
+    zero3 = evaluate("13b", facts, {"tp": 1, "pp": 1, "zero": 3}, gpus=128)
+    assert due["iteration_time_s"] < zero3["iteration_time_s"] < 1.01 * due["iteration_time_s"]
+    assert any(a.startswith("ZeRO-3 gathers: one flat buffer per layer") for a in zero3["assumptions"])
     assert cheap["cost"]["total_usd"] <= due["cost"]["total_usd"] < fast["cost"]["total_usd"]
     assert fast["cost"]["total_usd"] < 1.03 * cheap["cost"]["total_usd"]  # cost is flat in cluster size
 
@@ -137,9 +140,10 @@ def test_13b_fits_one_node_with_tp_at_most_2_and_data_parallelism(h100_ib: dict[
         assert r["feasible"], (lay, r["reasons"])
         times[(lay["tp"], lay["zero"])] = r["iteration_time_s"]
         assert best["iteration_time_s"] < r["iteration_time_s"] < 1.1 * best["iteration_time_s"]
-    # inside one NVSwitch node the ZeRO-2/3 collectives of every micro-batch hide behind its compute: the
-    # stages cost the same within 0.1%; TP=2's all-reduces are what separates TP=2 from TP=1
-    assert max(times[(2, z)] for z in (1, 2, 3)) < 1.001 * min(times[(2, z)] for z in (1, 2, 3))
+    # inside one NVSwitch node the ZeRO-2/3 collectives of every micro-batch hide behind its compute (ZeRO-3
+    # all but one layer's share per pass): the stages cost the same within 1%; TP=2's all-reduces are what
+    # separates TP=2 from TP=1
+    assert max(times[(2, z)] for z in (1, 2, 3)) < 1.01 * min(times[(2, z)] for z in (1, 2, 3))
     assert times[(1, 3)] < times[(2, 1)]
 
 
@@ -173,7 +177,7 @@ def test_zero3_explains_its_traffic(h100_ib: dict[str, Any]) -> None:
     r = evaluate("13b", {**h100_ib, "nodes": 1}, {"tp": 1, "pp": 1, "zero": 3}, gpus=8)
     text = " ".join(r["explanation"])
     assert "each of the 128 micro-batches all-gathers them" in text
-    assert any(a.startswith("ZeRO-3: parameters are all-gathered") for a in r["assumptions"])
+    assert any(a.startswith("ZeRO-3 gathers: one flat buffer per layer") for a in r["assumptions"])
     z1 = evaluate("13b", {**h100_ib, "nodes": 1}, {"tp": 2, "pp": 1, "zero": 1}, gpus=8)
     assert not any(a.startswith("ZeRO-3") for a in z1["assumptions"])
 
