@@ -122,9 +122,11 @@ def _architecture_sentence(figures: dict[str, Any]) -> Msg | None:
     if not runs or mean is None:
         return None
     values = {"runs": runs, "gpu": figures.get("gpu") or "", "pct": f"{100 * abs(mean):.0f}"}
+    # a mean that rounds to 0% is said as right: "0% shorter ... may be slower" would point a way it does not
+    right = values["pct"] == "0"
     if runs == 1:
         # one run is no average: say what it was
-        if abs(mean) < 0.005:
+        if right:
             return _(
                 "One of those runs used the architecture of the %(gpu)s; on it the predicted step time was "
                 "right.",
@@ -141,7 +143,7 @@ def _architecture_sentence(figures: dict[str, Any]) -> Msg | None:
             "%(pct)s%% shorter than published: this run may be slower than predicted.",
             **values,
         )
-    if abs(mean) < 0.005:
+    if right:
         return _(
             "%(runs)s of those runs used the architecture of the %(gpu)s; on them the predicted step time "
             "was right on average.",
