@@ -389,11 +389,12 @@ def _linear_forward(
     if shape.routed_active_per_layer > 0:
         # a local expert's GEMM has (tokens / tp) x ep x etp x top_k / experts rows (the all-to-all brings it
         # the routed tokens of its EP x ETP group) by hidden x expert_ffn / etp: the same saturating curve at
-        # that size, times the grouped-GEMM share; the busiest rank has load_imbalance x the mean rows
+        # that size, times the grouped-GEMM share where a GPU holds several experts; the busiest rank has
+        # load_imbalance x the mean rows
         rows = tokens / tp * x["ep"] * x["etp"] * shape.top_k / shape.experts
-        expert_efficiency = C.GROUPED_GEMM_EFFICIENCY * T.gemm_efficiency(
-            hw, rows * h * shape.expert_ffn / x["etp"]
-        )
+        # one local expert is one plain GEMM, not a grouped one (constants.GROUPED_GEMM_EFFICIENCY)
+        grouped = np.where(shape.experts > x["ep"], C.GROUPED_GEMM_EFFICIENCY, 1.0)
+        expert_efficiency = grouped * T.gemm_efficiency(hw, rows * h * shape.expert_ffn / x["etp"])
         forward = forward + shape.load_imbalance * 2.0 * tokens * shape.routed_active_per_layer / tp / (
             peak * expert_efficiency
         )

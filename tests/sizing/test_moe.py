@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from sizing.engine import InputError, evaluate, workload_preset
+from sizing.engine import constants as C
 
 H800 = {
     "name": "H800 IB",
@@ -186,3 +187,41 @@ def test_the_dispatcher_default_follows_the_gpu_and_is_stated(h100_ib: dict[str,
         evaluate("deepseek-v3-671b", h100_ib, {**lay, "moe_dispatcher": "nccl"}, gpus=1024)
     assert err.value.field == "layout.moe_dispatcher"
     assert "alltoall, deepep" in str(err.value)
+
+
+def _mixtral_8x7b_like() -> dict[str, Any]:
+    return {
+        **workload_preset("deepseek-v3-671b").to_dict(),
+        "name": "mixtral-8x7b-like",
+        "layers": 8,  # a quarter of Mixtral's depth: fits 8 GPUs without recompute tricks
+        "hidden": 4096,
+        "heads": 32,
+        "kv_heads": 8,
+        "head_dim": 128,
+        "ffn_hidden": 14336,
+        "vocab": 32000,
+        "seq_len": 4096,
+        "global_batch": 256,
+        "attention": "flash",
+        "moe": {"experts": 8, "top_k": 2, "expert_ffn_hidden": 14336, "shared_experts": 0, "dense_layers": 0},
+    }
+
+
+def test_one_expert_per_gpu_is_a_plain_gemm_and_several_are_grouped(
+    h100_ib: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Mixtral's 8 experts over EP8: each GPU runs one expert, one plain GEMM (TE GroupedLinear with one
+    # GEMM), so the grouped-GEMM share does not apply; over EP4 each GPU groups two experts and it does
+    wl = _mixtral_8x7b_like()
+    one = {"tp": 1, "pp": 1, "dp": 8, "ep": 8, "etp": 1, "micro_batch": 1, "recompute": "full"}
+    two = {**one, "ep": 4}
+
+    def compute(layout: dict[str, Any]) -> float:
+        r = evaluate(dict(wl), {**h100_ib, "nodes": 1}, layout, gpus=8)
+        assert r["feasible"], r["reasons"]
+        return r["iteration_breakdown_s"]["compute"]
+
+    one_before, two_before = compute(one), compute(two)
+    monkeypatch.setattr(C, "GROUPED_GEMM_EFFICIENCY", 1.0)
+    assert compute(one) == pytest.approx(one_before)  # no grouped share to remove
+    assert compute(two) < 0.95 * two_before  # the grouped share was charged
