@@ -179,7 +179,8 @@ def _linear_peak(wl: Workload, hw: Hardware) -> float:
     fp8 tensor cores, else bf16. Attention BMMs, norms and the optimizer stay in bf16/fp32 (Transformer
     Engine's fp8 recipe covers the Linear modules only)."""
     if _fp8_linears(wl, hw):
-        return float(hw.gpu.fp8_tflops or 0.0) * 1e12 * C.FP8_EFFICIENCY_FACTOR
+        sustained = C.FP8_SUSTAINED_RATE_FACTOR.get(hw.gpu.key, 1.0)
+        return float(hw.gpu.fp8_tflops or 0.0) * 1e12 * C.FP8_EFFICIENCY_FACTOR * sustained
     return _bf16_peak(hw)
 
 

@@ -26,10 +26,10 @@ PATH = Path(__file__).with_name("validation.yaml")
 TOLERANCE_DENSE_FULL = 0.15  # dense, every parallel degree published
 TOLERANCE_OTHER = 0.25  # MoE, or a layout with assumed settings
 MEAN_TOLERANCE = 0.10
-# What the model reaches on the set today (8.96% over 171 rows, every row compared whatever its error).
+# What the model reaches on the set today (8.71% over 171 rows, every row compared whatever its error).
 # tests/sizing/test_validation.py holds the model to it, so a change that makes the set worse fails even
 # under the target; it is lowered, never raised, as the model improves.
-MEAN_RECORDED = 0.0896
+MEAN_RECORDED = 0.0871
 
 
 @dataclass(frozen=True)

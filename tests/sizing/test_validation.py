@@ -39,10 +39,6 @@ KNOWN_MISSES = {
     "aac11-mi325x-mixtral-8x7b-64",
     # FlagPerf's DeepSpeed ZeRO-3 Llama 2 7B on 8 A800 (Hugging Face eager layer; its H800 twin is within 15%)
     "flagperf-a800-llama2-7b-deepspeed-zero3-8",
-    # GB300 (Blackwell Ultra) dense runs predicted slow: the GB300 peak and plateau are assumed (the GB200's
-    # peak, Hopper's plateau), and these runs reach more per GPU than they allow
-    "bridge2606-gb300-llama31-405b-256-fp8cs",
-    "bridge260401-gb300-llama3-70b-64-mxfp8",
 }
 
 
