@@ -7,6 +7,20 @@ import pytest
 from sizing.engine.calibration import SELENE
 
 # The layout keys the `size` command documents (DESIGN section 5, "L").
+# a GB200 NVL72 rack row: 4 GPUs per tray, 72 in one NVLink domain (test_moe, test_sustained_rate)
+GB200 = {
+    "name": "GB200 NVL72",
+    "gpu": "GB200-186GB",
+    "gpus_per_node": 4,
+    "nvlink_domain_gpus": 72,
+    "intra_node": "nvswitch",
+    "fabric": "infiniband",
+    "nics_per_node": 4,
+    "gbps_per_nic": 400,
+    "topology": "rail-optimized",
+    "nodes": 64,
+}
+
 DOCUMENTED_LAYOUT_KEYS = {
     "tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute", "sequence_parallel", "virtual_stages",
 }  # fmt: skip

@@ -9,6 +9,7 @@ import pytest
 
 from sizing.engine import InputError, evaluate, workload_preset
 from sizing.engine import constants as C
+from tests.sizing.conftest import GB200
 
 H800 = {
     "name": "H800 IB",
@@ -20,18 +21,6 @@ H800 = {
     "gbps_per_nic": 400,
     "topology": "fat-tree",
     "nodes": 256,
-}
-GB200 = {
-    "name": "GB200 NVL72",
-    "gpu": "GB200-186GB",
-    "gpus_per_node": 4,
-    "nvlink_domain_gpus": 72,
-    "intra_node": "nvswitch",
-    "fabric": "infiniband",
-    "nics_per_node": 4,
-    "gbps_per_nic": 400,
-    "topology": "rail-optimized",
-    "nodes": 64,
 }
 CLOUDMATRIX = {
     "name": "CloudMatrix384",

@@ -9,19 +9,9 @@ import pytest
 
 from sizing.engine import constants as C
 from sizing.engine import evaluate, workload_preset
+from tests.sizing.conftest import GB200 as GB200_NVL72
 
-GB200 = {
-    "name": "GB200 NVL72",
-    "gpu": "GB200-186GB",
-    "gpus_per_node": 4,
-    "nvlink_domain_gpus": 72,
-    "intra_node": "nvswitch",
-    "fabric": "infiniband",
-    "nics_per_node": 4,
-    "gbps_per_nic": 400,
-    "topology": "rail-optimized",
-    "nodes": 16,
-}
+GB200 = {**GB200_NVL72, "nodes": 16}
 LAYOUT = {"tp": 4, "pp": 2, "dp": 8, "micro_batch": 1, "recompute": "selective"}
 
 
