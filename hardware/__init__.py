@@ -23,7 +23,7 @@ from .links import (
     intra_node_busbw_efficiency,
     intra_node_name,
 )
-from .names import ALIASES, gpu_by_name, gpu_from_text, gpus_named_in
+from .names import ALIASES, gpu_by_name, gpu_from_text, gpu_shown, gpus_named_in
 from .network import (
     ALPHA_INTER_S,
     FABRIC_EFFICIENCY,
@@ -70,6 +70,7 @@ __all__ = [
     "port_link_layer",
     "gpu_by_name",
     "gpu_from_text",
+    "gpu_shown",
     "gpus_named_in",
     "intra_node_busbw_efficiency",
     "intra_node_name",

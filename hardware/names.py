@@ -75,6 +75,12 @@ def gpu_by_name(name: object) -> GPU | None:
     return GPUS[key] if key else None
 
 
+def gpu_shown(key: object) -> str | None:
+    """A GPU table key as a page, a quote or an answer writes it: the GPU's name ("NVIDIA H100 SXM5 80GB"),
+    never the key; None for a value that is no key (the caller shows it as it is)."""
+    return GPUS[key].name if isinstance(key, str) and key in GPUS else None
+
+
 def _is_pcie_card(text: str) -> bool:
     return "PCIE" in text or "NVL" in text.replace("NVLINK", "").replace("NVL72", "").replace("NVL36", "")
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from hardware import GPUS
+from hardware import GPUS, gpu_shown
 from providers.facts import CHOICE_NAMES, FACTS, choice_name, fact_label
 
 
@@ -28,8 +28,8 @@ def value_names(fact_name: str, value: Any, vendor: str | None = None) -> str:
         return ""
     if isinstance(value, list | tuple):
         return ", ".join(code_name(fact_name, code, vendor) for code in value)
-    if fact_name == "gpu" and value in GPUS:
-        return GPUS[value].name  # a GPU by its name, not the hardware table's key
+    if fact_name == "gpu" and (name := gpu_shown(value)) is not None:
+        return name
     return code_name(fact_name, value, vendor)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hardware import GPUS, fabric_name, gpus_named_in, intra_node_name
+from hardware import GPUS, fabric_name, gpu_shown, gpus_named_in, intra_node_name
 from hardware.messages import _
 from hardware.norms import Assumed, Norm, norm_for, offering_class
 from providers.facts import VENDOR_LABELS
@@ -149,8 +149,8 @@ def fact_value_text(fact: str | None, value: Any, vendor: str | None = None) -> 
         return intra_node_name(value, vendor)
     if fact == "fabric" and isinstance(value, str):
         return fabric_name(value)
-    if fact == "gpu" and isinstance(value, str) and value in GPUS:
-        return GPUS[value].name  # a GPU by its name, not the hardware table's key
+    if fact == "gpu" and (name := gpu_shown(value)) is not None:
+        return name
     return value_text(value)
 
 
