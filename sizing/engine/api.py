@@ -14,7 +14,7 @@ from .accuracy import accuracy_figures
 from .cost import cost_block, plan_choice_note
 from .errors import InputError
 from .explain import explain
-from .fitting import fit_unstated, unstated_keys
+from .fitting import fit_unstated, open_facts, unstated_keys
 from .goodput import FaultModel, fault_model, goodput_arrays, rounded_days
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
@@ -336,5 +336,6 @@ def evaluate(
     lay, overlap_notes = resolve_overlap(lay, hw)
     notes = notes + dispatcher_notes + overlap_notes
     res = evaluate_grid(wl, hw, lay.grid(), optimizer)
-    lay, res, fit_notes = fit_unstated(wl, hw, lay, res, unstated, optimizer)
+    facts = open_facts(workload, wl, hw)
+    wl, lay, res, fit_notes = fit_unstated(wl, hw, lay, res, unstated, optimizer, facts)
     return build_result(wl, hw, faults, lay, res, (), notes + fit_notes)

@@ -6,22 +6,31 @@ optimizer state, i.e. ZeRO-2). With the defaults (ZeRO-1, selective recompute) s
 memory than the GPU has although the run happened. When the defaults do not fit and those keys were not
 given, the fastest combination of the unstated ones that fits is taken, and the answer says so in its
 `assumptions`. A key the layout states is never changed: an explicit layout is evaluated as it is.
+
+Two facts of the workload hold memory too and are often left out of a workload dict: its dropout layers (a
+GELU model is given them, as GPT-3-era models trained: workload.DROPOUT_NOTES) and its attention kernels
+(unfused on the GPUs whose calibration runs had no FlashAttention: model.uses_flash_attention). They are the
+model's class values, so they give way last: only when no setting of the layout's own unstated keys fits is
+the fastest combination with the workload's unstated facts taken (a published layout that cannot fit with
+dropout masks or s x s scores ran without them: Nemotron-4 340B's TP8 PP8 on 128 H100 needs 80.6 GiB of the
+79.6 with dropout, 78.7 without, and its NeMo config has none), again said in `assumptions`.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import product
 from typing import Any
 
 import numpy as np
 
-from hardware.messages import _
+from hardware.messages import Msg, _, joined
 
 from . import constants as C
 from .hardware import Hardware
 from .layout import Layout
-from .model import R_MEMORY, evaluate_grid
-from .workload import Workload
+from .model import R_MEMORY, evaluate_grid, uses_flash_attention
+from .workload import DROPOUT_NOTES, Workload
 
 # The values tried for an unstated key, the default first (ZeRO-0 holds more than ZeRO-1; no recompute
 # holds more than selective): each further one holds less memory and usually costs time.
@@ -36,13 +45,55 @@ def unstated_keys(stated: dict[str, Any]) -> tuple[str, ...]:
     return keys + (("recompute",) if "recompute" not in stated else ())
 
 
-def _describe(lay: Layout, keys: tuple[str, ...]) -> str:
-    words = []
+RECOMPUTE_WORDS = {
+    "none": _("no recompute"),
+    "selective": _("selective recompute"),
+    "full": _("full recompute"),
+}
+# the workload facts this module may choose (open_facts), each as (its field, the words for its class value,
+# the words for the value that holds less memory)
+DROPOUT, ATTENTION = "workload.dropout", "workload.attention"
+FACT_WORDS = {
+    DROPOUT: (_("dropout layers"), _("no dropout layers")),
+    ATTENTION: (_("unfused attention"), _("fused attention")),
+}
+
+
+def open_facts(given: Any, wl: Workload, hw: Hardware) -> tuple[str, ...]:
+    """The workload facts a workload dict left out whose class value holds more memory than the other:
+    dropout layers (not given, a GELU model) and unfused attention (not given or "auto", on a GPU whose
+    default is unfused). A preset, a Workload or a stated value is never changed."""
+    if not isinstance(given, dict) or "preset" in given:
+        return ()
+    facts: tuple[str, ...] = (DROPOUT,) if "dropout" not in given and wl.dropout else ()
+    if wl.attention == "auto" and not uses_flash_attention(wl, hw):
+        facts += (ATTENTION,)
+    return facts
+
+
+def _describe(lay: Layout, keys: tuple[str, ...], facts: dict[str, bool] | None = None) -> Msg:
+    words: list[str] = []
     if "zero" in keys:
-        words.append(f"ZeRO-{lay.zero}")
+        words.append(_("ZeRO-%(stage)s", stage=lay.zero))
     if "recompute" in keys:
-        words.append(f"{lay.recompute} recompute")
-    return ", ".join(words)
+        words.append(RECOMPUTE_WORDS.get(lay.recompute, lay.recompute))
+    for fact, moved in (facts or {}).items():
+        words.append(FACT_WORDS[fact][moved])
+    return joined(*words, sep=_(", "))
+
+
+def _variant(wl: Workload, moved: dict[str, bool]) -> Workload:
+    """The workload with the moved facts at their other value, its class-value notes dropped."""
+    if not any(moved.values()):
+        return wl
+    changes: dict[str, Any] = {}
+    dropped = set()
+    if moved.get(DROPOUT):
+        changes["dropout"] = False
+        dropped = {str(n) for n in DROPOUT_NOTES.values()}
+    if moved.get(ATTENTION):
+        changes["attention"] = "flash"
+    return replace(wl, notes=[n for n in wl.notes if str(n) not in dropped], **changes)
 
 
 def _candidates(lay: Layout, unstated: tuple[str, ...]) -> list[Layout]:
@@ -56,6 +107,21 @@ def _candidates(lay: Layout, unstated: tuple[str, ...]) -> list[Layout]:
     ]
 
 
+def _fastest_fit(
+    wl: Workload, hw: Hardware, candidates: list[Layout], optimizer: str
+) -> tuple[float, Layout] | None:
+    """(seconds, layout) of the fastest candidate that fits, or None."""
+    if not candidates:
+        return None
+    grids = [c.grid() for c in candidates]
+    many = evaluate_grid(wl, hw, {k: np.asarray([g[k] for g in grids]) for k in grids[0]}, optimizer)
+    fits = np.flatnonzero(np.asarray(many["reasons"]) == 0)
+    if not len(fits):
+        return None
+    best = int(fits[np.argmin(np.asarray(many["iteration"])[fits])])
+    return float(np.asarray(many["iteration"])[best]), candidates[best]
+
+
 def fit_unstated(
     wl: Workload,
     hw: Hardware,
@@ -63,35 +129,58 @@ def fit_unstated(
     res: dict[str, Any],
     unstated: tuple[str, ...],
     optimizer: str,
-) -> tuple[Layout, dict[str, Any], list[str]]:
-    """(layout, its grid result, notes): `lay` and `res` unchanged unless `lay` fails on memory alone and
-    some of ZeRO stage and recompute were left out; then the fastest feasible setting of those keys."""
-    if not unstated or int(np.asarray(res["reasons"])) != R_MEMORY:
-        return lay, res, []
-    candidates = _candidates(lay, unstated)
-    grids = [c.grid() for c in candidates]
-    many = evaluate_grid(wl, hw, {k: np.asarray([g[k] for g in grids]) for k in grids[0]}, optimizer)
-    fits = np.flatnonzero(np.asarray(many["reasons"]) == 0)
+    facts: tuple[str, ...] = (),
+) -> tuple[Workload, Layout, dict[str, Any], list[str]]:
+    """(workload, layout, its grid result, notes): all unchanged unless `lay` fails on memory alone and some
+    of ZeRO stage and recompute were left out, or some workload facts (open_facts); then the fastest
+    feasible setting of the layout's unstated keys, and only where none fits, with the workload's facts."""
+    if not (unstated or facts) or int(np.asarray(res["reasons"])) != R_MEMORY:
+        return wl, lay, res, []
     values = {
-        "keys": ", ".join(unstated),
-        "defaults": _describe(lay, unstated),
         "needed": round(float(np.asarray(res["mem_total"])) / C.GIB, 1),
         "hbm": round(hw.hbm_bytes / C.GIB, 1),
     }
-    if not len(fits):
+    found = _fastest_fit(wl, hw, _candidates(lay, unstated), optimizer)
+    if found is not None:
+        note = _(
+            "not given in the layout: %(keys)s. The defaults (%(defaults)s) need %(needed)s GiB per GPU of "
+            "the %(hbm)s GiB, so the fastest setting that fits was taken: %(taken)s. Say which your training "
+            "stack uses to have it evaluated as is",
+            keys=", ".join(unstated),
+            defaults=_describe(lay, unstated),
+            taken=_describe(found[1], unstated),
+            **values,
+        )
+        return wl, found[1], evaluate_grid(wl, hw, found[1].grid(), optimizer), [note]
+    best: tuple[float, Layout, Workload, dict[str, bool]] | None = None
+    for flips in product((False, True), repeat=len(facts)):
+        moved = dict(zip(facts, flips, strict=True))
+        if not any(flips):
+            continue  # the workload as given: tried above
+        variant = _variant(wl, moved)
+        fit = _fastest_fit(variant, hw, [lay] + _candidates(lay, unstated), optimizer)
+        if fit is not None and (best is None or fit[0] < best[0]):
+            best = (fit[0], fit[1], variant, moved)
+    keys = ", ".join(unstated + facts)
+    defaults = _describe(lay, unstated, {f: False for f in facts})
+    if best is None:
         note = _(
             "not given in the layout: %(keys)s. The defaults (%(defaults)s) need %(needed)s GiB per GPU of "
             "the %(hbm)s GiB, and no other setting of them fits either",
+            keys=keys,
+            defaults=defaults,
             **values,
         )
-        return lay, res, [note]
-    best = int(fits[np.argmin(np.asarray(many["iteration"])[fits])])
-    chosen = candidates[best]
+        return wl, lay, res, [note]
+    chosen, variant, moved = best[1:]
     note = _(
-        "not given in the layout: %(keys)s. The defaults (%(defaults)s) need %(needed)s GiB per GPU of the "
-        "%(hbm)s GiB, so the fastest setting that fits was taken: %(taken)s. Say which your training stack "
-        "uses to have it evaluated as is",
-        taken=_describe(chosen, unstated),
+        "not given in the layout or the workload: %(keys)s. The defaults (%(defaults)s) need %(needed)s "
+        "GiB per GPU of the %(hbm)s GiB and no setting of the layout's own keys fits, so the fastest setting "
+        "that fits was taken: %(taken)s. Say what your model and training stack have to have it evaluated "
+        "as is",
+        keys=keys,
+        defaults=defaults,
+        taken=_describe(chosen, unstated, {f: m for f, m in moved.items() if m}),
         **values,
     )
-    return chosen, evaluate_grid(wl, hw, chosen.grid(), optimizer), [note]
+    return variant, chosen, evaluate_grid(variant, hw, chosen.grid(), optimizer), [note]

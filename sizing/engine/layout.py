@@ -255,7 +255,7 @@ def _pipeline_slots(
     emb, loss = (bool(_flag(d, key)) for key in PIPELINE_SLOT_FLAGS)
     field = f"layout.{PIPELINE_SLOT_FLAGS[0] if emb else PIPELINE_SLOT_FLAGS[1]}"
     if not (emb or loss):
-        return False, False
+        return _implied_slots(d, wl, pp, v, ends, notes)
     if pp < 2:
         notes.append("the embedding/loss pipeline slots without pipeline parallelism have no effect: unset")
         return False, False
@@ -269,6 +269,32 @@ def _pipeline_slots(
             f"their virtual_stages={v} chunks",
         )
     return emb, loss
+
+
+def _implied_slots(
+    d: dict[str, Any], wl: Workload, pp: int, v: int, ends: tuple[int | None, int | None], notes: list[str]
+) -> tuple[bool, bool]:
+    """Both slots where the layout names neither flag nor uneven ends and has more model chunks (pp x v)
+    than layers, yet L + 2 splits exactly over them: Megatron-Core runs such a layout only with the
+    embedding and the loss counted as pipeline layers (its other ways, uneven ends or a custom pipeline
+    layout, cannot give every chunk a layer either). Qwen3-235B's 94 layers on PP32 x 3 chunks and Llama
+    3.1 405B's 126 on PP16 x 8 are published so, with both flags set in their recipes."""
+    if any(key in d for key in PIPELINE_SLOT_FLAGS) or ends != (None, None) or pp < 2:
+        return False, False
+    chunks, slots = pp * v, wl.layers + 2
+    if chunks <= wl.layers or slots % pp or (slots // pp) % v:
+        return False, False
+    notes.append(
+        _(
+            "%(chunks)s model chunks (pp x virtual_stages) for %(layers)s layers: the embedding and the "
+            "loss counted as pipeline layers assumed, the only split that gives every chunk a layer "
+            "(Megatron-Core account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split); "
+            "set them to false to have the layout evaluated without",
+            chunks=chunks,
+            layers=wl.layers,
+        )
+    )
+    return True, True
 
 
 def _check_heads_and_experts(wl: Workload, tp: int, ep: int) -> None:

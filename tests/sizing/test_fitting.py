@@ -181,3 +181,82 @@ def test_the_validation_rows_state_both_keys() -> None:
     # the calibration table evaluates published layouts as the rows give them: nothing is fitted there
     row = by_id("llama3-405b-h100-8192")
     assert {"zero", "recompute"} <= set(row.layout)
+
+
+# --- the workload's own unstated facts: dropout layers and attention kernels -------------------------------
+
+
+def contract_workload(row_id: str) -> dict[str, Any]:
+    """A row's workload as the size contract carries it: no dropout, attention or head-width keys."""
+    keys = ("name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len", "global_batch")
+    keys += ("train_tokens", "precision", "activation")
+    row = by_id(row_id)
+    return {k: row.workload[k] for k in keys} | {"moe": None}
+
+
+def fact_notes(answer: dict[str, Any]) -> list[str]:
+    return [a for a in answer["assumptions"] if a.startswith("not given in the layout or the workload")]
+
+
+def test_a_published_layout_that_fits_only_without_the_assumed_dropout_is_taken_without() -> None:
+    # Nemotron-4 340B on 128 H100 (NeMo 24.07 table: TP8 PP8 DP2 VP12, no recompute): squared-ReLU, given as
+    # the contract's "gelu", so dropout layers are assumed, and their masks take it to 80.6 GiB of 79.6
+    row = by_id("nemo2407-h100-nemotron4-340b-128")
+    assert row.layout is not None
+    keys = ("tp", "pp", "dp", "zero", "micro_batch", "recompute", "virtual_stages")
+    layout = {k: row.layout[k] for k in keys}
+    stated = evaluate({**contract_workload(row.id), "dropout": True}, dict(row.offering), layout)
+    assert not stated["feasible"] and stated["memory_gib_per_gpu"]["total"] == pytest.approx(80.6, abs=0.05)
+    assert fact_notes(stated) == []  # a stated dropout is evaluated as stated
+    answer = evaluate(contract_workload(row.id), dict(row.offering), layout)
+    assert answer["feasible"], answer["reasons"]
+    assert answer["workload"]["dropout"] is False
+    (note,) = fact_notes(answer)
+    assert "workload.dropout" in note and "(dropout layers) need 80.6 GiB" in note
+    assert note.split("taken: ")[1].startswith("no dropout layers")
+    # the class-default sentence no longer claims dropout layers
+    assert not any(a.startswith("dropout not given") for a in answer["assumptions"])
+    without = evaluate({**contract_workload(row.id), "dropout": False}, dict(row.offering), layout)
+    assert answer["iteration_time_s"] == without["iteration_time_s"]
+    assert answer["memory_gib_per_gpu"] == without["memory_gib_per_gpu"]
+
+
+def test_fused_attention_and_no_dropout_where_the_a100_defaults_cannot_hold_the_layout() -> None:
+    # MPT-1B on 64 A100 40GB (MosaicML's table: FSDP, micro-batch 16 of 2,048, no recompute): unfused
+    # attention (the A100's calibration default) and dropout layers would need 119 GiB of 40
+    row = by_id("mpt-a100-40-1b-64")
+    assert row.layout is not None
+    layout = {k: row.layout[k] for k in ("tp", "pp", "dp", "zero", "micro_batch", "recompute")}
+    answer = evaluate(contract_workload(row.id), dict(row.offering), layout)
+    assert answer["feasible"], answer["reasons"]
+    assert (answer["workload"]["attention"], answer["workload"]["dropout"]) == ("flash", False)
+    (note,) = fact_notes(answer)
+    assert "workload.dropout, workload.attention" in note
+    assert "taken: no dropout layers, fused attention" in note
+    # the layout's own keys are stated, so only the workload's facts could move
+    assert (answer["layout"]["zero"], answer["layout"]["recompute"]) == (layout["zero"], layout["recompute"])
+
+
+def test_the_layouts_own_unstated_keys_give_way_before_the_workloads_facts() -> None:
+    # GPT-3 175B on 384 A100 with data parallelism alone: ZeRO-3 with full recompute fits with dropout
+    # layers and unfused attention, as the 2021 run had them, so those stay
+    row = by_id("narayanan21-t2-zero3-174b-384")
+    workload = contract_workload(row.id)
+    answer = evaluate(workload, dict(row.offering), {"tp": 1, "pp": 1, "dp": 384})
+    assert answer["feasible"]
+    assert (answer["layout"]["zero"], answer["layout"]["recompute"]) == (3, "full")
+    assert answer["workload"]["dropout"] is True and answer["workload"]["attention"] == "auto"
+    assert fact_notes(answer) == [] and len(fit_notes(answer)) == 1
+
+
+def test_a_preset_or_stated_facts_never_move_and_a_miss_names_them_all() -> None:
+    # one A100 40GB node for a 30B model: nothing fits, whatever the facts; the note names every open one
+    offering = {**meta_cluster(1), "gpu": "A100-SXM-40GB", "gbps_per_nic": 200, "fabric": "infiniband"}
+    answer = evaluate(contract_workload("mpt-a100-40-30b-128"), offering, {"tp": 8})
+    assert not answer["feasible"]
+    (note,) = fit_notes(answer)
+    assert "zero, recompute, workload.dropout, workload.attention" in note
+    assert note.endswith("and no other setting of them fits either")
+    assert answer["workload"]["dropout"] is True
+    preset = evaluate("gpt3-175b", offering, {"tp": 8})
+    assert not preset["feasible"] and "workload." not in " ".join(fit_notes(preset))

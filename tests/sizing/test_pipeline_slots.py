@@ -127,3 +127,49 @@ def test_without_pipeline_stages_the_slots_are_unset_and_said_so() -> None:
     r = evaluate(wl, offering, {"tp": 8, "pp": 1, EMB: True, LOSS: True}, gpus=8)
     assert r["layout"][EMB] is False
     assert any("pipeline slots" in str(a) for a in r["assumptions"])
+
+
+def _contract(row_id: str, **layout: Any) -> dict[str, Any]:
+    """The row evaluated with the size contract's layout keys only (no pipeline-split flags)."""
+    row = by_id(row_id)
+    assert row.layout is not None
+    given = {k: v for k, v in row.layout.items() if k not in (EMB, LOSS)}
+    keys = ("tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute", "sequence_parallel")
+    return evaluate(dict(row.workload), dict(row.offering), {**{k: given[k] for k in keys}, **layout})
+
+
+@pytest.mark.parametrize(
+    ("row_id", "v", "chunks", "layers"),
+    [
+        # Megatron-Core MoE model zoo: Qwen3-235B's 94 layers on PP32 x 3 chunks
+        ("mcoremoe-h100-qwen3-235b-256-a2a-pp32", 3, 96, 94),
+        # Megatron-Bridge 26.06: Llama 3.1 405B's 126 layers on PP16 x 8 chunks
+        ("bridge2606-gb200-llama31-405b-256-mxfp8", 8, 128, 126),
+    ],
+)
+def test_more_chunks_than_layers_take_the_slots_that_make_the_split_exact(
+    row_id: str, v: int, chunks: int, layers: int
+) -> None:
+    answer = _contract(row_id, virtual_stages=v)
+    assert answer["feasible"], answer["reasons"]
+    assert answer["layout"][EMB] is True and answer["layout"][LOSS] is True
+    (note,) = [a for a in answer["assumptions"] if "model chunks" in a]
+    assert note.startswith(f"{chunks} model chunks (pp x virtual_stages) for {layers} layers")
+    # the same split as with both flags stated
+    stated = _contract(row_id, virtual_stages=v, **{EMB: True, LOSS: True})
+    assert answer["iteration_time_s"] == stated["iteration_time_s"]
+    assert answer["memory_gib_per_gpu"] == stated["memory_gib_per_gpu"]
+    # a layout that says no to either flag is evaluated as it says: rejected
+    refused = _contract(row_id, virtual_stages=v, **{EMB: False})
+    assert not refused["feasible"]
+    assert "more pipeline stages" in " ".join(refused["reasons"])
+
+
+def test_the_slots_are_not_implied_where_they_do_not_make_the_split_exact() -> None:
+    # 94 layers on PP32 x 4 = 128 chunks: 96 slots do not split over them either, so nothing is assumed
+    answer = _contract("mcoremoe-h100-qwen3-235b-256-a2a-pp32", virtual_stages=4)
+    assert not answer["feasible"] and answer["layout"][EMB] is False
+    assert not any("model chunks" in a for a in answer["assumptions"])
+    # and where the layers fill the chunks (94 on PP8 x 4 = 32), the default split stands
+    plain = _contract("mcoremoe-h100-qwen3-235b-256-ep32", virtual_stages=4)
+    assert plain["feasible"] and plain["layout"][EMB] is False
