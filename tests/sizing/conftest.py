@@ -6,7 +6,6 @@ import pytest
 
 from sizing.engine.calibration import SELENE
 
-# The layout keys the `size` command documents (DESIGN section 5, "L").
 # a GB200 NVL72 rack row: 4 GPUs per tray, 72 in one NVLink domain (test_moe, test_sustained_rate)
 GB200 = {
     "name": "GB200 NVL72",
@@ -21,6 +20,7 @@ GB200 = {
     "nodes": 64,
 }
 
+# The layout keys the `size` command documents (DESIGN section 5, "L").
 DOCUMENTED_LAYOUT_KEYS = {
     "tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute", "sequence_parallel", "virtual_stages",
 }  # fmt: skip
