@@ -164,14 +164,26 @@ def fit_unstated(
     keys = ", ".join(unstated + facts)
     defaults = _describe(lay, unstated, {f: False for f in facts})
     if best is None:
-        note = _(
-            "not given in the layout: %(keys)s. The defaults (%(defaults)s) need %(needed)s GiB per GPU of "
-            "the %(hbm)s GiB, and no other setting of them fits either",
-            keys=keys,
-            defaults=defaults,
-            **values,
+        # the layout's keys alone, or the workload's facts too: the same sentence, its opening naming where
+        # the keys were left out
+        missing = (
+            _(
+                "not given in the layout or the workload: %(keys)s. The defaults (%(defaults)s) need "
+                "%(needed)s GiB per GPU of the %(hbm)s GiB, and no other setting of them fits either",
+                keys=keys,
+                defaults=defaults,
+                **values,
+            )
+            if facts
+            else _(
+                "not given in the layout: %(keys)s. The defaults (%(defaults)s) need %(needed)s GiB per GPU "
+                "of the %(hbm)s GiB, and no other setting of them fits either",
+                keys=keys,
+                defaults=defaults,
+                **values,
+            )
         )
-        return wl, lay, res, [note]
+        return wl, lay, res, [missing]
     chosen, variant, moved = best[1:]
     note = _(
         "not given in the layout or the workload: %(keys)s. The defaults (%(defaults)s) need %(needed)s "
