@@ -9,6 +9,8 @@ import pytest
 
 from sizing.engine import InputError, evaluate, workload_preset
 from sizing.engine import constants as C
+from sizing.engine.model import WorkloadShape
+from sizing.engine.workload import workload_from_dict
 from tests.sizing.conftest import GB200
 
 H800 = {
@@ -214,3 +216,35 @@ def test_one_expert_per_gpu_is_a_plain_gemm_and_several_are_grouped(
     monkeypatch.setattr(C, "GROUPED_GEMM_EFFICIENCY", 1.0)
     assert compute(one) == pytest.approx(one_before)  # no grouped share to remove
     assert compute(two) < 0.95 * two_before  # the grouped share was charged
+
+
+def test_fp8_casts_count_every_routed_copy_and_the_output_gradients() -> None:
+    # Transformer Engine casts each linear layer's input to fp8 in the forward pass and its output gradient
+    # in the backward pass; an expert's GroupedLinear casts the permuted tokens, one copy per routed expert.
+    # Qwen3-30B-A3B: hidden 2048, 32 heads of 128 (attention width 4,096), 4 KV heads, top-8 of 128 experts
+    # of width 768, SwiGLU
+    wl = {
+        "name": "qwen3-30b-a3b",
+        "layers": 48,
+        "hidden": 2048,
+        "heads": 32,
+        "kv_heads": 4,
+        "head_dim": 128,
+        "ffn_hidden": 6144,
+        "vocab": 151936,
+        "seq_len": 4096,
+        "global_batch": 512,
+        "train_tokens": 1e12,
+        "precision": "fp8",
+        "activation": "swiglu",
+        "moe": {"experts": 128, "top_k": 8, "expert_ffn_hidden": 768, "shared_experts": 0, "dense_layers": 0},
+    }
+    shape = WorkloadShape(workload_from_dict(wl))
+    # forward: QKV input 2,048 + projection input 4,096 + 8 x (FC1 input 2,048 + FC2 input 768)
+    assert shape.fp8_cast_forward == 2048 + 4096 + 8 * (2048 + 768)
+    # backward: QKV output 4,096 + 2 x 512 + projection output 2,048 + 8 x (FC1 output 2 x 768 + FC2 output)
+    assert shape.fp8_cast_backward == (4096 + 1024) + 2048 + 8 * (2 * 768 + 2048)
+    # a dense GeLU layer (GPT-3 shape): FC1's output gradient is 4h wide, its input h
+    dense = WorkloadShape(workload_preset("gpt3-175b"))
+    assert dense.fp8_cast_forward == 12288 * 3 + 49152
+    assert dense.fp8_cast_backward == 3 * 12288 + 12288 + 49152 + 12288
