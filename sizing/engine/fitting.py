@@ -65,7 +65,8 @@ def open_facts(given: Any, wl: Workload, hw: Hardware) -> tuple[str, ...]:
     default is unfused). A preset, a Workload or a stated value is never changed."""
     if not isinstance(given, dict) or "preset" in given:
         return ()
-    facts: tuple[str, ...] = (DROPOUT,) if "dropout" not in given and wl.dropout else ()
+    # read as workload_from_dict reads it: a null dropout is not given
+    facts: tuple[str, ...] = (DROPOUT,) if given.get("dropout") is None and wl.dropout else ()
     if wl.attention == "auto" and not uses_flash_attention(wl, hw):
         facts += (ATTENTION,)
     return facts
@@ -152,15 +153,7 @@ def fit_unstated(
             **values,
         )
         return wl, found[1], evaluate_grid(wl, hw, found[1].grid(), optimizer), [note]
-    best: tuple[float, Layout, Workload, dict[str, bool]] | None = None
-    for flips in product((False, True), repeat=len(facts)):
-        moved = dict(zip(facts, flips, strict=True))
-        if not any(flips):
-            continue  # the workload as given: tried above
-        variant = _variant(wl, moved)
-        fit = _fastest_fit(variant, hw, [lay] + _candidates(lay, unstated), optimizer)
-        if fit is not None and (best is None or fit[0] < best[0]):
-            best = (fit[0], fit[1], variant, moved)
+    best = _fewest_facts(wl, hw, lay, unstated, facts, optimizer)
     keys = ", ".join(unstated + facts)
     defaults = _describe(lay, unstated, {f: False for f in facts})
     if best is None:
@@ -185,14 +178,54 @@ def fit_unstated(
         )
         return wl, lay, res, [missing]
     chosen, variant, moved = best[1:]
-    note = _(
-        "not given in the layout or the workload: %(keys)s. The defaults (%(defaults)s) need %(needed)s "
-        "GiB per GPU of the %(hbm)s GiB and no setting of the layout's own keys fits, so the fastest setting "
-        "that fits was taken: %(taken)s. Say what your model and training stack have to have it evaluated "
+    note = _facts_note(
+        unstated, keys, defaults, _describe(chosen, unstated, {f: m for f, m in moved.items() if m}), values
+    )
+    return variant, chosen, evaluate_grid(variant, hw, chosen.grid(), optimizer), [note]
+
+
+def _fewest_facts(
+    wl: Workload, hw: Hardware, lay: Layout, unstated: tuple[str, ...], facts: tuple[str, ...], optimizer: str
+) -> tuple[float, Layout, Workload, dict[str, bool]] | None:
+    """(seconds, layout, workload, moved facts) of the fastest fit that moves as few of the workload's facts
+    as any fit does (each is the model's class value), or None."""
+    best: tuple[float, Layout, Workload, dict[str, bool]] | None = None
+    for count in range(1, len(facts) + 1):
+        for flips in product((False, True), repeat=len(facts)):
+            if sum(flips) != count:
+                continue
+            moved = dict(zip(facts, flips, strict=True))
+            variant = _variant(wl, moved)
+            fit = _fastest_fit(variant, hw, [lay] + _candidates(lay, unstated), optimizer)
+            if fit is not None and (best is None or fit[0] < best[0]):
+                best = (fit[0], fit[1], variant, moved)
+        if best is not None:
+            return best
+    return None
+
+
+def _facts_note(
+    unstated: tuple[str, ...], keys: str, defaults: Msg, taken: Msg, values: dict[str, Any]
+) -> Msg:
+    """The assumption line of a fit that moved workload facts (and the layout's unstated keys, if any)."""
+    if unstated:
+        return _(
+            "not given in the layout or the workload: %(keys)s. The defaults (%(defaults)s) need %(needed)s "
+            "GiB per GPU of the %(hbm)s GiB and no setting of the layout's own keys fits, so the fewest of "
+            "the workload's that make it fit were changed, the fastest such setting taken: %(taken)s. Say "
+            "what your model and training stack have, to have it evaluated as is",
+            keys=keys,
+            defaults=defaults,
+            taken=taken,
+            **values,
+        )
+    return _(
+        "not given in the workload: %(keys)s. With the defaults (%(defaults)s) the layout as stated "
+        "needs %(needed)s GiB per GPU of the %(hbm)s GiB, so the fewest of them that make it fit were "
+        "changed, the fastest such setting taken: %(taken)s. Say what your model has, to have it evaluated "
         "as is",
         keys=keys,
         defaults=defaults,
-        taken=_describe(chosen, unstated, {f: m for f, m in moved.items() if m}),
+        taken=taken,
         **values,
     )
-    return variant, chosen, evaluate_grid(variant, hw, chosen.grid(), optimizer), [note]

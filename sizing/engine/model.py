@@ -108,22 +108,8 @@ class WorkloadShape:
         self.fc2_per_h = fc2 / wl.hidden
         self.attention_dim = wl.attention_dim
         self.attention_core_dim = wl.attention_core_dim  # the scores' and values' width (MLA differs)
-        # elements per token that Transformer Engine casts to fp8 per layer: in the forward pass the inputs
-        # of the QKV, output-projection, FC1 and FC2 GEMMs; in the backward pass their output gradients. An
-        # MoE layer's experts cast each routed copy of a token (top_k + shared copies).
-        h, g = float(wl.hidden), (2.0 if wl.activation == "swiglu" else 1.0)
-        qkv_out = wl.attention_dim + 2.0 * wl.kv_dim
-        dense_in, dense_out = h + wl.ffn_hidden, g * wl.ffn_hidden + h
-        if wl.moe:
-            copies = float(wl.moe.top_k + wl.moe.shared_experts)
-            moe_in = copies * (h + wl.moe.expert_ffn_hidden)
-            moe_out = copies * (g * wl.moe.expert_ffn_hidden + h)
-            mlp_in = (wl.n_dense_layers * dense_in + wl.n_moe_layers * moe_in) / L
-            mlp_out = (wl.n_dense_layers * dense_out + wl.n_moe_layers * moe_out) / L
-        else:
-            mlp_in, mlp_out = dense_in, dense_out
-        self.fp8_cast_forward = h + wl.attention_dim + mlp_in
-        self.fp8_cast_backward = qkv_out + h + mlp_out
+        # elements per token Transformer Engine casts to fp8 per layer, forward and backward
+        self.fp8_cast_forward, self.fp8_cast_backward = wl.fp8_cast_widths()
         # largest layer's parameters (ZeRO-3 gathers one layer at a time): dense part (/tp) and experts
         # (/(etp x ep))
         dense_mlp = wl.mlp_params(wl.ffn_hidden) if wl.n_dense_layers else 0.0

@@ -82,6 +82,24 @@ class Workload:
     def mlp_params(self, ffn: int) -> float:
         return (3.0 if self.activation == "swiglu" else 2.0) * self.hidden * ffn
 
+    def fp8_cast_widths(self) -> tuple[float, float]:
+        """(forward, backward) elements per token that Transformer Engine casts to fp8 per layer, averaged
+        over dense and MoE layers: in the forward pass the inputs of the QKV, output-projection, FC1 and FC2
+        GEMMs, in the backward pass their output gradients. An MoE layer's routed experts cast each routed
+        copy of a token (top_k copies, GroupedLinear); its shared experts are one MLP of n_s x the expert
+        width (Megatron-Core SharedExpertMLP), one copy."""
+        h, g = float(self.hidden), (2.0 if self.activation == "swiglu" else 1.0)
+        mlp_in, mlp_out = h + self.ffn_hidden, g * self.ffn_hidden + h
+        if self.moe:
+            k, f_e = float(self.moe.top_k), float(self.moe.expert_ffn_hidden)
+            shared = float(self.moe.shared_experts) * f_e
+            moe_in = k * (h + f_e) + (h + shared if shared else 0.0)
+            moe_out = k * (g * f_e + h) + (g * shared + h if shared else 0.0)
+            mlp_in = (self.n_dense_layers * mlp_in + self.n_moe_layers * moe_in) / self.layers
+            mlp_out = (self.n_dense_layers * mlp_out + self.n_moe_layers * moe_out) / self.layers
+        qkv_out = self.attention_dim + 2.0 * self.kv_dim
+        return h + self.attention_dim + mlp_in, qkv_out + h + mlp_out
+
     @property
     def n_moe_layers(self) -> int:
         return 0 if self.moe is None else self.layers - self.moe.dense_layers

@@ -248,3 +248,38 @@ def test_fp8_casts_count_every_routed_copy_and_the_output_gradients() -> None:
     dense = WorkloadShape(workload_preset("gpt3-175b"))
     assert dense.fp8_cast_forward == 12288 * 3 + 49152
     assert dense.fp8_cast_backward == 3 * 12288 + 12288 + 49152 + 12288
+
+
+def test_fp8_casts_of_shared_experts_and_leading_dense_layers() -> None:
+    # a DeepSeek-style layout: 2 of 4 layers dense (FFN 8,192), 2 MoE with top-6 of 64 experts of width 1,024
+    # and 2 shared experts, which Megatron-Core runs as one MLP of width 2,048 (its input cast once)
+    wl = workload_from_dict(
+        {
+            "name": "moe-with-shared",
+            "layers": 4,
+            "hidden": 2048,
+            "heads": 16,
+            "kv_heads": 16,
+            "ffn_hidden": 8192,
+            "vocab": 32000,
+            "seq_len": 4096,
+            "global_batch": 64,
+            "train_tokens": 1e12,
+            "precision": "fp8",
+            "activation": "swiglu",
+            "moe": {
+                "experts": 64,
+                "top_k": 6,
+                "expert_ffn_hidden": 1024,
+                "shared_experts": 2,
+                "dense_layers": 2,
+            },
+        }
+    )
+    shape = WorkloadShape(wl)
+    attention_in, attention_out = 2048 + 2048, (2048 + 2 * 2048) + 2048
+    dense_in, dense_out = 2048 + 8192, 2 * 8192 + 2048
+    moe_in = 6 * (2048 + 1024) + (2048 + 2048)
+    moe_out = 6 * (2 * 1024 + 2048) + (2 * 2048 + 2048)
+    assert shape.fp8_cast_forward == attention_in + (dense_in + moe_in) / 2
+    assert shape.fp8_cast_backward == attention_out + (dense_out + moe_out) / 2

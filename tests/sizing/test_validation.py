@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from sizing.engine import validation as V
@@ -114,13 +117,29 @@ def test_zero3_runs_given_only_the_documented_keys_are_within_tolerance(result: 
 
 
 # What an outside tool that sends only the size contract's keys (DESIGN section 5) gets on the published runs.
-def test_the_contract_inputs_carry_the_documented_keys_only() -> None:
-    assert V.CONTRACT_LAYOUT_KEYS == DOCUMENTED_LAYOUT_KEYS
-    for result in V.contract_results():
-        workload, offering, layout = V.contract_inputs(result.row)
-        assert set(workload) <= V.CONTRACT_WORKLOAD_KEYS and set(offering) <= V.CONTRACT_OFFERING_KEYS
-        assert set(layout) <= V.CONTRACT_LAYOUT_KEYS
-        assert not isinstance(workload.get("moe"), dict) or set(workload["moe"]) <= V.CONTRACT_MOE_KEYS
+def _contract_keys(text: str, start: str, end: str) -> set[str]:
+    """The quoted keys of one argument's JSON shape in DESIGN section 5 (the strings after "{" or ",")."""
+    span = text[text.index(start) : text.index(end, text.index(start))]
+    return set(re.findall(r'[{,]\s*"(\w+)"', span))
+
+
+def test_the_contract_keys_are_the_ones_the_design_documents(shared: Path) -> None:
+    design = (shared / "DESIGN.md").read_text()
+    contract = design[design.index("### CLI contract") : design.index("Output keys")]
+    assert _contract_keys(contract, "W:", "O:") == V.CONTRACT_WORKLOAD_KEYS | V.CONTRACT_MOE_KEYS
+    assert _contract_keys(contract, "O:", "plus optional") == V.CONTRACT_OFFERING_KEYS
+    assert _contract_keys(contract, "L:", "(missing keys") == V.CONTRACT_LAYOUT_KEYS == DOCUMENTED_LAYOUT_KEYS
+
+
+def test_the_contract_inputs_drop_every_other_setting_of_a_row() -> None:
+    row = V.by_id("mcoremoe-h100-qwen3-235b-256-ep32")  # states dispatcher, overlap flags, routing balance
+    workload, offering, layout = V.contract_inputs(row)
+    assert "load_imbalance" in row.workload["moe"] and "load_imbalance" not in workload["moe"]
+    assert "head_dim" in row.workload and "head_dim" not in workload
+    assert "oversubscription" in row.offering and "oversubscription" not in offering
+    assert {"moe_dispatcher", "overlap_grad_reduce"} <= set(row.layout)
+    assert set(layout) == {k for k in row.layout if k in DOCUMENTED_LAYOUT_KEYS}
+    assert workload["moe"]["experts"] == 128 and layout["ep"] == 32 and offering["nodes"] == 32
 
 
 def test_the_contract_keys_alone_are_held_to_their_recorded_mean_and_reject_no_new_layout() -> None:
