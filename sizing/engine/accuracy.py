@@ -39,6 +39,18 @@ def measured() -> dict[str, tuple[int, float, float, float]]:
     return bands
 
 
+def measured_with_defaults() -> dict[str, tuple[int, float]]:
+    """By kind, the compared rows and their mean |error| from the size contract's keys alone (the framework
+    settings and the other unstated facts left to the defaults; what MODEL_ACCURACY_DEFAULTS must hold)."""
+    from .validation import contract_results
+
+    out: dict[str, tuple[int, float]] = {}
+    for kind in C.MODEL_ACCURACY_DEFAULTS:
+        errors = np.array([r.error for r in contract_results() if r.row.kind == kind])
+        out[kind] = (len(errors), round(float(np.abs(errors).mean()), 3))
+    return out
+
+
 def measured_architectures() -> tuple[str, ...]:
     """The GPU architectures of the compared rows of the validation set (what the constant must hold)."""
     from hardware import GPUS
@@ -64,10 +76,16 @@ def measured_by_architecture() -> dict[tuple[str, str], tuple[int, float]]:
 
 
 def accuracy_figures(
-    moe: bool, iteration_time_s: float, train_days: float | None, gpu: Any = None
+    moe: bool,
+    iteration_time_s: float,
+    train_days: float | None,
+    gpu: Any = None,
+    settings_assumed: bool = False,
 ) -> dict[str, Any]:
     """The answer's `accuracy` block: the measured band of its kind, applied to its own figures; with the
-    answer's `gpu` (hardware.GPU), whether published runs on its architecture are among those measured."""
+    answer's `gpu` (hardware.GPU), whether published runs on its architecture are among those measured;
+    whether the answer took the framework defaults (`settings_assumed`), and how far the same runs were
+    with the defaults (`mean_abs_error_defaults`)."""
     kind = kind_of(moe)
     runs, mean_abs, low, high = C.MODEL_ACCURACY[kind]
     out: dict[str, Any] = {
@@ -78,6 +96,8 @@ def accuracy_figures(
         "time_ratio_high": high,
         "iteration_time_s_low": round(iteration_time_s * low, 4),
         "iteration_time_s_high": round(iteration_time_s * high, 4),
+        "settings_assumed": settings_assumed,
+        "mean_abs_error_defaults": C.MODEL_ACCURACY_DEFAULTS[kind][1],
     }
     if gpu is not None:
         out["gpu"] = gpu.name
@@ -171,6 +191,8 @@ def _band_sentence(figures: dict[str, Any]) -> Msg:
         "days_low": _days_text(figures["train_days_low"]),
         "days_high": _days_text(figures["train_days_high"]),
     }
+    if figures.get("settings_assumed") and figures.get("mean_abs_error_defaults") is not None:
+        return _defaults_band_sentence(figures, values)
     if figures["kind"] == "moe":
         return _(
             "How close this estimate is: on %(runs)s published mixture-of-experts training runs, the model's "
@@ -188,8 +210,35 @@ def _band_sentence(figures: dict[str, Any]) -> Msg:
     )
 
 
+def _defaults_band_sentence(figures: dict[str, Any], values: dict[str, Any]) -> Msg:
+    """The band of an answer that took the framework defaults: measured with each run's own settings, and
+    how far the same runs were with the defaults this answer assumes."""
+    values = {**values, "defaults": f"{100 * figures['mean_abs_error_defaults']:.0f}"}
+    if figures["kind"] == "moe":
+        return _(
+            "How close this estimate is: on %(runs)s published mixture-of-experts training runs, the model's "
+            "step time was off by %(error)s%% on average with each run's own training-stack settings, and 8 "
+            "in 10 of those runs took %(low)s to %(high)s times the predicted time (models with many small "
+            "experts the most: they ran slower than predicted, for reasons not yet established). With those "
+            "settings left to the defaults this estimate assumes (communication overlap, token dispatcher, "
+            "routing balance), the same runs were off by %(defaults)s%% on average. For this run: about "
+            "%(days_low)s to %(days_high)s days.",
+            **values,
+        )
+    return _(
+        "How close this estimate is: on %(runs)s published dense training runs, the model's step time was "
+        "off by %(error)s%% on average with each run's own training-stack settings, and 8 in 10 of those "
+        "runs took %(low)s to %(high)s times the predicted time. With those settings left to the defaults "
+        "this estimate assumes (communication overlap, dropout, attention kernels), the same runs were off "
+        "by %(defaults)s%% on average. For this run: about %(days_low)s to %(days_high)s days.",
+        **values,
+    )
+
+
 if __name__ == "__main__":
     for kind, (runs, mean_abs, low, high) in measured().items():
         print(f"{kind}: {runs} runs, mean |error| {mean_abs:.3f}, published/predicted {low:.2f}-{high:.2f}")
     for (kind, arch), (runs, mean) in measured_by_architecture().items():
         print(f"{kind} on {arch}: {runs} runs, mean signed error {mean:+.3f}")
+    for kind, (runs, mean_abs) in measured_with_defaults().items():
+        print(f"{kind} from the contract's keys (defaults taken): {runs} runs, mean |error| {mean_abs:.3f}")

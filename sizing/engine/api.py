@@ -23,6 +23,7 @@ from .overlap import (
     MEGATRON_CORE_2024,
     default_optimizer,
     framework_defaults,
+    framework_note,
     optimizer_note,
     resolve_dispatcher,
     resolve_overlap,
@@ -252,8 +253,14 @@ def build_result(
         "goodput": _goodput_figures(goodput, faults, days),
     }
     if out["feasible"]:
+        # the answer took the framework defaults where its assumptions say so (a search always does)
+        defaults_note = str(framework_note(hw))
         out["accuracy"] = accuracy_figures(
-            wl.moe is not None, out["iteration_time_s"], out["train_days"], gpu=hw.gpu
+            wl.moe is not None,
+            out["iteration_time_s"],
+            out["train_days"],
+            gpu=hw.gpu,
+            settings_assumed=any(str(n) == defaults_note for n in notes or []),
         )
     price_note: list[str] = [note] if (note := plan_choice_note(hw.facts)) is not None else []
     if cost is not None:

@@ -14,6 +14,7 @@ from sizing.engine.accuracy import (
     measured,
     measured_architectures,
     measured_by_architecture,
+    measured_with_defaults,
 )
 
 
@@ -22,6 +23,7 @@ def test_the_stated_band_is_what_the_validation_set_measures() -> None:
     assert measured() == C.MODEL_ACCURACY
     assert measured_architectures() == C.MODEL_ACCURACY_ARCHITECTURES
     assert measured_by_architecture() == C.MODEL_ACCURACY_BY_ARCHITECTURE
+    assert measured_with_defaults() == C.MODEL_ACCURACY_DEFAULTS
 
 
 def test_a_dense_answer_carries_its_kind_band_applied_to_its_own_figures(h100_ib: dict[str, Any]) -> None:
@@ -168,3 +170,30 @@ def test_a_mean_that_rounds_to_zero_is_said_as_right_not_as_a_direction(mean: fl
 def test_a_mean_that_rounds_to_one_percent_keeps_its_direction() -> None:
     figures = _hopper_dense(-0.006)
     assert "1% shorter than published on average: this run may be slower" in str(accuracy_sentence(figures))
+
+
+def test_an_answer_that_took_the_framework_defaults_says_how_far_the_runs_were_with_them(
+    h100_ib: dict[str, Any],
+) -> None:
+    """The band is measured with each published run's own framework settings; an answer that assumed them (a
+    search always does) also states how far the same runs were from the contract's keys alone, with the
+    defaults it assumes (constants.MODEL_ACCURACY_DEFAULTS). An answer whose layout states them does not."""
+    r = search("gpt3-175b", h100_ib, gpus=1024)
+    acc = r["accuracy"]
+    runs, defaults = C.MODEL_ACCURACY_DEFAULTS["dense"]
+    assert acc["settings_assumed"] is True and acc["mean_abs_error_defaults"] == defaults
+    assert defaults > acc["mean_abs_error"] and runs == acc["published_runs"]
+    text = str(accuracy_sentence(acc))
+    assert "with each run's own training-stack settings" in text
+    assert f"the same runs were off by {100 * defaults:.0f}% on average" in text
+    stated = evaluate("gpt3-175b", h100_ib, dict(r["layout"]), gpus=1024)["accuracy"]
+    assert stated["settings_assumed"] is False and stated["mean_abs_error_defaults"] == defaults
+    assert "the same runs were off by" not in str(accuracy_sentence(stated))
+    # an answer stored before the field existed reads as before
+    old = {k: v for k, v in acc.items() if k not in ("settings_assumed", "mean_abs_error_defaults")}
+    old_text = str(accuracy_sentence(old))
+    assert "the same runs were off by" not in old_text and f"on {runs} published dense" in old_text
+    moe = search("deepseek-v3-671b", h100_ib, gpus=1024)["accuracy"]
+    moe_text = str(accuracy_sentence(moe))
+    assert f"off by {100 * C.MODEL_ACCURACY_DEFAULTS['moe'][1]:.0f}% on average" in moe_text
+    assert "many small experts" in moe_text
