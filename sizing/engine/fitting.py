@@ -10,10 +10,11 @@ given, the fastest combination of the unstated ones that fits is taken, and the 
 Two facts of the workload hold memory too and are often left out of a workload dict: its dropout layers (a
 GELU model is given them, as GPT-3-era models trained: workload.DROPOUT_NOTES) and its attention kernels
 (unfused on the GPUs whose calibration runs had no FlashAttention: model.uses_flash_attention). They are the
-model's class values, so they give way last: only when no setting of the layout's own unstated keys fits is
-the fastest combination with the workload's unstated facts taken (a published layout that cannot fit with
-dropout masks or s x s scores ran without them: Nemotron-4 340B's TP8 PP8 on 128 H100 needs 80.6 GiB of the
-79.6 with dropout, 78.7 without, and its NeMo config has none), again said in `assumptions`.
+model's class values, so they give way last and fewest: only when no setting of the layout's own unstated
+keys fits are the workload's unstated facts moved, as few as make it fit, the fastest such setting taken (a
+published layout that cannot fit with dropout masks or s x s scores ran without them: Nemotron-4 340B's TP8
+PP8 on 128 H100 needs 80.6 GiB of the 79.6 with dropout, 78.7 without, and its NeMo config has none), again
+said in `assumptions`.
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ RECOMPUTE_WORDS = {
     "selective": _("selective recompute"),
     "full": _("full recompute"),
 }
-# the workload facts this module may choose (open_facts), each as (its field, the words for its class value,
-# the words for the value that holds less memory)
+# the workload facts this module may choose (open_facts), by name: (the words for its class value, the words
+# for the value that holds less memory)
 DROPOUT, ATTENTION = "workload.dropout", "workload.attention"
 FACT_WORDS = {
     DROPOUT: (_("dropout layers"), _("no dropout layers")),
