@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -151,3 +153,25 @@ def test_the_contract_keys_alone_are_held_to_their_recorded_mean_and_reject_no_n
     # assumed virtual stages), as with the row's own settings
     rejected = {r.row.id for r in V.contract_results() if not r.feasible}
     assert all((V.by_id(i).known_miss or "").startswith("memory:") for i in rejected), rejected
+
+
+def test_the_contract_command_prints_the_moved_rows_and_the_summary() -> None:
+    # the command docs/MODEL.md names ("What the contract's keys alone give")
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-m", "sizing.engine.validation", "--contract"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=True,
+    ).stdout.strip()
+    stats = V.contract_statistics()
+    assert out.splitlines()[0] == "| run | error, row's settings | error, contract keys | fits |"
+    assert out.endswith(
+        f"contract keys only: {stats['rows']} rows, mean |error| {100 * stats['mean']:.2f}%, max "
+        f"{100 * stats['max']:.1f}%, {stats['past_tolerance']} past tolerance, "
+        f"{stats['rejected']} layouts rejected"
+    )
+    # the Nemotron-4 340B row fits from the contract's keys and moves less than 3 points: not listed
+    assert "| nemo2407-h100-nemotron4-340b-128 |" not in out
+    assert "| llama3-405b-h100-8192 | -10.1% | -10.1% | no (89 of 80 GiB) |" in out
