@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from sizing.engine import evaluate
-from sizing.engine.validation import by_id
+from sizing.engine.validation import by_id, contract_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -188,10 +188,7 @@ def test_the_validation_rows_state_both_keys() -> None:
 
 def contract_workload(row_id: str) -> dict[str, Any]:
     """A row's workload as the size contract carries it: no dropout, attention or head-width keys."""
-    keys = ("name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len", "global_batch")
-    keys += ("train_tokens", "precision", "activation")
-    row = by_id(row_id)
-    return {k: row.workload[k] for k in keys} | {"moe": None}
+    return contract_inputs(by_id(row_id))[0]
 
 
 def fact_notes(answer: dict[str, Any]) -> list[str]:

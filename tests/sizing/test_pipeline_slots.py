@@ -12,7 +12,7 @@ import pytest
 from sizing.engine import evaluate
 from sizing.engine import stages as S
 from sizing.engine.errors import InputError
-from sizing.engine.validation import by_id, predict
+from sizing.engine.validation import by_id, contract_inputs, predict
 
 EMB, LOSS = "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split"
 
@@ -132,10 +132,8 @@ def test_without_pipeline_stages_the_slots_are_unset_and_said_so() -> None:
 def _contract(row_id: str, **layout: Any) -> dict[str, Any]:
     """The row evaluated with the size contract's layout keys only (no pipeline-split flags)."""
     row = by_id(row_id)
-    assert row.layout is not None
-    given = {k: v for k, v in row.layout.items() if k not in (EMB, LOSS)}
-    keys = ("tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute", "sequence_parallel")
-    return evaluate(dict(row.workload), dict(row.offering), {**{k: given[k] for k in keys}, **layout})
+    given = {k: v for k, v in contract_inputs(row)[2].items() if k != "virtual_stages"}
+    return evaluate(dict(row.workload), dict(row.offering), {**given, **layout})
 
 
 @pytest.mark.parametrize(
