@@ -26,6 +26,7 @@ from .overlap import (
     framework_note,
     optimizer_note,
     resolve_dispatcher,
+    resolve_grad_reduce,
     resolve_overlap,
 )
 from .workload import Workload, workload_from_dict, workload_preset
@@ -341,7 +342,8 @@ def evaluate(
     hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
     lay, dispatcher_notes = resolve_dispatcher(lay, hw, wl.moe is not None)
     lay, overlap_notes = resolve_overlap(lay, hw)
-    notes = notes + dispatcher_notes + overlap_notes
+    lay, reduce_notes = resolve_grad_reduce(lay, optimizer, hw)
+    notes = notes + dispatcher_notes + overlap_notes + reduce_notes
     res = evaluate_grid(wl, hw, lay.grid(), optimizer)
     facts = open_facts(workload, wl, hw)
     wl, lay, res, fit_notes = fit_unstated(wl, hw, lay, res, unstated, optimizer, facts)

@@ -4,12 +4,12 @@ Besides the parallel degrees, a layout carries the framework settings the time m
 tensor parallelism (`etp`), the four communication-overlap flags of Megatron-Core (`tp_comm_overlap`,
 `overlap_grad_reduce`, `overlap_param_gather`, `overlap_p2p_comm`), the pipeline engine (`pipeline_engine`,
 pipeline.py: Megatron's schedule unless the layout says DeepSpeed's), the gradient-reduction precision
-(`grad_reduce_in_fp32`, bf16 unless the layout says fp32), for ZeRO-3, whether the parameters are
-resharded after the forward pass (`reshard_after_forward`, FSDP's default true) and, for MoE, the token
-dispatcher (`moe_dispatcher`) and whether its all-to-alls overlap another micro-batch's compute
-(`overlap_moe_expert_parallel_comm`, off unless stated). An overlap flag or dispatcher left out (None) takes
-the framework default of the offering's GPU generation (`overlap.framework_defaults`,
-`overlap.default_dispatcher`), which the answer states in `assumptions`.
+(`grad_reduce_in_fp32`, when unset the optimizer-state convention's: overlap.resolve_grad_reduce), for
+ZeRO-3, whether the parameters are resharded after the forward pass (`reshard_after_forward`, FSDP's
+default true) and, for MoE, the token dispatcher (`moe_dispatcher`) and whether its all-to-alls overlap
+another micro-batch's compute (`overlap_moe_expert_parallel_comm`, off unless stated). An overlap flag or
+dispatcher left out (None) takes the framework default of the offering's GPU generation
+(`overlap.framework_defaults`, `overlap.default_dispatcher`), which the answer states in `assumptions`.
 """
 
 from __future__ import annotations
@@ -52,8 +52,9 @@ class Layout:
     # "deepspeed" (DeepSpeed's 2021 PipelineEngine, as MT-NLG and BLOOM ran through Megatron-DeepSpeed)
     pipeline_engine: str = "megatron"
     # gradients reduced in fp32 rather than bf16 (Megatron-Core DistributedDataParallelConfig
-    # grad_reduce_in_fp32; Megatron-LM 2021-23 forced it for bf16): twice the gradient traffic
-    grad_reduce_in_fp32: bool = False
+    # grad_reduce_in_fp32; Megatron-LM forces it for bf16): twice the gradient traffic; None = the optimizer-
+    # state convention's (overlap.resolve_grad_reduce)
+    grad_reduce_in_fp32: bool | None = None
     # ZeRO-3 / FSDP: reshard the parameters after the forward pass (FSDP2 fully_shard reshard_after_forward,
     # default True); False keeps them gathered until the backward: one all-gather per micro-batch, not two,
     # and the stage's parameters resident (memory line gathered_params)
@@ -132,8 +133,8 @@ class Layout:
                 g[key] = bool(value)
         if self.pipeline_engine == "deepspeed":
             g["dsp"] = True
-        if self.grad_reduce_in_fp32:
-            g["gr32"] = True
+        if self.grad_reduce_in_fp32 is not None:
+            g["gr32"] = self.grad_reduce_in_fp32
         if not self.reshard_after_forward:
             g["raf"] = False
         if self.zero3_gather is not None:
@@ -421,7 +422,7 @@ def layout_from_dict(
         etp=etp if etp != tp else None,
         **flags,
         pipeline_engine=engine,
-        grad_reduce_in_fp32=bool(_flag(d, "grad_reduce_in_fp32")),
+        grad_reduce_in_fp32=_flag(d, "grad_reduce_in_fp32"),
         reshard_after_forward=_flag(d, "reshard_after_forward") is not False,
         zero3_gather=_zero3_gather(d),
         moe_dispatcher=_moe_dispatcher(d),

@@ -38,6 +38,7 @@ from .overlap import (
     default_dispatcher,
     grid_defaults,
     hidden_all_to_alls,
+    reduces_grads_in_fp32,
 )
 from .subgrid import subgrid_picker
 from .workload import Workload
@@ -203,9 +204,9 @@ def _recomputed(mode: Any, flash: bool, attention: Any, linear: Any) -> Any:
     )
 
 
-def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
+def _inputs(g: dict[str, Any], defaults: dict[str, bool], fp32_grads: bool) -> dict[str, Any]:
     """The grid as float arrays; missing keys take defaults (etp = tp; the overlap flags the framework
-    default of the GPU)."""
+    default of the GPU; gr32 `fp32_grads` with ZeRO-0/1, overlap.reduces_grads_in_fp32)."""
     f = np.float64
     tp = np.asarray(g["tp"], dtype=f)
     out = {
@@ -230,7 +231,7 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
         else:
             out[key] = np.asarray(default, dtype=bool)
     # settings whose default changes nothing, present only when the grid sets them: DeepSpeed's pipeline
-    # engine (dsp, pipeline.py; else Megatron's), gradients reduced in fp32 (gr32, zero.py; else bf16) and
+    # engine (dsp, pipeline.py; else Megatron's), gradients reduced in fp32 (gr32, zero.py; below) and
     # ZeRO-3 parameters kept gathered after the forward pass (raf false, zero.py; else resharded); ZeRO-3
     # gathers of flat per-block buffers or per tensor (z3flat, zero.py; else the GPU's framework default)
     # The MoE token dispatcher (dedup: deduplicating DeepEP/HybridEP, else Megatron's all-to-all) is read
@@ -239,6 +240,8 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool]) -> dict[str, Any]:
     for key in ("dsp", "gr32", "raf", "z3flat", "dedup", "epo"):
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
+    if fp32_grads and "gr32" not in g:
+        out["gr32"] = out["zero"] <= 1
     # layers of the first and last pipeline stages (0 = unset), the embedding and loss counted as pipeline
     # layers (stages.py), present only when the layout sets them
     for key in S.UNEVEN_ENDS + S.PIPELINE_SLOTS:
@@ -708,6 +711,7 @@ class GridModel:
         self.convention = convention
         self.shape = shape or WorkloadShape(wl)
         self.defaults = grid_defaults(hw)
+        self.fp32_grads = reduces_grads_in_fp32(convention, hw)
 
     def feasible_throughput(self, g: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
         """Memory and the other constraints over the whole broadcast grid `g`, then the time model on the
@@ -716,14 +720,14 @@ class GridModel:
         constraints is restricted to the feasible layouts and reused, not computed again: the same values
         (elementwise operations on the same operands; perf/check_search_identical.py)."""
         reasons, idx, sub, memory = self._feasible(g)
-        x = _inputs(sub, self.defaults)
+        x = _inputs(sub, self.defaults, self.fp32_grads)
         iteration = self._times(x, memory)[3]
         return reasons, idx, _throughput(self.wl, self.hw, self.shape, x, memory.gpus, iteration.total)
 
     def _feasible(self, g: dict[str, Any]) -> tuple[Any, Any, dict[str, Any], StageMemory]:
         """(reasons, feasible flat indices, `g` and its memory restricted to them)."""
         wl, hw = self.wl, self.hw
-        x = _inputs(g, self.defaults)
+        x = _inputs(g, self.defaults, self.fp32_grads)
         memory = _memory(wl, hw, self.shape, x, self.convention)
         reasons = _reasons(wl, hw, x, memory)
         idx = np.flatnonzero(reasons == 0)
@@ -750,7 +754,7 @@ class GridModel:
     def evaluate(self, g: dict[str, Any]) -> dict[str, Any]:
         """Memory and time for every layout in `g` (keys: see the module docstring)."""
         wl, hw, shape = self.wl, self.hw, self.shape
-        x = _inputs(g, self.defaults)
+        x = _inputs(g, self.defaults, self.fp32_grads)
         memory = _memory(wl, hw, shape, x, self.convention)
         compute, comm, stage, iteration = self._times(x, memory)
         micro = memory.micro_batches

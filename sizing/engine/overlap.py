@@ -9,6 +9,7 @@ state which defaults were taken.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -216,4 +217,37 @@ def optimizer_note(hw: Hardware) -> str:
         "gradients and optimizer state assumed on %(gpu)s, with fp32 main gradients (the layout's optimizer "
         "'%(convention)s')",
         **values,
+    )
+
+
+# Gradients are reduced across data-parallel ranks in the precision the optimizer-state convention keeps them
+# (constants.OPTIMIZER_BYTES) when the layout does not say (`grad_reduce_in_fp32`): Megatron-LM reduces its
+# fp32 main-gradient buffer as it is ("bfloat16 requires gradient accumulation and all-reduce to be done in
+# fp32", megatron/training/arguments.py: accumulate_allreduce_grads_in_fp32 is forced for bf16 unless
+# --grad-reduce-in-bf16), and Megatron-Core's grad_reduce_in_fp32 is that buffer's dtype, so a convention with
+# 4-byte gradients reduces 4 bytes and one with 2-byte gradients 2. Not on the GPUs whose default stack is the
+# fp16 Megatron-LM of the calibration runs (constants.FP16_ERA_GPUS: fp16 gradients reduce in fp16), and not
+# with ZeRO-2/3 (DeepSpeed, FSDP keep and reduce the gradients in the training precision).
+def reduces_grads_in_fp32(convention: str, hw: Hardware) -> bool:
+    """Whether a ZeRO-0/1 layout that leaves `grad_reduce_in_fp32` unset reduces its gradients in fp32."""
+    main_grads = C.OPTIMIZER_BYTES[convention][1]
+    return main_grads == C.GRAD_COMM_BYTES_FP32 and hw.gpu.key not in C.FP16_ERA_GPUS
+
+
+def resolve_grad_reduce(layout: Layout, convention: str, hw: Hardware) -> tuple[Layout, list[str]]:
+    """The layout with its unset gradient-reduction precision filled from the optimizer-state convention,
+    and the note when that is fp32 (the bf16 case is the convention's own note)."""
+    if layout.grad_reduce_in_fp32 is not None:
+        return layout, []
+    fp32 = reduces_grads_in_fp32(convention, hw) and layout.zero <= 1
+    return replace(layout, grad_reduce_in_fp32=fp32), [grad_reduce_note()] if fp32 else []
+
+
+def grad_reduce_note() -> str:
+    """The `assumptions` line for a layout whose gradients are taken to travel in fp32."""
+    return _(
+        "gradient reduction precision not given: fp32 assumed, as the optimizer-state convention keeps fp32 "
+        "main gradients and Megatron-LM reduces them as kept (it does so for every bf16 run unless told "
+        "--grad-reduce-in-bf16): twice the bytes of a bf16 reduction; set grad_reduce_in_fp32: false for a "
+        "stack that reduces in bf16"
     )

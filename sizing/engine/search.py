@@ -57,8 +57,10 @@ from .overlap import (
     ep_overlap_note,
     framework_defaults,
     framework_note,
+    grad_reduce_note,
     optimizer_note,
     resolve_dispatcher,
+    resolve_grad_reduce,
     zero3_note,
 )
 from .workload import Workload
@@ -253,7 +255,8 @@ class _Space:
         )
         # the search does not toggle the overlap settings: it evaluates the framework default of the GPU
         lay = lay.with_overlap(framework_defaults(self.hw, lay.zero))
-        return resolve_dispatcher(lay, self.hw, self.wl.moe is not None)[0]
+        lay = resolve_dispatcher(lay, self.hw, self.wl.moe is not None)[0]
+        return resolve_grad_reduce(lay, self.model.convention, self.hw)[0]
 
 
 def _search_space(
@@ -495,6 +498,8 @@ def _default_notes(lay: Layout) -> list[str]:
     notes = [zero3_note()] if lay.zero >= 3 else []
     if lay.ep > 1:
         notes.append(ep_overlap_note())
+    if lay.grad_reduce_in_fp32:  # the search states none: the convention's (overlap.resolve_grad_reduce)
+        notes.append(grad_reduce_note())
     return notes
 
 

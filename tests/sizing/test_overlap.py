@@ -87,7 +87,7 @@ def test_search_evaluates_the_framework_default_and_does_not_toggle_it(h100_ib: 
 def test_fp32_gradient_reduction_doubles_the_gradient_traffic(a100_ib: dict[str, Any]) -> None:
     # Megatron-LM 2021-23 reduced bf16 gradients in fp32 (arguments.py); ZeRO-0 moves only gradients
     lay = {"tp": 8, "pp": 8, "zero": 0}
-    bf16 = evaluate("gpt3-175b", a100_ib, lay, gpus=1024)
+    bf16 = evaluate("gpt3-175b", a100_ib, {**lay, "grad_reduce_in_fp32": False}, gpus=1024)
     fp32 = evaluate("gpt3-175b", a100_ib, {**lay, "grad_reduce_in_fp32": True}, gpus=1024)
     assert bf16["layout"]["grad_reduce_in_fp32"] is False and fp32["layout"]["grad_reduce_in_fp32"] is True
     ratio = fp32["iteration_breakdown_s"]["dp_comm"] / bf16["iteration_breakdown_s"]["dp_comm"]
@@ -198,3 +198,37 @@ def test_zero3_exposure_per_gather_mode_in_numbers() -> None:
     off = zero._Overlap(grad=True, param=False, forward_mb=1.0, backward_mb=2.0, buckets=1.0)
     assert float(zero._zero3(g, 1.0, off, True, False, 10.0)[1]) == pytest.approx(3.0)
     assert float(zero._zero3(g, 1.0, off, True, True, 10.0)[1]) == pytest.approx(3.0)
+
+
+def test_unset_gradient_reduction_follows_the_optimizer_convention(
+    a100_ib: dict[str, Any], h100_ib: dict[str, Any]
+) -> None:
+    # Megatron-LM reduces its fp32 main gradients as kept (arguments.py, forced for bf16); a convention with
+    # 2-byte gradients, ZeRO-2/3, and the A100's fp16-era stack reduce 2 bytes (overlap.reduces_grads_in_fp32)
+    mi300x = {**a100_ib, "gpu": "MI300X-192GB", "intra_node": "nvlink-mesh"}
+    lay = {"tp": 8, "pp": 8, "zero": 1}
+    unset = evaluate("gpt3-175b", mi300x, lay, gpus=1024)
+    fp32 = evaluate("gpt3-175b", mi300x, {**lay, "grad_reduce_in_fp32": True}, gpus=1024)
+    bf16 = evaluate("gpt3-175b", mi300x, {**lay, "grad_reduce_in_fp32": False}, gpus=1024)
+    assert unset["layout"]["grad_reduce_in_fp32"] is True
+    assert unset["iteration_breakdown_s"] == fp32["iteration_breakdown_s"]
+    assert unset["iteration_breakdown_s"]["dp_comm"] > bf16["iteration_breakdown_s"]["dp_comm"]
+    note = "gradient reduction precision not given: fp32 assumed"
+    assert sum(note in a for a in unset["assumptions"]) == 1
+    assert not any(note in a for a in fp32["assumptions"] + bf16["assumptions"])
+    others = (
+        evaluate("gpt3-175b", mi300x, {**lay, "optimizer": "zero-paper"}, gpus=1024),
+        evaluate("gpt3-175b", mi300x, {"tp": 1, "pp": 1, "zero": 3, "micro_batch": 1}, gpus=1024),
+        evaluate("gpt3-175b", a100_ib, lay, gpus=1024),  # the calibration runs' fp16 stack
+        evaluate("llama3-70b", h100_ib, H100_LAYOUT, gpus=512),
+    )
+    for r in others:
+        assert r["layout"]["grad_reduce_in_fp32"] is False
+        assert not any(note in a for a in r["assumptions"])
+    # the search reports the value it evaluated and says so; on Hopper its convention keeps bf16 gradients
+    found = search("gpt3-175b", mi300x, gpus=1024)
+    assert found["layout"]["zero"] <= 1 and found["layout"]["grad_reduce_in_fp32"] is True
+    assert any(note in a for a in found["assumptions"])
+    again = evaluate("gpt3-175b", mi300x, dict(found["layout"]), gpus=1024)
+    assert again["iteration_time_s"] == pytest.approx(found["iteration_time_s"], rel=1e-9)
+    assert search("llama3-70b", h100_ib, gpus=512)["layout"]["grad_reduce_in_fp32"] is False

@@ -153,7 +153,9 @@ def test_zero3_traffic_is_per_micro_batch_and_1p5x_with_one(h100_ib: dict[str, A
     # 512 GPUs, micro-batch 2: one micro-batch per replica -> ZeRO-3 moves 3 x (n-1)/n of the weights, 1.5x
     # the all-reduce of ZeRO-1 (ZeRO paper, cal §3); 256 GPUs: two micro-batches -> twice the ZeRO-3 traffic
     g = {"tp": 1, "pp": 1, "dp": np.array([[512], [256]]), "cp": 1, "ep": 1, "zero": np.array([[1, 2, 3]])}
-    g.update({"mb": 2, "rec": 1, "sp": False, "v": 1})
+    # gradients in bf16 at every stage (the ZeRO paper's equal-precision count; the grid's default convention,
+    # 4-byte main gradients, would reduce ZeRO-0/1 in fp32: overlap.reduces_grads_in_fp32)
+    g.update({"mb": 2, "rec": 1, "sp": False, "v": 1, "gr32": False})
     res = evaluate_grid(wl, hw, g)
     total, exposed = res["t_dp_total"], res["t_dp"]
     assert res["micro_batches"][0, 0] == 1 and res["micro_batches"][1, 0] == 2
