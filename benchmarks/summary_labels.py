@@ -61,6 +61,9 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "deepspeed_samples_per_s_median": _("Median DeepSpeed samples/s"),
     "deepspeed_samples_per_s_running_average_only": _("DeepSpeed samples/s is the running average only"),
     "deepspeed_skipped_steps": _("DeepSpeed skipped steps"),
+    "deepspeed_profiler_step": _("DeepSpeed flops profiler: profiled step"),
+    "deepspeed_profiler_samples_per_s": _("DeepSpeed flops profiler: samples/s"),
+    "runs_in_log": _("Runs in the log (the last is summarised)"),
     "mfu": _("MFU"),
     "skipped_iterations": _("Skipped iterations"),
     "nan_iterations": _("NaN iterations"),
@@ -142,11 +145,21 @@ SUMMARY_WORDS = {
     "computed: tokens per train step / (tokens/s per GPU x world size)": gettext_noop(
         "computed: tokens per train step / (tokens/s per GPU x world size)"
     ),
+    "computed: DeepSpeed samples/s x seq length / world size": gettext_noop(
+        "computed: DeepSpeed samples/s x seq length / world size"
+    ),
+    "computed: batch per GPU x data parallel size x seq length / iter latency / world size": gettext_noop(
+        "computed: batch per GPU x data parallel size x seq length / iter latency / world size"
+    ),
+    "DeepSpeed flops profiler: iter latency of the profiled step": gettext_noop(
+        "DeepSpeed flops profiler: iter latency of the profiled step"
+    ),
     # a training log's `source_format`: which framework's lines the figures were read from
     "megatron": gettext_noop("Megatron-LM iteration lines"),
     "nemo": gettext_noop("NeMo (Megatron-Core) iteration lines"),
     "torchtitan": gettext_noop("torchtitan step lines"),
     "deepspeed-timer": gettext_noop("DeepSpeed timer lines"),
+    "deepspeed-flops-profiler": gettext_noop("DeepSpeed flops profiler block"),
 }
 
 

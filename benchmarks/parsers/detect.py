@@ -41,9 +41,11 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "dcgmi_nvlink": re.compile(r"NvLink Link Status|Key:\s*Up=U"),
     # NeMo 1 prints only its progress bar, whose postfix holds `train_step_timing in s=49.50`.
     "megatron": re.compile(r"\biteration\s+\d+\s*/\s*\d+\s*\||train_step_timing in s=\d"),
+    # The flops profiler's block (deepspeed.PROFILER_HEADER) and its `... FLOPS per GPU = ...` lines: a
+    # profiler excerpt is recognised without any other DeepSpeed line.
     "deepspeed": re.compile(
         r"RunningAvgSamplesPerSec=|\[Rank \d+\] step=\d+|deepspeed\.launcher|\[runner\.py:\d+:main\]"
-        r"|DeepSpeed info:|\[logging\.py:\d+:log_dist\]"
+        r"|DeepSpeed info:|\[logging\.py:\d+:log_dist\]|DeepSpeed Flops Profiler|FLOPS per GPU = "
     ),
     # Only the first `step: N loss:` is tried (atomic group): a later one has less text after it.
     # Forks print the run length too: `step: 640/644 = 99.3789%  loss:` (training.TITAN_RE reads both).
@@ -122,7 +124,7 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "megatron": ("iteration", "train_step_timing in s="),
     "deepspeed": (
         "RunningAvgSamplesPerSec=", "] step=", "deepspeed.launcher", "[runner.py:", "DeepSpeed info:",
-        "[logging.py:",
+        "[logging.py:", "DeepSpeed Flops Profiler", "FLOPS per GPU = ",
     ),
     "torchtitan": ("step:",),
     "smi_header": ("NVIDIA-SMI",),

@@ -113,47 +113,60 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
     return result
 
 
-def parse_nvlink_status(text: Text) -> ParseResult:
-    result = ParseResult(kind="nvidia-smi-nvlink")
-    gpus: list[dict[str, Any]] = []
+def _gpu_block(index: int | None, name: str | None, line: int) -> dict[str, Any]:
+    return {"index": index, "name": name, "line": line, "links": {}, "nvml_none": False}
+
+
+def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
+    """The GPUs of `nvlink -s` output (evidence/FORMATS.md 3) with their links ({link number: reading}),
+    and how many link lines came before any `GPU n:` header.
+
+    A GPU is keyed by its UUID, or by its index when the header has none, so a header printed again is the
+    same GPU: `nvlink -s -i 0` then `nvlink -c -i 0` print one `GPU 0: ...` header twice (tests/benchmarks/
+    fixtures/real/nvidia-smi-nvlink/h100-gpu0-status-then-capabilities-repeated-header.txt), and a link
+    read again replaces its first reading rather than counting twice. The capability lines of `-c`
+    (`Link 0, P2P is supported: true`) are not link states: LINK_RE (`Link n:`) leaves them out."""
+    gpus: dict[str | int | None, dict[str, Any]] = {}
     current: dict[str, Any] | None = None
     orphan_links = 0
     for no, line in enumerate(text.lines, start=1):
         m = LIST_RE.match(line) or GPU_NO_UUID_RE.match(line)
         if m:
-            current = {
-                "index": int(m.group(1)),
-                "name": m.group(2).strip(),
-                "line": no,
-                "links": [],
-                "nvml_none": False,
-            }
-            gpus.append(current)
+            index = int(m.group(1))
+            key = m.group(3) if m.re is LIST_RE else index
+            current = gpus.setdefault(key, _gpu_block(index, m.group(2).strip(), no))
             continue
         m = LINK_RE.match(line)
         if m:
             if current is None:
                 orphan_links += 1
-                current = {"index": None, "name": None, "line": no, "links": [], "nvml_none": False}
-                gpus.append(current)
+                current = gpus[None] = _gpu_block(None, None, no)
             speed = to_float(m.group(2)) if m.group(2) else None
-            current["links"].append({"link": int(m.group(1)), "gbytes_per_s": speed, "line": no})
+            link = int(m.group(1))
+            current["links"][link] = {"link": link, "gbytes_per_s": speed, "line": no}
             continue
         if NO_NVLINK_RE.search(line) and current is not None:
             current["nvml_none"] = True
+    return list(gpus.values()), orphan_links
+
+
+def parse_nvlink_status(text: Text) -> ParseResult:
+    result = ParseResult(kind="nvidia-smi-nvlink")
+    gpus, orphan_links = _nvlink_gpus(text)
     per_gpu = []
     speeds: Counter[float] = Counter()
     inactive = 0
     for g in gpus:
-        active = [lk for lk in g["links"] if lk["gbytes_per_s"]]
-        inactive += len(g["links"]) - len(active)
+        links = list(g["links"].values())
+        active = [lk for lk in links if lk["gbytes_per_s"]]
+        inactive += len(links) - len(active)
         speeds.update(lk["gbytes_per_s"] for lk in active)
         per_gpu.append(
             {
                 "index": g["index"],
                 "name": g["name"],
                 "active_links": len(active),
-                "inactive_links": len(g["links"]) - len(active),
+                "inactive_links": len(links) - len(active),
                 "gbytes_per_s_total": round(sum(lk["gbytes_per_s"] for lk in active), 3),
                 "min_link_gbps": min((lk["gbytes_per_s"] for lk in active), default=None),
                 "all_links_inactive": g["nvml_none"],

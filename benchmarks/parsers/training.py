@@ -3,7 +3,9 @@
 Per-iteration figures come from the lines the frameworks print every `--log-interval` steps. The
 first logged interval includes compilation and warm-up (15-50x slower in the AMD logs), so it is
 always excluded, as are leading intervals still over 1.5x the median of the rest; later intervals
-over 2x the median are reported as stalls.
+over 2x the median are reported as stalls. DeepSpeed's own lines are read in deepspeed.py; a file
+holding several runs is summarised on its last one (runs.py, _TrainingLog); a traceback after the
+last iteration is warned about.
 """
 
 from __future__ import annotations
@@ -15,8 +17,17 @@ from typing import Any
 
 from hardware.messages import _
 
+from .deepspeed import (
+    DeepSpeedLog,
+    profile_fields,
+    profile_warnings,
+    samples_not_converted,
+    skip_warnings,
+    timer_fields,
+)
 from .result import ParseResult
-from .text import RANK_PREFIX_RE, Text, median, strip_launcher_prefix, to_float, to_int
+from .runs import Runs
+from .text import RANK_PREFIX_RE, SRUN_PREFIX_RE, Text, median, strip_launcher_prefix, to_float, to_int
 
 ITER_RE = re.compile(r"\biteration\s+(\d+)\s*/\s*(\d+)\s*\|(.*)$")
 ARG_RE = re.compile(
@@ -44,19 +55,21 @@ TITAN_SETUP_RES = {
 TITAN_WORLD_DIMS = ("pp", "dp_replicate", "dp_shard", "cp", "tp")
 # torchtitan `step: 12  loss: ...`; forks print the run length too: `step: 640/644 = 99.3789%  loss: ...`.
 TITAN_RE = re.compile(r"(?<!validate )\bstep:\s*(\d+)(?:/(\d+)(?:\s*=\s*[\d.]+%)?)?\s+(.*)$")
-TITAN_KV_RE = re.compile(r"\b(loss|grad_norm|memory|tps|wps|tflops|mfu)\s*:\s*([^\s]+)")
-DS_TIMER_RE = re.compile(
-    r"global_step=(\d+),\s*RunningAvgSamplesPerSec=([\d.eE+-]+),\s*CurrSamplesPerSec=([\d.eE+-]+)"
-)
-DS_STEP_RE = re.compile(r"\[Rank \d+\] step=(\d+),\s*skipped=(\d+)")
-# DeepSpeed before 0.6 (2022): `[timer.py:189:stop] 0/40, SamplesPerSec=83.48, MemAllocated=...`
-# (epoch/step and the running average only).
-DS_TIMER_OLD_RE = re.compile(r"\[timer\.py:\d+:stop\]\s*+\d+/(\d+),\s*+SamplesPerSec=([\d.eE+-]+)")
+# A value ends at a backtick too: a markdown fence glued to the last line (`mfu: 23.46%```).
+TITAN_KV_RE = re.compile(r"\b(loss|grad_norm|memory|tps|wps|tflops|mfu)\s*:\s*([^\s`]+)")
 # NeMo 1 (PyTorch Lightning) prints no iteration lines, only its progress bar, whose postfix carries the step
 # time: `Epoch 0: :  47%|████▋     | 7/15 [06:19<07:13, reduced_train_loss=11.50, global_step=5.000,
 # consumed_samples=12288.0, train_step_timing in s=49.50]`. Read by string search (the bar's updates run
 # together on one line once the carriage returns are gone), never by a regex over the line.
 NEMO_BAR_KEY = "train_step_timing in s="
+# A Python traceback or error line after the last iteration: the run stopped there, or failed at its
+# teardown (`Fatal Python error: Aborted` after `Training completed`). Exception lines are read as Python
+# prints them (`AttributeError: ...`, `torch.distributed.DistBackendError: ...`, `KeyboardInterrupt`); the
+# quote is cut to MAX_QUOTED_CHARS.
+TRACEBACK_HEAD = "Traceback (most recent call last)"
+FATAL_PYTHON_ERROR = "Fatal Python error:"
+EXCEPTION_RE = re.compile(r"^(?:[A-Za-z_]\w*+\.)*+\w*?(?:Error|Exception|Interrupt|Exit)(?::.*)?$")
+MAX_QUOTED_CHARS = 200
 # GPT-NeoX `approx flops per GPU: 112.9TFLOPS` (human-readable unit suffix).
 FLOPS_UNITS = {"GFLOPS": 1e-3, "TFLOPS": 1.0, "PFLOPS": 1e3}
 # A publisher's or terminal's wrap of a Megatron line (it ends on `|`): at most this many lines joined.
@@ -249,12 +262,16 @@ def _nemo_bar_rows(line: str, line_no: int) -> list[dict[str, Any]]:
             key, sep, value = item.partition("=")
             if sep:
                 fields[" ".join(key.replace("_", " ").lower().split())] = value.strip()
-        step = to_float(fields.get("global step", "")) or to_float(done)
+        global_step = to_float(fields.get("global step", ""))
+        step = global_step if global_step is not None else to_float(done)
         if step is None or to_int(total) is None:
             continue
         row = _row_from_fields(int(step), fields, postfix, line_no, {})
         row["nemo"] = True
         row["total"] = to_int(total)
+        # Lightning's global_step is the index of the step being run, from 0: the bar's last update of a
+        # finished 100-step run reads `100/100 [..., global_step=99.00, ...]`. The bar's own N counts from 1.
+        row["counts_from_zero"] = global_step is not None
         rows.append(row)
     return rows
 
@@ -262,20 +279,30 @@ def _nemo_bar_rows(line: str, line_no: int) -> list[dict[str, Any]]:
 @dataclass
 class _TrainingLog:
     """What one pass over the lines collects; every rank may print the same iteration line, so
-    rows are keyed by iteration and the first print is kept."""
+    rows are keyed by iteration and the first print is kept.
+
+    Where an iteration counter goes back, a new run starts (runs.py) and only the last run is kept: the end
+    of the file is where the uploader stopped, a restart usually follows a fix or a crash (the earlier run
+    is then a configuration given up or a failure), and the end-of-log checks (a cut run, a traceback) are
+    about that run, so the summary and those warnings describe the same run. The set-up lines printed
+    before the new run's first iteration replace the earlier run's; a run pasted without them keeps them.
+    """
 
     args: dict[str, float] = field(default_factory=dict)
+    # Arguments printed since the last iteration line: the next run's set-up if that line starts one.
+    pending_args: dict[str, float] = field(default_factory=dict)
+    restarted: bool = False
     megatron: dict[int, dict[str, Any]] = field(default_factory=dict)
+    megatron_runs: Runs = field(default_factory=Runs)
     titan: dict[int, dict[str, Any]] = field(default_factory=dict)
-    ds_timer: list[tuple[int, float, float, int]] = field(default_factory=list)
-    # DeepSpeed's `[Rank 0] step=N, skipped=M`: M counts the optimizer steps skipped so far (fp16
-    # loss-scale overflow), N the steps taken.
-    skipped_steps: int = 0
-    ds_steps: int = 0
+    titan_runs: Runs = field(default_factory=Runs)
+    ds: DeepSpeedLog = field(default_factory=DeepSpeedLog)
     total_iterations: int | None = None
     # A Megatron line that does not end on `|` (wrapped): (iteration, prefix, text so far, lines joined).
     wrapped: tuple[int, str, str, int] | None = None
-    old_ds_timer: bool = False
+    # The first Python traceback and the first exception line since the last training line.
+    traceback_line: int | None = None
+    error: tuple[int, str] | None = None
 
     def _continue_wrapped(self, line: str) -> bool:
         """Join a wrapped iteration line's next line (`key: value |` fields, no iteration of its own)."""
@@ -295,23 +322,40 @@ class _TrainingLog:
         """One non-empty line; a line is an iteration line of one format at most."""
         if self._continue_wrapped(line):
             return
-        _read_args(line, self.args)
-        _read_titan_setup(line, self.args)
+        _read_args(line, self.pending_args)
+        _read_titan_setup(line, self.pending_args)
+        if self._read_progress(line_no, line) or self.ds.read_line(line_no, line):
+            self.traceback_line, self.error = None, None
+            self._settle_args()
+        elif self.error is None:
+            self._read_error(line_no, line)
+
+    def _new_print(self, rows: dict[int, dict[str, Any]], runs: Runs, iteration: int, line_no: int) -> bool:
+        """Whether this print of `iteration` is its first in the run; a counter going back drops the rows
+        of the run before."""
+        if runs.add(iteration, line_no, iteration in rows):
+            rows.clear()
+            self.restarted = True
+        return iteration not in rows
+
+    def _read_progress(self, line_no: int, line: str) -> bool:
+        """A Megatron/NeMo iteration line, a NeMo progress bar or a torchtitan step line."""
         iteration_line = ITER_RE.search(line)
         if iteration_line:
             iteration = int(iteration_line.group(1))
             self.total_iterations = int(iteration_line.group(2))
-            if iteration not in self.megatron:
+            if self._new_print(self.megatron, self.megatron_runs, iteration, line_no):
                 rest, prefix = iteration_line.group(3), line[: iteration_line.start()]
                 self.megatron[iteration] = _megatron_row(iteration, rest, line_no, prefix)
                 if not rest.rstrip().endswith("|"):
                     self.wrapped = (iteration, prefix, rest, 1)
-            return
+            return True
         if NEMO_BAR_KEY in line:
             for row in _nemo_bar_rows(line, line_no):
                 self.total_iterations = row.pop("total")
-                self.megatron.setdefault(row["iteration"], row)
-            return
+                if self._new_print(self.megatron, self.megatron_runs, row["iteration"], line_no):
+                    self.megatron[row["iteration"]] = row
+            return True
         step_line = TITAN_RE.search(line)
         if step_line and ("tps:" in line or "wps:" in line):
             stripped = RANK_PREFIX_RE.sub("", strip_launcher_prefix(line))
@@ -319,28 +363,46 @@ class _TrainingLog:
             step = int(step_line.group(1))
             if step_line.group(2):
                 self.total_iterations = int(step_line.group(2))
-            if step not in self.titan:
+            if self._new_print(self.titan, self.titan_runs, step, line_no):
                 self.titan[step] = _titan_row(step, step_line.group(3), line_no)
+            return True
+        return False
+
+    def _settle_args(self) -> None:
+        """The arguments printed before this iteration line: a new run's own when it starts one, else
+        added to the run's (the first print wins)."""
+        if (self.restarted or self.ds.restarted) and self.pending_args:
+            self.args = self.pending_args
+        else:
+            for key, value in self.pending_args.items():
+                self.args.setdefault(key, value)
+        self.pending_args, self.restarted, self.ds.restarted = {}, False, False
+
+    def _read_error(self, line_no: int, line: str) -> None:
+        """A Python traceback's first line, or an exception (`AttributeError: ...`) or fatal-error line."""
+        if TRACEBACK_HEAD in line:
+            if self.traceback_line is None:
+                self.traceback_line = line_no
             return
-        timer = DS_TIMER_RE.search(line)
-        if timer:
-            self.ds_timer.append((int(timer.group(1)), float(timer.group(2)), float(timer.group(3)), line_no))
-            return
-        old_timer = DS_TIMER_OLD_RE.search(line)
-        if old_timer:
-            # Only the running average is printed: it stands for the current figure too.
-            average = float(old_timer.group(2))
-            self.ds_timer.append((int(old_timer.group(1)), average, average, line_no))
-            self.old_ds_timer = True
-            return
-        ds_step = DS_STEP_RE.search(line)
-        if ds_step:
-            self.ds_steps = max(self.ds_steps, int(ds_step.group(1)))
-            self.skipped_steps = max(self.skipped_steps, int(ds_step.group(2)))
+        if "Error" not in line and "Exception" not in line and "Interrupt" not in line and "Exit" not in line:
+            if FATAL_PYTHON_ERROR not in line:
+                return
+        prefix = SRUN_PREFIX_RE.match(line) or RANK_PREFIX_RE.match(line)
+        text = (line[prefix.end() :] if prefix else line).strip()
+        if text.startswith(FATAL_PYTHON_ERROR) or EXCEPTION_RE.match(text):
+            quoted = text if len(text) <= MAX_QUOTED_CHARS else text[:MAX_QUOTED_CHARS] + "…"
+            self.error = (line_no, quoted)
+
+    def finish(self) -> None:
+        self.ds.finish()
+        self._settle_args()
+        if self.total_iterations is None and self.args.get("total_steps"):
+            self.total_iterations = int(self.args["total_steps"])  # torchtitan's trainer line
 
     @property
     def world_size(self) -> float | None:
-        return self.args.get("world_size")
+        profiled = self.ds.profile.get("world_size") if self.ds.profile else None
+        return self.args.get("world_size") or profiled
 
     @property
     def seq_length(self) -> float | None:
@@ -350,6 +412,8 @@ class _TrainingLog:
 def _job_fields(log: _TrainingLog) -> dict[str, Any]:
     """Which format the figures come from and the job's shape (world size, sequence, parallelism)."""
     source = "megatron" if log.megatron else ("torchtitan" if log.titan else "deepspeed-timer")
+    if not log.megatron and not log.titan and not log.ds.timer:
+        source = "deepspeed-flops-profiler"
     if log.megatron and any(r.get("nemo") for r in log.megatron.values()):
         source = "nemo"
     world, seq = log.world_size, log.seq_length
@@ -363,24 +427,6 @@ def _job_fields(log: _TrainingLog) -> dict[str, Any]:
             for k, v in log.args.items()
             if k in ("tensor_model_parallel_size", "pipeline_model_parallel_size", "data_parallel_size")
         },
-    }
-
-
-def _deepspeed_timer_fields(log: _TrainingLog) -> dict[str, Any]:
-    """DeepSpeed's own ThroughputTimer only: samples/s, no iteration time per GPU."""
-    currents = [c for _, _, c, _ in log.ds_timer]
-    return {
-        "iterations": len(log.ds_timer),
-        "median_iteration_s": None,
-        "median_tflops_per_gpu": None,
-        "median_tokens_per_s_per_gpu": None,
-        "mfu": None,
-        "deepspeed_samples_per_s_median": median(currents[1:] or currents),
-        # DeepSpeed before 0.6 prints only `SamplesPerSec=` (the running average since the start).
-        "deepspeed_samples_per_s_running_average_only": log.old_ds_timer,
-        "skipped_iterations": log.skipped_steps,
-        "first_line": log.ds_timer[0][3],
-        "last_line": log.ds_timer[-1][3],
     }
 
 
@@ -478,23 +524,10 @@ def _iteration_fields(rows: list[dict[str, Any]], log: _TrainingLog) -> dict[str
     }
 
 
-def _deepspeed_skip_warnings(log: _TrainingLog) -> list[str]:
-    if not log.skipped_steps:
-        return []
-    return [
-        _(
-            "DeepSpeed skipped %(skipped)s of %(steps)s optimizer step(s) "
-            "(fp16 loss-scale overflow): those steps did no training",
-            skipped=log.skipped_steps,
-            steps=log.ds_steps,
-        )
-    ]
-
-
-def _iteration_warnings(summary: dict[str, Any], log: _TrainingLog, last_iteration: int) -> list[str]:
+def _iteration_warnings(summary: dict[str, Any], log: _TrainingLog, last: dict[str, Any]) -> list[str]:
     """What a reader of the medians must know: mixed sources, warm-up left out, stalls, skips, a cut log."""
     warnings: list[str] = []
-    if log.ds_timer:
+    if log.ds.timer:
         warnings.append(
             _("DeepSpeed timer samples/s uses a different definition from the Megatron line; not mixed")
         )
@@ -531,16 +564,101 @@ def _iteration_warnings(summary: dict[str, Any], log: _TrainingLog, last_iterati
                 first=nan_norms[0],
             )
         )
-    warnings.extend(_deepspeed_skip_warnings(log))
-    if log.total_iterations and last_iteration < log.total_iterations:
+    warnings.extend(skip_warnings(log.ds))
+    # A NeMo progress bar's global_step counts from 0: step 99 is the last of 100.
+    done = last["iteration"] + 1 if last.get("counts_from_zero") else last["iteration"]
+    if log.total_iterations and done < log.total_iterations:
         warnings.append(
             _(
                 "log ends at iteration %(last)s of %(total)s (cut, failed or still running)",
-                last=last_iteration,
+                last=last["iteration"],
                 total=log.total_iterations,
             )
         )
     return warnings
+
+
+def _runs_fields(runs: Runs) -> tuple[dict[str, Any], list[str]]:
+    """The runs of a log whose iteration counter went back (only the last is summarised): their spans and
+    the warning that says so."""
+    current = runs.current
+    if runs.count < 2 or current is None:
+        return {}, []
+    earlier = ", ".join(f"{run.first}-{run.last}" for run in runs.earlier)
+    if runs.earlier_count > len(runs.earlier):
+        earlier += ", …"
+    fields = {
+        "runs_in_log": runs.count,
+        "earlier_runs": [run.as_dict() for run in runs.earlier],
+    }
+    warning = _(
+        "the log holds %(count)s runs (the iteration counter goes back at line %(line)s): only the last, "
+        "iterations %(first)s-%(last)s, is summarised; the earlier run(s) logged iterations %(earlier)s",
+        count=runs.count,
+        line=current.first_line,
+        first=current.first,
+        last=current.last,
+        earlier=earlier,
+    )
+    return fields, [warning]
+
+
+def _error_warnings(log: _TrainingLog) -> list[str]:
+    """A Python traceback or error line after the last training line: the run ended there (or failed at
+    its teardown). The first exception is quoted: when every rank fails, the first to print is usually the
+    cause and the later ones (NCCL timeouts, torchrun's ChildFailedError) its consequences."""
+    if log.error is not None and log.traceback_line is not None:
+        return [
+            _(
+                "a Python traceback follows the last iteration (line %(line)s): %(error)s",
+                line=log.traceback_line,
+                error=log.error[1],
+            )
+        ]
+    if log.error is not None:
+        return [
+            _(
+                "an error line follows the last iteration (line %(line)s): %(error)s",
+                line=log.error[0],
+                error=log.error[1],
+            )
+        ]
+    if log.traceback_line is not None:
+        return [
+            _(
+                "a Python traceback follows the last iteration (line %(line)s); its exception line is not in "
+                "the log",
+                line=log.traceback_line,
+            )
+        ]
+    return []
+
+
+def _deepspeed_only(log: _TrainingLog, summary: dict[str, Any]) -> list[str]:
+    """A log of DeepSpeed's own lines only: its timer's samples/s (tokens/s per GPU where the sequence length
+    and world size are printed), the profiled step's iteration time and TFLOP/s; the warnings to go with
+    them."""
+    ds, seq, world = log.ds, log.seq_length, log.world_size
+    warnings: list[str] = []
+    if ds.timer:
+        summary.update(timer_fields(ds, seq, world))
+        if summary["median_tokens_per_s_per_gpu"] is None:
+            warnings.append(_("only DeepSpeed timer lines: samples/s reported, no per-GPU throughput"))
+            warnings.append(samples_not_converted(seq, world))
+        runs, runs_warnings = _runs_fields(ds.timer_runs)
+        summary.update(runs)
+        warnings.extend(runs_warnings)
+    elif ds.profile:
+        for key in ("median_iteration_s", "median_tflops_per_gpu", "median_tokens_per_s_per_gpu", "mfu"):
+            summary[key] = None
+        summary.update(iterations=1, skipped_iterations=ds.skipped_steps)
+        summary.update(first_line=ds.profile["line"], last_line=ds.profile["last_line"])
+    for key, value in profile_fields(ds, seq).items():
+        if summary.get(key) is None:  # the timer's figures first: they are of many steps
+            summary[key] = value
+    warnings.extend(profile_warnings(ds, seq))
+    warnings.extend(skip_warnings(ds))
+    return list(dict.fromkeys(warnings))
 
 
 def parse_training(text: Text, kind: str) -> ParseResult:
@@ -549,14 +667,12 @@ def parse_training(text: Text, kind: str) -> ParseResult:
     for line_no, line in enumerate(text.lines, start=1):
         if line.strip():
             log.read_line(line_no, line)
-    if log.total_iterations is None and log.args.get("total_steps"):
-        log.total_iterations = int(log.args["total_steps"])  # torchtitan's trainer line
+    log.finish()
     rows = sorted((log.megatron or log.titan).values(), key=lambda r: r["iteration"])
     summary = _job_fields(log)
-    if not rows and log.ds_timer:
-        summary.update(_deepspeed_timer_fields(log))
-        result.warnings.append(_("only DeepSpeed timer lines: samples/s reported, no per-GPU throughput"))
-        result.warnings.extend(_deepspeed_skip_warnings(log))
+    if not rows and (log.ds.timer or log.ds.profile):
+        result.warnings.extend(_deepspeed_only(log, summary))
+        result.warnings.extend(_error_warnings(log))
         result.summary = summary
         return result
     if not rows:
@@ -564,12 +680,18 @@ def parse_training(text: Text, kind: str) -> ParseResult:
         result.errors.append(f"{kind} signature found but no iteration/step line could be read")
         return result
     summary.update(_iteration_fields(rows, log))
-    if log.ds_steps:
-        summary["deepspeed_skipped_steps"] = log.skipped_steps
-    if log.ds_timer:
+    if log.ds.steps:
+        summary["deepspeed_skipped_steps"] = log.ds.skipped_steps
+    if log.ds.timer:
         summary["deepspeed_samples_per_s_median"] = median(
-            [c for _, _, c, _ in log.ds_timer[1:]] or [log.ds_timer[0][2]]
+            [c for _, _, c, _ in log.ds.timer[1:]] or [log.ds.timer[0][2]]
         )
-    result.warnings.extend(_iteration_warnings(summary, log, rows[-1]["iteration"]))
+    if log.ds.profile:
+        summary["deepspeed_flops_profiler"] = {**log.ds.profile, "blocks": log.ds.profiles}
+    runs, runs_warnings = _runs_fields(log.megatron_runs if log.megatron else log.titan_runs)
+    summary.update(runs)
+    result.warnings.extend(_iteration_warnings(summary, log, rows[-1]))
+    result.warnings.extend(runs_warnings)
+    result.warnings.extend(_error_warnings(log))
     result.summary = summary
     return result

@@ -23,6 +23,7 @@ REDUCTION_OPS = {"sum", "prod", "max", "min", "avg", "mulsum", "premulsum"}
 REFERENCE_SIZES = (("1GiB", 1 << 30), ("8GiB", 8 << 30), ("16GiB", 16 << 30))
 # Fields of Run.ranks' values (host, device, GPU name, bus id), read in C over a run's hundreds of ranks.
 _HOST, _NAME, _BUS, _HOST_AND_BUS = itemgetter(0), itemgetter(2), itemgetter(3), itemgetter(0, 3)
+_HOST_DEVICE_AND_BUS = itemgetter(0, 1, 3)
 
 
 # ---- the busbw/algbw ratio and what it tells -------------------------------------------------
@@ -122,7 +123,7 @@ class _Scale:
     nodes_source: str | None
     hosts: list[str]
     gpu_names: list[str]
-    # distinct (host, PCI bus id) pairs of a complete rank listing: the GPUs, when ranks share one
+    # the distinct GPUs of a complete rank listing (_shared_gpus), when ranks share one
     gpus: int | None = None
 
     @property
@@ -226,10 +227,17 @@ def _scale(run: Run, ratio: float | None) -> _Scale:
 def _shared_gpus(ranks: Ranks) -> int | None:
     """The GPUs behind a complete rank listing when fewer than its ranks: each Rank line names its host and
     the GPU's PCI bus id (`device 0 [0000:19:00]`; the device index alone is per process, so two ranks on
-    one host may both print device 0 for two GPUs). None when every rank has a GPU of its own."""
-    if not _listing_complete(ranks) or not all(map(_BUS, ranks.values())):
+    one host may both print device 0 for two GPUs). None when every rank has a GPU of its own.
+
+    Before nccl-tests b4300cc (2025-02, benchlogs/FORMATS.md 1.5) the id is the bus number only
+    (`[0x%02x]` of pciBusID). On a VM whose GPUs differ by PCI domain alone (Azure ND: nvidia-smi lists
+    0000000N:00:00.0) every rank prints `[0x00]`, so a bus number is told apart by the device index too:
+    ranks share a GPU there only when they print the same host, device index and bus. The full id
+    (`[domain:bus:dev]`) names one GPU per host whatever index a process gives it, so it is enough alone."""
+    if not _listing_complete(ranks) or not all(buses := set(map(_BUS, ranks.values()))):
         return None
-    gpus = len(set(map(_HOST_AND_BUS, ranks.values())))
+    key = _HOST_AND_BUS if all(":" in bus for bus in buses) else _HOST_DEVICE_AND_BUS
+    gpus = len(set(map(key, ranks.values())))
     return gpus if gpus < len(ranks) else None
 
 
