@@ -33,12 +33,29 @@ from .workload import Workload, workload_from_dict, workload_preset
 from .zero import gather_note
 
 
-def as_workload(workload: Workload | dict[str, Any] | str) -> Workload:
+def as_workload(workload: Workload | dict[str, Any] | str, layer_multiple: int = 1) -> Workload:
+    """The Workload of a preset name or a dict; a shape derived from a bare parameter count gets a multiple
+    of `layer_multiple` layers (a given layout's pipeline chunks: _pipeline_slots)."""
     if isinstance(workload, Workload):
         return workload
     if isinstance(workload, str):
         return workload_preset(workload)
-    return workload_from_dict(workload)
+    return workload_from_dict(workload, layer_multiple)
+
+
+def _pipeline_slots(layout: Layout | dict[str, Any] | None) -> int:
+    """pp x virtual stages of a given layout (1 where absent or not yet valid: the layout's own checks
+    report it), so a shape derived from a parameter count splits evenly over it."""
+    if isinstance(layout, Layout):
+        return layout.pp * layout.virtual_stages
+    if not isinstance(layout, dict):
+        return 1
+    slots = 1
+    for key in ("pp", "virtual_stages"):
+        value = layout.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 4096:
+            slots *= value
+    return slots
 
 
 def _gib(x: float) -> float:
@@ -313,7 +330,7 @@ def evaluate(
 ) -> dict[str, Any]:
     """Evaluate one layout as given. Infeasible layouts are answers (`feasible: false` with reasons);
     inconsistent input raises InputError."""
-    wl = as_workload(workload)
+    wl = as_workload(workload, _pipeline_slots(layout))
     hw = hardware_from_facts(offering_facts)
     faults = faults_for(hw)
     check_gpus(gpus)

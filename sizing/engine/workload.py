@@ -275,19 +275,25 @@ def _head_width(d: dict[str, Any], key: str) -> int | None:
 HIDDEN_STEP_TP = 1024
 
 
-def derive_shape(params: float) -> dict[str, int]:
+def derive_shape(params: float, layer_multiple: int = 1) -> dict[str, int]:
     """A standard dense shape for a bare parameter count, 12 L h^2 ~ params, with the hidden/layers aspect
     ratio of published GPT-3 models (128 from 6.7B to 175B, ~80 below; Brown et al. 2020), head dim 128,
     FFN 4h. From hidden 1024 up the hidden size is a multiple of 1024, so the heads are a multiple of 8
     and the tensor-parallel degrees of published layouts (2, 4, 8) divide them, as they divide every
     published model's (GPT-3 6.7B: 32 heads, 13B: 40, 175B: 96); a multiple of 128 alone gave 70B 71
-    heads and no tensor parallelism at all."""
+    heads and no tensor parallelism at all.
+
+    `layer_multiple`: the layers are a multiple of it, as a given layout's pipeline needs (pp x virtual
+    stages: a published model splits evenly over its published pipeline, MT-NLG's 105 layers over 35
+    stages); without it, an even count. Unconstrained, 530B comes out at 146 layers, whose 35-stage split
+    puts 5 layers on some stages and 4 on others: the pace of the slowest, 20% over the mean."""
     target_ratio = 128.0 if params >= 5e9 else 80.0  # GPT-3 6.7B-175B: 128; 1.3B-2.7B: ~80
+    step = layer_multiple if layer_multiple > 1 else 2
     best: tuple[float, int, int] | None = None
-    for layers in range(8, 257, 2):
+    for layers in range(step * max(1, -(-8 // step)), max(257, 8 * step), step):
         width = math.sqrt(params / (12.0 * layers))
-        step = HIDDEN_STEP_TP if width >= HIDDEN_STEP_TP else 128
-        hidden = max(128, int(round(width / step)) * step)
+        step_h = HIDDEN_STEP_TP if width >= HIDDEN_STEP_TP else 128
+        hidden = max(128, int(round(width / step_h)) * step_h)
         score = abs(math.log(hidden / layers / target_ratio)) + 4 * abs(
             math.log(12.0 * layers * hidden**2 / params)
         )
@@ -314,8 +320,9 @@ DROPOUT_NOTES = {
 }
 
 
-def workload_from_dict(d: dict[str, Any]) -> Workload:
-    """Validate a workload dict (DESIGN section 5 CLI contract) and build the Workload."""
+def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
+    """Validate a workload dict (DESIGN section 5 CLI contract) and build the Workload; a shape derived from a
+    bare parameter count has a multiple of `layer_multiple` layers (derive_shape)."""
     if not isinstance(d, dict):
         raise InputError("workload", "must be a JSON object")
     if "preset" in d and "layers" not in d and "params" not in d:
@@ -325,7 +332,7 @@ def workload_from_dict(d: dict[str, Any]) -> Workload:
     derived: float | None = None
     if "layers" not in d and "params" in d:
         derived = _num(d, "params", integer=False)
-        d = _with_derived_shape(d, derived, notes)
+        d = _with_derived_shape(d, derived, notes, layer_multiple)
     shape = _shape_fields(d, notes)
     # checked in this order, so the first error a caller sees does not change
     precision = _choice(d, "precision", ("bf16", "fp8"))
@@ -361,14 +368,30 @@ def workload_from_dict(d: dict[str, Any]) -> Workload:
     )
 
 
-def _with_derived_shape(d: dict[str, Any], params: float, notes: list[str]) -> dict[str, Any]:
+def _with_derived_shape(
+    d: dict[str, Any], params: float, notes: list[str], layer_multiple: int = 1
+) -> dict[str, Any]:
     """`d` with a bare parameter count replaced by the standard shape it derives (derive_shape)."""
-    shape = derive_shape(params)
-    notes.append(
-        f"shape derived from {params / 1e9:.1f}B parameters: {shape['layers']} layers x "
-        f"{shape['hidden']} "
-        f"hidden, {shape['heads']} heads, FFN {shape['ffn_hidden']} (GPT-style)"
-    )
+    shape = derive_shape(params, layer_multiple)
+    values = {"params": f"{params / 1e9:.1f}", **{k: str(v) for k, v in shape.items()}}
+    if layer_multiple > 1:
+        notes.append(
+            _(
+                "shape derived from %(params)sB parameters: %(layers)s layers x %(hidden)s hidden, %(heads)s "
+                "heads, FFN %(ffn_hidden)s (GPT-style), the layers a multiple of the layout's %(stages)s "
+                "pipeline stages",
+                stages=str(layer_multiple),
+                **values,
+            )
+        )
+    else:
+        notes.append(
+            _(
+                "shape derived from %(params)sB parameters: %(layers)s layers x %(hidden)s hidden, %(heads)s "
+                "heads, FFN %(ffn_hidden)s (GPT-style)",
+                **values,
+            )
+        )
     return {**shape, **{k: v for k, v in d.items() if k != "params"}}
 
 
