@@ -35,6 +35,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "duration_mode": _("Run for a fixed duration"),
     "unit_reported": _("Unit in the log"),
     "rows": _("Result rows"),
+    "size_rows": _("Rows by message size"),
     "failed": _("Failed"),
     "min_size_bytes": _("Smallest message (bytes)"),
     "max_size_bytes": _("Largest message (bytes)"),
@@ -44,6 +45,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "latency_usec_at_min_size": _("Latency at the smallest message (µs)"),
     "latency_typical_usec": _("Typical latency (µs)"),
     "latency_avg_usec": _("Average latency (µs)"),
+    "failure_reason": _("Failure reason"),
     # training logs
     "source_format": _("Log format"),
     "world_size": _("World size (GPUs)"),
@@ -96,6 +98,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "link_gbps": _("Link speed (GB/s)"),
     "min_link_gbps": _("Slowest link (GB/s)"),
     "link_speed_unit": _("Link speed unit"),
+    "traffic_counter_links": _("Links with traffic counters (no link status)"),
     "header_line": _("Header line"),
     "full_nvlink_mesh": _("Full NVLink mesh"),
     "min_nvlinks_per_pair": _("Fewest NVLinks between two GPUs"),
@@ -157,6 +160,7 @@ SUMMARY_WORDS = {
     # a training log's `source_format`: which framework's lines the figures were read from
     "megatron": gettext_noop("Megatron-LM iteration lines"),
     "nemo": gettext_noop("NeMo (Megatron-Core) iteration lines"),
+    "megatron-bridge": gettext_noop("Megatron-Bridge Step Time lines"),
     "torchtitan": gettext_noop("torchtitan step lines"),
     "deepspeed-timer": gettext_noop("DeepSpeed timer lines"),
     "deepspeed-flops-profiler": gettext_noop("DeepSpeed flops profiler block"),

@@ -33,8 +33,13 @@ DS_TIMER_07_RE = re.compile(
     r"\s*+CurrSamplesPerSec=([\d.eE+-]++)"
 )
 # Before v0.7 (2022): `[timer.py:189:stop] 0/40, SamplesPerSec=83.48, MemAllocated=...` (epoch/step and the
-# running average only).
-DS_TIMER_OLD_RE = re.compile(r"\[timer\.py:\d+:stop\]\s*+(\d+)/(\d+),\s*+SamplesPerSec=([\d.eE+-]+)")
+# running average only). Before v0.2.0 (e1ad8803e, 2020-06-05) the timer logged through the root logger, which
+# deepspeed_light.py set to `[%(levelname)s %(asctime)s] %(message)s`: `[INFO 2020-06-08 05:26:19] 0/2650,
+# SamplesPerSec=13.19...`.
+DS_TIMER_OLD_RE = re.compile(
+    r"(?:\[timer\.py:\d+:stop\]|\[INFO \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\])"
+    r"\s*+(\d+)/(\d+),\s*+SamplesPerSec=([\d.eE+-]+)"
+)
 # `[Rank 0] step=N, skipped=M` (engine.py): M counts the optimizer steps skipped so far, and the engine counts
 # a step skipped only when the optimizer reports an overflow (`_take_model_step`: fp16 loss scaling).
 DS_STEP_RE = re.compile(r"\[Rank \d+\] step=(\d+),\s*skipped=(\d+)")

@@ -34,18 +34,32 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
         r"(?:BW|Lat(?:ency)?)\s+Test\b"
     ),
     "perftest_table": re.compile(r"BW average\[|BW peak\[|t_avg\[usec\]|t_typical\[usec\]"),
+    # perftest's own messages for a run that fails before its table (perftest.ERROR_RE), and its command line.
+    "perftest_error": re.compile(
+        r"Couldn't create IB resources|Failed to exchange data between server and clients"
+        r"|Unable to (?:init the socket connection|set up socket connection"
+        r"|Connect the HCA's through the link)"
+        r"|ethernet_read_keys: Couldn't read remote address"
+    ),
+    "perftest_command": re.compile(r"\bib_(?:write|read|send|atomic)_(?:bw|lat)\b"),
     "dcgmi_diag": re.compile(r"^\s*\|\s*Diagnostic\s*\|\s*Result\s*\||Successfully ran diagnostic"),
     # An excerpt without its `| Diagnostic | Result |` header: section rules and result rows.
     "dcgmi_section": re.compile(r"^\s*+[|+]-{2,}+\s++(?:Deployment|Integration|Hardware|Stress|Metadata)\s"),
     "dcgmi_result_row": re.compile(r"^\s*+\|\s*+[A-Z][\w/ ]*+\|\s*+(?:Pass|Fail|Skip|Warn)\b"),
     "dcgmi_nvlink": re.compile(r"NvLink Link Status|Key:\s*Up=U"),
-    # NeMo 1 prints only its progress bar, whose postfix holds `train_step_timing in s=49.50`.
-    "megatron": re.compile(r"\biteration\s+\d+\s*/\s*\d+\s*\||train_step_timing in s=\d"),
+    # NeMo 1 prints only its progress bar, whose postfix holds `train_step_timing in s=49.50`; a grep of a
+    # Megatron-Bridge log may hold only its `Step Time : 2.22s GPU utilization: ...TFLOP/s/GPU` lines.
+    "megatron": re.compile(
+        r"\biteration\s+\d+\s*/\s*\d+\s*\||train_step_timing in s=\d"
+        r"|Step Time\s*+:\s*+[\d.]++s\s++GPU utilization:\s*+[\d.]++\s*+(?:MODEL_)?TFLOP/s/GPU"
+    ),
     # The flops profiler's block (deepspeed.PROFILER_HEADER) and its `... FLOPS per GPU = ...` lines: a
     # profiler excerpt is recognised without any other DeepSpeed line.
     "deepspeed": re.compile(
         r"RunningAvgSamplesPerSec=|\[Rank \d+\] step=\d+|deepspeed\.launcher|\[runner\.py:\d+:main\]"
         r"|DeepSpeed info:|\[logging\.py:\d+:log_dist\]|DeepSpeed Flops Profiler|FLOPS per GPU = "
+        # DeepSpeed before 0.7: `[timer.py:189:stop] 0/40, SamplesPerSec=`; in 2020 `[INFO <date>] 0/2650, `
+        r"|\]\s*+\d++/\d++,\s*+SamplesPerSec="
     ),
     # Only the first `step: N loss:` is tried (atomic group): a later one has less text after it.
     # Forks print the run length too: `step: 640/644 = 99.3789%  loss:` (training.TITAN_RE reads both).
@@ -64,6 +78,8 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "smi_query": re.compile(r"^\s*+(?:=++NVSMI LOG=++|Attached GPUs\s*+:\s*+\d)"),
     "nvlink_link": re.compile(r"^\s*+Link\s++\d++:\s++(?:[\d.]++\s*+GB/s|<inactive>)"),
     "nvlink_none": re.compile(r"Unable to retrieve NVLink information"),
+    # `nvidia-smi nvlink -gt d|r` traffic counters (nvidia_smi.COUNTER_RE): NVLink output, not `-L`.
+    "nvlink_counter": re.compile(r"^\s*+Link\s++\d++:\s++(?:Data|Raw)\s++[TR]x:\s*+\d"),
     "topo_header": re.compile(r"^\s*+GPU0(?:\s++\S++)*\s++CPU Affinity"),
     "topo_row": re.compile(r"^\s*GPU\d+\s+(?:X|NV\d+|SYS|NODE|PHB|PXB|PIX|SOC)\s"),
     "topo_legend": re.compile(r"Connection traversing|NV#\s*=|NIC Legend:"),
@@ -117,13 +133,18 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "hccl": ("data_size(Bytes)", "aveg_time(us)"),
     "perftest_banner": ("Test",),
     "perftest_table": ("BW average[", "BW peak[", "t_avg[usec]", "t_typical[usec]"),
+    "perftest_error": (
+        "Couldn't create IB resources", "Failed to exchange data between server and clients", "Unable to ",
+        "Couldn't read remote address",
+    ),
+    "perftest_command": ("ib_",),
     "dcgmi_diag": ("Diagnostic", "Successfully ran diagnostic"),
     "dcgmi_section": ("Deployment", "Integration", "Hardware", "Stress", "Metadata"),
     "dcgmi_result_row": ("|",),
     "dcgmi_nvlink": ("NvLink Link Status", "Key:"),
-    "megatron": ("iteration", "train_step_timing in s="),
+    "megatron": ("iteration", "train_step_timing in s=", "Step Time"),
     "deepspeed": (
-        "RunningAvgSamplesPerSec=", "] step=", "deepspeed.launcher", "[runner.py:", "DeepSpeed info:",
+        "SamplesPerSec=", "] step=", "deepspeed.launcher", "[runner.py:", "DeepSpeed info:",
         "[logging.py:", "DeepSpeed Flops Profiler", "FLOPS per GPU = ",
     ),
     "torchtitan": ("step:",),
@@ -134,6 +155,7 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "smi_query": ("NVSMI LOG", "Attached GPUs"),
     "nvlink_link": ("Link",),
     "nvlink_none": ("Unable to retrieve NVLink information",),
+    "nvlink_counter": ("Link",),
     "topo_header": ("CPU Affinity",),
     "topo_row": ("GPU",),
     "topo_legend": ("Connection traversing", "NV#", "NIC Legend:"),
@@ -251,6 +273,9 @@ def _scores(h: Counter[str]) -> dict[str, int]:
         scores["hccl-test"] = 90
     if h["perftest_table"] and (h["perftest_banner"] or h["perftest_table"] >= 1):
         scores["perftest"] = 90 if h["perftest_banner"] else 75
+    elif h["perftest_error"]:
+        # A run that failed before its table: its banner or command line says which tool it was.
+        scores["perftest"] = 85 if h["perftest_banner"] or h["perftest_command"] else 60
     if h["dcgmi_diag"]:
         scores["dcgmi-diag"] = 90
     elif h["dcgmi_section"] and h["dcgmi_result_row"] or h["dcgmi_result_row"] >= 3:
@@ -267,7 +292,7 @@ def _scores(h: Counter[str]) -> dict[str, int]:
         scores["nvidia-smi"] = 80
     elif h["smi_header"] or h["smi_lost"]:
         scores["nvidia-smi"] = 60
-    if h["nvlink_link"] or h["nvlink_none"]:
+    if h["nvlink_link"] or h["nvlink_none"] or h["nvlink_counter"]:
         scores["nvidia-smi-nvlink"] = 85
     elif h["smi_list"]:
         scores["nvidia-smi"] = max(scores.get("nvidia-smi", 0), 75)

@@ -189,6 +189,8 @@ class _BlockFormat:
     port_fields: PortFields
     # Set when fields before any port line get a port of their own, with this warning.
     orphan_fields_warning: Msg | None = None
+    # A device line that lost its first character in a copy (`ca_id: mlx5_0`), read as the device, warned.
+    damaged_device_re: re.Pattern[str] | None = None
 
 
 def _read_port_blocks(text: Text, block_format: _BlockFormat, result: ParseResult) -> list[dict[str, Any]]:
@@ -199,6 +201,17 @@ def _read_port_blocks(text: Text, block_format: _BlockFormat, result: ParseResul
     port: dict[str, Any] | None = None
     for no, line in enumerate(text.lines, start=1):
         m = block_format.device_re.match(line)
+        damaged = block_format.damaged_device_re
+        if not m and damaged is not None and (m := damaged.match(line)):
+            result.warnings.append(
+                _(
+                    "line %(line)s reads `%(text)s`, taken as the device line of %(device)s (its first "
+                    "character lost in the copy)",
+                    line=no,
+                    text=line.strip()[:80],
+                    device=m.group(1),
+                )
+            )
         if m:
             device, device_values, port = m.group(1), {}, None
             continue
@@ -331,6 +344,8 @@ DEVINFO_FORMAT = _BlockFormat(
         },
     ),
     orphan_fields_warning=_("port fields before any hca_id (excerpt cut at the top)"),
+    # `hca_id:` without its `h`: fixtures/real/ibv_devinfo/cx6-2hca-first-line-damaged-ca_id-port-init.txt
+    damaged_device_re=re.compile(r"^\s*+ca_id:\s*+(\S+)"),
 )
 
 

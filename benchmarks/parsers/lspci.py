@@ -34,6 +34,13 @@ DEAD_REV_RE = re.compile(r"\(rev ff\)", re.IGNORECASE)
 GPU_CLASSES = ("3d controller", "vga compatible controller", "display controller", "processing accelerators")
 
 
+def _address(bdf: str) -> str:
+    """A PCI address as one key: `82:00.0` and `0000:82:00.0` are the same function (domain 0 is left out
+    unless `-D` is given), hex digits in either case."""
+    bdf = bdf.lower()
+    return bdf if bdf.count(":") == 2 else "0000:" + bdf
+
+
 def parse_lspci(text: Text) -> ParseResult:
     result = ParseResult(kind="lspci")
     nics: list[dict[str, Any]] = []
@@ -41,11 +48,19 @@ def parse_lspci(text: Text) -> ParseResult:
     gpus: list[dict[str, Any]] = []
     nvswitches: list[dict[str, Any]] = []
     unresponsive: list[dict[str, Any]] = []
+    # Each PCI address is one function: a listing pasted twice, or two greps matching the same devices
+    # (`lspci | grep -i mellanox`, then `| grep -i bluefield`), lists it again. The first listing counts.
+    seen: set[str] = set()
+    repeated: list[tuple[int, str]] = []
     devices = 0
     for no, line in enumerate(text.lines, start=1):
         m = LINE_RE.match(line)
         if not m:
             continue
+        if _address(m.group(1)) in seen:
+            repeated.append((no, m.group(1)))
+            continue
+        seen.add(_address(m.group(1)))
         devices += 1
         bdf, cls, desc = m.group(1), m.group(2).strip(), m.group(3).strip()
         cls_l = cls.lower()
@@ -89,6 +104,17 @@ def parse_lspci(text: Text) -> ParseResult:
                 "does not respond and is not counted",
                 line=dead["line"],
                 bdf=dead["bdf"],
+            )
+        )
+    if repeated:
+        result.warnings.append(
+            _(
+                "%(count)s line(s) repeat a PCI address listed before (first: %(bdf)s, line %(line)s), as "
+                "when a listing is pasted twice, two greps match the same devices or two hosts are listed: "
+                "each address is counted once",
+                count=len(repeated),
+                bdf=repeated[0][1],
+                line=repeated[0][0],
             )
         )
     if nics:

@@ -1,4 +1,5 @@
-"""`nvidia-smi` (default table), `-L`, `-q` (nvidia_smi_query.py) and `nvlink -s` (evidence/FORMATS.md 2-3).
+"""`nvidia-smi` (default table), `-L`, `-q` (nvidia_smi_query.py) and `nvlink -s` (evidence/FORMATS.md 2-3),
+and `nvlink -gt` traffic counters, which are no link status (COUNTER_RE).
 
 GPU rows are matched by a regex on the row's own structure (index, name, On/Off, bus id) because the
 column widths changed between driver branches (535 vs 550/555).
@@ -31,6 +32,12 @@ LIST_RE = re.compile(r"^\s*+GPU\s++(\d++):\s++(\S(?:.*?\S)?)\s++\(UUID:\s*+(GPU-
 MIG_RE = re.compile(r"^\s*MIG\s+\S+\s+Device\s+\d+:")
 LINK_RE = re.compile(r"^\s*+Link\s++(\d++):\s++(?:([\d.]++)\s*+GB/s|<?(inactive)>?)", re.IGNORECASE)
 NO_NVLINK_RE = re.compile(r"Unable to retrieve NVLink information")
+# `nvidia-smi nvlink -gt d|r` (`--getthroughput`): `Link 0: Data Tx: 5863784 KiB`, `Link 0: Raw Rx: ...` (the
+# tool's help: d = data payload, r = payload and protocol overhead, in KiB). Traffic counted since the driver
+# loaded or the counters were reset: it says neither whether a link is up now nor at what speed.
+COUNTER_RE = re.compile(r"^\s*+Link\s++(\d++):\s++(Data|Raw)\s++(Tx|Rx):\s*+(\d++)\s*+KiB")
+# GPU-id gaps named one by one in the warning about a listing that skips GPUs; the rest as `…`.
+MAX_GAPS_SHOWN = 8
 # `nvlink -s` on some drivers (and wrappers that cut it) print `GPU 0: NVIDIA H100 80GB HBM3` without
 # the `(UUID: GPU-...)` part.
 GPU_NO_UUID_RE = re.compile(r"^\s*+GPU\s++(\d++):\s++(\S(?:[^(]*?\S)?)\s*+$")
@@ -114,7 +121,7 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
 
 
 def _gpu_block(index: int | None, name: str | None, line: int) -> dict[str, Any]:
-    return {"index": index, "name": name, "line": line, "links": {}, "nvml_none": False}
+    return {"index": index, "name": name, "line": line, "links": {}, "counters": {}, "nvml_none": False}
 
 
 def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
@@ -136,13 +143,17 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
             key = m.group(3) if m.re is LIST_RE else index
             current = gpus.setdefault(key, _gpu_block(index, m.group(2).strip(), no))
             continue
-        m = LINK_RE.match(line)
+        m = LINK_RE.match(line) or COUNTER_RE.match(line)
         if m:
             if current is None:
                 orphan_links += 1
                 current = gpus[None] = _gpu_block(None, None, no)
-            speed = to_float(m.group(2)) if m.group(2) else None
             link = int(m.group(1))
+            if m.re is COUNTER_RE:
+                counter = current["counters"].setdefault(link, {"link": link, "type": m.group(2), "line": no})
+                counter[f"{m.group(3).lower()}_kib"] = int(m.group(4))
+                continue
+            speed = to_float(m.group(2)) if m.group(2) else None
             current["links"][link] = {"link": link, "gbytes_per_s": speed, "line": no}
             continue
         if NO_NVLINK_RE.search(line) and current is not None:
@@ -150,36 +161,82 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
     return list(gpus.values()), orphan_links
 
 
+def _nvlink_gpu_entry(g: dict[str, Any]) -> dict[str, Any]:
+    """One GPU of an nvlink listing; a GPU shown by its traffic counters only has no link figures (None)."""
+    links = list(g["links"].values())
+    active = [lk for lk in links if lk["gbytes_per_s"]]
+    counters_only = bool(g["counters"]) and not links
+    entry = {
+        "index": g["index"],
+        "name": g["name"],
+        "active_links": None if counters_only else len(active),
+        "inactive_links": None if counters_only else len(links) - len(active),
+        "gbytes_per_s_total": None if counters_only else round(sum(lk["gbytes_per_s"] for lk in active), 3),
+        "min_link_gbps": min((lk["gbytes_per_s"] for lk in active), default=None),
+        "all_links_inactive": g["nvml_none"],
+        "line": g["line"],
+    }
+    if g["counters"]:
+        entry["traffic_counters"] = list(g["counters"].values())
+    return entry
+
+
+def _missing_ids(ids: list[int]) -> str:
+    """The ids from 0 to the highest that sorted `ids` skips, as ranges: `[0, 1, 7]` -> `2-6`. Built from the
+    gaps, never by counting up to the highest id (a line may print any number)."""
+    gaps = [(low + 1, high - 1) for low, high in zip([-1, *ids], ids, strict=False) if high - low > 1]
+    shown = [str(a) if a == b else f"{a}-{b}" for a, b in gaps[:MAX_GAPS_SHOWN]]
+    return ", ".join(shown) + (", …" if len(gaps) > MAX_GAPS_SHOWN else "")
+
+
+def _listing_warnings(per_gpu: list[dict[str, Any]], gpus: list[dict[str, Any]]) -> list[str]:
+    """GPU ids the listing skips (a cut or elided excerpt: `GPU 0`, `GPU 1`, `...`, `GPU 7`), and GPUs shown
+    by `nvlink -gt` traffic counters only, which say nothing of link state or speed."""
+    warnings: list[str] = []
+    ids = sorted({p["index"] for p in per_gpu if p["index"] is not None})
+    missing = _missing_ids(ids) if len(ids) > 1 and ids[-1] >= len(ids) else ""
+    if missing:
+        warnings.append(
+            _(
+                "only %(shown)s GPU(s) listed for GPU ids up to %(highest)s: ids %(missing)s are not shown "
+                "(listing cut or elided); the figures are of the GPUs shown",
+                shown=len(ids),
+                highest=ids[-1],
+                missing=missing,
+            )
+        )
+    counters = [c for g in gpus if not g["links"] for c in g["counters"].values()]
+    if counters:
+        warnings.append(
+            _(
+                "`nvidia-smi nvlink -gt` traffic counters (%(type)s Tx/Rx, KiB) of %(links)s link(s), "
+                "%(nonzero)s of them non-zero: a traffic-counter listing, not link status, so no link state "
+                "or speed is shown (`nvidia-smi nvlink -s` shows them)",
+                type="/".join(sorted({c["type"] for c in counters})),
+                links=len(counters),
+                nonzero=sum(1 for c in counters if c.get("tx_kib") or c.get("rx_kib")),
+            )
+        )
+    return warnings
+
+
 def parse_nvlink_status(text: Text) -> ParseResult:
     result = ParseResult(kind="nvidia-smi-nvlink")
     gpus, orphan_links = _nvlink_gpus(text)
-    per_gpu = []
-    speeds: Counter[float] = Counter()
-    inactive = 0
-    for g in gpus:
-        links = list(g["links"].values())
-        active = [lk for lk in links if lk["gbytes_per_s"]]
-        inactive += len(links) - len(active)
-        speeds.update(lk["gbytes_per_s"] for lk in active)
-        per_gpu.append(
-            {
-                "index": g["index"],
-                "name": g["name"],
-                "active_links": len(active),
-                "inactive_links": len(links) - len(active),
-                "gbytes_per_s_total": round(sum(lk["gbytes_per_s"] for lk in active), 3),
-                "min_link_gbps": min((lk["gbytes_per_s"] for lk in active), default=None),
-                "all_links_inactive": g["nvml_none"],
-                "line": g["line"],
-            }
-        )
-    active_counts = [p["active_links"] for p in per_gpu]
+    per_gpu = [_nvlink_gpu_entry(g) for g in gpus]
+    speeds: Counter[float] = Counter(
+        lk["gbytes_per_s"] for g in gpus for lk in g["links"].values() if lk["gbytes_per_s"]
+    )
+    inactive = sum(p["inactive_links"] or 0 for p in per_gpu)
+    active_counts = [p["active_links"] for p in per_gpu if p["active_links"] is not None]
+    # GPUs shown by their traffic counters only: no link is known active or inactive (None, not 0).
+    unknown = None if per_gpu and not active_counts else 0
     result.summary = {
         "gpus": len(per_gpu),
         "gpu_models": sorted({p["name"] for p in per_gpu if p["name"]}),
         # The weakest GPU decides what TP can rely on, so the per-GPU figure is the minimum.
-        "active_links_per_gpu": min(active_counts) if active_counts else 0,
-        "max_active_links_per_gpu": max(active_counts) if active_counts else 0,
+        "active_links_per_gpu": min(active_counts) if active_counts else unknown,
+        "max_active_links_per_gpu": max(active_counts) if active_counts else unknown,
         "link_gbps": speeds.most_common(1)[0][0] if speeds else None,
         "link_speed_unit": "GB/s",
         "min_link_gbps": min(speeds) if speeds else None,
@@ -189,6 +246,8 @@ def parse_nvlink_status(text: Text) -> ParseResult:
         "per_gpu": per_gpu,
         "lines": [p["line"] for p in per_gpu],
     }
+    if any(g["counters"] for g in gpus):
+        result.summary["traffic_counter_links"] = sum(len(g["counters"]) for g in gpus)
     if orphan_links:
         result.warnings.append(_("link lines before any `GPU n:` header (excerpt cut at the top)"))
     if any(p["all_links_inactive"] for p in per_gpu):
@@ -199,4 +258,5 @@ def parse_nvlink_status(text: Text) -> ParseResult:
         result.warnings.append(
             _("only one GPU shown (`-i` or a cut excerpt): the other GPUs are not evidenced")
         )
+    result.warnings.extend(_listing_warnings(per_gpu, gpus))
     return result

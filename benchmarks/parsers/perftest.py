@@ -1,7 +1,8 @@
 """perftest output: ib_write_bw / ib_read_bw / ib_send_bw and the *_lat tests (FORMATS.md section 4).
 
 Bandwidth is normalised to Gb/s (1e9 bit/s). perftest's `MB/sec` and `MiB/sec` are both 2^20
-bytes per second (`format_factor = 0x100000`), `Gb/sec` (`--report_gbits`) is decimal.
+bytes per second (`format_factor = 0x100000`), `Gb/sec` (`--report_gbits`) is decimal. A run that stops
+before its table is a failed run, its error lines quoted (ERROR_RE).
 """
 
 from __future__ import annotations
@@ -32,6 +33,21 @@ FIELD_RES = {
     "gid_index": re.compile(r"\bGID index\s*:\s*(\d+)"),
 }
 COMMAND_RE = re.compile(r"\bib_(write|read|send|atomic)_(bw|lat)\b")
+# perftest's messages when a run stops before its results (linux-rdma/perftest @00b55b6: src/*_bw.c,
+# *_lat.c, perftest_communication.c, perftest_resources.c): the cause first (`Couldn't allocate MR`,
+# `ethernet_read_keys: Couldn't read remote address`), then the step that failed (` Couldn't create IB
+# resources`, `Failed to exchange data between server and clients`). Matched on the stripped line.
+ERROR_RE = re.compile(
+    r"(?:ethernet_read_keys: )?(?:Couldn't (?:create IB resources|allocate MR|read remote address"
+    r"|get context for the device|allocate context|connect to \S)"
+    r"|[Ff]ailed to (?:exchange data between server and clients|create (?:MR|mr)|negotiate parameters"
+    r"|complete run_iter_\w+ function successfully|sync between server)"
+    r"|Unable to (?:init the socket connection|set up socket connection|read to socket/rdma_cm"
+    r"|Connect the HCA's through the link|create RDMA_CM resources)"
+    r"|Error occurred while running|Problems with warm up)"
+)
+MAX_ERROR_LINES = 20
+MAX_QUOTED_RUNS = 4
 MIB_TO_GBIT = 1048576 * 8 / 1e9
 
 
@@ -49,6 +65,10 @@ class _Block:
     command_test: str | None = None
     duration_mode: bool = False
     latency_columns: list[str] = field(default_factory=list)
+    # perftest's error messages, (line, text), in runs of consecutive lines: one run per failed process
+    errors: list[list[tuple[int, str]]] = field(default_factory=list)
+    error_count: int = 0
+    error_run_open: bool = False
 
 
 def _to_gbps(value: float | None, unit: str | None) -> float | None:
@@ -78,6 +98,21 @@ def _read_banner(block: _Block, line: str, line_no: int) -> bool:
     block.bidirectional = block.bidirectional or bool(m.group(2))
     block.latency = m.group(3).startswith("Lat")
     block.first_line = block.first_line or line_no
+    return True
+
+
+def _read_error(block: _Block, line: str, line_no: int) -> bool:
+    """One of perftest's error messages (ERROR_RE), kept in runs of consecutive lines (one run per failed
+    process), MAX_ERROR_LINES in all."""
+    if not ERROR_RE.match(line):
+        block.error_run_open = False
+        return False
+    if block.error_count < MAX_ERROR_LINES:
+        if not block.error_run_open:
+            block.errors.append([])
+        block.errors[-1].append((line_no, line[:200]))
+        block.error_count += 1
+    block.error_run_open = True
     return True
 
 
@@ -170,6 +205,8 @@ def _read_blocks(text: Text) -> list[_Block]:
             blocks.append(_Block())
         block = blocks[-1]
         _read_command(block, line)
+        if _read_error(block, line, no):
+            continue
         if _read_banner(block, line, no):
             continue
         for key, pattern in FIELD_RES.items():
@@ -284,6 +321,13 @@ def _block_summary(block: _Block, warnings: list[str]) -> dict[str, Any]:
     }
     summary.update(_latency_fields(rows) if block.latency else _bandwidth_fields(rows, block.duration_mode))
     summary["failed"] = not rows
+    if block.errors:
+        summary["error_lines"] = [{"line": no, "text": text} for run in block.errors for no, text in run]
+    if block.errors and not rows:
+        # Each failed process's first message (the cause) and last (the step that failed).
+        quoted = [run[0][1] if len(run) == 1 else f"{run[0][1]} … {run[-1][1]}" for run in block.errors]
+        more = "; …" if len(quoted) > MAX_QUOTED_RUNS else ""
+        summary["failure_reason"] = "; ".join(quoted[:MAX_QUOTED_RUNS]) + more
     return summary
 
 
@@ -306,7 +350,7 @@ TEST_KEYS = (
 
 def parse_perftest(text: Text) -> ParseResult:
     result = ParseResult(kind="perftest")
-    blocks = [b for b in _read_blocks(text) if b.test or b.rows or b.headers] or [_Block()]
+    blocks = [b for b in _read_blocks(text) if b.test or b.rows or b.headers or b.errors] or [_Block()]
     summaries = [_block_summary(b, result.warnings) for b in blocks]
     # The summary is the first bandwidth test (what NIC claims are compared with), else the first.
     chosen = next((i for i, s in enumerate(summaries) if not s["latency"] and s["rows"]), 0)
@@ -324,7 +368,15 @@ def parse_perftest(text: Text) -> ParseResult:
         )
     if block.bidirectional and not block.latency:
         result.warnings.append(_("bidirectional test: the figures are the sum of both directions"))
-    if not summary["rows"]:
+    if summary.get("failure_reason"):
+        result.warnings.append(
+            _(
+                "perftest failed before printing results (line %(line)s): %(errors)s",
+                line=block.errors[0][0][0],
+                errors=summary["failure_reason"],
+            )
+        )
+    elif not summary["rows"]:
         result.warnings.append(_("perftest banner found but no result rows (run cut or failed)"))
     if summary["link_layer"] is None:
         result.warnings.append(_("no `Link type` line: link layer unknown"))

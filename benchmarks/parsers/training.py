@@ -5,7 +5,7 @@ first logged interval includes compilation and warm-up (15-50x slower in the AMD
 always excluded, as are leading intervals still over 1.5x the median of the rest; later intervals
 over 2x the median are reported as stalls. DeepSpeed's own lines are read in deepspeed.py; a file
 holding several runs is summarised on its last one (runs.py, _TrainingLog); a traceback after the
-last iteration is warned about.
+last iteration is warned about. A TFLOP/s per GPU above every GPU's peak is left out, with a warning.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from hardware import GPUS
 from hardware.messages import _
 
 from .deepspeed import (
@@ -72,6 +73,17 @@ EXCEPTION_RE = re.compile(r"^(?:[A-Za-z_]\w*+\.)*+\w*?(?:Error|Exception|Interru
 MAX_QUOTED_CHARS = 200
 # GPT-NeoX `approx flops per GPU: 112.9TFLOPS` (human-readable unit suffix).
 FLOPS_UNITS = {"GFLOPS": 1e-3, "TFLOPS": 1.0, "PFLOPS": 1e3}
+# Megatron-Bridge (NeMo's training library, NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/training/utils/
+# train_utils.py training_log) prints on rank 0, every log interval and before the last rank's iteration line,
+# `Step Time : 2.22s GPU utilization: 1179.6MODEL_TFLOP/s/GPU`: the interval's mean iteration time and model
+# TFLOP/s per GPU (`TFLOP/s/GPU` before 23fc54521, 2025-11). The line carries no iteration number.
+BRIDGE_STEP_RE = re.compile(
+    r"Step Time\s*+:\s*+(\d++(?:\.\d++)?)s\s++GPU utilization:\s*+(\d++(?:\.\d++)?)\s*+(?:MODEL_)?TFLOP/s/GPU"
+)
+# No GPU reaches more TFLOP/s than the highest dense peak in hardware/gpus.py (fp8 on the newest): a figure
+# above it is a miscount, not a measurement (Megatron-Bridge printed 59892.5 for a 1B-parameter model:
+# fixtures/real/megatron/megatron-bridge-nemo2509-llama1b-step-time-59892-tflops-beside-iteration-line.txt).
+MAX_TFLOPS_PER_GPU = max(max(gpu.bf16_tflops, gpu.fp8_tflops or 0.0) for gpu in GPUS.values())
 # A publisher's or terminal's wrap of a Megatron line (it ends on `|`): at most this many lines joined.
 MAX_WRAPPED_LINES = 3
 STALL_FACTOR = 2.0
@@ -276,6 +288,13 @@ def _nemo_bar_rows(line: str, line_no: int) -> list[dict[str, Any]]:
     return rows
 
 
+def _bridge_row(number: int, found: re.Match[str], line_no: int) -> dict[str, Any]:
+    """One Megatron-Bridge `Step Time` line, numbered in print order (it prints no iteration number)."""
+    time_s, tflops = to_float(found.group(1)), to_float(found.group(2))
+    return {"iteration": number, "line": line_no, "warmup": False, "time_s": time_s, "tflops_per_gpu": tflops,
+            "tokens_per_s_per_gpu": None, "skipped": 0, "nan": 0}  # fmt: skip
+
+
 @dataclass
 class _TrainingLog:
     """What one pass over the lines collects; every rank may print the same iteration line, so
@@ -296,6 +315,9 @@ class _TrainingLog:
     megatron_runs: Runs = field(default_factory=Runs)
     titan: dict[int, dict[str, Any]] = field(default_factory=dict)
     titan_runs: Runs = field(default_factory=Runs)
+    # Megatron-Bridge `Step Time` lines in print order, and the last one no iteration line has followed yet.
+    bridge: list[dict[str, Any]] = field(default_factory=list)
+    bridge_pending: dict[str, Any] | None = None
     ds: DeepSpeedLog = field(default_factory=DeepSpeedLog)
     total_iterations: int | None = None
     # A Megatron line that does not end on `|` (wrapped): (iteration, prefix, text so far, lines joined).
@@ -339,16 +361,25 @@ class _TrainingLog:
         return iteration not in rows
 
     def _read_progress(self, line_no: int, line: str) -> bool:
-        """A Megatron/NeMo iteration line, a NeMo progress bar or a torchtitan step line."""
+        """A Megatron/NeMo iteration line, a Megatron-Bridge step line, a NeMo progress bar or a torchtitan
+        step line."""
         iteration_line = ITER_RE.search(line)
         if iteration_line:
             iteration = int(iteration_line.group(1))
             self.total_iterations = int(iteration_line.group(2))
+            bridge_step, self.bridge_pending = self.bridge_pending, None
             if self._new_print(self.megatron, self.megatron_runs, iteration, line_no):
                 rest, prefix = iteration_line.group(3), line[: iteration_line.start()]
-                self.megatron[iteration] = _megatron_row(iteration, rest, line_no, prefix)
+                row = self.megatron[iteration] = _megatron_row(iteration, rest, line_no, prefix)
+                if bridge_step is not None and row["tflops_per_gpu"] is None:
+                    # the interval's TFLOP/s from Bridge's step line when the iteration line has none
+                    row.update(tflops_per_gpu=bridge_step["tflops_per_gpu"], tflops_line=bridge_step["line"])
                 if not rest.rstrip().endswith("|"):
                     self.wrapped = (iteration, prefix, rest, 1)
+            return True
+        if "Step Time" in line and (found := BRIDGE_STEP_RE.search(line)):
+            self.bridge_pending = _bridge_row(len(self.bridge) + 1, found, line_no)
+            self.bridge.append(self.bridge_pending)
             return True
         if NEMO_BAR_KEY in line:
             for row in _nemo_bar_rows(line, line_no):
@@ -412,7 +443,9 @@ class _TrainingLog:
 def _job_fields(log: _TrainingLog) -> dict[str, Any]:
     """Which format the figures come from and the job's shape (world size, sequence, parallelism)."""
     source = "megatron" if log.megatron else ("torchtitan" if log.titan else "deepspeed-timer")
-    if not log.megatron and not log.titan and not log.ds.timer:
+    if not log.megatron and not log.titan and log.bridge:
+        source = "megatron-bridge"
+    elif not log.megatron and not log.titan and not log.ds.timer:
         source = "deepspeed-flops-profiler"
     if log.megatron and any(r.get("nemo") for r in log.megatron.values()):
         source = "nemo"
@@ -634,6 +667,25 @@ def _error_warnings(log: _TrainingLog) -> list[str]:
     return []
 
 
+def _implausible_tflops(rows: list[dict[str, Any]]) -> list[str]:
+    """TFLOP/s per GPU above MAX_TFLOPS_PER_GPU, left out of the medians (kept on the row as printed)."""
+    above = [r for r in rows if (r.get("tflops_per_gpu") or 0.0) > MAX_TFLOPS_PER_GPU]
+    for row in above:
+        row["tflops_per_gpu_implausible"], row["tflops_per_gpu"] = row["tflops_per_gpu"], None
+    if not above:
+        return []
+    return [
+        _(
+            "%(count)s TFLOP/s per GPU figure(s) above %(limit)s, more than the dense peak of any GPU "
+            "(first: %(value)s on line %(line)s): not a measurement, left out of the median",
+            count=len(above),
+            limit=f"{MAX_TFLOPS_PER_GPU:g}",
+            value=f"{above[0]['tflops_per_gpu_implausible']:g}",
+            line=above[0].get("tflops_line", above[0]["line"]),
+        )
+    ]
+
+
 def _deepspeed_only(log: _TrainingLog, summary: dict[str, Any]) -> list[str]:
     """A log of DeepSpeed's own lines only: its timer's samples/s (tokens/s per GPU where the sequence length
     and world size are printed), the profiled step's iteration time and TFLOP/s; the warnings to go with
@@ -668,7 +720,7 @@ def parse_training(text: Text, kind: str) -> ParseResult:
         if line.strip():
             log.read_line(line_no, line)
     log.finish()
-    rows = sorted((log.megatron or log.titan).values(), key=lambda r: r["iteration"])
+    rows = sorted((log.megatron or log.titan).values(), key=lambda r: r["iteration"]) or log.bridge
     summary = _job_fields(log)
     if not rows and (log.ds.timer or log.ds.profile):
         result.warnings.extend(_deepspeed_only(log, summary))
@@ -679,6 +731,7 @@ def parse_training(text: Text, kind: str) -> ParseResult:
         result.kind = None
         result.errors.append(f"{kind} signature found but no iteration/step line could be read")
         return result
+    implausible = _implausible_tflops(rows)
     summary.update(_iteration_fields(rows, log))
     if log.ds.steps:
         summary["deepspeed_skipped_steps"] = log.ds.skipped_steps
@@ -691,6 +744,15 @@ def parse_training(text: Text, kind: str) -> ParseResult:
     runs, runs_warnings = _runs_fields(log.megatron_runs if log.megatron else log.titan_runs)
     summary.update(runs)
     result.warnings.extend(_iteration_warnings(summary, log, rows[-1]))
+    result.warnings.extend(implausible)
+    if summary["source_format"] == "megatron-bridge":
+        result.warnings.append(
+            _(
+                "Megatron-Bridge `Step Time` lines carry no iteration number: they are numbered 1 to "
+                "%(count)s in print order (one line per log interval)",
+                count=len(rows),
+            )
+        )
     result.warnings.extend(runs_warnings)
     result.warnings.extend(_error_warnings(log))
     result.summary = summary

@@ -9,7 +9,9 @@ prefixes) are integers and what lies between them and the measurement groups loo
 Three stages, one module each:
 - reading.py: what one line says (version, header, Rank line, row, footer, failure, command line);
 - assembly.py: which run (one test / table) each line belongs to;
-- summary.py: each run as a `runs` entry of DESIGN.md section 7, with its warnings.
+- summary.py: each run as a `runs` entry of DESIGN.md section 7, with its warnings; figures.py reads the
+  bandwidth figures off the rows (per data type and op when a run sweeps several, `-d all`), listing.py
+  what the Rank lines say when they are not one line per rank (a cut listing, processes all `Rank 0`).
 The assembly reads a block of lines at a time: blocks.py finds the lines of the usual kinds (Rank
 lines, rows, debug lines that hold nothing) in one pass; every other line goes through the walk.
 """

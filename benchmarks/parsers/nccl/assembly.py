@@ -30,6 +30,7 @@ from .reading import (
     Row,
     is_column_header,
     is_cycle_marker,
+    is_elision_note,
     is_nvls_line,
     is_rccl_marker,
     is_split_row_fragment,
@@ -96,6 +97,10 @@ class Run:
     # The last rank table (blocks.read_ranks, shared by the runs of a job's tests) put into `ranks`: the
     # summary reads its hosts and GPUs once per table when `ranks` is that table (summary._rank_facts).
     rank_table: Ranks | None = None
+    # Rank lines read (several may name one rank: processes of a build without MPI all print `Rank 0`).
+    rank_lines: int = 0
+    # (line, label) of a publisher's note inside the run (`---- some output truncated ----`), not a boundary.
+    notes: list[tuple[int, str]] = field(default_factory=list)
 
     def touch(self, line_no: int, stage: int | None = None) -> None:
         if line_no > self.last_line:
@@ -224,6 +229,15 @@ def _route_line(line: str) -> int:
 # Remembered whatever the line's length (route_line is called on walked lines only, a few per test): the
 # lru_cache is called directly, without a Python wrapper.
 route_line = functools.lru_cache(maxsize=256)(_route_line)
+
+
+def _is_note_of(run: Run, label: str, nodes: int | None) -> bool:
+    """Whether a separator labelled `label` is a note inside `run` rather than the start of the next test:
+    the run is in progress (begun, no footer, no failure) and the label says lines were cut there, or names
+    no node count while the run has no row yet."""
+    if not run.has_content or run.stage >= ST_FOOTER or run.concluded or run.failures:
+        return False
+    return is_elision_note(label) or (nodes is None and not run.rows)
 
 
 class RunAssembler:
@@ -411,6 +425,7 @@ class RunAssembler:
             run = self.new_run(first)
         assert run is not None
         run.touch(last, ST_RANKS)
+        run.rank_lines += last - first + 1
         if ranks is None:
             run.unread_content = True
         else:
@@ -489,6 +504,7 @@ class RunAssembler:
             run = self.new_run(line_no)
         run.touch(line_no, ST_RANKS)
         run.ranks[rank[0]] = rank[1]
+        run.rank_lines += 1
         return True
 
     def rccl_version_line(self, line_no: int, line: str) -> bool:
@@ -512,14 +528,20 @@ class RunAssembler:
         return marker
 
     def separator_line(self, line_no: int, line: str) -> bool:
-        """`==== 2 nodes all_reduce ====` written by wrapper scripts between tests."""
+        """`==== 2 nodes all_reduce ====` written by wrapper scripts between tests; inside a run, a label
+        that says lines were cut, or one that names no node count before the table, is a note of that run
+        (a test does not end before its table, and a wrapper's label before the next test names it)."""
         label = read_separator(line)
         if not label:  # not a separator, or a rule of symbols only
             return label is not None
         target = self.current
+        nodes = read_nodes_in_text(label)
+        if target is not None and _is_note_of(target, label, nodes):
+            target.notes.append((line_no, label))
+            target.touch(line_no)
+            return True
         if target is None or target.has_content:
             target = self.new_run(line_no)
-        nodes = read_nodes_in_text(label)
         if nodes is not None:
             target.nodes_hint, target.nodes_source = nodes, "separator"
         target.touch(line_no)

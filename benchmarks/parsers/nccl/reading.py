@@ -405,6 +405,18 @@ def read_separator(line: str) -> str | None:
     return label if re.search(r"[A-Za-z0-9]", label) else ""
 
 
+# Words of a publisher's note that lines were left out (`------ some output truncated ------` between the
+# Rank lines and the table of an AWS EFA guide's all_reduce): such a label marks a cut, not the next test.
+ELISION_NOTE_RE = re.compile(
+    r"\b(?:truncat|omit|snip|elid|skip|remov|trim|clip|cut\b)|\.\.\.|…", re.IGNORECASE
+)
+
+
+def is_elision_note(label: str) -> bool:
+    """A separator label that says lines were left out here (`some output truncated`, `snip`, `...`)."""
+    return ELISION_NOTE_RE.search(label) is not None
+
+
 NODES_IN_TEXT_RE = re.compile(r"(?<!\d)(\d++)\s*+[-_]?\s*+nodes?\b", re.IGNORECASE)
 
 

@@ -17,10 +17,31 @@ from ..result import ParseResult
 from ..text import median
 from .assembly import Run
 from .blocks import Ranks
+from .figures import (
+    TypeSweeps,
+    bandwidth_collapses,
+    bandwidth_fields,
+    busbw_per_cycle,
+    noop_placements,
+    sweep_entries,
+    type_sweeps,
+    type_sweeps_warning,
+)
+from .listing import (
+    BLOCK_LAYOUT_SOURCE,
+    block_layout,
+    listing_complete,
+    listing_nodes_warning,
+    one_rank_jobs_warning,
+    partial_rank_listing_warning,
+)
 from .reading import Row
 
 REDUCTION_OPS = {"sum", "prod", "max", "min", "avg", "mulsum", "premulsum"}
-REFERENCE_SIZES = (("1GiB", 1 << 30), ("8GiB", 8 << 30), ("16GiB", 16 << 30))
+# What a run of (n-1)/n with a root is called when the log does not name it: nccl-tests prints a root (>= 0)
+# only for the rooted tests (broadcast, reduce, scatter, gather: every other test passes -1), and scatter and
+# gather print the same size, count and busbw factor (src/scatter.cu, src/gather.cu ScatterGetBw/GatherGetBw).
+SCATTER_OR_GATHER = "scatter_or_gather"
 # Fields of Run.ranks' values (host, device, GPU name, bus id), read in C over a run's hundreds of ranks.
 _HOST, _NAME, _BUS, _HOST_AND_BUS = itemgetter(0), itemgetter(2), itemgetter(3), itemgetter(0, 3)
 _HOST_DEVICE_AND_BUS = itemgetter(0, 1, 3)
@@ -79,6 +100,10 @@ def _guess_collective(run: Run, ratio: float | None, n: int | None) -> tuple[str
     if family == "gather-family":
         if reduction:
             return "reduce_scatter", _("busbw/algbw ratio (n-1)/n with a reduction op")
+        if any(r >= 0 for r in roots):
+            return SCATTER_OR_GATHER, _(
+                "busbw/algbw ratio (n-1)/n with a root: scatter or gather, not all_gather"
+            )
         if ip_unchecked:
             return "alltoall", _("busbw/algbw ratio (n-1)/n, in-place unchecked")
         if layout and layout.has_redop and redops <= {None}:
@@ -156,20 +181,20 @@ def _hosts(ranks: Ranks) -> list[str]:
     return list(dict.fromkeys(map(_HOST, map(ranks.__getitem__, sorted(ranks)))))
 
 
-def _listing_complete(ranks: Ranks) -> bool:
-    return bool(ranks) and len(ranks) == max(ranks) + 1
-
-
 def _node_count(
-    run: Run, hosts: list[str], complete: bool, ranks_source: str | None
+    run: Run, hosts: list[str], complete: bool, ranks: tuple[int | None, str | None]
 ) -> tuple[int | None, str | None]:
-    """Nodes from the best source the log offers, in order of trust."""
+    """Nodes from the best source the log offers, in order of trust. The hosts of an incomplete listing
+    (rank ids missing: filtered, or cut by a `...`) are not the node count, 2 hosts shown of a 16-node
+    listing: the one block layout that fits the lines shown is taken (listing.block_layout), or none."""
+    total, ranks_source = ranks
     if hosts and complete:
         return len(hosts), "rank-lines"
     if run.nodes_hint:
         return run.nodes_hint, run.nodes_source
-    if hosts and len(hosts) > 1:
-        return len(hosts), "rank-lines (partial listing: at least)"
+    per_node = block_layout(run.ranks, total) if hosts and total else None
+    if per_node is not None and total:
+        return total // per_node, BLOCK_LAYOUT_SOURCE
     if ranks_source == "command line -g" and not run.np_arg:
         return 1, "single process (-g, no launcher)"
     return None, None
@@ -190,7 +215,7 @@ def _facts_of(ranks: Ranks) -> _RankFacts:
     names = set(map(_NAME, ranks.values()))
     names.discard("")
     return _RankFacts(
-        tuple(_hosts(ranks)), tuple(sorted(names)), _listing_complete(ranks), _shared_gpus(ranks)
+        tuple(_hosts(ranks)), tuple(sorted(names)), listing_complete(ranks), _shared_gpus(ranks)
     )
 
 
@@ -220,7 +245,7 @@ def _scale(run: Run, ratio: float | None) -> _Scale:
     ranks, ranks_source = _rank_count(run, ratio)
     facts = _rank_facts(run)
     hosts = list(facts.hosts)
-    nodes, nodes_source = _node_count(run, hosts, facts.complete, ranks_source)
+    nodes, nodes_source = _node_count(run, hosts, facts.complete, (ranks, ranks_source))
     return _Scale(ranks, ranks_source, nodes, nodes_source, hosts, list(facts.gpu_names), facts.gpus)
 
 
@@ -234,7 +259,7 @@ def _shared_gpus(ranks: Ranks) -> int | None:
     0000000N:00:00.0) every rank prints `[0x00]`, so a bus number is told apart by the device index too:
     ranks share a GPU there only when they print the same host, device index and bus. The full id
     (`[domain:bus:dev]`) names one GPU per host whatever index a process gives it, so it is enough alone."""
-    if not _listing_complete(ranks) or not all(buses := set(map(_BUS, ranks.values()))):
+    if not listing_complete(ranks) or not all(buses := set(map(_BUS, ranks.values()))):
         return None
     key = _HOST_AND_BUS if all(":" in bus for bus in buses) else _HOST_DEVICE_AND_BUS
     gpus = len(set(map(key, ranks.values())))
@@ -249,17 +274,6 @@ def _shared_gpu_warning(scale: _Scale) -> str | None:
         "sharing a GPU measure far less than one rank per GPU, so this is not a measure of the cluster",
         ranks=scale.ranks,
         gpus=scale.gpus,
-    )
-
-
-def _partial_rank_listing_warning(run: Run) -> str | None:
-    if not run.ranks or _listing_complete(run.ranks):
-        return None
-    return _(
-        "only %(lines)s Rank lines for rank ids up to %(highest)s (listing filtered or cut); "
-        "ranks taken from the highest id",
-        lines=len(run.ranks),
-        highest=max(run.ranks),
     )
 
 
@@ -280,6 +294,7 @@ def _ratio_mismatch(ratio: float | None, ranks: int | None, collective: str | No
         "alltoallv": (ranks - 1) / ranks,
         "gather": (ranks - 1) / ranks,
         "scatter": (ranks - 1) / ranks,
+        SCATTER_OR_GATHER: (ranks - 1) / ranks,
         "sendrecv": 1.0,
         "broadcast": 1.0,
         "reduce": 1.0,
@@ -439,43 +454,6 @@ def _table_warnings(run: Run, collapses: list[dict[str, Any]]) -> list[str]:
     return warnings
 
 
-# Sizes below this are latency-bound: their bandwidth is noisy and never a collapse.
-COLLAPSE_MIN_BYTES = 1 << 20
-COLLAPSE_FACTOR = 0.5
-RECOVERY_FACTOR = 0.8
-
-
-def bandwidth_collapses(run: Run) -> list[dict[str, Any]]:
-    """Rows (>= 1 MiB) whose bus bandwidth falls below half the best of the smaller sizes of the same
-    sweep, with at least one larger size after it (a dip in the middle, not the end of the sweep)."""
-    found: list[dict[str, Any]] = []
-    by_cycle: dict[int, list[tuple[Row, float]]] = {}
-    for row in run.rows:
-        values = row.busbw_values()
-        if row.size >= COLLAPSE_MIN_BYTES and values:
-            by_cycle.setdefault(row.cycle, []).append((row, values[0]))
-    for rows in by_cycle.values():
-        # Best busbw after each row, computed once (linear in the rows, whatever their number).
-        best_after = [0.0] * len(rows)
-        for i in range(len(rows) - 2, -1, -1):
-            best_after[i] = max(best_after[i + 1], rows[i + 1][1])
-        best = 0.0
-        for i, (row, busbw) in enumerate(rows):
-            if best > 0 and busbw < COLLAPSE_FACTOR * best and i < len(rows) - 1:
-                found.append(
-                    {
-                        "size_bytes": row.size,
-                        "line": row.line,
-                        "busbw_gbps": busbw,
-                        "before_gbps": best,
-                        "recovered": best_after[i] >= RECOVERY_FACTOR * best,
-                    }
-                )
-                break  # one per sweep: the first fall is the finding
-            best = max(best, busbw)
-    return found
-
-
 # ---- what the figures can be used for --------------------------------------------------------
 
 
@@ -514,105 +492,25 @@ def _fabric_reach(scale: _Scale, failed: bool) -> tuple[bool | None, str | None]
 # ---- the figures -----------------------------------------------------------------------------
 
 
-def _rows_at_max_size(rows: list[Row]) -> list[Row]:
-    max_size = max((r.size for r in rows), default=None)
-    return [r for r in rows if r.size == max_size] if rows else []
-
-
-def _reference_sizes(rows: list[Row]) -> dict[str, float | None]:
-    """Out-of-place busbw at 1, 8 and 16 GiB, the sizes reports quote."""
-    reference = {}
-    for label, size in REFERENCE_SIZES:
-        matches = [r for r in rows if r.size == size and r.oop and r.oop.busbw is not None]
-        if matches:
-            reference[label] = matches[-1].oop.busbw if matches[-1].oop else None
-    return reference
-
-
-# A placement moves data when its time grows with size; one whose time stays within this factor from
-# the smallest to a >= 64 MiB, >= 1024x larger size did not move the data (a one-rank in-place reduce:
-# NCCL has nothing to copy, 0.19 us at every size, busbw 5.7 PB/s).
-NOOP_TIME_FACTOR = 2.0
-NOOP_MIN_SPAN = 1024
-NOOP_MIN_BYTES = 64 << 20
-
-
-def noop_placements(rows: list[Row]) -> list[tuple[str, float, float, int, int]]:
-    """(placement, time at the smallest size, time at the largest, smallest, largest size) for each
-    placement whose time does not grow with the size."""
-    sized = [r for r in rows if r.size > 0]
-    if not sized:
-        return []
-    small, big = min(sized, key=lambda r: r.size), max(sized, key=lambda r: r.size)
-    if big.size < NOOP_MIN_BYTES or big.size < NOOP_MIN_SPAN * small.size:
-        return []
-    flat = []
-    for name in ("out-of-place", "in-place"):
-        first, last = (small.oop, big.oop) if name == "out-of-place" else (small.ip, big.ip)
-        if (
-            first
-            and last
-            and first.time_us
-            and last.time_us
-            and last.time_us <= NOOP_TIME_FACTOR * first.time_us
-        ):
-            flat.append((name, first.time_us, last.time_us, small.size, big.size))
-    return flat
-
-
-def _kept_busbw(row: Row, ignored: frozenset[str]) -> list[float]:
-    kept = [("out-of-place", row.oop), ("in-place", row.ip)]
-    return [m.busbw for name, m in kept if m is not None and m.busbw is not None and name not in ignored]
-
-
-def _bandwidth_fields(rows: list[Row], ignored: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """Peak busbw, busbw at the largest size (out-of-place first) and the size range; placements in
-    `ignored` (no data moved) are left out."""
-    at_max = _rows_at_max_size(rows)
-    oop_at_max = [r.oop.busbw for r in at_max if r.oop and r.oop.busbw is not None]
-    ip_at_max = [r.ip.busbw for r in at_max if r.ip and r.ip.busbw is not None]
-    if "out-of-place" in ignored:
-        oop_at_max = []
-    if "in-place" in ignored:
-        ip_at_max = []
-    peak_row = max(rows, key=lambda r: max(_kept_busbw(r, ignored), default=-1.0)) if rows else None
-    peak = max(_kept_busbw(peak_row, ignored), default=None) if peak_row else None
-    return {
-        "peak_busbw_gbps": peak,
-        "peak_busbw_size_bytes": peak_row.size if peak_row and peak is not None else None,
-        "busbw_at_max_size_gbps": median(oop_at_max) if oop_at_max else median(ip_at_max),
-        "busbw_at_max_size_oop_gbps": median(oop_at_max) if oop_at_max else None,
-        "busbw_at_max_size_ip_gbps": median(ip_at_max) if ip_at_max else None,
-        "busbw_at_reference_sizes_gbps": _reference_sizes(rows),
-        "max_size_bytes": max((r.size for r in rows), default=None),
-        "min_size_bytes": min((r.size for r in rows), default=None),
-        "noop_placements": sorted(ignored),
-    }
-
-
-def _busbw_per_cycle(run: Run) -> list[float]:
-    """busbw at the largest size in each `-N` cycle (out-of-place when printed)."""
-    cycle_values: list[float] = []
-    if run.cycles and run.rows:
-        for row in _rows_at_max_size(run.rows):
-            vals = [row.oop.busbw] if row.oop and row.oop.busbw is not None else row.busbw_values()
-            cycle_values.extend(vals[:1])
-    return cycle_values
-
-
-def _table_fields(run: Run, file_nccl: str | None) -> dict[str, Any]:
-    """What was tested (type, op, versions, sizes asked for) and how much of it the log shows."""
+def _table_fields(run: Run, file_nccl: str | None, typed: TypeSweeps | None) -> dict[str, Any]:
+    """What was tested (type, op, versions, sizes asked for) and how much of it the log shows. A run of
+    several data types or ops (`typed`) counts the `-N` cycles of its headline type and op alone, and adds
+    `headline_data_type` and each type and op's figures (`data_type_sweeps`)."""
     dtypes = sorted({r.dtype for r in run.rows})
+    rows, repeats = (typed.headline.rows, typed.headline.cycles[-1]) if typed else (run.rows, run.cycles)
+    by_type = {"headline_data_type": typed.headline.data_type} if typed else {}
     return {
         "data_type": dtypes[0] if len(dtypes) == 1 else (dtypes or None),
-        "redop": next((r.redop for r in run.rows if r.redop), None),
+        **by_type,
+        "redop": next((r.redop for r in rows if r.redop), None),
         "nccl_version": run.nccl_version or file_nccl,
         "tests_version": run.tests_version,
         "header": run.header,
         "requested_max_bytes": run.header.get("maxBytes"),
         "reduced_max_bytes": run.reduced_max_bytes,
-        "cycles": run.cycles + 1 if run.rows else 0,
-        "busbw_at_max_size_per_cycle_gbps": _busbw_per_cycle(run),
+        "cycles": repeats + 1 if run.rows else 0,
+        "busbw_at_max_size_per_cycle_gbps": busbw_per_cycle(rows, repeats),
+        **({"data_type_sweeps": sweep_entries(typed)} if typed else {}),
         "truncated": _is_truncated(run),
         "concluded": run.concluded,
     }
@@ -639,11 +537,11 @@ def _interpretation_fields(
     }
 
 
-def _size_row(row: Row) -> dict[str, Any]:
+def _size_row(row: Row, cycle: int) -> dict[str, Any]:
     oop, ip = row.oop, row.ip
     return {
         "line": row.line,
-        "cycle": row.cycle,
+        "cycle": cycle,
         "size_bytes": row.size,
         "count": row.count,
         "type": row.dtype,
@@ -660,31 +558,54 @@ def _size_row(row: Row) -> dict[str, Any]:
     }
 
 
+def _notes_warnings(run: Run) -> list[str]:
+    """The publisher's notes inside the run (assembly._is_note_of), the first three."""
+    return [
+        _(
+            "line %(line)s is a note, not nccl-tests output (`%(note)s`): the run is read across it",
+            line=line,
+            note=note,
+        )
+        for line, note in run.notes[:3]
+    ]
+
+
+def _noop_warnings(flat: list[tuple[str, float, float, int, int]]) -> list[str]:
+    return [
+        _(
+            "%(placement)s time stays at %(first)s-%(last)s us from %(small)s B to %(big)s B: no data "
+            "moved (one rank has nothing to copy in place), its busbw is left out of the figures",
+            placement=name,
+            first=first,
+            last=last,
+            small=small,
+            big=big,
+        )
+        for name, first, last, small, big in flat
+    ]
+
+
 def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | None) -> dict[str, Any]:
-    """One `runs` entry; its `warnings` are taken out and prefixed by `summarise_log`."""
+    """One `runs` entry; its `warnings` are taken out and prefixed by `summarise_log`. The figures of a run
+    of several data types or ops are those of its headline type and op (figures.type_sweeps)."""
     ratio = _ratio(run.rows)
     scale = _scale(run, ratio)
     collective, collective_source, collective_warning = _collective(run, ratio, scale.ranks)
     reasons = _failure_reasons(run)
-    collapses = bandwidth_collapses(run)
-    flat = noop_placements(run.rows)
+    typed = type_sweeps(run.rows)
+    collapses = bandwidth_collapses(run, by_type=typed is not None)
+    rows = typed.headline.rows if typed else run.rows
+    flat = noop_placements(rows)
     warnings = [
-        _partial_rank_listing_warning(run),
+        partial_rank_listing_warning(run),
+        listing_nodes_warning(run, len(scale.hosts), (scale.nodes, scale.nodes_source), scale.gpus_per_node),
+        one_rank_jobs_warning(run),
         _shared_gpu_warning(scale),
         collective_warning,
         _error_column_warning(run),
-        *(
-            _(
-                "%(placement)s time stays at %(first)s-%(last)s us from %(small)s B to %(big)s B: no data "
-                "moved (one rank has nothing to copy in place), its busbw is left out of the figures",
-                placement=name,
-                first=first,
-                last=last,
-                small=small,
-                big=big,
-            )
-            for name, first, last, small, big in flat
-        ),
+        type_sweeps_warning(typed),
+        *_noop_warnings(flat),
+        *_notes_warnings(run),
     ]
     return {
         "index": index,
@@ -698,7 +619,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         "gpus_per_node": scale.gpus_per_node,
         "hosts": scale.hosts[:256],
         "gpu_names": scale.gpu_names,
-        **_bandwidth_fields(run.rows, frozenset(name for name, *_rest in flat)),
+        **bandwidth_fields(rows, frozenset(name for name, *_rest in flat)),
         "avg_busbw_reported": run.avg,
         "avg_busbw_flag": run.avg_flag,
         "out_of_bounds": run.oob,
@@ -708,12 +629,16 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         "failure_line": run.failure_line,
         "first_line": run.first_line,
         "last_line": run.last_line,
-        **_table_fields(run, file_nccl),
+        **_table_fields(run, file_nccl, typed),
         **_interpretation_fields(run, ratio, scale, collective, failed=bool(reasons)),
         "nccl_warnings": run.debug_warns,
         "bandwidth_collapses": collapses,
         "warnings": [warning for warning in warnings if warning] + _table_warnings(run, collapses),
-        "size_rows": [_size_row(r) for r in run.rows[:5000]],
+        "size_rows": (
+            list(map(_size_row, run.rows[:5000], typed.row_cycles))
+            if typed
+            else [_size_row(r, r.cycle) for r in run.rows[:5000]]
+        ),
     }
 
 
