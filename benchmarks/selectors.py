@@ -130,13 +130,19 @@ def upload_busbw_chart(upload: Upload) -> list[dict[str, Any]]:
         return []
     series = []
     for run in (upload.summary or {}).get("runs", []):
+        # a run that sweeps several data types (`-d all`) is drawn for the type its figures and verdicts
+        # use (nccl/figures.py): one type's sizes, not every type's joined into one zig-zag line
+        pick = next((s for s in run.get("data_type_sweeps") or [] if s.get("headline")), None)
+        headline = pick["data_type"] if pick else None
         points = [
             (
                 row["size_bytes"],
                 row.get("busbw_oop") if row.get("busbw_oop") is not None else row.get("busbw_ip"),
             )
             for row in run.get("size_rows") or []
-            if row.get("size_bytes") and (row.get("busbw_oop") is not None or row.get("busbw_ip") is not None)
+            if row.get("size_bytes")
+            and (row.get("busbw_oop") is not None or row.get("busbw_ip") is not None)
+            and (pick is None or (row.get("type"), row.get("redop")) == (pick["data_type"], pick["redop"]))
         ]
         if not points:
             continue
@@ -148,9 +154,10 @@ def upload_busbw_chart(upload: Upload) -> list[dict[str, Any]]:
             ) % {"ranks": ranks, "nodes": nodes}
         else:
             where = gettext("%(ranks)s ranks") % {"ranks": ranks}
+        name = run.get("collective") or gettext("unknown")
         series.append(
             {
-                "name": f"{run.get('collective') or gettext('unknown')} ({where})",
+                "name": f"{name} {headline} ({where})" if headline else f"{name} ({where})",
                 "sizes": [p[0] for p in points],
                 "busbw": [p[1] for p in points],
                 "expected": _run_expected(upload.verdicts or [], run),

@@ -412,3 +412,16 @@ def test_rank_0_lines_with_a_launcher_prefix_are_counted_by_the_walk_too() -> No
     ]
     result = _same_as_the_walk("\n".join([HEADER, "# Using devices", *lines, ""]))
     assert _warned(result, "3 Rank lines all name rank 0")
+
+
+def test_the_busbw_chart_of_a_type_sweep_draws_the_headline_type_only() -> None:
+    """The upload page's chart joined all 36 rows of the 12 types' sweeps into one zig-zag line; it draws the
+    type whose figures the run reports (float's 3 sizes, 487.06 at 40 GiB), named with the type."""
+    from benchmarks.models import Upload
+    from benchmarks.selectors import upload_busbw_chart
+
+    summary = _parse(DATATYPE_ALL)["summary"]
+    (series,) = upload_busbw_chart(Upload(kind="nccl-tests", summary=summary))
+    assert len(series["sizes"]) == 3 and series["sizes"][-1] == 42949672960
+    assert series["busbw"][-1] == approx(BUSBW_AT_40_GIB["float"])
+    assert series["name"].startswith("all_reduce float (")
