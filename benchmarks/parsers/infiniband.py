@@ -434,11 +434,16 @@ def parse_rdma_link(text: Text) -> ParseResult:
         rest = m.group(3).split()
         attrs = {rest[i]: rest[i + 1] for i in range(0, len(rest) - 1, 2)}
         netdev = attrs.get("netdev")
-        layer = (
-            "InfiniBand"
-            if "lid" in attrs or "sm_lid" in attrs
-            else (_netdev_layer(netdev) if netdev else None)
-        )
+        # The kernel reports a port's LID only for the InfiniBand protocol (drivers/infiniband/core/nldev.c
+        # fill_port_info: `if (rdma_protocol_ib(device, port))` puts RDMA_NLDEV_ATTR_LID and SM_LID), and
+        # iproute2 prints `lid`/`sm_lid` only when given: a port line with its state and no lid is RoCE or
+        # iWARP, whatever its netdev is called (OCI names RoCE netdevs rdma0..rdma15).
+        if "lid" in attrs or "sm_lid" in attrs:
+            layer: str | None = "InfiniBand"
+        elif "state" in attrs:
+            layer = "Ethernet"
+        else:
+            layer = _netdev_layer(netdev) if netdev else None
         ports.append(
             {
                 "device": m.group(1),
@@ -453,6 +458,9 @@ def parse_rdma_link(text: Text) -> ParseResult:
         )
     result.summary = _finish(ports, result)
     result.warnings.append(
-        _("`rdma link` prints no rate; link layer inferred (lid = InfiniBand, netdev = Ethernet)")
+        _(
+            "`rdma link` prints no rate; link layer inferred: a port with a lid is InfiniBand, one without "
+            "(RoCE or iWARP) Ethernet, as the kernel reports a lid for InfiniBand ports only"
+        )
     )
     return result

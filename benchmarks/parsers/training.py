@@ -178,11 +178,20 @@ def _marked_warmup(rest: str) -> bool:
     return "(warmup)" in lowered or "[warmup]" in lowered or "(warm-up)" in lowered
 
 
+# The unit Megatron forks print in the key: `elapsed time per iteration (ms)` (Megatron-LM), `(s)` (some
+# Megatron-DeepSpeed forks, fixtures/real/megatron/...-seconds-key...); milliseconds when none is printed.
+ITERATION_TIME_UNITS = {"(ms)": 1e-3, "(s)": 1.0, "(sec)": 1.0, "(us)": 1e-6}
+
+
 def _iteration_time_s(fields: dict[str, str]) -> float | None:
-    """Megatron `elapsed time per iteration (ms)`; NeMo `train_step_timing in s` (seconds)."""
-    time_ms = _pick(fields, "elapsed time per iteration")
-    if time_ms is not None:
-        return time_ms / 1000
+    """Megatron `elapsed time per iteration (ms)` or `(s)`; NeMo `train_step_timing in s` (seconds)."""
+    for key, value in fields.items():
+        if "elapsed time per iteration" in key:
+            number = _first_number(value)
+            if number is None:
+                return None
+            scale = next((f for unit, f in ITERATION_TIME_UNITS.items() if key.endswith(unit)), 1e-3)
+            return number * scale
     return _pick(fields, "train step timing in s")
 
 

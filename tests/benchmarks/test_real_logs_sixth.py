@@ -1,0 +1,45 @@
+"""The sixth set of real logs (fixtures/real/, origins in fixtures/real/SOURCES.md, "Sixth set").
+
+As in test_real_logs.py, every expected value was read off the log by hand.
+"""
+
+from __future__ import annotations
+
+from .test_real_logs import _parse, approx
+
+SECONDS_KEY = "megatron/jube-juwels-megatron-deepspeed-default3-prefix-elapsed-time-seconds-key.txt"
+ROCE_NO_LID = "rdma-link/oci-a100-pdsh-dshbak-16-roce-ports-netdev-rdma-no-lid.txt"
+
+
+def test_an_iteration_time_keyed_in_seconds_is_read_in_seconds() -> None:
+    # `elapsed time per iteration (s): 7.2310 / 5.3551 / 5.6192 / 5.3291 / 5.3247`: it was divided by 1,000
+    # as Megatron-LM's `(ms)` is (0.0054 s); 96 samples / 5.3551 s = 17.93, the printed samples per second
+    out = _parse(SECONDS_KEY)
+    assert out["kind"] == "megatron"
+    summary = out["summary"]
+    assert summary["iterations"] == 5
+    assert summary["median_iteration_s"] == approx(5.3551)
+    assert summary["median_tflops_per_gpu"] == approx(137.10)
+
+
+def test_rdma_link_ports_without_a_lid_are_ethernet_whatever_their_netdev_is_called() -> None:
+    # 16 `link mlx5_N/1 state ACTIVE physical_state LINK_UP netdev rdmaK` lines: no lid (the kernel reports
+    # one for InfiniBand ports only), netdevs named rdma0-15 (OCI's RoCE names); they were 0 active ports
+    out = _parse(ROCE_NO_LID)
+    assert out["kind"] == "rdma-link"
+    summary = out["summary"]
+    assert summary["total_ports"] == 16 and summary["active_ethernet_ports"] == 16
+    assert summary["active_infiniband_ports"] == 0 and summary["inactive_ports"] == 0
+    assert all(port["link_layer"] == "Ethernet" for port in summary["ports"])
+
+
+def test_rdma_link_ports_with_a_lid_stay_infiniband() -> None:
+    from benchmarks.parsers import parse
+
+    log = "\n".join(
+        f"link mlx5_{i}/1 subnet_prefix fe80:0000:0000:0000 lid {i + 5} sm_lid 1 lmc 0 state ACTIVE "
+        f"physical_state LINK_UP netdev ib{i}"
+        for i in range(4)
+    )
+    summary = parse(log).as_dict()["summary"]
+    assert summary["active_infiniband_ports"] == 4 and summary["active_ethernet_ports"] == 0
