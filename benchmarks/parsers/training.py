@@ -180,7 +180,7 @@ def _marked_warmup(rest: str) -> bool:
 
 # The unit Megatron forks print in the key: `elapsed time per iteration (ms)` (Megatron-LM), `(s)` (some
 # Megatron-DeepSpeed forks, fixtures/real/megatron/...-seconds-key...); milliseconds when none is printed.
-ITERATION_TIME_UNITS = {"(ms)": 1e-3, "(s)": 1.0, "(sec)": 1.0, "(us)": 1e-6}
+ITERATION_TIME_UNITS = {"(ms)": 1e3, "(s)": 1.0, "(sec)": 1.0, "(us)": 1e6}  # per second
 
 
 def _iteration_time_s(fields: dict[str, str]) -> float | None:
@@ -190,8 +190,8 @@ def _iteration_time_s(fields: dict[str, str]) -> float | None:
             number = _first_number(value)
             if number is None:
                 return None
-            scale = next((f for unit, f in ITERATION_TIME_UNITS.items() if key.endswith(unit)), 1e-3)
-            return number * scale
+            per_second = next((f for unit, f in ITERATION_TIME_UNITS.items() if key.endswith(unit)), 1e3)
+            return number / per_second
     return _pick(fields, "train step timing in s")
 
 
