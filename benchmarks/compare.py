@@ -215,7 +215,28 @@ def _compare_collective_run(
     if nodes == 1:
         return _intra_nodeverdict_row(facts, item, run, where, lines)
     assert nodes is not None
+    domain = _nvlink_domain_run(facts, run)
+    if domain:
+        return _intra_nodeverdict_row(facts, item, run, joined(where, domain, sep="; "), lines)
     return _inter_nodeverdict_row(facts, item, run, nodes, where, lines)
+
+
+def _nvlink_domain_run(facts: dict[str, Any], run: dict[str, Any]) -> Msg | None:
+    """Why a run across nodes measures NVLink, not the NICs: its ranks fit in the offering's NVLink domain
+    of several nodes (GB200/GB300 NVL72: 72 GPUs over 18 trays of 4, joined by NVLink switches), where NCCL
+    carries the traffic over multi-node NVLink. A run on 16 trays of one rack reached 930 GB/s of
+    all_reduce busbw (fixtures/real/nccl-tests/oci-gb300-16node-...), nine times the trays' NIC share, so
+    judging it against the NICs would say nothing about them. None for every other run."""
+    domain, per_node, ranks = facts.get("nvlink_domain_gpus"), facts.get("gpus_per_node"), run.get("ranks")
+    if not (domain and per_node and ranks) or domain <= per_node or ranks > domain:
+        return None
+    return _(
+        "its %(ranks)s ranks fit in the offering's NVLink domain of %(domain)s GPUs, so NCCL runs it over "
+        "multi-node NVLink: judged against NVLink, not the NICs (a run whose ranks span racks, or with "
+        "multi-node NVLink off, falls short of it; for the NICs, run across more than one domain)",
+        ranks=ranks,
+        domain=domain,
+    )
 
 
 def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | None:

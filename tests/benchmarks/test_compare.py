@@ -174,3 +174,21 @@ def test_scaling_efficiency() -> None:
 
 def test_unknown_kind() -> None:
     assert compare(H100_IB, {"kind": "mystery", "summary": {}})[0]["verdict"] == "cannot-measure"
+
+
+def test_a_run_inside_a_multi_node_nvlink_domain_is_judged_against_nvlink() -> None:
+    # GB300 NVL72: 64 ranks on 16 trays of 4 GPUs reached 930 GB/s of all_reduce busbw, over multi-node
+    # NVLink, nine times the trays' NIC share; it says nothing about the NICs (compare._nvlink_domain_run)
+    nvl72 = {
+        "gpu": "GB300-288GB", "gpus_per_node": 4, "intra_node": "nvswitch", "fabric": "infiniband",
+        "nics_per_node": 4, "gbps_per_nic": 800, "nvlink_domain_gpus": 72,
+    }  # fmt: skip
+    inside = _one(nvl72, _nccl_item(ranks=64, nodes=16, gpus_per_node=4, busbw_at_max_size_gbps=930.48))
+    assert inside["claim"] == "intra-node bandwidth (NVLink) per GPU"
+    assert "NVLink domain of 72 GPUs" in inside["detail"] and "NVLS" in inside["detail"]
+    assert inside["verdict"] == "pass"
+    # past the domain (two racks), the NICs carry it; an offering without a domain is unchanged
+    across = _one(nvl72, _nccl_item(ranks=144, nodes=36, gpus_per_node=4, busbw_at_max_size_gbps=90.0))
+    assert across["claim"] == "inter-node bandwidth (NICs x Gb/s)"
+    plain = _one(H100_IB, _nccl_item())
+    assert plain["claim"] == "inter-node bandwidth (NICs x Gb/s)"
