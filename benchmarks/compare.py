@@ -47,6 +47,7 @@ from hardware import (
     intra_node_busbw_efficiency,
 )
 from hardware.messages import Msg, _, joined
+from hardware.norms import norm_for, offering_class
 
 JUDGED_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter", "alltoall"}
 RING_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter"}
@@ -227,16 +228,28 @@ def _nvlink_domain_run(facts: dict[str, Any], run: dict[str, Any]) -> Msg | None
     carries the traffic over multi-node NVLink. A run on 16 trays of one rack reached 930 GB/s of
     all_reduce busbw (fixtures/real/nccl-tests/oci-gb300-16node-...), nine times the trays' NIC share, so
     judging it against the NICs would say nothing about them. None for every other run."""
-    domain, per_node, ranks = facts.get("nvlink_domain_gpus"), facts.get("gpus_per_node"), run.get("ranks")
+    per_node, ranks = facts.get("gpus_per_node"), run.get("ranks")
+    domain, published = facts.get("nvlink_domain_gpus"), True
+    if not domain:  # unpublished: the class's (hardware.norms, the one sourced table), said so
+        norm = norm_for("nvlink_domain_gpus", offering_class(facts))
+        domain, published = (norm.typical if norm else None), False
     if not (domain and per_node and ranks) or domain <= per_node or ranks > domain:
         return None
-    return _(
+    judged = _(
         "its %(ranks)s ranks fit in the offering's NVLink domain of %(domain)s GPUs, so NCCL runs it over "
         "multi-node NVLink: judged against NVLink, not the NICs (a run whose ranks span racks, or with "
         "multi-node NVLink off, falls short of it; for the NICs, run across more than one domain)",
         ranks=ranks,
         domain=domain,
     )
+    if published:
+        return judged
+    typical = _(
+        "the offering does not publish its NVLink domain: %(domain)s GPUs is typical for its GPU; ask the "
+        "provider",
+        domain=domain,
+    )
+    return joined(judged, typical, sep="; ")
 
 
 def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | None:

@@ -192,3 +192,10 @@ def test_a_run_inside_a_multi_node_nvlink_domain_is_judged_against_nvlink() -> N
     assert across["claim"] == "inter-node bandwidth (NICs x Gb/s)"
     plain = _one(H100_IB, _nccl_item())
     assert plain["claim"] == "inter-node bandwidth (NICs x Gb/s)"
+    # an NVL72 offering that does not publish its domain: the class's 72 (hardware.norms), said so
+    unpublished = {k: v for k, v in nvl72.items() if k != "nvlink_domain_gpus"}
+    typical = _one(
+        unpublished, _nccl_item(ranks=64, nodes=16, gpus_per_node=4, busbw_at_max_size_gbps=930.48)
+    )
+    assert typical["claim"] == "intra-node bandwidth (NVLink) per GPU"
+    assert "does not publish its NVLink domain: 72 GPUs is typical" in typical["detail"]
