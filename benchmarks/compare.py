@@ -23,6 +23,9 @@ sizing model uses):
   ~370-384", FORMATS.md 8 (1 GPU/node all_reduce 48.9 on one 400G NIC; 8 GPUs/node with Ring 392.7 on
   8x400G). For alltoall only the per-GPU share counts (FORMATS.md 8: 80 GPUs on 10 nodes ~50 per GPU).
   InfiniBand 0.96, tuned RoCE 0.92, EFA 0.91 of line rate (calibration.md section 5).
+- Across nodes inside one NVLink domain (GB200/GB300 NVL72: 72 GPUs over 18 trays, the offering's
+  `nvlink_domain_gpus` or its class's): as inside one node, since NCCL carries the run over multi-node
+  NVLink (_nvlink_domain_run).
 sendrecv/broadcast/reduce busbw is reported but not judged against the fabric: one flow per rank
 does not load every rail (FORMATS.md 8: 24.9 GB/s sendrecv vs 48.9 all_reduce on the same NIC).
 """
