@@ -23,6 +23,8 @@ SEVERITY = {"Fail": 4, "Warn": 3, "Pass": 2, "Skip": 1, "Not run": 0}
 GPU_ID_RE = re.compile(r"^\s*gpuId\s+(\d+)\s*:")
 SWITCH_ID_RE = re.compile(r"^\s*physicalId\s+(\d+)\s*:")
 STATES_RE = re.compile(r"^\s*([UDX_](?:\s+[UDX_])*)\s*$")
+# Blanks between a wrapped fragment cut at the column's width and the cell's right edge (join_wrapped).
+DCGM_CUT_PAD = 2
 
 
 def table_cells(line: str) -> tuple[str, str] | None:
@@ -35,6 +37,30 @@ def table_cells(line: str) -> tuple[str, str] | None:
     if not bar:
         return None
     return left.strip(), right.strip()
+
+
+def _raw_right(line: str) -> str:
+    """The right cell of a `| left | right |` row as printed, its padding kept."""
+    return line.strip()[1:-1].partition("|")[2]
+
+
+def join_wrapped(cells: list[str]) -> str:
+    """The text DCGM wrapped over the right cells of several rows. It cuts at a fixed width whatever the
+    words (`... is currently disab` / `led. The DCGM ...`) and draws every cell one blank, the text, then
+    blanks to the column's edge: a fragment cut at the width ends DCGM_CUT_PAD blanks from the edge (every
+    wrapped cell of the dcgmi fixtures: 45 characters in a 48-wide cell). Such a fragment followed by one that
+    starts right after its one blank is one word cut in two and joins without a space; a word that ended at
+    the width leaves the next fragment starting with the space after it, and joins with one."""
+    out = ""
+    previous = ""
+    for cell in cells:
+        text = cell.strip()
+        if not text:
+            continue
+        cut = len(previous) - len(previous.rstrip()) == DCGM_CUT_PAD and len(cell) - len(cell.lstrip()) == 1
+        out = out + text if cut and out[-1:].isalnum() and text[:1].isalnum() else (out + " " + text).strip()
+        previous = cell
+    return out
 
 
 def _add_result(test: dict[str, Any], cell: str) -> None:
@@ -91,7 +117,8 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
             # Wrapped Info/Warning/Error text: continuation rows have a blank left cell.
             in_detail = True
             if last is not None and right:
-                last["detail"] = (last.get("detail", "") + " " + right).strip()
+                last.setdefault("wrapped", []).append(_raw_right(line))
+                last["detail"] = join_wrapped(last["wrapped"])
             continue
         rm = RESULT_RE.match(right)
         if not rm:
@@ -105,6 +132,8 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
         }
         in_detail = False
         tests.append(last)
+    for test in tests:
+        test.pop("wrapped", None)
     failed = [t for t in tests if t["result"] == "Fail" or "Fail" in t.get("per_gpu", {}).values()]
     warned = [t for t in tests if t["result"] == "Warn"]
     skipped = [t for t in tests if t["result"] == "Skip"]

@@ -9,6 +9,7 @@ from .test_real_logs import _parse, approx
 
 SECONDS_KEY = "megatron/jube-juwels-megatron-deepspeed-default3-prefix-elapsed-time-seconds-key.txt"
 ROCE_NO_LID = "rdma-link/oci-a100-pdsh-dshbak-16-roce-ports-netdev-rdma-no-lid.txt"
+DCGMI_WRAPPED = "dcgmi-diag/memtest-blog-rtx2060-r4-persistence-mode-fail-error-wrapped-mid-word.txt"
 
 
 def test_an_iteration_time_keyed_in_seconds_is_read_in_seconds() -> None:
@@ -43,3 +44,28 @@ def test_rdma_link_ports_with_a_lid_stay_infiniband() -> None:
     )
     summary = parse(log).as_dict()["summary"]
     assert summary["active_infiniband_ports"] == 4 and summary["active_ethernet_ports"] == 0
+
+
+def test_dcgmi_error_text_wrapped_mid_word_is_joined_whole() -> None:
+    # DCGM cuts its Error cell every 45 characters whatever the words: `currently disab` / `led.`,
+    # `persistence mode b` / `y running`, `as r` / `oot.`; the text read "disab led", "b y", "r oot"
+    out = _parse(DCGMI_WRAPPED)
+    assert out["kind"] == "dcgmi-diag"
+    summary = out["summary"]
+    assert summary["failed_tests"] == ["Persistence Mode"] and not summary["passed"]
+    (test,) = [t for t in summary["tests"] if t["name"] == "Persistence Mode"]
+    assert test["detail"] == (
+        "Persistence mode for GPU 0 is currently disabled. The DCGM diagnostic requires peristence mode to "
+        'be enabled. Enable persistence mode by running "nvidia-smi -i <gpuId> -pm 1 " as root.'
+    )
+
+
+def test_wrapped_cells_that_end_on_a_word_keep_their_space() -> None:
+    from benchmarks.parsers.dcgmi import join_wrapped
+
+    # cut at the width (two blanks to the edge) and the next fragment right after its one blank: one word
+    assert join_wrapped([" abc def  ", " ghi      "]) == "abc defghi"
+    # a word that ended at the width: the next fragment starts one blank further in
+    assert join_wrapped([" abc def  ", "  ghi     "]) == "abc def ghi"
+    # shorter than the width (more blanks to the edge): a word ended
+    assert join_wrapped([" abc de   ", " f        "]) == "abc de f"
