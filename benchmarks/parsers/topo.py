@@ -18,6 +18,11 @@ from .text import Text
 
 CELL_RE = re.compile(r"^(X|NV\d+|SYS|SOC|NODE|PHB|PXB|PIX)$")
 NV_RE = re.compile(r"^NV(\d+)$")
+# Two cells run together where a copy lost the tab between them (`PXBNODE`, `SYSSYS`: fixtures/real/
+# nvidia-smi-topo/...-glued-cells...): every cell word, longest first so `PXB` is not read as `P`+`X`+`B`.
+GLUED_RE = re.compile(r"(?:NV\d++|SYS|SOC|NODE|PHB|PXB|PIX|X){2,}+")
+CELL_WORD_RE = re.compile(r"NV\d+|SYS|SOC|NODE|PHB|PXB|PIX|X")
+MAX_GLUED_CHARS = 64  # a token longer than a few cells is not a row's cells run together
 NIC_LEGEND_RE = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)")
 PCIE_RANK = {"PIX": 0, "PXB": 1, "PHB": 2, "NODE": 3, "SYS": 4, "SOC": 4}
 
@@ -40,8 +45,21 @@ def _is_column_header(tokens: list[str]) -> bool:
 Matrix = dict[str, tuple[list[str], int]]  # row label -> (cells, line number)
 
 
-def _read_matrix(text: Text) -> tuple[list[str], Matrix, dict[str, str], int | None]:
-    """The column labels, the rows, the NIC legend (`NIC0: mlx5_0`) and the header's line."""
+def _split_glued(tokens: list[str], glued: list[int], line_no: int) -> list[str]:
+    """A row's tokens with cells run together split again; the line is noted in `glued`."""
+    if not any(len(t) <= MAX_GLUED_CHARS and GLUED_RE.fullmatch(t) for t in tokens[1:]):
+        return tokens
+    glued.append(line_no)
+    out = tokens[:1]
+    for token in tokens[1:]:
+        glued_cells = len(token) <= MAX_GLUED_CHARS and GLUED_RE.fullmatch(token)
+        out.extend(CELL_WORD_RE.findall(token) if glued_cells else [token])
+    return out
+
+
+def _read_matrix(text: Text, glued: list[int]) -> tuple[list[str], Matrix, dict[str, str], int | None]:
+    """The column labels, the rows, the NIC legend (`NIC0: mlx5_0`) and the header's line; the lines whose
+    cells ran together are noted in `glued`."""
     columns: list[str] = []
     rows: Matrix = {}
     legend: dict[str, str] = {}
@@ -72,12 +90,12 @@ def _read_matrix(text: Text) -> tuple[list[str], Matrix, dict[str, str], int | N
             and len(tokens) > 1
             and CELL_RE.match(tokens[1])
         ):
-            cells = tokens[1 : 1 + len(columns)]
+            cells = _split_glued(tokens, glued, no)[1 : 1 + len(columns)]
             rows[tokens[0]] = (cells, no)
     return columns, rows, legend, header_line
 
 
-def _rows_by_label(text: Text) -> Matrix:
+def _rows_by_label(text: Text, glued: list[int]) -> Matrix:
     """Header lost in a paste: every row whose label looks like a GPU or NIC, all its cells."""
     rows: Matrix = {}
     for no, line in enumerate(text.lines, start=1):
@@ -88,7 +106,7 @@ def _rows_by_label(text: Text) -> Matrix:
             and len(tokens) > 1
             and CELL_RE.match(tokens[1])
         ):
-            rows[tokens[0]] = (tokens[1:], no)
+            rows[tokens[0]] = (_split_glued(tokens, glued, no)[1:], no)
     return rows
 
 
@@ -137,10 +155,11 @@ def _nic_details(
 
 def parse_topo(text: Text) -> ParseResult:
     result = ParseResult(kind="nvidia-smi-topo")
-    columns, rows, legend, header_line = _read_matrix(text)
+    glued: list[int] = []
+    columns, rows, legend, header_line = _read_matrix(text, glued)
     if not columns:
         # Without a header _read_matrix keeps no rows.
-        rows = _rows_by_label(text)
+        rows = _rows_by_label(text, glued)
         columns = list(rows)
         if columns:
             result.warnings.append(_("no column header: columns taken from the row labels"))
@@ -173,4 +192,13 @@ def parse_topo(text: Text) -> ParseResult:
         result.warnings.append(_("GPU rows missing for %(gpus)s (cut excerpt?)", gpus=", ".join(missing)))
     if not nic_cols:
         result.warnings.append(_("no NIC columns: no RDMA NIC visible to the driver (VM or no NIC)"))
+    if glued:
+        result.warnings.append(
+            _(
+                "cells run together on %(count)s row(s) (first: line %(line)s), as when a copy loses a tab: "
+                "split again by their words (X, NV#, SYS, NODE, PHB, PXB, PIX)",
+                count=len(glued),
+                line=glued[0],
+            )
+        )
     return result

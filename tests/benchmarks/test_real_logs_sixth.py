@@ -10,6 +10,7 @@ from .test_real_logs import _parse, approx
 SECONDS_KEY = "megatron/jube-juwels-megatron-deepspeed-default3-prefix-elapsed-time-seconds-key.txt"
 ROCE_NO_LID = "rdma-link/oci-a100-pdsh-dshbak-16-roce-ports-netdev-rdma-no-lid.txt"
 DCGMI_WRAPPED = "dcgmi-diag/memtest-blog-rtx2060-r4-persistence-mode-fail-error-wrapped-mid-word.txt"
+TOPO_GLUED = "nvidia-smi-topo/nccl-tests-issue333-b200-8gpu-16nic-glued-cells-pxbnode-syssys.txt"
 
 
 def test_an_iteration_time_keyed_in_seconds_is_read_in_seconds() -> None:
@@ -69,3 +70,17 @@ def test_wrapped_cells_that_end_on_a_word_keep_their_space() -> None:
     assert join_wrapped([" abc def  ", "  ghi     "]) == "abc def ghi"
     # shorter than the width (more blanks to the edge): a word ended
     assert join_wrapped([" abc de   ", " f        "]) == "abc de f"
+
+
+def test_topology_cells_run_together_are_split_again() -> None:
+    # GPU2's row reads `... NODE PXBNODE SYS ...` and GPU4-7's `... SYS SYSSYS PXB ...`: read as one cell
+    # each, every later cell sat one column left, and 6 rail NICs were found instead of 8 (the NIC rows put
+    # NIC8 behind GPU2 and NIC9 behind GPU3)
+    out = _parse(TOPO_GLUED)
+    assert out["kind"] == "nvidia-smi-topo"
+    summary = out["summary"]
+    assert summary["gpus"] == 8 and summary["nics"] == 16 and summary["min_nvlinks_per_pair"] == 18
+    assert summary["rail_nics"] == 8
+    close = {n["name"]: n["close_gpus"] for n in summary["nic_details"]}
+    assert close["mlx5_8"] == ["GPU2"] and close["mlx5_9"] == ["GPU3"] and close["mlx5_10"] == ["GPU4"]
+    assert any("cells run together" in w for w in out["warnings"])
