@@ -229,8 +229,9 @@ def _nvlink_domain_run(facts: dict[str, Any], run: dict[str, Any]) -> Msg | None
     """Why a run across nodes measures NVLink, not the NICs: its ranks fit in the offering's NVLink domain
     of several nodes (GB200/GB300 NVL72: 72 GPUs over 18 trays of 4, joined by NVLink switches), where NCCL
     carries the traffic over multi-node NVLink. A run on 16 trays of one rack reached 930 GB/s of
-    all_reduce busbw (fixtures/real/nccl-tests/oci-gb300-16node-...), more than twice what the trays' NICs carry (4 x 800 Gb/s), so
-    judging it against the NICs would say nothing about them. None for every other run."""
+    all_reduce busbw (fixtures/real/nccl-tests/oci-gb300-16node-...), more than twice what the trays' NICs
+    carry (4 x 800 Gb/s), so judging it against the NICs would say nothing about them. None for every other
+    run."""
     per_node, ranks = facts.get("gpus_per_node"), run.get("ranks")
     domain, published = facts.get("nvlink_domain_gpus"), True
     if not domain:  # unpublished: the class's (hardware.norms, the one sourced table), said so

@@ -178,7 +178,8 @@ def test_unknown_kind() -> None:
 
 def test_a_run_inside_a_multi_node_nvlink_domain_is_judged_against_nvlink() -> None:
     # GB300 NVL72: 64 ranks on 16 trays of 4 GPUs reached 930 GB/s of all_reduce busbw, over multi-node
-    # NVLink, over twice what the trays' 4 x 800 Gb/s NICs carry; it says nothing about the NICs (compare._nvlink_domain_run)
+    # NVLink, over twice what the trays' 4 x 800 Gb/s NICs carry; it says nothing about the NICs
+    # (compare._nvlink_domain_run)
     nvl72 = {
         "gpu": "GB300-288GB", "gpus_per_node": 4, "intra_node": "nvswitch", "fabric": "infiniband",
         "nics_per_node": 4, "gbps_per_nic": 800, "nvlink_domain_gpus": 72,
