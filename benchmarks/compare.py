@@ -102,7 +102,10 @@ def _unjudged(run: dict[str, Any], collective: str, nodes: int | None, where: st
     if run.get("ranks") == 1:
         return _("one rank: busbw is 0. %(where)s", where=where)
     if nodes is None:
-        return _("node count unknown (no Rank lines and none given at upload): %(where)s", where=where)
+        return _(
+            "node count unknown (not told by the log's Rank lines, and none given at upload): %(where)s",
+            where=where,
+        )
     if collective not in JUDGED_COLLECTIVES:
         return _(
             "%(collective)s is reported, not judged: one flow per rank does not load every link. %(where)s",
@@ -232,12 +235,17 @@ def _nvlink_domain_run(facts: dict[str, Any], run: dict[str, Any]) -> Msg | None
     all_reduce busbw (fixtures/real/nccl-tests/oci-gb300-16node-...), more than twice what the trays' NICs
     carry (4 x 800 Gb/s), so judging it against the NICs would say nothing about them. None for every other
     run."""
-    per_node, ranks = facts.get("gpus_per_node"), run.get("ranks")
+    per_node, ranks, nodes = facts.get("gpus_per_node"), run.get("ranks"), run_nodes(run, {})
+    gpu = _gpu(facts)
+    if gpu is None or gpu.vendor != "nvidia":  # NVLink only (Huawei's and AMD's scale-up links differ)
+        return None
     domain, published = facts.get("nvlink_domain_gpus"), True
     if not domain:  # unpublished: the class's (hardware.norms, the one sourced table), said so
         norm = norm_for("nvlink_domain_gpus", offering_class(facts))
         domain, published = (norm.typical if norm else None), False
     if not (domain and per_node and ranks) or domain <= per_node or ranks > domain:
+        return None
+    if nodes is not None and nodes > domain // per_node:  # more nodes than one domain holds (1 rank per tray)
         return None
     judged = _(
         "its %(ranks)s ranks fit in the offering's NVLink domain of %(domain)s GPUs, so NCCL runs it over "

@@ -367,9 +367,35 @@ def _engine_call(
 ) -> dict[str, Any]:
     """`function` (the engine's search or evaluate) on the workload and facts, through the run's memo when
     there is one (an answer to the same inputs earlier in the run is reused)."""
+    return _engine_call_dict(memo, function, workload.to_engine_dict(), facts, **kwargs)
+
+
+def _engine_call_dict(
+    memo: EngineMemo | None,
+    function: Callable[..., dict[str, Any]],
+    engine_workload: dict[str, Any],
+    facts: dict[str, Any],
+    **kwargs: Any,
+) -> dict[str, Any]:
     if memo is None:
-        return function(workload.to_engine_dict(), facts, **kwargs)
-    return memo.call(function, workload.to_engine_dict(), facts, **kwargs)
+        return function(engine_workload, facts, **kwargs)
+    return memo.call(function, engine_workload, facts, **kwargs)
+
+
+# The shape fields of an answer's `workload` that fix a shape derived from a bare parameter count.
+DERIVED_SHAPE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
+
+
+def _as_sized(workload: Workload, sizing: dict[str, Any]) -> dict[str, Any]:
+    """The engine dict of the workload the answer sized: a bare parameter count replaced by the shape the
+    search derived, so the same layout is evaluated on the same model (an evaluation derives its own shape
+    to fit the layout's pipeline, workload.derive_shape, which can differ from the search's)."""
+    engine = workload.to_engine_dict()
+    shape = sizing.get("workload") or {}
+    if "params" not in engine or not shape.get("layers"):
+        return engine
+    fixed = {name: shape[name] for name in DERIVED_SHAPE_FIELDS if shape.get(name) is not None}
+    return {**{k: v for k, v in engine.items() if k != "params"}, **fixed}
 
 
 def engine_sizing(
@@ -408,8 +434,13 @@ def pessimistic_answer(
     if worse_facts is None or not sizing.get("layout") or not sizing.get("gpus"):
         return None
     try:
-        worse = _engine_call(
-            memo, evaluate, workload, worse_facts, layout=sizing["layout"], gpus=sizing["gpus"]
+        worse = _engine_call_dict(
+            memo,
+            evaluate,
+            _as_sized(workload, sizing),
+            worse_facts,
+            layout=sizing["layout"],
+            gpus=sizing["gpus"],
         )
     except InputError:
         return None

@@ -56,6 +56,7 @@ def join_wrapped(cells: list[str]) -> str:
     for cell in cells:
         text = cell.strip()
         if not text:
+            previous = ""  # a row that starts a new paragraph (join_wrapped's caller): never a cut word
             continue
         cut = len(previous) - len(previous.rstrip()) == DCGM_CUT_PAD and len(cell) - len(cell.lstrip()) == 1
         out = out + text if cut and out[-1:].isalnum() and text[:1].isalnum() else (out + " " + text).strip()
@@ -117,8 +118,11 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
             # Wrapped Info/Warning/Error text: continuation rows have a blank left cell.
             in_detail = True
             if last is not None and right:
-                last.setdefault("wrapped", []).append(_raw_right(line))
-                last["detail"] = join_wrapped(last["wrapped"])
+                wrapped = last.setdefault("wrapped", [])
+                if left and wrapped:
+                    wrapped.append("")  # a new Error/Warning row: its text does not continue the last one's
+                wrapped.append(_raw_right(line))
+                last["detail"] = join_wrapped(wrapped)
             continue
         rm = RESULT_RE.match(right)
         if not rm:

@@ -359,9 +359,11 @@ def evaluate(
     hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
     lay, dispatcher_notes = resolve_dispatcher(lay, hw, wl.moe is not None)
     lay, overlap_notes = resolve_overlap(lay, hw)
-    lay, reduce_notes = resolve_grad_reduce(lay, optimizer, hw)
-    notes = notes + dispatcher_notes + overlap_notes + reduce_notes
+    notes = notes + dispatcher_notes + overlap_notes
+    # an unset gradient-reduction precision stays unset through the fit (the grid's default follows each
+    # candidate's ZeRO stage, model._inputs) and is filled from the layout that is answered
     res = evaluate_grid(wl, hw, lay.grid(), optimizer)
     facts = open_facts(workload, wl, hw)
     wl, lay, res, fit_notes = fit_unstated(wl, hw, lay, res, unstated, optimizer, facts)
-    return build_result(wl, hw, faults, lay, res, (), notes + fit_notes)
+    lay, reduce_notes = resolve_grad_reduce(lay, optimizer, hw)
+    return build_result(wl, hw, faults, lay, res, (), notes + reduce_notes + fit_notes)

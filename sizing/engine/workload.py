@@ -379,7 +379,7 @@ def _with_derived_shape(
             _(
                 "shape derived from %(params)sB parameters: %(layers)s layers x %(hidden)s hidden, %(heads)s "
                 "heads, FFN %(ffn_hidden)s (GPT-style), the layers a multiple of the layout's %(stages)s "
-                "pipeline stages",
+                "pipeline chunks (pipeline stages x virtual stages)",
                 stages=str(layer_multiple),
                 **values,
             )

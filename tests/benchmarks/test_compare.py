@@ -193,6 +193,9 @@ def test_a_run_inside_a_multi_node_nvlink_domain_is_judged_against_nvlink() -> N
     assert across["claim"] == "inter-node bandwidth (NICs x Gb/s)"
     plain = _one(H100_IB, _nccl_item())
     assert plain["claim"] == "inter-node bandwidth (NICs x Gb/s)"
+    # 32 trays with one rank each: 32 ranks fit 72, but 32 trays are more than one domain's 18, so the NICs
+    one_per_tray = _one(nvl72, _nccl_item(ranks=32, nodes=32, gpus_per_node=1, busbw_at_max_size_gbps=90.0))
+    assert one_per_tray["claim"] == "inter-node bandwidth (NICs x Gb/s)"
     # an NVL72 offering that does not publish its domain: the class's 72 (hardware.norms), said so
     unpublished = {k: v for k, v in nvl72.items() if k != "nvlink_domain_gpus"}
     typical = _one(

@@ -84,3 +84,10 @@ def test_topology_cells_run_together_are_split_again() -> None:
     close = {n["name"]: n["close_gpus"] for n in summary["nic_details"]}
     assert close["mlx5_8"] == ["GPU2"] and close["mlx5_9"] == ["GPU3"] and close["mlx5_10"] == ["GPU4"]
     assert any("cells run together" in w for w in out["warnings"])
+
+
+def test_a_second_labelled_row_starts_its_own_text() -> None:
+    from benchmarks.parsers.dcgmi import join_wrapped
+
+    # two Error rows: the first cut at the width, the second begins a new message (its row's empty marker)
+    assert join_wrapped([" first err  ", "", " Second     "]) == "first err Second"

@@ -150,7 +150,7 @@ def test_a_shape_derived_from_params_splits_evenly_over_a_given_pipeline(a100_ib
     lay = {"tp": 8, "pp": 35, "dp": 8, "zero": 1, "micro_batch": 1, "recompute": "full"}
     res = evaluate(wl, {**a100_ib, "nodes": 280}, lay)
     assert res["workload"]["layers"] % 35 == 0
-    assert sum("a multiple of the layout's 35 pipeline stages" in a for a in res["assumptions"]) == 1
+    assert sum("a multiple of the layout's 35 pipeline chunks" in a for a in res["assumptions"]) == 1
     # the real shape (105 x 20480, the paper's) and the derived one pace the pipeline alike
     real = {**wl, "layers": 105, "hidden": 20480, "heads": 128, "ffn_hidden": 81920, "vocab": 51200}
     del real["params"]
@@ -159,3 +159,21 @@ def test_a_shape_derived_from_params_splits_evenly_over_a_given_pipeline(a100_ib
     # interleaved: pp x v slots
     inter = evaluate(wl, {**a100_ib, "nodes": 280}, {**lay, "pp": 8, "virtual_stages": 3, "dp": 35})
     assert inter["workload"]["layers"] % 24 == 0
+
+
+def test_the_pessimistic_case_of_a_parameter_count_sizes_the_searched_shape(a100_ib: dict[str, Any]) -> None:
+    """The search derives a bare parameter count's shape with no layout (530B: 146 layers); the pessimistic
+    case evaluated its layout on the workload again, where the layout's pipeline now fixes the layers (a
+    multiple of pp x v): a different model from the central answer. It takes the searched shape."""
+    from sizing.models import Workload as WorkloadRow
+    from sizing.services import _as_sized
+
+    row = WorkloadRow(name="p", params=530e9, seq_len=2048, global_batch=1920, train_tokens=1e12)
+    sized = search(row.to_engine_dict(), {**a100_ib, "nodes": 280}, gpus=2240)
+    engine = _as_sized(row, sized)
+    assert "params" not in engine and engine["layers"] == sized["workload"]["layers"] == 146
+    again = evaluate(engine, {**a100_ib, "nodes": 280}, dict(sized["layout"]), gpus=2240)
+    assert again["iteration_time_s"] == pytest.approx(sized["iteration_time_s"], rel=1e-6)
+    # a workload with its own shape is passed as it is
+    shaped = WorkloadRow(name="s", layers=96, hidden=12288, heads=96, seq_len=2048, global_batch=1536)
+    assert _as_sized(shaped, sized) == shaped.to_engine_dict()

@@ -232,3 +232,8 @@ def test_unset_gradient_reduction_follows_the_optimizer_convention(
     again = evaluate("gpt3-175b", mi300x, dict(found["layout"]), gpus=1024)
     assert again["iteration_time_s"] == pytest.approx(found["iteration_time_s"], rel=1e-9)
     assert search("llama3-70b", h100_ib, gpus=512)["layout"]["grad_reduce_in_fp32"] is False
+    # a layout whose unstated ZeRO stage is fitted past ZeRO-1 reduces in bf16 and says nothing of fp32
+    fitted = evaluate("llama3-70b", {**mi300x, "nodes": 16}, {"tp": 1, "pp": 1, "micro_batch": 1}, gpus=128)
+    assert fitted["feasible"] and fitted["layout"]["zero"] >= 2
+    assert fitted["layout"]["grad_reduce_in_fp32"] is False
+    assert not any(note in a for a in fitted["assumptions"])

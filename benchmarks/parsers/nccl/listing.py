@@ -27,6 +27,11 @@ def listing_complete(ranks: Ranks) -> bool:
     return bool(ranks) and len(ranks) == max(ranks) + 1
 
 
+# The most GPUs a node (a host running one OS) carries in any offering class: 8 on HGX, OAM and Atlas boards,
+# 4 on GB200/GB300 trays; 64 leaves room and bounds block_layout's search whatever rank id a log prints.
+MAX_GPUS_PER_NODE = 64
+
+
 def block_layout(ranks: Ranks, total: int) -> int | None:
     """GPUs per node behind an incomplete rank listing: the one count g that fits every Rank line shown when
     each node runs g consecutive ranks on devices 0..g-1 (mpirun's and srun's block placement, one rank per
@@ -37,7 +42,8 @@ def block_layout(ranks: Ranks, total: int) -> int | None:
     top = max(device for _host, device, *_rest in ranks.values())
     if top < 1:
         return None
-    fits = [g for g in range(top + 1, total + 1) if total % g == 0 and _fits_blocks(ranks, g)]
+    most = min(total, MAX_GPUS_PER_NODE)  # bounded whatever rank id a line prints (linear time)
+    fits = [g for g in range(top + 1, most + 1) if total % g == 0 and _fits_blocks(ranks, g)]
     return fits[0] if len(fits) == 1 else None
 
 
