@@ -91,3 +91,12 @@ def test_a_second_labelled_row_starts_its_own_text() -> None:
 
     # two Error rows: the first cut at the width, the second begins a new message (its row's empty marker)
     assert join_wrapped([" first err  ", "", " Second     "]) == "first err Second"
+
+
+def test_a_huge_rank_id_does_not_stretch_the_block_layout_search() -> None:
+    from benchmarks.parsers.nccl.listing import MAX_GPUS_PER_NODE, block_layout
+
+    # the search went over every count up to the highest rank id + 1: a Rank 99999999 line took 4.6 s, a
+    # 12-digit one hours; it now stops at MAX_GPUS_PER_NODE (0, 1 on one host; the last rank on another)
+    ranks = {0: ("a", 0, "GB300", "0x1"), 1: ("a", 1, "GB300", "0x2"), 10**12 - 1: ("b", 3, "GB300", "0x4")}
+    assert block_layout(ranks, 10**12) in (None, *range(2, MAX_GPUS_PER_NODE + 1))
