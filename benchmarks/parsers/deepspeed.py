@@ -110,6 +110,15 @@ class DeepSpeedLog:
     _step_keys: set[int] = field(default_factory=set)
     _block: dict[str, Any] | None = None
 
+    def samples_per_s_median(self) -> float | None:
+        """The timer's current samples/s, the first timer line left out as a warm-up (None without one)."""
+        currents = [current for _, _, current, _ in self.timer]
+        return median(currents[1:] or currents) if currents else None
+
+    def profiler_summary(self) -> dict[str, Any] | None:
+        """The last complete profiler block as the summary reports it, with how many blocks were read."""
+        return {**self.profile, "blocks": self.profiles} if self.profile is not None else None
+
     def read_line(self, line_no: int, line: str) -> bool:
         """One line that is no framework's iteration line; True when it is one of DeepSpeed's."""
         if self._block is not None and self._read_profile_line(line_no, line):
@@ -217,8 +226,7 @@ def samples_not_converted(seq_length: float | None, world_size: float | None) ->
 def timer_fields(ds: DeepSpeedLog, seq_length: float | None, world_size: float | None) -> dict[str, Any]:
     """DeepSpeed's own ThroughputTimer only: samples/s of the job (the first timer line left out, as a
     warm-up), as tokens/s per GPU where the sequence length and the world size are printed."""
-    currents = [current for _, _, current, _ in ds.timer]
-    samples = median(currents[1:] or currents)
+    samples = ds.samples_per_s_median()
     fields: dict[str, Any] = {
         "iterations": len(ds.timer),
         "median_iteration_s": None,
@@ -253,7 +261,7 @@ def profile_fields(ds: DeepSpeedLog, seq_length: float | None) -> dict[str, Any]
         "median_tflops_per_gpu": round(profile["tflops_per_gpu"], 2) if "tflops_per_gpu" in profile else None,
         "deepspeed_profiler_step": profile.get("step"),
         "deepspeed_profiler_samples_per_s": profile.get("samples_per_s"),
-        "deepspeed_flops_profiler": {**profile, "blocks": ds.profiles},
+        "deepspeed_flops_profiler": ds.profiler_summary(),
     }
     if seq_length and world and batch and data_parallel:
         fields["median_tokens_per_s_per_gpu"] = round(batch * data_parallel * seq_length / latency / world, 2)

@@ -745,11 +745,9 @@ def parse_training(text: Text, kind: str) -> ParseResult:
     if log.ds.steps:
         summary["deepspeed_skipped_steps"] = log.ds.skipped_steps
     if log.ds.timer:
-        summary["deepspeed_samples_per_s_median"] = median(
-            [c for _, _, c, _ in log.ds.timer[1:]] or [log.ds.timer[0][2]]
-        )
+        summary["deepspeed_samples_per_s_median"] = log.ds.samples_per_s_median()
     if log.ds.profile:
-        summary["deepspeed_flops_profiler"] = {**log.ds.profile, "blocks": log.ds.profiles}
+        summary["deepspeed_flops_profiler"] = log.ds.profiler_summary()
     runs, runs_warnings = _runs_fields(log.megatron_runs if log.megatron else log.titan_runs)
     summary.update(runs)
     result.warnings.extend(_iteration_warnings(summary, log, rows[-1]))
