@@ -44,6 +44,14 @@ KNOWN_MISSES = {
     "aac11-mi325x-mixtral-8x7b-64",
     # FlagPerf's DeepSpeed ZeRO-3 Llama 2 7B on 8 A800 (Hugging Face eager layer; its H800 twin is within 15%)
     "flagperf-a800-llama2-7b-deepspeed-zero3-8",
+    # published runs added at the eighteenth stop: Nemotron-4 15B with the settings its report leaves out
+    # taken from a one-node recipe; GLM-130B, the DeepSpeed pipeline-engine lean of MT-NLG; MLPerf v4.1's
+    # GPT-3 on 256 H100, a newer release than the model's time per FLOP
+    "nemotron4-15b-pretrain-h100-768",
+    "nemotron4-15b-pretrain-h100-1536",
+    "nemotron4-15b-pretrain-h100-2304",
+    "glm-130b-a100-40gb-768",
+    "mlperf41-h100-gpt3-175b-256",
 }
 
 
@@ -147,7 +155,7 @@ def test_the_contract_inputs_drop_every_other_setting_of_a_row() -> None:
 def test_the_contract_keys_alone_are_held_to_their_recorded_mean_and_reject_no_new_layout() -> None:
     stats = V.contract_statistics()
     assert stats["rows"] == len(COMPARED)
-    # held at its recorded level (raised only with a reason in docs/MODEL.md; with every setting 8.60%)
+    # held at its recorded level (raised only with a reason in docs/MODEL.md; with every setting 8.67%)
     assert stats["mean"] <= V.CONTRACT_MEAN_RECORDED + 5e-5, stats
     # a published layout is rejected from the contract's keys only where the row states why (Llama 3 405B's
     # assumed virtual stages), as with the row's own settings
