@@ -40,6 +40,14 @@ DS_TIMER_OLD_RE = re.compile(
     r"(?:\[timer\.py:\d+:stop\]|\[INFO \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\])"
     r"\s*+(\d+)/(\d+),\s*+SamplesPerSec=([\d.eE+-]+)"
 )
+# A timer line wrapped by a publisher or a terminal (a blog prints one broken at every `, ` over six lines:
+# `[...] [timer.py:260:stop]` / `epoch=0/micro_step=2000/global_step=2000,` / `RunningAvgSamplesPerSec=...,`
+# / `CurrSamplesPerSec=...,` / ...): a line holding the timer's tag (or a timer figure and `global_step=`)
+# that reads as no timer line is joined with the next lines that start with a `key=` (or `epoch/step,`)
+# fragment, MAX_WRAPPED_TIMER_LINES lines in all at most, until the joined text reads as one.
+TIMER_TAG_RE = re.compile(r"\[timer\.py:\d++:stop\]")
+TIMER_FRAGMENT_RE = re.compile(r"^\s*+(?:[A-Za-z_]\w*+=|\d++/\d++,)")
+MAX_WRAPPED_TIMER_LINES = 8
 # `[Rank 0] step=N, skipped=M` (engine.py): M counts the optimizer steps skipped so far, and the engine counts
 # a step skipped only when the optimizer reports an overflow (`_take_model_step`: fp16 loss scaling).
 DS_STEP_RE = re.compile(r"\[Rank \d+\] step=(\d+),\s*skipped=(\d+)")
@@ -109,6 +117,8 @@ class DeepSpeedLog:
     _timer_keys: set[tuple[int, int]] = field(default_factory=set)
     _step_keys: set[int] = field(default_factory=set)
     _block: dict[str, Any] | None = None
+    # a wrapped timer line being joined: (its first line, the text so far, lines joined)
+    _wrapped: tuple[int, str, int] | None = None
 
     def samples_per_s_median(self) -> float | None:
         """The timer's current samples/s, the first timer line left out as a warm-up (None without one)."""
@@ -121,10 +131,12 @@ class DeepSpeedLog:
 
     def read_line(self, line_no: int, line: str) -> bool:
         """One line that is no framework's iteration line; True when it is one of DeepSpeed's."""
+        if self._wrapped is not None and self._continue_wrapped(line):
+            return True
         if self._block is not None and self._read_profile_line(line_no, line):
             return True
-        if "SamplesPerSec=" in line:
-            return self._read_timer(line_no, line)
+        if "SamplesPerSec=" in line or ":stop]" in line:
+            return self._read_timer(line_no, line) or self._start_wrapped(line_no, line)
         if "] step=" in line:
             return self._read_step(line_no, line)
         if PROFILER_HEADER in line:
@@ -156,6 +168,26 @@ class DeepSpeedLog:
         self._timer_keys.add((epoch, step))
         self.timer.append((step, average, now, line_no))
         self.old_timer = self.old_timer or old
+        return True
+
+    def _start_wrapped(self, line_no: int, line: str) -> bool:
+        """A timer line's first part (its tag or `global_step=`, no figures yet): the next lines may complete
+        it."""
+        if "global_step=" not in line and not TIMER_TAG_RE.search(line):
+            return False
+        self._wrapped = (line_no, line, 1)
+        return True
+
+    def _continue_wrapped(self, line: str) -> bool:
+        """The next fragment of a wrapped timer line; the timer is read once the joined text holds it."""
+        if self._wrapped is None:
+            return False
+        first, text, joined = self._wrapped
+        if joined >= MAX_WRAPPED_TIMER_LINES or not TIMER_FRAGMENT_RE.match(line):
+            self._wrapped = None
+            return False
+        text = text.rstrip() + " " + line.strip()
+        self._wrapped = None if self._read_timer(first, text) else (first, text, joined + 1)
         return True
 
     def _read_step(self, line_no: int, line: str) -> bool:

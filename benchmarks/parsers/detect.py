@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from itertools import compress, repeat
 
 from .nccl import COLUMN_HEADER_RE, parse_row
+from .nvidia_smi_query import CSV_HEADER_RE
 from .text import Text
 
 # Families parsed by one module each; the parser may refine the kind (nccl-tests -> rccl-tests).
@@ -30,8 +31,9 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "nccl_rank": re.compile(r"\bRank\s+\d+\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+\S+\s+device\s+\d+"),
     "hccl": re.compile(r"data_size\(Bytes\)\s*:?\s*\||aveg_time\(us\)"),
     "perftest_banner": re.compile(
+        # perftest.BANNER_RE: `RDMA_Write Post List BW Test` with `--post_list`, `forwarding`, `Multicast`.
         r"\b(?:RDMA_\w+|Send|Read|Write|Atomic(?:\s+(?:FETCH_AND_ADD|CMP_AND_SWAP))?)\s+(?:Bidirectional\s+)?"
-        r"(?:BW|Lat(?:ency)?)\s+Test\b"
+        r"(?:Post List\s+)?(?:BW|Lat(?:ency)?)\s+(?:forwarding\s+)?(?:Multicast\s+)?Test\b"
     ),
     "perftest_table": re.compile(r"BW average\[|BW peak\[|t_avg\[usec\]|t_typical\[usec\]"),
     # perftest's own messages for a run that fails before its table (perftest.ERROR_RE), and its command line.
@@ -61,12 +63,17 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
         # DeepSpeed before 0.7: `[timer.py:189:stop] 0/40, SamplesPerSec=`; in 2020 `[INFO <date>] 0/2650, `
         r"|\]\s*+\d++/\d++,\s*+SamplesPerSec="
     ),
+    # One timer figure (since 0.7): an excerpt of one timer line (or of one broken over several lines, which
+    # deepspeed.py joins) states the job's samples/s, and is a DeepSpeed log when no other tool's output is
+    # recognised. A lone pre-0.7 `0/40, SamplesPerSec=` line, a less distinctive shape, still needs a second.
+    "deepspeed_timer": re.compile(r"(?:RunningAvg|Curr)SamplesPerSec=\d"),
     # Only the first `step: N loss:` is tried (atomic group): a later one has less text after it.
     # Forks print the run length too: `step: 640/644 = 99.3789%  loss:` (training.TITAN_RE reads both).
     "torchtitan": re.compile(
         r"^(?>.*?\bstep:\s*+\d++(?:/\d++(?:\s*+=\s*+[\d.]++%)?+)?+\s++loss:).*?\b(?:tps|wps):"
     ),
-    "smi_header": re.compile(r"NVIDIA-SMI\s++\d[\d.]*+\s++Driver Version:"),
+    # Driver 610 and later print `KMD Version:` where earlier drivers print `Driver Version:`.
+    "smi_header": re.compile(r"NVIDIA-SMI\s++\d[\d.]*+\s++(?:Driver|KMD) Version:"),
     "smi_gpu_row": re.compile(
         # Same shape as nvidia_smi.GPU_ROW_RE: linear (the name ends on a non-space character).
         r"^\|\s++\d++\s++\S(?:[^|]*?\S)?\s++(?:On|Off)\s++\|\s++"
@@ -76,6 +83,10 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "smi_list": re.compile(r"^\s*+GPU\s++\d++:\s++\S.*\(UUID:\s*+GPU-"),
     # `nvidia-smi -q` / `-a`: the NVSMI LOG report (nvidia_smi_query.ATTACHED_RE).
     "smi_query": re.compile(r"^\s*+(?:=++NVSMI LOG=++|Attached GPUs\s*+:\s*+\d)"),
+    # `nvidia-smi --query-gpu=... --format=csv`: its header line (nvidia_smi_query.CSV_HEADER_RE), and the
+    # command, which alone says why a listing without that header (`noheader`) is not read.
+    "smi_csv_header": CSV_HEADER_RE,
+    "smi_csv_command": re.compile(r"--query-gpu[= ]"),
     "nvlink_link": re.compile(r"^\s*+Link\s++\d++:\s++(?:[\d.]++\s*+GB/s|<inactive>)"),
     "nvlink_none": re.compile(r"Unable to retrieve NVLink information"),
     # `nvidia-smi nvlink -gt d|r` traffic counters (nvidia_smi.COUNTER_RE): NVLink output, not `-L`.
@@ -147,12 +158,15 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
         "SamplesPerSec=", "] step=", "deepspeed.launcher", "[runner.py:", "DeepSpeed info:",
         "[logging.py:", "DeepSpeed Flops Profiler", "FLOPS per GPU = ",
     ),
+    "deepspeed_timer": ("SamplesPerSec=",),
     "torchtitan": ("step:",),
     "smi_header": ("NVIDIA-SMI",),
     "smi_gpu_row": ("|",),
     "smi_lost": ("Unable to determine the device handle for GPU", "No devices were found"),
     "smi_list": ("(UUID:",),
     "smi_query": ("NVSMI LOG", "Attached GPUs"),
+    "smi_csv_header": ("name", "index", "uuid", "pci.bus_id"),
+    "smi_csv_command": ("--query-gpu",),
     "nvlink_link": ("Link",),
     "nvlink_none": ("Unable to retrieve NVLink information",),
     "nvlink_counter": ("Link",),
@@ -247,6 +261,12 @@ def _count(text: Text) -> Counter[str]:
 def detect(text: Text) -> Detection:
     h = _count(text)
     scores = _scores(h)
+    if not scores and h["smi_csv_command"]:
+        return Detection(
+            kind=None,
+            reason="an `nvidia-smi --query-gpu` command but no header line naming the fields "
+            "(`--format=csv,noheader` output cannot be read by field name): run it with `--format=csv`",
+        )
     if not scores:
         return Detection(
             kind=None,
@@ -286,6 +306,10 @@ def _scores(h: Counter[str]) -> dict[str, int]:
         scores["deepspeed" if h["deepspeed"] else "megatron"] = 93 if h["deepspeed"] else 92
     elif h["deepspeed"] >= 2:
         scores["deepspeed"] = 88
+    elif h["deepspeed_timer"]:
+        # below any other tool's table or report the line might sit in (only lspci lines, dmesg lines and an
+        # nvidia-smi header alone score less)
+        scores["deepspeed"] = 65
     if h["torchtitan"]:
         scores["torchtitan"] = 92
     if h["smi_header"] and h["smi_gpu_row"] or h["smi_gpu_row"] >= 1:
@@ -298,6 +322,8 @@ def _scores(h: Counter[str]) -> dict[str, int]:
         scores["nvidia-smi"] = max(scores.get("nvidia-smi", 0), 75)
     if h["smi_query"]:
         scores["nvidia-smi"] = max(scores.get("nvidia-smi", 0), 85)
+    if h["smi_csv_header"]:
+        scores["nvidia-smi"] = max(scores.get("nvidia-smi", 0), 75)
     if h["topo_header"] and (h["topo_row"] or h["topo_legend"]) or h["topo_row"] >= 2:
         scores["nvidia-smi-topo"] = 85
     if h["ibstat_ca"] and h["ibstat_field"]:

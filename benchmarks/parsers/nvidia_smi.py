@@ -1,5 +1,5 @@
-"""`nvidia-smi` (default table), `-L`, `-q` (nvidia_smi_query.py) and `nvlink -s` (evidence/FORMATS.md 2-3),
-and `nvlink -gt` traffic counters, which are no link status (COUNTER_RE).
+"""`nvidia-smi` (default table), `-L`, `-q` and `--query-gpu` CSV (nvidia_smi_query.py) and `nvlink -s`
+(evidence/FORMATS.md 2-3), and `nvlink -gt` traffic counters, which are no link status (COUNTER_RE).
 
 GPU rows are matched by a regex on the row's own structure (index, name, On/Off, bus id) because the
 column widths changed between driver branches (535 vs 550/555).
@@ -13,11 +13,15 @@ from typing import Any
 
 from hardware.messages import _
 
-from .nvidia_smi_query import is_query_report, parse_query
+from .nvidia_smi_query import GpuSet, is_query_csv, is_query_report, parse_query, parse_query_csv, prompt_host
 from .result import ParseResult
 from .text import Text, to_float
 
-SMI_HEADER_RE = re.compile(r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?")
+# Driver 610 prints `KMD Version:` and `CUDA UMD Version:` where earlier drivers print `Driver Version:` and
+# `CUDA Version:` (fixtures/real/nvidia-smi/dell-xe9780-b300-7gpu-driver610-kmd-version-cuda-umd-header.txt).
+SMI_HEADER_RE = re.compile(
+    r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)(?:\s+CUDA(?: UMD)? Version:\s*(\S+))?"
+)
 # Linear time on any line: possessive quantifiers, and the name must end on a non-space character so
 # the spaces around it can be consumed in one way only (`\s+(.+?)\s+` backtracks in O(n^3) on a row
 # of spaces; issue 20).
@@ -43,53 +47,79 @@ MAX_GAPS_SHOWN = 8
 GPU_NO_UUID_RE = re.compile(r"^\s*+GPU\s++(\d++):\s++(\S(?:[^(]*?\S)?)\s*+$")
 
 
-def parse_nvidia_smi(text: Text) -> ParseResult:
-    """Default table, or `-L` when there is no table, or the `-q` report."""
-    if is_query_report(text):
-        return parse_query(text)
-    result = ParseResult(kind="nvidia-smi")
-    gpus: list[dict[str, Any]] = []
-    listed: list[dict[str, Any]] = []
-    lost: list[dict[str, Any]] = []
-    driver = cuda = None
-    migs = 0
-    last_gpu: dict[str, Any] | None = None
-    for no, line in enumerate(text.lines, start=1):
+class _TableReader:
+    """One pass over the default table and `-L` lines. GPU rows are known by their bus id, `-L` lines by their
+    UUID, lost GPUs by the bus id named (GpuSet: a table printed again shows the same GPUs); a shell prompt
+    names the host of the tables after it."""
+
+    def __init__(self) -> None:
+        self.table = GpuSet()
+        self.listed = GpuSet()
+        self.lost = GpuSet()
+        self.driver: str | None = None
+        self.cuda: str | None = None
+        self.migs: dict[str, None] = {}  # MIG device lines, once each
+        self.host: str | None = None
+        self.last_gpu: dict[str, Any] | None = None
+
+    def line(self, no: int, line: str) -> None:
+        host = prompt_host(line)
+        if host is not None:
+            self.host = host
+            return
         m = SMI_HEADER_RE.search(line)
         if m:
-            driver, cuda = m.group(2), m.group(3)
-            continue
+            self.driver, self.cuda = m.group(2), m.group(3)
+            return
         m = GPU_ROW_RE.match(line.strip() if line.lstrip().startswith("|") else line)
         if m:
-            last_gpu = {
+            gpu = {
                 "index": int(m.group(1)),
                 "name": m.group(2).strip(),
                 "bus_id": m.group(4),
                 "persistence": m.group(3),
                 "line": no,
             }
-            gpus.append(last_gpu)
-            continue
-        if last_gpu is not None and "memory_total_mib" not in last_gpu:
+            self.last_gpu = self.table.add(m.group(4).upper(), self.host, gpu)
+            return
+        if self.last_gpu is not None and "memory_total_mib" not in self.last_gpu:
             mem = MEM_RE.search(line)
             if mem:
-                last_gpu["memory_total_mib"] = int(mem.group(2))
+                self.last_gpu["memory_total_mib"] = int(mem.group(2))
                 power = POWER_RE.search(line)
                 if power:
-                    last_gpu["power_cap_w"] = int(power.group(2))
-                continue
+                    self.last_gpu["power_cap_w"] = int(power.group(2))
+                return
+        self._other_line(no, line)
+
+    def _other_line(self, no: int, line: str) -> None:
         m = LOST_RE.search(line)
         if m:
-            lost.append({"bus_id": m.group(1).rstrip(":"), "line": no})
-            continue
+            bus_id = m.group(1).rstrip(":")
+            self.lost.add(bus_id.upper(), self.host, {"bus_id": bus_id, "line": no})
+            return
         m = LIST_RE.match(line)
         if m:
-            listed.append(
-                {"index": int(m.group(1)), "name": m.group(2).strip(), "uuid": m.group(3), "line": no}
-            )
-            continue
+            gpu = {"index": int(m.group(1)), "name": m.group(2).strip(), "uuid": m.group(3), "line": no}
+            # A UUID is the same GPU on any host.
+            self.listed.add(m.group(3), None, gpu)
+            return
         if MIG_RE.match(line):
-            migs += 1
+            # A MIG line holds its own UUID: `-L` printed again names the same devices.
+            self.migs.setdefault(line.strip() if "UUID" in line else f"line {no}", None)
+
+
+def parse_nvidia_smi(text: Text) -> ParseResult:
+    """Default table, or `-L` when there is no table, or the `-q` report, or the `--query-gpu` CSV."""
+    if is_query_report(text):
+        return parse_query(text)
+    if is_query_csv(text) and not _holds_table(text):
+        return parse_query_csv(text)
+    result = ParseResult(kind="nvidia-smi")
+    reader = _TableReader()
+    for no, line in enumerate(text.lines, start=1):
+        reader.line(no, line)
+    gpus, listed, lost = reader.table.gpus, reader.listed.gpus, reader.lost.gpus
     source = "table" if gpus else ("list" if listed else "table")
     devices = gpus or listed
     models = Counter(g["name"] for g in devices)
@@ -99,10 +129,10 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
         "gpu_models": sorted(models),
         "gpu_model_counts": dict(models),
         "gpu_list": devices,
-        "driver_version": driver,
-        "cuda_version": cuda,
+        "driver_version": reader.driver,
+        "cuda_version": reader.cuda,
         "lost_gpus": lost,
-        "mig_devices": migs,
+        "mig_devices": len(reader.migs),
         "lines": [g["line"] for g in devices],
     }
     if lost:
@@ -117,7 +147,19 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
         result.warnings.append(_("nvidia-smi header found but no GPU rows"))
     if "No devices were found" in "\n".join(text.lines[:200]):
         result.warnings.append(_("nvidia-smi: No devices were found"))
+    result.warnings.extend((reader.table if gpus else reader.listed).warnings())
     return result
+
+
+def _holds_table(text: Text) -> bool:
+    """A table header or GPU row, or a `-L` line, in the head: a CSV listing beside them is not the file's
+    reading."""
+    for line in text.lines[:200]:
+        if "NVIDIA-SMI" in line and SMI_HEADER_RE.search(line) or LIST_RE.match(line):
+            return True
+        if line.lstrip()[:1] == "|" and GPU_ROW_RE.match(line.strip()):
+            return True
+    return False
 
 
 def _gpu_block(index: int | None, name: str | None, line: int) -> dict[str, Any]:

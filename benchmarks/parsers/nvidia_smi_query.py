@@ -1,8 +1,14 @@
-"""`nvidia-smi -q` / `nvidia-smi -a` (the NVSMI LOG report), read into the `nvidia-smi` summary shape.
+"""The query forms of `nvidia-smi`, read into the `nvidia-smi` summary shape: the `-q` / `-a` report and
+the `--query-gpu=... --format=csv` listing; and what every `nvidia-smi` form shares: GPUs read more than once
+(GpuSet) and the host a shell prompt names.
 
 The report is an indented tree: `Attached GPUs : 8` in the header, then one `GPU 00000000:2F:00.0` block
 per GPU whose sections (`PCI`, `GPU Link Info`, `Remapped Rows`, ...) nest by indentation and end in
 `Name : value` lines. `-d MEMORY,CLOCK...` prints only some sections, `-i N` one GPU block.
+
+The CSV listing is a header line naming the fields (nvidia-smi's own names whatever alias was asked for,
+units in brackets: `index, name, pci.bus_id, memory.total [MiB]`), then one line per GPU
+(`0, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 81559 MiB`; `nounits` drops the units from the values).
 """
 
 from __future__ import annotations
@@ -43,6 +49,15 @@ FIELDS: dict[tuple[str, str], str] = {
     ("GPU Reset Status", "Drain and Reset Recommended"): "drain_and_reset_recommended",
     ("Fabric", "State"): "fabric_state",
     ("Fabric", "Status"): "fabric_status",
+}
+# Driver 610 renamed the table header's `Driver Version` / `CUDA Version` to `KMD Version` / `CUDA UMD
+# Version` (tests/benchmarks/fixtures/real/nvidia-smi/dell-xe9780-b300-7gpu-driver610-kmd-version-cuda-umd-
+# header.txt); the report's header is read under both names.
+HEADER_FIELDS = {
+    "Driver Version": "Driver Version",
+    "KMD Version": "Driver Version",
+    "CUDA Version": "CUDA Version",
+    "CUDA UMD Version": "CUDA Version",
 }
 NUMERIC = {
     "memory_total_mib", "power_cap_w", "max_power_limit_w", "pcie_gen_max", "pcie_gen_current",
@@ -95,8 +110,8 @@ class _Reader:
 
     def _field(self, name: str, raw: str) -> None:
         if not self.gpus:
-            if name in ("Driver Version", "CUDA Version"):
-                self.header[name] = raw
+            if name in HEADER_FIELDS:
+                self.header[HEADER_FIELDS[name]] = raw
             return
         path = "/".join(section for _, section in self.sections)
         key = FIELDS.get((path, name))
@@ -109,7 +124,8 @@ def _gpu_warnings(gpus: list[dict[str, Any]]) -> list[str]:
     generation, pending or failed row remapping, uncorrectable ECC, a reset asked for."""
     warnings: list[str] = []
     for g in gpus:
-        where = _("GPU %(bus_id)s (line %(line)s)", bus_id=g["bus_id"], line=g["line"])
+        # A CSV listing may name a GPU by its index only.
+        where = _("GPU %(bus_id)s (line %(line)s)", bus_id=g.get("bus_id") or g.get("index"), line=g["line"])
         if g.get("pcie_width_current") and g.get("pcie_width_max"):
             if g["pcie_width_current"] < g["pcie_width_max"]:
                 warnings.append(
@@ -180,5 +196,233 @@ def parse_query(text: Text) -> ParseResult:
         )
     if gpus and not models:
         result.warnings.append(_("no Product Name lines (`-d` section filter): GPU models unknown"))
+    result.warnings.extend(_gpu_warnings(gpus))
+    return result
+
+
+# ---- what every nvidia-smi form shares: GPUs read more than once, the host of a shell prompt ----------
+
+# `user@host:~$ cmd`, `[user@host ~]$ cmd`, `root@host:/# cmd`, `(venv) user@host:~$`: the host the commands
+# after it ran on. Bounded repeats only, so the match costs the same on any line.
+PROMPT_RE = re.compile(
+    r"^\s*+(?:\([^()\s]{1,64}\)\s++)?\[?[\w.-]{1,64}@([A-Za-z0-9][\w.-]{0,63})[:\s][^$#]{0,256}[$#](?:\s|$)"
+)
+
+
+def prompt_host(line: str) -> str | None:
+    """The host a shell prompt line names, None on any other line."""
+    if "@" not in line:
+        return None
+    m = PROMPT_RE.match(line)
+    return m.group(1) if m else None
+
+
+class GpuSet:
+    """The GPUs of a file that may show them more than once: `watch nvidia-smi`, `-l`, a job's prologue and
+    epilogue or the command run twice print the same GPUs again. A GPU is known by an id unique on its host
+    (bus id, UUID or index), so a reading of an id already read on the same host is the same GPU: kept once,
+    from its first reading. The same id under the prompts of two hosts (`user@a`, `user@b`) is two GPUs; a
+    reading whose host no prompt named is taken as the first host that showed the id. A reading without an id
+    is always another GPU."""
+
+    def __init__(self) -> None:
+        self.gpus: list[dict[str, Any]] = []
+        self.readings: list[int] = []  # per GPU, how many times it was read
+        self.hosts: list[str] = []  # the hosts (named by prompts) whose GPUs were read, in order
+        self._by_id: dict[str, dict[str | None, int]] = {}  # id -> host -> position in gpus
+
+    def add(self, gpu_id: str | None, host: str | None, gpu: dict[str, Any]) -> dict[str, Any]:
+        """The GPU read: `gpu` when it is new, else the entry first read for it."""
+        if gpu_id is not None:
+            by_host = self._by_id.setdefault(gpu_id, {})
+            known = by_host.get(host)
+            if known is None and host is None and by_host:
+                known = next(iter(by_host.values()))
+            elif known is None and None in by_host:
+                # The first reading had no host: it was this host's, so another host's is another GPU.
+                known = by_host[host] = by_host.pop(None)
+                self._add_host(host)
+            if known is not None:
+                self.readings[known] += 1
+                return self.gpus[known]
+            by_host[host] = len(self.gpus)
+        self._add_host(host)
+        self.gpus.append(gpu)
+        self.readings.append(1)
+        return gpu
+
+    def _add_host(self, host: str | None) -> None:
+        if host is not None and host not in self.hosts:
+            self.hosts.append(host)
+
+    def warnings(self) -> list[str]:
+        """GPUs read more than once, and GPUs of several hosts."""
+        warnings: list[str] = []
+        repeated = sum(1 for n in self.readings if n > 1)
+        if repeated:
+            warnings.append(
+                _(
+                    "%(gpus)s GPU(s) shown up to %(times)s times (the same ids again: `watch`, `-l` or the "
+                    "command run more than once): each GPU counted once, from its first reading",
+                    gpus=repeated,
+                    times=max(self.readings),
+                )
+            )
+        if len(self.hosts) > 1:
+            warnings.append(
+                _(
+                    "GPUs of %(count)s hosts (%(hosts)s, named by the shell prompts): the GPU count is "
+                    "theirs together, not one node's",
+                    count=len(self.hosts),
+                    hosts=", ".join(self.hosts),
+                )
+            )
+        return warnings
+
+
+# ---- `--query-gpu=... --format=csv` -------------------------------------------------------------------
+
+# One field of the header: nvidia-smi's name for it, a unit in brackets after some (`memory.total [MiB]`).
+CSV_FIELD = r"[a-z][a-z0-9_]*+(?:\.[a-z0-9_]++)*+(?:\s\[[^\]\[,]{1,16}\])?+"
+# Look-aheads over whole fields (`(?:[^,]*+,\s*+)*?` steps from one field to the next): the header names a
+# GPU (`name`, `index`, `uuid`, `pci.bus_id`) and holds a field only nvidia-smi names so (a DCGM, process
+# or clock query, `gpu_uuid, pid, ...`, names no GPU by these; a CSV of other data has neither).
+CSV_HEADER_RE = re.compile(
+    r"^\s*+(?=(?:[^,]*+,\s*+)*?(?:name|index|uuid|pci\.bus_id)\s*+(?:,|$))"
+    r"(?=(?:[^,]*+,\s*+)*?(?:uuid|driver_version|compute_cap|vbios_version|pstate|serial"
+    r"|(?:pci|memory|power|enforced|clocks|pcie|temperature|utilization|ecc|mig|fan|fabric|remapped_rows"
+    r"|retired_pages|inforom)\.[a-z0-9_.]++)(?:\s\[[^\]\[,]{1,16}\])?+\s*+(?:,|$))"
+    rf"(?:{CSV_FIELD}\s*+,\s*+)++{CSV_FIELD}\s*+$"
+)
+BUS_ID_RE = re.compile(r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d$")
+# nvidia-smi field name -> gpu_list key (the keys of the table and the -q report).
+CSV_FIELDS = {
+    "index": "index",
+    "name": "name",
+    "pci.bus_id": "bus_id",
+    "uuid": "uuid",
+    "memory.total": "memory_total_mib",
+    "enforced.power.limit": "power_cap_w",
+    "power.limit": "power_cap_w",
+    "power.max_limit": "max_power_limit_w",
+    "pcie.link.width.current": "pcie_width_current",
+    "pcie.link.width.max": "pcie_width_max",
+    "mig.mode.current": "mig_mode",
+    "remapped_rows.pending": "row_remap_pending",
+    "remapped_rows.failure": "row_remap_failure",
+    "ecc.errors.uncorrected.volatile.total": "ecc_uncorrectable_volatile",
+    "compute_cap": "compute_cap",
+    "vbios_version": "vbios_version",
+}
+
+
+def is_csv_header(line: str) -> bool:
+    return "," in line and CSV_HEADER_RE.match(line) is not None
+
+
+def is_query_csv(text: Text) -> bool:
+    """A `--query-gpu` CSV header in the head."""
+    return any(is_csv_header(line) for line in text.lines[:200])
+
+
+def _csv_value(key: str, raw: str) -> Any:
+    """A value as the -q report's: numbers without their unit; None for `[N/A]`, `[Not Supported]`."""
+    if not raw or raw.startswith("[") or raw == "N/A":
+        return None
+    if key == "index":
+        return int(raw) if raw.isdigit() else None
+    return _value(key, raw)
+
+
+class _CsvReader:
+    """One pass: each header line names the fields of the lines after it (a second query, or the first
+    again, may follow); a line of as many fields is a GPU. Prompts name the host."""
+
+    def __init__(self) -> None:
+        self.fields: list[str] = []
+        self.gpus = GpuSet()
+        self.drivers: dict[str, None] = {}  # distinct driver versions, in order
+        self.host: str | None = None
+
+    def line(self, no: int, line: str) -> None:
+        host = prompt_host(line)
+        if host is not None:
+            self.host = host
+            return
+        if is_csv_header(line):
+            self.fields = [field.split("[")[0].strip() for field in line.split(",")]
+            return
+        values = [value.strip() for value in line.split(",")] if self.fields else []
+        if len(values) != len(self.fields) or not values:
+            return
+        gpu: dict[str, Any] = {"index": None, "name": None, "bus_id": None}
+        for field, raw in zip(self.fields, values, strict=True):
+            key = CSV_FIELDS.get(field)
+            # The enforced limit is the one in force (the table's `Pwr:Usage/Cap`), whichever comes first.
+            if key is not None and not (field == "power.limit" and "enforced.power.limit" in self.fields):
+                gpu[key] = _csv_value(key, raw)
+        if not self._is_gpu(gpu, values):
+            return
+        driver = dict(zip(self.fields, values, strict=True)).get("driver_version")
+        if driver and not driver.startswith("["):
+            self.drivers.setdefault(driver, None)
+        gpu["line"] = no
+        self.gpus.add(_csv_gpu_id(gpu), self.host, gpu)
+
+    def _is_gpu(self, gpu: dict[str, Any], values: list[str]) -> bool:
+        """A row of the listing, not a line that happens to hold as many commas: its index a number, its bus
+        id a bus id, some name or id given."""
+        where = dict(zip(self.fields, values, strict=True))
+        if "index" in where and gpu["index"] is None:
+            return False
+        if "pci.bus_id" in where and not BUS_ID_RE.match(where["pci.bus_id"]):
+            return False
+        return any(gpu.get(key) for key in ("name", "bus_id", "uuid")) or gpu["index"] is not None
+
+
+def _csv_gpu_id(gpu: dict[str, Any]) -> str | None:
+    """The id a GPU is known by: its bus id, else its UUID, else its index (None when the query has none)."""
+    if gpu["bus_id"]:
+        return str(gpu["bus_id"]).upper()
+    if gpu.get("uuid"):
+        return str(gpu["uuid"])
+    return None if gpu["index"] is None else f"index {gpu['index']}"
+
+
+def parse_query_csv(text: Text) -> ParseResult:
+    """`nvidia-smi --query-gpu=... --format=csv`: the GPUs by their id column, models from `name`."""
+    result = ParseResult(kind="nvidia-smi")
+    reader = _CsvReader()
+    for no, line in enumerate(text.lines, start=1):
+        reader.line(no, line)
+    gpus = reader.gpus.gpus
+    models = Counter(g["name"] for g in gpus if g.get("name"))
+    drivers = list(reader.drivers)
+    result.summary = {
+        "source": "nvidia-smi --query-gpu",
+        "gpus": len(gpus),
+        "gpu_models": sorted(models),
+        "gpu_model_counts": dict(models),
+        "gpu_list": gpus,
+        "driver_version": drivers[0] if drivers else None,
+        "cuda_version": None,
+        "lost_gpus": [],
+        "mig_devices": 0,
+        "lines": [g["line"] for g in gpus],
+    }
+    if not gpus:
+        result.warnings.append(_("nvidia-smi --query-gpu header found but no GPU lines"))
+    elif all(_csv_gpu_id(g) is None for g in gpus):
+        result.warnings.append(
+            _(
+                "no index, uuid or pci.bus_id field: each line is counted as one GPU (a `-l` loop would "
+                "count them again)"
+            )
+        )
+    if gpus and not models:
+        result.warnings.append(_("no name field: GPU models unknown"))
+    if len(drivers) > 1:
+        result.warnings.append(_("several driver versions: %(versions)s", versions=", ".join(drivers)))
+    result.warnings.extend(reader.gpus.warnings())
     result.warnings.extend(_gpu_warnings(gpus))
     return result

@@ -17,9 +17,11 @@ from .result import ParseResult
 from .text import Text, median, strip_launcher_prefix, to_float, to_int
 
 BANNER_RE = re.compile(
-    # ib_atomic_* banners name the operation: `Atomic FETCH_AND_ADD BW Test`, `Atomic CMP_AND_SWAP ...`.
+    # ib_atomic_* banners name the operation: `Atomic FETCH_AND_ADD BW Test`, `Atomic CMP_AND_SWAP ...`;
+    # the words between follow perftest's ctx_print_test_info: `Bidirectional`, `Post List` (--post_list),
+    # then `BW` or `Latency`, `forwarding`, `Multicast`.
     r"\b(RDMA_\w+|Send|Read|Write|Atomic(?:\s+(?:FETCH_AND_ADD|CMP_AND_SWAP))?)\s+(Bidirectional\s+)?"
-    r"(BW|Lat(?:ency)?)\s+Test\b"
+    r"(?:Post List\s+)?(?P<test>BW|Lat(?:ency)?)\s+(?:forwarding\s+)?(?:Multicast\s+)?Test\b"
 )
 BW_HEADER_RE = re.compile(r"#bytes\s+#iterations\s+BW peak\[([^\]]+)\]\s+BW average\[([^\]]+)\]")
 LAT_HEADER_RE = re.compile(r"^(?>.*?#bytes\s++#iterations\s)(?>.*?t_(?:min|avg)\[usec\])")
@@ -94,9 +96,9 @@ def _read_banner(block: _Block, line: str, line_no: int) -> bool:
     m = BANNER_RE.search(line)
     if not m:
         return False
-    block.test = block.test or f"{m.group(1)} {m.group(2) or ''}{m.group(3)} Test".replace("  ", " ")
+    block.test = block.test or _banner_name(m)
     block.bidirectional = block.bidirectional or bool(m.group(2))
-    block.latency = m.group(3).startswith("Lat")
+    block.latency = m.group("test").startswith("Lat")
     block.first_line = block.first_line or line_no
     return True
 
@@ -188,9 +190,13 @@ def _starts_other_test(block: _Block, line: str) -> bool:
         return True
     banner = BANNER_RE.search(line)
     if banner and block.test:
-        name = f"{banner.group(1)} {banner.group(2) or ''}{banner.group(3)} Test".replace("  ", " ")
-        return name != block.test
+        return _banner_name(banner) != block.test
     return False
+
+
+def _banner_name(m: re.Match[str]) -> str:
+    """The banner's words, one space apart: `RDMA_Write Post List BW Test`."""
+    return " ".join(m.group(0).split())
 
 
 def _read_blocks(text: Text) -> list[_Block]:

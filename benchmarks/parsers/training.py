@@ -3,7 +3,8 @@
 Per-iteration figures come from the lines the frameworks print every `--log-interval` steps. The
 first logged interval includes compilation and warm-up (15-50x slower in the AMD logs), so it is
 always excluded, as are leading intervals still over 1.5x the median of the rest; later intervals
-over 2x the median are reported as stalls. DeepSpeed's own lines are read in deepspeed.py; a file
+over 2x the median are reported as stalls. A Megatron line's fields are read in megatron_line.py,
+DeepSpeed's own lines in deepspeed.py; a file
 holding several runs is summarised on its last one (runs.py, _TrainingLog); a traceback after the
 last iteration is warned about. A TFLOP/s per GPU above every GPU's peak is left out, with a warning.
 """
@@ -26,6 +27,7 @@ from .deepspeed import (
     skip_warnings,
     timer_fields,
 )
+from .megatron_line import marked_warmup, megatron_row, row_from_fields
 from .result import ParseResult
 from .runs import Runs
 from .text import RANK_PREFIX_RE, SRUN_PREFIX_RE, Text, median, strip_launcher_prefix, to_float, to_int
@@ -71,8 +73,6 @@ TRACEBACK_HEAD = "Traceback (most recent call last)"
 FATAL_PYTHON_ERROR = "Fatal Python error:"
 EXCEPTION_RE = re.compile(r"^(?:[A-Za-z_]\w*+\.)*+\w*?(?:Error|Exception|Interrupt|Exit)(?::.*)?$")
 MAX_QUOTED_CHARS = 200
-# GPT-NeoX `approx flops per GPU: 112.9TFLOPS` (human-readable unit suffix).
-FLOPS_UNITS = {"GFLOPS": 1e-3, "TFLOPS": 1.0, "PFLOPS": 1e3}
 # Megatron-Bridge (NeMo's training library, NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/training/utils/
 # train_utils.py training_log) prints on rank 0, every log interval and before the last rank's iteration line,
 # `Step Time : 2.22s GPU utilization: 1179.6MODEL_TFLOP/s/GPU`: the interval's mean iteration time and model
@@ -80,6 +80,12 @@ FLOPS_UNITS = {"GFLOPS": 1e-3, "TFLOPS": 1.0, "PFLOPS": 1e3}
 BRIDGE_STEP_RE = re.compile(
     r"Step Time\s*+:\s*+(\d++(?:\.\d++)?)s\s++GPU utilization:\s*+(\d++(?:\.\d++)?)\s*+(?:MODEL_)?TFLOP/s/GPU"
 )
+# DeepSpeedExamples' Megatron-LM copies (v1.1.5 ZeRO-3 and 3D, 2021: megatron/training.py training_log,
+# then flops_calculator) print after each iteration line and its `time (ms)` breakdown `Effective Tera Flops
+# per GPU: 41.94 and total parameters 52.005 B`: the TFLOP/s per GPU of that interval, from the same elapsed
+# time.
+EFFECTIVE_TFLOPS_KEY = "Effective Tera Flops per GPU:"
+EFFECTIVE_TFLOPS_RE = re.compile(r"Effective Tera Flops per GPU:\s*+(\d++(?:\.\d++)?+(?:[eE][+-]?+\d++)?+)")
 # No GPU reaches more TFLOP/s than the highest dense peak in hardware/gpus.py (fp8 on the newest): a figure
 # above it is a miscount, not a measurement (Megatron-Bridge printed 59892.5 for a 1B-parameter model:
 # fixtures/real/megatron/megatron-bridge-nemo2509-llama1b-step-time-59892-tflops-beside-iteration-line.txt).
@@ -88,35 +94,6 @@ MAX_TFLOPS_PER_GPU = max(max(gpu.bf16_tflops, gpu.fp8_tflops or 0.0) for gpu in 
 MAX_WRAPPED_LINES = 3
 STALL_FACTOR = 2.0
 WARMUP_FACTOR = 1.5
-
-
-def _first_number(value: str) -> float | None:
-    """`946.6/946.6` (Primus current/running-average) -> 946.6; `x (avg y)` -> x."""
-    token = value.strip().split()[0] if value.strip() else ""
-    if "/" in token:
-        token = token.split("/")[0]
-    return to_float(token)
-
-
-def _megatron_fields(rest: str) -> dict[str, str]:
-    """`key: value` pairs between `|`; keys lower-cased with `_` read as a space, so NeMo's
-    `global_batch_size` / `tokens_per_sec_per_gpu` meet Megatron's `global batch size`."""
-    fields: dict[str, str] = {}
-    for part in rest.split("|"):
-        if ":" not in part:
-            continue
-        key, _, value = (
-            part.rpartition(":") if part.count(":") > 1 and "/" not in part else part.partition(":")
-        )
-        fields[" ".join(key.replace("_", " ").lower().split())] = value.strip()
-    return fields
-
-
-def _pick(fields: dict[str, str], *needles: str) -> float | None:
-    for key, value in fields.items():
-        if all(n in key for n in needles):
-            return _first_number(value)
-    return None
 
 
 def _exclude_warmup(times: list[float]) -> int:
@@ -172,79 +149,6 @@ def _read_titan_setup(line: str, args: dict[str, float]) -> None:
             args["tokens_per_step"] = args["global_batch_size"] * args["seq_length"]
 
 
-def _marked_warmup(rest: str) -> bool:
-    """A line the training script itself labels as warm-up."""
-    lowered = rest.lower()
-    return "(warmup)" in lowered or "[warmup]" in lowered or "(warm-up)" in lowered
-
-
-# The unit Megatron forks print in the key: `elapsed time per iteration (ms)` (Megatron-LM), `(s)` (some
-# Megatron-DeepSpeed forks, fixtures/real/megatron/...-seconds-key...); milliseconds when none is printed.
-ITERATION_TIME_UNITS = {"(ms)": 1e3, "(s)": 1.0, "(sec)": 1.0, "(us)": 1e6}  # per second
-
-
-def _iteration_time_s(fields: dict[str, str]) -> float | None:
-    """Megatron `elapsed time per iteration (ms)` or `(s)`; NeMo `train_step_timing in s` (seconds)."""
-    for key, value in fields.items():
-        if "elapsed time per iteration" in key:
-            number = _first_number(value)
-            if number is None:
-                return None
-            per_second = next((f for unit, f in ITERATION_TIME_UNITS.items() if key.endswith(unit)), 1e3)
-            return number / per_second
-    return _pick(fields, "train step timing in s")
-
-
-def _grad_norm_is_nan(fields: dict[str, str]) -> bool:
-    value = fields.get("grad norm", "").split()
-    return bool(value) and value[0].lower() in ("nan", "-nan", "inf", "-inf")
-
-
-def _flops_with_unit(fields: dict[str, str]) -> float | None:
-    """GPT-NeoX `approx flops per GPU: 112.9TFLOPS` -> 112.9 (TFLOP/s per GPU)."""
-    for key, value in fields.items():
-        if "flops per gpu" not in key:
-            continue
-        token = value.split()[0] if value.split() else ""
-        for unit, scale in FLOPS_UNITS.items():
-            if token.upper().endswith(unit):
-                number = to_float(token[: -len(unit)])
-                return number * scale if number is not None else None
-    return None
-
-
-def _megatron_row(iteration: int, rest: str, line_no: int, prefix: str = "") -> dict[str, Any]:
-    """One `iteration N/ M | key: value | ...` line (Megatron, Megatron-DeepSpeed, Primus, NeMo, GPT-NeoX,
-    whose `samples/sec:` comes before the iteration)."""
-    fields = _megatron_fields(rest)
-    return _row_from_fields(iteration, fields, rest, line_no, _megatron_fields(prefix) if prefix else {})
-
-
-def _row_from_fields(
-    iteration: int, fields: dict[str, str], rest: str, line_no: int, before: dict[str, str]
-) -> dict[str, Any]:
-    return {
-        "iteration": iteration,
-        "line": line_no,
-        "warmup": _marked_warmup(rest),
-        "time_s": _iteration_time_s(fields),
-        "tflops_per_gpu": _pick(fields, "tflop/s/gpu") or _pick(fields, "tflops") or _flops_with_unit(fields),
-        # Megatron `tokens per GPU (tokens/s/GPU)`, Megatron-DeepSpeed `tokens per gpu per second
-        # (tgs)`, NeMo `tokens_per_sec_per_gpu`; never `consumed tokens` (a running total).
-        "tokens_per_s_per_gpu": _pick(fields, "tokens", "/gpu")
-        or _pick(fields, "tokens per gpu")
-        or _pick(fields, "tokens per sec per gpu")
-        or _pick(fields, "tok/s/gpu"),
-        "samples_per_s": _pick(fields, "samples per second") or _pick(before, "samples/sec"),
-        "global_batch_size": _pick(fields, "global batch size"),
-        "skipped": _pick(fields, "number of skipped iterations") or 0,
-        "nan": _pick(fields, "number of nan iterations") or 0,
-        "nan_grad_norm": _grad_norm_is_nan(fields),
-        "loss": _pick(fields, "lm loss") or _pick(fields, "reduced train loss"),
-        "nemo": "train step timing in s" in fields,
-    }
-
-
 def _titan_row(step: int, rest: str, line_no: int) -> dict[str, Any]:
     """One torchtitan `step: N  loss: ... tps: ... mfu: ...%` line."""
     kv = dict(TITAN_KV_RE.findall(rest))
@@ -253,7 +157,7 @@ def _titan_row(step: int, rest: str, line_no: int) -> dict[str, Any]:
     return {
         "iteration": step,
         "line": line_no,
-        "warmup": _marked_warmup(rest),
+        "warmup": marked_warmup(rest),
         "time_s": None,
         "tflops_per_gpu": to_float(kv.get("tflops", "")),
         "tokens_per_s_per_gpu": tps,
@@ -287,7 +191,7 @@ def _nemo_bar_rows(line: str, line_no: int) -> list[dict[str, Any]]:
         step = global_step if global_step is not None else to_float(done)
         if step is None or to_int(total) is None:
             continue
-        row = _row_from_fields(int(step), fields, postfix, line_no, {})
+        row = row_from_fields(int(step), fields, postfix, line_no, {})
         row["nemo"] = True
         row["total"] = to_int(total)
         # Lightning's global_step is the index of the step being run, from 0: the bar's last update of a
@@ -327,6 +231,8 @@ class _TrainingLog:
     # Megatron-Bridge `Step Time` lines in print order, and the last one no iteration line has followed yet.
     bridge: list[dict[str, Any]] = field(default_factory=list)
     bridge_pending: dict[str, Any] | None = None
+    # The iteration of the last Megatron line, until an `Effective Tera Flops per GPU` line is paired with it.
+    flops_pending: int | None = None
     ds: DeepSpeedLog = field(default_factory=DeepSpeedLog)
     total_iterations: int | None = None
     # A Megatron line that does not end on `|` (wrapped): (iteration, prefix, text so far, lines joined).
@@ -345,7 +251,7 @@ class _TrainingLog:
             return False
         rest = rest.rstrip() + " " + line.strip()
         row = self.megatron[iteration]
-        self.megatron[iteration] = _megatron_row(iteration, rest, row["line"], prefix)
+        self.megatron[iteration] = megatron_row(iteration, rest, row["line"], prefix)
         self.wrapped = None if rest.endswith("|") else (iteration, prefix, rest, joined + 1)
         return True
 
@@ -370,16 +276,17 @@ class _TrainingLog:
         return iteration not in rows
 
     def _read_progress(self, line_no: int, line: str) -> bool:
-        """A Megatron/NeMo iteration line, a Megatron-Bridge step line, a NeMo progress bar or a torchtitan
-        step line."""
+        """A Megatron/NeMo iteration line, a Megatron-Bridge step line, a NeMo progress bar, a
+        DeepSpeedExamples TFLOP/s line or a torchtitan step line."""
         iteration_line = ITER_RE.search(line)
         if iteration_line:
             iteration = int(iteration_line.group(1))
             self.total_iterations = int(iteration_line.group(2))
             bridge_step, self.bridge_pending = self.bridge_pending, None
+            self.flops_pending = iteration
             if self._new_print(self.megatron, self.megatron_runs, iteration, line_no):
                 rest, prefix = iteration_line.group(3), line[: iteration_line.start()]
-                row = self.megatron[iteration] = _megatron_row(iteration, rest, line_no, prefix)
+                row = self.megatron[iteration] = megatron_row(iteration, rest, line_no, prefix)
                 if bridge_step is not None and row["tflops_per_gpu"] is None:
                     # the interval's TFLOP/s from Bridge's step line when the iteration line has none
                     row.update(tflops_per_gpu=bridge_step["tflops_per_gpu"], tflops_line=bridge_step["line"])
@@ -396,6 +303,8 @@ class _TrainingLog:
                 if self._new_print(self.megatron, self.megatron_runs, row["iteration"], line_no):
                     self.megatron[row["iteration"]] = row
             return True
+        if EFFECTIVE_TFLOPS_KEY in line:
+            return self._read_effective_tflops(line_no, line)
         step_line = TITAN_RE.search(line)
         if step_line and ("tps:" in line or "wps:" in line):
             stripped = RANK_PREFIX_RE.sub("", strip_launcher_prefix(line))
@@ -407,6 +316,18 @@ class _TrainingLog:
                 self.titan[step] = _titan_row(step, step_line.group(3), line_no)
             return True
         return False
+
+    def _read_effective_tflops(self, line_no: int, line: str) -> bool:
+        """The TFLOP/s per GPU of the iteration line before, unless it prints its own; one such line per
+        iteration line (one printed before its iteration line, by another rank, is not paired)."""
+        found = EFFECTIVE_TFLOPS_RE.search(line)
+        row = self.megatron.get(self.flops_pending) if self.flops_pending is not None else None
+        self.flops_pending = None
+        if found is None or row is None:
+            return False
+        if row["tflops_per_gpu"] is None:
+            row.update(tflops_per_gpu=to_float(found.group(1)), tflops_line=line_no)
+        return True
 
     def _settle_args(self) -> None:
         """The arguments printed before this iteration line: a new run's own when it starts one, else
@@ -706,6 +627,8 @@ def _deepspeed_only(log: _TrainingLog, summary: dict[str, Any]) -> list[str]:
         if summary["median_tokens_per_s_per_gpu"] is None:
             warnings.append(_("only DeepSpeed timer lines: samples/s reported, no per-GPU throughput"))
             warnings.append(samples_not_converted(seq, world))
+        if len(ds.timer) == 1:  # nothing to leave out as warm-up, nothing to take a median of
+            warnings.append(_("one DeepSpeed timer line: its samples/s is that one step's, not a median"))
         runs, runs_warnings = _runs_fields(ds.timer_runs)
         summary.update(runs)
         warnings.extend(runs_warnings)

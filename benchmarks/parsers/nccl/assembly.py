@@ -46,6 +46,7 @@ from .reading import (
     read_nodes_in_nccl_info,
     read_nodes_in_text,
     read_rank,
+    read_rccl_library,
     read_rccl_tests_version,
     read_rccl_version,
     read_run_fields,
@@ -491,6 +492,7 @@ class RunAssembler:
         run = self.run_for(line_no, ST_RANKS if self.current and self.current.stage >= 0 else ST_VERSION)
         run.tool = RCCL_TESTS
         run.tests_version = run.tests_version or tests_version
+        run.nccl_version = read_rccl_library(line) or run.nccl_version
         run.touch(line_no)
         return True
 

@@ -287,6 +287,17 @@ def is_column_header(line: str) -> bool:
 
 
 VERSION_RE = re.compile(r"nccl-tests version\s+(\S+)(?:.*?nccl-headers=(\d+))?(?:.*?nccl-library=(\d+))?")
+# rccl-tests 2.17 prints the same codes as `rccl-headers=22803 rccl-library=22707` on its version line.
+RCCL_LIBRARY_RE = re.compile(r"\brccl-library=(\d++)")
+RCCL_HEADERS_RE = re.compile(r"\brccl-headers=(\d++)")
+
+
+def code_version(code: str | None) -> str | None:
+    """A library version code (NCCL_VERSION_CODE, which RCCL shares) as a version: 22105 -> 2.21.5."""
+    if code and code.isdigit() and len(code) >= 4:
+        value = int(code)
+        return f"{value // 10000}.{value // 100 % 100}.{value % 100}"
+    return None
 
 
 @memoised
@@ -298,11 +309,15 @@ def read_version(line: str) -> tuple[str, str | None] | None:
     m = VERSION_RE.search(line)
     if not m:
         return None
-    code = m.group(3) or m.group(2)
-    if code and code.isdigit() and len(code) >= 4:
-        value = int(code)
-        return m.group(1), f"{value // 10000}.{value // 100 % 100}.{value % 100}"
-    return m.group(1), None
+    return m.group(1), code_version(m.group(3) or m.group(2))
+
+
+def read_rccl_library(line: str) -> str | None:
+    """The library of an rccl-tests version line (`rccl-library=22707`, else `rccl-headers=`) as 2.27.7."""
+    if "ccl-" not in line:
+        return None
+    m = RCCL_LIBRARY_RE.search(line) or RCCL_HEADERS_RE.search(line)
+    return code_version(m.group(1)) if m else None
 
 
 STARTING_RE = re.compile(r"Collective test starting:\s*(\S+)")
@@ -379,10 +394,18 @@ RCCL_VERSION_RE = re.compile(r"RCCL version\s*:?\s*(\S+)")
 read_rccl_version = first_group_reader("RCCL version", RCCL_VERSION_RE)
 
 
-NCCL_VERSION_RE = re.compile(r"NCCL version\s+(\d+\.\d+\.\d+\S*)")
+# `NCCL version 2.22.3+cuda12.2` (NCCL_DEBUG=INFO/VERSION); a patched nccl-tests prints the code,
+# `NCCL version: 22602` (fixtures/real/nccl-tests/v100-sxm2-4gpu-g4-c0-patched-build-tid-line-...txt).
+NCCL_VERSION_RE = re.compile(r"NCCL version:?\s+(\d+\.\d+\.\d+\S*|\d{5}\b)")
 
 
-read_nccl_version = first_group_reader("NCCL version", NCCL_VERSION_RE)
+_read_nccl_version = first_group_reader("NCCL version", NCCL_VERSION_RE)
+
+
+def read_nccl_version(line: str) -> str | None:
+    """The library an `NCCL version` line names, a version code read as its version."""
+    version = _read_nccl_version(line)
+    return code_version(version) if version is not None and version.isdigit() else version
 
 
 def is_rccl_marker(line: str) -> bool:
