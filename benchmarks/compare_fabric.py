@@ -62,7 +62,34 @@ def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gb
 
 
 def compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ports against the per-node claim; a file holding several hosts' listings (ports with a `host`,
+    named by shell prompts) is judged on the host with the fewest good ports."""
     ports = item.get("summary", {}).get("ports", [])
+    by_host: dict[Any, list[dict[str, Any]]] = {}
+    for p in ports:
+        by_host.setdefault(p.get("host"), []).append(p)
+    if len(by_host) < 2:
+        return _judge_ports(facts, item, ports, None)
+    judged = [
+        _judge_ports(
+            facts,
+            item,
+            host_ports,
+            _("host %(host)s, the fewest of %(count)s hosts", host=host or "?", count=len(by_host)),
+        )
+        for host, host_ports in by_host.items()
+    ]
+    return min(judged, key=lambda rows: rows[0]["measured"] if rows[0]["measured"] is not None else -1)
+
+
+def _with_host(detail: str, host_note: Msg | None) -> str:
+    return joined(detail, host_note, sep="; ") if host_note is not None else detail
+
+
+def _judge_ports(
+    facts: dict[str, Any], item: dict[str, Any], ports: list[dict[str, Any]], host_note: Msg | None
+) -> list[dict[str, Any]]:
+    """The verdicts of one host's ports (all ports of the file when it names no hosts)."""
     fabric = facts.get("fabric")
     wanted_layer = port_link_layer(fabric)
     gbps, nics = facts.get("gbps_per_nic"), facts.get("nics_per_node")
@@ -76,10 +103,10 @@ def compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         netdev = _("from netdev names; ibdev2netdev does not show the RDMA port state")
         lines = [p["line"] for p in layer_ports]
         claim = _("%(layer)s ports per node", layer=wanted_layer)
-        return [count_verdict(claim, nics, len(layer_ports), item, lines, netdev)]
+        return [count_verdict(claim, nics, len(layer_ports), item, lines, _with_host(netdev, host_note))]
     groups = _ports_by_state(ports, wanted_layer, gbps)
     good = groups["good"]
-    detail = _ports_detail(groups, wanted_layer, gbps)
+    detail = _with_host(_ports_detail(groups, wanted_layer, gbps), host_note)
     out = [
         count_verdict(
             _("%(layer)s GPU-fabric ports", layer=wanted_layer),
@@ -167,16 +194,31 @@ def compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[s
     out = []
     fraction = inter_fraction(facts)
     expected = gbps * fraction * (2 if s.get("bidirectional") else 1) if gbps else None
-    out.append(
-        ratio_verdict(
-            _("NIC port bandwidth (Gb/s)"),
-            expected,
-            s.get("average_gbps"),
-            _perftest_basis(s, gbps, fraction),
-            item,
-            lines,
+    if s.get("failed"):
+        # A run that failed (before its table, or part-way: `failed_after_bytes`) is not judged on the
+        # figures of the rows it printed, as a failed nccl-tests run is not (compare._unjudged).
+        out.append(
+            verdict_row(
+                _("NIC port bandwidth (Gb/s)"),
+                expected,
+                s.get("average_gbps"),
+                "cannot-measure",
+                _("failed run (%(reason)s)", reason=s.get("failure_reason") or _("no result rows")),
+                item,
+                lines,
+            )
         )
-    )
+    else:
+        out.append(
+            ratio_verdict(
+                _("NIC port bandwidth (Gb/s)"),
+                expected,
+                s.get("average_gbps"),
+                _perftest_basis(s, gbps, fraction),
+                item,
+                lines,
+            )
+        )
     wanted = FABRIC_LINK_LAYERS.get(facts.get("fabric") or "")
     if wanted and s.get("link_layer"):
         out.append(

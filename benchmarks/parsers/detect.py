@@ -30,6 +30,8 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "nccl_failure": re.compile(r"Test (?:NCCL|CUDA|HIP) failure"),
     "nccl_rank": re.compile(r"\bRank\s+\d+\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+\S+\s+device\s+\d+"),
     "hccl": re.compile(r"data_size\(Bytes\)\s*:?\s*\||aveg_time\(us\)"),
+    # hccl_test failing before its table (hccl.FAILURE_RE)
+    "hccl_failure": re.compile(r"hccl interface return err\b.*retcode|This is an error in init_hcclComm"),
     "perftest_banner": re.compile(
         # perftest.BANNER_RE: `RDMA_Write Post List BW Test` with `--post_list`, `forwarding`, `Multicast`.
         r"\b(?:RDMA_\w+|Send|Read|Write|Atomic(?:\s+(?:FETCH_AND_ADD|CMP_AND_SWAP))?)\s+(?:Bidirectional\s+)?"
@@ -49,6 +51,7 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "dcgmi_section": re.compile(r"^\s*+[|+]-{2,}+\s++(?:Deployment|Integration|Hardware|Stress|Metadata)\s"),
     "dcgmi_result_row": re.compile(r"^\s*+\|\s*+[A-Z][\w/ ]*+\|\s*+(?:Pass|Fail|Skip|Warn)\b"),
     "dcgmi_nvlink": re.compile(r"NvLink Link Status|Key:\s*Up=U"),
+    "dcgmi_json": re.compile(r"\"DCGM GPU Diagnostic\"\s*+:|\"test_categories\"\s*+:"),
     # NeMo 1 prints only its progress bar, whose postfix holds `train_step_timing in s=49.50`; a grep of a
     # Megatron-Bridge log may hold only its `Step Time : 2.22s GPU utilization: ...TFLOP/s/GPU` lines.
     "megatron": re.compile(
@@ -97,15 +100,25 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "ibstat_ca": re.compile(r"^\s*CA\s+'[^']+'"),
     "ibstat_field": re.compile(r"^\s*(?:Physical state|Link layer|CA type|Base lid|SM lid):\s"),
     "ibstatus": re.compile(r"Infiniband device\s+'[^']+'\s+port\s+\d+\s+status:"),
-    "ibv_devinfo": re.compile(r"^\s*hca_id:\s|PORT_(?:ACTIVE|DOWN|INIT|ARMED)\s*\(\d\)|^\s*vendor_part_id:"),
+    "ibv_devinfo": re.compile(
+        r"^\s*hca_id:\s|PORT_(?:ACTIVE|DOWN|INIT|ARMED)\s*\(\d\)|^\s*vendor_part_id:"
+        # `ibv_devinfo -v` port lines, so a grep of a port block (no hca_id) is read (R6, eighth set)
+        r"|^\s*+active_(?:width|speed):\s*+\d"
+    ),
     "ibdev2netdev": re.compile(r"^\s*\S+\s+port\s+\d+\s+(?:==>|<===>)\s+\S+"),
     # iproute2's `rdma link`: `link mlx5_0/1 state ACTIVE ...`; older releases print an index first:
     # `0/1: mlx5_0/1: state DOWN physical_state ...`.
     "rdma_link": re.compile(r"^\s*+(?:link\s++\S+/\d++\s|\d++/\d++:\s++\S+/\d++:\s).*\bstate\s++[A-Z_]"),
+    # `lspci -P`/`-PP` put the bridge path before the device: `0000:15:01.0/16:00.0/18:00.0 ...` (lspci.py).
     "lspci": re.compile(
-        r"^\s*(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+[A-Za-z0-9][^:]{2,60}:\s+\S"
+        r"^\s*+(?:(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]/){0,32}+"
+        r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+[A-Za-z0-9][^:]{2,60}:\s+\S"
     ),
     "dmesg_nvrm": re.compile(r"NVRM:|fallen off the bus|^(?>.*?\bXid\b).*?\bPCI:"),
+    # an RDMA NIC driver's failure or PCIe limit (dmesg.NIC_ERROR_RE, PCIE_LIMITED_RE)
+    "dmesg_nic": re.compile(
+        r"^(?>.*?\bmlx[45]_core\b).*?\bfailed with error\b|Gb/s available PCIe bandwidth, limited by"
+    ),
 }
 
 # Detection reads the head of the file only, so its cost does not grow with the file. Every format puts
@@ -142,6 +155,7 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "nccl_failure": (" failure",),
     "nccl_rank": ("Rank",),
     "hccl": ("data_size(Bytes)", "aveg_time(us)"),
+    "hccl_failure": ("hccl interface return err", "This is an error in init_hcclComm"),
     "perftest_banner": ("Test",),
     "perftest_table": ("BW average[", "BW peak[", "t_avg[usec]", "t_typical[usec]"),
     "perftest_error": (
@@ -153,6 +167,7 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "dcgmi_section": ("Deployment", "Integration", "Hardware", "Stress", "Metadata"),
     "dcgmi_result_row": ("|",),
     "dcgmi_nvlink": ("NvLink Link Status", "Key:"),
+    "dcgmi_json": ('"DCGM GPU Diagnostic"', '"test_categories"'),
     "megatron": ("iteration", "train_step_timing in s=", "Step Time"),
     "deepspeed": (
         "SamplesPerSec=", "] step=", "deepspeed.launcher", "[runner.py:", "DeepSpeed info:",
@@ -176,11 +191,12 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "ibstat_ca": ("CA",),
     "ibstat_field": ("Physical state:", "Link layer:", "CA type:", "Base lid:", "SM lid:"),
     "ibstatus": ("Infiniband device",),
-    "ibv_devinfo": ("hca_id:", "PORT_", "vendor_part_id:"),
+    "ibv_devinfo": ("hca_id:", "PORT_", "vendor_part_id:", "active_"),
     "ibdev2netdev": ("port",),
     "rdma_link": ("state",),
     "lspci": (":",),
     "dmesg_nvrm": ("NVRM:", "fallen off the bus", "Xid"),
+    "dmesg_nic": ("failed with error", "available PCIe bandwidth"),
 }  # fmt: skip
 # The order in which one line's counts are taken (a Counter keeps the order of first hits).
 _ORDER = {name: i for i, name in enumerate(("link_layer_in_head", *SIGNATURES, "nccl_columns", "nccl_row"))}
@@ -267,6 +283,12 @@ def detect(text: Text) -> Detection:
             reason="an `nvidia-smi --query-gpu` command but no header line naming the fields "
             "(`--format=csv,noheader` output cannot be read by field name): run it with `--format=csv`",
         )
+    if not scores and h["dcgmi_json"]:
+        return Detection(
+            kind=None,
+            reason="`dcgmi diag -j` JSON output, which is not read: upload the table `dcgmi diag -r N` "
+            "prints without -j",
+        )
     if not scores:
         return Detection(
             kind=None,
@@ -291,6 +313,8 @@ def _scores(h: Counter[str]) -> dict[str, int]:
         scores[NCCL] = 80
     if h["hccl"]:
         scores["hccl-test"] = 90
+    elif h["hccl_failure"]:
+        scores["hccl-test"] = 80
     if h["perftest_table"] and (h["perftest_banner"] or h["perftest_table"] >= 1):
         scores["perftest"] = 90 if h["perftest_banner"] else 75
     elif h["perftest_error"]:
@@ -338,6 +362,6 @@ def _scores(h: Counter[str]) -> dict[str, int]:
         scores["rdma-link"] = 70
     if h["lspci"]:
         scores["lspci"] = 60
-    if h["dmesg_nvrm"]:
+    if h["dmesg_nvrm"] or h["dmesg_nic"]:
         scores["dmesg"] = 40
     return scores

@@ -1,4 +1,5 @@
-"""Kernel log lines about GPUs (`NVRM:`): GPUs fallen off the bus and Xid errors (evidence/FORMATS.md 2)."""
+"""Kernel log lines about GPUs (`NVRM:`): GPUs fallen off the bus and Xid errors (evidence/FORMATS.md 2);
+about RDMA NICs (`mlx5_core`): a probe or load that failed, and a PCIe link narrower than the card."""
 
 from __future__ import annotations
 
@@ -18,6 +19,19 @@ LOOKAHEAD_LINES = 4
 # Xid 79 is "GPU has fallen off the bus" (NVIDIA's Xid catalogue): its line names the GPU even when no
 # separate `NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.` line follows.
 FALLEN_OFF_BUS_XID = 79
+BDF = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d"
+# mlx5_core (and mlx4_core) failures: `mlx5_core 0000:41:00.0: init_one:1371:(pid 803): mlx5_load_one failed
+# with error code -22`, `mlx5_core: probe of 0000:41:00.0 failed with error -22`.
+NIC_ERROR_RE = re.compile(
+    rf"\b(mlx[45]_core):?\s++(?:probe of\s++)?({BDF})\b:?\s*+(.{{0,160}}?\bfailed with error\b.{{0,40}})$"
+)
+# The PCI core's pcie_print_link_status, printed by the NIC driver: `mlx5_core 0001:43:00.0: 63.008 Gb/s
+# available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0001:42:01.0 (capable of 126.016 Gb/s ...)`.
+PCIE_LIMITED_RE = re.compile(
+    rf"\b([\w-]{{1,32}})\s++({BDF}):\s++([\d.]{{1,12}}) Gb/s available PCIe bandwidth, limited by "
+    r"(.{1,80}?) link\b(?: at \S{1,64})?\s*+(?:\(capable of ([\d.]{1,12}) Gb/s)?"
+)
+MAX_NIC_EVENTS = 1000
 
 
 def _fallen_bus_id(xid_bus_id: str) -> str:
@@ -31,6 +45,8 @@ def parse_dmesg(text: Text) -> ParseResult:
     fallen: list[dict[str, Any]] = []
     xids: list[dict[str, Any]] = []
     probe_failures = 0
+    nic_errors: list[dict[str, Any]] = []
+    pcie_limited: list[dict[str, Any]] = []
     # One pass: a bus id waits in `open_ids` until the lookahead window after its line has been read.
     open_ids: deque[tuple[int, str]] = deque()
     for i, line in enumerate(text.lines):
@@ -52,15 +68,75 @@ def parse_dmesg(text: Text) -> ParseResult:
                 fallen.append({"bus_id": bus_id, "line": i + 1})
         if "probe routine failed" in line:
             probe_failures += 1
+        _read_nic_line(line, i + 1, nic_errors, pcie_limited)
     result.summary = {
         "gpus_fallen_off_bus": fallen,
         "xid_events": xids[:1000],
         "xid_codes": sorted({x["xid"] for x in xids}),
         "probe_failures": probe_failures,
-        "lines": list(dict.fromkeys([f["line"] for f in fallen] + [x["line"] for x in xids[:50]])),
+        "nic_errors": nic_errors,
+        "nic_pcie_limited": pcie_limited,
+        "lines": list(
+            dict.fromkeys(
+                [f["line"] for f in fallen]
+                + [x["line"] for x in xids[:50]]
+                + [e["line"] for e in nic_errors[:50] + pcie_limited[:50]]
+            )
+        ),
     }
+    result.warnings.extend(_nic_warnings(nic_errors, pcie_limited))
     if fallen:
         result.warnings.append(
             _("%(count)s GPU(s) fell off the bus: they are missing from GPU counts", count=len(fallen))
         )
     return result
+
+
+def _read_nic_line(
+    line: str, line_no: int, nic_errors: list[dict[str, Any]], pcie_limited: list[dict[str, Any]]
+) -> None:
+    """A NIC driver's failure (NIC_ERROR_RE) or a PCIe link narrower than the card (PCIE_LIMITED_RE)."""
+    if "failed with error" in line and len(nic_errors) < MAX_NIC_EVENTS:
+        m = NIC_ERROR_RE.search(line.rstrip())
+        if m:
+            nic_errors.append({"driver": m.group(1), "device": m.group(2).lower(), "message": m.group(3),
+                               "line": line_no})  # fmt: skip
+    if "available PCIe bandwidth, limited by" in line and len(pcie_limited) < MAX_NIC_EVENTS:
+        m = PCIE_LIMITED_RE.search(line)
+        if m:
+            pcie_limited.append(
+                {"driver": m.group(1), "device": m.group(2).lower(), "available_gbps": float(m.group(3)),
+                 "limited_by": m.group(4).strip(), "capable_gbps": float(m.group(5)) if m.group(5) else None,
+                 "line": line_no}
+            )  # fmt: skip
+
+
+def _nic_warnings(nic_errors: list[dict[str, Any]], pcie_limited: list[dict[str, Any]]) -> list[str]:
+    """A warning naming the NIC functions that failed to load, and one per PCIe-limited NIC (8 at most)."""
+    warnings: list[str] = []
+    devices = list(dict.fromkeys(e["device"] for e in nic_errors))
+    if devices:
+        warnings.append(
+            _(
+                "%(count)s NIC function(s) failed to load (%(devices)s; first at line %(line)s: "
+                "%(message)s): they carry no traffic",
+                count=len(devices),
+                devices=", ".join(devices[:8]),
+                line=nic_errors[0]["line"],
+                message=nic_errors[0]["message"],
+            )
+        )
+    for event in pcie_limited[:8]:
+        warnings.append(
+            _(
+                "%(device)s (%(driver)s, line %(line)s): PCIe link limited by %(link)s to %(gbps)s Gb/s "
+                "(the card is capable of %(capable)s Gb/s): the NIC cannot reach its line rate",
+                device=event["device"],
+                driver=event["driver"],
+                line=event["line"],
+                link=event["limited_by"],
+                gbps=f"{event['available_gbps']:g}",
+                capable=f"{event['capable_gbps']:g}" if event["capable_gbps"] else "?",
+            )
+        )
+    return warnings

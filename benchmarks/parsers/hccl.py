@@ -23,6 +23,10 @@ NP_RE = re.compile(r"^(?>.*?(?:mpirun|mpiexec)\b).*?\s-(?:n|np)\s++(\d+)")
 NPUS_RE = re.compile(r"^(?>.*?_test\b).*?\s(?:-p|--npus)\s++(\d+)")
 # The tool's first line: `the minbytes is 8192, maxbytes is 67108864, iters is 20, warmup_iters is 5`.
 SWEEP_RE = re.compile(r"minbytes is (\d+), maxbytes is (\d+), iters is (\d+), warmup_iters is (\d+)")
+# hccl_test's failure messages (common/src/hccl_test_common.cc): `hccl interface return err <file>:<line>,
+# retcode: 7` then `This is an error in init_hcclComm.`, one pair per rank, before any table.
+FAILURE_RE = re.compile(r"hccl interface return err\b|This is an error in \w+")
+MAX_FAILURE_LINES = 20
 # A command continued over several lines with a trailing `\` (`mpirun -np 16 \` / `.../all_reduce_test \` /
 # `-b 2097152 ... -p 8`) is read as one line; at most this many characters are joined.
 MAX_COMMAND_CHARS = 16384
@@ -48,6 +52,7 @@ def parse_hccl(text: Text) -> ParseResult:
     ranks = npus = None
     sweep: dict[str, int] = {}
     continued = ""
+    failures: list[tuple[int, str]] = []
     for no, line in enumerate(text.lines, start=1):
         if line.rstrip().endswith("\\") and len(continued) < MAX_COMMAND_CHARS:
             continued += line.rstrip()[:-1] + " "
@@ -66,6 +71,9 @@ def parse_hccl(text: Text) -> ParseResult:
         if m:
             sweep = dict(zip(("requested_min_bytes", "requested_max_bytes", "iters", "warmup_iters"),
                              (int(g) for g in m.groups()), strict=True))  # fmt: skip
+            continue
+        if FAILURE_RE.search(line) and len(failures) < MAX_FAILURE_LINES:
+            failures.append((no, line.strip()[:200]))
             continue
         if HEADER_RE.search(line):
             run = {
@@ -93,7 +101,24 @@ def parse_hccl(text: Text) -> ParseResult:
             {"size_bytes": size, "time_us": time_us, "algbw_gbps": algbw, "check": check, "line": no}
         )
         run["last_line"] = no
+    if not runs and failures:
+        # Failed before its table (as nccl-tests runs that fail at init are recorded): one failed run.
+        runs.append(
+            {"collective": collective, "ranks": ranks, "npus_per_node": npus, "nodes": None, **sweep,
+             "rows_data": [], "first_line": failures[0][0], "last_line": failures[-1][0]}
+        )  # fmt: skip
     summaries = [_run_summary(r, result.warnings) for r in runs]
+    if failures and summaries and not summaries[-1]["rows"]:
+        quoted = list(dict.fromkeys(text for _no, text in failures))
+        summaries[-1]["failure_reason"] = "; ".join(quoted[:4])
+        summaries[-1]["failure_line"] = failures[0][0]
+        result.warnings.append(
+            _(
+                "hccl_test failed before printing results (line %(line)s): %(errors)s",
+                line=failures[0][0],
+                errors=summaries[-1]["failure_reason"],
+            )
+        )
     result.summary = {"runs": summaries, "failed_runs": sum(1 for s in summaries if s["failed"])}
     return result
 

@@ -16,7 +16,7 @@ from typing import Any
 from hardware.messages import Msg, _, joined
 
 from .result import ParseResult
-from .text import Text, to_float, to_int
+from .text import Text, shell_prompt_host, to_float, to_int
 
 IBDEV2NETDEV_RE = re.compile(r"^\s*(\S+)\s+port\s+(\d+)\s+(?:==>|<===>)\s+(\S+)\s*(?:\((\w+)\))?")
 # iproute2 `rdma link`: `link mlx5_0/1 state ACTIVE ...`; older releases print the device index
@@ -88,7 +88,9 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
         "active_infiniband_ports": len(ib),
         "active_ethernet_ports": len(eth),
         "active_iwarp_ports": sum(1 for p in ports if active(p) and iwarp(p)),
-        "inactive_ports": sum(1 for p in ports if not active(p)),
+        # A port whose listing stops before its state line (`ibv_devinfo | head`) is neither.
+        "inactive_ports": sum(1 for p in ports if not active(p) and p.get("state") is not None),
+        "unknown_state_ports": sum(1 for p in ports if p.get("state") is None),
         "active_infiniband_rates_gbps": {
             str(k): v for k, v in sorted(rates_ib.items(), key=lambda kv: str(kv[0]))
         },
@@ -99,13 +101,46 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _port_hosts(text: Text, ports: list[dict[str, Any]], warnings: list[str]) -> list[str]:
+    """The hosts of a file holding several hosts' listings, each under its shell prompt (`[user@host ~]$
+    ibdev2netdev`): each port gets the `host` of the last prompt before it. Nothing is set when the
+    ports come from one host or none is named."""
+    prompts: list[tuple[int, str]] = []  # (line, host) where the prompts' host changes
+    for no, line in enumerate(text.lines, start=1):
+        host = shell_prompt_host(line)
+        if host and (not prompts or prompts[-1][1] != host):
+            prompts.append((no, host))
+    if len({host for _no, host in prompts}) < 2:
+        return []
+    hosts_of: list[str | None] = []
+    at = 0
+    for p in ports:  # in line order
+        while at < len(prompts) and prompts[at][0] < p["line"]:
+            at += 1
+        hosts_of.append(prompts[at - 1][1] if at else None)
+    hosts = list(dict.fromkeys(h for h in hosts_of if h))
+    if len(hosts) < 2:
+        return []
+    for p, host in zip(ports, hosts_of, strict=True):
+        p["host"] = host
+    warnings.append(
+        _(
+            "ports of %(count)s hosts (named by their shell prompts: %(hosts)s): each port is listed with "
+            "its host, and the counts are over all hosts",
+            count=len(hosts),
+            hosts=", ".join(hosts[:16]),
+        )
+    )
+    return hosts
+
+
 def _latest_ports(ports: list[dict[str, Any]], warnings: list[str]) -> list[dict[str, Any]]:
-    """One entry per device port: a file holding several runs of the tool (before and after a fix)
-    lists a port again, and the last listing is its current state."""
+    """One entry per device port of a host: a file holding several runs of the tool (before and after a
+    fix) lists a port again, and the last listing is its current state."""
     latest: dict[tuple[Any, ...], dict[str, Any]] = {}
     repeats = 0
     for p in ports:
-        key = (p["device"], p["port"]) if p.get("device") else ("line", p["line"])
+        key = (p.get("host"), p["device"], p["port"]) if p.get("device") else ("line", p["line"])
         if key in latest:
             repeats += 1
             del latest[key]
@@ -142,11 +177,34 @@ def _port_state_warnings(ports: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def _finish(ports: list[dict[str, Any]], result: ParseResult) -> dict[str, Any]:
-    """The summary of a port report, after repeated listings and with the port-state warnings."""
+def _unknown_state_warning(ports: list[dict[str, Any]]) -> list[str]:
+    """Ports listed without a state line: the output stops after the port's first line (cut by `head`)."""
+    cut = [
+        _("%(device)s port %(port)s", device=p["device"], port=p["port"])
+        for p in ports
+        if p.get("state") is None and p.get("port") is not None
+    ]
+    if not cut:
+        return []
+    return [
+        _(
+            "%(ports)s: no state line (the listing stops before the port's fields): state unknown, "
+            "counted neither active nor inactive",
+            ports=joined(*cut[:8], sep=", "),
+        )
+    ]
+
+
+def _finish(ports: list[dict[str, Any]], result: ParseResult, text: Text) -> dict[str, Any]:
+    """The summary of a port report, after repeated listings and with the port-state warnings; the ports
+    of several hosts (shell prompts) each carry their `host`."""
+    hosts = _port_hosts(text, ports, result.warnings)
     ports = _latest_ports(ports, result.warnings)
     result.warnings.extend(_port_state_warnings(ports))
-    return _summary(ports)
+    summary = _summary(ports)
+    if hosts:
+        summary["hosts"] = hosts
+    return summary
 
 
 PortFields = dict[str, tuple[str, Callable[[str], Any]]]
@@ -279,7 +337,7 @@ def parse_ibstat(text: Text) -> ParseResult:
                     port=p["port"],
                 )
             )
-    result.summary = _finish(ports, result)
+    result.summary = _finish(ports, result, text)
     return result
 
 
@@ -304,7 +362,7 @@ def parse_ibstatus(text: Text) -> ParseResult:
             _set_port_field(port, IBSTATUS_PORT_FIELDS, key, value)
             if key == "rate":
                 port["rate_text"] = value
-    result.summary = _finish(ports, result)
+    result.summary = _finish(ports, result, text)
     return result
 
 
@@ -358,6 +416,7 @@ def parse_ibv_devinfo(text: Text) -> ParseResult:
             p["rate_gbps"] = round(width * speed, 1)  # `ibv_devinfo -v`: active_width x active_speed
     if ports and all(p["rate_gbps"] is None for p in ports):
         result.warnings.append(_("ibv_devinfo without -v prints no rate: rates unknown"))
+    result.warnings.extend(_unknown_state_warning(ports))
     # `transport: iWARP (1)` (Chelsio, Intel X722, soft-iWARP `siw_*`) runs RDMA over TCP: its port says
     # `link_layer: Ethernet` like a RoCE port but is not one.
     iwarp = [f"{p['device']}" for p in ports if (p.get("transport") or "").lower().startswith("iwarp")]
@@ -370,7 +429,7 @@ def parse_ibv_devinfo(text: Text) -> ParseResult:
                 devices=", ".join(iwarp[:8]),
             )
         )
-    result.summary = _finish(ports, result)
+    result.summary = _finish(ports, result, text)
     return result
 
 
@@ -404,12 +463,13 @@ def parse_ibdev2netdev(text: Text) -> ParseResult:
                 "line": no,
             }
         )
-    summary = _finish(ports, result)
+    summary = _finish(ports, result, text)
     ports = summary["ports"]
     # Up/Down is the netdev carrier: the RDMA port state, and so active/inactive, is unknown.
     summary["active_infiniband_ports"] = None
     summary["active_ethernet_ports"] = None
     summary["inactive_ports"] = None
+    summary["unknown_state_ports"] = None
     summary["netdev_up"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "up")
     summary["netdev_down"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "down")
     summary["infiniband_ports"] = sum(1 for p in ports if p["link_layer"] == "InfiniBand")
@@ -456,7 +516,7 @@ def parse_rdma_link(text: Text) -> ParseResult:
                 "line": no,
             }
         )
-    result.summary = _finish(ports, result)
+    result.summary = _finish(ports, result, text)
     result.warnings.append(
         _(
             "`rdma link` prints no rate; link layer inferred: a port with a lid is InfiniBand, one without "

@@ -15,8 +15,20 @@ from hardware.messages import _
 from .result import ParseResult
 from .text import Text
 
+BDF = r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+# `lspci -P` / `-PP` print the path of bridges down to each device, `0000:15:01.0/16:00.0/17:00.0/18:00.0`:
+# the device is the last element, its domain the first's (fixtures/real/lspci/nvidia-gpu-admin-tools-hgx-b200-
+# lspci-PP-...). Bounded repeats: the match costs the same on any line.
 LINE_RE = re.compile(
-    r"^\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([A-Za-z0-9][^:]{2,60}?)(?:\s+\[[0-9a-fA-F]{4}\])?:\s+(.*)$"
+    rf"^\s*+((?:{BDF}/){{0,32}}+)({BDF})\s+([A-Za-z0-9][^:]{{2,60}}?)(?:\s+\[[0-9a-fA-F]{{4}}\])?:\s+(.*)$"
+)
+# A line an author put where lines were left out: `...`, `… (8 total GH100 devices) …`, `[...]`.
+ELISION_RE = re.compile(r"^\s*+(?:\.{3,}+|…|\[\s*+(?:\.{3,}+|…)\s*+\])")
+# A total the author states in such a line: `8 total GH100 devices`, `total of 8 GPUs`, `8 GPUs in total`.
+STATED_TOTAL_RE = re.compile(
+    r"(?<![\w.])(?:(\d{1,5})\s++total\s++([^()\[\].…]{1,60})|total\s++of\s++(\d{1,5})\s++([^()\[\].…]{1,60})"
+    r"|(\d{1,5})\s++([^()\[\].…]{1,60}?)\s++in\s++total\b)",
+    re.IGNORECASE,
 )
 # Vendors whose adapters carry RDMA (InfiniBand or RoCE): NVIDIA/Mellanox ConnectX/BlueField,
 # Broadcom Thor (bnxt_re), AMD Pensando/Pollara, Intel E810 (irdma), Cornelis Omni-Path.
@@ -41,6 +53,41 @@ def _address(bdf: str) -> str:
     return bdf if bdf.count(":") == 2 else "0000:" + bdf
 
 
+def _device_address(path: str, bdf: str) -> str:
+    """The device's address as printed, or for a `-P` path the last element with the path's domain."""
+    if not path or bdf.count(":") == 2:
+        return bdf
+    first = path.split("/", 1)[0]
+    return first.rsplit(":", 2)[0] + ":" + bdf if first.count(":") == 2 else bdf
+
+
+def _stated_total(no: int, line: str) -> dict[str, Any] | None:
+    """The total an author's elision note states (`... (8 total GH100 devices) ...`), None if none."""
+    m = STATED_TOTAL_RE.search(line)
+    if not m:
+        return None
+    count, what = next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
+    return {"count": int(count), "what": what.strip(), "line": no}
+
+
+def _bucket(cls_l: str, desc: str) -> str | None:
+    """What a function is, from its class (lower case) and device description: `dead`, `nic`, `bridge`,
+    `nvswitch`, `gpu`, or None."""
+    if DEAD_REV_RE.search(desc):
+        return "dead"
+    if RDMA_VENDOR_RE.search(desc):
+        if "infiniband" in cls_l or "ethernet" in cls_l or "network" in cls_l:
+            return "nic"
+        # HGX B200/B300 baseboards expose ConnectX-7 bridge functions that manage NVLink and are not data
+        # NICs (NVIDIA Fabric Manager User Guide).
+        return "bridge" if "bridge" in cls_l else None
+    if "nvswitch" in desc.lower() or ("bridge" in cls_l and "NVIDIA" in desc):
+        return "nvswitch"
+    if any(cls_l.startswith(c) for c in GPU_CLASSES) and GPU_RE.search(desc):
+        return "gpu"
+    return None
+
+
 def parse_lspci(text: Text) -> ParseResult:
     result = ParseResult(kind="lspci")
     nics: list[dict[str, Any]] = []
@@ -52,37 +99,39 @@ def parse_lspci(text: Text) -> ParseResult:
     # (`lspci | grep -i mellanox`, then `| grep -i bluefield`), lists it again. The first listing counts.
     seen: set[str] = set()
     repeated: list[tuple[int, str]] = []
+    elided: list[int] = []
+    stated: list[dict[str, Any]] = []
     devices = 0
     for no, line in enumerate(text.lines, start=1):
         m = LINE_RE.match(line)
         if not m:
+            if ELISION_RE.match(line):
+                elided.append(no)
+                total = _stated_total(no, line)
+                if total:
+                    stated.append(total)
             continue
-        if _address(m.group(1)) in seen:
-            repeated.append((no, m.group(1)))
+        bdf = _device_address(m.group(1), m.group(2))
+        if _address(bdf) in seen:
+            repeated.append((no, bdf))
             continue
-        seen.add(_address(m.group(1)))
+        seen.add(_address(bdf))
         devices += 1
-        bdf, cls, desc = m.group(1), m.group(2).strip(), m.group(3).strip()
+        cls, desc = m.group(3).strip(), m.group(4).strip()
         cls_l = cls.lower()
         entry = {"bdf": bdf, "class": cls, "device": desc, "line": no}
-        if DEAD_REV_RE.search(desc):
-            unresponsive.append(entry)
-            continue
-        if RDMA_VENDOR_RE.search(desc):
-            if "infiniband" in cls_l or "ethernet" in cls_l or "network" in cls_l:
-                entry["link_layer"] = (
-                    "InfiniBand" if "infiniband" in cls_l else ("Ethernet" if "ethernet" in cls_l else None)
-                )
-                entry["virtual_function"] = "Virtual Function" in desc
-                nics.append(entry)
-            elif "bridge" in cls_l:
-                # HGX B200/B300 baseboards expose ConnectX-7 bridge functions that manage NVLink and are not
-                # data NICs (NVIDIA Fabric Manager User Guide).
-                bridges.append(entry)
-        elif "nvswitch" in desc.lower() or ("bridge" in cls_l and "NVIDIA" in desc):
-            nvswitches.append(entry)
-        elif any(cls_l.startswith(c) for c in GPU_CLASSES) and GPU_RE.search(desc):
-            gpus.append(entry)
+        if m.group(1):
+            entry["pci_path"] = m.group(1) + m.group(2)
+        bucket = _bucket(cls_l, desc)
+        if bucket == "nic":
+            entry["link_layer"] = (
+                "InfiniBand" if "infiniband" in cls_l else ("Ethernet" if "ethernet" in cls_l else None)
+            )
+            entry["virtual_function"] = "Virtual Function" in desc
+        if bucket is not None:
+            {"dead": unresponsive, "nic": nics, "bridge": bridges, "nvswitch": nvswitches, "gpu": gpus}[
+                bucket
+            ].append(entry)
     layers = Counter(n.get("link_layer") for n in nics if n.get("link_layer"))
     result.summary = {
         "rdma_nics": len(nics),
@@ -97,8 +146,43 @@ def parse_lspci(text: Text) -> ParseResult:
         "unresponsive_functions": unresponsive,
         "lines": [n["line"] for n in nics],
     }
+    if elided:
+        # The author left lines out: every count is a minimum; a total the note states is kept beside them.
+        result.summary["elided_lines"] = elided
+        result.summary["stated_totals"] = stated
+        result.warnings.extend(_elision_warnings(elided, stated))
+    result.warnings.extend(_listing_warnings(unresponsive, repeated))
+    if nics:
+        result.warnings.append(_("lspci counts PCI functions: a dual-port adapter shows as two functions"))
+    return result
+
+
+def _elision_warnings(elided: list[int], stated: list[dict[str, Any]]) -> list[str]:
+    warnings: list[str] = [
+        _(
+            "lines left out by the author (`...` on line(s) %(lines)s): the counts are of the lines shown, a "
+            "minimum",
+            lines=", ".join(str(no) for no in elided[:8]) + (", …" if len(elided) > 8 else ""),
+        )
+    ]
+    for total in stated[:8]:
+        warnings.append(
+            _(
+                "line %(line)s: the author's note states %(count)s %(what)s in all (not counted: the lines "
+                "are not shown)",
+                line=total["line"],
+                count=total["count"],
+                what=total["what"],
+            )
+        )
+    return warnings
+
+
+def _listing_warnings(unresponsive: list[dict[str, Any]], repeated: list[tuple[int, str]]) -> list[str]:
+    """Functions that do not respond, and addresses listed again."""
+    warnings: list[str] = []
     for dead in unresponsive:
-        result.warnings.append(
+        warnings.append(
             _(
                 "line %(line)s: %(bdf)s reads revision ff (config space all 0xFF): the function "
                 "does not respond and is not counted",
@@ -107,7 +191,7 @@ def parse_lspci(text: Text) -> ParseResult:
             )
         )
     if repeated:
-        result.warnings.append(
+        warnings.append(
             _(
                 "%(count)s line(s) repeat a PCI address listed before (first: %(bdf)s, line %(line)s), as "
                 "when a listing is pasted twice, two greps match the same devices or two hosts are listed: "
@@ -117,6 +201,4 @@ def parse_lspci(text: Text) -> ParseResult:
                 line=repeated[0][0],
             )
         )
-    if nics:
-        result.warnings.append(_("lspci counts PCI functions: a dual-port adapter shows as two functions"))
-    return result
+    return warnings

@@ -13,7 +13,16 @@ from typing import Any
 
 from hardware.messages import _
 
-from .nvidia_smi_query import GpuSet, is_query_csv, is_query_report, parse_query, parse_query_csv, prompt_host
+from .nvidia_smi_mig import MigDevices
+from .nvidia_smi_query import (
+    GpuSet,
+    TableSet,
+    is_query_csv,
+    is_query_report,
+    parse_query,
+    parse_query_csv,
+    prompt_host,
+)
 from .result import ParseResult
 from .text import Text, to_float
 
@@ -33,7 +42,6 @@ MEM_RE = re.compile(r"(?<!\d)(\d++)MiB\s*+/\s*+(\d++)MiB")
 POWER_RE = re.compile(r"(?<!\d)(\d++)W\s*+/\s*+(\d++)W")
 LOST_RE = re.compile(r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f:.]+)")
 LIST_RE = re.compile(r"^\s*+GPU\s++(\d++):\s++(\S(?:.*?\S)?)\s++\(UUID:\s*+(GPU-[0-9A-Fa-f-]++)\)")
-MIG_RE = re.compile(r"^\s*MIG\s+\S+\s+Device\s+\d+:")
 LINK_RE = re.compile(r"^\s*+Link\s++(\d++):\s++(?:([\d.]++)\s*+GB/s|<?(inactive)>?)", re.IGNORECASE)
 NO_NVLINK_RE = re.compile(r"Unable to retrieve NVLink information")
 # `nvidia-smi nvlink -gt d|r` (`--getthroughput`): `Link 0: Data Tx: 5863784 KiB`, `Link 0: Raw Rx: ...` (the
@@ -44,32 +52,44 @@ COUNTER_RE = re.compile(r"^\s*+Link\s++(\d++):\s++(Data|Raw)\s++(Tx|Rx):\s*+(\d+
 MAX_GAPS_SHOWN = 8
 # `nvlink -s` on some drivers (and wrappers that cut it) print `GPU 0: NVIDIA H100 80GB HBM3` without
 # the `(UUID: GPU-...)` part.
-GPU_NO_UUID_RE = re.compile(r"^\s*+GPU\s++(\d++):\s++(\S(?:[^(]*?\S)?)\s*+$")
+# A UUID the author elided, `GPU 3: Tesla V100-SXM2-32GB (UUID: ...)`, is read the same way
+# (fixtures/real/nvidia-smi-nvlink/azhpc-diag-issue73-...).
+GPU_NO_UUID_RE = re.compile(
+    r"^\s*+GPU\s++(\d++):\s++(\S(?:[^(]*?\S)?)\s*+(?:\(UUID:\s*+(?:\.{3,}+|…)\s*+\)\s*+)?+$"
+)
+# A line an author put where lines were left out: `...`, `......`, `…`, `[...]`.
+ELISION_RE = re.compile(r"^\s*+(?:\.{3,}+|…++|\[\s*+(?:\.{3,}+|…)\s*+\])\s*+$")
 
 
 class _TableReader:
-    """One pass over the default table and `-L` lines. GPU rows are known by their bus id, `-L` lines by their
-    UUID, lost GPUs by the bus id named (GpuSet: a table printed again shows the same GPUs); a shell prompt
-    names the host of the tables after it."""
+    """One pass over the default tables and `-L` lines. A table (from its `NVIDIA-SMI` header, or its first
+    row) is read whole, then TableSet decides whether it is one printed again; `-L` lines are known by their
+    UUID, lost GPUs by the bus id named (GpuSet). A shell prompt, or a command that runs nvidia-smi on a
+    named host, names the host of the tables after it."""
 
     def __init__(self) -> None:
-        self.table = GpuSet()
+        self.table = TableSet()
         self.listed = GpuSet()
         self.lost = GpuSet()
+        self.drivers: dict[tuple[str, str | None], None] = {}  # (driver, CUDA) of the headers, in order
         self.driver: str | None = None
-        self.cuda: str | None = None
-        self.migs: dict[str, None] = {}  # MIG device lines, once each
+        self.rows: list[tuple[str, dict[str, Any]]] = []  # the GPU rows of the table being read
+        self.migs = MigDevices()
         self.host: str | None = None
         self.last_gpu: dict[str, Any] | None = None
+        self.listed_index: int | None = None  # the `-L` GPU line the MIG lines after it belong to
 
     def line(self, no: int, line: str) -> None:
         host = prompt_host(line)
         if host is not None:
-            self.host = host
+            self.end_table()
+            self.host, self.driver = host, None
             return
         m = SMI_HEADER_RE.search(line)
         if m:
-            self.driver, self.cuda = m.group(2), m.group(3)
+            self.end_table()
+            self.driver = m.group(2)
+            self.drivers.setdefault((m.group(2), m.group(3)), None)
             return
         m = GPU_ROW_RE.match(line.strip() if line.lstrip().startswith("|") else line)
         if m:
@@ -80,7 +100,8 @@ class _TableReader:
                 "persistence": m.group(3),
                 "line": no,
             }
-            self.last_gpu = self.table.add(m.group(4).upper(), self.host, gpu)
+            self.rows.append((m.group(4).upper(), gpu))
+            self.last_gpu = gpu
             return
         if self.last_gpu is not None and "memory_total_mib" not in self.last_gpu:
             mem = MEM_RE.search(line)
@@ -90,7 +111,13 @@ class _TableReader:
                 if power:
                     self.last_gpu["power_cap_w"] = int(power.group(2))
                 return
+        if self.migs.table_line(no, line, self.host):
+            return
         self._other_line(no, line)
+
+    def end_table(self) -> None:
+        self.table.add_table(self.host, self.driver, self.rows)
+        self.rows, self.last_gpu = [], None
 
     def _other_line(self, no: int, line: str) -> None:
         m = LOST_RE.search(line)
@@ -103,10 +130,9 @@ class _TableReader:
             gpu = {"index": int(m.group(1)), "name": m.group(2).strip(), "uuid": m.group(3), "line": no}
             # A UUID is the same GPU on any host.
             self.listed.add(m.group(3), None, gpu)
+            self.listed_index = int(m.group(1))
             return
-        if MIG_RE.match(line):
-            # A MIG line holds its own UUID: `-L` printed again names the same devices.
-            self.migs.setdefault(line.strip() if "UUID" in line else f"line {no}", None)
+        self.migs.list_line(no, line, self.listed_index)
 
 
 def parse_nvidia_smi(text: Text) -> ParseResult:
@@ -119,7 +145,10 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
     reader = _TableReader()
     for no, line in enumerate(text.lines, start=1):
         reader.line(no, line)
+    reader.end_table()
     gpus, listed, lost = reader.table.gpus, reader.listed.gpus, reader.lost.gpus
+    # The first table's versions, as the first reading of a GPU is the one kept; several are warned.
+    driver, cuda = next(iter(reader.drivers), (None, None))
     source = "table" if gpus else ("list" if listed else "table")
     devices = gpus or listed
     models = Counter(g["name"] for g in devices)
@@ -129,12 +158,16 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
         "gpu_models": sorted(models),
         "gpu_model_counts": dict(models),
         "gpu_list": devices,
-        "driver_version": reader.driver,
-        "cuda_version": reader.cuda,
+        "driver_version": driver,
+        "cuda_version": cuda,
         "lost_gpus": lost,
-        "mig_devices": len(reader.migs),
+        "mig_devices": reader.migs.count(),
         "lines": [g["line"] for g in devices],
     }
+    if len({d for d, _ in reader.drivers}) > 1:
+        result.summary["driver_versions"] = list(dict.fromkeys(d for d, _ in reader.drivers))
+    if reader.migs.devices():
+        result.summary["mig_device_list"] = reader.migs.devices()
     if lost:
         result.warnings.append(
             _(
@@ -148,6 +181,7 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
     if "No devices were found" in "\n".join(text.lines[:200]):
         result.warnings.append(_("nvidia-smi: No devices were found"))
     result.warnings.extend((reader.table if gpus else reader.listed).warnings())
+    result.warnings.extend(reader.migs.warnings())
     return result
 
 
@@ -163,7 +197,10 @@ def _holds_table(text: Text) -> bool:
 
 
 def _gpu_block(index: int | None, name: str | None, line: int) -> dict[str, Any]:
-    return {"index": index, "name": name, "line": line, "links": {}, "counters": {}, "nvml_none": False}
+    return {
+        "index": index, "name": name, "line": line, "links": {}, "counters": {}, "nvml_none": False,
+        "elided": False,
+    }  # fmt: skip
 
 
 def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
@@ -200,7 +237,19 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
             continue
         if NO_NVLINK_RE.search(line) and current is not None:
             current["nvml_none"] = True
+        elif current is not None and ELISION_RE.match(line):
+            # The author left lines out inside this GPU's block, or the GPUs after it (_cut_gpus tells).
+            current["elided"] = True
     return list(gpus.values()), orphan_links
+
+
+def _cut_gpus(gpus: list[dict[str, Any]]) -> set[int]:
+    """The positions of GPUs whose link listing an elision line (`...`) cut: one followed by it that shows
+    fewer link lines than another GPU of the listing (`Link 0: 25 GB/s`, `......` after two GPUs of 12
+    links: fixtures/real/nvidia-smi-nvlink/nccl-tests-issue228-...). A GPU as long as the longest is whole:
+    the elision left out the GPUs after it."""
+    most = max((len(g["links"]) for g in gpus), default=0)
+    return {i for i, g in enumerate(gpus) if g["elided"] and len(g["links"]) < most}
 
 
 def _nvlink_gpu_entry(g: dict[str, Any]) -> dict[str, Any]:
@@ -266,11 +315,17 @@ def parse_nvlink_status(text: Text) -> ParseResult:
     result = ParseResult(kind="nvidia-smi-nvlink")
     gpus, orphan_links = _nvlink_gpus(text)
     per_gpu = [_nvlink_gpu_entry(g) for g in gpus]
+    cut = _cut_gpus(gpus)
+    for i in cut:
+        per_gpu[i]["listing_cut"] = True
     speeds: Counter[float] = Counter(
         lk["gbytes_per_s"] for g in gpus for lk in g["links"].values() if lk["gbytes_per_s"]
     )
     inactive = sum(p["inactive_links"] or 0 for p in per_gpu)
-    active_counts = [p["active_links"] for p in per_gpu if p["active_links"] is not None]
+    # A GPU whose listing was cut shows a minimum, not its links: left out of the per-GPU figures.
+    active_counts = [
+        p["active_links"] for i, p in enumerate(per_gpu) if p["active_links"] is not None and i not in cut
+    ]
     # GPUs shown by their traffic counters only: no link is known active or inactive (None, not 0).
     unknown = None if per_gpu and not active_counts else 0
     result.summary = {
@@ -301,4 +356,17 @@ def parse_nvlink_status(text: Text) -> ParseResult:
             _("only one GPU shown (`-i` or a cut excerpt): the other GPUs are not evidenced")
         )
     result.warnings.extend(_listing_warnings(per_gpu, gpus))
+    most = max((len(g["links"]) for g in gpus), default=0)
+    for i in sorted(cut):
+        result.warnings.append(
+            _(
+                "GPU %(gpu)s (line %(line)s): its link listing is elided (`...`) after %(links)s link "
+                "line(s) where another GPU shows %(most)s: its count is a minimum and is left out of the "
+                "active links per GPU",
+                gpu="?" if per_gpu[i]["index"] is None else per_gpu[i]["index"],
+                line=per_gpu[i]["line"],
+                links=len(gpus[i]["links"]),
+                most=most,
+            )
+        )
     return result

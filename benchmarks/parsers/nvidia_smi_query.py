@@ -20,7 +20,7 @@ from typing import Any
 from hardware.messages import _
 
 from .result import ParseResult
-from .text import Text, to_float
+from .text import SHELL_PROMPT_RE, Text, to_float
 
 ATTACHED_RE = re.compile(r"^\s*+Attached GPUs\s*+:\s*+(\d++)")
 GPU_BLOCK_RE = re.compile(r"^\s*+GPU\s++([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*+$")
@@ -204,13 +204,32 @@ def parse_query(text: Text) -> ParseResult:
 
 # `user@host:~$ cmd`, `[user@host ~]$ cmd`, `root@host:/# cmd`, `(venv) user@host:~$`: the host the commands
 # after it ran on. Bounded repeats only, so the match costs the same on any line.
-PROMPT_RE = re.compile(
-    r"^\s*+(?:\([^()\s]{1,64}\)\s++)?\[?[\w.-]{1,64}@([A-Za-z0-9][\w.-]{0,63})[:\s][^$#]{0,256}[$#](?:\s|$)"
+# A shell prompt (`user@host:~$`, `[user@host ~]$`, conda's `(env) [user@host ~]$`): text.SHELL_PROMPT_RE,
+# shared with the RDMA port readers.
+PROMPT_RE = SHELL_PROMPT_RE
+
+
+# A command that runs nvidia-smi on a named host, alone or after a prompt: `ssh s114 nvidia-smi`,
+# `pdsh -w s114 nvidia-smi`, `srun -w s114 nvidia-smi`, or a wrapper's log line `2025/05/21 09:56:31 s114
+# nvidia-smi` (fixtures/real/nvidia-smi/gdr114-run-cmd-2hosts-...). Only these launchers and a date-time:
+# `sudo nvidia-smi` or `watch -n 1 nvidia-smi` name no host. Bounded repeats only.
+HOST_COMMAND_RE = re.compile(
+    r"^\s*+(?:ssh\s++(?:-[A-Za-z0-9]{1,8}\s++){0,8}+|pdsh\s++-w\s*+|srun\s++(?:-w\s*+|--nodelist[= ])"
+    r"|\d{4}[/-]\d{2}[/-]\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?+\s++"
+    r"(?!(?:sudo|watch|time|env|nohup|exec|command|timeout)\s))"
+    r"(?:[\w.-]{1,64}@)?+([A-Za-z][\w.-]{0,63})\s++(?:/[\w./-]{0,128}/)?+nvidia-smi(?:\s|$)"
 )
 
 
 def prompt_host(line: str) -> str | None:
-    """The host a shell prompt line names, None on any other line."""
+    """The host a shell prompt line names, or the host its command runs nvidia-smi on (`ssh s114 nvidia-smi`);
+    the host of a line that runs nvidia-smi on a named host without a prompt; None on any other line."""
+    if "nvidia-smi" in line:
+        prompt = PROMPT_RE.match(line) if "@" in line else None
+        m = HOST_COMMAND_RE.match(line[prompt.end() :] if prompt else line)
+        if m:
+            return m.group(1)
+        return prompt.group(1) if prompt else None
     if "@" not in line:
         return None
     m = PROMPT_RE.match(line)
@@ -257,27 +276,112 @@ class GpuSet:
 
     def warnings(self) -> list[str]:
         """GPUs read more than once, and GPUs of several hosts."""
-        warnings: list[str] = []
-        repeated = sum(1 for n in self.readings if n > 1)
-        if repeated:
+        return repeat_warnings(self.readings, self.hosts)
+
+
+def repeat_warnings(readings: list[int], hosts: list[str]) -> list[str]:
+    """GPUs read more than once (`readings`: per GPU, how many times), and GPUs of several named hosts."""
+    warnings: list[str] = []
+    repeated = sum(1 for n in readings if n > 1)
+    if repeated:
+        warnings.append(
+            _(
+                "%(gpus)s GPU(s) shown up to %(times)s times (the same ids again: `watch`, `-l` or the "
+                "command run more than once): each GPU counted once, from its first reading",
+                gpus=repeated,
+                times=max(readings),
+            )
+        )
+    if len(hosts) > 1:
+        warnings.append(
+            _(
+                "GPUs of %(count)s hosts (%(hosts)s, named by the shell prompts or the commands that ran "
+                "nvidia-smi): the GPU count is theirs together, not one node's",
+                count=len(hosts),
+                hosts=", ".join(hosts),
+            )
+        )
+    return warnings
+
+
+# How many of the latest machines a table is matched against (TableSet).
+MAX_MACHINES_MATCHED = 64
+
+
+class TableSet:
+    """The GPUs of the default tables of a file, read table by table: a later table is the same table printed
+    again (`watch`, `-l`, a prologue and an epilogue) only when it shows GPU ids all shown by an earlier table
+    of the same host under the same driver version (a table cut short shows fewer). A table of other ids
+    beside them (none in common: `-i 0` then `-i 1`) adds the GPUs to that machine; a table that shares some
+    ids but not all, or runs another driver, is another machine's, whether or not a prompt or a command line
+    named its host (fixtures/real/nvidia-smi/gdr114-run-cmd-2hosts-...: two hosts' tables, both with a GPU at
+    bus 08:00.0, drivers 570 and 550). A table with no host named before it matches any host."""
+
+    def __init__(self) -> None:
+        self.gpus: list[dict[str, Any]] = []
+        self.readings: list[int] = []
+        # One per machine: its host (None until a prompt names it), driver, and GPU id -> position in gpus.
+        self.machines: list[dict[str, Any]] = []
+
+    def add_table(self, host: str | None, driver: str | None, rows: list[tuple[str, dict[str, Any]]]) -> None:
+        """One table's GPU rows, (bus id, row) in order."""
+        if not rows:
+            return
+        ids = {gpu_id for gpu_id, _ in rows}
+        # The latest machines only, so a file of thousands of tables of different drivers stays linear.
+        fits = [m for m in self.machines[-MAX_MACHINES_MATCHED:] if _same_machine(m, host, driver)]
+        machine = next((m for m in fits if ids <= m["ids"].keys()), None)
+        if machine is None:
+            machine = next((m for m in reversed(fits) if not ids & m["ids"].keys()), None)
+        if machine is None:
+            machine = {"host": host, "driver": driver, "ids": {}}
+            self.machines.append(machine)
+        machine["host"] = machine["host"] or host
+        machine["driver"] = machine["driver"] or driver
+        for gpu_id, gpu in rows:
+            known = machine["ids"].get(gpu_id)
+            if known is not None:
+                self.readings[known] += 1
+                continue
+            machine["ids"][gpu_id] = len(self.gpus)
+            self.gpus.append(gpu)
+            self.readings.append(1)
+
+    def warnings(self) -> list[str]:
+        """GPUs read more than once; several hosts, or machines told apart by their GPUs or drivers only;
+        different driver versions."""
+        hosts = list(dict.fromkeys(m["host"] for m in self.machines if m["host"]))
+        warnings = repeat_warnings(self.readings, hosts)
+        if len(self.machines) > max(len(hosts), 1):
             warnings.append(
                 _(
-                    "%(gpus)s GPU(s) shown up to %(times)s times (the same ids again: `watch`, `-l` or the "
-                    "command run more than once): each GPU counted once, from its first reading",
-                    gpus=repeated,
-                    times=max(self.readings),
+                    "tables of %(count)s machines: a later table shows other GPU ids than an earlier one "
+                    "(some the same, some not) or another driver version, so it is not the same table "
+                    "printed again: the GPU count is theirs together, not one node's",
+                    count=len(self.machines),
                 )
             )
-        if len(self.hosts) > 1:
+        drivers = {m["driver"] for m in self.machines if m["driver"]}
+        if len(drivers) > 1:
             warnings.append(
                 _(
-                    "GPUs of %(count)s hosts (%(hosts)s, named by the shell prompts): the GPU count is "
-                    "theirs together, not one node's",
-                    count=len(self.hosts),
-                    hosts=", ".join(self.hosts),
+                    "the machines run different driver versions: %(versions)s",
+                    versions=", ".join(
+                        f"{m['driver']} ({m['host']})" if m["host"] else m["driver"]
+                        for m in self.machines
+                        if m["driver"]
+                    ),
                 )
             )
         return warnings
+
+
+def _same_machine(machine: dict[str, Any], host: str | None, driver: str | None) -> bool:
+    """A table of this host and driver may be this machine's: the same host or one not named, the same
+    driver or one not shown."""
+    return (machine["host"] == host or None in (machine["host"], host)) and (
+        machine["driver"] == driver or None in (machine["driver"], driver)
+    )
 
 
 # ---- `--query-gpu=... --format=csv` -------------------------------------------------------------------

@@ -46,8 +46,15 @@ ERROR_RE = re.compile(
     r"|complete run_iter_\w+ function successfully|sync between server)"
     r"|Unable to (?:init the socket connection|set up socket connection|read to socket/rdma_cm"
     r"|Connect the HCA's through the link|create RDMA_CM resources)"
-    r"|Error occurred while running|Problems with warm up)"
+    r"|Error occurred while running|Problems with warm up"
+    # A work completion that failed in the measurement loop (perftest_resources.c run_iter_*): the cause,
+    # then `Failed to complete run_iter_bw function successfully` ends the run after the rows printed so far.
+    r"|Completion with error at \S+|Failed status \d+)"
 )
+# The messages of a failure inside the measurement loop: printed after the rows of the sizes done, they
+# end the sweep there. A sync failure after a complete table (`Failed to exchange data between server and
+# clients`) does not.
+MEASUREMENT_ERROR_RE = re.compile(r"Completion with error at|Failed status \d|Failed to complete run_iter_")
 MAX_ERROR_LINES = 20
 MAX_QUOTED_RUNS = 4
 MIB_TO_GBIT = 1048576 * 8 / 1e9
@@ -326,12 +333,25 @@ def _block_summary(block: _Block, warnings: list[str]) -> dict[str, Any]:
         "latency": block.latency,
     }
     summary.update(_latency_fields(rows) if block.latency else _bandwidth_fields(rows, block.duration_mode))
-    summary["failed"] = not rows
+    # perftest's error messages after the last row: the sweep stopped there (a completion error in the
+    # measurement loop). A failed run like a test with no rows, as nccl-tests counts a run that aborted
+    # after some rows (DESIGN.md 7 `failed`); the rows read are kept.
+    late = [
+        run
+        for run in block.errors
+        if rows and run[0][0] > block.last_line and any(MEASUREMENT_ERROR_RE.match(text) for _no, text in run)
+    ]
+    summary["failed"] = not rows or bool(late)
+    if late:
+        summary["failed_after_bytes"] = block.rows[-1]["size_bytes"]
+        summary["failure_line"] = late[0][0][0]
     if block.errors:
         summary["error_lines"] = [{"line": no, "text": text} for run in block.errors for no, text in run]
-    if block.errors and not rows:
+    if block.errors and (late or not rows):
         # Each failed process's first message (the cause) and last (the step that failed).
-        quoted = [run[0][1] if len(run) == 1 else f"{run[0][1]} … {run[-1][1]}" for run in block.errors]
+        quoted = [
+            run[0][1] if len(run) == 1 else f"{run[0][1]} … {run[-1][1]}" for run in late or block.errors
+        ]
         more = "; …" if len(quoted) > MAX_QUOTED_RUNS else ""
         summary["failure_reason"] = "; ".join(quoted[:MAX_QUOTED_RUNS]) + more
     return summary
@@ -374,7 +394,17 @@ def parse_perftest(text: Text) -> ParseResult:
         )
     if block.bidirectional and not block.latency:
         result.warnings.append(_("bidirectional test: the figures are the sum of both directions"))
-    if summary.get("failure_reason"):
+    if summary.get("failed_after_bytes") is not None:
+        result.warnings.append(
+            _(
+                "perftest failed after its %(size)s B row (line %(line)s): %(errors)s; the sweep stopped "
+                "there, so the run is failed and its figures are not a complete sweep",
+                size=summary["failed_after_bytes"],
+                line=summary["failure_line"],
+                errors=summary["failure_reason"],
+            )
+        )
+    elif summary.get("failure_reason"):
         result.warnings.append(
             _(
                 "perftest failed before printing results (line %(line)s): %(errors)s",

@@ -345,3 +345,20 @@ def median(values: list[float]) -> float | None:
     if len(ordered) % 2:
         return ordered[mid]
     return (ordered[mid - 1] + ordered[mid]) / 2
+
+
+# `user@host:~$ cmd`, `[user@host ~]$ cmd`, `root@host:/# cmd`, `(venv) user@host:~$`, conda's
+# `((env) ) [user@host ~]$`: the host the commands after it ran on. Bounded repeats only, so the match costs
+# the same on any line.
+SHELL_PROMPT_RE = re.compile(
+    r"^\s*+(?:\({1,2}[^()\s]{1,64}\)(?:\s*+\))?\s++)?\[?[\w.-]{1,64}@([A-Za-z0-9][\w.-]{0,63})[:\s][^$#]{0,256}"
+    r"[$#](?:\s|$)"
+)
+
+
+def shell_prompt_host(line: str) -> str | None:
+    """The host a shell prompt line names, None on any other line."""
+    if "@" not in line:
+        return None
+    m = SHELL_PROMPT_RE.match(line)
+    return m.group(1) if m else None

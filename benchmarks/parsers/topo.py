@@ -24,6 +24,9 @@ GLUED_RE = re.compile(r"(?:NV\d++|SYS|SOC|NODE|PHB|PXB|PIX|X){2,}+")
 CELL_WORD_RE = re.compile(r"NV\d+|SYS|SOC|NODE|PHB|PXB|PIX|X")
 MAX_GLUED_CHARS = 64  # a token longer than a few cells is not a row's cells run together
 NIC_LEGEND_RE = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)")
+# Header labels run together the same way (`NIC11NIC12`: fixtures/real/nvidia-smi-topo/vllm-issue31594-...).
+GLUED_LABEL_RE = re.compile(r"(?:GPU\d++|NIC\d++){2,}+")
+LABEL_WORD_RE = re.compile(r"GPU\d+|NIC\d+")
 PCIE_RANK = {"PIX": 0, "PXB": 1, "PHB": 2, "NODE": 3, "SYS": 4, "SOC": 4}
 
 
@@ -57,9 +60,26 @@ def _split_glued(tokens: list[str], glued: list[int], line_no: int) -> list[str]
     return out
 
 
-def _read_matrix(text: Text, glued: list[int]) -> tuple[list[str], Matrix, dict[str, str], int | None]:
-    """The column labels, the rows, the NIC legend (`NIC0: mlx5_0`) and the header's line; the lines whose
-    cells ran together are noted in `glued`."""
+def _header_labels(tokens: list[str], glued: list[int], line_no: int) -> list[str]:
+    """The column labels of a header line, up to the affinity columns; labels run together split again."""
+    cut = next((i for i, t in enumerate(tokens) if t in ("CPU", "NUMA", "GPU NUMA")), len(tokens))
+    labels: list[str] = []
+    for token in tokens[:cut]:
+        if len(token) <= MAX_GLUED_CHARS and GLUED_LABEL_RE.fullmatch(token):
+            glued.append(line_no)
+            labels.extend(LABEL_WORD_RE.findall(token))
+        else:
+            labels.append(token)
+    return labels
+
+
+def _read_matrix(
+    text: Text, glued: list[int], notes: dict[str, list[int]]
+) -> tuple[list[str], Matrix, dict[str, str], int | None]:
+    """The column labels, the rows, the NIC legend (`NIC0: mlx5_0`) and the header's line of the first
+    matrix; the lines whose cells ran together are noted in `glued`, a header whose labels ran together in
+    `notes["glued_header"]`, the header lines of later topology matrices (another host's `topo -m`, with
+    its own legend) in `notes["later"]`."""
     columns: list[str] = []
     rows: Matrix = {}
     legend: dict[str, str] = {}
@@ -71,17 +91,20 @@ def _read_matrix(text: Text, glued: list[int]) -> tuple[list[str], Matrix, dict[
             continue
         if tokens[0] == "GPU0" and len(tokens) > 1 and not CELL_RE.match(tokens[1]):
             if columns:
-                # A second header (`nvidia-smi topo -p2p r` after `-m`: `GPU0 X OK ...` status cells)
-                # starts another matrix: the topology is the first one.
+                # A second header (`nvidia-smi topo -p2p r` after `-m`: `GPU0 X OK ...` status cells, or
+                # another host's `topo -m`) starts another matrix: the topology is the first one, and the
+                # NIC legend after it is the other matrix's.
                 matrix_done = True
+                if "CPU" in tokens:
+                    notes["later"].append(no)
                 continue
-            cut = next((i for i, t in enumerate(tokens) if t in ("CPU", "NUMA", "GPU NUMA")), len(tokens))
-            columns = tokens[:cut]
+            columns = _header_labels(tokens, notes["glued_header"], no)
             header_line = no
             continue
         m = NIC_LEGEND_RE.match(line)
         if m:
-            legend[m.group(1)] = m.group(2)
+            if not matrix_done:
+                legend[m.group(1)] = m.group(2)
             continue
         if (
             columns
@@ -108,6 +131,36 @@ def _rows_by_label(text: Text, glued: list[int]) -> Matrix:
         ):
             rows[tokens[0]] = (_split_glued(tokens, glued, no)[1:], no)
     return rows
+
+
+def _headerless_columns(rows: Matrix) -> tuple[list[str], int]:
+    """The columns of a matrix whose header was lost, and how many cells after the GPU rows' own columns
+    could not be told GPU or NIC (0 when none). Each GPU row's `X` sits at its own column; NVLink cells
+    (`NV#`) join GPUs only, so with NVLink in the rows the columns up to the last `X`/`NV#` are GPUs and
+    the matrix cells after them, before the affinity columns, are NICs. Without NVLink the cells after
+    the rows' own columns may be GPUs whose rows were cut or NICs."""
+    labels = list(rows)
+    gpu_rows = [label for label in labels if label.startswith("GPU")]
+    if len(gpu_rows) < len(labels) or not gpu_rows:
+        return labels, 0  # NIC rows are labelled: their labels are the columns (the matrix is square)
+    span, width, nvlink = 0, 0, False
+    for label, (cells, _line) in rows.items():
+        matrix = 0
+        while matrix < len(cells) and CELL_RE.match(cells[matrix]):
+            matrix += 1
+        position = int(label[3:])
+        if position >= matrix or cells[position] != "X":
+            return labels, 0
+        width = max(width, matrix)
+        for i in range(matrix):
+            if cells[i] == "X" or NV_RE.match(cells[i]):
+                span = max(span, i + 1)
+                nvlink = nvlink or cells[i] != "X"
+    if width <= span:
+        return labels, 0
+    if not nvlink:
+        return labels, width - span
+    return [f"GPU{i}" for i in range(span)] + [f"NIC{i}" for i in range(width - span)], 0
 
 
 def _gpu_pairs(
@@ -153,16 +206,57 @@ def _nic_details(
     return nics
 
 
+def _headerless(text: Text, glued: list[int], warnings: list[str]) -> tuple[list[str], Matrix, int]:
+    """A matrix whose header was lost in a paste: its rows by label, its columns told from their cells
+    (_headerless_columns), and how many cells could not be told GPU or NIC."""
+    rows = _rows_by_label(text, glued)
+    columns, untold = _headerless_columns(rows)
+    if any(c.startswith("NIC") for c in columns) and not any(r.startswith("NIC") for r in rows):
+        warnings.append(
+            _(
+                "no column header: %(gpus)s GPU and %(nics)s NIC column(s) told apart by their cells "
+                "(NVLink joins GPUs only); NIC names unknown",
+                gpus=sum(1 for c in columns if c.startswith("GPU")),
+                nics=sum(1 for c in columns if c.startswith("NIC")),
+            )
+        )
+    elif columns:
+        warnings.append(_("no column header: columns taken from the row labels"))
+    return columns, rows, untold
+
+
+def _reading_warnings(notes: dict[str, list[int]]) -> list[str]:
+    """A header whose labels ran together, and the later matrices of the file (_read_matrix's notes)."""
+    warnings: list[str] = []
+    if notes["glued_header"]:
+        warnings.append(
+            _(
+                "column labels run together in the header (line %(line)s), as when a copy loses a tab: "
+                "split again by their labels (GPU#, NIC#)",
+                line=notes["glued_header"][0],
+            )
+        )
+    if notes["later"]:
+        warnings.append(
+            _(
+                "%(count)s more `topo -m` matrix(es) in the file (first header: line %(line)s; another host "
+                "or another run): the first matrix is read, with its own NIC legend",
+                count=len(notes["later"]),
+                line=notes["later"][0],
+            )
+        )
+    return warnings
+
+
 def parse_topo(text: Text) -> ParseResult:
     result = ParseResult(kind="nvidia-smi-topo")
     glued: list[int] = []
-    columns, rows, legend, header_line = _read_matrix(text, glued)
+    notes: dict[str, list[int]] = {"later": [], "glued_header": []}
+    columns, rows, legend, header_line = _read_matrix(text, glued, notes)
+    untold = 0
     if not columns:
         # Without a header _read_matrix keeps no rows.
-        rows = _rows_by_label(text, glued)
-        columns = list(rows)
-        if columns:
-            result.warnings.append(_("no column header: columns taken from the row labels"))
+        columns, rows, untold = _headerless(text, glued, result.warnings)
     gpu_cols = [c for c in columns if re.match(r"^GPU\d+$", c)]
     nic_cols = [c for c in columns if c not in gpu_cols]
     index = {c: i for i, c in enumerate(columns)}
@@ -190,8 +284,17 @@ def parse_topo(text: Text) -> ParseResult:
     missing = [g for g in gpu_cols if g not in rows]
     if missing:
         result.warnings.append(_("GPU rows missing for %(gpus)s (cut excerpt?)", gpus=", ".join(missing)))
-    if not nic_cols:
+    if untold:
+        result.warnings.append(
+            _(
+                "no column header: %(count)s cell(s) per row after the GPU rows' own columns may be GPUs "
+                "whose rows were cut or NICs; NIC columns cannot be told without the header",
+                count=untold,
+            )
+        )
+    elif not nic_cols:
         result.warnings.append(_("no NIC columns: no RDMA NIC visible to the driver (VM or no NIC)"))
+    result.warnings.extend(_reading_warnings(notes))
     if glued:
         result.warnings.append(
             _(

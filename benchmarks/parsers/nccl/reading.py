@@ -540,6 +540,9 @@ def is_split_row_fragment(line: str) -> bool:
 
 PERF_BINARY_RE = re.compile(r"\b(" + "|".join(KNOWN_COLLECTIVES) + r")_perf(?:_mpi)?\b")
 RUNNING_TEST_RE = re.compile(r"\b(?:nccl|rccl)[ _-]?tests?\s+(" + "|".join(KNOWN_COLLECTIVES) + r")\b")
+# A wrapper script's `-t <collective>` (`run_nccl_tests.sh -t all_gather -b 1K ...`): nccl-tests' own `-t` is
+# a thread count, so a collective name after it is the wrapper's; read on lines naming nccl only.
+TEST_ARG_RE = re.compile(r"(?:^|\s)-t\s++(" + "|".join(KNOWN_COLLECTIVES) + r")\b")
 WORLD_SIZE_RE = re.compile(r"\bworld_size\s*[=:]\s*(\d+)")
 GPUS_ARG_RE = re.compile(r"(?:^|\s)-g\s+(\d+)\b")
 NP_ARG_RE = re.compile(r"(?:^|\s)-(?:np|n|N)\s+(\d+)\b")
@@ -574,7 +577,11 @@ def _command_hints(line: str) -> list[tuple[str, Any]]:
         return [("collective", named), ("collective_source", "name-line")]
     if "_perf" not in line and "test" not in line and "world_size" not in line and "NCCL_ALGO" not in line:
         return hints
-    m = PERF_BINARY_RE.search(line) or RUNNING_TEST_RE.search(line)
+    m = (
+        PERF_BINARY_RE.search(line)
+        or RUNNING_TEST_RE.search(line)
+        or (TEST_ARG_RE.search(line) if "nccl" in line.lower() else None)
+    )
     if m:
         name = normalise_collective(m.group(1))
         if name:
