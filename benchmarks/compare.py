@@ -395,21 +395,39 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
                 ),
             )
         )
-    nics = facts.get("nics_per_node")
-    out.append(
-        count_verdict(
-            _("GPU-fabric NICs per node"),
-            nics,
-            s.get("rail_nics"),
-            item,
-            lines,
-            _(
-                "NICs behind a GPU's PCIe switch (PIX/PXB); %(nics)s NIC column(s) in total",
-                nics=s.get("nics", 0),
-            ),
-        )
-    )
+    out.append(_rail_nics_verdict(facts, item, gpu, lines))
     return out
+
+
+def _rail_nics_verdict(
+    facts: dict[str, Any], item: dict[str, Any], gpu: GPU | None, lines: list[int]
+) -> dict[str, Any]:
+    """The GPU-fabric NICs a topology shows: those behind a GPU's PCIe switch (PIX/PXB). On a Grace superchip
+    (GB200, GB300) every NIC hangs off the Grace CPU and shows SYS/NODE to every GPU, so none would count:
+    the topology cannot measure them there, and the port listings (ibstat, ibv_devinfo) do."""
+    s = item.get("summary", {})
+    nics = facts.get("nics_per_node")
+    claim = _("GPU-fabric NICs per node")
+    if gpu is not None and gpu.on_grace_superchip:
+        detail = _(
+            "on the %(gpu)s the NICs attach to the Grace CPU (NVLink-C2C), so the topology shows every NIC "
+            "SYS or NODE to every GPU and cannot tell the GPU-fabric NICs; %(nics)s NIC column(s) in total: "
+            "judge the NIC count from ibstat or ibv_devinfo",
+            gpu=_gpu_shown(facts),
+            nics=s.get("nics", 0),
+        )
+        return verdict_row(claim, nics, s.get("rail_nics"), "cannot-measure", detail, item, lines)
+    return count_verdict(
+        claim,
+        nics,
+        s.get("rail_nics"),
+        item,
+        lines,
+        _(
+            "NICs behind a GPU's PCIe switch (PIX/PXB); %(nics)s NIC column(s) in total",
+            nics=s.get("nics", 0),
+        ),
+    )
 
 
 def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:

@@ -20,6 +20,12 @@ MIB = 2**20
 # NVLink SHARP (NVLS, in-switch reductions that raise all-reduce busbw above the wire rate, nccl-tests
 # FORMATS.md 1.3) needs third-generation NVSwitch: Hopper HGX boards and later.
 NVLS_ARCHITECTURES = ("hopper", "blackwell", "blackwell-ultra")
+# GPUs that sit beside a Grace CPU on one superchip (GB200, GB300): a compute tray's ConnectX NICs attach to
+# the Grace CPUs' PCIe and reach the GPUs over NVLink-C2C, not through a PCIe switch they share with a GPU, so
+# `nvidia-smi topo -m` relates every NIC to every GPU as SYS (or NODE), never PIX/PXB (a real GB200 tray:
+# tests/benchmarks/fixtures/real/nvidia-smi-topo/openshift-gb200-4gpu-nvidia-smi-then-topo-m-nv18-8nic-sys-
+# sh-prompt.txt, 4 GPUs on NV18, 8 NIC ports all SYS). The topology then cannot tell the GPU-fabric NICs.
+GRACE_SUPERCHIP_GPUS = frozenset({"GB200-186GB", "GB300-288GB"})
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,11 @@ class GPU:
     def nvlinks(self) -> int:
         """NV# that `nvidia-smi topo -m` prints between two GPUs of a full-mesh node (0 = not NVLink)."""
         return self.scale_up_links if self.link_gbytes_per_s else 0
+
+    @property
+    def on_grace_superchip(self) -> bool:
+        """A GB200/GB300 GPU: its node's NICs hang off the Grace CPU, not off a GPU's PCIe switch."""
+        return self.key in GRACE_SUPERCHIP_GPUS
 
     @property
     def nvls_capable(self) -> bool:

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 
+from hardware.messages import _
+
 from .nccl import COLUMN_HEADER_RE, parse_row
 from .nvidia_smi_query import CSV_HEADER_RE
 from .text import Text
@@ -119,6 +121,13 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "dmesg_nic": re.compile(
         r"^(?>.*?\bmlx[45]_core\b).*?\bfailed with error\b|Gb/s available PCIe bandwidth, limited by"
     ),
+    # AMD's GPU tools, not read: rocm-smi's banner and end line (every table it prints, `--showtopo` too),
+    # amd-smi's table header (`| AMD-SMI 24.6.3+...`) and either command. Only asked when no supported
+    # tool is recognised (detect), so an rccl-tests log that also shows rocm-smi is still read.
+    "amd_smi": re.compile(
+        r"ROCm System Management Interface|End of ROCm SMI Log|\bAMD-SMI\s++\d"
+        r"|(?:^|[\s$#/])(?:rocm-smi|amd-smi)(?:\s|$)"
+    ),
 }
 
 # Detection reads the head of the file only, so its cost does not grow with the file. Every format puts
@@ -197,6 +206,7 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "lspci": (":",),
     "dmesg_nvrm": ("NVRM:", "fallen off the bus", "Xid"),
     "dmesg_nic": ("failed with error", "available PCIe bandwidth"),
+    "amd_smi": ("ROCm System Management Interface", "End of ROCm SMI Log", "AMD-SMI", "rocm-smi", "amd-smi"),
 }  # fmt: skip
 # The order in which one line's counts are taken (a Counter keeps the order of first hits).
 _ORDER = {name: i for i, name in enumerate(("link_layer_in_head", *SIGNATURES, "nccl_columns", "nccl_row"))}
@@ -288,6 +298,15 @@ def detect(text: Text) -> Detection:
             kind=None,
             reason="`dcgmi diag -j` JSON output, which is not read: upload the table `dcgmi diag -r N` "
             "prints without -j",
+        )
+    if not scores and h["amd_smi"]:
+        return Detection(
+            kind=None,
+            reason=_(
+                "rocm-smi / amd-smi output (AMD GPU tools), which is not read: for an AMD cluster upload "
+                "rccl-tests results for its GPUs and fabric, and ibstat / ibv_devinfo or lspci output for "
+                "its NICs"
+            ),
         )
     if not scores:
         return Detection(

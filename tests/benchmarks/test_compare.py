@@ -203,3 +203,33 @@ def test_a_run_inside_a_multi_node_nvlink_domain_is_judged_against_nvlink() -> N
     )
     assert typical["claim"] == "intra-node bandwidth (NVLink) per GPU"
     assert "does not publish its NVLink domain: 72 GPUs is typical" in typical["detail"]
+
+
+# A GB200 NVL72 compute tray's real topology (4 GPUs on NV18, 8 NIC ports, every GPU-NIC cell SYS): its NICs
+# hang off the Grace CPUs, so the topology cannot tell the GPU-fabric NICs there.
+GB200_TRAY_TOPO = (
+    "        GPU0    GPU1    GPU2    GPU3    NIC0    NIC1    NIC2    NIC3    CPU Affinity    NUMA Affinity   "
+    "GPU NUMA ID\n"
+    "GPU0     X      NV18    NV18    NV18    SYS     SYS     SYS     SYS     0-71    0,2-17          N/A\n"
+    "GPU1    NV18     X      NV18    NV18    SYS     SYS     SYS     SYS     0-71    0,2-17          N/A\n"
+    "GPU2    NV18    NV18     X      NV18    SYS     SYS     SYS     SYS     72-143  1,18-33         N/A\n"
+    "GPU3    NV18    NV18    NV18     X      SYS     SYS     SYS     SYS     72-143  1,18-33         N/A\n"
+    "NIC0    SYS     SYS     SYS     SYS      X      SYS     SYS     SYS\n"
+    "NIC1    SYS     SYS     SYS     SYS     SYS      X      SYS     SYS\n"
+    "NIC2    SYS     SYS     SYS     SYS     SYS     SYS      X      PIX\n"
+    "NIC3    SYS     SYS     SYS     SYS     SYS     SYS     PIX      X \n"
+)
+
+
+def test_a_grace_superchip_topology_cannot_measure_its_fabric_nics_where_an_hgx_one_fails() -> None:
+    item = parse(GB200_TRAY_TOPO.encode(), "topo.txt").as_dict()
+    assert item["kind"] == "nvidia-smi-topo" and item["summary"]["rail_nics"] == 0
+    gb200 = dict(H100_IB, gpu="GB200-186GB", gpus_per_node=4, nics_per_node=4)
+    verdicts = {v["claim"]: v for v in compare(gb200, item)}
+    nics = verdicts["GPU-fabric NICs per node"]
+    assert nics["verdict"] == "cannot-measure" and "Grace" in nics["detail"]
+    assert verdicts["GPUs per node"]["verdict"] == "pass"
+    assert verdicts["full NVLink mesh"]["verdict"] == "pass"
+    # the same cells on an HGX H100 node: no NIC behind a GPU's switch is a real finding
+    hgx = {v["claim"]: v for v in compare(dict(H100_IB, gpus_per_node=4, nics_per_node=4), item)}
+    assert hgx["GPU-fabric NICs per node"]["verdict"] == "fail"

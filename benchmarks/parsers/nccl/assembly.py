@@ -26,15 +26,18 @@ from .blocks import (
 )
 from .reading import (
     DEBUG_LINE_RE,
+    MSCCLPP_TEST,
     Layout,
     Row,
     is_column_header,
     is_cycle_marker,
     is_elision_note,
+    is_mscclpp_marker,
     is_nvls_line,
     is_rccl_marker,
     is_split_row_fragment,
     is_test_concluded,
+    looks_like_row,
     normalise_collective,
     parse_column_header,
     parse_row,
@@ -92,6 +95,9 @@ class Run:
     algorithm: str | None = None
     nvls_seen: bool = False
     skipped_fragments: list[int] = field(default_factory=list)
+    # Lines after the column header that look like rows but do not fit its columns: (how many, the first).
+    unread_rows: int = 0
+    unread_row_line: int | None = None
     debug_warns: list[str] = field(default_factory=list)
     # Rank lines or rows taken but not stored: a run past the runs kept (MAX_RUNS), never shown.
     unread_content: bool = False
@@ -141,15 +147,15 @@ def has_early_trigger(line: str) -> bool:
 
 
 def usual_layout(layout: Layout | None) -> bool:
-    """No layout yet, or two groups of four columns: a row is read the same way as without one."""
-    return layout is None or (layout.groups, layout.width) == (2, 4)
+    """No layout yet, or two groups of four columns after a type: rows read as they would be without one."""
+    return layout is None or ((layout.groups, layout.width) == (2, 4) and layout.has_type)
 
 
 LATE_TRIGGERS_RE = re.compile(
     "|".join(
         (
             "Rank", "Errors with asterisks", "librccl", "HIP version", "Testing", "Out of bounds", "Avg bus",
-            "Reducing", "failure",
+            "Reducing", "failure", r"MSCCL\+\+",
             # `lgbw` in any case, as the column header reader looks for it.
             *("".join(letters) for letters in itertools.product("lL", "gG", "bB", "wW")),
         )
@@ -166,7 +172,8 @@ def has_late_trigger(line: str) -> bool:
     return (
         "Rank" in line or "Errors with asterisks" in line or "librccl" in line or "HIP version" in line
         or "Testing" in line or "Out of bounds" in line or "Avg bus" in line or "Reducing" in line
-        or "failure" in line or ("lgbw" in line.lower() and LGBW_RE.search(line) is not None)
+        or "failure" in line or "MSCCL++" in line
+        or ("lgbw" in line.lower() and LGBW_RE.search(line) is not None)
     )  # fmt: skip
 
 
@@ -177,8 +184,9 @@ SEPARATOR_STARTS = frozenset("=*-~")
 DESCRIPTION_READERS: tuple[Callable[[str], object], ...] = (
     read_version, read_test_starting, is_test_concluded, read_header_fields, read_rccl_tests_version,
     read_rank, read_rccl_version, read_nccl_version, is_rccl_marker, read_separator, is_column_header,
+    is_mscclpp_marker,
 )  # fmt: skip
-RANK_READER, RCCL_MARKER_READER, COLUMN_HEADER_READER = 5, 8, 10
+RANK_READER, RCCL_MARKER_READER, COLUMN_HEADER_READER, MSCCLPP_MARKER_READER = 5, 8, 10, 11
 # What `feed` does with a line that no description handler takes (route_line; a handler's index otherwise):
 # nothing (blank), the debug reader, only remember it as the line before (no table reader, no hint can take
 # it, whatever the state), the fast path (a row, else hints), the table's readers.
@@ -186,14 +194,18 @@ BLANK, DEBUG, QUIET, FAST, TABLE = -1, -2, -3, -4, -5
 
 
 # Every (groups, width) a Layout can have (parse_column_header: 1 or 2 groups of 4 to 12 columns); whether
-# parse_row reads a line depends on nothing else of the layout.
-LAYOUT_SHAPES = tuple(Layout(groups=groups, width=width) for groups in (1, 2) for width in range(4, 13))
+# parse_row reads a line depends on nothing else of the layout but whether it has a type column (a row
+# without a type reads its blocks as four columns or three).
+LAYOUT_SHAPES = (
+    *(Layout(groups=groups, width=width) for groups in (1, 2) for width in range(4, 13)),
+    *(Layout(groups=groups, has_type=False) for groups in (1, 2)),
+)
 
 
 def never_a_row(line: str) -> bool:
     """parse_row reads no row from the line, whatever the layout (or none): the column lines of a table
     (`#  (B)  (elements)  (us)  (GB/s) ...`) need no row_line call in each test."""
-    if len(line.split()) < 7:  # parse_row's own first test
+    if len(line.split()) < 5:  # parse_row's own first test (a row without a type: 5 tokens)
         return True
     return parse_row(line, 0, None) is None and all(
         parse_row(line, 0, shape) is None for shape in LAYOUT_SHAPES
@@ -219,9 +231,14 @@ def _route_line(line: str) -> int:
     if "Rank" in line and _takes(read_rank, line):
         return RANK_READER
     if not has_late_trigger(line):
-        quiet = never_a_row(line) and not is_split_row_fragment(line) and not read_command_hints(line)
+        quiet = (
+            never_a_row(line)
+            and not looks_like_row(line)
+            and not is_split_row_fragment(line)
+            and not read_command_hints(line)
+        )
         return QUIET if quiet else FAST
-    for i in (RCCL_MARKER_READER, COLUMN_HEADER_READER):
+    for i in (RCCL_MARKER_READER, COLUMN_HEADER_READER, MSCCLPP_MARKER_READER):
         if _takes(DESCRIPTION_READERS[i], line):
             return i
     return TABLE
@@ -256,12 +273,13 @@ class RunAssembler:
         self.test_description_handlers: tuple[LineHandler, ...] = (
             self.version_line, self.starting_line, self.concluded_line, self.header_line,
             self.rccl_tests_line, self.rank_line, self.rccl_version_line, self.nccl_version_line,
-            self.rccl_marker_line, self.separator_line, self.column_header_line,
+            self.rccl_marker_line, self.separator_line, self.column_header_line, self.mscclpp_marker_line,
         )  # fmt: skip
         # The same walk for a line without EARLY_TRIGGERS_RE and not a separator, after its Rank reader.
         self.late_description_handlers: tuple[LineHandler, ...] = (
             self.rccl_marker_line,
             self.column_header_line,
+            self.mscclpp_marker_line,
         )
         self.table_handlers: tuple[LineHandler, ...] = (
             self.cycle_line, self.run_fields_line, self.failure_line, self.row_line,
@@ -555,6 +573,13 @@ class RunAssembler:
             self.enter_stage(line_no, ST_HEADER).layout = parse_column_header(line, self.previous_line)
         return found
 
+    def mscclpp_marker_line(self, line_no: int, line: str) -> bool:
+        """`# Initializing MSCCL++`: the table that follows is MSCCL++'s test, not nccl-tests."""
+        marker = is_mscclpp_marker(line)
+        if marker:
+            self.hint("tool", MSCCLPP_TEST, line_no)
+        return marker
+
     # ---- the table and its footer ----------------------------------------------------------------
 
     def cycle_line(self, line_no: int, line: str) -> bool:
@@ -640,8 +665,12 @@ class RunAssembler:
 
     def other_line(self, line_no: int, line: str) -> None:
         """Split row fragments are counted; command and wrapper lines give hints."""
-        if is_split_row_fragment(line) and self.current is not None and self.current.stage >= ST_HEADER:
-            self.current.skipped_fragments.append(line_no)
+        run = self.current
+        if is_split_row_fragment(line) and run is not None and run.stage >= ST_HEADER:
+            run.skipped_fragments.append(line_no)
+        elif run is not None and ST_HEADER <= run.stage < ST_FOOTER and looks_like_row(line):
+            run.unread_rows += 1
+            run.unread_row_line = run.unread_row_line or line_no
         for key, value in read_command_hints(line):
             self.hint(key, value, line_no)
 

@@ -108,6 +108,13 @@ class Layout:
     has_root: bool | None = None
     error_column: bool = False
     single_group_placement: str = "out-of-place"
+    # The header names a `type` column, as every nccl-tests and rccl-tests release does. MSCCL++'s own
+    # test (mscclpp-test, microsoft/mscclpp test/mscclpp-test/common.cc, BaseTestEngine::runTest) prints
+    # `size count time algbw busbw #wrong` twice: its rows hold no type, redop or root.
+    has_type: bool = True
+    # The line above the header names the two blocks in their order: nccl-tests prints `out-of-place
+    # in-place`, mscclpp-test `in-place out-of-place`.
+    in_place_first: bool = False
 
 
 # ---- the result table ------------------------------------------------------------------------
@@ -136,6 +143,8 @@ def parse_row(line: str, line_no: int, layout: Layout | None) -> Row | None:
     if len(line) > 2000 or "NCCL" in line or "|" in line:
         return None
     tokens = line.split()
+    if layout is not None and not layout.has_type:
+        return _typeless_row(line, tokens, line_no, layout)
     if len(tokens) < 7:
         return None
     # The regexes only when the lengths fit (`2024-05-01 12:00:00`): most rows have no timestamp.
@@ -190,7 +199,7 @@ def _measurement_groups(
             return None
         found.append(m)
     if groups == 2:
-        return found[0], found[1]
+        return (found[1], found[0]) if layout and layout.in_place_first else (found[0], found[1])
     if layout and layout.single_group_placement == "in-place":
         return None, found[0]
     return found[0], None
@@ -222,6 +231,50 @@ def _row_from_tokens(
     return Row(line_no, size, count, dtype, redop.lower() if redop else None, root, oop, ip)
 
 
+# mscclpp-test prints a row of an out-of-place-only test (alltoall, sendrecv) in the second block by
+# putting 33 blanks where the first block's numbers would be (common.cc, BaseTestEngine::runTest); no
+# other gap of its rows is wider than 13.
+SKIPPED_BLOCK_GAP_RE = re.compile(r"\S[ \t]{30,}\S")
+
+
+def _typeless_row(line: str, tokens: list[str], line_no: int, layout: Layout) -> Row | None:
+    """A row under a header without a type column (mscclpp-test): size, count, then the header's blocks of
+    `time algbw busbw #wrong`, or of `time algbw busbw` when the tool checked nothing (mscclpp-test `-c 0`
+    leaves #wrong out). A row holding one block is read for the block it stands in: the first, unless a
+    blank the width of a block stands before it."""
+    lead = _drop_launcher_tokens(tokens[: len(tokens) - 3])
+    size = to_int(lead[0]) if len(lead) >= 2 else None
+    count = to_int(lead[1]) if size is not None else None
+    if size is None or count is None or size < 0 or count < 0:
+        return None
+    tail = tokens[len(tokens) - 3 - len(lead) + 2 :]  # after the launcher tokens, the size and the count
+    width = min(layout.width, 4)
+    for groups in sorted({layout.groups, 1}, reverse=True):
+        for checked in (True, False):
+            step = width if checked else width - 1
+            if len(tail) != groups * step:
+                continue
+            found = [_parse_measurements(_with_wrong(tail[g * step : (g + 1) * step])) for g in range(groups)]
+            if not all(found):
+                return None
+            if groups == 2:
+                first, second = found
+            elif layout.groups == 2 and SKIPPED_BLOCK_GAP_RE.search(line):
+                first, second = None, found[0]
+            else:
+                first, second = found[0], None
+            ip, oop = (first, second) if layout.in_place_first else (second, first)
+            if layout.groups == 1 and layout.single_group_placement == "in-place":
+                ip, oop = first, None
+            return Row(line_no, size, count, "", None, None, oop, ip)
+    return None
+
+
+def _with_wrong(tokens: list[str]) -> list[str]:
+    """A block's tokens with a #wrong, `N/A` (not checked) when the row has none."""
+    return tokens if len(tokens) >= 4 else [*tokens, "N/A"]
+
+
 def count_rows(lines: list[str], limit: int = 4000) -> int:
     """How many lines parse as nccl-tests rows (used by detection for header-less excerpts)."""
     hits = 0
@@ -237,13 +290,19 @@ def parse_column_header(line: str, previous: str) -> Layout:
     if len(line) > MEMO_LINE_CHARS:
         return _column_layout(line, previous)
     # copy.copy: the same new Layout as dataclasses.replace with no change, 4x faster (no field walk)
-    return copy.copy(_remembered_layout(line, "in-place" in previous, "out-of-place" in previous))
+    return copy.copy(_remembered_layout(line, _placement_words(previous)))
 
 
 @functools.lru_cache(maxsize=256)
-def _remembered_layout(line: str, in_place: bool, out_of_place: bool) -> Layout:
-    """_column_layout reads the line before only for these two words."""
-    return _column_layout(line, ("in-place" if in_place else "") + (" out-of-place" if out_of_place else ""))
+def _remembered_layout(line: str, placements: str) -> Layout:
+    """_column_layout reads the line before only for its placement words."""
+    return _column_layout(line, placements)
+
+
+def _placement_words(previous: str) -> str:
+    """`in-place` and `out-of-place` as the line before the header names them, in their order."""
+    at = {word: previous.find(word) for word in ("in-place", "out-of-place")}
+    return " ".join(sorted((word for word in at if at[word] >= 0), key=at.__getitem__))
 
 
 def _column_layout(line: str, previous: str) -> Layout:
@@ -258,14 +317,19 @@ def _column_layout(line: str, previous: str) -> Layout:
         width = len(tokens) - time_positions[0]
     else:
         width = 4
+    has_type = "type" in tokens
+    placements = _placement_words(previous)
     layout = Layout(
         groups=min(groups, 2),
         width=width if 4 <= width <= 12 else 4,
-        has_redop="redop" in tokens or "op" in tokens,
+        # Without a type column the header tells nothing of the op (no nccl-tests release prints one).
+        has_redop=("redop" in tokens or "op" in tokens) if has_type else None,
         has_root="root" in tokens,
         error_column="error" in tokens or "res" in tokens,
+        has_type=has_type,
+        in_place_first=placements == "in-place out-of-place",
     )
-    if groups == 1 and "in-place" in previous and "out-of-place" not in previous:
+    if groups == 1 and placements == "in-place":
         layout.single_group_placement = "in-place"
     return layout
 
@@ -599,3 +663,29 @@ def _command_hints(line: str) -> list[tuple[str, Any]]:
     if algorithm is not None:
         hints.append(("algorithm", algorithm))
     return hints
+
+
+# ---- other tools printing the same table -----------------------------------------------------
+
+# MSCCL++'s test prints these two lines before its table (microsoft/mscclpp test/mscclpp-test/common.cc,
+# main and BaseTestEngine::runTest); its busbw factors are nccl-tests' (2(n-1)/n for allreduce, (n-1)/n for
+# allgather and alltoall, 1 for sendrecv: the getBw of each *_test.cu).
+MSCCLPP_MARKER_RE = re.compile(r"^\s*+#\s*+(?:Initializing|Setting up the connection in) MSCCL\+\+\s*+$")
+MSCCLPP_TEST = "mscclpp-test"
+
+
+def is_mscclpp_marker(line: str) -> bool:
+    return "MSCCL++" in line and MSCCLPP_MARKER_RE.match(line) is not None
+
+
+@memoised
+def looks_like_row(line: str) -> bool:
+    """A line that starts (after launcher tokens) with two integers and holds two more numbers: a table row
+    of some layout, whether or not the header above it lets parse_row read it."""
+    tokens = line.split()
+    if len(tokens) < 4 or len(tokens) > 40:
+        return False
+    lead = _drop_launcher_tokens(tokens)
+    if len(lead) < 4 or to_int(lead[0]) is None or to_int(lead[1]) is None:
+        return False
+    return sum(to_float(token) is not None for token in lead[2:]) >= 2

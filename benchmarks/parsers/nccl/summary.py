@@ -35,7 +35,7 @@ from .listing import (
     one_rank_jobs_warning,
     partial_rank_listing_warning,
 )
-from .reading import Row
+from .reading import MSCCLPP_TEST, Row
 
 REDUCTION_OPS = {"sum", "prod", "max", "min", "avg", "mulsum", "premulsum"}
 # What a run of (n-1)/n with a root is called when the log does not name it: nccl-tests prints a root (>= 0)
@@ -370,7 +370,7 @@ def _failure_reasons(run: Run) -> list[str]:
         reasons.append(_("Out of bounds values FAILED"))
     if run.avg_flag == "FAILED":
         reasons.append(_("Avg bus bandwidth FAILED (below NCCL_TESTS_MIN_BW)"))
-    if not run.rows and not run.failures:
+    if not run.rows and not run.failures and not run.unread_rows:
         reasons.append(_("test header without result rows (aborted or cut before the table)"))
     return reasons
 
@@ -427,6 +427,15 @@ def _table_warnings(run: Run, collapses: list[dict[str, Any]]) -> list[str]:
     if run.reduced_max_bytes:
         warnings.append(
             _("maxBytes reduced to %(bytes)s for lack of GPU memory", bytes=run.reduced_max_bytes)
+        )
+    if run.unread_rows and not run.rows:
+        warnings.append(
+            _(
+                "%(count)s table line(s) (first at line %(line)s) do not fit the columns of the header above "
+                "them and were not read: the run's figures are unknown, not a failure",
+                count=run.unread_rows,
+                line=run.unread_row_line,
+            )
         )
     if run.skipped_fragments:
         warnings.append(
@@ -496,7 +505,7 @@ def _table_fields(run: Run, file_nccl: str | None, typed: TypeSweeps | None) -> 
     """What was tested (type, op, versions, sizes asked for) and how much of it the log shows. A run of
     several data types or ops (`typed`) counts the `-N` cycles of its headline type and op alone, and adds
     `headline_data_type` and each type and op's figures (`data_type_sweeps`)."""
-    dtypes = sorted({r.dtype for r in run.rows})
+    dtypes = sorted({r.dtype for r in run.rows if r.dtype})  # "": the table has no type column
     rows, repeats = (typed.headline.rows, typed.headline.cycles[-1]) if typed else (run.rows, run.cycles)
     by_type = {"headline_data_type": typed.headline.data_type} if typed else {}
     return {
@@ -544,7 +553,7 @@ def _size_row(row: Row, cycle: int) -> dict[str, Any]:
         "cycle": cycle,
         "size_bytes": row.size,
         "count": row.count,
-        "type": row.dtype,
+        "type": row.dtype or None,
         "redop": row.redop,
         "root": row.root,
         "busbw_oop": oop.busbw if oop else None,
@@ -678,7 +687,16 @@ def summarise_log(runs: list[Run], file_tool: str | None, file_nccl: str | None)
     summaries = [summarise_run(run, i, file_tool, file_nccl) for i, run in enumerate(runs)]
     for summary in summaries:
         result.warnings.extend(_run_warnings(summary))
-    if file_tool is None and not any(r.tests_version for r in runs) and not any(r.ranks for r in runs):
+    tools = {summary["tool"] for summary in summaries}
+    if MSCCLPP_TEST in tools:
+        result.warnings.append(
+            _(
+                "MSCCL++ test output (mscclpp-test, `# Initializing MSCCL++`): read as nccl-tests, whose "
+                "table and busbw definition it shares (busbw = algbw x 2(n-1)/n for all_reduce, (n-1)/n for "
+                "all_gather and alltoall, 1 for sendrecv)"
+            )
+        )
+    elif file_tool is None and not any(r.tests_version for r in runs) and not any(r.ranks for r in runs):
         result.warnings.append(
             _(
                 "no nccl-tests/rccl-tests marker (version line, rank list): reported as nccl-tests, "
@@ -687,7 +705,7 @@ def summarise_log(runs: list[Run], file_tool: str | None, file_nccl: str | None)
         )
     result.summary = {
         "runs": summaries,
-        "tool": tool,
+        "tool": tools.pop() if len(tools) == 1 else tool,
         "collectives": [s["collective"] for s in summaries],
         "failed_runs": sum(1 for s in summaries if s["failed"]),
         "nccl_version": file_nccl or next((s["nccl_version"] for s in summaries if s["nccl_version"]), None),
