@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.compare_fabric import compare_lspci, compare_perftest, compare_ports
+from benchmarks.compare_fabric import compare_dmesg_nics, compare_lspci, compare_perftest, compare_ports
 from benchmarks.verdicts import (
     STABILITY_DROP_WARN,
     count_verdict,
@@ -330,19 +330,19 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
                 lines,
             )
         )
+    # GPUs the driver cannot reach, and GPUs a later whole table of the same host no longer shows
     lost = s.get("lost_gpus") or []
-    if lost:
-        out.append(
-            verdict_row(
-                _("usable GPUs"),
-                0,
-                len(lost),
-                "fail",
-                _("GPUs not reachable by the driver"),
-                item,
-                [x["line"] for x in lost],
-            )
-        )
+    missing = s.get("gpus_missing_later") or []
+    for gone, why, where in (
+        (lost, _("GPUs not reachable by the driver"), [x["line"] for x in lost]),
+        (
+            missing,
+            _("GPUs an earlier table showed and a later whole table of the same host does not (lost)"),
+            sorted({x["missing_from_line"] for x in missing}),
+        ),
+    ):
+        if gone:
+            out.append(verdict_row(_("usable GPUs"), 0, len(gone), "fail", why, item, where))
     return out
 
 
@@ -414,9 +414,15 @@ def _rail_nics_verdict(
             "SYS or NODE to every GPU and cannot tell the GPU-fabric NICs; %(nics)s NIC column(s) in total: "
             "judge the NIC count from ibstat or ibv_devinfo",
             gpu=_gpu_shown(facts),
-            nics=s.get("nics", 0),
+            nics=_or_unknown(s.get("nics", 0)),
         )
-        return verdict_row(claim, nics, s.get("rail_nics"), "cannot-measure", detail, item, lines)
+        return verdict_row(claim, nics, None, "cannot-measure", detail, item, lines)
+    if s.get("rail_nics", 0) is None:
+        untold = _(
+            "the column header was lost: the cells after the GPU columns may be NICs or GPUs whose rows were "
+            "cut, so the NICs cannot be told"
+        )
+        return verdict_row(claim, nics, None, "cannot-measure", untold, item, lines)
     return count_verdict(
         claim,
         nics,
@@ -439,20 +445,25 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     expected = nvlinks if facts.get("intra_node") in ("nvswitch", "nvlink-mesh", None) else None
     if facts.get("intra_node") == "pcie":
         expected = 0
-    out.append(
-        count_verdict(
-            _("active NVLinks per GPU"),
-            expected,
-            s.get("active_links_per_gpu"),
-            item,
-            lines,
-            _(
-                "%(inactive)s inactive link(s); %(gpus)s GPU(s) shown",
-                inactive=s.get("inactive_links", 0),
-                gpus=s.get("gpus"),
-            ),
-        )
+    shown = _(
+        "%(inactive)s inactive link(s); %(gpus)s GPU(s) shown",
+        inactive=s.get("inactive_links", 0),
+        gpus=s.get("gpus"),
     )
+    claim = _("active NVLinks per GPU")
+    # Every GPU's listing elided (`...`): the links per GPU are a minimum, which passes when it meets the
+    # claim and below it neither meets nor contradicts it.
+    at_least = s.get("active_links_per_gpu_at_least")
+    if at_least is None:
+        out.append(count_verdict(claim, expected, s.get("active_links_per_gpu"), item, lines, shown))
+    else:
+        elided = _("every GPU's link listing is elided (`...`): at least %(links)s shown.", links=at_least)
+        if expected is not None and at_least >= expected:
+            out.append(count_verdict(claim, expected, at_least, item, lines, joined(elided, shown)))
+        else:
+            out.append(
+                verdict_row(claim, expected, None, "cannot-measure", joined(elided, shown), item, lines)
+            )
     speed = gpu.link_gbytes_per_s if gpu is not None else None
     if speed and s.get("min_link_gbps") is not None:
         out.append(
@@ -466,18 +477,14 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
             )
         )
     gpn = facts.get("gpus_per_node")
-    if gpn and s.get("gpus") is not None and s["gpus"] < gpn:
-        out.append(
-            verdict_row(
-                _("GPUs evidenced"),
-                gpn,
-                s["gpus"],
-                "warn",
-                _("fewer GPUs shown than the node has (`-i` or a cut excerpt)"),
-                item,
-                lines,
-            )
-        )
+    # A GPU whose listing an elision cut (while others are whole) is left out of the links per GPU.
+    cut = sum(1 for g in s.get("per_gpu") or [] if g.get("listing_cut")) if at_least is None else 0
+    if gpn and s.get("gpus") is not None and s["gpus"] - cut < gpn:
+        detail = _("fewer GPUs shown than the node has (`-i` or a cut excerpt)")
+        elided = _("%(cut)s GPU(s) with an elided link listing (`...`) left out", cut=cut)
+        if cut:
+            detail = joined(detail, elided, sep="; ") if s["gpus"] < gpn else elided
+        out.append(verdict_row(_("GPUs evidenced"), gpn, s["gpus"] - cut, "warn", detail, item, lines))
     return out
 
 
@@ -546,17 +553,17 @@ def _fallen_detail(fallen: list[dict[str, Any]], xid_codes: Any) -> Msg:
 def _compare_dmesg(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     fallen = s.get("gpus_fallen_off_bus") or []
-    return [
-        verdict_row(
-            _("usable GPUs (kernel log)"),
-            0,
-            len(fallen),
-            "fail" if fallen else "pass",
-            _fallen_detail(fallen, s.get("xid_codes")),
-            item,
-            s.get("lines", []),
+    claim = _("usable GPUs (kernel log)")
+    if s.get("nvrm_lines") == 0:
+        # A NIC-only excerpt (mlx5_core lines): no GPU driver line, so nothing about the GPUs.
+        no_gpu_lines = _("no NVIDIA driver (NVRM) line in this log: it says nothing about the GPUs")
+        gpu_row = verdict_row(claim, 0, None, "cannot-measure", no_gpu_lines, item, s.get("lines", []))
+    else:
+        detail = _fallen_detail(fallen, s.get("xid_codes"))
+        gpu_row = verdict_row(
+            claim, 0, len(fallen), "fail" if fallen else "pass", detail, item, s.get("lines", [])
         )
-    ]
+    return [gpu_row, *compare_dmesg_nics(facts, item)]
 
 
 def compare(offering_facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:

@@ -17,6 +17,9 @@ from benchmarks.verdicts import (
 from hardware import FABRIC_LINK_LAYERS, fabric_name, port_link_layer
 from hardware.messages import Msg, _, joined
 
+# How bad a verdict is, to break a tie between hosts with as many good ports.
+VERDICT_RANK = {"pass": 0, "cannot-measure": 1, "warn": 2, "fail": 3}
+
 
 def _ports_by_state(
     ports: list[dict[str, Any]], wanted_layer: str, gbps: float | None
@@ -70,16 +73,27 @@ def compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         by_host.setdefault(p.get("host"), []).append(p)
     if len(by_host) < 2:
         return _judge_ports(facts, item, ports, None)
-    judged = [
-        _judge_ports(
-            facts,
-            item,
-            host_ports,
-            _("host %(host)s, the fewest of %(count)s hosts", host=host or "?", count=len(by_host)),
-        )
-        for host, host_ports in by_host.items()
-    ]
-    return min(judged, key=lambda rows: rows[0]["measured"] if rows[0]["measured"] is not None else -1)
+    # The weakest host: the fewest good ports (counted apart from the rows' order), then the worse verdicts.
+    wanted_layer, gbps = port_link_layer(facts.get("fabric")), facts.get("gbps_per_nic")
+    judged = []
+    for host, host_ports in by_host.items():
+        note = _("host %(host)s, the fewest of %(count)s hosts", host=host or "?", count=len(by_host))
+        rows = _judge_ports(facts, item, host_ports, note)
+        badness = sum(VERDICT_RANK.get(row["verdict"], 0) for row in rows)
+        judged.append((_good_port_count(item, host_ports, wanted_layer, gbps), -badness, rows))
+    return min(judged, key=lambda host: host[:2])[2]
+
+
+def _good_port_count(
+    item: dict[str, Any], ports: list[dict[str, Any]], wanted_layer: str | None, gbps: float | None
+) -> int:
+    """The ports of one host that meet the claim: on the claimed link layer for ibdev2netdev (which shows
+    no port state), else Active + LinkUp + link layer + rate (_ports_by_state's `good`)."""
+    if wanted_layer is None:
+        return 0
+    if item.get("kind") == "ibdev2netdev":
+        return sum(1 for p in ports if p.get("link_layer") == wanted_layer)
+    return len(_ports_by_state(ports, wanted_layer, gbps)["good"])
 
 
 def _with_host(detail: str, host_note: Msg | None) -> str:
@@ -133,16 +147,7 @@ def compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     fabric = facts.get("fabric")
     wanted = FABRIC_LINK_LAYERS.get(fabric or "")
     funcs = s.get("rdma_nic_functions", [])
-    out = [
-        count_verdict(
-            _("RDMA NIC functions per node"),
-            facts.get("nics_per_node"),
-            s.get("rdma_nics"),
-            item,
-            s.get("lines", []),
-            _("PCI functions (one per port); NVLink management bridges excluded"),
-        )
-    ]
+    out = [_lspci_count_verdict(facts, item)]
     if wanted:
         wrong = [f for f in funcs if f.get("link_layer") and f["link_layer"] != wanted]
         if wrong:
@@ -163,6 +168,89 @@ def compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
                 )
             )
     return out
+
+
+def _lspci_count_verdict(facts: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
+    """The RDMA NIC functions against the claim. A listing the author cut (`...` lines) shows a minimum:
+    fewer than claimed cannot be told from lines left out, so it is not a fail."""
+    s = item.get("summary", {})
+    claim, expected, measured = (
+        _("RDMA NIC functions per node"),
+        facts.get("nics_per_node"),
+        s.get("rdma_nics"),
+    )
+    detail: Msg = _("PCI functions (one per port); NVLink management bridges excluded")
+    elided = s.get("elided_lines") or []
+    if not elided:
+        return count_verdict(claim, expected, measured, item, s.get("lines", []), detail)
+    detail = joined(
+        detail,
+        _(
+            "lines left out by the author (line %(line)s): %(count)s is a minimum",
+            line=elided[0],
+            count=measured if measured is not None else "?",
+        ),
+        sep="; ",
+    )
+    stated = s.get("stated_totals") or []
+    if stated:
+        totals = ", ".join(f"{t['count']} {t['what']}" for t in stated[:4])
+        detail = joined(detail, _("the author's note states %(totals)s", totals=totals), sep="; ")
+    if expected is not None and measured is not None and measured < expected:
+        return verdict_row(claim, expected, measured, "cannot-measure", detail, item, s.get("lines", []))
+    return count_verdict(claim, expected, measured, item, s.get("lines", []), detail)
+
+
+def compare_dmesg_nics(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    """The kernel log's RDMA NIC lines: functions whose driver failed to load carry no traffic (fail); a
+    NIC whose PCIe link gives less than the offering's per-NIC rate cannot reach it (fail). No row when the
+    log has no such lines (a GPU-only excerpt says nothing about the NICs)."""
+    s = item.get("summary", {})
+    out: list[dict[str, Any]] = []
+    errors = s.get("nic_errors") or []
+    if errors:
+        devices = list(dict.fromkeys(e["device"] for e in errors))
+        out.append(
+            verdict_row(
+                _("RDMA NICs that failed to load"),
+                0,
+                len(devices),
+                "fail",
+                _(
+                    "%(devices)s: %(message)s; a NIC whose driver failed carries no traffic",
+                    devices=", ".join(devices[:8]),
+                    message=errors[0]["message"],
+                ),
+                item,
+                [e["line"] for e in errors[:50]],
+            )
+        )
+    limited = s.get("nic_pcie_limited") or []
+    if limited:
+        out.append(_pcie_limited_verdict(facts, item, limited))
+    return out
+
+
+def _pcie_limited_verdict(
+    facts: dict[str, Any], item: dict[str, Any], limited: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The narrowest PCIe link a NIC reports against the offering's per-NIC rate."""
+    gbps = facts.get("gbps_per_nic")
+    worst = min(limited, key=lambda e: e["available_gbps"])
+    lines = [e["line"] for e in limited[:50]]
+    claim = _("NIC PCIe bandwidth (Gb/s)")
+    detail = _(
+        "%(device)s: %(available)s Gb/s available, limited by %(link)s",
+        device=worst["device"],
+        available=f"{worst['available_gbps']:g}",
+        link=worst["limited_by"],
+    )
+    if not gbps:
+        detail = joined(detail, _("the offering publishes no NIC rate"), sep="; ")
+        return verdict_row(claim, None, worst["available_gbps"], "cannot-measure", detail, item, lines)
+    verdict = "fail" if worst["available_gbps"] < gbps else "pass"
+    percent = worst["available_gbps"] / gbps * 100
+    return verdict_row(claim, gbps, worst["available_gbps"], verdict, detail, item, lines, percent)
 
 
 def _perftest_basis(s: dict[str, Any], gbps: Any, fraction: Any) -> Msg:

@@ -47,6 +47,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "latency_avg_usec": _("Average latency (µs)"),
     "failure_reason": _("Failure reason"),
     "failed_after_bytes": _("Failed after the row of (bytes)"),
+    "errors_after_results": _("Errors after the results (the run not stopped)"),
     "failure_line": _("Failure line"),
     # training logs
     "source_format": _("Log format"),
@@ -143,6 +144,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "probe_failures": _("Probe failures"),
     "nic_errors": _("NIC driver failures"),
     "nic_pcie_limited": _("NICs limited by their PCIe link"),
+    "nvrm_lines": _("NVIDIA driver (NVRM) lines"),
     # several kinds
     "lines": _("Lines"),
     "first_line": _("First line"),

@@ -45,6 +45,7 @@ def parse_dmesg(text: Text) -> ParseResult:
     fallen: list[dict[str, Any]] = []
     xids: list[dict[str, Any]] = []
     probe_failures = 0
+    nvrm_lines = 0
     nic_errors: list[dict[str, Any]] = []
     pcie_limited: list[dict[str, Any]] = []
     # One pass: a bus id waits in `open_ids` until the lookahead window after its line has been read.
@@ -52,6 +53,8 @@ def parse_dmesg(text: Text) -> ParseResult:
     for i, line in enumerate(text.lines):
         while open_ids and i - open_ids[0][0] >= LOOKAHEAD_LINES:
             open_ids.popleft()
+        if "NVRM" in line:
+            nvrm_lines += 1
         m = GPU_BUS_RE.search(line)
         if m:
             open_ids.append((i, m.group(1)))
@@ -74,6 +77,8 @@ def parse_dmesg(text: Text) -> ParseResult:
         "xid_events": xids[:1000],
         "xid_codes": sorted({x["xid"] for x in xids}),
         "probe_failures": probe_failures,
+        # The GPU driver's lines: without any, the log says nothing about the GPUs (a NIC-only excerpt).
+        "nvrm_lines": nvrm_lines,
         "nic_errors": nic_errors,
         "nic_pcie_limited": pcie_limited,
         "lines": list(

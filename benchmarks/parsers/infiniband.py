@@ -16,7 +16,7 @@ from typing import Any
 from hardware.messages import Msg, _, joined
 
 from .result import ParseResult
-from .text import Text, shell_prompt_host, to_float, to_int
+from .text import Text, line_host, to_float, to_int
 
 IBDEV2NETDEV_RE = re.compile(r"^\s*(\S+)\s+port\s+(\d+)\s+(?:==>|<===>)\s+(\S+)\s*(?:\((\w+)\))?")
 # iproute2 `rdma link`: `link mlx5_0/1 state ACTIVE ...`; older releases print the device index
@@ -102,12 +102,13 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _port_hosts(text: Text, ports: list[dict[str, Any]], warnings: list[str]) -> list[str]:
-    """The hosts of a file holding several hosts' listings, each under its shell prompt (`[user@host ~]$
-    ibdev2netdev`): each port gets the `host` of the last prompt before it. Nothing is set when the
-    ports come from one host or none is named."""
-    prompts: list[tuple[int, str]] = []  # (line, host) where the prompts' host changes
+    """The hosts of a file holding several hosts' listings, each under a line naming its host (text.line_host:
+    a shell prompt, `[user@host ~]$ ibdev2netdev`, or a command run on a named host, `ssh host ibstat`): each
+    port gets the `host` of the last such line before it. Nothing is set when the ports come from one host or
+    none is named."""
+    prompts: list[tuple[int, str]] = []  # (line, host) where the named host changes
     for no, line in enumerate(text.lines, start=1):
-        host = shell_prompt_host(line)
+        host = line_host(line)
         if host and (not prompts or prompts[-1][1] != host):
             prompts.append((no, host))
     if len({host for _no, host in prompts}) < 2:
@@ -125,8 +126,8 @@ def _port_hosts(text: Text, ports: list[dict[str, Any]], warnings: list[str]) ->
         p["host"] = host
     warnings.append(
         _(
-            "ports of %(count)s hosts (named by their shell prompts: %(hosts)s): each port is listed with "
-            "its host, and the counts are over all hosts",
+            "ports of %(count)s hosts (named by the shell prompts or the commands that ran the tool: "
+            "%(hosts)s): each port is listed with its host, and the counts are over all hosts",
             count=len(hosts),
             hosts=", ".join(hosts[:16]),
         )

@@ -21,10 +21,9 @@ from .nvidia_smi_query import (
     is_query_report,
     parse_query,
     parse_query_csv,
-    prompt_host,
 )
 from .result import ParseResult
-from .text import Text, to_float
+from .text import Text, line_host, to_float
 
 # Driver 610 prints `KMD Version:` and `CUDA UMD Version:` where earlier drivers print `Driver Version:` and
 # `CUDA Version:` (fixtures/real/nvidia-smi/dell-xe9780-b300-7gpu-driver610-kmd-version-cuda-umd-header.txt).
@@ -59,6 +58,8 @@ GPU_NO_UUID_RE = re.compile(
 )
 # A line an author put where lines were left out: `...`, `......`, `…`, `[...]`.
 ELISION_RE = re.compile(r"^\s*+(?:\.{3,}+|…++|\[\s*+(?:\.{3,}+|…)\s*+\])\s*+$")
+# A command line that selects GPUs (`nvidia-smi -i 0`, `--id=0,1`): its table shows those GPUs, not all.
+SELECT_RE = re.compile(r"\s(?:-i|--id)(?:[\s=]|\d)")
 
 
 class _TableReader:
@@ -78,13 +79,27 @@ class _TableReader:
         self.host: str | None = None
         self.last_gpu: dict[str, Any] | None = None
         self.listed_index: int | None = None  # the `-L` GPU line the MIG lines after it belong to
+        # Whether the table being read is whole (TableSet.add_table): its Processes section shown, no
+        # elision inside it, and whether the latest nvidia-smi command selected GPUs (`-i`).
+        self.processes_shown = False
+        self.elided = False
+        self.selected = False
 
     def line(self, no: int, line: str) -> None:
-        host = prompt_host(line)
+        if "nvidia-smi" in line and not line.lstrip().startswith("|"):
+            # A command line (`$ nvidia-smi -i 0`, `Every 2.0s: nvidia-smi`) ends the table before it.
+            self.end_table()
+            self.selected = SELECT_RE.search(line) is not None
+        host = line_host(line)
         if host is not None:
             self.end_table()
             self.host, self.driver = host, None
             return
+        if self.rows:
+            if "Processes:" in line:
+                self.processes_shown = True
+            elif ("..." in line or "…" in line) and ELISION_RE.match(line):
+                self.elided = True
         m = SMI_HEADER_RE.search(line)
         if m:
             self.end_table()
@@ -116,8 +131,10 @@ class _TableReader:
         self._other_line(no, line)
 
     def end_table(self) -> None:
-        self.table.add_table(self.host, self.driver, self.rows)
+        whole = self.processes_shown and not self.elided and not self.selected
+        self.table.add_table(self.host, self.driver, self.rows, whole)
         self.rows, self.last_gpu = [], None
+        self.processes_shown = self.elided = False
 
     def _other_line(self, no: int, line: str) -> None:
         m = LOST_RE.search(line)
@@ -168,6 +185,9 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
         result.summary["driver_versions"] = list(dict.fromkeys(d for d, _ in reader.drivers))
     if reader.migs.devices():
         result.summary["mig_device_list"] = reader.migs.devices()
+    if gpus and reader.table.missing:
+        # GPUs a later whole table of their host no longer shows: lost as the unreachable ones are.
+        result.summary["gpus_missing_later"] = reader.table.missing
     if lost:
         result.warnings.append(
             _(
@@ -197,9 +217,12 @@ def _holds_table(text: Text) -> bool:
 
 
 def _gpu_block(index: int | None, name: str | None, line: int) -> dict[str, Any]:
+    # elided: None, or where an elision line in the block leads: "links" (more link lines of the GPU or the
+    # next GPU's header follow it: lines of this block were left out) or "gpus" (a gap in the GPU ids or the
+    # end of the file follows: the GPUs after it were left out, perhaps lines of this block too).
     return {
         "index": index, "name": name, "line": line, "links": {}, "counters": {}, "nvml_none": False,
-        "elided": False,
+        "elided": None,
     }  # fmt: skip
 
 
@@ -214,16 +237,23 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
     (`Link 0, P2P is supported: true`) are not link states: LINK_RE (`Link n:`) leaves them out."""
     gpus: dict[str | int | None, dict[str, Any]] = {}
     current: dict[str, Any] | None = None
+    elided: dict[str, Any] | None = None  # the GPU whose block an elision line just ended
     orphan_links = 0
     for no, line in enumerate(text.lines, start=1):
         m = LIST_RE.match(line) or GPU_NO_UUID_RE.match(line)
         if m:
             index = int(m.group(1))
+            if elided is not None:
+                follows = elided["index"] is not None and index == elided["index"] + 1
+                elided["elided"] = elided["elided"] or ("links" if follows else "gpus")
+                elided = None
             key = m.group(3) if m.re is LIST_RE else index
             current = gpus.setdefault(key, _gpu_block(index, m.group(2).strip(), no))
             continue
         m = LINK_RE.match(line) or COUNTER_RE.match(line)
         if m:
+            if elided is not None and elided is current:
+                elided["elided"], elided = "links", None
             if current is None:
                 orphan_links += 1
                 current = gpus[None] = _gpu_block(None, None, no)
@@ -238,18 +268,25 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
         if NO_NVLINK_RE.search(line) and current is not None:
             current["nvml_none"] = True
         elif current is not None and ELISION_RE.match(line):
-            # The author left lines out inside this GPU's block, or the GPUs after it (_cut_gpus tells).
-            current["elided"] = True
+            # The author left lines out inside this GPU's block, or the GPUs after it: what follows tells.
+            elided = current
+    if elided is not None:
+        elided["elided"] = elided["elided"] or "gpus"
     return list(gpus.values()), orphan_links
 
 
-def _cut_gpus(gpus: list[dict[str, Any]]) -> set[int]:
-    """The positions of GPUs whose link listing an elision line (`...`) cut: one followed by it that shows
-    fewer link lines than another GPU of the listing (`Link 0: 25 GB/s`, `......` after two GPUs of 12
-    links: fixtures/real/nvidia-smi-nvlink/nccl-tests-issue228-...). A GPU as long as the longest is whole:
-    the elision left out the GPUs after it."""
+def _cut_gpus(gpus: list[dict[str, Any]]) -> tuple[set[int], int]:
+    """The positions of GPUs whose link listing an elision line (`...`) cut, and the most link lines a GPU
+    shows. A block whose elision more of its links or the next GPU follow is cut; when any is, the author
+    elides inside blocks, so every block that ends in an elision is (each GPU cut after two links:
+    tests/benchmarks/test_review_fixes_f.py). Otherwise an elision before a gap in the ids or
+    the end cuts a GPU that shows fewer link lines than another (`Link 0: 25 GB/s`, `......` after two GPUs of
+    12 links: fixtures/real/nvidia-smi-nvlink/nccl-tests-issue228-...); a GPU as long as the longest is
+    whole: the elision left out the GPUs after it."""
     most = max((len(g["links"]) for g in gpus), default=0)
-    return {i for i, g in enumerate(gpus) if g["elided"] and len(g["links"]) < most}
+    if any(g["elided"] == "links" for g in gpus):
+        return {i for i, g in enumerate(gpus) if g["elided"]}, most
+    return {i for i, g in enumerate(gpus) if g["elided"] and len(g["links"]) < most}, most
 
 
 def _nvlink_gpu_entry(g: dict[str, Any]) -> dict[str, Any]:
@@ -311,11 +348,54 @@ def _listing_warnings(per_gpu: list[dict[str, Any]], gpus: list[dict[str, Any]])
     return warnings
 
 
+def _cut_warnings(
+    per_gpu: list[dict[str, Any]], gpus: list[dict[str, Any]], cut: set[int], most: int
+) -> list[str]:
+    """The GPUs whose link listing an elision cut (_cut_gpus): one warning each, or one for them all when
+    every GPU with link lines is cut and the links per GPU are a minimum only."""
+    shown = [i for i, g in enumerate(gpus) if g["links"]]
+    if shown and all(i in cut for i in shown):
+        return [
+            _(
+                "the link listing of each of the %(gpus)s GPU(s) is elided (`...`) after at most %(most)s "
+                "link line(s): at least %(at_least)s active link(s) per GPU are shown, not how many there "
+                "are",
+                gpus=len(shown),
+                most=most,
+                at_least=min(per_gpu[i]["active_links"] for i in shown),
+            )
+        ]
+    warnings: list[str] = []
+    for i in sorted(cut):
+        where = {
+            "gpu": "?" if per_gpu[i]["index"] is None else per_gpu[i]["index"],
+            "line": per_gpu[i]["line"],
+            "links": len(gpus[i]["links"]),
+        }
+        if len(gpus[i]["links"]) < most:
+            message = _(
+                "GPU %(gpu)s (line %(line)s): its link listing is elided (`...`) after %(links)s link "
+                "line(s) where another GPU shows %(most)s: its count is a minimum and is left out of the "
+                "active links per GPU",
+                most=most,
+                **where,
+            )
+        else:
+            message = _(
+                "GPU %(gpu)s (line %(line)s): its link listing is elided (`...`) after %(links)s link "
+                "line(s), as the listing elides inside GPU blocks: its count is a minimum and is left out "
+                "of the active links per GPU",
+                **where,
+            )
+        warnings.append(message)
+    return warnings
+
+
 def parse_nvlink_status(text: Text) -> ParseResult:
     result = ParseResult(kind="nvidia-smi-nvlink")
     gpus, orphan_links = _nvlink_gpus(text)
     per_gpu = [_nvlink_gpu_entry(g) for g in gpus]
-    cut = _cut_gpus(gpus)
+    cut, most = _cut_gpus(gpus)
     for i in cut:
         per_gpu[i]["listing_cut"] = True
     speeds: Counter[float] = Counter(
@@ -345,6 +425,11 @@ def parse_nvlink_status(text: Text) -> ParseResult:
     }
     if any(g["counters"] for g in gpus):
         result.summary["traffic_counter_links"] = sum(len(g["counters"]) for g in gpus)
+    cut_counts = [per_gpu[i]["active_links"] for i in cut if per_gpu[i]["active_links"] is not None]
+    if cut_counts and not active_counts:
+        # Every GPU's listing is cut: the links per GPU are known as a minimum only (the comparison passes
+        # it when the minimum meets the claim, else cannot measure).
+        result.summary["active_links_per_gpu_at_least"] = min(cut_counts)
     if orphan_links:
         result.warnings.append(_("link lines before any `GPU n:` header (excerpt cut at the top)"))
     if any(p["all_links_inactive"] for p in per_gpu):
@@ -356,17 +441,5 @@ def parse_nvlink_status(text: Text) -> ParseResult:
             _("only one GPU shown (`-i` or a cut excerpt): the other GPUs are not evidenced")
         )
     result.warnings.extend(_listing_warnings(per_gpu, gpus))
-    most = max((len(g["links"]) for g in gpus), default=0)
-    for i in sorted(cut):
-        result.warnings.append(
-            _(
-                "GPU %(gpu)s (line %(line)s): its link listing is elided (`...`) after %(links)s link "
-                "line(s) where another GPU shows %(most)s: its count is a minimum and is left out of the "
-                "active links per GPU",
-                gpu="?" if per_gpu[i]["index"] is None else per_gpu[i]["index"],
-                line=per_gpu[i]["line"],
-                links=len(gpus[i]["links"]),
-                most=most,
-            )
-        )
+    result.warnings.extend(_cut_warnings(per_gpu, gpus, cut, most))
     return result

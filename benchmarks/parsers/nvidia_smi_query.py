@@ -1,6 +1,6 @@
 """The query forms of `nvidia-smi`, read into the `nvidia-smi` summary shape: the `-q` / `-a` report and
 the `--query-gpu=... --format=csv` listing; and what every `nvidia-smi` form shares: GPUs read more than once
-(GpuSet) and the host a shell prompt names.
+(GpuSet, and TableSet for the default tables; the host of a line is text.line_host's).
 
 The report is an indented tree: `Attached GPUs : 8` in the header, then one `GPU 00000000:2F:00.0` block
 per GPU whose sections (`PCI`, `GPU Link Info`, `Remapped Rows`, ...) nest by indentation and end in
@@ -17,10 +17,10 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import _
+from hardware.messages import _, joined
 
 from .result import ParseResult
-from .text import SHELL_PROMPT_RE, Text, to_float
+from .text import Text, line_host, to_float
 
 ATTACHED_RE = re.compile(r"^\s*+Attached GPUs\s*+:\s*+(\d++)")
 GPU_BLOCK_RE = re.compile(r"^\s*+GPU\s++([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*+$")
@@ -200,40 +200,7 @@ def parse_query(text: Text) -> ParseResult:
     return result
 
 
-# ---- what every nvidia-smi form shares: GPUs read more than once, the host of a shell prompt ----------
-
-# `user@host:~$ cmd`, `[user@host ~]$ cmd`, `root@host:/# cmd`, `(venv) user@host:~$`: the host the commands
-# after it ran on. Bounded repeats only, so the match costs the same on any line.
-# A shell prompt (`user@host:~$`, `[user@host ~]$`, conda's `(env) [user@host ~]$`): text.SHELL_PROMPT_RE,
-# shared with the RDMA port readers.
-PROMPT_RE = SHELL_PROMPT_RE
-
-
-# A command that runs nvidia-smi on a named host, alone or after a prompt: `ssh s114 nvidia-smi`,
-# `pdsh -w s114 nvidia-smi`, `srun -w s114 nvidia-smi`, or a wrapper's log line `2025/05/21 09:56:31 s114
-# nvidia-smi` (fixtures/real/nvidia-smi/gdr114-run-cmd-2hosts-...). Only these launchers and a date-time:
-# `sudo nvidia-smi` or `watch -n 1 nvidia-smi` name no host. Bounded repeats only.
-HOST_COMMAND_RE = re.compile(
-    r"^\s*+(?:ssh\s++(?:-[A-Za-z0-9]{1,8}\s++){0,8}+|pdsh\s++-w\s*+|srun\s++(?:-w\s*+|--nodelist[= ])"
-    r"|\d{4}[/-]\d{2}[/-]\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?+\s++"
-    r"(?!(?:sudo|watch|time|env|nohup|exec|command|timeout)\s))"
-    r"(?:[\w.-]{1,64}@)?+([A-Za-z][\w.-]{0,63})\s++(?:/[\w./-]{0,128}/)?+nvidia-smi(?:\s|$)"
-)
-
-
-def prompt_host(line: str) -> str | None:
-    """The host a shell prompt line names, or the host its command runs nvidia-smi on (`ssh s114 nvidia-smi`);
-    the host of a line that runs nvidia-smi on a named host without a prompt; None on any other line."""
-    if "nvidia-smi" in line:
-        prompt = PROMPT_RE.match(line) if "@" in line else None
-        m = HOST_COMMAND_RE.match(line[prompt.end() :] if prompt else line)
-        if m:
-            return m.group(1)
-        return prompt.group(1) if prompt else None
-    if "@" not in line:
-        return None
-    m = PROMPT_RE.match(line)
-    return m.group(1) if m else None
+# ---- what every nvidia-smi form shares: GPUs read more than once --------------------------------------
 
 
 class GpuSet:
@@ -306,6 +273,8 @@ def repeat_warnings(readings: list[int], hosts: list[str]) -> list[str]:
 
 # How many of the latest machines a table is matched against (TableSet).
 MAX_MACHINES_MATCHED = 64
+# GPUs named one by one in the warning about GPUs missing from a later table; the rest as `…`.
+MAX_MISSING_NAMED = 8
 
 
 class TableSet:
@@ -315,16 +284,28 @@ class TableSet:
     beside them (none in common: `-i 0` then `-i 1`) adds the GPUs to that machine; a table that shares some
     ids but not all, or runs another driver, is another machine's, whether or not a prompt or a command line
     named its host (fixtures/real/nvidia-smi/gdr114-run-cmd-2hosts-...: two hosts' tables, both with a GPU at
-    bus 08:00.0, drivers 570 and 550). A table with no host named before it matches any host."""
+    bus 08:00.0, drivers 570 and 550). A table with no host named before it matches any host. A whole table
+    (not cut short) that shows fewer GPUs than the earlier tables of its machine lost the others: they are
+    kept in `missing` (`watch nvidia-smi` while a GPU fell off the bus)."""
 
     def __init__(self) -> None:
         self.gpus: list[dict[str, Any]] = []
         self.readings: list[int] = []
-        # One per machine: its host (None until a prompt names it), driver, and GPU id -> position in gpus.
+        # One per machine: its host (None until a prompt names it), driver, GPU id -> position in gpus,
+        # GPU id -> line of its latest reading, and the ids recorded missing.
         self.machines: list[dict[str, Any]] = []
+        # GPUs an earlier table showed and a later whole table of the same machine does not, once each.
+        self.missing: list[dict[str, Any]] = []
 
-    def add_table(self, host: str | None, driver: str | None, rows: list[tuple[str, dict[str, Any]]]) -> None:
-        """One table's GPU rows, (bus id, row) in order."""
+    def add_table(
+        self,
+        host: str | None,
+        driver: str | None,
+        rows: list[tuple[str, dict[str, Any]]],
+        whole: bool = False,
+    ) -> None:
+        """One table's GPU rows, (bus id, row) in order. `whole`: the table ends in its Processes section with
+        no elision inside, and its command selected no GPUs (`-i`), so it shows every GPU of its host."""
         if not rows:
             return
         ids = {gpu_id for gpu_id, _ in rows}
@@ -334,11 +315,14 @@ class TableSet:
         if machine is None:
             machine = next((m for m in reversed(fits) if not ids & m["ids"].keys()), None)
         if machine is None:
-            machine = {"host": host, "driver": driver, "ids": {}}
+            machine = {"host": host, "driver": driver, "ids": {}, "seen": {}, "missing": set()}
             self.machines.append(machine)
         machine["host"] = machine["host"] or host
         machine["driver"] = machine["driver"] or driver
+        if whole and len(ids) < len(machine["ids"]) and ids <= machine["ids"].keys():
+            self._missing_from(machine, ids, rows[0][1]["line"])
         for gpu_id, gpu in rows:
+            machine["seen"][gpu_id] = gpu["line"]
             known = machine["ids"].get(gpu_id)
             if known is not None:
                 self.readings[known] += 1
@@ -347,11 +331,46 @@ class TableSet:
             self.gpus.append(gpu)
             self.readings.append(1)
 
+    def _missing_from(self, machine: dict[str, Any], ids: set[str], line: int) -> None:
+        """The GPUs of `machine` that the whole table at `line` (showing `ids`) no longer shows; a GPU is
+        recorded the first time it goes missing only, so a `watch` of thousands of tables keeps one entry."""
+        for gpu_id, at in machine["ids"].items():
+            if gpu_id in ids or gpu_id in machine["missing"]:
+                continue
+            machine["missing"].add(gpu_id)
+            gpu = self.gpus[at]
+            self.missing.append(
+                {
+                    "bus_id": gpu["bus_id"],
+                    "index": gpu["index"],
+                    "line": machine["seen"][gpu_id],
+                    "missing_from_line": line,
+                }  # fmt: skip
+            )
+
     def warnings(self) -> list[str]:
         """GPUs read more than once; several hosts, or machines told apart by their GPUs or drivers only;
         different driver versions."""
         hosts = list(dict.fromkeys(m["host"] for m in self.machines if m["host"]))
         warnings = repeat_warnings(self.readings, hosts)
+        for later in dict.fromkeys(g["missing_from_line"] for g in self.missing):
+            gone = [g for g in self.missing if g["missing_from_line"] == later]
+            warnings.append(
+                _(
+                    "GPU(s) %(gpus)s are missing from the table at line %(later)s, a whole table (it ends in "
+                    "its Processes section) of the same host: the GPUs fell off the bus or the driver lost "
+                    "them, so they count as lost",
+                    gpus=joined(
+                        *(
+                            _("%(bus_id)s shown at line %(line)s", bus_id=g["bus_id"], line=g["line"])
+                            for g in gone[:MAX_MISSING_NAMED]
+                        ),
+                        *(["…"] if len(gone) > MAX_MISSING_NAMED else []),
+                        sep=", ",
+                    ),
+                    later=later,
+                )
+            )
         if len(self.machines) > max(len(hosts), 1):
             warnings.append(
                 _(
@@ -449,7 +468,7 @@ class _CsvReader:
         self.host: str | None = None
 
     def line(self, no: int, line: str) -> None:
-        host = prompt_host(line)
+        host = line_host(line)
         if host is not None:
             self.host = host
             return

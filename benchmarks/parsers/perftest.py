@@ -78,6 +78,8 @@ class _Block:
     errors: list[list[tuple[int, str]]] = field(default_factory=list)
     error_count: int = 0
     error_run_open: bool = False
+    # The line of the dashed rule after the last row read: the table closed, the sweep completed.
+    closed_line: int = 0
 
 
 def _to_gbps(value: float | None, unit: str | None) -> float | None:
@@ -228,11 +230,20 @@ def _read_blocks(text: Text) -> list[_Block]:
                 block.fields[key] = fm.group(1)
         if _read_table_header(block, line) or not block.headers:
             continue
+        if block.rows and _is_rule(line):
+            block.closed_line = no
+            continue
         row = _table_row(block, line, no)
         if row is not None:
             block.rows.append(row)
             block.last_line = no
     return blocks
+
+
+def _is_rule(line: str) -> bool:
+    """perftest's dashed rule (`-----...`), which closes the table after the last size."""
+    rule = strip_launcher_prefix(line).strip()
+    return len(rule) >= 20 and not rule.strip("-")
 
 
 def _without_interleaved_duplicates(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -333,15 +344,22 @@ def _block_summary(block: _Block, warnings: list[str]) -> dict[str, Any]:
         "latency": block.latency,
     }
     summary.update(_latency_fields(rows) if block.latency else _bandwidth_fields(rows, block.duration_mode))
-    # perftest's error messages after the last row: the sweep stopped there (a completion error in the
-    # measurement loop). A failed run like a test with no rows, as nccl-tests counts a run that aborted
-    # after some rows (DESIGN.md 7 `failed`); the rows read are kept.
+    # perftest's error messages after the last row, before the table's closing rule: the sweep stopped
+    # there (a completion error in the measurement loop). A failed run like a test with no rows, as
+    # nccl-tests counts a run that aborted after some rows (DESIGN.md 7 `failed`); the rows read are kept.
+    # After the closing rule the sweep was complete: an error then (a flushed work request at teardown)
+    # is warned about, and the figures are judged.
+    closed = block.closed_line > block.last_line
+    after_rows = [run for run in block.errors if rows and run[0][0] > block.last_line]
     late = [
         run
-        for run in block.errors
-        if rows and run[0][0] > block.last_line and any(MEASUREMENT_ERROR_RE.match(text) for _no, text in run)
+        for run in after_rows
+        if not (closed and run[0][0] > block.closed_line)
+        and any(MEASUREMENT_ERROR_RE.match(text) for _no, text in run)
     ]
     summary["failed"] = not rows or bool(late)
+    if after_rows and not late:
+        summary["errors_after_results"] = {"line": after_rows[0][0][0], "text": after_rows[0][0][1]}
     if late:
         summary["failed_after_bytes"] = block.rows[-1]["size_bytes"]
         summary["failure_line"] = late[0][0][0]
@@ -414,6 +432,15 @@ def parse_perftest(text: Text) -> ParseResult:
         )
     elif not summary["rows"]:
         result.warnings.append(_("perftest banner found but no result rows (run cut or failed)"))
+    if summary.get("errors_after_results"):
+        result.warnings.append(
+            _(
+                "perftest printed errors after its results (line %(line)s: %(error)s); they did not stop the "
+                "sweep, so the figures are judged",
+                line=summary["errors_after_results"]["line"],
+                error=summary["errors_after_results"]["text"],
+            )
+        )
     if summary["link_layer"] is None:
         result.warnings.append(_("no `Link type` line: link layer unknown"))
     result.summary = summary

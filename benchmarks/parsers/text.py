@@ -356,9 +356,30 @@ SHELL_PROMPT_RE = re.compile(
 )
 
 
-def shell_prompt_host(line: str) -> str | None:
-    """The host a shell prompt line names, None on any other line."""
-    if "@" not in line:
-        return None
-    m = SHELL_PROMPT_RE.match(line)
+# The tools whose output the parsers read, as a command line names them.
+HOST_TOOLS = ("nvidia-smi", "ibstatus", "ibstat", "ibv_devinfo", "ibdev2netdev", "rdma", "lspci")
+# A command that runs one of HOST_TOOLS on a named host, alone or after a prompt: `ssh s114 ibstat`,
+# `pdsh -w s114 nvidia-smi`, `srun -w s114 lspci` (`--nodelist=s114`), `ssh s114 sudo ibstat`, or a wrapper's
+# log line `2025/05/21 09:56:31 s114 nvidia-smi` (fixtures/real/nvidia-smi/gdr114-run-cmd-2hosts-...). Only
+# these launchers and a date-time: `sudo nvidia-smi` or `watch -n 1 nvidia-smi` name no host. Bounded repeats
+# only, so the match costs the same on any line.
+HOST_COMMAND_RE = re.compile(
+    r"^\s*+(?:ssh\s++(?:-[A-Za-z0-9]{1,8}\s++){0,8}+|pdsh\s++-w\s*+|srun\s++(?:-w\s*+|--nodelist[= ])"
+    r"|\d{4}[/-]\d{2}[/-]\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?+\s++"
+    r"(?!(?:sudo|watch|time|env|nohup|exec|command|timeout)\s))"
+    r"(?:[\w.-]{1,64}@)?+([A-Za-z][\w.-]{0,63})\s++(?:sudo\s++)?+(?:/[\w./-]{0,128}/)?+"
+    rf"(?:{'|'.join(re.escape(tool) for tool in HOST_TOOLS)})(?:\s|$)"
+)
+
+
+def line_host(line: str) -> str | None:
+    """The host a line names: the host its command runs one of HOST_TOOLS on (`ssh s114 ibstat`, after a
+    prompt or alone), else the host of its shell prompt (`user@host:~$ ...`); None on any other line. The one
+    reader of hosts for every parser that splits a file by host."""
+    if "@" in line:
+        prompt = SHELL_PROMPT_RE.match(line)
+        if prompt:
+            m = HOST_COMMAND_RE.match(line[prompt.end() :])
+            return m.group(1) if m else prompt.group(1)
+    m = HOST_COMMAND_RE.match(line)
     return m.group(1) if m else None

@@ -137,13 +137,14 @@ def _headerless_columns(rows: Matrix) -> tuple[list[str], int]:
     """The columns of a matrix whose header was lost, and how many cells after the GPU rows' own columns
     could not be told GPU or NIC (0 when none). Each GPU row's `X` sits at its own column; NVLink cells
     (`NV#`) join GPUs only, so with NVLink in the rows the columns up to the last `X`/`NV#` are GPUs and
-    the matrix cells after them, before the affinity columns, are NICs. Without NVLink the cells after
-    the rows' own columns may be GPUs whose rows were cut or NICs."""
+    the matrix cells after them, before the affinity columns, are NICs, when a GPU has NVLink to two or
+    more others (a switch or a mesh). Without NVLink, or with NVLink bridges joining pairs only, the cells
+    after the rows' own columns may be GPUs whose rows were cut or NICs."""
     labels = list(rows)
     gpu_rows = [label for label in labels if label.startswith("GPU")]
     if len(gpu_rows) < len(labels) or not gpu_rows:
         return labels, 0  # NIC rows are labelled: their labels are the columns (the matrix is square)
-    span, width, nvlink = 0, 0, False
+    span, width, most_peers = 0, 0, 0
     for label, (cells, _line) in rows.items():
         matrix = 0
         while matrix < len(cells) and CELL_RE.match(cells[matrix]):
@@ -155,10 +156,12 @@ def _headerless_columns(rows: Matrix) -> tuple[list[str], int]:
         for i in range(matrix):
             if cells[i] == "X" or NV_RE.match(cells[i]):
                 span = max(span, i + 1)
-                nvlink = nvlink or cells[i] != "X"
+        most_peers = max(most_peers, sum(1 for cell in cells[:matrix] if NV_RE.match(cell)))
     if width <= span:
         return labels, 0
-    if not nvlink:
+    # A GPU with NVLink to 2+ others sits on a switch or a mesh, which reaches every GPU of the node. A
+    # bridge joins a pair only: the GPUs of other pairs whose rows were cut would look like NICs.
+    if most_peers < 2:
         return labels, width - span
     return [f"GPU{i}" for i in range(span)] + [f"NIC{i}" for i in range(width - span)], 0
 
@@ -268,11 +271,12 @@ def parse_topo(text: Text) -> ParseResult:
         "full_nvlink_mesh": None if gpus < 2 else not pairs_not_nvlink,
         "min_nvlinks_per_pair": min(nv_counts) if nv_counts else None,
         "max_nvlinks_per_pair": max(nv_counts) if nv_counts else None,
-        "nics": len(nic_cols),
+        # Unknown (None) when the header was lost and the cells after the GPU columns cannot be told.
+        "nics": None if untold else len(nic_cols),
         "nic_names": [n["name"] for n in nics],
         # A rail NIC sits behind the same PCIe switch as a GPU; NICs that are NODE/SYS to every GPU are
         # front-end or storage ports (evidence/FORMATS.md 1).
-        "rail_nics": sum(1 for n in nics if n["close_gpus"]),
+        "rail_nics": None if untold else sum(1 for n in nics if n["close_gpus"]),
         "nic_details": nics,
         "pairs_not_nvlink": pairs_not_nvlink,
         "gpu_pair_connections": dict(cell_types),
