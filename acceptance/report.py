@@ -26,7 +26,7 @@ from typing import Any
 
 from acceptance.findings import NCCL_KINDS, bundle_findings, detail, where
 from benchmarks.compare import STABILITY_DROP_WARN, compare
-from benchmarks.scaling import SCALING_PASS
+from benchmarks.scaling import SCALING_PASS, reaches_bandwidth, tree_suspected
 from hardware.messages import Msg, _, joined
 
 HEADLINE_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
@@ -105,8 +105,19 @@ def _judged(facts: dict[str, Any], pair: tuple[dict[str, Any], dict[str, Any]]) 
     }
 
 
+def _full_node(facts: dict[str, Any], runs: list[tuple[dict[str, Any], dict[str, Any]]]) -> int | None:
+    """GPUs per node of a full node: the offering's, else the most any run shows."""
+    shown = [int(r["gpus_per_node"]) for _i, r in runs if r.get("gpus_per_node")]
+    return facts.get("gpus_per_node") or max(shown, default=None)
+
+
 def collective_bandwidth(facts: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
-    runs = _runs(items)
+    everything = _runs(items)
+    full = _full_node(facts, everything)
+    # The headline comes from runs using every GPU of a node (a 1-GPU-per-node run drives one NIC of
+    # eight); multi-node runs on fewer GPUs per node are shown apart and judged by nothing here.
+    runs = [p for p in everything if p[1]["nodes"] == 1 or p[1].get("gpus_per_node") == full]
+    partial = [p for p in everything if p[1]["nodes"] >= 2 and p not in runs]
     multi = sorted({r["nodes"] for _kind, r in runs if r["nodes"] >= 2})
     line_rate = None
     if facts.get("nics_per_node") and facts.get("gbps_per_nic"):
@@ -122,7 +133,13 @@ def collective_bandwidth(facts: dict[str, Any], items: list[dict[str, Any]]) -> 
         "intra_node": None,
     }
     collective = _pick_collective(runs, multi[-1]) if multi else None
-    if collective is None:
+    if collective is None and partial:
+        out["basis"] = _(
+            "no multi-node run uses all %(gpus)s GPUs of each node: a run on fewer GPUs per node does not "
+            "exercise every NIC; run the kit's nccl-tests jobs on full nodes",
+            gpus=full,
+        )
+    elif collective is None:
         out["basis"] = _(
             "no multi-node all_reduce/all_gather/reduce_scatter run: run the kit's nccl-tests jobs"
         )
@@ -134,16 +151,25 @@ def collective_bandwidth(facts: dict[str, Any], items: list[dict[str, Any]]) -> 
     intra = _best_run(runs, intra_collective, 1) if intra_collective else None
     if intra is not None:
         out["intra_node"] = _judged(facts, intra)
-        if out["intra_node"]["verdict"] == "fail" and out["verdict"] == "pass":
+        out["multi_node_verdict"] = out["verdict"]
+        if out["intra_node"]["verdict"] == "fail":  # a failing NVLink fails whatever the fabric shows
             out["verdict"] = "fail"
+    if partial:
+        pick = max(partial, key=lambda p: (p[1]["nodes"], p[1].get("gpus_per_node") or 0))
+        out["partial_node"] = _judged(facts, pick)
     return out
 
 
-def busbw_curve(items: list[dict[str, Any]], collective: str | None) -> list[dict[str, Any]]:
-    """Median busbw at the largest size per node count for one collective (repeats folded)."""
+def busbw_curve(
+    items: list[dict[str, Any]], collective: str | None, per_node: int | None = None
+) -> list[dict[str, Any]]:
+    """Median busbw at the largest size per node count for one collective (repeats folded): only runs
+    with `per_node` GPUs per node (when given) whose largest size reaches bandwidth (SATURATION_BYTES)."""
     by_nodes: dict[int, list[float]] = {}
     for _kind, run in _runs(items):
-        if run.get("collective") == collective:
+        if per_node and run.get("gpus_per_node") != per_node:
+            continue
+        if run.get("collective") == collective and reaches_bandwidth(run):
             by_nodes.setdefault(run["nodes"], []).append(float(run["busbw_at_max_size_gbps"]))
     return [
         {"nodes": nodes, "busbw_gbps": round(statistics.median(values), 2)}
@@ -178,9 +204,9 @@ def _training_points(facts: dict[str, Any], items: list[dict[str, Any]]) -> tupl
 
 
 def scaling_efficiency(
-    facts: dict[str, Any], items: list[dict[str, Any]], collective: str | None
+    facts: dict[str, Any], items: list[dict[str, Any]], collective: str | None, per_node: int | None = None
 ) -> dict[str, Any]:
-    curve = busbw_curve(items, collective)
+    curve = busbw_curve(items, collective, per_node)
     metric, points = _training_points(facts, items)
     out: dict[str, Any] = {"value": None, "basis": None, "curve": curve, "verdict": "cannot-measure"}
     if len(points) >= 2:
@@ -199,7 +225,7 @@ def scaling_efficiency(
     else:
         inflated = _tree_inflated_counts(items, collective)
         multi = [p for p in curve if p["nodes"] >= 2]
-        usable = [p for p in multi if p["nodes"] not in inflated] or multi
+        usable = [p for p in multi if p["nodes"] not in inflated]
         if len(usable) < 2 or usable[0]["nodes"] == multi[-1]["nodes"]:
             out["basis"] = _(
                 "needs the training probe or the same collective at two or more multi-node counts: "
@@ -227,10 +253,13 @@ def scaling_efficiency(
 
 
 def _tree_inflated_counts(items: list[dict[str, Any]], collective: str | None) -> set[int]:
+    """{2} when a 2-node run of `collective` may be tree/NVLS-inflated (scaling.tree_suspected)."""
     return {
-        run["nodes"]
-        for _kind, run in _runs(items)
-        if run.get("collective") == collective and run["nodes"] == 2 and run.get("nvls_or_tree_suspected")
+        2
+        for item in items
+        if item.get("kind") in NCCL_KINDS
+        for run in (item.get("summary") or {}).get("runs") or []
+        if run.get("collective") == collective and tree_suspected(run, item)
     }
 
 
@@ -268,10 +297,23 @@ def _when(value: Any) -> datetime | None:
         return None
 
 
-def _stability_samples(items: list[dict[str, Any]], collective: str | None, nodes: int | None) -> list[float]:
+def _size_class(run: dict[str, Any]) -> Any:
+    """Runs past SATURATION_BYTES compare with each other; shorter ones only with the same largest size."""
+    return "saturated" if reaches_bandwidth(run) else run.get("max_size_bytes")
+
+
+def _stability_samples(
+    items: list[dict[str, Any]], collective: str | None, nodes: int | None, like: dict[str, Any] | None = None
+) -> list[float]:
+    """busbw repeats of the headline's collective, node count, GPUs per node and size class."""
+    like = like or {}
     samples: list[float] = []
     for _kind, run in _runs(items):
         if run.get("collective") != collective or run["nodes"] != nodes:
+            continue
+        if like.get("gpus_per_node") and run.get("gpus_per_node") != like["gpus_per_node"]:
+            continue
+        if like.get("max_size_bytes") and _size_class(run) != _size_class(like):
             continue
         cycles = run.get("busbw_at_max_size_per_cycle_gbps") or []
         samples += [float(v) for v in cycles] if len(cycles) >= 2 else [float(run["busbw_at_max_size_gbps"])]
@@ -289,10 +331,14 @@ def _xids(items: list[dict[str, Any]]) -> tuple[int, list[Any]]:
 
 
 def stability(
-    items: list[dict[str, Any]], texts: list[tuple[str, str]], collective: str | None, nodes: int | None
+    items: list[dict[str, Any]],
+    texts: list[tuple[str, str]],
+    collective: str | None,
+    nodes: int | None,
+    like: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     timeline = _timeline(texts)
-    samples = _stability_samples(items, collective, nodes)
+    samples = _stability_samples(items, collective, nodes, like)
     failed_runs = sum(
         1
         for item in items
@@ -314,8 +360,9 @@ def stability(
         "xid_events": xid_events,
         "xid_codes": xid_codes,
         "samples": len(samples),
+        **training_problems(items),
     }
-    if xid_events or out["interruptions"]:
+    if xid_events or out["interruptions"] or out["training_verdict"] == "fail":
         out["verdict"] = "fail"
     elif drift is None:
         out["what_to_run"] = WHAT_TO_RUN
@@ -325,6 +372,33 @@ def stability(
     if drift is None:
         out["what_to_run"] = WHAT_TO_RUN
     return out
+
+
+def training_problems(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """nan and skipped iterations and stalls of the bundle's training probes. Rule: any nan iteration
+    fails stability (the run computed garbage); skipped iterations and stalls fail it when together they
+    are more than STABILITY_DROP_WARN % of the iterations (a few loss-scale skips at the start are
+    normal), and are only reported below that."""
+    nan = skipped = stalls = total = 0
+    for item in items:
+        if item.get("kind") in TRAINING_KINDS:
+            summary = item.get("summary") or {}
+            nan += int(summary.get("nan_iterations") or 0)
+            skipped += int(summary.get("skipped_iterations") or 0)
+            stalls += len(summary.get("stalls") or [])
+            total += int(summary.get("iterations") or summary.get("steady_iterations") or 0)
+    verdict = None
+    if nan or (total and (skipped + stalls) * 100 > STABILITY_DROP_WARN * total):
+        verdict = "fail"
+    elif total:
+        verdict = "pass"
+    return {
+        "training_iterations": total,
+        "training_nan_iterations": nan,
+        "training_skipped_iterations": skipped,
+        "training_stalls": stalls,
+        "training_verdict": verdict,
+    }
 
 
 def measured_counts(items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -395,8 +469,8 @@ def build_report(
     )
     indicators = {
         "collective_bandwidth": bandwidth,
-        "scaling_efficiency": scaling_efficiency(facts, items, collective),
-        "stability": stability(items, texts or [], collective, bandwidth.get("nodes")),
+        "scaling_efficiency": scaling_efficiency(facts, items, collective, bandwidth.get("gpus_per_node")),
+        "stability": stability(items, texts or [], collective, bandwidth.get("nodes"), bandwidth),
     }
     details = bundle_findings(facts, items) + step_findings(steps or [])
     for name, indicator in indicators.items():
@@ -417,6 +491,8 @@ def build_report(
 def _indicator_finding(name: str, indicator: dict[str, Any]) -> dict[str, Any]:
     if name == "collective_bandwidth":
         parts = [indicator, indicator.get("intra_node") or {}]
+        if indicator.get("multi_node_verdict", indicator["verdict"]) != "fail":
+            parts.reverse()  # the multi-node run passed or was not judged: the NVLink run failed
         failing = next((p for p in parts if p.get("verdict") == "fail"), indicator)
         text = _(
             "collective bandwidth: %(collective)s %(busbw)s GB/s on %(nodes)s node(s), expected %(expected)s "
@@ -435,6 +511,15 @@ def _indicator_finding(name: str, indicator: dict[str, Any]) -> dict[str, Any]:
             value=indicator.get("value"),
             threshold=f"{SCALING_PASS:g}",
             basis=indicator.get("basis"),
+        )
+    elif indicator.get("training_verdict") == "fail":
+        text = _(
+            "stability: the training probe had %(nan)s nan and %(skipped)s skipped iteration(s) and "
+            "%(stalls)s stall(s) in %(total)s iterations",
+            nan=indicator.get("training_nan_iterations"),
+            skipped=indicator.get("training_skipped_iterations"),
+            stalls=indicator.get("training_stalls"),
+            total=indicator.get("training_iterations"),
         )
     elif indicator.get("drift_pct") is None:  # failed by interruptions or Xids before any drift was measured
         text = _(

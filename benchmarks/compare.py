@@ -15,14 +15,14 @@ sizing model uses):
   offering's intra-node kind. Source: calibration.md section 5 (8x A100 NVLink3 all-reduce 235 = 78 % of
   300; 8x H100 ring ~365 of 450 = 81 %) and benchlogs/FORMATS.md section 8 (A100 235; H100
   ring/all_gather/reduce_scatter 360-370).
-- Across nodes: the per-GPU NIC share (nics_per_node x gbps_per_nic / 8 / gpus_per_node) x
-  hardware.fabric_efficiency for the claimed fabric, times the GPUs per node in the run for the ring
-  collectives (all_reduce,
-  all_gather, reduce_scatter), because each GPU drives its own rail and nccl-tests busbw then tracks
-  the node's aggregate NIC bandwidth: calibration.md 5 "NDR 400G: 46-48 GB/s per NIC, so 8 rails
-  ~370-384", FORMATS.md 8 (1 GPU/node all_reduce 48.9 on one 400G NIC; 8 GPUs/node with Ring 392.7 on
-  8x400G). For alltoall only the per-GPU share counts (FORMATS.md 8: 80 GPUs on 10 nodes ~50 per GPU).
-  InfiniBand 0.96, tuned RoCE 0.92, EFA 0.91 of line rate (calibration.md section 5).
+- Across nodes (benchmarks.internode): the NIC line rate the run's GPUs can load (the per-GPU NIC share,
+  nics_per_node x gbps_per_nic / 8 / gpus_per_node, or one whole NIC where NICs are fewer than GPUs) times
+  the GPUs per node in the run for the ring collectives, because each GPU drives its own rail and
+  nccl-tests busbw then tracks the node's aggregate NIC bandwidth (calibration.md 5 "NDR 400G: 46-48 GB/s
+  per NIC, so 8 rails ~370-384", FORMATS.md 8), and times N/(N-1) x (n-1)/n for alltoall on N nodes (the
+  share that stays inside the node), x hardware.fabric_efficiency. Above that line rate, with CollNet/SHARP,
+  a 2-node all_reduce pass that tree/NVLSTree may inflate, or a shortfall at a largest size below 256 MiB:
+  cannot-measure.
 - Across nodes inside one NVLink domain (GB200/GB300 NVL72: 72 GPUs over 18 trays, the offering's
   `nvlink_domain_gpus` or its class's): as inside one node, since NCCL carries the run over multi-node
   NVLink (_nvlink_domain_run).
@@ -35,10 +35,10 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.compare_fabric import compare_dmesg_nics, compare_lspci, compare_perftest, compare_ports
+from benchmarks.internode import inter_node_verdict_row
 from benchmarks.verdicts import (
     STABILITY_DROP_WARN,
     count_verdict,
-    inter_fraction,
     ratio_verdict,
     spread_limit,
     verdict_row,
@@ -144,60 +144,6 @@ def _intra_nodeverdict_row(
     return ratio_verdict(claim, expected, measured, detail, item, lines)
 
 
-def _wire_gbytes(
-    facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any], nodes: int
-) -> tuple[float, str]:
-    """The claimed NIC bandwidth a run can load (GB/s) and how it was reckoned."""
-    nics, gbps, gpus_per_node = facts["nics_per_node"], facts["gbps_per_nic"], facts["gpus_per_node"]
-    ranks = run.get("ranks")
-    per_gpu = nics * gbps / 8 / gpus_per_node
-    share = _(
-        "%(share)s GB/s per GPU (%(nics)s x %(gbps)s Gb/s / %(gpus)s)",
-        share=f"{per_gpu:g}",
-        nics=nics,
-        gbps=f"{gbps:g}",
-        gpus=gpus_per_node,
-    )
-    if run.get("collective") not in RING_COLLECTIVES:
-        return per_gpu, share
-    run_gpus = run.get("gpus_per_node") or (ranks // nodes if ranks and ranks % nodes == 0 else None)
-    run_gpus = run_gpus or item.get("gpus") and int(item["gpus"]) // nodes or gpus_per_node
-    used = min(run_gpus, gpus_per_node)
-    return per_gpu * used, _("%(used)s GPU(s)/node x %(share)s", used=used, share=share)
-
-
-def _inter_nodeverdict_row(
-    facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any], nodes: int, where: str, lines: list[int]
-) -> dict[str, Any]:
-    """Several nodes: busbw against the claimed NICs x Gb/s x what a healthy fabric of that kind reaches."""
-    measured = run.get("busbw_at_max_size_gbps")
-    claim = _("inter-node bandwidth (NICs x Gb/s)")
-    if not (facts.get("nics_per_node") and facts.get("gbps_per_nic") and facts.get("gpus_per_node")):
-        detail = _("offering does not publish NICs, Gb/s and GPUs/node: %(where)s", where=where)
-        return verdict_row(claim, None, measured, "cannot-measure", detail, item, lines)
-    wire, basis = _wire_gbytes(facts, item, run, nodes)
-    fraction = inter_fraction(facts)
-    expected = wire * fraction
-    detail = _(
-        "%(where)s; expected %(basis)s x %(fraction)s achievable", where=where, basis=basis, fraction=fraction
-    )
-    if run.get("nvls_or_tree_suspected") and nodes == 2:
-        if measured is not None and measured > wire:
-            inflated = _(
-                "busbw exceeds the NIC line rate (%(wire)s GB/s): tree/NVLSTree inflation on 2 nodes, rerun "
-                "with NCCL_ALGO=Ring or on more nodes",
-                wire=f"{wire:g}",
-            )
-            detail = joined(detail, inflated, sep="; ")
-            percent = measured / expected * 100 if expected else None
-            return verdict_row(
-                claim, round(expected, 2), measured, "cannot-measure", detail, item, lines, percent
-            )
-        tree = _("2-node all_reduce without NCCL_ALGO=Ring may be inflated by tree algorithms")
-        detail = joined(detail, tree, sep="; ")
-    return ratio_verdict(claim, expected, measured, detail, item, lines)
-
-
 def _compare_collective_run(
     facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any]
 ) -> dict[str, Any]:
@@ -225,7 +171,7 @@ def _compare_collective_run(
     domain = _nvlink_domain_run(facts, run)
     if domain:
         return _intra_nodeverdict_row(facts, item, run, joined(where, domain, sep="; "), lines)
-    return _inter_nodeverdict_row(facts, item, run, nodes, where, lines)
+    return inter_node_verdict_row(facts, item, run, nodes, where, lines)
 
 
 def _nvlink_domain_run(facts: dict[str, Any], run: dict[str, Any]) -> Msg | None:
@@ -349,7 +295,7 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
 def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     lines = s.get("lines", [])
-    out = [count_verdict(_("GPUs per node"), facts.get("gpus_per_node"), s.get("gpus"), item, lines)]
+    out = [_topo_gpus_verdict(facts, item, lines)]
     intra = facts.get("intra_node")
     mesh = s.get("full_nvlink_mesh")
     if intra in ("nvswitch", "nvlink-mesh"):
@@ -397,6 +343,21 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         )
     out.append(_rail_nics_verdict(facts, item, gpu, lines))
     return out
+
+
+def _topo_gpus_verdict(facts: dict[str, Any], item: dict[str, Any], lines: list[int]) -> dict[str, Any]:
+    """GPUs per node from the matrix rows. Without the matrix's header (topo.py `header_missing`) the rows
+    shown may be a cut excerpt: fewer GPUs than claimed cannot be measured, as many or more pass."""
+    s = item.get("summary", {})
+    claim, expected, measured = _("GPUs per node"), facts.get("gpus_per_node"), s.get("gpus")
+    if s.get("header_missing") and expected is not None and measured is not None and measured < expected:
+        detail = _(
+            "the matrix has no column header, so its GPU rows may have been cut with it: %(gpus)s GPU(s) "
+            "shown is a minimum",
+            gpus=measured,
+        )
+        return verdict_row(claim, expected, measured, "cannot-measure", detail, item, lines)
+    return count_verdict(claim, expected, measured, item, lines)
 
 
 def _rail_nics_verdict(

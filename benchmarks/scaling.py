@@ -6,9 +6,32 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.compare import run_nodes
+from benchmarks.internode import MIN_INTER_NODE_BYTES
+from hardware.messages import _
 
 SCALING_PASS = 0.90
 SCALING_WARN = 0.70
+# The smallest "largest message size" whose busbw is taken as the bandwidth of the fabric: the floor the
+# inter-node verdicts use (internode.MIN_INTER_NODE_BYTES, with its basis). A run that stops below it measures
+# latency more than bandwidth and stays out of the curves.
+SATURATION_BYTES = MIN_INTER_NODE_BYTES
+
+
+def reaches_bandwidth(run: dict[str, Any]) -> bool:
+    """The run's largest message size is at or past SATURATION_BYTES (unknown: no)."""
+    return int(run.get("max_size_bytes") or 0) >= SATURATION_BYTES
+
+
+def tree_suspected(run: dict[str, Any], item: dict[str, Any]) -> bool:
+    """A 2-node run whose busbw tree/NVLS/CollNet may inflate: the parser flagged it, the log names such
+    an algorithm, or the node count came from the upload (the parser could not check) on an all_reduce
+    not forced to Ring."""
+    if run_nodes(run, item) != 2:
+        return False
+    hint = str(run.get("algorithm_hint") or "").lower()
+    if run.get("nvls_or_tree_suspected") or any(a in hint for a in ("tree", "nvls", "collnet")):
+        return True
+    return not run.get("nodes") and run.get("collective") == "all_reduce" and hint != "ring"
 
 
 def scaling(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -18,27 +41,13 @@ def scaling(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for collectives; tokens/s per GPU, else TFLOP/s per GPU, for training). >= 0.9 pass, 0.7-0.9 warn.
     """
     series: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    unknown: dict[str, set[int]] = {}  # collective -> node counts of runs whose GPUs per node is unknown
     for item in items:
         kind = item.get("kind")
         summary = item.get("summary", {})
         if kind in ("nccl-tests", "rccl-tests"):
             for run in summary.get("runs", []):
-                nodes = run_nodes(run, item)
-                value = run.get("busbw_at_max_size_gbps")
-                if run.get("failed") or not nodes or value is None or not run.get("collective"):
-                    continue
-                if run.get("nvls_or_tree_suspected") and nodes == 2:
-                    continue  # inflated 2-node all_reduce would distort the base of the ratio
-                # busbw per GPU depends on the GPUs per node, so only like is compared with like.
-                label = f"{run['collective']} ({run.get('gpus_per_node') or '?'} GPU/node)"
-                series.setdefault(("busbw_gbps", label), []).append(
-                    {
-                        "nodes": nodes,
-                        "value": value,
-                        "file": item.get("filename"),
-                        "lines": [run.get("first_line"), run.get("last_line")],
-                    }  # fmt: skip
-                )
+                _add_collective_point(series, unknown, item, run)
         elif kind in ("megatron", "torchtitan", "deepspeed"):
             value = summary.get("median_tokens_per_s_per_gpu") or summary.get("median_tflops_per_gpu")
             nodes = item.get("nodes")
@@ -54,7 +63,7 @@ def scaling(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
                         "lines": [summary.get("first_line"), summary.get("last_line")],
                     }  # fmt: skip
                 )
-    out = []
+    out = _unknown_layout_rows(unknown)
     for (metric, name), points in series.items():
         multi = sorted((p for p in points if p["nodes"] >= 2), key=lambda p: p["nodes"])
         counts = {p["nodes"] for p in multi}
@@ -84,3 +93,58 @@ def scaling(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def _add_collective_point(
+    series: dict[tuple[str, str], list[dict[str, Any]]],
+    unknown: dict[str, set[int]],
+    item: dict[str, Any],
+    run: dict[str, Any],
+) -> None:
+    """One run into its series: same collective, same GPUs per node, largest size past saturation."""
+    nodes = run_nodes(run, item)
+    value = run.get("busbw_at_max_size_gbps")
+    if run.get("failed") or not nodes or value is None or not run.get("collective"):
+        return
+    if not reaches_bandwidth(run) or tree_suspected(run, item):
+        return  # latency-bound sizes, or an inflated 2-node all_reduce, would distort the ratio
+    if not run.get("gpus_per_node"):
+        if nodes >= 2:
+            unknown.setdefault(run["collective"], set()).add(nodes)
+        return
+    # busbw per GPU depends on the GPUs per node, so only like is compared with like.
+    label = f"{run['collective']} ({run['gpus_per_node']} GPU/node)"
+    series.setdefault(("busbw_gbps", label), []).append(
+        {
+            "nodes": nodes,
+            "value": value,
+            "file": item.get("filename"),
+            "lines": [run.get("first_line"), run.get("last_line")],
+        }  # fmt: skip
+    )
+
+
+def _unknown_layout_rows(unknown: dict[str, set[int]]) -> list[dict[str, Any]]:
+    """cannot-measure where runs at several node counts do not say their GPUs per node."""
+    return [
+        {
+            "claim": f"scaling {collective} busbw_gbps",
+            "expected": f">= {SCALING_PASS:g} of the smallest multi-node figure",
+            "measured": None,
+            "percent_of_expected": None,
+            "verdict": "cannot-measure",
+            "detail": str(
+                _(
+                    "GPUs per node unknown in the %(collective)s runs at %(counts)s nodes: runs of "
+                    "different layouts cannot be compared",
+                    collective=collective,
+                    counts=", ".join(str(n) for n in sorted(counts)),
+                )
+            ),
+            "file": "",
+            "lines": [],
+            "base_file": "",
+        }
+        for collective, counts in sorted(unknown.items())
+        if len(counts) >= 2
+    ]

@@ -105,6 +105,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "link_speed_unit": _("Link speed unit"),
     "traffic_counter_links": _("Links with traffic counters (no link status)"),
     "header_line": _("Header line"),
+    "header_missing": _("Column header missing"),
     "full_nvlink_mesh": _("Full NVLink mesh"),
     "min_nvlinks_per_pair": _("Fewest NVLinks between two GPUs"),
     "max_nvlinks_per_pair": _("Most NVLinks between two GPUs"),

@@ -281,6 +281,9 @@ def parse_topo(text: Text) -> ParseResult:
         "pairs_not_nvlink": pairs_not_nvlink,
         "gpu_pair_connections": dict(cell_types),
         "header_line": header_line,
+        # The matrix's column header was lost in the paste: GPU rows may have been cut with it, so `gpus`
+        # is a minimum (compare._compare_topo).
+        "header_missing": header_line is None,
         "lines": [rows[g][1] for g in gpu_cols if g in rows],
     }
     if gpus < 2:

@@ -108,6 +108,11 @@ class Run:
     rank_lines: int = 0
     # (line, label) of a publisher's note inside the run (`---- some output truncated ----`), not a boundary.
     notes: list[tuple[int, str]] = field(default_factory=list)
+    # Labels of the separator lines of a run that has nothing else yet (RunAssembler.interrupted_run).
+    separator_labels: list[tuple[int, str]] = field(default_factory=list)
+    # (first line, last line, first label) of another tool's output pasted inside the table (`=== ROCm
+    # System Management Interface ===` ... `=== End of ROCm SMI Log ===`), read across (RunAssembler.resume).
+    interruptions: list[tuple[int, int, str]] = field(default_factory=list)
 
     def touch(self, line_no: int, stage: int | None = None) -> None:
         if line_no > self.last_line:
@@ -247,6 +252,13 @@ def _route_line(line: str) -> int:
 # Remembered whatever the line's length (route_line is called on walked lines only, a few per test): the
 # lru_cache is called directly, without a Python wrapper.
 route_line = functools.lru_cache(maxsize=256)(_route_line)
+
+
+def _names_a_test(label: str) -> bool:
+    """A separator label that names a node count or a collective (`==== 2 nodes all_gather ====`)."""
+    return read_nodes_in_text(label) is not None or any(
+        normalise_collective(word) is not None for word in re.findall(r"[A-Za-z_]+", label)
+    )
 
 
 def _is_note_of(run: Run, label: str, nodes: int | None) -> bool:
@@ -415,7 +427,8 @@ class RunAssembler:
         line_no = first_line_no + index
         if not rows:
             return self.take_ranks(line_no, line_no + count - 1, text)
-        if self.current is not None and not usual_layout(self.current.layout):
+        layout_run = self.interrupted_run() or self.current
+        if layout_run is not None and not usual_layout(layout_run.layout):
             return False  # another layout reads the rows otherwise
         self.previous_line = lines[index + count - 1]
         self.add_scanned_rows(line_no, count, text)
@@ -564,8 +577,39 @@ class RunAssembler:
             target = self.new_run(line_no)
         if nodes is not None:
             target.nodes_hint, target.nodes_source = nodes, "separator"
+        target.separator_labels.append((line_no, label))
         target.touch(line_no)
         return True
+
+    def interrupted_run(self) -> Run | None:
+        """The run whose table another tool's output interrupted (rocm-smi pasted after a row opens with a
+        `=== ROCm System Management Interface ===` banner): the current run holds only separator lines
+        that name no test, and the run before it is in its rows (no footer, failure or conclusion)."""
+        run = self.current
+        if run is None or run.stage >= 0 or not run.separator_labels:  # on every row: the usual case first
+            return None
+        if len(self.runs) < 2 or self.runs[-1] is not run or run.has_content:
+            return None
+        if any(_names_a_test(label) for _, label in run.separator_labels):
+            return None
+        hints = (run.collective, run.nodes_hint, run.algorithm, run.world_size_hint, run.gpus_arg, run.np_arg)
+        if any(hint is not None for hint in (*hints, run.tests_version, run.nccl_version)):
+            return None
+        before = self.runs[-2]
+        if before.stage != ST_ROWS or not before.rows or before.concluded or before.failures:
+            return None
+        return before
+
+    def resume(self, size: int) -> None:
+        """A row of `size` after another tool's output continues the interrupted run when it continues
+        that run's sizes; a row that starts the sizes again starts the test the separators announced."""
+        before = self.interrupted_run()
+        if before is None or size <= before.rows[-1].size:
+            return
+        run = self.runs.pop()
+        before.interruptions.append((run.first_line, run.last_line, run.separator_labels[0][1]))
+        before.touch(run.last_line)
+        self.current = before
 
     def column_header_line(self, line_no: int, line: str) -> bool:
         found = is_column_header(line)
@@ -614,9 +658,13 @@ class RunAssembler:
         return True
 
     def row_line(self, line_no: int, line: str) -> bool:
-        row = parse_row(line, line_no, self.current.layout if self.current else None)
+        interrupted = self.interrupted_run()
+        layout_run = interrupted or self.current
+        row = parse_row(line, line_no, layout_run.layout if layout_run else None)
         if row is None:
             return False
+        if interrupted is not None:
+            self.resume(row.size)
         self.add_row(line_no, row)
         return True
 
@@ -630,6 +678,9 @@ class RunAssembler:
     def add_scanned_rows(self, line_no: int, count: int, rows_text: str) -> None:
         """add_row of each row of a run of rows found by scan_block (lines line_no.. line_no + count - 1),
         built only for a run kept. Only the first can open a run: the rows after it find it at ST_ROWS."""
+        if self.interrupted_run() is not None:  # rare: the rows are read twice
+            for first in read_rows(line_no, rows_text)[:1]:
+                self.resume(first.size)
         run = self.enter_stage(line_no, ST_ROWS)
         run.touch(line_no + count - 1)
         if self.dropped_runs:  # `run` is past the runs kept: never shown

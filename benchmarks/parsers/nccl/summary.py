@@ -568,14 +568,27 @@ def _size_row(row: Row, cycle: int) -> dict[str, Any]:
 
 
 def _notes_warnings(run: Run) -> list[str]:
-    """The publisher's notes inside the run (assembly._is_note_of), the first three."""
+    """The publisher's notes inside the run (assembly._is_note_of), the first three, and another tool's
+    output pasted inside its table (assembly.RunAssembler.resume), the first three."""
     return [
-        _(
-            "line %(line)s is a note, not nccl-tests output (`%(note)s`): the run is read across it",
-            line=line,
-            note=note,
-        )
-        for line, note in run.notes[:3]
+        *(
+            _(
+                "line %(line)s is a note, not nccl-tests output (`%(note)s`): the run is read across it",
+                line=line,
+                note=note,
+            )
+            for line, note in run.notes[:3]
+        ),
+        *(
+            _(
+                "lines %(first)s-%(last)s are another tool's output (`%(label)s`), not nccl-tests: the run "
+                "is read across them, its sizes continue after them",
+                first=first,
+                last=last,
+                label=label,
+            )
+            for first, last, label in run.interruptions[:3]
+        ),
     ]
 
 
