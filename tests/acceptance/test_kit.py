@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from acceptance import kit
+from benchmarks.parsers import parse
 from tests.acceptance.stubs import make_stub_bin, stub_env
 from tests.benchmarks._shared import require_shared
 
@@ -172,6 +173,10 @@ def test_the_slurm_kit_runs_against_stub_tools_and_packs_one_folder(tmp_path: Pa
         "results/nodes/node01/dcgmi-diag.txt" in names and "results/nodes/node01/dmesg-xid-full.txt" in names
     )
     assert "17179869184" in nccl_8 and "350.84" in nccl_8
+    # the log states the algorithm the kit forces, so a 2-node all_reduce can be judged (no tree inflation)
+    assert "# NCCL_ALGO=Ring" in nccl_8
+    runs = parse(nccl_8.encode(), "x.log").as_dict()["summary"]["runs"]
+    assert [r["algorithm_hint"] for r in runs] == ["ring"]
     # Failures are recorded, not fatal: the stub lspci fails, torchrun is missing, all_gather has no log.
     assert "lspci@node01\t1\t1" in steps and "probe\t8\t127" in steps and "nccl:all_gather\t8\t1" in steps
 
