@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.compare_fabric import compare_dmesg_nics, compare_lspci, compare_perftest, compare_ports
-from benchmarks.internode import inter_node_verdict_row
+from benchmarks.internode import disabled_transports_reason, inter_node_verdict_row
 from benchmarks.verdicts import (
     STABILITY_DROP_WARN,
     count_verdict,
@@ -122,6 +122,10 @@ def _intra_nodeverdict_row(
     collective, measured = run.get("collective"), run.get("busbw_at_max_size_gbps")
     nvlink, source = _nvlink_gbytes(facts)
     claim = _("intra-node bandwidth (NVLink) per GPU")
+    disabled = disabled_transports_reason(run)
+    if disabled is not None:
+        detail = joined(where, disabled, sep=": ")
+        return verdict_row(claim, None, measured, "cannot-measure", detail, item, lines)
     if not nvlink:
         return verdict_row(
             claim, None, measured, "cannot-measure", joined(source, where, sep=": "), item, lines

@@ -137,12 +137,29 @@ def _not_nic_traffic(
     return joined(joined(above, why, sep=": "), told, sep="; ") if told else joined(above, why, sep=": ")
 
 
+def disabled_transports_reason(run: dict[str, Any]) -> Msg | None:
+    """Why a run made with NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, NCCL_IB_DISABLE or NCCL_NET_GDR_LEVEL=0
+    (the parser's `disabled_transports`) cannot be judged: its traffic went off the paths being claimed."""
+    disabled = run.get("disabled_transports")
+    if not disabled:
+        return None
+    return _(
+        "the run disabled %(paths)s: a debug setting that routes traffic off NVLink/RDMA, so it does not "
+        "measure the cluster; rerun without it",
+        paths=", ".join(disabled),
+    )
+
+
 def inter_node_verdict_row(
     facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any], nodes: int, where: str, lines: list[int]
 ) -> dict[str, Any]:
     """Several nodes: busbw against the claimed NICs x Gb/s x what a healthy fabric of that kind reaches."""
     measured = run.get("busbw_at_max_size_gbps")
     claim = _("inter-node bandwidth (NICs x Gb/s)")
+    disabled = disabled_transports_reason(run)
+    if disabled is not None:
+        detail = joined(where, disabled, sep=": ")
+        return verdict_row(claim, None, measured, "cannot-measure", detail, item, lines)
     if not (facts.get("nics_per_node") and facts.get("gbps_per_nic") and facts.get("gpus_per_node")):
         detail = _("offering does not publish NICs, Gb/s and GPUs/node: %(where)s", where=where)
         return verdict_row(claim, None, measured, "cannot-measure", detail, item, lines)

@@ -26,6 +26,7 @@ from .blocks import (
 )
 from .reading import (
     DEBUG_LINE_RE,
+    DISABLED_TRANSPORTS,
     MSCCLPP_TEST,
     Layout,
     Row,
@@ -43,6 +44,7 @@ from .reading import (
     parse_row,
     read_algorithm,
     read_command_hints,
+    read_disabled_transports,
     read_failure,
     read_header_fields,
     read_nccl_version,
@@ -93,6 +95,9 @@ class Run:
     gpus_arg: int | None = None
     np_arg: int | None = None
     algorithm: str | None = None
+    # The paths NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, NCCL_IB_DISABLE or NCCL_NET_GDR_LEVEL turned off
+    # (reading.read_disabled_transports), gathered from every hint line: a debug setting, not the cluster.
+    disabled_transports: tuple[str, ...] | None = None
     nvls_seen: bool = False
     skipped_fragments: list[int] = field(default_factory=list)
     # Lines after the column header that look like rows but do not fit its columns: (how many, the first).
@@ -254,6 +259,13 @@ def _route_line(line: str) -> int:
 route_line = functools.lru_cache(maxsize=256)(_route_line)
 
 
+def _merged_hint(old: Any, value: Any) -> Any:
+    """The first value of a hint wins, but the disabled transports of several lines add up."""
+    if isinstance(old, tuple) and isinstance(value, tuple):
+        return tuple(label for label in DISABLED_TRANSPORTS.values() if label in old or label in value)
+    return value if old is None else old
+
+
 def _names_a_test(label: str) -> bool:
     """A separator label that names a node count or a collective (`==== 2 nodes all_gather ====`)."""
     return read_nodes_in_text(label) is not None or any(
@@ -339,10 +351,9 @@ class RunAssembler:
         rows yet, otherwise the next one."""
         run = self.current
         if run is not None and not run.rows and run.stage < ST_FOOTER:
-            if getattr(run, key) is None:
-                setattr(run, key, value)
+            setattr(run, key, _merged_hint(getattr(run, key), value))
         else:
-            self.pending.setdefault(key, value)
+            self.pending[key] = _merged_hint(self.pending.get(key), value)
 
     def feed(self, line_no: int, line: str) -> None:
         """Attach one line of the log to the run it belongs to (or to the file as a whole)."""
@@ -593,7 +604,10 @@ class RunAssembler:
         if any(_names_a_test(label) for _, label in run.separator_labels):
             return None
         hints = (run.collective, run.nodes_hint, run.algorithm, run.world_size_hint, run.gpus_arg, run.np_arg)
-        if any(hint is not None for hint in (*hints, run.tests_version, run.nccl_version)):
+        if any(
+            hint is not None
+            for hint in (*hints, run.disabled_transports, run.tests_version, run.nccl_version)
+        ):
             return None
         before = self.runs[-2]
         if before.stage != ST_ROWS or not before.rows or before.concluded or before.failures:
@@ -704,6 +718,9 @@ class RunAssembler:
         algorithm = read_algorithm(line) if "NCCL_ALGO" in line else None
         if algorithm is not None:
             self.hint("algorithm", algorithm, line_no)
+        disabled = read_disabled_transports(line) if "NCCL_" in line else None
+        if disabled is not None:
+            self.hint("disabled_transports", disabled, line_no)
         nodes = read_nodes_in_nccl_info(line) if "nNodes" in line else None
         if nodes is not None:
             self.hint("nodes_hint", nodes, line_no)

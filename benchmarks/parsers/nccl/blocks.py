@@ -146,10 +146,14 @@ def join_block(lines: list[str]) -> str | None:
 
 # A line with this is an NCCL debug line (assembly.DEBUG_LINE_RE matches at `NCCL`, between blanks).
 DEBUG_INFO = " NCCL INFO "
-# What RunAssembler.debug_line reads a debug line for; a debug line with none of them changes nothing.
+# What RunAssembler.debug_line reads a debug line for (`_DISABLE`, `GDR_LEVEL`: read_disabled_transports);
+# a debug line with none of them changes nothing.
 # NVLS: is_nvls_line needs one of its two phrases besides `NVLS` (most NVLS lines of a debug log have
 # neither: `NVLS Head`, `Connected NVLS tree`, chunk sizes).
-DEBUG_READS = ("NCCL version", "NCCL_ALGO", "nNodes", "multicast support is available", "NVLS comm", " WARN ")
+DEBUG_READS = (
+    "NCCL version", "NCCL_ALGO", "nNodes", "multicast support is available", "NVLS comm", " WARN ",
+    "_DISABLE", "GDR_LEVEL",
+)  # fmt: skip
 
 
 def lines_to_feed(block: str, lines: list[str]) -> Sequence[int]:

@@ -581,6 +581,31 @@ def read_algorithm(line: str) -> str | None:
     return m.group(1).lower() if m else None
 
 
+# Debug settings that route NCCL's traffic off NVLink/RDMA (through the host or the NICs): the NCCL INFO
+# echo (`NCCL_P2P_DISABLE set by environment to 1`) or an assignment on a command/env line
+# (`-x NCCL_SHM_DISABLE=1`).
+TRANSPORT_ENV_RE = re.compile(
+    r"\bNCCL_(P2P_DISABLE|SHM_DISABLE|IB_DISABLE|NET_GDR_LEVEL)(?:[ \t]{1,4}set by environment to[ \t]{1,4}"
+    r"|[ \t]{0,4}=[ \t]{0,4})[\"']?([A-Za-z0-9]{1,8})"
+)
+# Each variable's path, in the order a run lists them; NCCL_NET_GDR_LEVEL=0 or LOC: no GPUDirect RDMA.
+DISABLED_TRANSPORTS = {"P2P_DISABLE": "p2p", "SHM_DISABLE": "shm", "IB_DISABLE": "ib", "NET_GDR_LEVEL": "gdr"}
+
+
+def read_disabled_transports(line: str) -> tuple[str, ...] | None:
+    """The paths a line disables (`p2p`, `shm`, `ib`, `gdr`), in DISABLED_TRANSPORTS' order; None when it
+    disables none (`NCCL_P2P_DISABLE=0` included). The last setting of a variable on the line counts."""
+    if "_DISABLE" not in line and "GDR_LEVEL" not in line:
+        return None
+    values = {m.group(1): m.group(2).upper() for m in TRANSPORT_ENV_RE.finditer(line)}
+    off = {name for name, value in values.items() if _turns_off(name, value)}
+    return tuple(label for name, label in DISABLED_TRANSPORTS.items() if name in off) or None
+
+
+def _turns_off(name: str, value: str) -> bool:
+    return value in ("0", "LOC") if name == "NET_GDR_LEVEL" else value.isdigit() and int(value) != 0
+
+
 NNODES_INFO_RE = re.compile(r"\bnRanks\s+(\d+)\s+nNodes\s+(\d+)")
 
 
@@ -635,10 +660,11 @@ def read_command_hints(line: str) -> list[tuple[str, Any]]:
 @memoised
 def _command_hints(line: str) -> list[tuple[str, Any]]:
     """Command lines and wrapper lines carry the collective name, -g and the launcher size."""
-    hints: list[tuple[str, Any]] = []
     named = read_collective_name_line(line) if len(line) < 120 else None
     if named is not None:
         return [("collective", named), ("collective_source", "name-line")]
+    disabled = read_disabled_transports(line) if "NCCL_" in line else None
+    hints: list[tuple[str, Any]] = [("disabled_transports", disabled)] if disabled else []
     if "_perf" not in line and "test" not in line and "world_size" not in line and "NCCL_ALGO" not in line:
         return hints
     m = (

@@ -483,6 +483,17 @@ def _nvls_or_tree_suspected(run: Run, collective: str | None, scale: _Scale) -> 
     return False, None
 
 
+def _disabled_transports_warning(run: Run) -> str | None:
+    if not run.disabled_transports:
+        return None
+    return _(
+        "the run disabled %(paths)s (NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, NCCL_IB_DISABLE or "
+        "NCCL_NET_GDR_LEVEL): a debug setting that routes traffic off those paths, so it does not measure "
+        "the cluster's NVLink/RDMA",
+        paths=", ".join(run.disabled_transports),
+    )
+
+
 def _fabric_reach(scale: _Scale, failed: bool) -> tuple[bool | None, str | None]:
     """Whether the run measures the inter-node fabric, and why not when it cannot."""
     measures_fabric: bool | None = None
@@ -538,6 +549,7 @@ def _interpretation_fields(
         "busbw_algbw_ratio": round(ratio, 5) if ratio is not None else None,
         "old_busbw_definition": old_definition,
         "algorithm_hint": run.algorithm,
+        **({"disabled_transports": list(run.disabled_transports)} if run.disabled_transports else {}),
         "nvls_or_tree_suspected": suspected,
         "nvls_or_tree_reason": why_suspected,
         "measures_fabric": measures_fabric,
@@ -628,6 +640,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         type_sweeps_warning(typed),
         *_noop_warnings(flat),
         *_notes_warnings(run),
+        _disabled_transports_warning(run),
     ]
     return {
         "index": index,
