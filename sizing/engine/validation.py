@@ -27,11 +27,12 @@ PATH = Path(__file__).with_name("validation.yaml")
 TOLERANCE_DENSE_FULL = 0.15  # dense, every parallel degree published
 TOLERANCE_OTHER = 0.25  # MoE, or a layout with assumed settings
 MEAN_TOLERANCE = 0.10
-# What the model reaches on the set today (8.67% over 207 rows, every row compared whatever its error; 8.60%
-# over the 171 rows before the eighteenth stop's 36 published runs, docs/MODEL.md). tests/sizing/
+# What the model reaches on the set today (8.75% over 222 rows, every row compared whatever its error; 8.67%
+# over the 207 rows before the nineteenth stop's 15 published runs, 8.60% over the 171 before the eighteenth
+# stop's 36, docs/MODEL.md). tests/sizing/
 # test_validation.py holds the model to it, so a change that makes the set worse fails even under the
 # target; a model change lowers it, never raises it (new rows move it with their reason in docs/MODEL.md).
-MEAN_RECORDED = 0.0867
+MEAN_RECORDED = 0.0875
 
 
 # The keys the `size` command's contract documents (DESIGN section 5: W, its moe, O and L). An outside tool
@@ -51,14 +52,14 @@ CONTRACT_OFFERING_KEYS = frozenset(
 CONTRACT_LAYOUT_KEYS = frozenset(
     {"tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "recompute", "sequence_parallel", "virtual_stages"}
 )
-# The contract-only mean today (12.03% over 207 rows), held like MEAN_RECORDED. It is a measure of the
+# The contract-only mean today (11.98% over 222 rows), held like MEAN_RECORDED. It is a measure of the
 # defaults as much as of the model: a sourced mechanism that improves the rows with their own settings can
 # raise it, and is then recorded with its reason in docs/MODEL.md (sixteenth stop: the fp8 casts of every
 # routed copy, 12.58% -> 12.69%, on MoE rows whose unstated 1.25 routing imbalance already leans slow; the
 # fewest workload facts moved, 12.70%, MPT-3B keeping its dropout layers; seventeenth stop: gradients
 # reduced in the precision the optimizer-state convention keeps them, 12.64%; eighteenth stop: 36 published
-# runs added, 12.03% over 207 rows).
-CONTRACT_MEAN_RECORDED = 0.1203
+# runs added, 12.03% over 207 rows; nineteenth stop: 15 published runs added, 11.98% over 222 rows).
+CONTRACT_MEAN_RECORDED = 0.1198
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,12 @@ KNOWN_MISSES = {
     "nemotron4-15b-pretrain-h100-2304",
     "glm-130b-a100-40gb-768",
     "mlperf41-h100-gpt3-175b-256",
+    # published runs added at the nineteenth stop: BLOOM's TP8 benchmarks on 384 A100 (the DeepSpeed
+    # pipeline-engine lean, at TP8), InternEvo's InternLM-7B with one micro-batch per step on 1,024 A100
+    # (gradient exchange the source's own table prices above the model's)
+    "bloomprequel-a100-176b-tp8pp12dp4-mbs2-384",
+    "bloomprequel-a100-181b-tp8pp2dp24-mbs2-384",
+    "internevo-a100-internlm-7b-nockpt-acc1-1024",
 }
 
 
@@ -158,9 +164,15 @@ def test_the_contract_keys_alone_are_held_to_their_recorded_mean_and_reject_no_n
     # held at its recorded level (raised only with a reason in docs/MODEL.md; with every setting 8.67%)
     assert stats["mean"] <= V.CONTRACT_MEAN_RECORDED + 5e-5, stats
     # a published layout is rejected from the contract's keys only where the row states why (Llama 3 405B's
-    # assumed virtual stages), as with the row's own settings
+    # assumed virtual stages), as with the row's own settings, or where the row's own optimizer convention
+    # (not a contract key) is what makes it fit: BLOOM's fp16 DeepSpeed run keeps 2-byte gradients (the ZeRO
+    # paper's count), and the engine's default on an A100 is Megatron-LM's 4-byte main gradients
     rejected = {r.row.id for r in V.contract_results() if not r.feasible}
-    assert all((V.by_id(i).known_miss or "").startswith("memory:") for i in rejected), rejected
+    by_convention = {"bloomprequel-a100-181b-tp8pp2dp24-mbs2-384"}
+    assert all(V.by_id(i).layout.get("optimizer") == "zero-paper" for i in by_convention)
+    assert V.predict(V.by_id("bloomprequel-a100-181b-tp8pp2dp24-mbs2-384"))["feasible"]
+    unexplained = rejected - by_convention
+    assert all((V.by_id(i).known_miss or "").startswith("memory:") for i in unexplained), rejected
 
 
 def test_the_contract_command_prints_the_moved_rows_and_the_summary() -> None:
