@@ -46,6 +46,20 @@ def _tree_possible(run: dict[str, Any]) -> bool:
     return names != {"ring"}
 
 
+def tree_may_inflate(run: dict[str, Any], nodes: int | None, per_node: int | None) -> bool:
+    """Whether a run's busbw may be inflated by tree/NVLSTree or CollNet rather than measured on the wire:
+    the one rule for the verdicts (here) and the scaling curves' base (scaling.tree_suspected). A 2-node run
+    with more than one GPU per node (unknown counts as more) that the parser flagged, that selects
+    CollNet/SHARP, or that is an all_reduce NCCL may run as a tree (NCCL_ALGO does not force Ring). Between
+    2 nodes a tree sends each byte across once each way where a ring sends it about twice, so busbw (the
+    ring's formula) can read up to twice what a ring, or a larger job, reaches."""
+    if nodes != 2 or (per_node or 2) <= 1:
+        return False
+    if run.get("nvls_or_tree_suspected") or _collnet(run):
+        return True
+    return run.get("collective") == "all_reduce" and _tree_possible(run)
+
+
 def _gpus_per_node(item: dict[str, Any], run: dict[str, Any], nodes: int) -> tuple[int | None, Msg | None]:
     """The run's GPUs per node: the log's; else ranks / nodes over a node count the upload gave (an even
     spread assumed, said so); else the offering's (None, None). (None, why) when the log names the nodes and
@@ -204,8 +218,7 @@ def _judged(
     """The ratio verdict, unless a pass may be tree-inflated (2-node all_reduce) or a shortfall may be the
     sweep's small largest size: then cannot-measure."""
     nodes, per_node = scale
-    tree = run.get("collective") == "all_reduce" and nodes == 2 and (per_node or 2) > 1
-    tree = tree and (_tree_possible(run) or bool(run.get("nvls_or_tree_suspected")))
+    tree = tree_may_inflate(run, nodes, per_node)
     if tree:
         detail = joined(
             detail,

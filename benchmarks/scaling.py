@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.compare import run_nodes
-from benchmarks.internode import MIN_INTER_NODE_BYTES
+from benchmarks.internode import MIN_INTER_NODE_BYTES, tree_may_inflate
 from hardware.messages import _
 
 SCALING_PASS = 0.90
@@ -23,15 +23,10 @@ def reaches_bandwidth(run: dict[str, Any]) -> bool:
 
 
 def tree_suspected(run: dict[str, Any], item: dict[str, Any]) -> bool:
-    """A 2-node run whose busbw tree/NVLS/CollNet may inflate: the parser flagged it, the log names such
-    an algorithm, or the node count came from the upload (the parser could not check) on an all_reduce
-    not forced to Ring."""
-    if run_nodes(run, item) != 2:
-        return False
-    hint = str(run.get("algorithm_hint") or "").lower()
-    if run.get("nvls_or_tree_suspected") or any(a in hint for a in ("tree", "nvls", "collnet")):
-        return True
-    return not run.get("nodes") and run.get("collective") == "all_reduce" and hint != "ring"
+    """A run whose busbw tree/NVLS/CollNet may inflate, by the verdicts' own rule
+    (internode.tree_may_inflate) at the run's node count (the log's, else the upload's)."""
+    per_node = run.get("gpus_per_node")
+    return tree_may_inflate(run, run_nodes(run, item), int(per_node) if per_node else None)
 
 
 def scaling(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -162,15 +162,46 @@ def test_cycle_stability_is_judged() -> None:
 
 
 def test_scaling_efficiency() -> None:
+    # runs forced to Ring (NCCL_ALGO=Ring, as the acceptance kit runs them): the 2-node run is the base
     items = [
-        _nccl_item(nodes=2, ranks=16, busbw_at_max_size_gbps=380.0),
-        _nccl_item(nodes=4, ranks=32, busbw_at_max_size_gbps=370.0),
-        _nccl_item(nodes=8, ranks=64, busbw_at_max_size_gbps=250.0),
+        _nccl_item(nodes=2, ranks=16, busbw_at_max_size_gbps=380.0, algorithm_hint="Ring"),
+        _nccl_item(nodes=4, ranks=32, busbw_at_max_size_gbps=370.0, algorithm_hint="Ring"),
+        _nccl_item(nodes=8, ranks=64, busbw_at_max_size_gbps=250.0, algorithm_hint="Ring"),
     ]
     result = {r["detail"].split(" nodes")[0]: r for r in scaling(items)}
     assert result["4"]["verdict"] == "pass"
     assert result["8"]["verdict"] == "fail"
     assert result["8"]["measured"] == pytest.approx(250 / 380, abs=1e-3)
+
+
+def test_scaling_drops_a_2_node_all_reduce_base_by_the_verdicts_rule() -> None:
+    # one rule for the verdicts and the curves (internode.tree_may_inflate): a 2-node all_reduce NCCL may run
+    # as a tree is no base, whether or not the parser flagged it; the curve starts at 4 nodes
+    free = [
+        _nccl_item(nodes=2, ranks=16, busbw_at_max_size_gbps=480.0),
+        _nccl_item(nodes=4, ranks=32, busbw_at_max_size_gbps=370.0),
+        _nccl_item(nodes=8, ranks=64, busbw_at_max_size_gbps=350.0),
+    ]
+    result = {r["detail"].split(" nodes")[0]: r for r in scaling(free)}
+    assert set(result) == {"8"} and result["8"]["measured"] == pytest.approx(350 / 370, abs=1e-3)
+    assert _one(H100_IB, free[0])["verdict"] == "cannot-measure"  # the same run's verdict
+    # excluding Tree and NVLS/NVLSTree leaves Ring: a base; all_gather is never a tree: a base
+    excluded = [dict(i) for i in free]
+    excluded[0] = _nccl_item(
+        nodes=2, ranks=16, busbw_at_max_size_gbps=380.0, algorithm_hint="^Tree,NVLS,NVLSTree"
+    )
+    assert "4" in {r["detail"].split(" nodes")[0] for r in scaling(excluded)}
+    gathers = [
+        _nccl_item(collective="all_gather", nodes=n, ranks=8 * n, busbw_at_max_size_gbps=v)
+        for n, v in ((2, 380.0), (4, 370.0))
+    ]
+    assert {r["detail"].split(" nodes")[0] for r in scaling(gathers)} == {"4"}
+    # one GPU per node: a tree of two ranks is a ring; a base
+    single = [
+        _nccl_item(nodes=n, ranks=n, gpus_per_node=1, busbw_at_max_size_gbps=v)
+        for n, v in ((2, 45.0), (4, 44.0))
+    ]
+    assert {r["detail"].split(" nodes")[0] for r in scaling(single)} == {"4"}
 
 
 def test_unknown_kind() -> None:
