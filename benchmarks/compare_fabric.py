@@ -8,6 +8,7 @@ from typing import Any
 
 from benchmarks.verdicts import (
     STABILITY_DROP_WARN,
+    cannot_measure_instead,
     count_verdict,
     inter_fraction,
     ratio_verdict,
@@ -19,6 +20,12 @@ from hardware.messages import Msg, _, joined
 
 # How bad a verdict is, to break a tie between hosts with as many good ports.
 VERDICT_RANK = {"pass": 0, "cannot-measure": 1, "warn": 2, "fail": 3}
+# The smallest "largest message size" whose perftest BW average is judged against the port rate when it
+# falls short. Assumed floor; basis: perftest's default message size for the bandwidth tests is 65536 B
+# (perftest_parameters.h DEF_SIZE_BW), the size its authors report a link's bandwidth at, and below it the
+# per-message cost dominates (a 100G port gave 19 Gb/s at 512 B, hunt 7). As internode.MIN_INTER_NODE_BYTES
+# for nccl-tests, a sweep that stops below it and still reaches the expected rate passes.
+MIN_PERFTEST_BYTES = 65536
 
 
 def _ports_by_state(
@@ -275,38 +282,47 @@ def _perftest_basis(s: dict[str, Any], gbps: Any, fraction: Any) -> Msg:
     )
 
 
-def compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+def _perftest_bandwidth(facts: dict[str, Any], item: dict[str, Any], lines: list[int]) -> dict[str, Any]:
+    """The BW average at the largest size against the NIC rate, unless the run cannot show the port's
+    bandwidth: a failed run, an atomic test, or a sweep whose largest size is below the floor that falls
+    short (one that still reaches the expected rate passes: the BW average only grows with the size)."""
     s = item.get("summary", {})
-    lines = [x for x in (s.get("first_line"), s.get("last_line")) if x]
     gbps = facts.get("gbps_per_nic")
-    out = []
     fraction = inter_fraction(facts)
     expected = gbps * fraction * (2 if s.get("bidirectional") else 1) if gbps else None
+    claim, measured = _("NIC port bandwidth (Gb/s)"), s.get("average_gbps")
     if s.get("failed"):
         # A run that failed (before its table, or part-way: `failed_after_bytes`) is not judged on the
         # figures of the rows it printed, as a failed nccl-tests run is not (compare._unjudged).
-        out.append(
-            verdict_row(
-                _("NIC port bandwidth (Gb/s)"),
-                expected,
-                s.get("average_gbps"),
-                "cannot-measure",
-                _("failed run (%(reason)s)", reason=s.get("failure_reason") or _("no result rows")),
-                item,
-                lines,
-            )
+        reason = _("failed run (%(reason)s)", reason=s.get("failure_reason") or _("no result rows"))
+        return verdict_row(claim, expected, measured, "cannot-measure", reason, item, lines)
+    test = str(s.get("test") or "")
+    if test.startswith("ib_atomic") or str(s.get("banner") or "").startswith("Atomic"):
+        why = _(
+            "%(test)s is an atomic test: it measures the message rate of 8-byte operations, not link "
+            "bandwidth; upload ib_write_bw, ib_read_bw or ib_send_bw",
+            test=test or "ib_atomic_bw",
         )
-    else:
-        out.append(
-            ratio_verdict(
-                _("NIC port bandwidth (Gb/s)"),
-                expected,
-                s.get("average_gbps"),
-                _perftest_basis(s, gbps, fraction),
-                item,
-                lines,
-            )
-        )
+        return verdict_row(claim, expected, measured, "cannot-measure", why, item, lines)
+    detail = _perftest_basis(s, gbps, fraction)
+    row = ratio_verdict(claim, expected, measured, detail, item, lines)
+    size = s.get("max_size_bytes")
+    if row["verdict"] not in ("warn", "fail") or not size or size >= MIN_PERFTEST_BYTES:
+        return row
+    why = _(
+        "the largest size, %(size)s B, is below %(floor)s B (perftest's default message size, the assumed "
+        "floor): small messages measure the message rate, not the port's bandwidth; rerun with -a or -s "
+        "%(floor)s or more",
+        size=size,
+        floor=MIN_PERFTEST_BYTES,
+    )
+    return cannot_measure_instead(row, claim, measured, detail, why, item, lines)
+
+
+def compare_perftest(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    s = item.get("summary", {})
+    lines = [x for x in (s.get("first_line"), s.get("last_line")) if x]
+    out = [_perftest_bandwidth(facts, item, lines)]
     wanted = FABRIC_LINK_LAYERS.get(facts.get("fabric") or "")
     if wanted and s.get("link_layer"):
         out.append(

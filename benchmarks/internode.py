@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.verdicts import inter_fraction, ratio_verdict, verdict_row
+from benchmarks.verdicts import cannot_measure_instead, inter_fraction, ratio_verdict, verdict_row
 from hardware.messages import Msg, _, joined
 
 RING_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter"}
@@ -241,14 +241,4 @@ def _judged(
         )
     else:
         return row
-    percent = row["percent_of_expected"]
-    return verdict_row(
-        claim,
-        row["expected"],
-        measured,
-        "cannot-measure",
-        joined(detail, why, sep="; "),
-        item,
-        lines,
-        percent,
-    )
+    return cannot_measure_instead(row, claim, measured, detail, why, item, lines)

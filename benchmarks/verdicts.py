@@ -76,6 +76,29 @@ def verdict_row(
     return out
 
 
+def cannot_measure_instead(
+    row: dict[str, Any],
+    claim: str,
+    measured: Any,
+    detail: str,
+    why: str,
+    item: dict[str, Any],
+    lines: list[int],
+) -> dict[str, Any]:
+    """A ratio verdict `row` turned cannot-measure: its detail followed by why the figure cannot be judged
+    (its expected value and percent kept, so the page still shows how far it was)."""
+    return verdict_row(
+        claim,
+        row["expected"],
+        measured,
+        "cannot-measure",
+        joined(detail, why, sep="; "),
+        item,
+        lines,
+        row["percent_of_expected"],
+    )
+
+
 def ratio_verdict(
     claim: str,
     expected: float | None,

@@ -9,6 +9,7 @@ without a colon, a fork's two pairs in one `|` field).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .text import to_float
@@ -18,6 +19,30 @@ FLOPS_UNITS = {"GFLOPS": 1e-3, "TFLOPS": 1.0, "PFLOPS": 1e3}
 
 # A unit word that belongs to the value before it when a field holds two pairs (`270.125 s samples/sec: 3.8`).
 VALUE_UNITS = ("s", "ms", "us", "sec", "%")
+
+
+# The keys an iteration line's fields start with (Megatron-LM, Megatron-DeepSpeed, Primus, NeMo 2; `_` and `-`
+# read as a space). A line after an iteration line ending on `|` that starts with one of them is that line
+# wrapped right after a separator by a publisher or terminal (Primus `throughput per GPU (TFLOP/s/GPU): ...`,
+# NeMo `global_step: 29 | ...`), never a line of its own; any other line (`Number of parameters ...: 6.02`,
+# `[Rank 0] ... memory (MB) | ...`, ` time (ms) | ...`, Megatron-Bridge's `Step Time :`) is not.
+CONTINUATION_KEY_RE = re.compile(
+    r"(?:consumed (?:samples|tokens)|elapsed time per iteration|throughput per gpu|tokens per (?:gpu|sec)"
+    r"|learning rate|lr|global (?:batch size|step)|(?:lm|z|mtp \d+|reduced train|load balancing) loss"
+    r"|loss scale|grad norm|num zeros|params norm|number of (?:skipped|nan) iterations|train step timing"
+    r"|tflops|max memory|(?:hip|rocm) mem|rank \d+ (?:hip|rocm)|samples per second)\b"
+)
+MAX_CONTINUATION_KEY_CHARS = 80
+
+
+def continues_fields(line: str) -> bool:
+    """Whether a line starts with a `key: value` field of an iteration line (CONTINUATION_KEY_RE)."""
+    head = line.strip().split("|", 1)[0]
+    key, colon, _ = head.partition(":")
+    if not colon or len(key) > MAX_CONTINUATION_KEY_CHARS:
+        return False
+    words = " ".join(key.replace("_", " ").replace("-", " ").lower().split())
+    return CONTINUATION_KEY_RE.match(words) is not None
 
 
 def first_number(value: str) -> float | None:

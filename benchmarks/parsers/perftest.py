@@ -58,6 +58,9 @@ MEASUREMENT_ERROR_RE = re.compile(r"Completion with error at|Failed status \d|Fa
 MAX_ERROR_LINES = 20
 MAX_QUOTED_RUNS = 4
 MIB_TO_GBIT = 1048576 * 8 / 1e9
+# `-a` (`--all`) runs every size from 2 B to 2^23 B (perftest_parameters.h MAX_SIZE 8388608); a UD run stops
+# at the MTU instead (perftest_communication.c check_mtu), and ib_atomic_* always sends 8 B.
+ALL_SIZES_MAX_BYTES = 8388608
 
 
 @dataclass
@@ -80,6 +83,8 @@ class _Block:
     error_run_open: bool = False
     # The line of the dashed rule after the last row read: the table closed, the sweep completed.
     closed_line: int = 0
+    # `-a` / `--all` on the test's command line: a sweep of every size to ALL_SIZES_MAX_BYTES.
+    all_sizes: bool = False
 
 
 def _to_gbps(value: float | None, unit: str | None) -> float | None:
@@ -96,6 +101,8 @@ def _read_command(block: _Block, line: str) -> None:
     m = COMMAND_RE.search(line)
     if m and block.command_test is None:
         block.command_test = f"ib_{m.group(1)}_{m.group(2)}"
+    if m and {"-a", "--all"} & set(line[m.end() :].split()):
+        block.all_sizes = True
     if "--run_infinitely" in line or "BW peak won't be measured" in line:
         block.duration_mode = True
 
@@ -392,12 +399,65 @@ TEST_KEYS = (
 )
 
 
+def _is_atomic(summary: dict[str, Any]) -> bool:
+    """An ib_atomic_* test (command or `Atomic ...` banner): 8-byte atomic operations, a message rate."""
+    return str(summary.get("test") or "").startswith("ib_atomic") or str(
+        summary.get("banner") or ""
+    ).startswith("Atomic")
+
+
+def _chosen_summary(summaries: list[dict[str, Any]]) -> int:
+    """The summary is the first bandwidth test (what NIC claims are compared with), never an atomic test
+    when another bandwidth test has rows (ib_atomic_bw's 8 B rows are a message rate, not a link's
+    bandwidth), else the first bandwidth test, else the first."""
+    bandwidth = [i for i, s in enumerate(summaries) if not s["latency"] and s["rows"]]
+    return next((i for i in bandwidth if not _is_atomic(summaries[i])), bandwidth[0] if bandwidth else 0)
+
+
+def _sweep_warnings(summary: dict[str, Any], block: _Block) -> list[str]:
+    """What the figures of the summary's test do not cover: an atomic test's rate, a table cut before its
+    closing rule, an `-a` sweep that stops before its last size."""
+    out: list[str] = []
+    if not summary["rows"] or summary["latency"] or summary["failed"]:
+        return out
+    if _is_atomic(summary):
+        out.append(
+            _(
+                "%(test)s measures the rate of 8-byte atomic operations (a message rate), not link "
+                "bandwidth: its Gb/s is not the port's bandwidth",
+                test=summary["test"],
+            )
+        )
+        return out
+    last = block.rows[-1]
+    # Rows and no closing rule after them: the output was cut (by its author, or the run was stopped).
+    if block.closed_line <= block.last_line and not block.duration_mode:
+        out.append(
+            _(
+                "the perftest table ends at its %(size)s B row (line %(line)s) without its closing dashed "
+                "rule: the output was cut there, so larger sizes may be missing",
+                size=last["size_bytes"],
+                line=last["line"],
+            )
+        )
+    max_size = summary.get("max_size_bytes") or 0
+    if block.all_sizes and max_size < ALL_SIZES_MAX_BYTES and summary.get("connection") != "UD":
+        out.append(
+            _(
+                "`-a` runs every size from 2 B to %(end)s B (8 MiB), but the sweep stops at %(size)s B: the "
+                "figures are not the full sweep's",
+                end=ALL_SIZES_MAX_BYTES,
+                size=max_size,
+            )
+        )
+    return out
+
+
 def parse_perftest(text: Text) -> ParseResult:
     result = ParseResult(kind="perftest")
     blocks = [b for b in _read_blocks(text) if b.test or b.rows or b.headers or b.errors] or [_Block()]
     summaries = [_block_summary(b, result.warnings) for b in blocks]
-    # The summary is the first bandwidth test (what NIC claims are compared with), else the first.
-    chosen = next((i for i, s in enumerate(summaries) if not s["latency"] and s["rows"]), 0)
+    chosen = _chosen_summary(summaries)
     summary, block = summaries[chosen], blocks[chosen]
     if len(summaries) > 1:
         summary["tests"] = [{k: s.get(k) for k in TEST_KEYS} for s in summaries]
@@ -441,6 +501,7 @@ def parse_perftest(text: Text) -> ParseResult:
                 error=summary["errors_after_results"]["text"],
             )
         )
+    result.warnings.extend(_sweep_warnings(summary, block))
     if summary["link_layer"] is None:
         result.warnings.append(_("no `Link type` line: link layer unknown"))
     result.summary = summary

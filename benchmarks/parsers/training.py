@@ -27,7 +27,7 @@ from .deepspeed import (
     skip_warnings,
     timer_fields,
 )
-from .megatron_line import marked_warmup, megatron_row, row_from_fields
+from .megatron_line import continues_fields, marked_warmup, megatron_row, row_from_fields
 from .result import ParseResult
 from .runs import Runs
 from .text import RANK_PREFIX_RE, SRUN_PREFIX_RE, Text, median, strip_launcher_prefix, to_float, to_int
@@ -90,8 +90,9 @@ EFFECTIVE_TFLOPS_RE = re.compile(r"Effective Tera Flops per GPU:\s*+(\d++(?:\.\d
 # above it is a miscount, not a measurement (Megatron-Bridge printed 59892.5 for a 1B-parameter model:
 # fixtures/real/megatron/megatron-bridge-nemo2509-llama1b-step-time-59892-tflops-beside-iteration-line.txt).
 MAX_TFLOPS_PER_GPU = max(max(gpu.bf16_tflops, gpu.fp8_tflops or 0.0) for gpu in GPUS.values())
-# A publisher's or terminal's wrap of a Megatron line (it ends on `|`): at most this many lines joined.
-MAX_WRAPPED_LINES = 3
+# A publisher's or terminal's wrap of a Megatron line (inside a field, or after a `|` when the next line
+# starts with an iteration line's field: Primus's line over 6 lines): at most this many lines joined.
+MAX_WRAPPED_LINES = 8
 STALL_FACTOR = 2.0
 WARMUP_FACTOR = 1.5
 
@@ -235,24 +236,32 @@ class _TrainingLog:
     flops_pending: int | None = None
     ds: DeepSpeedLog = field(default_factory=DeepSpeedLog)
     total_iterations: int | None = None
-    # A Megatron line that does not end on `|` (wrapped): (iteration, prefix, text so far, lines joined).
+    # The last Megatron line, perhaps wrapped: (iteration, prefix, text so far, lines joined).
     wrapped: tuple[int, str, str, int] | None = None
     # The first Python traceback and the first exception line since the last training line.
     traceback_line: int | None = None
     error: tuple[int, str] | None = None
 
     def _continue_wrapped(self, line: str) -> bool:
-        """Join a wrapped iteration line's next line (`key: value |` fields, no iteration of its own)."""
+        """Join the next line of an iteration line wrapped by a publisher or terminal: after a line cut
+        inside a field (not ending on `|`), a line of `key: value |` fields; after a line ending on `|`, a
+        line starting with an iteration line's field (megatron_line.continues_fields), the last of which may
+        end without `|` (`consumed_samples: 15360`). A line holding an iteration is never joined."""
         if self.wrapped is None:
             return False
         iteration, prefix, rest, joined = self.wrapped
-        if ITER_RE.search(line) or "|" not in line or ":" not in line or joined >= MAX_WRAPPED_LINES:
+        cut = not rest.endswith("|")
+        fits = ("|" in line and ":" in line) if cut else continues_fields(line)
+        if not fits or joined >= MAX_WRAPPED_LINES or ITER_RE.search(line):
             self.wrapped = None
             return False
-        rest = rest.rstrip() + " " + line.strip()
-        row = self.megatron[iteration]
-        self.megatron[iteration] = megatron_row(iteration, rest, row["line"], prefix)
-        self.wrapped = None if rest.endswith("|") else (iteration, prefix, rest, joined + 1)
+        rest = rest + " " + line.strip()
+        before = self.megatron[iteration]
+        row = self.megatron[iteration] = megatron_row(iteration, rest, before["line"], prefix)
+        if row["tflops_per_gpu"] is None and "tflops_line" in before:  # Megatron-Bridge's, kept
+            row.update(tflops_per_gpu=before["tflops_per_gpu"], tflops_line=before["tflops_line"])
+        # a line after a separator that ends without one is the wrapped line's last
+        self.wrapped = (iteration, prefix, rest, joined + 1) if cut or rest.endswith("|") else None
         return True
 
     def read_line(self, line_no: int, line: str) -> None:
@@ -290,8 +299,8 @@ class _TrainingLog:
                 if bridge_step is not None and row["tflops_per_gpu"] is None:
                     # the interval's TFLOP/s from Bridge's step line when the iteration line has none
                     row.update(tflops_per_gpu=bridge_step["tflops_per_gpu"], tflops_line=bridge_step["line"])
-                if not rest.rstrip().endswith("|"):
-                    self.wrapped = (iteration, prefix, rest, 1)
+                # wrapped inside a field or right after a `|`: _continue_wrapped reads the next line
+                self.wrapped = (iteration, prefix, rest.rstrip(), 1)
             return True
         if "Step Time" in line and (found := BRIDGE_STEP_RE.search(line)):
             self.bridge_pending = _bridge_row(len(self.bridge) + 1, found, line_no)

@@ -129,7 +129,9 @@ def parse_nccl(text: Text) -> ParseResult:
     for lines in line_blocks(text.lines):
         assembler.feed_block(line_no, lines)
         line_no += len(lines)
-    result = summarise_log(assembler.runs, assembler.tool, assembler.file_nccl_version)
+    result = summarise_log(
+        assembler.runs, assembler.tool, assembler.file_nccl_version, assembler.lookalike_line
+    )
     if assembler.dropped_runs:
         result.warnings.append(
             _(

@@ -33,11 +33,14 @@ from .reading import (
     is_column_header,
     is_cycle_marker,
     is_elision_note,
+    is_foreign_header,
     is_mscclpp_marker,
     is_nvls_line,
     is_rccl_marker,
     is_split_row_fragment,
     is_test_concluded,
+    looks_like_bare_row,
+    looks_like_nccl_tests_line,
     looks_like_row,
     normalise_collective,
     parse_column_header,
@@ -103,6 +106,8 @@ class Run:
     # Lines after the column header that look like rows but do not fit its columns: (how many, the first).
     unread_rows: int = 0
     unread_row_line: int | None = None
+    # A wrapper's reformatted header (reading.is_foreign_header) after the rank list: its rows are unread.
+    foreign_header: bool = False
     debug_warns: list[str] = field(default_factory=list)
     # Rank lines or rows taken but not stored: a run past the runs kept (MAX_RUNS), never shown.
     unread_content: bool = False
@@ -203,11 +208,11 @@ RANK_READER, RCCL_MARKER_READER, COLUMN_HEADER_READER, MSCCLPP_MARKER_READER = 5
 BLANK, DEBUG, QUIET, FAST, TABLE = -1, -2, -3, -4, -5
 
 
-# Every (groups, width) a Layout can have (parse_column_header: 1 or 2 groups of 4 to 12 columns); whether
+# Every (groups, width) a Layout can have (parse_column_header: 1 or 2 groups of 3 to 12 columns); whether
 # parse_row reads a line depends on nothing else of the layout but whether it has a type column (a row
 # without a type reads its blocks as four columns or three).
 LAYOUT_SHAPES = (
-    *(Layout(groups=groups, width=width) for groups in (1, 2) for width in range(4, 13)),
+    *(Layout(groups=groups, width=width) for groups in (1, 2) for width in range(3, 13)),
     *(Layout(groups=groups, has_type=False) for groups in (1, 2)),
 )
 
@@ -244,6 +249,7 @@ def _route_line(line: str) -> int:
         quiet = (
             never_a_row(line)
             and not looks_like_row(line)
+            and not looks_like_bare_row(line)
             and not is_split_row_fragment(line)
             and not read_command_hints(line)
         )
@@ -292,6 +298,9 @@ class RunAssembler:
         self.pending: dict[str, Any] = {}
         self.tool: str | None = None
         self.file_nccl_version: str | None = None
+        # The first line that looks like a Rank line, a column header or a row, read or not (the reason a
+        # file of nothing readable gives: summary.summarise_log).
+        self.lookalike_line: int | None = None
         self.previous_line = ""
         # Tried in this order; the first handler that takes a line ends its walk.
         self.test_description_handlers: tuple[LineHandler, ...] = (
@@ -734,11 +743,20 @@ class RunAssembler:
     def other_line(self, line_no: int, line: str) -> None:
         """Split row fragments are counted; command and wrapper lines give hints."""
         run = self.current
+        if self.lookalike_line is None and not (run and (run.rows or run.ranks or run.layout)):
+            self.lookalike_line = line_no if looks_like_nccl_tests_line(line) else None
         if is_split_row_fragment(line) and run is not None and run.stage >= ST_HEADER:
             run.skipped_fragments.append(line_no)
-        elif run is not None and ST_HEADER <= run.stage < ST_FOOTER and looks_like_row(line):
+        elif (
+            run is not None
+            and ST_HEADER <= run.stage < ST_FOOTER
+            and (looks_like_row(line) or (run.foreign_header and looks_like_bare_row(line)))
+        ):
             run.unread_rows += 1
             run.unread_row_line = run.unread_row_line or line_no
+        elif run is not None and run.stage < ST_HEADER and not run.rows and is_foreign_header(line):
+            run.foreign_header = True  # `size time algbw busbw` after the rank list: a wrapper's table
+            run.touch(line_no, ST_HEADER)
         for key, value in read_command_hints(line):
             self.hint(key, value, line_no)
 

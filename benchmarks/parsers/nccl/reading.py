@@ -145,7 +145,7 @@ def parse_row(line: str, line_no: int, layout: Layout | None) -> Row | None:
     tokens = line.split()
     if layout is not None and not layout.has_type:
         return _typeless_row(line, tokens, line_no, layout)
-    if len(tokens) < 7:
+    if len(tokens) < 6:  # size count type time algbw busbw: a 3-wide block, no redop (_row_from_tokens)
         return None
     # The regexes only when the lengths fit (`2024-05-01 12:00:00`): most rows have no timestamp.
     if (
@@ -156,6 +156,9 @@ def parse_row(line: str, line_no: int, layout: Layout | None) -> Row | None:
     ):
         tokens = tokens[:-2]  # `-S 1` appends a timestamp to each row
     candidates = [(layout.groups, layout.width)] if layout else [(2, 4), (1, 4)]
+    if layout is not None and layout.width == 3:
+        # A header trimmed of `#wrong` over rows that kept it (its author cut the header, not the rows).
+        candidates.append((layout.groups, 4))
     for groups, width in candidates:
         row = _row_from_tokens(tokens, groups, width, line_no, layout)
         if row is not None:
@@ -194,7 +197,8 @@ def _measurement_groups(
     """The out-of-place and in-place measurements from the last `groups * width` tokens."""
     found = []
     for g in range(groups):
-        m = _parse_measurements(tail[g * width : g * width + 4])
+        # A block of 3 (`time algbw busbw`: a header trimmed of `#wrong`) is read as not checked.
+        m = _parse_measurements(_with_wrong(tail[g * width : g * width + min(width, 4)]))
         if m is None:
             return None
         found.append(m)
@@ -227,6 +231,8 @@ def _row_from_tokens(
     if measurements is None:
         return None
     redop, root = redop_root
+    if width == 3 and root is not None and layout is not None and not layout.has_root:
+        return None  # a time printed as an integer (`18927`) before a row's last 4 tokens: not a root
     oop, ip = measurements
     return Row(line_no, size, count, dtype, redop.lower() if redop else None, root, oop, ip)
 
@@ -248,10 +254,8 @@ def _typeless_row(line: str, tokens: list[str], line_no: int, layout: Layout) ->
     if size is None or count is None or size < 0 or count < 0:
         return None
     tail = tokens[len(tokens) - 3 - len(lead) + 2 :]  # after the launcher tokens, the size and the count
-    width = min(layout.width, 4)
     for groups in sorted({layout.groups, 1}, reverse=True):
-        for checked in (True, False):
-            step = width if checked else width - 1
+        for step in (4, 3):  # with #wrong, then without (unchecked)
             if len(tail) != groups * step:
                 continue
             found = [_parse_measurements(_with_wrong(tail[g * step : (g + 1) * step])) for g in range(groups)]
@@ -321,7 +325,8 @@ def _column_layout(line: str, previous: str) -> Layout:
     placements = _placement_words(previous)
     layout = Layout(
         groups=min(groups, 2),
-        width=width if 4 <= width <= 12 else 4,
+        # 3: `time algbw busbw` without `#wrong` (a header trimmed by its author), read as unchecked.
+        width=width if 3 <= width <= 12 else 4,
         # Without a type column the header tells nothing of the op (no nccl-tests release prints one).
         has_redop=("redop" in tokens or "op" in tokens) if has_type else None,
         has_root="root" in tokens,
@@ -715,3 +720,42 @@ def looks_like_row(line: str) -> bool:
     if len(lead) < 4 or to_int(lead[0]) is None or to_int(lead[1]) is None:
         return False
     return sum(to_float(token) is not None for token in lead[2:]) >= 2
+
+
+# What nccl-tests' own lines look like once a wrapper or the log's author rewrote them (nothing of them is
+# read): a column header without the count column (`#  size  time  algbw  busbw`), a row of a size and
+# figures (`1048576  11.32  92.67  92.67`), a Rank line without its bus id.
+RANK_LIKE_START_RE = re.compile(r"\bRank\s++\d++\s")
+
+
+@memoised
+def is_foreign_header(line: str) -> bool:
+    """A `size ... algbw busbw` header that is_column_header does not take (no count column)."""
+    if "lgbw" not in line.lower():
+        return False
+    words = {word.lstrip("#").lower() for word in line.split()}
+    return {"size", "algbw", "busbw"} <= words and not is_column_header(line)
+
+
+def looks_like_bare_row(line: str) -> bool:
+    """A size (an integer) then at least two more numbers and nothing else: a row of a reformatted table."""
+    tokens = line.split()
+    if not 3 <= len(tokens) <= 40 or not tokens[0][:1].isdigit() or to_int(tokens[0]) is None:
+        return False
+    return all(to_float(token) is not None for token in tokens[1:])
+
+
+def looks_like_nccl_tests_line(line: str) -> bool:
+    """A Rank line, a column header or a row, in nccl-tests' format or not."""
+    start = RANK_LIKE_START_RE.search(line) if "Rank" in line else None
+    if start is not None and _on_host_device(line[start.end() :].split()):
+        return True
+    return (
+        is_foreign_header(line) or is_column_header(line) or looks_like_row(line) or looks_like_bare_row(line)
+    )
+
+
+def _on_host_device(words: list[str]) -> bool:
+    """`... on <host> device <N>` from the first `on` (after the first `Rank N`: once, linear)."""
+    at = words.index("on") if "on" in words else -1
+    return 0 <= at < len(words) - 3 and words[at + 2] == "device" and words[at + 3][:1].isdigit()

@@ -91,10 +91,16 @@ def _guess_collective(run: Run, ratio: float | None, n: int | None) -> tuple[str
     redops = {r.redop for r in run.rows}
     roots = {r.root for r in run.rows if r.root is not None}
     reduction = bool(redops & REDUCTION_OPS)
-    ip_unchecked = any(r.oop and r.oop.checked for r in run.rows) and all(
-        r.ip is None or not r.ip.checked for r in run.rows
-    )
     layout = run.layout
+    # Only an in-place block that is there can be unchecked: a header of one block (a table its author cut
+    # to the out-of-place half) says nothing of it. A row of one block under a header of two (mscclpp-test's
+    # padding for an out-of-place-only test) is an in-place block left out by the tool.
+    ip_block = (layout is not None and layout.groups == 2) or any(r.ip is not None for r in run.rows)
+    ip_unchecked = (
+        ip_block
+        and any(r.oop and r.oop.checked for r in run.rows)
+        and all(r.ip is None or not r.ip.checked for r in run.rows)
+    )
     if family == "all_reduce":
         return "all_reduce", _("busbw/algbw ratio 2(n-1)/n")
     if family == "gather-family":
@@ -701,14 +707,18 @@ def _run_warnings(summary: dict[str, Any]) -> list[str]:
     ]
 
 
-def summarise_log(runs: list[Run], file_tool: str | None, file_nccl: str | None) -> ParseResult:
-    """The ParseResult of a whole log: one `runs` entry per run that shows a table, rank or failure."""
-    runs = [r for r in runs if r.rows or r.failures or r.ranks or r.layout]
+def summarise_log(
+    runs: list[Run], file_tool: str | None, file_nccl: str | None, lookalike_line: int | None = None
+) -> ParseResult:
+    """The ParseResult of a whole log: one `runs` entry per run that shows a table, rank or failure.
+    `lookalike_line`: the first line that looks like a Rank line, a column header or a row but was not read
+    (RunAssembler.lookalike_line), named when nothing was read."""
+    runs = [r for r in runs if r.rows or r.failures or r.ranks or r.layout or r.unread_rows]
     tool = file_tool or "nccl-tests"
     result = ParseResult(kind=tool)
     if not runs:
         result.kind = None
-        result.errors.append("nccl-tests signature found but no test header, rank list or result row")
+        result.errors.append(_no_run_reason(lookalike_line))
         return result
     summaries = [summarise_run(run, i, file_tool, file_nccl) for i, run in enumerate(runs)]
     for summary in summaries:
@@ -734,6 +744,29 @@ def summarise_log(runs: list[Run], file_tool: str | None, file_nccl: str | None)
         "tool": tools.pop() if len(tools) == 1 else tool,
         "collectives": [s["collective"] for s in summaries],
         "failed_runs": sum(1 for s in summaries if s["failed"]),
-        "nccl_version": file_nccl or next((s["nccl_version"] for s in summaries if s["nccl_version"]), None),
+        "nccl_version": _file_nccl_version(summaries, file_nccl),
     }
     return result
+
+
+def _no_run_reason(lookalike_line: int | None) -> str:
+    if lookalike_line is None:
+        return _("nccl-tests signature found but no test header, rank list or result row")
+    return _(
+        "nccl-tests signature found, but its rank lines, column header or rows (first at line %(line)s) "
+        "are not in nccl-tests' format (edited or reformatted by a wrapper or the log's author): nothing "
+        "was read",
+        line=lookalike_line,
+    )
+
+
+def _file_nccl_version(summaries: list[dict[str, Any]], file_nccl: str | None) -> str | None:
+    """The library the file's measurements ran on: the file's `NCCL version` line (`2.30.3+cuda13.0`) when a
+    run that did not fail used it, else the first such run's; a run that failed before measuring may have
+    used another (a failed build, then the rerun with a new NCCL). Each run keeps its own `nccl_version`."""
+    measured = [s["nccl_version"] for s in summaries if s["nccl_version"] and not s["failed"]]
+    if file_nccl and (not measured or file_nccl.split("+")[0] in {v.split("+")[0] for v in measured}):
+        return file_nccl
+    return next(iter(measured), None) or next(
+        (s["nccl_version"] for s in summaries if s["nccl_version"]), None
+    )
