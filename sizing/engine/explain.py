@@ -287,7 +287,22 @@ def _memory_and_speed(lay: Layout, result: dict[str, Any]) -> list[str]:
         days=f"{result['train_days']:.1f}",
         goodput=f"{100 * result['goodput']['fraction']:.1f}",
     )
-    return [_activations(lay, result), speed] + _spares(result)
+    return [_activations(lay, result), *_attention_recompute(lay, result), speed] + _spares(result)
+
+
+def _attention_recompute(lay: Layout, result: dict[str, Any]) -> list[Msg]:
+    """Why the iteration lists recomputed forward work when the layout recomputes no activations: fused
+    attention kernels (FlashAttention) recompute the attention scores in the backward pass by design
+    (constants.FLASH_BWD_RECOMPUTE)."""
+    if lay.recompute == "full" or result["iteration_breakdown_s"]["recompute"] <= 0:
+        return []
+    return [
+        _(
+            "The fused attention kernels still recompute the attention scores in the backward pass, as "
+            "FlashAttention does by design: %(share)s of the step, listed as recomputed forward work.",
+            share=_share(result, "recompute"),
+        )
+    ]
 
 
 def _spares(result: dict[str, Any]) -> list[str]:

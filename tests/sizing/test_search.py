@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -182,6 +183,28 @@ def test_zero3_explains_its_traffic(h100_ib: dict[str, Any]) -> None:
     assert any(a.startswith("ZeRO-3 gathers: one flat buffer per layer") for a in r["assumptions"])
     z1 = evaluate("13b", {**h100_ib, "nodes": 1}, {"tp": 2, "pp": 1, "zero": 1}, gpus=8)
     assert not any(a.startswith("ZeRO-3") for a in z1["assumptions"])
+
+
+def test_fused_attention_recompute_is_explained_when_no_activations_are_recomputed(
+    h100_ib: dict[str, Any],
+) -> None:
+    # H100 resolves attention "auto" to fused kernels, whose backward recomputes the scores: the iteration
+    # lists recomputed forward work, and the explanation says why although no activation is recomputed
+    r = evaluate("13b", {**h100_ib, "nodes": 1}, {"tp": 2, "pp": 1, "recompute": "none"}, gpus=8)
+    assert r["iteration_breakdown_s"]["recompute"] > 0
+    share = f"{100 * r['iteration_breakdown_s']['recompute'] / r['iteration_time_s']:.0f}%"
+    line = next(x for x in r["explanation"] if x.startswith("The fused attention kernels"))
+    assert f"{share} of the step" in line
+    full = evaluate("13b", {**h100_ib, "nodes": 1}, {"tp": 2, "pp": 1, "recompute": "full"}, gpus=8)
+    unfused = evaluate(
+        dataclasses.replace(PRESETS["13b"], attention="unfused"),
+        {**h100_ib, "nodes": 1},
+        {"tp": 2, "pp": 1, "recompute": "none"},
+        gpus=8,
+    )
+    assert unfused["iteration_breakdown_s"]["recompute"] == 0
+    for other in (full, unfused):
+        assert not any(x.startswith("The fused attention kernels") for x in other["explanation"])
 
 
 def test_cheapest_without_a_price_ranks_gpu_hours(h100_ib: dict[str, Any]) -> None:
