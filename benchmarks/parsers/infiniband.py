@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from hardware.messages import Msg, _, joined
 
 from .result import ParseResult
-from .text import Text, line_host, to_float, to_int
+from .text import Text, line_blocks, named_hosts, to_float, to_int
 
 IBDEV2NETDEV_RE = re.compile(r"^\s*(\S+)\s+port\s+(\d+)\s+(?:==>|<===>)\s+(\S+)\s*(?:\((\w+)\))?")
 # iproute2 `rdma link`: `link mlx5_0/1 state ACTIVE ...`; older releases print the device index
@@ -101,16 +101,32 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _port_hosts(text: Text, ports: list[dict[str, Any]], warnings: list[str]) -> list[str]:
+class _Lines:
+    """The numbered lines of a port report, for its reader's one pass over the file; the lines naming a host
+    (text.named_hosts) are noted on the way, so that _port_hosts needs no second pass."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+        self.hosts: list[tuple[int, str]] = []  # (line, host) of each line read that names a host
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        self.hosts = []
+        first = 1
+        for block in line_blocks(self.text.lines):
+            self.hosts.extend(named_hosts(block, first))
+            yield from enumerate(block, start=first)
+            first += len(block)
+
+
+def _port_hosts(lines: _Lines, ports: list[dict[str, Any]], warnings: list[str]) -> list[str]:
     """The hosts of a file holding several hosts' listings, each under a line naming its host (text.line_host:
     a shell prompt, `[user@host ~]$ ibdev2netdev`, or a command run on a named host, `ssh host ibstat`): each
     port gets the `host` of the last such line before it. Nothing is set when the ports come from one host or
-    none is named."""
+    none is named. `lines` has been read by the report's reader."""
     prompts: list[tuple[int, str]] = []  # (line, host) where the named host changes
-    for no, line in enumerate(text.lines, start=1):
-        host = line_host(line)
-        if host and (not prompts or prompts[-1][1] != host):
-            prompts.append((no, host))
+    for no, named in lines.hosts:
+        if not prompts or prompts[-1][1] != named:
+            prompts.append((no, named))
     if len({host for _no, host in prompts}) < 2:
         return []
     hosts_of: list[str | None] = []
@@ -196,10 +212,10 @@ def _unknown_state_warning(ports: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def _finish(ports: list[dict[str, Any]], result: ParseResult, text: Text) -> dict[str, Any]:
-    """The summary of a port report, after repeated listings and with the port-state warnings; the ports
-    of several hosts (shell prompts) each carry their `host`."""
-    hosts = _port_hosts(text, ports, result.warnings)
+def _finish(ports: list[dict[str, Any]], result: ParseResult, lines: _Lines) -> dict[str, Any]:
+    """The summary of a port report (its `lines` read), after repeated listings and with the port-state
+    warnings; the ports of several hosts (shell prompts) each carry their `host`."""
+    hosts = _port_hosts(lines, ports, result.warnings)
     ports = _latest_ports(ports, result.warnings)
     result.warnings.extend(_port_state_warnings(ports))
     summary = _summary(ports)
@@ -252,13 +268,13 @@ class _BlockFormat:
     damaged_device_re: re.Pattern[str] | None = None
 
 
-def _read_port_blocks(text: Text, block_format: _BlockFormat, result: ParseResult) -> list[dict[str, Any]]:
+def _read_port_blocks(lines: _Lines, block_format: _BlockFormat, result: ParseResult) -> list[dict[str, Any]]:
     """Every port of a device/port block report, in print order."""
     ports: list[dict[str, Any]] = []
     device: str | None = None
     device_values: dict[str, str] = {}
     port: dict[str, Any] | None = None
-    for no, line in enumerate(text.lines, start=1):
+    for no, line in lines:
         m = block_format.device_re.match(line)
         damaged = block_format.damaged_device_re
         if not m and damaged is not None and (m := damaged.match(line)):
@@ -327,7 +343,8 @@ def _ibpanic_warnings(text: Text) -> list[str]:
 
 def parse_ibstat(text: Text) -> ParseResult:
     result = ParseResult(kind="ibstat")
-    ports = _read_port_blocks(text, IBSTAT_FORMAT, result)
+    lines = _Lines(text)
+    ports = _read_port_blocks(lines, IBSTAT_FORMAT, result)
     result.warnings.extend(_ibpanic_warnings(text))
     for p in ports:
         if p["link_layer"] is None:
@@ -338,7 +355,7 @@ def parse_ibstat(text: Text) -> ParseResult:
                     port=p["port"],
                 )
             )
-    result.summary = _finish(ports, result, text)
+    result.summary = _finish(ports, result, lines)
     return result
 
 
@@ -351,7 +368,8 @@ def parse_ibstatus(text: Text) -> ParseResult:
     result = ParseResult(kind="ibstatus")
     ports: list[dict[str, Any]] = []
     port: dict[str, Any] | None = None
-    for no, line in enumerate(text.lines, start=1):
+    lines = _Lines(text)
+    for no, line in lines:
         m = IBSTATUS_HEAD_RE.search(line)
         if m:
             port = _new_port(m.group(1), int(m.group(2)), no)
@@ -363,7 +381,7 @@ def parse_ibstatus(text: Text) -> ParseResult:
             _set_port_field(port, IBSTATUS_PORT_FIELDS, key, value)
             if key == "rate":
                 port["rate_text"] = value
-    result.summary = _finish(ports, result, text)
+    result.summary = _finish(ports, result, lines)
     return result
 
 
@@ -410,7 +428,8 @@ DEVINFO_FORMAT = _BlockFormat(
 
 def parse_ibv_devinfo(text: Text) -> ParseResult:
     result = ParseResult(kind="ibv_devinfo")
-    ports = _read_port_blocks(text, DEVINFO_FORMAT, result)
+    lines = _Lines(text)
+    ports = _read_port_blocks(lines, DEVINFO_FORMAT, result)
     for p in ports:
         width, speed = p.pop("_width", None), p.pop("_speed", None)
         if width and speed:
@@ -430,7 +449,7 @@ def parse_ibv_devinfo(text: Text) -> ParseResult:
                 devices=", ".join(iwarp[:8]),
             )
         )
-    result.summary = _finish(ports, result, text)
+    result.summary = _finish(ports, result, lines)
     return result
 
 
@@ -445,7 +464,8 @@ def _netdev_layer(netdev: str) -> str | None:
 def parse_ibdev2netdev(text: Text) -> ParseResult:
     result = ParseResult(kind="ibdev2netdev")
     ports: list[dict[str, Any]] = []
-    for no, line in enumerate(text.lines, start=1):
+    lines = _Lines(text)
+    for no, line in lines:
         m = IBDEV2NETDEV_RE.match(line.split("#")[0])
         if not m:
             continue
@@ -464,7 +484,7 @@ def parse_ibdev2netdev(text: Text) -> ParseResult:
                 "line": no,
             }
         )
-    summary = _finish(ports, result, text)
+    summary = _finish(ports, result, lines)
     ports = summary["ports"]
     # Up/Down is the netdev carrier: the RDMA port state, and so active/inactive, is unknown.
     summary["active_infiniband_ports"] = None
@@ -488,7 +508,8 @@ def parse_ibdev2netdev(text: Text) -> ParseResult:
 def parse_rdma_link(text: Text) -> ParseResult:
     result = ParseResult(kind="rdma-link")
     ports: list[dict[str, Any]] = []
-    for no, line in enumerate(text.lines, start=1):
+    lines = _Lines(text)
+    for no, line in lines:
         m = RDMA_LINK_RE.match(line)
         if not m:
             continue
@@ -517,7 +538,7 @@ def parse_rdma_link(text: Text) -> ParseResult:
                 "line": no,
             }
         )
-    result.summary = _finish(ports, result, text)
+    result.summary = _finish(ports, result, lines)
     result.warnings.append(
         _(
             "`rdma link` prints no rate; link layer inferred: a port with a lid is InfiniBand, one without "

@@ -86,15 +86,20 @@ class _TableReader:
         self.selected = False
 
     def line(self, no: int, line: str) -> None:
-        if "nvidia-smi" in line and not line.lstrip().startswith("|"):
-            # A command line (`$ nvidia-smi -i 0`, `Every 2.0s: nvidia-smi`) ends the table before it.
-            self.end_table()
-            self.selected = SELECT_RE.search(line) is not None
-        host = line_host(line)
-        if host is not None:
-            self.end_table()
-            self.host, self.driver = host, None
-            return
+        # Most lines of a file of tables are table lines (`| ...`, `+---`): no command line, and no line that
+        # names a host (line_host's prompts and commands start with a word, `(`, `[` or a digit after the
+        # indent), so only the other lines are read for those.
+        head = line.lstrip()[:1]
+        if head != "|":
+            if "nvidia-smi" in line:
+                # A command line (`$ nvidia-smi -i 0`, `Every 2.0s: nvidia-smi`) ends the table before it.
+                self.end_table()
+                self.selected = SELECT_RE.search(line) is not None
+            host = line_host(line) if head != "+" else None
+            if host is not None:
+                self.end_table()
+                self.host, self.driver = host, None
+                return
         if self.rows:
             if "Processes:" in line:
                 self.processes_shown = True
@@ -106,7 +111,7 @@ class _TableReader:
             self.driver = m.group(2)
             self.drivers.setdefault((m.group(2), m.group(3)), None)
             return
-        m = GPU_ROW_RE.match(line.strip() if line.lstrip().startswith("|") else line)
+        m = GPU_ROW_RE.match(line.strip() if head == "|" else line)
         if m:
             gpu = {
                 "index": int(m.group(1)),
