@@ -112,6 +112,18 @@ def _unjudged(run: dict[str, Any], collective: str, nodes: int | None, where: st
             collective=collective,
             where=where,
         )
+    candidates = run.get("collective_candidates")
+    if candidates and "alltoall" in candidates and nodes > 1:
+        # the NICs carry a different share of each (alltoall: (N-1)/N of a rank's data leaves its node; a
+        # ring collective: all of it), so the expected busbw of one guess can be 4x the other's. (The other
+        # ambiguity, all_reduce or sendrecv on 2 ranks, loads each rank's NIC alike both ways: judged.)
+        return _(
+            "the log does not name the collective and its figures fit %(candidates)s alike, whose expected "
+            "inter-node busbw differ: upload the log with its test name (the *_perf binary or the "
+            "`Collective test starting` line). %(where)s",
+            candidates=" / ".join(candidates),
+            where=where,
+        )
     return None
 
 
@@ -265,7 +277,8 @@ def _gpu_model_matches(gpu_key: str | None, names: list[str]) -> bool | None:
 def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     lines = s.get("lines", [])
-    out = [count_verdict(_("GPUs per node"), facts.get("gpus_per_node"), s.get("gpus"), item, lines)]
+    in_error = s.get("gpus_in_error") or []
+    out = [_gpus_per_node_verdict(facts, item, in_error, lines)]
     models = s.get("gpu_models") or []
     match = _gpu_model_matches(facts.get("gpu"), models)
     if match is not None:
@@ -293,7 +306,33 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     ):
         if gone:
             out.append(verdict_row(_("usable GPUs"), 0, len(gone), "fail", why, item, where))
+    if in_error:
+        named = "; ".join(
+            _("GPU %(gpu)s (%(bus_id)s, line %(line)s)", gpu=g["index"], bus_id=g["bus_id"], line=g["line"])
+            for g in in_error
+        )
+        why = _("GPUs present whose NVML readings are ERR! (name or several fields): %(gpus)s", gpus=named)
+        out.append(
+            verdict_row(_("usable GPUs"), 0, len(in_error), "fail", why, item, [g["line"] for g in in_error])
+        )
     return out
+
+
+def _gpus_per_node_verdict(
+    facts: dict[str, Any], item: dict[str, Any], in_error: list[dict[str, Any]], lines: list[int]
+) -> dict[str, Any]:
+    """GPUs per node from a table: a GPU whose readings are ERR! (nvidia_smi `gpus_in_error`) is present but
+    not counted as a working GPU."""
+    gpus = item.get("summary", {}).get("gpus")
+    claim = _("GPUs per node")
+    if not in_error or gpus is None:
+        return count_verdict(claim, facts.get("gpus_per_node"), gpus, item, lines)
+    detail = _(
+        "%(gpus)s GPU(s) shown, %(errors)s of them reading ERR! (not counted)",
+        gpus=gpus,
+        errors=len(in_error),
+    )
+    return count_verdict(claim, facts.get("gpus_per_node"), gpus - len(in_error), item, lines, detail)
 
 
 def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -315,6 +354,14 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
                     lines,
                 )
             )
+        elif mesh and len(s.get("gpu_rows_missing") or []) > 1:
+            # Pairs between two GPUs whose rows were both cut are shown in no row.
+            unseen = _(
+                "every pair shown is NV#, but the rows of %(gpus)s were cut: the pairs among them are not "
+                "shown",
+                gpus=", ".join(s["gpu_rows_missing"]),
+            )
+            out.append(verdict_row(_("full NVLink mesh"), True, None, "cannot-measure", unseen, item, lines))
         else:
             bad = ", ".join(f"{p['pair']}={p['connection']}" for p in s.get("pairs_not_nvlink", [])[:8])
             out.append(
@@ -382,6 +429,16 @@ def _rail_nics_verdict(
             nics=_or_unknown(s.get("nics", 0)),
         )
         return verdict_row(claim, nics, None, "cannot-measure", detail, item, lines)
+    missing = s.get("gpu_rows_missing") or []
+    if missing and nics is not None and s.get("rail_nics") is not None and s["rail_nics"] < nics:
+        cut = _(
+            "the rows of %(gpus)s were cut from the excerpt: the NICs behind those GPUs are not shown, so "
+            "%(rail)s NIC(s) behind a GPU's PCIe switch is a minimum; %(nics)s NIC column(s) in total",
+            gpus=", ".join(missing),
+            rail=s["rail_nics"],
+            nics=_or_unknown(s.get("nics")),
+        )
+        return verdict_row(claim, nics, s["rail_nics"], "cannot-measure", cut, item, lines)
     if s.get("rail_nics", 0) is None:
         untold = _(
             "the column header was lost: the cells after the GPU columns may be NICs or GPUs whose rows were "
@@ -524,11 +581,52 @@ def _compare_dmesg(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
         no_gpu_lines = _("no NVIDIA driver (NVRM) line in this log: it says nothing about the GPUs")
         gpu_row = verdict_row(claim, 0, None, "cannot-measure", no_gpu_lines, item, s.get("lines", []))
     else:
-        detail = _fallen_detail(fallen, s.get("xid_codes"))
-        gpu_row = verdict_row(
-            claim, 0, len(fallen), "fail" if fallen else "pass", detail, item, s.get("lines", [])
-        )
+        gpu_row = _dmesg_gpu_row(claim, fallen, item)
     return [gpu_row, *compare_dmesg_nics(facts, item)]
+
+
+def _dmesg_gpu_row(claim: Msg, fallen: list[dict[str, Any]], item: dict[str, Any]) -> dict[str, Any]:
+    """Fail for GPUs fallen off the bus or whose driver probe failed (not usable); else warn for Xids that
+    NVIDIA's catalogue answers with a GPU reset or reboot (dmesg.RESET_XIDS): the GPU needed one when the
+    log was written, and a log cannot tell whether it has been reset since (assumed: warn, not fail)."""
+    s = item.get("summary", {})
+    detail = _fallen_detail(fallen, s.get("xid_codes"))
+    lines = list(s.get("lines", []))
+    probe = [g for g in s.get("gpus_probe_failed") or [] if all(f["bus_id"] != g["bus_id"] for f in fallen)]
+    unnamed = max(0, (s.get("probe_failed_devices") or 0) - len(s.get("gpus_probe_failed") or []))
+    if probe or unnamed:
+        named = ", ".join(
+            _("%(bus_id)s (line %(line)s)", bus_id=g["bus_id"], line=g["line"]) for g in probe
+        ) or _("none named")
+        probe_msg = _(
+            "the driver's probe failed for %(count)s GPU(s): %(gpus)s; it does not drive them",
+            count=len(probe) + unnamed,
+            gpus=named,
+        )
+        detail = joined(detail, probe_msg, sep="; ")
+        lines += [g["line"] for g in probe]
+    lost = len(fallen) + len(probe) + unnamed
+    resets = s.get("xids_needing_reset") or []
+    if lost or not resets:
+        return verdict_row(claim, 0, lost, "fail" if lost else "pass", detail, item, lines)
+    named_xids = "; ".join(
+        _(
+            "Xid %(xid)s (%(name)s) x%(count)s on %(bus_id)s, line %(line)s",
+            xid=x["xid"],
+            name=x["name"],
+            count=x["count"],
+            bus_id=x["bus_id"],
+            line=x["lines"][0],
+        )
+        for x in resets[:8]
+    )
+    why = _(
+        "Xids after which NVIDIA's Xid catalogue asks for a GPU reset or node reboot: %(xids)s; the GPU "
+        "was not usable until then",
+        xids=named_xids,
+    )
+    gpus = len({x["bus_id"] for x in resets})
+    return verdict_row(claim, 0, gpus, "warn", joined(detail, why, sep="; "), item, lines)
 
 
 def compare(offering_facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:

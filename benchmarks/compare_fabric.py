@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.parsers.perftest import is_atomic
 from benchmarks.verdicts import (
     STABILITY_DROP_WARN,
     cannot_measure_instead,
@@ -28,46 +29,79 @@ VERDICT_RANK = {"pass": 0, "cannot-measure": 1, "warn": 2, "fail": 3}
 MIN_PERFTEST_BYTES = 65536
 
 
+def _own_port(p: dict[str, Any]) -> bool:
+    """A NIC's own port: not a software RDMA device (rxe, siw) nor an SR-IOV virtual function, which the
+    parser flags and lists apart (infiniband._set_apart)."""
+    return not p.get("software_rdma") and not p.get("virtual_function")
+
+
 def _ports_by_state(
     ports: list[dict[str, Any]], wanted_layer: str, gbps: float | None
 ) -> dict[str, list[dict[str, Any]]]:
     """The ports sorted by what they say about the claim: good (active, up, the claimed link layer, fast
-    enough), on another link layer, not active, active but slower than claimed."""
-    active = [p for p in ports if p.get("state") == "Active"]
+    enough or rate not shown), on another link layer, not active, active but slower than claimed, active and
+    up with no link-layer line (a listing cut before it), and set apart (software RDMA, virtual functions)."""
+    own = [p for p in ports if _own_port(p)]
+    active = [p for p in own if p.get("state") == "Active"]
     # An iWARP port (RDMA over TCP, ibv_devinfo `transport: iWARP (1)`) says Ethernet but is not RoCE.
     wanted = [
         p
         for p in active
         if p.get("link_layer") == wanted_layer and not str(p.get("transport") or "").startswith("iWARP")
     ]
+
+    def up_and_fast(p: dict[str, Any]) -> bool:
+        return p.get("physical_state") in (None, "LinkUp") and (
+            gbps is None or p.get("rate_gbps") is None or p["rate_gbps"] >= gbps
+        )
+
     return {
-        "good": [
-            p
-            for p in wanted
-            if p.get("physical_state") in (None, "LinkUp")
-            and (gbps is None or p.get("rate_gbps") is None or p["rate_gbps"] >= gbps)
-        ],
+        "good": [p for p in wanted if up_and_fast(p)],
         "other_layer": [p for p in active if p.get("link_layer") not in (wanted_layer, None)],
-        "down": [p for p in ports if p.get("state") not in ("Active", None)],
+        "down": [p for p in own if p.get("state") not in ("Active", None)],
         "slow": [p for p in wanted if gbps and p.get("rate_gbps") and p["rate_gbps"] < gbps],
         "wanted": wanted,
+        "unknown_layer": [p for p in active if p.get("link_layer") is None and up_and_fast(p)],
+        "apart": [p for p in ports if not _own_port(p)],
     }
 
 
+def _port_list(ports: list[dict[str, Any]], field: str | None = None) -> str:
+    """`mlx5_0/1 Down, ...`: the first eight ports, each with a field when given."""
+    return ", ".join(
+        f"{p['device'] or '?'}/{p['port'] or '?'}"
+        + (f" {p[field]:g}" if field == "rate_gbps" else f" {p[field]}" if field else "")
+        for p in ports[:8]
+    )
+
+
 def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gbps: float | None) -> str:
+    unrated = any(p.get("rate_gbps") is None for p in groups["good"])
     parts: list[str] = [
         _("Active + LinkUp + %(layer)s + >= %(gbps)s Gb/s", layer=wanted_layer, gbps=f"{gbps:g}")
-        if gbps
+        if gbps and not unrated
         else _("Active + LinkUp + %(layer)s", layer=wanted_layer)
     ]
-    if any(p.get("rate_gbps") is None for p in groups["good"]):
+    if unrated:
         parts.append(_("rate not shown by this tool"))
     if groups["slow"]:
-        slow = ", ".join(f"{p['device']}/{p['port']} {p['rate_gbps']:g}" for p in groups["slow"][:8])
-        parts.append(_("slower ports: %(ports)s", ports=slow))
+        parts.append(_("slower ports: %(ports)s", ports=_port_list(groups["slow"], "rate_gbps")))
     if groups["down"]:
-        down = ", ".join(f"{p['device']}/{p['port']} {p['state']}" for p in groups["down"][:8])
-        parts.append(_("not active: %(ports)s", ports=down))
+        parts.append(_("not active: %(ports)s", ports=_port_list(groups["down"], "state")))
+    if groups["unknown_layer"]:
+        parts.append(
+            _(
+                "active, link layer not shown (listing cut): %(ports)s",
+                ports=_port_list(groups["unknown_layer"]),
+            )
+        )
+    if groups["apart"]:
+        parts.append(
+            _(
+                "not counted (software RDMA or SR-IOV virtual function): %(ports)s",
+                ports=_port_list(groups["apart"]),
+            )
+        )
     return joined(*parts, sep="; ")
 
 
@@ -99,12 +133,79 @@ def _good_port_count(
     if wanted_layer is None:
         return 0
     if item.get("kind") == "ibdev2netdev":
-        return sum(1 for p in ports if p.get("link_layer") == wanted_layer)
+        return sum(1 for p in ports if p.get("link_layer") == wanted_layer and _own_port(p))
     return len(_ports_by_state(ports, wanted_layer, gbps)["good"])
 
 
 def _with_host(detail: str, host_note: Msg | None) -> str:
     return joined(detail, host_note, sep="; ") if host_note is not None else detail
+
+
+def _ibdev2netdev_ports(
+    claim_nics: Any,
+    item: dict[str, Any],
+    ports: list[dict[str, Any]],
+    wanted_layer: str,
+    host_note: Msg | None,
+) -> dict[str, Any]:
+    """ibdev2netdev's ports on the claimed layer, from netdev names; virtual functions and software RDMA
+    devices are named, not counted."""
+    layer_ports = [p for p in ports if p.get("link_layer") == wanted_layer and _own_port(p)]
+    detail: Msg = _("from netdev names; ibdev2netdev does not show the RDMA port state")
+    apart = [p for p in ports if not _own_port(p)]
+    if apart:
+        detail = joined(
+            detail,
+            _("not counted (software RDMA or SR-IOV virtual function): %(ports)s", ports=_port_list(apart)),
+            sep="; ",
+        )
+    lines = [p["line"] for p in layer_ports]
+    claim = _("%(layer)s ports per node", layer=wanted_layer)
+    return count_verdict(claim, claim_nics, len(layer_ports), item, lines, _with_host(detail, host_note))
+
+
+def _port_count_row(
+    facts: dict[str, Any], item: dict[str, Any], groups: dict[str, list[dict[str, Any]]], detail: str
+) -> dict[str, Any]:
+    """The good ports against nics_per_node. Too few fails, unless active ports whose link-layer line was
+    cut (a listing that stops before it) could make up the claim: then the count cannot be told."""
+    wanted_layer, nics = port_link_layer(facts.get("fabric")), facts.get("nics_per_node")
+    good, unknown = groups["good"], groups["unknown_layer"]
+    claim = _("%(layer)s GPU-fabric ports", layer=wanted_layer)
+    lines = [p["line"] for p in good]
+    row = count_verdict(claim, nics, len(good), item, lines, detail)
+    if row["verdict"] != "fail" or not unknown or nics is None or len(good) + len(unknown) < nics:
+        return row
+    why = _(
+        "%(count)s active port(s) of unknown link layer (the listing stops before the Link layer line) "
+        "could make up the claim",
+        count=len(unknown),
+    )
+    lines = lines + [p["line"] for p in unknown]
+    return verdict_row(claim, nics, len(good), "cannot-measure", joined(detail, why, sep="; "), item, lines)
+
+
+def _port_rate_rows(
+    facts: dict[str, Any],
+    item: dict[str, Any],
+    groups: dict[str, list[dict[str, Any]]],
+    host_note: Msg | None,
+) -> list[dict[str, Any]]:
+    """A rate claim the listing cannot show: ports counted whose rate the tool does not print (`rdma link`,
+    ibv_devinfo without -v) are present, their rate unknown, so the rate part is cannot-measure."""
+    gbps = facts.get("gbps_per_nic")
+    unrated = [p for p in groups["good"] if p.get("rate_gbps") is None]
+    if not gbps or not unrated:
+        return []
+    detail = _(
+        "%(count)s of the %(total)s ports counted show no rate (`rdma link` and ibv_devinfo without -v print "
+        "none): upload ibstat, ibstatus or ibv_devinfo -v",
+        count=len(unrated),
+        total=len(groups["good"]),
+    )
+    lines = [p["line"] for p in unrated]
+    claim = _("GPU-fabric port rate (Gb/s)")
+    return [verdict_row(claim, gbps, None, "cannot-measure", _with_host(detail, host_note), item, lines)]
 
 
 def _judge_ports(
@@ -120,24 +221,10 @@ def _judge_ports(
             verdict_row(_("fabric link layer"), fabric_name(fabric), None, "cannot-measure", unknown, item)
         ]
     if item.get("kind") == "ibdev2netdev":
-        layer_ports = [p for p in ports if p.get("link_layer") == wanted_layer]
-        netdev = _("from netdev names; ibdev2netdev does not show the RDMA port state")
-        lines = [p["line"] for p in layer_ports]
-        claim = _("%(layer)s ports per node", layer=wanted_layer)
-        return [count_verdict(claim, nics, len(layer_ports), item, lines, _with_host(netdev, host_note))]
+        return [_ibdev2netdev_ports(nics, item, ports, wanted_layer, host_note)]
     groups = _ports_by_state(ports, wanted_layer, gbps)
-    good = groups["good"]
     detail = _with_host(_ports_detail(groups, wanted_layer, gbps), host_note)
-    out = [
-        count_verdict(
-            _("%(layer)s GPU-fabric ports", layer=wanted_layer),
-            nics,
-            len(good),
-            item,
-            [p["line"] for p in good],
-            detail,
-        )
-    ]
+    out = [_port_count_row(facts, item, groups, detail), *_port_rate_rows(facts, item, groups, host_note)]
     other_layer = groups["other_layer"]
     if not groups["wanted"] and other_layer:
         layer = other_layer[0].get("link_layer")
@@ -149,47 +236,77 @@ def _judge_ports(
     return out
 
 
+def _lspci_layers(
+    facts: dict[str, Any], item: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The RDMA NIC functions that may be GPU-fabric NICs of the claimed fabric, and those of the other link
+    layer. The class tells the layer a function is configured for (`Infiniband controller` vs `Ethernet
+    controller`, lspci.py): on an InfiniBand claim a BlueField DPU's or the front-end network's Ethernet
+    functions are not fabric NICs. Functions whose class names no layer (`Network controller`) are counted;
+    without a layer to claim (EFA, other) every function is."""
+    funcs = item.get("summary", {}).get("rdma_nic_functions", [])
+    wanted = FABRIC_LINK_LAYERS.get(facts.get("fabric") or "")
+    if not wanted:
+        return funcs, []
+    return (
+        [f for f in funcs if f.get("link_layer") in (wanted, None)],
+        [f for f in funcs if f.get("link_layer") not in (wanted, None)],
+    )
+
+
 def compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
-    s = item.get("summary", {})
-    fabric = facts.get("fabric")
-    wanted = FABRIC_LINK_LAYERS.get(fabric or "")
-    funcs = s.get("rdma_nic_functions", [])
+    """The NIC functions of the claimed link layer against the claim; the other layer's functions are a
+    link-layer warning only when the claimed layer falls short (a fail when no function has it)."""
+    wanted = FABRIC_LINK_LAYERS.get(facts.get("fabric") or "")
+    counted, wrong = _lspci_layers(facts, item)
     out = [_lspci_count_verdict(facts, item)]
-    if wanted:
-        wrong = [f for f in funcs if f.get("link_layer") and f["link_layer"] != wanted]
-        if wrong:
-            out.append(
-                verdict_row(
-                    _("fabric link layer"),
-                    wanted,
-                    wrong[0]["link_layer"],
-                    "fail" if len(wrong) == len(funcs) else "warn",
-                    _(
-                        "%(wrong)s of %(total)s RDMA functions are '%(kind)s'",
-                        wrong=len(wrong),
-                        total=len(funcs),
-                        kind=wrong[0]["class"],
-                    ),
-                    item,
-                    [f["line"] for f in wrong],
-                )
+    nics = facts.get("nics_per_node")
+    if wanted and wrong and (nics is None or len(counted) < nics):
+        out.append(
+            verdict_row(
+                _("fabric link layer"),
+                wanted,
+                wrong[0]["link_layer"],
+                "fail" if not counted else "warn",
+                _(
+                    "%(wrong)s of %(total)s RDMA functions are '%(kind)s'",
+                    wrong=len(wrong),
+                    total=len(counted) + len(wrong),
+                    kind=wrong[0]["class"],
+                ),
+                item,
+                [f["line"] for f in wrong],
             )
+        )
     return out
 
 
 def _lspci_count_verdict(facts: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
-    """The RDMA NIC functions against the claim. A listing the author cut (`...` lines) shows a minimum:
-    fewer than claimed cannot be told from lines left out, so it is not a fail."""
+    """The RDMA NIC functions of the claimed link layer against the claim. A listing the author cut (`...`
+    lines) shows a minimum: fewer than claimed cannot be told from lines left out, so it is not a fail."""
     s = item.get("summary", {})
-    claim, expected, measured = (
-        _("RDMA NIC functions per node"),
-        facts.get("nics_per_node"),
-        s.get("rdma_nics"),
-    )
+    counted, wrong = _lspci_layers(facts, item)
+    claim, expected, measured = _("RDMA NIC functions per node"), facts.get("nics_per_node"), len(counted)
+    if "rdma_nic_functions" not in s:
+        measured = s.get("rdma_nics")
+    lines = [f["line"] for f in counted] if "rdma_nic_functions" in s else s.get("lines", [])
     detail: Msg = _("PCI functions (one per port); NVLink management bridges excluded")
+    if wrong:
+        names = ", ".join(f"{f['bdf']} {f['device']}"[:90] for f in wrong[:4])
+        detail = joined(
+            detail,
+            _(
+                "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one: a "
+                "DPU or the front-end network): %(names)s",
+                count=len(wrong),
+                layer=wrong[0]["link_layer"],
+                names=names + (", …" if len(wrong) > 4 else ""),
+            ),
+            sep="; ",
+        )
     elided = s.get("elided_lines") or []
     if not elided:
-        return count_verdict(claim, expected, measured, item, s.get("lines", []), detail)
+        return count_verdict(claim, expected, measured, item, lines, detail)
     detail = joined(
         detail,
         _(
@@ -204,8 +321,8 @@ def _lspci_count_verdict(facts: dict[str, Any], item: dict[str, Any]) -> dict[st
         totals = ", ".join(f"{t['count']} {t['what']}" for t in stated[:4])
         detail = joined(detail, _("the author's note states %(totals)s", totals=totals), sep="; ")
     if expected is not None and measured is not None and measured < expected:
-        return verdict_row(claim, expected, measured, "cannot-measure", detail, item, s.get("lines", []))
-    return count_verdict(claim, expected, measured, item, s.get("lines", []), detail)
+        return verdict_row(claim, expected, measured, "cannot-measure", detail, item, lines)
+    return count_verdict(claim, expected, measured, item, lines, detail)
 
 
 def compare_dmesg_nics(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -297,7 +414,7 @@ def _perftest_bandwidth(facts: dict[str, Any], item: dict[str, Any], lines: list
         reason = _("failed run (%(reason)s)", reason=s.get("failure_reason") or _("no result rows"))
         return verdict_row(claim, expected, measured, "cannot-measure", reason, item, lines)
     test = str(s.get("test") or "")
-    if test.startswith("ib_atomic") or str(s.get("banner") or "").startswith("Atomic"):
+    if not s.get("latency") and is_atomic(s):
         why = _(
             "%(test)s is an atomic test: it measures the message rate of 8-byte operations, not link "
             "bandwidth; upload ib_write_bw, ib_read_bw or ib_send_bw",

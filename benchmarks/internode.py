@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.parsers.nccl.reading import algorithms_for, ring_forced
 from benchmarks.verdicts import cannot_measure_instead, inter_fraction, ratio_verdict, verdict_row
 from hardware.messages import Msg, _, joined
 
@@ -27,9 +28,8 @@ MIN_INTER_NODE_BYTES = 256 * 2**20
 
 
 def _algorithms(run: dict[str, Any]) -> tuple[set[str], bool]:
-    """NCCL_ALGO's names (lower case) and whether it excludes them (`^name,...`)."""
-    hint = str(run.get("algorithm_hint") or "").strip().lower()
-    return {name for name in hint.lstrip("^").split(",") if name}, hint.startswith("^")
+    """NCCL_ALGO's names for the run's collective and whether it excludes them (reading.algorithms_for)."""
+    return algorithms_for(run.get("algorithm_hint"), run.get("collective"))
 
 
 def _collnet(run: dict[str, Any]) -> bool:
@@ -40,10 +40,7 @@ def _collnet(run: dict[str, Any]) -> bool:
 
 def _tree_possible(run: dict[str, Any]) -> bool:
     """Whether NCCL may pick tree/NVLSTree: NCCL_ALGO neither forces Ring nor excludes Tree/NVLS/NVLSTree."""
-    names, excluded = _algorithms(run)
-    if excluded:
-        return not {"tree", "nvls", "nvlstree"} <= names
-    return names != {"ring"}
+    return not ring_forced(run.get("algorithm_hint"), run.get("collective"))
 
 
 def tree_may_inflate(run: dict[str, Any], nodes: int | None, per_node: int | None) -> bool:

@@ -96,6 +96,8 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "nvlink_none": re.compile(r"Unable to retrieve NVLink information"),
     # `nvidia-smi nvlink -gt d|r` traffic counters (nvidia_smi.COUNTER_RE): NVLink output, not `-L`.
     "nvlink_counter": re.compile(r"^\s*+Link\s++\d++:\s++(?:Data|Raw)\s++[TR]x:\s*+\d"),
+    # `nvidia-smi nvlink -R` (each link's remote device): NVLink output, not `-L`, and no link state or speed.
+    "nvlink_remote": re.compile(r"^\s*+Link\s++\d++:\s++Remote Device\s"),
     "topo_header": re.compile(r"^\s*+GPU0(?:\s++\S++)*\s++CPU Affinity"),
     "topo_row": re.compile(r"^\s*GPU\d+\s+(?:X|NV\d+|SYS|NODE|PHB|PXB|PIX|SOC)\s"),
     "topo_legend": re.compile(r"Connection traversing|NV#\s*=|NIC Legend:"),
@@ -194,6 +196,7 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "nvlink_link": ("Link",),
     "nvlink_none": ("Unable to retrieve NVLink information",),
     "nvlink_counter": ("Link",),
+    "nvlink_remote": ("Remote Device",),
     "topo_header": ("CPU Affinity",),
     "topo_row": ("GPU",),
     "topo_legend": ("Connection traversing", "NV#", "NIC Legend:"),
@@ -308,6 +311,14 @@ def detect(text: Text) -> Detection:
                 "its NICs"
             ),
         )
+    if not scores and h["nvlink_remote"]:
+        return Detection(
+            kind=None,
+            reason=_(
+                "`nvidia-smi nvlink -R` output (each NVLink's remote device), which is not read: it shows "
+                "neither link state nor speed; upload `nvidia-smi nvlink -s`"
+            ),
+        )
     if not scores:
         return Detection(
             kind=None,
@@ -361,7 +372,7 @@ def _scores(h: Counter[str]) -> dict[str, int]:
         scores["nvidia-smi"] = 60
     if h["nvlink_link"] or h["nvlink_none"] or h["nvlink_counter"]:
         scores["nvidia-smi-nvlink"] = 85
-    elif h["smi_list"]:
+    elif h["smi_list"] and not h["nvlink_remote"]:
         scores["nvidia-smi"] = max(scores.get("nvidia-smi", 0), 75)
     if h["smi_query"]:
         scores["nvidia-smi"] = max(scores.get("nvidia-smi", 0), 85)

@@ -20,6 +20,31 @@ LOOKAHEAD_LINES = 4
 # separate `NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.` line follows.
 FALLEN_OFF_BUS_XID = 79
 BDF = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d"
+# Xids after which NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html,
+# "Resolution Bucket (Immediate Action)"; the copy in leptonai/gpud components/accelerator/nvidia/xid/
+# catalog_generated.go, 2025-10-29) asks for a GPU reset (RESET_GPU), or a workflow for a double-bit ECC
+# error (48) or an NVLink error (74, 144-150) that resets the GPU when the links stay down. By mnemonic.
+# Not here: 63 (row remap event), 92 (high single-bit ECC rate), 94 (contained ECC error, RESTART_APP),
+# which the catalogue answers with IGNORE or an application restart; 79, the GPU fallen off the bus, is
+# judged as lost.
+RESET_XIDS = {
+    46: "GPU_TIMEOUT_ERROR", 48: "GPU_ECC_DBE", 62: "PMU_HALT_ERROR", 64: "INFOROM_DRAM_RETIREMENT_FAILURE",
+    74: "NVLINK_ERROR", 95: "UNCONTAINED_ERROR", 109: "CTXSW_TIMEOUT_ERROR", 110: "SEC_FAULT_ERROR",
+    119: "GSP_RPC_TIMEOUT", 120: "GSP_ERROR", 136: "ALI_TRAINING_FAIL", 140: "UNRECOVERABLE_ECC_ERROR_ESCAPE",
+    143: "GPU_INIT_ERROR", 144: "NVLINK_SAW_ERROR", 145: "NVLINK_RLW_ERROR", 146: "NVLINK_TLW_ERROR",
+    147: "NVLINK_TREX_ERROR", 148: "NVLINK_NVLPW_CTRL_ERROR", 149: "NVLINK_NETIR_ERROR",
+    150: "NVLINK_MSE_ERROR",
+    155: "NVLINK_SW_DEFINED_ERROR", 156: "RESOURCE_RETIREMENT_EVENT", 158: "GPU_FATAL_TIMEOUT",
+}  # fmt: skip
+# Xid 154 (GPU_RECOVERY_ACTION_CHANGED) names the action the driver now requires: `... changed from 0x0
+# (None) to 0x2 (Node Reboot Required)`, or `154, Node Reboot Required`; one to None requires nothing.
+RECOVERY_XID = 154
+RECOVERY_NONE_RE = re.compile(r"\bto\s++0x0++\s*+\(None\)")
+# The GPU driver's probe of a PCI function failed: `nvidia: probe of 0000:5d:00.0 failed with error -1`;
+# `NVRM: The NVIDIA probe routine failed for 1 device(s).` counts them (the GPU named by an `NVRM: The
+# NVIDIA GPU <bus id> ...` message before it, e.g. `... is not supported by the NVIDIA 580.126.09 driver`).
+GPU_PROBE_OF_RE = re.compile(rf"\bnvidia:\s++probe of\s++({BDF})\s++failed")
+PROBE_COUNT_RE = re.compile(r"probe routine failed for\s++(\d++)\s++device")
 # mlx5_core (and mlx4_core) failures: `mlx5_core 0000:41:00.0: init_one:1371:(pid 803): mlx5_load_one failed
 # with error code -22`, `mlx5_core: probe of 0000:41:00.0 failed with error -22`.
 NIC_ERROR_RE = re.compile(
@@ -45,6 +70,8 @@ def parse_dmesg(text: Text) -> ParseResult:
     fallen: list[dict[str, Any]] = []
     xids: list[dict[str, Any]] = []
     probe_failures = 0
+    probe_devices = 0  # the most devices a `probe routine failed for N device(s)` line counts
+    probe_failed: list[dict[str, Any]] = []
     nvrm_lines = 0
     nic_errors: list[dict[str, Any]] = []
     pcie_limited: list[dict[str, Any]] = []
@@ -66,17 +93,31 @@ def parse_dmesg(text: Text) -> ParseResult:
         m = XID_RE.search(line)
         if m:
             xids.append({"bus_id": m.group(1), "xid": int(m.group(2)), "line": i + 1})
+            if int(m.group(2)) == RECOVERY_XID and RECOVERY_NONE_RE.search(line):
+                xids[-1]["none"] = True
             bus_id = _fallen_bus_id(m.group(1))
             if int(m.group(2)) == FALLEN_OFF_BUS_XID and not any(f["bus_id"] == bus_id for f in fallen):
                 fallen.append({"bus_id": bus_id, "line": i + 1})
         if "probe routine failed" in line:
             probe_failures += 1
+            m = PROBE_COUNT_RE.search(line)
+            probe_devices = max(probe_devices, int(m.group(1)) if m else 1)
+            for start, bus_id in open_ids:
+                _add_gpu(probe_failed, bus_id, start + 1)
+        elif "probe of" in line:
+            m = GPU_PROBE_OF_RE.search(line)
+            if m:
+                _add_gpu(probe_failed, m.group(1), i + 1)
         _read_nic_line(line, i + 1, nic_errors, pcie_limited)
     result.summary = {
         "gpus_fallen_off_bus": fallen,
         "xid_events": xids[:1000],
         "xid_codes": sorted({x["xid"] for x in xids}),
         "probe_failures": probe_failures,
+        # GPUs the driver did not take (a failed probe): named by bus id, and how many the driver counted.
+        "gpus_probe_failed": probe_failed,
+        "probe_failed_devices": max(probe_devices, len(probe_failed)),
+        "xids_needing_reset": _reset_xids(xids),
         # The GPU driver's lines: without any, the log says nothing about the GPUs (a NIC-only excerpt).
         "nvrm_lines": nvrm_lines,
         "nic_errors": nic_errors,
@@ -95,6 +136,31 @@ def parse_dmesg(text: Text) -> ParseResult:
             _("%(count)s GPU(s) fell off the bus: they are missing from GPU counts", count=len(fallen))
         )
     return result
+
+
+def _add_gpu(gpus: list[dict[str, Any]], bus_id: str, line: int) -> None:
+    bus_id = bus_id.lower()
+    if not any(g["bus_id"] == bus_id for g in gpus):
+        gpus.append({"bus_id": bus_id, "line": line})
+
+
+def _reset_xids(xids: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The Xids (RESET_XIDS, and 154 with a recovery action) per GPU and code: `{xid, name, bus_id, count,
+    lines}` (the first 8 lines), in order of first appearance."""
+    found: dict[tuple[str, int], dict[str, Any]] = {}
+    for x in xids:
+        code = x["xid"]
+        if code == RECOVERY_XID and x.get("none"):
+            continue
+        if code not in RESET_XIDS and code != RECOVERY_XID:
+            continue
+        name = RESET_XIDS.get(code, "GPU_RECOVERY_ACTION_CHANGED")
+        entry = found.setdefault((x["bus_id"], code), {"xid": code, "name": name, "bus_id": x["bus_id"],
+                                                       "count": 0, "lines": []})  # fmt: skip
+        entry["count"] += 1
+        if len(entry["lines"]) < 8:
+            entry["lines"].append(x["line"])
+    return list(found.values())
 
 
 def _read_nic_line(

@@ -22,6 +22,14 @@ IBDEV2NETDEV_RE = re.compile(r"^\s*(\S+)\s+port\s+(\d+)\s+(?:==>|<===>)\s+(\S+)\
 # iproute2 `rdma link`: `link mlx5_0/1 state ACTIVE ...`; older releases print the device index
 # first and a colon after each name: `0/1: mlx5_0/1: state DOWN physical_state DISABLED`.
 RDMA_LINK_RE = re.compile(r"^\s*(?:link\s+|\d+/\d+:\s+)([^\s/]+)/(\d+):?\s+(.*)$")
+# Software RDMA over a plain network device: iproute2 rdma-link(8) link types `rxe` (Soft RoCE driver) and
+# `siw` (Soft iWARP driver), added with `rdma link add rxe_eth0 type rxe netdev eth0` (RHEL's guide names it
+# rxe0); the kernel's RDMA_RXE is "Software RDMA over Ethernet (RoCE)" over any Ethernet adapter, with no RDMA
+# offload. The name is the user's: rxe*/siw* is how the man page and the guides name them (assumed).
+SOFTWARE_RDMA_RE = re.compile(r"^(?:rxe|siw)", re.IGNORECASE)
+# An SR-IOV virtual function's netdev: systemd's predictable names give a VF the physical function's name
+# plus `v<N>` (udev net_id, systemd commit 609948c: `eno1v0`, `enp101s0f0v1`; IPoIB `ibp141s0v0`).
+VF_NETDEV_RE = re.compile(r"^(?:en|ib)\w*?\dv\d++$")
 
 STATE_WORDS = {
     "active": "Active", "port_active": "Active", "4": "Active",
@@ -77,9 +85,11 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
     def iwarp(p: dict[str, Any]) -> bool:
         return (p.get("transport") or "").lower().startswith("iwarp")
 
-    ib = [p for p in ports if active(p) and p.get("link_layer") == "InfiniBand"]
+    # Software RDMA devices (rxe, siw) and SR-IOV virtual functions are listed apart (_set_apart).
+    own = [p for p in ports if active(p) and not p.get("software_rdma") and not p.get("virtual_function")]
+    ib = [p for p in own if p.get("link_layer") == "InfiniBand"]
     # RoCE candidates: an iWARP port (RDMA over TCP) also says Ethernet and is counted apart.
-    eth = [p for p in ports if active(p) and p.get("link_layer") == "Ethernet" and not iwarp(p)]
+    eth = [p for p in own if p.get("link_layer") == "Ethernet" and not iwarp(p)]
     rates_ib = Counter(p["rate_gbps"] for p in ib if p.get("rate_gbps") is not None)
     rates_eth = Counter(p["rate_gbps"] for p in eth if p.get("rate_gbps") is not None)
     return {
@@ -212,13 +222,63 @@ def _unknown_state_warning(ports: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+def _port_names(ports: list[dict[str, Any]]) -> str:
+    """`mlx5_0/1 (p1p1), ...`: the ports named as a warning lists them (the first eight)."""
+    return ", ".join(
+        f"{p['device']}/{p['port']}" + (f" ({p['netdev']})" if p.get("netdev") else "") for p in ports[:8]
+    ) + (", …" if len(ports) > 8 else "")
+
+
+def _apart(ports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Where a port set apart from the counts (software RDMA, a virtual function) is listed in the summary."""
+    return [
+        {"device": p["device"], "port": p["port"], "netdev": p.get("netdev"), "line": p["line"]}
+        for p in ports
+    ]
+
+
+def _set_apart(ports: list[dict[str, Any]], warnings: list[str]) -> dict[str, Any]:
+    """Ports that are no NIC port of their own, flagged before counting, listed apart in the summary and
+    warned about: software RDMA devices (SOFTWARE_RDMA_RE, `software_rdma`, `software_rdma_ports`) and SR-IOV
+    virtual functions named by their netdev (VF_NETDEV_RE, `virtual_function`, `virtual_functions`)."""
+    apart: dict[str, Any] = {}
+    soft = [p for p in ports if SOFTWARE_RDMA_RE.match(p.get("device") or "")]
+    if soft:
+        for p in soft:
+            p["software_rdma"] = True
+        apart["software_rdma_ports"] = _apart(soft)
+        warnings.append(
+            _(
+                "%(ports)s: software RDMA (rxe: Soft-RoCE, siw: soft-iWARP) over a plain network device, "
+                "with no RDMA offload: not counted as GPU-fabric ports",
+                ports=_port_names(soft),
+            )
+        )
+    vfs = [p for p in ports if not p.get("software_rdma") and VF_NETDEV_RE.match(p.get("netdev") or "")]
+    if vfs:
+        for p in vfs:
+            p["virtual_function"] = True
+        apart["virtual_functions"] = _apart(vfs)
+        warnings.append(
+            _(
+                "%(count)s SR-IOV virtual function(s) (a netdev named after its physical function plus "
+                "v<N>): %(ports)s: not counted as ports, a virtual function shares its physical port",
+                count=len(vfs),
+                ports=_port_names(vfs),
+            )
+        )
+    return apart
+
+
 def _finish(ports: list[dict[str, Any]], result: ParseResult, lines: _Lines) -> dict[str, Any]:
     """The summary of a port report (its `lines` read), after repeated listings and with the port-state
-    warnings; the ports of several hosts (shell prompts) each carry their `host`."""
+    warnings; the ports of several hosts (shell prompts) each carry their `host`; software RDMA ports
+    and virtual functions are flagged and left out of the counts."""
     hosts = _port_hosts(lines, ports, result.warnings)
     ports = _latest_ports(ports, result.warnings)
     result.warnings.extend(_port_state_warnings(ports))
-    summary = _summary(ports)
+    apart = _set_apart(ports, result.warnings)
+    summary = {**_summary(ports), **apart}
     if hosts:
         summary["hosts"] = hosts
     return summary
@@ -493,8 +553,10 @@ def parse_ibdev2netdev(text: Text) -> ParseResult:
     summary["unknown_state_ports"] = None
     summary["netdev_up"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "up")
     summary["netdev_down"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "down")
-    summary["infiniband_ports"] = sum(1 for p in ports if p["link_layer"] == "InfiniBand")
-    summary["ethernet_ports"] = sum(1 for p in ports if p["link_layer"] == "Ethernet")
+    # Software RDMA devices and virtual functions (_set_apart) are no ports of their own.
+    physical = [p for p in ports if not p.get("software_rdma") and not p.get("virtual_function")]
+    summary["infiniband_ports"] = sum(1 for p in physical if p["link_layer"] == "InfiniBand")
+    summary["ethernet_ports"] = sum(1 for p in physical if p["link_layer"] == "Ethernet")
     result.summary = summary
     result.warnings.append(
         _(

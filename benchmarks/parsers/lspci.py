@@ -47,6 +47,15 @@ GPU_RE = re.compile(
 # (fallen off the bus, link down, overheated), whatever its name says.
 DEAD_REV_RE = re.compile(r"\(rev ff\)", re.IGNORECASE)
 GPU_CLASSES = ("3d controller", "vga compatible controller", "display controller", "processing accelerators")
+# An adapter's own PCIe switch ports: pci.ids names them `MT2910 Family [ConnectX-7 PCIe Bridge]` and
+# `MT43244 Family [BlueField-3 SoC PCIe Bridge]` (a GB200 tray lists 24 and 16 of them above its CX-7 NICs and
+# BlueField-3 DPUs): they carry the adapter's traffic and are neither NICs nor NVLink-management bridges.
+NIC_INTERNAL_BRIDGE_RE = re.compile(r"PCIe Bridge|PCIe Switch", re.IGNORECASE)
+# `lspci -vv` LnkSta: pciutils (ls-caps.c, since 3.6) marks a speed or width below the port's LnkCap
+# `(downgraded)`: `LnkSta: Speed 16GT/s (downgraded), Width x8 (downgraded)`.
+LNKSTA_RE = re.compile(
+    r"^\s*+LnkSta:\s*+Speed\s++([^\s,]++)\s*+(\(\w++\))?+,\s*+Width\s++(x\d++)\s*+(\(\w++\))?+"
+)
 
 
 def _address(bdf: str) -> str:
@@ -74,30 +83,70 @@ def _stated_total(no: int, line: str) -> dict[str, Any] | None:
 
 
 def _bucket(cls_l: str, desc: str) -> str | None:
-    """What a function is, from its class (lower case) and device description: `dead`, `nic`, `bridge`,
-    `nvswitch`, `gpu`, or None."""
+    """What a function is, from its class (lower case) and device description: `dead`, `nic`, `nic_bridge`
+    (an adapter's internal PCIe switch port), `bridge`, `nvswitch`, `gpu`, or None."""
     if DEAD_REV_RE.search(desc):
         return "dead"
     if RDMA_VENDOR_RE.search(desc):
         if "infiniband" in cls_l or "ethernet" in cls_l or "network" in cls_l:
             return "nic"
+        if "bridge" in cls_l and NIC_INTERNAL_BRIDGE_RE.search(desc):
+            return "nic_bridge"
         # HGX B200/B300 baseboards expose ConnectX-7 bridge functions that manage NVLink and are not data
         # NICs (NVIDIA Fabric Manager User Guide).
         return "bridge" if "bridge" in cls_l else None
-    if "nvswitch" in desc.lower() or ("bridge" in cls_l and "NVIDIA" in desc):
+    # An NVSwitch is an NVIDIA function of the class `Bridge` (0680, other bridge: 10de:1af1 A100-era,
+    # 10de:22a3 H100-era, also unnamed in an old pci.ids). NVIDIA's `PCI bridge` (0604) functions are PCIe
+    # root or switch ports, such as Grace's 22b1/22b2/22b8 at the root of each GB200 PCI domain.
+    if "nvswitch" in desc.lower() or (cls_l == "bridge" and "NVIDIA" in desc):
         return "nvswitch"
     if any(cls_l.startswith(c) for c in GPU_CLASSES) and GPU_RE.search(desc):
         return "gpu"
     return None
 
 
+def _downgraded(entry: dict[str, Any], bucket: str, no: int, line: str) -> dict[str, Any] | None:
+    """A NIC's or GPU's `LnkSta ... (downgraded)` line (LNKSTA_RE), None when nothing is downgraded that
+    counts: a GPU lowers its link speed when idle (power saving), so only its width counts."""
+    m = LNKSTA_RE.match(line)
+    if not m:
+        return None
+    speed_down, width_down = m.group(2) == "(downgraded)", m.group(4) == "(downgraded)"
+    if not (width_down or (speed_down and bucket == "nic")):
+        return None
+    return {"bdf": entry["bdf"], "device": entry["device"], "speed": m.group(1), "width": m.group(3),
+            "speed_downgraded": speed_down, "width_downgraded": width_down, "line": no}  # fmt: skip
+
+
+def _listing_summary(found: dict[str, list[dict[str, Any]]], devices: int) -> dict[str, Any]:
+    nics = found["nic"]
+    layers = Counter(n.get("link_layer") for n in nics if n.get("link_layer"))
+    summary: dict[str, Any] = {
+        "rdma_nics": len(nics),
+        "rdma_nic_functions": nics,
+        "rdma_nics_by_link_layer": dict(layers),
+        "nvlink_management_bridges": len(found["bridge"]),
+        "bridge_functions": found["bridge"],
+        "nvswitches": len(found["nvswitch"]),
+        "gpus": len(found["gpu"]),
+        "gpu_functions": found["gpu"],
+        "devices": devices,
+        "unresponsive_functions": found["dead"],
+        "lines": [n["line"] for n in nics],
+    }
+    # Listed only when present (each a list of functions): an adapter's internal PCIe switch ports, and the
+    # NICs and GPUs whose PCIe link runs below its capability.
+    for key, bucket in (("nic_internal_bridges", "nic_bridge"), ("pcie_downgraded", "downgraded")):
+        if found[bucket]:
+            summary[key] = found[bucket]
+    return summary
+
+
 def parse_lspci(text: Text) -> ParseResult:
     result = ParseResult(kind="lspci")
-    nics: list[dict[str, Any]] = []
-    bridges: list[dict[str, Any]] = []
-    gpus: list[dict[str, Any]] = []
-    nvswitches: list[dict[str, Any]] = []
-    unresponsive: list[dict[str, Any]] = []
+    found: dict[str, list[dict[str, Any]]] = {
+        name: [] for name in ("dead", "nic", "nic_bridge", "bridge", "nvswitch", "gpu", "downgraded")
+    }
     # Each PCI address is one function: a listing pasted twice, or two greps matching the same devices
     # (`lspci | grep -i mellanox`, then `| grep -i bluefield`), lists it again. The first listing counts.
     seen: set[str] = set()
@@ -105,15 +154,21 @@ def parse_lspci(text: Text) -> ParseResult:
     elided: list[int] = []
     stated: list[dict[str, Any]] = []
     devices = 0
+    current: tuple[dict[str, Any], str] | None = None  # the NIC or GPU whose `-vv` lines follow
     for no, line in enumerate(text.lines, start=1):
         m = LINE_RE.match(line)
         if not m:
-            if ELISION_RE.match(line):
+            if current is not None and "(downgraded)" in line:
+                down = _downgraded(current[0], current[1], no, line)
+                if down:
+                    found["downgraded"].append(down)
+            elif ELISION_RE.match(line):
                 elided.append(no)
                 total = _stated_total(no, line)
                 if total:
                     stated.append(total)
             continue
+        current = None
         bdf = _device_address(m.group(1), m.group(2))
         if _address(bdf) in seen:
             repeated.append((no, bdf))
@@ -132,32 +187,44 @@ def parse_lspci(text: Text) -> ParseResult:
             )
             entry["virtual_function"] = "Virtual Function" in desc
         if bucket is not None:
-            {"dead": unresponsive, "nic": nics, "bridge": bridges, "nvswitch": nvswitches, "gpu": gpus}[
-                bucket
-            ].append(entry)
-    layers = Counter(n.get("link_layer") for n in nics if n.get("link_layer"))
-    result.summary = {
-        "rdma_nics": len(nics),
-        "rdma_nic_functions": nics,
-        "rdma_nics_by_link_layer": dict(layers),
-        "nvlink_management_bridges": len(bridges),
-        "bridge_functions": bridges,
-        "nvswitches": len(nvswitches),
-        "gpus": len(gpus),
-        "gpu_functions": gpus,
-        "devices": devices,
-        "unresponsive_functions": unresponsive,
-        "lines": [n["line"] for n in nics],
-    }
+            found[bucket].append(entry)
+        if bucket in ("nic", "gpu"):
+            current = (entry, bucket)
+    result.summary = _listing_summary(found, devices)
     if elided:
         # The author left lines out: every count is a minimum; a total the note states is kept beside them.
         result.summary["elided_lines"] = elided
         result.summary["stated_totals"] = stated
         result.warnings.extend(_elision_warnings(elided, stated))
-    result.warnings.extend(_listing_warnings(unresponsive, repeated))
-    if nics:
+    result.warnings.extend(_listing_warnings(found["dead"], repeated))
+    result.warnings.extend(_downgraded_warnings(found["downgraded"]))
+    if found["nic"]:
         result.warnings.append(_("lspci counts PCI functions: a dual-port adapter shows as two functions"))
     return result
+
+
+def _downgraded_warnings(downgraded: list[dict[str, Any]]) -> list[str]:
+    warnings: list[str] = []
+    for down in downgraded[:16]:
+        what = (
+            _("speed %(speed)s and width %(width)s", speed=down["speed"], width=down["width"])
+            if down["speed_downgraded"] and down["width_downgraded"]
+            else _("width %(width)s", width=down["width"])
+            if down["width_downgraded"]
+            else _("speed %(speed)s", speed=down["speed"])
+        )
+        warnings.append(
+            _(
+                "line %(line)s: %(bdf)s (%(device)s) runs its PCIe link at %(what)s, below its capability "
+                "(LnkSta `downgraded`): it cannot reach its full bandwidth (a card not seated fully, a "
+                "riser or a slot narrower than the card)",
+                line=down["line"],
+                bdf=down["bdf"],
+                device=down["device"][:80],
+                what=what,
+            )
+        )
+    return warnings
 
 
 def _elision_warnings(elided: list[int], stated: list[dict[str, Any]]) -> list[str]:

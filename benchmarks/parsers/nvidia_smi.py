@@ -58,6 +58,20 @@ GPU_NO_UUID_RE = re.compile(
 )
 # A line an author put where lines were left out: `...`, `......`, `…`, `[...]`.
 ELISION_RE = re.compile(r"^\s*+(?:\.{3,}+|…++|\[\s*+(?:\.{3,}+|…)\s*+\])\s*+$")
+# nvidia-smi prints `ERR!` in a cell whose NVML query failed for that GPU (gpu-operator issue 559: a GPU
+# whose name, fan, temperature, power, utilisation and ECC all read `ERR!`). The fields of a GPU's table
+# rows, cell by cell, in the order the default table prints them (the same three cells from driver 418
+# to 610): the GPU row, the sensor row, the MIG row.
+ERR = "ERR!"
+ROW_FIELDS = (
+    (("index", "name", "persistence"), ("bus_id", "display"), ("ecc",)),
+    (("fan", "temperature", "perf", "power_draw", "power_cap"), ("memory_used", "memory_total"),
+     ("gpu_util", "compute_mode")),
+    ((), (), ("mig_mode",)),
+)  # fmt: skip
+# A GPU reads as not usable when its name, or at least this many of its fields, read ERR! (assumed: one
+# sensor NVML cannot read, such as a GeForce fan, leaves the GPU usable; several mean NVML fails on it).
+ERR_FIELDS_UNUSABLE = 3
 # A command line that selects GPUs (`nvidia-smi -i 0`, `--id=0,1`): its table shows those GPUs, not all.
 SELECT_RE = re.compile(r"\s(?:-i|--id)(?:[\s=]|\d)")
 
@@ -78,6 +92,7 @@ class _TableReader:
         self.migs = MigDevices()
         self.host: str | None = None
         self.last_gpu: dict[str, Any] | None = None
+        self.block_row = -1  # the row of the last GPU's block being read (0: its GPU row), -1 after it
         self.listed_index: int | None = None  # the `-L` GPU line the MIG lines after it belong to
         # Whether the table being read is whole (TableSet.add_table): its Processes section shown, no
         # elision inside it, and whether the latest nvidia-smi command selected GPUs (`-i`).
@@ -121,8 +136,15 @@ class _TableReader:
                 "line": no,
             }
             self.rows.append((m.group(4).upper(), gpu))
-            self.last_gpu = gpu
+            self.last_gpu, self.block_row = gpu, 0
+            _error_fields(gpu, line, 0)
             return
+        if self.last_gpu is not None and head == "|" and 0 <= self.block_row < 2:
+            self.block_row += 1
+            if ERR in line:
+                _error_fields(self.last_gpu, line, self.block_row)
+        elif head == "+":
+            self.block_row = -1
         if self.last_gpu is not None and "memory_total_mib" not in self.last_gpu:
             mem = MEM_RE.search(line)
             if mem:
@@ -157,6 +179,54 @@ class _TableReader:
         self.migs.list_line(no, line, self.listed_index)
 
 
+def _error_fields(gpu: dict[str, Any], line: str, row: int) -> None:
+    """The fields of a GPU's table row `row` (ROW_FIELDS) that read ERR!, added to its `error_fields`."""
+    if ERR not in line:
+        return
+    fields = gpu.setdefault("error_fields", [])
+    for cell, names in zip(line.strip().strip("|").split("|"), ROW_FIELDS[row], strict=False):
+        tokens = [t for t in cell.replace("/", " ").split() if t not in ("On", "Off") or row]
+        for i, token in enumerate(tokens):
+            if token == ERR:
+                fields.append(names[i] if i < len(names) else names[-1] if names else "field")
+
+
+def _gpus_in_error(devices: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The GPUs a table shows whose name, or ERR_FIELDS_UNUSABLE fields, read ERR! (present, not usable),
+    and a warning for each GPU with any field that reads ERR!."""
+    in_error: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    for g in devices:
+        fields = g.get("error_fields")
+        if not fields:
+            continue
+        where = {
+            "gpu": g["index"],
+            "bus_id": g.get("bus_id", "?"),
+            "line": g["line"],
+            "fields": ", ".join(fields),
+        }
+        if "name" in fields or len(fields) >= ERR_FIELDS_UNUSABLE:
+            in_error.append(
+                {"index": g["index"], "bus_id": g.get("bus_id"), "line": g["line"], "fields": fields}
+            )
+            warnings.append(
+                _(
+                    "GPU %(gpu)s (%(bus_id)s, line %(line)s) reads ERR! for %(fields)s: NVML cannot query "
+                    "it, so the GPU is present but not usable",
+                    **where,
+                )
+            )
+        else:
+            warnings.append(
+                _(
+                    "GPU %(gpu)s (%(bus_id)s, line %(line)s): %(fields)s read ERR! (NVML could not read it)",
+                    **where,
+                )
+            )
+    return in_error, warnings
+
+
 def parse_nvidia_smi(text: Text) -> ParseResult:
     """Default table, or `-L` when there is no table, or the `-q` report, or the `--query-gpu` CSV."""
     if is_query_report(text):
@@ -173,7 +243,9 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
     driver, cuda = next(iter(reader.drivers), (None, None))
     source = "table" if gpus else ("list" if listed else "table")
     devices = gpus or listed
-    models = Counter(g["name"] for g in devices)
+    # A name that reads ERR! is no model (the GPU is listed in `gpus_in_error`).
+    models = Counter(g["name"] for g in devices if g["name"] != ERR)
+    in_error, error_warnings = _gpus_in_error(devices)
     result.summary = {
         "source": "nvidia-smi" if source == "table" else "nvidia-smi -L",
         "gpus": len(devices),
@@ -190,6 +262,8 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
         result.summary["driver_versions"] = list(dict.fromkeys(d for d, _ in reader.drivers))
     if reader.migs.devices():
         result.summary["mig_device_list"] = reader.migs.devices()
+    if in_error:
+        result.summary["gpus_in_error"] = in_error
     if gpus and reader.table.missing:
         # GPUs a later whole table of their host no longer shows: lost as the unreachable ones are.
         result.summary["gpus_missing_later"] = reader.table.missing
@@ -201,6 +275,7 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
                 bus_ids=", ".join(x["bus_id"] for x in lost),
             )
         )
+    result.warnings.extend(error_warnings)
     if not devices and not lost:
         result.warnings.append(_("nvidia-smi header found but no GPU rows"))
     if "No devices were found" in "\n".join(text.lines[:200]):

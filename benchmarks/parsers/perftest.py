@@ -101,7 +101,9 @@ def _read_command(block: _Block, line: str) -> None:
     m = COMMAND_RE.search(line)
     if m and block.command_test is None:
         block.command_test = f"ib_{m.group(1)}_{m.group(2)}"
-    if m and {"-a", "--all"} & set(line[m.end() :].split()):
+    # the test's own arguments: up to a pipe, a redirection or the next command (`| tee -a log` is tee's)
+    arguments = re.split(r"[|;&>]", line[m.end() :], maxsplit=1)[0] if m else ""
+    if {"-a", "--all"} & set(arguments.split()):
         block.all_sizes = True
     if "--run_infinitely" in line or "BW peak won't be measured" in line:
         block.duration_mode = True
@@ -198,8 +200,10 @@ def _table_row(block: _Block, line: str, line_no: int) -> dict[str, Any] | None:
 def _starts_other_test(block: _Block, line: str) -> bool:
     """A command line or banner naming another test than the one whose rows were read: a new run (a
     file holding `ib_send_bw`, then `ib_send_lat`, then `ib_read_bw`). Runs of the same test stay one
-    table (server and client, or repeats: sizes repeat and the figures are medians)."""
-    if not block.rows:
+    table (server and client, or repeats: sizes repeat and the figures are medians). A test that printed its
+    command or banner and no rows (it failed to connect) is ended too, so the next test's rows are not read
+    under its name."""
+    if not block.rows and block.command_test is None and not block.test:
         return False
     command = COMMAND_RE.search(line)
     if command and f"ib_{command.group(1)}_{command.group(2)}" != _test_name(block):
@@ -399,11 +403,18 @@ TEST_KEYS = (
 )
 
 
-def _is_atomic(summary: dict[str, Any]) -> bool:
-    """An ib_atomic_* test (command or `Atomic ...` banner): 8-byte atomic operations, a message rate."""
-    return str(summary.get("test") or "").startswith("ib_atomic") or str(
+# perftest's atomic tests always send 8-byte operations (their size is fixed; `-s`/`-a` do not apply).
+ATOMIC_SIZE_BYTES = 8
+
+
+def is_atomic(summary: dict[str, Any]) -> bool:
+    """An ib_atomic_* test (command or `Atomic ...` banner): 8-byte atomic operations, a message rate.
+    perftest fixes an atomic test's size at 8 B, so a block with larger rows is another test's sweep that
+    landed under an atomic test's name (an atomic run that failed before its rows, then the next test)."""
+    named = str(summary.get("test") or "").startswith("ib_atomic") or str(
         summary.get("banner") or ""
     ).startswith("Atomic")
+    return named and (summary.get("max_size_bytes") or 0) <= ATOMIC_SIZE_BYTES
 
 
 def _chosen_summary(summaries: list[dict[str, Any]]) -> int:
@@ -411,7 +422,7 @@ def _chosen_summary(summaries: list[dict[str, Any]]) -> int:
     when another bandwidth test has rows (ib_atomic_bw's 8 B rows are a message rate, not a link's
     bandwidth), else the first bandwidth test, else the first."""
     bandwidth = [i for i, s in enumerate(summaries) if not s["latency"] and s["rows"]]
-    return next((i for i in bandwidth if not _is_atomic(summaries[i])), bandwidth[0] if bandwidth else 0)
+    return next((i for i in bandwidth if not is_atomic(summaries[i])), bandwidth[0] if bandwidth else 0)
 
 
 def _sweep_warnings(summary: dict[str, Any], block: _Block) -> list[str]:
@@ -420,7 +431,7 @@ def _sweep_warnings(summary: dict[str, Any], block: _Block) -> list[str]:
     out: list[str] = []
     if not summary["rows"] or summary["latency"] or summary["failed"]:
         return out
-    if _is_atomic(summary):
+    if is_atomic(summary):
         out.append(
             _(
                 "%(test)s measures the rate of 8-byte atomic operations (a message rate), not link "
@@ -430,17 +441,31 @@ def _sweep_warnings(summary: dict[str, Any], block: _Block) -> list[str]:
         )
         return out
     last = block.rows[-1]
-    # Rows and no closing rule after them: the output was cut (by its author, or the run was stopped).
-    if block.closed_line <= block.last_line and not block.duration_mode:
-        out.append(
-            _(
-                "the perftest table ends at its %(size)s B row (line %(line)s) without its closing dashed "
-                "rule: the output was cut there, so larger sizes may be missing",
-                size=last["size_bytes"],
-                line=last["line"],
-            )
-        )
     max_size = summary.get("max_size_bytes") or 0
+    # Rows and no closing rule after them: the output was cut (by its author, or the run was stopped). Larger
+    # sizes can be missing only from a sweep that had more to run: not from a complete `-a` sweep, nor from a
+    # table of one size (`-s`, or perftest's default), of which only the rule is missing.
+    complete = block.all_sizes and max_size >= ALL_SIZES_MAX_BYTES
+    if block.closed_line <= block.last_line and not block.duration_mode and not complete:
+        one_size = len({row["size_bytes"] for row in block.rows}) == 1 and not block.all_sizes
+        if one_size:
+            out.append(
+                _(
+                    "the perftest table has no closing dashed rule after its %(size)s B row (line %(line)s): "
+                    "the output may have been cut there",
+                    size=last["size_bytes"],
+                    line=last["line"],
+                )
+            )
+        else:
+            out.append(
+                _(
+                    "the perftest table ends at its %(size)s B row (line %(line)s) without its closing "
+                    "dashed rule: the output was cut there, so larger sizes may be missing",
+                    size=last["size_bytes"],
+                    line=last["line"],
+                )
+            )
     if block.all_sizes and max_size < ALL_SIZES_MAX_BYTES and summary.get("connection") != "UD":
         out.append(
             _(

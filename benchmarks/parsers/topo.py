@@ -290,6 +290,9 @@ def parse_topo(text: Text) -> ParseResult:
         result.warnings.append(_("fewer than 2 GPUs: NVLink mesh not applicable"))
     missing = [g for g in gpu_cols if g not in rows]
     if missing:
+        # The header names GPUs whose rows were cut: the NICs behind them are not shown (compare gives
+        # cannot-measure below the claim).
+        result.summary["gpu_rows_missing"] = missing
         result.warnings.append(_("GPU rows missing for %(gpus)s (cut excerpt?)", gpus=", ".join(missing)))
     if untold:
         result.warnings.append(

@@ -27,7 +27,7 @@ from .deepspeed import (
     skip_warnings,
     timer_fields,
 )
-from .megatron_line import continues_fields, marked_warmup, megatron_row, row_from_fields
+from .megatron_line import continues_fields, marked_warmup, megatron_fields, megatron_row, row_from_fields
 from .result import ParseResult
 from .runs import Runs
 from .text import RANK_PREFIX_RE, SRUN_PREFIX_RE, Text, median, strip_launcher_prefix, to_float, to_int
@@ -252,7 +252,10 @@ class _TrainingLog:
         iteration, prefix, rest, joined = self.wrapped
         cut = not rest.endswith("|")
         fits = ("|" in line and ":" in line) if cut else continues_fields(line)
-        if not fits or joined >= MAX_WRAPPED_LINES or ITER_RE.search(line):
+        # a line repeating a key the iteration line already has is another record (`lm loss: ...` of a
+        # validation or a second logger), never the rest of this one
+        repeats = not cut and fits and bool(megatron_fields(line).keys() & megatron_fields(rest).keys())
+        if not fits or repeats or joined >= MAX_WRAPPED_LINES or ITER_RE.search(line):
             self.wrapped = None
             return False
         rest = rest + " " + line.strip()

@@ -575,7 +575,9 @@ def is_debug_line(line: str) -> bool:
     return ("NCCL " in line or "RCCL " in line) and DEBUG_LINE_RE.search(line) is not None
 
 
-ALGO_ENV_RE = re.compile(r"NCCL_ALGO(?:\s+set by environment to\s+|\s*=\s*)([A-Za-z,^]+)")
+# The value: a list (`Ring`, `^Tree,NVLS`) or, from NCCL 2.24, lists per collective (`"ring;allreduce:tree"`),
+# quoted or not.
+ALGO_ENV_RE = re.compile(r"NCCL_ALGO(?:\s+set by environment to\s+|\s*=\s*)[\"']?([A-Za-z,^:;_]+)")
 
 
 def read_algorithm(line: str) -> str | None:
@@ -584,6 +586,31 @@ def read_algorithm(line: str) -> str | None:
         return None
     m = ALGO_ENV_RE.search(line)
     return m.group(1).lower() if m else None
+
+
+def algorithms_for(hint: str | None, collective: str | None) -> tuple[set[str], bool]:
+    """NCCL_ALGO's algorithm names (lower case) for `collective` and whether the list excludes them
+    (`^name,...`). NCCL 2.24+ also takes a list per collective, `ring,tree;allreduce:tree;broadcast:ring` (the
+    list without a name applies to every collective not named): the collective's list when named, else the
+    unnamed one, else none (no constraint)."""
+    lists: dict[str | None, str] = {}
+    for part in str(hint or "").strip().strip("\"'").lower().split(";"):
+        function, sep, algorithms = part.partition(":")
+        if sep:
+            lists[function.strip().replace("_", "")] = algorithms.strip()
+        elif part.strip():
+            lists[None] = part.strip()
+    chosen = lists.get(str(collective or "").replace("_", ""), lists.get(None, ""))
+    return {name.strip() for name in chosen.lstrip("^").split(",") if name.strip()}, chosen.startswith("^")
+
+
+def ring_forced(hint: str | None, collective: str | None) -> bool:
+    """Whether NCCL_ALGO leaves `collective` only Ring: Ring alone, or a list excluding Tree, NVLS and
+    NVLSTree (the tree-shaped algorithms)."""
+    names, excluded = algorithms_for(hint, collective)
+    if excluded:
+        return {"tree", "nvls", "nvlstree"} <= names
+    return names == {"ring"}
 
 
 # Debug settings that route NCCL's traffic off NVLink/RDMA (through the host or the NICs): the NCCL INFO

@@ -35,7 +35,7 @@ from .listing import (
     one_rank_jobs_warning,
     partial_rank_listing_warning,
 )
-from .reading import MSCCLPP_TEST, Row
+from .reading import MSCCLPP_TEST, Row, ring_forced
 
 REDUCTION_OPS = {"sum", "prod", "max", "min", "avg", "mulsum", "premulsum"}
 # What a run of (n-1)/n with a root is called when the log does not name it: nccl-tests prints a root (>= 0)
@@ -84,9 +84,13 @@ def _family_for(ratio: float, n: int) -> str:
     return min(expected, key=lambda k: abs(expected[k] - ratio))
 
 
-def _guess_collective(run: Run, ratio: float | None, n: int | None) -> tuple[str | None, str | None]:
+def _inferred_collective(
+    run: Run, ratio: float | None, n: int | None
+) -> tuple[str | None, str | None, tuple[str, ...] | None]:
+    """The collective the ratio busbw/algbw and the table's columns point to, why, and the collectives the
+    figures fit equally when the clues do not tell them apart (None when one is told)."""
     if ratio is None:
-        return None, None
+        return None, None, None
     family = _family_for(ratio, n) if n else _ranks_from_ratio(ratio)[0]
     redops = {r.redop for r in run.rows}
     roots = {r.root for r in run.rows if r.root is not None}
@@ -102,43 +106,48 @@ def _guess_collective(run: Run, ratio: float | None, n: int | None) -> tuple[str
         and all(r.ip is None or not r.ip.checked for r in run.rows)
     )
     if family == "all_reduce":
-        return "all_reduce", _("busbw/algbw ratio 2(n-1)/n")
+        return "all_reduce", _("busbw/algbw ratio 2(n-1)/n"), None
     if family == "gather-family":
         if reduction:
-            return "reduce_scatter", _("busbw/algbw ratio (n-1)/n with a reduction op")
+            return "reduce_scatter", _("busbw/algbw ratio (n-1)/n with a reduction op"), None
         if any(r >= 0 for r in roots):
-            return SCATTER_OR_GATHER, _(
-                "busbw/algbw ratio (n-1)/n with a root: scatter or gather, not all_gather"
-            )
+            why = _("busbw/algbw ratio (n-1)/n with a root: scatter or gather, not all_gather")
+            return SCATTER_OR_GATHER, why, None
         if ip_unchecked:
-            return "alltoall", _("busbw/algbw ratio (n-1)/n, in-place unchecked")
+            return "alltoall", _("busbw/algbw ratio (n-1)/n, in-place unchecked"), None
         if layout and layout.has_redop and redops <= {None}:
-            return "alltoall", _("busbw/algbw ratio (n-1)/n, blank redop (2021 alltoall header)")
+            return "alltoall", _("busbw/algbw ratio (n-1)/n, blank redop (2021 alltoall header)"), None
         if layout and layout.has_redop is False:
-            return "all_gather", _("busbw/algbw ratio (n-1)/n, no redop column (2021 all_gather header)")
-        return "all_gather", _("busbw/algbw ratio (n-1)/n (all_gather or alltoall: ambiguous)")
+            why = _("busbw/algbw ratio (n-1)/n, no redop column (2021 all_gather header)")
+            return "all_gather", why, None
+        why = _("busbw/algbw ratio (n-1)/n (all_gather or alltoall: ambiguous)")
+        return "all_gather", why, ("all_gather", "alltoall")
     if family == "one":
         if any(r >= 0 for r in roots):
             if reduction:
-                return "reduce", _("busbw/algbw ratio 1 with a root and a reduction op")
-            return "broadcast", _("busbw/algbw ratio 1 with a root")
+                return "reduce", _("busbw/algbw ratio 1 with a root and a reduction op"), None
+            return "broadcast", _("busbw/algbw ratio 1 with a root"), None
         if ip_unchecked:
-            return "sendrecv", _("busbw/algbw ratio 1, in-place unchecked")
+            return "sendrecv", _("busbw/algbw ratio 1, in-place unchecked"), None
         if n == 2:
-            return "all_reduce", _("busbw/algbw ratio 1 on 2 ranks (all_reduce or sendrecv: ambiguous)")
-        return "sendrecv", _("busbw/algbw ratio 1 (sendrecv, broadcast or reduce: ambiguous)")
-    return None, None
+            why = _("busbw/algbw ratio 1 on 2 ranks (all_reduce or sendrecv: ambiguous)")
+            return "all_reduce", why, ("all_reduce", "sendrecv")
+        why = _("busbw/algbw ratio 1 (sendrecv, broadcast or reduce: ambiguous)")
+        return "sendrecv", why, ("sendrecv", "broadcast", "reduce")
+    return None, None, None
 
 
 def _collective(
     run: Run, ratio: float | None, ranks: int | None
-) -> tuple[str | None, str | None, str | None]:
-    """The collective, where it was read or how it was inferred, and a warning when inferred."""
+) -> tuple[str | None, str | None, str | None, list[str] | None]:
+    """The collective, where it was read or how it was inferred, a warning when inferred, and the
+    collectives an inference could not tell apart (`collective_candidates`)."""
     if run.collective is not None:
-        return run.collective, run.collective_source, None
-    guess, why = _guess_collective(run, ratio, ranks)
+        return run.collective, run.collective_source, None, None
+    guess, why, candidates = _inferred_collective(run, ratio, ranks)
     source = f"inferred: {why}" if why else None
-    return guess, source, (_("collective not named in the log; %(why)s", why=why) if guess else None)
+    warning = _("collective not named in the log; %(why)s", why=why) if guess else None
+    return guess, source, warning, (list(candidates) if candidates else None)
 
 
 # ---- how many ranks and nodes ----------------------------------------------------------------
@@ -474,10 +483,9 @@ def _table_warnings(run: Run, collapses: list[dict[str, Any]]) -> list[str]:
 
 def _nvls_or_tree_suspected(run: Run, collective: str | None, scale: _Scale) -> tuple[bool, str | None]:
     """Whether busbw may be inflated by tree or NVLS algorithms rather than measured on the wire."""
-    algo = run.algorithm or ""
-    ring_forced = "ring" in algo and "tree" not in algo and "nvls" not in algo
+    forced = ring_forced(run.algorithm, collective)
     # A run with no measured row has no busbw to be inflated (failed before the first size).
-    if collective != "all_reduce" or ring_forced or not run.rows:
+    if collective != "all_reduce" or forced or not run.rows:
         return False, None
     nvls_capable = any(
         (gpu := gpu_from_text(name)) is not None and gpu.nvls_capable for name in scale.gpu_names
@@ -630,7 +638,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
     of several data types or ops are those of its headline type and op (figures.type_sweeps)."""
     ratio = _ratio(run.rows)
     scale = _scale(run, ratio)
-    collective, collective_source, collective_warning = _collective(run, ratio, scale.ranks)
+    collective, collective_source, collective_warning, candidates = _collective(run, ratio, scale.ranks)
     reasons = _failure_reasons(run)
     typed = type_sweeps(run.rows)
     collapses = bandwidth_collapses(run, by_type=typed is not None)
@@ -653,6 +661,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         "tool": run.tool or file_tool or "nccl-tests",
         "collective": collective,
         "collective_source": collective_source,
+        "collective_candidates": candidates,
         "ranks": scale.ranks,
         "ranks_source": scale.ranks_source,
         "nodes": scale.nodes,
