@@ -311,7 +311,11 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
             _("GPU %(gpu)s (%(bus_id)s, line %(line)s)", gpu=g["index"], bus_id=g["bus_id"], line=g["line"])
             for g in in_error
         )
-        why = _("GPUs present whose NVML readings are ERR! (name or several fields): %(gpus)s", gpus=named)
+        why = _(
+            "GPUs present whose latest NVML readings are ERR! for the name or a field read from the GPU (not "
+            "only the fan or power sensor): %(gpus)s",
+            gpus=named,
+        )
         out.append(
             verdict_row(_("usable GPUs"), 0, len(in_error), "fail", why, item, [g["line"] for g in in_error])
         )
@@ -323,16 +327,25 @@ def _gpus_per_node_verdict(
 ) -> dict[str, Any]:
     """GPUs per node from a table: a GPU whose readings are ERR! (nvidia_smi `gpus_in_error`) is present but
     not counted as a working GPU."""
-    gpus = item.get("summary", {}).get("gpus")
+    s = item.get("summary", {})
+    gpus, expected = s.get("gpus"), facts.get("gpus_per_node")
     claim = _("GPUs per node")
+    if s.get("source") == "nvidia-smi nvlink -R" and expected is not None and gpus is not None:
+        if gpus - len(in_error) < expected:
+            detail = _(
+                "`nvidia-smi nvlink -R` lists the GPUs it was asked for (`-i`): %(gpus)s GPU(s) shown is a "
+                "minimum, not the node's count",
+                gpus=gpus,
+            )
+            return verdict_row(claim, expected, gpus - len(in_error), "cannot-measure", detail, item, lines)
     if not in_error or gpus is None:
-        return count_verdict(claim, facts.get("gpus_per_node"), gpus, item, lines)
+        return count_verdict(claim, expected, gpus, item, lines)
     detail = _(
         "%(gpus)s GPU(s) shown, %(errors)s of them reading ERR! (not counted)",
         gpus=gpus,
         errors=len(in_error),
     )
-    return count_verdict(claim, facts.get("gpus_per_node"), gpus - len(in_error), item, lines, detail)
+    return count_verdict(claim, expected, gpus - len(in_error), item, lines, detail)
 
 
 def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -430,7 +443,10 @@ def _rail_nics_verdict(
         )
         return verdict_row(claim, nics, None, "cannot-measure", detail, item, lines)
     missing = s.get("gpu_rows_missing") or []
-    if missing and nics is not None and s.get("rail_nics") is not None and s["rail_nics"] < nics:
+    # The header names every NIC column: the cut rows can reveal only NICs among them, so when it shows
+    # fewer than the claim the count fails whatever the cut rows held.
+    header_reaches = s.get("nics") is not None and nics is not None and s["nics"] >= nics
+    if missing and header_reaches and s.get("rail_nics") is not None and s["rail_nics"] < nics:
         cut = _(
             "the rows of %(gpus)s were cut from the excerpt: the NICs behind those GPUs are not shown, so "
             "%(rail)s NIC(s) behind a GPU's PCIe switch is a minimum; %(nics)s NIC column(s) in total",
@@ -586,9 +602,11 @@ def _compare_dmesg(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
 
 
 def _dmesg_gpu_row(claim: Msg, fallen: list[dict[str, Any]], item: dict[str, Any]) -> dict[str, Any]:
-    """Fail for GPUs fallen off the bus or whose driver probe failed (not usable); else warn for Xids that
-    NVIDIA's catalogue answers with a GPU reset or reboot (dmesg.RESET_XIDS): the GPU needed one when the
-    log was written, and a log cannot tell whether it has been reset since (assumed: warn, not fail)."""
+    """Fail for GPUs fallen off the bus or whose driver probe failed (not usable); else warn for a probe that
+    failed and a later load of the driver that took the GPU, and for Xids that NVIDIA's catalogue answers with
+    a GPU reset or reboot (dmesg.RESET_XIDS): the GPU needed one when the log was written, and a log cannot
+    tell whether it has been reset since (assumed: warn, not fail), unless a later Xid 154 puts the recovery
+    action back to None (dmesg `xids_recovered`: pass, named in the detail)."""
     s = item.get("summary", {})
     detail = _fallen_detail(fallen, s.get("xid_codes"))
     lines = list(s.get("lines", []))
@@ -605,28 +623,83 @@ def _dmesg_gpu_row(claim: Msg, fallen: list[dict[str, Any]], item: dict[str, Any
         )
         detail = joined(detail, probe_msg, sep="; ")
         lines += [g["line"] for g in probe]
+    detail = joined(detail, *_dmesg_history(s), sep="; ")
     lost = len(fallen) + len(probe) + unnamed
     resets = s.get("xids_needing_reset") or []
-    if lost or not resets:
+    reloaded = s.get("gpus_probe_recovered") or []
+    if lost or not (resets or reloaded):
         return verdict_row(claim, 0, lost, "fail" if lost else "pass", detail, item, lines)
-    named_xids = "; ".join(
-        _(
-            "Xid %(xid)s (%(name)s) x%(count)s on %(bus_id)s, line %(line)s",
-            xid=x["xid"],
-            name=x["name"],
-            count=x["count"],
-            bus_id=x["bus_id"],
-            line=x["lines"][0],
+    why = _xid_reset_detail(resets)
+    gpus = len({x["bus_id"] for x in resets} | {g["bus_id"] for g in reloaded})
+    return verdict_row(claim, 0, gpus, "warn", joined(detail, *why, sep="; "), item, lines)
+
+
+def _dmesg_history(s: dict[str, Any]) -> list[Msg]:
+    """What the kernel log shows recovered: a failed probe a later driver load took back, Xids a later Xid 154
+    put back to no recovery action."""
+    out: list[Msg] = []
+    for g in (s.get("gpus_probe_recovered") or [])[:8]:
+        out.append(
+            _(
+                "the driver's probe of %(bus_id)s failed (line %(line)s), then a later load of the driver "
+                "enabled it (line %(loaded)s): it is driven now unless the log goes on to fail it",
+                bus_id=g["bus_id"],
+                line=g["line"],
+                loaded=g["loaded_line"],
+            )
         )
-        for x in resets[:8]
-    )
-    why = _(
-        "Xids after which NVIDIA's Xid catalogue asks for a GPU reset or node reboot: %(xids)s; the GPU "
-        "was not usable until then",
-        xids=named_xids,
-    )
-    gpus = len({x["bus_id"] for x in resets})
-    return verdict_row(claim, 0, gpus, "warn", joined(detail, why, sep="; "), item, lines)
+    for r in (s.get("xids_recovered") or [])[:8]:
+        out.append(
+            _(
+                "Xid %(xids)s on %(bus_id)s, and a later Xid 154 changed the GPU's recovery action to None "
+                "(line %(line)s): recovered",
+                xids=", ".join(str(code) for code in r["xids"]),
+                bus_id=r["bus_id"],
+                line=r["line"],
+            )
+        )
+    return out
+
+
+def _xid_reset_detail(resets: list[dict[str, Any]]) -> list[Msg]:
+    """The Xids after which the catalogue asks for a reset (the GPU was not usable until then), and the
+    NVLink Xids whose catalogue workflow decodes the error first (dmesg.NVLINK_DECODE_XIDS: a reset may be
+    needed)."""
+
+    def named(group: list[dict[str, Any]]) -> str:
+        return "; ".join(
+            _(
+                "Xid %(xid)s (%(name)s) x%(count)s on %(bus_id)s, line %(line)s",
+                xid=x["xid"],
+                name=x["name"],
+                count=x["count"],
+                bus_id=x["bus_id"],
+                line=x["lines"][0],
+            )
+            for x in group[:8]
+        )
+
+    plain = [x for x in resets if not x.get("nvlink_decode")]
+    nvlink = [x for x in resets if x.get("nvlink_decode")]
+    out: list[Msg] = []
+    if plain:
+        out.append(
+            _(
+                "Xids after which NVIDIA's Xid catalogue asks for a GPU reset or node reboot: %(xids)s; the "
+                "GPU was not usable until then",
+                xids=named(plain),
+            )
+        )
+    if nvlink:
+        out.append(
+            _(
+                "NVLink Xids whose resolution NVIDIA's Xid catalogue decides by decoding the error (many "
+                "units and statuses are non-fatal): %(xids)s; the GPU may need a reset: check the NVLink "
+                "error decode",
+                xids=named(nvlink),
+            )
+        )
+    return out
 
 
 def compare(offering_facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:

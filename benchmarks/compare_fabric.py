@@ -236,73 +236,192 @@ def _judge_ports(
     return out
 
 
-def _lspci_layers(
-    facts: dict[str, Any], item: dict[str, Any]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The RDMA NIC functions that may be GPU-fabric NICs of the claimed fabric, and those of the other link
-    layer. The class tells the layer a function is configured for (`Infiniband controller` vs `Ethernet
-    controller`, lspci.py): on an InfiniBand claim a BlueField DPU's or the front-end network's Ethernet
-    functions are not fabric NICs. Functions whose class names no layer (`Network controller`) are counted;
-    without a layer to claim (EFA, other) every function is."""
+def _adapters(funcs: list[dict[str, Any]]) -> int:
+    """How many adapters the functions are: lspci lists a dual-port adapter's ports as functions .0 and .1 of
+    one device (`c5:00.0`, `c5:00.1`), so functions sharing domain, bus and device are one adapter."""
+    return len({f["bdf"].rsplit(".", 1)[0] for f in funcs})
+
+
+def _bluefield(f: dict[str, Any]) -> bool:
+    return "bluefield" in str(f.get("device", "")).lower()
+
+
+def _lspci_wanted(facts: dict[str, Any]) -> str | None:
+    """The link layer lspci's GPU-fabric functions show: FABRIC_LINK_LAYERS, and `EFA` (lspci.EFA_RE) for an
+    EFA fabric; None (every function counted) where no layer is known (TCPX, other)."""
+    fabric = facts.get("fabric") or ""
+    return "EFA" if fabric == "efa" else FABRIC_LINK_LAYERS.get(fabric)
+
+
+def _lspci_layers(facts: dict[str, Any], item: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The RDMA NIC functions sorted: `counted` (may be GPU-fabric NICs of the claim), `wrong` (another link
+    layer: the class tells the layer a function is configured for, `Infiniband controller` vs `Ethernet
+    controller`; functions whose class names none count), `vfs` (SR-IOV virtual functions beside physical
+    ones on their layer: they share the physical port; a VM's own VFs, with no physical function listed,
+    count) and `dpus` (BlueField functions on the claimed layer taken as DPUs: non-BlueField adapters of
+    another layer make up the claim, as on a GB200 tray: 4 ConnectX-7 in InfiniBand mode for the GPUs, 2
+    BlueField-3 DPUs in Ethernet for the front end, the NVIDIA reference layout; BlueField-3 SuperNICs as the
+    GPU fabric, as on Spectrum-X, sit on the fabric's layer with no ConnectX fabric beside them)."""
     funcs = item.get("summary", {}).get("rdma_nic_functions", [])
-    wanted = FABRIC_LINK_LAYERS.get(facts.get("fabric") or "")
-    if not wanted:
-        return funcs, []
-    return (
-        [f for f in funcs if f.get("link_layer") in (wanted, None)],
-        [f for f in funcs if f.get("link_layer") not in (wanted, None)],
-    )
+    wanted = _lspci_wanted(facts)
+    if wanted == "EFA":
+        counted = [f for f in funcs if f.get("link_layer") == "EFA"]
+        wrong = [f for f in funcs if f.get("link_layer") != "EFA"]
+    elif wanted:
+        counted = [f for f in funcs if f.get("link_layer") in (wanted, None)]
+        wrong = [f for f in funcs if f.get("link_layer") not in (wanted, None)]
+    else:
+        counted, wrong = list(funcs), []
+    vfs: list[dict[str, Any]] = []
+    for group in (counted, wrong):
+        if any(not f.get("virtual_function") for f in group):
+            vfs += [f for f in group if f.get("virtual_function")]
+            group[:] = [f for f in group if not f.get("virtual_function")]
+    nics, dpus = facts.get("nics_per_node") or 0, []
+    fabric_elsewhere = nics > 0 and _adapters([f for f in wrong if not _bluefield(f)]) >= nics
+    if wanted and fabric_elsewhere and _adapters([f for f in counted if not _bluefield(f)]) < nics:
+        dpus = [f for f in counted if _bluefield(f)]
+        counted = [f for f in counted if not _bluefield(f)]
+    return {"counted": counted, "wrong": wrong, "vfs": vfs, "dpus": dpus}
+
+
+def _rival_adapters(groups: dict[str, list[dict[str, Any]]], nics: int) -> int:
+    """The other layer's adapters that could be the GPU fabric: all of them, or only the non-BlueField ones
+    when the claimed layer's non-BlueField adapters make up the claim (BlueField DPUs beside a ConnectX
+    fabric are the front end)."""
+    wrong = groups["wrong"]
+    if _adapters([f for f in groups["counted"] if not _bluefield(f)]) >= nics:
+        wrong = [f for f in wrong if not _bluefield(f)]
+    return _adapters(wrong)
 
 
 def compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     """The NIC functions of the claimed link layer against the claim; the other layer's functions are a
-    link-layer warning only when the claimed layer falls short (a fail when no function has it)."""
-    wanted = FABRIC_LINK_LAYERS.get(facts.get("fabric") or "")
-    counted, wrong = _lspci_layers(facts, item)
-    out = [_lspci_count_verdict(facts, item)]
+    link-layer row when the claimed layer falls short (a fail when no function has it) or when the other
+    layer's adapters could themselves be the claimed fabric (as many as the claim: a warning)."""
+    wanted = _lspci_wanted(facts)
+    groups = _lspci_layers(facts, item)
+    counted, wrong = groups["counted"], groups["wrong"]
+    out = [_lspci_count_verdict(facts, item, groups)]
     nics = facts.get("nics_per_node")
-    if wanted and wrong and (nics is None or len(counted) < nics):
-        out.append(
-            verdict_row(
-                _("fabric link layer"),
-                wanted,
-                wrong[0]["link_layer"],
-                "fail" if not counted else "warn",
-                _(
-                    "%(wrong)s of %(total)s RDMA functions are '%(kind)s'",
-                    wrong=len(wrong),
-                    total=len(counted) + len(wrong),
-                    kind=wrong[0]["class"],
-                ),
-                item,
-                [f["line"] for f in wrong],
-            )
+    if not (wanted and wrong):
+        return out
+    detail = _(
+        "%(wrong)s of %(total)s RDMA functions are '%(kind)s'",
+        wrong=len(wrong),
+        total=len(counted) + len(wrong) + len(groups["dpus"]),
+        kind=wrong[0]["class"] if wrong[0]["link_layer"] != "EFA" else "Elastic Fabric Adapter",
+    )
+    if counted and nics is not None and len(counted) >= nics:
+        rivals = _rival_adapters(groups, nics)
+        if rivals < nics:
+            return out
+        detail = joined(
+            detail,
+            _(
+                "%(count)s %(layer)s adapter(s), as many as the claim, could be the GPU fabric: the "
+                "functions counted may be a DPU or the front-end network",
+                count=rivals,
+                layer=wrong[0]["link_layer"],
+            ),
+            sep="; ",
         )
+    verdict = "fail" if not counted else "warn"
+    lines = [f["line"] for f in wrong]
+    out.append(
+        verdict_row(_("fabric link layer"), wanted, wrong[0]["link_layer"], verdict, detail, item, lines)
+    )
     return out
 
 
-def _lspci_count_verdict(facts: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
-    """The RDMA NIC functions of the claimed link layer against the claim. A listing the author cut (`...`
-    lines) shows a minimum: fewer than claimed cannot be told from lines left out, so it is not a fail."""
-    s = item.get("summary", {})
-    counted, wrong = _lspci_layers(facts, item)
-    claim, expected, measured = _("RDMA NIC functions per node"), facts.get("nics_per_node"), len(counted)
-    if "rdma_nic_functions" not in s:
-        measured = s.get("rdma_nics")
-    lines = [f["line"] for f in counted] if "rdma_nic_functions" in s else s.get("lines", [])
-    detail: Msg = _("PCI functions (one per port); NVLink management bridges excluded")
-    if wrong:
-        names = ", ".join(f"{f['bdf']} {f['device']}"[:90] for f in wrong[:4])
-        detail = joined(
-            detail,
+def _function_names(funcs: list[dict[str, Any]]) -> str:
+    names = ", ".join(f"{f['bdf']} {f['device']}"[:90] for f in funcs[:4])
+    return names + (", …" if len(funcs) > 4 else "")
+
+
+def _lspci_apart(facts: dict[str, Any], groups: dict[str, list[dict[str, Any]]]) -> list[Msg]:
+    """What the count left out, for the detail: the other layer's functions, BlueField DPUs, virtual
+    functions."""
+    parts: list[Msg] = []
+    wrong, nics = groups["wrong"], facts.get("nics_per_node")
+    front_end = wrong and wrong[0]["link_layer"] != "EFA"
+    if front_end and (nics is None or _rival_adapters(groups, nics) < nics or groups["dpus"]):
+        parts.append(
             _(
                 "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one: a "
                 "DPU or the front-end network): %(names)s",
                 count=len(wrong),
                 layer=wrong[0]["link_layer"],
-                names=names + (", …" if len(wrong) > 4 else ""),
-            ),
-            sep="; ",
+                names=_function_names(wrong),
+            )
+            if not groups["dpus"]
+            else _(
+                "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one, the "
+                "GPU fabric's by their number): %(names)s",
+                count=len(wrong),
+                layer=wrong[0]["link_layer"],
+                names=_function_names(wrong),
+            )
+        )
+    elif wrong:
+        parts.append(
+            _(
+                "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one): "
+                "%(names)s",
+                count=len(wrong),
+                layer=wrong[0]["link_layer"],
+                names=_function_names(wrong),
+            )
+        )
+    if groups["dpus"]:
+        parts.append(
+            _(
+                "%(count)s BlueField function(s) not counted, taken as DPUs (the front end): non-BlueField "
+                "adapters on another link layer make up the claim, as a GB200 tray's ConnectX-7 beside its "
+                "BlueField-3: %(names)s",
+                count=len(groups["dpus"]),
+                names=_function_names(groups["dpus"]),
+            )
+        )
+    if groups["vfs"]:
+        parts.append(
+            _(
+                "%(count)s SR-IOV virtual function(s) not counted (they share a physical function's port): "
+                "%(names)s",
+                count=len(groups["vfs"]),
+                names=_function_names(groups["vfs"]),
+            )
+        )
+    return parts
+
+
+def _lspci_count_verdict(
+    facts: dict[str, Any], item: dict[str, Any], groups: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
+    """The RDMA NIC functions of the claimed link layer against the claim. A listing the author cut (`...`
+    lines) shows a minimum: fewer than claimed cannot be told from lines left out, so it is not a fail; nor
+    can it when `lspci -n` network functions of vendors not read by id could make up the claim."""
+    s = item.get("summary", {})
+    counted = groups["counted"]
+    claim, expected, measured = _("RDMA NIC functions per node"), facts.get("nics_per_node"), len(counted)
+    if "rdma_nic_functions" not in s:
+        measured = s.get("rdma_nics")
+    lines = [f["line"] for f in counted] if "rdma_nic_functions" in s else s.get("lines", [])
+    detail: Msg = joined(
+        _("PCI functions (one per port); NVLink management bridges excluded"),
+        *_lspci_apart(facts, groups),
+        sep="; ",
+    )
+    short = expected is not None and measured is not None and measured < expected
+    unread = s.get("unread_network_functions") or []
+    if short and unread and (measured or 0) + len(unread) >= (expected or 0):
+        why = _(
+            "`lspci -n` prints ids only: %(count)s network function(s) of vendors not read by id could make "
+            "up the claim; upload lspci or lspci -nn",
+            count=len(unread),
+        )
+        return verdict_row(
+            claim, expected, measured, "cannot-measure", joined(detail, why, sep="; "), item, lines
         )
     elided = s.get("elided_lines") or []
     if not elided:
@@ -320,7 +439,7 @@ def _lspci_count_verdict(facts: dict[str, Any], item: dict[str, Any]) -> dict[st
     if stated:
         totals = ", ".join(f"{t['count']} {t['what']}" for t in stated[:4])
         detail = joined(detail, _("the author's note states %(totals)s", totals=totals), sep="; ")
-    if expected is not None and measured is not None and measured < expected:
+    if short:
         return verdict_row(claim, expected, measured, "cannot-measure", detail, item, lines)
     return count_verdict(claim, expected, measured, item, lines, detail)
 

@@ -146,6 +146,8 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "probe_failed_devices": _("Devices the driver's probe failed for"),
     "xids_needing_reset": _("Xids needing a GPU reset"),
     "gpus_in_error": _("GPUs reading ERR!"),
+    "gpus_probe_recovered": _("GPUs a later driver load took after a failed probe"),
+    "xids_recovered": _("Xids whose recovery action went back to None"),
     "gpu_rows_missing": _("GPU rows cut from the matrix"),
     "probe_failures": _("Probe failures"),
     "nic_errors": _("NIC driver failures"),

@@ -315,8 +315,9 @@ def detect(text: Text) -> Detection:
         return Detection(
             kind=None,
             reason=_(
-                "`nvidia-smi nvlink -R` output (each NVLink's remote device), which is not read: it shows "
-                "neither link state nor speed; upload `nvidia-smi nvlink -s`"
+                "`nvidia-smi nvlink -R` output of one GPU or none (each NVLink's remote device), which is "
+                "not read: it shows neither link state nor speed, nor how many GPUs the node has; upload "
+                "`nvidia-smi nvlink -s`, or `nvidia-smi -L` for the GPUs"
             ),
         )
     if not scores:
@@ -372,7 +373,9 @@ def _scores(h: Counter[str]) -> dict[str, int]:
         scores["nvidia-smi"] = 60
     if h["nvlink_link"] or h["nvlink_none"] or h["nvlink_counter"]:
         scores["nvidia-smi-nvlink"] = 85
-    elif h["smi_list"] and not h["nvlink_remote"]:
+    elif h["smi_list"] and (not h["nvlink_remote"] or h["smi_list"] >= 2):
+        # `nvlink -R` of several GPUs: its `GPU n: NAME (UUID: ...)` lines are read as `-L`'s (nvidia_smi.py);
+        # of one GPU (`-i`, a cut excerpt) it is refused: it would count one GPU for the node.
         scores["nvidia-smi"] = max(scores.get("nvidia-smi", 0), 75)
     if h["smi_query"]:
         scores["nvidia-smi"] = max(scores.get("nvidia-smi", 0), 85)

@@ -40,11 +40,25 @@ RESET_XIDS = {
 # (None) to 0x2 (Node Reboot Required)`, or `154, Node Reboot Required`; one to None requires nothing.
 RECOVERY_XID = 154
 RECOVERY_NONE_RE = re.compile(r"\bto\s++0x0++\s*+\(None\)")
+# NVLink Xids whose catalogue resolution is a workflow that decodes the error first (WORKFLOW_NVLINK_ERR for
+# 74, WORKFLOW_NVLINK5_ERR for 144-150: its "XID 144-150 Decode" table answers many units and error statuses
+# with IGNORE, non-fatal, and some with RESET_GPU): they may need a reset, not surely.
+NVLINK_DECODE_XIDS = frozenset({74, 144, 145, 146, 147, 148, 149, 150})
 # The GPU driver's probe of a PCI function failed: `nvidia: probe of 0000:5d:00.0 failed with error -1`;
 # `NVRM: The NVIDIA probe routine failed for 1 device(s).` counts them (the GPU named by an `NVRM: The
 # NVIDIA GPU <bus id> ...` message before it, e.g. `... is not supported by the NVIDIA 580.126.09 driver`).
 GPU_PROBE_OF_RE = re.compile(rf"\bnvidia:\s++probe of\s++({BDF})\s++failed")
 PROBE_COUNT_RE = re.compile(r"probe routine failed for\s++(\d++)\s++device")
+# Only these name the GPUs of a failed probe: `NVRM: The NVIDIA GPU <bus id> ...` (the reason, before the
+# count line) and `nvidia: probe of <bus id> failed`; other `NVRM: GPU <bus id>` lines near it may be healthy
+# GPUs. The names since the last count line are kept (the latest MAX_PROBE_NAMES); the count line of N takes
+# the last N.
+GPU_NAMED_RE = re.compile(rf"NVRM:\s++The NVIDIA GPU\s++({BDF})")
+MAX_PROBE_NAMES = 256
+# The driver starting on a GPU: `nvidia 0000:9b:00.0: enabling device (0000 -> 0002)`. After a failed probe of
+# the same bus id, a later load of the driver (an upgrade without a reboot: 470 refuses the GPU, 550 takes it)
+# probed it again; without a new failure it drives the GPU.
+ENABLING_RE = re.compile(rf"\bnvidia\s++({BDF}):\s++enabling device")
 # mlx5_core (and mlx4_core) failures: `mlx5_core 0000:41:00.0: init_one:1371:(pid 803): mlx5_load_one failed
 # with error code -22`, `mlx5_core: probe of 0000:41:00.0 failed with error -22`.
 NIC_ERROR_RE = re.compile(
@@ -65,13 +79,67 @@ def _fallen_bus_id(xid_bus_id: str) -> str:
     return bus_id if "." in bus_id else bus_id + ".0"
 
 
+class _Probes:
+    """The GPU driver's failed probes, by bus id (GPU_NAMED_RE, GPU_PROBE_OF_RE, PROBE_COUNT_RE), and the
+    later loads that took a GPU whose probe had failed (ENABLING_RE)."""
+
+    def __init__(self) -> None:
+        self.failures = 0  # `probe routine failed` lines
+        self.devices = 0  # the most devices one count line counts
+        self.named: deque[tuple[str, int]] = deque(maxlen=MAX_PROBE_NAMES)  # named since the last count line
+        self.failed: dict[str, int] = {}  # bus id -> line of the failure (the first since its last load)
+        self.enabled: dict[str, int] = {}  # bus id -> line of the latest `enabling device`
+
+    def line(self, line: str, no: int) -> None:
+        if "probe routine failed" in line:
+            self.failures += 1
+            m = PROBE_COUNT_RE.search(line)
+            count = int(m.group(1)) if m else 1
+            self.devices = max(self.devices, count)
+            for bus_id, at in list(dict.fromkeys(reversed(self.named)))[:count]:
+                self._fail(bus_id, at)
+            self.named.clear()
+        elif "probe of" in line:
+            m = GPU_PROBE_OF_RE.search(line)
+            if m:
+                self._fail(m.group(1).lower(), no)
+        elif "The NVIDIA GPU" in line:
+            m = GPU_NAMED_RE.search(line)
+            if m:
+                self.named.append((m.group(1).lower(), no))
+        elif "enabling device" in line:
+            m = ENABLING_RE.search(line)
+            if m:
+                self.enabled[m.group(1).lower()] = no
+
+    def _fail(self, bus_id: str, no: int) -> None:
+        if bus_id not in self.failed or self.enabled.get(bus_id, 0) > self.failed[bus_id]:
+            self.failed[bus_id] = no
+
+    def summary(self) -> dict[str, Any]:
+        """GPUs whose probe failed and no later load enabled; those a later load enabled (recovered); how many
+        devices are still not driven (the named ones and the rest of the largest count)."""
+        failed = [{"bus_id": b, "line": at} for b, at in self.failed.items() if self.enabled.get(b, 0) <= at]
+        recovered = [
+            {"bus_id": b, "line": at, "loaded_line": self.enabled[b]}
+            for b, at in self.failed.items()
+            if self.enabled.get(b, 0) > at
+        ]
+        unnamed = max(0, self.devices - len(self.failed))
+        return {
+            "probe_failures": self.failures,
+            # GPUs the driver did not take (a failed probe): named by bus id, and how many it does not drive.
+            "gpus_probe_failed": failed,
+            "probe_failed_devices": len(failed) + unnamed,
+            "gpus_probe_recovered": recovered,
+        }
+
+
 def parse_dmesg(text: Text) -> ParseResult:
     result = ParseResult(kind="dmesg")
     fallen: list[dict[str, Any]] = []
     xids: list[dict[str, Any]] = []
-    probe_failures = 0
-    probe_devices = 0  # the most devices a `probe routine failed for N device(s)` line counts
-    probe_failed: list[dict[str, Any]] = []
+    probes = _Probes()
     nvrm_lines = 0
     nic_errors: list[dict[str, Any]] = []
     pcie_limited: list[dict[str, Any]] = []
@@ -98,26 +166,17 @@ def parse_dmesg(text: Text) -> ParseResult:
             bus_id = _fallen_bus_id(m.group(1))
             if int(m.group(2)) == FALLEN_OFF_BUS_XID and not any(f["bus_id"] == bus_id for f in fallen):
                 fallen.append({"bus_id": bus_id, "line": i + 1})
-        if "probe routine failed" in line:
-            probe_failures += 1
-            m = PROBE_COUNT_RE.search(line)
-            probe_devices = max(probe_devices, int(m.group(1)) if m else 1)
-            for start, bus_id in open_ids:
-                _add_gpu(probe_failed, bus_id, start + 1)
-        elif "probe of" in line:
-            m = GPU_PROBE_OF_RE.search(line)
-            if m:
-                _add_gpu(probe_failed, m.group(1), i + 1)
+        probes.line(line, i + 1)
         _read_nic_line(line, i + 1, nic_errors, pcie_limited)
+    resets, recovered = _reset_xids(xids)
     result.summary = {
         "gpus_fallen_off_bus": fallen,
         "xid_events": xids[:1000],
         "xid_codes": sorted({x["xid"] for x in xids}),
-        "probe_failures": probe_failures,
-        # GPUs the driver did not take (a failed probe): named by bus id, and how many the driver counted.
-        "gpus_probe_failed": probe_failed,
-        "probe_failed_devices": max(probe_devices, len(probe_failed)),
-        "xids_needing_reset": _reset_xids(xids),
+        **probes.summary(),
+        "xids_needing_reset": resets,
+        # GPUs whose last Xid 154 puts the recovery action back to None: the Xids before it are recovered.
+        "xids_recovered": recovered,
         # The GPU driver's lines: without any, the log says nothing about the GPUs (a NIC-only excerpt).
         "nvrm_lines": nvrm_lines,
         "nic_errors": nic_errors,
@@ -138,29 +197,40 @@ def parse_dmesg(text: Text) -> ParseResult:
     return result
 
 
-def _add_gpu(gpus: list[dict[str, Any]], bus_id: str, line: int) -> None:
-    bus_id = bus_id.lower()
-    if not any(g["bus_id"] == bus_id for g in gpus):
-        gpus.append({"bus_id": bus_id, "line": line})
-
-
-def _reset_xids(xids: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _reset_xids(xids: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The Xids (RESET_XIDS, and 154 with a recovery action) per GPU and code: `{xid, name, bus_id, count,
-    lines}` (the first 8 lines), in order of first appearance."""
+    lines}` (the first 8 lines; `nvlink_decode` for NVLINK_DECODE_XIDS), in order of first appearance. A GPU
+    whose last Xid 154 changes the recovery action to None (after a reset) needs nothing: its Xids up to that
+    line are left out, and the GPU is listed as recovered `{bus_id, line, xids}`."""
+    cleared: dict[str, int] = {}  # bus id -> index of its last Xid 154, when that one is to None
+    for i, x in enumerate(xids):
+        if x["xid"] == RECOVERY_XID:
+            if x.get("none"):
+                cleared[x["bus_id"]] = i
+            else:
+                cleared.pop(x["bus_id"], None)
     found: dict[tuple[str, int], dict[str, Any]] = {}
-    for x in xids:
+    recovered: dict[str, dict[str, Any]] = {}
+    for i, x in enumerate(xids):
         code = x["xid"]
-        if code == RECOVERY_XID and x.get("none"):
+        if code == RECOVERY_XID and x.get("none") or (code not in RESET_XIDS and code != RECOVERY_XID):
             continue
-        if code not in RESET_XIDS and code != RECOVERY_XID:
+        if i < cleared.get(x["bus_id"], -1):
+            entry = recovered.setdefault(
+                x["bus_id"], {"bus_id": x["bus_id"], "line": xids[cleared[x["bus_id"]]]["line"], "xids": []}
+            )
+            if code not in entry["xids"]:
+                entry["xids"].append(code)
             continue
         name = RESET_XIDS.get(code, "GPU_RECOVERY_ACTION_CHANGED")
         entry = found.setdefault((x["bus_id"], code), {"xid": code, "name": name, "bus_id": x["bus_id"],
                                                        "count": 0, "lines": []})  # fmt: skip
+        if code in NVLINK_DECODE_XIDS:
+            entry["nvlink_decode"] = True
         entry["count"] += 1
         if len(entry["lines"]) < 8:
             entry["lines"].append(x["line"])
-    return list(found.values())
+    return list(found.values()), list(recovered.values())
 
 
 def _read_nic_line(

@@ -25,7 +25,10 @@ RDMA_LINK_RE = re.compile(r"^\s*(?:link\s+|\d+/\d+:\s+)([^\s/]+)/(\d+):?\s+(.*)$
 # Software RDMA over a plain network device: iproute2 rdma-link(8) link types `rxe` (Soft RoCE driver) and
 # `siw` (Soft iWARP driver), added with `rdma link add rxe_eth0 type rxe netdev eth0` (RHEL's guide names it
 # rxe0); the kernel's RDMA_RXE is "Software RDMA over Ethernet (RoCE)" over any Ethernet adapter, with no RDMA
-# offload. The name is the user's: rxe*/siw* is how the man page and the guides name them (assumed).
+# offload. The name is the user's: rxe*/siw* is how the man page and the guides name them (assumed). The name
+# is the only basis: `rdma link` prints no link type or driver (iproute2 rdma/link.c: state, physical_state,
+# netdev), ibstat none either, and ibv_devinfo's vendor_id for rxe differs between kernels (0x0000 in older
+# ones), so `rdma link add roce0 type rxe netdev eth0` is counted; the warning says so.
 SOFTWARE_RDMA_RE = re.compile(r"^(?:rxe|siw)", re.IGNORECASE)
 # An SR-IOV virtual function's netdev: systemd's predictable names give a VF the physical function's name
 # plus `v<N>` (udev net_id, systemd commit 609948c: `eno1v0`, `enp101s0f0v1`; IPoIB `ibp141s0v0`).
@@ -250,7 +253,9 @@ def _set_apart(ports: list[dict[str, Any]], warnings: list[str]) -> dict[str, An
         warnings.append(
             _(
                 "%(ports)s: software RDMA (rxe: Soft-RoCE, siw: soft-iWARP) over a plain network device, "
-                "with no RDMA offload: not counted as GPU-fabric ports",
+                "with no RDMA offload: not counted as GPU-fabric ports (told by the device name, which the "
+                "user chooses: the RDMA tools print no link type or driver, so a Soft-RoCE device named "
+                "otherwise is counted)",
                 ports=_port_names(soft),
             )
         )

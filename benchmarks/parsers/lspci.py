@@ -34,11 +34,33 @@ STATED_TOTAL_RE = re.compile(
     re.IGNORECASE,
 )
 # Vendors whose adapters carry RDMA (InfiniBand or RoCE): NVIDIA/Mellanox ConnectX/BlueField,
-# Broadcom Thor (bnxt_re), AMD Pensando/Pollara, Intel E810 (irdma), Cornelis Omni-Path.
+# Broadcom Thor (bnxt_re), AMD Pensando/Pollara, Intel E810 (irdma), Cornelis Omni-Path, and AWS's Elastic
+# Fabric Adapter (`Amazon.com, Inc. Elastic Fabric Adapter (EFA)`, 1d0f:efa0-efa3; not ENA, the front end).
 RDMA_VENDOR_RE = re.compile(
-    r"Mellanox|ConnectX|BlueField|Broadcom.*(?:BCM57[45]|Thor|NetXtreme-E)|Pensando|Pollara|E810|Omni-Path|Cornelis",
+    r"Mellanox|ConnectX|BlueField|Broadcom.*(?:BCM57[45]|Thor|NetXtreme-E)|Pensando|Pollara|E810|Omni-Path|Cornelis"
+    r"|Elastic Fabric Adapter",
     re.IGNORECASE,
 )
+EFA_RE = re.compile(r"Elastic Fabric Adapter", re.IGNORECASE)
+# `lspci -n` prints ids only: `18:00.0 0207: 15b3:1021 (rev 01)`. The class codes and vendor ids named here
+# (PCI SIG class codes; pci.ids vendors) are given their names so the listing is read as a named one.
+NUMERIC_CLASS_RE = re.compile(r"^[0-9a-fA-F]{4}$")
+NUMERIC_IDS_RE = re.compile(r"^([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\b(.*)$")
+NUMERIC_CLASSES = {
+    "0200": "Ethernet controller",
+    "0207": "Infiniband controller",
+    "0280": "Network controller",
+    "0300": "VGA compatible controller",
+    "0302": "3D controller",
+    "0380": "Display controller",
+    "0680": "Bridge",
+    "1200": "Processing accelerators",
+}
+NUMERIC_VENDORS = {"15b3": "Mellanox Technologies", "10de": "NVIDIA Corporation", "1d0f": "Amazon.com, Inc.",
+                   "1002": "Advanced Micro Devices", "1da3": "Habana Labs"}  # fmt: skip
+# Mellanox SR-IOV virtual functions by device id (pci.ids: 1004 ConnectX-3, 1012 Connect-IB, 1014 ConnectX-4,
+# 1016 ConnectX-4 Lx, 1018 ConnectX-5, 101a ConnectX-5 Ex, 101c ConnectX-6, 101e mlx5Gen Virtual Function).
+MELLANOX_VF_IDS = frozenset(("1004", "1012", "1014", "1016", "1018", "101a", "101c", "101e"))
 GPU_RE = re.compile(
     r"NVIDIA|Advanced Micro Devices|AMD/ATI|Habana|Intel Corporation Device 0bd", re.IGNORECASE
 )
@@ -73,6 +95,27 @@ def _device_address(path: str, bdf: str) -> str:
     return first.rsplit(":", 2)[0] + ":" + bdf if first.count(":") == 2 else bdf
 
 
+def _numeric(cls: str, desc: str) -> tuple[str, str, bool, bool]:
+    """An `lspci -n` line's class and device as names (NUMERIC_CLASSES, NUMERIC_VENDORS; EFA by its device
+    ids efa0-efa3, a Mellanox virtual function by MELLANOX_VF_IDS), whether the line was numeric, and whether
+    it is a network function of a vendor not read here (it may be an RDMA NIC: Broadcom, Intel, ...)."""
+    m = NUMERIC_IDS_RE.match(desc)
+    if not NUMERIC_CLASS_RE.match(cls) or not m:
+        return cls, desc, False, False
+    vendor, device, rest = m.group(1).lower(), m.group(2).lower(), m.group(3)
+    named_class = NUMERIC_CLASSES.get(cls.lower(), cls)
+    name = NUMERIC_VENDORS.get(vendor)
+    if name is None:
+        return named_class, desc, True, cls.startswith("02")
+    if vendor == "1d0f" and device.startswith("efa"):
+        name += " Elastic Fabric Adapter (EFA)"
+    else:  # Amazon's other functions (ENA ec20/ec21, the front end) are not RDMA
+        name += f" Device {device}" + (
+            " Virtual Function" if vendor == "15b3" and device in MELLANOX_VF_IDS else ""
+        )
+    return named_class, f"{name} [{vendor}:{device}]{rest}", True, False
+
+
 def _stated_total(no: int, line: str) -> dict[str, Any] | None:
     """The total an author's elision note states (`... (8 total GH100 devices) ...`), None if none."""
     m = STATED_TOTAL_RE.search(line)
@@ -103,6 +146,15 @@ def _bucket(cls_l: str, desc: str) -> str | None:
     if any(cls_l.startswith(c) for c in GPU_CLASSES) and GPU_RE.search(desc):
         return "gpu"
     return None
+
+
+def _link_layer(cls_l: str, desc: str) -> str | None:
+    """A NIC function's link layer from its class: `EFA` for AWS's Elastic Fabric Adapter (class Ethernet
+    controller, but SRD, neither RoCE nor InfiniBand), else InfiniBand or Ethernet, None for `Network
+    controller`."""
+    if EFA_RE.search(desc):
+        return "EFA"
+    return "InfiniBand" if "infiniband" in cls_l else ("Ethernet" if "ethernet" in cls_l else None)
 
 
 def _downgraded(entry: dict[str, Any], bucket: str, no: int, line: str) -> dict[str, Any] | None:
@@ -136,7 +188,12 @@ def _listing_summary(found: dict[str, list[dict[str, Any]]], devices: int) -> di
     }
     # Listed only when present (each a list of functions): an adapter's internal PCIe switch ports, and the
     # NICs and GPUs whose PCIe link runs below its capability.
-    for key, bucket in (("nic_internal_bridges", "nic_bridge"), ("pcie_downgraded", "downgraded")):
+    # Network functions of `lspci -n` lines of a vendor not read by id (_numeric): they may be RDMA NICs.
+    for key, bucket in (
+        ("nic_internal_bridges", "nic_bridge"),
+        ("pcie_downgraded", "downgraded"),
+        ("unread_network_functions", "unread"),
+    ):
         if found[bucket]:
             summary[key] = found[bucket]
     return summary
@@ -145,7 +202,8 @@ def _listing_summary(found: dict[str, list[dict[str, Any]]], devices: int) -> di
 def parse_lspci(text: Text) -> ParseResult:
     result = ParseResult(kind="lspci")
     found: dict[str, list[dict[str, Any]]] = {
-        name: [] for name in ("dead", "nic", "nic_bridge", "bridge", "nvswitch", "gpu", "downgraded")
+        name: []
+        for name in ("dead", "nic", "nic_bridge", "bridge", "nvswitch", "gpu", "downgraded", "unread")
     }
     # Each PCI address is one function: a listing pasted twice, or two greps matching the same devices
     # (`lspci | grep -i mellanox`, then `| grep -i bluefield`), lists it again. The first listing counts.
@@ -153,7 +211,7 @@ def parse_lspci(text: Text) -> ParseResult:
     repeated: list[tuple[int, str]] = []
     elided: list[int] = []
     stated: list[dict[str, Any]] = []
-    devices = 0
+    devices = numeric_lines = 0
     current: tuple[dict[str, Any], str] | None = None  # the NIC or GPU whose `-vv` lines follow
     for no, line in enumerate(text.lines, start=1):
         m = LINE_RE.match(line)
@@ -175,16 +233,15 @@ def parse_lspci(text: Text) -> ParseResult:
             continue
         seen.add(_address(bdf))
         devices += 1
-        cls, desc = m.group(3).strip(), m.group(4).strip()
+        cls, desc, numeric, unread = _numeric(m.group(3).strip(), m.group(4).strip())
         cls_l = cls.lower()
         entry = {"bdf": bdf, "class": cls, "device": desc, "line": no}
         if m.group(1):
             entry["pci_path"] = m.group(1) + m.group(2)
-        bucket = _bucket(cls_l, desc)
+        bucket = "unread" if unread else _bucket(cls_l, desc)
+        numeric_lines += numeric
         if bucket == "nic":
-            entry["link_layer"] = (
-                "InfiniBand" if "infiniband" in cls_l else ("Ethernet" if "ethernet" in cls_l else None)
-            )
+            entry["link_layer"] = _link_layer(cls_l, desc)
             entry["virtual_function"] = "Virtual Function" in desc
         if bucket is not None:
             found[bucket].append(entry)
@@ -198,6 +255,16 @@ def parse_lspci(text: Text) -> ParseResult:
         result.warnings.extend(_elision_warnings(elided, stated))
     result.warnings.extend(_listing_warnings(found["dead"], repeated))
     result.warnings.extend(_downgraded_warnings(found["downgraded"]))
+    if numeric_lines:
+        result.warnings.append(
+            _(
+                "`lspci -n` prints ids, not names: %(count)s function(s) read by PCI class code and vendor "
+                "id (15b3 Mellanox, 1d0f Amazon EFA, 10de NVIDIA, 1002 AMD, 1da3 Habana); %(unread)s network "
+                "function(s) of other vendors not read (upload lspci or lspci -nn)",
+                count=numeric_lines,
+                unread=len(found["unread"]),
+            )
+        )
     if found["nic"]:
         result.warnings.append(_("lspci counts PCI functions: a dual-port adapter shows as two functions"))
     return result

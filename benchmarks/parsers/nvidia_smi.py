@@ -15,6 +15,7 @@ from hardware.messages import _
 
 from .nvidia_smi_mig import MigDevices
 from .nvidia_smi_query import (
+    ERR,
     GpuSet,
     TableSet,
     is_query_csv,
@@ -62,16 +63,24 @@ ELISION_RE = re.compile(r"^\s*+(?:\.{3,}+|…++|\[\s*+(?:\.{3,}+|…)\s*+\])\s*+
 # whose name, fan, temperature, power, utilisation and ECC all read `ERR!`). The fields of a GPU's table
 # rows, cell by cell, in the order the default table prints them (the same three cells from driver 418
 # to 610): the GPU row, the sensor row, the MIG row.
-ERR = "ERR!"
 ROW_FIELDS = (
     (("index", "name", "persistence"), ("bus_id", "display"), ("ecc",)),
     (("fan", "temperature", "perf", "power_draw", "power_cap"), ("memory_used", "memory_total"),
      ("gpu_util", "compute_mode")),
     ((), (), ("mig_mode",)),
 )  # fmt: skip
-# A GPU reads as not usable when its name, or at least this many of its fields, read ERR! (assumed: one
-# sensor NVML cannot read, such as a GeForce fan, leaves the GPU usable; several mean NVML fails on it).
-ERR_FIELDS_UNUSABLE = 3
+# The board's sensors: the fan and the power draw and cap (one sensor, `ERR! / ERR!` a single failed reading),
+# which NVML reads through the board's management path (SMBus / SMBPBI) rather than from the GPU, and which
+# GeForce and workstation boards often cannot report: `ERR!` there on GPUs that train fine
+# (AlexeyAB/darknet#5844, a 2080's fan and power; NVIDIA/open-gpu-kernel-modules#1193, a 2080 SUPER's fan;
+# Azure/azhpc-diagnostics#77, a transient power ERR!). Those warn. Any other field (the name, temperature,
+# P-state, memory, utilisation, compute mode, ECC, MIG mode) is read from the GPU itself through the driver:
+# `ERR!` there means NVML fails on the GPU (gpu-operator issue 559), which is then present but not usable.
+BOARD_SENSOR_FIELDS = frozenset({"fan", "power_draw", "power_cap"})
+# Fields that are one sensor, named once in a warning.
+SENSOR_OF = {"power_draw": "power", "power_cap": "power", "memory_used": "memory", "memory_total": "memory"}
+# `nvidia-smi nvlink -R`: each link's remote device, under the same `GPU n: NAME (UUID: ...)` lines as `-L`.
+REMOTE_RE = re.compile(r"^\s*+Link\s++\d++:\s++Remote Device\s")
 # A command line that selects GPUs (`nvidia-smi -i 0`, `--id=0,1`): its table shows those GPUs, not all.
 SELECT_RE = re.compile(r"\s(?:-i|--id)(?:[\s=]|\d)")
 
@@ -99,6 +108,7 @@ class _TableReader:
         self.processes_shown = False
         self.elided = False
         self.selected = False
+        self.remote_links = 0  # `nvlink -R` link lines (`Link 0: Remote Device ...`)
 
     def line(self, no: int, line: str) -> None:
         # Most lines of a file of tables are table lines (`| ...`, `+---`): no command line, and no line that
@@ -169,6 +179,9 @@ class _TableReader:
             bus_id = m.group(1).rstrip(":")
             self.lost.add(bus_id.upper(), self.host, {"bus_id": bus_id, "line": no})
             return
+        if "Remote Device" in line and REMOTE_RE.match(line):
+            self.remote_links += 1
+            return
         m = LIST_RE.match(line)
         if m:
             gpu = {"index": int(m.group(1)), "name": m.group(2).strip(), "uuid": m.group(3), "line": no}
@@ -191,39 +204,53 @@ def _error_fields(gpu: dict[str, Any], line: str, row: int) -> None:
                 fields.append(names[i] if i < len(names) else names[-1] if names else "field")
 
 
+def _sensors(fields: list[str]) -> str:
+    """The fields that read ERR!, a sensor of two cells (power draw / cap, memory used / total) named once."""
+    return ", ".join(dict.fromkeys(SENSOR_OF.get(f, f) for f in fields))
+
+
 def _gpus_in_error(devices: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The GPUs a table shows whose name, or ERR_FIELDS_UNUSABLE fields, read ERR! (present, not usable),
-    and a warning for each GPU with any field that reads ERR!."""
+    """The GPUs whose latest reading (TableSet keeps it) reads ERR! for the name or a field outside the
+    board's sensors (BOARD_SENSOR_FIELDS): present, not usable. A warning for each GPU whose latest reading
+    has any field that reads ERR!, and for each whose earlier reading did and whose latest no longer does."""
     in_error: list[dict[str, Any]] = []
     warnings: list[str] = []
     for g in devices:
         fields = g.get("error_fields")
+        earlier = g.get("error_earlier")
+        where = {"gpu": g["index"], "bus_id": g.get("bus_id", "?"), "line": g.get("error_line", g["line"])}
         if not fields:
-            continue
-        where = {
-            "gpu": g["index"],
-            "bus_id": g.get("bus_id", "?"),
-            "line": g["line"],
-            "fields": ", ".join(fields),
-        }
-        if "name" in fields or len(fields) >= ERR_FIELDS_UNUSABLE:
-            in_error.append(
-                {"index": g["index"], "bus_id": g.get("bus_id"), "line": g["line"], "fields": fields}
-            )
-            warnings.append(
-                _(
-                    "GPU %(gpu)s (%(bus_id)s, line %(line)s) reads ERR! for %(fields)s: NVML cannot query "
-                    "it, so the GPU is present but not usable",
-                    **where,
+            if earlier:
+                warnings.append(
+                    _(
+                        "GPU %(gpu)s (%(bus_id)s): %(fields)s read ERR! at line %(earlier)s, but not at its "
+                        "latest reading (line %(latest)s): judged on the latest reading, usable",
+                        gpu=g["index"],
+                        bus_id=g.get("bus_id", "?"),
+                        fields=_sensors(earlier["fields"]),
+                        earlier=earlier["line"],
+                        latest=g.get("latest_line", g["line"]),
+                    )
                 )
+            continue
+        if any(f not in BOARD_SENSOR_FIELDS for f in fields):
+            in_error.append(
+                {"index": g["index"], "bus_id": g.get("bus_id"), "line": where["line"], "fields": fields}
+            )
+            message = _(
+                "GPU %(gpu)s (%(bus_id)s, line %(line)s) reads ERR! for %(fields)s: NVML cannot query "
+                "it, so the GPU is present but not usable",
+                fields=_sensors(fields),
+                **where,
             )
         else:
-            warnings.append(
-                _(
-                    "GPU %(gpu)s (%(bus_id)s, line %(line)s): %(fields)s read ERR! (NVML could not read it)",
-                    **where,
-                )
+            message = _(
+                "GPU %(gpu)s (%(bus_id)s, line %(line)s): %(fields)s read ERR! (NVML could not read the "
+                "board's sensor; the GPU itself answers, so it counts as usable)",
+                fields=_sensors(fields),
+                **where,
             )
+        warnings.append(message)
     return in_error, warnings
 
 
@@ -243,11 +270,14 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
     driver, cuda = next(iter(reader.drivers), (None, None))
     source = "table" if gpus else ("list" if listed else "table")
     devices = gpus or listed
+    remote = source == "list" and reader.remote_links > 0
     # A name that reads ERR! is no model (the GPU is listed in `gpus_in_error`).
     models = Counter(g["name"] for g in devices if g["name"] != ERR)
     in_error, error_warnings = _gpus_in_error(devices)
     result.summary = {
-        "source": "nvidia-smi" if source == "table" else "nvidia-smi -L",
+        "source": "nvidia-smi"
+        if source == "table"
+        else ("nvidia-smi nvlink -R" if remote else "nvidia-smi -L"),
         "gpus": len(devices),
         "gpu_models": sorted(models),
         "gpu_model_counts": dict(models),
@@ -276,6 +306,14 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
             )
         )
     result.warnings.extend(error_warnings)
+    if remote:
+        result.warnings.append(
+            _(
+                "`nvidia-smi nvlink -R` output (each NVLink's remote device): its `GPU n:` lines are read as "
+                "`nvidia-smi -L`'s for the GPU count and model; it may list only the GPUs asked for (`-i`), "
+                "and it shows neither NVLink state nor speed (`nvidia-smi nvlink -s` does)"
+            )
+        )
     if not devices and not lost:
         result.warnings.append(_("nvidia-smi header found but no GPU rows"))
     if "No devices were found" in "\n".join(text.lines[:200]):

@@ -59,6 +59,8 @@ HEADER_FIELDS = {
     "CUDA Version": "CUDA Version",
     "CUDA UMD Version": "CUDA Version",
 }
+# nvidia-smi prints `ERR!` in a cell whose NVML query failed for that GPU (nvidia_smi.ROW_FIELDS).
+ERR = "ERR!"
 NUMERIC = {
     "memory_total_mib", "power_cap_w", "max_power_limit_w", "pcie_gen_max", "pcie_gen_current",
     "pcie_gen_host_max", "pcie_width_max", "pcie_width_current", "ecc_uncorrectable_volatile",
@@ -326,6 +328,7 @@ class TableSet:
             known = machine["ids"].get(gpu_id)
             if known is not None:
                 self.readings[known] += 1
+                _later_reading(self.gpus[known], gpu)
                 continue
             machine["ids"][gpu_id] = len(self.gpus)
             self.gpus.append(gpu)
@@ -393,6 +396,23 @@ class TableSet:
                 )
             )
         return warnings
+
+
+def _later_reading(kept: dict[str, Any], gpu: dict[str, Any]) -> None:
+    """A GPU read again (`watch`, `-l`): kept from its first reading, but its ERR! state is its latest
+    reading's (`error_fields` at `error_line`; a GPU that reads ERR! now is not usable now), and an earlier
+    ERR! reading the latest no longer shows is kept as `error_earlier`. A name first read as ERR! takes the
+    later reading's."""
+    if kept.get("name") == ERR and gpu.get("name") not in (None, ERR):
+        kept["name"] = gpu["name"]
+    if kept.get("error_fields"):
+        kept["error_earlier"] = {"line": kept.get("error_line", kept["line"]), "fields": kept["error_fields"]}
+    if gpu.get("error_fields"):
+        kept["error_fields"], kept["error_line"] = gpu["error_fields"], gpu["line"]
+    else:
+        kept.pop("error_fields", None)
+        kept.pop("error_line", None)
+    kept["latest_line"] = gpu["line"]
 
 
 def _same_machine(machine: dict[str, Any], host: str | None, driver: str | None) -> bool:
