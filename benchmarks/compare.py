@@ -561,12 +561,18 @@ def _or_unknown(value: Any) -> Any:
 def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     failed = s.get("failed_tests") or []
+    if s.get("passed"):
+        measured, verdict = _("pass"), "pass"
+    elif failed:
+        measured, verdict = _("failed: %(tests)s", tests=", ".join(failed)), "fail"
+    else:
+        measured, verdict = _dcgmi_unknown(s), "cannot-measure"
     return [
         verdict_row(
             _("GPU health (dcgmi diag)"),
             _("all tests pass"),
-            _("pass") if s.get("passed") else _("failed: %(tests)s", tests=", ".join(failed)),
-            "pass" if s.get("passed") else ("fail" if failed else "cannot-measure"),
+            measured,
+            verdict,
             _(
                 "level -r %(level)s; warned: %(warned)s",
                 level=s.get("level") or "?",
@@ -576,6 +582,27 @@ def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
             s.get("lines", []),
         )
     ]
+
+
+def _dcgmi_unknown(s: dict[str, Any]) -> Msg:
+    """Why a dcgmi diag report without a failed test does not pass: cut before its level's tests, cut before
+    its closing rule, the diagnostic's own error, or no test row."""
+    if s.get("missing_sections"):
+        return _(
+            "cannot tell: the table shows only Deployment checks of a -r %(level)s run (last test row at "
+            "line %(line)s; missing: %(sections)s)",
+            level=s.get("level") or "?",
+            line=s.get("cut_after_line") or "?",
+            sections=", ".join(s["missing_sections"]),
+        )
+    if s.get("truncated"):
+        return _(
+            "cannot tell: the table has no closing rule after its last test row (line %(line)s)",
+            line=s.get("cut_after_line") or "?",
+        )
+    if s.get("errors"):
+        return _("cannot tell: the diagnostic reported an error before any test")
+    return _("cannot tell: no test rows")
 
 
 def _fallen_detail(fallen: list[dict[str, Any]], xid_codes: Any) -> Msg:

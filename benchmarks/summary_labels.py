@@ -84,6 +84,10 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "skipped_tests": _("Skipped tests"),
     "errors": _("Errors"),
     "gpu_ids": _("GPU device IDs"),
+    "sections": _("Sections shown"),
+    "missing_sections": _("Sections of the level missing"),
+    "truncated": _("Cut (incomplete report)"),
+    "cut_after_line": _("Last test row before the cut"),
     # nvidia-smi, NVLink status, topology
     "source": _("Source"),
     "cuda_version": _("CUDA version"),

@@ -79,6 +79,11 @@ TOOL_TERMS: tuple[str, ...] = (
     "Latency Test",
     "loss scale",
     "Targeted Stress",  # a dcgmi test's name
+    # dcgmi diag's section names, as its table prints them (a report's `sections`, `missing_sections`)
+    "Deployment",
+    "Integration",
+    "Hardware",
+    "Stress",
 )
 # ...and single tokens: names of tools, products and schedulers, units, abbreviations, port states, file
 # names in a bundle (results/, *.log, *.yaml).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hardware.messages import _
+from hardware.messages import Msg, _
 
 from .result import ParseResult
 from .text import Text
@@ -23,6 +23,13 @@ SEVERITY = {"Fail": 4, "Warn": 3, "Pass": 2, "Skip": 1, "Not run": 0}
 GPU_ID_RE = re.compile(r"^\s*gpuId\s+(\d+)\s*:")
 SWITCH_ID_RE = re.compile(r"^\s*physicalId\s+(\d+)\s*:")
 STATES_RE = re.compile(r"^\s*([UDX_](?:\s+[UDX_])*)\s*$")
+# The rule that closes the table (`+----+----+`, no label): a table cut before it may miss later sections.
+CLOSING_RULE_RE = re.compile(r"^\s*\+-{3,}\+-{3,}\+\s*$")
+# What a level of 2 or more runs beyond a `-r 1` (Metadata and Deployment), by section, and the names of the
+# levels (`dcgmi diag -r medium`, dcgmi diag --help).
+QUICK_SECTIONS = ("metadata", "deployment")
+LEVEL_SECTIONS = {2: ("Integration", "Hardware"), 3: ("Integration", "Hardware", "Stress")}
+LEVEL_NAMES = {"short": 1, "quick": 1, "medium": 2, "long": 3, "xlong": 4}
 # Blanks between a wrapped fragment cut at the column's width and the cell's right edge (join_wrapped).
 DCGM_CUT_PAD = 2
 
@@ -86,10 +93,14 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
     last: dict[str, Any] | None = None
     in_detail = False  # inside wrapped Warning/Info/Error text rather than the test's own rows
     diag_errors: list[dict[str, Any]] = []
+    closed = False  # a closing rule after the last test row
     for no, line in enumerate(text.lines, start=1):
         m = LEVEL_RE.search(line)
         if m and level is None:
             level = m.group(1)
+        if tests and CLOSING_RULE_RE.match(line):
+            closed = True
+            continue
         m = SECTION_RE.match(line)
         if m:
             section = m.group(1).strip()
@@ -134,14 +145,29 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
             "gpus": rm.group(2),
             "line": no,
         }
-        in_detail = False
+        in_detail = closed = False
         tests.append(last)
     for test in tests:
         test.pop("wrapped", None)
+    result.summary = _diag_summary(tests, metadata, level, diag_errors)
+    result.summary.update(_completeness(tests, level, closed))
+    if result.summary["truncated"] and not result.summary["failed_tests"] and not diag_errors:
+        result.summary["passed"] = None  # cut before the tests of its level: cannot tell
+        result.warnings.append(_cut_warning(result.summary, level))
+    result.warnings.extend(_diag_warnings(diag_errors, tests))
+    return result
+
+
+def _diag_summary(
+    tests: list[dict[str, Any]],
+    metadata: dict[str, str],
+    level: str | None,
+    diag_errors: list[dict[str, Any]],
+) -> dict[str, Any]:
     failed = [t for t in tests if t["result"] == "Fail" or "Fail" in t.get("per_gpu", {}).values()]
     warned = [t for t in tests if t["result"] == "Warn"]
     skipped = [t for t in tests if t["result"] == "Skip"]
-    result.summary = {
+    return {
         "passed": bool(tests) and not failed and not diag_errors,
         "errors": diag_errors,
         "failed_tests": [t["name"] for t in failed],
@@ -155,8 +181,47 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
         "gpu_ids": metadata.get("GPU Device IDs Detected"),
         "lines": [t["line"] for t in failed] or [t["line"] for t in tests],
     }
-    result.warnings.extend(_diag_warnings(diag_errors, tests))
-    return result
+
+
+def level_number(level: str | None) -> int | None:
+    """`-r 3` -> 3, `-r long` -> 3; None for a test name (`-r pcie` runs that test alone) or no level."""
+    if level is None:
+        return None
+    return int(level) if level.isdigit() else LEVEL_NAMES.get(level.lower())
+
+
+def _completeness(tests: list[dict[str, Any]], level: str | None, closed: bool) -> dict[str, Any]:
+    """The sections the table shows and whether it is cut: a level of 2 or more that shows only Deployment
+    checks (the paste ends before Integration), or a table without its closing rule."""
+    sections = list(dict.fromkeys(t["section"] for t in tests if t["section"]))
+    number = level_number(level)
+    deployment_only = bool(tests) and all((t["section"] or "").lower() in QUICK_SECTIONS for t in tests)
+    expected = LEVEL_SECTIONS[min(number, 3)] if number is not None and number >= 2 else ()
+    seen = {s.lower() for s in sections}
+    missing = [s for s in expected if s.lower() not in seen] if deployment_only else []
+    return {
+        "sections": sections,
+        "missing_sections": missing,
+        "truncated": bool(tests) and (bool(missing) or not closed),
+        "cut_after_line": tests[-1]["line"] if tests and (missing or not closed) else None,
+    }
+
+
+def _cut_warning(summary: dict[str, Any], level: str | None) -> Msg:
+    if summary["missing_sections"]:
+        return _(
+            "dcgmi diag -r %(level)s shows only Deployment checks (last test row at line %(line)s): the "
+            "%(sections)s section(s) of that level are missing, so the run's result cannot be told",
+            level=level,
+            line=summary["cut_after_line"],
+            sections=", ".join(summary["missing_sections"]),
+        )
+    return _(
+        "the dcgmi diag table has no closing rule after its last test row (line %(line)s, section "
+        "%(section)s): later sections may be cut, so the run's result cannot be told",
+        line=summary["cut_after_line"],
+        section=(summary["sections"] or ["?"])[-1],
+    )
 
 
 def _diag_warnings(diag_errors: list[dict[str, Any]], tests: list[dict[str, Any]]) -> list[str]:

@@ -25,6 +25,7 @@ from .blocks import (
     scan_block,
 )
 from .reading import (
+    CONCLUDED_RE,
     DEBUG_LINE_RE,
     DISABLED_TRANSPORTS,
     MSCCLPP_TEST,
@@ -524,8 +525,14 @@ class RunAssembler:
     def concluded_line(self, line_no: int, line: str) -> bool:
         concluded = is_test_concluded(line)
         if concluded and self.current is not None:
-            self.current.concluded = True
-            self.current.touch(line_no, ST_FOOTER)
+            run = self.current
+            run.concluded = True
+            run.touch(line_no, ST_FOOTER)
+            # `# Collective test concluded: broadcast_perf` names the test when nothing before it did.
+            m = CONCLUDED_RE.search(line) if run.collective is None else None
+            name = normalise_collective(m.group(1)) if m else None
+            if name:
+                run.collective, run.collective_source = name, "concluded-line"
         return concluded
 
     def header_line(self, line_no: int, line: str) -> bool:

@@ -28,6 +28,44 @@ from .reading import Row
 REFERENCE_SIZES = (("1GiB", 1 << 30), ("8GiB", 8 << 30), ("16GiB", 16 << 30))
 
 
+# Half the last printed digit of algbw and busbw (`%7.2f` in nccl-tests' common.cu): the true figures lie
+# within this of the printed ones.
+HALF_CENT = 0.005
+
+
+RANKS_FITTED = "command line -np x -g (fits the busbw/algbw ratio)"
+# The busbw/algbw family of each collective: 2(n-1)/n, or (n-1)/n (the scatter-or-gather guess included).
+RATIO_FAMILIES = {"all_reduce": "all_reduce"} | dict.fromkeys(
+    ("all_gather", "reduce_scatter", "alltoall", "alltoallv", "gather", "scatter", "scatter_or_gather"),
+    "gather-family",
+)
+
+
+def command_line_ranks(run: Run, family: str) -> int | None:
+    """The ranks a launcher line gives (`mpirun -np N ... -g G`, times the header's nThread), when the rows'
+    busbw/algbw fits that count within the rounding of their printed two-decimal figures: below ~1 GB/s the
+    ratio's median rounds to a neighbouring count (0.22 / 0.24 reads 12 ranks for the 16 of `-np 16 -g 1`).
+    None without both -np and -g (or nThread), for a ratio family that does not tell the ranks, or when the
+    count does not fit: then the ratio's count stands."""
+    if not run.np_arg or not (run.gpus_arg or run.header.get("nThread")):
+        return None
+    ranks = (run.gpus_arg or 1) * (run.header.get("nThread") or 1) * run.np_arg
+    factor = {"all_reduce": 2 * (ranks - 1) / ranks, "gather-family": (ranks - 1) / ranks}.get(family)
+    if ranks < 2 or factor is None:
+        return None
+    fitted = False
+    for row in run.rows:
+        for m in (row.oop, row.ip):
+            if m is None or m.algbw is None or m.busbw is None or m.algbw <= HALF_CENT:
+                continue
+            low = (m.busbw - HALF_CENT) / (m.algbw + HALF_CENT)
+            high = (m.busbw + HALF_CENT) / (m.algbw - HALF_CENT)
+            if not low - 1e-9 <= factor <= high + 1e-9:
+                return None
+            fitted = True
+    return ranks if fitted else None
+
+
 # ---- the figures of a list of rows -----------------------------------------------------------
 
 

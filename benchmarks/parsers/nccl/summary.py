@@ -18,10 +18,13 @@ from ..text import median
 from .assembly import Run
 from .blocks import Ranks
 from .figures import (
+    RANKS_FITTED,
+    RATIO_FAMILIES,
     TypeSweeps,
     bandwidth_collapses,
     bandwidth_fields,
     busbw_per_cycle,
+    command_line_ranks,
     noop_placements,
     sweep_entries,
     type_sweeps,
@@ -178,8 +181,11 @@ def _rank_count(run: Run, ratio: float | None) -> tuple[int | None, str | None]:
         return max(run.ranks) + 1, "rank-lines"
     if run.world_size_hint:
         return run.world_size_hint, "wrapper world_size"
-    ratio_ranks = _ranks_from_ratio(ratio)[1] if ratio is not None else None
+    family, ratio_ranks = _ranks_from_ratio(ratio) if ratio is not None else (None, None)
     if ratio_ranks:
+        told = command_line_ranks(run, family) if family else None
+        if told is not None and told != ratio_ranks:
+            return told, RANKS_FITTED
         return ratio_ranks, "busbw/algbw ratio"
     if run.gpus_arg:
         threads = run.header.get("nThread", 1) or 1
@@ -558,7 +564,10 @@ def _interpretation_fields(
     measures_fabric, cannot_measure = _fabric_reach(scale, failed)
     old_definition = _old_gather_definition(ratio, collective)
     factor = (scale.ranks - 1) / scale.ranks if old_definition and scale.ranks and scale.ranks > 1 else 1.0
-    consistency = [_ratio_mismatch(ratio, scale.ranks, collective), _algbw_mismatch(run.rows, factor)]
+    # Ranks fitted to the rows within their printing's rounding: the ratio of rounded figures is not checked.
+    fitted = scale.ranks_source == RANKS_FITTED and ratio and RATIO_FAMILIES.get(collective or "")
+    checked = None if fitted == _ranks_from_ratio(ratio or 0.0)[0] else ratio
+    consistency = [_ratio_mismatch(checked, scale.ranks, collective), _algbw_mismatch(run.rows, factor)]
     return {
         "busbw_algbw_ratio": round(ratio, 5) if ratio is not None else None,
         "old_busbw_definition": old_definition,
