@@ -86,6 +86,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "gpu_ids": _("GPU device IDs"),
     "sections": _("Sections shown"),
     "missing_sections": _("Sections of the level missing"),
+    "levels_skipped": _("Every test of the level skipped"),
     "truncated": _("Cut (incomplete report)"),
     "cut_after_line": _("Last test row before the cut"),
     # nvidia-smi, NVLink status, topology

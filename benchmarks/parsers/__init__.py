@@ -10,6 +10,8 @@ import contextlib
 import gc
 from collections.abc import Callable, Iterator
 
+from hardware.messages import _
+
 from . import nccl_json
 from .detect import NCCL, Detection, detect
 from .result import ParseResult
@@ -189,4 +191,26 @@ def _parse_text(text: Text, filename: str | None) -> ParseResult:
             ],
         )
     result.warnings[:0] = text.final_notes()
+    others = _other_tools(detection.kind, detection.scores)
+    if others:
+        result.warnings.append(
+            _(
+                "the file also holds output of %(tools)s, which was not read (one tool is read per file, "
+                "here %(kind)s): upload each tool's output as a file of its own to have it checked",
+                tools=", ".join(others),
+                kind=detection.kind,
+            )
+        )
     return result
+
+
+# Kinds one parser reads together: the training reader takes Megatron, DeepSpeed and torchtitan lines alike.
+SAME_READER = ({"megatron", "deepspeed", "torchtitan"},)
+
+
+def _other_tools(kind: str, scores: dict[str, int]) -> list[str]:
+    """The other tools whose signatures detection found in the file (a combined validation report: an
+    nvidia-smi table, then `topo -m`, then ibstat...), which the parser of `kind` does not read. Detection
+    stops early on a long file of one tool, so this names what it saw, never all a file holds."""
+    together = next((group for group in SAME_READER if kind in group), {kind})
+    return sorted(other for other in scores if other not in together)

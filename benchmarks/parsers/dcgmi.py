@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from hardware.messages import Msg, _
@@ -14,7 +15,7 @@ SECTION_RE = re.compile(r"^\s*+[|+]-{2,}+\s++([A-Za-z](?:[\w /]*?[\w/])?)\s++-++
 RESULT_RE = re.compile(r"^(Pass|Fail|Skip|Warn|Not Run)\b(?:\s*-\s*(.*))?$", re.IGNORECASE)
 PER_GPU_RE = re.compile(r"^\s*GPU\s*(\d+)\s*:\s*(Pass|Fail|Skip|Warn)\b", re.IGNORECASE)
 # `dcgmi diag -r 3`, or the long form `--run 3` / `--run=3` (dcgmi diag --help).
-LEVEL_RE = re.compile(r"^(?>.*?dcgmi\s++diag\b).*?(?:-r|--run)(?:\s++|=)(\w+)")
+LEVEL_RE = re.compile(r"^(?>.*?dcgmi\s++diag\b).*?(?:-r|--run)(?:\s++|=)['\"]?+(\w+)")
 DETAIL_LABELS = ("warning", "info", "error")
 # When GPUs differ, DCGM prints one result per group on continuation rows under the test:
 # `| GPU Memory | Pass - GPUs: 1, 2, 3 |` then `|            | Fail - GPU: 0 |`. The test's result is the
@@ -93,13 +94,15 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
     last: dict[str, Any] | None = None
     in_detail = False  # inside wrapped Warning/Info/Error text rather than the test's own rows
     diag_errors: list[dict[str, Any]] = []
-    closed = False  # a closing rule after the last test row
+    rules: list[int] = []  # rules (`+----+----+`) since the last test row: a closing rule, or a table's top
+    reports: list[_Report] = []  # several reports in one file, each judged whole on its own
+    report = _Report(start=0)
     for no, line in enumerate(text.lines, start=1):
         m = LEVEL_RE.search(line)
-        if m and level is None:
-            level = m.group(1)
-        if tests and CLOSING_RULE_RE.match(line):
-            closed = True
+        if m:
+            level = m.group(1)  # the latest command: the report that follows is its run's
+        if CLOSING_RULE_RE.match(line):
+            rules.append(no)
             continue
         m = SECTION_RE.match(line)
         if m:
@@ -114,6 +117,12 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
             continue
         left, right = cells
         if left == "Diagnostic" and right == "Result":
+            # a new table: the rule just above is its top, not the closing rule of the report before
+            if len(tests) > report.start:
+                report.closed = any(rule < no - 1 for rule in rules)
+                reports.append(report)
+                report = _Report(start=len(tests))
+            report.level, rules = level, []
             continue
         if section and section.lower() == "metadata" and left:
             metadata[left] = right
@@ -145,17 +154,32 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
             "gpus": rm.group(2),
             "line": no,
         }
-        in_detail = closed = False
+        in_detail, rules = False, []
         tests.append(last)
     for test in tests:
         test.pop("wrapped", None)
+    report.closed = bool(rules)
+    report.level = report.level if report.level is not None else level
+    reports.append(report)
     result.summary = _diag_summary(tests, metadata, level, diag_errors)
-    result.summary.update(_completeness(tests, level, closed))
-    if result.summary["truncated"] and not result.summary["failed_tests"] and not diag_errors:
-        result.summary["passed"] = None  # cut before the tests of its level: cannot tell
-        result.warnings.append(_cut_warning(result.summary, level))
+    _judge_reports(result, tests, reports)
     result.warnings.extend(_diag_warnings(diag_errors, tests))
     return result
+
+
+def _judge_reports(result: ParseResult, tests: list[dict[str, Any]], reports: list[_Report]) -> None:
+    """Each report's completeness (its sections, its closing rule, its level's tests), the first report
+    that was cut or skipped its level in the summary: such a file cannot pass (a failed test still fails)."""
+    ends = [r.start for r in reports[1:]] + [len(tests)]
+    judged = [
+        (r, _completeness(tests[r.start : end], r.level, r.closed))
+        for r, end in zip(reports, ends, strict=True)
+    ]
+    cut = next(((r, c) for r, c in judged if c["truncated"] or c["levels_skipped"]), None)
+    result.summary.update(cut[1] if cut else judged[-1][1])
+    if cut and not result.summary["failed_tests"] and not result.summary["errors"]:
+        result.summary["passed"] = None  # cut before the tests of its level, or all of them skipped
+        result.warnings.append(_cut_warning(result.summary, cut[0].level))
 
 
 def _diag_summary(
@@ -199,15 +223,35 @@ def _completeness(tests: list[dict[str, Any]], level: str | None, closed: bool) 
     expected = LEVEL_SECTIONS[min(number, 3)] if number is not None and number >= 2 else ()
     seen = {s.lower() for s in sections}
     missing = [s for s in expected if s.lower() not in seen] if deployment_only else []
+    # every test of the level's sections skipped (`Skip - All`): the level ran nothing it is run for
+    level_tests = [t for t in tests if (t["section"] or "").lower() not in QUICK_SECTIONS]
+    skipped = bool(expected) and bool(level_tests) and all(t["result"] == "Skip" for t in level_tests)
     return {
         "sections": sections,
         "missing_sections": missing,
+        "levels_skipped": skipped,
         "truncated": bool(tests) and (bool(missing) or not closed),
         "cut_after_line": tests[-1]["line"] if tests and (missing or not closed) else None,
     }
 
 
+@dataclass
+class _Report:
+    """One dcgmi diag report of a file: where its test rows start, its run level, whether it closed."""
+
+    start: int
+    level: str | None = None
+    closed: bool = False
+
+
 def _cut_warning(summary: dict[str, Any], level: str | None) -> Msg:
+    if summary["levels_skipped"] and not summary["truncated"]:
+        return _(
+            "dcgmi diag -r %(level)s skipped every test of its level (%(sections)s): only the Deployment "
+            "checks ran, so the run's result cannot be told",
+            level=level,
+            sections=", ".join(s for s in summary["sections"] if s.lower() not in QUICK_SECTIONS),
+        )
     if summary["missing_sections"]:
         return _(
             "dcgmi diag -r %(level)s shows only Deployment checks (last test row at line %(line)s): the "

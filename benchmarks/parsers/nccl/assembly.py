@@ -266,10 +266,18 @@ def _route_line(line: str) -> int:
 route_line = functools.lru_cache(maxsize=256)(_route_line)
 
 
-def _merged_hint(old: Any, value: Any) -> Any:
-    """The first value of a hint wins, but the disabled transports of several lines add up."""
+# Launcher sizes: of several command lines before a table (a launch that failed, then the one that ran), the
+# last one ran the table.
+LATEST_HINTS = frozenset({"np_arg", "gpus_arg"})
+
+
+def _merged_hint(old: Any, value: Any, key: str = "") -> Any:
+    """The first value of a hint wins, but the disabled transports of several lines add up and the launcher
+    sizes are the latest command's."""
     if isinstance(old, tuple) and isinstance(value, tuple):
         return tuple(label for label in DISABLED_TRANSPORTS.values() if label in old or label in value)
+    if key in LATEST_HINTS:
+        return value
     return value if old is None else old
 
 
@@ -361,9 +369,9 @@ class RunAssembler:
         rows yet, otherwise the next one."""
         run = self.current
         if run is not None and not run.rows and run.stage < ST_FOOTER:
-            setattr(run, key, _merged_hint(getattr(run, key), value))
+            setattr(run, key, _merged_hint(getattr(run, key), value, key))
         else:
-            self.pending[key] = _merged_hint(self.pending.get(key), value)
+            self.pending[key] = _merged_hint(self.pending.get(key), value, key)
 
     def feed(self, line_no: int, line: str) -> None:
         """Attach one line of the log to the run it belongs to (or to the file as a whole)."""

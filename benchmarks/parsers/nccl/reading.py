@@ -666,7 +666,10 @@ RUNNING_TEST_RE = re.compile(r"\b(?:nccl|rccl)[ _-]?tests?\s+(" + "|".join(KNOWN
 TEST_ARG_RE = re.compile(r"(?:^|\s)-t\s++(" + "|".join(KNOWN_COLLECTIVES) + r")\b")
 WORLD_SIZE_RE = re.compile(r"\bworld_size\s*[=:]\s*(\d+)")
 GPUS_ARG_RE = re.compile(r"(?:^|\s)-g\s+(\d+)\b")
-NP_ARG_RE = re.compile(r"(?:^|\s)-(?:np|n|N)\s+(\d+)\b")
+# The launcher's process count, read only before the test binary (after it, nccl-tests' own `-n` is the
+# iteration count and `-N` the cycle count): mpirun/mpiexec `-np`/`--np`/`-n`, srun `-n`/`--ntasks` (never
+# `-N`: srun's node count, Open MPI's processes per node).
+NP_ARG_RE = re.compile(r"(?:^|\s)(?:--?np|-n|--ntasks)(?:\s+|=)(\d+)\b")
 
 
 NAME_LINE_LEADS = ("running", "testing", "test", "collective", "benchmark", "op")
@@ -708,11 +711,12 @@ def _command_hints(line: str) -> list[tuple[str, Any]]:
         name = normalise_collective(m.group(1))
         if name:
             hints += [("collective", name), ("collective_source", "command-line")]
-        gpus = GPUS_ARG_RE.search(line)
+        gpus = GPUS_ARG_RE.search(line, m.start())
         if gpus:
             hints.append(("gpus_arg", int(gpus.group(1))))
-        processes = NP_ARG_RE.search(line)
-        if processes and ("mpirun" in line or "srun" in line or "mpiexec" in line):
+        launcher = line[: m.start()]
+        processes = NP_ARG_RE.search(launcher)
+        if processes and ("mpirun" in launcher or "srun" in launcher or "mpiexec" in launcher):
             hints.append(("np_arg", int(processes.group(1))))
     world_size = WORLD_SIZE_RE.search(line)
     if world_size:
