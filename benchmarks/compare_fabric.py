@@ -128,13 +128,19 @@ def compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
 def _good_port_count(
     item: dict[str, Any], ports: list[dict[str, Any]], wanted_layer: str | None, gbps: float | None
 ) -> int:
-    """The ports of one host that meet the claim: on the claimed link layer for ibdev2netdev (which shows
-    no port state), else Active + LinkUp + link layer + rate (_ports_by_state's `good`)."""
+    """The ports of one host that meet the claim: on the claimed link layer for plain ibdev2netdev (which
+    shows no port state), else Active + LinkUp + link layer + rate (_ports_by_state's `good`)."""
     if wanted_layer is None:
         return 0
-    if item.get("kind") == "ibdev2netdev":
+    if _netdev_only(item, ports):
         return sum(1 for p in ports if p.get("link_layer") == wanted_layer and _own_port(p))
     return len(_ports_by_state(ports, wanted_layer, gbps)["good"])
+
+
+def _netdev_only(item: dict[str, Any], ports: list[dict[str, Any]]) -> bool:
+    """Plain ibdev2netdev: no RDMA port state, only netdev names and carriers. `ibdev2netdev -v` prints the
+    port state (`port 1 (ACTIVE)`), and its ports are judged on it as ibstat's are."""
+    return item.get("kind") == "ibdev2netdev" and not (ports and all(p.get("state") for p in ports))
 
 
 def _with_host(detail: str, host_note: Msg | None) -> str:
@@ -220,7 +226,7 @@ def _judge_ports(
         return [
             verdict_row(_("fabric link layer"), fabric_name(fabric), None, "cannot-measure", unknown, item)
         ]
-    if item.get("kind") == "ibdev2netdev":
+    if _netdev_only(item, ports):
         return [_ibdev2netdev_ports(nics, item, ports, wanted_layer, host_note)]
     groups = _ports_by_state(ports, wanted_layer, gbps)
     detail = _with_host(_ports_detail(groups, wanted_layer, gbps), host_note)

@@ -109,7 +109,11 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
         # `ibv_devinfo -v` port lines, so a grep of a port block (no hca_id) is read (R6, eighth set)
         r"|^\s*+active_(?:width|speed):\s*+\d"
     ),
-    "ibdev2netdev": re.compile(r"^\s*\S+\s+port\s+\d+\s+(?:==>|<===>)\s+\S+"),
+    # `ibdev2netdev -v`: `0002:00:02.0 mlx4_0 (MT4100 - NA)  fw 2.43.7008 port 1 (ACTIVE) ==> ib0 (Down)`.
+    "ibdev2netdev": re.compile(
+        r"^\s*+(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s++)?\S++\s++"
+        r"(?:\([^()]*+\)\s++(?:(?:.*?\s)?fw\s++\S++\s++)?)?port\s++\d++\s++(?:\(\w++\)\s++)?(?:==>|<===>)\s++\S"
+    ),
     # iproute2's `rdma link`: `link mlx5_0/1 state ACTIVE ...`; older releases print an index first:
     # `0/1: mlx5_0/1: state DOWN physical_state ...`.
     "rdma_link": re.compile(r"^\s*+(?:link\s++\S+/\d++\s|\d++/\d++:\s++\S+/\d++:\s).*\bstate\s++[A-Z_]"),

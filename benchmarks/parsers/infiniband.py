@@ -18,7 +18,15 @@ from hardware.messages import Msg, _, joined
 from .result import ParseResult
 from .text import Text, line_blocks, named_hosts, to_float, to_int
 
-IBDEV2NETDEV_RE = re.compile(r"^\s*(\S+)\s+port\s+(\d+)\s+(?:==>|<===>)\s+(\S+)\s*(?:\((\w+)\))?")
+# `ibdev2netdev`: `mlx5_0 port 1 ==> ib0 (Up)`; `ibdev2netdev -v` (MLNX_OFED) puts the PCI address first and
+# the adapter, firmware and RDMA port state around the port: `0000:03:00.0 mlx5_0 (MT4119 - MT1822X00433)
+# CX556A - ConnectX-5 QSFP28 fw 16.25.1020 port 1 (ACTIVE) ==> ib0 (Up)`; the board description (VPD product
+# name) may be empty or hold brackets (`HDR IB (200Gb/s)`).
+IBDEV2NETDEV_RE = re.compile(
+    r"^\s*+(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s++)?(?P<device>\S++)\s++"
+    r"(?:\([^()]*+\)\s++(?:(?:.*?\s)?fw\s++\S++\s++)?)?port\s++(?P<port>\d++)\s++(?:\((?P<state>\w++)\)\s++)?"
+    r"(?:==>|<===>)\s++(?P<netdev>\S++)\s*+(?:\((?P<carrier>\w++)\))?"
+)
 # iproute2 `rdma link`: `link mlx5_0/1 state ACTIVE ...`; older releases print the device index
 # first and a colon after each name: `0/1: mlx5_0/1: state DOWN physical_state DISABLED`.
 RDMA_LINK_RE = re.compile(r"^\s*(?:link\s+|\d+/\d+:\s+)([^\s/]+)/(\d+):?\s+(.*)$")
@@ -534,15 +542,16 @@ def parse_ibdev2netdev(text: Text) -> ParseResult:
         m = IBDEV2NETDEV_RE.match(line.split("#")[0])
         if not m:
             continue
-        netdev = m.group(3)
+        netdev = m.group("netdev")
         ports.append(
             {
-                "device": m.group(1),
-                "port": int(m.group(2)),
+                "device": m.group("device"),
+                "port": int(m.group("port")),
                 "netdev": netdev,
-                "netdev_state": m.group(4),
-                # ibdev2netdev's Up/Down is the netdev carrier, not the IB port state (FORMATS.md 7).
-                "state": None,
+                "netdev_state": m.group("carrier"),
+                # The plain form's Up/Down is the netdev carrier, not the RDMA port state (FORMATS.md 7); only
+                # `ibdev2netdev -v` prints the port state, in brackets after the port: `port 1 (ACTIVE)`.
+                "state": _state(m.group("state")),
                 "physical_state": None,
                 "link_layer": _netdev_layer(netdev),
                 "rate_gbps": None,
@@ -551,11 +560,13 @@ def parse_ibdev2netdev(text: Text) -> ParseResult:
         )
     summary = _finish(ports, result, lines)
     ports = summary["ports"]
-    # Up/Down is the netdev carrier: the RDMA port state, and so active/inactive, is unknown.
-    summary["active_infiniband_ports"] = None
-    summary["active_ethernet_ports"] = None
-    summary["inactive_ports"] = None
-    summary["unknown_state_ports"] = None
+    verbose = bool(ports) and all(p["state"] is not None for p in ports)
+    if not verbose:
+        # Up/Down is the netdev carrier: the RDMA port state, and so active/inactive, is unknown.
+        summary["active_infiniband_ports"] = None
+        summary["active_ethernet_ports"] = None
+        summary["inactive_ports"] = None
+        summary["unknown_state_ports"] = None
     summary["netdev_up"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "up")
     summary["netdev_down"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "down")
     # Software RDMA devices and virtual functions (_set_apart) are no ports of their own.
@@ -565,6 +576,11 @@ def parse_ibdev2netdev(text: Text) -> ParseResult:
     result.summary = summary
     result.warnings.append(
         _(
+            "ibdev2netdev -v: the port state is read from its (STATE) column, the (Up/Down) after the netdev "
+            "is its carrier; link layer guessed from netdev names (ib* = IPoIB)"
+        )
+        if verbose
+        else _(
             "ibdev2netdev shows the netdev carrier (Up/Down), not the RDMA port state; "
             "link layer guessed from netdev names (ib* = IPoIB)"
         )
