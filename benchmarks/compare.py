@@ -36,6 +36,7 @@ from typing import Any
 
 from benchmarks.compare_fabric import compare_dmesg_nics, compare_lspci, compare_perftest, compare_ports
 from benchmarks.internode import disabled_transports_reason, inter_node_verdict_row
+from benchmarks.parsers.dcgmi import unknown_reason
 from benchmarks.verdicts import (
     STABILITY_DROP_WARN,
     count_verdict,
@@ -566,7 +567,7 @@ def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     elif failed:
         measured, verdict = _("failed: %(tests)s", tests=", ".join(failed)), "fail"
     else:
-        measured, verdict = _dcgmi_unknown(s), "cannot-measure"
+        measured, verdict = unknown_reason(s), "cannot-measure"
     return [
         verdict_row(
             _("GPU health (dcgmi diag)"),
@@ -582,27 +583,6 @@ def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
             s.get("lines", []),
         )
     ]
-
-
-def _dcgmi_unknown(s: dict[str, Any]) -> Msg:
-    """Why a dcgmi diag report without a failed test does not pass: cut before its level's tests, cut before
-    its closing rule, the diagnostic's own error, or no test row."""
-    if s.get("missing_sections"):
-        return _(
-            "cannot tell: the table shows only Deployment checks of a -r %(level)s run (last test row at "
-            "line %(line)s; missing: %(sections)s)",
-            level=s.get("level") or "?",
-            line=s.get("cut_after_line") or "?",
-            sections=", ".join(s["missing_sections"]),
-        )
-    if s.get("truncated"):
-        return _(
-            "cannot tell: the table has no closing rule after its last test row (line %(line)s)",
-            line=s.get("cut_after_line") or "?",
-        )
-    if s.get("errors"):
-        return _("cannot tell: the diagnostic reported an error before any test")
-    return _("cannot tell: no test rows")
 
 
 def _fallen_detail(fallen: list[dict[str, Any]], xid_codes: Any) -> Msg:

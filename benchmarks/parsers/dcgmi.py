@@ -244,6 +244,34 @@ class _Report:
     closed: bool = False
 
 
+def unknown_reason(s: dict[str, Any]) -> Msg:
+    """Why a dcgmi diag report without a failed test does not pass (the comparison's measured value; the
+    parser's warning is _cut_warning): every test of its level skipped, cut before its level's tests, cut
+    before its closing rule, the diagnostic's own error, or no test row."""
+    if s.get("levels_skipped") and not s.get("truncated"):
+        return _(
+            "cannot tell: the -r %(level)s run skipped every test of its level (%(sections)s)",
+            level=s.get("level") or "?",
+            sections=", ".join(x for x in s.get("sections") or [] if x.lower() not in QUICK_SECTIONS),
+        )
+    if s.get("missing_sections"):
+        return _(
+            "cannot tell: the table shows only Deployment checks of a -r %(level)s run (last test row at "
+            "line %(line)s; missing: %(sections)s)",
+            level=s.get("level") or "?",
+            line=s.get("cut_after_line") or "?",
+            sections=", ".join(s["missing_sections"]),
+        )
+    if s.get("truncated"):
+        return _(
+            "cannot tell: the table has no closing rule after its last test row (line %(line)s)",
+            line=s.get("cut_after_line") or "?",
+        )
+    if s.get("errors"):
+        return _("cannot tell: the diagnostic reported an error before any test")
+    return _("cannot tell: no test rows")
+
+
 def _cut_warning(summary: dict[str, Any], level: str | None) -> Msg:
     if summary["levels_skipped"] and not summary["truncated"]:
         return _(

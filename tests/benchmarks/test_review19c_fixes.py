@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from benchmarks.compare import compare
 from benchmarks.parsers import parse
 
 CASES = Path(__file__).parent / "fixtures" / "review19c"
@@ -52,6 +53,10 @@ def test_a_dcgmi_level_whose_tests_were_all_skipped_cannot_pass() -> None:
     summary = result["summary"]
     assert summary["passed"] is None and summary["levels_skipped"] and not summary["truncated"]
     assert any("skipped every test of its level" in w for w in result["warnings"])
+    # the verdict says so too (it read "no test rows")
+    (row,) = compare({"gpu": "H100-SXM-80GB", "gpus_per_node": 8}, result)
+    assert row["verdict"] == "cannot-measure" and "skipped every test of its level" in str(row["measured"])
+    assert "no test rows" not in str(row["measured"])
 
 
 def test_a_quoted_dcgmi_level_is_read() -> None:
