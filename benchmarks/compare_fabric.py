@@ -96,12 +96,7 @@ def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gb
             )
         )
     if groups["apart"]:
-        parts.append(
-            _(
-                "not counted (software RDMA or SR-IOV virtual function): %(ports)s",
-                ports=_port_list(groups["apart"]),
-            )
-        )
+        parts.append(_apart_note(groups["apart"]))
     return joined(*parts, sep="; ")
 
 
@@ -133,8 +128,18 @@ def _good_port_count(
     if wanted_layer is None:
         return 0
     if _netdev_only(item, ports):
-        return sum(1 for p in ports if p.get("link_layer") == wanted_layer and _own_port(p))
+        return len(_netdev_layer_ports(ports, wanted_layer))
     return len(_ports_by_state(ports, wanted_layer, gbps)["good"])
+
+
+def _netdev_layer_ports(ports: list[dict[str, Any]], wanted_layer: str) -> list[dict[str, Any]]:
+    """Plain ibdev2netdev's ports on the claimed link layer (from netdev names), a NIC's own ports only."""
+    return [p for p in ports if p.get("link_layer") == wanted_layer and _own_port(p)]
+
+
+def _apart_note(ports: list[dict[str, Any]]) -> Msg:
+    """The ports set apart from the counts (infiniband._set_apart), named for a verdict's detail."""
+    return _("not counted (software RDMA or SR-IOV virtual function): %(ports)s", ports=_port_list(ports))
 
 
 def _netdev_only(item: dict[str, Any], ports: list[dict[str, Any]]) -> bool:
@@ -156,15 +161,11 @@ def _ibdev2netdev_ports(
 ) -> dict[str, Any]:
     """ibdev2netdev's ports on the claimed layer, from netdev names; virtual functions and software RDMA
     devices are named, not counted."""
-    layer_ports = [p for p in ports if p.get("link_layer") == wanted_layer and _own_port(p)]
+    layer_ports = _netdev_layer_ports(ports, wanted_layer)
     detail: Msg = _("from netdev names; ibdev2netdev does not show the RDMA port state")
     apart = [p for p in ports if not _own_port(p)]
     if apart:
-        detail = joined(
-            detail,
-            _("not counted (software RDMA or SR-IOV virtual function): %(ports)s", ports=_port_list(apart)),
-            sep="; ",
-        )
+        detail = joined(detail, _apart_note(apart), sep="; ")
     lines = [p["line"] for p in layer_ports]
     claim = _("%(layer)s ports per node", layer=wanted_layer)
     return count_verdict(claim, claim_nics, len(layer_ports), item, lines, _with_host(detail, host_note))
@@ -351,34 +352,32 @@ def _lspci_apart(facts: dict[str, Any], groups: dict[str, list[dict[str, Any]]])
     parts: list[Msg] = []
     wrong, nics = groups["wrong"], facts.get("nics_per_node")
     front_end = wrong and wrong[0]["link_layer"] != "EFA"
-    if front_end and (nics is None or _rival_adapters(groups, nics) < nics or groups["dpus"]):
-        parts.append(
-            _(
-                "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one: a "
-                "DPU or the front-end network): %(names)s",
-                count=len(wrong),
-                layer=wrong[0]["link_layer"],
-                names=_function_names(wrong),
+    if wrong:
+        named = {"count": len(wrong), "layer": wrong[0]["link_layer"], "names": _function_names(wrong)}
+        if front_end and groups["dpus"]:
+            parts.append(
+                _(
+                    "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one, "
+                    "the GPU fabric's by their number): %(names)s",
+                    **named,
+                )
             )
-            if not groups["dpus"]
-            else _(
-                "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one, the "
-                "GPU fabric's by their number): %(names)s",
-                count=len(wrong),
-                layer=wrong[0]["link_layer"],
-                names=_function_names(wrong),
+        elif front_end and (nics is None or _rival_adapters(groups, nics) < nics):
+            parts.append(
+                _(
+                    "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one: a "
+                    "DPU or the front-end network): %(names)s",
+                    **named,
+                )
             )
-        )
-    elif wrong:
-        parts.append(
-            _(
-                "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one): "
-                "%(names)s",
-                count=len(wrong),
-                layer=wrong[0]["link_layer"],
-                names=_function_names(wrong),
+        else:
+            parts.append(
+                _(
+                    "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one): "
+                    "%(names)s",
+                    **named,
+                )
             )
-        )
     if groups["dpus"]:
         parts.append(
             _(
