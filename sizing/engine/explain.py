@@ -31,7 +31,9 @@ RECOMPUTE_TEXT = {
 
 
 def _pct(part: float, whole: float) -> str:
-    return f"{100.0 * part / whole:.0f}%" if whole > 0 else "0%"
+    """A share in whole percent; a share that is there but rounds to 0 is `<1%`, never `0%`."""
+    share = 100.0 * part / whole if whole > 0 else 0.0
+    return "<1%" if 0.0 < share < 0.5 else f"{share:.0f}%"
 
 
 def _share(result: dict[str, Any], part: str) -> str:

@@ -11,6 +11,7 @@ from django.utils import translation
 from hardware import FABRICS
 from sizing.engine import InputError, evaluate, search, workload_from_dict, workload_preset
 from sizing.engine import constants as C
+from sizing.engine.explain import _pct
 from sizing.engine.hardware import hardware_from_facts
 from sizing.engine.model import evaluate_grid
 from sizing.engine.search import fills_node_first
@@ -183,6 +184,11 @@ def test_zero3_explains_its_traffic(h100_ib: dict[str, Any]) -> None:
     assert any(a.startswith("ZeRO-3 gathers: one flat buffer per layer") for a in r["assumptions"])
     z1 = evaluate("13b", {**h100_ib, "nodes": 1}, {"tp": 2, "pp": 1, "zero": 1}, gpus=8)
     assert not any(a.startswith("ZeRO-3") for a in z1["assumptions"])
+
+
+def test_a_share_that_rounds_to_zero_reads_under_one_percent() -> None:
+    assert _pct(0.003, 10.0) == "<1%" and _pct(0.0, 10.0) == "0%" and _pct(0.06, 10.0) == "1%"
+    assert _pct(1.0, 0.0) == "0%" and _pct(2.5, 10.0) == "25%"
 
 
 def test_fused_attention_recompute_is_explained_when_no_activations_are_recomputed(
