@@ -98,10 +98,11 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
     reports: list[_Report] = []  # several reports in one file, each judged whole on its own
     report = _Report(start=0)
     for no, line in enumerate(text.lines, start=1):
-        m = LEVEL_RE.search(line)
+        # (substring tests first: most lines are neither a command nor a rule)
+        m = LEVEL_RE.search(line) if "diag" in line else None
         if m:
             level = m.group(1)  # the latest command: the report that follows is its run's
-        if CLOSING_RULE_RE.match(line):
+        if "+-" in line and CLOSING_RULE_RE.match(line):
             rules.append(no)
             continue
         m = SECTION_RE.match(line)
