@@ -98,8 +98,7 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
     reports: list[_Report] = []  # several reports in one file, each judged whole on its own
     report = _Report(start=0)
     for no, line in enumerate(text.lines, start=1):
-        # (substring tests first: most lines are neither a command nor a rule)
-        m = LEVEL_RE.search(line) if "diag" in line else None
+        m = LEVEL_RE.search(line) if "diag" in line else None  # substring first: few lines are commands
         if m:
             level = m.group(1)  # the latest command: the report that follows is its run's
         if "+-" in line and CLOSING_RULE_RE.match(line):
