@@ -45,6 +45,11 @@ class FaultModel:
     repair_min: float = 0.0
     buyer_spares: bool = False
     max_nodes: int | None = None  # the offering's cluster cap: spares never take the cluster past it
+    # goodput_arrays of one GPU and node count, by (total params, GPUs, nodes): a search reads the same
+    # figures for its answer and every alternative; not an init field, so dataclasses.replace starts empty
+    scalar_figures: dict[tuple[float, float, float], dict[str, Array]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
 
 def fault_model(facts: dict[str, Any], *, max_nodes: int | None = None) -> FaultModel:
@@ -113,14 +118,17 @@ def fault_model(facts: dict[str, Any], *, max_nodes: int | None = None) -> Fault
 
 
 def _poisson_at_least(count: int, mean: Array) -> Array:
-    """P(X >= k) for X ~ Poisson(mean), k = 0 .. count-1 along the first axis of the result."""
-    pmf = np.exp(-np.asarray(mean, dtype=float))
-    below = np.zeros((count, *np.shape(mean)))
-    cdf = np.zeros_like(pmf)
-    for j in range(count):
-        below[j] = cdf
-        cdf = cdf + pmf
-        pmf = pmf * mean / (j + 1)
+    """P(X >= k) for X ~ Poisson(mean), k = 0 .. count-1 along the first axis of the result. One pass of
+    cumulative products and sums over the k axis (pmf_k = pmf_(k-1) x mean / k), not a Python loop: this
+    runs once per structure block and for every answer and alternative of a search."""
+    mean = np.asarray(mean, dtype=float)
+    steps = np.empty((count, *mean.shape))
+    steps[0] = np.exp(-mean)
+    if count > 1:
+        steps[1:] = mean / np.arange(1.0, count).reshape(-1, *([1] * mean.ndim))
+    pmf = np.cumprod(steps, axis=0)
+    below = np.zeros_like(pmf)  # P(X < k)
+    np.cumsum(pmf[:-1], axis=0, out=below[1:])
     return np.clip(1.0 - below, 0.0, 1.0)
 
 
@@ -148,9 +156,21 @@ def _spares_and_wait(
 def goodput_arrays(faults: FaultModel, total_params: float, gpus: Array, nodes: Array) -> dict[str, Array]:
     """Job MTBF, checkpoint write time, Daly interval, restart time and the goodput fraction
     = tau / (tau + delta) / (1 + (R + (tau + delta) / 2) / M): checkpoint stalls, plus per failure the
-    restart and on average half an interval of lost work."""
+    restart and on average half an interval of lost work. One GPU and node count is computed once per
+    fault model (`FaultModel.scalar_figures`); the caller gets its own dict."""
     gpus = np.asarray(gpus, dtype=float)
     nodes = np.asarray(nodes, dtype=float)
+    if gpus.ndim or nodes.ndim:
+        return _goodput_arrays(faults, total_params, gpus, nodes)
+    key = (float(total_params), float(gpus), float(nodes))
+    figures = faults.scalar_figures.get(key)
+    if figures is None:
+        figures = faults.scalar_figures[key] = _goodput_arrays(faults, total_params, gpus, nodes)
+    return dict(figures)
+
+
+def _goodput_arrays(faults: FaultModel, total_params: float, gpus: Array, nodes: Array) -> dict[str, Array]:
+    """goodput_arrays without the cache."""
     mtbf_h = 1.0 / (faults.rate_per_gpu_hour * gpus)
     ckpt = C.CHECKPOINT_BYTES_PER_PARAM * total_params
     bw = (

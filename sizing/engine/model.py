@@ -1,8 +1,7 @@
 """The vectorised core: memory and iteration time for arrays of layouts (one workload, one offering).
 
-`evaluate_grid` takes broadcast-compatible numpy arrays of layout fields and returns arrays of results
-and an infeasibility bitmask. `evaluate` (one layout) and `search` (a whole grid) both call it, so a
-layout gets the same numbers whichever way it is asked for.
+`evaluate_grid` takes broadcast-compatible numpy arrays of layout fields and returns arrays of results and
+an infeasibility bitmask. `evaluate` (one layout) and `search` (a grid) both call it: the same numbers.
 
 The grid `g` is a dict of arrays keyed tp, pp, dp, cp, ep, zero, mb (micro-batch), rec (recompute code,
 memory.RECOMPUTE_*), sp (sequence parallel), v (virtual stages), and optionally etp (expert tensor parallel,
@@ -222,12 +221,13 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool], fp32_grads: bool) -> d
         "sp": np.asarray(g["sp"], dtype=bool) & (tp > 1),
         "v": np.asarray(g["v"], dtype=f),
     }
+    zero3_grid = out["zero"] >= 3
     for key, default in defaults.items():
         zero3 = ZERO3_GRID_DEFAULTS.get(key, default)
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
         elif zero3 != default:  # ZeRO-3's own default (overlap.ZERO3_DEFAULTS)
-            out[key] = np.where(out["zero"] >= 3, zero3, default)
+            out[key] = zero3_grid if zero3 else ~zero3_grid
         else:
             out[key] = np.asarray(default, dtype=bool)
     # settings whose default changes nothing, present only when the grid sets them: DeepSpeed's pipeline
@@ -363,7 +363,7 @@ def _reasons(wl: Workload, hw: Hardware, x: dict[str, Any], memory: StageMemory)
     reasons |= (pp * v > S.slots(x, wl.layers)).astype(u8) * u8(R_STAGES)
     # Megatron's interleaved schedule runs micro-batches in groups of p (schedules.py: "number of
     # microbatches is not divisible by pipeline-parallel size when using interleaved schedule")
-    if np.any(v > 1):
+    if (v > 1).any():
         reasons |= ((v > 1) & (np.mod(memory.micro_batches, pp) != 0)).astype(u8) * u8(R_INTERLEAVE)
     return reasons
 
@@ -487,7 +487,7 @@ def _tensor_parallel_comm(
     # userbuffers move data over NVLink (CUDA IPC / multi-node NVLink): no overlap for a TP group that
     # leaves the scale-up domain
     overlap = x["tpo"] & sp & ~crosses
-    if not np.any(overlap):
+    if not np.asarray(overlap).any():
         return comm, crosses
     unhidden = (1.0 / tp + 1.0 / C.TP_OVERLAP_PIPELINE_SPLITS) / 2.0
     overlapped = np.maximum(comm - linear_gemms, unhidden * comm)
@@ -497,7 +497,7 @@ def _tensor_parallel_comm(
 def _context_parallel_comm(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: Any) -> Any:
     """Seconds per layer of the K/V all-gathers of context parallelism (the part not hidden)."""
     tp, cp = x["tp"], x["cp"]
-    if not np.any(cp > 1):
+    if not (cp > 1).any():
         return 0.0
     bw, steps, _ = T.group_link(hw, tp, cp)
     kv_msg = 2.0 * tokens * wl.kv_dim * 2.0 / tp

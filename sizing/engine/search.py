@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,13 +37,6 @@ from .goodput import FaultModel, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout
 from .model import (
-    R_BATCH,
-    R_INTERLEAVE,
-    R_MEMORY,
-    R_NODES,
-    R_STAGES,
-    R_ZERO_PP,
-    RECOMPUTE_CODES,
     RECOMPUTE_FULL,
     RECOMPUTE_NAMES,
     RECOMPUTE_NONE,
@@ -59,21 +52,14 @@ from .overlap import (
     framework_note,
     grad_reduce_note,
     optimizer_note,
+    reduces_grads_in_fp32,
     resolve_dispatcher,
-    resolve_grad_reduce,
     zero3_note,
 )
+from .scan import GridRef, Scan
 from .workload import Workload
 
 OBJECTIVES = ("fastest", "cheapest", "cheapest-within-deadline")
-REASON_ORDER = [
-    (R_NODES, _("needs more nodes than the offering has")),
-    (R_BATCH, _("global batch too small for this data-parallel size and micro-batch")),
-    (R_STAGES, _("more pipeline stages than layers")),
-    (R_INTERLEAVE, _("interleaving with micro-batches not a multiple of PP")),
-    (R_ZERO_PP, _("ZeRO-2/3 with pipeline parallelism")),
-    (R_MEMORY, _("does not fit memory")),
-]
 # what `rejected` calls the feasible layouts that lost, by objective
 LOST_BY_OBJECTIVE = {
     "fastest": "slower",
@@ -81,9 +67,7 @@ LOST_BY_OBJECTIVE = {
     "cheapest-within-deadline": "more expensive or over deadline",
 }
 NOT_EVALUATED = "dominated (same time, more memory) or unsupported ZeRO stage, not evaluated"
-ZERO_STAGES = (0, 1, 2, 3)
 STRUCTURE_KEYS = ("tp", "cp", "pp", "dp", "ep", "etp")
-GridRef = tuple[int, int, int]  # (block, structure row in the block, option column)
 Block = tuple[np.ndarray, dict[str, np.ndarray]]  # (indices into the structures, option arrays)
 
 
@@ -240,23 +224,29 @@ class _Space:
         rows, options = self.blocks[block]
         s = rows[row]
         tp, etp = int(self.structs["tp"][s]), int(self.structs["etp"][s])
+        zero = int(options["zero"][column])
+        defaults = framework_defaults(self.hw, zero)
         lay = Layout(
             tp=tp,
             pp=int(self.structs["pp"][s]),
             dp=int(self.structs["dp"][s]),
             cp=int(self.structs["cp"][s]),
             ep=int(self.structs["ep"][s]),
-            zero=int(options["zero"][column]),
+            zero=zero,
             micro_batch=int(options["mb"][column]),
             recompute=RECOMPUTE_NAMES[int(options["rec"][column])],
             sequence_parallel=bool(options["sp"][column]),
             virtual_stages=int(options["v"][column]),
             etp=None if etp == tp else etp,
+            # the search does not toggle the overlap settings: it evaluates the framework default of the
+            # GPU (what Layout.with_overlap and overlap.resolve_grad_reduce fill in, set here at once)
+            tp_comm_overlap=defaults["tp_comm_overlap"],
+            overlap_grad_reduce=defaults["overlap_grad_reduce"],
+            overlap_param_gather=defaults["overlap_param_gather"],
+            overlap_p2p_comm=defaults["overlap_p2p_comm"],
+            grad_reduce_in_fp32=reduces_grads_in_fp32(self.model.convention, self.hw) and zero <= 1,
         )
-        # the search does not toggle the overlap settings: it evaluates the framework default of the GPU
-        lay = lay.with_overlap(framework_defaults(self.hw, lay.zero))
-        lay = resolve_dispatcher(lay, self.hw, self.wl.moe is not None)[0]
-        return resolve_grad_reduce(lay, self.model.convention, self.hw)[0]
+        return resolve_dispatcher(lay, self.hw, self.wl.moe is not None)[0]
 
 
 def _search_space(
@@ -311,98 +301,24 @@ class _Objective:
 def _objective_for(
     name: str, space: _Space, faults: FaultModel, price: float | None, deadline: float | None
 ) -> _Objective:
-    structure_nodes = np.ceil(space.structure_gpus / space.hw.gpus_per_node)
-    goodput = goodput_arrays(faults, space.wl.total_params(), space.structure_gpus, structure_nodes)
-    billed = space.structure_gpus + goodput["spare_nodes"] * space.hw.gpus_per_node
-    return _Objective(
-        name, space.wl.train_tokens, goodput["fraction"], space.structure_gpus, billed, price, deadline
-    )
+    # the goodput of each distinct GPU count once (a fixed-size search has one), then per structure
+    counts, structure_count = np.unique(space.structure_gpus, return_inverse=True)
+    nodes = np.ceil(counts / space.hw.gpus_per_node)
+    if counts.size == 1:  # as one scalar, which the fault model keeps for the answer's own figures
+        one = goodput_arrays(faults, space.wl.total_params(), counts[0], nodes[0])
+        fraction = np.full(structure_count.shape, one["fraction"])
+        spares = np.full(structure_count.shape, one["spare_nodes"])
+    else:
+        goodput = goodput_arrays(faults, space.wl.total_params(), counts, nodes)
+        fraction, spares = goodput["fraction"][structure_count], goodput["spare_nodes"][structure_count]
+    billed = space.structure_gpus + spares * space.hw.gpus_per_node
+    return _Objective(name, space.wl.train_tokens, fraction, space.structure_gpus, billed, price, deadline)
 
 
-@dataclass
-class _Scan:
-    """What evaluating every block found: the counts for `rejected`, each evaluated structure's best
-    objective (for the node-first rule) and each block's best candidates."""
-
-    evaluated: int = 0
-    dominated: int = 0
-    feasible: int = 0
-    reason_counts: dict[str, int] = field(default_factory=dict)
-    # per evaluated structure: best objective, block, row in the block, and its index in the structures
-    # (kept as Python lists: small numpy buffers that outlive the block fragment the C heap between the
-    # big grid arrays, which then cost fresh page faults; measured +30% on the 100-offering benchmark)
-    structure_best: list[float] = field(default_factory=list)
-    structure_block: list[int] = field(default_factory=list)
-    structure_row: list[int] = field(default_factory=list)
-    structure_index: list[int] = field(default_factory=list)
-    # per block, its top + 1 feasible candidates (enough for the answer and the alternatives)
-    candidate_scores: list[np.ndarray] = field(default_factory=list)
-    candidate_blocks: list[np.ndarray] = field(default_factory=list)
-    candidate_rows: list[np.ndarray] = field(default_factory=list)
-    candidate_columns: list[np.ndarray] = field(default_factory=list)
-
-    def count(
-        self, reasons: np.ndarray, options: dict[str, np.ndarray], recompute_modes: tuple[int, ...]
-    ) -> None:
-        """Count a block's layouts: evaluated, not evaluated, and rejected by their first reason."""
-        self.evaluated += reasons.size
-        # ZeRO-0 is dominated; ZeRO-2/3 with PP not supported; selective recompute under fused attention
-        # equals none: not evaluated
-        zero_count = len(set(options["zero"].tolist()))
-        modes = len(recompute_modes)
-        self.dominated += (
-            reasons.size // zero_count * (len(ZERO_STAGES) - zero_count)
-            + reasons.size * (len(RECOMPUTE_CODES) - modes) // modes
-        )
-        remaining = np.ones(reasons.shape, dtype=bool)
-        for bit, text in REASON_ORDER:
-            hit = remaining & ((reasons & bit) != 0)
-            hits = int(hit.sum())
-            if hits:
-                self.reason_counts[text] = self.reason_counts.get(text, 0) + hits
-            remaining &= ~hit
-
-    def add_structure_minima(
-        self, block: int, rows: np.ndarray, feasible_rows: np.ndarray, scores: np.ndarray
-    ) -> None:
-        """Each structure's best objective (one O(n) segmented minimum); `feasible_rows` is
-        non-decreasing."""
-        starts = np.flatnonzero(np.r_[True, feasible_rows[1:] != feasible_rows[:-1]])
-        self.structure_best.extend(np.minimum.reduceat(scores, starts).tolist())
-        self.structure_block.extend([block] * int(starts.size))
-        self.structure_row.extend(feasible_rows[starts].tolist())
-        self.structure_index.extend(rows[feasible_rows[starts]].tolist())
-
-    def add_candidates(
-        self, block: int, feasible: np.ndarray, columns: int, scores: np.ndarray, top: int
-    ) -> None:
-        """Keep the block's top + 1 finite candidates (flat indices `feasible` into its grid)."""
-        k = min(top + 1, scores.size)
-        part = np.argpartition(scores, k - 1)[:k] if scores.size > k else np.arange(scores.size)
-        part = part[np.isfinite(scores[part])]
-        rows, cols = np.divmod(feasible[part], columns)
-        self.candidate_scores.append(scores[part])
-        self.candidate_blocks.append(np.full(part.size, block))
-        self.candidate_rows.append(rows)
-        self.candidate_columns.append(cols)
-
-    def ranked(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(scores, grid references as 3 rows, candidate indices best first: finite scores only)."""
-        scores = np.concatenate(self.candidate_scores) if self.candidate_scores else np.zeros(0)
-        refs = np.stack(
-            [
-                np.concatenate(c) if c else np.zeros(0, dtype=np.int64)
-                for c in (self.candidate_blocks, self.candidate_rows, self.candidate_columns)
-            ]
-        )
-        order = np.argsort(scores, kind="stable")
-        return scores, refs, order[np.isfinite(scores[order])]
-
-
-def _scan(space: _Space, objective: _Objective, top: int) -> _Scan:
+def _scan(space: _Space, objective: _Objective, top: int) -> Scan:
     """Every block: memory and the other constraints on the whole block, the time model on its feasible
     layouts only (GridModel.feasible_throughput: the memory is computed once)."""
-    scan = _Scan()
+    scan = Scan()
     for block, (rows, options) in enumerate(space.blocks):
         reasons, feasible, res = space.feasible(block, rows)
         scan.count(reasons, options, space.recompute_modes)
@@ -411,7 +327,7 @@ def _scan(space: _Space, objective: _Objective, top: int) -> _Scan:
             continue
         feasible_rows = feasible // reasons.shape[1]  # non-decreasing: feasible layouts come row by row
         scores = objective(res, rows[feasible_rows])
-        scan.add_structure_minima(block, rows, feasible_rows, scores)
+        scan.add_structure_minima(block, rows, feasible, reasons.shape[1], scores)
         scan.add_candidates(block, feasible, reasons.shape[1], scores, top)
     return scan
 
@@ -422,7 +338,7 @@ def _ref(refs: np.ndarray, i: int) -> GridRef:
 
 
 def _best_filling_node(
-    space: _Space, scan: _Scan, objective: _Objective, follows: np.ndarray, winner_structure: int, band: float
+    space: _Space, scan: Scan, objective: _Objective, follows: np.ndarray, winner_structure: int, band: float
 ) -> GridRef | None:
     """The best layout within `band` on the winner's cluster size whose structure fills the node first.
 
@@ -439,13 +355,15 @@ def _best_filling_node(
         return None
     k = int(candidates[np.argmin(best[candidates])])
     block, row = int(blocks[k]), int(rows[k])
+    if scan.structure_column[k] >= 0:  # its best column, kept by the scan
+        return (block, row, scan.structure_column[k])
     structure_rows = space.blocks[block][0]
     _, feasible, res = space.feasible(block, structure_rows[row : row + 1])
     scores = objective(res, np.full(feasible.size, structure_rows[row]))
     return (block, row, int(feasible[int(np.argmin(scores))]))
 
 
-def _picks(space: _Space, scan: _Scan, objective: _Objective, top: int) -> tuple[list[GridRef], bool]:
+def _picks(space: _Space, scan: Scan, objective: _Objective, top: int) -> tuple[list[GridRef], bool]:
     """The answer and its alternatives, best first; and whether the node-first rule replaced the model's
     own best (which is then the first alternative)."""
     scores, refs, order = scan.ranked()
@@ -504,7 +422,7 @@ def _default_notes(lay: Layout) -> list[str]:
 
 
 def _answer(
-    space: _Space, faults: FaultModel, scan: _Scan, picks: list[GridRef], top: int, notes: list[str]
+    space: _Space, faults: FaultModel, scan: Scan, picks: list[GridRef], top: int, notes: list[str]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(the answer as a full result, its alternatives): with no feasible layout, the closest to fitting
     and why none fits."""
@@ -526,7 +444,7 @@ def _answer(
     return best, []
 
 
-def _rejected(scan: _Scan, objective: str) -> dict[str, int]:
+def _rejected(scan: Scan, objective: str) -> dict[str, int]:
     """How many layouts were rejected, by reason; lost to the answer; or not evaluated."""
     rejected = dict(scan.reason_counts)
     if scan.feasible > 1:
@@ -543,7 +461,7 @@ def _record_objective(best: dict[str, Any], objective: _Objective) -> None:
         best["meets_deadline"] = bool(best["train_days"] <= objective.deadline)
 
 
-def _search_record(scan: _Scan, gpu_counts: list[int], started: float) -> dict[str, Any]:
+def _search_record(scan: Scan, gpu_counts: list[int], started: float) -> dict[str, Any]:
     return {
         "evaluated": int(scan.evaluated),
         "feasible": int(scan.feasible),

@@ -93,9 +93,10 @@ def peak_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any)
     pp, v = x["pp"], x["v"]
     if "aemb" in x:
         return _peaks_with_slots(x, micro, first)
-    held = first * M.in_flight_factor(pp, v, micro)
-    second = np.where(pp > 2, most, last) * M.in_flight_factor(pp, v, micro, rank=1)
-    final = last * M.in_flight_factor(pp, v, micro, rank=pp - 1.0)
+    in_flight = M.in_flight_factors(pp, v, micro)  # ranks 0, 1 and p - 1
+    held = first * in_flight[0]
+    second = np.where(pp > 2, most, last) * in_flight[1]
+    final = last * in_flight[2]
     staged = pp > 1
     return np.where(staged, np.maximum(held, np.maximum(second, final)), held), np.where(staged, final, held)
 

@@ -159,7 +159,7 @@ def data_parallel_times(
     sets grad_reduce_in_fp32 (grid key `gr32`, constants.GRAD_COMM_BYTES_FP32).
     """
     tp, ep, etp, zero = x["tp"], x["ep"], x["etp"], x["zero"]
-    has_zero3, has_zero2 = bool(np.any(zero >= 3)), bool(np.any(zero == 2))
+    has_zero3, has_zero2 = bool((zero >= 3).any()), bool((zero == 2).any())
     per_tensor: Any = per_tensor_by_default(hw)
     if "z3flat" in x:  # the layout states its ZeRO-3 implementation (layout.zero3_gather)
         per_tensor = ~np.asarray(x["z3flat"], dtype=bool)

@@ -1,10 +1,19 @@
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from sizing.engine import constants as C
-from sizing.engine.goodput import daly_interval, fault_model, goodput_arrays, young_interval
+from sizing.engine.goodput import (
+    _poisson_at_least,
+    daly_interval,
+    fault_model,
+    goodput_arrays,
+    young_interval,
+)
 
 
 @pytest.mark.parametrize(
@@ -70,3 +79,35 @@ def test_spares_never_take_the_cluster_past_a_published_cap_and_are_vectorised()
     assert int(capped["spare_nodes"]) == 2
     many = goodput_arrays(fault_model({}), 405e9, np.array([16.0, 16384.0]), np.array([2.0, 2048.0]))
     assert many["spare_nodes"].tolist()[0] == 0 and many["spare_nodes"].tolist()[1] >= 2
+
+
+@pytest.mark.parametrize("mean", [0.0, 1e-6, 0.3, 2.5, 17.0])
+def test_poisson_tail_is_the_poisson_distribution(mean: float) -> None:
+    """P(X >= k) for k = 0..32 against the closed form sum_{j<k} e^-m m^j / j!."""
+    tail = _poisson_at_least(33, np.asarray(mean))
+    for k in range(33):
+        below = sum(math.exp(-mean) * mean**j / math.factorial(j) for j in range(k))
+        assert tail[k] == pytest.approx(max(0.0, 1.0 - below), abs=1e-12)
+    means = np.array([[0.2, 3.0], [9.0, 0.0]])
+    grid = _poisson_at_least(5, means)
+    assert grid.shape == (5, 2, 2)
+    for i, j in np.ndindex(2, 2):  # each element as its own scalar
+        assert np.array_equal(grid[:, i, j], _poisson_at_least(5, means[i, j]))
+
+
+def test_one_cluster_size_is_computed_once_per_fault_model_and_handed_out_as_a_copy() -> None:
+    faults = fault_model({})  # no spare pool: the buyer's spares are optimised
+    first = goodput_arrays(faults, 175e9, 1024, 128)
+    assert list(faults.scalar_figures) == [(175e9, 1024.0, 128.0)]
+    first["fraction"] = -1.0  # a caller's change stays in its own dict
+    again = goodput_arrays(faults, 175e9, np.int64(1024), 128.0)
+    assert again["fraction"] > 0 and len(faults.scalar_figures) == 1
+    as_array = goodput_arrays(faults, 175e9, np.array([1024.0, 2048.0]), np.array([128.0, 256.0]))
+    for key, value in again.items():
+        assert np.asarray(as_array[key]).reshape(-1)[0] == pytest.approx(
+            float(np.asarray(value).reshape(-1)[0]), rel=1e-15
+        )
+    # another failure rate is another model: nothing carried over
+    other = replace(faults, rate_per_gpu_hour=faults.rate_per_gpu_hour * 4)
+    assert other.scalar_figures == {}
+    assert goodput_arrays(other, 175e9, 1024, 128)["fraction"] < again["fraction"]

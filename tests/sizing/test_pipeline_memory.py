@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from sizing.engine import evaluate
@@ -141,3 +142,15 @@ def test_the_default_split_takes_the_layers_short_of_even_off_both_ends() -> Non
     default = evaluate(one_short, dict(row.offering), lay)
     first7 = evaluate(one_short, dict(row.offering), {**lay, "first_stage_layers": 7, "last_stage_layers": 8})
     assert default["memory_gib_per_gpu"] == first7["memory_gib_per_gpu"]
+
+
+def test_the_three_ranks_at_once_are_in_flight_factor_of_each() -> None:
+    """memory.in_flight_factors (ranks 0, 1, p - 1, what the memory model takes on every grid) is
+    in_flight_factor of each rank to the bit, 1F1B and interleaved, capped and not."""
+    pp = np.arange(1, 33, dtype=float)[:, None]
+    v = np.array([1, 2, 3, 4, 6, 8, 12], dtype=float)[None, :]
+    for micro in (1.0, 4.0, 16.0, 1000.0, np.arange(1, 32 * 7 + 1, dtype=float).reshape(32, 7)):
+        three = M.in_flight_factors(pp, v, micro)
+        each = [M.in_flight_factor(pp, v, micro, rank=r) for r in (0, 1, pp - 1.0)]
+        for got, want in zip(three, each, strict=True):
+            assert np.array_equal(got, want)

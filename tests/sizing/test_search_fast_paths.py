@@ -15,6 +15,7 @@ from sizing.engine.hardware import hardware_from_facts
 from sizing.engine.layout import layout_from_dict
 from sizing.engine.model import GridModel
 from sizing.engine.overlap import default_optimizer
+from sizing.engine.scan import Scan
 from sizing.engine.search import _block_grid, _search_space, node_ladder, search
 from sizing.engine.workload import workload_preset
 
@@ -54,3 +55,43 @@ def test_brief_result_has_the_full_results_figures(h100_ib: dict[str, Any]) -> N
     for key in same:
         assert brief[key] == full[key], key
     assert brief["memory_gib_per_gpu"] == {"total": full["memory_gib_per_gpu"]["total"]}
+
+
+def test_structure_minima_keep_the_column_of_each_structures_first_minimum() -> None:
+    """The scan keeps each structure's best options column, so the node-first rule needs no second
+    evaluation: the first minimum of each row (np.argmin's), -1 for a row whose minimum is NaN."""
+    scan = Scan()
+    columns = 5
+    # rows 0, 2, 3 of the block have feasible layouts; row 2 ties at its minimum, row 3 is NaN
+    feasible = np.array([1, 3, 4, 10, 12, 13, 16, 18])
+    scores = np.array([4.0, 2.0, 3.0, 7.0, 1.0, 1.0, np.nan, np.nan])
+    scan.add_structure_minima(
+        block=3, rows=np.array([10, 11, 12, 13]), feasible=feasible, columns=columns, scores=scores
+    )
+    assert scan.structure_row == [0, 2, 3]
+    assert scan.structure_index == [10, 12, 13]
+    assert scan.structure_block == [3, 3, 3]
+    assert scan.structure_column == [3, 2, -1]
+    assert scan.structure_best[:2] == [2.0, 1.0]
+
+
+@pytest.mark.parametrize("gpu", ["A100-SXM-80GB", "H100-SXM-80GB"])
+def test_node_first_pick_from_the_scan_equals_evaluating_its_structure_again(
+    gpu: str, h100_ib: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GPT-3 175B on 1,024 GPUs, where the node-first rule replaces the model's best: the column the scan
+    kept gives the same answer as the structure evaluated again (the scan's columns withheld)."""
+    facts = {**h100_ib, "gpu": gpu, "nodes": 256}
+    kept = search("gpt3-175b", facts, gpus=1024)
+    assert "selection" in kept["search"]  # the rule applied
+    original = Scan.add_structure_minima
+
+    def without_columns(self: Scan, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        self.structure_column[:] = [-1] * len(self.structure_column)
+
+    monkeypatch.setattr(Scan, "add_structure_minima", without_columns)
+    again = search("gpt3-175b", facts, gpus=1024)
+    for answer in (kept, again):
+        answer["search"].pop("seconds")
+    assert kept == again
