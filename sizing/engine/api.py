@@ -14,7 +14,7 @@ from .accuracy import accuracy_figures
 from .cost import cost_block, plan_choice_note
 from .errors import InputError
 from .explain import explain
-from .fitting import fit_unstated, open_facts, unstated_keys
+from .fitting import choosable, fit_unstated, open_facts, unstated_keys
 from .goodput import FaultModel, fault_model, goodput_arrays, rounded_days
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
@@ -364,6 +364,7 @@ def evaluate(
     # candidate's ZeRO stage, model._inputs) and is filled from the layout that is answered
     res = evaluate_grid(wl, hw, lay.grid(), optimizer)
     facts = open_facts(workload, wl, hw)
+    unstated = choosable(unstated, wl, lay)
     wl, lay, res, fit_notes = fit_unstated(wl, hw, lay, res, unstated, optimizer, facts)
     lay, reduce_notes = resolve_grad_reduce(lay, optimizer, hw)
     return build_result(wl, hw, faults, lay, res, (), notes + reduce_notes + fit_notes)

@@ -41,9 +41,21 @@ RECOMPUTE_SETTINGS = ("selective", "full")
 
 def unstated_keys(stated: dict[str, Any]) -> tuple[str, ...]:
     """The keys this module may choose: those a layout dict leaves to their defaults, read as
-    layout_from_dict reads them (`zero: null` is the default stage; `recompute: null` states no recompute)."""
-    keys = ("zero",) if stated.get("zero") is None else ()
-    return keys + (("recompute",) if "recompute" not in stated else ())
+    layout_from_dict reads them (`zero: null` is the default stage; `recompute: null` states no recompute;
+    `etp` only where the layout folded its experts, below)."""
+    keys: tuple[str, ...] = ("zero",) if stated.get("zero") is None else ()
+    keys += ("recompute",) if "recompute" not in stated else ()
+    return keys + (("etp",) if "etp" not in stated else ())
+
+
+def choosable(unstated: tuple[str, ...], wl: Workload, lay: Layout) -> tuple[str, ...]:
+    """`unstated` without `etp` unless the layout took the folded experts' ETP = 1 for itself (an MoE layout
+    with TP > 1 and EP > 1) and Megatron-Core's own default, ETP = TP, can also hold its EP: experts split by
+    TP hold TP times less memory each, so a layout that does not fit with whole experts per rank may with
+    them (Grok-1's 8 experts of width 32,768 on TP4 EP8, dgxc-benchmarking's GB200 recipe: ETP 4)."""
+    folded = wl.moe is not None and lay.tp > 1 and lay.ep > 1 and lay.expert_tp == 1
+    holds = (lay.tp * lay.dp * lay.cp) % (lay.ep * lay.tp) == 0
+    return tuple(k for k in unstated if k != "etp" or (folded and holds))
 
 
 RECOMPUTE_WORDS = {
@@ -79,6 +91,8 @@ def _describe(lay: Layout, keys: tuple[str, ...], facts: dict[str, bool] | None 
         words.append(_("ZeRO-%(stage)s", stage=lay.zero))
     if "recompute" in keys:
         words.append(RECOMPUTE_WORDS.get(lay.recompute, lay.recompute))
+    if "etp" in keys:
+        words.append(_("expert tensor parallelism %(etp)s", etp=lay.expert_tp))
     for fact, moved in (facts or {}).items():
         words.append(FACT_WORDS[fact][moved])
     return joined(*words, sep=_(", "))
@@ -101,11 +115,13 @@ def _variant(wl: Workload, moved: dict[str, bool]) -> Workload:
 def _candidates(lay: Layout, unstated: tuple[str, ...]) -> list[Layout]:
     zeros = ZERO_STAGES if "zero" in unstated else (lay.zero,)
     recomputes = RECOMPUTE_SETTINGS if "recompute" in unstated else (lay.recompute,)
+    etps = (lay.etp, None) if "etp" in unstated else (lay.etp,)  # None: ETP = TP, Megatron-Core's default
     return [
-        replace(lay, zero=z, recompute=r)
+        replace(lay, zero=z, recompute=r, etp=e)
         for z in zeros
         for r in recomputes
-        if (z, r) != (lay.zero, lay.recompute)
+        for e in etps
+        if (z, r, e) != (lay.zero, lay.recompute, lay.etp)
     ]
 
 

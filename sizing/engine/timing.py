@@ -73,17 +73,23 @@ def group_link(
         intra_bw = np.where(size <= 2, hw.intra_busbw, pcie)
     within_node = stride < gpus_per_node
     nodes = np.where(within_node, np.ceil(span / gpus_per_node), size)
+    # NCCL fuses the topology of a multi-node NVLink clique (NVL72) into one node (src/graph/topo.cc, "XML
+    # topo fusion ... MNNVL clique support"): its rings cross the network once per clique and balance over
+    # every NIC of the clique, as they do over a node's NICs. A plain node is its own domain; so is another
+    # vendor's node in a larger scale-up domain (CloudMatrix384): no source read says its library does that.
+    pool = hw.scale_up_domain_gpus if hw.gpu.vendor == "nvidia" else gpus_per_node
+    within_pool = stride < pool
+    pools = nodes if pool == gpus_per_node else np.where(within_pool, np.ceil(span / pool), size)
     if share_node:
-        share = np.where(
-            within_node, np.minimum(np.maximum(gpus_per_node // np.maximum(stride, 1), 1), size), 1
-        )
+        share = np.where(within_pool, np.minimum(np.maximum(pool // np.maximum(stride, 1), 1), size), 1)
         inter_bw = (hw.node_busbw / gpus_per_node) * share * hw.topology_factor(nodes)
     else:
         inter_bw = (hw.node_busbw / gpus_per_node) * hw.topology_factor(nodes)
     bw = np.where(intra, intra_bw, np.minimum(inter_bw, intra_bw))
-    # ring steps over NVLink (n - k) and over the network (k - 1), only for groups that leave the domain
-    steps = np.maximum(size - nodes, 0.0) * C.RING_STEP_NVLINK_S + np.maximum(
-        nodes - 1.0, 0.0
+    # ring steps over NVLink (n - k) and over the network (k - 1), k the nodes or cliques the group spans,
+    # only for groups that leave the domain
+    steps = np.maximum(size - pools, 0.0) * C.RING_STEP_NVLINK_S + np.maximum(
+        pools - 1.0, 0.0
     ) * ring_step_net_s(hw)
     return bw, np.where(intra, 0.0, steps), ~intra
 

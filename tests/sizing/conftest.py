@@ -7,7 +7,8 @@ import pytest
 from sizing.engine.calibration import SELENE
 from sizing.engine.validation import CONTRACT_LAYOUT_KEYS
 
-# a GB200 NVL72 rack row: 4 GPUs per tray, 72 in one NVLink domain (test_moe, test_sustained_rate)
+# a GB200 NVL72 rack row: 4 GPUs per tray, 72 in one NVLink domain (test_moe, test_sustained_rate,
+# test_nvlink_domain)
 GB200 = {
     "name": "GB200 NVL72",
     "gpu": "GB200-186GB",

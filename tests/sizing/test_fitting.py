@@ -280,3 +280,35 @@ def test_a_preset_or_stated_facts_never_move_and_a_miss_names_them_all() -> None
     assert answer["workload"]["dropout"] is True
     preset = evaluate("gpt3-175b", offering, {"tp": 8})
     assert not preset["feasible"] and "workload." not in " ".join(fit_notes(preset))
+
+
+# --- expert tensor parallelism a given MoE layout leaves out -----------------------------------------------
+
+
+def test_folded_experts_that_do_not_fit_give_way_to_experts_split_by_tp() -> None:
+    # Grok-1 (8 experts of width 32,768) on 128 GB200 with TP4 EP8 (the DGX Cloud benchmark recipe runs ETP
+    # 4): from the contract's keys the folded-experts default, ETP 1, holds a whole expert per rank (251 GiB
+    # of 185); Megatron-Core's own default, ETP = TP, fits and is taken, said in `assumptions`
+    workload, offering, layout = contract_inputs(by_id("dgxc2505-gb200-grok1-314b-128-bf16"))
+    assert "etp" not in layout and layout["zero"] == 1 and layout["recompute"] == "none"
+    answer = evaluate(workload, offering, layout)
+    assert answer["feasible"] and answer["layout"]["etp"] == 4
+    (note,) = fit_notes(answer)
+    assert note.startswith("not given in the layout: etp. The defaults (expert tensor parallelism 1) need")
+    taken = "the fastest setting that fits was taken: expert tensor parallelism 4. Say which your training"
+    assert taken in note
+    # a stated ETP is never changed: the same layout with ETP 1 written out does not fit
+    stated = evaluate(workload, offering, {**layout, "etp": 1})
+    assert not stated["feasible"] and stated["layout"]["etp"] == 1 and fit_notes(stated) == []
+
+
+def test_etp_is_not_a_choice_for_dense_layouts_or_layouts_that_fit() -> None:
+    answer = evaluate(
+        LLAMA_405B_DROPOUT, meta_cluster(1024), {"tp": 8, "pp": 16, "dp": 64, "recompute": "none"}
+    )
+    (note,) = fit_notes(answer)
+    assert note.startswith("not given in the layout: zero.")  # no etp for a dense model
+    workload, offering, layout = contract_inputs(by_id("dgxc2505-gb200-grok1-314b-512-fp8"))
+    small = {**workload, "seq_len": 1024}  # fits with the folded default: kept
+    kept = evaluate(small, offering, layout)
+    assert kept["feasible"] and kept["layout"]["etp"] == 1 and fit_notes(kept) == []

