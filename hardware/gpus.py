@@ -202,7 +202,8 @@ _DESCRIPTIONS: dict[str, _Description] = {
     ),
     "GB200-186GB": _Description(
         "NVIDIA GB200 (per Blackwell GPU)",
-        peaks="UNCONFIRMED: GB200 NVL72 datasheet as recalled, per GPU (360 PF dense bf16 / 72)",
+        peaks="UNCONFIRMED: GB200 NVL72 datasheet as recalled, per GPU (the rack's 360 PF is dense FP8 or "
+        "sparse bf16; 180 PF dense bf16 / 72)",
         reported="189471 MiB: addendum reference_gpu_memory (MLPerf Training v5.0 CoreWeave "
         "'Carina' GB200 NVL72)",
         pcie=_PCIE5,
