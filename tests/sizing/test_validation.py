@@ -17,11 +17,11 @@ COMPARED = [r for r in V.results() if r.row.compared]
 
 
 def test_mean_error_of_the_iteration_time_stays_at_or_below_its_recorded_level() -> None:
-    # The target is 10% (V.MEAN_TOLERANCE). The recorded level (what the model reaches, every row compared
-    # whatever its error) only goes down; since the twentieth stop's published runs it is above the target
-    # (issue 17 stays open), while the rows compared before them are still under it.
+    # The target is 10% (V.MEAN_TOLERANCE); the recorded level (what the model reaches, every row compared
+    # whatever its error) is under it and only goes down, and so is the level of the rows compared before the
+    # twentieth stop's published runs, held on their own.
     stats = V.statistics_by_split()
-    assert stats["all"]["mean"] <= V.MEAN_RECORDED, stats
+    assert stats["all"]["mean"] <= V.MEAN_RECORDED <= V.MEAN_TOLERANCE, stats
     earlier = [abs(r.error) for r in COMPARED if not r.row.id.startswith(V.TWENTIETH_STOP_SOURCES)]
     assert len(earlier) == 222
     assert statistics.mean(earlier) <= V.MEAN_RECORDED_EARLIER <= V.MEAN_TOLERANCE
@@ -183,9 +183,11 @@ def test_the_contract_keys_alone_are_held_to_their_recorded_mean_and_reject_no_n
     # (not a contract key) is what makes it fit: BLOOM's fp16 DeepSpeed run keeps 2-byte gradients (the ZeRO
     # paper's count), and the engine's default on an A100 is Megatron-LM's 4-byte main gradients
     rejected = {r.row.id for r in V.contract_results() if not r.feasible}
-    by_convention = {"bloomprequel-a100-181b-tp8pp2dp24-mbs2-384"}
-    assert all(V.by_id(i).layout.get("optimizer") == "zero-paper" for i in by_convention)
-    assert V.predict(V.by_id("bloomprequel-a100-181b-tp8pp2dp24-mbs2-384"))["feasible"]
+    # and the DGX Cloud recipe's Nemotron-4 340B on 128 H100, whose `optim.dtype: bf16` keeps bf16 Adam states
+    # without an fp32 master copy (`bf16-adam`), where the Hopper default keeps fp32 states
+    by_convention = {"bloomprequel-a100-181b-tp8pp2dp24-mbs2-384", "dgxc2411-h100-nemotron4-340b-128-bf16"}
+    assert all(V.by_id(i).layout.get("optimizer") in ("zero-paper", "bf16-adam") for i in by_convention)
+    assert all(V.predict(V.by_id(i))["feasible"] for i in by_convention)
     unexplained = rejected - by_convention
     assert all((V.by_id(i).known_miss or "").startswith("memory:") for i in unexplained), rejected
 
