@@ -61,7 +61,9 @@ def test_short_runs_keep_their_figures() -> None:
     acc = accuracy_figures(False, 1.0, 0.004)
     assert acc["train_days_low"] > 0 and acc["train_days_high"] > acc["train_days_low"]
     text = accuracy_sentence(acc)
-    assert text is not None and "about 0.0036 to 0.0048 days" in text
+    # two significant figures of a run shorter than a day (not rounded to 0.0), from the band itself
+    _, _, low, high = C.MODEL_ACCURACY["dense"]
+    assert text is not None and f"about {0.004 * low:.2g} to {0.004 * high:.2g} days" in text
 
 
 def test_an_answer_on_an_architecture_no_measured_run_used_says_the_band_is_not_measured_for_it(
