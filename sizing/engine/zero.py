@@ -154,7 +154,9 @@ def data_parallel_times(
     Exposure by the layout's overlap flags: without overlap_grad_reduce, DP_OVERLAP of the traffic hides
     (the fitted 2021-22 behaviour); with it, each reduce hides behind the backward pass of its micro-batch
     (`backward_mb`) and the parameter all-gather, with overlap_param_gather, behind the next forward
-    (`forward_mb`), bucket by bucket. Expert parameters travel over the expert-data-parallel group
+    (`forward_mb`), bucket by bucket; the hidden part still costs the compute the SMs NCCL holds
+    (DP_OVERLAP_SM_SHARE of it; not for ZeRO-3's fitted per-tensor gathers). Expert parameters travel
+    over the expert-data-parallel group
     (tp x dp x cp / (ep x etp) ranks, stride ep x etp). Gradients travel in bf16, or fp32 where the layout
     sets grad_reduce_in_fp32 (grid key `gr32`, constants.GRAD_COMM_BYTES_FP32).
     """
@@ -183,7 +185,11 @@ def data_parallel_times(
     if has_zero3:
         zero3_total, zero3_exposed = _zero3(g, micro_batches, overlap, x.get("raf", True), per_tensor, layers)
         total, exposed = np.where(zero >= 3, zero3_total, total), np.where(zero >= 3, zero3_exposed, exposed)
-    return total, exposed
+    # what hides of the overlapped traffic still holds SMs (constants.DP_OVERLAP_SM_SHARE); not ZeRO-3's
+    # per-tensor gathers, whose fitted ZERO3_OVERLAP holds what they cost
+    pipelined = (zero <= 2) | ~np.asarray(per_tensor, dtype=bool)
+    overlapped = (np.asarray(x["ogr"]) | np.asarray(x["opg"])) & pipelined
+    return total, exposed + np.where(overlapped, C.DP_OVERLAP_SM_SHARE * (total - exposed), 0.0)
 
 
 @dataclass(frozen=True)

@@ -102,8 +102,11 @@ def test_13b_on_an_h100_node_offering(h100_ib: dict[str, Any]) -> None:
     fast = search("13b", facts)
     cheap = search("13b", facts, objective="cheapest")
     due = search("13b", facts, objective="cheapest-within-deadline", deadline_days=30)
-    for r in (fast, cheap, due):  # under 30B: no tensor parallelism, no pipeline
-        assert r["feasible"] and r["layout"]["tp"] == 1 and r["layout"]["pp"] == 1
+    # under 30B: no tensor parallelism and at most two pipeline stages (on 8 GPUs data parallelism with ZeRO-2
+    # and PP2 x DP4 with ZeRO-1 come within 0.5%: the bubble against ZeRO-2's reduce-scatter per micro-batch
+    # and the SMs that traffic holds while hidden, constants.DP_OVERLAP_SM_SHARE)
+    for r in (fast, cheap, due):
+        assert r["feasible"] and r["layout"]["tp"] == 1 and r["layout"]["pp"] <= 2
         # Hopper answers take Megatron-Core's overlap settings and bf16 gradient buffers, and say so
         assert r["layout"]["overlap_grad_reduce"] and r["layout"]["overlap_param_gather"]
         assert any("Megatron-Core/NeMo 2024+ defaults assumed" in a for a in r["assumptions"])
@@ -112,30 +115,37 @@ def test_13b_on_an_h100_node_offering(h100_ib: dict[str, Any]) -> None:
             for a in r["assumptions"]
         )
     # fastest: 512 GPUs, pure data parallelism: one micro-batch per replica, its gradient reduce-scatter
-    # hidden behind the backward pass (overlap_grad_reduce), 7.5 days. ZeRO-2: with the distributed optimizer
+    # hidden behind the backward pass (overlap_grad_reduce), 7.7 days. ZeRO-2: with the distributed optimizer
     # alone (ZeRO-1) the bf16 gradient buffer and one micro-batch's fp32 logits need 80.1 of 79.6 GiB
-    assert fast["gpus"] == 512 and fast["layout"]["zero"] == 2
-    assert fast["train_days"] == pytest.approx(7.5, abs=0.1)
+    assert fast["gpus"] == 512 and fast["layout"]["pp"] == 1 and fast["layout"]["zero"] == 2
+    assert fast["train_days"] == pytest.approx(7.69, abs=0.1)
     assert any("FlashAttention-style kernels assumed" in a for a in fast["assumptions"])
-    # 30-day deadline and cheapest: ZeRO-2. FSDP-style ZeRO-3 hides its flat per-layer gathers behind the
-    # compute except one layer's share per pass (the first gather, the last reduce-scatter), so it comes
-    # within a fraction of a percent of ZeRO-2 but not under it
-    assert due["gpus"] == 128 and due["layout"]["zero"] == 2 and due["train_days"] <= 30  # 29.9 days
-    assert cheap["gpus"] == 8 and cheap["layout"]["zero"] == 2
-    zero3 = evaluate("13b", facts, {"tp": 1, "pp": 1, "zero": 3}, gpus=128)
-    assert due["iteration_time_s"] < zero3["iteration_time_s"] < 1.01 * due["iteration_time_s"]
+    # 30-day deadline: ZeRO-2 on 256 GPUs (15.2 days); on 128 it takes 30.2 days, just past the deadline.
+    # FSDP-style ZeRO-3 hides its flat per-layer gathers behind the compute except one layer's share per pass
+    # (the first gather, the last reduce-scatter), but the hidden gathers hold SMs too: it comes within 10% of
+    # ZeRO-2, not under it
+    assert due["gpus"] == 256 and due["layout"]["zero"] == 2 and due["train_days"] <= 30
+    over = evaluate("13b", facts, {"tp": 1, "pp": 1, "zero": 2}, gpus=128)
+    assert 30 < over["train_days"] < 31
+    assert cheap["gpus"] == 8
+    zero3 = evaluate("13b", facts, {"tp": 1, "pp": 1, "zero": 3}, gpus=256)
+    assert due["iteration_time_s"] < zero3["iteration_time_s"] < 1.1 * due["iteration_time_s"]
     assert any(a.startswith("ZeRO-3 gathers: one flat buffer per layer") for a in zero3["assumptions"])
     assert cheap["cost"]["total_usd"] <= due["cost"]["total_usd"] < fast["cost"]["total_usd"]
-    assert fast["cost"]["total_usd"] < 1.03 * cheap["cost"]["total_usd"]  # cost is flat in cluster size
+    # cost is nearly flat in cluster size: 3% more on 512 GPUs, whose ZeRO-2 reduce-scatters hold SMs
+    assert fast["cost"]["total_usd"] < 1.05 * cheap["cost"]["total_usd"]
 
 
 def test_13b_fits_one_node_with_tp_at_most_2_and_data_parallelism(h100_ib: dict[str, Any]) -> None:
     one = {**h100_ib, "nodes": 1}
     best = search("13b", one)
-    # the fastest one-node layout: pure DP x 8 with ZeRO-2 (85.34 s): with overlap_grad_reduce each
-    # micro-batch's reduce-scatter runs under its own backward pass; no pipeline, no node-first rule
-    assert _layout(best) == (1, 1, 8) and best["layout"]["zero"] == 2 and "selection" not in best["search"]
-    assert best["iteration_time_s"] == pytest.approx(85.34, abs=0.1)
+    # the fastest one-node layouts: PP2 x DP4 with ZeRO-1 (86.25 s) and pure DP x 8 with ZeRO-2 (86.36 s),
+    # where each micro-batch's reduce-scatter runs under its own backward pass (overlap_grad_reduce) and holds
+    # SMs while it does (constants.DP_OVERLAP_SM_SHARE); no tensor parallelism, no node-first rule
+    assert _layout(best)[0] == 1 and _layout(best)[1] <= 2 and "selection" not in best["search"]
+    assert best["iteration_time_s"] == pytest.approx(86.25, abs=0.1)
+    dp8 = evaluate("13b", one, {"tp": 1, "pp": 1, "zero": 2}, gpus=8)
+    assert best["iteration_time_s"] <= dp8["iteration_time_s"] < 1.005 * best["iteration_time_s"]
     times = {}
     for lay in ({"tp": 1, "zero": 3}, {"tp": 2, "zero": 1}, {"tp": 2, "zero": 2}, {"tp": 2, "zero": 3}):
         r = evaluate("13b", one, {**lay, "pp": 1}, gpus=8)
@@ -143,9 +153,10 @@ def test_13b_fits_one_node_with_tp_at_most_2_and_data_parallelism(h100_ib: dict[
         times[(lay["tp"], lay["zero"])] = r["iteration_time_s"]
         assert best["iteration_time_s"] < r["iteration_time_s"] < 1.1 * best["iteration_time_s"]
     # inside one NVSwitch node the ZeRO-2/3 collectives of every micro-batch hide behind its compute (ZeRO-3
-    # all but one layer's share per pass): the stages cost the same within 1%; TP=2's all-reduces are what
-    # separates TP=2 from TP=1
-    assert max(times[(2, z)] for z in (1, 2, 3)) < 1.01 * min(times[(2, z)] for z in (1, 2, 3))
+    # all but one layer's share per pass), but while hidden they hold SMs (constants.DP_OVERLAP_SM_SHARE): the
+    # stages cost more the more they move per step, within 5%; TP=2's all-reduces are what separates TP=2
+    # from TP=1
+    assert times[(2, 1)] <= times[(2, 2)] <= times[(2, 3)] < 1.05 * times[(2, 1)]
     assert times[(1, 3)] < times[(2, 1)]
 
 
