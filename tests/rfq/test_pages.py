@@ -32,7 +32,8 @@ def _send(buyer: Client) -> RequestForQuote:
         "/rfqs/new/",
         {
             "workload": "p:13b",
-            "deadline_days": "60",
+            # the 13B preset on 64 H100 takes about 60 days: a deadline with room, so that the answer fits
+            "deadline_days": "90",
             "gpus": "64",
             "offerings": ["nebius-h100", "other-h100"],
             "questions": "Is the fabric rail-optimized?\nWhen can you deliver?",
@@ -64,7 +65,7 @@ def test_the_rfq_flow_through_the_pages_for_the_demo_accounts(demo: dict[str, An
     assert 'href="/rfqs/"' in buyer.get("/").content.decode()
     rfq = _send(buyer)
     assert rfq.questions == ["Is the fabric rail-optimized?", "When can you deliver?"]
-    assert rfq.workload.deadline_days == 60 and rfq.gpus == 64
+    assert rfq.workload.deadline_days == 90 and rfq.gpus == 64
     assert [m.to for m in mail.outbox] == [["demo-provider@demo.clusterscout.invalid"]]
 
     rep = _login("demo-provider")
