@@ -115,21 +115,22 @@ def in_flight_factor(pp: Array, v: Array, micro_batches: Array, rank: Array = 0)
     """
     pp = np.asarray(pp, dtype=float)
     v = np.asarray(v, dtype=float)
-    warm = np.where(v > 1, pp + (pp - 1.0 - 2.0 * rank) / v, pp - rank)
-    return np.minimum(np.maximum(warm, 1.0), micro_batches)
+    return _in_flight(pp, v, v > 1, rank, micro_batches)
 
 
 def in_flight_factors(pp: Array, v: Array, micro_batches: Array) -> tuple[Array, Array, Array]:
-    """in_flight_factor of pipeline ranks 0, 1 and p - 1 at once, by the same arithmetic (the search takes
-    all three on every grid, and the arrays are small enough that each numpy call's overhead counts)."""
+    """in_flight_factor of pipeline ranks 0, 1 and p - 1, with the inputs read once (the search takes all
+    three on every grid, and the arrays are small enough that each numpy call's overhead counts)."""
     pp = np.asarray(pp, dtype=float)
     v = np.asarray(v, dtype=float)
     interleaved = v > 1
-    below = pp - 1.0  # p - rank - 1 at rank 0, as in_flight_factor's `pp - 1.0 - 2.0 rank`
-    first = np.where(interleaved, pp + below / v, pp)
-    second = np.where(interleaved, pp + (below - 2.0) / v, pp - 1)
-    final = np.where(interleaved, pp + (below - 2.0 * below) / v, pp - below)
-    return tuple(np.minimum(np.maximum(w, 1.0), micro_batches) for w in (first, second, final))  # type: ignore[return-value]
+    return tuple(_in_flight(pp, v, interleaved, r, micro_batches) for r in (0, 1, pp - 1.0))  # type: ignore[return-value]
+
+
+def _in_flight(pp: Array, v: Array, interleaved: Array, rank: Array, micro_batches: Array) -> Array:
+    """in_flight_factor's arithmetic on float arrays (`interleaved`: v > 1)."""
+    warm = np.where(interleaved, pp + (pp - 1.0 - 2.0 * rank) / v, pp - rank)
+    return np.minimum(np.maximum(warm, 1.0), micro_batches)
 
 
 def logits_bytes(seq: Array, micro_batch: Array, vocab: int, tp: Array) -> Array:

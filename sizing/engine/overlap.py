@@ -239,8 +239,13 @@ def resolve_grad_reduce(layout: Layout, convention: str, hw: Hardware) -> tuple[
     and the note when that is fp32 (the bf16 case is the convention's own note)."""
     if layout.grad_reduce_in_fp32 is not None:
         return layout, []
-    fp32 = reduces_grads_in_fp32(convention, hw) and layout.zero <= 1
+    fp32 = grad_reduce_in_fp32_by_default(convention, hw, layout.zero)
     return replace(layout, grad_reduce_in_fp32=fp32), [grad_reduce_note()] if fp32 else []
+
+
+def grad_reduce_in_fp32_by_default(convention: str, hw: Hardware, zero: int) -> bool:
+    """A layout's unset `grad_reduce_in_fp32`: the convention's (reduces_grads_in_fp32) with ZeRO-0/1."""
+    return reduces_grads_in_fp32(convention, hw) and zero <= 1
 
 
 def grad_reduce_note() -> str:

@@ -82,17 +82,16 @@ class Scan:
         feasible_rows = feasible // columns
         starts = np.flatnonzero(np.r_[True, feasible_rows[1:] != feasible_rows[:-1]])
         minima = np.minimum.reduceat(scores, starts)
-        at_minimum = np.flatnonzero(scores == np.repeat(minima, np.diff(np.r_[starts, scores.size])))
-        first = np.searchsorted(at_minimum, starts)  # the first minimum at or after each segment's start
-        found = first < at_minimum.size
-        first = at_minimum[np.minimum(first, max(at_minimum.size - 1, 0))] if at_minimum.size else starts
-        ends = np.r_[starts[1:], scores.size]
-        found &= (first >= starts) & (first < ends)  # a NaN minimum has no equal: not found
+        # each segment's first position holding its minimum; none (scores.size) where the minimum is NaN
+        lengths = np.diff(np.r_[starts, scores.size])
+        at_minimum = scores == np.repeat(minima, lengths)
+        first = np.minimum.reduceat(np.where(at_minimum, np.arange(scores.size), scores.size), starts)
+        found = first < scores.size
         self.structure_best.extend(minima.tolist())
         self.structure_block.extend([block] * int(starts.size))
         self.structure_row.extend(feasible_rows[starts].tolist())
         self.structure_index.extend(rows[feasible_rows[starts]].tolist())
-        self.structure_column.extend(np.where(found, feasible[first] % columns, -1).tolist())
+        self.structure_column.extend(np.where(found, feasible[first * found] % columns, -1).tolist())
 
     def add_candidates(
         self, block: int, feasible: np.ndarray, columns: int, scores: np.ndarray, top: int

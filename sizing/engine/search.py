@@ -50,9 +50,9 @@ from .overlap import (
     ep_overlap_note,
     framework_defaults,
     framework_note,
+    grad_reduce_in_fp32_by_default,
     grad_reduce_note,
     optimizer_note,
-    reduces_grads_in_fp32,
     resolve_dispatcher,
     zero3_note,
 )
@@ -244,7 +244,7 @@ class _Space:
             overlap_grad_reduce=defaults["overlap_grad_reduce"],
             overlap_param_gather=defaults["overlap_param_gather"],
             overlap_p2p_comm=defaults["overlap_p2p_comm"],
-            grad_reduce_in_fp32=reduces_grads_in_fp32(self.model.convention, self.hw) and zero <= 1,
+            grad_reduce_in_fp32=grad_reduce_in_fp32_by_default(self.model.convention, self.hw, zero),
         )
         return resolve_dispatcher(lay, self.hw, self.wl.moe is not None)[0]
 
