@@ -384,9 +384,7 @@ def _linear_forward(
     wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], tokens: Any, gemm_efficiency: Any
 ) -> Any:
     """Seconds of the forward linear-layer GEMMs of one layer (dense and routed experts)."""
-    h = float(wl.hidden)
-    tp = x["tp"]
-    peak = _linear_peak(wl, hw)
+    h, tp, peak = float(wl.hidden), x["tp"], _linear_peak(wl, hw)
     dense = shape.matmul_active_per_layer - shape.routed_active_per_layer
     forward = 2.0 * tokens * dense / tp / (peak * gemm_efficiency)
     if shape.routed_active_per_layer > 0:
@@ -397,7 +395,7 @@ def _linear_forward(
         rows = tokens / tp * x["ep"] * x["etp"] * shape.top_k / shape.experts
         # one local expert is one plain GEMM, not a grouped one (constants.GROUPED_GEMM_EFFICIENCY)
         grouped = np.where(shape.experts > x["ep"], C.GROUPED_GEMM_EFFICIENCY, 1.0)
-        expert_efficiency = grouped * T.gemm_efficiency(hw, rows * h * shape.expert_ffn / x["etp"])
+        expert_efficiency = grouped * T.gemm_efficiency(hw, rows * h * shape.expert_ffn / x["etp"], peak)
         forward = forward + shape.load_imbalance * 2.0 * tokens * shape.routed_active_per_layer / tp / (
             peak * expert_efficiency
         )
@@ -440,9 +438,11 @@ def _layer_compute(
     h, s = float(wl.hidden), float(wl.seq_len)
     tp = x["tp"]
     tokens = x["mb"] * memory.seq_local
-    gemm_efficiency = T.gemm_efficiency(hw, tokens * h * h / tp)
+    gemm_efficiency = T.gemm_efficiency(hw, tokens * h * h / tp, _linear_peak(wl, hw))
     linear_forward = _linear_forward(wl, hw, shape, x, tokens, gemm_efficiency)
-    attention_forward = 4.0 * tokens * s * shape.attention_core_dim / tp / (_bf16_peak(hw) * gemm_efficiency)
+    bf16 = _bf16_peak(hw)  # the attention BMMs stay in bf16
+    attention_efficiency = T.gemm_efficiency(hw, tokens * h * h / tp, bf16)
+    attention_forward = 4.0 * tokens * s * shape.attention_core_dim / tp / (bf16 * attention_efficiency)
     flash = uses_flash_attention(wl, hw)
     recompute = _recomputed(x["rec"], flash, attention_forward, linear_forward)
     return LayerCompute(
@@ -571,9 +571,8 @@ class StageTimes:
 def _output_layer_time(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: Any) -> Any:
     """Seconds of the output layer (logits) per micro-batch, forward and backward; it is not recomputed
     (cal §2, eq. 3's V/16lh term). It stays in bf16 under fp8 (Megatron keeps the output layer in bf16)."""
-    h, V = float(wl.hidden), float(wl.vocab)
-    tp = x["tp"]
-    forward = 2.0 * tokens * h * V / tp / (_bf16_peak(hw) * T.gemm_efficiency(hw, tokens * h * V / tp))
+    h, V, tp, peak = float(wl.hidden), float(wl.vocab), x["tp"], _bf16_peak(hw)
+    forward = 2.0 * tokens * h * V / tp / (peak * T.gemm_efficiency(hw, tokens * h * V / tp, peak))
     return 3.0 * forward
 
 

@@ -31,11 +31,14 @@ def collective_factor(kind: str, n: Array) -> Array:
     return np.ones_like(n)
 
 
-def gemm_efficiency(hw: Hardware, gemm_size: Array) -> Array:
-    """Achieved / peak for a per-GPU GEMM of size tokens x hidden x hidden/tp: saturating curve
-    (constants.GEMM_HALF_SIZE, fitted on cal §2)."""
+def gemm_efficiency(hw: Hardware, gemm_size: Array, peak: float) -> Array:
+    """Achieved / peak for a per-GPU GEMM of size tokens x hidden x hidden/tp run at `peak` FLOP/s (the
+    tensor-core peak of its precision, derated as the model runs it): a saturating curve whose half point is
+    a fixed time per GEMM, not a fixed size (constants.GEMM_HALF_SIZE, fitted on cal §2's A100 runs, scaled
+    by this GEMM's plateau rate over the rate it was fitted at, constants.GEMM_HALF_SIZE_RATE)."""
     x = np.asarray(gemm_size, dtype=float)
-    return hw.gemm_efficiency_max * x / (x + C.GEMM_HALF_SIZE)
+    rate = peak * hw.gemm_efficiency_max
+    return hw.gemm_efficiency_max * x / (x + C.GEMM_HALF_SIZE * rate / C.GEMM_HALF_SIZE_RATE)
 
 
 def ring_step_net_s(hw: Hardware) -> float:

@@ -139,11 +139,11 @@ def test_13b_on_an_h100_node_offering(h100_ib: dict[str, Any]) -> None:
 def test_13b_fits_one_node_with_tp_at_most_2_and_data_parallelism(h100_ib: dict[str, Any]) -> None:
     one = {**h100_ib, "nodes": 1}
     best = search("13b", one)
-    # the fastest one-node layouts: PP2 x DP4 with ZeRO-1 (86.25 s) and pure DP x 8 with ZeRO-2 (86.36 s),
+    # the fastest one-node layouts: PP2 x DP4 with ZeRO-1 (87.15 s) and pure DP x 8 with ZeRO-2 (87.25 s),
     # where each micro-batch's reduce-scatter runs under its own backward pass (overlap_grad_reduce) and holds
     # SMs while it does (constants.DP_OVERLAP_SM_SHARE); no tensor parallelism, no node-first rule
     assert _layout(best)[0] == 1 and _layout(best)[1] <= 2 and "selection" not in best["search"]
-    assert best["iteration_time_s"] == pytest.approx(86.25, abs=0.1)
+    assert best["iteration_time_s"] == pytest.approx(87.15, abs=0.1)
     dp8 = evaluate("13b", one, {"tp": 1, "pp": 1, "zero": 2}, gpus=8)
     assert best["iteration_time_s"] <= dp8["iteration_time_s"] < 1.005 * best["iteration_time_s"]
     times = {}

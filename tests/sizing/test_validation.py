@@ -31,14 +31,16 @@ def test_mean_error_of_the_iteration_time_stays_at_or_below_its_recorded_level()
 # newly misses fails the test below; one the model comes to meet is taken off this list.
 KNOWN_MISSES = {
     # the small fine-grained MoE rows: predicted fast by a fixed cost per layer and micro-batch whose cause
-    # is not established (docs/MODEL.md, "The host-side reading checked against a measured profile")
-    "bridge2511-h100-gptoss-120b-64",
+    # is not established (docs/MODEL.md, "The host-side reading checked against a measured profile"); three
+    # more (gpt-oss-120b on 64 H100 in 25.11, Megatron-Core's Qwen3-235B PP32 and TP4 EP8) came within 25%
+    # when the GEMM curve's half point became a fixed time per GEMM (twenty-first stop)
     "bridge2604-h100-gptoss-120b-64",
     "bridge2604-b200-gptoss-120b-64",
     "bridge2511-h100-qwen3-30b-a3b-16",
     "bridge2604-h100-qwen3-30b-a3b-16",
-    "mcoremoe-h100-qwen3-235b-256-a2a-pp32",
-    "mcoremoe-h100-qwen3-235b-256-tp4-ep8",
+    # and the one that crossed the other way: AutoModel's Qwen3-30B-A3B on 8 H100, +25.5%, its 16 local
+    # experts' GEMMs each charged the fixed time (its grouped kernel may pay it once)
+    "automodel-h100-qwen3-30b-a3b-8",
     # ZeRO-3 rows: Megatron-FSDP's Qwen3-235B (more traffic by its code than the published step leaves room
     # for); MPT-70B on 64 A100-40GB (traffic the run exposes and the model hides); AutoModel's DeepSeek-V3 on
     # 256 H100 (not its ZeRO-3 traffic, which the model hides whole)
@@ -212,4 +214,4 @@ def test_the_contract_command_prints_the_moved_rows_and_the_summary() -> None:
     )
     # the Nemotron-4 340B row fits from the contract's keys and moves less than 3 points: not listed
     assert "| nemo2407-h100-nemotron4-340b-128 |" not in out
-    assert "| llama3-405b-h100-8192 | -5.8% | -5.8% | no (89 of 80 GiB) |" in out
+    assert "| llama3-405b-h100-8192 | -5.5% | -5.5% | no (89 of 80 GiB) |" in out
