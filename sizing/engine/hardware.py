@@ -52,7 +52,8 @@ class Hardware:
     @property
     def gemm_efficiency_max(self) -> float:
         """Plateau of achieved / peak for large GEMMs on this GPU's architecture, scaled for a part that
-        sustains a higher GEMM clock than its architecture's reference part (constants)."""
+        sustains a higher or lower share of its datasheet peak than its architecture's reference part
+        (constants.GEMM_SUSTAINED_RATE_FACTOR: MI325X, MI355X, GB200, GB300)."""
         factor = C.GEMM_SUSTAINED_RATE_FACTOR.get(self.gpu.key, 1.0)
         return C.GEMM_EFFICIENCY_MAX[self.gpu.architecture] * factor
 

@@ -76,11 +76,6 @@ KNOWN_MISSES = {
     # (with a 17% weak-scaling loss the model does not see) and TP2 CP4 on 512 GB300
     "mlperf51-b200-uf-llama31-8b-256",
     "mlperf51-gb300-nvidia-llama31-8b-512",
-    # published runs added at the twenty-first stop: MLPerf v5.1's Llama 3.1 8B on one node of 8 MI355X, AMD's
-    # and Giga's submissions of one configuration, predicted +28% and +22% slow: the CDNA4 GEMM plateau is the
-    # assumed non-CUDA 0.50 where these runs reach the B200's rate per GPU
-    "mlperf51-mi355x-amd-llama31-8b-8",
-    "mlperf51-mi355x-giga-llama31-8b-8",
 }
 
 
