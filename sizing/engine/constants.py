@@ -12,6 +12,7 @@ from __future__ import annotations
 # Link and fabric figures the model reads, re-exported from the hardware package where they are defined.
 from hardware import ALPHA_INTER_S as ALPHA_INTER_S
 from hardware import FABRIC_EFFICIENCY as FABRIC_EFFICIENCY
+from hardware import GPUS as _GPUS  # the datasheet peaks the measured GEMM shares below are taken against
 from hardware import NODES_PER_LEAF as NODES_PER_LEAF
 from hardware import NVLINK_BRIDGE_GBYTES_PER_S as NVLINK_BRIDGE_GBYTES_PER_S
 from hardware import NVLINK_MESH_BUSBW_EFFICIENCY as NVLINK_MESH_BUSBW_EFFICIENCY
@@ -68,10 +69,17 @@ GEMM_EFFICIENCY_MAX: dict[str, float] = {
 #   CDNA4 takes the same 0.50): BF16 1,565.0 of 2,500 (ROCm 7.0.2) against 668.4 of 1,307 (ROCm 6.3), 1.22.
 #   No FP8 figure of either part is in the table; the fp8 GEMMs take the same plateau, as on every
 #   architecture.
-_GB200_OVER_B200 = (1822.0 / 2500.0) / (1745.0 / 2250.0)
+
+
+def _mamf_share(gpu: str, measured_bf16_tflops: float) -> float:
+    """A part's measured best bf16 matmul rate (the MAMF table) over the bf16 peak the model gives it."""
+    return measured_bf16_tflops / _GPUS[gpu].bf16_tflops
+
+
+_GB200_OVER_B200 = _mamf_share("GB200-186GB", 1822.0) / _mamf_share("B200-180GB", 1745.0)
 GEMM_SUSTAINED_RATE_FACTOR: dict[str, float] = {
     "MI325X-256GB": 843.0 / 708.0,
-    "MI355X-288GB": (1565.0 / 2500.0) / (668.4 / 1307.0),
+    "MI355X-288GB": _mamf_share("MI355X-288GB", 1565.0) / _mamf_share("MI300X-192GB", 668.4),
     "GB200-186GB": _GB200_OVER_B200,
     "GB300-288GB": _GB200_OVER_B200,
 }
@@ -102,7 +110,8 @@ FP8_SUSTAINED_RATE_FACTOR: dict[str, float] = {
 # 2048^3 on H200 (1,135 / 1,305 TFLOP/s) but 0.59 on GB200 (1,676 / 2,820) and 0.69 on GB300 (2,289 /
 # 3,309): a fixed 2-4 us per GEMM on each.
 GEMM_HALF_SIZE = 7.5e8  # fitted (cal §2)
-GEMM_HALF_SIZE_RATE = 312e12 * _A100_EFF  # the A100's bf16 plateau rate, at which GEMM_HALF_SIZE was fitted
+# the A100's bf16 plateau rate, at which GEMM_HALF_SIZE was fitted
+GEMM_HALF_SIZE_RATE = _GPUS["A100-SXM-80GB"].bf16_tflops * 1e12 * _A100_EFF
 # fp8 GEMMs (Transformer Engine, the linear layers only: attention BMMs, norms, softmax and the optimizer
 # stay in bf16/fp32) do not reach 2x bf16 in practice: fp8 GEMMs run at this share of the bf16 curve scaled
 # to the fp8 peak. Fitted on the dense fp8 rows of the validation set's fit split (the smallest mean |error|

@@ -4,6 +4,7 @@ half point is a time")."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from sizing.engine import evaluate, workload_preset
 from sizing.engine import timing as T
 from sizing.engine.calibration import SELENE
 from sizing.engine.hardware import Hardware, hardware_from_facts
+from sizing.engine.model import _linear_peak
 from tests.sizing.conftest import GB200
 
 
@@ -21,11 +23,8 @@ def _hw(gpu: str) -> Hardware:
 
 
 def _rate(hw: Hardware, precision: str) -> float:
-    """The peak the model runs a linear GEMM at (model._linear_peak), before the plateau."""
-    if precision == "fp8":
-        sustained = C.FP8_SUSTAINED_RATE_FACTOR.get(hw.gpu.key, 1.0)
-        return float(hw.gpu.fp8_tflops or 0.0) * 1e12 * C.FP8_EFFICIENCY_FACTOR * sustained
-    return hw.gpu.bf16_tflops * 1e12
+    """The peak the model runs a linear GEMM at, before the plateau."""
+    return _linear_peak(replace(workload_preset("13b"), precision=precision), hw)
 
 
 def _half_point(hw: Hardware, peak: float) -> float:

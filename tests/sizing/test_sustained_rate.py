@@ -9,6 +9,8 @@ import pytest
 
 from sizing.engine import constants as C
 from sizing.engine import evaluate, workload_preset
+from sizing.engine.calibration import SELENE
+from sizing.engine.hardware import hardware_from_facts
 from tests.sizing.conftest import GB200 as GB200_NVL72
 
 GB200 = {**GB200_NVL72, "nodes": 16}
@@ -64,9 +66,6 @@ def test_gb200_sustains_a_smaller_share_of_its_peak_than_the_b200() -> None:
 def test_mi355x_sustains_its_measured_share_of_peak_over_the_mi300x() -> None:
     # the non-CUDA plateau was set on the MI300X; the MAMF table measures the MI355X at 1,565 of 2,500 bf16
     # TFLOP/s against the MI300X's 668.4 of 1,307: the MI355X's GEMMs run at 1,565 / 668.4 of the MI300X's
-    from sizing.engine.calibration import SELENE
-    from sizing.engine.hardware import hardware_from_facts
-
     def rate(gpu: str) -> float:
         hw = hardware_from_facts({**SELENE, "gpu": gpu, "intra_node": "nvlink-mesh", "nodes": 2})
         return hw.gpu.bf16_tflops * hw.gemm_efficiency_max
