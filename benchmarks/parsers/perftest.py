@@ -62,6 +62,9 @@ MIB_TO_GBIT = 1048576 * 8 / 1e9
 # at the MTU instead (perftest_communication.c check_mtu), and ib_atomic_* always sends 8 B.
 ALL_SIZES_MAX_BYTES = 8388608
 
+# A value wrapped in markdown emphasis by a paste: `**5544.28**`, `*920.13*` (linux-rdma/perftest issue #65).
+EMPHASIS_RE = re.compile(r"^\*{1,2}([0-9][0-9.eE+-]{0,30})\*{1,2}$")
+
 
 @dataclass
 class _Block:
@@ -85,6 +88,8 @@ class _Block:
     closed_line: int = 0
     # `-a` / `--all` on the test's command line: a sweep of every size to ALL_SIZES_MAX_BYTES.
     all_sizes: bool = False
+    # Rows whose values a paste wrapped in markdown emphasis (`**5544.28**`, an issue's bold figure).
+    emphasis_lines: list[int] = field(default_factory=list)
 
 
 def _to_gbps(value: float | None, unit: str | None) -> float | None:
@@ -168,6 +173,9 @@ def _read_table_header(block: _Block, line: str) -> bool:
 def _table_row(block: _Block, line: str, line_no: int) -> dict[str, Any] | None:
     """`size iterations value...` with every value a number, or None."""
     tokens = strip_launcher_prefix(line).split()
+    bare = [EMPHASIS_RE.sub(r"\1", t) for t in tokens]
+    emphasis = bare != tokens
+    tokens = bare
     if len(tokens) < 4 or to_int(tokens[0]) is None or to_int(tokens[1]) is None:
         return None
     values = [to_float(t) for t in tokens[2:]]
@@ -175,6 +183,8 @@ def _table_row(block: _Block, line: str, line_no: int) -> dict[str, Any] | None:
         return None
     nums = [v for v in values if v is not None]
     size = to_int(tokens[0]) or 0
+    if emphasis:
+        block.emphasis_lines.append(line_no)
     if block.latency:
         named = dict(zip(block.latency_columns, nums, strict=False))
         return {
@@ -515,8 +525,19 @@ def parse_perftest(text: Text) -> ParseResult:
                 errors=summary["failure_reason"],
             )
         )
-    elif not summary["rows"]:
+    elif not summary["rows"] and block.test:
         result.warnings.append(_("perftest banner found but no result rows (run cut or failed)"))
+    elif not summary["rows"]:
+        result.warnings.append(_("perftest table header found but no result rows (run cut or failed)"))
+    if block.emphasis_lines:
+        result.warnings.append(
+            _(
+                "markdown emphasis (*) around the values of %(count)s row(s) (first: line %(line)s), as in "
+                "a pasted issue: removed and the numbers read",
+                count=len(block.emphasis_lines),
+                line=block.emphasis_lines[0],
+            )
+        )
     if summary.get("errors_after_results"):
         result.warnings.append(
             _(

@@ -133,6 +133,36 @@ def _rows_by_label(text: Text, glued: list[int]) -> Matrix:
     return rows
 
 
+def _columns_from_x(rows: Matrix) -> list[str] | None:
+    """The columns of a headerless matrix with NIC rows, told from where each row's `X` sits: GPU i's at
+    column i, NIC k's at column (GPUs + k), so a paste that cut rows (the first GPUs, the last NICs) still
+    gives every column. None when a label is not GPU#/NIC# or the rows disagree on the GPU count."""
+    gpus: int | None = None
+    width = 0
+    seen: list[tuple[str, int]] = []
+    for label, (cells, _line) in rows.items():
+        m = re.fullmatch(r"(GPU|NIC)(\d{1,4})", label)
+        if not m:
+            return None
+        matrix = 0
+        while matrix < len(cells) and CELL_RE.match(cells[matrix]):
+            matrix += 1
+        if "X" not in cells[:matrix]:
+            return None
+        x, number = cells.index("X"), int(m.group(2))
+        width = max(width, matrix)
+        seen.append((m.group(1), number))
+        if m.group(1) == "NIC":
+            if x < number or gpus not in (None, x - number):
+                return None
+            gpus = x - number
+        elif x != number:
+            return None
+    if gpus is None or any(kind == "GPU" and number >= gpus for kind, number in seen):
+        return None
+    return [f"GPU{i}" for i in range(gpus)] + [f"NIC{i}" for i in range(width - gpus)]
+
+
 def _headerless_columns(rows: Matrix) -> tuple[list[str], int]:
     """The columns of a matrix whose header was lost, and how many cells after the GPU rows' own columns
     could not be told GPU or NIC (0 when none). Each GPU row's `X` sits at its own column; NVLink cells
@@ -143,7 +173,8 @@ def _headerless_columns(rows: Matrix) -> tuple[list[str], int]:
     labels = list(rows)
     gpu_rows = [label for label in labels if label.startswith("GPU")]
     if len(gpu_rows) < len(labels) or not gpu_rows:
-        return labels, 0  # NIC rows are labelled: their labels are the columns (the matrix is square)
+        # NIC rows are labelled: the matrix is square, but the paste may have cut rows with the header
+        return _columns_from_x(rows) or labels, 0
     span, width, most_peers = 0, 0, 0
     for label, (cells, _line) in rows.items():
         matrix = 0
@@ -199,10 +230,13 @@ def _nic_details(
         relations: dict[str, str] = {}
         for g in gpu_cols:
             if g in rows:
-                cells = rows[g][0]
-                pos = index[nic]
-                if pos < len(cells):
-                    relations[g] = cells[pos]
+                cells, pos = rows[g][0], index[nic]
+            elif nic in rows:  # the GPU's row was cut: the NIC's own row holds the same path
+                cells, pos = rows[nic][0], index[g]
+            else:
+                continue
+            if pos < len(cells):
+                relations[g] = cells[pos]
         best = min(relations.values(), key=lambda c: PCIE_RANK.get(c, 9), default=None)
         close = sorted(g for g, c in relations.items() if c in ("PIX", "PXB"))
         nics.append({"column": nic, "name": legend.get(nic, nic), "best_gpu_path": best, "close_gpus": close})
@@ -219,6 +253,15 @@ def _headerless(text: Text, glued: list[int], warnings: list[str]) -> tuple[list
             _(
                 "no column header: %(gpus)s GPU and %(nics)s NIC column(s) told apart by their cells "
                 "(NVLink joins GPUs only); NIC names unknown",
+                gpus=sum(1 for c in columns if c.startswith("GPU")),
+                nics=sum(1 for c in columns if c.startswith("NIC")),
+            )
+        )
+    elif columns and columns != list(rows):
+        warnings.append(
+            _(
+                "no column header and rows cut: %(gpus)s GPU and %(nics)s NIC column(s) told from where "
+                "each row's X sits; NIC names unknown",
                 gpus=sum(1 for c in columns if c.startswith("GPU")),
                 nics=sum(1 for c in columns if c.startswith("NIC")),
             )

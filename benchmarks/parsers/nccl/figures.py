@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
-from hardware.messages import _
+from hardware.messages import Msg, _
 
 from ..text import median
 from .assembly import Run
@@ -113,6 +113,78 @@ def noop_placements(rows: list[Row]) -> list[tuple[str, float, float, int, int]]
         ):
             flat.append((name, first.time_us, last.time_us, small.size, big.size))
     return flat
+
+
+# nccl-tests' own tolerance on the old `error` column (the max relative error of a measurement), by data type:
+# src/common.cu DeltaMaxValue in the releases that printed that column (2017-2022; half 1e-2, 5e-2 in some
+# forks: the larger is taken, bfloat16 1e-2, float 1e-5, double 1e-12, integers exact). `1e-06` on a float
+# sum is rounding; `1e+00` is every element wrong. The tool did not always count the latter: an in-place
+# alltoall, which it did not support, printed 1e+00 with "Out of bounds values : 0 OK" (nccl-tests issue
+# #78), so the footer stays the run's verdict and only the figures leave such a placement out.
+ERROR_TOLERANCE = {"half": 5e-2, "bfloat16": 1e-2, "float": 1e-5, "double": 1e-12} | dict.fromkeys(
+    ("int8", "uint8", "int32", "uint32", "int64", "uint64", "int", "char"), 0.0
+)
+
+
+def out_of_tolerance(rows: list[Row]) -> dict[str, list[int]]:
+    """For a table with the old `error` column: each placement's lines whose error exceeds the tool's own
+    tolerance for the row's data type (ERROR_TOLERANCE); a type not in the table is not judged."""
+    beyond: dict[str, list[int]] = {}
+    for row in rows:
+        tolerance = ERROR_TOLERANCE.get(row.dtype.lower())
+        for name, m in (("out-of-place", row.oop), ("in-place", row.ip)):
+            error = m.wrong_value if m is not None and m.checked else None
+            if tolerance is not None and error is not None and error > tolerance:
+                beyond.setdefault(name, []).append(row.line)
+    return beyond
+
+
+def wholly_out_of_tolerance(rows: list[Row]) -> tuple[list[str], bool]:
+    """(the placements to leave out of the figures, whether every checked measurement is wrong). A
+    placement all of whose checked measurements are out of tolerance delivered no correct data, so its
+    busbw is no measurement of the fabric (an in-place alltoall at 0.2 us and 300 TB/s, every element
+    wrong: microsoft/msccl issue #48); when every placement is so, none is left out and the run says it."""
+    beyond = out_of_tolerance(rows)
+    checked = {
+        name: sum(1 for r in rows if (m := r.oop if name == "out-of-place" else r.ip) and m.checked)
+        for name in ("out-of-place", "in-place")
+    }
+    wrong = [name for name, lines in beyond.items() if len(lines) == checked[name]]
+    every = bool(wrong) and all(name in wrong for name, count in checked.items() if count)
+    return ([] if every else wrong), every
+
+
+def out_of_tolerance_reason(rows: list[Row]) -> str:
+    """Why a run without a footer failed: every measurement beyond the tool's tolerance."""
+    return _(
+        "old `error` column: every measurement's max relative error is above nccl-tests' own tolerance for "
+        "%(type)s (first at line %(line)s): no row delivered correct data",
+        type=rows[0].dtype,
+        line=rows[0].line,
+    )
+
+
+def left_out_warnings(flat: list[tuple[str, float, float, int, int]], dropped: list[str]) -> list[Msg]:
+    """The placements whose busbw the figures leave out: no data moved (noop_placements), or every
+    measurement out of tolerance (wholly_out_of_tolerance)."""
+    return [
+        _(
+            "%(placement)s time stays at %(first)s-%(last)s us from %(small)s B to %(big)s B: no data "
+            "moved (one rank has nothing to copy in place), its busbw is left out of the figures",
+            placement=name,
+            first=first,
+            last=last,
+            small=small,
+            big=big,
+        )
+        for name, first, last, small, big in flat
+    ] + [
+        _(
+            "%(placement)s: every measurement out of tolerance, its busbw is left out of the figures",
+            placement=name,
+        )
+        for name in dropped
+    ]
 
 
 def _kept_busbw(row: Row, ignored: frozenset[str]) -> list[float]:

@@ -25,10 +25,13 @@ from .figures import (
     bandwidth_fields,
     busbw_per_cycle,
     command_line_ranks,
+    left_out_warnings,
     noop_placements,
+    out_of_tolerance_reason,
     sweep_entries,
     type_sweeps,
     type_sweeps_warning,
+    wholly_out_of_tolerance,
 )
 from .listing import (
     BLOCK_LAYOUT_SOURCE,
@@ -385,6 +388,8 @@ def _failure_reasons(run: Run) -> list[str]:
                 line=wrong_lines[0],
             )
         )
+    if _error_column(run) and run.oob is None and wholly_out_of_tolerance(run.rows)[1]:
+        reasons.append(out_of_tolerance_reason(run.rows))
     if run.oob:
         reasons.append(_("Out of bounds values: %(count)s", count=run.oob))
     elif run.oob_flag == "FAILED":
@@ -627,21 +632,6 @@ def _notes_warnings(run: Run) -> list[str]:
     ]
 
 
-def _noop_warnings(flat: list[tuple[str, float, float, int, int]]) -> list[str]:
-    return [
-        _(
-            "%(placement)s time stays at %(first)s-%(last)s us from %(small)s B to %(big)s B: no data "
-            "moved (one rank has nothing to copy in place), its busbw is left out of the figures",
-            placement=name,
-            first=first,
-            last=last,
-            small=small,
-            big=big,
-        )
-        for name, first, last, small, big in flat
-    ]
-
-
 def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | None) -> dict[str, Any]:
     """One `runs` entry; its `warnings` are taken out and prefixed by `summarise_log`. The figures of a run
     of several data types or ops are those of its headline type and op (figures.type_sweeps)."""
@@ -653,6 +643,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
     collapses = bandwidth_collapses(run, by_type=typed is not None)
     rows = typed.headline.rows if typed else run.rows
     flat = noop_placements(rows)
+    dropped = wholly_out_of_tolerance(rows)[0] if _error_column(run) else []
     warnings = [
         partial_rank_listing_warning(run),
         listing_nodes_warning(run, len(scale.hosts), (scale.nodes, scale.nodes_source), scale.gpus_per_node),
@@ -661,7 +652,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         collective_warning,
         _error_column_warning(run),
         type_sweeps_warning(typed),
-        *_noop_warnings(flat),
+        *left_out_warnings(flat, dropped),
         *_notes_warnings(run),
         _disabled_transports_warning(run),
     ]
@@ -678,7 +669,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         "gpus_per_node": scale.gpus_per_node,
         "hosts": scale.hosts[:256],
         "gpu_names": scale.gpu_names,
-        **bandwidth_fields(rows, frozenset(name for name, *_rest in flat)),
+        **bandwidth_fields(rows, frozenset([name for name, *_rest in flat] + dropped)),
         "avg_busbw_reported": run.avg,
         "avg_busbw_flag": run.avg_flag,
         "out_of_bounds": run.oob,

@@ -1,0 +1,109 @@
+"""The twenty-second set of real logs (fixtures/real/SOURCES.md, "Twenty-second set"): a headerless
+`topo -m` whose paste lost its first GPU rows, a perftest table with markdown-bold values, and old nccl-tests
+tables whose `error` column says a placement delivered no correct data.
+
+As in test_real_logs.py, every expected value was read off the log by hand.
+"""
+
+from __future__ import annotations
+
+from benchmarks.parsers import parse
+
+from .test_real_logs import _parse, _path, _warned, approx
+
+TOPO_CUT = "nvidia-smi-topo/unsloth3872-b200-headerless-rows-gpu5-7-then-nic0-5-T.txt"
+PERFTEST_BOLD = "perftest/perftest65-arm-ib-send-bw-two-tables-no-banner-markdown-bold-values.txt"
+MSCCL = "nccl-tests/msccl48-2node-16gpu-alltoall-inplace-error-1e00-0.2us-no-footer-T.txt"
+SENDRECV_UINT8 = "nccl-tests/nccl-tests104-gtx1080-sendrecv-uint8-inplace-error-3e02-one-row-T.txt"
+ALLTOALL_OK = "nccl-tests/nccl-tests78-v100-8node-alltoall-inplace-error-1e00-oob-0-ok-T.txt"
+
+
+def test_a_headerless_topo_cut_above_gpu5_still_has_8_gpus_and_9_nics() -> None:
+    # Rows GPU5-7 (X at their own column, 8 GPU cells, NV18 to every other GPU) and NIC0-5 (17 cells: NIC0's X
+    # at cell 9, so 8 GPU columns before it). Before: the row labels were taken as the columns, 3 GPUs and
+    # NIC0 at GPU3's column (best path "NV18").
+    r = _parse(TOPO_CUT)
+    assert r["kind"] == "nvidia-smi-topo"
+    s = r["summary"]
+    assert (s["gpus"], s["nics"]) == (8, 9)
+    assert s["gpu_rows_missing"] == ["GPU0", "GPU1", "GPU2", "GPU3", "GPU4"]
+    assert s["full_nvlink_mesh"] is True and s["min_nvlinks_per_pair"] == 18
+    # NIC k is PIX to GPU k: NIC0-4 from their own rows (GPU0-4's rows were cut), NIC5-7 from GPU5-7's
+    paths = {n["column"]: (n["best_gpu_path"], n["close_gpus"]) for n in s["nic_details"]}
+    assert all(paths[f"NIC{k}"] == ("PIX", [f"GPU{k}"]) for k in range(8))
+    assert paths["NIC8"] == ("SYS", [])  # NODE/SYS to every GPU shown: not a rail NIC
+    assert s["rail_nics"] == 8
+    assert _warned(r, "rows cut", "8 GPU and 9 NIC", "X sits")
+
+
+def test_perftest_values_in_markdown_bold_are_read_not_called_a_failed_run() -> None:
+    # Two tables (1024 B each): BW average **5544.28** and **920.13** MB/sec, i.e. 46.51 and 7.72 Gb/s
+    # (perftest's MB are 2^20 bytes). Before: no rows, failed, "banner found" (there is none).
+    r = _parse(PERFTEST_BOLD)
+    assert r["kind"] == "perftest"
+    s = r["summary"]
+    assert s["rows"] == 2 and s["failed"] is False
+    assert s["peak_gbps"] == approx(5544.28 * 2**20 * 8 / 1e9)
+    assert sorted(row["bw_average_gbps"] for row in s["size_rows"]) == [
+        approx(920.13 * 2**20 * 8 / 1e9),
+        approx(5544.28 * 2**20 * 8 / 1e9),
+    ]
+    assert _warned(r, "markdown emphasis", "2 row(s)", "line 7")
+    assert not _warned(r, "banner found")
+
+
+def test_perftest_table_without_banner_or_rows_does_not_claim_a_banner() -> None:
+    text = "#bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
+    r = parse(text.encode(), filename="x.txt").as_dict()
+    assert r["kind"] == "perftest" and r["summary"]["failed"] is True
+    assert _warned(r, "table header found but no result rows")
+    assert not _warned(r, "banner found")
+
+
+def test_an_in_place_alltoall_that_moved_nothing_is_left_out_of_the_figures() -> None:
+    # In-place: 0.21-0.51 us from 1 MiB to 64 MiB with error 1e+00 on every row (float tolerance 1e-5), busbw
+    # up to 300,093.30 GB/s. Out-of-place is the measurement: 2.13 GB/s at 64 MiB, its peak too.
+    r = _parse(MSCCL)
+    run = r["summary"]["runs"][0]
+    assert run["collective"] == "alltoall" and run["ranks"] == 16
+    assert run["peak_busbw_gbps"] == approx(2.13) and run["busbw_at_max_size_gbps"] == approx(2.13)
+    assert run["busbw_at_max_size_ip_gbps"] is None
+    assert run["noop_placements"] == ["in-place"]
+    # no footer: the tool's verdict is missing, and the out-of-place rows are right (error 0e+00)
+    assert run["failed"] is False
+    assert _warned(r, "in-place: every measurement out of tolerance")
+
+
+def test_an_integer_sendrecv_with_a_wrong_in_place_copy_keeps_its_out_of_place_figure() -> None:
+    # uint8 (exact: any error is out of tolerance): in-place 3e+02, out-of-place 0e+00 at 3.22 GB/s
+    r = _parse(SENDRECV_UINT8)
+    run = r["summary"]["runs"][0]
+    assert run["peak_busbw_gbps"] == approx(3.22) and run["noop_placements"] == ["in-place"]
+    assert run["failed"] is False
+
+
+def test_the_footer_stays_the_verdict_when_the_tool_did_not_count_an_unsupported_in_place_alltoall() -> None:
+    # "Out of bounds values : 0 OK" with in-place error 1e+00 on both rows: the run passed by the tool's
+    # own count; the in-place figures are left out all the same (0.51 GB/s either way)
+    r = _parse(ALLTOALL_OK)
+    run = r["summary"]["runs"][0]
+    assert run["failed"] is False and run["out_of_bounds"] == 0
+    assert run["peak_busbw_gbps"] == approx(0.51) and run["noop_placements"] == ["in-place"]
+
+
+def test_a_run_whose_every_measurement_is_wrong_and_has_no_footer_fails() -> None:
+    # The MSCCL table with its out-of-place errors made 1e+00 too: no placement delivered correct data, so
+    # none is left out, and without the tool's footer the run is failed, saying why
+    published = _path(MSCCL).read_text()
+    text = published.replace("0e+00", "1e+00")
+    assert text != published
+    r = parse(text.encode(), filename="x.txt").as_dict()
+    run = r["summary"]["runs"][0]
+    assert run["failed"] is True and run["noop_placements"] == []
+    assert (
+        "every measurement's max relative error is above nccl-tests' own tolerance for float"
+        in (run["failure_reason"])
+    )
+    # with a footer the tool's own count decides (here: 0 OK)
+    ok = parse((text + "# Out of bounds values : 0 OK\n").encode(), filename="x.txt").as_dict()
+    assert ok["summary"]["runs"][0]["failed"] is False
