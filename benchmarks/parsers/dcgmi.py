@@ -129,7 +129,12 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
             continue
         if left.lower().rstrip(":") == "error" and last is None and right:
             # An Error row before any test: the diagnostic itself could not run (or aborted).
-            diag_errors.append({"detail": right, "line": no})
+            diag_errors.append({"detail": right, "line": no, "wrapped": [_raw_right(line)]})
+            continue
+        if not left and last is None and diag_errors and right:
+            # its text wrapped onto rows with a blank left cell ("... and row" / "remappings are pending")
+            diag_errors[-1]["wrapped"].append(_raw_right(line))
+            diag_errors[-1]["detail"] = join_wrapped(diag_errors[-1]["wrapped"])
             continue
         if not left and not in_detail and last is not None and RESULT_RE.match(right):
             _add_result(last, right)
@@ -156,8 +161,8 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
         }
         in_detail, rules = False, []
         tests.append(last)
-    for test in tests:
-        test.pop("wrapped", None)
+    for entry in (*tests, *diag_errors):
+        entry.pop("wrapped", None)
     report.closed = bool(rules)
     report.level = report.level if report.level is not None else level
     reports.append(report)

@@ -130,6 +130,17 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     # AMD's GPU tools, not read: rocm-smi's banner and end line (every table it prints, `--showtopo` too),
     # amd-smi's table header (`| AMD-SMI 24.6.3+...`) and either command. Only asked when no supported
     # tool is recognised (detect), so an rccl-tests log that also shows rocm-smi is still read.
+    # Other vendors' device tools, not read either (detect): Huawei Ascend's npu-smi (its table banner
+    # `| npu-smi 23.0.7  Version: ...`), Intel Gaudi's hl-smi, Alibaba T-Head's ppu-smi (`ppu-smi icn -s`
+    # prints `Link 0: 50 GB/s` lines like `nvidia-smi nvlink -s`, under `PPU n:` headers), Intel's xpu-smi.
+    "other_smi": re.compile(
+        r"(?:^|[\s$#/|])(?:npu-smi|hl-smi|ppu-smi|xpu-smi)(?:\s|$)|\bHL-SMI Version|^\s*+PPU\s++\d++:\s"
+    ),
+    # `lspci -t` / `-tv`: the bus tree (`+-01.6-[55]----00.0  Amazon.com, Inc. Elastic Fabric Adapter`), which
+    # prints no device class, so no NIC or bridge can be told by class (lspci.py reads `BDF Class: ...`).
+    "lspci_tree": re.compile(
+        r"[+\\]-(?:\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]|[0-9a-fA-F]{2}\.[0-7]-\[[0-9a-fA-F]{2})"
+    ),
     "amd_smi": re.compile(
         r"ROCm System Management Interface|End of ROCm SMI Log|\bAMD-SMI\s++\d"
         r"|(?:^|[\s$#/])(?:rocm-smi|amd-smi)(?:\s|$)"
@@ -213,6 +224,8 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "lspci": (":",),
     "dmesg_nvrm": ("NVRM:", "fallen off the bus", "Xid"),
     "dmesg_nic": ("failed with error", "available PCIe bandwidth"),
+    "other_smi": ("npu-smi", "hl-smi", "ppu-smi", "xpu-smi", "HL-SMI", "PPU"),
+    "lspci_tree": ("-[",),
     "amd_smi": ("ROCm System Management Interface", "End of ROCm SMI Log", "AMD-SMI", "rocm-smi", "amd-smi"),
 }  # fmt: skip
 # The order in which one line's counts are taken (a Counter keeps the order of first hits).
@@ -315,6 +328,24 @@ def detect(text: Text) -> Detection:
                 "its NICs"
             ),
         )
+    if h["other_smi"] and set(scores) <= NVIDIA_SMI_KINDS and not _nvidia_marks(h):
+        return Detection(
+            kind=None,
+            reason=_(
+                "output of another vendor's device tool (npu-smi, hl-smi, ppu-smi or xpu-smi), which is not "
+                "read: only NVIDIA's nvidia-smi is read as GPU and NVLink evidence; for such a cluster "
+                "upload its collective test (hccl_test on Ascend) and ibstat / ibv_devinfo or lspci output "
+                "for its NICs"
+            ),
+        )
+    if not scores and h["lspci_tree"]:
+        return Detection(
+            kind=None,
+            reason=_(
+                "`lspci -t` bus-tree output, which is not read: the tree prints no device class, so NICs and "
+                "bridges cannot be told apart; upload plain `lspci` (or `lspci -nn`) output"
+            ),
+        )
     if not scores and h["nvlink_remote"]:
         return Detection(
             kind=None,
@@ -334,6 +365,15 @@ def detect(text: Text) -> Detection:
     best = max(scores, key=lambda k: scores[k])
     hits = {k: v for k, v in h.items() if k != "link_layer_in_head"}
     return Detection(kind=best, score=scores[best], reason=f"signatures: {hits}", scores=scores)
+
+
+NVIDIA_SMI_KINDS = frozenset({"nvidia-smi", "nvidia-smi-nvlink", "nvidia-smi-topo"})
+
+
+def _nvidia_marks(h: Counter[str]) -> bool:
+    """Lines only NVIDIA's nvidia-smi prints: its table banner and GPU rows, `-L` and `-q` lines, topo's
+    header."""
+    return bool(h["smi_header"] or h["smi_gpu_row"] or h["smi_list"] or h["smi_query"] or h["topo_header"])
 
 
 def _scores(h: Counter[str]) -> dict[str, int]:

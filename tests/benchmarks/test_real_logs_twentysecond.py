@@ -1,11 +1,14 @@
 """The twenty-second set of real logs (fixtures/real/SOURCES.md, "Twenty-second set"): a headerless
-`topo -m` whose paste lost its first GPU rows, a perftest table with markdown-bold values, and old nccl-tests
-tables whose `error` column says a placement delivered no correct data.
+`topo -m` whose paste lost its first GPU rows, a perftest table with markdown-bold values, old nccl-tests
+tables whose `error` column says a placement delivered no correct data; then other vendors' device tools
+(npu-smi, hl-smi, ppu-smi), `lspci -tv` trees and a wrapped dcgmi `Error` row.
 
 As in test_real_logs.py, every expected value was read off the log by hand.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from benchmarks.parsers import parse
 
@@ -107,3 +110,53 @@ def test_a_run_whose_every_measurement_is_wrong_and_has_no_footer_fails() -> Non
     # with a footer the tool's own count decides (here: 0 OK)
     ok = parse((text + "# Out of bounds values : 0 OK\n").encode(), filename="x.txt").as_dict()
     assert ok["summary"]["runs"][0]["failed"] is False
+
+
+# ---- a twelfth hunt, evidence: other vendors' tools, lspci trees, a wrapped dcgmi error --------------------
+
+VENDOR_SMI = [
+    "unsupported/vendor-smi/alibaba-ppu-smi-icn-s-2ppu-link-50gbs-inactive-elided.txt",
+    "unsupported/vendor-smi/vllm-ascend-issue-npu-smi-2307-8x-910b2-table-no-processes.txt",
+    "unsupported/vendor-smi/ascend-310b4-devkit-notes-sudo-npu-smi-info-23.0.rc3.txt",
+    "unsupported/vendor-smi/habana-vault-rhel-doc-hl-smi-1.18-gaudi3-hl325-one-aip.txt",
+]
+LSPCI_TREES = [
+    "unsupported/lspci-tree/libfabric-efa-p5en-lspci-tv-snippet-4efa-2h200-4ena.txt",
+    "unsupported/lspci-tree/nccl-vm-h200-cx7-lspci-tv-8gpu-8nic-device-2335-pcie-switches-elided.txt",
+]
+DCGMI_WRAPPED = "dcgmi-diag/ml-engineering-slurm-xid64-deployment-error-row-remap-pending-wrapped.txt"
+
+
+@pytest.mark.parametrize("rel", VENDOR_SMI)
+def test_other_vendors_device_tools_are_refused_naming_them(rel: str) -> None:
+    # Alibaba's `ppu-smi icn -s` prints `Link 0: 50 GB/s` like `nvidia-smi nvlink -s` and was read as one GPU
+    # with 5 active NVLinks; Huawei's npu-smi and Intel Gaudi's hl-smi got the generic refusal
+    r = _parse(rel)
+    assert r["kind"] is None
+    assert "another vendor's device tool" in r["errors"][0] and "hccl_test" in r["errors"][0]
+
+
+def test_a_vendor_tool_named_beside_nvidia_smi_output_does_not_hide_it() -> None:
+    text = (
+        "$ nvidia-smi nvlink -s   # on the NVIDIA node; the Ascend node's npu-smi is in the other file\n"
+        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-4a1b2c3d-0000-0000-0000-000000000000)\n"
+        "\t Link 0: 26.562 GB/s\n\t Link 1: 26.562 GB/s\n"
+    )
+    assert parse(text.encode(), filename="x.txt").as_dict()["kind"] == "nvidia-smi-nvlink"
+
+
+@pytest.mark.parametrize("rel", LSPCI_TREES)
+def test_an_lspci_tree_is_refused_with_what_to_upload_instead(rel: str) -> None:
+    r = _parse(rel)
+    assert r["kind"] is None
+    assert "`lspci -t` bus-tree output" in r["errors"][0] and "`lspci -nn`" in r["errors"][0]
+
+
+def test_a_dcgmi_error_row_before_any_test_keeps_its_wrapped_text() -> None:
+    # | Error | GPU 3 has uncorrectable memory errors and row  |
+    # |       |  remappings are pending                        |
+    r = _parse(DCGMI_WRAPPED)
+    assert r["kind"] == "dcgmi-diag" and r["summary"]["passed"] is False
+    assert r["summary"]["errors"][0]["detail"] == (
+        "GPU 3 has uncorrectable memory errors and row remappings are pending"
+    )
