@@ -60,6 +60,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "median_iteration_s": _("Median iteration time (s)"),
     "median_iteration_s_source": _("Iteration time from"),
     "median_tflops_per_gpu": _("Median TFLOPS per GPU"),
+    "median_tflops_per_gpu_source": _("TFLOPS per GPU from"),
     "median_tokens_per_s_per_gpu": _("Median tokens/s per GPU"),
     "tokens_per_s_per_gpu_source": _("Tokens/s per GPU from"),
     "median_samples_per_s": _("Median samples/s"),

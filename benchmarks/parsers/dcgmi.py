@@ -85,6 +85,19 @@ def _add_result(test: dict[str, Any], cell: str) -> None:
         test["result"], test["gpus"] = extra["result"], extra["gpus"]
 
 
+def _read_diag_error(diag_errors: list[dict[str, Any]], left: str, right: str, line: str, no: int) -> bool:
+    """An Error row before any test (the diagnostic itself could not run, or aborted), or its text wrapped
+    onto a row with a blank left cell ("... and row" / "remappings are pending")."""
+    if left.lower().rstrip(":") == "error":
+        diag_errors.append({"detail": right, "line": no, "wrapped": [_raw_right(line)]})
+        return True
+    if not left and diag_errors:
+        diag_errors[-1]["wrapped"].append(_raw_right(line))
+        diag_errors[-1]["detail"] = join_wrapped(diag_errors[-1]["wrapped"])
+        return True
+    return False
+
+
 def parse_dcgmi_diag(text: Text) -> ParseResult:
     result = ParseResult(kind="dcgmi-diag")
     tests: list[dict[str, Any]] = []
@@ -127,14 +140,7 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
         if section and section.lower() == "metadata" and left:
             metadata[left] = right
             continue
-        if left.lower().rstrip(":") == "error" and last is None and right:
-            # An Error row before any test: the diagnostic itself could not run (or aborted).
-            diag_errors.append({"detail": right, "line": no, "wrapped": [_raw_right(line)]})
-            continue
-        if not left and last is None and diag_errors and right:
-            # its text wrapped onto rows with a blank left cell ("... and row" / "remappings are pending")
-            diag_errors[-1]["wrapped"].append(_raw_right(line))
-            diag_errors[-1]["detail"] = join_wrapped(diag_errors[-1]["wrapped"])
+        if last is None and right and _read_diag_error(diag_errors, left, right, line, no):
             continue
         if not left and not in_detail and last is not None and RESULT_RE.match(right):
             _add_result(last, right)

@@ -63,6 +63,7 @@ PROFILER_HEADER = "DeepSpeed Flops Profiler"
 PROFILER_STEP_RE = re.compile(r"Profile Summary at step (\d++)")
 PROFILER_FIELD_RE = re.compile(
     r"^\s*+(world size|data parallel size|model parallel size|batch size per GPU|iter latency|samples/second"
+    r"|fwd flops per GPU"
     r"|FLOPS per GPU = [\d.]++ \* fwd flops per GPU / iter latency):\s*+(\d[\d.]*+(?:e[+-]?\d++)?)"
     r"\s*+([A-Za-z]*+)"
 )
@@ -73,7 +74,12 @@ PROFILER_KEYS = {
     "batch size per GPU": "batch_size_per_gpu",
     "iter latency": "iter_latency_s",
     "samples/second": "samples_per_s",
+    "fwd flops per GPU": "fwd_flops_per_gpu",
 }
+# Before its `FLOPS per GPU = 3 * fwd flops per GPU / iter latency` line (2023) the profiler printed only
+# the forward's flops (`fwd flops per GPU: 6279.86 G`) beside `iter latency`: the same figure is computed
+# from them (DeepSpeed's own definition, the backward taken as twice the forward).
+PROFILER_FLOPS_FACTOR = 3.0
 # The summary runs from the header to `samples/second` in ~30 lines (more with MoE layers); a block that
 # goes on past this without its summary lines is not read further.
 PROFILER_MAX_LINES = 60
@@ -94,6 +100,9 @@ def _profiler_value(label: str, number: str, unit: str) -> float | int | None:
         return round(value * scale / 1e12, 9) if scale is not None else None
     if label == "samples/second":
         return value
+    if label == "fwd flops per GPU":
+        scale = SI_PREFIXES.get(unit)
+        return value * scale if scale is not None else None
     return int(value) if value.is_integer() else None
 
 
@@ -291,6 +300,7 @@ def profile_fields(ds: DeepSpeedLog, seq_length: float | None) -> dict[str, Any]
         "median_iteration_s": round(latency, 4),
         "median_iteration_s_source": "DeepSpeed flops profiler: iter latency of the profiled step",
         "median_tflops_per_gpu": round(profile["tflops_per_gpu"], 2) if "tflops_per_gpu" in profile else None,
+        **_forward_flops_tflops(profile),
         "deepspeed_profiler_step": profile.get("step"),
         "deepspeed_profiler_samples_per_s": profile.get("samples_per_s"),
         "deepspeed_flops_profiler": ds.profiler_summary(),
@@ -301,6 +311,19 @@ def profile_fields(ds: DeepSpeedLog, seq_length: float | None) -> dict[str, Any]
             "computed: batch per GPU x data parallel size x seq length / iter latency / world size"
         )
     return fields
+
+
+def _forward_flops_tflops(profile: dict[str, Any]) -> dict[str, Any]:
+    """TFLOP/s per GPU from an older block's forward flops and iter latency, where it prints no total."""
+    if "tflops_per_gpu" in profile or not profile.get("fwd_flops_per_gpu"):
+        return {}
+    flops = PROFILER_FLOPS_FACTOR * profile["fwd_flops_per_gpu"] / profile["iter_latency_s"]
+    return {
+        "median_tflops_per_gpu": round(flops / 1e12, 2),
+        "median_tflops_per_gpu_source": (
+            "computed: 3 x fwd flops per GPU / iter latency (DeepSpeed's definition)"
+        ),
+    }
 
 
 def profile_warnings(ds: DeepSpeedLog, seq_length: float | None) -> list[str]:

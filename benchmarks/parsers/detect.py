@@ -57,7 +57,7 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     # NeMo 1 prints only its progress bar, whose postfix holds `train_step_timing in s=49.50`; a grep of a
     # Megatron-Bridge log may hold only its `Step Time : 2.22s GPU utilization: ...TFLOP/s/GPU` lines.
     "megatron": re.compile(
-        r"\biteration\s+\d+\s*/\s*\d+\s*\||train_step_timing in s=\d"
+        r"\biteration(?:\s+|=\s*)\d+\s*/\s*\d+\s*\||train_step_timing in s=\d"
         r"|Step Time\s*+:\s*+[\d.]++s\s++GPU utilization:\s*+[\d.]++\s*+(?:MODEL_)?TFLOP/s/GPU"
     ),
     # The flops profiler's block (deepspeed.PROFILER_HEADER) and its `... FLOPS per GPU = ...` lines: a

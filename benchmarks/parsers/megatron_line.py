@@ -17,6 +17,9 @@ from .text import to_float
 # GPT-NeoX `approx flops per GPU: 112.9TFLOPS` (human-readable unit suffix).
 FLOPS_UNITS = {"GFLOPS": 1e-3, "TFLOPS": 1.0, "PFLOPS": 1e3}
 
+# One `key=value` field of the key=value fork of Megatron-DeepSpeed (`tokens_per_gpu_per_second_tgs=3118.9`).
+KEY_EQUALS_RE = re.compile(r"^\s*+([A-Za-z][\w\-/() ]{0,80}?)\s*=\s*(\S.{0,80})$")
+
 # A unit word that belongs to the value before it when a field holds two pairs (`270.125 s samples/sec: 3.8`).
 VALUE_UNITS = ("s", "ms", "us", "sec", "%")
 
@@ -59,6 +62,9 @@ def field_pairs(part: str) -> list[tuple[str, str]]:
     by words and a colon ends there, the words being the next key. Megatron-LM before 2020 printed keys
     without a colon (`lm loss 5.023855E+00`): words then one number."""
     if ":" not in part:
+        keyed = KEY_EQUALS_RE.match(part)
+        if keyed:  # `elapsed_time_per_iteration_ms=67212.1` (a key=value fork)
+            return [(keyed.group(1), keyed.group(2))]
         words = part.split()
         if len(words) > 1 and words[0][:1].isalpha() and to_float(words[-1]) is not None:
             return [(" ".join(words[:-1]), words[-1])]
@@ -112,7 +118,15 @@ def iteration_time_s(fields: dict[str, str]) -> float | None:
             number = first_number(value)
             if number is None:
                 return None
-            per_second = next((f for unit, f in ITERATION_TIME_UNITS.items() if key.endswith(unit)), 1e3)
+            # `(ms)`, or the key=value fork's bare `ms` suffix (`elapsed_time_per_iteration_ms`)
+            per_second = next(
+                (
+                    f
+                    for unit, f in ITERATION_TIME_UNITS.items()
+                    if key.endswith((unit, " " + unit.strip("()")))
+                ),
+                1e3,
+            )
             return number / per_second
     return pick(fields, "train step timing in s")
 

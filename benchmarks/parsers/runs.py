@@ -45,6 +45,9 @@ class Runs:
     epoch: int = 0
     earlier: list[Run] = field(default_factory=list)
     earlier_count: int = 0
+    # The current run began with a line that said it was another launch (`relaunched`), not with the
+    # counter going back.
+    relaunched: bool = False
 
     def starts_new_run(self, iteration: int, printed: bool, epoch: int = 0) -> bool:
         """Whether `iteration` begins a new run: lower than the last one, and either not printed in this run
@@ -60,18 +63,23 @@ class Runs:
             return False
         return not printed or iteration < run.last - self.gap
 
-    def add(self, iteration: int, line_no: int, printed: bool = False, epoch: int = 0) -> bool:
+    def add(
+        self, iteration: int, line_no: int, printed: bool = False, epoch: int = 0, relaunched: bool = False
+    ) -> bool:
         """Count a printed iteration (`printed`: this run printed it already); True when it begins a new
-        run, and the caller drops what it kept of the run before."""
-        new = self.starts_new_run(iteration, printed, epoch)
+        run, and the caller drops what it kept of the run before. `relaunched`: the line says so itself
+        (Megatron's planned total, `iteration N/ M`, changed: another launch, whichever way N went)."""
+        new = self.current is not None and relaunched or self.starts_new_run(iteration, printed, epoch)
         run = self.current
         if run is None or new:
             if run is not None:
                 self.earlier_count += 1
                 if len(self.earlier) < MAX_EARLIER_RUNS:
                     self.earlier.append(run)
+            went_back = run is not None and iteration < run.last
             self.current = Run(iteration, iteration, line_no, line_no)
             self.gap, self.epoch = 0, epoch
+            self.relaunched = new and not went_back
             return new
         if epoch != self.epoch:
             self.epoch, run.last = epoch, iteration

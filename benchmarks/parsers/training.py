@@ -1,10 +1,10 @@
 """Training logs: Megatron-LM (ROCm/Primus, Megatron-DeepSpeed, NeMo), torchtitan, DeepSpeed (FORMATS.md 6).
 
 Per-iteration figures come from the lines the frameworks print every `--log-interval` steps. The
-first logged interval includes compilation and warm-up (15-50x slower in the AMD logs), so it is
-always excluded, as are leading intervals still over 1.5x the median of the rest; later intervals
-over 2x the median are reported as stalls. A Megatron line's fields are read in megatron_line.py,
-DeepSpeed's own lines in deepspeed.py; a file
+first logged interval usually includes compilation and warm-up (15-50x slower in the AMD logs): the
+leading intervals over 1.5x the median of the rest are excluded (_exclude_warmup; one already steady is
+kept, and a lone interval is used as it is); later intervals over 2x the median are reported as stalls.
+A Megatron line's fields are read in megatron_line.py, DeepSpeed's own lines in deepspeed.py; a file
 holding several runs is summarised on its last one (runs.py, _TrainingLog); a traceback after the
 last iteration is warned about. A TFLOP/s per GPU above every GPU's peak is left out, with a warning.
 """
@@ -32,7 +32,9 @@ from .result import ParseResult
 from .runs import Runs
 from .text import RANK_PREFIX_RE, SRUN_PREFIX_RE, Text, median, strip_launcher_prefix, to_float, to_int
 
-ITER_RE = re.compile(r"\biteration\s+(\d+)\s*/\s*(\d+)\s*\|(.*)$")
+# `iteration 10/ 500 | ...` (Megatron-LM and its forks) or `iteration=  10/ 500 | key=value | ...` (the
+# key=value fork of Megatron-DeepSpeed run at ALCF: fixtures/real/megatron/, megatron_line.field_pairs)
+ITER_RE = re.compile(r"\biteration(?:\s+|=\s*)(\d+)\s*/\s*(\d+)\s*\|(.*)$")
 ARG_RE = re.compile(
     r"(?:^|[\s:\-])(seq_length|encoder_seq_length|world_size|global_batch_size|micro_batch_size"
     r"|tensor_model_parallel_size|pipeline_model_parallel_size|data_parallel_size)\s*(?:\.{2,}|:)\s*(\S+)"
@@ -155,14 +157,19 @@ def _titan_row(step: int, rest: str, line_no: int) -> dict[str, Any]:
     kv = dict(TITAN_KV_RE.findall(rest))
     tps = to_float(kv.get("tps") or kv.get("wps") or "")
     mfu = to_float(kv.get("mfu", ""))
+    tflops = to_float(kv.get("tflops", ""))
+    # `tflops: 0.00  mfu: 0.00%` beside a throughput: torchtitan has no FLOP count for the model (a
+    # diffusion model's trainer prints zeros), not a measurement of zero (warned: _uncounted_flops)
+    uncounted = bool(tps) and tflops == 0.0 and mfu == 0.0
     return {
         "iteration": step,
         "line": line_no,
         "warmup": marked_warmup(rest),
         "time_s": None,
-        "tflops_per_gpu": to_float(kv.get("tflops", "")),
+        "tflops_per_gpu": None if uncounted else tflops,
         "tokens_per_s_per_gpu": tps,
-        "mfu": mfu / 100 if mfu is not None else None,
+        "mfu": None if uncounted or mfu is None else mfu / 100,
+        "flops_uncounted": uncounted,
         "loss": to_float(kv.get("loss", "")),
         "skipped": 0,
         "nan": 1 if kv.get("loss", "").lower() in ("nan", "-nan") else 0,
@@ -236,6 +243,8 @@ class _TrainingLog:
     flops_pending: int | None = None
     ds: DeepSpeedLog = field(default_factory=DeepSpeedLog)
     total_iterations: int | None = None
+    # The planned total of the last Megatron iteration line (`iteration N/ M`): a change is a new launch.
+    megatron_total: int | None = None
     # The last Megatron line, perhaps wrapped: (iteration, prefix, text so far, lines joined).
     wrapped: tuple[int, str, str, int] | None = None
     # The first Python traceback and the first exception line since the last training line.
@@ -279,10 +288,17 @@ class _TrainingLog:
         elif self.error is None:
             self._read_error(line_no, line)
 
-    def _new_print(self, rows: dict[int, dict[str, Any]], runs: Runs, iteration: int, line_no: int) -> bool:
-        """Whether this print of `iteration` is its first in the run; a counter going back drops the rows
-        of the run before."""
-        if runs.add(iteration, line_no, iteration in rows):
+    def _new_print(
+        self,
+        rows: dict[int, dict[str, Any]],
+        runs: Runs,
+        iteration: int,
+        line_no: int,
+        relaunched: bool = False,
+    ) -> bool:
+        """Whether this print of `iteration` is its first in the run; a counter going back (or a line that
+        says it is another launch) drops the rows of the run before."""
+        if runs.add(iteration, line_no, iteration in rows, relaunched=relaunched):
             rows.clear()
             self.restarted = True
         return iteration not in rows
@@ -292,11 +308,12 @@ class _TrainingLog:
         DeepSpeedExamples TFLOP/s line or a torchtitan step line."""
         iteration_line = ITER_RE.search(line)
         if iteration_line:
-            iteration = int(iteration_line.group(1))
-            self.total_iterations = int(iteration_line.group(2))
+            iteration, total = int(iteration_line.group(1)), int(iteration_line.group(2))
+            relaunched = self.megatron_total is not None and total != self.megatron_total
+            self.total_iterations = self.megatron_total = total
             bridge_step, self.bridge_pending = self.bridge_pending, None
             self.flops_pending = iteration
-            if self._new_print(self.megatron, self.megatron_runs, iteration, line_no):
+            if self._new_print(self.megatron, self.megatron_runs, iteration, line_no, relaunched):
                 rest, prefix = iteration_line.group(3), line[: iteration_line.start()]
                 row = self.megatron[iteration] = megatron_row(iteration, rest, line_no, prefix)
                 if bridge_step is not None and row["tflops_per_gpu"] is None:
@@ -566,15 +583,26 @@ def _runs_fields(runs: Runs) -> tuple[dict[str, Any], list[str]]:
         "runs_in_log": runs.count,
         "earlier_runs": [run.as_dict() for run in runs.earlier],
     }
-    warning = _(
-        "the log holds %(count)s runs (the iteration counter goes back at line %(line)s): only the last, "
-        "iterations %(first)s-%(last)s, is summarised; the earlier run(s) logged iterations %(earlier)s",
-        count=runs.count,
-        line=current.first_line,
-        first=current.first,
-        last=current.last,
-        earlier=earlier,
-    )
+    values = {
+        "count": runs.count,
+        "line": current.first_line,
+        "first": current.first,
+        "last": current.last,
+        "earlier": earlier,
+    }
+    if runs.relaunched:
+        warning = _(
+            "the log holds %(count)s runs (a new launch at line %(line)s: the planned total of "
+            "iterations changes): only the last, iterations %(first)s-%(last)s, is summarised; the earlier "
+            "run(s) logged iterations %(earlier)s",
+            **values,
+        )
+    else:
+        warning = _(
+            "the log holds %(count)s runs (the iteration counter goes back at line %(line)s): only the last, "
+            "iterations %(first)s-%(last)s, is summarised; the earlier run(s) logged iterations %(earlier)s",
+            **values,
+        )
     return fields, [warning]
 
 
@@ -639,7 +667,14 @@ def _deepspeed_only(log: _TrainingLog, summary: dict[str, Any]) -> list[str]:
         if summary["median_tokens_per_s_per_gpu"] is None:
             warnings.append(_("only DeepSpeed timer lines: samples/s reported, no per-GPU throughput"))
             warnings.append(samples_not_converted(seq, world))
-        if len(ds.timer) == 1:  # nothing to leave out as warm-up, nothing to take a median of
+        if len(ds.timer) == 1 and ds.old_timer:  # before 0.7 the figure is the run's running average
+            warnings.append(
+                _(
+                    "one DeepSpeed timer line: its samples/s is the running average up to that step, "
+                    "not a median"
+                )
+            )
+        elif len(ds.timer) == 1:  # nothing to leave out as warm-up, nothing to take a median of
             warnings.append(_("one DeepSpeed timer line: its samples/s is that one step's, not a median"))
         runs, runs_warnings = _runs_fields(ds.timer_runs)
         summary.update(runs)
@@ -676,6 +711,17 @@ def parse_training(text: Text, kind: str) -> ParseResult:
         result.errors.append(f"{kind} signature found but no iteration/step line could be read")
         return result
     implausible = _implausible_tflops(rows)
+    uncounted = [r for r in rows if r.get("flops_uncounted")]
+    if uncounted:
+        implausible.append(
+            _(
+                "torchtitan printed `tflops: 0.00` and `mfu: 0.00%%` beside its tokens/s on %(count)s "
+                "step(s) (first: line %(line)s): it counted no FLOPs for this model, so TFLOP/s and MFU are "
+                "unknown",
+                count=len(uncounted),
+                line=uncounted[0]["line"],
+            )
+        )
     summary.update(_iteration_fields(rows, log))
     if log.ds.steps:
         summary["deepspeed_skipped_steps"] = log.ds.skipped_steps

@@ -288,11 +288,12 @@ def test_a_megatron_line_wrapped_after_separators_over_four_lines_then_the_next_
 
 def test_a_line_after_a_pipe_that_is_not_an_iteration_field_is_not_joined() -> None:
     # `Theoretical memory footprints: ...` starts with `key:` but is no field of an iteration line; the
-    # wrapped NeMo line's third line is its last: the next `lr: ...` line is not joined.
+    # wrapped NeMo line's third line is its last: the next `lr: ...` line is not joined. (One planned total,
+    # 100: a line with another total would start another run.)
     text = (
         " [2024-09-03 15:54:54] iteration       10/     100 | elapsed time per iteration (ms): 13035.3 |\n"
         "Theoretical memory footprints: weight and optimizer=46038.57 MB | lm loss: 9.9 |\n"
-        "Training epoch 1, iteration 11/999 | lr: 4.498e-06 | global_batch_size: 512 | \n"
+        "Training epoch 1, iteration 11/100 | lr: 4.498e-06 | global_batch_size: 512 | \n"
         "global_step: 29 | reduced_train_loss: 11.03 | train_step_timing in s: 46.84 | \n"
         "consumed_samples: 15360\n"
         "lr: 1.0 | train_step_timing in s: 99.0 |\n"

@@ -160,3 +160,69 @@ def test_a_dcgmi_error_row_before_any_test_keeps_its_wrapped_text() -> None:
     assert r["summary"]["errors"][0]["detail"] == (
         "GPU 3 has uncorrectable memory errors and row remappings are pending"
     )
+
+
+# ---- a thirteenth hunt, training logs ----------------------------------------------------------------------
+
+ALCF_KEY_EQUALS = (
+    "deepspeed/alcf-sunspot-meg-ds-iteration-equals-format-ds-timer-negative-flops-profiler-quoted.txt"
+)
+PROFILER_BERT = "deepspeed/ds-docs-flops-profiler-bert-large-old-format-no-total-flops-line-fwd-bwd-only.txt"
+PROFILER_GPT2 = (
+    "deepspeed/ds-docs-flops-profiler-megatron-gpt2-step-latency-34s-old-format-no-total-flops-line.txt"
+)
+OLD_TIMER_ONE = (
+    "deepspeed/hf14531-t5-11b-hf-trainer-ds-tqdm-glued-rank0-step-2000-skipped-1995-old-timer-T.txt"
+)
+RELAUNCH = "megatron/flagperf-megatron-ds-gpt3-175b-64gpu-iters5-10-then-2400-of-8247-validation.txt"
+TITAN_ZERO_FLOPS = (
+    "torchtitan/awsome-flux-torchtitan-16gpu-readme-tflops-0.00-mfu-0.00-steps-700-8200-8300.txt"
+)
+
+
+def test_key_equals_iteration_lines_of_a_megatron_deepspeed_fork_are_read() -> None:
+    # iteration= 1..8 of 10000; iteration 1 (101,182.7 ms) is warm-up (> 1.5 x the rest's median); the rest,
+    # sorted: time 62472.7 .. 63036.9 (median) .. 67212.1 ms; TFLOPs 72.78; tgs 3118.936
+    r = _parse(ALCF_KEY_EQUALS)
+    s = r["summary"]
+    assert s["source_format"] == "megatron" and s["iterations"] == 8
+    assert s["warmup_iterations_excluded"] == [1]
+    assert s["median_iteration_s"] == approx(63.0369)
+    assert s["median_tflops_per_gpu"] == approx(72.78)
+    assert s["median_tokens_per_s_per_gpu"] == approx(3118.936)
+
+
+def test_an_older_flops_profiler_block_gives_tflops_from_its_forward_flops() -> None:
+    # 3 x 6279.86 G / 184.73 ms = 101.98 TFLOP/s; 3 x 82543.9 G / 41.39 s = 5.98 (the 34 s step inside)
+    for rel, iteration_s, tflops in ((PROFILER_BERT, 0.18473, 101.98), (PROFILER_GPT2, 41.39, 5.98)):
+        s = _parse(rel)["summary"]
+        assert s["median_iteration_s"] == approx(iteration_s)
+        assert s["median_tflops_per_gpu"] == approx(tflops, rel=2e-3)
+        assert "3 x fwd flops per GPU / iter latency" in s["median_tflops_per_gpu_source"]
+
+
+def test_one_old_deepspeed_timer_line_is_called_a_running_average() -> None:
+    r = _parse(OLD_TIMER_ONE)
+    assert r["summary"]["deepspeed_samples_per_s_running_average_only"] is True
+    assert _warned(r, "running average up to that step")
+    assert not _warned(r, "that one step's")
+
+
+def test_a_changed_planned_total_starts_another_run() -> None:
+    # iterations 5-10 of 10, then `iteration 2400/ 8247` (another launch, the counter going forward): the
+    # last run is summarised, its one iteration (315,879.9 ms, 167.35 TFLOP/s), not merged with the first
+    r = _parse(RELAUNCH)
+    s = r["summary"]
+    assert s["iterations"] == 1 and s["median_iteration_s"] == approx(315.8799)
+    assert s["median_tflops_per_gpu"] == approx(167.35)
+    assert s["runs_in_log"] == 2 and s["earlier_runs"][0]["first_iteration"] == 5
+    assert _warned(r, "a new launch at line", "planned total")
+
+
+def test_torchtitan_zero_tflops_beside_a_throughput_is_unknown_not_zero() -> None:
+    # `tflops: 0.00  mfu: 0.00%` beside tps 1,541,366-1,568,... (Flux: torchtitan counts no FLOPs for it)
+    r = _parse(TITAN_ZERO_FLOPS)
+    s = r["summary"]
+    assert s["median_tflops_per_gpu"] is None and s["mfu"] is None
+    assert s["median_tokens_per_s_per_gpu"] > 1e6
+    assert _warned(r, "tflops: 0.00", "counted no FLOPs")
