@@ -78,6 +78,9 @@ class Upload(Finishes, NewestFirst):
     # Beside each warning (same order) its message id and values, so the page shows it in its language;
     # empty for uploads parsed before they were stored (their warnings are shown as stored).
     warning_messages = models.JSONField(default=list, blank=True)
+    # Each error's {"msgid", "params"} (None where the error is not a marked message), in order: the page
+    # shows a file's "not recognised" reason in its language (portal.i18n.translated_list).
+    error_messages = models.JSONField(default=list, blank=True)
     errors = models.JSONField(default=list, blank=True)
     verdicts = models.JSONField(default=list, blank=True)
     parsed_at = models.DateTimeField(null=True, blank=True)

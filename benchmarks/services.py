@@ -218,7 +218,8 @@ def upload_parse(*, upload_id: int) -> Upload:
     if upload.status in FINISHED_STATUSES:
         return upload
     upload = Upload.objects.select_related("blob", "offering__provider", "offering__gpu").get(pk=upload_id)
-    fields = ["status", "kind", "summary", "warnings", "warning_messages", "errors", "verdicts", "parsed_at"]
+    fields = ["status", "kind", "summary", "warnings", "warning_messages", "errors", "error_messages"]
+    fields += ["verdicts", "parsed_at"]
     storage_name = upload.blob.storage_name
     try:
         # Streamed from storage: the parser reads the file line by line, never all of it at once.
@@ -230,6 +231,7 @@ def upload_parse(*, upload_id: int) -> Upload:
         upload.warnings = result["warnings"]
         upload.warning_messages = messages_of(result["warnings"])
         upload.errors = result["errors"]
+        upload.error_messages = messages_of(result["errors"])
         if result["kind"] in (None, "unknown"):
             upload.status = Upload.Status.UNRECOGNISED
             upload.verdicts = []

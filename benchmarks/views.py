@@ -158,7 +158,11 @@ def _runs_shown(upload: Upload, runs: list[Any]) -> list[Any]:
 
 def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
     upload = _get_visible(request, upload_id)
-    context: dict[str, Any] = {"upload": upload, "is_owner": upload.owner_id == request.user.pk}
+    context: dict[str, Any] = {
+        "upload": upload,
+        "is_owner": upload.owner_id == request.user.pk,
+        "errors": translated_list(upload.errors, upload.error_messages),
+    }
     if upload.finished:
         scalars, runs = _summary_rows(upload)
         scaling = selectors.offering_scaling(user=request.user, offering_id=upload.offering_id)

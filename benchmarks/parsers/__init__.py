@@ -131,7 +131,9 @@ def _parse_json_report(data: bytes, filename: str | None) -> ParseResult:
         lines = nccl_json.report_lines(data)
     except nccl_json.ReportError as exc:
         label = f"{filename}: " if filename else ""
-        return ParseResult(kind=None, errors=[f"{label}not recognised: {exc}"])
+        return ParseResult(
+            kind=None, errors=[_("%(label)snot recognised: %(reason)s", label=label, reason=str(exc))]
+        )
     return parse_text(Text(lines=lines, notes=[nccl_json.NOTE]), filename)
 
 
@@ -174,13 +176,16 @@ def _parse_text(text: Text, filename: str | None) -> ParseResult:
     label = f"{filename}: " if filename else ""
     if text.binary:
         return ParseResult(
-            kind=None, errors=[f"{label}not recognised: binary content (not a text log or report)"]
+            kind=None,
+            errors=[_("%(label)snot recognised: binary content (not a text log or report)", label=label)],
         )
     if not any(line.strip() for line in text.lines):
-        return ParseResult(kind=None, errors=[f"{label}not recognised: the file is empty"])
+        return ParseResult(kind=None, errors=[_("%(label)snot recognised: the file is empty", label=label)])
     detection = detect(text)
     if detection.kind is None:
-        return ParseResult(kind=None, errors=[f"{label}not recognised: {detection.reason}"])
+        return ParseResult(
+            kind=None, errors=[_("%(label)snot recognised: %(reason)s", label=label, reason=detection.reason)]
+        )
     try:
         result = _parser_for(detection.kind)(text)
     except Exception as exc:  # a parser bug must not turn an upload into a 500

@@ -310,14 +310,18 @@ def detect(text: Text) -> Detection:
     if not scores and h["smi_csv_command"]:
         return Detection(
             kind=None,
-            reason="an `nvidia-smi --query-gpu` command but no header line naming the fields "
-            "(`--format=csv,noheader` output cannot be read by field name): run it with `--format=csv`",
+            reason=_(
+                "an `nvidia-smi --query-gpu` command but no header line naming the fields "
+                "(`--format=csv,noheader` output cannot be read by field name): run it with `--format=csv`"
+            ),
         )
     if not scores and h["dcgmi_json"]:
         return Detection(
             kind=None,
-            reason="`dcgmi diag -j` JSON output, which is not read: upload the table `dcgmi diag -r N` "
-            "prints without -j",
+            reason=_(
+                "`dcgmi diag -j` JSON output, which is not read: upload the table `dcgmi diag -r N` "
+                "prints without -j"
+            ),
         )
     if not scores and h["amd_smi"]:
         return Detection(
@@ -358,9 +362,11 @@ def detect(text: Text) -> Detection:
     if not scores:
         return Detection(
             kind=None,
-            reason="no signature of a supported tool (nccl-tests/rccl-tests, hccl_test, perftest, "
-            "Megatron/torchtitan/DeepSpeed logs, dcgmi, nvidia-smi, ibstat/ibstatus/ibv_devinfo, lspci) "
-            "was found",
+            reason=_(
+                "no signature of a supported tool (nccl-tests/rccl-tests, hccl_test, perftest, "
+                "Megatron/torchtitan/DeepSpeed logs, dcgmi, nvidia-smi, ibstat/ibstatus/ibv_devinfo, lspci) "
+                "was found"
+            ),
         )
     best = max(scores, key=lambda k: scores[k])
     hits = {k: v for k, v in h.items() if k != "link_layer_in_head"}

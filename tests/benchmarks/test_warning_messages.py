@@ -145,3 +145,23 @@ def test_a_perftest_file_of_several_tests_lists_each_on_the_page() -> None:
         assert test in page, test
     assert "µs typical latency" in page and "Gb/s average" in page
     assert "in `tests`" not in page
+
+
+@pytest.mark.django_db
+def test_a_file_not_recognised_says_why_in_the_page_language_and_in_english_elsewhere() -> None:
+    # Huawei's npu-smi table (fixtures/real/unsupported/vendor-smi/): refused, naming the tool
+    path = (
+        FIXTURES
+        / "real/unsupported/vendor-smi/vllm-ascend-issue-npu-smi-2307-8x-910b2-table-no-processes.txt"
+    )
+    upload = _upload(path)
+    assert upload.status == Upload.Status.UNRECOGNISED
+    english = upload.errors[0]
+    assert english.startswith(f"{path.name}: not recognised: output of another vendor's device tool")
+    assert upload.error_messages[0]["msgid"] == "%(label)snot recognised: %(reason)s"
+    chinese = _page(upload, ZH)
+    assert "无法识别：这是其他厂商设备工具" in chinese and "hccl_test" in chinese
+    assert "another vendor" not in chinese
+    assert "another vendor&#x27;s device tool" in _page(upload, EN)
+    # the CLI and the API keep the English text (a str)
+    assert parse(path.read_bytes(), path.name).errors == [english]
