@@ -62,6 +62,12 @@ MIB_TO_GBIT = 1048576 * 8 / 1e9
 # at the MTU instead (perftest_communication.c check_mtu), and ib_atomic_* always sends 8 B.
 ALL_SIZES_MAX_BYTES = 8388608
 
+# `--force-link IB` / `--force-link=Ethernet` (perftest_parameters.c): the Link type line echoes it.
+FORCE_LINK_RE = re.compile(r"--force-link[= ]\s*(IB|Ethernet|ETH)\b", re.IGNORECASE)
+# rdma-core's udev names say the link layer: `rocep1s0f1` (RoCE), `ibp12s0` (InfiniBand).
+DEVICE_NAME_LINK = (("roce", "Ethernet"), ("ibp", "InfiniBand"), ("ibs", "InfiniBand"))
+# A bandwidth table row read from its trailing numbers: size, iterations, peak, average[, rate].
+MIN_ROW_NUMBERS = 4
 # A value wrapped in markdown emphasis by a paste: `**5544.28**`, `*920.13*` (linux-rdma/perftest issue #65).
 EMPHASIS_RE = re.compile(r"^\*{1,2}([0-9][0-9.eE+-]{0,30})\*{1,2}$")
 
@@ -90,6 +96,11 @@ class _Block:
     all_sizes: bool = False
     # Rows whose values a paste wrapped in markdown emphasis (`**5544.28**`, an issue's bold figure).
     emphasis_lines: list[int] = field(default_factory=list)
+    # `--force-link IB|Ethernet` on the command line: perftest then prints that as its `Link type`.
+    forced_link: str | None = None
+    # The table header sat behind a harness's log prefix (`... DEBUG| [stdout]  #bytes ...`): its rows
+    # do too, and are read from their trailing numbers.
+    prefixed: bool = False
 
 
 def _to_gbps(value: float | None, unit: str | None) -> float | None:
@@ -110,6 +121,9 @@ def _read_command(block: _Block, line: str) -> None:
     arguments = re.split(r"[|;&>]", line[m.end() :], maxsplit=1)[0] if m else ""
     if {"-a", "--all"} & set(arguments.split()):
         block.all_sizes = True
+    forced = FORCE_LINK_RE.search(arguments)
+    if forced:
+        block.forced_link = forced.group(1)
     if "--run_infinitely" in line or "BW peak won't be measured" in line:
         block.duration_mode = True
 
@@ -160,6 +174,7 @@ def _read_table_header(block: _Block, line: str) -> bool:
     if m:
         block.unit = m.group(2)
         block.headers += 1
+        block.prefixed = block.prefixed or bool(strip_launcher_prefix(line[: m.start()]).strip(" \t>"))
         return True
     if LAT_HEADER_RE.search(line):
         block.latency = True
@@ -176,6 +191,8 @@ def _table_row(block: _Block, line: str, line_no: int) -> dict[str, Any] | None:
     bare = [EMPHASIS_RE.sub(r"\1", t) for t in tokens]
     emphasis = bare != tokens
     tokens = bare
+    if block.prefixed and not block.latency and tokens and to_int(tokens[0]) is None:
+        tokens = _trailing_numbers(tokens)
     if len(tokens) < 4 or to_int(tokens[0]) is None or to_int(tokens[1]) is None:
         return None
     values = [to_float(t) for t in tokens[2:]]
@@ -205,6 +222,15 @@ def _table_row(block: _Block, line: str, line_no: int) -> dict[str, Any] | None:
         "msg_rate_mpps": nums[2] if len(nums) > 2 else None,
         "line": line_no,
     }
+
+
+def _trailing_numbers(tokens: list[str]) -> list[str]:
+    """The numbers that end a line behind a log prefix (`... DEBUG| [stdout]  1024 1000 0.00 1476.74
+    1.512181`), when there are enough of them to be a table row; else no tokens."""
+    start = len(tokens)
+    while start > 0 and to_float(tokens[start - 1]) is not None:
+        start -= 1
+    return tokens[start:] if len(tokens) - start >= MIN_ROW_NUMBERS else []
 
 
 def _starts_other_test(block: _Block, line: str) -> bool:
@@ -281,11 +307,23 @@ def _without_interleaved_duplicates(rows: list[dict[str, Any]]) -> list[dict[str
 
 
 def _test_name(block: _Block) -> str | None:
-    """`ib_write_bw` from the command line, else from the banner."""
-    if block.command_test is None and block.test:
+    """The test the binary's banner names (`RDMA_Write Latency Test` -> ib_write_lat), else the command
+    line's (a note's author may show one command and paste another test's output)."""
+    if block.test:
         kind = block.test.split()[0].lower().replace("rdma_", "")
         return f"ib_{kind}_{'lat' if block.latency else 'bw'}"
     return block.command_test
+
+
+def _link_layer(block: _Block) -> str | None:
+    """`Link type` as printed; when `--force-link` set it, perftest prints what was asked, so the port's
+    own layer comes from its rdma-core name (`rocep...` RoCE, `ibp...` InfiniBand) or stays unknown."""
+    names = {"ib": "InfiniBand", "ethernet": "Ethernet", "eth": "Ethernet"}
+    link = block.fields.get("link_type")
+    if block.forced_link and link and names.get(link.lower()) == names.get(block.forced_link.lower()):
+        device = (block.fields.get("device") or "").lower()
+        return next((layer for prefix, layer in DEVICE_NAME_LINK if device.startswith(prefix)), None)
+    return names.get((link or "").lower(), link)
 
 
 def _bandwidth_fields(rows: list[dict[str, Any]], duration_mode: bool) -> dict[str, Any]:
@@ -341,10 +379,7 @@ def _block_summary(block: _Block, warnings: list[str]) -> dict[str, Any]:
                 )
             )
         rows = unique
-    link = block.fields.get("link_type")
-    link_layer = {"ib": "InfiniBand", "ethernet": "Ethernet", "eth": "Ethernet"}.get(
-        (link or "").lower(), link
-    )
+    link_layer = _link_layer(block)
     summary: dict[str, Any] = {
         "test": _test_name(block),
         "banner": block.test,
@@ -548,7 +583,17 @@ def parse_perftest(text: Text) -> ParseResult:
             )
         )
     result.warnings.extend(_sweep_warnings(summary, block))
-    if summary["link_layer"] is None:
+    if block.forced_link and block.fields.get("link_type"):
+        result.warnings.append(
+            _(
+                "`Link type : %(printed)s` echoes `--force-link %(forced)s` on the command line, not the "
+                "port: the link layer is taken from the device name (%(device)s), else unknown",
+                printed=block.fields["link_type"],
+                forced=block.forced_link,
+                device=block.fields.get("device") or "?",
+            )
+        )
+    elif summary["link_layer"] is None:
         result.warnings.append(_("no `Link type` line: link layer unknown"))
     result.summary = summary
     return result

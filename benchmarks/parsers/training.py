@@ -177,8 +177,8 @@ def _titan_row(step: int, rest: str, line_no: int) -> dict[str, Any]:
 
 
 def _nemo_bar_rows(line: str, line_no: int) -> list[dict[str, Any]]:
-    """Each NeMo 1 progress-bar update on a line: `N/M [elapsed<left, key=value, ...]`, the step being the
-    postfix's `global_step` (else N) and the run length M."""
+    """Each NeMo 1 progress-bar update on a line: `N/M [elapsed<left, key=value, ...]` (or `Nit [...]`, a
+    bar without a length), the step being the postfix's `global_step` (else N) and the run length M."""
     rows: list[dict[str, Any]] = []
     pos = 0
     while (at := line.find(NEMO_BAR_KEY, pos)) >= 0:
@@ -189,6 +189,9 @@ def _nemo_bar_rows(line: str, line_no: int) -> list[dict[str, Any]]:
             continue
         counter = line[max(opening - 40, 0) : opening].split()
         done, _, total = counter[-1].partition("/") if counter else ("", "", "")
+        if not total and done.endswith("it"):
+            # `1it [00:04, ...]`: a bar without a length (a dataloader sized by max_steps), no total
+            done, total = done[: -len("it")], "0"
         postfix = line[opening + 1 : closing if closing >= 0 else at + 40]
         fields = {}
         for item in postfix.split(","):
@@ -201,7 +204,7 @@ def _nemo_bar_rows(line: str, line_no: int) -> list[dict[str, Any]]:
             continue
         row = row_from_fields(int(step), fields, postfix, line_no, {})
         row["nemo"] = True
-        row["total"] = to_int(total)
+        row["total"] = to_int(total) or None
         # Lightning's global_step is the index of the step being run, from 0: the bar's last update of a
         # finished 100-step run reads `100/100 [..., global_step=99.00, ...]`. The bar's own N counts from 1.
         row["counts_from_zero"] = global_step is not None
@@ -737,7 +740,8 @@ def parse_training(text: Text, kind: str) -> ParseResult:
         result.warnings.append(
             _(
                 "Megatron-Bridge `Step Time` lines carry no iteration number: they are numbered 1 to "
-                "%(count)s in print order (one line per log interval)",
+                "%(count)s in print order (one line per log interval), so a second launch in the file "
+                "cannot be told from them (its first steps show as stalls)",
                 count=len(rows),
             )
         )

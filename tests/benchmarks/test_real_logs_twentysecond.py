@@ -226,3 +226,61 @@ def test_torchtitan_zero_tflops_beside_a_throughput_is_unknown_not_zero() -> Non
     assert s["median_tflops_per_gpu"] is None and s["mfu"] is None
     assert s["median_tokens_per_s_per_gpu"] > 1e6
     assert _warned(r, "tflops: 0.00", "counted no FLOPs")
+
+
+# ---- a fourteenth hunt: collective and RDMA benchmarks, training logs again --------------------------------
+
+PIPE_TABLE = "rccl-tests/mscclpp736-mi300x-rccl-tests-half-markdown-pipe-table-escaped-hash-header-T.txt"
+NOTES = "perftest/mlx4-ib-notes-"
+WRITE_LAT = NOTES + "write-lat-section-command-says-ib-write-bw-a-gbits-output-is-latency-test.txt"
+ATOMIC_BW = NOTES + "atomic-lat-section-command-ib-atomic-lat-output-fetch-and-add-bw-test.txt"
+FORCED_IB = (
+    "perftest/dgx-spark-rocep1s0f1-force-link-ib-rdma-cm-q4-write-bw-then-write-lat-link-type-ib-on-roce.txt"
+)
+HARNESS = "perftest/avocado1196-ib-send-bw-multicast-ud-mgid-avocado-debug-stdout-prefix-one-row-1024b-T.txt"
+BAR_1IT = "nemo/nova-forge-smhp-sft-nemo1-bar-1it-no-total-glued-nemo-log-line.txt"
+BAR_3IT = "nemo/nova-forge-smtj-sft-nemo1-bar-3it-no-total-octal-015-then-json-record.txt"
+BRIDGE_TWO = "megatron/bridge-gb200-dsv3-16l-two-runs-mnnvl2-then-mnnvl0-step-time-only-second-jit-127s.txt"
+
+
+def test_a_table_pasted_with_pipes_is_not_read_and_is_not_a_failed_run() -> None:
+    r = _parse(PIPE_TABLE)
+    run = r["summary"]["runs"][0]
+    assert run["rows"] == 0 and run["failed"] is False and run["failure_reason"] is None
+    assert _warned(r, "split row fragment(s) skipped")
+
+
+def test_the_banner_names_the_perftest_test_when_the_command_shown_says_another() -> None:
+    lat = _parse(WRITE_LAT)["summary"]
+    assert lat["test"] == "ib_write_lat" and lat["latency_typical_usec"] == approx(0.89)
+    atomic = _parse(ATOMIC_BW)["summary"]
+    assert atomic["test"] == "ib_atomic_bw"
+
+
+def test_a_link_type_forced_on_the_command_line_is_not_the_ports() -> None:
+    # `ib_write_bw ... -d rocep1s0f1 ... --force-link IB`; `Link type : IB`; 65536 B at 111.71 Gb/s, 4 QPs
+    r = _parse(FORCED_IB)
+    s = r["summary"]
+    assert s["link_layer"] == "Ethernet" and s["peak_gbps"] == approx(111.71) and s["qps"] == 4
+    assert _warned(r, "echoes `--force-link IB`", "rocep1s0f1")
+
+
+def test_perftest_rows_behind_a_harness_log_prefix_are_read() -> None:
+    # `... DEBUG| [stdout]  1024  1000  0.00  1476.74  1.512181`: 1476.74 MiB/s = 12.39 Gb/s
+    s = _parse(HARNESS)["summary"]
+    assert s["rows"] == 1 and s["failed"] is False
+    assert s["peak_gbps"] == approx(1476.74 * 2**20 * 8 / 1e9)
+
+
+def test_a_nemo_bar_without_a_length_is_read() -> None:
+    # `1it [00:04, 4.36s/it, ..., global_step=1.000, ..., train_step_timing in s=3.370, ...]`
+    for rel, seconds in ((BAR_1IT, 3.37), (BAR_3IT, 10.10)):
+        s = _parse(rel)["summary"]
+        assert s["source_format"] == "nemo" and s["iterations"] == 1
+        assert s["median_iteration_s"] == approx(seconds) and s["total_iterations_planned"] is None
+
+
+def test_bridge_step_lines_of_two_launches_say_a_launch_cannot_be_told() -> None:
+    r = _parse(BRIDGE_TWO)
+    assert r["summary"]["iterations"] == 40
+    assert _warned(r, "carry no iteration number", "second launch in the file cannot be told")
