@@ -122,7 +122,7 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
         r"^\s*+(?:(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]/){0,32}+"
         r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+[A-Za-z0-9][^:]{2,60}:\s+\S"
     ),
-    "dmesg_nvrm": re.compile(r"NVRM:|fallen off the bus|^(?>.*?\bXid\b).*?\bPCI:"),
+    "dmesg_nvrm": re.compile(r"NVRM:|fallen off the bus|^(?>.*?\bS?Xid\b).*?\bPCI:"),
     # an RDMA NIC driver's failure or PCIe limit (dmesg.NIC_ERROR_RE, PCIE_LIMITED_RE)
     "dmesg_nic": re.compile(
         r"^(?>.*?\bmlx[45]_core\b).*?\bfailed with error\b|Gb/s available PCIe bandwidth, limited by"
@@ -364,8 +364,8 @@ def detect(text: Text) -> Detection:
             kind=None,
             reason=_(
                 "no signature of a supported tool (nccl-tests/rccl-tests, hccl_test, perftest, "
-                "Megatron/torchtitan/DeepSpeed logs, dcgmi, nvidia-smi, ibstat/ibstatus/ibv_devinfo, lspci) "
-                "was found"
+                "Megatron/torchtitan/DeepSpeed logs, dcgmi, nvidia-smi and its topo and nvlink reports, "
+                "ibstat/ibstatus/ibv_devinfo, ibdev2netdev, rdma link, lspci, dmesg) was found"
             ),
         )
     best = max(scores, key=lambda k: scores[k])

@@ -1,5 +1,6 @@
 """Kernel log lines about GPUs (`NVRM:`): GPUs fallen off the bus and Xid errors (evidence/FORMATS.md 2);
-about RDMA NICs (`mlx5_core`): a probe or load that failed, and a PCIe link narrower than the card."""
+about NVSwitches (`nvidia-nvswitchN: SXid ...`); about RDMA NICs (`mlx5_core`): a probe or load that failed,
+and a PCIe link narrower than the card."""
 
 from __future__ import annotations
 
@@ -71,6 +72,14 @@ PCIE_LIMITED_RE = re.compile(
     r"(.{1,80}?) link\b(?: at \S{1,64})?\s*+(?:\(capable of ([\d.]{1,12}) Gb/s)?"
 )
 MAX_NIC_EVENTS = 1000
+# The NVSwitch driver's own errors: `nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM
+# Fault Up` (NVIDIA Fabric Manager user guide, "NVSwitch errors": a fatal SXid takes the switch's links, and
+# the NVLink traffic of the GPUs behind them, down until the switch is reset; a non-fatal one is corrected).
+SXID_RE = re.compile(
+    r"\b(nvidia-nvswitch\d{1,3}):\s++SXid\s*+\(PCI:([^)]{1,32})\):\s*+(\d{1,6}),\s*+(Fatal|Non-fatal)\b,?\s*+(.{0,120})",
+    re.IGNORECASE,
+)
+MAX_SXID_EVENTS = 1000
 
 
 def _fallen_bus_id(xid_bus_id: str) -> str:
@@ -143,6 +152,7 @@ def parse_dmesg(text: Text) -> ParseResult:
     nvrm_lines = 0
     nic_errors: list[dict[str, Any]] = []
     pcie_limited: list[dict[str, Any]] = []
+    sxids: list[dict[str, Any]] = []
     # One pass: a bus id waits in `open_ids` until the lookahead window after its line has been read.
     open_ids: deque[tuple[int, str]] = deque()
     for i, line in enumerate(text.lines):
@@ -168,6 +178,7 @@ def parse_dmesg(text: Text) -> ParseResult:
                 fallen.append({"bus_id": bus_id, "line": i + 1})
         probes.line(line, i + 1)
         _read_nic_line(line, i + 1, nic_errors, pcie_limited)
+        _read_sxid(line, i + 1, sxids)
     resets, recovered = _reset_xids(xids)
     result.summary = {
         "gpus_fallen_off_bus": fallen,
@@ -181,20 +192,54 @@ def parse_dmesg(text: Text) -> ParseResult:
         "nvrm_lines": nvrm_lines,
         "nic_errors": nic_errors,
         "nic_pcie_limited": pcie_limited,
+        "nvswitch_sxid_events": sxids,
         "lines": list(
             dict.fromkeys(
                 [f["line"] for f in fallen]
                 + [x["line"] for x in xids[:50]]
-                + [e["line"] for e in nic_errors[:50] + pcie_limited[:50]]
+                + [e["line"] for e in nic_errors[:50] + pcie_limited[:50] + sxids[:50]]
             )
         ),
     }
     result.warnings.extend(_nic_warnings(nic_errors, pcie_limited))
+    result.warnings.extend(_sxid_warnings(sxids))
     if fallen:
         result.warnings.append(
             _("%(count)s GPU(s) fell off the bus: they are missing from GPU counts", count=len(fallen))
         )
     return result
+
+
+def _read_sxid(line: str, no: int, sxids: list[dict[str, Any]]) -> None:
+    """An NVSwitch error's first line (`..., 20034, Fatal, Link 48 LTSSM Fault Up`); its continuation
+    lines (`..., 22013, Severity 0 Engine instance 60 ...`, `..., Data {...}`) name no severity and are not
+    events."""
+    found = SXID_RE.search(line) if "SXid" in line else None
+    if found and len(sxids) < MAX_SXID_EVENTS:
+        sxids.append(
+            {"switch": found.group(1), "bus_id": found.group(2).strip(), "sxid": int(found.group(3))}
+            | {"fatal": found.group(4).lower() == "fatal", "detail": found.group(5).strip(), "line": no}
+        )
+
+
+def _sxid_warnings(sxids: list[dict[str, Any]]) -> list[str]:
+    if not sxids:
+        return []
+    fatal = [e for e in sxids if e["fatal"]]
+    first = (fatal or sxids)[0]
+    return [
+        _(
+            "%(count)s NVSwitch error(s) (SXid), %(fatal)s fatal (first: SXid %(sxid)s on %(switch)s, "
+            "line %(line)s: %(detail)s): a fatal SXid takes NVLink links between GPUs down until the "
+            "switch is reset",
+            count=len(sxids),
+            fatal=len(fatal),
+            sxid=first["sxid"],
+            switch=first["switch"],
+            line=first["line"],
+            detail=first["detail"] or "?",
+        )
+    ]
 
 
 def _reset_xids(xids: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

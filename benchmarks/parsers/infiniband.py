@@ -428,6 +428,7 @@ def parse_ibstat(text: Text) -> ParseResult:
                     port=p["port"],
                 )
             )
+    result.warnings.extend(_unknown_state_warning(ports))
     result.summary = _finish(ports, result, lines)
     return result
 
@@ -454,6 +455,7 @@ def parse_ibstatus(text: Text) -> ParseResult:
             _set_port_field(port, IBSTATUS_PORT_FIELDS, key, value)
             if key == "rate":
                 port["rate_text"] = value
+    result.warnings.extend(_unknown_state_warning(ports))
     result.summary = _finish(ports, result, lines)
     return result
 

@@ -284,3 +284,44 @@ def test_bridge_step_lines_of_two_launches_say_a_launch_cannot_be_told() -> None
     r = _parse(BRIDGE_TWO)
     assert r["summary"]["iterations"] == 40
     assert _warned(r, "carry no iteration number", "second launch in the file cannot be told")
+
+
+SXID_FATAL = (
+    "dmesg/sxid-notes-quoted-xid79-fallen-off-bus-then-nvswitch-sxid-20034-fatal-ltssm-blank-quote-lines.txt"
+)
+SXID_ONLY = "dmesg/aihub-notes-nvswitch3-sxid-22013-nonfatal-link60-three-lines-only.txt"
+IBSTATUS_NO_STATE = (
+    "ibstatus/penny-blog-azure-nd-h100-v5-abridged-rate-link-layer-only-eth4-25g-ib0-400-ndr.txt"
+)
+
+
+def test_nvswitch_sxid_errors_in_a_kernel_log_are_events_and_warned() -> None:
+    # `nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM Fault Up` and three more Fatal
+    # lines on switches 0 and 2; their `Severity ...` and `Data {...}` lines are continuations, not events
+    r = _parse(SXID_FATAL)
+    s = r["summary"]
+    assert r["kind"] == "dmesg" and s["xid_codes"] == [79]
+    events = s["nvswitch_sxid_events"]
+    assert [(e["switch"], e["sxid"], e["fatal"]) for e in events] == [
+        ("nvidia-nvswitch1", 20034, True),
+        ("nvidia-nvswitch0", 20034, True),
+        ("nvidia-nvswitch2", 20034, True),
+        ("nvidia-nvswitch0", 20034, True),
+    ]
+    assert events[0]["detail"] == "Link 48 LTSSM Fault Up" and events[0]["line"] == 11
+    assert _warned(r, "4 NVSwitch error(s) (SXid), 4 fatal", "SXid 20034 on nvidia-nvswitch1")
+
+
+def test_a_kernel_log_of_nvswitch_errors_only_is_recognised() -> None:
+    r = _parse(SXID_ONLY)
+    assert r["kind"] == "dmesg"
+    [event] = r["summary"]["nvswitch_sxid_events"]
+    assert (event["sxid"], event["fatal"]) == (22013, False)
+    assert _warned(r, "1 NVSwitch error(s) (SXid), 0 fatal")
+
+
+def test_ibstatus_ports_without_a_state_line_are_warned_as_unknown() -> None:
+    r = _parse(IBSTATUS_NO_STATE)
+    s = r["summary"]
+    assert s["active_infiniband_ports"] == 0 and s["unknown_state_ports"] == 2
+    assert _warned(r, "mlx5_eth4 port 1, mlx5_ib0 port 1: no state line")
