@@ -101,6 +101,9 @@ class _Block:
     # The table header sat behind a harness's log prefix (`... DEBUG| [stdout]  #bytes ...`): its rows
     # do too, and are read from their trailing numbers.
     prefixed: bool = False
+    # The bandwidth header's columns: 5 with `MsgRate[Mpps]`, 4 without (a row behind a prefix keeps that many
+    # trailing numbers, so a prefix ending in a number does not shift them).
+    columns: int = 5
 
 
 def _to_gbps(value: float | None, unit: str | None) -> float | None:
@@ -117,8 +120,9 @@ def _read_command(block: _Block, line: str) -> None:
     m = COMMAND_RE.search(line)
     if m and block.command_test is None:
         block.command_test = f"ib_{m.group(1)}_{m.group(2)}"
-    # the test's own arguments: up to a pipe, a redirection or the next command (`| tee -a log` is tee's)
-    arguments = re.split(r"[|;&>]", line[m.end() :], maxsplit=1)[0] if m else ""
+    # the test's own arguments: up to a pipe, a redirection, the next command (`| tee -a log` is tee's) or
+    # a shell comment (`# on RoCE ports add --force-link IB`)
+    arguments = re.split(r"[|;&>#]", line[m.end() :], maxsplit=1)[0] if m else ""
     if {"-a", "--all"} & set(arguments.split()):
         block.all_sizes = True
     forced = FORCE_LINK_RE.search(arguments)
@@ -175,6 +179,7 @@ def _read_table_header(block: _Block, line: str) -> bool:
         block.unit = m.group(2)
         block.headers += 1
         block.prefixed = block.prefixed or bool(strip_launcher_prefix(line[: m.start()]).strip(" \t>"))
+        block.columns = 5 if "MsgRate" in line[m.end() :] else 4
         return True
     if LAT_HEADER_RE.search(line):
         block.latency = True
@@ -192,7 +197,7 @@ def _table_row(block: _Block, line: str, line_no: int) -> dict[str, Any] | None:
     emphasis = bare != tokens
     tokens = bare
     if block.prefixed and not block.latency and tokens and to_int(tokens[0]) is None:
-        tokens = _trailing_numbers(tokens)
+        tokens = _trailing_numbers(tokens, block.columns)
     if len(tokens) < 4 or to_int(tokens[0]) is None or to_int(tokens[1]) is None:
         return None
     values = [to_float(t) for t in tokens[2:]]
@@ -224,13 +229,14 @@ def _table_row(block: _Block, line: str, line_no: int) -> dict[str, Any] | None:
     }
 
 
-def _trailing_numbers(tokens: list[str]) -> list[str]:
-    """The numbers that end a line behind a log prefix (`... DEBUG| [stdout]  1024 1000 0.00 1476.74
-    1.512181`), when there are enough of them to be a table row; else no tokens."""
+def _trailing_numbers(tokens: list[str], columns: int) -> list[str]:
+    """The last `columns` numbers of a line behind a log prefix (`... DEBUG| [stdout]  1024 1000 0.00 1476.74
+    1.512181`; a prefix ending in a number, `... perftest 4321  1024 ...`, is not taken), when the line ends
+    with that many; else no tokens."""
     start = len(tokens)
     while start > 0 and to_float(tokens[start - 1]) is not None:
         start -= 1
-    return tokens[start:] if len(tokens) - start >= MIN_ROW_NUMBERS else []
+    return tokens[-columns:] if len(tokens) - start >= max(columns, MIN_ROW_NUMBERS) else []
 
 
 def _starts_other_test(block: _Block, line: str) -> bool:
@@ -277,7 +283,7 @@ def _read_blocks(text: Text) -> list[_Block]:
                 block.fields[key] = fm.group(1)
         if _read_table_header(block, line) or not block.headers:
             continue
-        if block.rows and _is_rule(line):
+        if block.rows and _is_rule(line, block.prefixed):
             block.closed_line = no
             continue
         row = _table_row(block, line, no)
@@ -287,9 +293,12 @@ def _read_blocks(text: Text) -> list[_Block]:
     return blocks
 
 
-def _is_rule(line: str) -> bool:
-    """perftest's dashed rule (`-----...`), which closes the table after the last size."""
+def _is_rule(line: str, prefixed: bool = False) -> bool:
+    """perftest's dashed rule (`-----...`), which closes the table after the last size (behind a harness's
+    log prefix when the table's header was: its last word)."""
     rule = strip_launcher_prefix(line).strip()
+    if prefixed and rule:
+        rule = rule.split()[-1]
     return len(rule) >= 20 and not rule.strip("-")
 
 
@@ -310,7 +319,8 @@ def _test_name(block: _Block) -> str | None:
     """The test the binary's banner names (`RDMA_Write Latency Test` -> ib_write_lat), else the command
     line's (a note's author may show one command and paste another test's output)."""
     if block.test:
-        kind = block.test.split()[0].lower().replace("rdma_", "")
+        # `RDMA_Write_imm` (`--write_with_imm`) is ib_write_bw's
+        kind = block.test.split()[0].lower().replace("rdma_", "").removesuffix("_imm")
         return f"ib_{kind}_{'lat' if block.latency else 'bw'}"
     return block.command_test
 

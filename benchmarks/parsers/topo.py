@@ -261,7 +261,7 @@ def _headerless(text: Text, glued: list[int], warnings: list[str]) -> tuple[list
         warnings.append(
             _(
                 "no column header and rows cut: %(gpus)s GPU and %(nics)s NIC column(s) told from where "
-                "each row's X sits; NIC names unknown",
+                "each row's X sits",
                 gpus=sum(1 for c in columns if c.startswith("GPU")),
                 nics=sum(1 for c in columns if c.startswith("NIC")),
             )

@@ -760,12 +760,19 @@ class RunAssembler:
         run = self.current
         if self.lookalike_line is None and not (run and (run.rows or run.ranks or run.layout)):
             self.lookalike_line = line_no if looks_like_nccl_tests_line(line) else None
-        if is_split_row_fragment(line) and run is not None and run.stage >= ST_HEADER:
+        # a row pasted as a markdown table (`1024 | 512 | half | ...`) is a table line not read, not a
+        # fragment of a row a killed job cut short
+        piped = " | " in line
+        if is_split_row_fragment(line) and run is not None and run.stage >= ST_HEADER and not piped:
             run.skipped_fragments.append(line_no)
         elif (
             run is not None
             and ST_HEADER <= run.stage < ST_FOOTER
-            and (looks_like_row(line) or (run.foreign_header and looks_like_bare_row(line)))
+            and (
+                looks_like_row(line)
+                or (run.foreign_header and looks_like_bare_row(line))
+                or (piped and is_split_row_fragment(line))
+            )
         ):
             run.unread_rows += 1
             run.unread_row_line = run.unread_row_line or line_no
