@@ -57,7 +57,7 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     # NeMo 1 prints only its progress bar, whose postfix holds `train_step_timing in s=49.50`; a grep of a
     # Megatron-Bridge log may hold only its `Step Time : 2.22s GPU utilization: ...TFLOP/s/GPU` lines.
     "megatron": re.compile(
-        r"\biteration(?:\s+|=\s*)\d+\s*/\s*\d+\s*\||train_step_timing in s=\d"
+        r"\biteration(?:\s+|=\s*)\d+\s*/\s*\d+\s*\||train_step_timing in s(?:=\d|:\s*+\[\s*+\d)"
         r"|Step Time\s*+:\s*+[\d.]++s\s++GPU utilization:\s*+[\d.]++\s*+(?:MODEL_)?TFLOP/s/GPU"
     ),
     # The flops profiler's block (deepspeed.PROFILER_HEADER) and its `... FLOPS per GPU = ...` lines: a
@@ -194,7 +194,7 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "dcgmi_result_row": ("|",),
     "dcgmi_nvlink": ("NvLink Link Status", "Key:"),
     "dcgmi_json": ('"DCGM GPU Diagnostic"', '"test_categories"'),
-    "megatron": ("iteration", "train_step_timing in s=", "Step Time"),
+    "megatron": ("iteration", "train_step_timing in s", "Step Time"),
     "deepspeed": (
         "SamplesPerSec=", "] step=", "deepspeed.launcher", "[runner.py:", "DeepSpeed info:",
         "[logging.py:", "DeepSpeed Flops Profiler", "FLOPS per GPU = ",

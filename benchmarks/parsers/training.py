@@ -67,6 +67,9 @@ TITAN_KV_RE = re.compile(r"\b(loss|grad_norm|memory|tps|wps|tflops|mfu)\s*:\s*([
 # consumed_samples=12288.0, train_step_timing in s=49.50]`. Read by string search (the bar's updates run
 # together on one line once the carriage returns are gone), never by a regex over the line.
 NEMO_BAR_KEY = "train_step_timing in s="
+# NeMo's performance callback (perf_metrics_utils, as NVIDIA's benchmark harness cloudai prints it) lists
+# every step's time at the end of a run: `train_step_timing in s: [11.85, 6.98, 5.36, ..., 2.13]`.
+NEMO_STEP_LIST_RE = re.compile(r"train_step_timing in s:\s*+\[([\d.,\s eE+-]{1,200000}+)\]")
 # A Python traceback or error line after the last iteration: the run stopped there, or failed at its
 # teardown (`Fatal Python error: Aborted` after `Training completed`). Exception lines are read as Python
 # prints them (`AttributeError: ...`, `torch.distributed.DistBackendError: ...`, `KeyboardInterrupt`); the
@@ -329,6 +332,8 @@ class _TrainingLog:
             self.bridge_pending = _bridge_row(len(self.bridge) + 1, found, line_no)
             self.bridge.append(self.bridge_pending)
             return True
+        if "train_step_timing in s: [" in line and self._read_step_list(line_no, line):
+            return True
         if NEMO_BAR_KEY in line:
             for row in _nemo_bar_rows(line, line_no):
                 self.total_iterations = row.pop("total")
@@ -348,6 +353,19 @@ class _TrainingLog:
                 self.titan[step] = _titan_row(step, step_line.group(3), line_no)
             return True
         return False
+
+    def _read_step_list(self, line_no: int, line: str) -> bool:
+        """NeMo's list of every step's time (NEMO_STEP_LIST_RE): one row per step, numbered from 1."""
+        listed = NEMO_STEP_LIST_RE.search(line)
+        if listed is None:
+            return False
+        for number, value in enumerate(listed.group(1).split(","), start=1):
+            if to_float(value.strip()) is None:
+                continue
+            if self._new_print(self.megatron, self.megatron_runs, number, line_no):
+                row = row_from_fields(number, {"train step timing in s": value.strip()}, "", line_no, {})
+                self.megatron[number] = {**row, "nemo": True}
+        return True
 
     def _read_effective_tflops(self, line_no: int, line: str) -> bool:
         """The TFLOP/s per GPU of the iteration line before, unless it prints its own; one such line per

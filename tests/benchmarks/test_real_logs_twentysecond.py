@@ -325,3 +325,13 @@ def test_ibstatus_ports_without_a_state_line_are_warned_as_unknown() -> None:
     s = r["summary"]
     assert s["active_infiniband_ports"] == 0 and s["unknown_state_ports"] == 2
     assert _warned(r, "mlx5_eth4 port 1, mlx5_ib0 port 1: no state line")
+
+
+def test_nemos_list_of_every_step_time_is_read() -> None:
+    # `train_step_timing in s: [11.85, 6.98, 5.36, 4.55, 4.12, 2.18, ...]`: 50 steps; the first five are
+    # over 1.5 x the median of the rest (2.14 s) and left out as warm-up
+    r = _parse("nemo/cloudai-nemo-perf-metrics-utils-train-step-timing-list-50-values.txt")
+    s = r["summary"]
+    assert r["kind"] == "megatron" and s["source_format"] == "nemo"
+    assert s["iterations"] == 50 and s["warmup_iterations_excluded"] == [1, 2, 3, 4, 5]
+    assert s["median_iteration_s"] == approx(2.14)
