@@ -127,12 +127,10 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "dmesg_nic": re.compile(
         r"^(?>.*?\bmlx[45]_core\b).*?\bfailed with error\b|Gb/s available PCIe bandwidth, limited by"
     ),
-    # AMD's GPU tools, not read: rocm-smi's banner and end line (every table it prints, `--showtopo` too),
-    # amd-smi's table header (`| AMD-SMI 24.6.3+...`) and either command. Only asked when no supported
-    # tool is recognised (detect), so an rccl-tests log that also shows rocm-smi is still read.
-    # Other vendors' device tools, not read either (detect): Huawei Ascend's npu-smi (its table banner
-    # `| npu-smi 23.0.7  Version: ...`), Intel Gaudi's hl-smi, Alibaba T-Head's ppu-smi (`ppu-smi icn -s`
-    # prints `Link 0: 50 GB/s` lines like `nvidia-smi nvlink -s`, under `PPU n:` headers), Intel's xpu-smi.
+    # Other vendors' device tools, not read (detect), like AMD's below: Huawei Ascend's npu-smi (its table
+    # banner `| npu-smi 23.0.7  Version: ...`), Intel Gaudi's hl-smi, Alibaba T-Head's ppu-smi (`ppu-smi
+    # icn -s` prints `Link 0: 50 GB/s` lines like `nvidia-smi nvlink -s`, under `PPU n:` headers), Intel's
+    # xpu-smi.
     "other_smi": re.compile(
         r"(?:^|[\s$#/|])(?:npu-smi|hl-smi|ppu-smi|xpu-smi)(?:\s|$)|\bHL-SMI Version|^\s*+PPU\s++\d++:\s"
     ),
@@ -141,6 +139,9 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "lspci_tree": re.compile(
         r"[+\\]-(?:\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]|[0-9a-fA-F]{2}\.[0-7]-\[[0-9a-fA-F]{2})"
     ),
+    # AMD's GPU tools, not read: rocm-smi's banner and end line (every table it prints, `--showtopo` too),
+    # amd-smi's table header (`| AMD-SMI 24.6.3+...`) and either command. Only asked when no supported
+    # tool is recognised (detect), so an rccl-tests log that also shows rocm-smi is still read.
     "amd_smi": re.compile(
         r"ROCm System Management Interface|End of ROCm SMI Log|\bAMD-SMI\s++\d"
         r"|(?:^|[\s$#/])(?:rocm-smi|amd-smi)(?:\s|$)"

@@ -133,6 +133,14 @@ def _rows_by_label(text: Text, glued: list[int]) -> Matrix:
     return rows
 
 
+def _matrix_width(cells: list[str]) -> int:
+    """How many of a headerless row's cells are matrix cells, before its affinity columns."""
+    width = 0
+    while width < len(cells) and CELL_RE.match(cells[width]):
+        width += 1
+    return width
+
+
 def _columns_from_x(rows: Matrix) -> list[str] | None:
     """The columns of a headerless matrix with NIC rows, told from where each row's `X` sits: GPU i's at
     column i, NIC k's at column (GPUs + k), so a paste that cut rows (the first GPUs, the last NICs) still
@@ -144,9 +152,7 @@ def _columns_from_x(rows: Matrix) -> list[str] | None:
         m = re.fullmatch(r"(GPU|NIC)(\d{1,4})", label)
         if not m:
             return None
-        matrix = 0
-        while matrix < len(cells) and CELL_RE.match(cells[matrix]):
-            matrix += 1
+        matrix = _matrix_width(cells)
         if "X" not in cells[:matrix]:
             return None
         x, number = cells.index("X"), int(m.group(2))
@@ -177,9 +183,7 @@ def _headerless_columns(rows: Matrix) -> tuple[list[str], int]:
         return _columns_from_x(rows) or labels, 0
     span, width, most_peers = 0, 0, 0
     for label, (cells, _line) in rows.items():
-        matrix = 0
-        while matrix < len(cells) and CELL_RE.match(cells[matrix]):
-            matrix += 1
+        matrix = _matrix_width(cells)
         position = int(label[3:])
         if position >= matrix or cells[position] != "X":
             return labels, 0

@@ -192,9 +192,10 @@ def _nemo_bar_rows(line: str, line_no: int) -> list[dict[str, Any]]:
             continue
         counter = line[max(opening - 40, 0) : opening].split()
         done, _, total = counter[-1].partition("/") if counter else ("", "", "")
-        if not total and done.endswith("it"):
-            # `1it [00:04, ...]`: a bar without a length (a dataloader sized by max_steps), no total
-            done, total = done[: -len("it")], "0"
+        # `1it [00:04, ...]`: a bar without a length (a dataloader sized by max_steps), no total
+        unsized = not total and done.endswith("it")
+        if unsized:
+            done = done[: -len("it")]
         postfix = line[opening + 1 : closing if closing >= 0 else at + 40]
         fields = {}
         for item in postfix.split(","):
@@ -203,11 +204,11 @@ def _nemo_bar_rows(line: str, line_no: int) -> list[dict[str, Any]]:
                 fields[" ".join(key.replace("_", " ").lower().split())] = value.strip()
         global_step = to_float(fields.get("global step", ""))
         step = global_step if global_step is not None else to_float(done)
-        if step is None or to_int(total) is None:
+        if step is None or (to_int(total) is None and not unsized):
             continue
         row = row_from_fields(int(step), fields, postfix, line_no, {})
         row["nemo"] = True
-        row["total"] = to_int(total) or None
+        row["total"] = None if unsized else to_int(total)
         # Lightning's global_step is the index of the step being run, from 0: the bar's last update of a
         # finished 100-step run reads `100/100 [..., global_step=99.00, ...]`. The bar's own N counts from 1.
         row["counts_from_zero"] = global_step is not None
@@ -677,6 +678,22 @@ def _implausible_tflops(rows: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+def _uncounted_flops(rows: list[dict[str, Any]]) -> list[str]:
+    """torchtitan's `tflops: 0.00  mfu: 0.00%` beside a throughput (_titan_row): no figure, a warning."""
+    uncounted = [r for r in rows if r.get("flops_uncounted")]
+    if not uncounted:
+        return []
+    return [
+        _(
+            "torchtitan printed `tflops: 0.00` and `mfu: 0.00%%` beside its tokens/s on %(count)s "
+            "step(s) (first: line %(line)s): it counted no FLOPs for this model, so TFLOP/s and MFU are "
+            "unknown",
+            count=len(uncounted),
+            line=uncounted[0]["line"],
+        )
+    ]
+
+
 def _deepspeed_only(log: _TrainingLog, summary: dict[str, Any]) -> list[str]:
     """A log of DeepSpeed's own lines only: its timer's samples/s (tokens/s per GPU where the sequence length
     and world size are printed), the profiled step's iteration time and TFLOP/s; the warnings to go with
@@ -731,18 +748,7 @@ def parse_training(text: Text, kind: str) -> ParseResult:
         result.kind = None
         result.errors.append(f"{kind} signature found but no iteration/step line could be read")
         return result
-    implausible = _implausible_tflops(rows)
-    uncounted = [r for r in rows if r.get("flops_uncounted")]
-    if uncounted:
-        implausible.append(
-            _(
-                "torchtitan printed `tflops: 0.00` and `mfu: 0.00%%` beside its tokens/s on %(count)s "
-                "step(s) (first: line %(line)s): it counted no FLOPs for this model, so TFLOP/s and MFU are "
-                "unknown",
-                count=len(uncounted),
-                line=uncounted[0]["line"],
-            )
-        )
+    implausible = _implausible_tflops(rows) + _uncounted_flops(rows)
     summary.update(_iteration_fields(rows, log))
     if log.ds.steps:
         summary["deepspeed_skipped_steps"] = log.ds.skipped_steps
