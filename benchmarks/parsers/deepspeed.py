@@ -67,6 +67,14 @@ PROFILER_FIELD_RE = re.compile(
     r"|FLOPS per GPU = [\d.]++ \* fwd flops per GPU / iter latency):\s*+(\d[\d.]*+(?:e[+-]?\d++)?)"
     r"\s*+([A-Za-z]*+)"
 )
+# A summary value printed negative (`iter latency: -2.86e+08 us`, `samples/second: -0.01`: the profiler's
+# timers read across a wrap or before the step's events were synchronised): the block is left out, and the
+# warning says so (a block left out silently would read as a log without a profile).
+PROFILER_NEGATIVE_RE = re.compile(
+    r"^\s*+(?:iter latency|samples/second|fwd flops per GPU"
+    r"|FLOPS per GPU = [\d.]++ \* fwd flops per GPU / iter latency)"
+    r":\s*+-\s*+\d[\d.]*+(?:e[+-]?\d++)?+(?:\s*+[A-Za-z]++)?+"
+)
 PROFILER_KEYS = {
     "world size": "world_size",
     "data parallel size": "data_parallel_size",
@@ -123,6 +131,9 @@ class DeepSpeedLog:
     # the last complete profiler block (with its iter latency), and how many were read
     profile: dict[str, Any] | None = None
     profiles: int = 0
+    # blocks left out for a negative value: how many, and the first such value (line, text)
+    negative_blocks: int = 0
+    first_negative: tuple[int, str] | None = None
     _timer_keys: set[tuple[int, int]] = field(default_factory=set)
     _step_keys: set[int] = field(default_factory=set)
     _block: dict[str, Any] | None = None
@@ -224,11 +235,16 @@ class DeepSpeedLog:
             return PROFILER_HEADER not in line and "Aggregated Profile" in line
         prefix = SRUN_PREFIX_RE.match(line) or RANK_PREFIX_RE.match(line)
         text = line[prefix.end() :] if prefix else line
+        # a block quoted in markdown (`> iter latency: ...`), as notes and issues paste it
+        text = text.lstrip().removeprefix(">")
         if step := PROFILER_STEP_RE.search(text):
             block["step"] = int(step.group(1))
             return True
         found = PROFILER_FIELD_RE.match(text)
         if not found:
+            if negative := PROFILER_NEGATIVE_RE.match(text):
+                block.setdefault("negative", (line_no, " ".join(negative.group(0).split())))
+                return True
             return False
         label = found.group(1)
         value = _profiler_value(label, found.group(2), found.group(3))
@@ -243,6 +259,10 @@ class DeepSpeedLog:
     def _close_block(self) -> None:
         """Keep a finished block when it has an iteration time (wall_clock_breakdown was on)."""
         block, self._block = self._block, None
+        if block is not None and "negative" in block:
+            self.negative_blocks += 1
+            self.first_negative = self.first_negative or block["negative"]
+            return
         if block is not None and block.get("iter_latency_s"):
             del block["lines"]
             self.profile = block
@@ -361,6 +381,22 @@ def profile_warnings(ds: DeepSpeedLog, seq_length: float | None) -> list[str]:
             )
         )
     return warnings
+
+
+def negative_profile_warnings(ds: DeepSpeedLog) -> list[str]:
+    """The profiler blocks left out because they printed a negative value."""
+    if not ds.negative_blocks or ds.first_negative is None:
+        return []
+    line, text = ds.first_negative
+    return [
+        _(
+            "DeepSpeed flops profiler blocks left out for a negative summary value, which no measured step "
+            "can give: %(count)s (the first at line %(line)s: %(text)s)",
+            count=ds.negative_blocks,
+            line=line,
+            text=text,
+        )
+    ]
 
 
 def skip_warnings(ds: DeepSpeedLog) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 
-from hardware.messages import _
+from hardware.messages import Msg, _
 
 from .nccl import COLUMN_HEADER_RE, parse_row
 from .nvidia_smi_query import CSV_HEADER_RE
@@ -139,6 +139,13 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "lspci_tree": re.compile(
         r"[+\\]-(?:\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]|[0-9a-fA-F]{2}\.[0-7]-\[[0-9a-fA-F]{2})"
     ),
+    # Lines that show a training run but carry no step time the parsers read, so that such a log is refused
+    # with its reason, not the generic one: Megatron's evaluation lines (`validation loss at iteration 1000 |
+    # lm loss value: ...`) without its iteration lines, and a PyTorch Lightning / tqdm progress bar whose only
+    # timing is tqdm's rate (`5/300 [03:27<3:23:21, 41.36s/it, ...]`, or `it/s`; NeMo 1 adds
+    # `train_step_timing in s=`, which is read).
+    "megatron_validation": re.compile(r"\bvalidation loss at iteration\s++\d"),
+    "progress_rate": re.compile(r"\b\d++(?:/\d++|it)\s++\[[\d:]++(?:<[\d:?]++)?+,\s*+[\d.]++(?:s/it|it/s)\b"),
     # AMD's GPU tools, not read: rocm-smi's banner and end line (every table it prints, `--showtopo` too),
     # amd-smi's table header (`| AMD-SMI 24.6.3+...`) and either command. Only asked when no supported
     # tool is recognised (detect), so an rccl-tests log that also shows rocm-smi is still read.
@@ -227,6 +234,8 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "dmesg_nic": ("failed with error", "available PCIe bandwidth"),
     "other_smi": ("npu-smi", "hl-smi", "ppu-smi", "xpu-smi", "HL-SMI", "PPU"),
     "lspci_tree": ("-[",),
+    "megatron_validation": ("validation loss at iteration",),
+    "progress_rate": ("s/it", "it/s"),
     "amd_smi": ("ROCm System Management Interface", "End of ROCm SMI Log", "AMD-SMI", "rocm-smi", "amd-smi"),
 }  # fmt: skip
 # The order in which one line's counts are taken (a Counter keeps the order of first hits).
@@ -305,73 +314,102 @@ def _count(text: Text) -> Counter[str]:
     return counts.flush()
 
 
+# Why a file none of whose families scored is not read, by the signature it does show (the first that
+# matches, in this order); the other vendors' tools are asked between the two lists (_refusal).
+_REFUSALS_FIRST: tuple[tuple[str, Msg], ...] = (
+    (
+        "smi_csv_command",
+        _(
+            "an `nvidia-smi --query-gpu` command but no header line naming the fields "
+            "(`--format=csv,noheader` output cannot be read by field name): run it with `--format=csv`"
+        ),
+    ),
+    (
+        "dcgmi_json",
+        _(
+            "`dcgmi diag -j` JSON output, which is not read: upload the table `dcgmi diag -r N` "
+            "prints without -j"
+        ),
+    ),
+    (
+        "amd_smi",
+        _(
+            "rocm-smi / amd-smi output (AMD GPU tools), which is not read: for an AMD cluster upload "
+            "rccl-tests results for its GPUs and fabric, and ibstat / ibv_devinfo or lspci output for "
+            "its NICs"
+        ),
+    ),
+)
+_REFUSALS: tuple[tuple[str, Msg], ...] = (
+    (
+        "lspci_tree",
+        _(
+            "`lspci -t` bus-tree output, which is not read: the tree prints no device class, so NICs and "
+            "bridges cannot be told apart; upload plain `lspci` (or `lspci -nn`) output"
+        ),
+    ),
+    (
+        "nvlink_remote",
+        _(
+            "`nvidia-smi nvlink -R` output of one GPU or none (each NVLink's remote device), which is "
+            "not read: it shows neither link state nor speed, nor how many GPUs the node has; upload "
+            "`nvidia-smi nvlink -s`, or `nvidia-smi -L` for the GPUs"
+        ),
+    ),
+    (
+        "megatron_validation",
+        _(
+            "a Megatron log with validation-loss lines only (`validation loss at iteration N`), which "
+            "carry no step time: upload the training log with its `iteration N/ M | ... elapsed time per "
+            "iteration (ms)` lines"
+        ),
+    ),
+    (
+        "progress_rate",
+        _(
+            "a progress bar whose only timing is its rate (`s/it` or `it/s`), which is not read: tqdm "
+            "smooths that rate over recent steps, data loading and logging included, so it is no step "
+            "time; upload a log with the step time per iteration (NeMo's `train_step_timing in s`, "
+            "Megatron's iteration lines)"
+        ),
+    ),
+)
+_OTHER_SMI_REFUSAL = _(
+    "output of another vendor's device tool (npu-smi, hl-smi, ppu-smi or xpu-smi), which is not "
+    "read: only NVIDIA's nvidia-smi is read as GPU and NVLink evidence; for such a cluster "
+    "upload its collective test (hccl_test on Ascend) and ibstat / ibv_devinfo or lspci output "
+    "for its NICs"
+)
+_GENERIC_REFUSAL = _(
+    "no signature of a supported tool (nccl-tests/rccl-tests, hccl_test, perftest, "
+    "Megatron/torchtitan/DeepSpeed logs, dcgmi, nvidia-smi and its topo and nvlink reports, "
+    "ibstat/ibstatus/ibv_devinfo, ibdev2netdev, rdma link, lspci, dmesg) was found"
+)
+
+
 def detect(text: Text) -> Detection:
     h = _count(text)
     scores = _scores(h)
-    if not scores and h["smi_csv_command"]:
-        return Detection(
-            kind=None,
-            reason=_(
-                "an `nvidia-smi --query-gpu` command but no header line naming the fields "
-                "(`--format=csv,noheader` output cannot be read by field name): run it with `--format=csv`"
-            ),
-        )
-    if not scores and h["dcgmi_json"]:
-        return Detection(
-            kind=None,
-            reason=_(
-                "`dcgmi diag -j` JSON output, which is not read: upload the table `dcgmi diag -r N` "
-                "prints without -j"
-            ),
-        )
-    if not scores and h["amd_smi"]:
-        return Detection(
-            kind=None,
-            reason=_(
-                "rocm-smi / amd-smi output (AMD GPU tools), which is not read: for an AMD cluster upload "
-                "rccl-tests results for its GPUs and fabric, and ibstat / ibv_devinfo or lspci output for "
-                "its NICs"
-            ),
-        )
-    if h["other_smi"] and set(scores) <= NVIDIA_SMI_KINDS and not _nvidia_marks(h):
-        return Detection(
-            kind=None,
-            reason=_(
-                "output of another vendor's device tool (npu-smi, hl-smi, ppu-smi or xpu-smi), which is not "
-                "read: only NVIDIA's nvidia-smi is read as GPU and NVLink evidence; for such a cluster "
-                "upload its collective test (hccl_test on Ascend) and ibstat / ibv_devinfo or lspci output "
-                "for its NICs"
-            ),
-        )
-    if not scores and h["lspci_tree"]:
-        return Detection(
-            kind=None,
-            reason=_(
-                "`lspci -t` bus-tree output, which is not read: the tree prints no device class, so NICs and "
-                "bridges cannot be told apart; upload plain `lspci` (or `lspci -nn`) output"
-            ),
-        )
-    if not scores and h["nvlink_remote"]:
-        return Detection(
-            kind=None,
-            reason=_(
-                "`nvidia-smi nvlink -R` output of one GPU or none (each NVLink's remote device), which is "
-                "not read: it shows neither link state nor speed, nor how many GPUs the node has; upload "
-                "`nvidia-smi nvlink -s`, or `nvidia-smi -L` for the GPUs"
-            ),
-        )
-    if not scores:
-        return Detection(
-            kind=None,
-            reason=_(
-                "no signature of a supported tool (nccl-tests/rccl-tests, hccl_test, perftest, "
-                "Megatron/torchtitan/DeepSpeed logs, dcgmi, nvidia-smi and its topo and nvlink reports, "
-                "ibstat/ibstatus/ibv_devinfo, ibdev2netdev, rdma link, lspci, dmesg) was found"
-            ),
-        )
+    reason = _refusal(h, scores)
+    if reason is not None:
+        return Detection(kind=None, reason=reason)
     best = max(scores, key=lambda k: scores[k])
     hits = {k: v for k, v in h.items() if k != "link_layer_in_head"}
     return Detection(kind=best, score=scores[best], reason=f"signatures: {hits}", scores=scores)
+
+
+def _refusal(h: Counter[str], scores: dict[str, int]) -> Msg | None:
+    """Why the file is not read (None: it is): a signature that names what it is, else the generic reason
+    when no family scored."""
+    if not scores:
+        reason = next((msg for name, msg in _REFUSALS_FIRST if h[name]), None)
+        if reason is not None:
+            return reason
+    if h["other_smi"] and set(scores) <= NVIDIA_SMI_KINDS and not _nvidia_marks(h):
+        return _OTHER_SMI_REFUSAL
+    if not scores:
+        return next((msg for name, msg in _REFUSALS if h[name]), _GENERIC_REFUSAL)
+    return None
 
 
 NVIDIA_SMI_KINDS = frozenset({"nvidia-smi", "nvidia-smi-nvlink", "nvidia-smi-topo"})

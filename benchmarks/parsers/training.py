@@ -21,6 +21,7 @@ from hardware.messages import _
 
 from .deepspeed import (
     DeepSpeedLog,
+    negative_profile_warnings,
     profile_fields,
     profile_warnings,
     samples_not_converted,
@@ -726,6 +727,7 @@ def _deepspeed_only(log: _TrainingLog, summary: dict[str, Any]) -> list[str]:
         if summary.get(key) is None:  # the timer's figures first: they are of many steps
             summary[key] = value
     warnings.extend(profile_warnings(ds, seq))
+    warnings.extend(negative_profile_warnings(ds))
     warnings.extend(skip_warnings(ds))
     return list(dict.fromkeys(warnings))
 
@@ -747,6 +749,7 @@ def parse_training(text: Text, kind: str) -> ParseResult:
     if not rows:
         result.kind = None
         result.errors.append(f"{kind} signature found but no iteration/step line could be read")
+        result.errors.extend(negative_profile_warnings(log.ds))
         return result
     implausible = _implausible_tflops(rows) + _uncounted_flops(rows)
     summary.update(_iteration_fields(rows, log))
@@ -770,6 +773,7 @@ def parse_training(text: Text, kind: str) -> ParseResult:
             )
         )
     result.warnings.extend(runs_warnings)
+    result.warnings.extend(negative_profile_warnings(log.ds))
     result.warnings.extend(_error_warnings(log))
     result.summary = summary
     return result
