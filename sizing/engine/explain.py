@@ -14,6 +14,7 @@ from hardware.messages import Msg, _
 from . import constants as C
 from .hardware import Hardware
 from .layout import Layout
+from .model import uses_flash_attention
 from .workload import Workload
 from .zero import per_tensor_gathers
 
@@ -280,7 +281,7 @@ def _activations(lay: Layout, result: dict[str, Any]) -> Msg:
     )
 
 
-def _memory_and_speed(lay: Layout, result: dict[str, Any]) -> list[str]:
+def _memory_and_speed(lay: Layout, result: dict[str, Any], flash: bool) -> list[str]:
     speed = _(
         "Predicted %(tflops)s model TFLOP/s per GPU (MFU %(mfu)s%%), %(days)s days including failures "
         "(goodput %(goodput)s%%).",
@@ -289,14 +290,15 @@ def _memory_and_speed(lay: Layout, result: dict[str, Any]) -> list[str]:
         days=f"{result['train_days']:.1f}",
         goodput=f"{100 * result['goodput']['fraction']:.1f}",
     )
-    return [_activations(lay, result), *_attention_recompute(lay, result), speed] + _spares(result)
+    return [_activations(lay, result), *_attention_recompute(lay, result, flash), speed] + _spares(result)
 
 
-def _attention_recompute(lay: Layout, result: dict[str, Any]) -> list[Msg]:
+def _attention_recompute(lay: Layout, result: dict[str, Any], flash: bool) -> list[Msg]:
     """Why the iteration lists recomputed forward work when the layout recomputes no activations: fused
     attention kernels (FlashAttention) recompute the attention scores in the backward pass by design
-    (constants.FLASH_BWD_RECOMPUTE)."""
-    if lay.recompute == "full" or result["iteration_breakdown_s"]["recompute"] <= 0:
+    (constants.FLASH_BWD_RECOMPUTE). With unfused attention that work is the selective recomputation the
+    activations line already names."""
+    if not flash or lay.recompute == "full" or result["iteration_breakdown_s"]["recompute"] <= 0:
         return []
     return [
         _(
@@ -332,7 +334,7 @@ def explain(wl: Workload, hw: Hardware, lay: Layout, r: dict[str, Any]) -> list[
         + _pipeline(wl, hw, lay, r)
         + _data_parallel(hw, lay, r)
         + _expert_and_context(lay, r)
-        + _memory_and_speed(lay, r)
+        + _memory_and_speed(lay, r, uses_flash_attention(wl, hw))
     )
 
 

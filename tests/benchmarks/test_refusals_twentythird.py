@@ -53,8 +53,10 @@ def test_a_progress_bar_timed_only_by_its_rate_is_refused_with_its_reason() -> N
 
 def test_a_bar_with_the_step_timing_field_is_still_read() -> None:
     # the same update with NeMo's field: read, as before
-    text = (CASES / "nemo1-bar-tqdm-rate-only.txt").read_text().replace(
-        "consumed_samples=5120.0]", "consumed_samples=5120.0, train_step_timing in s=41.20]"
+    text = (
+        (CASES / "nemo1-bar-tqdm-rate-only.txt")
+        .read_text()
+        .replace("consumed_samples=5120.0]", "consumed_samples=5120.0, train_step_timing in s=41.20]")
     )
     r = parse(text.encode(), filename="bar.txt").as_dict()
     assert r["kind"] == "megatron" and r["summary"]["median_iteration_s"] == approx(41.20)

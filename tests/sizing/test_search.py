@@ -220,7 +220,17 @@ def test_fused_attention_recompute_is_explained_when_no_activations_are_recomput
         gpus=8,
     )
     assert unfused["iteration_breakdown_s"]["recompute"] == 0
-    for other in (full, unfused):
+    # unfused attention with selective recomputation: the recomputed work is the selective recomputation of
+    # the scores (named on the activations line), not a fused kernel's
+    selective = evaluate(
+        dataclasses.replace(PRESETS["13b"], attention="unfused"),
+        {**h100_ib, "nodes": 1},
+        {"tp": 2, "pp": 1, "recompute": "selective"},
+        gpus=8,
+    )
+    assert selective["iteration_breakdown_s"]["recompute"] > 0
+    assert any("selective recomputation (attention scores only)" in x for x in selective["explanation"])
+    for other in (full, unfused, selective):
         assert not any(x.startswith("The fused attention kernels") for x in other["explanation"])
 
 
