@@ -146,9 +146,16 @@ RING_STEP_NET_S = 9.6e-6  # NCCL tuning.cc hwLat[NET][RING][SIMPLE]
 # --- overlap (kept realistic: cal §6 warns against Calculon's optimistic overlap picks) -------------
 # Which overlaps run is a framework setting of the layout (layout.Layout, defaults in overlap.py).
 # Without overlap_grad_reduce (Megatron-LM/DeepSpeed 2021-22): the gradient all-reduce runs after the
-# backward pass; this share of it was hidden in the calibration runs. fitted (cal §2, with the other
-# fitted constants)
-DP_OVERLAP = 0.3
+# backward pass, so none of it hides (the stage that finishes its backward last, the first, sets the step
+# and reduces after it). Measured: Megatron-LLaMA's README (alibaba/Megatron-LLaMA @e3d671a) times LLaMA-13B
+# on 256 and 512 A100 with Megatron-LM's distributed optimizer and with its overlapped one: 1.38 s and
+# 1.29 s more per step without the overlap, where this model's whole ZeRO-1 exchange for those layouts is
+# 1.13 s; and
+# Korthikanti et al. 2022 (section 6.3) add 1.32 s going 8-way data-parallel without overlap. Until the
+# twenty-third stop this share was fitted with the other constants on the 18 Selene rows of cal §2 (0.3);
+# at 0 those rows' worst error goes from 6.7% to 8.0% while the held-out A100 rows of Megatron-LM, BLOOM and
+# Megatron-LLaMA move toward their published steps (docs/MODEL.md, twenty-third stop).
+DP_OVERLAP = 0.0
 # With overlap_grad_reduce (Megatron-Core DDP, megatron/core/distributed/param_and_grad_buffer.py): the
 # gradients are reduced bucket by bucket while the last micro-batch's backward pass still runs; what does not
 # fit behind that backward, and the last bucket, stay exposed. overlap_param_gather likewise hides the
@@ -261,7 +268,7 @@ MOE_LOAD_IMBALANCE = 1.25
 # tests/sizing/test_accuracy.py fails when the model or the set moves and this table was not updated.
 # kind: (runs, mean |error|, published/predicted at the 10th percentile, at the 90th)
 MODEL_ACCURACY: dict[str, tuple[int, float, float, float]] = {
-    "dense": (280, 0.078, 0.90, 1.15),
+    "dense": (285, 0.079, 0.90, 1.19),
     "moe": (75, 0.141, 0.89, 1.34),
 }
 # The same rows evaluated from the size contract's documented keys alone (validation.contract_results: every
@@ -270,8 +277,8 @@ MODEL_ACCURACY: dict[str, tuple[int, float, float, float]] = {
 # framework defaults states it beside the band (accuracy._band_sentence); `python -m sizing.engine.accuracy`
 # prints it and tests/sizing/test_accuracy.py holds it to the set.
 MODEL_ACCURACY_DEFAULTS: dict[str, tuple[int, float]] = {
-    "dense": (280, 0.117),
-    "moe": (75, 0.187),
+    "dense": (285, 0.117),
+    "moe": (75, 0.188),
 }
 # The GPU architectures (hardware.GPU.architecture) of those compared rows: NVIDIA Ampere, Hopper, Blackwell
 # and Blackwell Ultra (six GB300/B300 runs of the Megatron-Bridge tables, validation.yaml bridge2606-gb300-*,
@@ -295,11 +302,11 @@ MODEL_ACCURACY_ARCHITECTURES: tuple[str, ...] = (
 # architecture's figure beside the band, so a buyer on a GPU with few runs, or with runs the model misses
 # one way, reads it (`python -m sizing.engine.accuracy` recomputes it; tests/sizing/test_accuracy.py).
 MODEL_ACCURACY_BY_ARCHITECTURE: dict[tuple[str, str], tuple[int, float]] = {
-    ("dense", "ampere"): (57, -0.057),
+    ("dense", "ampere"): (62, -0.063),
     ("dense", "blackwell"): (44, -0.053),
     ("dense", "blackwell-ultra"): (7, 0.033),
     ("dense", "cdna3"): (4, -0.042),
-    ("dense", "cdna4"): (2, 0.061),
+    ("dense", "cdna4"): (2, 0.086),
     ("dense", "hopper"): (166, 0.025),
     ("moe", "ampere"): (1, -0.044),
     ("moe", "blackwell"): (19, -0.139),
@@ -414,9 +421,10 @@ DEFAULT_STORAGE_GBYTES_PER_S_PER_NODE = 1.0
 SEARCH_MICRO_BATCHES = (1, 2, 4, 8)
 SEARCH_VIRTUAL_STAGES = (1, 2, 3, 4)  # calibrated on v = 1 and 3 (cal §2); 2 and 4 interpolate
 SEARCH_MAX_PP = 128
-# Largest |error| of the time model over the 18 published Selene runs (cal §2; Korthikanti 2022 1T full
-# recompute, +6.7%; table in docs/MODEL.md). Alternatives closer than this are reported as not rankable by
+# Largest |error| of the time model over the 18 published Selene runs (cal §2; Narayanan 2021 Table 1 7.5B,
+# +8.0% since the twenty-third stop's DP_OVERLAP; Korthikanti 2022 1T full recompute, +6.7%, before; table
+# in docs/MODEL.md). Alternatives closer than this are reported as not rankable by
 # the model, and it bounds the node-first rule (search.fills_node_first, Narayanan 2021 takeaway #1): a
 # layout that fills the node with TP before pipelining across nodes replaces the objective's best only when
 # it is within this band of it on the same cluster size.
-CALIBRATION_MAX_ERROR = 0.067
+CALIBRATION_MAX_ERROR = 0.080

@@ -137,10 +137,9 @@ def _dp_traffic(lay: Layout, result: dict[str, Any]) -> Msg:
         )
     if not lay.overlap_grad_reduce:
         return _(
-            "DP=%(dp)s replicas; the gradient reduction adds %(seconds)s s per iteration after the part "
-            "hidden behind compute (%(hidden)s%% of the gradient traffic: the reduction waits for the end of "
-            "the backward pass instead of starting bucket by bucket, Megatron's overlap_grad_reduce off).",
-            hidden=int(C.DP_OVERLAP * 100),
+            "DP=%(dp)s replicas; the gradient reduction adds %(seconds)s s per iteration, none of it hidden: "
+            "it waits for the end of the backward pass instead of starting bucket by bucket (Megatron's "
+            "overlap_grad_reduce off).",
             **values,
         )
     return _(

@@ -36,7 +36,7 @@ OVERLAP_GRID_KEYS = {
 # Megatron-Bridge performance recipes set the same through their CommOverlapConfig)
 MEGATRON_CORE_2024 = {name: True for name in OVERLAP_FLAGS}
 # Megatron-LM / DeepSpeed 2021-22 (Narayanan et al. 2021, Korthikanti et al. 2022, MT-NLG, BLOOM): the
-# gradient all-reduce after the backward pass (its partly hidden share is the fitted constants.DP_OVERLAP),
+# gradient all-reduce after the backward pass (its hidden share constants.DP_OVERLAP, none),
 # blocking pipeline sends, no TP overlap, no parameter-gather overlap
 MEGATRON_LM_2021 = {name: False for name in OVERLAP_FLAGS}
 MODERN_ARCHITECTURES = ("hopper", "blackwell", "blackwell-ultra")

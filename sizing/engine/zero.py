@@ -152,7 +152,8 @@ def data_parallel_times(
     gradient reduce-scatters (constants.ZERO3_*).
 
     Exposure by the layout's overlap flags: without overlap_grad_reduce, DP_OVERLAP of the traffic hides
-    (the fitted 2021-22 behaviour); with it, each reduce hides behind the backward pass of its micro-batch
+    (none: the 2021-22 frameworks reduce after the backward pass); with it, each reduce hides behind the
+    backward pass of its micro-batch
     (`backward_mb`) and the parameter all-gather, with overlap_param_gather, behind the next forward
     (`forward_mb`), bucket by bucket; the hidden part still costs the compute the SMs NCCL holds
     (DP_OVERLAP_SM_SHARE of it; not for ZeRO-3's fitted per-tensor gathers). Expert parameters travel

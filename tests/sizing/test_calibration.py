@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sizing.engine import constants as C
 from sizing.engine import evaluate
 from sizing.engine.calibration import MEGATRON_LM_2021_FLAGS, RUNS, SELENE, predict, run_workload
 
@@ -29,7 +30,9 @@ def test_calibration_runs_are_unfused_and_state_the_2021_framework_settings() ->
 def test_selene_rows_stay_within_their_target() -> None:
     # the largest |error| of the 18 rows is the model's calibration band (constants.CALIBRATION_MAX_ERROR)
     worst = max(abs(predict(r)["iteration"] / r.published_s - 1.0) for r in RUNS)
-    assert worst <= 0.067 + 5e-4, worst
+    assert worst <= C.CALIBRATION_MAX_ERROR + 5e-4, worst
+    # the band is the worst row (to its rounding), not a looser bound: within the design's 10%
+    assert C.CALIBRATION_MAX_ERROR - 5e-4 <= worst and C.CALIBRATION_MAX_ERROR <= 0.10
 
 
 @pytest.mark.parametrize("run", RUNS, ids=[f"{r.source.split()[0]}-{r.label}" for r in RUNS])

@@ -25,32 +25,34 @@ def _layout(r: dict[str, Any]) -> tuple[int, int, int]:
 def test_175b_on_1024_a100_chooses_tp8_inside_the_node_and_pp_across_nodes(a100_ib: dict[str, Any]) -> None:
     r = search("gpt3-175b", a100_ib, gpus=1024)
     lay = r["layout"]
-    assert r["feasible"] and _layout(r) == (8, 4, 32) and lay["zero"] == 1 and lay["sequence_parallel"]
+    assert r["feasible"] and _layout(r) == (8, 8, 16) and lay["zero"] == 1 and lay["sequence_parallel"]
     # the pipeline group's stride (TP x CP x DP = 256 ranks = 32 nodes) spans nodes: stages on different nodes
     assert lay["tp"] * lay["cp"] * lay["dp"] >= 8 and r["nodes"] == 128
-    assert r["iteration_time_s"] == pytest.approx(19.84, abs=0.05)
+    assert r["iteration_time_s"] == pytest.approx(20.04, abs=0.05)
     assert 0.50 < r["mfu"] < 0.56  # at, not above, the best published A100 MFU (~56%, cal §2)
-    # 76.4 GiB of the 80 GiB the A100 reports (81,920 MiB): PP=4 fits now that HBM is read as reported
-    assert 70 < r["memory_gib_per_gpu"]["total"] < r["hbm_gib_per_gpu"] == 80.0
+    # 61.5 GiB of the 80 GiB the A100 reports (81,920 MiB). PP=8 DP=16 rather than PP=4 DP=32 since the
+    # gradient all-reduce without overlap_grad_reduce is charged in full (constants.DP_OVERLAP): twice the
+    # replicas no longer pay for the deeper pipeline (Narayanan's own run of this job: PP=16 DP=8)
+    assert 55 < r["memory_gib_per_gpu"]["total"] < r["hbm_gib_per_gpu"] == 80.0
     # A100 answers take the 2021-22 Megatron-LM framework settings (no overlap flags), and say so
     assert not any(lay[k] for k in ("tp_comm_overlap", "overlap_grad_reduce", "overlap_param_gather"))
     assert any("2021-22 Megatron-LM/DeepSpeed settings assumed" in a for a in r["assumptions"])
-    # The model's own best is TP=4 PP=8 DP=32 v=4 (NVIDIA NeMo's recipe for this job, gpt3/175b.yaml), 3.5%
-    # faster: inside its 6.7% calibration error, and it pipelines across nodes with half-empty TP. The
+    # The model's own best is TP=4 PP=8 DP=32 v=4 (NVIDIA NeMo's recipe for this job, gpt3/175b.yaml), 3.8%
+    # faster: inside its 8.0% calibration error, and it pipelines across nodes with half-empty TP. The
     # node-first rule (Narayanan 2021 takeaway #1) keeps the calibrated structure and says so.
     sel = r["search"]["selection"]
     assert sel["rule"] == "node-first" and "takeaway #1" in sel["source"]
     raw = sel["model_best"]
     assert (raw["layout"]["tp"], raw["layout"]["pp"], raw["layout"]["dp"]) == (4, 8, 32)
-    assert raw["iteration_time_s"] == pytest.approx(19.17, abs=0.05)
-    assert 0.03 < sel["objective_gap"] < sel["band"] == pytest.approx(0.067)
+    assert raw["iteration_time_s"] == pytest.approx(19.30, abs=0.05)
+    assert 0.03 < sel["objective_gap"] < sel["band"] == pytest.approx(0.080)
     assert r["alternatives"][0]["layout"] == raw["layout"]  # listed first among the alternatives
     assert any("Chosen over the model's own best, TP=4 PP=8 DP=32" in x for x in r["explanation"])
     assert any("TP=8 inside the node, then PP) follows the rule" in x for x in r["explanation"])
     tp4 = evaluate("gpt3-175b", a100_ib, raw["layout"], gpus=1024)
     b4, b8 = tp4["iteration_breakdown_s"], r["iteration_breakdown_s"]
     # why TP=4 is predicted faster: its TP all-reduces cost less than half (3/4 vs 7/8 of the bytes, on half
-    # the micro-batch work); TP=8's bubble is smaller (PP=4)
+    # the micro-batch work); TP=8's bubble is smaller (96 micro-batches per replica against 48)
     assert b8["tp_comm"] > 2 * b4["tp_comm"] and b8["bubble"] < b4["bubble"]
     assert tp4["iteration_time_s"] == pytest.approx(raw["iteration_time_s"], rel=1e-6)
 
@@ -92,7 +94,7 @@ def test_175b_with_megatron_2021_memory_chooses_tp8_pp8(a100_ib: dict[str, Any])
     # fit, and the fastest layout is the paper's choice: TP=8 inside the node, PP=8 across nodes.
     r = search("gpt3-175b", a100_ib, gpus=1024, zero_stages=(0,))
     assert _layout(r) == (8, 8, 16) and r["layout"]["zero"] == 0
-    assert r["iteration_time_s"] == pytest.approx(20.22, abs=0.05)
+    assert r["iteration_time_s"] == pytest.approx(20.35, abs=0.05)
     tp4 = evaluate("gpt3-175b", a100_ib, {"tp": 4, "pp": 8, "zero": 0}, gpus=1024)
     assert not tp4["feasible"]
 
@@ -261,23 +263,24 @@ def test_tp_across_nodes_pays_for_it(a100_ib: dict[str, Any]) -> None:
 def test_pcie_nodes_are_clearly_slower(a100_ib: dict[str, Any]) -> None:
     nv = search("gpt3-175b", a100_ib, gpus=1024)
     pcie = search("gpt3-175b", {**a100_ib, "intra_node": "pcie"}, gpus=1024)
-    # 26.35 s vs 19.84 s (1.33x): PCIe busbw (0.45 x 32 GB/s) makes TP costly, so the search keeps it at 2
+    # 26.59 s vs 20.04 s (1.33x): PCIe busbw (0.45 x 32 GB/s) makes TP costly, so the search keeps it at 2
     # and splits the model by PP=32 instead, paying a larger bubble
-    assert pcie["iteration_time_s"] == pytest.approx(26.35, abs=0.05)
+    assert pcie["iteration_time_s"] == pytest.approx(26.59, abs=0.05)
     assert pcie["iteration_time_s"] > 1.3 * nv["iteration_time_s"]
     assert _layout(pcie) == (2, 32, 16)
     b_nv, b_pc = nv["iteration_breakdown_s"], pcie["iteration_breakdown_s"]
-    assert b_pc["bubble"] > 2.0 > 0.5 > b_nv["bubble"]  # 2.50 s vs 0.30 s
+    assert b_pc["bubble"] > 2.0 > 0.5 > b_nv["bubble"]  # 2.50 s vs 0.35 s
     assert b_pc["tp_comm"] > 1.5 * b_nv["tp_comm"]  # TP=2 over PCIe costs more than TP=8 over NVSwitch
 
 
 def test_tcp_ethernet_is_clearly_slower(a100_ib: dict[str, Any]) -> None:
     ib = search("gpt3-175b", a100_ib, gpus=1024)
     tcp = search("gpt3-175b", {**a100_ib, "fabric": "ethernet"}, gpus=1024)
-    # 21.31 s vs 19.84 s (1.07x), TP=8 PP=8 DP=16 v=3 instead of PP=4 DP=32: the data-parallel all-reduce
-    # over TCP (25% of line rate, 0.5 ms start-up) costs more than the deeper pipeline's sends and bubble
-    assert tcp["iteration_time_s"] == pytest.approx(21.31, abs=0.05)
-    assert _layout(tcp) == (8, 8, 16) and _layout(ib) == (8, 4, 32)
+    # 21.82 s vs 20.04 s (1.09x), the same TP=8 PP=8 DP=16 with 3 virtual stages instead of 4: the
+    # data-parallel all-reduce over TCP (25% of line rate, 0.5 ms start-up) and the pipeline sends cost more
+    assert tcp["iteration_time_s"] == pytest.approx(21.82, abs=0.05)
+    assert _layout(tcp) == _layout(ib) == (8, 8, 16)
+    assert (tcp["layout"]["virtual_stages"], ib["layout"]["virtual_stages"]) == (3, 4)
     assert tcp["iteration_time_s"] > 1.06 * ib["iteration_time_s"]
     b_ib, b_tcp = ib["iteration_breakdown_s"], tcp["iteration_breakdown_s"]
     assert b_tcp["dp_comm"] + b_tcp["pp_comm"] > 2 * (b_ib["dp_comm"] + b_ib["pp_comm"])
@@ -444,7 +447,7 @@ def test_a_runner_up_outside_the_band_says_what_it_gives_up() -> None:
     # 566.7 against 566.2 GPU-hours: inside the model's error band, so no ranking is claimed
     assert "the model cannot rank two layouts" in text and "more GPU-hours" not in text
     # the band is named for what it is (the largest error on one cluster's published runs), never as the
-    # model's largest error: on the wider validation set the model has been further off than 6.7%
+    # model's largest error: on the wider validation set the model has been further off than 8.0%
     assert "18 published runs of one cluster, Selene" in text and "largest calibration error" not in text
     slower = {**faster, "train_days": 40.0, "gpus": 16}
     assert _why_not("fastest", None, best, [slower]).endswith("It takes 13.0% longer.")
