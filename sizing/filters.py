@@ -37,6 +37,8 @@ class RunResultFilterSet(django_filters.FilterSet):
     def __init__(self, data: QueryDict | None = None, *, run: PlanRun, **kwargs: Any) -> None:
         super().__init__(data, queryset=selectors.run_result_queryset(run=run), **kwargs)
         self.run = run
+        # "Rank by" shows the objective the page ranks by: the run's own until another is chosen
+        self.form.fields["objective"].initial = run.objective
         for name, choices in selectors.run_filter_choices(run=run).items():
             field = self.form.fields[name]
             assert isinstance(field, forms.ChoiceField)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -98,8 +99,11 @@ def test_pages_form_run_and_detail(
     assert "Recommendation." in html and "api-0" in html
     run = page.context["run"]
     assert page.context["results"][0].rank is not None
+    # "Rank by" shows the run's own objective, as the sentence under it does ("Ranked: fastest ...")
+    assert re.search(r'<option value="fastest" selected>', html) and "Ranked: fastest" in html
     reranked = client.get(f"/plan/{run.pk}/?objective=cheapest")
     assert reranked.context["results"][0].offering.slug == "api-0"
+    assert '<option value="cheapest" selected>' in reranked.content.decode()
     detail = client.get(f"/plan/{run.pk}/api-0/")
     assert detail.status_code == 200 and "Checkpoint storage" in detail.content.decode()
     assert client.get(f"/plan/{run.pk}/progress/").status_code == 200
