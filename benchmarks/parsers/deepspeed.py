@@ -16,7 +16,7 @@ from typing import Any
 from hardware.messages import Msg, _
 
 from .runs import Runs
-from .text import RANK_PREFIX_RE, SRUN_PREFIX_RE, median, to_float
+from .text import QUOTE_PREFIX_RE, median, strip_launcher_prefix, to_float
 
 # ThroughputTimer.stop (deepspeed/utils/timer.py) has printed three shapes. CurrSamplesPerSec is the samples
 # of the whole job in one step over that step's time (the train batch size since v0.8.0; micro batch x
@@ -67,13 +67,12 @@ PROFILER_FIELD_RE = re.compile(
     r"|FLOPS per GPU = [\d.]++ \* fwd flops per GPU / iter latency):\s*+(\d[\d.]*+(?:e[+-]?\d++)?)"
     r"\s*+([A-Za-z]*+)"
 )
-# A summary value printed negative (`iter latency: -2.86e+08 us`, `samples/second: -0.01`: the profiler's
-# timers read across a wrap or before the step's events were synchronised): the block is left out, and the
-# warning says so (a block left out silently would read as a log without a profile).
+# Any summary value printed negative (`iter latency: -2.86e+08 us`, `bwd latency: -2.96e+08 us` beside a
+# positive iter latency, `samples/second: -0.01`: the profiler's timers read across a wrap or before the
+# step's events were synchronised): the whole block is left out, and the warning says so (a block left out
+# silently would read as a log without a profile). `label: -number` on a line of the block.
 PROFILER_NEGATIVE_RE = re.compile(
-    r"^\s*+(?:iter latency|samples/second|fwd flops per GPU"
-    r"|FLOPS per GPU = [\d.]++ \* fwd flops per GPU / iter latency)"
-    r":\s*+-\s*+\d[\d.]*+(?:e[+-]?\d++)?+(?:\s*+[A-Za-z]++)?+"
+    r"^\s*+[A-Za-z][^:\n]{0,120}:\s*+-\s*+\d[\d.]*+(?:e[+-]?\d++)?+(?:\s*+[A-Za-z]++)?+"
 )
 PROFILER_KEYS = {
     "world size": "world_size",
@@ -233,18 +232,19 @@ class DeepSpeedLog:
         if block["lines"] > PROFILER_MAX_LINES or "Aggregated Profile" in line or PROFILER_HEADER in line:
             self._close_block()
             return PROFILER_HEADER not in line and "Aggregated Profile" in line
-        prefix = SRUN_PREFIX_RE.match(line) or RANK_PREFIX_RE.match(line)
-        text = line[prefix.end() :] if prefix else line
-        # a block quoted in markdown (`> iter latency: ...`), as notes and issues paste it
-        text = text.lstrip().removeprefix(">")
+        # a block quoted in markdown or e-mail (`> iter latency: ...`, `> > ...`, `> [rank0]: ...`), as notes
+        # and issues paste it, and a launcher's prefix on either side of the quote marks
+        text = strip_launcher_prefix(line)
+        quoted = QUOTE_PREFIX_RE.match(text)
+        text = text[quoted.end() :] if quoted else text
         if step := PROFILER_STEP_RE.search(text):
             block["step"] = int(step.group(1))
             return True
+        if negative := PROFILER_NEGATIVE_RE.match(text):
+            block.setdefault("negative", (line_no, " ".join(negative.group(0).split())))
+            return True
         found = PROFILER_FIELD_RE.match(text)
         if not found:
-            if negative := PROFILER_NEGATIVE_RE.match(text):
-                block.setdefault("negative", (line_no, " ".join(negative.group(0).split())))
-                return True
             return False
         label = found.group(1)
         value = _profiler_value(label, found.group(2), found.group(3))
@@ -388,10 +388,22 @@ def negative_profile_warnings(ds: DeepSpeedLog) -> list[str]:
     if not ds.negative_blocks or ds.first_negative is None:
         return []
     line, text = ds.first_negative
+    if ds.profile is not None:
+        return [
+            _(
+                "DeepSpeed flops profiler blocks left out for a negative value, which no measured step can "
+                "give: %(count)s (the first at line %(line)s: %(text)s); the figures are the last block "
+                "without one (step %(step)s)",
+                count=ds.negative_blocks,
+                line=line,
+                text=text,
+                step=ds.profile.get("step", "?"),
+            )
+        ]
     return [
         _(
-            "DeepSpeed flops profiler blocks left out for a negative summary value, which no measured step "
-            "can give: %(count)s (the first at line %(line)s: %(text)s)",
+            "DeepSpeed flops profiler blocks left out for a negative value, which no measured step can give: "
+            "%(count)s (the first at line %(line)s: %(text)s)",
             count=ds.negative_blocks,
             line=line,
             text=text,

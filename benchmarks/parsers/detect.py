@@ -141,11 +141,14 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     # Lines that show a training run but carry no step time the parsers read, so that such a log is refused
     # with its reason, not the generic one: Megatron's evaluation lines (`validation loss at iteration 1000 |
-    # lm loss value: ...`) without its iteration lines, and a PyTorch Lightning / tqdm progress bar whose only
-    # timing is tqdm's rate (`5/300 [03:27<3:23:21, 41.36s/it, ...]`, or `it/s`; NeMo 1 adds
-    # `train_step_timing in s=`, which is read).
-    "megatron_validation": re.compile(r"\bvalidation loss at iteration\s++\d"),
-    "progress_rate": re.compile(r"\b\d++(?:/\d++|it)\s++\[[\d:]++(?:<[\d:?]++)?+,\s*+[\d.]++(?:s/it|it/s)\b"),
+    # lm loss value: ...`, `validation loss at the end of training for val data | ...`) without its iteration
+    # lines, and a progress bar whose only timing is its rate (NeMo 1 adds `train_step_timing in s=`, which is
+    # read).
+    "megatron_validation": re.compile(r"\bvalidation loss at (?:iteration\s++\d|the end of training)"),
+    # tqdm's rate (`5/300 [03:27<3:23:21, 41.36s/it, ...]`, `5.00k/300k [..., 41.4it/s]` with unit_scale)
+    # and Rich's (`5/300 0:03:27 • 3:23:21 0.02it/s`): a number glued to `s/it` or `it/s`. Asked only when
+    # nothing supported was found, so it only chooses the reason a file is refused.
+    "progress_rate": re.compile(r"\b\d[\d.]{0,12}+(?:s/it|it/s)\b"),
     # AMD's GPU tools, not read: rocm-smi's banner and end line (every table it prints, `--showtopo` too),
     # amd-smi's table header (`| AMD-SMI 24.6.3+...`) and either command. Only asked when no supported
     # tool is recognised (detect), so an rccl-tests log that also shows rocm-smi is still read.
@@ -234,7 +237,7 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "dmesg_nic": ("failed with error", "available PCIe bandwidth"),
     "other_smi": ("npu-smi", "hl-smi", "ppu-smi", "xpu-smi", "HL-SMI", "PPU"),
     "lspci_tree": ("-[",),
-    "megatron_validation": ("validation loss at iteration",),
+    "megatron_validation": ("validation loss at",),
     "progress_rate": ("s/it", "it/s"),
     "amd_smi": ("ROCm System Management Interface", "End of ROCm SMI Log", "AMD-SMI", "rocm-smi", "amd-smi"),
 }  # fmt: skip
