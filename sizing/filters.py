@@ -35,9 +35,13 @@ class RunResultFilterSet(django_filters.FilterSet):
         fields: list[str] = []
 
     def __init__(self, data: QueryDict | None = None, *, run: PlanRun, **kwargs: Any) -> None:
+        # "Rank by" shows the objective the page ranks by: the run's own until another is chosen, also when
+        # other filters come without one (an unknown one stays, and the form names it)
+        if data is not None and not data.get("objective"):
+            data = data.copy()
+            data["objective"] = run.objective
         super().__init__(data, queryset=selectors.run_result_queryset(run=run), **kwargs)
         self.run = run
-        # "Rank by" shows the objective the page ranks by: the run's own until another is chosen
         self.form.fields["objective"].initial = run.objective
         for name, choices in selectors.run_filter_choices(run=run).items():
             field = self.form.fields[name]

@@ -104,6 +104,11 @@ def test_pages_form_run_and_detail(
     reranked = client.get(f"/plan/{run.pk}/?objective=cheapest")
     assert reranked.context["results"][0].offering.slug == "api-0"
     assert '<option value="cheapest" selected>' in reranked.content.decode()
+    # other filters without an objective (or an empty one) keep the run's own selected, as the ranking does
+    for query in ("?feasible_only=on", "?objective=", "?gpu="):
+        page = client.get(f"/plan/{run.pk}/{query}")
+        assert '<option value="fastest" selected>' in page.content.decode(), query
+        assert page.context["objective"] == "fastest"
     detail = client.get(f"/plan/{run.pk}/api-0/")
     assert detail.status_code == 200 and "Checkpoint storage" in detail.content.decode()
     assert client.get(f"/plan/{run.pk}/progress/").status_code == 200
