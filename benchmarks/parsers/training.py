@@ -748,7 +748,9 @@ def parse_training(text: Text, kind: str) -> ParseResult:
         return result
     if not rows:
         result.kind = None
-        result.errors.append(f"{kind} signature found but no iteration/step line could be read")
+        result.errors.append(
+            _("%(kind)s signature found but no iteration/step line could be read", kind=kind)
+        )
         result.errors.extend(negative_profile_warnings(log.ds))
         return result
     implausible = _implausible_tflops(rows) + _uncounted_flops(rows)

@@ -80,6 +80,9 @@ def test_a_log_of_a_negative_profiler_block_only_says_why_nothing_was_read() -> 
     assert r.kind is None
     assert any("negative value" in e and "line 21: bwd latency" in e for e in r.errors)
     assert "舍弃" in _chinese(r.errors[-1])
+    # the first reason too is in the page's language
+    assert r.errors[0] == "deepspeed signature found but no iteration/step line could be read"
+    assert "未能读取任何迭代" in _chinese(r.errors[0])
 
 
 def test_a_profiler_block_quoted_in_markdown_reads_as_the_plain_one() -> None:
