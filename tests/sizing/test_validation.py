@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sizing.engine import constants as C
 from sizing.engine import validation as V
 from tests.sizing.conftest import DOCUMENTED_LAYOUT_KEYS
 
@@ -234,3 +235,24 @@ def test_the_contract_command_prints_the_moved_rows_and_the_summary() -> None:
     # the Nemotron-4 340B row fits from the contract's keys and moves less than 3 points: not listed
     assert "| nemo2407-h100-nemotron4-340b-128 |" not in out
     assert "| llama3-405b-h100-8192 | -5.5% | -5.5% | no (89 of 80 GiB) |" in out
+
+
+def test_model_md_states_the_figures_the_set_gives_today() -> None:
+    # docs/MODEL.md's summary table, its per-row table and the band table are the set as the model gives it
+    # now: a change that moves them without the document following fails here (docs stay true to the code)
+    text = (Path(__file__).resolve().parents[2] / "docs" / "MODEL.md").read_text()
+    errors = [abs(r.error) for r in COMPARED]
+    within = sum(abs(r.error) <= r.row.tolerance for r in COMPARED)
+    all_row = (
+        f"| all compared | {len(COMPARED)} | {100 * statistics.mean(errors):.1f}% | {100 * max(errors):.1f}% "
+        f"| {within} |"
+    )
+    assert all_row in text, all_row
+    # every row of the per-row table, as `python -m sizing.engine.validation` prints it
+    table = [line for line in V.markdown_table().splitlines() if line.startswith("| ")]
+    missing = [line for line in table if line not in text]
+    assert not missing, missing[:3]
+    for kind, label in (("dense", "dense"), ("moe", "MoE")):
+        runs, mean_abs, low, high = C.MODEL_ACCURACY[kind]
+        band = f"| {label} | {runs} | {100 * mean_abs:.1f}% | {low:.2f}-{high:.2f} |"
+        assert band in text, band
