@@ -385,28 +385,25 @@ def profile_warnings(ds: DeepSpeedLog, seq_length: float | None) -> list[str]:
 
 def negative_profile_warnings(ds: DeepSpeedLog) -> list[str]:
     """The profiler blocks left out because they printed a negative value."""
-    if not ds.negative_blocks or ds.first_negative is None:
+    if ds.first_negative is None:  # set with the first block left out
         return []
     line, text = ds.first_negative
+    values = {"count": ds.negative_blocks, "line": line, "text": text}
     if ds.profile is not None:
         return [
             _(
                 "DeepSpeed flops profiler blocks left out for a negative value, which no measured step can "
                 "give: %(count)s (the first at line %(line)s: %(text)s); the figures are the last block "
                 "without one (step %(step)s)",
-                count=ds.negative_blocks,
-                line=line,
-                text=text,
                 step=ds.profile.get("step", "?"),
+                **values,
             )
         ]
     return [
         _(
             "DeepSpeed flops profiler blocks left out for a negative value, which no measured step can give: "
             "%(count)s (the first at line %(line)s: %(text)s)",
-            count=ds.negative_blocks,
-            line=line,
-            text=text,
+            **values,
         )
     ]
 

@@ -18,7 +18,7 @@ from django.utils import translation
 from benchmarks.parsers import parse
 from portal.i18n import shown
 
-from .test_real_logs import _parse, _warned, approx
+from .test_real_logs import _parse, _path, _warned, approx
 
 CASES = Path(__file__).parent / "fixtures" / "refusals23"
 ALCF_QUOTED = (
@@ -94,8 +94,10 @@ def test_a_profiler_block_quoted_in_markdown_reads_as_the_plain_one() -> None:
 
 def _bert_block(step: int, prefix: str = "", bwd: str | None = None) -> str:
     """The plain BERT profiler block with its step, each line behind `prefix`, and a bwd latency line."""
-    text = _path_text(BERT_PROFILER).replace(
-        "Profile Summary at step 10:", f"Profile Summary at step {step}:"
+    text = (
+        _path(BERT_PROFILER)
+        .read_text()
+        .replace("Profile Summary at step 10:", f"Profile Summary at step {step}:")
     )
     if bwd is not None:
         text = text.replace(
@@ -104,10 +106,6 @@ def _bert_block(step: int, prefix: str = "", bwd: str | None = None) -> str:
             1,
         )
     return "".join(prefix + line + "\n" for line in text.splitlines())
-
-
-def _path_text(rel: str) -> str:
-    return (Path(__file__).parent / "fixtures" / "real" / rel).read_text()
 
 
 def test_a_negative_value_anywhere_in_a_block_leaves_it_out() -> None:
