@@ -175,12 +175,23 @@ def _port_count_row(
     facts: dict[str, Any], item: dict[str, Any], groups: dict[str, list[dict[str, Any]]], detail: str
 ) -> dict[str, Any]:
     """The good ports against nics_per_node. Too few fails, unless active ports whose link-layer line was
-    cut (a listing that stops before it) could make up the claim: then the count cannot be told."""
+    cut (a listing that stops before it) could make up the claim, or the author left ports out (`...`
+    lines: the ports shown are a minimum): then the count cannot be told."""
     wanted_layer, nics = port_link_layer(facts.get("fabric")), facts.get("nics_per_node")
     good, unknown = groups["good"], groups["unknown_layer"]
     claim = _("%(layer)s GPU-fabric ports", layer=wanted_layer)
     lines = [p["line"] for p in good]
     row = count_verdict(claim, nics, len(good), item, lines, detail)
+    elided = item.get("summary", {}).get("elided_lines") or []
+    if row["verdict"] == "fail" and elided:
+        why = _(
+            "lines left out by the author (line %(line)s): %(count)s is a minimum",
+            line=elided[0],
+            count=len(good),
+        )
+        return verdict_row(
+            claim, nics, len(good), "cannot-measure", joined(detail, why, sep="; "), item, lines
+        )
     if row["verdict"] != "fail" or not unknown or nics is None or len(good) + len(unknown) < nics:
         return row
     why = _(

@@ -154,6 +154,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "gpus_in_error": _("GPUs reading ERR!"),
     "gpus_probe_recovered": _("GPUs a later driver load took after a failed probe"),
     "xids_recovered": _("Xids whose recovery action went back to None"),
+    "xids_referenced": _("Xids named as the cause of later Xids"),
     "gpu_rows_missing": _("GPU rows cut from the matrix"),
     "probe_failures": _("Probe failures"),
     "nic_errors": _("NIC driver failures"),

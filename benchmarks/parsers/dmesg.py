@@ -15,6 +15,10 @@ from .text import Text
 
 GPU_BUS_RE = re.compile(r"^(?>.*?NVRM:).*?GPU\s++([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)")
 XID_RE = re.compile(r"NVRM:\s*Xid\s*\(PCI:([^)]+)\):\s*(\d+)")
+# Newer drivers end a follow-on Xid with the Xid that caused it: `NVRM: Xid (PCI:0000:dc:00): 45, pid=...,
+# name=python3, Ch 00000001 caused by previous Xid 149`. The earlier Xid happened on that GPU even when the
+# excerpt (a grep for one code, a cut log) does not hold its own line.
+CAUSED_BY_RE = re.compile(r"caused by previous Xid\s*+(\d{1,4})\b", re.IGNORECASE)
 # The message wraps over several `NVRM:` lines; the bus id is on the first.
 LOOKAHEAD_LINES = 4
 # Xid 79 is "GPU has fallen off the bus" (NVIDIA's Xid catalogue): its line names the GPU even when no
@@ -80,6 +84,7 @@ SXID_RE = re.compile(
     re.IGNORECASE,
 )
 MAX_SXID_EVENTS = 1000
+MAX_REFERENCED = 1000
 
 
 def _fallen_bus_id(xid_bus_id: str) -> str:
@@ -153,6 +158,7 @@ def parse_dmesg(text: Text) -> ParseResult:
     nic_errors: list[dict[str, Any]] = []
     pcie_limited: list[dict[str, Any]] = []
     sxids: list[dict[str, Any]] = []
+    referenced: dict[tuple[str, int], int] = {}  # `caused by previous Xid N`: (bus id, N) -> first line
     # One pass: a bus id waits in `open_ids` until the lookahead window after its line has been read.
     open_ids: deque[tuple[int, str]] = deque()
     for i, line in enumerate(text.lines):
@@ -173,13 +179,17 @@ def parse_dmesg(text: Text) -> ParseResult:
             xids.append({"bus_id": m.group(1), "xid": int(m.group(2)), "line": i + 1})
             if int(m.group(2)) == RECOVERY_XID and RECOVERY_NONE_RE.search(line):
                 xids[-1]["none"] = True
+            cause = CAUSED_BY_RE.search(line) if "caused by" in line else None
+            if cause and len(referenced) < MAX_REFERENCED:
+                referenced.setdefault((m.group(1), int(cause.group(1))), i + 1)
             bus_id = _fallen_bus_id(m.group(1))
             if int(m.group(2)) == FALLEN_OFF_BUS_XID and not any(f["bus_id"] == bus_id for f in fallen):
                 fallen.append({"bus_id": bus_id, "line": i + 1})
         probes.line(line, i + 1)
         _read_nic_line(line, i + 1, nic_errors, pcie_limited)
         _read_sxid(line, i + 1, sxids)
-    resets, recovered = _reset_xids(xids)
+    only_referenced = _only_referenced(xids, referenced)
+    resets, recovered = _reset_xids(sorted(xids + only_referenced, key=lambda x: x["line"]))
     result.summary = {
         "gpus_fallen_off_bus": fallen,
         "xid_events": xids[:1000],
@@ -203,11 +213,45 @@ def parse_dmesg(text: Text) -> ParseResult:
     }
     result.warnings.extend(_nic_warnings(nic_errors, pcie_limited))
     result.warnings.extend(_sxid_warnings(sxids))
+    if only_referenced:
+        # Xids that later Xid lines name as their cause, with no line of their own on that GPU here.
+        result.summary["xids_referenced"] = [
+            {k: x[k] for k in ("bus_id", "xid", "line")} for x in only_referenced
+        ]
+    result.warnings.extend(_referenced_warnings(only_referenced))
     if fallen:
         result.warnings.append(
             _("%(count)s GPU(s) fell off the bus: they are missing from GPU counts", count=len(fallen))
         )
     return result
+
+
+def _only_referenced(
+    xids: list[dict[str, Any]], referenced: dict[tuple[str, int], int]
+) -> list[dict[str, Any]]:
+    """The referenced Xids (`caused by previous Xid N`) that no Xid line of the log shows on that GPU, once
+    per GPU and code (the first line naming it), marked `referenced`."""
+    printed = {(x["bus_id"], x["xid"]) for x in xids}
+    return [
+        {"bus_id": bus_id, "xid": code, "line": no, "referenced": True}
+        for (bus_id, code), no in referenced.items()
+        if (bus_id, code) not in printed
+    ]
+
+
+def _referenced_warnings(only_referenced: list[dict[str, Any]]) -> list[str]:
+    if not only_referenced:
+        return []
+    codes = sorted({x["xid"] for x in only_referenced})
+    return [
+        _(
+            "Xid lines on %(gpus)s GPU(s) say they were caused by an earlier Xid %(codes)s (first at line "
+            "%(line)s) that the log does not show: that Xid is counted on those GPUs",
+            gpus=len({x["bus_id"] for x in only_referenced}),
+            codes=", ".join(str(c) for c in codes),
+            line=only_referenced[0]["line"],
+        )
+    ]
 
 
 def _read_sxid(line: str, no: int, sxids: list[dict[str, Any]]) -> None:
@@ -244,7 +288,8 @@ def _sxid_warnings(sxids: list[dict[str, Any]]) -> list[str]:
 
 def _reset_xids(xids: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The Xids (RESET_XIDS, and 154 with a recovery action) per GPU and code: `{xid, name, bus_id, count,
-    lines}` (the first 8 lines; `nvlink_decode` for NVLINK_DECODE_XIDS), in order of first appearance. A GPU
+    lines}` (the first 8 lines; `nvlink_decode` for NVLINK_DECODE_XIDS; `referenced` for one known only from
+    a later line's `caused by previous Xid N`), in order of first appearance. A GPU
     whose last Xid 154 changes the recovery action to None (after a reset) needs nothing: its Xids up to that
     line are left out, and the GPU is listed as recovered `{bus_id, line, xids}`."""
     cleared: dict[str, int] = {}  # bus id -> index of its last Xid 154, when that one is to None
@@ -272,6 +317,8 @@ def _reset_xids(xids: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
                                                        "count": 0, "lines": []})  # fmt: skip
         if code in NVLINK_DECODE_XIDS:
             entry["nvlink_decode"] = True
+        if x.get("referenced"):
+            entry["referenced"] = True  # known from a later line's `caused by previous Xid N` only
         entry["count"] += 1
         if len(entry["lines"]) < 8:
             entry["lines"].append(x["line"])

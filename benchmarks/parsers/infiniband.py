@@ -16,7 +16,7 @@ from typing import Any
 from hardware.messages import Msg, _, joined
 
 from .result import ParseResult
-from .text import Text, line_blocks, named_hosts, to_float, to_int
+from .text import ELISION_RE, Text, line_blocks, named_hosts, to_float, to_int
 
 # `ibdev2netdev`: `mlx5_0 port 1 ==> ib0 (Up)`; `ibdev2netdev -v` (MLNX_OFED) puts the PCI address first and
 # the adapter, firmware and RDMA port state around the port: `0000:03:00.0 mlx5_0 (MT4119 - MT1822X00433)
@@ -40,6 +40,7 @@ RDMA_LINK_RE = re.compile(r"^\s*(?:link\s+|\d+/\d+:\s+)([^\s/]+)/(\d+):?\s+(.*)$
 SOFTWARE_RDMA_RE = re.compile(r"^(?:rxe|siw)", re.IGNORECASE)
 # An SR-IOV virtual function's netdev: systemd's predictable names give a VF the physical function's name
 # plus `v<N>` (udev net_id, systemd commit 609948c: `eno1v0`, `enp101s0f0v1`; IPoIB `ibp141s0v0`).
+MAX_ELIDED = 50
 VF_NETDEV_RE = re.compile(r"^(?:en|ib)\w*?\dv\d++$")
 
 STATE_WORDS = {
@@ -129,13 +130,21 @@ class _Lines:
     def __init__(self, text: Text) -> None:
         self.text = text
         self.hosts: list[tuple[int, str]] = []  # (line, host) of each line read that names a host
+        self.elided: list[int] = []  # lines an author put where ports were left out (`...`, `.......`)
 
     def __iter__(self) -> Iterator[tuple[int, str]]:
-        self.hosts = []
+        self.hosts, self.elided = [], []
         first = 1
         for block in line_blocks(self.text.lines):
             self.hosts.extend(named_hosts(block, first))
-            yield from enumerate(block, start=first)
+            for no, line in enumerate(block, start=first):
+                if (
+                    ("..." in line or "…" in line)
+                    and len(self.elided) < MAX_ELIDED
+                    and ELISION_RE.match(line)
+                ):
+                    self.elided.append(no)
+                yield no, line
             first += len(block)
 
 
@@ -294,6 +303,17 @@ def _finish(ports: list[dict[str, Any]], result: ParseResult, lines: _Lines) -> 
     summary = {**_summary(ports), **apart}
     if hosts:
         summary["hosts"] = hosts
+    if lines.elided and ports:
+        # `...` where the author left ports out: every count is of the ports shown, a minimum
+        summary["elided_lines"] = lines.elided
+        result.warnings.append(
+            _(
+                "lines left out by the author (`...` on line(s) %(lines)s): the counts are of the lines "
+                "shown, a minimum",
+                lines=", ".join(str(no) for no in lines.elided[:8])
+                + (", …" if len(lines.elided) > 8 else ""),
+            )
+        )
     return summary
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from hardware.messages import _
 
 from .result import ParseResult
-from .text import Text
+from .text import ELISION_RE, Text
 
 BDF = r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # `lspci -P` / `-PP` print the path of bridges down to each device, `0000:15:01.0/16:00.0/17:00.0/18:00.0`:
@@ -22,11 +22,6 @@ BDF = r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 LINE_RE = re.compile(
     rf"^\s*+((?:{BDF}/){{0,32}}+)({BDF})\s+([A-Za-z0-9][^:]{{2,60}}?)(?:\s+\[[0-9a-fA-F]{{4}}\])?:\s+(.*)$"
 )
-# A line an author put where lines were left out: `...`, `… (8 total GH100 devices) …`, `[...]`: the dots
-# alone or around a parenthesised note, nothing else on the line (a wrapped device name can start with
-# `...`: `...Device 1021 (rev 01), 2 ports in total` is not an elision).
-ELISION_DOTS = r"(?:\.{3,}+|…|\[\s*+(?:\.{3,}+|…)\s*+\])"
-ELISION_RE = re.compile(rf"^\s*+{ELISION_DOTS}(?:\s*+\([^()]{{0,200}}+\)\s*+{ELISION_DOTS}?+)?+\s*+$")
 # A total the author states in such a line: `8 total GH100 devices`, `total of 8 GPUs`, `8 GPUs in total`.
 STATED_TOTAL_RE = re.compile(
     r"(?<![\w.])(?:(\d{1,5})\s++total\s++([^()\[\].…]{1,60})|total\s++of\s++(\d{1,5})\s++([^()\[\].…]{1,60})"

@@ -155,7 +155,10 @@ class _TableReader:
                 _error_fields(self.last_gpu, line, self.block_row)
         elif head == "+":
             self.block_row = -1
-        if self.last_gpu is not None and "memory_total_mib" not in self.last_gpu:
+        # The memory cell is in the GPU's own block (its row and the lines before the closing `+` rule): a
+        # GPU in MIG mode prints `N/A` there (driver 580), and the `MIG devices:` rows that follow hold each
+        # slice's memory, not the GPU's.
+        if self.last_gpu is not None and "memory_total_mib" not in self.last_gpu and self.block_row >= 0:
             mem = MEM_RE.search(line)
             if mem:
                 self.last_gpu["memory_total_mib"] = int(mem.group(2))

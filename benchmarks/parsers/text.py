@@ -1,9 +1,9 @@
 """Turning uploaded bytes into clean lines, the same way for every parser.
 
-Normalisation follows benchlogs/FORMATS.md section 7: ANSI escapes, CR line ends and Open MPI
-`--tag-output` tags (which can sit in the middle of a row) are removed before any parser looks at a
-line. Launcher prefixes that could be real content elsewhere (`0: `, `host: `) are left for the
-parsers that know what a line should look like.
+Normalisation follows benchlogs/FORMATS.md section 7: ANSI escapes, CR line ends, Open MPI `--tag-output`
+tags (which can sit in the middle of a row), MPICH / Intel MPI `-prepend-rank` tags and tmux pane borders
+are removed before any parser looks at a line. Launcher prefixes that could be real content elsewhere
+(`0: `, `host: `) are left for the parsers that know what a line should look like.
 """
 
 from __future__ import annotations
@@ -26,11 +26,25 @@ SNIFF_BYTES = 65536
 
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
 MPI_TAG_RE = re.compile(r"\[\d+,\d+\]<std(?:out|err)>:")
+# MPICH / Intel MPI (Hydra) `mpiexec -prepend-rank` (`-l`): `[0] ` before every line a rank prints, and again
+# where a line was printed in pieces (`[0]   1048576  262144  float  sum  -1[0]    1626.5 ...`), as Open MPI's
+# `[1,0]<stdout>:`. Only a line that starts with the tag and a space is taken as tagged; in it, the same tag
+# glued to the text before it is a piece's tag (one after a space, `host:1:1 [0] NCCL INFO`, is content).
+RANK_TAG_RE = re.compile(r"^\[(\d{1,6})\] ")
+# A terminal multiplexer's pane border copied with the text (tmux draws `│`, U+2502, between panes): the
+# right pane's lines start with it, the left pane's end with it. No tool read here prints that character.
+PANE_BORDER = "\u2502"
+RANK_TAG_AFTER_RE = {sep: re.compile(re.escape(sep) + r"\[\d{1,6}\] ") for sep in ("\n", "\r")}
 # srun `-l` (` 0: `), torchrun (`[rank3]:`), pdsh/clush (`host: `), shell prompts are NOT here.
 SRUN_PREFIX_RE = re.compile(r"^\s{0,8}\d{1,6}:\s")
 RANK_PREFIX_RE = re.compile(r"^\s*\[(?:default)?rank\d+\]:\s?", re.IGNORECASE)
 # E-mail / markdown quoting (`> `, `> > `) in front of pasted output: one character class, no nesting.
 QUOTE_PREFIX_RE = re.compile(r"^[ \t]{0,8}>[> \t]{0,16}")
+# A line an author put where lines were left out: `...`, `… (8 total GH100 devices) …`, `[...]`: the dots
+# alone or around a parenthesised note, nothing else on the line (a wrapped device name can start with
+# `...`: `...Device 1021 (rev 01), 2 ports in total` is not an elision).
+ELISION_DOTS = r"(?:\.{3,}+|…|\[\s*+(?:\.{3,}+|…)\s*+\])"
+ELISION_RE = re.compile(rf"^\s*+{ELISION_DOTS}(?:\s*+\([^()]{{0,200}}+\)\s*+{ELISION_DOTS}?+)?+\s*+$")
 HOST_PREFIX_RE = re.compile(r"^\s{0,4}[A-Za-z0-9][A-Za-z0-9_.\-]{0,100}:\s")
 
 
@@ -159,7 +173,45 @@ def clean_line(line: str) -> str:
         line = ANSI_RE.sub("", line)
     if "]<std" in line:
         line = MPI_TAG_RE.sub("", line)
+    if line.startswith("["):
+        line = drop_rank_tags(line)
+    if PANE_BORDER in line:
+        line = drop_pane_border(line)
     return line
+
+
+def drop_pane_border(line: str) -> str:
+    """A line without the pane border (PANE_BORDER) at its start or at its end (after trailing blanks)."""
+    if line.startswith(PANE_BORDER):
+        line = line[1:]
+    end = line.rstrip()
+    return end[:-1].rstrip() if end.endswith(PANE_BORDER) else line
+
+
+def drop_rank_tags(line: str) -> str:
+    """A line without its Hydra `-prepend-rank` tags (RANK_TAG_RE); the line itself when it has none."""
+    m = RANK_TAG_RE.match(line)
+    if not m:
+        return line
+    tag = line[: m.end() - 1]
+    rest = line[m.end() :]
+    if tag not in rest:
+        return rest
+    pieces = rest.split(tag)
+    out = [pieces[0]]
+    last = pieces[0][-1:]
+    for piece in pieces[1:]:
+        # glued to a character (not a space, not the line's start): the tag of a piece of the same line
+        out.append(piece if last and not last.isspace() else tag + piece)
+        last = out[-1][-1:] or last
+    return "".join(out)
+
+
+def _has_rank_tags(block: str, sep: str) -> bool:
+    """Whether a line of `block` (lines joined by `sep`) starts with a Hydra rank tag: a literal search."""
+    if block.startswith("[") and RANK_TAG_RE.match(block):
+        return True
+    return sep + "[" in block and RANK_TAG_AFTER_RE[sep].search(block) is not None
 
 
 class JoinedLines(list[str]):
@@ -208,6 +260,14 @@ def _clean_joined(block: str, sep: str) -> str:
     # `<` first: a test for one character runs as memchr, 10x faster than the search for `]<std`.
     if "<" in cleaned and "]<std" in cleaned:
         cleaned = MPI_TAG_RE.sub("", cleaned)
+    if "[" in cleaned and _has_rank_tags(cleaned, sep):
+        cleaned = sep.join(
+            drop_rank_tags(line) if line.startswith("[") else line for line in cleaned.split(sep)
+        )
+    if PANE_BORDER in cleaned:
+        cleaned = sep.join(
+            drop_pane_border(line) if PANE_BORDER in line else line for line in cleaned.split(sep)
+        )
     return cleaned
 
 
