@@ -165,3 +165,25 @@ def test_a_log_of_thousands_of_runs_keeps_a_bounded_number_and_says_so() -> None
     assert result.kind == "nccl-tests"
     assert len(result.summary["runs"]) == MAX_RUNS
     assert any(f"only the first {MAX_RUNS} runs were read" in w for w in result.warnings)
+
+
+def test_rows_with_no_header_between_them_keep_a_bounded_number_and_say_so(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A sweep's rows pasted without their header and repeated (or `-N` cycles) are one run: every row was
+    # held, 734 MiB for 100 MB of them (docs/PERFORMANCE.md). Past MAX_ROWS rows are read and not held, no
+    # further run is kept, and the warning says how many were left.
+    from benchmarks.parsers.nccl import assembly
+
+    monkeypatch.setattr(assembly, "MAX_ROWS", 50)
+    sweep = [
+        f"{size:>12} {size // 4:>12}  float  sum  -1  100.0  1.00  1.00  0  100.0  1.00  1.00  0"
+        for size in (1 << 20, 1 << 21, 1 << 22, 1 << 23)
+    ]
+    result = parse(("\n".join(sweep) + "\n") * 20 + "\n".join(["# nThread 1 nGpus 1", *sweep]))
+    assert result.kind == "nccl-tests"
+    runs = result.summary["runs"]
+    assert [r["rows"] for r in runs] == [50]  # the header's run after the cap is not kept
+    assert runs[0]["cycles"] == 13  # 50 rows of a 4-size sweep: 12 restarts held
+    assert "only the first 50 result rows were read; 30 more rows in the file were skipped" in " ".join(
+        result.warnings
+    )
+    assert any("only the first 1 runs were read; 1 more runs" in w for w in result.warnings)

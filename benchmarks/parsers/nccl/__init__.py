@@ -141,4 +141,13 @@ def parse_nccl(text: Text) -> ParseResult:
                 dropped=assembler.dropped_runs,
             )
         )
+    if assembler.dropped_rows:
+        result.warnings.append(
+            _(
+                "only the first %(read)s result rows were read; %(dropped)s more rows in the file were "
+                "skipped (split the log to read them)",
+                read=assembler.kept_rows,
+                dropped=assembler.dropped_rows,
+            )
+        )
     return result

@@ -140,9 +140,11 @@ class Run:
 
 
 LineHandler = Callable[[int, str], bool]
-# Runs kept per file: a real log holds a few dozen (collectives x node counts x cycles); a file of
-# thousands (a log concatenated with itself) would otherwise hold every row of every run in memory.
+# Runs and rows kept per file (RunAssembler.full): a real log holds a few dozen runs (collectives x node
+# counts x cycles) of ~30 rows; a log concatenated with itself, or rows with no header between them (`-N`
+# cycles, a sweep repeated: one run), would otherwise hold every row in memory. 20,000 rows: ~18 MB.
 MAX_RUNS = 500
+MAX_ROWS = 20_000
 # Substrings that a line taken by a reader other than a row must contain (each reader checks its own
 # substring first, reading.py), in two groups. EARLY: NCCL debug lines and the readers tried before the
 # Rank line's; a line with none of them can only be a Rank line, one of LATE's readers, a row or a hint.
@@ -303,12 +305,12 @@ class RunAssembler:
     def __init__(self) -> None:
         self.runs: list[Run] = []
         self.dropped_runs = 0
+        self.kept_rows = self.dropped_rows = 0  # rows held in runs, rows read past MAX_ROWS and not held
         self.current: Run | None = None
         self.pending: dict[str, Any] = {}
         self.tool: str | None = None
         self.file_nccl_version: str | None = None
-        # The first line that looks like a Rank line, a column header or a row, read or not (the reason a
-        # file of nothing readable gives: summary.summarise_log).
+        # The first line like a Rank line, column header or row, read or not (summarise_log's reason if none)
         self.lookalike_line: int | None = None
         self.previous_line = ""
         # Tried in this order; the first handler that takes a line ends its walk.
@@ -332,12 +334,16 @@ class RunAssembler:
         for key, value in self.pending.items():
             setattr(run, key, value)
         self.pending = {}
-        if len(self.runs) < MAX_RUNS:
+        if not self.full:
             self.runs.append(run)
         else:  # read (its lines are consumed) but not kept: memory stays bounded
             self.dropped_runs += 1
         self.current = run
         return run
+
+    @property
+    def full(self) -> bool:  # no further run is kept (MAX_RUNS runs or MAX_ROWS rows held)
+        return len(self.runs) >= MAX_RUNS or self.kept_rows >= MAX_ROWS
 
     def run_for(self, line_no: int, stage: int) -> Run:
         """The run a line of `stage` belongs to, opening a new one when the stage goes backwards."""
@@ -475,7 +481,7 @@ class RunAssembler:
         run = self.current
         opens = run is None or run.stage > ST_RANKS
         ranks: Ranks | None = None
-        if self.dropped_runs or (opens and len(self.runs) >= MAX_RUNS):
+        if self.dropped_runs or (opens and self.full):
             if not ranks_readable(run_text):
                 return False
         else:
@@ -703,18 +709,22 @@ class RunAssembler:
             return False
         if interrupted is not None:
             self.resume(row.size)
-        self.add_row(line_no, row)
+        self.keep_row(self.enter_stage(line_no, ST_ROWS), row)
         return True
 
-    def add_row(self, line_no: int, row: Row) -> None:
-        run = self.enter_stage(line_no, ST_ROWS)
+    def keep_row(self, run: Run, row: Row) -> None:
+        """Hold a row in its run (its `-N` cycle counted), or count it read and not held past MAX_ROWS."""
+        if self.kept_rows >= MAX_ROWS:
+            self.dropped_rows += 1
+            return
         if run.rows and row.size < run.rows[-1].size:
             run.cycles += 1  # `-N` repeats the sweep with no separator
         row.cycle = run.cycles
         run.rows.append(row)
+        self.kept_rows += 1
 
     def add_scanned_rows(self, line_no: int, count: int, rows_text: str) -> None:
-        """add_row of each row of a run of rows found by scan_block (lines line_no.. line_no + count - 1),
+        """keep_row for each row of a run of rows found by scan_block (lines line_no.. line_no + count - 1),
         built only for a run kept. Only the first can open a run: the rows after it find it at ST_ROWS."""
         if self.interrupted_run() is not None:  # rare: the rows are read twice
             for first in read_rows(line_no, rows_text)[:1]:
@@ -724,12 +734,8 @@ class RunAssembler:
         if self.dropped_runs:  # `run` is past the runs kept: never shown
             run.unread_content = True
             return
-        rows = run.rows
         for row in read_rows(line_no, rows_text):
-            if rows and row.size < rows[-1].size:
-                run.cycles += 1
-            row.cycle = run.cycles
-            rows.append(row)
+            self.keep_row(run, row)
 
     # ---- lines that only give hints --------------------------------------------------------------
 
