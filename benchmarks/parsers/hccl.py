@@ -30,6 +30,10 @@ MAX_FAILURE_LINES = 20
 # A command continued over several lines with a trailing `\` (`mpirun -np 16 \` / `.../all_reduce_test \` /
 # `-b 2097152 ... -p 8`) is read as one line; at most this many characters are joined.
 MAX_COMMAND_CHARS = 16384
+# Runs and rows held per file (as nccl-tests' assembly): a log concatenated with itself would otherwise hold
+# every row of every run in memory (723 MiB for 50 MB of one repeated run). Past them lines are read, counted.
+MAX_RUNS = 500
+MAX_ROWS = 20_000
 FACTORS = {
     "all_reduce": lambda n: 2 * (n - 1) / n,
     "all_gather": lambda n: (n - 1) / n,
@@ -53,6 +57,7 @@ def parse_hccl(text: Text) -> ParseResult:
     sweep: dict[str, int] = {}
     continued = ""
     failures: list[tuple[int, str]] = []
+    kept_rows = dropped_rows = dropped_runs = 0
     for no, line in enumerate(text.lines, start=1):
         if line.rstrip().endswith("\\") and len(continued) < MAX_COMMAND_CHARS:
             continued += line.rstrip()[:-1] + " "
@@ -74,6 +79,9 @@ def parse_hccl(text: Text) -> ParseResult:
             continue
         if FAILURE_RE.search(line) and len(failures) < MAX_FAILURE_LINES:
             failures.append((no, line.strip()[:200]))
+            continue
+        if HEADER_RE.search(line) and (len(runs) >= MAX_RUNS or kept_rows >= MAX_ROWS):
+            run, dropped_runs = None, dropped_runs + 1
             continue
         if HEADER_RE.search(line):
             run = {
@@ -97,6 +105,10 @@ def parse_hccl(text: Text) -> ParseResult:
         if size is None or algbw is None:
             continue
         check = cells[3] if len(cells) > 3 and cells[3] else None
+        if kept_rows >= MAX_ROWS:
+            dropped_rows += 1
+            continue
+        kept_rows += 1
         run["rows_data"].append(
             {"size_bytes": size, "time_us": time_us, "algbw_gbps": algbw, "check": check, "line": no}
         )
@@ -108,6 +120,7 @@ def parse_hccl(text: Text) -> ParseResult:
              "rows_data": [], "first_line": failures[0][0], "last_line": failures[-1][0]}
         )  # fmt: skip
     summaries = [_run_summary(r, result.warnings) for r in runs]
+    result.warnings.extend(_skipped_warnings(len(runs), dropped_runs, kept_rows, dropped_rows))
     if failures and summaries and not summaries[-1]["rows"]:
         quoted = list(dict.fromkeys(text for _no, text in failures))
         summaries[-1]["failure_reason"] = "; ".join(quoted[:4])
@@ -121,6 +134,30 @@ def parse_hccl(text: Text) -> ParseResult:
         )
     result.summary = {"runs": summaries, "failed_runs": sum(1 for s in summaries if s["failed"])}
     return result
+
+
+def _skipped_warnings(runs: int, dropped_runs: int, rows: int, dropped_rows: int) -> list[str]:
+    """What was read and not held (MAX_RUNS, MAX_ROWS): the same sentences as nccl-tests'."""
+    out: list[str] = []
+    if dropped_runs:
+        out.append(
+            _(
+                "only the first %(read)s runs were read; %(dropped)s more runs in the file were skipped "
+                "(split the log to read them)",
+                read=runs,
+                dropped=dropped_runs,
+            )
+        )
+    if dropped_rows:
+        out.append(
+            _(
+                "only the first %(read)s result rows were read; %(dropped)s more rows in the file were "
+                "skipped (split the log to read them)",
+                read=rows,
+                dropped=dropped_rows,
+            )
+        )
+    return out
 
 
 def _run_summary(r: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
@@ -145,13 +182,12 @@ def _run_summary(r: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
                 wanted=wanted,
             )
         )
-    if factor is None:
-        warnings.append(
-            _(
-                "hccl_test prints no busbw and the collective or rank count (mpirun -n) is not in the log: "
-                "busbw not derived"
-            )
-        )
+    no_busbw = _(
+        "hccl_test prints no busbw and the collective or rank count (mpirun -n) is not in the log: "
+        "busbw not derived"
+    )
+    if factor is None and no_busbw not in warnings:  # once for the file, not once per run
+        warnings.append(no_busbw)
     return {
         **r,
         "rows": len(rows),

@@ -187,3 +187,22 @@ def test_rows_with_no_header_between_them_keep_a_bounded_number_and_say_so(monke
         result.warnings
     )
     assert any("only the first 1 runs were read; 1 more runs" in w for w in result.warnings)
+
+
+def test_an_hccl_test_log_repeated_keeps_a_bounded_number_of_runs_and_rows(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # One hccl_test table repeated was held run by run (723 MiB for 50 MB, a warning per run); past
+    # MAX_RUNS runs and MAX_ROWS rows the lines are read and counted, and the no-busbw warning comes once.
+    from benchmarks.parsers import hccl
+
+    monkeypatch.setattr(hccl, "MAX_RUNS", 3)
+    monkeypatch.setattr(hccl, "MAX_ROWS", 5)
+    table = "data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n" + "".join(
+        f"{size} | 1000.00 | 2.0 | success\n" for size in (1024, 2048)
+    )
+    result = parse(table * 10)
+    assert result.kind == "hccl-test"
+    assert [r["rows"] for r in result.summary["runs"]] == [2, 2, 1]
+    warnings = " ".join(result.warnings)
+    assert "only the first 3 runs were read; 7 more runs in the file were skipped" in warnings
+    assert "only the first 5 result rows were read; 1 more rows in the file were skipped" in warnings
+    assert sum("busbw not derived" in w for w in result.warnings) == 1
