@@ -56,6 +56,10 @@ ERROR_RE = re.compile(
 # clients`) does not.
 MEASUREMENT_ERROR_RE = re.compile(r"Completion with error at|Failed status \d|Failed to complete run_iter_")
 MAX_ERROR_LINES = 20
+# Tests and rows held per file: `--run_infinitely` prints a row a second for as long as it runs, and a log
+# concatenated with itself repeats its tests; past these the lines are read and counted, not held.
+MAX_BLOCKS = 100
+MAX_ROWS = 20_000
 MAX_QUOTED_RUNS = 4
 MIB_TO_GBIT = 1048576 * 8 / 1e9
 # `-a` (`--all`) runs every size from 2 B to 2^23 B (perftest_parameters.h MAX_SIZE 8388608); a UD run stops
@@ -261,23 +265,27 @@ def _banner_name(m: re.Match[str]) -> str:
     return " ".join(m.group(0).split())
 
 
-def _read_blocks(text: Text) -> list[_Block]:
+def _read_blocks(text: Text) -> tuple[list[_Block], int]:
     """One pass over the lines: banner, settings (`Device`, `Link type`...), table header, rows; a
-    new block for each other test."""
+    new block for each other test. Also the rows read and not held: past MAX_ROWS, or in a test past
+    MAX_BLOCKS (read into a block that is not kept)."""
     blocks = [_Block()]
+    block = blocks[0]
+    kept = skipped = 0
     for no, raw in enumerate(text.lines, start=1):
         line = raw.strip()
         if not line:
             continue
-        if _starts_other_test(blocks[-1], line):
-            blocks.append(_Block())
-        block = blocks[-1]
+        if _starts_other_test(block, line):
+            block = _Block()
+            if len(blocks) < MAX_BLOCKS:
+                blocks.append(block)
         _read_command(block, line)
         if _read_error(block, line, no):
             continue
         if _read_banner(block, line, no):
             continue
-        for key, pattern in FIELD_RES.items():
+        for key, pattern in FIELD_RES.items() if ":" in line else ():  # every field line is `Name : value`
             fm = pattern.search(line)
             if fm and key not in block.fields:
                 block.fields[key] = fm.group(1)
@@ -287,10 +295,13 @@ def _read_blocks(text: Text) -> list[_Block]:
             block.closed_line = no
             continue
         row = _table_row(block, line, no)
-        if row is not None:
+        if row is not None and (kept >= MAX_ROWS or block is not blocks[-1]):
+            skipped += 1
+        elif row is not None:
             block.rows.append(row)
             block.last_line = no
-    return blocks
+            kept += 1
+    return blocks, skipped
 
 
 def _is_rule(line: str, prefixed: bool = False) -> bool:
@@ -535,7 +546,17 @@ def _sweep_warnings(summary: dict[str, Any], block: _Block) -> list[str]:
 
 def parse_perftest(text: Text) -> ParseResult:
     result = ParseResult(kind="perftest")
-    blocks = [b for b in _read_blocks(text) if b.test or b.rows or b.headers or b.errors] or [_Block()]
+    read, skipped = _read_blocks(text)
+    blocks = [b for b in read if b.test or b.rows or b.headers or b.errors] or [_Block()]
+    if skipped:
+        result.warnings.append(
+            _(
+                "only the first %(read)s result rows were read; %(dropped)s more rows in the file were "
+                "skipped (split the log to read them)",
+                read=sum(len(b.rows) for b in read),
+                dropped=skipped,
+            )
+        )
     summaries = [_block_summary(b, result.warnings) for b in blocks]
     chosen = _chosen_summary(summaries)
     summary, block = summaries[chosen], blocks[chosen]

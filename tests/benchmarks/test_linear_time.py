@@ -206,3 +206,35 @@ def test_an_hccl_test_log_repeated_keeps_a_bounded_number_of_runs_and_rows(monke
     assert "only the first 3 runs were read; 7 more runs in the file were skipped" in warnings
     assert "only the first 5 result rows were read; 1 more rows in the file were skipped" in warnings
     assert sum("busbw not derived" in w for w in result.warnings) == 1
+
+
+def test_a_perftest_log_of_endless_rows_or_many_tests_keeps_a_bounded_number(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # `--run_infinitely` prints a row a second (164 MiB held for 100 MB of them); past MAX_ROWS rows, and in
+    # tests past MAX_BLOCKS, rows are read and counted, not held; the tests held keep their own figures.
+    from benchmarks.parsers import perftest
+
+    monkeypatch.setattr(perftest, "MAX_ROWS", 6)
+    monkeypatch.setattr(perftest, "MAX_BLOCKS", 2)
+    rule = "-" * 87
+
+    def test(banner: str, gbps: str) -> str:
+        rows = "".join(
+            f" 65536      882805           0.00               {gbps}                0.176554\n"
+            for _ in range(4)
+        )
+        return (
+            f"{rule}\n                    {banner}\n Link type       : Ethernet\n{rule}\n"
+            " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]    MsgRate[Mpps]\n"
+            f"{rows}{rule}\n"
+        )
+
+    result = parse(
+        test("RDMA_Write BW Test", "92.57")
+        + test("Send BW Test", "80.00")
+        + test("RDMA_Read BW Test", "70.0")
+    )
+    assert result.kind == "perftest"
+    tests = result.summary["tests"]
+    assert [t["test"] for t in tests] == ["ib_write_bw", "ib_send_bw"]  # the third test is not held
+    warnings = " ".join(result.warnings)
+    assert "only the first 6 result rows were read; 6 more rows in the file were skipped" in warnings
