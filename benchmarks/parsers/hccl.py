@@ -96,23 +96,13 @@ def parse_hccl(text: Text) -> ParseResult:
             }
             runs.append(run)
             continue
-        if run is None or "|" not in line:
-            continue
-        cells = [c.strip() for c in line.split("|")]
-        if len(cells) < 3:
-            continue
-        size, time_us, algbw = to_int(cells[0]), to_float(cells[1]), to_float(cells[2])
-        if size is None or algbw is None:
-            continue
-        check = cells[3] if len(cells) > 3 and cells[3] else None
-        if kept_rows >= MAX_ROWS:
+        row = _row(line, no) if run is not None and "|" in line else None
+        if row is not None and kept_rows >= MAX_ROWS:
             dropped_rows += 1
-            continue
-        kept_rows += 1
-        run["rows_data"].append(
-            {"size_bytes": size, "time_us": time_us, "algbw_gbps": algbw, "check": check, "line": no}
-        )
-        run["last_line"] = no
+        elif row is not None and run is not None:
+            kept_rows += 1
+            run["rows_data"].append(row)
+            run["last_line"] = no
     if not runs and failures:
         # Failed before its table (as nccl-tests runs that fail at init are recorded): one failed run.
         runs.append(
@@ -120,7 +110,7 @@ def parse_hccl(text: Text) -> ParseResult:
              "rows_data": [], "first_line": failures[0][0], "last_line": failures[-1][0]}
         )  # fmt: skip
     summaries = [_run_summary(r, result.warnings) for r in runs]
-    result.warnings.extend(_skipped_warnings(len(runs), dropped_runs, kept_rows, dropped_rows))
+    result.note_skipped(len(runs), dropped_runs, kept_rows, dropped_rows)
     if failures and summaries and not summaries[-1]["rows"]:
         quoted = list(dict.fromkeys(text for _no, text in failures))
         summaries[-1]["failure_reason"] = "; ".join(quoted[:4])
@@ -136,28 +126,16 @@ def parse_hccl(text: Text) -> ParseResult:
     return result
 
 
-def _skipped_warnings(runs: int, dropped_runs: int, rows: int, dropped_rows: int) -> list[str]:
-    """What was read and not held (MAX_RUNS, MAX_ROWS): the same sentences as nccl-tests'."""
-    out: list[str] = []
-    if dropped_runs:
-        out.append(
-            _(
-                "only the first %(read)s runs were read; %(dropped)s more runs in the file were skipped "
-                "(split the log to read them)",
-                read=runs,
-                dropped=dropped_runs,
-            )
-        )
-    if dropped_rows:
-        out.append(
-            _(
-                "only the first %(read)s result rows were read; %(dropped)s more rows in the file were "
-                "skipped (split the log to read them)",
-                read=rows,
-                dropped=dropped_rows,
-            )
-        )
-    return out
+def _row(line: str, no: int) -> dict[str, Any] | None:
+    """A result row (`2097152 | 1000.00 | 2.09715 | success`: size, time, algbw, check), else None."""
+    cells = [c.strip() for c in line.split("|")]
+    if len(cells) < 3:
+        return None
+    size, time_us, algbw = to_int(cells[0]), to_float(cells[1]), to_float(cells[2])
+    if size is None or algbw is None:
+        return None
+    check = cells[3] if len(cells) > 3 and cells[3] else None
+    return {"size_bytes": size, "time_us": time_us, "algbw_gbps": algbw, "check": check, "line": no}
 
 
 def _run_summary(r: dict[str, Any], warnings: list[str]) -> dict[str, Any]:

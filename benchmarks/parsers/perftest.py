@@ -548,15 +548,7 @@ def parse_perftest(text: Text) -> ParseResult:
     result = ParseResult(kind="perftest")
     read, skipped = _read_blocks(text)
     blocks = [b for b in read if b.test or b.rows or b.headers or b.errors] or [_Block()]
-    if skipped:
-        result.warnings.append(
-            _(
-                "only the first %(read)s result rows were read; %(dropped)s more rows in the file were "
-                "skipped (split the log to read them)",
-                read=sum(len(b.rows) for b in read),
-                dropped=skipped,
-            )
-        )
+    result.note_skipped(0, 0, sum(len(b.rows) for b in read), skipped)
     summaries = [_block_summary(b, result.warnings) for b in blocks]
     chosen = _chosen_summary(summaries)
     summary, block = summaries[chosen], blocks[chosen]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hardware.messages import _
+
 
 @dataclass
 class ParseResult:
@@ -29,3 +31,25 @@ class ParseResult:
             "warnings": list(self.warnings),
             "errors": list(self.errors),
         }
+
+    def note_skipped(self, runs: int, dropped_runs: int, rows: int, dropped_rows: int) -> None:
+        """Warn of what a parser read and did not hold to keep its memory bounded: runs past the runs it
+        keeps, result rows past the rows it keeps (each parser's MAX_RUNS / MAX_ROWS)."""
+        if dropped_runs:
+            self.warnings.append(
+                _(
+                    "only the first %(read)s runs were read; %(dropped)s more runs in the file were skipped "
+                    "(split the log to read them)",
+                    read=runs,
+                    dropped=dropped_runs,
+                )
+            )
+        if dropped_rows:
+            self.warnings.append(
+                _(
+                    "only the first %(read)s result rows were read; %(dropped)s more rows in the file were "
+                    "skipped (split the log to read them)",
+                    read=rows,
+                    dropped=dropped_rows,
+                )
+            )

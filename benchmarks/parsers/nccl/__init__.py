@@ -18,8 +18,6 @@ lines, rows, debug lines that hold nothing) in one pass; every other line goes t
 
 from __future__ import annotations
 
-from hardware.messages import _
-
 from ..result import ParseResult
 from ..text import Text, line_blocks
 from .assembly import (
@@ -132,22 +130,7 @@ def parse_nccl(text: Text) -> ParseResult:
     result = summarise_log(
         assembler.runs, assembler.tool, assembler.file_nccl_version, assembler.lookalike_line
     )
-    if assembler.dropped_runs:
-        result.warnings.append(
-            _(
-                "only the first %(read)s runs were read; %(dropped)s more runs in the file were skipped "
-                "(split the log to read them)",
-                read=len(assembler.runs),
-                dropped=assembler.dropped_runs,
-            )
-        )
-    if assembler.dropped_rows:
-        result.warnings.append(
-            _(
-                "only the first %(read)s result rows were read; %(dropped)s more rows in the file were "
-                "skipped (split the log to read them)",
-                read=assembler.kept_rows,
-                dropped=assembler.dropped_rows,
-            )
-        )
+    result.note_skipped(
+        len(assembler.runs), assembler.dropped_runs, assembler.kept_rows, assembler.dropped_rows
+    )
     return result
