@@ -7,6 +7,7 @@ parser and returns a `ParseResult` whose `as_dict()` is exactly what `parse_benc
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 from collections.abc import Callable, Iterator
 
@@ -15,7 +16,7 @@ from hardware.messages import _
 from . import nccl_json
 from .detect import NCCL, Detection, detect
 from .result import ParseResult
-from .text import SNIFF_BYTES, BinarySource, Text, decode, decode_file
+from .text import SNIFF_BYTES, BinarySource, HeadLines, Text, decode, decode_file
 
 __all__ = ["KINDS", "ParseResult", "detect_kind", "parse", "parse_file", "parse_text"]
 
@@ -41,6 +42,15 @@ KINDS = (
     "lspci",
     "dmesg",
 )
+# Reports of one node's devices, ports or links, read whole into their summary (a port, a GPU, a test per
+# entry): a real one is a few hundred lines, a file of them concatenated with itself would make a summary and
+# a memory that grow with it (a 50 MB dcgmi nvlink report: 76,040 GPUs, 460 MiB). They are read to
+# MAX_REPORT_LINES (a report of ~1,000 nodes), the lines past them counted and said.
+REPORT_KINDS = frozenset(
+    {"dcgmi-diag", "dcgmi-nvlink", "nvidia-smi-topo", "nvidia-smi-nvlink", "lspci"}
+    | {"ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link"}
+)
+MAX_REPORT_LINES = 100_000
 
 
 def _parser_for(kind: str) -> Callable[[Text], ParseResult]:
@@ -186,8 +196,9 @@ def _parse_text(text: Text, filename: str | None) -> ParseResult:
         return ParseResult(
             kind=None, errors=[_("%(label)snot recognised: %(reason)s", label=label, reason=detection.reason)]
         )
+    head = HeadLines(text.lines, MAX_REPORT_LINES) if detection.kind in REPORT_KINDS else None
     try:
-        result = _parser_for(detection.kind)(text)
+        result = _parser_for(detection.kind)(dataclasses.replace(text, lines=head) if head else text)
     except Exception as exc:  # a parser bug must not turn an upload into a 500
         return ParseResult(
             kind=None,
@@ -196,6 +207,15 @@ def _parse_text(text: Text, filename: str | None) -> ParseResult:
             ],
         )
     result.warnings[:0] = text.final_notes()
+    if head is not None and head.skipped:
+        result.warnings.append(
+            _(
+                "only the first %(read)s lines were read; %(dropped)s more lines in the file were skipped "
+                "(split the report to read them)",
+                read=MAX_REPORT_LINES,
+                dropped=head.skipped,
+            )
+        )
     others = _other_tools(detection.kind, detection.scores)
     if others:
         result.warnings.append(

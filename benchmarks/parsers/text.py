@@ -103,9 +103,37 @@ class LineStream:
 BLOCK_LINES = 8192
 
 
-def line_blocks(lines: list[str] | LineStream) -> Iterator[list[str]]:
+class HeadLines:
+    """The first `limit` lines of a text (a list or a LineStream), read the way a parser reads lines (from
+    the start, by line or by block, or its head `[:n]`); the lines past them are counted in `skipped`."""
+
+    def __init__(self, lines: list[str] | LineStream | HeadLines, limit: int) -> None:
+        self.lines, self.limit, self.skipped = lines, limit, 0
+
+    def __iter__(self) -> Iterator[str]:
+        for block in self.blocks():
+            yield from block
+
+    def blocks(self) -> Iterator[list[str]]:
+        self.skipped, first = 0, 0
+        for block in line_blocks(self.lines):
+            room = max(self.limit - first, 0)
+            if len(block) > room:  # the block crosses the limit, or lies past it
+                self.skipped += len(block) - room
+                block = block[:room]
+            first += len(block)
+            if block:
+                yield block
+
+    def __getitem__(self, index: slice) -> list[str]:
+        if not isinstance(index, slice) or index.start or index.step or index.stop is None:
+            raise TypeError("head lines only give their head: lines[:n]")
+        return list(itertools.islice(iter(self), index.stop))
+
+
+def line_blocks(lines: list[str] | LineStream | HeadLines) -> Iterator[list[str]]:
     """The lines in consecutive blocks, in order: a stream's chunks, or slices of a list."""
-    if isinstance(lines, LineStream):
+    if isinstance(lines, LineStream | HeadLines):
         yield from lines.blocks()
         return
     for start in range(0, len(lines), BLOCK_LINES):
@@ -279,7 +307,7 @@ class Text:
     start, or take its head with `lines[:n]`.
     """
 
-    lines: list[str] | LineStream
+    lines: list[str] | LineStream | HeadLines
     binary: bool = False
     truncated_lines: int = 0
     notes: list[str] = field(default_factory=list)

@@ -11,6 +11,7 @@ import pkgutil
 import re
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -238,3 +239,24 @@ def test_a_perftest_log_of_endless_rows_or_many_tests_keeps_a_bounded_number(mon
     assert [t["test"] for t in tests] == ["ib_write_bw", "ib_send_bw"]  # the third test is not held
     warnings = " ".join(result.warnings)
     assert "only the first 6 result rows were read; 6 more rows in the file were skipped" in warnings
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_device_report_is_read_to_a_bounded_number_of_lines_and_says_so(  # type: ignore[no-untyped-def]
+    monkeypatch, tmp_path, streamed: bool
+) -> None:
+    # A report of one node's ports or GPUs concatenated with itself grew its summary and memory with the file
+    # (ibdev2netdev to 50 MB: 353 MiB; dcgmi nvlink: 76,040 GPUs, 460 MiB); past MAX_REPORT_LINES the lines
+    # are counted, not read, and the ports read so far are the answer, streamed or in memory.
+    from benchmarks.parsers import parse_file
+
+    monkeypatch.setattr(parsers_pkg, "MAX_REPORT_LINES", 5)
+    data = "".join(f"mlx5_{i} port 1 ==> ib{i} (Up)\n" for i in range(8)).encode()
+    path = tmp_path / "report.txt"
+    path.write_bytes(data)
+    result = parse_file(lambda: path.open("rb")) if streamed else parse(data)
+    assert result.kind == "ibdev2netdev"
+    assert [p["device"] for p in result.summary["ports"]] == [f"mlx5_{i}" for i in range(5)]
+    assert "only the first 5 lines were read; 3 more lines in the file were skipped" in " ".join(
+        result.warnings
+    )
