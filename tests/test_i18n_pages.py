@@ -344,3 +344,11 @@ def test_the_sweep_finds_english_ui_text_and_ignores_catalog_data() -> None:
     # a number does not break a run, nor count as a word
     assert english_runs("<p>shows up to 100 offerings</p>", []) == ["shows up to 100 offerings"]
     assert english_runs("<p>Done 38 of 38</p>", []) == []
+
+
+@pytest.mark.django_db
+def test_the_login_page_in_chinese_has_no_english_word() -> None:
+    """The finer pass on the login form: its field labels ("User name", "Password") are translated too."""
+    page = Client().get("/accounts/login/", **ZH).content.decode()
+    assert "用户名" in page and "密码" in page
+    assert english_words(page, []) == []
