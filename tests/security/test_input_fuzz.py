@@ -407,6 +407,17 @@ def test_an_answer_out_of_bounds_is_refused_naming_the_field_and_its_bounds_acce
         assert response.status_code == 201, (field, value, response.content[:300])
 
 
+def test_an_error_inside_a_list_names_the_item_and_never_shows_a_python_repr(world: World) -> None:
+    client = api(world, "buyer")
+    body = {"workload": world.workload.pk, "offerings": [world.offering.slug], "gpus": 64}
+    response = client.post("/api/v1/rfqs/", {**body, "questions": ["ok", {"a": 2}]}, format="json")
+    assert response.status_code == 400
+    message = response.json()["message"]
+    assert message.startswith("questions[1]: "), message
+    assert "ErrorDetail" not in message and "{" not in message, message
+    assert "questions" in fields_of(response)
+
+
 @pytest.mark.parametrize("missing", ["source_url", "as_of", "offering", "price_usd_per_gpu_hour"])
 def test_an_answer_without_its_source_date_offering_or_price_is_refused_naming_it(
     world: World, rfq: RequestForQuote, missing: str
