@@ -1025,3 +1025,23 @@ def test_enum_facts_and_source_kinds_are_shown_by_name_never_by_code(client: Cli
         assert f">{name}<" not in chinese and f"· {name}<" not in chinese, name
     browse = client.get(reverse("providers:browse"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "<td>Slurm, Kubernetes</td>" in browse
+
+
+def test_every_range_error_is_written_in_chinese_whatever_its_unit() -> None:
+    """A bound whose unit is a symbol ($, GB/s, %, $/GB-month, :1) is put in words like one whose unit is a
+    word: "介于 0 与 10 $/GB 之间", never "between 0 and 10 $/GB" inside a Chinese sentence."""
+    from django.utils import translation
+
+    from portal.i18n import translated_bound_error
+    from providers.facts import FACTS, PLAN_BOUNDS
+
+    bounds = [f.bound for f in FACTS if f.bound is not None] + list(PLAN_BOUNDS.values())
+    english = re.compile(r"\b(between|greater than|at most|at least|and)\b")
+    with translation.override("zh-hans"):
+        left = {
+            b.label: text
+            for b in bounds
+            if (text := translated_bound_error(b, -5.0)) is not None and english.search(text)
+        }
+    assert not left, left
+    assert {b.unit for b in bounds} >= {"$", "GB/s", "%", "$/GB-month", ":1"}
