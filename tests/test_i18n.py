@@ -792,6 +792,11 @@ def test_the_compare_charts_hover_text_is_in_chinese(client: Client, zh_run: Any
     assert "可用 GPU 保证：" in shown and "实际可用 GPU：" in shown  # the usable-GPU chart
     assert "宣称 " in shown and "节点间（宣称）" in shown  # the interconnect chart
     assert "节点内每 GPU GB/s" in axes and "intra-node GB/s per GPU" not in axes  # its axis
+    # every axis title of every chart: no run of English words (units such as GB/s and USD allowed)
+    titles = re.findall(r'"title": \{"text": "([^"]*)"', axes)
+    assert titles and not [t for t in titles if re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}\s+[A-Za-z]{2,}", t)]
+    # and what a screen reader says of each chart
+    assert "图旁的表格给出相同的数字" in page and "has the same numbers" not in page
     assert "没有自动容错" in shown or "严重" in shown  # the findings chart: severity and pitfall names
     assert english_left(shown) == [], english_left(shown)
     english = client.get(url, **EN).content.decode()
