@@ -1050,3 +1050,13 @@ def test_every_range_error_is_written_in_chinese_whatever_its_unit() -> None:
         }
     assert not left, left
     assert {b.unit for b in bounds} >= {"$", "GB/s", "%", "$/GB-month", ":1"}
+
+
+@pytest.mark.django_db
+def test_a_checklist_answer_puts_a_unit_that_is_a_word_in_the_page_language(client: Client) -> None:
+    """ "索赔期限 14 天", never "14 days" inside a Chinese answer; the English page keeps "14 days"."""
+    offering = OfferingFactory(uptime_sla_pct=99.5, sla_claim_window_days=14)
+    url = f"/checks/checklist/?offering={offering.slug}"
+    page = client.get(url, **ZH).content.decode()
+    assert "14 天" in page and "14 days" not in page
+    assert "14 days" in client.get(url, **EN).content.decode()
