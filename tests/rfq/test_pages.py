@@ -213,3 +213,9 @@ def test_the_comparison_in_chinese_and_yuan_says_why_a_proposal_misses_and_price
     # the API keeps the engine's English reason
     api = buyer.get(f"/api/v1/rfqs/{rfq.pk}/").json()
     assert api["comparison"]["results"][0]["infeasible_reason"] == result["infeasible_reason"]
+
+
+def test_the_answer_page_title_is_in_the_page_language(demo: dict[str, Any]) -> None:
+    rfq = _send(_login("demo-buyer"))
+    page = _login("demo-provider").get(f"/rfqs/{rfq.pk}/answer/nebius-h100/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert f"<title>答复询价 #{rfq.pk}" in page.content.decode()
