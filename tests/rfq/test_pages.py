@@ -219,3 +219,15 @@ def test_the_answer_page_title_is_in_the_page_language(demo: dict[str, Any]) -> 
     rfq = _send(_login("demo-buyer"))
     page = _login("demo-provider").get(f"/rfqs/{rfq.pk}/answer/nebius-h100/", HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert f"<title>答复询价 #{rfq.pk}" in page.content.decode()
+
+
+def test_a_refusal_page_says_why_in_the_page_language(demo: dict[str, Any]) -> None:
+    """The 403 page showed the exception's English text on a Chinese page."""
+    rfq = _send(_login("demo-buyer"))
+    rep = _login("demo-provider")
+    refused = rep.get(f"/rfqs/{rfq.pk}/answer/other-h100/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert refused.status_code == 403
+    page = refused.content.decode()
+    assert "您只能为自己所属服务商的产品答复。" in page and "You may answer only" not in page
+    english = rep.get(f"/rfqs/{rfq.pk}/answer/other-h100/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "You may answer only for your own provider&#x27;s offerings." in english
