@@ -17,6 +17,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from acceptance import bundle as bundle_reader
 from acceptance.models import FINISHED, AcceptanceRun
@@ -45,9 +46,12 @@ def bundle_check_size(*, name: str, size: int) -> None:
     limit = settings.ACCEPTANCE_BUNDLE_MAX_BYTES
     if size > limit:
         mib = 1024 * 1024
-        raise ValidationError(
-            {"bundle": [f"{name} is {size / mib:.1f} MiB; the limit is {limit / mib:.0f} MiB."]}
-        )
+        message = gettext("%(name)s is %(size)s MiB; the limit is %(limit)s MiB.") % {
+            "name": name,
+            "size": f"{size / mib:.1f}",
+            "limit": f"{limit / mib:.0f}",
+        }
+        raise ValidationError({"bundle": [message]})
 
 
 def bundle_check(*, name: str, data: bytes) -> bundle_reader.Bundle:

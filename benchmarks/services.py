@@ -22,6 +22,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from benchmarks.models import FINISHED_STATUSES, Blob, Upload
 from benchmarks.signals import upload_parsed
@@ -72,8 +73,11 @@ def upload_check_size(*, name: str, size: int) -> None:
     limit = settings.UPLOAD_MAX_BYTES
     if size > limit:
         raise UploadTooLarge(
-            f"{name} is {_human_bytes(size)}; the limit is {_human_bytes(limit)} per file. "
-            "Upload the relevant part of the log (the result table and its header).",
+            gettext(
+                "%(name)s is %(size)s; the limit is %(limit)s per file. "
+                "Upload the relevant part of the log (the result table and its header)."
+            )
+            % {"name": name, "size": _human_bytes(size), "limit": _human_bytes(limit)},
             code="too_large",
         )
 
@@ -82,11 +86,14 @@ def upload_check_content(*, file: IncomingFile) -> None:
     """Raise ValidationError when the file is too large, empty, or not text."""
     upload_check_size(name=file.name, size=len(file.data))
     if not file.data:
-        raise ValidationError(f"{file.name} is empty.", code="empty")
+        raise ValidationError(gettext("%(name)s is empty.") % {"name": file.name}, code="empty")
     if b"\x00" in file.data[:BINARY_SNIFF_BYTES]:
         raise ValidationError(
-            f"{file.name} looks binary (it contains NUL bytes); upload the text log or report "
-            "(for example the output of nccl-tests, ibstat or nvidia-smi saved as .txt).",
+            gettext(
+                "%(name)s looks binary (it contains NUL bytes); upload the text log or report "
+                "(for example the output of nccl-tests, ibstat or nvidia-smi saved as .txt)."
+            )
+            % {"name": file.name},
             code="binary",
         )
 
@@ -100,8 +107,11 @@ def incoming_files(*, uploaded: Iterable[Any]) -> list[IncomingFile]:
         raise ValidationError(
             {
                 "file": [
-                    f"at most {limit} files per upload; {len(uploaded)} were sent. "
-                    "Send them in several uploads."
+                    gettext(
+                        "at most %(limit)s files per upload; %(sent)s were sent. "
+                        "Send them in several uploads."
+                    )
+                    % {"limit": limit, "sent": len(uploaded)}
                 ]
             },
             code="too_many_files",
@@ -110,8 +120,11 @@ def incoming_files(*, uploaded: Iterable[Any]) -> list[IncomingFile]:
     if total > settings.UPLOAD_MAX_REQUEST_BYTES:
         # The files are read into memory below: this bounds what one request can hold.
         raise UploadTooLarge(
-            f"the files of one upload total {_human_bytes(total)}; the limit is "
-            f"{_human_bytes(settings.UPLOAD_MAX_REQUEST_BYTES)} per upload. Send them in several uploads.",
+            gettext(
+                "the files of one upload total %(total)s; the limit is %(limit)s per upload. "
+                "Send them in several uploads."
+            )
+            % {"total": _human_bytes(total), "limit": _human_bytes(settings.UPLOAD_MAX_REQUEST_BYTES)},
             code="too_large",
         )
     out = []

@@ -27,6 +27,7 @@ from providers.facts import (
     FACTS_BY_NAME,
     GRANULARITY_WORDS,
     PLAN_KIND_WORDS,
+    UNIT_WORDS,
     VENDOR_LABELS,
     choice_name,
 )
@@ -65,6 +66,8 @@ def _fact_text(offering: dict, key: str, unit: str = "", missing: str | None = N
         return joined(*names, sep=", ")
     if isinstance(value, float) and value.is_integer():
         value = int(value)
+    if unit.strip() in UNIT_WORDS:  # a unit that is a word ("14 days"): translated after the value
+        return joined(str(value), UnitWord(unit.strip()))
     return f"{value}{unit}"
 
 

@@ -79,12 +79,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     data = response.data
     if isinstance(exc, exceptions.ValidationError):
         fields = data if isinstance(data, dict) else {"non_field_errors": data}
-        first = next(iter(fields.items()), None)
+        first = _first_error(fields)
         message = "Invalid input."
         if first is not None:
-            name, errors = first
-            text = errors[0] if isinstance(errors, list) and errors else errors
-            message = f"{name}: {text}" if name != "non_field_errors" else str(text)
+            name, text = first
+            message = f"{name}: {text}" if name and name != "non_field_errors" else text
         response.data = error_body(message, fields=fields)
     elif isinstance(exc, exceptions.Throttled):
         response.data = error_body(str(exc.detail), retry_after_seconds=getattr(exc, "wait", None))
@@ -92,6 +91,27 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         detail = data.get("detail") if isinstance(data, dict) else data
         response.data = error_body(str(detail))
     return response
+
+
+def _first_error(errors: Any, name: str = "") -> tuple[str, str] | None:
+    """The first error message of a (possibly nested) DRF error structure and where it is: a list item's
+    error is named `field[1]`, a nested field's `field.key`; never the structure's Python repr."""
+    if isinstance(errors, dict):
+        for key, value in errors.items():
+            where = f"{name}[{key}]" if name and str(key).isdigit() else f"{name}.{key}" if name else str(key)
+            found = _first_error(value, where)
+            if found is not None:
+                return found
+        return None
+    if isinstance(errors, list):
+        if errors and all(isinstance(e, str) for e in errors):
+            return name, str(errors[0])
+        for value in errors:
+            found = _first_error(value, name)
+            if found is not None:
+                return found
+        return None
+    return name, str(errors)
 
 
 def json_page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -68,7 +68,7 @@ def shown(text: Any, message: Any = None) -> str:
 
 _RANGE = re.compile(
     r"^(?:between (?P<low>[\d,.]+) and|greater than (?P<above>[\d,.]+) and at most) (?P<high>[\d,.]+)"
-    r"(?: (?P<unit>\w+))?$"
+    r"(?: (?P<unit>\S.*))?$"  # a unit word (days) or a symbol ($/GB-month, GB/s, %, :1)
 )
 
 

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from portal.api_errors import error_responses
+from portal.constraints import range_validators
 from providers.currency import shown_currency
 from rfq import selectors, services
 from rfq.models import Answer, PaymentTerms, RequestForQuote
@@ -37,7 +38,10 @@ class RfqInputSerializer(serializers.Serializer[Any]):
 class AnswerInputSerializer(serializers.Serializer[Any]):
     offering = serializers.SlugField(max_length=80)
     price_usd_per_gpu_hour = serializers.DecimalField(
-        max_digits=12, decimal_places=4, min_value=0, max_value=services.MAX_PRICE_USD_PER_GPU_HOUR
+        max_digits=12,
+        decimal_places=4,
+        validators=range_validators(services.PRICE_BOUND),
+        help_text=services.PRICE_BOUND.range_text(),
     )
     term_months = serializers.IntegerField(
         min_value=1, max_value=services.MAX_TERM_MONTHS, required=False, allow_null=True, default=None

@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from portal.constraints import range_validators
 from providers.facts import FACTS
 from providers.forms import _edit_field
 from providers.names import value_names
@@ -71,8 +72,7 @@ class AnswerForm(forms.Form):
 
     price_usd_per_gpu_hour = forms.DecimalField(
         label=_("Price ($ per GPU-hour)"),
-        min_value=0,
-        max_value=services.MAX_PRICE_USD_PER_GPU_HOUR,
+        validators=range_validators(services.PRICE_BOUND),
         decimal_places=4,
     )
     term_months = forms.IntegerField(

@@ -11,7 +11,9 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
+from portal.i18n import translated_bound_error
 from portal.money import amount_text
+from providers.facts import PLAN_BOUNDS, PRICE_CAP_USD_PER_GPU_HOUR
 from providers.models import Offering
 from providers.services import facts_clean, source_check
 from quotes.models import Quote
@@ -27,7 +29,10 @@ MAX_OFFERINGS = 20
 MAX_GPUS = 131_072
 MAX_QUESTIONS = 20
 MAX_QUESTION_CHARS = 2000
-MAX_PRICE_USD_PER_GPU_HOUR = Decimal("1000")
+# A proposal's price is held to the catalog plans' bound (greater than 0, at most the cap the planner sizes):
+# a price the planner cannot size would be stored and then shown as a sizing failure.
+PRICE_BOUND = PLAN_BOUNDS["price_usd_per_gpu_hour"]
+MAX_PRICE_USD_PER_GPU_HOUR = Decimal(PRICE_CAP_USD_PER_GPU_HOUR)
 MAX_TERM_MONTHS = 120
 MAX_DELIVERY_WEEKS = 104
 MAX_MIN_NODES = 100_000
@@ -127,8 +132,8 @@ def _check_answer_terms(
     *, price: Decimal, term_months: int | None, delivery_weeks: int, payment_terms: str, min_nodes: int | None
 ) -> None:
     errors: dict[str, str] = {}
-    if not Decimal(0) <= price <= MAX_PRICE_USD_PER_GPU_HOUR:
-        errors["price_usd_per_gpu_hour"] = f"must be between 0 and {MAX_PRICE_USD_PER_GPU_HOUR}, got {price}"
+    if (message := translated_bound_error(PRICE_BOUND, float(price))) is not None:
+        errors["price_usd_per_gpu_hour"] = message
     if term_months is not None and not 1 <= term_months <= MAX_TERM_MONTHS:
         errors["term_months"] = f"must be between 1 and {MAX_TERM_MONTHS} (empty: no minimum term)"
     if not 0 <= delivery_weeks <= MAX_DELIVERY_WEEKS:

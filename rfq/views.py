@@ -20,7 +20,7 @@ from providers.names import gpu_vendor, value_names
 from providers.selectors import offering_queryset
 from rfq import selectors, services
 from rfq.forms import AnswerForm, RfqForm
-from sizing.models import Workload
+from sizing.models import Workload, shown_reason
 
 
 @login_required
@@ -62,7 +62,7 @@ def _side_by_side(rfq: Any, answers: dict[int, Any]) -> list[dict[str, Any]]:
     """Rows of the side-by-side table: one per term and per fact any answer gives, one cell per offering."""
     offerings = list(rfq.offerings.select_related("gpu"))
     terms = [
-        (gettext_lazy("Price ($/GPU-hour)"), "price_usd_per_gpu_hour"),
+        (gettext_lazy("Price per GPU-hour"), "price_usd_per_gpu_hour"),
         (gettext_lazy("Term (months)"), "term_months"),
         (gettext_lazy("Delivery (weeks)"), "delivery_weeks"),
         (gettext_lazy("Payment terms"), "payment_terms"),
@@ -107,7 +107,13 @@ def rfq_detail(request: HttpRequest, rfq_id: int) -> HttpResponse:
         latest = selectors.latest_answers(rfq=rfq)
         context["all_offerings"] = list(rfq.offerings.all())
         context["side_by_side"] = _side_by_side(rfq, latest)
-        context["comparison"] = selectors.comparison(rfq=rfq)
+        context["comparison"] = comparison = selectors.comparison(rfq=rfq)
+        # why a proposal cannot run the job, in the page's language (the API keeps the English text)
+        slugs = {o.pk: o.slug for o in context["all_offerings"]}
+        results = {slugs.get(pk): answer.result or {} for pk, answer in latest.items()}
+        for row in comparison["results"]:
+            result = results.get(row["offering"], {})
+            row["shown_reason"] = shown_reason(row.get("infeasible_reason"), result.get("sizing"))
         context["events"] = (
             selectors.rfq_events(rfq=rfq) if getattr(request.user, "is_curator", False) else None
         )

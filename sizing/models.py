@@ -285,19 +285,25 @@ class PlanResult(models.Model):
 
     @property
     def shown_infeasible_reason(self) -> str:
-        """Why the offering cannot run the job, in the page's language: the engine's reasons by the message
-        ids stored beside them (a result stored before them, or a text without one, as it is)."""
-        reason = self.infeasible_reason or ""
-        sizing = self.sizing or {}
-        reasons = [str(r) for r in sizing.get("reasons") or []]
-        messages = sizing.get("reason_messages")
-        if not reasons or "; ".join(reasons) != reason or not isinstance(messages, list):
-            return translated_text(reason)
-        return "; ".join(translated(m, text) for text, m in zip(reasons, messages, strict=False))
+        """Why the offering cannot run the job, in the page's language (shown_reason)."""
+        return shown_reason(self.infeasible_reason, self.sizing)
 
     @property
     def layout_text(self) -> str:
         return layout_text(self.layout)
+
+
+def shown_reason(reason: str | None, sizing: dict[str, Any] | None) -> str:
+    """Why an offering cannot run the job, in the page's language: the engine's reasons (a sizing's
+    `reasons`, joined by "; " into `reason`) by the message ids stored beside them; a sizing stored before
+    them, or a text without one, as it is. Used by a run's results and a request for quote's comparison."""
+    reason = reason or ""
+    sizing = sizing or {}
+    reasons = [str(r) for r in sizing.get("reasons") or []]
+    messages = sizing.get("reason_messages")
+    if not reasons or "; ".join(reasons) != reason or not isinstance(messages, list):
+        return translated_text(reason)
+    return "; ".join(translated(m, text) for text, m in zip(reasons, messages, strict=False))
 
 
 def layout_text(layout: dict[str, Any] | None) -> str:

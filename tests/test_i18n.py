@@ -792,6 +792,11 @@ def test_the_compare_charts_hover_text_is_in_chinese(client: Client, zh_run: Any
     assert "可用 GPU 保证：" in shown and "实际可用 GPU：" in shown  # the usable-GPU chart
     assert "宣称 " in shown and "节点间（宣称）" in shown  # the interconnect chart
     assert "节点内每 GPU GB/s" in axes and "intra-node GB/s per GPU" not in axes  # its axis
+    # every axis title of every chart: no run of English words (units such as GB/s and USD allowed)
+    titles = re.findall(r'"title": \{"text": "([^"]*)"', axes)
+    assert titles and not [t for t in titles if re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}\s+[A-Za-z]{2,}", t)]
+    # and what a screen reader says of each chart
+    assert "图旁的表格给出相同的数字" in page and "has the same numbers" not in page
     assert "没有自动容错" in shown or "严重" in shown  # the findings chart: severity and pitfall names
     assert english_left(shown) == [], english_left(shown)
     english = client.get(url, **EN).content.decode()
@@ -1025,3 +1030,33 @@ def test_enum_facts_and_source_kinds_are_shown_by_name_never_by_code(client: Cli
         assert f">{name}<" not in chinese and f"· {name}<" not in chinese, name
     browse = client.get(reverse("providers:browse"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "<td>Slurm, Kubernetes</td>" in browse
+
+
+def test_every_range_error_is_written_in_chinese_whatever_its_unit() -> None:
+    """A bound whose unit is a symbol ($, GB/s, %, $/GB-month, :1) is put in words like one whose unit is a
+    word: "介于 0 与 10 $/GB 之间", never "between 0 and 10 $/GB" inside a Chinese sentence."""
+    from django.utils import translation
+
+    from portal.i18n import translated_bound_error
+    from providers.facts import FACTS, PLAN_BOUNDS
+
+    bounds = [f.bound for f in FACTS if f.bound is not None] + list(PLAN_BOUNDS.values())
+    english = re.compile(r"\b(between|greater than|at most|at least|and)\b")
+    with translation.override("zh-hans"):
+        left = {
+            b.label: text
+            for b in bounds
+            if (text := translated_bound_error(b, -5.0)) is not None and english.search(text)
+        }
+    assert not left, left
+    assert {b.unit for b in bounds} >= {"$", "GB/s", "%", "$/GB-month", ":1"}
+
+
+@pytest.mark.django_db
+def test_a_checklist_answer_puts_a_unit_that_is_a_word_in_the_page_language(client: Client) -> None:
+    """ "索赔期限 14 天", never "14 days" inside a Chinese answer; the English page keeps "14 days"."""
+    offering = OfferingFactory(uptime_sla_pct=99.5, sla_claim_window_days=14)
+    url = f"/checks/checklist/?offering={offering.slug}"
+    page = client.get(url, **ZH).content.decode()
+    assert "14 天" in page and "14 days" not in page
+    assert "14 days" in client.get(url, **EN).content.decode()

@@ -344,3 +344,32 @@ def test_the_sweep_finds_english_ui_text_and_ignores_catalog_data() -> None:
     # a number does not break a run, nor count as a word
     assert english_runs("<p>shows up to 100 offerings</p>", []) == ["shows up to 100 offerings"]
     assert english_runs("<p>Done 38 of 38</p>", []) == []
+
+
+@pytest.mark.django_db
+def test_the_login_page_in_chinese_has_no_english_word() -> None:
+    """The finer pass on the login form: its field labels ("User name", "Password") are translated too."""
+    page = Client().get("/accounts/login/", **ZH).content.decode()
+    assert "用户名" in page and "密码" in page
+    assert english_words(page, []) == []
+
+
+@pytest.mark.django_db
+def test_the_account_page_with_a_token_in_chinese_has_no_english_word() -> None:
+    """The token's issue and expiry sentence, valid and expired, is translated (it was English)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from rest_framework.authtoken.models import Token
+
+    user = UserFactory(username="zh-token")
+    token = Token.objects.create(user=user)
+    client = Client()
+    client.force_login(user)
+    page = client.get("/accounts/account/", **ZH).content.decode()
+    assert "有效期至" in page and english_words(page, ["zh-token"]) == []
+    Token.objects.filter(pk=token.pk).update(created=timezone.now() - timedelta(days=3650))
+    page = client.get("/accounts/account/", **ZH).content.decode()
+    assert "过期" in page and english_words(page, ["zh-token"]) == []
+    english = client.get("/accounts/account/", **EN).content.decode()
+    assert "You have an API token, issued" in english and "<strong>expired</strong>" in english

@@ -176,6 +176,29 @@ def test_the_assumed_facts_are_labelled_cards_at_390_px(
     assert_a_table_again(facts)  # one row a fact, each cell under its heading
 
 
+def test_the_fault_tolerance_heatmap_keeps_its_icons_and_upright_columns_at_390_px(
+    live_server: Any, page: Any, client: Any, site: dict[str, Any], artifacts: Path
+) -> None:
+    """At 390 px the cells' words ("? not published") and the column names overlapped into an unreadable
+    block: on a phone each cell shows its icon (the words stay in the hover and the table), the columns
+    stand upright."""
+    _login(page, live_server, client, site["buyer"])
+    figure = "() => document.querySelector('#panel-fault-tolerance .chart')"
+    state = f"() => {{ const e = ({figure})(); return [e.data[0].text, e.layout.xaxis.tickangle]; }}"
+    page.set_viewport_size(PHONE)
+    page.goto(live_server.url + _pages(site)["compare"])
+    page.wait_for_selector("#panel-fault-tolerance .main-svg", timeout=30_000)
+    cells, angle = page.evaluate(state)
+    assert angle == -90 and cells and all(len(c) == 1 for row in cells for c in row), (cells, angle)
+    assert "not published" in str(page.evaluate(f"() => ({figure})().data[0].customdata"))
+    page.locator("#panel-fault-tolerance").screenshot(path=str(artifacts / "compare-fault-tolerance-390.png"))
+    page.set_viewport_size(LAPTOP)
+    page.reload()
+    page.wait_for_selector("#panel-fault-tolerance .main-svg", timeout=30_000)
+    cells, angle = page.evaluate(state)
+    assert angle == 0 and any("not published" in c for row in cells for c in row), (cells, angle)
+
+
 def test_the_quote_pdf_renders_to_pictures(site: dict[str, Any], artifacts: Path) -> None:
     quote_services.quote_pdf_render(quote_id=site["quote"].pk)
     site["quote"].refresh_from_db()

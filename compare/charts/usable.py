@@ -160,7 +160,8 @@ def usable_panel(offerings: list[Any], results: dict[int, Any]) -> dict:
             "layout": base_layout(
                 bar_height(len(offerings), 40),
                 xaxis=axis(
-                    "% of contracted GPUs guaranteed usable (bars) · uptime SLA % (diamonds)", range=[0, 101]
+                    _("% of contracted GPUs guaranteed usable (bars) · uptime SLA % (diamonds)"),
+                    range=[0, 101],
                 ),
                 yaxis=category_axis(),
             ),

@@ -29,6 +29,18 @@
       layout.legend = Object.assign({}, layout.legend || {}, {font: {size: 10}});
       layout.height = (layout.height || 400) + 120;
     }
+    /* a heatmap's words do not fit its narrow cells: each cell keeps its icon (its words stay in the hover
+       and the table beside the chart) and the column names stand upright so that they do not overlap */
+    figure.data.forEach(function (trace) {
+      if (trace.type !== "heatmap" || !Array.isArray(trace.text)) { return; }
+      trace.customdata = trace.text;
+      trace.text = trace.text.map(function (row) {
+        return row.map(function (cell) { return String(cell).split(" ")[0]; });
+      });
+      trace.hovertemplate = String(trace.hovertemplate || "").split("%{text}").join("%{customdata}");
+      var axis = layout[(trace.xaxis || "x").replace("x", "xaxis")] || (layout.xaxis = {});
+      axis.tickangle = -90;
+    });
     layout.font = Object.assign({}, layout.font || {}, {size: 11});
     layout.margin = Object.assign({}, layout.margin || {}, {l: 4, r: 12});
     Object.keys(layout).forEach(function (key) {

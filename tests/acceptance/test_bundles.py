@@ -214,6 +214,11 @@ def test_a_bundle_over_the_size_limit_is_refused_before_it_is_read(settings: Any
     with pytest.raises(ValidationError) as caught:
         services.bundle_check_size(name="big.tar.gz", size=3 * 1024 * 1024)
     assert "big.tar.gz is 3.0 MiB; the limit is 1 MiB" in caught.value.message_dict["bundle"][0]
+    from django.utils import translation
+
+    with translation.override("zh-hans"), pytest.raises(ValidationError) as caught:
+        services.bundle_check_size(name="big.tar.gz", size=3 * 1024 * 1024)
+    assert "big.tar.gz 大小为 3.0 MiB；上限为 1 MiB。" in caught.value.message_dict["bundle"][0]
 
 
 def test_processing_is_idempotent_and_the_sweeper_finds_lost_runs() -> None:

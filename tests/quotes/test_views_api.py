@@ -126,8 +126,9 @@ def test_the_pdf_page_says_rendering_and_polls_until_the_file_is_ready(
     quote.refresh_from_db()
     assert quote.pdf_status == "rendering"
     with django_capture_on_commit_callbacks(execute=False) as again:
-        client.get(f"/quotes/{quote.pk}/pdf")
+        chinese = client.get(f"/quotes/{quote.pk}/pdf", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert again == []  # already rendering: not enqueued twice
+    assert f"<title>正在生成 {quote.number}" in chinese  # the tab's title in the page's language too
     callbacks[0]()  # the worker renders it
     status = client.get(f"/quotes/{quote.pk}/pdf/status", HTTP_HX_REQUEST="true")
     assert status["HX-Redirect"] == f"/quotes/{quote.pk}/pdf"

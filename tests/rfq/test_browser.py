@@ -77,7 +77,7 @@ def test_a_buyer_and_a_representative_through_a_request_for_quote(
 
     # the buyer sees the answers side by side and the comparison, and makes a quote of the winner
     _login(page, base, "demo-buyer", f"/rfqs/{rfq.pk}/")
-    assert "2.1000" in page.text_content("#side-by-side")
+    assert "$2.10" in page.text_content("#side-by-side")
     assert "Other <b>H100</b>" in page.text_content("#side-by-side")  # text, not markup
     row = page.text_content("#comparison-table tbody tr")
     assert "H100 InfiniBand" in row and ("met" in row or "missed" in row)

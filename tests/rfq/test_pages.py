@@ -91,7 +91,7 @@ def test_the_rfq_flow_through_the_pages_for_the_demo_accounts(demo: dict[str, An
     assert mail.outbox[-1].to == ["demo-buyer@demo.clusterscout.invalid"]
 
     page = buyer.get(f"/rfqs/{rfq.pk}/").content.decode()
-    assert 'id="side-by-side"' in page and "2.1000" in page and "offer-2026-11.pdf" in page
+    assert 'id="side-by-side"' in page and "$2.10" in page and "offer-2026-11.pdf" in page
     assert 'id="comparison-table"' in page and "Not answered yet: other-h100" in page
     assert ("badge met" in page) or ("badge missed" in page)
     made = buyer.post(f"/rfqs/{rfq.pk}/quote/")
@@ -170,3 +170,64 @@ def gettext_in(language: str, text: str) -> str:
 
     with translation.override(language):
         return translation.gettext(text)
+
+
+def test_the_comparison_in_chinese_and_yuan_says_why_a_proposal_misses_and_prices_it_in_yuan(
+    demo: dict[str, Any],
+) -> None:
+    """A proposal too slow for the deadline: its reason in the page's language (the API keeps the English);
+    the costs and prices of the answers in the page's currency with the rate beside them; "1 week"."""
+    import re
+
+    from providers.models import Currency, ExchangeRate
+    from tests.test_i18n_pages import english_words
+
+    ExchangeRate.objects.create(
+        currency=Currency.CNY,
+        per_usd="7.0000",
+        as_of="2026-11-30",
+        source_name="CFETS",
+        source_url="https://www.chinamoney.com.cn/",
+    )
+    buyer = _login("demo-buyer")
+    rfq = _send(buyer)
+    rfq.workload.deadline_days = 5  # the 13B preset on 64 H100 takes about 60 days
+    rfq.workload.save()
+    rep = _login("demo-provider")
+    sent = rep.post(f"/rfqs/{rfq.pk}/answer/nebius-h100/", _answer_post(delivery_weeks="1"))
+    assert sent.status_code == 302
+    result = Answer.objects.get().result
+    assert result["feasible"] is False and "deadline" in result["infeasible_reason"]
+
+    buyer.cookies["currency"] = "CNY"
+    page = buyer.get(f"/rfqs/{rfq.pk}/?currency=CNY", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    comparison = page[page.index("<table", page.index('id="comparison"')) :].split("</table>")[0]
+    assert result["infeasible_reason"] not in comparison
+    assert english_words(comparison, ["H100 InfiniBand", "Nebius", "PDF"]) == []
+    side = page[page.index('id="side-by-side"') : page.index('id="comparison"')]
+    assert "¥14.70" in side and "2.1000" not in side  # $2.10 at 7 yuan
+    assert "¥14.70" in comparison and "$" not in comparison and "1 周" in comparison
+    assert "7.0000" in page  # the rate beside the converted figures
+    english = buyer.get(f"/rfqs/{rfq.pk}/?currency=USD", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "$2.10 per GPU-hour, 1 week," in english and re.search(r"1 weeks\b", english) is None
+    # the API keeps the engine's English reason
+    api = buyer.get(f"/api/v1/rfqs/{rfq.pk}/").json()
+    assert api["comparison"]["results"][0]["infeasible_reason"] == result["infeasible_reason"]
+
+
+def test_the_answer_page_title_is_in_the_page_language(demo: dict[str, Any]) -> None:
+    rfq = _send(_login("demo-buyer"))
+    page = _login("demo-provider").get(f"/rfqs/{rfq.pk}/answer/nebius-h100/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert f"<title>答复询价 #{rfq.pk}" in page.content.decode()
+
+
+def test_a_refusal_page_says_why_in_the_page_language(demo: dict[str, Any]) -> None:
+    """The 403 page showed the exception's English text on a Chinese page."""
+    rfq = _send(_login("demo-buyer"))
+    rep = _login("demo-provider")
+    refused = rep.get(f"/rfqs/{rfq.pk}/answer/other-h100/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert refused.status_code == 403
+    page = refused.content.decode()
+    assert "您只能为自己所属服务商的产品答复。" in page and "You may answer only" not in page
+    english = rep.get(f"/rfqs/{rfq.pk}/answer/other-h100/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "You may answer only for your own provider&#x27;s offerings." in english

@@ -64,6 +64,21 @@ def test_an_oversize_upload_is_refused_with_413_and_a_message(world: World, sett
         {"offering": "own-h100", "visibility": "private", "file": SimpleUploadedFile("big.txt", b"x" * 4096)},
     )
     assert page.status_code == 400 and b"the limit is" in page.content
+    # the page in Chinese says it in Chinese (it was English), binary files and the API likewise
+    zh = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
+    page = world.pages("buyer").post(
+        "/benchmarks/upload/",
+        {"offering": "own-h100", "visibility": "private", "file": SimpleUploadedFile("big.txt", b"x" * 4096)},
+        **zh,
+    )
+    assert page.status_code == 400
+    assert "big.txt 大小为 4.0 KiB；每个文件的上限为 1.0 KiB" in page.content.decode()
+    assert "the limit is" not in page.content.decode()
+    binary = SimpleUploadedFile("core.bin", b"\x7fELF\x00\x00\x01" * 10, "application/octet-stream")
+    response = world.api("buyer").post(
+        "/api/v1/uploads/", {"offering": "own-h100", "file": binary}, format="multipart", **zh
+    )
+    assert "core.bin 看起来是二进制文件" in response.json()["message"], response.json()
 
 
 def test_a_binary_upload_is_refused(world: World) -> None:

@@ -360,8 +360,9 @@ ANSWER_BOUNDS: list[tuple[str, list[Any], list[Any]]] = [
     # field, refused values, accepted values (the documented minimum and maximum)
     (
         "price_usd_per_gpu_hour",
-        [-1, rfq_services.MAX_PRICE_USD_PER_GPU_HOUR + 1, "NaN", "1e308", True, "abc"],
-        ["0", str(rfq_services.MAX_PRICE_USD_PER_GPU_HOUR)],
+        # the catalog plans' bound: a free plan is not a price, and the planner sizes up to the cap
+        [-1, 0, "0", rfq_services.MAX_PRICE_USD_PER_GPU_HOUR + 1, "999", "NaN", "1e308", True, "abc"],
+        ["0.0001", str(rfq_services.MAX_PRICE_USD_PER_GPU_HOUR)],
     ),
     (
         "delivery_weeks",
@@ -405,6 +406,29 @@ def test_an_answer_out_of_bounds_is_refused_naming_the_field_and_its_bounds_acce
     for value in good:
         response = client.post(url, {**answer_body(world), field: value}, format="json")
         assert response.status_code == 201, (field, value, response.content[:300])
+
+
+def test_an_answer_at_the_highest_price_accepted_is_sized_not_refused_by_the_planner(
+    world: World, rfq: RequestForQuote
+) -> None:
+    """Every price an answer may carry is one the planner sizes: none is stored and then shown as
+    "the planner cannot size this offering" (the answer's bound is the catalog plans')."""
+    client, url = api(world, "own_rep"), f"/api/v1/rfqs/{rfq.pk}/answers/"
+    body = {**answer_body(world), "price_usd_per_gpu_hour": str(rfq_services.MAX_PRICE_USD_PER_GPU_HOUR)}
+    assert client.post(url, body, format="json").status_code == 201
+    answer = Answer.objects.filter(rfq=rfq).latest("pk")
+    assert "cannot size" not in str((answer.result or {}).get("infeasible_reason")), answer.result
+
+
+def test_an_error_inside_a_list_names_the_item_and_never_shows_a_python_repr(world: World) -> None:
+    client = api(world, "buyer")
+    body = {"workload": world.workload.pk, "offerings": [world.offering.slug], "gpus": 64}
+    response = client.post("/api/v1/rfqs/", {**body, "questions": ["ok", {"a": 2}]}, format="json")
+    assert response.status_code == 400
+    message = response.json()["message"]
+    assert message.startswith("questions[1]: "), message
+    assert "ErrorDetail" not in message and "{" not in message, message
+    assert "questions" in fields_of(response)
 
 
 @pytest.mark.parametrize("missing", ["source_url", "as_of", "offering", "price_usd_per_gpu_hour"])
