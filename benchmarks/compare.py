@@ -253,12 +253,47 @@ def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]
 
 def _compare_collectives(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
-    for run in item.get("summary", {}).get("runs", []):
+    runs = [(run, _other_gpus(facts, run)) for run in item.get("summary", {}).get("runs", [])]
+    other = sorted({name for _run, names in runs for name in names})
+    if other:
+        why = _("the GPUs the log's ranks ran on vs the offering's GPU: its figures are another GPU's")
+        lines = [run["first_line"] for run, names in runs if names and run.get("first_line")]
+        out.append(verdict_row(_("GPU model"), _gpu_shown(facts), ", ".join(other), "fail", why, item, lines))
+    for run, names in runs:
+        if names:  # another GPU's figures: not judged against this offering's links, nor its stability
+            out.append(_other_gpus_row(facts, item, run, names))
+            continue
         out.append(_compare_collective_run(facts, item, run))
         stab = _stability_nccl(item, run)
         if stab:
             out.append(stab)
     return out
+
+
+def _other_gpus_row(
+    facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any], names: list[str]
+) -> dict[str, Any]:
+    why = _(
+        "ran on %(gpus)s, not on the offering's %(gpu)s: its bandwidth is not judged against this offering's "
+        "links",
+        gpus=", ".join(names),
+        gpu=_gpu_shown(facts),
+    )
+    claim = _("%(collective)s busbw", collective=run.get("collective") or "unknown")
+    lines = [x for x in (run.get("first_line"), run.get("last_line")) if x]
+    return verdict_row(claim, None, run.get("busbw_at_max_size_gbps"), "cannot-measure", why, item, lines)
+
+
+def _other_gpus(facts: dict[str, Any], run: dict[str, Any]) -> list[str]:
+    """The GPU names a run's Rank lines print when each is a GPU of the hardware table and one is not the
+    offering's (a log of another cluster, or filed under the wrong offering); [] otherwise, also when a name
+    is one the table does not know (a VM's or a driver's odd name proves nothing)."""
+    claimed = gpu_from_text(facts.get("gpu") or "") if facts.get("gpu") else None
+    names = run.get("gpu_names") or []
+    seen = [gpu_from_text(name) for name in names]
+    if claimed is None or not seen or any(g is None for g in seen):
+        return []
+    return list(names) if any(g is not None and g.key != claimed.key for g in seen) else []
 
 
 # --- evidence files -------------------------------------------------------------------------------

@@ -265,3 +265,29 @@ def test_a_grace_superchip_topology_cannot_measure_its_fabric_nics_where_an_hgx_
     # the same cells on an HGX H100 node: no NIC behind a GPU's switch is a real finding
     hgx = {v["claim"]: v for v in compare(dict(H100_IB, gpus_per_node=4, nics_per_node=4), item)}
     assert hgx["GPU-fabric NICs per node"]["verdict"] == "fail"
+
+
+def test_a_log_of_other_gpus_fails_the_gpu_model_and_its_bandwidth_is_not_judged() -> None:
+    # An A100 log filed under an H100 offering was judged "below claim" against the H100's links, and an
+    # acceptance report then failed on bandwidth; the log's Rank lines say which GPUs it ran on.
+    item = _nccl_item(gpu_names=["NVIDIA A100-SXM4-40GB"], busbw_at_max_size_gbps=150.0)
+    model, bandwidth = compare(H100_IB, item)
+    assert (model["claim"], model["verdict"], model["measured"]) == (
+        "GPU model",
+        "fail",
+        "NVIDIA A100-SXM4-40GB",
+    )
+    assert "H100" in model["expected"]
+    assert bandwidth["verdict"] == "cannot-measure" and "ran on NVIDIA A100-SXM4-40GB" in bandwidth["detail"]
+    # the offering's own GPU, or a name the hardware table does not know, is judged as before
+    unnamed = [(v["claim"], v["verdict"]) for v in compare(H100_IB, _nccl_item(collective="all_gather"))]
+    assert unnamed == [("inter-node bandwidth (NICs x Gb/s)", "pass")]
+    for names in (["NVIDIA H100 80GB HBM3"], ["NVIDIA Graphics Device"]):
+        named = compare(H100_IB, _nccl_item(collective="all_gather", gpu_names=names))
+        assert [(v["claim"], v["verdict"]) for v in named] == unnamed
+
+
+def test_a_real_a100_log_under_an_h100_offering() -> None:
+    verdicts = compare(H100_IB, _parsed("real/nccl-tests/oke-a100-2node-16gpu-kubectl-logs-mpi-operator.txt"))
+    assert verdicts[0]["claim"] == "GPU model" and verdicts[0]["verdict"] == "fail"
+    assert all(v["verdict"] == "cannot-measure" for v in verdicts[1:])

@@ -100,11 +100,20 @@ def test_text_the_parser_cannot_read_is_stored_and_marked_unrecognised() -> None
 
 
 def test_parsing_stores_kind_summary_and_verdicts() -> None:
-    [outcome] = _create(UserFactory(), OfferingFactory(), ("log.txt", NCCL_1NODE), nodes=1)
+    # the log ran on A100-SXM4-40GB: judged against an A100 40GB offering's NVLink; under an H100 offering its
+    # GPU model fails and its bandwidth is not judged (benchmarks.compare._other_gpus)
+    a100 = GPUModelFactory(key="A100-SXM-40GB", name="NVIDIA A100 SXM 40GB", nvlink_gbytes_per_s=300.0)
+    [outcome] = _create(UserFactory(), OfferingFactory(gpu=a100), ("log.txt", NCCL_1NODE), nodes=1)
     upload = Upload.objects.get(pk=outcome.upload.pk)
     assert upload.status == "parsed" and upload.kind == "nccl-tests"
     assert upload.summary["runs"][0]["collective"] == "all_reduce"
     assert upload.verdicts and upload.verdicts[0]["claim"].startswith("intra-node")
+    [other] = _create(UserFactory(), OfferingFactory(), ("log.txt", NCCL_1NODE), nodes=1)
+    verdicts = Upload.objects.get(pk=other.upload.pk).verdicts
+    assert [(v["claim"], v["verdict"]) for v in verdicts][:2] == [
+        ("GPU model", "fail"),
+        ("all_reduce busbw", "cannot-measure"),
+    ]
     assert upload.parsed_at is not None
 
 
