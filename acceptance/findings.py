@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hardware import port_link_layer
+from hardware import GPU_MODEL_CLAIM, port_link_layer
 from hardware.messages import Msg, _, joined
 
 PORT_KINDS = ("ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link")
@@ -224,11 +224,14 @@ def dmesg_findings(item: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def verdict_findings(item: dict[str, Any]) -> list[dict[str, Any]]:
-    """Failed claim checks of the kinds without their own reading above (GPU counts, NVLink links...)."""
+def verdict_findings(item: dict[str, Any], claims: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """Failed claim checks of the kinds without their own reading above (GPU counts, NVLink links...), or
+    only those of `claims`."""
     out = []
     for verdict in item.get("verdicts") or []:
-        if verdict.get("verdict") != "fail":
+        if verdict.get("verdict") != "fail" or (
+            claims is not None and str(verdict.get("claim")) not in claims
+        ):
             continue
         lines = verdict.get("lines") or []
         text = _(
@@ -263,7 +266,8 @@ def bundle_findings(facts: dict[str, Any], items: list[dict[str, Any]]) -> list[
         elif kind == "nvidia-smi-topo":
             out += topo_findings(facts, item)
         elif kind in NCCL_KINDS:
-            out += nccl_findings(item)
+            # and a log of other GPUs than the offering's: its GPU-model row (benchmarks.compare._other_gpus)
+            out += nccl_findings(item) + verdict_findings(item, claims=(str(GPU_MODEL_CLAIM),))
         elif kind == "dmesg":
             out += dmesg_findings(item)
         else:

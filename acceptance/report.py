@@ -27,6 +27,7 @@ from typing import Any
 from acceptance.findings import NCCL_KINDS, bundle_findings, detail, where
 from benchmarks.compare import STABILITY_DROP_WARN, compare
 from benchmarks.scaling import SCALING_PASS, reaches_bandwidth, tree_suspected
+from hardware import GPU_MODEL_CLAIM
 from hardware.messages import Msg, _, joined
 
 HEADLINE_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
@@ -81,7 +82,10 @@ def _best_run(
 
 def _run_verdict(facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
     single = {**item, "summary": {**(item.get("summary") or {}), "runs": [run]}}
-    verdicts = [v for v in compare(facts, single) if "stability" not in str(v.get("claim"))]
+    # the run's bandwidth verdict: not its stability, nor the file's GPU model (a log of other GPUs than the
+    # offering's: its bandwidth row is then cannot-measure, and the model row a finding of its own)
+    skipped = ("stability", str(GPU_MODEL_CLAIM))
+    verdicts = [v for v in compare(facts, single) if not any(s in str(v.get("claim")) for s in skipped)]
     return verdicts[0] if verdicts else {"verdict": "cannot-measure", "expected": None}
 
 

@@ -46,9 +46,11 @@ from benchmarks.verdicts import (
 )
 from hardware import (
     GPU,
+    GPU_MODEL_CLAIM,
     gpu_by_name,
     gpu_from_text,
     intra_node_busbw_efficiency,
+    other_gpu_names,
 )
 from hardware.messages import Msg, _, joined
 from hardware.norms import norm_for, offering_class
@@ -258,7 +260,9 @@ def _compare_collectives(facts: dict[str, Any], item: dict[str, Any]) -> list[di
     if other:
         why = _("the GPUs the log's ranks ran on vs the offering's GPU: its figures are another GPU's")
         lines = [run["first_line"] for run, names in runs if names and run.get("first_line")]
-        out.append(verdict_row(_("GPU model"), _gpu_shown(facts), ", ".join(other), "fail", why, item, lines))
+        out.append(
+            verdict_row(GPU_MODEL_CLAIM, _gpu_shown(facts), ", ".join(other), "fail", why, item, lines)
+        )
     for run, names in runs:
         if names:  # another GPU's figures: not judged against this offering's links, nor its stability
             out.append(_other_gpus_row(facts, item, run, names))
@@ -285,15 +289,8 @@ def _other_gpus_row(
 
 
 def _other_gpus(facts: dict[str, Any], run: dict[str, Any]) -> list[str]:
-    """The GPU names a run's Rank lines print when each is a GPU of the hardware table and one is not the
-    offering's (a log of another cluster, or filed under the wrong offering); [] otherwise, also when a name
-    is one the table does not know (a VM's or a driver's odd name proves nothing)."""
-    claimed = gpu_from_text(facts.get("gpu") or "") if facts.get("gpu") else None
-    names = run.get("gpu_names") or []
-    seen = [gpu_from_text(name) for name in names]
-    if claimed is None or not seen or any(g is None for g in seen):
-        return []
-    return list(names) if any(g is not None and g.key != claimed.key for g in seen) else []
+    """A run's Rank-line GPU names if another GPU than the offering's (hardware.other_gpu_names)."""
+    return other_gpu_names(facts.get("gpu"), run.get("gpu_names") or [])
 
 
 # --- evidence files -------------------------------------------------------------------------------
@@ -320,7 +317,7 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     if match is not None:
         out.append(
             verdict_row(
-                _("GPU model"),
+                GPU_MODEL_CLAIM,
                 _gpu_shown(facts),
                 ", ".join(models),
                 "pass" if match else "fail",

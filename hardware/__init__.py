@@ -23,7 +23,15 @@ from .links import (
     intra_node_busbw_efficiency,
     intra_node_name,
 )
-from .names import ALIASES, gpu_by_name, gpu_from_text, gpu_shown, gpus_named_in
+from .names import (
+    ALIASES,
+    GPU_MODEL_CLAIM,
+    gpu_by_name,
+    gpu_from_text,
+    gpu_shown,
+    gpus_named_in,
+    other_gpu_names,
+)
 from .network import (
     ALPHA_INTER_S,
     FABRIC_EFFICIENCY,
@@ -69,7 +77,9 @@ __all__ = [
     "fabric_name",
     "port_link_layer",
     "gpu_by_name",
+    "GPU_MODEL_CLAIM",
     "gpu_from_text",
+    "other_gpu_names",
     "gpu_shown",
     "gpus_named_in",
     "intra_node_busbw_efficiency",

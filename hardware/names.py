@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from .gpus import GPU, GPUS
+from .messages import _
 
 # Published names (nvidia-smi, rocm-smi, provider pages) -> GPU table keys.
 ALIASES: dict[str, str] = {
@@ -112,3 +113,18 @@ def gpu_from_text(text: object) -> GPU | None:
     if key == "A100-SXM-80GB" and "40GB" in upper:
         key = "A100-SXM-40GB"
     return GPUS[key]
+
+
+# The claim of a verdict on the GPU model a file shows (nvidia-smi's names, a collective log's Rank lines)
+GPU_MODEL_CLAIM = _("GPU model")
+
+
+def other_gpu_names(claimed: object, names: list[str]) -> list[str]:
+    """`names` (GPU names a log prints) when each names a row of the table and one is not the `claimed` GPU's
+    row (a key or name: a log of another cluster, or filed under the wrong offering); [] otherwise, also when
+    a name is one the table does not know (a VM's or a driver's odd name proves nothing)."""
+    own = gpu_from_text(claimed)
+    seen = [gpu_from_text(name) for name in names]
+    if own is None or not seen or any(gpu is None for gpu in seen):
+        return []
+    return list(names) if any(gpu is not None and gpu.key != own.key for gpu in seen) else []

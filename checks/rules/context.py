@@ -18,7 +18,7 @@ from checks.rules.thresholds import (
     REFERENCE_PARAMS,
     SINGLE_NODE_MAX_PARAMS,
 )
-from hardware import FABRIC_LINK_LAYERS, GPU, gpu_from_text
+from hardware import FABRIC_LINK_LAYERS, GPU, gpu_from_text, other_gpu_names
 from providers.facts import billable_rate
 
 # --- Context: what every rule needs to know about the job ------------------------------------------
@@ -245,12 +245,15 @@ def run_nodes(item: dict, run: dict, gpus_per_node: int | None) -> int | None:
     return None
 
 
-def usable_runs(item: dict) -> list[dict]:
-    """nccl-style runs that measure bandwidth: not failed, 2+ ranks, large messages."""
+def usable_runs(item: dict, offering: dict) -> list[dict]:
+    """nccl-style runs that measure the offering's bandwidth: not failed, 2+ ranks, large messages, on the
+    offering's GPUs (a run whose Rank lines name another GPU of the table is another cluster's figure)."""
     runs = summary_of(item).get("runs") or []
     out = []
     for run in runs:
         if not isinstance(run, dict) or run.get("failed"):
+            continue
+        if other_gpu_names(offering.get("gpu"), run.get("gpu_names") or []):
             continue
         if (to_float(run.get("ranks")) or 0) < 2:
             continue

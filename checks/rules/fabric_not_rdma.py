@@ -402,7 +402,7 @@ def _fabric_busbw_evidence(ctx: Context) -> list[Signal]:
         return []
     best: tuple[float, Signal] | None = None
     for item in items_of(ctx, "nccl-tests", "rccl-tests", "hccl-test"):
-        for run in usable_runs(item):
+        for run in usable_runs(item, ctx.offering):
             nodes = run_nodes(item, run, ctx.gpus_per_node)
             if str(run.get("collective") or "") not in _RING_COLLECTIVES or not nodes or nodes < 2:
                 continue

@@ -347,7 +347,7 @@ def _intra_busbw_evidence(ctx: Context, nvlink: float) -> list[Signal]:
     expected_busbw = intra_node_busbw_efficiency("nvswitch") * nvlink
     worst: tuple[float, Signal] | None = None
     for item in items_of(ctx, "nccl-tests", "rccl-tests"):
-        for run in usable_runs(item):
+        for run in usable_runs(item, ctx.offering):
             if not _single_node_run(ctx, item, run):
                 continue
             ratio = (busbw(run) or 0.0) / expected_busbw

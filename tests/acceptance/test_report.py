@@ -180,3 +180,18 @@ def test_the_stability_cell_lists_its_parts_with_the_page_languages_separator() 
     assert str(row["measured"]) == "24 h, drift 3.5%, 1 interruption(s), 0 Xid/GPU-lost event(s)"
     chinese = _chinese(row["measured"].as_json(), str(row["measured"]))
     assert chinese.startswith("24 h、") and chinese.count("、") == 3
+
+
+def test_a_bundle_of_other_gpus_fails_on_their_model_and_its_bandwidth_is_not_judged() -> None:
+    # An A100 log in a bundle for an H100 offering: the collective-bandwidth indicator took the file's first
+    # verdict (then the GPU model's) and printed "expected None GB/s"; the bundle did not say it ran on
+    # other GPUs. Now the bandwidth is not judged and the model is a finding that fails the bundle.
+    log = item(FIXTURES / "real/nccl-tests/oke-a100-2node-16gpu-kubectl-logs-mpi-operator.txt")
+    report = build_report(IB_H100, [log])
+    assert report["indicators"]["collective_bandwidth"]["verdict"] == "cannot-measure"
+    assert report["verdict"] == "fail"
+    texts = [f["text"] for f in bundle_findings(IB_H100, [log])]
+    assert texts == [
+        f"{log['filename']} line 4: GPU model: measured NVIDIA A100-SXM4-40GB, expected NVIDIA H100 SXM5 80GB"
+    ]
+    assert "None" not in " ".join(str(f) for f in report["findings"])

@@ -300,3 +300,16 @@ def test_a_training_log_is_named_by_its_framework_on_the_page_and_by_its_code_in
     assert "Megatron-LM iteration lines" in page
     chinese = client.get(f"/benchmarks/{body['id']}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert '<strong id="kind">Megatron-LM 训练日志</strong>' in chinese
+
+
+def test_a_run_that_cannot_be_judged_shows_no_expected_value_not_not_published(offering: Any) -> None:
+    # The A100 log under this H100 offering is not judged against its links: its expected cell was "not
+    # published", which the footer defines as "no public source states it" (a claim the offering does publish)
+    owner = UserFactory(username="viewer")
+    body = _upload(_api(owner), offering, "a100.txt", NCCL_1NODE)
+    client = Client()
+    client.force_login(owner)
+    html = client.get(f"/benchmarks/{body['id']}/").content.decode()
+    rows = [r for r in html.split("<tr") if "all_reduce busbw" in r]
+    assert rows and ("cannot-measure" in rows[0] or "cannot be judged" in rows[0])
+    assert "not published" not in rows[0] and ">—</td>" in rows[0]

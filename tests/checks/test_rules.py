@@ -297,6 +297,22 @@ def test_low_intra_node_busbw_fires_and_healthy_a100_busbw_does_not():
     }
 
 
+def test_a_run_of_other_gpus_than_the_offering_s_is_no_measurement_of_it():
+    # an A100 log filed under an H100 offering was "intra-node busbw 67% of the expected 351 GB/s" (and its
+    # inter-node figure a fabric finding): its Rank lines name the GPUs it ran on
+    h100 = good_offering()
+    a100_intra = nccl_run(ranks=8, nodes=1, busbw=235.0, gpu_names=["NVIDIA A100-SXM4-40GB"])
+    a100_inter = nccl_run(busbw=120.0, gpu_names=["NVIDIA A100-SXM4-40GB"])
+    assert (
+        rules_for("intra-node-not-full-mesh", h100, evidence=[ev("nccl-tests", {"runs": [a100_intra]})]) == []
+    )
+    assert rules_for("fabric-not-rdma", h100, evidence=[ev("nccl-tests", {"runs": [a100_inter]})]) == []
+    # its own GPUs' names, or a name the table does not know, are judged as before
+    for names in (["NVIDIA H100 80GB HBM3"], ["NVIDIA Graphics Device"]):
+        slow = ev("nccl-tests", {"runs": [nccl_run(busbw=120.0, gpu_names=names)]})
+        assert codes(rules_for("fabric-not-rdma", h100, evidence=[slow])) == {"fabric-not-rdma": "critical"}
+
+
 # --- usable-gpus-short -----------------------------------------------------------------------------
 
 

@@ -155,3 +155,17 @@ def test_the_strict_lookup_takes_keys_and_published_names_only() -> None:
     assert gpu_by_name("H100-SXM-80GB") is GPUS["H100-SXM-80GB"]
     assert gpu_by_name("NVIDIA H800") is GPUS["H800-SXM-80GB"]
     assert gpu_by_name("some H100 box") is None
+
+
+def test_other_gpu_names_are_told_only_for_gpus_of_the_table():
+    from hardware import other_gpu_names
+
+    assert other_gpu_names("H100-SXM-80GB", ["NVIDIA A100-SXM4-40GB"]) == ["NVIDIA A100-SXM4-40GB"]
+    assert other_gpu_names("A100-SXM-80GB", ["NVIDIA A100-SXM4-40GB"]) == [
+        "NVIDIA A100-SXM4-40GB"
+    ]  # another row
+    assert other_gpu_names("H100-SXM-80GB", ["NVIDIA H100 80GB HBM3"]) == []
+    assert other_gpu_names("H100-SXM-80GB", ["NVIDIA Graphics Device", "NVIDIA A100-SXM4-40GB"]) == []
+    assert (
+        other_gpu_names(None, ["NVIDIA A100-SXM4-40GB"]) == [] and other_gpu_names("H100-SXM-80GB", []) == []
+    )
