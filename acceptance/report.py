@@ -27,7 +27,7 @@ from typing import Any
 from acceptance.findings import NCCL_KINDS, bundle_findings, detail, where
 from benchmarks.compare import STABILITY_DROP_WARN, compare
 from benchmarks.scaling import SCALING_PASS, reaches_bandwidth, tree_suspected
-from hardware import GPU_MODEL_CLAIM
+from hardware import other_gpu_names
 from hardware.messages import Msg, _, joined
 
 HEADLINE_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
@@ -82,10 +82,8 @@ def _best_run(
 
 def _run_verdict(facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
     single = {**item, "summary": {**(item.get("summary") or {}), "runs": [run]}}
-    # the run's bandwidth verdict: not its stability, nor the file's GPU model (a log of other GPUs than the
-    # offering's: its bandwidth row is then cannot-measure, and the model row a finding of its own)
-    skipped = ("stability", str(GPU_MODEL_CLAIM))
-    verdicts = [v for v in compare(facts, single) if not any(s in str(v.get("claim")) for s in skipped)]
+    # the run's bandwidth verdict, not its stability (runs of other GPUs are out already: _on_offering_gpus)
+    verdicts = [v for v in compare(facts, single) if "stability" not in str(v.get("claim"))]
     return verdicts[0] if verdicts else {"verdict": "cannot-measure", "expected": None}
 
 
@@ -467,6 +465,8 @@ def build_report(
     steps: list[tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     """The whole report of one bundle (see the module docstring)."""
+    findings = bundle_findings(facts, items)  # the files as uploaded: a log of other GPUs fails its model
+    items = [_on_offering_gpus(facts, item) for item in items]
     bandwidth = collective_bandwidth(facts, items)
     collective = bandwidth.get("collective") or next(
         (c for c in HEADLINE_COLLECTIVES if busbw_curve(items, c)), None
@@ -476,7 +476,7 @@ def build_report(
         "scaling_efficiency": scaling_efficiency(facts, items, collective, bandwidth.get("gpus_per_node")),
         "stability": stability(items, texts or [], collective, bandwidth.get("nodes"), bandwidth),
     }
-    details = bundle_findings(facts, items) + step_findings(steps or [])
+    details = findings + step_findings(steps or [])
     for name, indicator in indicators.items():
         if indicator["verdict"] == "fail":
             details.append(_indicator_finding(name, indicator))
@@ -490,6 +490,16 @@ def build_report(
         "finding_details": details,
         "measured": measured_counts(items),
     }
+
+
+def _on_offering_gpus(facts: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
+    """The item without the collective runs whose Rank lines name another GPU than the offering's
+    (hardware.other_gpu_names): their bandwidth, scaling and stability are another cluster's."""
+    runs = (item.get("summary") or {}).get("runs")
+    if item.get("kind") not in NCCL_KINDS or not runs:
+        return item
+    kept = [run for run in runs if not other_gpu_names(facts.get("gpu"), run.get("gpu_names") or [])]
+    return item if len(kept) == len(runs) else {**item, "summary": {**item["summary"], "runs": kept}}
 
 
 def _indicator_finding(name: str, indicator: dict[str, Any]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from benchmarks.compare import run_nodes
 from benchmarks.internode import MIN_INTER_NODE_BYTES, tree_may_inflate
+from hardware import other_gpu_names
 from hardware.messages import _
 
 SCALING_PASS = 0.90
@@ -29,11 +30,12 @@ def tree_suspected(run: dict[str, Any], item: dict[str, Any]) -> bool:
     return tree_may_inflate(run, run_nodes(run, item), int(per_node) if per_node else None)
 
 
-def scaling(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def scaling(items: list[dict[str, Any]], gpu: str | None = None) -> list[dict[str, Any]]:
     """Scaling efficiency where the same collective (or training throughput) exists at several node counts.
 
     Efficiency = per-GPU figure at N nodes / the same at the smallest multi-node count measured (busbw
     for collectives; tokens/s per GPU, else TFLOP/s per GPU, for training). >= 0.9 pass, 0.7-0.9 warn.
+    `gpu`: the offering's GPU (a key or name); a collective run of another GPU is left out.
     """
     series: dict[tuple[str, str], list[dict[str, Any]]] = {}
     unknown: dict[str, set[int]] = {}  # collective -> node counts of runs whose GPUs per node is unknown
@@ -42,7 +44,8 @@ def scaling(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         summary = item.get("summary", {})
         if kind in ("nccl-tests", "rccl-tests"):
             for run in summary.get("runs", []):
-                _add_collective_point(series, unknown, item, run)
+                if not other_gpu_names(gpu, run.get("gpu_names") or []):  # not another cluster's figure
+                    _add_collective_point(series, unknown, item, run)
         elif kind in ("megatron", "torchtitan", "deepspeed"):
             value = summary.get("median_tokens_per_s_per_gpu") or summary.get("median_tflops_per_gpu")
             nodes = item.get("nodes")

@@ -69,7 +69,8 @@ def offering_scaling(*, user: Any, offering_id: int) -> list[dict[str, Any]]:
     from benchmarks.scaling import scaling
 
     uploads = upload_list(user=user).filter(offering_id=offering_id, status=Upload.Status.PARSED)
-    return scaling([upload_item(u) for u in uploads])
+    gpu = Offering.objects.filter(pk=offering_id).values_list("gpu__key", flat=True).first()
+    return scaling([upload_item(u) for u in uploads], gpu)
 
 
 CLAIM_TEXTS = ("claim", "detail")  # the verdict texts shown in the page's language

@@ -195,3 +195,34 @@ def test_a_bundle_of_other_gpus_fails_on_their_model_and_its_bandwidth_is_not_ju
         f"{log['filename']} line 4: GPU model: measured NVIDIA A100-SXM4-40GB, expected NVIDIA H100 SXM5 80GB"
     ]
     assert "None" not in " ".join(str(f) for f in report["findings"])
+
+
+def test_runs_of_other_gpus_give_no_scaling_stability_or_headline_figure() -> None:
+    # review: the headline busbw and a scaling "pass 0.99" came from the A100 runs of a bundle for an H100
+    # offering; every indicator now reads the offering's GPUs' runs only
+    log = item(FIXTURES / "real/nccl-tests/oke-a100-2node-16gpu-kubectl-logs-mpi-operator.txt")
+    run = next(r for r in log["summary"]["runs"] if r.get("collective") == "all_reduce")
+    more = [{**run, "nodes": n, "ranks": 8 * n, "busbw_at_max_size_gbps": 228.0} for n in (4, 8)]
+    bundle = {**log, "summary": {**log["summary"], "runs": [*log["summary"]["runs"], *more]}}
+    report = build_report(IB_H100, [bundle])
+    bandwidth, scaling_ = (
+        report["indicators"]["collective_bandwidth"],
+        report["indicators"]["scaling_efficiency"],
+    )
+    assert bandwidth["verdict"] == "cannot-measure" and bandwidth.get("busbw_gbps") is None
+    assert scaling_["verdict"] == "cannot-measure" and scaling_["value"] is None
+    assert report["verdict"] == "fail"  # on the GPU model finding
+    # the same runs under an A100 40GB offering are its own: judged
+    a100 = {**IB_H100, "gpu": "A100-SXM-40GB"}
+    assert build_report(a100, [bundle])["indicators"]["scaling_efficiency"]["verdict"] == "pass"
+
+
+def test_the_offering_page_scaling_leaves_out_runs_of_other_gpus() -> None:
+    from benchmarks.scaling import scaling
+
+    log = item(FIXTURES / "real/nccl-tests/oke-a100-2node-16gpu-kubectl-logs-mpi-operator.txt")
+    run = next(r for r in log["summary"]["runs"] if r.get("collective") == "all_reduce")
+    more = [{**run, "nodes": n, "ranks": 8 * n} for n in (4, 8)]
+    bundle = {**log, "summary": {"runs": [run, *more]}}
+    assert scaling([bundle], "A100-SXM-40GB")
+    assert scaling([bundle], "H100-SXM-80GB") == []
