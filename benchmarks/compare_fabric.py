@@ -103,18 +103,26 @@ def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gb
 def compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     """The ports against the per-node claim; a file holding several hosts' listings (ports with a `host`,
     named by shell prompts) is judged on the host with the fewest good ports."""
-    ports = item.get("summary", {}).get("ports", [])
+    summary = item.get("summary", {})
+    ports = summary.get("ports", [])
     by_host: dict[Any, list[dict[str, Any]]] = {}
     for p in ports:
         by_host.setdefault(p.get("host"), []).append(p)
+    # Lines where a listing may go on unseen: an author's `...`, or where the report was read to (its cut)
+    open_lines = sorted([*(summary.get("elided_lines") or []), *filter(None, [summary.get("read_to_line")])])
     if len(by_host) < 2:
-        return _judge_ports(facts, item, ports, None)
+        return _judge_ports(facts, item, ports, None, open_lines[0] if open_lines else None)
     # The weakest host: the fewest good ports (counted apart from the rows' order), then the worse verdicts.
     wanted_layer, gbps = port_link_layer(facts.get("fabric")), facts.get("gbps_per_nic")
+    starts = sorted(min(p.get("line") or 0 for p in host_ports) for host_ports in by_host.values())
     judged = []
     for host, host_ports in by_host.items():
         note = _("host %(host)s, the fewest of %(count)s hosts", host=host or "?", count=len(by_host))
-        rows = _judge_ports(facts, item, host_ports, note)
+        # a host's listing runs from its first port to the next host's: only a mark inside it leaves it open
+        first = min(p.get("line") or 0 for p in host_ports)
+        end = next((start for start in starts if start > first), None)
+        open_line = next((n for n in open_lines if n >= first and (end is None or n < end)), None)
+        rows = _judge_ports(facts, item, host_ports, note, open_line)
         badness = sum(VERDICT_RANK.get(row["verdict"], 0) for row in rows)
         judged.append((_good_port_count(item, host_ports, wanted_layer, gbps), -badness, rows))
     return min(judged, key=lambda host: host[:2])[2]
@@ -175,23 +183,12 @@ def _port_count_row(
     facts: dict[str, Any], item: dict[str, Any], groups: dict[str, list[dict[str, Any]]], detail: str
 ) -> dict[str, Any]:
     """The good ports against nics_per_node. Too few fails, unless active ports whose link-layer line was
-    cut (a listing that stops before it) could make up the claim, or the author left ports out (`...`
-    lines: the ports shown are a minimum): then the count cannot be told."""
+    cut (a listing that stops before it) could make up the claim: then the count cannot be told."""
     wanted_layer, nics = port_link_layer(facts.get("fabric")), facts.get("nics_per_node")
     good, unknown = groups["good"], groups["unknown_layer"]
     claim = _("%(layer)s GPU-fabric ports", layer=wanted_layer)
     lines = [p["line"] for p in good]
     row = count_verdict(claim, nics, len(good), item, lines, detail)
-    elided = item.get("summary", {}).get("elided_lines") or []
-    if row["verdict"] == "fail" and elided:
-        why = _(
-            "lines left out by the author (line %(line)s): %(count)s is a minimum",
-            line=elided[0],
-            count=len(good),
-        )
-        return verdict_row(
-            claim, nics, len(good), "cannot-measure", joined(detail, why, sep="; "), item, lines
-        )
     if row["verdict"] != "fail" or not unknown or nics is None or len(good) + len(unknown) < nics:
         return row
     why = _(
@@ -226,10 +223,27 @@ def _port_rate_rows(
     return [verdict_row(claim, gbps, None, "cannot-measure", _with_host(detail, host_note), item, lines)]
 
 
+def _at_least(row: dict[str, Any], item: dict[str, Any], open_line: int | None) -> dict[str, Any]:
+    """A port count that fails the claim, from a listing that may go on unseen at `open_line`: the count
+    shown is a minimum, so the claim cannot be told."""
+    if row["verdict"] != "fail" or open_line is None:
+        return row
+    count = row["measured"]
+    why = _("the listing may go on past line %(line)s: %(count)s is a minimum", line=open_line, count=count)
+    detail = joined(row["detail"], why, sep="; ")
+    return verdict_row(row["claim"], row["expected"], count, "cannot-measure", detail, item, row["lines"])
+
+
 def _judge_ports(
-    facts: dict[str, Any], item: dict[str, Any], ports: list[dict[str, Any]], host_note: Msg | None
+    facts: dict[str, Any],
+    item: dict[str, Any],
+    ports: list[dict[str, Any]],
+    host_note: Msg | None,
+    open_line: int | None = None,
 ) -> list[dict[str, Any]]:
-    """The verdicts of one host's ports (all ports of the file when it names no hosts)."""
+    """The verdicts of one host's ports (all ports of the file when it names no hosts); `open_line`: a line
+    where its listing may go on unseen (`...`, the end of what was read), so a count short of the claim is
+    a minimum."""
     fabric = facts.get("fabric")
     wanted_layer = port_link_layer(fabric)
     gbps, nics = facts.get("gbps_per_nic"), facts.get("nics_per_node")
@@ -239,10 +253,11 @@ def _judge_ports(
             verdict_row(_("fabric link layer"), fabric_name(fabric), None, "cannot-measure", unknown, item)
         ]
     if _netdev_only(item, ports):
-        return [_ibdev2netdev_ports(nics, item, ports, wanted_layer, host_note)]
+        return [_at_least(_ibdev2netdev_ports(nics, item, ports, wanted_layer, host_note), item, open_line)]
     groups = _ports_by_state(ports, wanted_layer, gbps)
     detail = _with_host(_ports_detail(groups, wanted_layer, gbps), host_note)
-    out = [_port_count_row(facts, item, groups, detail), *_port_rate_rows(facts, item, groups, host_note)]
+    count = _at_least(_port_count_row(facts, item, groups, detail), item, open_line)
+    out = [count, *_port_rate_rows(facts, item, groups, host_note)]
     other_layer = groups["other_layer"]
     if not groups["wanted"] and other_layer:
         layer = other_layer[0].get("link_layer")

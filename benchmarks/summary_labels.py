@@ -144,6 +144,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "bridge_functions": _("PCI bridge functions"),
     "unresponsive_functions": _("Functions not responding"),
     "elided_lines": _("Lines left out by the author"),
+    "read_to_line": _("Read to line (the rest skipped)"),
     "stated_totals": _("Totals the author's notes state"),
     "xid_codes": _("Xid codes"),
     "xid_events": _("Xid events"),

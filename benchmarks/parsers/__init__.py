@@ -208,6 +208,7 @@ def _parse_text(text: Text, filename: str | None) -> ParseResult:
         )
     result.warnings[:0] = text.final_notes()
     if head is not None and head.skipped:
+        result.summary["read_to_line"] = MAX_REPORT_LINES  # counts of what goes on past it are minimums
         result.warnings.append(
             _(
                 "only the first %(read)s lines were read; %(dropped)s more lines in the file were skipped "

@@ -291,3 +291,44 @@ def test_a_real_a100_log_under_an_h100_offering() -> None:
     verdicts = compare(H100_IB, _parsed("real/nccl-tests/oke-a100-2node-16gpu-kubectl-logs-mpi-operator.txt"))
     assert verdicts[0]["claim"] == "GPU model" and verdicts[0]["verdict"] == "fail"
     assert all(v["verdict"] == "cannot-measure" for v in verdicts[1:])
+
+
+ROCE_8 = {**H100_IB, "fabric": "roce"}
+
+
+def _rdma_host(host: int, ports: int) -> str:
+    rows = "".join(
+        f"link mlx5_{i}/1 state ACTIVE physical_state LINK_UP netdev ens{i}np0\n" for i in range(ports)
+    )
+    return f"[u@node{host} ~]$ rdma link\n{rows}"
+
+
+def _count_row(facts: dict[str, Any], text: str) -> dict[str, Any]:
+    parsed = dict(parse(text.encode()).as_dict(), filename="ports.txt", nodes=None, gpus=None)
+    return next(
+        v for v in compare(facts, parsed) if str(v["claim"]).endswith("ports") or "ports per" in v["claim"]
+    )
+
+
+def test_an_elision_leaves_open_only_the_listing_it_is_in() -> None:
+    # review: a `...` after node2's complete listing (other hosts left out) turned node1's full listing of 7
+    # of 8 ports from a fail into cannot-measure; only a mark inside a host's listing makes it a minimum
+    assert _count_row(ROCE_8, _rdma_host(1, 7) + _rdma_host(2, 8) + "...\n")["verdict"] == "fail"
+    inside = _count_row(ROCE_8, _rdma_host(1, 5) + "...\n" + _rdma_host(2, 8))
+    assert (
+        inside["verdict"] == "cannot-measure" and "may go on past line 7: 5 is a minimum" in inside["detail"]
+    )
+
+
+def test_a_report_read_to_its_line_limit_leaves_its_last_host_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    # review: the read limit cut node3's listing after 3 ports, and node3 then failed "8 vs 3"
+    import benchmarks.parsers as parsers
+
+    monkeypatch.setattr(parsers, "MAX_REPORT_LINES", 22)
+    text = "".join(
+        f"[u@node{h} ~]$ ibdev2netdev\n" + "".join(f"mlx5_{i} port 1 ==> ibp{i}s0 (Up)\n" for i in range(8))
+        for h in (1, 2, 3)
+    )
+    row = _count_row(H100_IB, text)
+    assert row["verdict"] == "cannot-measure" and row["measured"] == 3
+    assert "may go on past line 22: 3 is a minimum" in row["detail"]
