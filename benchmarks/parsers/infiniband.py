@@ -38,9 +38,10 @@ RDMA_LINK_RE = re.compile(r"^\s*(?:link\s+|\d+/\d+:\s+)([^\s/]+)/(\d+):?\s+(.*)$
 # netdev), ibstat none either, and ibv_devinfo's vendor_id for rxe differs between kernels (0x0000 in older
 # ones), so `rdma link add roce0 type rxe netdev eth0` is counted; the warning says so.
 SOFTWARE_RDMA_RE = re.compile(r"^(?:rxe|siw)", re.IGNORECASE)
+# Elided lines (`...`) listed per file at most
+MAX_ELIDED = 50
 # An SR-IOV virtual function's netdev: systemd's predictable names give a VF the physical function's name
 # plus `v<N>` (udev net_id, systemd commit 609948c: `eno1v0`, `enp101s0f0v1`; IPoIB `ibp141s0v0`).
-MAX_ELIDED = 50
 VF_NETDEV_RE = re.compile(r"^(?:en|ib)\w*?\dv\d++$")
 
 STATE_WORDS = {

@@ -265,13 +265,13 @@ def _banner_name(m: re.Match[str]) -> str:
     return " ".join(m.group(0).split())
 
 
-def _read_blocks(text: Text) -> tuple[list[_Block], int]:
+def _read_blocks(text: Text) -> tuple[list[_Block], int, int]:
     """One pass over the lines: banner, settings (`Device`, `Link type`...), table header, rows; a
-    new block for each other test. Also the rows read and not held: past MAX_ROWS, or in a test past
-    MAX_BLOCKS (read into a block that is not kept)."""
+    new block for each other test. Also the tests past MAX_BLOCKS (read into a block that is not kept) and
+    the rows read and not held (past MAX_ROWS, or in such a test)."""
     blocks = [_Block()]
     block = blocks[0]
-    kept = skipped = 0
+    kept = skipped = dropped_tests = 0
     for no, raw in enumerate(text.lines, start=1):
         line = raw.strip()
         if not line:
@@ -280,6 +280,8 @@ def _read_blocks(text: Text) -> tuple[list[_Block], int]:
             block = _Block()
             if len(blocks) < MAX_BLOCKS:
                 blocks.append(block)
+            else:
+                dropped_tests += 1
         _read_command(block, line)
         if _read_error(block, line, no):
             continue
@@ -301,7 +303,7 @@ def _read_blocks(text: Text) -> tuple[list[_Block], int]:
             block.rows.append(row)
             block.last_line = no
             kept += 1
-    return blocks, skipped
+    return blocks, dropped_tests, skipped
 
 
 def _is_rule(line: str, prefixed: bool = False) -> bool:
@@ -546,9 +548,9 @@ def _sweep_warnings(summary: dict[str, Any], block: _Block) -> list[str]:
 
 def parse_perftest(text: Text) -> ParseResult:
     result = ParseResult(kind="perftest")
-    read, skipped = _read_blocks(text)
+    read, dropped_tests, skipped = _read_blocks(text)
     blocks = [b for b in read if b.test or b.rows or b.headers or b.errors] or [_Block()]
-    result.note_skipped(0, 0, sum(len(b.rows) for b in read), skipped)
+    result.note_skipped(len(read), dropped_tests, sum(len(b.rows) for b in read), skipped)
     summaries = [_block_summary(b, result.warnings) for b in blocks]
     chosen = _chosen_summary(summaries)
     summary, block = summaries[chosen], blocks[chosen]

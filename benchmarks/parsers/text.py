@@ -223,7 +223,9 @@ def drop_rank_tags(line: str) -> str:
         return line
     tag = line[: m.end() - 1]
     rest = line[m.end() :]
-    if tag not in rest:
+    # a piece's tag is glued inside a table row only (`[0]   1048576 ...  -1[0]  1626.5`); elsewhere `0[0]` is
+    # content (NCCL's `rank[cudaDev]` in `Channel 00/02 : 0[0] -> 1[1]`, an index `arr[0]`)
+    if tag not in rest or not rest.lstrip()[:1].isdigit():
         return rest
     pieces = rest.split(tag)
     out = [pieces[0]]

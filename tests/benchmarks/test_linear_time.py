@@ -239,6 +239,7 @@ def test_a_perftest_log_of_endless_rows_or_many_tests_keeps_a_bounded_number(mon
     assert [t["test"] for t in tests] == ["ib_write_bw", "ib_send_bw"]  # the third test is not held
     warnings = " ".join(result.warnings)
     assert "only the first 6 result rows were read; 6 more rows in the file were skipped" in warnings
+    assert "only the first 2 runs were read; 1 more runs in the file were skipped" in warnings  # review
 
 
 @pytest.mark.parametrize("streamed", [False, True])
