@@ -98,7 +98,12 @@ def _first_error(errors: Any, name: str = "") -> tuple[str, str] | None:
     error is named `field[1]`, a nested field's `field.key`; never the structure's Python repr."""
     if isinstance(errors, dict):
         for key, value in errors.items():
-            where = f"{name}[{key}]" if name and str(key).isdigit() else f"{name}.{key}" if name else str(key)
+            if key == "non_field_errors":  # DRF's name for an object's own errors: the object is the place
+                where = name
+            elif name and str(key).isdigit():
+                where = f"{name}[{key}]"
+            else:
+                where = f"{name}.{key}" if name else str(key)
             found = _first_error(value, where)
             if found is not None:
                 return found
@@ -106,8 +111,8 @@ def _first_error(errors: Any, name: str = "") -> tuple[str, str] | None:
     if isinstance(errors, list):
         if errors and all(isinstance(e, str) for e in errors):
             return name, str(errors[0])
-        for value in errors:
-            found = _first_error(value, name)
+        for index, value in enumerate(errors):  # a list of objects (many=True): each item is named
+            found = _first_error(value, f"{name}[{index}]")
             if found is not None:
                 return found
         return None

@@ -794,3 +794,14 @@ def test_the_fact_edit_form_names_a_bad_field_and_changes_nothing(world: World) 
         assert response.status_code in (200, 400), (field, response.status_code)
         assert field in response.context["form"].errors, (field, response.context["form"].errors)
         assert rows() == before
+
+
+def test_the_first_error_names_list_items_and_never_drf_s_internal_key() -> None:
+    # review: a list of objects (many=True) lost the item's index, and a nested object's own error showed
+    # DRF's `non_field_errors` to the reader
+    from portal.api_errors import _first_error
+
+    assert _first_error({"items": [{}, {"name": ["Required."]}]}) == ("items[1].name", "Required.")
+    assert _first_error({"facts": {"non_field_errors": ["Bad."]}}) == ("facts", "Bad.")
+    error = ("questions[1]", "Not a valid string.")
+    assert _first_error({"questions": {1: ["Not a valid string."]}}) == error
