@@ -98,7 +98,12 @@ def translated_bound_error(bound: Any, value: float) -> str | None:
     """A bounded field's range error (`providers.facts.Bound.error`) in the page's language; the same
     English text in English."""
     english = bound.error(value)
-    if english is None or not math.isfinite(value) or ", got " not in english:
+    if english is not None and not math.isfinite(value):  # 1e400 reaches a validator as inf
+        return gettext("%(label)s must be a finite number, got %(got)s") % {
+            "label": gettext(bound.label),
+            "got": value,
+        }
+    if english is None or ", got " not in english:
         return english
     return gettext("%(label)s must be %(allowed)s, got %(got)s") % {
         "label": gettext(bound.label),

@@ -74,6 +74,10 @@ class AnswerForm(forms.Form):
         label=_("Price ($ per GPU-hour)"),
         validators=range_validators(services.PRICE_BOUND),
         decimal_places=4,
+        # the browser's own check of the bound (greater than 0 is checked by the server)
+        widget=forms.NumberInput(
+            attrs={"min": "0", "max": str(services.MAX_PRICE_USD_PER_GPU_HOUR), "step": "0.0001"}
+        ),
     )
     term_months = forms.IntegerField(
         label=_("Term (months, empty: none)"), required=False, min_value=1, max_value=services.MAX_TERM_MONTHS

@@ -1050,6 +1050,10 @@ def test_every_range_error_is_written_in_chinese_whatever_its_unit() -> None:
         }
     assert not left, left
     assert {b.unit for b in bounds} >= {"$", "GB/s", "%", "$/GB-month", ":1"}
+    # and a value too large for a float (1e400 reaches a validator as inf): in Chinese too (review)
+    with translation.override("zh-hans"):
+        infinite = translated_bound_error(PLAN_BOUNDS["price_usd_per_gpu_hour"], float("inf"))
+    assert infinite is not None and "有限数值" in infinite and "must be" not in infinite, infinite
 
 
 @pytest.mark.django_db

@@ -219,6 +219,8 @@ def test_the_answer_page_title_is_in_the_page_language(demo: dict[str, Any]) -> 
     rfq = _send(_login("demo-buyer"))
     page = _login("demo-provider").get(f"/rfqs/{rfq.pk}/answer/nebius-h100/", HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert f"<title>答复询价 #{rfq.pk}" in page.content.decode()
+    # the price input keeps the browser's check of its bound (review: lost with the bound's validator)
+    assert 'name="price_usd_per_gpu_hour" min="0" max="200" step="0.0001"' in page.content.decode()
 
 
 def test_a_refusal_page_says_why_in_the_page_language(demo: dict[str, Any]) -> None:
