@@ -141,6 +141,12 @@ def collective_bandwidth(facts: dict[str, Any], items: list[dict[str, Any]]) -> 
             "exercise every NIC; run the kit's nccl-tests jobs on full nodes",
             gpus=full,
         )
+    elif collective is None and (other := sorted({n for item in items for n in item.get("other_gpus", [])})):
+        out["basis"] = _(
+            "the bundle's collective runs ran on %(gpus)s, not on the offering's GPU: not judged against its "
+            "links (see the GPU model finding)",
+            gpus=", ".join(other),
+        )
     elif collective is None:
         out["basis"] = _(
             "no multi-node all_reduce/all_gather/reduce_scatter run: run the kit's nccl-tests jobs"
@@ -499,7 +505,10 @@ def _on_offering_gpus(facts: dict[str, Any], item: dict[str, Any]) -> dict[str, 
     if item.get("kind") not in NCCL_KINDS or not runs:
         return item
     kept = [run for run in runs if not other_gpu_names(facts.get("gpu"), run.get("gpu_names") or [])]
-    return item if len(kept) == len(runs) else {**item, "summary": {**item["summary"], "runs": kept}}
+    if len(kept) == len(runs):
+        return item
+    other = sorted({n for run in runs for n in other_gpu_names(facts.get("gpu"), run.get("gpu_names") or [])})
+    return {**item, "summary": {**item["summary"], "runs": kept}, "other_gpus": other}
 
 
 def _indicator_finding(name: str, indicator: dict[str, Any]) -> dict[str, Any]:

@@ -210,6 +210,8 @@ def test_runs_of_other_gpus_give_no_scaling_stability_or_headline_figure() -> No
         report["indicators"]["scaling_efficiency"],
     )
     assert bandwidth["verdict"] == "cannot-measure" and bandwidth.get("busbw_gbps") is None
+    # and its basis says why, not "no multi-node run: run the kit's jobs" (the bundle has them)
+    assert "ran on NVIDIA A100-SXM4-40GB, not on the offering's GPU" in str(bandwidth["basis"])
     assert scaling_["verdict"] == "cannot-measure" and scaling_["value"] is None
     assert report["verdict"] == "fail"  # on the GPU model finding
     # the same runs under an A100 40GB offering are its own: judged
