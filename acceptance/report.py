@@ -504,10 +504,11 @@ def _on_offering_gpus(facts: dict[str, Any], item: dict[str, Any]) -> dict[str, 
     runs = (item.get("summary") or {}).get("runs")
     if item.get("kind") not in NCCL_KINDS or not runs:
         return item
-    kept = [run for run in runs if not other_gpu_names(facts.get("gpu"), run.get("gpu_names") or [])]
+    named = [(run, other_gpu_names(facts.get("gpu"), run.get("gpu_names") or [])) for run in runs]
+    kept = [run for run, other in named if not other]
     if len(kept) == len(runs):
         return item
-    other = sorted({n for run in runs for n in other_gpu_names(facts.get("gpu"), run.get("gpu_names") or [])})
+    other = sorted({name for _run, names in named for name in names})
     return {**item, "summary": {**item["summary"], "runs": kept}, "other_gpus": other}
 
 

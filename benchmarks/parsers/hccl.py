@@ -80,10 +80,11 @@ def parse_hccl(text: Text) -> ParseResult:
         if FAILURE_RE.search(line) and len(failures) < MAX_FAILURE_LINES:
             failures.append((no, line.strip()[:200]))
             continue
-        if HEADER_RE.search(line) and (len(runs) >= MAX_RUNS or kept_rows >= MAX_ROWS):
+        header = HEADER_RE.search(line) is not None
+        if header and (len(runs) >= MAX_RUNS or kept_rows >= MAX_ROWS):
             run, dropped_runs = None, dropped_runs + 1
             continue
-        if HEADER_RE.search(line):
+        if header:
             run = {
                 "collective": collective,
                 "ranks": ranks,
