@@ -102,7 +102,10 @@ def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gb
 
 def compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     """The ports against the per-node claim; a file holding several hosts' listings (ports with a `host`,
-    named by shell prompts) is judged on the host with the fewest good ports."""
+    named by shell prompts) is judged on the host with the fewest good ports among those whose count could
+    be told. A host whose listing may go on unseen (an author's `...` inside it, or the report's cut) and
+    whose count falls short is not that host: its count row follows, cannot-measure, so that a cut host
+    neither hides a complete host's fail nor stands for the file."""
     summary = item.get("summary", {})
     ports = summary.get("ports", [])
     by_host: dict[Any, list[dict[str, Any]]] = {}
@@ -115,7 +118,8 @@ def compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     # The weakest host: the fewest good ports (counted apart from the rows' order), then the worse verdicts.
     wanted_layer, gbps = port_link_layer(facts.get("fabric")), facts.get("gbps_per_nic")
     starts = sorted(min(p.get("line") or 0 for p in host_ports) for host_ports in by_host.values())
-    judged = []
+    told: list[Any] = []
+    untold: list[Any] = []
     for host, host_ports in by_host.items():
         note = _("host %(host)s, the fewest of %(count)s hosts", host=host or "?", count=len(by_host))
         # a host's listing runs from its first port to the next host's: only a mark inside it leaves it open
@@ -124,8 +128,16 @@ def compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         open_line = next((n for n in open_lines if n >= first and (end is None or n < end)), None)
         rows = _judge_ports(facts, item, host_ports, note, open_line)
         badness = sum(VERDICT_RANK.get(row["verdict"], 0) for row in rows)
-        judged.append((_good_port_count(item, host_ports, wanted_layer, gbps), -badness, rows))
-    return min(judged, key=lambda host: host[:2])[2]
+        judged = (_good_port_count(item, host_ports, wanted_layer, gbps), -badness, rows)
+        short_and_open = open_line is not None and rows[0]["verdict"] == "cannot-measure"
+        (untold if short_and_open else told).append((host, host_ports, open_line, judged))
+    if not told:
+        return min((j[3] for j in untold), key=lambda host: host[:2])[2]
+    weakest = min((j[3] for j in told), key=lambda host: host[:2])[2]
+    for host, host_ports, open_line, _judged in untold:
+        note = _("host %(host)s, its listing cut short", host=host or "?")
+        weakest.append(_judge_ports(facts, item, host_ports, note, open_line)[0])
+    return weakest
 
 
 def _good_port_count(

@@ -303,32 +303,57 @@ def _rdma_host(host: int, ports: int) -> str:
     return f"[u@node{host} ~]$ rdma link\n{rows}"
 
 
-def _count_row(facts: dict[str, Any], text: str) -> dict[str, Any]:
+def _count_rows(facts: dict[str, Any], text: str) -> list[dict[str, Any]]:
     parsed = dict(parse(text.encode()).as_dict(), filename="ports.txt", nodes=None, gpus=None)
-    return next(
-        v for v in compare(facts, parsed) if str(v["claim"]).endswith("ports") or "ports per" in v["claim"]
-    )
+    verdicts = compare(facts, parsed)
+    return [v for v in verdicts if str(v["claim"]).endswith("ports") or "ports per" in v["claim"]]
+
+
+def _count_row(facts: dict[str, Any], text: str) -> dict[str, Any]:
+    return _count_rows(facts, text)[0]
 
 
 def test_an_elision_leaves_open_only_the_listing_it_is_in() -> None:
     # review: a `...` after node2's complete listing (other hosts left out) turned node1's full listing of 7
     # of 8 ports from a fail into cannot-measure; only a mark inside a host's listing makes it a minimum
     assert _count_row(ROCE_8, _rdma_host(1, 7) + _rdma_host(2, 8) + "...\n")["verdict"] == "fail"
-    inside = _count_row(ROCE_8, _rdma_host(1, 5) + "...\n" + _rdma_host(2, 8))
+    told, inside = _count_rows(ROCE_8, _rdma_host(1, 5) + "...\n" + _rdma_host(2, 8))
+    assert told["verdict"] == "pass" and "host node2" in told["detail"]
     assert (
         inside["verdict"] == "cannot-measure" and "may go on past line 7: 5 is a minimum" in inside["detail"]
     )
 
 
+def _ibdev_hosts(*ports: int) -> str:
+    return "".join(
+        f"[u@node{h} ~]$ ibdev2netdev\n" + "".join(f"mlx5_{i} port 1 ==> ibp{i}s0 (Up)\n" for i in range(n))
+        for h, n in enumerate(ports, start=1)
+    )
+
+
 def test_a_report_read_to_its_line_limit_leaves_its_last_host_open(monkeypatch: pytest.MonkeyPatch) -> None:
-    # review: the read limit cut node3's listing after 3 ports, and node3 then failed "8 vs 3"
+    # review: the read limit cut node3's listing after 3 ports, and node3 then failed "8 vs 3"; and then the
+    # cut host, having the fewest ports, stood for the file: the complete hosts were not judged on their own
     import benchmarks.parsers as parsers
 
     monkeypatch.setattr(parsers, "MAX_REPORT_LINES", 22)
-    text = "".join(
-        f"[u@node{h} ~]$ ibdev2netdev\n" + "".join(f"mlx5_{i} port 1 ==> ibp{i}s0 (Up)\n" for i in range(8))
-        for h in (1, 2, 3)
-    )
-    row = _count_row(H100_IB, text)
-    assert row["verdict"] == "cannot-measure" and row["measured"] == 3
-    assert "may go on past line 22: 3 is a minimum" in row["detail"]
+    told, cut = _count_rows(H100_IB, _ibdev_hosts(8, 8, 8))
+    assert told["verdict"] == "pass" and told["measured"] == 8
+    assert cut["verdict"] == "cannot-measure" and cut["measured"] == 3
+    assert "host node3, its listing cut short" in cut["detail"]
+    assert "may go on past line 22: 3 is a minimum" in cut["detail"]
+
+
+def test_a_cut_host_does_not_hide_a_complete_hosts_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    import benchmarks.parsers as parsers
+
+    monkeypatch.setattr(parsers, "MAX_REPORT_LINES", 21)
+    # node2 lists 7 of 8 ports in full; node3's listing is cut after 3 (fewer, but only a minimum)
+    rows = _count_rows(H100_IB, _ibdev_hosts(8, 7, 8))
+    assert [(r["verdict"], r["measured"]) for r in rows] == [("fail", 7), ("cannot-measure", 3)]
+    assert "host node2, the fewest of 3 hosts" in rows[0]["detail"]
+
+
+def test_when_every_host_is_cut_short_the_weakest_stands_for_the_file() -> None:
+    rows = _count_rows(ROCE_8, _rdma_host(1, 5) + "...\n" + _rdma_host(2, 6) + "...\n")
+    assert [(r["verdict"], r["measured"]) for r in rows] == [("cannot-measure", 5)]
