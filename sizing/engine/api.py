@@ -349,7 +349,11 @@ def evaluate(
             )
         optimizer = optimizer or stated_optimizer
         lay, notes = layout_from_dict(
-            layout, wl, gpus, fold_experts=framework_defaults(hw) is MEGATRON_CORE_2024
+            layout,
+            wl,
+            gpus,
+            fold_experts=framework_defaults(hw) is MEGATRON_CORE_2024,
+            gpus_per_node=hw.gpus_per_node,
         )
     if not optimizer:
         optimizer = default_optimizer(hw)

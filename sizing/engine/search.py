@@ -95,8 +95,13 @@ def _pow2_divisors(n: int, limit: int) -> list[int]:
 
 def tp_degrees(wl: Workload, hw: Hardware) -> list[int]:
     """Tensor-parallel degrees the search tries: powers of 2 dividing the KV heads and the heads, up to
-    two nodes' width."""
-    return [t for t in _pow2_divisors(wl.kv_heads, 2 * hw.gpus_per_node) if wl.heads % t == 0]
+    two nodes' width, that divide the node or are a multiple of it (no group straddles two nodes)."""
+    node = hw.gpus_per_node
+    return [
+        t
+        for t in _pow2_divisors(wl.kv_heads, 2 * node)
+        if wl.heads % t == 0 and (node % t == 0 or t % node == 0)
+    ]
 
 
 NODE_FIRST_MESHES = ("nvswitch", "nvlink-mesh")

@@ -8,7 +8,9 @@ import io
 import json
 from typing import Any
 
-from sizing.engine import search
+import pytest
+
+from sizing.engine import InputError, evaluate, search
 from sizing.engine.cli import main
 
 
@@ -47,3 +49,42 @@ def test_a_search_with_no_alternatives_asked_does_not_say_there_is_no_other_layo
     assert none_listed["alternatives"] == []
     assert none_listed["explanation"][-1] == full["explanation"][-1]
     assert "No other feasible layout" not in none_listed["explanation"][-1]
+
+
+@pytest.mark.parametrize(("gpus_per_node", "tp"), [(6, 4), (5, 4), (3, 2), (6, 8)])
+def test_tensor_parallelism_that_straddles_nodes_is_refused_naming_tp(
+    h100_ib: dict[str, Any], gpus_per_node: int, tp: int
+) -> None:
+    """TP=4 on 6-GPU nodes puts every other tensor-parallel group across two nodes, yet the answer priced
+    every group on NVLink (the same 1.6 s of TP traffic as on 8-GPU nodes) and the search chose such layouts
+    (TP=4 on 5-GPU nodes). A TP degree that neither divides the node nor is a whole number of nodes is
+    refused."""
+    facts = {**h100_ib, "gpus_per_node": gpus_per_node}
+    code, out, err = _cli(
+        ["--workload", "13b", "--offering", json.dumps(facts), "--layout", json.dumps({"tp": tp, "dp": 8})]
+    )
+    assert code == 2
+    assert err.startswith("error: layout.tp: ") and err.count("\n") == 1
+    assert f"{gpus_per_node} GPUs per node" in err
+    res = search("13b", facts, top=3)
+    for lay in [res["layout"], *(a["layout"] for a in res["alternatives"])]:
+        assert gpus_per_node % lay["tp"] == 0 or lay["tp"] % gpus_per_node == 0, lay
+
+
+@pytest.mark.parametrize(("gpus_per_node", "tp"), [(8, 4), (4, 8), (6, 2), (6, 3), (1, 4)])
+def test_tensor_parallelism_inside_or_over_whole_nodes_still_answers(
+    h100_ib: dict[str, Any], gpus_per_node: int, tp: int
+) -> None:
+    wl = {"name": "w", "layers": 24, "hidden": 6144, "heads": 48, "seq_len": 2048, "global_batch": 512}
+    res = evaluate(wl, {**h100_ib, "gpus_per_node": gpus_per_node}, {"tp": tp, "dp": 8})
+    assert res["layout"]["tp"] == tp
+
+
+@pytest.mark.parametrize("value", [0, 1, 0.0])
+def test_recompute_given_as_a_number_is_refused(h100_ib: dict[str, Any], value: Any) -> None:
+    """`recompute: 0` was taken as "none" (0 == False), while 1 was refused and 2 too: a number is not one of
+    the contract's values (true and false stay accepted: full and none)."""
+    with pytest.raises(InputError) as err:
+        evaluate("13b", h100_ib, {"tp": 8, "dp": 2, "recompute": value})
+    assert err.value.field == "layout.recompute"
+    assert evaluate("13b", h100_ib, {"tp": 8, "dp": 2, "recompute": False})["layout"]["recompute"] == "none"
