@@ -20,6 +20,7 @@ from typing import Any
 
 from hardware.messages import _
 
+from .bounds import GPUS_MAX
 from .errors import InputError
 from .model import RECOMPUTE_CODES
 from .overlap import DISPATCHER_DEDUP, MOE_DISPATCHERS, OVERLAP_FLAGS, OVERLAP_GRID_KEYS
@@ -168,7 +169,25 @@ def _int(d: dict[str, Any], key: str, default: int, minimum: int = 1) -> int:
         raise InputError(f"layout.{key}", f"must be an integer, got {v!r}")
     if v < minimum:
         raise InputError(f"layout.{key}", f"must be >= {minimum}, got {v!r}")
+    if v > GPUS_MAX:  # no degree, micro-batch or stage count of a job the engine sizes is larger
+        raise InputError(
+            f"layout.{key}",
+            _("must be at most %(most)s, got %(got)s", most=f"{GPUS_MAX:,}", got=repr(v)),
+        )
     return int(v)
+
+
+def _check_size(tp: int, pp: int, dp: int, cp: int) -> None:
+    gpus = tp * pp * dp * cp
+    if gpus > GPUS_MAX:
+        raise InputError(
+            "layout",
+            _(
+                "tp*pp*dp*cp = %(gpus)s GPUs, more than the %(most)s the engine sizes",
+                gpus=f"{gpus:,}",
+                most=f"{GPUS_MAX:,}",
+            ),
+        )
 
 
 def _flag(d: dict[str, Any], key: str) -> bool | None:
@@ -417,6 +436,7 @@ def layout_from_dict(
     _check_heads_and_experts(wl, tp, ep)
     _check_tp_on_nodes(tp, gpus_per_node)
     dp = _data_parallel(d, gpus, tp, pp, cp, notes)
+    _check_size(tp, pp, dp, cp)
     etp = _unstated_expert_tp(d, wl, (tp, dp, cp, ep), etp, fold_experts, notes)
     if (tp * dp * cp) % (ep * etp):
         raise InputError(

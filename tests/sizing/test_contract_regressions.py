@@ -88,3 +88,26 @@ def test_recompute_given_as_a_number_is_refused(h100_ib: dict[str, Any], value: 
         evaluate("13b", h100_ib, {"tp": 8, "dp": 2, "recompute": value})
     assert err.value.field == "layout.recompute"
     assert evaluate("13b", h100_ib, {"tp": 8, "dp": 2, "recompute": False})["layout"]["recompute"] == "none"
+
+
+@pytest.mark.parametrize(
+    ("layout", "gpus", "field"),
+    [
+        ({"tp": 4, "pp": 1e30}, None, "layout.pp"),  # was answered: 4e30 GPUs, goodput 0.0, 1e82 failures
+        ({"tp": 4, "dp": 10**9}, None, "layout.dp"),
+        ({"tp": 4, "micro_batch": 10**12}, None, "layout.micro_batch"),
+        ({"tp": 4, "pp": 2, "virtual_stages": 10**20}, None, "layout.virtual_stages"),
+        ({"tp": 8, "pp": 512, "dp": 512}, None, "layout"),  # each degree in range, the product not
+        ({"tp": 8}, 10**9, "gpus"),
+    ],
+)
+def test_absurd_layout_sizes_are_refused_naming_the_field(
+    h100_ib: dict[str, Any], layout: dict[str, Any], gpus: int | None, field: str
+) -> None:
+    with pytest.raises(InputError) as err:
+        evaluate("13b", h100_ib, layout, gpus=gpus)
+    assert err.value.field == field
+    assert "131,072" in err.value.reason
+    with pytest.raises(InputError):
+        search("13b", h100_ib, gpus=10**9)
+    assert evaluate("13b", h100_ib, {"tp": 8, "pp": 8, "dp": 2048})["gpus"] == 131_072
