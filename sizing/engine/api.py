@@ -11,6 +11,7 @@ from hardware.messages import _
 
 from . import constants as C
 from .accuracy import accuracy_figures
+from .bounds import GPUS_MAX
 from .cost import cost_block, plan_choice_note
 from .errors import InputError
 from .explain import explain
@@ -88,6 +89,10 @@ def check_gpus(gpus: Any) -> None:
     """A requested GPU count is a positive integer (None: not requested)."""
     if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus <= 0):
         raise InputError("gpus", f"must be a positive integer, got {gpus!r}")
+    if gpus is not None and gpus > GPUS_MAX:
+        raise InputError(
+            "gpus", _("must be at most %(most)s GPUs, got %(got)s", most=f"{GPUS_MAX:,}", got=f"{gpus:,}")
+        )
 
 
 def _reader(res: dict[str, Any], i: Any) -> Callable[[str], float]:
@@ -349,7 +354,11 @@ def evaluate(
             )
         optimizer = optimizer or stated_optimizer
         lay, notes = layout_from_dict(
-            layout, wl, gpus, fold_experts=framework_defaults(hw) is MEGATRON_CORE_2024
+            layout,
+            wl,
+            gpus,
+            fold_experts=framework_defaults(hw) is MEGATRON_CORE_2024,
+            gpus_per_node=hw.gpus_per_node,
         )
     if not optimizer:
         optimizer = default_optimizer(hw)

@@ -29,6 +29,10 @@ OFFERING_BOUNDS["price_usd_per_gpu_hour"] = Bound(
     "Price per GPU-hour", 0, PRICE_CAP_USD_PER_GPU_HOUR, "$", source="about 10x the highest published price"
 )
 
+# The largest job the engine sizes, in GPUs (a layout's tp*pp*dp*cp, --gpus, each layout integer): the
+# portal's bound on a run's GPUs (sizing.services.MAX_RUN_GPUS, compare.sized.GPUS_MAX). Beyond it a layout
+# of 4e30 GPUs was answered with goodput 0.0 and 1e82 expected failures.
+GPUS_MAX = 131_072
 # Alternatives a search lists at most (`size --top`): each is a full evaluation to report.
 TOP_MAX = 100
 # A deadline of more than ten years is a typing error (sizing.models.WORKLOAD_BOUNDS, deadline_days).

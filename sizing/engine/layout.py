@@ -20,6 +20,7 @@ from typing import Any
 
 from hardware.messages import _
 
+from .bounds import GPUS_MAX
 from .errors import InputError
 from .model import RECOMPUTE_CODES
 from .overlap import DISPATCHER_DEDUP, MOE_DISPATCHERS, OVERLAP_FLAGS, OVERLAP_GRID_KEYS
@@ -168,7 +169,25 @@ def _int(d: dict[str, Any], key: str, default: int, minimum: int = 1) -> int:
         raise InputError(f"layout.{key}", f"must be an integer, got {v!r}")
     if v < minimum:
         raise InputError(f"layout.{key}", f"must be >= {minimum}, got {v!r}")
+    if v > GPUS_MAX:  # no degree, micro-batch or stage count of a job the engine sizes is larger
+        raise InputError(
+            f"layout.{key}",
+            _("must be at most %(most)s, got %(got)s", most=f"{GPUS_MAX:,}", got=repr(v)),
+        )
     return int(v)
+
+
+def _check_size(tp: int, pp: int, dp: int, cp: int) -> None:
+    gpus = tp * pp * dp * cp
+    if gpus > GPUS_MAX:
+        raise InputError(
+            "layout",
+            _(
+                "tp*pp*dp*cp = %(gpus)s GPUs, more than the %(most)s the engine sizes",
+                gpus=f"{gpus:,}",
+                most=f"{GPUS_MAX:,}",
+            ),
+        )
 
 
 def _flag(d: dict[str, Any], key: str) -> bool | None:
@@ -182,7 +201,7 @@ def _recompute(d: dict[str, Any]) -> str:
     recompute = d.get("recompute", "selective")
     if recompute is True:
         recompute = "full"
-    if recompute in (False, None):
+    if recompute is False or recompute is None:  # not `in (False, None)`: 0 == False
         recompute = "none"
     if not isinstance(recompute, str) or recompute not in RECOMPUTE_CODES:
         raise InputError("layout.recompute", f"must be none, selective or full, got {recompute!r}")
@@ -298,6 +317,23 @@ def _implied_slots(
     return True, True
 
 
+def _check_tp_on_nodes(tp: int, gpus_per_node: int | None) -> None:
+    """A tensor-parallel group inside one node or over whole nodes: a degree that does neither (TP=4 on 6-GPU
+    nodes) puts some groups across two nodes, which the time model, placing each group aligned, cannot
+    price."""
+    if gpus_per_node is None or gpus_per_node % tp == 0 or tp % gpus_per_node == 0:
+        return
+    raise InputError(
+        "layout.tp",
+        _(
+            "TP=%(tp)s neither divides the %(node)s GPUs per node nor is a multiple of them: some "
+            "tensor-parallel groups would straddle two nodes (use a divisor of %(node)s, or a multiple)",
+            tp=tp,
+            node=gpus_per_node,
+        ),
+    )
+
+
 def _check_heads_and_experts(wl: Workload, tp: int, ep: int) -> None:
     if wl.heads % tp:
         raise InputError("layout.tp", f"TP={tp} does not divide the {wl.heads} attention heads")
@@ -365,11 +401,17 @@ def _unstated_expert_tp(
 
 
 def layout_from_dict(
-    d: dict[str, Any] | None, wl: Workload, gpus: int | None = None, *, fold_experts: bool = False
+    d: dict[str, Any] | None,
+    wl: Workload,
+    gpus: int | None = None,
+    *,
+    fold_experts: bool = False,
+    gpus_per_node: int | None = None,
 ) -> tuple[Layout, list[str]]:
     """Parse and check a layout. Shape inconsistencies are InputErrors; a layout that does not fit is not
     an error (the evaluation answers `feasible: false`). `fold_experts`: the GPU's framework generation
-    folds MoE experts without tensor parallelism when the layout does not state `etp` (ETP = 1)."""
+    folds MoE experts without tensor parallelism when the layout does not state `etp` (ETP = 1).
+    `gpus_per_node`: the offering's, which a TP degree must divide or be a multiple of."""
     d = dict(d or {})
     if not isinstance(d, dict):
         raise InputError("layout", "must be a JSON object")
@@ -392,7 +434,9 @@ def layout_from_dict(
     sp = bool(sp_raw) if sp_raw is not None else tp > 1
     flags = {k: _flag(d, k) for k in OVERLAP_FLAGS}
     _check_heads_and_experts(wl, tp, ep)
+    _check_tp_on_nodes(tp, gpus_per_node)
     dp = _data_parallel(d, gpus, tp, pp, cp, notes)
+    _check_size(tp, pp, dp, cp)
     etp = _unstated_expert_tp(d, wl, (tp, dp, cp, ep), etp, fold_experts, notes)
     if (tp * dp * cp) % (ep * etp):
         raise InputError(

@@ -95,8 +95,13 @@ def _pow2_divisors(n: int, limit: int) -> list[int]:
 
 def tp_degrees(wl: Workload, hw: Hardware) -> list[int]:
     """Tensor-parallel degrees the search tries: powers of 2 dividing the KV heads and the heads, up to
-    two nodes' width."""
-    return [t for t in _pow2_divisors(wl.kv_heads, 2 * hw.gpus_per_node) if wl.heads % t == 0]
+    two nodes' width, that divide the node or are a multiple of it (no group straddles two nodes)."""
+    node = hw.gpus_per_node
+    return [
+        t
+        for t in _pow2_divisors(wl.kv_heads, 2 * node)
+        if wl.heads % t == 0 and (node % t == 0 or t % node == 0)
+    ]
 
 
 NODE_FIRST_MESHES = ("nvswitch", "nvlink-mesh")
@@ -422,10 +427,10 @@ def _default_notes(lay: Layout) -> list[str]:
 
 
 def _answer(
-    space: _Space, faults: FaultModel, scan: Scan, picks: list[GridRef], top: int, notes: list[str]
+    space: _Space, faults: FaultModel, scan: Scan, picks: list[GridRef], notes: list[str]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(the answer as a full result, its alternatives): with no feasible layout, the closest to fitting
-    and why none fits."""
+    """(the answer as a full result, the runners-up picked): with no feasible layout, the closest to
+    fitting and why none fits."""
     if picks:
         # the answer and its alternatives in one vectorised evaluation
         lays = [space.layout_at(p) for p in picks]
@@ -433,7 +438,7 @@ def _answer(
         many = space.evaluate({k: np.asarray([gr[k] for gr in grids]) for k in grids[0]})
         best = build_result(space.wl, space.hw, faults, lays[0], many, 0, notes + _default_notes(lays[0]))
         alts = [brief_result(space.wl, space.hw, faults, lay, many, i) for i, lay in enumerate(lays[1:], 1)]
-        return best, alts[:top]
+        return best, alts
     best = _closest_infeasible(space, faults, notes)
     best["feasible"] = False
     counts = sorted(scan.reason_counts.items(), key=lambda kv: -kv[1])
@@ -554,8 +559,10 @@ def search(
     space = _search_space(wl, hw, gpu_counts, optimizer, zero_stages)
     price = billable_rate(hw.facts)
     objective_of = _objective_for(objective, space, faults, price, deadline)
-    scan = _scan(space, objective_of, top)
-    picks, node_first = _picks(space, scan, objective_of, top)
+    # one runner-up at least, listed or not (top 0): the explanation and the node-first record compare it
+    runners_up = max(top, 1)
+    scan = _scan(space, objective_of, runners_up)
+    picks, node_first = _picks(space, scan, objective_of, runners_up)
     if not picks and scan.feasible and objective == "cheapest-within-deadline":
         return _fastest_instead(
             wl,
@@ -569,10 +576,10 @@ def search(
             optimizer=optimizer,
             zero_stages=zero_stages,
         )
-    best, alts = _answer(space, faults, scan, picks, top, notes)
+    best, alts = _answer(space, faults, scan, picks, notes)
     _record_objective(best, objective_of)
     best["search"] = _search_record(scan, gpu_counts, started)
-    best["alternatives"] = [_alt(a) for a in alts]
+    best["alternatives"] = [_alt(a) for a in alts[:top]]
     best["rejected"] = _rejected(scan, objective)
     if picks and best["explanation"]:
         _explain_choice(best, alts, node_first, objective_of, hw)

@@ -1,0 +1,113 @@
+"""Defects of the `size` contract found by a property probe of the CLI entry point (sizing.engine.cli.main)
+over presets, parameter-count, dense and MoE workloads, every GPU, fabric and topology, given layouts and
+searches; one test each, every one failing before its fix."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+
+from sizing.engine import InputError, evaluate, search
+from sizing.engine.cli import main
+
+
+def _cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_search_with_no_alternatives_asked_still_answers_and_names_the_model_best(
+    h100_ib: dict[str, Any],
+) -> None:
+    """`--top 0` raised IndexError (exit 1, a traceback) whenever the node-first rule replaced the model's own
+    best: the rule's record reads the model's best from the alternatives, which `top` had cut to none."""
+    facts = {**h100_ib, "nodes": 128}
+    full = search("gpt3-175b", facts, top=3)
+    assert full["search"]["selection"]["rule"] == "node-first"  # the case: the rule applies
+    argv = ["--workload", "gpt3-175b", "--offering", json.dumps(facts), "--top", "0", "--json"]
+    code, out, err = _cli(argv)
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["alternatives"] == []
+    assert res["layout"] == full["layout"]
+    assert res["search"]["selection"]["model_best"] == full["search"]["selection"]["model_best"]
+    assert res["explanation"][-1] == full["explanation"][-1]
+
+
+def test_a_search_with_no_alternatives_asked_does_not_say_there_is_no_other_layout(
+    h100_ib: dict[str, Any],
+) -> None:
+    """With `top` 0 the explanation said "No other feasible layout was found." while thousands were feasible:
+    the runner-up is compared whether or not it is listed."""
+    full = search("13b", h100_ib, top=1)
+    none_listed = search("13b", h100_ib, top=0)
+    assert "search" in full and full["search"]["feasible"] > 1 and "selection" not in full["search"]
+    assert none_listed["alternatives"] == []
+    assert none_listed["explanation"][-1] == full["explanation"][-1]
+    assert "No other feasible layout" not in none_listed["explanation"][-1]
+
+
+@pytest.mark.parametrize(("gpus_per_node", "tp"), [(6, 4), (5, 4), (3, 2), (6, 8)])
+def test_tensor_parallelism_that_straddles_nodes_is_refused_naming_tp(
+    h100_ib: dict[str, Any], gpus_per_node: int, tp: int
+) -> None:
+    """TP=4 on 6-GPU nodes puts every other tensor-parallel group across two nodes, yet the answer priced
+    every group on NVLink (the same 1.6 s of TP traffic as on 8-GPU nodes) and the search chose such layouts
+    (TP=4 on 5-GPU nodes). A TP degree that neither divides the node nor is a whole number of nodes is
+    refused."""
+    facts = {**h100_ib, "gpus_per_node": gpus_per_node}
+    code, out, err = _cli(
+        ["--workload", "13b", "--offering", json.dumps(facts), "--layout", json.dumps({"tp": tp, "dp": 8})]
+    )
+    assert code == 2
+    assert err.startswith("error: layout.tp: ") and err.count("\n") == 1
+    assert f"{gpus_per_node} GPUs per node" in err
+    res = search("13b", facts, top=3)
+    for lay in [res["layout"], *(a["layout"] for a in res["alternatives"])]:
+        assert gpus_per_node % lay["tp"] == 0 or lay["tp"] % gpus_per_node == 0, lay
+
+
+@pytest.mark.parametrize(("gpus_per_node", "tp"), [(8, 4), (4, 8), (6, 2), (6, 3), (1, 4)])
+def test_tensor_parallelism_inside_or_over_whole_nodes_still_answers(
+    h100_ib: dict[str, Any], gpus_per_node: int, tp: int
+) -> None:
+    wl = {"name": "w", "layers": 24, "hidden": 6144, "heads": 48, "seq_len": 2048, "global_batch": 512}
+    res = evaluate(wl, {**h100_ib, "gpus_per_node": gpus_per_node}, {"tp": tp, "dp": 8})
+    assert res["layout"]["tp"] == tp
+
+
+@pytest.mark.parametrize("value", [0, 1, 0.0])
+def test_recompute_given_as_a_number_is_refused(h100_ib: dict[str, Any], value: Any) -> None:
+    """`recompute: 0` was taken as "none" (0 == False), while 1 was refused and 2 too: a number is not one of
+    the contract's values (true and false stay accepted: full and none)."""
+    with pytest.raises(InputError) as err:
+        evaluate("13b", h100_ib, {"tp": 8, "dp": 2, "recompute": value})
+    assert err.value.field == "layout.recompute"
+    assert evaluate("13b", h100_ib, {"tp": 8, "dp": 2, "recompute": False})["layout"]["recompute"] == "none"
+
+
+@pytest.mark.parametrize(
+    ("layout", "gpus", "field"),
+    [
+        ({"tp": 4, "pp": 1e30}, None, "layout.pp"),  # was answered: 4e30 GPUs, goodput 0.0, 1e82 failures
+        ({"tp": 4, "dp": 10**9}, None, "layout.dp"),
+        ({"tp": 4, "micro_batch": 10**12}, None, "layout.micro_batch"),
+        ({"tp": 4, "pp": 2, "virtual_stages": 10**20}, None, "layout.virtual_stages"),
+        ({"tp": 8, "pp": 512, "dp": 512}, None, "layout"),  # each degree in range, the product not
+        ({"tp": 8}, 10**9, "gpus"),
+    ],
+)
+def test_absurd_layout_sizes_are_refused_naming_the_field(
+    h100_ib: dict[str, Any], layout: dict[str, Any], gpus: int | None, field: str
+) -> None:
+    with pytest.raises(InputError) as err:
+        evaluate("13b", h100_ib, layout, gpus=gpus)
+    assert err.value.field == field
+    assert "131,072" in err.value.reason
+    with pytest.raises(InputError):
+        search("13b", h100_ib, gpus=10**9)
+    assert evaluate("13b", h100_ib, {"tp": 8, "pp": 8, "dp": 2048})["gpus"] == 131_072
