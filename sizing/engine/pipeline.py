@@ -48,7 +48,13 @@ def pipeline_comm(hw: Hardware, x: dict[str, Any], activation_msg: Any) -> tuple
     schedule's order, docs/MODEL.md). Each TP rank sends 1/tp (Megatron's scatter/gather optimisation).
     DeepSpeed's engine (grid key `dsp`) adds `deepspeed_extra` per micro-batch."""
     tp, pp, v = x["tp"], x["pp"], x["v"]
-    bw, _, crosses = T.group_link(hw, tp * x["cp"] * x["dp"], np.minimum(pp, 2.0))
+    stride = tp * x["cp"] * x["dp"]
+    # the stages step in lockstep, so the slowest boundary paces them: a pipeline wider than the scale-up
+    # domain has a boundary between domains even where adjacent stages share one (TP4 x DP1 puts two stages
+    # on an 8-GPU node, and every other boundary crosses the network), sized as a pair one domain apart
+    domain = float(hw.scale_up_domain_gpus)
+    pair_stride = np.where((stride < domain) & (stride * pp > domain), domain, stride)
+    bw, _, crosses = T.group_link(hw, pair_stride, np.minimum(pp, 2.0))
     one = T.send_recv_time(hw, activation_msg / tp, bw, crosses)
     overlapped = x["ppo"] & (v > 1)
     per_micro_batch = np.where((pp > 1) & ~overlapped, C.MEGATRON_TRANSFERS_PER_MICRO_BATCH * v * one, 0.0)

@@ -111,3 +111,24 @@ def test_absurd_layout_sizes_are_refused_naming_the_field(
     with pytest.raises(InputError):
         search("13b", h100_ib, gpus=10**9)
     assert evaluate("13b", h100_ib, {"tp": 8, "pp": 8, "dp": 2048})["gpus"] == 131_072
+
+
+def test_a_pipeline_that_crosses_nodes_pays_the_network_for_its_boundaries(h100_ib: dict[str, Any]) -> None:
+    """TP=4 x DP=1 puts two pipeline stages on each 8-GPU node: every other stage boundary crosses the
+    network, and 1F1B's lockstep runs at the pace of the slowest boundary. The model sized the sends of the
+    first pair of stages only (inside a node), so 175B on TP4 PP96 DP1 over one 25 Gb/s NIC per node came out
+    at 0.5 s of pipeline sends per step, and doubling DP (the boundaries now between nodes) at 198 s: a 10x
+    slower step for twice the GPUs."""
+    slow = {**h100_ib, "intra_node": "nvswitch", "fabric": "ethernet", "nics_per_node": 1, "gbps_per_nic": 25}
+    slow["nodes"] = 4096
+    lay = {"tp": 4, "pp": 96, "zero": 1, "micro_batch": 1, "recompute": "none", "virtual_stages": 1}
+    one = evaluate("gpt3-175b", slow, {**lay, "dp": 1})
+    two = evaluate("gpt3-175b", slow, {**lay, "dp": 2})
+    per_transfer_one = one["iteration_breakdown_s"]["pp_comm"] / one["micro_batches_per_iteration"]
+    per_transfer_two = two["iteration_breakdown_s"]["pp_comm"] / two["micro_batches_per_iteration"]
+    # the same message over the same kind of boundary (one GPU's NIC share): within 2x, not 100x apart
+    assert per_transfer_one >= per_transfer_two / 2
+    assert two["iteration_time_s"] < 2 * one["iteration_time_s"]
+    # a pipeline inside one node keeps NVLink for every boundary
+    inside = evaluate("13b", h100_ib, {"tp": 2, "pp": 4, "dp": 1})
+    assert inside["iteration_breakdown_s"]["pp_comm"] < 0.05 * inside["iteration_time_s"]
