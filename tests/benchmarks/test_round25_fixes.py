@@ -1,0 +1,144 @@
+"""The twenty-fifth round's defects (fixtures/round25/ and two real excerpts in fixtures/real/): a GPU
+name stating a memory size the table has no row of its model for, vGPU profiles taken for whole GPUs, iWARP
+ports counted inactive, a lone NVSwitch SXid continuation line giving no event."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.compare import compare
+from benchmarks.parsers import parse
+from hardware import GPU_MODEL_CLAIM, gpu_from_text, off_table_memory_gb, other_gpu_names, vgpu_profile
+
+from .test_real_logs import _parse, _warned
+
+ROUND = Path(__file__).parent / "fixtures" / "round25"
+A100_64 = "nvidia-smi-leonardo-4x-a100-sxm-64gb-driver530.txt"
+LEONARDO_NCCL = (
+    "nccl-tests/leonardo-a100-64gb-sendrecv-t2-g1-one-process-two-threads-nccl-info-inside-table.txt"
+)
+VGPU_TABLE = "nvidia-smi-vm-vgpu-2x-grid-a100-40c-driver470.txt"
+VGPU_L = "nvidia-smi-L-vm-vgpu-mig-backed-2x-a100-4-20c.txt"
+VGPU_NCCL = "nccl-tests-vm-vgpu-h100xm-80c-2-ranks-all-reduce.txt"
+
+
+def _round(name: str) -> dict[str, Any]:
+    return parse((ROUND / name).read_bytes(), filename=name).as_dict()
+
+
+def _claim(facts: dict[str, Any], result: dict[str, Any], claim: str) -> dict[str, Any]:
+    return next(v for v in compare(facts, dict(result, filename="f.txt")) if str(v["claim"]) == claim)
+
+
+# ---- 1. a memory size no row of the model has ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        # size-suffixed names whose size the table has: resolved as before
+        ("NVIDIA A100-SXM4-40GB", "A100-SXM-40GB"),
+        ("NVIDIA A100-SXM4-80GB", "A100-SXM-80GB"),
+        ("A100 40GB", "A100-SXM-40GB"),
+        ("A100 80GB", "A100-SXM-80GB"),
+        ("NVIDIA A800-SXM4-80GB", "A800-SXM-80GB"),
+        ("NVIDIA H100 80GB HBM3", "H100-SXM-80GB"),
+        ("NVIDIA H800 80GB HBM3", "H800-SXM-80GB"),
+        ("NVIDIA H20 96GB", "H20-96GB"),
+        ("NVIDIA H200 141GB HBM3e", "H200-SXM-141GB"),
+        ("NVIDIA B200 SXM 180GB", "B200-180GB"),
+        ("NVIDIA B200 192GB", "B200-180GB"),  # published both ways (provider-catalog-addendum)
+        ("NVIDIA B300 SXM 270GB", "B300-288GB"),
+        ("MI355X 288 GB", "MI355X-288GB"),
+        ("Ascend 910B 64GB", "Ascend-910B-64GB"),
+        ("H100 with 8 x 400 Gb", "H100-SXM-80GB"),  # gigabits, no memory size
+        # sizes no row of the model has: unknown to the table, never another row
+        ("NVIDIA A100-SXM-64GB", None),
+        ("NVIDIA A800-SXM4-40GB", None),
+        ("H100 NVL 94GB", None),
+        ("NVIDIA H100 96GB HBM3", None),
+        # no row at all, as before
+        ("NVIDIA L40S 48GB", None),
+        ("NVIDIA A100-PCIE-40GB", None),
+    ],
+)
+def test_a_stated_memory_size_picks_the_row_of_that_size_or_none(name: str, key: str | None) -> None:
+    found = gpu_from_text(name)
+    assert (found.key if found else None) == key
+
+
+def test_an_a100_64gb_table_is_reported_with_its_memory_and_fails_an_a100_80gb_model_check() -> None:
+    r = _round(A100_64)
+    s = r["summary"]
+    assert (s["gpus"], s["gpu_models"]) == (4, ["NVIDIA A100-SXM-64GB"])
+    assert s["gpu_names_not_in_table"] == [{"name": "NVIDIA A100-SXM-64GB", "stated_memory_gb": 64}]
+    assert _warned(r, "NVIDIA A100-SXM-64GB (64 GB)", "not taken for a GPU of another memory size")
+    row = _claim({"gpu": "A100-SXM-80GB", "gpus_per_node": 4}, r, str(GPU_MODEL_CLAIM))
+    assert row["verdict"] == "fail"  # it passed as the 80 GB A100
+    assert off_table_memory_gb("NVIDIA A100-SXM4-80GB") is None
+
+
+def test_an_a100_64gb_nccl_log_is_judged_as_an_unknown_gpu_not_as_another_row() -> None:
+    r = _parse(LEONARDO_NCCL)
+    assert r["summary"]["runs"][0]["gpu_names"] == ["NVIDIA A100-SXM-64GB"]
+    assert r["summary"]["gpu_names_not_in_table"][0]["stated_memory_gb"] == 64
+    # under an H100 offering it is not named "another GPU of the table" (it is none of them)
+    assert other_gpu_names("H100-SXM-80GB", ["NVIDIA A100-SXM-64GB"]) == []
+
+
+# ---- 2. vGPU profiles -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "board", "gb", "slices"),
+    [
+        ("GRID A100-40C", "A100", 40, None),
+        ("NVIDIA A100-4-20C", "A100", 20, 4),
+        ("NVIDIA H100XM-80C", "H100XM", 80, None),
+        ("GRID A100D-80C", "A100D", 80, None),
+        ("NVIDIA H100L-1-12C", "H100L", 12, 1),
+    ],
+)
+def test_vgpu_profile_names_are_no_gpu_of_the_table(
+    name: str, board: str, gb: int, slices: int | None
+) -> None:
+    profile = vgpu_profile(name)
+    assert profile is not None
+    assert (profile["board"], profile["frame_buffer_gb"], profile["mig_slices"]) == (board, gb, slices)
+    assert gpu_from_text(name) is None
+
+
+@pytest.mark.parametrize("name", ["NVIDIA A100-SXM4-40GB", "NVIDIA H100 80GB HBM3", "NVIDIA A100-PCIE-40GB"])
+def test_whole_gpu_names_are_no_vgpu_profile(name: str) -> None:
+    assert vgpu_profile(name) is None
+
+
+def test_a_vgpu_table_is_reported_as_virtual_profiles_and_fails_the_gpu_model_check() -> None:
+    r = _round(VGPU_TABLE)
+    s = r["summary"]
+    assert (s["gpus"], s["gpu_models"]) == (2, ["GRID A100-40C"])
+    assert [(p["board"], p["frame_buffer_gb"], p["series"]) for p in s["vgpu_profiles"]] == [
+        ("A100", 40, "C")
+    ]
+    assert _warned(r, "NVIDIA vGPU profiles (GRID A100-40C)", "not whole GPUs")
+    row = _claim({"gpu": "A100-SXM-80GB", "gpus_per_node": 2}, r, str(GPU_MODEL_CLAIM))
+    assert row["verdict"] == "fail" and "vGPU" in str(row["detail"])  # it passed as a whole A100
+
+
+def test_nvidia_smi_l_of_mig_backed_vgpus() -> None:
+    r = _round(VGPU_L)
+    assert r["summary"]["gpus"] == 2
+    assert r["summary"]["vgpu_profiles"][0]["mig_slices"] == 4
+    assert _warned(r, "NVIDIA vGPU profiles (NVIDIA A100-4-20C)")
+
+
+def test_nccl_rank_lines_on_vgpus_are_warned_and_not_judged_as_the_whole_gpu() -> None:
+    r = _round(VGPU_NCCL)
+    s = r["summary"]
+    assert s["runs"][0]["gpu_names"] == ["NVIDIA H100XM-80C"]
+    assert s["vgpu_profiles"][0]["board"] == "H100XM"
+    assert _warned(r, "NVIDIA vGPU profiles (NVIDIA H100XM-80C)")
+    assert not any(gpu_from_text(n) for n in s["runs"][0]["gpu_names"])
