@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.parsers.infiniband import UP_PHYSICAL_STATES
 from benchmarks.parsers.perftest import is_atomic
 from benchmarks.verdicts import (
     STABILITY_DROP_WARN,
@@ -51,7 +52,7 @@ def _ports_by_state(
     ]
 
     def up_and_fast(p: dict[str, Any]) -> bool:
-        return p.get("physical_state") in (None, "LinkUp") and (
+        return p.get("physical_state") in UP_PHYSICAL_STATES and (
             gbps is None or p.get("rate_gbps") is None or p["rate_gbps"] >= gbps
         )
 

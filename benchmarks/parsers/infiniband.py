@@ -44,6 +44,21 @@ MAX_ELIDED = 50
 # plus `v<N>` (udev net_id, systemd commit 609948c: `eno1v0`, `enp101s0f0v1`; IPoIB `ibp141s0v0`).
 VF_NETDEV_RE = re.compile(r"^(?:en|ib)\w*?\dv\d++$")
 
+# Physical state 0, which iWARP drivers leave unset (i40iw, cxgb3/cxgb4: a TCP offload NIC has no InfiniBand
+# physical port state): iproute2 `rdma link` prints `physical_state NOP` (its phys_state_to_str), ibv_devinfo
+# -v `phys_state: invalid physical state (0)` (the Open MPI users list, 2009-05-07, cxgb3_0), ibstat `Physical
+# state: No state change` (infiniband-diags port_phy_state_str[0]), ibstatus `phys state: 0: ...`. It says
+# nothing about the link: such a port is judged by its state, as one whose physical state is not shown.
+PHYS_STATE_NONE_RE = re.compile(
+    r"^\s*+(?:0(?::|\s|$)|nop\s*+$|no state change|invalid physical state \(0\))", re.I
+)
+UP_PHYSICAL_STATES = (None, "LinkUp", "NOP")
+# iWARP-only RDMA drivers by the device names they register: Intel X722 `i40iw<N>`, Chelsio T3 `cxgb3_<N>` and
+# T4-T6 `cxgb4_<N>` (iw_cxgb3/iw_cxgb4). `rdma link`, ibstat and old ibv_devinfo (no `transport:` line) print
+# no transport: a port of such a device is iWARP (RDMA over TCP), not RoCE. irdma (E810, X722 since 5.14)
+# and qedr run either protocol and are not told.
+IWARP_DEVICE_RE = re.compile(r"^(?:i40iw|cxgb[34]_)")
+
 STATE_WORDS = {
     "active": "Active", "port_active": "Active", "4": "Active",
     "down": "Down", "port_down": "Down", "1": "Down",
@@ -64,6 +79,8 @@ def _state(raw: str | None) -> str | None:
 def _phys(raw: str | None) -> str | None:
     if not raw:
         return None
+    if PHYS_STATE_NONE_RE.match(raw):
+        return "NOP"
     # ibstatus `5: LinkUp`, ibv_devinfo -v `LINK_UP (5)`, rdma `LINK_UP`, ibstat `LinkUp`.
     value = re.sub(r"^\d+:\s*", "", raw.strip())
     word = value.split()[0] if value else ""
@@ -93,7 +110,7 @@ def _rate(raw: str | None) -> float | None:
 def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
     def active(p: dict[str, Any]) -> bool:
         # `Rate` of a Down port is a placeholder (40); only Active + LinkUp (or unknown phys state) counts.
-        return p.get("state") == "Active" and p.get("physical_state") in (None, "LinkUp")
+        return p.get("state") == "Active" and p.get("physical_state") in UP_PHYSICAL_STATES
 
     def iwarp(p: dict[str, Any]) -> bool:
         return (p.get("transport") or "").lower().startswith("iwarp")
@@ -293,6 +310,24 @@ def _set_apart(ports: list[dict[str, Any]], warnings: list[str]) -> dict[str, An
     return apart
 
 
+def _iwarp_by_name(ports: list[dict[str, Any]], warnings: list[str]) -> None:
+    """Ports of an iWARP-only driver's device (IWARP_DEVICE_RE) that print no transport get `transport:
+    iWARP` (`transport_from: device name`), so they count in `active_iwarp_ports`, not as RoCE ports."""
+    named = [p for p in ports if not p.get("transport") and IWARP_DEVICE_RE.match(p.get("device") or "")]
+    for p in named:
+        p["transport"] = "iWARP"
+        p["transport_from"] = "device name"
+    if named:
+        warnings.append(
+            _(
+                "%(ports)s: iWARP devices (RDMA over TCP: Intel X722 i40iw, Chelsio cxgb3/cxgb4, told by the "
+                "driver's device name): not InfiniBand or RoCE ports; an iWARP driver reports no physical "
+                "state (NOP), so such a port is judged by its state",
+                ports=_port_names(named),
+            )
+        )
+
+
 def _finish(ports: list[dict[str, Any]], result: ParseResult, lines: _Lines) -> dict[str, Any]:
     """The summary of a port report (its `lines` read), after repeated listings and with the port-state
     warnings; the ports of several hosts (shell prompts) each carry their `host`; software RDMA ports
@@ -301,6 +336,7 @@ def _finish(ports: list[dict[str, Any]], result: ParseResult, lines: _Lines) -> 
     ports = _latest_ports(ports, result.warnings)
     result.warnings.extend(_port_state_warnings(ports))
     apart = _set_apart(ports, result.warnings)
+    _iwarp_by_name(ports, result.warnings)
     summary = {**_summary(ports), **apart}
     if hosts:
         summary["hosts"] = hosts

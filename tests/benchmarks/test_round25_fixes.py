@@ -23,6 +23,10 @@ LEONARDO_NCCL = (
 VGPU_TABLE = "nvidia-smi-vm-vgpu-2x-grid-a100-40c-driver470.txt"
 VGPU_L = "nvidia-smi-L-vm-vgpu-mig-backed-2x-a100-4-20c.txt"
 VGPU_NCCL = "nccl-tests-vm-vgpu-h100xm-80c-2-ranks-all-reduce.txt"
+I40IW = "rdma-link/pmof-guide-i40iw-iwarp-nop-and-mlx5-roce.txt"
+CXGB3 = "ibv_devinfo/ompi-users-2009-cxgb3-iwarp-no-transport-no-link-layer-phys-state-0.txt"
+CXGB4_RDMA = "rdma-link-chelsio-t6-cxgb4-iwarp-2-ports-active.txt"
+CXGB4_IBSTAT = "ibstat-chelsio-cxgb4-iwarp-port-no-state-change.txt"
 
 
 def _round(name: str) -> dict[str, Any]:
@@ -142,3 +146,48 @@ def test_nccl_rank_lines_on_vgpus_are_warned_and_not_judged_as_the_whole_gpu() -
     assert s["vgpu_profiles"][0]["board"] == "H100XM"
     assert _warned(r, "NVIDIA vGPU profiles (NVIDIA H100XM-80C)")
     assert not any(gpu_from_text(n) for n in s["runs"][0]["gpu_names"])
+
+
+# ---- 3. iWARP ports -------------------------------------------------------------------------------------
+
+
+def test_rdma_link_i40iw_iwarp_port_with_nop_physical_state_is_active() -> None:
+    r = _parse(I40IW)
+    s = r["summary"]
+    states = [(p["device"], p["state"], p["physical_state"], p.get("transport")) for p in s["ports"]]
+    assert states == [
+        ("i40iw0", "Down", "NOP", "iWARP"),
+        ("i40iw1", "Active", "NOP", "iWARP"),
+        ("mlx5_0", "Down", "Disabled", None),
+        ("mlx5_1", "Active", "LinkUp", None),
+    ]
+    # i40iw1 was counted inactive (3 inactive); it is an active iWARP port, not a RoCE one
+    assert (s["active_iwarp_ports"], s["active_ethernet_ports"], s["inactive_ports"]) == (1, 1, 2)
+    assert _warned(r, "i40iw0/1, i40iw1/1: iWARP devices")
+
+
+def test_old_ibv_devinfo_of_a_cxgb3_without_transport_or_link_layer() -> None:
+    r = _parse(CXGB3)
+    s = r["summary"]
+    assert [(p["state"], p["physical_state"], p["link_layer"]) for p in s["ports"]] == [
+        ("Active", "NOP", None)
+    ] * 2
+    assert (s["active_iwarp_ports"], s["inactive_ports"]) == (2, 0)
+
+
+@pytest.mark.parametrize(("name", "active", "inactive"), [(CXGB4_RDMA, 2, 0), (CXGB4_IBSTAT, 1, 1)])
+def test_chelsio_iwarp_ports_count_by_their_state(name: str, active: int, inactive: int) -> None:
+    s = _round(name)["summary"]
+    assert (s["active_iwarp_ports"], s["inactive_ports"], s["active_ethernet_ports"]) == (active, inactive, 0)
+
+
+def test_an_iwarp_port_is_not_a_good_roce_port() -> None:
+    facts = {
+        "gpu": "H100-SXM-80GB",
+        "gpus_per_node": 8,
+        "fabric": "roce",
+        "gbps_per_nic": 400,
+        "nics_per_node": 2,
+    }
+    row = _claim(facts, _parse(I40IW), "Ethernet GPU-fabric ports")
+    assert row["measured"] == 1  # mlx5_1 only
