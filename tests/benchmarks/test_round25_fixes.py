@@ -27,6 +27,8 @@ I40IW = "rdma-link/pmof-guide-i40iw-iwarp-nop-and-mlx5-roce.txt"
 CXGB3 = "ibv_devinfo/ompi-users-2009-cxgb3-iwarp-no-transport-no-link-layer-phys-state-0.txt"
 CXGB4_RDMA = "rdma-link-chelsio-t6-cxgb4-iwarp-2-ports-active.txt"
 CXGB4_IBSTAT = "ibstat-chelsio-cxgb4-iwarp-port-no-state-change.txt"
+SXID_DATA = "dmesg-cut-lone-nvswitch-sxid-12028-data-line-then-nvrm.txt"
+SXID_CUT = "dmesg-cut-nvswitch-sxid-22013-severity-and-data-lines-then-full-event.txt"
 
 
 def _round(name: str) -> dict[str, Any]:
@@ -191,3 +193,29 @@ def test_an_iwarp_port_is_not_a_good_roce_port() -> None:
     }
     row = _claim(facts, _parse(I40IW), "Ethernet GPU-fabric ports")
     assert row["measured"] == 1  # mlx5_1 only
+
+
+# ---- 4. an SXid continuation line whose first line was cut ---------------------------------------------
+
+
+def test_a_lone_sxid_data_line_is_an_event_of_unknown_severity() -> None:
+    r = _round(SXID_DATA)
+    events = r["summary"]["nvswitch_sxid_events"]
+    assert [(e["switch"], e["bus_id"], e["sxid"], e["fatal"], e["line"]) for e in events] == [
+        ("nvidia-nvswitch2", "0000:07:00.0", 12028, None, 1)
+    ]
+    assert events[0]["header_missing"] is True and events[0]["detail"].startswith(
+        "Data {0x00000000, 0x00000002"
+    )
+    assert _warned(r, "1 SXid event(s) read from continuation lines", "first at line 1")
+    assert r["summary"]["xid_codes"] == [74]
+
+
+def test_a_cut_severity_and_data_pair_is_one_event_with_its_severity() -> None:
+    r = _round(SXID_CUT)
+    events = r["summary"]["nvswitch_sxid_events"]
+    assert [(e["line"], e["fatal"], e.get("header_missing", False)) for e in events] == [
+        (1, False, True),
+        (3, False, False),  # the whole event after it: its Severity and Data lines are not events
+    ]
+    assert _warned(r, "2 NVSwitch error(s) (SXid), 0 fatal")
