@@ -219,3 +219,71 @@ def test_a_cut_severity_and_data_pair_is_one_event_with_its_severity() -> None:
         (3, False, False),  # the whole event after it: its Severity and Data lines are not events
     ]
     assert _warned(r, "2 NVSwitch error(s) (SXid), 0 fatal")
+
+
+# ---- 5. nccl-tests rows behind rank tags: the same result for less work ---------------------------------
+
+
+TAGGED = "nccl-tests/nccl1453-h100-mpich-prepend-rank-tags-glued-in-rows-1m-512m-T.txt"
+
+
+def _tagged_rows(copies: int) -> bytes:
+    from .test_real_logs import _path
+
+    return _path(TAGGED).read_bytes() * copies
+
+
+def test_rows_past_the_rows_held_are_counted_not_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    import benchmarks.parsers.nccl.blocks as blocks
+
+    built = 0
+    make_row = blocks.make_row
+
+    def counting(line_no: int, g: tuple[str, ...]) -> Any:
+        nonlocal built
+        built += 1
+        return make_row(line_no, g)
+
+    monkeypatch.setattr(blocks, "make_row", counting)
+    r = parse(_tagged_rows(4000), filename="tagged.txt").as_dict()  # 40,000 rows in one run (-N cycles)
+    assert r["kind"] == "nccl-tests" and r["summary"]["runs"][0]["rows"] == 20_000
+    assert _warned(r, "20000")  # the rows read and not held are still counted and said
+    # 40,000 before: every row was built, the last 20,000 then only counted; now the rows held and the
+    # rest of the block of lines (BLOCK_LINES, 8,192) that reached the limit
+    assert built <= 20_000 + 8192
+
+
+def test_detection_reads_usual_rows_without_parsing_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    detect_module = importlib.import_module("benchmarks.parsers.detect")
+    calls = 0
+    parse_row = detect_module.parse_row
+
+    def counting(*args: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return parse_row(*args)
+
+    monkeypatch.setattr(detect_module, "parse_row", counting)
+    from benchmarks.parsers.text import decode
+
+    detection = detect_module.detect(decode(_tagged_rows(300)))  # 3,000 rows, no header: read to the end
+    assert detection.kind == "nccl-tests" and "'nccl_row': 3000" in detection.reason
+    assert calls == 0  # 3,000 before
+
+
+def test_a_usual_row_match_is_a_row_parse_row_reads() -> None:
+    # what detection's shortcut relies on, over every line of the nccl-tests corpus
+    from benchmarks.parsers.detect import USUAL_ROW_RE
+    from benchmarks.parsers.nccl import parse_row
+
+    from .test_real_logs import REAL
+
+    matched = 0
+    for path in sorted((REAL / "nccl-tests").glob("*.txt")):
+        for line in path.read_text(errors="replace").splitlines():
+            if USUAL_ROW_RE.match(line):
+                matched += 1
+                assert parse_row(line, 0, None) is not None, (path.name, line)
+    assert matched > 500
