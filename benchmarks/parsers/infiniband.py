@@ -43,6 +43,12 @@ MAX_ELIDED = 50
 # An SR-IOV virtual function's netdev: systemd's predictable names give a VF the physical function's name
 # plus `v<N>` (udev net_id, systemd commit 609948c: `eno1v0`, `enp101s0f0v1`; IPoIB `ibp141s0v0`).
 VF_NETDEV_RE = re.compile(r"^(?:en|ib)\w*?\dv\d++$")
+# An mlx5 sub-function's netdev (SF: a lightweight NIC carved out of a physical port, BlueField's own RDMA
+# endpoints): systemd names it after its PCI function plus `s<sfnum>` (`enp3s0f0s0`: a SIGCOMM'26 BlueField-3
+# tutorial's `rdma link` in each SF's namespace), the kernel's mlx5 switchdev documentation `p0sf88`.
+SF_NETDEV_RE = re.compile(r"^(?:en\w*?f\d++s\d++|p\d++sf\d++)$")
+# Flags of the ports set apart (_set_apart): no NIC port of their own, never counted.
+APART_FLAGS = ("software_rdma", "virtual_function", "sub_function")
 
 # Physical state 0, which iWARP drivers leave unset (i40iw, cxgb3/cxgb4: a TCP offload NIC has no InfiniBand
 # physical port state): iproute2 `rdma link` prints `physical_state NOP` (its phys_state_to_str), ibv_devinfo
@@ -116,7 +122,7 @@ def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
         return (p.get("transport") or "").lower().startswith("iwarp")
 
     # Software RDMA devices (rxe, siw) and SR-IOV virtual functions are listed apart (_set_apart).
-    own = [p for p in ports if active(p) and not p.get("software_rdma") and not p.get("virtual_function")]
+    own = [p for p in ports if active(p) and not any(p.get(flag) for flag in APART_FLAGS)]
     ib = [p for p in own if p.get("link_layer") == "InfiniBand"]
     # RoCE candidates: an iWARP port (RDMA over TCP) also says Ethernet and is counted apart.
     eth = [p for p in own if p.get("link_layer") == "Ethernet" and not iwarp(p)]
@@ -278,7 +284,8 @@ def _apart(ports: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _set_apart(ports: list[dict[str, Any]], warnings: list[str]) -> dict[str, Any]:
     """Ports that are no NIC port of their own, flagged before counting, listed apart in the summary and
     warned about: software RDMA devices (SOFTWARE_RDMA_RE, `software_rdma`, `software_rdma_ports`) and SR-IOV
-    virtual functions named by their netdev (VF_NETDEV_RE, `virtual_function`, `virtual_functions`)."""
+    virtual functions named by their netdev (VF_NETDEV_RE, `virtual_function`, `virtual_functions`) and mlx5
+    sub-functions (SF_NETDEV_RE, `sub_function`, `sub_functions`)."""
     apart: dict[str, Any] = {}
     soft = [p for p in ports if SOFTWARE_RDMA_RE.match(p.get("device") or "")]
     if soft:
@@ -294,20 +301,36 @@ def _set_apart(ports: list[dict[str, Any]], warnings: list[str]) -> dict[str, An
                 ports=_port_names(soft),
             )
         )
-    vfs = [p for p in ports if not p.get("software_rdma") and VF_NETDEV_RE.match(p.get("netdev") or "")]
-    if vfs:
-        for p in vfs:
-            p["virtual_function"] = True
-        apart["virtual_functions"] = _apart(vfs)
-        warnings.append(
-            _(
-                "%(count)s SR-IOV virtual function(s) (a netdev named after its physical function plus "
-                "v<N>): %(ports)s: not counted as ports, a virtual function shares its physical port",
-                count=len(vfs),
-                ports=_port_names(vfs),
-            )
-        )
+    # virtual NICs named by their netdev: flag, summary key, pattern
+    virtual = (
+        ("virtual_function", "virtual_functions", VF_NETDEV_RE),
+        ("sub_function", "sub_functions", SF_NETDEV_RE),
+    )
+    for flag, key, pattern in virtual:
+        named = [p for p in ports if not p.get("software_rdma") and pattern.match(p.get("netdev") or "")]
+        for p in named:
+            p[flag] = True
+        if named:
+            apart[key] = _apart(named)
+            warnings.append(_virtual_nic_warning(flag, len(named), _port_names(named)))
     return apart
+
+
+def _virtual_nic_warning(flag: str, count: int, ports: str) -> Msg:
+    if flag == "virtual_function":
+        return _(
+            "%(count)s SR-IOV virtual function(s) (a netdev named after its physical function plus "
+            "v<N>): %(ports)s: not counted as ports, a virtual function shares its physical port",
+            count=count,
+            ports=ports,
+        )
+    return _(
+        "%(count)s sub-function(s) (an mlx5 SF, a virtual NIC carved out of a physical port, named "
+        "`...f<N>s<M>` or `p<N>sf<M>`): %(ports)s: not counted as ports, a sub-function shares its "
+        "physical port",
+        count=count,
+        ports=ports,
+    )
 
 
 def _iwarp_by_name(ports: list[dict[str, Any]], warnings: list[str]) -> None:
@@ -629,7 +652,7 @@ def parse_ibdev2netdev(text: Text) -> ParseResult:
     summary["netdev_up"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "up")
     summary["netdev_down"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "down")
     # Software RDMA devices and virtual functions (_set_apart) are no ports of their own.
-    physical = [p for p in ports if not p.get("software_rdma") and not p.get("virtual_function")]
+    physical = [p for p in ports if not any(p.get(flag) for flag in APART_FLAGS)]
     summary["infiniband_ports"] = sum(1 for p in physical if p["link_layer"] == "InfiniBand")
     summary["ethernet_ports"] = sum(1 for p in physical if p["link_layer"] == "Ethernet")
     result.summary = summary

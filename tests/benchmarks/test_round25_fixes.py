@@ -195,6 +195,30 @@ def test_an_iwarp_port_is_not_a_good_roce_port() -> None:
     assert row["measured"] == 1  # mlx5_1 only
 
 
+SF_TUTORIAL = "rdma-link/sigcomm26-bluefield3-tutorial-two-sf-rdma-devices-in-namespaces-enp3s0f0s0.txt"
+SF_KERNEL_DOC = "rdma-link/kernel-doc-mlx5-switchdev-subfunction-devlink-then-rdma-link-p0sf88.txt"
+
+
+@pytest.mark.parametrize(
+    ("name", "netdevs"), [(SF_TUTORIAL, ["enp3s0f0s0", "enp3s0f1s0"]), (SF_KERNEL_DOC, ["p0sf88"])]
+)
+def test_mlx5_sub_functions_are_not_counted_as_ports(name: str, netdevs: list[str]) -> None:
+    r = _parse(name)
+    s = r["summary"]
+    assert [p["netdev"] for p in s["sub_functions"]] == netdevs
+    assert s["active_ethernet_ports"] == 0  # 2 and 1 before: a sub-function shares its physical port
+    assert all(p["sub_function"] for p in s["ports"])
+    assert _warned(r, f"{len(netdevs)} sub-function(s)")
+    facts = {
+        "gpu": "H100-SXM-80GB",
+        "gpus_per_node": 8,
+        "fabric": "roce",
+        "gbps_per_nic": 100,
+        "nics_per_node": 1,
+    }
+    assert _claim(facts, r, "Ethernet GPU-fabric ports")["verdict"] != "pass"
+
+
 # ---- 4. an SXid continuation line whose first line was cut ---------------------------------------------
 
 
