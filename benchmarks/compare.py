@@ -307,6 +307,17 @@ def _gpu_model_matches(gpu_key: str | None, names: list[str]) -> bool | None:
     return all((seen := gpu_from_text(name)) is not None and seen.key == claimed.key for name in names)
 
 
+def _model_basis(s: dict[str, Any]) -> Msg:
+    """What the GPU-model verdict compared: virtual GPUs and off-table memory sizes are said (gpu_names)."""
+    if s.get("vgpu_profiles"):
+        return _("vGPU profiles (virtual GPUs, each a share of one GPU) vs the offering's whole GPU")
+    if s.get("gpu_names_not_in_table"):
+        return _(
+            "model string and its memory size vs the offering's GPU (no GPU of the table has that memory)"
+        )
+    return _("model string vs the offering's GPU (form factor included: SXM vs PCIe)")
+
+
 def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     lines = s.get("lines", [])
@@ -321,7 +332,7 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
                 _gpu_shown(facts),
                 ", ".join(models),
                 "pass" if match else "fail",
-                _("model string vs the offering's GPU (form factor included: SXM vs PCIe)"),
+                _model_basis(s),
                 item,
                 lines,
             )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.parsers.infiniband import APART_FLAGS, UP_PHYSICAL_STATES
 from benchmarks.parsers.perftest import is_atomic
 from benchmarks.verdicts import (
     STABILITY_DROP_WARN,
@@ -30,9 +31,9 @@ MIN_PERFTEST_BYTES = 65536
 
 
 def _own_port(p: dict[str, Any]) -> bool:
-    """A NIC's own port: not a software RDMA device (rxe, siw) nor an SR-IOV virtual function, which the
-    parser flags and lists apart (infiniband._set_apart)."""
-    return not p.get("software_rdma") and not p.get("virtual_function")
+    """A NIC's own port: not a software RDMA device (rxe, siw), an SR-IOV virtual function nor an mlx5
+    sub-function, which the parser flags and lists apart (infiniband._set_apart)."""
+    return not any(p.get(flag) for flag in APART_FLAGS)
 
 
 def _ports_by_state(
@@ -51,7 +52,7 @@ def _ports_by_state(
     ]
 
     def up_and_fast(p: dict[str, Any]) -> bool:
-        return p.get("physical_state") in (None, "LinkUp") and (
+        return p.get("physical_state") in UP_PHYSICAL_STATES and (
             gbps is None or p.get("rate_gbps") is None or p["rate_gbps"] >= gbps
         )
 

@@ -30,7 +30,10 @@ from .names import (
     gpu_from_text,
     gpu_shown,
     gpus_named_in,
+    off_table_memory_gb,
     other_gpu_names,
+    stated_memory_gb,
+    vgpu_profile,
 )
 from .network import (
     ALPHA_INTER_S,
@@ -80,6 +83,9 @@ __all__ = [
     "GPU_MODEL_CLAIM",
     "gpu_from_text",
     "other_gpu_names",
+    "off_table_memory_gb",
+    "stated_memory_gb",
+    "vgpu_profile",
     "gpu_shown",
     "gpus_named_in",
     "intra_node_busbw_efficiency",

@@ -8,6 +8,7 @@ answers None when the text names no GPU it knows or several different ones.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .gpus import GPU, GPUS
 from .messages import _
@@ -66,6 +67,27 @@ _TOKENS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 # PCIe cards: only the H100 has a PCIe row; an NVL card (H100 NVL) is a PCIe card with a bridge.
 _PCIE_ROWS = {"H100-SXM-80GB": "H100-PCIe-80GB"}
+# A memory size a name states right after its model token (`NVIDIA A100-SXM-64GB`, `H100 NVL 94GB`,
+# `MI355X 288 GB`), before any separator that starts another part of the text (`, 512GB RAM`). `Gb` (bits:
+# `8 x 400 Gb`) is no memory size.
+_STATED_GB_RE = re.compile(r"[^,;/|()]{0,24}?(?<![\d.])(\d{2,3})\s?(?:GB|gb)\b")
+# Sizes the same GPU is also published with, beside its row's datasheet `hbm_gb` (../shared/data/provider-
+# catalog-addendum.yaml `reference_gpu_memory`: B200 "180GB" and OCI's "192 GB", GB200 "186 GB" and 192,
+# B300 "270GB" beside 288, GB300 "280 GB" and "288 GB").
+_ALSO_PUBLISHED_GB: dict[str, tuple[float, ...]] = {
+    "B200-180GB": (192,),
+    "GB200-186GB": (192,),
+    "B300-288GB": (270,),
+    "GB300-288GB": (280,),
+}
+# An NVIDIA vGPU profile (a virtual GPU: a time-sliced or MIG-backed share of one board), as nvidia-smi and
+# CUDA name it inside the VM: `<board>-<frame buffer GB><series>` (`GRID A100-40C`, `NVIDIA H100XM-80C`,
+# `GRID A100D-80C`) or, MIG-backed, `<board>-<slices>-<frame buffer GB><series>` (`NVIDIA A100-4-20C`,
+# `NVIDIA H100L-1-12C`); series Q, C, B or A (NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types";
+# drivers before vGPU 13 print `GRID`, later ones `NVIDIA`).
+VGPU_PROFILE_RE = re.compile(
+    r"(?<![\w-])(?:(?:GRID|NVIDIA)\s++)?([A-Z]{1,4}\d{1,5}[A-Z]{0,3})-(?:(\d{1,2})-)?(\d{1,3})([QCBA])\s*+$"
+)
 
 
 def gpu_by_name(name: object) -> GPU | None:
@@ -96,23 +118,81 @@ def gpus_named_in(text: object) -> list[GPU]:
     return [GPUS[key] for _, key in found]
 
 
-def gpu_from_text(text: object) -> GPU | None:
-    """The row free text names (a key, a published name, or one model token), or None when it names none
-    or several different GPUs ("H100 SXM / B200")."""
-    exact = gpu_by_name(text)
-    if exact is not None or not isinstance(text, str):
-        return exact
+def vgpu_profile(name: object) -> dict[str, Any] | None:
+    """`{name, board, frame_buffer_gb, series, mig_slices}` when `name` is an NVIDIA vGPU profile (a virtual
+    GPU, a share of one board: `GRID A100-40C`, `NVIDIA A100-4-20C`), else None."""
+    if not isinstance(name, str):
+        return None
+    found = VGPU_PROFILE_RE.search(name.strip())
+    if found is None:
+        return None
+    slices = found.group(2)
+    return {
+        "name": name.strip(),
+        "board": found.group(1),
+        "frame_buffer_gb": int(found.group(3)),
+        "series": found.group(4),
+        "mig_slices": int(slices) if slices else None,
+    }
+
+
+def _published_gb(key: str) -> tuple[float, ...]:
+    return (GPUS[key].hbm_gb, *_ALSO_PUBLISHED_GB.get(key, ()))
+
+
+def stated_memory_gb(text: object) -> int | None:
+    """The memory size a GPU name states right after its model token (`NVIDIA A100-SXM-64GB` -> 64), else
+    None."""
+    if not isinstance(text, str):
+        return None
+    upper = text.upper()
+    ends = sorted(match.end() for pattern, _key in _TOKENS if (match := pattern.search(upper)))
+    found = _STATED_GB_RE.match(text, ends[0]) if ends else None
+    return int(found.group(1)) if found else None
+
+
+def off_table_memory_gb(name: object) -> int | None:
+    """The memory `name` states when it names one GPU model of the table but no row of that model has that
+    memory (`NVIDIA A100-SXM-64GB` -> 64: a real A100 the table does not hold), else None."""
+    stated = stated_memory_gb(name)
+    if stated is None or not isinstance(name, str) or vgpu_profile(name) is not None or gpu_by_name(name):
+        return None
+    key = _model_key(name)
+    return stated if key is not None and _row_of_size(key, stated) is None else None
+
+
+def _row_of_size(key: str, stated: int | None) -> str | None:
+    """`key`, or the row of the same model and form factor with the memory `stated` (an A100 40GB), or None
+    when the table has no row of that model with that memory (an A100 64GB is no A100 80GB)."""
+    if stated is None or stated in _published_gb(key):
+        return key
+    model, pcie = key.split("-")[0], "PCIe" in key
+    same = [
+        k for k in GPUS if k.split("-")[0] == model and ("PCIe" in k) == pcie and stated in _published_gb(k)
+    ]
+    return same[0] if same else None
+
+
+def _model_key(text: str) -> str | None:
+    """The row of the one model token free text names, by its form factor (PCIe/NVL), memory not looked at."""
     upper = text.upper()
     keys = {key for pattern, key in _TOKENS if pattern.search(upper)}
     if len(keys) != 1:
         return None
     (key,) = keys
-    if _is_pcie_card(upper):
-        pcie = _PCIE_ROWS.get(key)
-        return GPUS[pcie] if pcie else None
-    if key == "A100-SXM-80GB" and "40GB" in upper:
-        key = "A100-SXM-40GB"
-    return GPUS[key]
+    return _PCIE_ROWS.get(key) if _is_pcie_card(upper) else key
+
+
+def gpu_from_text(text: object) -> GPU | None:
+    """The row free text names (a key, a published name, or one model token), or None when it names none
+    or several different GPUs ("H100 SXM / B200"), a vGPU profile (a share of a GPU, `GRID A100-40C`), or a
+    memory size no row of that model has (`NVIDIA A100-SXM-64GB`)."""
+    exact = gpu_by_name(text)
+    if exact is not None or not isinstance(text, str) or vgpu_profile(text) is not None:
+        return exact
+    key = _model_key(text)
+    sized = _row_of_size(key, stated_memory_gb(text)) if key else None
+    return GPUS[sized] if sized else None
 
 
 # The claim of a verdict on the GPU model a file shows (nvidia-smi's names, a collective log's Rank lines)

@@ -15,6 +15,7 @@ from hardware.messages import _
 
 from . import nccl_json
 from .detect import NCCL, Detection, detect
+from .gpu_names import note_gpu_names, printed_gpu_names
 from .result import ParseResult
 from .text import SNIFF_BYTES, BinarySource, HeadLines, Text, decode, decode_file
 
@@ -207,6 +208,7 @@ def _parse_text(text: Text, filename: str | None) -> ParseResult:
             ],
         )
     result.warnings[:0] = text.final_notes()
+    note_gpu_names(result, printed_gpu_names(result))
     if head is not None and head.skipped:
         result.summary["read_to_line"] = MAX_REPORT_LINES  # counts of what goes on past it are minimums
         result.warnings.append(

@@ -83,6 +83,14 @@ SXID_RE = re.compile(
     r"\b(nvidia-nvswitch\d{1,3}):\s++SXid\s*+\(PCI:([^)]{1,32})\):\s*+(\d{1,6}),\s*+(Fatal|Non-fatal)\b,?\s*+(.{0,120})",
     re.IGNORECASE,
 )
+# Its continuation lines (open-gpu-kernel-modules, nvswitch `_nvswitch_dump_error_entry`): `..., 20034,
+# Severity 1 Engine instance 48 Sub-engine instance 00` (the severity: 0 non-fatal, 1 fatal,
+# NVSWITCH_ERROR_SEVERITY_TYPE) and `..., 20034, Data {0x..., ...}`.
+SXID_CONTINUATION_RE = re.compile(
+    r"\b(nvidia-nvswitch\d{1,3}):\s++SXid\s*+\(PCI:([^)]{1,32})\):\s*+(\d{1,6}),\s*+"
+    r"(?:Severity\s++(\d)\b\s*+(.{0,80})|(Data\s*+\{[^}]{0,200}\}?))",
+    re.IGNORECASE,
+)
 MAX_SXID_EVENTS = 1000
 MAX_REFERENCED = 1000
 
@@ -157,7 +165,7 @@ def parse_dmesg(text: Text) -> ParseResult:
     nvrm_lines = 0
     nic_errors: list[dict[str, Any]] = []
     pcie_limited: list[dict[str, Any]] = []
-    sxids: list[dict[str, Any]] = []
+    sxid_reader = _SxidReader()
     referenced: dict[tuple[str, int], int] = {}  # `caused by previous Xid N`: (bus id, N) -> first line
     # One pass: a bus id waits in `open_ids` until the lookahead window after its line has been read.
     open_ids: deque[tuple[int, str]] = deque()
@@ -187,7 +195,8 @@ def parse_dmesg(text: Text) -> ParseResult:
                 fallen.append({"bus_id": bus_id, "line": i + 1})
         probes.line(line, i + 1)
         _read_nic_line(line, i + 1, nic_errors, pcie_limited)
-        _read_sxid(line, i + 1, sxids)
+        sxid_reader.line(line, i + 1)
+    sxids = sxid_reader.events
     only_referenced = _only_referenced(xids, referenced)
     resets, recovered = _reset_xids(sorted(xids + only_referenced, key=lambda x: x["line"]))
     result.summary = {
@@ -254,16 +263,54 @@ def _referenced_warnings(only_referenced: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def _read_sxid(line: str, no: int, sxids: list[dict[str, Any]]) -> None:
-    """An NVSwitch error's first line (`..., 20034, Fatal, Link 48 LTSSM Fault Up`); its continuation
-    lines (`..., 22013, Severity 0 Engine instance 60 ...`, `..., Data {...}`) name no severity and are not
-    events."""
-    found = SXID_RE.search(line) if "SXid" in line else None
-    if found and len(sxids) < MAX_SXID_EVENTS:
-        sxids.append(
-            {"switch": found.group(1), "bus_id": found.group(2).strip(), "sxid": int(found.group(3))}
-            | {"fatal": found.group(4).lower() == "fatal", "detail": found.group(5).strip(), "line": no}
-        )
+class _SxidReader:
+    """NVSwitch errors (SXID_RE), one event per first line; its continuation lines (SXID_CONTINUATION_RE) are
+    no events of their own, unless no first line of that switch and SXid came before them (a log cut above
+    them): then they are one (`header_missing`), a `Severity` line starting it (fatal from its severity) and
+    the `Data` line after it joining it, a `Data` line alone making one of unknown severity."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self._headed: set[tuple[str, str, int]] = set()  # (switch, bus id, SXid) that had a first line
+        self._open: dict[tuple[str, str, int], dict[str, Any]] = {}  # a headless event awaiting its Data
+
+    def line(self, line: str, no: int) -> None:
+        if "SXid" not in line or len(self.events) >= MAX_SXID_EVENTS:
+            return
+        found = SXID_RE.search(line)
+        if found:
+            key = (found.group(1), found.group(2).strip(), int(found.group(3)))
+            self._headed.add(key)
+            self._open.pop(key, None)
+            self.events.append(self._event(key, found.group(4).lower() == "fatal", found.group(5), no))
+            return
+        cont = SXID_CONTINUATION_RE.search(line)
+        if cont is None:
+            return
+        key = (cont.group(1), cont.group(2).strip(), int(cont.group(3)))
+        if key in self._headed:
+            return
+        if cont.group(4) is not None:  # a Severity line: a headless event starts
+            detail = f"Severity {cont.group(4)} {cont.group(5).strip()}".strip()
+            event = self._event(key, cont.group(4) == "1", detail, no)
+            self._open[key] = event
+        elif self._open.pop(key, None) is None:  # a Data line with no Severity line before it
+            event = self._event(key, None, cont.group(6), no)
+        else:
+            return
+        event["header_missing"] = True
+        self.events.append(event)
+
+    @staticmethod
+    def _event(key: tuple[str, str, int], fatal: bool | None, detail: str, no: int) -> dict[str, Any]:
+        switch, bus_id, sxid = key
+        return {
+            "switch": switch,
+            "bus_id": bus_id,
+            "sxid": sxid,
+            "fatal": fatal,
+            "detail": detail.strip(),
+        } | {"line": no}
 
 
 def _sxid_warnings(sxids: list[dict[str, Any]]) -> list[str]:
@@ -282,6 +329,24 @@ def _sxid_warnings(sxids: list[dict[str, Any]]) -> list[str]:
             switch=first["switch"],
             line=first["line"],
             detail=first["detail"] or "?",
+        )
+    ] + _headless_sxid_warnings(sxids)
+
+
+def _headless_sxid_warnings(sxids: list[dict[str, Any]]) -> list[str]:
+    headless = [e for e in sxids if e.get("header_missing")]
+    if not headless:
+        return []
+    return [
+        _(
+            "%(count)s SXid event(s) read from continuation lines (`Severity`, `Data`) whose first line, "
+            "with the error's name and severity, the log does not hold (first at line %(line)s: SXid "
+            "%(sxid)s on %(switch)s): the log was cut above them; the severity is read from a `Severity` "
+            "line where there is one, else unknown",
+            count=len(headless),
+            line=headless[0]["line"],
+            sxid=headless[0]["sxid"],
+            switch=headless[0]["switch"],
         )
     ]
 

@@ -43,6 +43,27 @@ MAX_ELIDED = 50
 # An SR-IOV virtual function's netdev: systemd's predictable names give a VF the physical function's name
 # plus `v<N>` (udev net_id, systemd commit 609948c: `eno1v0`, `enp101s0f0v1`; IPoIB `ibp141s0v0`).
 VF_NETDEV_RE = re.compile(r"^(?:en|ib)\w*?\dv\d++$")
+# An mlx5 sub-function's netdev (SF: a lightweight NIC carved out of a physical port, BlueField's own RDMA
+# endpoints): systemd names it after its PCI function plus `s<sfnum>` (`enp3s0f0s0`: a SIGCOMM'26 BlueField-3
+# tutorial's `rdma link` in each SF's namespace), the kernel's mlx5 switchdev documentation `p0sf88`.
+SF_NETDEV_RE = re.compile(r"^(?:en\w*?f\d++s\d++|p\d++sf\d++)$")
+# Flags of the ports set apart (_set_apart): no NIC port of their own, never counted.
+APART_FLAGS = ("software_rdma", "virtual_function", "sub_function")
+
+# Physical state 0, which iWARP drivers leave unset (i40iw, cxgb3/cxgb4: a TCP offload NIC has no InfiniBand
+# physical port state): iproute2 `rdma link` prints `physical_state NOP` (its phys_state_to_str), ibv_devinfo
+# -v `phys_state: invalid physical state (0)` (the Open MPI users list, 2009-05-07, cxgb3_0), ibstat `Physical
+# state: No state change` (infiniband-diags port_phy_state_str[0]), ibstatus `phys state: 0: ...`. It says
+# nothing about the link: such a port is judged by its state, as one whose physical state is not shown.
+PHYS_STATE_NONE_RE = re.compile(
+    r"^\s*+(?:0(?::|\s|$)|nop\s*+$|no state change|invalid physical state \(0\))", re.I
+)
+UP_PHYSICAL_STATES = (None, "LinkUp", "NOP")
+# iWARP-only RDMA drivers by the device names they register: Intel X722 `i40iw<N>`, Chelsio T3 `cxgb3_<N>` and
+# T4-T6 `cxgb4_<N>` (iw_cxgb3/iw_cxgb4). `rdma link`, ibstat and old ibv_devinfo (no `transport:` line) print
+# no transport: a port of such a device is iWARP (RDMA over TCP), not RoCE. irdma (E810, X722 since 5.14)
+# and qedr run either protocol and are not told.
+IWARP_DEVICE_RE = re.compile(r"^(?:i40iw|cxgb[34]_)")
 
 STATE_WORDS = {
     "active": "Active", "port_active": "Active", "4": "Active",
@@ -64,6 +85,8 @@ def _state(raw: str | None) -> str | None:
 def _phys(raw: str | None) -> str | None:
     if not raw:
         return None
+    if PHYS_STATE_NONE_RE.match(raw):
+        return "NOP"
     # ibstatus `5: LinkUp`, ibv_devinfo -v `LINK_UP (5)`, rdma `LINK_UP`, ibstat `LinkUp`.
     value = re.sub(r"^\d+:\s*", "", raw.strip())
     word = value.split()[0] if value else ""
@@ -93,13 +116,13 @@ def _rate(raw: str | None) -> float | None:
 def _summary(ports: list[dict[str, Any]]) -> dict[str, Any]:
     def active(p: dict[str, Any]) -> bool:
         # `Rate` of a Down port is a placeholder (40); only Active + LinkUp (or unknown phys state) counts.
-        return p.get("state") == "Active" and p.get("physical_state") in (None, "LinkUp")
+        return p.get("state") == "Active" and p.get("physical_state") in UP_PHYSICAL_STATES
 
     def iwarp(p: dict[str, Any]) -> bool:
         return (p.get("transport") or "").lower().startswith("iwarp")
 
     # Software RDMA devices (rxe, siw) and SR-IOV virtual functions are listed apart (_set_apart).
-    own = [p for p in ports if active(p) and not p.get("software_rdma") and not p.get("virtual_function")]
+    own = [p for p in ports if active(p) and not any(p.get(flag) for flag in APART_FLAGS)]
     ib = [p for p in own if p.get("link_layer") == "InfiniBand"]
     # RoCE candidates: an iWARP port (RDMA over TCP) also says Ethernet and is counted apart.
     eth = [p for p in own if p.get("link_layer") == "Ethernet" and not iwarp(p)]
@@ -261,7 +284,8 @@ def _apart(ports: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _set_apart(ports: list[dict[str, Any]], warnings: list[str]) -> dict[str, Any]:
     """Ports that are no NIC port of their own, flagged before counting, listed apart in the summary and
     warned about: software RDMA devices (SOFTWARE_RDMA_RE, `software_rdma`, `software_rdma_ports`) and SR-IOV
-    virtual functions named by their netdev (VF_NETDEV_RE, `virtual_function`, `virtual_functions`)."""
+    virtual functions named by their netdev (VF_NETDEV_RE, `virtual_function`, `virtual_functions`) and mlx5
+    sub-functions (SF_NETDEV_RE, `sub_function`, `sub_functions`)."""
     apart: dict[str, Any] = {}
     soft = [p for p in ports if SOFTWARE_RDMA_RE.match(p.get("device") or "")]
     if soft:
@@ -277,20 +301,54 @@ def _set_apart(ports: list[dict[str, Any]], warnings: list[str]) -> dict[str, An
                 ports=_port_names(soft),
             )
         )
-    vfs = [p for p in ports if not p.get("software_rdma") and VF_NETDEV_RE.match(p.get("netdev") or "")]
-    if vfs:
-        for p in vfs:
-            p["virtual_function"] = True
-        apart["virtual_functions"] = _apart(vfs)
+    # virtual NICs named by their netdev: flag, summary key, pattern
+    virtual = (
+        ("virtual_function", "virtual_functions", VF_NETDEV_RE),
+        ("sub_function", "sub_functions", SF_NETDEV_RE),
+    )
+    for flag, key, pattern in virtual:
+        named = [p for p in ports if not p.get("software_rdma") and pattern.match(p.get("netdev") or "")]
+        for p in named:
+            p[flag] = True
+        if named:
+            apart[key] = _apart(named)
+            warnings.append(_virtual_nic_warning(flag, len(named), _port_names(named)))
+    return apart
+
+
+def _virtual_nic_warning(flag: str, count: int, ports: str) -> Msg:
+    if flag == "virtual_function":
+        return _(
+            "%(count)s SR-IOV virtual function(s) (a netdev named after its physical function plus "
+            "v<N>): %(ports)s: not counted as ports, a virtual function shares its physical port",
+            count=count,
+            ports=ports,
+        )
+    return _(
+        "%(count)s sub-function(s) (an mlx5 SF, a virtual NIC carved out of a physical port, named "
+        "`...f<N>s<M>` or `p<N>sf<M>`): %(ports)s: not counted as ports, a sub-function shares its "
+        "physical port",
+        count=count,
+        ports=ports,
+    )
+
+
+def _iwarp_by_name(ports: list[dict[str, Any]], warnings: list[str]) -> None:
+    """Ports of an iWARP-only driver's device (IWARP_DEVICE_RE) that print no transport get `transport:
+    iWARP` (`transport_from: device name`), so they count in `active_iwarp_ports`, not as RoCE ports."""
+    named = [p for p in ports if not p.get("transport") and IWARP_DEVICE_RE.match(p.get("device") or "")]
+    for p in named:
+        p["transport"] = "iWARP"
+        p["transport_from"] = "device name"
+    if named:
         warnings.append(
             _(
-                "%(count)s SR-IOV virtual function(s) (a netdev named after its physical function plus "
-                "v<N>): %(ports)s: not counted as ports, a virtual function shares its physical port",
-                count=len(vfs),
-                ports=_port_names(vfs),
+                "%(ports)s: iWARP devices (RDMA over TCP: Intel X722 i40iw, Chelsio cxgb3/cxgb4, told by the "
+                "driver's device name): not InfiniBand or RoCE ports; an iWARP driver reports no physical "
+                "state (NOP), so such a port is judged by its state",
+                ports=_port_names(named),
             )
         )
-    return apart
 
 
 def _finish(ports: list[dict[str, Any]], result: ParseResult, lines: _Lines) -> dict[str, Any]:
@@ -301,6 +359,7 @@ def _finish(ports: list[dict[str, Any]], result: ParseResult, lines: _Lines) -> 
     ports = _latest_ports(ports, result.warnings)
     result.warnings.extend(_port_state_warnings(ports))
     apart = _set_apart(ports, result.warnings)
+    _iwarp_by_name(ports, result.warnings)
     summary = {**_summary(ports), **apart}
     if hosts:
         summary["hosts"] = hosts
@@ -593,7 +652,7 @@ def parse_ibdev2netdev(text: Text) -> ParseResult:
     summary["netdev_up"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "up")
     summary["netdev_down"] = sum(1 for p in ports if (p["netdev_state"] or "").lower() == "down")
     # Software RDMA devices and virtual functions (_set_apart) are no ports of their own.
-    physical = [p for p in ports if not p.get("software_rdma") and not p.get("virtual_function")]
+    physical = [p for p in ports if not any(p.get(flag) for flag in APART_FLAGS)]
     summary["infiniband_ports"] = sum(1 for p in physical if p["link_layer"] == "InfiniBand")
     summary["ethernet_ports"] = sum(1 for p in physical if p["link_layer"] == "Ethernet")
     result.summary = summary

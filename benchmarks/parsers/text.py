@@ -228,6 +228,8 @@ def drop_rank_tags(line: str) -> str:
     if tag not in rest or not rest.lstrip()[:1].isdigit():
         return rest
     pieces = rest.split(tag)
+    if all(piece and not piece[-1].isspace() for piece in pieces[:-1]):  # every tag glued: the usual row
+        return "".join(pieces)
     out = [pieces[0]]
     last = pieces[0][-1:]
     for piece in pieces[1:]:

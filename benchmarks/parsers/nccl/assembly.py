@@ -268,8 +268,7 @@ def _route_line(line: str) -> int:
 route_line = functools.lru_cache(maxsize=256)(_route_line)
 
 
-# Launcher sizes: of several command lines before a table (a launch that failed, then the one that ran), the
-# last one ran the table.
+# Launcher sizes: of several command lines before a table (a failed launch, then the one that ran), the last.
 LATEST_HINTS = frozenset({"np_arg", "gpus_arg"})
 
 
@@ -724,18 +723,19 @@ class RunAssembler:
         self.kept_rows += 1
 
     def add_scanned_rows(self, line_no: int, count: int, rows_text: str) -> None:
-        """keep_row for each row of a run of rows found by scan_block (lines line_no.. line_no + count - 1),
-        built only for a run kept. Only the first can open a run: the rows after it find it at ST_ROWS."""
-        if self.interrupted_run() is not None:  # rare: the rows are read twice
-            for first in read_rows(line_no, rows_text)[:1]:
-                self.resume(first.size)
+        """keep_row of each row of a run scan_block found (lines line_no.. line_no + count - 1), built for
+        a run kept while rows are held. Only the first can open a run: the rest find it at ST_ROWS."""
+        if self.interrupted_run() is not None:  # rare: the rows are read twice (there is one at least)
+            self.resume(read_rows(line_no, rows_text)[0].size)
         run = self.enter_stage(line_no, ST_ROWS)
         run.touch(line_no + count - 1)
         if self.dropped_runs:  # `run` is past the runs kept: never shown
             run.unread_content = True
-            return
-        for row in read_rows(line_no, rows_text):
-            self.keep_row(run, row)
+        elif self.kept_rows >= MAX_ROWS:  # counted as keep_row counts them, never built
+            self.dropped_rows += count
+        else:
+            for row in read_rows(line_no, rows_text):
+                self.keep_row(run, row)
 
     # ---- lines that only give hints --------------------------------------------------------------
 
