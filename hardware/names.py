@@ -199,12 +199,23 @@ def gpu_from_text(text: object) -> GPU | None:
 GPU_MODEL_CLAIM = _("GPU model")
 
 
+def _named_model(name: str) -> str | None:
+    """The row a log's GPU name stands for when judging whether it is another GPU: its own row, or, for a
+    memory size the table lacks (`NVIDIA A100-SXM-64GB`, `NVIDIA A800-SXM4-40GB`), the row of the same model
+    and form factor (its links are that model's); None for a name the table does not know or a vGPU."""
+    gpu = gpu_from_text(name)
+    if gpu is not None:
+        return gpu.key
+    return _model_key(name) if off_table_memory_gb(name) is not None else None
+
+
 def other_gpu_names(claimed: object, names: list[str]) -> list[str]:
-    """`names` (GPU names a log prints) when each names a row of the table and one is not the `claimed` GPU's
-    row (a key or name: a log of another cluster, or filed under the wrong offering); [] otherwise, also when
-    a name is one the table does not know (a VM's or a driver's odd name proves nothing)."""
+    """`names` (GPU names a log prints) when each names a model of the table and one is not the `claimed`
+    GPU's (a key or name: a log of another cluster, or filed under the wrong offering); [] otherwise, also
+    when a name is one the table does not know (a VM's or a driver's odd name proves nothing). A memory size
+    the table lacks is no other GPU by itself: an A100 64GB under an A100 80GB offering has its links."""
     own = gpu_from_text(claimed)
-    seen = [gpu_from_text(name) for name in names]
-    if own is None or not seen or any(gpu is None for gpu in seen):
+    seen = [_named_model(name) for name in names]
+    if own is None or not seen or any(key is None for key in seen):
         return []
-    return list(names) if any(gpu is not None and gpu.key != own.key for gpu in seen) else []
+    return list(names) if any(key != own.key for key in seen) else []

@@ -91,8 +91,15 @@ def test_an_a100_64gb_nccl_log_is_judged_as_an_unknown_gpu_not_as_another_row() 
     r = _parse(LEONARDO_NCCL)
     assert r["summary"]["runs"][0]["gpu_names"] == ["NVIDIA A100-SXM-64GB"]
     assert r["summary"]["gpu_names_not_in_table"][0]["stated_memory_gb"] == 64
-    # under an H100 offering it is not named "another GPU of the table" (it is none of them)
-    assert other_gpu_names("H100-SXM-80GB", ["NVIDIA A100-SXM-64GB"]) == []
+    # a memory size the table lacks is no other GPU by itself: under an A100 80GB offering its links are
+    # the A100's, judged; under an H100 offering it is an A100, another GPU (not the claim's links)
+    assert other_gpu_names("A100-SXM-80GB", ["NVIDIA A100-SXM-64GB"]) == []
+    assert other_gpu_names("H100-SXM-80GB", ["NVIDIA A100-SXM-64GB"]) == ["NVIDIA A100-SXM-64GB"]
+    # the same for a form factor's off-table size (an H100 NVL 94GB is an NVL card, not the SXM module)
+    assert other_gpu_names("H100-SXM-80GB", ["NVIDIA H100 NVL 94GB"]) == ["NVIDIA H100 NVL 94GB"]
+    assert other_gpu_names("H100-SXM-80GB", ["NVIDIA A800-SXM4-40GB"]) == ["NVIDIA A800-SXM4-40GB"]
+    # a vGPU profile stays unknown here (its GPU-model row fails on its own)
+    assert other_gpu_names("H100-SXM-80GB", ["GRID A100-40C"]) == []
 
 
 # ---- 2. vGPU profiles -----------------------------------------------------------------------------------
