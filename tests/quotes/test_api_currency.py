@@ -17,6 +17,20 @@ from quotes.models import Quote
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _yuan_rate(db: Any) -> None:
+    """A migration seeds the first CFETS rate; a transactional test elsewhere may have flushed it."""
+    ExchangeRate.objects.get_or_create(
+        currency=Currency.CNY,
+        as_of="2024-12-31",
+        defaults={
+            "per_usd": "7.1884",
+            "source_name": "CFETS",
+            "source_url": "https://www.chinamoney.com.cn/",
+        },
+    )
+
+
 def _api(user: Any) -> APIClient:
     client = APIClient()
     client.force_authenticate(user)
@@ -31,7 +45,7 @@ def test_a_quote_asked_in_yuan_is_issued_and_answered_in_yuan(
     buyer: Any, offering: Any, workload: Any
 ) -> None:
     rate = latest_rate(Currency.CNY)
-    assert rate is not None  # the first CFETS rate is seeded by a migration
+    assert rate is not None
     created = _api(buyer).post("/api/v1/quotes/?currency=CNY", _body(offering, workload), format="json")
     assert created.status_code == 201, created.json()
     body = created.json()
