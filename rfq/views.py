@@ -107,7 +107,7 @@ def rfq_detail(request: HttpRequest, rfq_id: int) -> HttpResponse:
         latest = selectors.latest_answers(rfq=rfq)
         context["all_offerings"] = list(rfq.offerings.all())
         context["side_by_side"] = _side_by_side(rfq, latest)
-        context["comparison"] = comparison = selectors.comparison(rfq=rfq)
+        context["comparison"] = comparison = selectors.comparison(rfq=rfq, latest=latest)
         # why a proposal cannot run the job, in the page's language (the API keeps the English text)
         slugs = {o.pk: o.slug for o in context["all_offerings"]}
         results = {slugs.get(pk): answer.result or {} for pk, answer in latest.items()}
