@@ -14,6 +14,7 @@ from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_POST
 
 from portal.form_errors import add_form_errors
+from portal.money import shown_in
 from providers.currency import shown_currency
 from providers.facts import FACTS
 from providers.names import gpu_vendor, value_names
@@ -130,7 +131,10 @@ def answer_new(request: HttpRequest, rfq_id: int, slug: str) -> HttpResponse:
     status = 200
     if request.method == "POST":
         status = 400
-        if form.is_valid():
+        # the price's bound is written in the page's currency (portal.i18n.money_bound)
+        with shown_in(request.currency_display.money):  # type: ignore[attr-defined]
+            valid = form.is_valid()
+        if valid:
             try:
                 services.answer_create(
                     representative=request.user, rfq=rfq, offering_slug=slug, **form.service_kwargs()

@@ -35,6 +35,6 @@ class Migration(migrations.Migration):
         migrations.RunPython(drop_answers_outside_the_bound, migrations.RunPython.noop),
         migrations.AddConstraint(
             model_name='answer',
-            constraint=models.CheckConstraint(condition=models.Q(('price_usd_per_gpu_hour__gt', 0), ('price_usd_per_gpu_hour__lte', 200)), name='answer_price_in_plan_range', violation_error_message='Price per GPU-hour must be greater than 0 and at most 200 $'),
+            constraint=models.CheckConstraint(condition=models.Q(('price_usd_per_gpu_hour__gt', 0), ('price_usd_per_gpu_hour__lte', 200)), name='answer_price_in_plan_range', violation_error_message='Price per GPU-hour must be greater than 0 and at most $200'),
         ),
     ]
