@@ -1,7 +1,7 @@
 """The database holds an answer's price to the bound the form, the API and the service hold
 (providers.facts.PLAN_BOUNDS["price_usd_per_gpu_hour"]: greater than 0, at most the cap): a raw ORM save
 outside it fails on PostgreSQL and SQLite alike, and the migration that replaced the old "not negative"
-check keeps every valid row (and drops only rows no form, API or service could have written since)."""
+check keeps every row: with an answer outside the bound stored, it stops and names it (nothing dropped)."""
 
 from __future__ import annotations
 
@@ -67,17 +67,23 @@ def test_a_raw_save_inside_the_bound_is_kept(price: Decimal) -> None:
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_the_migration_keeps_valid_answers_and_drops_only_impossible_ones() -> None:
+def test_the_migration_keeps_every_answer_and_stops_on_one_outside_the_bound() -> None:
     rfq, offering = _request()
     kept = [_answer(Answer, rfq, offering, price).pk for price in (Decimal("2.40"), CAP, Decimal("0.0001"))]
     executor = MigrationExecutor(connection)
     executor.migrate(BEFORE)
     old = executor.loader.project_state(BEFORE).apps.get_model("rfq", "Answer")
-    dropped = [_answer(old, rfq, offering, price).pk for price in (Decimal("0"), Decimal("250"))]
+    outside = [_answer(old, rfq, offering, price).pk for price in (Decimal("0"), Decimal("250"))]
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    with pytest.raises(RuntimeError, match=rf"2 stored RFQ answer\(s\) .* #{outside[1]} .*\$250"):
+        executor.migrate(AFTER)
+    # nothing was changed: every answer is still there, the old check still in place
+    assert set(old.objects.values_list("pk", flat=True)) == set(kept + outside)
+    old.objects.filter(pk__in=outside).delete()  # what the message asks an operator to do
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate(AFTER)
     assert sorted(Answer.objects.values_list("pk", flat=True)) == sorted(kept)
-    assert not Answer.objects.filter(pk__in=dropped).exists()
     with pytest.raises(IntegrityError), transaction.atomic():
         _answer(Answer, rfq, offering, Decimal("0"))
