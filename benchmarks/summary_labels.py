@@ -14,6 +14,8 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
+from portal.formats import percent_text
+
 SUMMARY_LABELS: dict[str, Promise] = {
     # nccl-tests, rccl-tests, hccl_test
     "tool": _("Tool"),
@@ -168,6 +170,9 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "last_line": _("Last line"),
 }
 
+# Keys whose value the parsers keep as a fraction of one (an MFU of 0.5348): shown as a percentage.
+PERCENT_KEYS = frozenset({"mfu"})
+
 # Values that are the parsers' own words rather than text read from the log (English message ids).
 SUMMARY_WORDS = {
     "printed": gettext_noop("printed in the log"),
@@ -212,8 +217,11 @@ def _shown_value(value: Any) -> Any:
     return value
 
 
-def summary_value(value: Any) -> Any:
-    """A scalar summary value for the page: a list joined, yes/no and the parser's own words translated."""
+def summary_value(value: Any, key: str = "") -> Any:
+    """A scalar summary value for the page: a list joined, yes/no and the parser's own words translated, a
+    fraction the parser keeps (`PERCENT_KEYS`) as the percentage every page shows."""
+    if key in PERCENT_KEYS and isinstance(value, int | float) and not isinstance(value, bool):
+        return percent_text(value)
     if isinstance(value, list):
         return ", ".join("—" if v is None else str(_shown_value(v)) for v in value) or "—"
     return _shown_value(value)

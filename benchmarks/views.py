@@ -109,7 +109,7 @@ def _summary_rows(upload: Upload) -> tuple[list[tuple[str, Any]], list[dict[str,
     """Scalar summary entries as (label, value) in the page's language and the collective runs."""
     summary = upload.summary or {}
     scalars = [
-        (summary_label(key), summary_value(value))
+        (summary_label(key), summary_value(value, key))
         for key, value in summary.items()
         if not isinstance(value, dict)
         and not (isinstance(value, list) and value and isinstance(value[0], dict))

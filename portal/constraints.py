@@ -35,10 +35,12 @@ def _range_condition(field: str, bound: Bound) -> Q:
     return cond
 
 
-def in_range(field: str, bound: Bound, *, name: str) -> models.CheckConstraint:
-    """`field` is null or inside `bound`; a write that bypasses forms and API fails with the same message."""
+def in_range(field: str, bound: Bound, *, name: str, nullable: bool = True) -> models.CheckConstraint:
+    """`field` is inside `bound` (or null, for a `nullable` field); a write that bypasses forms and API fails
+    with the same message."""
+    condition = _range_condition(field, bound)
     return models.CheckConstraint(
-        condition=Q(**{f"{field}__isnull": True}) | _range_condition(field, bound),
+        condition=Q(**{f"{field}__isnull": True}) | condition if nullable else condition,
         name=name,
         violation_error_message=f"{bound.label} must be {bound.range_text()}",
     )

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext, pgettext, pgettext_lazy
+
+from portal.money import USD_MONEY, active
 
 
 def _fill(message: dict[str, Any]) -> str:
@@ -67,9 +70,26 @@ def shown(text: Any, message: Any = None) -> str:
 
 
 _RANGE = re.compile(
-    r"^(?:between (?P<low>[\d,.]+) and|greater than (?P<above>[\d,.]+) and at most) (?P<high>[\d,.]+)"
+    r"^(?:between \$?(?P<low>[\d,.]+) and|greater than (?P<above>[\d,.]+) and at most) "
+    r"(?P<money>\$)?(?P<high>[\d,.]+)"  # "$200": an amount in US dollars (providers.facts.MONEY_UNIT)
     r"(?: (?P<unit>\S.*))?$"  # a unit word (days) or a symbol ($/GB-month, GB/s, %, :1)
 )
+
+
+def money_bound(figure: str) -> str:
+    """A bound in US dollars ("200") as money is written on the page (portal.money): "$200", and while the
+    page shows yuan, the yuan figure with the dollar one the field is entered in: "¥1,437.68 ($200)"."""
+    amount = Decimal(figure.replace(",", ""))
+
+    def places(value: Decimal) -> int | None:  # whole amounts without decimals, others as Money writes them
+        return 0 if value == value.to_integral_value() else None
+
+    dollars = USD_MONEY.text(amount, places(amount))
+    money = active()
+    shown = money.convert(amount)
+    if not money.converted or shown is None:
+        return dollars
+    return gettext("%(amount)s (%(usd)s)") % {"amount": money.text(amount, places(shown)), "usd": dollars}
 
 
 def translated_hint(text: str) -> str:
@@ -84,12 +104,15 @@ def translated_hint(text: str) -> str:
             pieces.append(gettext(piece))
             continue
         unit = unit_word(match["unit"])
-        if match["low"] is not None:
+        low, high = match["low"], match["high"]
+        if match["money"]:
+            low, high = (None if low is None else money_bound(low)), money_bound(high)
+        if low is not None:
             template = gettext("between %(low)s and %(high)s %(unit)s")
         else:
             template = gettext("greater than %(low)s and at most %(high)s %(unit)s")
-        low = match["low"] if match["low"] is not None else match["above"]
-        text_in_words = template % {"low": low, "high": match["high"], "unit": unit}
+            low = match["above"]
+        text_in_words = template % {"low": low, "high": high, "unit": unit}
         pieces.append(re.sub(r"\s{2,}", " ", text_in_words).strip())
     return gettext("; ").join(pieces)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 
 from portal.money import SYMBOLS, USD_MONEY, Money
@@ -84,6 +85,24 @@ def asked_currency(request: Any) -> str | None:
         return str(asked)
     user = getattr(request, "user", None)
     return getattr(user, "currency", None) if user is not None and user.is_authenticated else None
+
+
+def api_currency(params: Any) -> str | None:
+    """The currency an API request asks for with `?currency=` (USD or CNY, any case); None when it asks for
+    none (the buyer's setting applies: a script signed in by token has no cookie or session). A code the
+    portal does not offer, or yuan while no rate is recorded, is refused naming the parameter: an API answer
+    is never quietly in another currency than the one asked for."""
+    asked = str(params.get("currency") or "").strip()
+    if not asked:
+        return None
+    code = asked.upper()
+    if code not in SHOWN:
+        message = gettext("%(code)s is not offered: give USD or CNY") % {"code": asked[:8]}
+        raise ValidationError({"currency": message})
+    if code != Currency.USD and latest_rate(code) is None:
+        message = gettext("no %(code)s exchange rate is recorded yet: give USD") % {"code": code}
+        raise ValidationError({"currency": message})
+    return code
 
 
 def shown_currency(request: Any) -> str:

@@ -127,20 +127,29 @@ def _num(value: float) -> str:
     return f"{value:,.6f}".rstrip("0").rstrip(".")
 
 
+# A unit that is this currency symbol is written before the figure, as money is everywhere ("$200", the
+# form of portal.money, which pages use to write such a bound in their own currency: portal.i18n).
+MONEY_UNIT = "$"
+
+
 def range_text(
     minimum: float | None, maximum: float | None, unit: str = "", *, strictly_positive: bool = False
 ) -> str:
-    """ "between 50 and 100 %", "greater than 0 and at most 0.01 per GPU-hour", "at least 0"."""
-    suffix = f" {unit}" if unit else ""
+    """ "between 50 and 100 %", "greater than 0 and at most 0.01 per GPU-hour", "at most $200"."""
+    if unit == MONEY_UNIT:
+        suffix, low_text, high_text = "", f"{unit}{_num(minimum or 0)}", f"{unit}{_num(maximum or 0)}"
+    else:
+        suffix = f" {unit}" if unit else ""
+        low_text, high_text = _num(minimum or 0), _num(maximum or 0)
     if strictly_positive:
         low = "greater than 0"
-        return f"{low} and at most {_num(maximum)}{suffix}" if maximum is not None else low + suffix
+        return f"{low} and at most {high_text}{suffix}" if maximum is not None else low + suffix
     if minimum is not None and maximum is not None:
-        return f"between {_num(minimum)} and {_num(maximum)}{suffix}"
+        return f"between {low_text} and {high_text}{suffix}"
     if minimum is not None:
-        return f"at least {_num(minimum)}{suffix}"
+        return f"at least {low_text}{suffix}"
     if maximum is not None:
-        return f"at most {_num(maximum)}{suffix}"
+        return f"at most {high_text}{suffix}"
     return "any number"
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from django.utils.translation import gettext
 
 from hardware import GPUS, gpu_shown
-from providers.facts import CHOICE_NAMES, FACTS, choice_name, fact_label
+from providers.facts import CHOICE_NAMES, FACTS, FACTS_BY_NAME, PLAN_BOUNDS, choice_name, fact_label
 
 
 def code_name(fact_name: str, code: Any, vendor: str | None = None) -> str:
@@ -51,12 +51,49 @@ def intra_node_shown(offering: Any) -> str:
     )
 
 
-# A fact's catalog name has an underscore ("nvlink_domain_gpus"): in a note's prose it is never a word.
-_FACT_NAMES = re.compile(
-    r"(?<![\w-])("
-    + "|".join(sorted((re.escape(f.name) for f in FACTS if "_" in f.name), key=len, reverse=True))
-    + r")(?![\w-])"
+# A fact's or a plan term's catalog name has an underscore ("nvlink_domain_gpus", "term_months"): in a note's
+# prose it is never a word.
+_NAMED = [f.name for f in FACTS] + list(PLAN_BOUNDS)
+_FACT_NAME = "|".join(sorted((re.escape(name) for name in _NAMED if "_" in name), key=len, reverse=True))
+_FACT_NAMES = re.compile(r"(?<![\w-])(" + _FACT_NAME + r")(?![\w-])")
+
+# How a transcriber records a value left empty: "-> max_nodes null", "-> left null", "so term_months null",
+# "intra_node left null", "is left null", "(null)", "egress: null". Each reads as words on a page.
+_EMPTY = r"(?:null|None)\b"
+_ARROW_EMPTY = re.compile(r"\s*->\s*(?:left\s+)?(?:(?P<fact>" + _FACT_NAME + r")\s+)?" + _EMPTY)
+_FACT_EMPTY = re.compile(
+    r"(?<![\w-])(?P<fact>" + _FACT_NAME + r")\s+(?:(?:is|stays)\s+)?(?:left\s+)?" + _EMPTY
 )
+_LEFT_EMPTY = re.compile(r"\b(?P<left>[Ll])eft\s+" + _EMPTY)  # "Left null: ..." begins a sentence
+_BARE_EMPTY = re.compile(r"(?<![\w'-])null(?![\w'-])|(?<=\()None\b")
+
+
+def _catalog_label(name: str, vendor: str | None) -> str:
+    """The English label (a message id) of a fact (in the GPU `vendor`'s terms) or of a plan term."""
+    return fact_label(name, vendor) if name in FACTS_BY_NAME else PLAN_BOUNDS[name].label
+
+
+def _empty_values(note: str, vendor: str | None) -> str:
+    """A note's records of a value left empty as words in the page's language, and its other arrows ("'HGX'
+    -> NVSwitch board") as the arrow sign."""
+
+    def label(match: re.Match[str]) -> str:
+        return gettext(_catalog_label(match["fact"], vendor))
+
+    def arrow(match: re.Match[str]) -> str:
+        if match["fact"]:
+            return gettext(", so %(fact)s is left blank") % {"fact": label(match)}
+        return gettext(", so it is left blank")
+
+    def left(match: re.Match[str]) -> str:
+        return gettext("Left blank") if match["left"] == "L" else gettext("left blank")
+
+    text = _ARROW_EMPTY.sub(arrow, note)
+    text = _FACT_EMPTY.sub(lambda m: gettext("%(fact)s is left blank") % {"fact": label(m)}, text)
+    text = _LEFT_EMPTY.sub(left, text)
+    text = _BARE_EMPTY.sub(lambda m: gettext("left blank"), text)
+    return text.replace("->", "→")
+
 
 # A GPU's table key in a note ("-> GPU table key Ascend-910B-64GB"): the transcriber's record of how a
 # published name was read, which a buyer reads as the GPU's name.
@@ -71,11 +108,13 @@ def note_text(note: str, sources: dict[str, str] | None = None, vendor: str | No
     """A catalog note as a buyer reads it: a fact's catalog name by its label ("nvlink_domain_gpus 8" reads
     "NVLink domain 8"), and a cited source's key, always hyphenated in the catalog ("ml-eng-network"), by
     what `sources` maps it to (a quote's reference number, the source's title on the offering page). The
-    note's own words are the transcriber's and stay as written; files and the API keep it unchanged. A label
-    is in the terms of the GPU `vendor`'s (providers.facts.fact_label)."""
+    note's own words are the transcriber's and stay as written, but a value they record as left empty ("->
+    max_nodes null") reads as words ("so Maximum nodes in one fabric is left blank"), never "null" or "->";
+    files and the API keep the note unchanged. A label is in the terms of the GPU `vendor`'s
+    (providers.facts.fact_label)."""
     if not note:
         return ""
-    text = _FACT_NAMES.sub(lambda m: fact_label(m.group(1), vendor), note)
+    text = _FACT_NAMES.sub(lambda m: _catalog_label(m.group(1), vendor), _empty_values(note, vendor))
     text = _GPU_KEYS.sub(lambda m: GPUS[m.group(1)].name, text)
     keys = sorted((k for k in sources or {} if "-" in k), key=len, reverse=True)
     if keys:

@@ -106,11 +106,14 @@ def _browse_rows(request: HttpRequest, pks: list[int]) -> list[str]:
     return [mark_safe(rows[pk]) for pk in pks if pk in rows]  # noqa: S308 (rendered by the template above)
 
 
-def _fact_rows(offering: Offering) -> list[dict[str, Any]]:
+def _source_titles(sources: dict[str, Any]) -> dict[str, str]:
+    """A note that names a cited source by its catalog key names it by its title."""
+    return {s["key"]: f"“{s['title']}”" for g in sources.values() for s in g["sources"]}
+
+
+def _fact_rows(offering: Offering, sources: dict[str, Any]) -> list[dict[str, Any]]:
     provenance = {p.group: p for p in offering.provenance.all()}
-    sources = selectors.offering_sources(offering)
-    # a note that names a cited source by its catalog key names it by its title
-    titles = {s["key"]: f"“{s['title']}”" for g in sources.values() for s in g["sources"]}
+    titles = _source_titles(sources)
     vendor = gpu_vendor(offering.gpu)
     groups = []
     for group, title in GROUPS.items():
@@ -168,10 +171,13 @@ def _offering_catalog_html(request: HttpRequest, offering: Offering) -> str:
         history = [
             {"plan": plan, "point": point} for plan in full.plans.all() for point in plan.history.all()
         ]
+        sources = selectors.offering_sources(full)
+        titles, vendor = _source_titles(sources), gpu_vendor(full.gpu)
         context = {
             "offering": full,
-            "groups": _fact_rows(full),
-            "plans": list(full.plans.all()),
+            "groups": _fact_rows(full, sources),
+            # a plan's note is the transcriber's too: shown like a group's (providers.names.note_text)
+            "plans": [{"plan": p, "note": note_text(p.note, titles, vendor)} for p in full.plans.all()],
             "history": history,
             "currency_display": display,
         }

@@ -9,7 +9,7 @@ from django.core.files.storage import default_storage
 from django.http import FileResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import BaseParser
@@ -20,8 +20,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from portal.api_errors import error_responses
-from providers.currency import shown_currency
+from portal.money import amount_text
+from providers.currency import api_currency
 from quotes import selectors, services
+from quotes.display import quote_money
 from quotes.models import PdfStatus, Quote
 
 MAX_ID = 2**63 - 1
@@ -42,6 +44,8 @@ class QuoteInputSerializer(serializers.Serializer[Any]):
 
 
 def quote_json(quote: Quote, request: Request, *, full: bool = False) -> dict[str, Any]:
+    # The currency the quote was issued in, with the rate it froze (None: US dollars, nothing converted).
+    money = quote_money(quote.snapshot or {})
     out: dict[str, Any] = {
         "id": quote.pk,
         "number": quote.number,
@@ -52,6 +56,9 @@ def quote_json(quote: Quote, request: Request, *, full: bool = False) -> dict[st
         "plan": quote.plan_name,
         "total_usd": str(quote.total_usd) if quote.total_usd is not None else None,
         "complete": quote.complete,
+        "currency": money.code,
+        "total": amount_text(money.convert(quote.total_usd)),
+        "fx": money.as_dict() if money.converted else None,
         "url": request.build_absolute_uri(quote.get_absolute_url()),
         "pdf": request.build_absolute_uri(reverse("api-quote-pdf", args=[quote.pk])),
         "shared": bool(quote.share_token),
@@ -80,7 +87,22 @@ def quote_json(quote: Quote, request: Request, *, full: bool = False) -> dict[st
 
 # --- Schema only: the shapes quote_json and the views produce -----------------------------------------
 
+CURRENCY_PARAMETER = OpenApiParameter(
+    "currency",
+    str,
+    description="USD or CNY: the currency the quote is issued in (default: your setting); yuan at the latest "
+    "recorded rate, which the quote keeps",
+    required=False,
+)
 PDF_STATUS_HELP = "one of " + ", ".join(PdfStatus.values)
+
+
+class FxSerializer(serializers.Serializer[Any]):
+    currency = serializers.CharField()
+    per_usd = serializers.CharField(help_text="units of the currency per US dollar")
+    as_of = serializers.CharField(help_text="the rate's date")
+    source_name = serializers.CharField()
+    source_url = serializers.CharField()
 
 
 class QuoteSerializer(serializers.Serializer[Any]):
@@ -96,6 +118,18 @@ class QuoteSerializer(serializers.Serializer[Any]):
         max_digits=18, decimal_places=2, allow_null=True, coerce_to_string=True
     )
     complete = serializers.BooleanField()
+    currency = serializers.CharField(
+        help_text="USD or CNY: the currency the quote was issued in (`?currency=` when it was created, else "
+        "the buyer's setting); a quote keeps it"
+    )
+    total = serializers.DecimalField(
+        max_digits=18,
+        decimal_places=2,
+        allow_null=True,
+        coerce_to_string=True,
+        help_text="total_usd in the quote's currency, at the rate in `fx`",
+    )
+    fx = FxSerializer(allow_null=True, help_text="the rate a quote in yuan was issued at; null in US dollars")
     url = serializers.URLField(help_text="the quote's page")
     pdf = serializers.URLField(help_text="GET it for the PDF (202 while it renders)")
     shared = serializers.BooleanField(help_text="whether a read-only link is live")
@@ -154,13 +188,15 @@ class QuoteListCreateApi(generics.GenericAPIView[Quote]):
     @extend_schema(
         operation_id="quotes_create",
         request=QuoteInputSerializer,
+        parameters=[CURRENCY_PARAMETER],
         responses={201: QuoteSerializer, **error_responses(400, 401)},
     )
     def post(self, request: Request) -> Response:
         serializer = QuoteInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        currency = api_currency(request.query_params)
         quote = services.quote_create_from_input(
-            owner=request.user, data=dict(serializer.validated_data), currency=shown_currency(request)
+            owner=request.user, data=dict(serializer.validated_data), currency=currency
         )
         return Response(quote_json(quote, request), status=status.HTTP_201_CREATED)
 

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from checks.severity import Severity  # pure, like this module
+from portal.formats import percent_text
 from portal.i18n import shown, translated, translated_list, translated_sentences, unit_word
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 
@@ -100,8 +101,8 @@ def number(value: Any, places: int = 2) -> str:
 
 
 def pct(value: Any) -> str:
-    d = _dec(value)
-    return "—" if d is None else f"{d * 100:.1f}%"
+    """A share to one decimal place ("99.6%": goodput is close to 100% and its tenths matter)."""
+    return percent_text(value, 1)
 
 
 def fact_text(value: Any, unit: str = "", name: str = "", vendor: str | None = None) -> str:
@@ -313,7 +314,7 @@ def _headline(snapshot: dict[str, Any]) -> list[tuple[str, str]]:
             _("Without failures"),
             _("%(days)s days") % {"days": number(sizing.get("train_days_no_failures"), 1)},
         ),
-        ("MFU", pct(sizing.get("mfu"))),
+        ("MFU", percent_text(sizing.get("mfu"))),  # as every page shows it
         (_("Goodput"), pct((sizing.get("goodput") or {}).get("fraction"))),
         (_("Billed hours"), number(bill.get("billed_hours"))),
         (_("Billed nodes"), number(bill.get("billed_nodes"), 0)),

@@ -13,7 +13,8 @@ from rest_framework.views import APIView
 
 from portal.api_errors import error_responses
 from portal.constraints import range_validators
-from providers.currency import shown_currency
+from providers.currency import api_currency
+from quotes.api import CURRENCY_PARAMETER, QuoteSerializer, quote_json
 from rfq import selectors, services
 from rfq.models import Answer, PaymentTerms, RequestForQuote
 from rfq.proposal import answer_used
@@ -74,11 +75,6 @@ class AnswerCreatedSerializer(serializers.Serializer[Any]):
 
 class RfqQuoteInputSerializer(serializers.Serializer[Any]):
     offering = serializers.SlugField(max_length=80, required=False, help_text="default: the winner")
-
-
-class QuoteCreatedSerializer(serializers.Serializer[Any]):
-    id = serializers.IntegerField()
-    number = serializers.CharField()
 
 
 # Schema only: the shapes answer_json, rfq_json and selectors.comparison produce.
@@ -229,12 +225,14 @@ class RfqQuoteApi(APIView):
 
     @extend_schema(
         request=RfqQuoteInputSerializer,
-        responses={201: QuoteCreatedSerializer, **error_responses(400, 401, 403, 404)},
+        parameters=[CURRENCY_PARAMETER],
+        responses={201: QuoteSerializer, **error_responses(400, 401, 403, 404)},
     )
     def post(self, request: Request, rfq_id: int) -> Response:
         """Turn the winning proposal (or the named offering's) into a quote (PDF: /api/v1/quotes/<id>/pdf)."""
         rfq, data = _rfq_and_input(request, rfq_id, RfqQuoteInputSerializer)
+        currency = api_currency(request.query_params)
         quote = services.rfq_quote_create(
-            buyer=request.user, rfq=rfq, offering_slug=data.get("offering"), currency=shown_currency(request)
+            buyer=request.user, rfq=rfq, offering_slug=data.get("offering"), currency=currency
         )
-        return Response({"id": quote.pk, "number": quote.number}, status=status.HTTP_201_CREATED)
+        return Response(quote_json(quote, request), status=status.HTTP_201_CREATED)

@@ -14,9 +14,9 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from portal.constraints import positive_or_null, value_known
+from portal.constraints import in_range, positive_or_null, value_known
 from portal.model_bases import NewestFirst
-from providers.facts import PAYMENT_TERM_NAMES
+from providers.facts import PAYMENT_TERM_NAMES, PLAN_BOUNDS
 from providers.models import Offering
 
 
@@ -76,8 +76,13 @@ class Answer(models.Model):
     class Meta:
         ordering = ["rfq", "-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(price_usd_per_gpu_hour__gte=0), name="answer_price_not_negative"
+            # The plans' price bound, which the form, the API and the service hold too (not null: an
+            # answer always names a price).
+            in_range(
+                "price_usd_per_gpu_hour",
+                PLAN_BOUNDS["price_usd_per_gpu_hour"],
+                name="answer_price_in_plan_range",
+                nullable=False,
             ),
             models.CheckConstraint(condition=~Q(source_url=""), name="answer_source_required"),
             value_known("payment_terms", PaymentTerms.values, name="answer_payment_terms_known"),

@@ -126,10 +126,12 @@ def _rank(rfq: RequestForQuote, rows: list[dict[str, Any]]) -> list[dict[str, An
     return ordered
 
 
-def comparison(*, rfq: RequestForQuote) -> dict[str, Any]:
+def comparison(*, rfq: RequestForQuote, latest: dict[int, Answer] | None = None) -> dict[str, Any]:
     """The planner run over the answered proposals: `status` (waiting: no answer yet; partial: some
-    addressed offerings not answered; done: all answered) and the ranked `results`."""
-    latest = latest_answers(rfq=rfq)
+    addressed offerings not answered; done: all answered) and the ranked `results`. `latest`: the answers in
+    force (latest_answers) when the caller has them already."""
+    if latest is None:
+        latest = latest_answers(rfq=rfq)
     addressed = {o.pk for o in rfq.offerings.all()}
     rows = _rank(rfq, [comparison_row(rfq, answer) for answer in latest.values()])
     if not latest:

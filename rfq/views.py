@@ -14,6 +14,7 @@ from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_POST
 
 from portal.form_errors import add_form_errors
+from portal.money import shown_in
 from providers.currency import shown_currency
 from providers.facts import FACTS
 from providers.names import gpu_vendor, value_names
@@ -107,7 +108,7 @@ def rfq_detail(request: HttpRequest, rfq_id: int) -> HttpResponse:
         latest = selectors.latest_answers(rfq=rfq)
         context["all_offerings"] = list(rfq.offerings.all())
         context["side_by_side"] = _side_by_side(rfq, latest)
-        context["comparison"] = comparison = selectors.comparison(rfq=rfq)
+        context["comparison"] = comparison = selectors.comparison(rfq=rfq, latest=latest)
         # why a proposal cannot run the job, in the page's language (the API keeps the English text)
         slugs = {o.pk: o.slug for o in context["all_offerings"]}
         results = {slugs.get(pk): answer.result or {} for pk, answer in latest.items()}
@@ -130,7 +131,10 @@ def answer_new(request: HttpRequest, rfq_id: int, slug: str) -> HttpResponse:
     status = 200
     if request.method == "POST":
         status = 400
-        if form.is_valid():
+        # the price's bound is written in the page's currency (portal.i18n.money_bound)
+        with shown_in(request.currency_display.money):  # type: ignore[attr-defined]
+            valid = form.is_valid()
+        if valid:
             try:
                 services.answer_create(
                     representative=request.user, rfq=rfq, offering_slug=slug, **form.service_kwargs()

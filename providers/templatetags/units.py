@@ -10,6 +10,7 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext
 
+from portal.formats import percent_text
 from portal.i18n import unit_word as _unit_word
 from providers.facts import NO_PLAN_NAME, source_kind_name
 from providers.models import PlanKind
@@ -23,6 +24,12 @@ PLAN_KIND_LABELS = dict(PlanKind.choices)
 @register.filter
 def unit_word(unit: Any) -> str:
     return _unit_word(unit)
+
+
+@register.filter
+def percent(fraction: Any) -> str:
+    """A fraction the model keeps (MFU, goodput) as the percentage every page shows: 0.5348 -> "53%"."""
+    return percent_text(fraction)
 
 
 @register.filter

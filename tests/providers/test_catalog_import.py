@@ -104,7 +104,7 @@ def test_a_dry_run_writes_nothing() -> None:
         (
             lambda d: d["providers"][0]["offerings"][0]["plans"][0].update(price_usd_per_gpu_hour=-1),
             "plan On-demand: price_usd_per_gpu_hour: "
-            "Price per GPU-hour must be greater than 0 and at most 200 $",
+            "Price per GPU-hour must be greater than 0 and at most $200",
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["plans"][0].update(kind="lease"),

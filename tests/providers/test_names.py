@@ -64,7 +64,7 @@ def test_a_note_names_facts_by_their_labels_and_sources_as_the_page_cites_them()
     )
     text = note_text(note, {"ml-eng-network": "[2]", "ml-eng-network-old": "[5]"})
     assert text == (
-        "'NVLink/NVSwitch full mesh' ([2]) -> nvswitch; NVLink domain 8 derived; "
+        "'NVLink/NVSwitch full mesh' ([2]) → nvswitch; NVLink domain 8 derived; "
         "Needs a proprietary fabric plugin true. [5] is another source; the [2] table."
     )
     assert note_text("", {"a-b": "x"}) == ""
@@ -161,7 +161,7 @@ def test_a_note_names_a_gpu_by_its_name_not_its_table_key() -> None:
     text = note_text(
         "Published name 'Huawei Ascend 910B' -> GPU table key Ascend-910B-64GB. Node size not published."
     )
-    assert text == "Published name 'Huawei Ascend 910B' -> Huawei Ascend 910B. Node size not published."
+    assert text == "Published name 'Huawei Ascend 910B' → Huawei Ascend 910B. Node size not published."
     assert "GB200-186GB" not in note_text("GB200 (GPU table key GB200-186GB).")
     # a key inside a longer word is not a key
     assert note_text("xH100-SXM-80GB-ish") == "xH100-SXM-80GB-ish"

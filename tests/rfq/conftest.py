@@ -57,6 +57,20 @@ def world(db: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
+def yuan_at_7(db: Any) -> None:
+    """A recorded rate of 7 yuan per US dollar (newer than the seeded one): $2.10 shows as ¥14.70."""
+    from providers.models import Currency, ExchangeRate
+
+    ExchangeRate.objects.create(
+        currency=Currency.CNY,
+        per_usd="7.0000",
+        as_of="2026-11-30",
+        source_name="CFETS",
+        source_url="https://www.chinamoney.com.cn/",
+    )
+
+
+@pytest.fixture
 def demo() -> dict[str, Any]:
     """The demo accounts (demo-provider represents Nebius) and two offerings, Nebius's and another's."""
     nebius = priced_offering("nebius-h100", "H100 InfiniBand", ("nebius", "Nebius"), "2.95")

@@ -321,3 +321,16 @@ def test_values_the_planner_cannot_size_are_refused_or_stated_never_a_500(
         assert response.status_code == 201
         row = _client(world["buyer"]).get(f"/api/v1/rfqs/{rfq_id}/").json()["comparison"]["results"][0]
         assert row["feasible"] is False and row["infeasible_reason"]
+
+
+def test_a_request_for_quote_turned_into_a_quote_honours_the_currency(world: dict[str, Any]) -> None:
+    rfq_id = _send(world).json()["id"]
+    assert _answer(world, rfq_id).status_code == 201
+    buyer = _client(world["buyer"])
+    refused = buyer.post(f"/api/v1/rfqs/{rfq_id}/quote/?currency=GBP", {}, format="json")
+    assert refused.status_code == 400 and refused.json()["message"].startswith("currency: ")
+    made = buyer.post(f"/api/v1/rfqs/{rfq_id}/quote/?currency=CNY", {}, format="json")
+    assert made.status_code == 201, made.json()
+    body = made.json()
+    assert body["currency"] == "CNY" and body["fx"]["currency"] == "CNY" and {"id", "number"} <= set(body)
+    assert Quote.objects.get(pk=body["id"]).snapshot["fx"]["currency"] == "CNY"

@@ -173,22 +173,14 @@ def gettext_in(language: str, text: str) -> str:
 
 
 def test_the_comparison_in_chinese_and_yuan_says_why_a_proposal_misses_and_prices_it_in_yuan(
-    demo: dict[str, Any],
+    demo: dict[str, Any], yuan_at_7: None
 ) -> None:
     """A proposal too slow for the deadline: its reason in the page's language (the API keeps the English);
     the costs and prices of the answers in the page's currency with the rate beside them; "1 week"."""
     import re
 
-    from providers.models import Currency, ExchangeRate
     from tests.test_i18n_pages import english_words
 
-    ExchangeRate.objects.create(
-        currency=Currency.CNY,
-        per_usd="7.0000",
-        as_of="2026-11-30",
-        source_name="CFETS",
-        source_url="https://www.chinamoney.com.cn/",
-    )
     buyer = _login("demo-buyer")
     rfq = _send(buyer)
     rfq.workload.deadline_days = 5  # the 13B preset on 64 H100 takes about 60 days

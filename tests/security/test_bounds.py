@@ -100,7 +100,7 @@ def test_the_model_and_the_database_refuse_what_bypasses_the_forms(
         ("nics_per_node", 0, "GPU-fabric NICs per node must be between 1 and 32, got 0"),
         ("gbps_per_nic", 3200, "Speed per NIC must be between 1 and 1,600 Gb/s, got 3,200"),
         ("failure_rate_per_gpu_hour", 1, "Failure rate must be greater than 0 and at most 0.01"),
-        ("setup_fee_usd", 1e20, "Setup fee must be between 0 and 100,000,000 $"),
+        ("setup_fee_usd", 1e20, "Setup fee must be between $0 and $100,000,000"),
     ],
 )
 def test_each_fact_message_names_the_field_and_the_range(
