@@ -92,7 +92,25 @@ def _empty_values(note: str, vendor: str | None) -> str:
     text = _FACT_EMPTY.sub(lambda m: gettext("%(fact)s is left blank") % {"fact": label(m)}, text)
     text = _LEFT_EMPTY.sub(left, text)
     text = _BARE_EMPTY.sub(lambda m: gettext("left blank"), text)
+    text = _ARROW_CODE.sub(lambda m: "-> " + _arrow_target(m["code"], vendor), text)
     return text.replace("->", "→")
+
+
+# What an arrow records a published phrase as: a code of one fact ("'NVLink + NVSwitch' -> nvswitch") or a
+# fact's name ("-> exclusivity"), each read by its name; a code two facts share ("other") stays as written.
+_CODE_FACTS: dict[str, set[str]] = {}
+for _fact, _names in CHOICE_NAMES.items():
+    for _code in _names:
+        _CODE_FACTS.setdefault(str(_code), set()).add(_fact)
+_ARROW_WORDS = sorted([*(c for c, f in _CODE_FACTS.items() if len(f) == 1), *_NAMED], key=len, reverse=True)
+_ARROW_CODE = re.compile(r"->\s*(?P<code>" + "|".join(re.escape(w) for w in _ARROW_WORDS) + r")(?![\w-])")
+
+
+def _arrow_target(word: str, vendor: str | None) -> str:
+    if word in _CODE_FACTS and len(_CODE_FACTS[word]) == 1:
+        (fact,) = _CODE_FACTS[word]
+        return code_name(fact, word, vendor)
+    return gettext(_catalog_label(word, vendor))
 
 
 # A GPU's table key in a note ("-> GPU table key Ascend-910B-64GB"): the transcriber's record of how a

@@ -261,8 +261,12 @@ def offering_facts_edit(request: HttpRequest, slug: str) -> HttpResponse:
         "fact_fields": [form[fact.name] for fact in FACTS],
         "history": selectors.fact_history(offering=offering),
         "review_age_days": age,
-        "stale_groups": selectors.stale_fact_groups(
-            offering=offering, age_days=age, today=timezone.localdate()
-        ),
+        # a group's note is the transcriber's: read as on the offering page (providers.names.note_text)
+        "stale_groups": [
+            {**group, "note": note_text(group["note"], None, gpu_vendor(offering.gpu))}
+            for group in selectors.stale_fact_groups(
+                offering=offering, age_days=age, today=timezone.localdate()
+            )
+        ],
     }
     return render(request, "providers/facts_edit.html", context, status=status)

@@ -64,7 +64,7 @@ def test_a_note_names_facts_by_their_labels_and_sources_as_the_page_cites_them()
     )
     text = note_text(note, {"ml-eng-network": "[2]", "ml-eng-network-old": "[5]"})
     assert text == (
-        "'NVLink/NVSwitch full mesh' ([2]) → nvswitch; NVLink domain 8 derived; "
+        "'NVLink/NVSwitch full mesh' ([2]) → full-mesh (NVSwitch); NVLink domain 8 derived; "
         "Needs a proprietary fabric plugin true. [5] is another source; the [2] table."
     )
     assert note_text("", {"a-b": "x"}) == ""

@@ -21,6 +21,7 @@ from tests.providers.factories import OfferingFactory, PlanFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTEFACT = re.compile(r"->|\bnull\b|\bNone\b")
+CODE_AFTER_ARROW = re.compile(r"→ (?:nvswitch|nvlink-mesh|clos|roce|rail-optimized|infiniband)\b")
 
 
 def _notes(node: Any) -> list[str]:
@@ -53,6 +54,17 @@ def _notes(node: Any) -> list[str]:
         ("AWS figure unsure (null)", "AWS figure unsure (left blank)", "AWS figure unsure (留空)"),
         ("egress: null in the source catalog.", "egress: left blank in the source catalog.", None),
         ("'Non-blocking' -> 1.0.", "'Non-blocking' → 1.0.", "'Non-blocking' → 1.0."),
+        # what an arrow records a phrase as: a fact's code, or a fact's name, read by its name
+        (
+            "'NVLink + NVSwitch Gen3' -> nvswitch (both directions)",
+            "'NVLink + NVSwitch Gen3' → full-mesh (NVSwitch) (both directions)",
+            "'NVLink + NVSwitch Gen3' → 全互联（NVSwitch） (both directions)",
+        ),
+        ("three-tier Clos -> clos, 1.0.", "three-tier Clos → Clos, 1.0.", None),
+        ("'exclusive' -> dedicated.", "'exclusive' → dedicated.", "'exclusive' → 独占."),
+        ("a claim -> exclusivity left null", "a claim → Exclusivity left blank", None),
+        # a code two facts share stays as written
+        ("a plugin -> other", "a plugin → other", None),
     ],
 )
 def test_a_value_left_empty_reads_as_words(note: str, english: str, chinese: str | None) -> None:
@@ -71,6 +83,10 @@ def test_no_note_of_the_demo_catalog_shows_an_artefact() -> None:
         with translation.override(language):
             left = [shown for note in notes if ARTEFACT.search(shown := note_text(note))]
         assert left == [], (language, left[:5])
+        # and no arrow points at a catalog code a buyer does not read ("→ nvswitch")
+        with translation.override(language):
+            coded = [shown for note in notes if CODE_AFTER_ARROW.search(shown := note_text(note))]
+        assert coded == [], (language, coded[:5])
 
 
 @pytest.mark.django_db

@@ -228,3 +228,18 @@ def test_the_old_edit_page_is_the_sourced_form(world: dict[str, Any], client: An
     assert done.status_code == 302 and done["Location"] == "/offerings/mine-h100/facts/"
     row = FactChange.objects.get(offering=world["mine"])
     assert (row.fact, row.new, row.source_url) == ("gbps_per_nic", 200, SOURCE)
+
+
+def test_the_facts_page_shows_a_stale_groups_note_in_words(world: dict[str, Any], client: Any) -> None:
+    # the representative's review list showed the transcriber's note raw ("-> max_nodes null")
+    Provenance.objects.create(
+        offering=world["mine"], group="fees", as_of=dt.date(2020, 1, 1), note="open-ended -> max_nodes null"
+    )
+    client.force_login(world["rep"])
+    html = client.get("/offerings/mine-h100/facts/").content.decode()
+    assert "open-ended, so Maximum nodes in one fabric is left blank" in html
+    assert "-&gt; max_nodes" not in html and "max_nodes null" not in html
+    # the API keeps the note as transcribed
+    body = {"fabric": "roce", "source_url": SOURCE, "as_of": _today()}
+    data = _client(world["rep"]).patch("/api/v1/offerings/mine-h100/facts/", body, format="json").json()
+    assert {g["group"]: g["note"] for g in data["stale_groups"]}["fees"] == "open-ended -> max_nodes null"
