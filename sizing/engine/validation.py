@@ -54,9 +54,10 @@ MEAN_TOLERANCE = 0.10
 # 8.336% over the 222: 13 of them, the GB200/GB300 pipelines across 72-GPU domains and two H800 and one H100
 # with TP x DP under a node, now pay the crossings they had, +0.1 to +1.6 points); then three MLPerf v6.0
 # DeepSeek-V3 runs on GB300 and GB200 (+15.8%, +14.1%, -13.3%), 9.15% over 371; then six more of the same
-# benchmark (CoreWeave GB300 at 2,048-8,192 GPUs +2.0% to +9.8%; NVIDIA GB200 at 512, 4,096 and 8,192 -10.0%,
-# -20.3%, -33.1%, the last a known miss) and the third seeds of two (-11.5%, +14.2%), 9.21% over 377.
-MEAN_RECORDED = 0.0922
+# benchmark (CoreWeave GB300 at 2,048-8,192 GPUs; NVIDIA GB200 at 512, 4,096 and 8,192) and the third seeds of
+# two, all nine with the routing imbalance they do not log at the engine's class default (1.25: they route
+# dropless for real), +26.1% to -27.7%, two known misses, 9.27% over 377 (9.21% had they been balanced).
+MEAN_RECORDED = 0.0928
 MEAN_RECORDED_EARLIER = 0.08337
 # The sources whose rows were added at the twentieth stop and later (row ids start with these), held apart
 # from the 222 rows compared before (MEAN_RECORDED_EARLIER)
