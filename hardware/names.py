@@ -70,7 +70,9 @@ _PCIE_ROWS = {"H100-SXM-80GB": "H100-PCIe-80GB"}
 # A memory size a name states right after its model token (`NVIDIA A100-SXM-64GB`, `H100 NVL 94GB`,
 # `MI355X 288 GB`), before any separator that starts another part of the text (`, 512GB RAM`). `Gb` (bits:
 # `8 x 400 Gb`) is no memory size.
-_STATED_GB_RE = re.compile(r"[^,;/|()]{0,24}?(?<![\d.])(\d{2,3})\s?(?:GB|gb)\b")
+# the size right after the model token, within its name (not across a list's separators), or just after a
+# bracket, slash or comma that opens it: "A100-SXM-64GB", "A100 (40GB)", "A100/40GB", "8x A100, 40 GB"
+_STATED_GB_RE = re.compile(r"[^,;/|()]{0,24}?[\s(/,]*(?<![\d.])(\d{2,3})\s?(?:GB|gb)\b")
 # Sizes the same GPU is also published with, beside its row's datasheet `hbm_gb` (../shared/data/provider-
 # catalog-addendum.yaml `reference_gpu_memory`: B200 "180GB" and OCI's "192 GB", GB200 "186 GB" and 192,
 # B300 "270GB" beside 288, GB300 "280 GB" and "288 GB").

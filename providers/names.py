@@ -65,7 +65,11 @@ _FACT_EMPTY = re.compile(
     r"(?<![\w-])(?P<fact>" + _FACT_NAME + r")\s+(?:(?:is|stays)\s+)?(?:left\s+)?" + _EMPTY
 )
 _LEFT_EMPTY = re.compile(r"\b(?P<left>[Ll])eft\s+" + _EMPTY)  # "Left null: ..." begins a sentence
-_BARE_EMPTY = re.compile(r"(?<![\w'-])null(?![\w'-])|(?<=\()None\b")
+# a bare "null" only where it records a value (in brackets, after a colon or an equals sign, or ending a
+# clause): "The API returns null for storage" keeps its word
+_BARE_EMPTY = re.compile(
+    r"(?<![\w'-])null(?=\))|(?<=[:=]\s)null\b|(?<=[:=])null\b|(?<![\w'-])null(?=\s*(?:[.;,]|$))|(?<=\()None\b"
+)
 
 
 def _catalog_label(name: str, vendor: str | None) -> str:

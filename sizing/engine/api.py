@@ -359,6 +359,7 @@ def evaluate(
             gpus,
             fold_experts=framework_defaults(hw) is MEGATRON_CORE_2024,
             gpus_per_node=hw.gpus_per_node,
+            domain_gpus=hw.scale_up_domain_gpus,
         )
     if not optimizer:
         optimizer = default_optimizer(hw)

@@ -317,11 +317,14 @@ def _implied_slots(
     return True, True
 
 
-def _check_tp_on_nodes(tp: int, gpus_per_node: int | None) -> None:
-    """A tensor-parallel group inside one node or over whole nodes: a degree that does neither (TP=4 on 6-GPU
-    nodes) puts some groups across two nodes, which the time model, placing each group aligned, cannot
-    price."""
-    if gpus_per_node is None or gpus_per_node % tp == 0 or tp % gpus_per_node == 0:
+def _check_tp_on_nodes(tp: int, gpus_per_node: int | None, domain_gpus: int | None, gpus: int) -> None:
+    """A tensor-parallel group inside one node or over whole nodes, or inside one NVLink domain wider than a
+    node (TP=6 in a GB200 NVL72 rack of 4-GPU trays): a degree that does neither (TP=4 on 6-GPU nodes) puts
+    some groups across the network, which the time model, placing each group aligned, cannot price. A job
+    that fits in one node has no group to straddle."""
+    if gpus_per_node is None or gpus_per_node % tp == 0 or tp % gpus_per_node == 0 or gpus <= gpus_per_node:
+        return
+    if domain_gpus and domain_gpus > gpus_per_node and domain_gpus % tp == 0:
         return
     raise InputError(
         "layout.tp",
@@ -407,11 +410,13 @@ def layout_from_dict(
     *,
     fold_experts: bool = False,
     gpus_per_node: int | None = None,
+    domain_gpus: int | None = None,
 ) -> tuple[Layout, list[str]]:
     """Parse and check a layout. Shape inconsistencies are InputErrors; a layout that does not fit is not
     an error (the evaluation answers `feasible: false`). `fold_experts`: the GPU's framework generation
     folds MoE experts without tensor parallelism when the layout does not state `etp` (ETP = 1).
-    `gpus_per_node`: the offering's, which a TP degree must divide or be a multiple of."""
+    `gpus_per_node`: the offering's, which a TP degree must divide or be a multiple of (or, in an NVLink
+    domain wider than a node, `domain_gpus`, divide)."""
     d = dict(d or {})
     if not isinstance(d, dict):
         raise InputError("layout", "must be a JSON object")
@@ -434,8 +439,8 @@ def layout_from_dict(
     sp = bool(sp_raw) if sp_raw is not None else tp > 1
     flags = {k: _flag(d, k) for k in OVERLAP_FLAGS}
     _check_heads_and_experts(wl, tp, ep)
-    _check_tp_on_nodes(tp, gpus_per_node)
     dp = _data_parallel(d, gpus, tp, pp, cp, notes)
+    _check_tp_on_nodes(tp, gpus_per_node, domain_gpus, tp * pp * dp * cp)
     _check_size(tp, pp, dp, cp)
     etp = _unstated_expert_tp(d, wl, (tp, dp, cp, ep), etp, fold_experts, notes)
     if (tp * dp * cp) % (ep * etp):

@@ -30,7 +30,7 @@ from providers.facts import billable_rate
 
 from . import constants as C
 from .api import as_workload, brief_result, build_result, check_gpus, faults_for, reason_texts
-from .bounds import check_deadline, check_top
+from .bounds import GPUS_MAX, check_deadline, check_top
 from .errors import InputError
 from .explain import setting_text
 from .goodput import FaultModel, goodput_arrays
@@ -551,7 +551,9 @@ def search(
     if gpus is not None:
         gpu_counts = [gpus]
     else:
-        gpu_counts = [n * hw.gpus_per_node for n in (node_counts or node_ladder(hw.max_nodes))]
+        # no larger than a job the engine sizes (bounds.GPUS_MAX): an answer's layout must evaluate as given
+        ladder = [n * hw.gpus_per_node for n in (node_counts or node_ladder(hw.max_nodes))]
+        gpu_counts = [g for g in ladder if g <= GPUS_MAX] or [min(ladder)]
     notes = [framework_note(hw)] + ([dispatcher_note(hw)] if wl.moe is not None else [])
     if optimizer is None:
         optimizer = default_optimizer(hw)

@@ -318,3 +318,12 @@ def test_a_usual_row_match_is_a_row_parse_row_reads() -> None:
                 matched += 1
                 assert parse_row(line, 0, None) is not None, (path.name, line)
     assert matched > 500
+
+
+@pytest.mark.parametrize("name", ["NVIDIA A100 (40GB)", "A100/40GB", "8x A100, 40GB", "A100 SXM4 (40 GB)"])
+def test_a_size_after_a_bracket_slash_or_comma_is_the_names_size(name: str) -> None:
+    # review: the size reader stopped at a bracket, slash or comma, so these fell back to the 80 GB A100
+    gpu = gpu_from_text(name)
+    assert gpu is not None and gpu.key == "A100-SXM-40GB"
+    # a size after a list separator belongs to the next name, not to this one
+    assert gpu_from_text("A100 / H100 80GB") is None

@@ -80,6 +80,8 @@ def test_the_migration_keeps_every_answer_and_stops_on_one_outside_the_bound() -
         executor.migrate(AFTER)
     # nothing was changed: every answer is still there, the old check still in place
     assert set(old.objects.values_list("pk", flat=True)) == set(kept + outside)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        _answer(old, rfq, offering, Decimal("-1"))
     old.objects.filter(pk__in=outside).delete()  # what the message asks an operator to do
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()

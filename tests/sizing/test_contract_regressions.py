@@ -80,6 +80,21 @@ def test_tensor_parallelism_inside_or_over_whole_nodes_still_answers(
     assert res["layout"]["tp"] == tp
 
 
+def test_tensor_parallelism_that_straddles_nothing_is_answered(h100_ib: dict[str, Any]) -> None:
+    """review: a job of one TP=4 group on a 6-GPU node, and TP=6 in a GB200 NVL72 rack of 4-GPU trays (every
+    group inside one 72-GPU NVLink domain), were refused as if they straddled nodes."""
+    wl = {"name": "w", "layers": 24, "hidden": 6144, "heads": 48, "seq_len": 2048, "global_batch": 512}
+    one = evaluate(wl, {**h100_ib, "gpus_per_node": 6}, {"tp": 4, "dp": 1, "pp": 1})
+    assert one["layout"]["tp"] == 4 and one["gpus"] == 4
+    rack = {**h100_ib, "gpu": "GB200-186GB", "gpus_per_node": 4, "nvlink_domain_gpus": 72, "nodes": 18}
+    res = evaluate(wl, rack, {"tp": 6, "dp": 12})
+    assert res["layout"]["tp"] == 6 and res["gpus"] == 72
+    # across domains the groups would straddle: still refused
+    with pytest.raises(InputError) as err:
+        evaluate(wl, {**h100_ib, "gpus_per_node": 4, "nodes": 18}, {"tp": 6, "dp": 12})
+    assert err.value.field == "layout.tp"
+
+
 @pytest.mark.parametrize("value", [0, 1, 0.0])
 def test_recompute_given_as_a_number_is_refused(h100_ib: dict[str, Any], value: Any) -> None:
     """`recompute: 0` was taken as "none" (0 == False), while 1 was refused and 2 too: a number is not one of
@@ -132,3 +147,14 @@ def test_a_pipeline_that_crosses_nodes_pays_the_network_for_its_boundaries(h100_
     # a pipeline inside one node keeps NVLink for every boundary
     inside = evaluate("13b", h100_ib, {"tp": 2, "pp": 4, "dp": 1})
     assert inside["iteration_breakdown_s"]["pp_comm"] < 0.05 * inside["iteration_time_s"]
+
+
+def test_a_search_on_a_huge_offering_answers_a_layout_that_evaluates(h100_ib: dict[str, Any]) -> None:
+    """review: the search's node ladder went past the 131,072 GPUs the engine sizes, so a search on a
+    100,000-node offering answered 262,144 GPUs, a layout that `evaluate` (and `--gpus`) then refused."""
+    huge = {**h100_ib, "nodes": 100_000}
+    work = {"name": "70B", "params": 70e9, "seq_len": 4096, "global_batch": 262_144, "train_tokens": 1e13}
+    best = search(work, huge, objective="fastest")
+    assert best["feasible"] and best["gpus"] <= 131_072
+    again = evaluate(work, huge, {k: best["layout"][k] for k in ("tp", "pp", "dp", "cp", "ep", "zero")})
+    assert again["gpus"] == best["gpus"]
