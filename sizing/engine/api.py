@@ -21,9 +21,8 @@ from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
 from .model import R_MEMORY, R_NODES, REASON_TEXT, attention_note, evaluate_grid
 from .overlap import (
-    MEGATRON_CORE_2024,
     default_optimizer,
-    framework_defaults,
+    folds_experts,
     framework_note,
     optimizer_note,
     resolve_dispatcher,
@@ -357,7 +356,7 @@ def evaluate(
             layout,
             wl,
             gpus,
-            fold_experts=framework_defaults(hw) is MEGATRON_CORE_2024,
+            fold_experts=folds_experts(hw),
             gpus_per_node=hw.gpus_per_node,
         )
     if not optimizer:

@@ -35,7 +35,7 @@ from .errors import InputError
 from .explain import setting_text
 from .goodput import FaultModel, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
-from .layout import Layout
+from .layout import Layout, default_expert_tp
 from .model import (
     RECOMPUTE_FULL,
     RECOMPUTE_NAMES,
@@ -48,6 +48,8 @@ from .overlap import (
     default_optimizer,
     dispatcher_note,
     ep_overlap_note,
+    expert_tp_note,
+    folds_experts,
     framework_defaults,
     framework_note,
     grad_reduce_in_fp32_by_default,
@@ -125,7 +127,10 @@ def structures(wl: Workload, hw: Hardware, gpu_counts: list[int]) -> dict[str, n
     """All (tp, cp, pp, dp, ep, etp) with tp*cp*pp*dp equal to one of the GPU counts (vectorised over pp and
     GPU counts). Experts fold over the dense ranks (Megatron-Core expert tensor parallelism): EP x ETP must
     divide tp*dp*cp, with ETP = TP (experts split like the dense layers) or, with TP > 1, ETP = 1 (whole
-    experts per rank, the setting NVIDIA's MoE recipes use)."""
+    experts per rank, the setting NVIDIA's MoE recipes use): only the one a layout that does not state `etp`
+    takes on this GPU generation (layout.default_expert_tp), so that the answer given back with the
+    contract's keys is the same layout."""
+    fold = folds_experts(hw)
     tps = tp_degrees(wl, hw)
     cps = [1]
     if wl.seq_len >= 8192:
@@ -139,10 +144,8 @@ def structures(wl: Workload, hw: Hardware, gpu_counts: list[int]) -> dict[str, n
         ok = (G % (tp * cp * P)) == 0
         g, p = G[ok], P[ok]
         dp = g // (tp * cp * p)
-        etps = (tp, 1) if wl.moe is not None and tp > 1 else (tp,)
-        for ep, etp in itertools.product(eps, etps):
-            if ep == 1 and etp != tp:
-                continue
+        for ep in eps:
+            etp = default_expert_tp(wl.moe is not None, tp, ep, tp * dp * cp, fold)
             sel = (tp * dp * cp) % (ep * etp) == 0
             n = int(sel.sum())
             cols["tp"].append(np.full(n, tp))
@@ -150,7 +153,7 @@ def structures(wl: Workload, hw: Hardware, gpu_counts: list[int]) -> dict[str, n
             cols["pp"].append(p[sel])
             cols["dp"].append(dp[sel])
             cols["ep"].append(np.full(n, ep))
-            cols["etp"].append(np.full(n, etp))
+            cols["etp"].append(etp[sel])
     return {k: (np.concatenate(v) if v else np.zeros(0, dtype=np.int64)) for k, v in cols.items()}
 
 
@@ -552,7 +555,7 @@ def search(
         gpu_counts = [gpus]
     else:
         gpu_counts = [n * hw.gpus_per_node for n in (node_counts or node_ladder(hw.max_nodes))]
-    notes = [framework_note(hw)] + ([dispatcher_note(hw)] if wl.moe is not None else [])
+    notes = [framework_note(hw)] + ([dispatcher_note(hw), expert_tp_note(hw)] if wl.moe is not None else [])
     if optimizer is None:
         optimizer = default_optimizer(hw)
         notes.append(optimizer_note(hw))
