@@ -31,6 +31,7 @@ from providers.facts import billable_rate
 from . import constants as C
 from .api import as_workload, brief_result, build_result, check_gpus, faults_for, reason_texts
 from .bounds import check_deadline, check_top
+from .cost import billed_rate
 from .errors import InputError
 from .explain import setting_text
 from .goodput import FaultModel, goodput_arrays
@@ -281,15 +282,19 @@ def _search_space(
 @dataclass(frozen=True)
 class _Objective:
     """The objective of evaluated layouts, lower is better: training days (ties: fewer GPUs), or its
-    cost (GPU-hours when no price is published); inf = over the deadline."""
+    cost: the GPU-hours billed (the spare nodes' included) at the rate of the plan each run is billed at,
+    the `total_usd` of its cost block (cost.billed_rate); GPU-hours when no price is published (the
+    `gpu_hours` an answer and its alternatives show); inf = over the deadline."""
 
     name: str
     train_tokens: float
     goodput_fraction: np.ndarray  # per structure: goodput depends only on the cluster size
     structure_gpus: np.ndarray
     billed_gpus: np.ndarray  # per structure: the job's GPUs and the spare nodes' (goodput.py)
-    price: float | None
+    price: float | None  # the lowest billable rate: None when nothing is priced
     deadline: float | None
+    facts: dict[str, Any]
+    gpus_per_node: int
 
     def __call__(self, res: dict[str, Any], structure_indices: np.ndarray) -> np.ndarray:
         """The objective of evaluated layouts `res` on structures `structure_indices`."""
@@ -300,10 +305,15 @@ class _Objective:
         if self.name == "fastest":
             return days + 1e-9 * gpus  # ties: fewer GPUs
         billed = self.billed_gpus[structure_indices]
-        flat = days * 24.0 * billed * (self.price if self.price is not None else 1.0)
+        gpu_hours = days * 24.0 * billed
+        flat = gpu_hours if self.price is None else gpu_hours * self._rate(billed, days * 24.0)
         if self.name == "cheapest-within-deadline":
             flat = np.where(days <= self.deadline, flat, np.inf)
         return flat
+
+    def _rate(self, billed: np.ndarray, hours: np.ndarray) -> Any:
+        with np.errstate(invalid="ignore"):  # inf hours (goodput ~0): an inf bill on any plan
+            return billed_rate(self.facts, billed, self.gpus_per_node, hours)
 
 
 def _objective_for(
@@ -320,7 +330,17 @@ def _objective_for(
         goodput = goodput_arrays(faults, space.wl.total_params(), counts, nodes)
         fraction, spares = goodput["fraction"][structure_count], goodput["spare_nodes"][structure_count]
     billed = space.structure_gpus + spares * space.hw.gpus_per_node
-    return _Objective(name, space.wl.train_tokens, fraction, space.structure_gpus, billed, price, deadline)
+    return _Objective(
+        name,
+        space.wl.train_tokens,
+        fraction,
+        space.structure_gpus,
+        billed,
+        price,
+        deadline,
+        space.hw.facts,
+        space.hw.gpus_per_node,
+    )
 
 
 def _scan(space: _Space, objective: _Objective, top: int) -> Scan:
@@ -646,6 +666,10 @@ def _alt(a: dict[str, Any]) -> dict[str, Any]:
         "mfu": a["mfu"],
         "train_days": a["train_days"],
         "memory_gib_per_gpu": a["memory_gib_per_gpu"]["total"],
+        # what a cost objective ranked: the GPUs billed with the spare nodes held, their GPU-hours
+        "spare_nodes": a["spare_nodes"],
+        "billed_gpus": a["billed_gpus"],
+        "gpu_hours": a["gpu_hours"],
     }
     if "cost" in a:
         out["cost_total_usd"] = a["cost"]["total_usd"]
@@ -668,10 +692,12 @@ def _bill_usd(price: float | None, r: dict[str, Any]) -> float | None:
 
 
 def _objective_value(objective: str, price: float | None, r: dict[str, Any]) -> float:
+    """The figure of an answer or alternative its objective ranked it on (_Objective): days; or the bill, else
+    the GPU-hours billed, spare nodes included."""
     if objective == "fastest":
         return float(r["train_days"])
     usd = _bill_usd(price, r)
-    return usd if usd is not None else float(r["train_days"] * 24 * r["gpus"])
+    return usd if usd is not None else float(r["gpu_hours"])
 
 
 def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: list[dict[str, Any]]) -> str:
@@ -706,6 +732,15 @@ def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: li
                 "runs of one cluster, Selene).",
                 **values,
             )
+        if _bill_usd(price, a) is None:  # no price: the GPU-hours billed were ranked, spare nodes included
+            return _(
+                "%(runner_up)s The GPU-hours billed, spare nodes included (%(hours)s vs %(best_hours)s), "
+                "differ by %(gap)s%%, less than the band within which the model cannot rank two layouts "
+                "(%(max)s%%, its largest error over NVIDIA's 18 published runs of one cluster, Selene).",
+                hours=f"{a['gpu_hours']:,.0f}",
+                best_hours=f"{best['gpu_hours']:,.0f}",
+                **values,
+            )
         return _(
             "%(runner_up)s The cost differs by %(gap)s%%, less than the band within which the model cannot "
             "rank two layouts (%(max)s%%, its largest error over NVIDIA's 18 published runs of one cluster, "
@@ -722,4 +757,8 @@ def _runner_up_loses(objective: str, price: float | None, runner_up: dict[str, A
         return _("It takes %(pct)s%% longer.", pct=pct)
     if _bill_usd(price, runner_up) is not None:
         return _("It costs %(pct)s%% more.", pct=pct)
-    return _("It takes %(pct)s%% more GPU-hours.", pct=pct)
+    return _(
+        "It takes %(pct)s%% more GPU-hours billed, spare nodes included (%(hours)s).",
+        pct=pct,
+        hours=f"{runner_up['gpu_hours']:,.0f}",
+    )
