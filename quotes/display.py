@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from checks.severity import Severity  # pure, like this module
-from portal.formats import percent_text
+from portal.formats import goodput_text, percent_text
 from portal.i18n import shown, translated, translated_list, translated_sentences, unit_word
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 
@@ -98,11 +98,6 @@ def number(value: Any, places: int = 2) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
-
-
-def pct(value: Any) -> str:
-    """A share to one decimal place ("99.6%": goodput is close to 100% and its tenths matter)."""
-    return percent_text(value, 1)
 
 
 def fact_text(value: Any, unit: str = "", name: str = "", vendor: str | None = None) -> str:
@@ -315,7 +310,7 @@ def _headline(snapshot: dict[str, Any]) -> list[tuple[str, str]]:
             _("%(days)s days") % {"days": number(sizing.get("train_days_no_failures"), 1)},
         ),
         ("MFU", percent_text(sizing.get("mfu"))),  # as every page shows it
-        (_("Goodput"), pct((sizing.get("goodput") or {}).get("fraction"))),
+        (_("Goodput"), goodput_text((sizing.get("goodput") or {}).get("fraction"))),
         (_("Billed hours"), number(bill.get("billed_hours"))),
         (_("Billed nodes"), number(bill.get("billed_nodes"), 0)),
     ]
@@ -329,7 +324,7 @@ def _goodput_rows(goodput: dict[str, Any]) -> list[tuple[str, str]]:
         (_("Checkpoint interval (Young/Daly)"), f"{number(goodput.get('checkpoint_interval_min'), 1)} min"),
         (_("Restart"), f"{number(goodput.get('restart_min'), 1)} min"),
         (_("Expected failures"), number(goodput.get("expected_failures"), 1)),
-        (_("Goodput"), pct(goodput.get("fraction"))),
+        (_("Goodput"), goodput_text(goodput.get("fraction"))),
     ]
 
 

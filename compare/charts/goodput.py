@@ -23,6 +23,7 @@ from compare.charts.common import (
     usd,
 )
 from portal.chart_style import GREEN, VERMILLION, axis, base_layout, category_axis, patterned, to_float
+from portal.formats import goodput_text
 from portal.money import active
 
 
@@ -33,6 +34,7 @@ class Goodput:
     label: str
     model: dict[str, Any]  # the sizing's goodput block (expected failures, MTBF, restart, interval)
     pct: float | None  # None: not sized or infeasible
+    text: str  # the goodput as every page shows it (portal.formats.goodput_text)
     hours_lost: float | None
     usd_lost: float | None
     feasible: bool
@@ -43,10 +45,12 @@ def _goodput(label: str, result: Any) -> Goodput:
     model = (result.sizing or {}).get("goodput") or {} if result is not None else {}
     overhead = bill_line(result.bill or {}, "failure_overhead") if result is not None else None
     feasible = result is not None and result.feasible and result.goodput is not None
+    fraction = result.goodput if feasible and result is not None else None
     return Goodput(
         label=label,
         model=model,
-        pct=result.goodput * 100 if feasible and result is not None and result.goodput is not None else None,
+        pct=fraction * 100 if fraction is not None else None,
+        text=goodput_text(fraction),
         hours_lost=to_float(overhead.get("quantity")) if overhead else None,
         usd_lost=money_value(overhead.get("usd")) if overhead else None,
         feasible=feasible,
@@ -59,7 +63,7 @@ def _goodput_hover(g: Goodput) -> str:
         "goodput %(pct)s; %(failures)s expected failures; job MTBF %(mtbf)s h; restart %(restart)s min; "
         "checkpoint every %(interval)s min"
     ) % {
-        "pct": fmt(g.pct, 1, "%"),
+        "pct": g.text,
         "failures": g.model.get("expected_failures", "?"),
         "mtbf": g.model.get("mtbf_h", "?"),
         "restart": g.model.get("restart_min", "?"),
@@ -76,7 +80,7 @@ def _lost_text(g: Goodput) -> str:
 
 def _cells(g: Goodput) -> list[dict]:
     return [
-        cell(fmt(g.pct, 1, "%"), number=True) if g.pct is not None else missing_cell(g.reason),
+        cell(g.text, number=True) if g.pct is not None else missing_cell(g.reason),
         cell(g.model.get("expected_failures", "—"), number=True),
         cell(g.model.get("mtbf_h", "—"), number=True),
         cell(g.model.get("restart_min", "—"), number=True),
@@ -113,7 +117,7 @@ def _bar(
 
 def _traces(goodputs: list[Goodput]) -> list[dict]:
     def goodput_bar(g: Goodput) -> tuple[float, str, str]:
-        return g.pct or 0, f"{g.pct:.1f}%" if g.pct is not None else g.reason, _goodput_hover(g)
+        return g.pct or 0, g.text if g.pct is not None else g.reason, _goodput_hover(g)
 
     def lost_bar(g: Goodput) -> tuple[float, str, str]:
         lost = _("%(hours)s lost to failures, restarts and checkpoints; %(cost)s") % {

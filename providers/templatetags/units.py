@@ -10,7 +10,7 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext
 
-from portal.formats import percent_text
+from portal.formats import goodput_text, percent_text
 from portal.i18n import unit_word as _unit_word
 from providers.facts import NO_PLAN_NAME, source_kind_name
 from providers.models import PlanKind
@@ -28,8 +28,15 @@ def unit_word(unit: Any) -> str:
 
 @register.filter
 def percent(fraction: Any) -> str:
-    """A fraction the model keeps (MFU, goodput) as the percentage every page shows: 0.5348 -> "53%"."""
+    """A fraction the model keeps (MFU) as the percentage every page shows: 0.5348 -> "53%" (goodput:
+    goodput_percent)."""
     return percent_text(fraction)
+
+
+@register.filter
+def goodput_percent(fraction: Any) -> str:
+    """A goodput fraction as every page, the quote and its PDF show it: 0.9961 -> "99.6%"."""
+    return goodput_text(fraction)
 
 
 @register.filter

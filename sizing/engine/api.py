@@ -21,9 +21,8 @@ from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
 from .model import R_MEMORY, R_NODES, REASON_TEXT, attention_note, evaluate_grid
 from .overlap import (
-    MEGATRON_CORE_2024,
     default_optimizer,
-    framework_defaults,
+    folds_experts,
     framework_note,
     optimizer_note,
     resolve_dispatcher,
@@ -248,6 +247,15 @@ def _run_figures(
     return gpus, nodes, goodput, days_ideal, days, cost
 
 
+def _billed_figures(gpus: int, goodput: dict[str, Any], hw: Hardware, days: float) -> dict[str, Any]:
+    """What a run holds and is billed for: its spare nodes (goodput.py), its GPUs with theirs, and their
+    GPU-hours over the run with failures (what a cost objective ranks, times the price when there is one:
+    cost.gpu_hours when priced)."""
+    spares = int(goodput["spare_nodes"])
+    billed = gpus + spares * hw.gpus_per_node
+    return {"spare_nodes": spares, "billed_gpus": billed, "gpu_hours": round(billed * days * 24.0, 1)}
+
+
 def build_result(
     wl: Workload,
     hw: Hardware,
@@ -274,6 +282,7 @@ def build_result(
         "train_days": rounded_days(days),
         "train_days_no_failures": rounded_days(days_ideal),
         "goodput": _goodput_figures(goodput, faults, days),
+        **{k: v for k, v in _billed_figures(gpus, goodput, hw, days).items() if k != "spare_nodes"},
     }
     if out["feasible"]:
         # the answer took the framework defaults where its assumptions say so (a search always does)
@@ -301,10 +310,11 @@ def brief_result(
     wl: Workload, hw: Hardware, faults: FaultModel, layout: Layout, res: dict[str, Any], i: Any = ()
 ) -> dict[str, Any]:
     """The figures of build_result that an alternative reports (search._alt) and the search compares
-    (layout, GPUs, nodes, iteration time, MFU, days, memory total, cost), computed the same way, without
-    the explanation, assumptions and echoed inputs an alternative does not carry."""
+    (layout, GPUs, nodes, iteration time, MFU, days, memory total, spare nodes, billed GPUs and GPU-hours,
+    cost), computed the same way, without the explanation, assumptions and echoed inputs an alternative does
+    not carry."""
     value = _reader(res, i)
-    gpus, nodes, _, _, days, cost = _run_figures(wl, hw, faults, value)
+    gpus, nodes, goodput, _, days, cost = _run_figures(wl, hw, faults, value)
     out: dict[str, Any] = {
         "layout": layout.to_dict(),
         "gpus": gpus,
@@ -313,6 +323,7 @@ def brief_result(
         "mfu": round(value("mfu"), 4),
         "train_days": rounded_days(days),
         "memory_gib_per_gpu": {"total": _gib(value("mem_total"))},
+        **_billed_figures(gpus, goodput, hw, days),
     }
     if cost is not None:
         out["cost"] = cost
@@ -357,7 +368,7 @@ def evaluate(
             layout,
             wl,
             gpus,
-            fold_experts=framework_defaults(hw) is MEGATRON_CORE_2024,
+            fold_experts=folds_experts(hw),
             gpus_per_node=hw.gpus_per_node,
             domain_gpus=hw.scale_up_domain_gpus,
         )

@@ -6,8 +6,9 @@ listed with their totals but never chosen while any other plan is priced, as in 
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+import numpy as np
 
 from hardware.messages import Msg, _
 from providers.facts import billable_plans, billable_rate, plan_rate, priced_plans
@@ -29,12 +30,13 @@ def billing_step_hours(plan: dict[str, Any]) -> float | None:
     return 1.0
 
 
-def _plan_hours(plan: dict[str, Any], hours: float) -> float:
+def _plan_hours(plan: dict[str, Any], hours: Any) -> Any:
+    """The hours `plan` bills for a run of `hours` (elementwise over an array of runs)."""
     step = billing_step_hours(plan)
-    billed = hours if step is None else math.ceil(hours / step) * step
+    billed = hours if step is None else np.ceil(np.divide(hours, step)) * step
     term = plan.get("term_months")
     if term:
-        billed = max(billed, float(term) * HOURS_PER_MONTH)
+        billed = np.maximum(billed, float(term) * HOURS_PER_MONTH)
     return billed
 
 
@@ -43,7 +45,7 @@ def _plan_row(
 ) -> dict[str, Any]:
     """One priced plan's bill for the job's GPU-hours: its minimum nodes, granularity and term counted."""
     billed_gpus = max(gpus, int(plan.get("min_nodes") or 0) * gpus_per_node)
-    hours = _plan_hours(plan, wall_hours)
+    hours = float(_plan_hours(plan, wall_hours))
     return {
         "name": plan.get("name") or plan.get("kind"),
         "kind": plan.get("kind"),
@@ -70,6 +72,23 @@ def plan_choice_note(facts: dict[str, Any]) -> Msg | None:
             "on them would take longer than it says."
         )
     return None
+
+
+def billed_rate(facts: dict[str, Any], gpus: Any, gpus_per_node: int, wall_hours: Any) -> Any:
+    """The price per GPU-hour of the plan each run is billed at, elementwise over runs of `gpus` (spares
+    included) for `wall_hours`: what cost_block charges (`usd_per_gpu_hour`: the billable plan with the
+    lowest total for the run), so that a cost objective ranks the `total_usd` an answer and its alternatives
+    show. None when nothing is priced."""
+    plans = billable_plans([p for p in facts.get("billing_plans") or [] if isinstance(p, dict)])[0]
+    priced = [(p, rate) for p in plans if (rate := plan_rate(p.get("price_usd_per_gpu_hour"))) is not None]
+    if not priced:
+        return billable_rate(facts)
+    totals = []
+    for plan, rate in priced:
+        billed_gpus = np.maximum(gpus, int(plan.get("min_nodes") or 0) * gpus_per_node)
+        totals.append(np.round(billed_gpus * _plan_hours(plan, wall_hours) * rate, 2))
+    rates = np.asarray([rate for _, rate in priced])
+    return rates[np.argmin(np.stack(totals), axis=0)]
 
 
 def cost_block(

@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+import numpy as np
+
 from hardware.messages import _
 
 from .bounds import GPUS_MAX
@@ -362,6 +364,19 @@ def _data_parallel(d: dict[str, Any], gpus: int | None, tp: int, pp: int, cp: in
     return 1
 
 
+def default_expert_tp(moe: bool, tp: int, ep: int, ranks: Any, fold: bool) -> Any:
+    """The expert tensor parallelism of a layout that does not state `etp`, elementwise over `ranks` (its
+    TP x DP x CP): with folding (the GPU generation's framework, overlap.folds_experts), an MoE layout with
+    TP > 1 and EP > 1 takes ETP = 1; otherwise Megatron-Core's default, ETP = TP, unless that cannot hold the
+    EP while ETP = 1 can. The search forms only this ETP, so that an answer's layout given back without
+    `etp` is the same layout (fitting.choosable may still move a folded layout that fails on memory)."""
+    ranks = np.asarray(ranks)
+    if moe and tp > 1 and ep > 1 and fold:
+        return np.ones_like(ranks)
+    only_folded = (ranks % (ep * tp) != 0) & (ranks % ep == 0)
+    return np.where(only_folded, 1, tp)
+
+
 def _unstated_expert_tp(
     d: dict[str, Any],
     wl: Workload,
@@ -374,7 +389,9 @@ def _unstated_expert_tp(
     tp, dp, cp, ep = degrees
     if "etp" in d:
         return etp
-    if wl.moe is not None and tp > 1 and ep > 1 and fold:
+    moe = wl.moe is not None
+    etp = int(default_expert_tp(moe, tp, ep, tp * dp * cp, fold))
+    if moe and tp > 1 and ep > 1 and fold:
         # Megatron-Core 0.10+ separates the experts' tensor parallelism from the dense layers' ("MoE
         # parallel folding"); NVIDIA's MoE recipes since (DeepSeek-V3, Qwen3, GPT-OSS, Kimi K2) set ETP = 1
         notes.append(
@@ -385,11 +402,9 @@ def _unstated_expert_tp(
                 tp=tp,
             )
         )
-        return 1
-    if (tp * dp * cp) % (ep * etp) and not (tp * dp * cp) % ep:
+    elif etp != tp:
         # Megatron-Core's default (ETP = TP) cannot hold this EP, so the run, if it ran, folded its experts
         # without tensor parallelism, as every published MoE recipe with TP > 1 does (ETP = 1)
-        etp = 1
         notes.append(
             _(
                 "expert tensor parallelism not given: ETP = 1 assumed, the only value under which EP=%(ep)s "

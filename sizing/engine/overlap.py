@@ -193,6 +193,32 @@ def dispatcher_note(hw: Hardware) -> str:
     )
 
 
+def folds_experts(hw: Hardware) -> bool:
+    """Whether the GPU generation's stack folds MoE experts over the dense ranks when a layout does not state
+    `etp` (Megatron-Core 0.10+, Hopper and later: ETP = 1; layout.default_expert_tp)."""
+    return framework_defaults(hw) is MEGATRON_CORE_2024
+
+
+def expert_tp_note(hw: Hardware) -> str:
+    """The `assumptions` line of an MoE search: the expert tensor parallelism it formed, the one a layout
+    that does not state `etp` takes (layout.default_expert_tp), so that its answer given back is the same."""
+    if folds_experts(hw):
+        return _(
+            "expert tensor parallelism: the search forms the default of a layout that does not state etp on "
+            "%(gpu)s, ETP = 1 with TP > 1 and EP > 1 (experts folded over the dense ranks, as in NVIDIA's "
+            "Megatron-Core MoE recipes for Hopper and later); evaluate a layout with etp for a stack that "
+            "shards experts by TP",
+            gpu=hw.gpu.name,
+        )
+    return _(
+        "expert tensor parallelism: the search forms the default of a layout that does not state etp on "
+        "%(gpu)s, ETP = TP (experts split like the dense layers, as the Megatron-LM and DeepSpeed stacks of "
+        "the A100 generation run them), ETP = 1 only where ETP = TP cannot hold the EP; evaluate a layout "
+        "with etp for a stack that folds experts (Megatron-Core 0.10+)",
+        gpu=hw.gpu.name,
+    )
+
+
 def default_optimizer(hw: Hardware) -> str:
     """The optimizer-state convention (constants.OPTIMIZER_BYTES) of the GPU's framework generation."""
     if framework_defaults(hw) is MEGATRON_CORE_2024:

@@ -31,11 +31,12 @@ from providers.facts import billable_rate
 from . import constants as C
 from .api import as_workload, brief_result, build_result, check_gpus, faults_for, reason_texts
 from .bounds import GPUS_MAX, check_deadline, check_top
+from .cost import billed_rate
 from .errors import InputError
 from .explain import setting_text
 from .goodput import FaultModel, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
-from .layout import Layout
+from .layout import Layout, default_expert_tp
 from .model import (
     RECOMPUTE_FULL,
     RECOMPUTE_NAMES,
@@ -48,6 +49,8 @@ from .overlap import (
     default_optimizer,
     dispatcher_note,
     ep_overlap_note,
+    expert_tp_note,
+    folds_experts,
     framework_defaults,
     framework_note,
     grad_reduce_in_fp32_by_default,
@@ -125,7 +128,10 @@ def structures(wl: Workload, hw: Hardware, gpu_counts: list[int]) -> dict[str, n
     """All (tp, cp, pp, dp, ep, etp) with tp*cp*pp*dp equal to one of the GPU counts (vectorised over pp and
     GPU counts). Experts fold over the dense ranks (Megatron-Core expert tensor parallelism): EP x ETP must
     divide tp*dp*cp, with ETP = TP (experts split like the dense layers) or, with TP > 1, ETP = 1 (whole
-    experts per rank, the setting NVIDIA's MoE recipes use)."""
+    experts per rank, the setting NVIDIA's MoE recipes use): only the one a layout that does not state `etp`
+    takes on this GPU generation (layout.default_expert_tp), so that the answer given back with the
+    contract's keys is the same layout."""
+    fold = folds_experts(hw)
     tps = tp_degrees(wl, hw)
     cps = [1]
     if wl.seq_len >= 8192:
@@ -139,10 +145,8 @@ def structures(wl: Workload, hw: Hardware, gpu_counts: list[int]) -> dict[str, n
         ok = (G % (tp * cp * P)) == 0
         g, p = G[ok], P[ok]
         dp = g // (tp * cp * p)
-        etps = (tp, 1) if wl.moe is not None and tp > 1 else (tp,)
-        for ep, etp in itertools.product(eps, etps):
-            if ep == 1 and etp != tp:
-                continue
+        for ep in eps:
+            etp = default_expert_tp(wl.moe is not None, tp, ep, tp * dp * cp, fold)
             sel = (tp * dp * cp) % (ep * etp) == 0
             n = int(sel.sum())
             cols["tp"].append(np.full(n, tp))
@@ -150,7 +154,7 @@ def structures(wl: Workload, hw: Hardware, gpu_counts: list[int]) -> dict[str, n
             cols["pp"].append(p[sel])
             cols["dp"].append(dp[sel])
             cols["ep"].append(np.full(n, ep))
-            cols["etp"].append(np.full(n, etp))
+            cols["etp"].append(etp[sel])
     return {k: (np.concatenate(v) if v else np.zeros(0, dtype=np.int64)) for k, v in cols.items()}
 
 
@@ -278,15 +282,19 @@ def _search_space(
 @dataclass(frozen=True)
 class _Objective:
     """The objective of evaluated layouts, lower is better: training days (ties: fewer GPUs), or its
-    cost (GPU-hours when no price is published); inf = over the deadline."""
+    cost: the GPU-hours billed (the spare nodes' included) at the rate of the plan each run is billed at,
+    the `total_usd` of its cost block (cost.billed_rate); GPU-hours when no price is published (the
+    `gpu_hours` an answer and its alternatives show); inf = over the deadline."""
 
     name: str
     train_tokens: float
     goodput_fraction: np.ndarray  # per structure: goodput depends only on the cluster size
     structure_gpus: np.ndarray
     billed_gpus: np.ndarray  # per structure: the job's GPUs and the spare nodes' (goodput.py)
-    price: float | None
+    price: float | None  # the lowest billable rate: None when nothing is priced
     deadline: float | None
+    facts: dict[str, Any]
+    gpus_per_node: int
 
     def __call__(self, res: dict[str, Any], structure_indices: np.ndarray) -> np.ndarray:
         """The objective of evaluated layouts `res` on structures `structure_indices`."""
@@ -297,10 +305,15 @@ class _Objective:
         if self.name == "fastest":
             return days + 1e-9 * gpus  # ties: fewer GPUs
         billed = self.billed_gpus[structure_indices]
-        flat = days * 24.0 * billed * (self.price if self.price is not None else 1.0)
+        gpu_hours = days * 24.0 * billed
+        flat = gpu_hours if self.price is None else gpu_hours * self._rate(billed, days * 24.0)
         if self.name == "cheapest-within-deadline":
             flat = np.where(days <= self.deadline, flat, np.inf)
         return flat
+
+    def _rate(self, billed: np.ndarray, hours: np.ndarray) -> Any:
+        with np.errstate(invalid="ignore"):  # inf hours (goodput ~0): an inf bill on any plan
+            return billed_rate(self.facts, billed, self.gpus_per_node, hours)
 
 
 def _objective_for(
@@ -317,7 +330,17 @@ def _objective_for(
         goodput = goodput_arrays(faults, space.wl.total_params(), counts, nodes)
         fraction, spares = goodput["fraction"][structure_count], goodput["spare_nodes"][structure_count]
     billed = space.structure_gpus + spares * space.hw.gpus_per_node
-    return _Objective(name, space.wl.train_tokens, fraction, space.structure_gpus, billed, price, deadline)
+    return _Objective(
+        name,
+        space.wl.train_tokens,
+        fraction,
+        space.structure_gpus,
+        billed,
+        price,
+        deadline,
+        space.hw.facts,
+        space.hw.gpus_per_node,
+    )
 
 
 def _scan(space: _Space, objective: _Objective, top: int) -> Scan:
@@ -554,7 +577,7 @@ def search(
         # no larger than a job the engine sizes (bounds.GPUS_MAX): an answer's layout must evaluate as given
         ladder = [n * hw.gpus_per_node for n in (node_counts or node_ladder(hw.max_nodes))]
         gpu_counts = [g for g in ladder if g <= GPUS_MAX] or [min(ladder)]
-    notes = [framework_note(hw)] + ([dispatcher_note(hw)] if wl.moe is not None else [])
+    notes = [framework_note(hw)] + ([dispatcher_note(hw), expert_tp_note(hw)] if wl.moe is not None else [])
     if optimizer is None:
         optimizer = default_optimizer(hw)
         notes.append(optimizer_note(hw))
@@ -645,6 +668,10 @@ def _alt(a: dict[str, Any]) -> dict[str, Any]:
         "mfu": a["mfu"],
         "train_days": a["train_days"],
         "memory_gib_per_gpu": a["memory_gib_per_gpu"]["total"],
+        # what a cost objective ranked: the GPUs billed with the spare nodes held, their GPU-hours
+        "spare_nodes": a["spare_nodes"],
+        "billed_gpus": a["billed_gpus"],
+        "gpu_hours": a["gpu_hours"],
     }
     if "cost" in a:
         out["cost_total_usd"] = a["cost"]["total_usd"]
@@ -667,10 +694,12 @@ def _bill_usd(price: float | None, r: dict[str, Any]) -> float | None:
 
 
 def _objective_value(objective: str, price: float | None, r: dict[str, Any]) -> float:
+    """The figure of an answer or alternative its objective ranked it on (_Objective): days; or the bill, else
+    the GPU-hours billed, spare nodes included."""
     if objective == "fastest":
         return float(r["train_days"])
     usd = _bill_usd(price, r)
-    return usd if usd is not None else float(r["train_days"] * 24 * r["gpus"])
+    return usd if usd is not None else float(r["gpu_hours"])
 
 
 def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: list[dict[str, Any]]) -> str:
@@ -705,6 +734,15 @@ def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: li
                 "runs of one cluster, Selene).",
                 **values,
             )
+        if _bill_usd(price, a) is None:  # no price: the GPU-hours billed were ranked, spare nodes included
+            return _(
+                "%(runner_up)s The GPU-hours billed, spare nodes included (%(hours)s vs %(best_hours)s), "
+                "differ by %(gap)s%%, less than the band within which the model cannot rank two layouts "
+                "(%(max)s%%, its largest error over NVIDIA's 18 published runs of one cluster, Selene).",
+                hours=f"{a['gpu_hours']:,.0f}",
+                best_hours=f"{best['gpu_hours']:,.0f}",
+                **values,
+            )
         return _(
             "%(runner_up)s The cost differs by %(gap)s%%, less than the band within which the model cannot "
             "rank two layouts (%(max)s%%, its largest error over NVIDIA's 18 published runs of one cluster, "
@@ -721,4 +759,8 @@ def _runner_up_loses(objective: str, price: float | None, runner_up: dict[str, A
         return _("It takes %(pct)s%% longer.", pct=pct)
     if _bill_usd(price, runner_up) is not None:
         return _("It costs %(pct)s%% more.", pct=pct)
-    return _("It takes %(pct)s%% more GPU-hours.", pct=pct)
+    return _(
+        "It takes %(pct)s%% more GPU-hours billed, spare nodes included (%(hours)s).",
+        pct=pct,
+        hours=f"{runner_up['gpu_hours']:,.0f}",
+    )

@@ -437,9 +437,17 @@ def test_a_runner_up_outside_the_band_says_what_it_gives_up() -> None:
     from sizing.engine.search import _why_not
 
     lay = {"tp": 1, "pp": 1, "dp": 16, "cp": 1, "ep": 1, "zero": 3}
-    best = {"layout": lay, "gpus": 16, "train_days": 35.39, "mfu": 0.543, "cost": {"total_usd": 100_000.0}}
+    best = {
+        "layout": lay,
+        "gpus": 16,
+        "train_days": 35.39,
+        "mfu": 0.543,
+        "cost": {"total_usd": 100_000.0},
+        "gpu_hours": 35.39 * 24 * 16,
+    }
     # twice the GPUs, half the days, a fifth more on the bill: without that figure it reads as the better pick
     faster = {"layout": {**lay, "dp": 32}, "gpus": 32, "train_days": 17.71, "mfu": 0.542}
+    faster["gpu_hours"] = 17.71 * 24 * 32
     text = _why_not("cheapest", 2.0, best, [{**faster, "cost": {"total_usd": 120_000.0}}])
     assert text.startswith("Runner-up (DP=32, 32 GPUs): 17.71 days") and text.endswith("It costs 20.0% more.")
     # no price: the objective is GPU-hours (17.71 x 32 against 35.39 x 16)
@@ -451,8 +459,9 @@ def test_a_runner_up_outside_the_band_says_what_it_gives_up() -> None:
     assert "18 published runs of one cluster, Selene" in text and "largest calibration error" not in text
     slower = {**faster, "train_days": 40.0, "gpus": 16}
     assert _why_not("fastest", None, best, [slower]).endswith("It takes 13.0% longer.")
-    hours = {**faster, "train_days": 20.0}
-    assert _why_not("cheapest", None, best, [hours]).endswith("It takes 13.0% more GPU-hours.")
+    hours = {**faster, "train_days": 20.0, "gpu_hours": 20.0 * 768}
+    text = _why_not("cheapest", None, best, [hours])
+    assert text.endswith("It takes 13.0% more GPU-hours billed, spare nodes included (15,360).")
 
 
 def test_assumption_lines_name_gpus_not_their_table_keys(h100_ib: dict[str, Any]) -> None:

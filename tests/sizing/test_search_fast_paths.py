@@ -51,10 +51,12 @@ def test_brief_result_has_the_full_results_figures(h100_ib: dict[str, Any]) -> N
     res = GridModel(wl, hw, default_optimizer(hw)).evaluate(lay.grid())
     full, brief = build_result(wl, hw, faults, lay, res), brief_result(wl, hw, faults, lay, res)
     same = ("layout", "gpus", "nodes", "iteration_time_s", "mfu", "train_days", "cost")
-    assert set(brief) == {*same, "memory_gib_per_gpu"}
+    same += ("billed_gpus", "gpu_hours")
+    assert set(brief) == {*same, "memory_gib_per_gpu", "spare_nodes"}
     for key in same:
         assert brief[key] == full[key], key
     assert brief["memory_gib_per_gpu"] == {"total": full["memory_gib_per_gpu"]["total"]}
+    assert brief["spare_nodes"] == full["goodput"]["spare_nodes"]
 
 
 def test_structure_minima_keep_the_column_of_each_structures_first_minimum() -> None:
