@@ -48,8 +48,12 @@ def _number_text(value: float) -> str:
 def _range_error(bound: Bound, got: str) -> Msg:
     """ "must be between 1 and 1,600 Gb/s, got 1e+300" as a translatable sentence."""
     high = _number_text(bound.maximum) if bound.maximum is not None else ""
-    # a unit that is a word is translated after the value; a symbol (GB/s, %) stays as it is
+    # a unit that is a word is translated after the value; a symbol (GB/s, %) stays as it is; dollars go
+    # before the figure, as money is written everywhere ("at most $200")
     unit: str = UnitWord(bound.unit) if bound.unit in UNIT_WORDS else bound.unit
+    money = unit == "$"
+    if money:
+        unit, high = "", f"${high}"
     if bound.strictly_positive:
         if unit:
             return _(
@@ -59,7 +63,7 @@ def _range_error(bound: Bound, got: str) -> Msg:
                 got=got,
             )
         return _("must be greater than 0 and at most %(high)s, got %(got)s", high=high, got=got)
-    low = _number_text(bound.minimum if bound.minimum is not None else 0)
+    low = ("$" if money else "") + _number_text(bound.minimum if bound.minimum is not None else 0)
     if unit:
         return _(
             "must be between %(low)s and %(high)s %(unit)s, got %(got)s",

@@ -158,3 +158,12 @@ def test_a_search_on_a_huge_offering_answers_a_layout_that_evaluates(h100_ib: di
     assert best["feasible"] and best["gpus"] <= 131_072
     again = evaluate(work, huge, {k: best["layout"][k] for k in ("tp", "pp", "dp", "cp", "ep", "zero")})
     assert again["gpus"] == best["gpus"]
+
+
+def test_a_price_out_of_bounds_is_refused_in_dollars_written_as_money(h100_ib: dict[str, Any]) -> None:
+    """The engine's bound on an offering's price read "between 0 and 200 $"; money is written "$200" on every
+    page and in the portal's other messages."""
+    with pytest.raises(InputError) as err:
+        evaluate("13b", {**h100_ib, "price_usd_per_gpu_hour": 500}, None)
+    assert err.value.field == "offering.price_usd_per_gpu_hour"
+    assert "between $0 and $200, got 500" in str(err.value) and "200 $" not in str(err.value)
