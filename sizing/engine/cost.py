@@ -84,9 +84,12 @@ def billed_rate(facts: dict[str, Any], gpus: Any, gpus_per_node: int, wall_hours
     if not priced:
         return billable_rate(facts)
     totals = []
-    for plan, rate in priced:
-        billed_gpus = np.maximum(gpus, int(plan.get("min_nodes") or 0) * gpus_per_node)
-        totals.append(np.round(billed_gpus * _plan_hours(plan, wall_hours) * rate, 2))
+    # a layout whose run would last beyond any float (an offering with a near-zero link) costs infinity on
+    # every plan: it ranks last, with no overflow warning
+    with np.errstate(over="ignore", invalid="ignore"):
+        for plan, rate in priced:
+            billed_gpus = np.maximum(gpus, int(plan.get("min_nodes") or 0) * gpus_per_node)
+            totals.append(np.round(billed_gpus * _plan_hours(plan, wall_hours) * rate, 2))
     rates = np.asarray([rate for _, rate in priced])
     return rates[np.argmin(np.stack(totals), axis=0)]
 

@@ -167,3 +167,20 @@ def test_a_price_out_of_bounds_is_refused_in_dollars_written_as_money(h100_ib: d
         evaluate("13b", {**h100_ib, "price_usd_per_gpu_hour": 500}, None)
     assert err.value.field == "offering.price_usd_per_gpu_hour"
     assert "between $0 and $200, got 500" in str(err.value) and "200 $" not in str(err.value)
+
+
+def test_a_run_too_long_for_a_float_costs_infinity_without_an_overflow_warning() -> None:
+    """A priced search on an offering with a near-zero link (an RFQ answer stating 1e-300 GB/s) timed some
+    layouts beyond any float: the plan totals overflowed with a RuntimeWarning (seen in CI). Such a run costs
+    infinity on every plan and ranks last, quietly."""
+    import warnings
+
+    import numpy as np
+
+    from sizing.engine.cost import billed_rate
+
+    facts = {"billing_plans": [{"kind": "on-demand", "price_usd_per_gpu_hour": 2.4}]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rates = billed_rate(facts, np.asarray([64.0, 64.0]), 8, np.asarray([1e308, 10.0]))
+    assert list(rates) == [2.4, 2.4]
