@@ -67,12 +67,13 @@ _TOKENS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 # PCIe cards: only the H100 has a PCIe row; an NVL card (H100 NVL) is a PCIe card with a bridge.
 _PCIE_ROWS = {"H100-SXM-80GB": "H100-PCIe-80GB"}
-# A memory size a name states right after its model token (`NVIDIA A100-SXM-64GB`, `H100 NVL 94GB`,
-# `MI355X 288 GB`), before any separator that starts another part of the text (`, 512GB RAM`). `Gb` (bits:
-# `8 x 400 Gb`) is no memory size.
-# the size right after the model token, within its name (not across a list's separators), or just after a
-# bracket, slash or comma that opens it: "A100-SXM-64GB", "A100 (40GB)", "A100/40GB", "8x A100, 40 GB"
-_STATED_GB_RE = re.compile(r"[^,;/|()]{0,24}?[\s(/,]*(?<![\d.])(\d{2,3})\s?(?:GB|gb)\b")
+# A memory size a name states right after its model token, within the name or just after a bracket or slash
+# that opens it (`NVIDIA A100-SXM-64GB`, `H100 NVL 94GB`, `MI355X 288 GB`, `A100 (40GB)`, `A100/40GB`), not
+# across a separator that starts another part of the text. `Gb` (bits: `8 x 400 Gb`) is no memory size.
+_STATED_GB_RE = re.compile(r"[^,;/|()]{0,24}?[\s(/]*(?<![\d.])(\d{2,3})\s?(?:GB|gb)\b")
+# A size after the comma that ends the name (`8x A100, 40GB`; `NVIDIA H100, 512GB RAM`): the name's own only
+# when the model has a row of that size, so it picks a variant and never makes the name one the table lacks.
+_LISTED_GB_RE = re.compile(r"[^,;/|()]{0,24}?\s*,\s*(?<![\d.])(\d{2,3})\s?(?:GB|gb)\b")
 # Sizes the same GPU is also published with, beside its row's datasheet `hbm_gb` (../shared/data/provider-
 # catalog-addendum.yaml `reference_gpu_memory`: B200 "180GB" and OCI's "192 GB", GB200 "186 GB" and 192,
 # B300 "270GB" beside 288, GB300 "280 GB" and "288 GB").
@@ -142,14 +143,14 @@ def _published_gb(key: str) -> tuple[float, ...]:
     return (GPUS[key].hbm_gb, *_ALSO_PUBLISHED_GB.get(key, ()))
 
 
-def stated_memory_gb(text: object) -> int | None:
+def stated_memory_gb(text: object, pattern: re.Pattern[str] = _STATED_GB_RE) -> int | None:
     """The memory size a GPU name states right after its model token (`NVIDIA A100-SXM-64GB` -> 64), else
-    None."""
+    None; `pattern`: how it may follow the token (_LISTED_GB_RE: after a comma)."""
     if not isinstance(text, str):
         return None
     upper = text.upper()
-    ends = sorted(match.end() for pattern, _key in _TOKENS if (match := pattern.search(upper)))
-    found = _STATED_GB_RE.match(text, ends[0]) if ends else None
+    ends = sorted(match.end() for regex, _key in _TOKENS if (match := regex.search(upper)))
+    found = pattern.match(text, ends[0]) if ends else None
     return int(found.group(1)) if found else None
 
 
@@ -193,7 +194,12 @@ def gpu_from_text(text: object) -> GPU | None:
     if exact is not None or not isinstance(text, str) or vgpu_profile(text) is not None:
         return exact
     key = _model_key(text)
-    sized = _row_of_size(key, stated_memory_gb(text)) if key else None
+    if key is None:
+        return None
+    stated = stated_memory_gb(text)
+    if stated is None:  # a size after the name's comma only picks a row the model has
+        return GPUS[_row_of_size(key, stated_memory_gb(text, _LISTED_GB_RE)) or key]
+    sized = _row_of_size(key, stated)
     return GPUS[sized] if sized else None
 
 

@@ -327,3 +327,10 @@ def test_a_size_after_a_bracket_slash_or_comma_is_the_names_size(name: str) -> N
     assert gpu is not None and gpu.key == "A100-SXM-40GB"
     # a size after a list separator belongs to the next name, not to this one
     assert gpu_from_text("A100 / H100 80GB") is None
+    # and a size after the name's comma that no row of the model has is another part of the text (RAM)
+    h100 = gpu_from_text("NVIDIA H100, 512GB RAM")
+    assert (
+        h100 is not None
+        and h100.key == "H100-SXM-80GB"
+        and off_table_memory_gb("NVIDIA H100, 512GB RAM") is None
+    )
