@@ -40,12 +40,18 @@ def _plan_hours(plan: dict[str, Any], hours: Any) -> Any:
     return billed
 
 
+def _plan_billed(plan: dict[str, Any], gpus: Any, gpus_per_node: int, wall_hours: Any) -> tuple[Any, Any]:
+    """(GPUs, hours) `plan` bills for a run of `gpus` over `wall_hours`: its minimum nodes, granularity and
+    term counted (elementwise over arrays of runs)."""
+    return np.maximum(gpus, int(plan.get("min_nodes") or 0) * gpus_per_node), _plan_hours(plan, wall_hours)
+
+
 def _plan_row(
     plan: dict[str, Any], rate: float, gpus: int, gpus_per_node: int, wall_hours: float
 ) -> dict[str, Any]:
     """One priced plan's bill for the job's GPU-hours: its minimum nodes, granularity and term counted."""
-    billed_gpus = max(gpus, int(plan.get("min_nodes") or 0) * gpus_per_node)
-    hours = float(_plan_hours(plan, wall_hours))
+    billed, billed_hours = _plan_billed(plan, gpus, gpus_per_node, wall_hours)
+    billed_gpus, hours = int(billed), float(billed_hours)
     return {
         "name": plan.get("name") or plan.get("kind"),
         "kind": plan.get("kind"),
@@ -88,8 +94,8 @@ def billed_rate(facts: dict[str, Any], gpus: Any, gpus_per_node: int, wall_hours
     # every plan: it ranks last, with no overflow warning
     with np.errstate(over="ignore", invalid="ignore"):
         for plan, rate in priced:
-            billed_gpus = np.maximum(gpus, int(plan.get("min_nodes") or 0) * gpus_per_node)
-            totals.append(np.round(billed_gpus * _plan_hours(plan, wall_hours) * rate, 2))
+            billed_gpus, hours = _plan_billed(plan, gpus, gpus_per_node, wall_hours)
+            totals.append(np.round(billed_gpus * hours * rate, 2))
     rates = np.asarray([rate for _, rate in priced])
     return rates[np.argmin(np.stack(totals), axis=0)]
 

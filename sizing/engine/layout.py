@@ -179,8 +179,8 @@ def _int(d: dict[str, Any], key: str, default: int, minimum: int = 1) -> int:
     return int(v)
 
 
-def _check_size(tp: int, pp: int, dp: int, cp: int) -> None:
-    gpus = tp * pp * dp * cp
+def _check_size(gpus: int) -> None:
+    """A layout's tp*pp*dp*cp within the largest job the engine sizes."""
     if gpus > GPUS_MAX:
         raise InputError(
             "layout",
@@ -319,14 +319,20 @@ def _implied_slots(
     return True, True
 
 
+def tp_aligned(tp: int, gpus_per_node: int, domain_gpus: int | None = None) -> bool:
+    """Whether every tensor-parallel group of degree `tp` lies inside one node or over whole nodes, or inside
+    one NVLink domain wider than a node (TP=6 in a GB200 NVL72 rack of 4-GPU trays): the placement the time
+    model prices. TP=4 on 6-GPU nodes puts some groups across the network. The rule of a given layout
+    (layout_from_dict) and of the degrees the search forms (search.tp_degrees)."""
+    if gpus_per_node % tp == 0 or tp % gpus_per_node == 0:
+        return True
+    return domain_gpus is not None and domain_gpus > gpus_per_node and domain_gpus % tp == 0
+
+
 def _check_tp_on_nodes(tp: int, gpus_per_node: int | None, domain_gpus: int | None, gpus: int) -> None:
-    """A tensor-parallel group inside one node or over whole nodes, or inside one NVLink domain wider than a
-    node (TP=6 in a GB200 NVL72 rack of 4-GPU trays): a degree that does neither (TP=4 on 6-GPU nodes) puts
-    some groups across the network, which the time model, placing each group aligned, cannot price. A job
-    that fits in one node has no group to straddle."""
-    if gpus_per_node is None or gpus_per_node % tp == 0 or tp % gpus_per_node == 0 or gpus <= gpus_per_node:
-        return
-    if domain_gpus and domain_gpus > gpus_per_node and domain_gpus % tp == 0:
+    """A layout's TP degree placed as the time model prices it (tp_aligned); a job that fits in one node has
+    no group to straddle."""
+    if gpus_per_node is None or gpus <= gpus_per_node or tp_aligned(tp, gpus_per_node, domain_gpus):
         return
     raise InputError(
         "layout.tp",
@@ -455,8 +461,9 @@ def layout_from_dict(
     flags = {k: _flag(d, k) for k in OVERLAP_FLAGS}
     _check_heads_and_experts(wl, tp, ep)
     dp = _data_parallel(d, gpus, tp, pp, cp, notes)
-    _check_tp_on_nodes(tp, gpus_per_node, domain_gpus, tp * pp * dp * cp)
-    _check_size(tp, pp, dp, cp)
+    job_gpus = tp * pp * dp * cp
+    _check_tp_on_nodes(tp, gpus_per_node, domain_gpus, job_gpus)
+    _check_size(job_gpus)
     etp = _unstated_expert_tp(d, wl, (tp, dp, cp, ep), etp, fold_experts, notes)
     if (tp * dp * cp) % (ep * etp):
         raise InputError(

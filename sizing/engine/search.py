@@ -36,7 +36,7 @@ from .errors import InputError
 from .explain import setting_text
 from .goodput import FaultModel, goodput_arrays
 from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
-from .layout import Layout, default_expert_tp
+from .layout import Layout, default_expert_tp, tp_aligned
 from .model import (
     RECOMPUTE_FULL,
     RECOMPUTE_NAMES,
@@ -98,12 +98,12 @@ def _pow2_divisors(n: int, limit: int) -> list[int]:
 
 def tp_degrees(wl: Workload, hw: Hardware) -> list[int]:
     """Tensor-parallel degrees the search tries: powers of 2 dividing the KV heads and the heads, up to
-    two nodes' width, that divide the node or are a multiple of it (no group straddles two nodes)."""
+    two nodes' width, placed as a given layout must be (layout.tp_aligned: no group straddles two nodes)."""
     node = hw.gpus_per_node
     return [
         t
         for t in _pow2_divisors(wl.kv_heads, 2 * node)
-        if wl.heads % t == 0 and (node % t == 0 or t % node == 0)
+        if wl.heads % t == 0 and tp_aligned(t, node, hw.scale_up_domain_gpus)
     ]
 
 
@@ -306,14 +306,13 @@ class _Objective:
             return days + 1e-9 * gpus  # ties: fewer GPUs
         billed = self.billed_gpus[structure_indices]
         gpu_hours = days * 24.0 * billed
-        flat = gpu_hours if self.price is None else gpu_hours * self._rate(billed, days * 24.0)
+        if self.price is None:
+            flat = gpu_hours
+        else:  # inf hours (goodput ~0) bill inf on every plan (cost.billed_rate)
+            flat = gpu_hours * billed_rate(self.facts, billed, self.gpus_per_node, days * 24.0)
         if self.name == "cheapest-within-deadline":
             flat = np.where(days <= self.deadline, flat, np.inf)
         return flat
-
-    def _rate(self, billed: np.ndarray, hours: np.ndarray) -> Any:
-        with np.errstate(invalid="ignore"):  # inf hours (goodput ~0): an inf bill on any plan
-            return billed_rate(self.facts, billed, self.gpus_per_node, hours)
 
 
 def _objective_for(
