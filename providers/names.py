@@ -96,24 +96,29 @@ def _empty_values(note: str, vendor: str | None) -> str:
     text = _FACT_EMPTY.sub(lambda m: gettext("%(fact)s is left blank") % {"fact": label(m)}, text)
     text = _LEFT_EMPTY.sub(left, text)
     text = _BARE_EMPTY.sub(lambda m: gettext("left blank"), text)
-    text = _ARROW_CODE.sub(lambda m: "-> " + _arrow_target(m["code"], vendor), text)
+    text = _ARROW_CODE.sub(lambda m: "→ " + _arrow_target(m["code"], vendor), text)
     return text.replace("->", "→")
 
 
 # What an arrow records a published phrase as: a code of one fact ("'NVLink + NVSwitch' -> nvswitch") or a
 # fact's name ("-> exclusivity"), each read by its name; a code two facts share ("other") stays as written.
-_CODE_FACTS: dict[str, set[str]] = {}
-for _fact, _names in CHOICE_NAMES.items():
-    for _code in _names:
-        _CODE_FACTS.setdefault(str(_code), set()).add(_fact)
-_ARROW_WORDS = sorted([*(c for c, f in _CODE_FACTS.items() if len(f) == 1), *_NAMED], key=len, reverse=True)
+def _facts_of_codes() -> dict[str, str]:
+    """Each code that exactly one fact uses, with that fact."""
+    facts: dict[str, set[str]] = {}
+    for fact, names in CHOICE_NAMES.items():
+        for code in names:
+            facts.setdefault(str(code), set()).add(fact)
+    return {code: next(iter(owners)) for code, owners in facts.items() if len(owners) == 1}
+
+
+_CODE_FACT = _facts_of_codes()
+_ARROW_WORDS = sorted([*_CODE_FACT, *_NAMED], key=len, reverse=True)
 _ARROW_CODE = re.compile(r"->\s*(?P<code>" + "|".join(re.escape(w) for w in _ARROW_WORDS) + r")(?![\w-])")
 
 
 def _arrow_target(word: str, vendor: str | None) -> str:
-    if word in _CODE_FACTS and len(_CODE_FACTS[word]) == 1:
-        (fact,) = _CODE_FACTS[word]
-        return code_name(fact, word, vendor)
+    if word in _CODE_FACT:
+        return code_name(_CODE_FACT[word], word, vendor)
     return gettext(_catalog_label(word, vendor))
 
 

@@ -111,9 +111,8 @@ def _source_titles(sources: dict[str, Any]) -> dict[str, str]:
     return {s["key"]: f"“{s['title']}”" for g in sources.values() for s in g["sources"]}
 
 
-def _fact_rows(offering: Offering, sources: dict[str, Any]) -> list[dict[str, Any]]:
+def _fact_rows(offering: Offering, sources: dict[str, Any], titles: dict[str, str]) -> list[dict[str, Any]]:
     provenance = {p.group: p for p in offering.provenance.all()}
-    titles = _source_titles(sources)
     vendor = gpu_vendor(offering.gpu)
     groups = []
     for group, title in GROUPS.items():
@@ -175,7 +174,7 @@ def _offering_catalog_html(request: HttpRequest, offering: Offering) -> str:
         titles, vendor = _source_titles(sources), gpu_vendor(full.gpu)
         context = {
             "offering": full,
-            "groups": _fact_rows(full, sources),
+            "groups": _fact_rows(full, sources, titles),
             # a plan's note is the transcriber's too: shown like a group's (providers.names.note_text)
             "plans": [{"plan": p, "note": note_text(p.note, titles, vendor)} for p in full.plans.all()],
             "history": history,
@@ -254,6 +253,7 @@ def offering_facts_edit(request: HttpRequest, slug: str) -> HttpResponse:
             )
             return redirect("providers:offering-facts", slug=offering.slug)
     age = services.fact_source_review_age_days()
+    vendor = gpu_vendor(offering.gpu)
     context = {
         "offering": offering,
         "form": form,
@@ -263,7 +263,7 @@ def offering_facts_edit(request: HttpRequest, slug: str) -> HttpResponse:
         "review_age_days": age,
         # a group's note is the transcriber's: read as on the offering page (providers.names.note_text)
         "stale_groups": [
-            {**group, "note": note_text(group["note"], None, gpu_vendor(offering.gpu))}
+            {**group, "note": note_text(group["note"], None, vendor)}
             for group in selectors.stale_fact_groups(
                 offering=offering, age_days=age, today=timezone.localdate()
             )
