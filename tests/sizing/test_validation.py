@@ -12,6 +12,7 @@ import pytest
 
 from sizing.engine import constants as C
 from sizing.engine import validation as V
+from sizing.engine.workload import workload_from_dict
 from tests.sizing.conftest import DOCUMENTED_LAYOUT_KEYS
 
 COMPARED = [r for r in V.results() if r.row.compared]
@@ -218,6 +219,19 @@ def test_the_contract_keys_alone_are_held_to_their_recorded_mean_and_reject_no_n
     assert all(V.predict(V.by_id(i))["feasible"] for i in by_convention)
     unexplained = rejected - by_convention
     assert all((V.by_id(i).known_miss or "").startswith("memory:") for i in unexplained), rejected
+
+
+def test_a_bare_parameter_count_is_held_to_its_recorded_mean() -> None:
+    # the contract's other workload form: the dense rows sent as the parameter count of their real shape
+    stats = V.params_statistics()
+    assert stats["rows"] == sum(r.row.kind == "dense" for r in COMPARED)
+    assert stats["mean"] <= V.PARAMS_MEAN_RECORDED + 5e-5, stats
+    assert stats["rejected"] <= 3, stats
+    # each derived shape counts the parameters it was given (embeddings included), within 5%
+    for result in V.params_results():
+        workload = V.params_inputs(result.row)[0]
+        counted = workload_from_dict(dict(workload)).total_params()
+        assert counted == pytest.approx(workload["params"], rel=0.05), result.row.id
 
 
 def test_the_contract_command_prints_the_moved_rows_and_the_summary() -> None:
