@@ -489,9 +489,10 @@ def _lspci_count_verdict(
 
 
 def compare_dmesg_nics(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
-    """The kernel log's RDMA NIC lines: functions whose driver failed to load carry no traffic (fail); a
-    NIC whose PCIe link gives less than the offering's per-NIC rate cannot reach it (fail). No row when the
-    log has no such lines (a GPU-only excerpt says nothing about the NICs)."""
+    """The kernel log's RDMA NIC lines: functions whose driver failed to load carry no traffic (fail), nor
+    reliably does a NIC whose firmware stopped answering (fail); a NIC whose PCIe link gives less than the
+    offering's per-NIC rate cannot reach it (fail). No row when the log has no such lines (a GPU-only excerpt
+    says nothing about the NICs)."""
     s = item.get("summary", {})
     out: list[dict[str, Any]] = []
     errors = s.get("nic_errors") or []
@@ -510,6 +511,25 @@ def compare_dmesg_nics(facts: dict[str, Any], item: dict[str, Any]) -> list[dict
                 ),
                 item,
                 [e["line"] for e in errors[:50]],
+            )
+        )
+    firmware = s.get("nic_firmware_errors") or []
+    if firmware:
+        devices = list(dict.fromkeys(e["device"] for e in firmware))
+        out.append(
+            verdict_row(
+                _("RDMA NICs whose firmware stopped answering"),
+                0,
+                len(devices),
+                "fail",
+                _(
+                    "%(devices)s: %(message)s; a NIC whose firmware times out on commands or fails its "
+                    "health check needs a firmware reset or a reboot",
+                    devices=", ".join(devices[:8]),
+                    message=firmware[0]["message"],
+                ),
+                item,
+                [e["line"] for e in firmware[:50]],
             )
         )
     limited = s.get("nic_pcie_limited") or []

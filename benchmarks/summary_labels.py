@@ -162,6 +162,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "probe_failures": _("Probe failures"),
     "nic_errors": _("NIC driver failures"),
     "nic_pcie_limited": _("NICs limited by their PCIe link"),
+    "nic_firmware_errors": _("NIC firmware failures"),
     "nvswitch_sxid_events": _("NVSwitch errors (SXid)"),
     "nvrm_lines": _("NVIDIA driver (NVRM) lines"),
     # several kinds

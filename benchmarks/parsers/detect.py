@@ -127,6 +127,9 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     # an RDMA NIC driver's failure or PCIe limit (dmesg.NIC_ERROR_RE, PCIE_LIMITED_RE)
     "dmesg_nic": re.compile(
         r"^(?>.*?\bmlx[45]_core\b).*?\bfailed with error\b|Gb/s available PCIe bandwidth, limited by"
+        # a loaded NIC's firmware that stopped answering (dmesg.NIC_FIRMWARE_RE)
+        r"|^(?>.*?\bmlx[45]_core\s)(?>.*?(?:\(0x[0-9a-fA-F]{1,6}\)\s*+(?:Async,\s*+)?timeout\b"
+        r"|device's health compromised|Fatal error \d{1,6} detected|\bsynd 0x0{0,3}[1-9a-fA-F]))"
     ),
     # Other vendors' device tools, not read (detect), like AMD's below: Huawei Ascend's npu-smi (its table
     # banner `| npu-smi 23.0.7  Version: ...`), Intel Gaudi's hl-smi, Alibaba T-Head's ppu-smi (`ppu-smi
@@ -236,7 +239,10 @@ SIGNATURE_LITERALS: dict[str, tuple[str, ...]] = {
     "rdma_link": ("state",),
     "lspci": (":",),
     "dmesg_nvrm": ("NVRM:", "fallen off the bus", "Xid"),
-    "dmesg_nic": ("failed with error", "available PCIe bandwidth"),
+    "dmesg_nic": (
+        "failed with error", "available PCIe bandwidth", "timeout", "health compromised", "Fatal error",
+        "synd 0x",
+    ),
     "other_smi": ("npu-smi", "hl-smi", "ppu-smi", "xpu-smi", "HL-SMI", "PPU"),
     "lspci_tree": ("-[",),
     "megatron_validation": ("validation loss at",),

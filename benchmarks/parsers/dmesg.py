@@ -76,6 +76,20 @@ PCIE_LIMITED_RE = re.compile(
     r"(.{1,80}?) link\b(?: at \S{1,64})?\s*+(?:\(capable of ([\d.]{1,12}) Gb/s)?"
 )
 MAX_NIC_EVENTS = 1000
+# A loaded mlx5 NIC whose firmware stopped answering (drivers/net/ethernet/mellanox/mlx5/core cmd.c,
+# health.c): a command that timed out, `mlx5_core 0000:61:00.0: wait_func:1132:(pid 141181):
+# CREATE_DCT(0x710) timeout. Will cause a leak of a command resource` (also `cmd[3]: ...(0x...) Async,
+# timeout.`; a command the driver recovered prints `recovered after timeout` instead and is not one), and
+# the health poller's `device's health compromised - reached miss count`, `Fatal error 2 detected` and
+# `synd 0x8: unrecoverable hardware error` (print_health_info prints a syndrome only when the health buffer
+# holds one). NVIDIA's NVSentinel NIC health monitor ("Syslog Detection", Appendix A) raises these as fatal,
+# replace-the-node events.
+NIC_DEVICE_RE = re.compile(rf"\b(mlx[45]_core)\s++({BDF}):")
+NIC_FIRMWARE_RE = re.compile(
+    r"\b([A-Z0-9_]{1,48}\(0x[0-9a-fA-F]{1,6}\))\s*+(?:Async,\s*+)?timeout\b|(device's health compromised)"
+    r"|(Fatal error \d{1,6} detected)|\bsynd (0x[0-9a-fA-F]{1,4}):\s*+(.{1,60})"
+)
+NIC_FIRMWARE_LITERALS = ("timeout", "health compromised", "Fatal error", "synd 0x")
 # The NVSwitch driver's own errors: `nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM
 # Fault Up` (NVIDIA Fabric Manager user guide, "NVSwitch errors": a fatal SXid takes the switch's links, and
 # the NVLink traffic of the GPUs behind them, down until the switch is reset; a non-fatal one is corrected).
@@ -164,6 +178,7 @@ def parse_dmesg(text: Text) -> ParseResult:
     probes = _Probes()
     nvrm_lines = 0
     nic_errors: list[dict[str, Any]] = []
+    nic_firmware: list[dict[str, Any]] = []
     pcie_limited: list[dict[str, Any]] = []
     sxid_reader = _SxidReader()
     referenced: dict[tuple[str, int], int] = {}  # `caused by previous Xid N`: (bus id, N) -> first line
@@ -195,6 +210,7 @@ def parse_dmesg(text: Text) -> ParseResult:
                 fallen.append({"bus_id": bus_id, "line": i + 1})
         probes.line(line, i + 1)
         _read_nic_line(line, i + 1, nic_errors, pcie_limited)
+        _read_nic_firmware_line(line, i + 1, nic_firmware)
         sxid_reader.line(line, i + 1)
     sxids = sxid_reader.events
     only_referenced = _only_referenced(xids, referenced)
@@ -211,16 +227,18 @@ def parse_dmesg(text: Text) -> ParseResult:
         "nvrm_lines": nvrm_lines,
         "nic_errors": nic_errors,
         "nic_pcie_limited": pcie_limited,
+        "nic_firmware_errors": nic_firmware,
         "nvswitch_sxid_events": sxids,
         "lines": list(
             dict.fromkeys(
                 [f["line"] for f in fallen]
                 + [x["line"] for x in xids[:50]]
-                + [e["line"] for e in nic_errors[:50] + pcie_limited[:50] + sxids[:50]]
+                + [e["line"] for e in nic_errors[:50] + pcie_limited[:50] + nic_firmware[:50] + sxids[:50]]
             )
         ),
     }
     result.warnings.extend(_nic_warnings(nic_errors, pcie_limited))
+    result.warnings.extend(_nic_firmware_warnings(nic_firmware))
     result.warnings.extend(_sxid_warnings(sxids))
     if only_referenced:
         # Xids that later Xid lines name as their cause, with no line of their own on that GPU here.
@@ -407,6 +425,51 @@ def _read_nic_line(
                  "limited_by": m.group(4).strip(), "capable_gbps": float(m.group(5)) if m.group(5) else None,
                  "line": line_no}
             )  # fmt: skip
+
+
+def _read_nic_firmware_line(line: str, line_no: int, events: list[dict[str, Any]]) -> None:
+    """A loaded NIC whose firmware stopped answering (NIC_FIRMWARE_RE): a command timeout, a failed health."""
+    if (
+        len(events) >= MAX_NIC_EVENTS
+        or "_core" not in line
+        or not any(w in line for w in NIC_FIRMWARE_LITERALS)
+    ):
+        return
+    device = NIC_DEVICE_RE.search(line)
+    m = NIC_FIRMWARE_RE.search(line, device.end()) if device else None
+    if not device or not m:
+        return
+    if m.group(1):
+        kind, message = "command_timeout", f"{m.group(1)} timeout"
+    elif m.group(2) or m.group(3):
+        kind, message = "health_failure", m.group(2) or m.group(3)
+    else:
+        if int(m.group(4), 16) == 0:  # an empty health buffer: no failure
+            return
+        kind, message = "health_failure", f"synd {m.group(4)}: {m.group(5).strip()}"
+    events.append(
+        {"driver": device.group(1), "device": device.group(2).lower(), "kind": kind, "message": message,
+         "line": line_no}
+    )  # fmt: skip
+
+
+def _nic_firmware_warnings(events: list[dict[str, Any]]) -> list[str]:
+    """One warning naming the NIC functions whose firmware stopped answering."""
+    devices = list(dict.fromkeys(e["device"] for e in events))
+    if not devices:
+        return []
+    return [
+        _(
+            "%(count)s NIC function(s) whose firmware stopped answering (%(devices)s; %(events)s event(s), "
+            "first at line %(line)s: %(message)s): such a NIC needs a firmware reset or a reboot before it "
+            "carries traffic reliably",
+            count=len(devices),
+            devices=", ".join(devices[:8]),
+            events=len(events),
+            line=events[0]["line"],
+            message=events[0]["message"],
+        )
+    ]
 
 
 def _nic_warnings(nic_errors: list[dict[str, Any]], pcie_limited: list[dict[str, Any]]) -> list[str]:
