@@ -291,7 +291,7 @@ def _memory(
     s = float(wl.seq_len)
     gpus = tp * pp * dp * cp
     micro = np.ceil(wl.global_batch / (dp * mb))  # micro-batches per replica per iteration
-    n_layers, first_layers, layers_last = S.stage_layers(wl.layers, x)
+    n_layers, first_layers, layers_last = S.stage_layers(wl.layers, x, wl.mtp_layers)
     dense_local = S.most_loaded_dense(
         pp, n_layers, first_layers, layers_last, shape.dense_per_layer / tp, float(wl.vocab) * h / tp,
         wl.tied_embeddings,
@@ -325,7 +325,7 @@ def _memory(
     act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)
     # the rank with the output layer also holds one micro-batch's logits through the loss and its backward
     # (Korthikanti et al. 2022 sec. 4.3: the cross entropy keeps them in fp32, 4 s b v / t bytes)
-    logits = M.logits_bytes(seq_local, mb, wl.vocab, tp)
+    logits = M.logits_bytes(seq_local, mb, wl.vocab, tp) * (1.0 + wl.mtp_layers)  # each MTP depth its own
     held, last_held = S.peak_layers(x, micro, n_layers, first_layers, layers_last)
     activations = np.maximum(act_layer * held, act_layer * last_held + logits)
     states = weights + grads + optimizer
@@ -435,14 +435,14 @@ def _layer_compute(
     wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], memory: StageMemory
 ) -> LayerCompute:
     """Compute per layer per micro-batch on one GPU."""
-    h, s = float(wl.hidden), float(wl.seq_len)
-    tp = x["tp"]
+    h, tp = float(wl.hidden), x["tp"]
     tokens = x["mb"] * memory.seq_local
     gemm_efficiency = T.gemm_efficiency(hw, tokens * h * h / tp, _linear_peak(wl, hw))
     linear_forward = _linear_forward(wl, hw, shape, x, tokens, gemm_efficiency)
     bf16 = _bf16_peak(hw)  # the attention BMMs stay in bf16
     attention_efficiency = T.gemm_efficiency(hw, tokens * h * h / tp, bf16)
-    attention_forward = 4.0 * tokens * s * shape.attention_core_dim / tp / (bf16 * attention_efficiency)
+    span = wl.attention_span  # the keys per query, fewer with sliding-window layers
+    attention_forward = 4.0 * tokens * span * shape.attention_core_dim / tp / (bf16 * attention_efficiency)
     flash = uses_flash_attention(wl, hw)
     recompute = _recomputed(x["rec"], flash, attention_forward, linear_forward)
     return LayerCompute(
@@ -568,14 +568,6 @@ class StageTimes:
     bubble: Any  # pipeline bubble per iteration: (p - 1) / v micro-batches
 
 
-def _output_layer_time(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: Any) -> Any:
-    """Seconds of the output layer (logits) per micro-batch, forward and backward; it is not recomputed
-    (cal §2, eq. 3's V/16lh term). It stays in bf16 under fp8 (Megatron keeps the output layer in bf16)."""
-    h, V, tp, peak = float(wl.hidden), float(wl.vocab), x["tp"], _bf16_peak(hw)
-    forward = 2.0 * tokens * h * V / tp / (peak * T.gemm_efficiency(hw, tokens * h * V / tp, peak))
-    return 3.0 * forward
-
-
 def _stage_times(
     wl: Workload,
     hw: Hardware,
@@ -590,7 +582,7 @@ def _stage_times(
     m that is a multiple of p when the sends cost nothing (the same simulation); what the sends add is in
     `pp`."""
     pp, n_layers, layers_last = x["pp"], memory.layers_per_stage, memory.layers_last
-    logits = _output_layer_time(wl, hw, x, compute.tokens)
+    logits = T.output_layer_time(hw, wl.hidden, wl.vocab, wl.mtp_layers, x["tp"], compute.tokens)
     per_layer = compute.compute + compute.recompute + compute.membound + comm.tp + comm.cp + comm.ep
     last_binds = layers_last * per_layer + logits > n_layers * per_layer
     binding_layers = np.where(last_binds, layers_last, n_layers)
@@ -678,7 +670,7 @@ def _throughput(
     """Model and hardware TFLOP/s per GPU, MFU and tokens/s of an iteration of `iteration` seconds."""
     tokens_iter = float(wl.tokens_per_iteration)
     model_flops = tokens_iter * wl.model_flops_per_token()
-    attention_flops_per_token = 4.0 * wl.layers * float(wl.seq_len) * shape.attention_core_dim  # forward
+    attention_flops_per_token = 4.0 * wl.layers * wl.attention_span * shape.attention_core_dim  # forward
     recompute_flops_per_token = _recomputed(
         x["rec"],
         uses_flash_attention(wl, hw),

@@ -44,8 +44,20 @@ def slots(x: dict[str, Any], layers: int) -> Any:
     return float(layers) + x["aemb"] + x["aloss"]
 
 
-def stage_layers(layers: int, x: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """Transformer layers of (the most loaded, the first, the last) pipeline stage."""
+def stage_layers(layers: int, x: dict[str, Any], mtp: int = 0) -> tuple[Any, Any, Any]:
+    """Transformer layers of (the most loaded, the first, the last) pipeline stage. `mtp` multi-token-
+    prediction modules run on the last stage (Megatron-Core builds them there, after the decoder, beside the
+    output layer: gpt_model.py `mtp_process`), each a layer more; with one stage, on the only one."""
+    most, first, last = _split_layers(layers, x)
+    if not mtp:
+        return most, first, last
+    last = last + float(mtp)
+    first = np.where(x["pp"] > 1, first, first + float(mtp))
+    return np.maximum(most, last), first, last
+
+
+def _split_layers(layers: int, x: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """The transformer layers alone: (the most loaded, the first, the last) pipeline stage."""
     pp = x["pp"]
     if "aemb" in x:
         per_rank = slots(x, layers) / pp

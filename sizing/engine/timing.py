@@ -153,3 +153,14 @@ def _copies_reached(destinations: Array, top_k: int) -> Array:
     """Share of a token's top_k copies a deduplicating dispatcher sends when its experts are spread evenly
     over `destinations` (domains or ranks): E[destinations reached] / top_k = g (1 - (1 - 1/g)^k) / k."""
     return destinations * (1.0 - (1.0 - 1.0 / destinations) ** top_k) / top_k
+
+
+def output_layer_time(hw: Hardware, hidden: int, vocab: int, mtp: int, tp: Array, tokens: Array) -> Array:
+    """Seconds of the output layer (logits) per micro-batch, forward and backward; it is not recomputed
+    (cal §2, eq. 3's V/16lh term) and stays in bf16 under fp8 (Megatron keeps the output layer in bf16).
+    Each of `mtp` multi-token-prediction depths runs it again, and its own 2h x h projection."""
+    h, peak, forward = float(hidden), hw.gpu.bf16_tflops * 1e12, 0.0
+    for width, passes in ((float(vocab), 1.0 + mtp), (2.0 * h, float(mtp))):
+        size = tokens * h * width / tp
+        forward = forward + passes * 2.0 * size / (peak * gemm_efficiency(hw, size, peak))
+    return 3.0 * forward

@@ -59,9 +59,18 @@ MEAN_TOLERANCE = 0.10
 # dropless for real), +26.1% to -27.7%, two known misses, 9.27% over 377 (9.21% had they been balanced).
 # Twenty-sixth stop: nine published MoE runs added (Megatron-Bridge 26.08 DeepSeek-V3 and gpt-oss-120b on 256
 # and 64 GB300 and GB200, 26.06 on B300, 26.04.01 Qwen3-235B on 256 B300 and B200; MLPerf v6.0 gpt-oss-20b
-# on 512 GB300), +19.4% to -32.5%, two known misses, 9.42% over 386.
-MEAN_RECORDED = 0.0943
-MEAN_RECORDED_EARLIER = 0.08337
+# on 512 GB300), +19.4% to -32.5%, two known misses, 9.42% over 386. Then multi-token prediction expressed
+# (workload.mtp_layers) on the 17 DeepSeek-V3 rows whose runs have it, with the published pipeline splits of
+# 12 of them: 9.48% over 387 (Megatron-Bridge 25.11's B200 DeepSeek-V3, excluded for its MTP block until
+# then, is compared, -17.7%); the GB300 rows move slow (+2 to +5 points), the GB200 and B300 rows are met.
+# Then gpt-oss's sliding-window attention expressed (workload.sliding_window: a 128-token band on half the
+# layers) on the 14 gpt-oss rows, which all but two lean fast already: 3 to 10 points faster each, and
+# seven more published runs (MLPerf v6.0: Google's DeepSeek-V3 on 256 GB200, +8.4%; gpt-oss-20b by HPE on 16
+# and 32 GB300, +8.4% and +8.7% with the window, +27% without; Lambda's on 72 GB300, -27.6%; Megatron-Bridge
+# 26.04.01's BF16 gpt-oss-120b on 64 GB300, GB200 and B300, -28% to -44%), 9.83% over 394, 34 past tolerance;
+# the 222 earlier rows 8.336% -> 8.389% (their three gpt-oss rows).
+MEAN_RECORDED = 0.0983
+MEAN_RECORDED_EARLIER = 0.08390
 # The sources whose rows were added at the twentieth stop and later (row ids start with these), held apart
 # from the 222 rows compared before (MEAN_RECORDED_EARLIER)
 LATER_SOURCES = (
@@ -82,6 +91,13 @@ LATER_SOURCES = (
     "bridge2606-b300-gptoss-",
     "bridge260401-b300-qwen3-",
     "bridge260401-b200-qwen3-",
+    # compared since the twenty-sixth stop's multi-token prediction (workload.mtp_layers), excluded before
+    "bridge2511-b200-deepseek-v3-256",
+    # and the stop's second search: Megatron-Bridge 26.04.01's BF16 gpt-oss-120b (the MLPerf v6.0 rows are in
+    # "mlperf60-")
+    "bridge260401-gb300-gptoss-",
+    "bridge260401-gb200-gptoss-",
+    "bridge260401-b300-gptoss-",
 )
 
 
@@ -120,8 +136,10 @@ CONTRACT_LAYOUT_KEYS = frozenset(
 # published runs, 13.19% over 360; twenty-fourth stop: four FlagPerf Aquila2-7B rows, 13.11% over 364; four
 # MLPerf GPT-3 rows, 13.01% over 368; twenty-fifth stop: the pipeline's crossing boundaries, 12.99% over 368;
 # three MLPerf v6.0 DeepSeek-V3 rows, 13.06% over 371; six more and two third seeds, 13.09% over 377;
-# twenty-sixth stop: nine published MoE runs, 13.21% over 386).
-CONTRACT_MEAN_RECORDED = 0.1321
+# twenty-sixth stop: nine published MoE runs, 13.21% over 386; with Megatron-Bridge 25.11's B200 DeepSeek-V3,
+# compared once multi-token prediction is expressed (not a contract key), 13.27% over 387; with seven more
+# published runs, 13.36% over 394).
+CONTRACT_MEAN_RECORDED = 0.1337
 # The dense rows sent as a bare parameter count (params_statistics): 14.81% over 293 rows, 3 layouts
 # rejected, while the derived shape counted only its layers; 12.91% since it counts the embeddings too
 # (twenty-sixth stop, workload.derive_shape). Held like MEAN_RECORDED.

@@ -50,6 +50,16 @@ class Workload:
     # dropout layers (GPT-3-era models); Llama, Qwen, DeepSeek train without: no dropout masks stored. A
     # workload dict that leaves it out takes its activation's class (DROPOUT_NOTES)
     dropout: bool = True
+    # multi-token prediction modules (DeepSeek-V3 sec. 2.2, `num_nextn_predict_layers` 1; Megatron-Core
+    # `mtp_num_layers`): each is one more transformer layer of the model's last kind, a 2h x h projection and
+    # a second pass of the shared output head, all on the last pipeline stage (mtp_params)
+    mtp_layers: int = 0
+    # sliding-window (local, banded) attention: each query attends to the `sliding_window` tokens before it in
+    # `sliding_window_layers` of the layers (a share, 0-1), the rest attend to the whole causal prefix
+    # (gpt-oss: a 128-token band on every other layer, model card and Megatron-Bridge's window_size (127, 0)
+    # with window_attn_skip_freq 2; Mistral 7B v0.1: 4,096 on every layer; Gemma 3: 1,024 on 5 of 6)
+    sliding_window: int | None = None
+    sliding_window_layers: float = 1.0
     derived_from_params: float | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -69,6 +79,17 @@ class Workload:
         qk = self.qk_head_dim or self.head_dim
         v = self.v_head_dim or self.head_dim
         return self.heads * (qk + v) / 2.0
+
+    @property
+    def attention_span(self) -> float:
+        """The keys each query's attention core is charged for, averaged over the layers, in the convention of
+        model_flops_per_token (a causal layer counts all s keys, twice the s / 2 it computes): a banded layer
+        computes w keys per query, 2 w in that count (at most s)."""
+        s = float(self.seq_len)
+        if not self.sliding_window:
+            return s
+        banded = min(2.0 * self.sliding_window, s)
+        return (1.0 - self.sliding_window_layers) * s + self.sliding_window_layers * banded
 
     @property
     def kv_dim(self) -> int:
@@ -128,13 +149,15 @@ class Workload:
         return self.vocab * self.hidden * (1 if self.tied_embeddings else 2)
 
     def total_params(self) -> float:
-        return self.dense_params_total() + self.expert_params_total() + self.embedding_params()
+        mtp = self.mtp_layers * self.mtp_params()
+        return self.dense_params_total() + self.expert_params_total() + self.embedding_params() + mtp
 
     def active_params(self) -> float:
         if self.moe is None:
             return self.total_params()
         active_experts = self.n_moe_layers * self.moe.top_k * self.mlp_params(self.moe.expert_ffn_hidden)
-        return self.dense_params_total() + active_experts + self.embedding_params()
+        mtp = self.mtp_layers * self.mtp_params(active=True)
+        return self.dense_params_total() + active_experts + self.embedding_params() + mtp
 
     def active_matmul_params_per_layer(self) -> float:
         """Average over layers of the matmul weights one token passes through (for FLOPs)."""
@@ -147,9 +170,27 @@ class Workload:
     def model_flops_per_token(self) -> float:
         """Narayanan eq. 3 / Korthikanti (cal §2): 6 x active matmul params (incl. the output layer) +
         12 x layers x hidden x seq for attention (not halved for causal, as Megatron counts it; hidden is the
-        attention-core width, attention_core_dim)."""
+        attention-core width, attention_core_dim); each multi-token-prediction module adds one layer of the
+        model's last kind, its 2h x h projection and a pass of the output layer (mtp_params)."""
         matmul = self.layers * self.active_matmul_params_per_layer() + self.vocab * self.hidden
-        return 6.0 * matmul + 12.0 * self.layers * self.attention_core_dim * self.seq_len
+        matmul += self.mtp_layers * (self.mtp_params(active=True) + self.vocab * self.hidden)
+        attention_layers = self.layers + self.mtp_layers
+        return 6.0 * matmul + 12.0 * attention_layers * self.attention_core_dim * self.attention_span
+
+    def mtp_params(self, active: bool = False) -> float:
+        """Parameters of one multi-token-prediction module (DeepSeek-V3 sec. 2.2: a transformer block like the
+        model's last, MoE in an MoE model, its projection M_k of h x 2h, and RMSNorms of the embedding and of
+        the previous depth's hidden state; the embedding and the output head are the main model's). `active`:
+        the routed experts one token passes through, top_k, not all (for FLOPs)."""
+        h = float(self.hidden)
+        block = self.attention_params() + 2.0 * h
+        if self.moe is None:
+            block += self.mlp_params(self.ffn_hidden)
+        else:
+            routed = self.moe.top_k if active else self.moe.experts
+            block += (routed + self.moe.shared_experts) * self.mlp_params(self.moe.expert_ffn_hidden)
+            block += 0.0 if active else h * self.moe.experts  # router
+        return block + 2.0 * h * h + (0.0 if active else 2.0 * h)
 
     @property
     def tokens_per_iteration(self) -> int:
@@ -164,6 +205,8 @@ class Workload:
         d.pop("notes")
         d.pop("derived_from_params")
         d["head_dim"] = d.pop("head_dim_override")
+        if self.sliding_window is None:
+            d.pop("sliding_window_layers")
         if self.moe is None or self.moe.load_imbalance is None:
             if isinstance(d.get("moe"), dict):
                 d["moe"].pop("load_imbalance")
@@ -219,7 +262,8 @@ _PRESET_LIST = (
     # routed experts top-8 + 1 shared, expert FFN 2048, vocab 129280, 14.8T tokens, seq 4096, batch 15360,
     # fp8. MLA's projections are approximated by a 4h^2 attention block (187M vs 205M params per layer); its
     # attention core scores with 192-wide query/key heads (qk_nope 128 + qk_rope 64) and 128-wide values
-    # (the model's config.json: qk_nope_head_dim, qk_rope_head_dim, v_head_dim).
+    # (the model's config.json: qk_nope_head_dim, qk_rope_head_dim, v_head_dim). It trained with one
+    # multi-token-prediction module (sec. 2.2, D = 1; config.json num_nextn_predict_layers 1).
     _preset(
         "deepseek-v3-671b",
         (61, 7168, 128, 128, 18432, 129280, 4096, 15360, 14.8e12),
@@ -228,6 +272,7 @@ _PRESET_LIST = (
         dropout=False,
         qk_head_dim=192,
         v_head_dim=128,
+        mtp_layers=1,
         moe=MoE(experts=256, top_k=8, expert_ffn_hidden=2048, shared_experts=1, dense_layers=3),
     ),
 )
@@ -262,6 +307,7 @@ def _num(
 
 
 MAX_HEAD_WIDTH = 1024  # widest attention head accepted (published models: 64-256)
+MAX_MTP_LAYERS = 8  # multi-token-prediction depths accepted (DeepSeek-V3: 1; Megatron-Core tests up to 2-4)
 
 
 def _head_width(d: dict[str, Any], key: str) -> int | None:
@@ -354,6 +400,10 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
     moe = _moe_from_dict(d.get("moe"), shape["ffn_hidden"], shape["layers"])
     head_dim = _num(d, "head_dim", required=False)
     qk_head_dim, v_head_dim = (_head_width(d, key) for key in ("qk_head_dim", "v_head_dim"))
+    mtp_layers = _num(d, "mtp_layers", default=0, required=False) if d.get("mtp_layers") != 0 else 0
+    if mtp_layers > MAX_MTP_LAYERS:
+        raise InputError("workload.mtp_layers", f"must be between 0 and {MAX_MTP_LAYERS}, got {mtp_layers}")
+    window, window_layers = _sliding_window(d, shape["seq_len"])
     dropout = d.get("dropout")
     if dropout is None:
         dropout = activation == "gelu"
@@ -376,6 +426,9 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
         qk_head_dim=qk_head_dim,
         v_head_dim=v_head_dim,
         dropout=dropout,
+        mtp_layers=mtp_layers,
+        sliding_window=window,
+        sliding_window_layers=window_layers,
         derived_from_params=derived,
         notes=notes,
     )
@@ -441,6 +494,28 @@ def _shape_fields(d: dict[str, Any], notes: list[str]) -> dict[str, Any]:
         "global_batch": global_batch,
         "train_tokens": tokens,
     }
+
+
+def _sliding_window(d: dict[str, Any], seq_len: int) -> tuple[int | None, float]:
+    """`sliding_window` (tokens, 1 to the sequence length) and the share of the layers that use it (above 0,
+    at most 1; all of them when not given)."""
+    window = _num(d, "sliding_window", required=False)
+    share = d.get("sliding_window_layers")
+    if window is None:
+        if share is not None and share != 1.0:  # 1: every layer, the default, said of no window
+            raise InputError("workload.sliding_window_layers", "needs workload.sliding_window")
+        return None, 1.0
+    if window > seq_len:
+        raise InputError(
+            "workload.sliding_window", f"must be at most the sequence length {seq_len}, got {window}"
+        )
+    if share is None:
+        return window, 1.0
+    if isinstance(share, bool) or not isinstance(share, int | float) or not 0.0 < share <= 1.0:
+        raise InputError(
+            "workload.sliding_window_layers", f"must be a share above 0 and at most 1, got {share!r}"
+        )
+    return window, float(share)
 
 
 def _choice(d: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:

@@ -59,7 +59,8 @@ def test_multi_head_latent_attention_counts_its_own_head_widths(h100_ib: dict[st
     mla = workload_preset("deepseek-v3-671b")
     assert (mla.qk_head_dim, mla.v_head_dim, mla.head_dim) == (192, 128, 56)
     mha = workload_from_dict({**mla.to_dict(), "qk_head_dim": None, "v_head_dim": None})
-    extra = 12 * mla.layers * mla.seq_len * mla.heads * ((192 + 128) / 2 - 56)
+    # (its multi-token-prediction layer's attention core too)
+    extra = 12 * (mla.layers + mla.mtp_layers) * mla.seq_len * mla.heads * ((192 + 128) / 2 - 56)
     assert mla.model_flops_per_token() - mha.model_flops_per_token() == pytest.approx(extra)
     # the projections (parameters) keep the heads x head_dim approximation
     assert mla.total_params() == mha.total_params()
