@@ -14,6 +14,7 @@ from sizing.engine import evaluate
 from sizing.engine import validation as V
 from sizing.engine.errors import InputError
 from sizing.engine.workload import workload_from_dict
+from tests.sizing.conftest import GB200
 
 DSV3 = {
     "name": "DeepSeek-V3",
@@ -53,16 +54,7 @@ def test_the_module_counts_one_moe_layer_its_projection_and_norms() -> None:
 
 
 def _gb200() -> dict[str, Any]:
-    return {
-        "gpu": "GB200-186GB",
-        "gpus_per_node": 4,
-        "intra_node": "nvswitch",
-        "fabric": "infiniband",
-        "nics_per_node": 4,
-        "gbps_per_nic": 400,
-        "topology": "rail-optimized",
-        "nodes": 64,
-    }
+    return dict(GB200)
 
 
 def test_the_last_stage_pays_for_it_and_a_lighter_last_stage_makes_room() -> None:
