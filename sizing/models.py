@@ -19,6 +19,7 @@ from portal.i18n import translated, translated_text
 from portal.model_bases import BackgroundJob, Finishes, NewestFirst
 from providers.facts import Bound
 from providers.models import Offering
+from sizing.engine.workload import preset_extras
 
 
 class Precision(models.TextChoices):
@@ -172,6 +173,9 @@ class Workload(NewestFirst):
             out["moe"] = {k: v for k, v in moe.items() if v is not None}
         else:
             out["moe"] = None
+        # a preset's facts the stored fields do not hold (MLA head widths, dropout, multi-token prediction,
+        # sliding windows), while the workload keeps the preset's architecture
+        out.update(preset_extras(self.preset, out))
         return out
 
     def to_rules_dict(self) -> dict[str, Any]:

@@ -292,9 +292,15 @@ def _memory(
     gpus = tp * pp * dp * cp
     micro = np.ceil(wl.global_batch / (dp * mb))  # micro-batches per replica per iteration
     n_layers, first_layers, layers_last = S.stage_layers(wl.layers, x, wl.mtp_layers)
+    embedding = float(wl.vocab) * h / tp
+    # multi-token prediction on the last stage: each depth's h x 2h projection, and an untied model's input
+    # embedding built there too (stages.most_loaded_dense)
+    mtp_extra = wl.mtp_layers * 2.0 * h * h / tp + (
+        embedding if wl.mtp_layers and not wl.tied_embeddings else 0.0
+    )
     dense_local = S.most_loaded_dense(
-        pp, n_layers, first_layers, layers_last, shape.dense_per_layer / tp, float(wl.vocab) * h / tp,
-        wl.tied_embeddings,
+        pp, n_layers, first_layers, layers_last, shape.dense_per_layer / tp, embedding, wl.tied_embeddings,
+        mtp_extra,
     )  # fmt: skip
     shards = dp * cp
     weights, grads, optimizer = M.model_state_bytes(dense_local, shards, zero, convention)
@@ -670,12 +676,13 @@ def _throughput(
     """Model and hardware TFLOP/s per GPU, MFU and tokens/s of an iteration of `iteration` seconds."""
     tokens_iter = float(wl.tokens_per_iteration)
     model_flops = tokens_iter * wl.model_flops_per_token()
-    attention_flops_per_token = 4.0 * wl.layers * wl.attention_span * shape.attention_core_dim  # forward
+    layers = wl.layers + wl.mtp_layers  # a multi-token-prediction depth is one more layer to recompute
+    attention_flops_per_token = 4.0 * layers * wl.attention_span * shape.attention_core_dim  # forward
     recompute_flops_per_token = _recomputed(
         x["rec"],
         uses_flash_attention(wl, hw),
         attention_flops_per_token,
-        2.0 * wl.layers * shape.matmul_active_per_layer,
+        2.0 * layers * shape.matmul_active_per_layer,
     )
     hw_flops = model_flops + tokens_iter * recompute_flops_per_token
     model_tflops = model_flops / (gpus * iteration) / 1e12

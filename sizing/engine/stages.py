@@ -81,18 +81,27 @@ def _split_layers(layers: int, x: dict[str, Any]) -> tuple[Any, Any, Any]:
 
 
 def most_loaded_dense(
-    pp: Any, most: Any, first: Any, last: Any, per_layer: Any, embedding: Any, tied: bool
+    pp: Any,
+    most: Any,
+    first: Any,
+    last: Any,
+    per_layer: Any,
+    embedding: Any,
+    tied: bool,
+    mtp_extra: Any = 0.0,
 ) -> Any:
     """Dense parameters of the most loaded pipeline stage (per GPU: `per_layer` and `embedding` already over
     TP). The first stage holds the embedding, and with one stage an untied output layer too (Megatron-LM
     theoretical_memory_usage.py, cal §3); a middle one can hold more where the first has fewer layers; with
     stages the last holds the output layer, its own copy of the embedding when tied (Megatron-Core
     LanguageModule.setup_embeddings_and_output_layer: the last stage's copy is all-reduced with the
-    first's)."""
+    first's). `mtp_extra`: what multi-token prediction adds to the last stage beyond its layers (the
+    projections, and the input embedding an untied model's last stage then builds: gpt_model.py builds the
+    embedding `if self.pre_process or self.mtp_process`)."""
     output = 0.0 if tied else np.where(pp == 1, embedding, 0.0)
     return np.maximum(
-        first * per_layer + embedding + output,
-        np.maximum(most * per_layer, np.where(pp > 1, last * per_layer + embedding, 0.0)),
+        first * per_layer + embedding + output + np.where(pp == 1, mtp_extra, 0.0),
+        np.maximum(most * per_layer, np.where(pp > 1, last * per_layer + embedding + mtp_extra, 0.0)),
     )
 
 
@@ -104,7 +113,7 @@ def peak_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any)
     L, the default split too)."""
     pp, v = x["pp"], x["v"]
     if "aemb" in x:
-        return _peaks_with_slots(x, micro, first)
+        return _peaks_with_slots(x, micro, first, last)
     in_flight = M.in_flight_factors(pp, v, micro)  # ranks 0, 1 and p - 1
     held = first * in_flight[0]
     second = np.where(pp > 2, most, last) * in_flight[1]
@@ -113,7 +122,7 @@ def peak_layers(x: dict[str, Any], micro: Any, most: Any, first: Any, last: Any)
     return np.where(staged, np.maximum(held, np.maximum(second, final)), held), np.where(staged, final, held)
 
 
-def _peaks_with_slots(x: dict[str, Any], micro: Any, first: Any) -> tuple[Any, Any]:
+def _peaks_with_slots(x: dict[str, Any], micro: Any, first: Any, last: Any) -> tuple[Any, Any]:
     """The embedding/loss slots: every chunk holds S / v slots, all of them transformer layers but in the
     first chunk of rank 0 (the embedding) and the last chunk of rank p - 1 (the loss), one layer fewer each.
     The heaviest of rank 0, rank 1 (a middle stage when p > 2) and rank p - 1."""
@@ -123,7 +132,10 @@ def _peaks_with_slots(x: dict[str, Any], micro: Any, first: Any) -> tuple[Any, A
     lighter_last = loss * M.last_chunks_in_flight(pp, v, micro)
     # one stage: rank 0 is also the last, both chunks are lighter (v is 1 without pipeline stages)
     held = chunk * M.in_flight_chunks(pp, v, micro) - lighter_first - np.where(pp > 1, 0.0, lighter_last)
-    final = chunk * M.in_flight_chunks(pp, v, micro, rank=pp - 1.0) - lighter_last
+    # multi-token prediction's layers ride on the last chunk, as the loss does (in `last`, stage_layers)
+    last_held = M.last_chunks_in_flight(pp, v, micro)
+    mtp = np.where(pp > 1, last - (first + emb - loss), 0.0)
+    final = chunk * M.in_flight_chunks(pp, v, micro, rank=pp - 1.0) - lighter_last + mtp * last_held
     second = np.where(pp > 2, chunk * M.in_flight_chunks(pp, v, micro, rank=1), final)
     staged = pp > 1
     return np.where(staged, np.maximum(held, np.maximum(second, final)), held), np.where(staged, final, held)

@@ -83,12 +83,14 @@ class Workload:
     @property
     def attention_span(self) -> float:
         """The keys each query's attention core is charged for, averaged over the layers, in the convention of
-        model_flops_per_token (a causal layer counts all s keys, twice the s / 2 it computes): a banded layer
-        computes w keys per query, 2 w in that count (at most s)."""
+        model_flops_per_token (a causal layer counts all s keys, twice the (s + 1) / 2 it computes): a banded
+        layer's query i attends to min(i + 1, w) keys, s w - w (w - 1) / 2 over the sequence, so twice that
+        per query, 2 w - w (w - 1) / s (s + 1 when w = s)."""
         s = float(self.seq_len)
         if not self.sliding_window:
             return s
-        banded = min(2.0 * self.sliding_window, s)
+        w = float(self.sliding_window)
+        banded = min(2.0 * w - w * (w - 1.0) / s, s)
         return (1.0 - self.sliding_window_layers) * s + self.sliding_window_layers * banded
 
     @property
@@ -279,6 +281,38 @@ _PRESET_LIST = (
 PRESETS: dict[str, Workload] = {preset.name: preset for preset in _PRESET_LIST}
 
 
+# A preset's facts beyond the portal's stored fields (the shape, batch, precision and MoE counts): MLA head
+# widths, head width, dropout, multi-token prediction and sliding windows
+PRESET_EXTRA_FIELDS = (
+    "qk_head_dim", "v_head_dim", "head_dim", "dropout", "mtp_layers", "sliding_window",
+    "sliding_window_layers",
+)  # fmt: skip
+_PRESET_SHAPE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "activation")
+
+
+def preset_extras(name: str, workload: dict[str, Any]) -> dict[str, Any]:
+    """The facts of preset `name` that a stored workload does not hold (PRESET_EXTRA_FIELDS), when the
+    workload keeps the preset's architecture (its shape and MoE counts); none when it changed them, or names
+    no preset: they describe that model, not another."""
+    preset = PRESETS.get(name)
+    if preset is None:
+        return {}
+    d = preset.to_dict()
+    if any(workload.get(k) != d[k] for k in _PRESET_SHAPE_FIELDS):
+        return {}
+    moe = workload.get("moe") or None
+    if (moe is None) != (preset.moe is None):
+        return {}
+    if moe is not None and any(moe.get(k) not in (None, d["moe"][k]) for k in moe):
+        return {}
+    extras = {k: d[k] for k in PRESET_EXTRA_FIELDS if d.get(k) is not None}
+    if extras.get("dropout") == (preset.activation == "gelu"):
+        del extras["dropout"]  # the activation's class, which the engine takes and states (DROPOUT_NOTES)
+    if extras.get("mtp_layers") == 0:
+        del extras["mtp_layers"]
+    return extras
+
+
 def workload_preset(name: str) -> Workload:
     try:
         return PRESETS[name]
@@ -341,9 +375,10 @@ def derive_shape(
     `params` is a published count, which includes the embeddings (GPT-3 175B: 0.6B of them; Llama 3.1 8B:
     1.05B, its input and output embeddings of a 128,256-word vocabulary untied): the shape is sized so that
     its transformer layers (12 h^2 + 2 h each: attention, FFN and norms) and its `vocab` x h embeddings
-    (twice untied) count `params`, the count the engine then reports (Workload.total_params). Sized on the
-    layers alone, 8B came out 40 x 4096 (8.05B of layers, 8.5B in all) where Llama 3.1 8B has 32 layers of
-    6.98B."""
+    (twice untied) count `params`, the count the engine then reports (Workload.total_params) for this shape
+    (within 5%; a workload that also sets SwiGLU, grouped KV heads or experts counts otherwise). Sized on
+    the layers alone, 8B came out 40 x 4096 (8.05B of layers, 8.5B in all) where Llama 3.1 8B has 32 layers
+    of 6.98B."""
     target_ratio = 128.0 if params >= 5e9 else 80.0  # GPT-3 6.7B-175B: 128; 1.3B-2.7B: ~80
     step = layer_multiple if layer_multiple > 1 else 2
     best: tuple[float, int, int] | None = None
@@ -400,9 +435,7 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
     moe = _moe_from_dict(d.get("moe"), shape["ffn_hidden"], shape["layers"])
     head_dim = _num(d, "head_dim", required=False)
     qk_head_dim, v_head_dim = (_head_width(d, key) for key in ("qk_head_dim", "v_head_dim"))
-    mtp_layers = _num(d, "mtp_layers", default=0, required=False) if d.get("mtp_layers") != 0 else 0
-    if mtp_layers > MAX_MTP_LAYERS:
-        raise InputError("workload.mtp_layers", f"must be between 0 and {MAX_MTP_LAYERS}, got {mtp_layers}")
+    mtp_layers = _mtp_layers(d)
     window, window_layers = _sliding_window(d, shape["seq_len"])
     dropout = d.get("dropout")
     if dropout is None:
@@ -496,13 +529,28 @@ def _shape_fields(d: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     }
 
 
+def _mtp_layers(d: dict[str, Any]) -> int:
+    """`mtp_layers`: a whole number from 0 to MAX_MTP_LAYERS (absent or null: 0)."""
+    value = d.get("mtp_layers")
+    if value is None:
+        return 0
+    number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if not number or value != int(value) or not 0 <= value <= MAX_MTP_LAYERS:
+        raise InputError(
+            "workload.mtp_layers", f"must be a whole number from 0 to {MAX_MTP_LAYERS}, got {value!r}"
+        )
+    return int(value)
+
+
 def _sliding_window(d: dict[str, Any], seq_len: int) -> tuple[int | None, float]:
     """`sliding_window` (tokens, 1 to the sequence length) and the share of the layers that use it (above 0,
     at most 1; all of them when not given)."""
     window = _num(d, "sliding_window", required=False)
     share = d.get("sliding_window_layers")
     if window is None:
-        if share is not None and share != 1.0:  # 1: every layer, the default, said of no window
+        if share is not None and (
+            isinstance(share, bool) or share != 1.0
+        ):  # 1: the default, said of no window
             raise InputError("workload.sliding_window_layers", "needs workload.sliding_window")
         return None, 1.0
     if window > seq_len:

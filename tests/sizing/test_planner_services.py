@@ -187,3 +187,22 @@ def test_a_portal_workload_from_a_preset_is_the_presets_model(h100_ib: dict[str,
     assert not any(a.startswith("dropout not given") for a in stated["assumptions"])
     with_masks = evaluate({**stored, "dropout": True}, h100_ib, layout)
     assert with_masks["memory_gib_per_gpu"]["activations"] > portal["memory_gib_per_gpu"]["activations"]
+
+
+def test_a_portal_deepseek_v3_keeps_the_preset_facts_it_stores_no_field_for(h100_ib: dict[str, Any]) -> None:
+    # MLA's head widths and the multi-token-prediction module: the portal stores neither, so a workload made
+    # from the preset that keeps its architecture takes them from the preset; one whose shape was changed is
+    # another model and does not
+    from sizing.engine import evaluate
+
+    user = UserFactory()
+    workload = services.workload_create(owner=user, preset="deepseek-v3-671b")
+    stored = workload.to_engine_dict()
+    assert (stored["qk_head_dim"], stored["v_head_dim"], stored["mtp_layers"]) == (192, 128, 1)
+    layout = {"tp": 1, "pp": 16, "dp": 64, "ep": 64, "zero": 1}
+    portal = evaluate(stored, h100_ib, layout)
+    cli = evaluate("deepseek-v3-671b", h100_ib, layout)
+    assert portal["params"] == cli["params"] and portal["iteration_time_s"] == cli["iteration_time_s"]
+    workload.layers = 60
+    changed = workload.to_engine_dict()
+    assert not {"qk_head_dim", "v_head_dim", "mtp_layers"} & set(changed)
