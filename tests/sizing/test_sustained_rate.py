@@ -24,20 +24,22 @@ def _compute(gpu: str, precision: str, facts: dict[str, Any] = GB200) -> float:
     return float(r["iteration_breakdown_s"]["compute"])
 
 
-def test_gb300_runs_its_fp8_gemms_at_azures_measured_rate_over_gb200() -> None:
-    # the same datasheet peaks; Azure's cuBLASLt fp8 runs measure 1.18x (8192^3): the linear layers' share of
-    # the compute gets it, the bf16 attention BMMs do not
-    factor = C.FP8_SUSTAINED_RATE_FACTOR["GB300-288GB"]
+def test_gb300_runs_its_gemms_at_azures_measured_rate_over_gb200_in_both_precisions() -> None:
+    # the same datasheet peaks; Azure's cuBLASLt fp8 runs measure 1.18x (8192^3), from the power limit (1,400
+    # W against 1,200), not a precision: Megatron-Bridge 25.11's bf16 runs of both racks are 1.23-1.25x apart
+    factor = C.GEMM_SUSTAINED_RATE_FACTOR["GB300-288GB"] / C.GEMM_SUSTAINED_RATE_FACTOR["GB200-186GB"]
     assert factor == pytest.approx(1.18, abs=0.01)
-    ratio = _compute("GB200-186GB", "fp8") / _compute("GB300-288GB", "fp8")
-    assert 1.10 < ratio < factor
+    assert not C.FP8_SUSTAINED_RATE_FACTOR
+    for precision in ("bf16", "fp8"):
+        ratio = _compute("GB200-186GB", precision) / _compute("GB300-288GB", precision)
+        assert 1.10 < ratio <= factor + 1e-9
 
 
-def test_gb300_bf16_and_b300_keep_the_reference_rate() -> None:
-    # no bf16 comparison is published; B300 vs B200 measures about 1.0x in both precisions
-    assert _compute("GB300-288GB", "bf16") == pytest.approx(_compute("GB200-186GB", "bf16"))
+def test_the_b300_keeps_the_b200s_rate() -> None:
+    # B300 vs B200 measures about 1.0x in both precisions (MAMF table)
     hgx = {**GB200, "gpus_per_node": 8, "nics_per_node": 8, "nvlink_domain_gpus": 8, "nodes": 8}
-    assert _compute("B300-288GB", "fp8", hgx) == pytest.approx(_compute("B200-180GB", "fp8", hgx))
+    for precision in ("bf16", "fp8"):
+        assert _compute("B300-288GB", precision, hgx) == pytest.approx(_compute("B200-180GB", precision, hgx))
 
 
 def test_mi325x_sustains_amds_measured_rate_over_the_mi300x_in_both_precisions() -> None:
@@ -59,8 +61,8 @@ def test_gb200_sustains_a_smaller_share_of_its_peak_than_the_b200() -> None:
         ratio = _compute("B200-180GB", precision, hgx) / _compute("GB200-186GB", precision, hgx)
         # the GEMMs 1.11 x 0.94 = 1.04x faster; the memory-bound work (the same 8 TB/s) not at all
         assert 1.0 < ratio < 2500.0 / 2250.0 * factor + 0.005
-    # the GB300 keeps the GB200's factor: Azure measured it against the GB200
-    assert C.GEMM_SUSTAINED_RATE_FACTOR["GB300-288GB"] == factor
+    # the GB300 is measured against the GB200 (Azure): the GB200's factor times Azure's ratio
+    assert C.GEMM_SUSTAINED_RATE_FACTOR["GB300-288GB"] == pytest.approx(factor * 3286.3 / 2781.5)
 
 
 def test_mi355x_sustains_its_measured_share_of_peak_over_the_mi300x() -> None:
