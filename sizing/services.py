@@ -22,6 +22,7 @@ from django.utils.translation import gettext, gettext_noop
 from checks.models import context_for_run
 from checks.rules import Finding, run_rules
 from checks.services import findings_store_many
+from hardware.gpus import LARGEST_CLUSTER_GPUS
 from hardware.messages import _, messages_of
 from hardware.norms import Assumed
 from portal.task_pool import enqueue
@@ -90,9 +91,8 @@ TIME_LIMIT_MESSAGE = (
 # about what the largest published training runs took (Llama 3 405B: 54 days of pre-training, Meta 2024)
 # with room for the ramp-up a rented cluster needs.
 DEFAULT_DEADLINE_DAYS = 90.0
-# The largest GPU count a run may ask for: the largest published single cluster (OCI Supercluster, "up to
-# 131,072 GPUs", provider-catalog addendum).
-MAX_RUN_GPUS = 131_072
+# The largest GPU count a run may ask for: the largest published single cluster.
+MAX_RUN_GPUS = LARGEST_CLUSTER_GPUS
 # The most offerings one run may name: a bound on the request, far above any catalog (the demo catalog has
 # 44); a run over the whole catalog names none.
 MAX_RUN_OFFERINGS = 1_000
