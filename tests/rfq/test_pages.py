@@ -126,8 +126,18 @@ def test_a_bad_request_form_names_the_field(demo: dict[str, Any]) -> None:
     buyer = _login("demo-buyer")
     response = buyer.post("/rfqs/new/", {"workload": "p:13b", "gpus": "0", "offerings": ["nebius-h100"]})
     assert response.status_code == 400
-    assert "<code>gpus</code>" in response.content.decode()
+    assert "GPUs: Ensure this value is greater than or equal to 1." in response.content.decode()
+    assert "<code>gpus</code>" not in response.content.decode()  # by its label, never its code
     assert not RequestForQuote.objects.exists()
+
+
+def test_a_bad_request_form_names_the_field_by_its_label_in_chinese(demo: dict[str, Any]) -> None:
+    buyer = _login("demo-buyer")
+    buyer.defaults["HTTP_ACCEPT_LANGUAGE"] = "zh-hans"
+    data = {"workload": "p:13b", "deadline_days": "0", "gpus": "-4", "offerings": ["nebius-h100"]}
+    html = buyer.post("/rfqs/new/", data).content.decode()
+    assert "GPU 数: " in html and "截止期限（天，用于预设）: " in html
+    assert "deadline_days:" not in html and "gpus:" not in html
 
 
 def test_payment_terms_and_enum_facts_are_shown_by_name_in_the_page_language(demo: dict[str, Any]) -> None:
