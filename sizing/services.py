@@ -178,6 +178,7 @@ TOO_MANY_OFFERINGS = gettext_noop(
 )
 UNKNOWN_FIELD = gettext_noop("unknown field")
 NO_SIZE = gettext_noop("give the architecture (layers, hidden, heads) or a parameter count")
+MISSING = gettext_noop("needed for a custom architecture (or choose a preset)")
 PARAMS_WITH_SHAPE = gettext_noop(
     "give a parameter count or the architecture (a preset, or layers, hidden and heads), not both: "
     "the architecture decides the size"
@@ -214,12 +215,14 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
         deadline_default=deadline_default,
         **values,
     )
+    # Before the engine, which would name only the parameter count and call it "missing".
+    if workload.layers is None and workload.params is None:
+        raise ValidationError({"params": gettext(NO_SIZE)})
     try:
         workload_from_dict(workload.to_engine_dict())
     except InputError as exc:
-        raise ValidationError({engine_field_to_form_field(exc.field): exc.reason}) from exc
-    if workload.layers is None and workload.params is None:
-        raise ValidationError({"params": gettext(NO_SIZE)})
+        reason = gettext(MISSING) if exc.reason == "missing" else exc.reason
+        raise ValidationError({engine_field_to_form_field(exc.field): reason}) from exc
     workload.full_clean()
     workload.save()
     return workload
