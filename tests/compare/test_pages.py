@@ -180,6 +180,16 @@ def test_a_bad_gpu_count_is_a_400_naming_gpus(client: Any, catalog: list[Any], v
     assert error["param"] == "gpus" and "from 1 to 131,072" in error["message"]
 
 
+def test_a_bad_parameter_is_named_by_its_label_in_the_pages_language(client: Any, catalog: list[Any]) -> None:
+    response = client.get(
+        "/compare/?offerings=good-ib,cheap-eth&workload=13b&gpus=-5", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="compare-errors"')[1].split("</div>")[0]
+    assert "GPU 数量: GPU 数应为 1 至 131,072 之间的整数" in errors
+    assert "<code>" not in errors and "gpus" not in errors and "whole number" not in errors
+
+
 def test_an_unpriced_offering_shows_no_price_never_a_bar(client: Any, catalog: list[Any]) -> None:
     unpriced = helpers.offering(slug="no-price", name="Unpriced cluster")
     unpriced.plans.update(price_usd_per_gpu_hour=None)
