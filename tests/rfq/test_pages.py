@@ -131,6 +131,20 @@ def test_a_bad_request_form_names_the_field(demo: dict[str, Any]) -> None:
     assert not RequestForQuote.objects.exists()
 
 
+def test_an_answer_without_a_source_is_refused_in_the_pages_language(demo: dict[str, Any]) -> None:
+    rfq = _send(_login("demo-buyer"))
+    rep = _login("demo-provider")
+    refused = rep.post(
+        f"/rfqs/{rfq.pk}/answer/nebius-h100/",
+        _answer_post(source_url="", as_of=""),
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    )
+    html = refused.content.decode()
+    assert refused.status_code == 400
+    assert "请给出这些数值所依据文件的地址。" in html and "请给出来源声明这些数值的日期。" in html
+    assert "Give the" not in html
+
+
 def test_a_bad_request_form_names_the_field_by_its_label_in_chinese(demo: dict[str, Any]) -> None:
     buyer = _login("demo-buyer")
     buyer.defaults["HTTP_ACCEPT_LANGUAGE"] = "zh-hans"
