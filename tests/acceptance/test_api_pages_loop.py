@@ -167,6 +167,8 @@ def test_the_pages_kit_download_report_and_the_buyers_list() -> None:
     page = client.get(f"/benchmarks/acceptance/{run.pk}/").content.decode()
     assert 'id="verdict" class="verdict incomplete"' in page and "350.84 GB/s (all_reduce, 8 nodes)" in page
     assert 'id="curve-data"' in page and "Cannot be measured from this bundle" in page
+    # on a phone the indicators are labelled cards: the verdict column was off the screen at 390 px
+    assert 'class="grid phone-cards" id="indicator-table"' in page and 'data-label="Verdict"' in page
     listing = client.get("/benchmarks/").content.decode()
     assert f"/benchmarks/acceptance/{run.pk}/" in listing and "aac11.txt" in listing
     # Public: the offering page and the checklist show it, dated, beside the claim.
