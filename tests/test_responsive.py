@@ -242,3 +242,24 @@ def test_the_planner_rankings_bill_range_may_break_between_its_figures_on_a_lapt
     assert ranking.locator(".days-band").first.evaluate("s => getComputedStyle(s).whiteSpace") == "nowrap"
     widths = ranking.evaluate("t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
     assert widths[0] <= widths[1], f"the ranking is {widths[0] - widths[1]} px wider than the page"
+
+
+def test_the_quotes_bill_and_plans_are_labelled_cards_at_390_px(
+    live_server: Any, page: Any, client: Any, site: dict[str, Any], artifacts: Path
+) -> None:
+    """At 390 px the bill hid its amount column off to the side and the plans table broke plan names between
+    letters ("On-deman d"); each line and each plan is now a card."""
+    _login(page, live_server, client, site["buyer"])
+    page.set_viewport_size(PHONE)
+    page.goto(live_server.url + f"/quotes/{site['quote'].pk}/")
+    for selector in ("#bill", "table.plans"):
+        table = page.locator(selector)
+        if table.count():
+            assert_cards(table)
+    amount = page.locator("#bill td[data-label]").nth(3)
+    assert "USD" in amount.evaluate("td => getComputedStyle(td, '::before').content")
+    assert _overflow(page) <= 0
+    page.screenshot(path=str(artifacts / "page-quote-cards-390.png"), full_page=True)
+    page.set_viewport_size(LAPTOP)
+    page.reload()
+    assert_a_table_again(page.locator("#bill"))
