@@ -31,6 +31,9 @@ class MultipleFileField(forms.FileField):
                 % {"limit": limit, "sent": len(data)},
                 code="too_many_files",
             )
+        if isinstance(data, list | tuple) and not data and self.required:
+            # named with the other fields' errors, not only once they are right (the service says the same)
+            raise forms.ValidationError(_("Choose at least one file."), code="required")
         if isinstance(data, list | tuple):
             return [single(d, initial) for d in data]
         return [single(data, initial)]

@@ -90,3 +90,13 @@ def test_a_repeated_file_is_announced_in_the_pages_language(offering: Any) -> No
     html = client.get(again["Location"]).content.decode()
     assert "a.txt 已为此产品上传过；现显示先前的上传。" in html
     assert "was already uploaded" not in html
+
+
+def test_no_file_is_named_beside_a_missing_offering(offering: Any) -> None:
+    """With no file and no offering chosen only the offering was named; the file came up on the next try."""
+    client = Client()
+    client.force_login(UserFactory())
+    response = client.post("/benchmarks/upload/", {"visibility": "private"})
+    assert response.status_code == 400
+    errors = response.context["form"].errors
+    assert errors["file"] == ["Choose at least one file."] and "offering" in errors
