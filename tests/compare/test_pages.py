@@ -406,3 +406,13 @@ def test_cost_per_token_follows_the_total_the_comparison_shows(catalog: list[Any
         bill_panel = cost.cost_panel(offerings, by_pk, "Llama 3 70B")
         bill_row = next(row for row in bill_panel["table"]["rows"] if o.name in str(row))
         assert "about " + usd(expected) in str(bill_row)
+
+
+def test_presets_are_named_not_coded_in_the_picker_and_the_title(client: Any, catalog: list[Any]) -> None:
+    html = client.get(
+        "/compare/?offerings=good-ib,cheap-eth&workload=deepseek-v3-671b&gpus=64",
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    ).content.decode()
+    title = html.split("<h1>")[1].split("</h1>")[0]
+    assert "deepseek-v3-671b" not in title
+    assert "预设：Llama 3 70B</option>" in html and "预设：llama3-70b" not in html
