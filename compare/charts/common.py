@@ -48,13 +48,16 @@ def missing_cell(text: str | None = None) -> dict:
     return cell(_("not published") if text is None else text, missing=True)
 
 
-def table(caption: str, head: list[str], rows: list[dict], numeric: Iterable[int] = ()) -> dict:
+def table(
+    caption: str, head: list[str], rows: list[dict], numeric: Iterable[int] = (), wide: bool | None = None
+) -> dict:
     """`rows`: [{"head": row header text, "cells": [cell, ...]}]; `numeric`: column indexes (after the row
-    header) that are numbers, for their header's alignment."""
+    header) that are numbers, for their header's alignment; `wide` puts a table of long words under its
+    chart whatever its number of columns."""
     nums = set(numeric)
     return {
         "caption": caption,
-        "wide": len(head) > 4,  # wide tables go under their chart rather than beside it
+        "wide": len(head) > 4 if wide is None else wide,  # wide tables go under their chart, not beside it
         "head": [{"text": h, "cls": "num" if i - 1 in nums else ""} for i, h in enumerate(head)],
         "rows": rows,
     }
@@ -106,10 +109,11 @@ def stacked_counts_figure(
 ) -> dict:
     """Horizontal bars of counts stacked along each of `rows` category rows (findings by severity,
     features by answer); `count_axis` adds to the count axis."""
+    labels = {str(y) for trace in traces for y in trace.get("y") or []}
     return {
         "data": traces,
         "layout": base_layout(
-            bar_height(rows, per_row),
+            bar_height(rows, per_row, labels),
             barmode="stack",
             xaxis=axis(count_title, **count_axis),
             yaxis=category_axis(),

@@ -37,3 +37,19 @@ def test_the_full_bill_chart_grows_with_a_long_offering_name(client: Any) -> Non
     long = helpers.offering(slug="long-one", name=LONG_NAME, provider=ProviderFactory(name="Alibaba Cloud"))
     assert offering_bar_height([short], 40) == 150 + 40
     assert offering_bar_height([short, long], 40) > 150 + 2 * 40 * 2
+
+
+def test_a_stacked_count_chart_grows_with_its_wrapped_labels() -> None:
+    from compare.charts.common import stacked_counts_figure
+
+    long_label = wrap("Alibaba Cloud: " + LONG_NAME)
+    traces = [{"type": "bar", "orientation": "h", "x": [1, 2], "y": [wrap("Short: one"), long_label]}]
+    figure = stacked_counts_figure(traces, 2, 34, "findings")
+    assert figure["layout"]["height"] >= 150 + 2 * LABEL_LINE_PX * (long_label.count("<br>") + 1)
+
+
+def test_a_table_of_words_may_be_put_under_its_chart() -> None:
+    from compare.charts.common import table
+
+    assert table("t", ["a", "b", "c", "d"], [])["wide"] is False
+    assert table("t", ["a", "b", "c", "d"], [], wide=True)["wide"] is True
