@@ -37,3 +37,18 @@ def test_a_yuan_quotes_cost_per_useful_gpu_hour_is_in_fen_like_the_result_page()
     assert view["per_useful_gpu_hour"] == "¥33.32"
     usd_view = quote_view({"bill": bill, "sizing": {}})
     assert usd_view["per_useful_gpu_hour"] == "$4.64"
+
+
+def test_a_converted_unit_price_keeps_four_decimals_not_every_digit_of_the_rate() -> None:
+    """A yuan quote priced checkpoint storage at "¥0.46868368" and a GPU-hour at "¥28.03476"."""
+    from decimal import Decimal
+
+    from portal.money import Money
+
+    yuan = Money(code="CNY", per_usd=Decimal("7.1884"))
+    assert yuan.text("0.0652", None) == "¥0.4687"
+    assert yuan.text("3.90", None) == "¥28.0348"
+    assert yuan.text("0.00002", None) == "¥0.000144"  # below a cent: three significant digits
+    assert yuan.text("0", None) == "¥0.00"
+    dollars = Money(code="USD")
+    assert dollars.text("0.0652", None) == "$0.0652" and dollars.text("0.00002", None) == "$0.00002"
