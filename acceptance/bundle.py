@@ -16,6 +16,8 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from hardware.messages import _
+
 MAX_MEMBERS = 2000
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
 MAX_RATIO = 200  # unpacked bytes per packed byte; text logs compress 5-20x
@@ -82,7 +84,7 @@ class _Reader:
         self.count += 1
         if self.count > self.limits.max_members:
             raise BundleError(
-                f"bundle: more than {self.limits.max_members} files; send the results folder only."
+                _("more than %(count)s files; send the results folder only.", count=self.limits.max_members)
             )
         name = clean_name(raw_name)
         if name is None:
@@ -100,16 +102,19 @@ class _Reader:
             return None
         if self.total + size > self.budget:
             raise BundleError(
-                f"bundle: unpacks to more than {_mib(self.budget)} "
-                f"(limits: {_mib(self.limits.max_total_bytes)} in all, "
-                f"{self.limits.max_ratio}x the packed size)."
+                _(
+                    "unpacks to more than %(size)s (limits: %(total)s in all, %(ratio)sx the packed size).",
+                    size=_mib(self.budget),
+                    total=_mib(self.limits.max_total_bytes),
+                    ratio=self.limits.max_ratio,
+                )
             )
         return name
 
     def add(self, name: str, data: bytes) -> None:
         self.total += len(data)
         if self.total > self.budget:  # a header that understated the size
-            raise BundleError(f"bundle: unpacks to more than {_mib(self.budget)}.")
+            raise BundleError(_("unpacks to more than %(size)s.", size=_mib(self.budget)))
         self.bundle.members.append(Member(name, data))
 
 
@@ -158,7 +163,7 @@ def read_bundle(data: bytes, limits: Limits | None = None) -> Bundle:
     """Every file of a tar(.gz/.bz2/.xz) or zip archive, within the limits; BundleError otherwise."""
     limits = limits or Limits()
     if not data:
-        raise BundleError("bundle: the file is empty.")
+        raise BundleError(_("the file is empty."))
     reader = _Reader(len(data), limits)
     try:
         if zipfile.is_zipfile(io.BytesIO(data)):
@@ -169,9 +174,11 @@ def read_bundle(data: bytes, limits: Limits | None = None) -> Bundle:
         raise
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as exc:
         raise BundleError(
-            f"bundle: not a readable tar.gz, tar or zip archive ({type(exc).__name__}); "
-            "pack the results folder with pack.sh or `tar -czf results.tar.gz results`."
+            _(
+                "not a readable tar.gz, tar or zip archive; pack the results folder with pack.sh or "
+                "`tar -czf results.tar.gz results`."
+            )
         ) from exc
     if not reader.bundle.members:
-        raise BundleError("bundle: the archive holds no files that could be read.")
+        raise BundleError(_("the archive holds no files that could be read."))
     return reader.bundle

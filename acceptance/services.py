@@ -26,6 +26,7 @@ from benchmarks import services as uploads
 from benchmarks.models import Upload, Visibility
 from benchmarks.parsers import detect_kind
 from benchmarks.selectors import upload_item
+from portal.i18n import shown
 from portal.task_pool import enqueue
 from portal.worker_rows import WorkStates, claim, stuck_ids
 from providers.models import Offering
@@ -60,7 +61,7 @@ def bundle_check(*, name: str, data: bytes) -> bundle_reader.Bundle:
     try:
         return bundle_reader.read_bundle(data, bundle_limits())
     except bundle_reader.BundleError as exc:
-        raise ValidationError({"bundle": [str(exc)]}) from exc
+        raise ValidationError({"bundle": [shown(exc.args[0])]}) from exc  # in the request's language
 
 
 def _enqueue(run_id: int) -> None:

@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 from accounts.throttles import UploadThrottled
 from benchmarks import selectors, services
 from benchmarks.models import Upload
+from hardware.gpus import LARGEST_CLUSTER_GPUS
 from portal.api_errors import error_responses
 from portal.api_fields import SlugRelatedField
 from portal.form_errors import messages_by_field
@@ -85,8 +86,12 @@ class UploadOutputSerializer(serializers.ModelSerializer[Upload]):
 class UploadInputSerializer(serializers.Serializer[dict[str, Any]]):
     file = serializers.FileField(help_text="the log or report; send several `file` parts for several files")
     offering = SlugRelatedField(slug_field="slug", queryset=Offering.objects.all())
-    nodes = serializers.IntegerField(min_value=1, required=False, allow_null=True)
-    gpus = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+    nodes = serializers.IntegerField(
+        min_value=1, max_value=LARGEST_CLUSTER_GPUS, required=False, allow_null=True
+    )
+    gpus = serializers.IntegerField(
+        min_value=1, max_value=LARGEST_CLUSTER_GPUS, required=False, allow_null=True
+    )
     measured_on = serializers.DateField(required=False, allow_null=True)
     notes = serializers.CharField(required=False, allow_blank=True, max_length=5000, default="")
     visibility = serializers.ChoiceField(choices=Upload.Visibility.choices, default=Upload.Visibility.PRIVATE)

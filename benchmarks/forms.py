@@ -9,6 +9,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from benchmarks.models import Upload
+from hardware.gpus import LARGEST_CLUSTER_GPUS
 from providers.models import Offering
 
 
@@ -30,6 +31,9 @@ class MultipleFileField(forms.FileField):
                 % {"limit": limit, "sent": len(data)},
                 code="too_many_files",
             )
+        if isinstance(data, list | tuple) and not data and self.required:
+            # named with the other fields' errors, not only once they are right (the service says the same)
+            raise forms.ValidationError(_("Choose at least one file."), code="required")
         if isinstance(data, list | tuple):
             return [single(d, initial) for d in data]
         return [single(data, initial)]
@@ -49,12 +53,17 @@ class UploadForm(forms.Form):
     )
     nodes = forms.IntegerField(
         min_value=1,
+        max_value=LARGEST_CLUSTER_GPUS,
         required=False,
         label=_("Nodes"),
         help_text=_("nodes in the run, if the log does not say"),
     )
     gpus = forms.IntegerField(
-        min_value=1, required=False, label=_("GPUs"), help_text=_("GPUs in the run, if the log does not say")
+        min_value=1,
+        max_value=LARGEST_CLUSTER_GPUS,
+        required=False,
+        label=_("GPUs"),
+        help_text=_("GPUs in the run, if the log does not say"),
     )
     measured_on = forms.DateField(
         required=False, label=_("Measured on"), widget=forms.DateInput(attrs={"type": "date"})

@@ -184,7 +184,7 @@ def upload_create(
     """
     files = list(files)
     if not files:
-        raise ValidationError({"file": ["Choose at least one file."]})
+        raise ValidationError({"file": [gettext("Choose at least one file.")]})
     for file in files:
         upload_check_content(file=file)
     batch = uuid.uuid4()

@@ -56,11 +56,10 @@ def upload_new(request: HttpRequest) -> HttpResponse:
         else:
             for outcome in outcomes:
                 if outcome.duplicate:
-                    messages.info(
-                        request,
-                        f"{outcome.upload.original_filename} was already uploaded for this offering; "
-                        "showing the earlier upload.",
+                    notice = gettext(
+                        "%(name)s was already uploaded for this offering; showing the earlier upload."
                     )
+                    messages.info(request, notice % {"name": outcome.upload.original_filename})
             if len(outcomes) == 1:
                 return redirect(outcomes[0].upload.get_absolute_url())
             return redirect(reverse("benchmarks:batch", args=[outcomes[0].upload.batch]))

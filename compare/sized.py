@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.cache import cache
 
-from hardware.gpus import GPUS
+from hardware.gpus import GPUS, LARGEST_CLUSTER_GPUS
 from hardware.messages import Msg, _, joined
 from portal.i18n import translated
 from providers.cached import catalog_version
@@ -30,7 +30,7 @@ CACHE_SECONDS = 24 * 3600
 # The cached results' meaning: raised when a field changes what it holds (2: cost_total_usd is the central
 # estimate), so a result cached before is not read as the new one.
 CACHE_FORMAT = 2
-GPUS_MIN, GPUS_MAX = 1, 131_072
+GPUS_MIN, GPUS_MAX = 1, LARGEST_CLUSTER_GPUS
 # A workload that names no deadline is compared as if it had this one (the planner's stated default).
 DEFAULT_DEADLINE_DAYS = 90.0
 # The suggested GPU count: what an H100 cluster needs to finish within the deadline at this share of its

@@ -17,7 +17,7 @@ from django.template.loader import get_template
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
 from acceptance.selectors import compare_blocks
@@ -25,11 +25,23 @@ from compare import charts, selectors, services, sized
 from portal.money import Money, shown_in
 from sizing.models import PlanRun
 
+# The address's parameters as the picker form names them (an error names the field, never its code).
+PARAM_LABELS = {
+    "offerings": gettext_noop("Offerings"),
+    "workload": gettext_noop("Workload"),
+    "gpus": gettext_noop("GPU count"),
+}
+GPUS_RANGE = gettext_noop("a whole number of GPUs from %(min)s to %(max)s")
+
 
 def _errors(exc: ValidationError) -> list[dict[str, str]]:
     if hasattr(exc, "error_dict"):
-        return [{"param": field, "message": m} for field, msgs in exc.message_dict.items() for m in msgs]
-    return [{"param": "", "message": m} for m in exc.messages]
+        return [
+            {"param": field, "label": _(PARAM_LABELS.get(field, field)), "message": m}
+            for field, msgs in exc.message_dict.items()
+            for m in msgs
+        ]
+    return [{"param": "", "label": "", "message": m} for m in exc.messages]
 
 
 def _include_samples(query: QueryDict) -> bool:
@@ -76,7 +88,8 @@ def _parse(request: HttpRequest) -> tuple[list[str], list[Any], Any, int | None,
     try:
         gpus = sized.check_gpus(request.GET.get("gpus", ""))
     except ValueError as exc:
-        raise ValidationError({"gpus": str(exc).removeprefix("gpus: ")}) from exc
+        words = _(GPUS_RANGE) % {"min": sized.GPUS_MIN, "max": f"{sized.GPUS_MAX:,}"}
+        raise ValidationError({"gpus": words}) from exc
     return slugs, offerings, ref, gpus, left_out
 
 

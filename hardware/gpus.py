@@ -17,6 +17,9 @@ from typing import NamedTuple
 from .links import SCALE_UP_LINKS
 
 MIB = 2**20
+# The most GPUs one cluster has: the largest published single cluster (OCI Supercluster, "up to 131,072
+# GPUs", provider-catalog addendum). The bound of a run's, a request's and an uploaded log's GPU count.
+LARGEST_CLUSTER_GPUS = 131_072
 # NVLink SHARP (NVLS, in-switch reductions that raise all-reduce busbw above the wire rate, nccl-tests
 # FORMATS.md 1.3) needs third-generation NVSwitch: Hopper HGX boards and later.
 NVLS_ARCHITECTURES = ("hopper", "blackwell", "blackwell-ultra")

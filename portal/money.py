@@ -88,6 +88,12 @@ class Money:
         value = self.convert(amount_usd)
         if value is None:
             return missing
+        if places is None and self.converted and value:
+            # A converted unit price: the rate's product has digits nobody published ("¥0.46868368"); four
+            # decimals, or three significant digits below a cent.
+            value = value.quantize(Decimal(1).scaleb(min(-4, value.adjusted() - 2)))
+            if "." in str(value):
+                value = Decimal(str(value).rstrip("0").rstrip(".") or "0")
         if places is None and value == value.quantize(Decimal("0.01")):
             places = 2
         return symbol_text(self.symbol, value, places)

@@ -116,11 +116,12 @@ class OfferingFilterSet(django_filters.FilterSet):
             ("", SORT_LABELS["provider"]),
             *((k, SORT_LABELS.get(k, k)) for k, _k in selectors.SORT_CHOICES),
         ],
+        label="Sort",
         method=unchanged,
     )
     # The browse page's page number, validated with the filters (a bad one is a 400 naming `page`) and
     # used by the page's paginator; the API pages with limit/offset.
-    page = FormFieldFilter(forms.IntegerField, min_value=1, method=unchanged)
+    page = FormFieldFilter(forms.IntegerField, min_value=1, label="Page", method=unchanged)
 
     # The browse form's hidden field that says it was submitted: an unticked checkbox sends nothing, so a
     # missing include_fictional then means "leave the samples out" rather than the default.

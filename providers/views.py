@@ -17,7 +17,7 @@ from django.template.loader import get_template
 from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language, ngettext
+from django.utils.translation import get_language, gettext, ngettext
 
 from portal.form_errors import add_form_errors
 from providers import selectors, services
@@ -27,7 +27,7 @@ from providers.facts import FACTS, GROUPS, fact_label, facts_in_group
 from providers.filters import FEATURE_CHOICES, OfferingFilterSet
 from providers.forms import OfferingFactsEditForm
 from providers.models import Offering
-from providers.names import gpu_vendor, note_text
+from providers.names import gpu_vendor, note_text, value_names
 from providers.page_context import offering_page_sections
 
 BROWSE_PAGE_SIZE = 50
@@ -230,6 +230,32 @@ def _facts_post(request: HttpRequest, offering: Offering, form: OfferingFactsEdi
     return len(changes)
 
 
+def _change_text(fact: str, value: Any, vendor: str | None) -> str:
+    """A recorded fact value in words in the page's language ("not published", "yes", "InfiniBand")."""
+    if value is None or value == "" or value == []:
+        return gettext("not published")
+    if isinstance(value, bool):
+        return gettext("yes") if value else gettext("no")
+    if isinstance(value, float) and value.is_integer():
+        return f"{value:,.0f}"
+    if isinstance(value, int | float):
+        return f"{value:,}"
+    return value_names(fact, value, vendor)
+
+
+def _history_rows(offering: Offering, vendor: str | None) -> list[dict[str, Any]]:
+    """The sourced changes with each fact by its label and its values in words, never their codes."""
+    return [
+        {
+            "change": change,
+            "label": gettext(fact_label(change.fact, vendor)),
+            "old": _change_text(change.fact, change.old, vendor),
+            "new": _change_text(change.fact, change.new, vendor),
+        }
+        for change in selectors.fact_history(offering=offering)
+    ]
+
+
 @login_required
 def offering_facts_edit(request: HttpRequest, slug: str) -> HttpResponse:
     """The sourced edit form (also at the former /edit/ address): changed facts with the document and date
@@ -259,7 +285,7 @@ def offering_facts_edit(request: HttpRequest, slug: str) -> HttpResponse:
         "form": form,
         "source_fields": [form["source_url"], form["as_of"]],
         "fact_fields": [form[fact.name] for fact in FACTS],
-        "history": selectors.fact_history(offering=offering),
+        "history": _history_rows(offering, vendor),
         "review_age_days": age,
         # a group's note is the transcriber's: read as on the offering page (providers.names.note_text)
         "stale_groups": [

@@ -85,7 +85,7 @@ def _cost_by_item(bill: dict[str, Any]) -> dict[str, Any] | None:
     priced = [
         (ln, v) for ln in bill.get("lines") or [] if (v := money.chart_value(ln.get("usd"))) is not None
     ]
-    if not priced:
+    if not any(v > 0 for _, v in priced):  # nothing but zeros (no published price): no bar to draw
         return None
     return _bar_chart(
         "cost-by-item",

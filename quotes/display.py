@@ -231,7 +231,8 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
         "unknown_fees": unknown_fees(bill),
         "range": bill_range(snapshot, bill),
         "per_billion_tokens": "—" if no_price else usd(bill.get("usd_per_billion_tokens"), missing="—"),
-        "per_useful_gpu_hour": "—" if no_price else unit_price(bill.get("usd_per_useful_gpu_hour")),
+        # a derived figure, in cents like the planner result page (not a published price with every digit)
+        "per_useful_gpu_hour": "—" if no_price else usd(bill.get("usd_per_useful_gpu_hour")),
         "bill_rows": bill_rows(bill, snapshot.get("bill_line_note_messages")),
         "plans": [_plan_row(p) for p in bill.get("plans") or []],
         "layout": snapshot.get("layout_text") or "—",

@@ -93,12 +93,12 @@ class AnswerForm(forms.Form):
         assume_scheme="https",
         label=_("Source (address of the offer document)"),
         max_length=500,
-        error_messages={"required": "Give the address of the document these values come from."},
+        error_messages={"required": _("Give the address of the document these values come from.")},
     )
     as_of = forms.DateField(
         label=_("Date of the source"),
         widget=forms.DateInput(attrs={"type": "date"}),
-        error_messages={"required": "Give the date the source states these values."},
+        error_messages={"required": _("Give the date the source states these values.")},
     )
     message = forms.CharField(
         label=_("Answers to the buyer's questions"),

@@ -11,6 +11,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
+from hardware.gpus import LARGEST_CLUSTER_GPUS
 from portal.i18n import translated_bound_error
 from portal.money import amount_text
 from providers.facts import PLAN_BOUNDS, PRICE_CAP_USD_PER_GPU_HOUR
@@ -26,7 +27,7 @@ from sizing.services import size_offering_with_findings, workload_create
 
 # Bounds of the inputs (the API serializers and page forms show the same ones).
 MAX_OFFERINGS = 20
-MAX_GPUS = 131_072
+MAX_GPUS = LARGEST_CLUSTER_GPUS
 MAX_QUESTIONS = 20
 MAX_QUESTION_CHARS = 2000
 # A proposal's price is held to the catalog plans' bound (greater than 0, at most the cap the planner sizes):

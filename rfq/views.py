@@ -106,7 +106,7 @@ def rfq_detail(request: HttpRequest, rfq_id: int) -> HttpResponse:
     }
     if not representative:
         latest = selectors.latest_answers(rfq=rfq)
-        context["all_offerings"] = list(rfq.offerings.all())
+        context["all_offerings"] = list(rfq.offerings.select_related("provider"))
         context["side_by_side"] = _side_by_side(rfq, latest)
         context["comparison"] = comparison = selectors.comparison(rfq=rfq, latest=latest)
         # why a proposal cannot run the job, in the page's language (the API keeps the English text)
@@ -115,6 +115,11 @@ def rfq_detail(request: HttpRequest, rfq_id: int) -> HttpResponse:
         for row in comparison["results"]:
             result = results.get(row["offering"], {})
             row["shown_reason"] = shown_reason(row.get("infeasible_reason"), result.get("sizing"))
+        # the offerings still to answer by their names (the API lists their slugs)
+        waiting = set(comparison["unanswered"])
+        context["unanswered_names"] = [
+            f"{o.provider.shown_name}: {o.name}" for o in context["all_offerings"] if o.slug in waiting
+        ]
         context["events"] = (
             selectors.rfq_events(rfq=rfq) if getattr(request.user, "is_curator", False) else None
         )

@@ -22,6 +22,7 @@ from django.utils.translation import gettext, gettext_noop
 from checks.models import context_for_run
 from checks.rules import Finding, run_rules
 from checks.services import findings_store_many
+from hardware.gpus import LARGEST_CLUSTER_GPUS
 from hardware.messages import _, messages_of
 from hardware.norms import Assumed
 from portal.task_pool import enqueue
@@ -90,9 +91,8 @@ TIME_LIMIT_MESSAGE = (
 # about what the largest published training runs took (Llama 3 405B: 54 days of pre-training, Meta 2024)
 # with room for the ramp-up a rented cluster needs.
 DEFAULT_DEADLINE_DAYS = 90.0
-# The largest GPU count a run may ask for: the largest published single cluster (OCI Supercluster, "up to
-# 131,072 GPUs", provider-catalog addendum).
-MAX_RUN_GPUS = 131_072
+# The largest GPU count a run may ask for: the largest published single cluster.
+MAX_RUN_GPUS = LARGEST_CLUSTER_GPUS
 # The most offerings one run may name: a bound on the request, far above any catalog (the demo catalog has
 # 44); a run over the whole catalog names none.
 MAX_RUN_OFFERINGS = 1_000
@@ -178,6 +178,7 @@ TOO_MANY_OFFERINGS = gettext_noop(
 )
 UNKNOWN_FIELD = gettext_noop("unknown field")
 NO_SIZE = gettext_noop("give the architecture (layers, hidden, heads) or a parameter count")
+MISSING = gettext_noop("needed for a custom architecture (or choose a preset)")
 PARAMS_WITH_SHAPE = gettext_noop(
     "give a parameter count or the architecture (a preset, or layers, hidden and heads), not both: "
     "the architecture decides the size"
@@ -214,12 +215,14 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
         deadline_default=deadline_default,
         **values,
     )
+    # Before the engine, which would name only the parameter count and call it "missing".
+    if workload.layers is None and workload.params is None:
+        raise ValidationError({"params": gettext(NO_SIZE)})
     try:
         workload_from_dict(workload.to_engine_dict())
     except InputError as exc:
-        raise ValidationError({engine_field_to_form_field(exc.field): exc.reason}) from exc
-    if workload.layers is None and workload.params is None:
-        raise ValidationError({"params": gettext(NO_SIZE)})
+        reason = gettext(MISSING) if exc.reason == "missing" else exc.reason
+        raise ValidationError({engine_field_to_form_field(exc.field): reason}) from exc
     workload.full_clean()
     workload.save()
     return workload

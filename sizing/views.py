@@ -22,7 +22,7 @@ from sizing.bill import LINE_ITEM_LABELS, compute_unpriced
 from sizing.engine.accuracy import accuracy_sentence
 from sizing.engine.unpublished import fact_value_text, fact_words
 from sizing.filters import RunResultFilterSet
-from sizing.forms import PlanForm
+from sizing.forms import PRESET_LABELS, PlanForm
 from sizing.models import Objective
 from sizing.summary import (
     ITERATION_LABELS,
@@ -69,7 +69,16 @@ def workload_list(request: HttpRequest) -> HttpResponse:
         request,
         "sizing/workloads.html",
         {
-            "workloads": selectors.workload_list(owner=request.user),
+            "workloads": [
+                {
+                    "workload": w,
+                    # by their names and in words, never their codes or a raw float (14800000000000.0)
+                    "preset_label": gettext(PRESET_LABELS.get(w.preset, w.preset)),
+                    "tokens_text": tokens_text(w.train_tokens),
+                    "params_text": tokens_text(w.params),
+                }
+                for w in selectors.workload_list(owner=request.user)
+            ],
             "runs": selectors.run_list(owner=request.user)[:50],
         },
     )

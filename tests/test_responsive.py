@@ -204,3 +204,62 @@ def test_the_quote_pdf_renders_to_pictures(site: dict[str, Any], artifacts: Path
     site["quote"].refresh_from_db()
     pages = to_png(pdf_bytes(site["quote"]), artifacts, "quote-pdf-pages")
     assert pages, "pdftoppm drew the PDF's pages"
+
+
+# The y-axis tick labels of a chart, as boxes: [top, bottom] of each label on the page.
+TICK_BOXES = """sel => [...document.querySelectorAll(sel + ' .main-svg .yaxislayer-above .ytick text')]
+  .map(t => t.getBoundingClientRect()).filter(r => r.height > 0).map(r => [r.top, r.bottom])"""
+
+
+@pytest.mark.parametrize("size_name", ["390", "desktop"])
+def test_the_compare_charts_labels_never_overlap(
+    live_server: Any, page: Any, client: Any, site: dict[str, Any], artifacts: Path, size_name: str
+) -> None:
+    _login(page, live_server, client, site["buyer"])
+    page.set_viewport_size(PHONE if size_name == "390" else LAPTOP)
+    page.goto(live_server.url + _pages(site)["compare"])
+    for panel in ("cost", "goodput", "usable"):
+        selector = f"#panel-{panel}"
+        page.wait_for_selector(f"{selector} .main-svg", timeout=30_000)
+        boxes = sorted(page.evaluate(TICK_BOXES, selector))
+        assert len(boxes) >= 4, (panel, boxes)
+        for upper, lower in zip(boxes, boxes[1:], strict=False):
+            assert upper[1] <= lower[0] + 1, f"{panel} at {size_name}: labels overlap {upper} {lower}"
+    page.locator("#panel-cost").screenshot(path=str(artifacts / f"compare-cost-labels-{size_name}.png"))
+
+
+def test_the_planner_rankings_bill_range_may_break_between_its_figures_on_a_laptop(
+    live_server: Any, page: Any, client: Any, site: dict[str, Any]
+) -> None:
+    """A range kept on one line ("$12,248,829 to $13,239,846") made the demo's ranking 20 px wider than the
+    page at 1366 px, its pitfalls column cut off; it may now break at its spaces, the days band may not."""
+    _login(page, live_server, client, site["buyer"])
+    page.set_viewport_size(LAPTOP)
+    page.goto(live_server.url + f"/plan/{site['run'].pk}/")
+    ranking = page.locator("#ranking")
+    bill_range = ranking.locator("td.num .range:not(.days-band)").first
+    assert bill_range.evaluate("s => getComputedStyle(s).whiteSpace") == "normal"
+    assert ranking.locator(".days-band").first.evaluate("s => getComputedStyle(s).whiteSpace") == "nowrap"
+    widths = ranking.evaluate("t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
+    assert widths[0] <= widths[1], f"the ranking is {widths[0] - widths[1]} px wider than the page"
+
+
+def test_the_quotes_bill_and_plans_are_labelled_cards_at_390_px(
+    live_server: Any, page: Any, client: Any, site: dict[str, Any], artifacts: Path
+) -> None:
+    """At 390 px the bill hid its amount column off to the side and the plans table broke plan names between
+    letters ("On-deman d"); each line and each plan is now a card."""
+    _login(page, live_server, client, site["buyer"])
+    page.set_viewport_size(PHONE)
+    page.goto(live_server.url + f"/quotes/{site['quote'].pk}/")
+    for selector in ("#bill", "table.plans"):
+        table = page.locator(selector)
+        if table.count():
+            assert_cards(table)
+    amount = page.locator("#bill td[data-label]").nth(3)
+    assert "USD" in amount.evaluate("td => getComputedStyle(td, '::before').content")
+    assert _overflow(page) <= 0
+    page.screenshot(path=str(artifacts / "page-quote-cards-390.png"), full_page=True)
+    page.set_viewport_size(LAPTOP)
+    page.reload()
+    assert_a_table_again(page.locator("#bill"))

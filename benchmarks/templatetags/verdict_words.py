@@ -10,12 +10,13 @@ from django.utils.translation import gettext, gettext_noop
 
 register = template.Library()
 
-# English message ids: the same word on an English page as the code it stands for.
+# English message ids: the same word on an English page as the code it stands for, except where the code is
+# not a word ("cannot-measure").
 WORDS = {
     "pass": gettext_noop("pass"),
     "warn": gettext_noop("warn"),
     "fail": gettext_noop("fail"),
-    "cannot-measure": gettext_noop("cannot-measure"),
+    "cannot-measure": gettext_noop("cannot be measured"),
     "incomplete": gettext_noop("incomplete"),
     "critical": gettext_noop("critical"),
     "warning": gettext_noop("warning"),

@@ -6,6 +6,7 @@ static/compare/compare.js), the table holds the same numbers for reading and for
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
@@ -47,13 +48,16 @@ def missing_cell(text: str | None = None) -> dict:
     return cell(_("not published") if text is None else text, missing=True)
 
 
-def table(caption: str, head: list[str], rows: list[dict], numeric: Iterable[int] = ()) -> dict:
+def table(
+    caption: str, head: list[str], rows: list[dict], numeric: Iterable[int] = (), wide: bool | None = None
+) -> dict:
     """`rows`: [{"head": row header text, "cells": [cell, ...]}]; `numeric`: column indexes (after the row
-    header) that are numbers, for their header's alignment."""
+    header) that are numbers, for their header's alignment; `wide` puts a table of long words under its
+    chart whatever its number of columns."""
     nums = set(numeric)
     return {
         "caption": caption,
-        "wide": len(head) > 4,  # wide tables go under their chart rather than beside it
+        "wide": len(head) > 4 if wide is None else wide,  # wide tables go under their chart, not beside it
         "head": [{"text": h, "cls": "num" if i - 1 in nums else ""} for i, h in enumerate(head)],
         "rows": rows,
     }
@@ -64,8 +68,19 @@ def count_row(head: str, counts: Iterable[int]) -> dict:
     return {"head": head, "href": "", "cells": [cell(n, number=True) for n in counts]}
 
 
-def bar_height(rows: int, per_row: int = 44) -> int:
-    return 150 + per_row * max(rows, 1)
+LABEL_LINE_PX = 17  # one line of a wrapped 13 px axis label, with Plotly's line spacing
+
+
+def bar_height(rows: int, per_row: int = 44, labels: Iterable[str] = ()) -> int:
+    """A bar chart's height: `per_row` pixels a row, or more where a row's wrapped label (`labels`, lines
+    joined by <br>) needs them, so that the labels of neighbouring rows never overlap."""
+    lines = max((label.count("<br>") + 1 for label in labels), default=1)
+    return 150 + max(per_row, LABEL_LINE_PX * lines + 8) * max(rows, 1)
+
+
+def offering_bar_height(offerings: list[Any], per_row: int) -> int:
+    """`bar_height` of one row per offering, labelled by `offering_labels`."""
+    return bar_height(len(offerings), per_row, offering_labels(offerings).values())
 
 
 def bar_words_trace(x: list[Any], y: list[Any], text: list[str], color: str, name: str | None = None) -> dict:
@@ -94,10 +109,11 @@ def stacked_counts_figure(
 ) -> dict:
     """Horizontal bars of counts stacked along each of `rows` category rows (findings by severity,
     features by answer); `count_axis` adds to the count axis."""
+    labels = {str(y) for trace in traces for y in trace.get("y") or []}
     return {
         "data": traces,
         "layout": base_layout(
-            bar_height(rows, per_row),
+            bar_height(rows, per_row, labels),
             barmode="stack",
             xaxis=axis(count_title, **count_axis),
             yaxis=category_axis(),
@@ -108,11 +124,17 @@ def stacked_counts_figure(
 LABEL_LINE = 26  # characters per line of an axis label: long names wrap, they are never cut
 
 
+def shown_width(text: str) -> int:
+    """How many Latin characters' width `text` takes: a Chinese character is drawn about twice as wide."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def wrap(text: str, width: int = LABEL_LINE) -> str:
-    """`text` escaped for Plotly and wrapped at spaces into lines of about `width` characters."""
+    """`text` escaped for Plotly and wrapped at spaces into lines of about `width` characters (a Chinese
+    character counting as two)."""
     lines: list[str] = []
     for word in text.split():
-        if lines and len(lines[-1]) + 1 + len(word) <= width:
+        if lines and shown_width(lines[-1]) + 1 + shown_width(word) <= width:
             lines[-1] += " " + word
         else:
             lines.append(word)

@@ -8,7 +8,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from compare.charts.common import (
-    bar_height,
     bar_words_trace,
     bill_line,
     cell,
@@ -17,6 +16,7 @@ from compare.charts.common import (
     money_axis,
     money_value,
     no_price,
+    offering_bar_height,
     offering_labels,
     offering_row,
     per_billion_tokens,
@@ -253,7 +253,7 @@ def cost_panel(offerings: list[Any], results: dict[int, Any], workload_label: st
         "figure": {
             "data": _traces(stacks, notes, ranges),
             "layout": base_layout(
-                bar_height(len(offerings), 40),
+                offering_bar_height(offerings, 40),
                 barmode="stack",
                 xaxis=axis(
                     money_axis(_("full bill")), tickprefix=active().symbol, range=[0, max(totals + [1]) * 1.6]

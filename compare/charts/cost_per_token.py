@@ -7,13 +7,13 @@ from typing import Any, NamedTuple
 from django.utils.translation import gettext as _
 
 from compare.charts.common import (
-    bar_height,
     bar_words_trace,
     cell,
     central_estimate_shown,
     hover,
     missing_cell,
     no_price,
+    offering_bar_height,
     offering_labels,
     offering_row,
     per_billion_tokens,
@@ -136,7 +136,7 @@ def cost_per_token_panel(offerings: list[Any], results: dict[int, Any], workload
         "figure": {
             "data": [bar, words],
             "layout": base_layout(
-                bar_height(len(offerings), 30),
+                offering_bar_height(offerings, 30),
                 xaxis=axis(
                     _per_billion_title(),
                     tickprefix=active().symbol,

@@ -7,7 +7,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from compare.charts.common import bar_height, cell, offering_labels, offering_row, table
+from compare.charts.common import cell, offering_bar_height, offering_labels, offering_row, table
 from portal.chart_style import (
     PAGE_INK,
     TINT_NO,
@@ -72,7 +72,7 @@ def _heatmap(offerings: list[Any], z: list[list[int]], text: list[list[str]]) ->
             }
         ],
         "layout": base_layout(
-            bar_height(len(offerings), 34),
+            offering_bar_height(offerings, 34),
             xaxis={"side": "top", "automargin": True, "tickangle": 0},
             yaxis=category_axis(),
             margin={"l": 10, "r": 10, "t": 40, "b": 10},

@@ -98,5 +98,6 @@ def findings_panel(offerings: list[Any], findings: list[Any]) -> dict:
             _("Findings on the published facts"),
             [_("Offering"), _("Severity"), _("Code"), _("Finding")],
             rows,
+            wide=True,  # offering names and findings in words: beside the chart they overflowed at 1366 px
         ),
     }

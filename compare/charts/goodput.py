@@ -9,13 +9,13 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from compare.charts.common import (
-    bar_height,
     bill_line,
     cell,
     fmt,
     hover,
     missing_cell,
     money_value,
+    offering_bar_height,
     offering_labels,
     offering_row,
     table,
@@ -148,7 +148,7 @@ def goodput_panel(offerings: list[Any], results: dict[int, Any], workload_label:
         "figure": {
             "data": traces,
             "layout": base_layout(
-                bar_height(len(offerings), 40),
+                offering_bar_height(offerings, 40),
                 xaxis=axis(_("expected goodput (%)"), domain=[0, 0.44], range=[0, 118]),
                 xaxis2=axis(
                     _("GPU-hours lost to failures"), domain=[0.56, 1], anchor="y", range=[0, top_lost * 1.3]

@@ -209,7 +209,7 @@ def _figure(series: dict[str, dict[str, list]], offering_count: int) -> dict:
         for key, (name, color, shape, xaxis) in SERIES_STYLES.items()
     ]
     layout = base_layout(
-        bar_height(offering_count, 56),
+        bar_height(offering_count, 56, series["intra_claimed"]["y"]),
         barmode="group",
         bargap=0.25,
         xaxis=axis(

@@ -7,12 +7,12 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from compare.charts.common import (
-    bar_height,
     bar_words_trace,
     cell,
     fmt,
     hover,
     missing_cell,
+    offering_bar_height,
     offering_labels,
     offering_row,
     table,
@@ -158,7 +158,7 @@ def usable_panel(offerings: list[Any], results: dict[int, Any]) -> dict:
         "figure": {
             "data": _traces(**series),
             "layout": base_layout(
-                bar_height(len(offerings), 40),
+                offering_bar_height(offerings, 40),
                 xaxis=axis(
                     _("% of contracted GPUs guaranteed usable (bars) · uptime SLA % (diamonds)"),
                     range=[0, 101],

@@ -19,11 +19,18 @@
   function narrow(figure) {
     var layout = figure.layout;
     var rows = {};
+    var lines = 1;
     figure.data.forEach(function (trace) {
-      if (trace.orientation === "h") { (trace.y || []).forEach(function (y) { rows[y] = true; }); }
+      if (trace.orientation === "h") {
+        (trace.y || []).forEach(function (y) {
+          rows[y] = true;
+          lines = Math.max(lines, String(y).split("<br>").length);
+        });
+      }
     });
     var count = Object.keys(rows).length;
-    if (count) { layout.height = Math.max(layout.height || 0, 200 + 64 * count); }
+    /* a row is as tall as its wrapped label (10 px text, 13 px a line), so that neighbours never overlap */
+    if (count) { layout.height = Math.max(layout.height || 0, 200 + Math.max(64, 13 * lines + 10) * count); }
     if (layout.showlegend !== false) {
       /* the legend stays above the plot, in rows; the chart grows so that it never needs a scrollbar */
       layout.legend = Object.assign({}, layout.legend || {}, {font: {size: 10}});

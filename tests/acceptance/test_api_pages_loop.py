@@ -100,7 +100,8 @@ def test_posting_needs_a_login_and_names_the_bad_field() -> None:
     response = _post_bundle(_api(UserFactory()), offering, b"not an archive")
     body = response.json()
     assert response.status_code == 400 and "not a readable tar.gz" in body["extra"]["fields"]["bundle"][0]
-    assert body["message"].startswith("bundle: bundle: not a readable tar.gz")
+    assert body["message"].startswith("bundle: not a readable tar.gz")  # the field named once
+    assert "Error" not in body["message"]  # no exception class name (it read "(ReadError)")
     response = _api(UserFactory()).post("/api/v1/acceptance/", {"offering": "nope"}, format="multipart")
     assert response.status_code == 400 and {"bundle", "offering"} <= set(response.json()["extra"]["fields"])
 
@@ -166,6 +167,8 @@ def test_the_pages_kit_download_report_and_the_buyers_list() -> None:
     page = client.get(f"/benchmarks/acceptance/{run.pk}/").content.decode()
     assert 'id="verdict" class="verdict incomplete"' in page and "350.84 GB/s (all_reduce, 8 nodes)" in page
     assert 'id="curve-data"' in page and "Cannot be measured from this bundle" in page
+    # on a phone the indicators are labelled cards: the verdict column was off the screen at 390 px
+    assert 'class="grid phone-cards" id="indicator-table"' in page and 'data-label="Verdict"' in page
     listing = client.get("/benchmarks/").content.decode()
     assert f"/benchmarks/acceptance/{run.pk}/" in listing and "aac11.txt" in listing
     # Public: the offering page and the checklist show it, dated, beside the claim.
@@ -202,3 +205,33 @@ def test_a_failing_public_report_shows_red_on_the_offering_page_and_goes_into_th
     client.force_login(owner)
     body = client.get(quote.get_absolute_url()).content.decode()
     assert 'id="acceptance-section"' in body and "overall fail" in body
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b"plain text, not an archive", "不是可读取的 tar.gz、tar 或 zip 归档"),
+        (b"PK\x05\x06" + b"\0" * 18, "归档中没有可读取的文件。"),
+    ],
+)
+def test_a_bad_bundle_is_refused_in_the_pages_language_naming_the_field_once(data: bytes, words: str) -> None:
+    """It read "Bundle: bundle: not a readable tar.gz, tar or zip archive (ReadError); ..." in Chinese."""
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    client.force_login(UserFactory())
+    offering = OfferingFactory()
+    data_sent = {
+        "bundle": SimpleUploadedFile("r.txt", data),
+        "offering": offering.slug,
+        "visibility": "private",
+    }
+    response = client.post("/benchmarks/acceptance/bundle/", data_sent)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert words in html
+    assert "bundle:" not in html and "Error)" not in html and "not a readable" not in html
+
+
+def test_a_verdict_that_cannot_be_measured_says_so_in_words() -> None:
+    from benchmarks.templatetags.verdict_words import verdict_word
+
+    assert verdict_word("cannot-measure") == "cannot be measured"

@@ -180,6 +180,16 @@ def test_a_bad_gpu_count_is_a_400_naming_gpus(client: Any, catalog: list[Any], v
     assert error["param"] == "gpus" and "from 1 to 131,072" in error["message"]
 
 
+def test_a_bad_parameter_is_named_by_its_label_in_the_pages_language(client: Any, catalog: list[Any]) -> None:
+    response = client.get(
+        "/compare/?offerings=good-ib,cheap-eth&workload=13b&gpus=-5", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="compare-errors"')[1].split("</div>")[0]
+    assert "GPU 数量: GPU 数应为 1 至 131,072 之间的整数" in errors
+    assert "<code>" not in errors and "gpus" not in errors and "whole number" not in errors
+
+
 def test_an_unpriced_offering_shows_no_price_never_a_bar(client: Any, catalog: list[Any]) -> None:
     unpriced = helpers.offering(slug="no-price", name="Unpriced cluster")
     unpriced.plans.update(price_usd_per_gpu_hour=None)
@@ -396,3 +406,13 @@ def test_cost_per_token_follows_the_total_the_comparison_shows(catalog: list[Any
         bill_panel = cost.cost_panel(offerings, by_pk, "Llama 3 70B")
         bill_row = next(row for row in bill_panel["table"]["rows"] if o.name in str(row))
         assert "about " + usd(expected) in str(bill_row)
+
+
+def test_presets_are_named_not_coded_in_the_picker_and_the_title(client: Any, catalog: list[Any]) -> None:
+    html = client.get(
+        "/compare/?offerings=good-ib,cheap-eth&workload=deepseek-v3-671b&gpus=64",
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    ).content.decode()
+    title = html.split("<h1>")[1].split("</h1>")[0]
+    assert "deepseek-v3-671b" not in title
+    assert "预设：Llama 3 70B</option>" in html and "预设：llama3-70b" not in html

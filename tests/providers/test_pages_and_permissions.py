@@ -155,3 +155,12 @@ def test_the_provider_filter_searches_names_and_suggests_only_a_few(client: Any)
     assert '<option value="Lambda Labs">' in found.content.decode()
     too_long = client.get("/offerings/?provider_name=" + "x" * 101)
     assert too_long.status_code == 400 and "provider_name" in too_long.content.decode()
+
+
+def test_a_bad_filter_is_named_by_its_label_in_the_pages_language(client: Any) -> None:
+    response = client.get("/offerings/?max_price=abc&sort=zzz&page=-1", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert response.status_code == 400
+    errors = response.content.decode().split('role="alert"')[1].split("</div>")[0]
+    assert "每 GPU 小时价格上限（美元）: " in errors and "排序: " in errors and "页码: " in errors
+    for code in ("max_price", "sort:", "page:", "<code>"):
+        assert code not in errors, code

@@ -243,3 +243,21 @@ def test_the_facts_page_shows_a_stale_groups_note_in_words(world: dict[str, Any]
     body = {"fabric": "roce", "source_url": SOURCE, "as_of": _today()}
     data = _client(world["rep"]).patch("/api/v1/offerings/mine-h100/facts/", body, format="json").json()
     assert {g["group"]: g["note"] for g in data["stale_groups"]}["fees"] == "open-ended -> max_nodes null"
+
+
+def test_the_history_names_facts_and_values_in_the_pages_language(world: dict[str, Any], client: Any) -> None:
+    """The history showed codes and raw values to a Chinese page: `spare_node_pool`, "not published",
+    "True", "source older than 365 days: review"."""
+    old = (timezone.localdate() - dt.timedelta(days=800)).isoformat()
+    body = {"spare_node_pool": True, "fabric": "roce", "source_url": SOURCE, "as_of": old}
+    assert (
+        _client(world["rep"]).patch("/api/v1/offerings/mine-h100/facts/", body, format="json").status_code
+        == 200
+    )
+    client.force_login(world["rep"])
+    html = client.get("/offerings/mine-h100/facts/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    history = html.split('id="history"')[1].split("</section>")[0]
+    assert "备用节点池" in history and "未公布" in history and "<td>是</td>" in history
+    assert "来源早于" in history and "RoCE" in history
+    for code in ("spare_node_pool", "not published", "True", "source older", "<code>"):
+        assert code not in history, code

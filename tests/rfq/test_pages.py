@@ -92,7 +92,8 @@ def test_the_rfq_flow_through_the_pages_for_the_demo_accounts(demo: dict[str, An
 
     page = buyer.get(f"/rfqs/{rfq.pk}/").content.decode()
     assert 'id="side-by-side"' in page and "$2.10" in page and "offer-2026-11.pdf" in page
-    assert 'id="comparison-table"' in page and "Not answered yet: other-h100" in page
+    assert 'id="comparison-table"' in page and "Not answered yet: Other Cloud: Other H100." in page
+    assert "other-h100." not in page  # by its name, never its slug
     assert ("badge met" in page) or ("badge missed" in page)
     made = buyer.post(f"/rfqs/{rfq.pk}/quote/")
     quote = Quote.objects.get()
@@ -126,8 +127,32 @@ def test_a_bad_request_form_names_the_field(demo: dict[str, Any]) -> None:
     buyer = _login("demo-buyer")
     response = buyer.post("/rfqs/new/", {"workload": "p:13b", "gpus": "0", "offerings": ["nebius-h100"]})
     assert response.status_code == 400
-    assert "<code>gpus</code>" in response.content.decode()
+    assert "GPUs: Ensure this value is greater than or equal to 1." in response.content.decode()
+    assert "<code>gpus</code>" not in response.content.decode()  # by its label, never its code
     assert not RequestForQuote.objects.exists()
+
+
+def test_an_answer_without_a_source_is_refused_in_the_pages_language(demo: dict[str, Any]) -> None:
+    rfq = _send(_login("demo-buyer"))
+    rep = _login("demo-provider")
+    refused = rep.post(
+        f"/rfqs/{rfq.pk}/answer/nebius-h100/",
+        _answer_post(source_url="", as_of=""),
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    )
+    html = refused.content.decode()
+    assert refused.status_code == 400
+    assert "请给出这些数值所依据文件的地址。" in html and "请给出来源声明这些数值的日期。" in html
+    assert "Give the" not in html
+
+
+def test_a_bad_request_form_names_the_field_by_its_label_in_chinese(demo: dict[str, Any]) -> None:
+    buyer = _login("demo-buyer")
+    buyer.defaults["HTTP_ACCEPT_LANGUAGE"] = "zh-hans"
+    data = {"workload": "p:13b", "deadline_days": "0", "gpus": "-4", "offerings": ["nebius-h100"]}
+    html = buyer.post("/rfqs/new/", data).content.decode()
+    assert "GPU 数: " in html and "截止期限（天，用于预设）: " in html
+    assert "deadline_days:" not in html and "gpus:" not in html
 
 
 def test_payment_terms_and_enum_facts_are_shown_by_name_in_the_page_language(demo: dict[str, Any]) -> None:

@@ -136,3 +136,20 @@ def test_a_bad_objective_or_filter_on_a_run_is_named_not_a_500(
     html = resp.content.decode()
     assert "objective:" in html and "gpu:" in html
     assert len(resp.context["results"]) == 2  # an invalid filter filters nothing
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "words"),
+    [
+        ({"preset": ""}, "params", "请给出模型结构（层数、隐藏维度、注意力头数）或参数量"),
+        ({"preset": "", "layers": "4"}, "hidden", "自定义模型结构时必须填写（或选择一个预设）"),
+    ],
+)
+def test_a_custom_model_with_a_missing_size_says_what_to_give_in_the_pages_language(
+    client: Any, catalog: list[Any], data: dict[str, Any], field: str, words: str
+) -> None:
+    """The engine's bare "missing" (on the parameter count, in English) reached a Chinese page."""
+    client.force_login(UserFactory())
+    response = client.post("/plan/", {"objective": "cheapest", **data}, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert response.context["form"].errors[field] == [words]
+    assert "missing" not in response.content.decode()

@@ -142,3 +142,27 @@ def test_an_offering_without_a_gpu_price_shows_no_total_never_zero(
     page = client.get(f"/plan/{run.pk}/no-plan/").content.decode()
     assert 'id="bill-no-total"' in page and "No total: the provider publishes no GPU price" in page
     assert "of the published lines (low estimate)" not in page and "$0.00 per billion tokens" not in page
+
+
+def test_the_workloads_page_shows_presets_by_name_and_figures_in_words() -> None:
+    """It showed "14800000000000.0" tokens, "90.0" days, "256 experts top-8" in English on a Chinese page and
+    the preset's code."""
+    owner = UserFactory()
+    services.workload_create(owner=owner, preset="deepseek-v3-671b")
+    services.workload_create(
+        owner=owner, params=7e9, layers=None, train_tokens=2e12, budget_usd=Decimal("5000")
+    )
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    client.force_login(owner)
+    html = client.get("/plan/workloads/").content.decode()
+    table = html.split("<h2>工作负载</h2>")[1]
+    assert "DeepSeek-V3 671B MoE（激活 37B）" in table and "256 个专家，top-8" in table
+    assert (
+        "14.8T" in table
+        and "90 天" in table
+        and "自定义" in table
+        and "7B 参数" in table
+        and "$5,000" in table
+    )
+    for raw in ("14800000000000.0", "90.0", "experts", "params"):
+        assert raw not in table, raw
