@@ -181,6 +181,18 @@ def test_assumptions_and_what_the_pessimistic_values_would_do(
     assert (floatformat(band["train_days_low"], -1), floatformat(band["train_days_high"], -1)) in days
     assert 'id="days-band-note"' in ranking and "8 in 10 published runs" in ranking
     assert " · InfiniBand " in ranking and " · infiniband " not in ranking
+    # a deadline the central days meet but the top of the range passes is said beside the range; one the
+    # whole range meets is not
+    assert "deadline-risk" not in ranking or wl.deadline_days < band["train_days_high"]
+    wl.deadline_days = (silent.train_days + band["train_days_high"]) / 2
+    wl.save()
+    tight = client.get(f"/plan/{run.pk}/").content.decode()
+    risk = f"the range passes the {floatformat(wl.deadline_days, -1)}-day deadline"
+    assert risk in tight
+    wl.deadline_days = band["train_days_high"] * 2
+    wl.save()
+    roomy = client.get(f"/plan/{run.pk}/").content.decode()
+    assert "the range passes the" not in roomy
 
 
 def test_the_api_carries_the_new_fields_and_bounds_its_inputs(
