@@ -163,6 +163,17 @@ def _intra_nodeverdict_row(
     return ratio_verdict(claim, expected, measured, detail, item, lines)
 
 
+def message_size_text(size: Any) -> str:
+    """A message size as a reader takes it in: 16 GiB, 512 MiB, 8 KiB, 100 B (binary units, as nccl-tests
+    sweeps powers of two); "?" when not known."""
+    if not isinstance(size, int | float) or isinstance(size, bool) or size < 0:
+        return "?"
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:,.3g} {unit}".replace(".0 ", " ")
+    return f"{int(size)} B"
+
+
 def _compare_collective_run(
     facts: dict[str, Any], item: dict[str, Any], run: dict[str, Any]
 ) -> dict[str, Any]:
@@ -171,11 +182,11 @@ def _compare_collective_run(
     nodes = run_nodes(run, item)
     size = run.get("max_size_bytes")
     where = _(
-        "%(collective)s, %(ranks)s ranks on %(nodes)s node(s), busbw at %(size)s B",
+        "%(collective)s, %(ranks)s ranks on %(nodes)s node(s), busbw in GB/s at %(size)s",
         collective=collective,
         ranks=run.get("ranks") or "?",
         nodes=nodes or "?",
-        size=size or "?",
+        size=message_size_text(size),
     )
     reason = _unjudged(run, collective, nodes, where)
     if reason is not None:

@@ -90,3 +90,22 @@ def test_a_lone_recovered_command_is_not_a_kernel_log_of_nic_failures() -> None:
         "recovered after timeout\n"
     )
     assert parse(text.encode()).as_dict()["kind"] is None
+
+
+def test_a_collective_row_names_its_unit_and_its_message_size_readably() -> None:
+    # the claim is judged on busbw in GB/s against NICs x Gb/s: the row says which, and its largest message
+    # reads "16 GiB" where it read "17179869184 B" (QA, twenty-sixth stop)
+    from benchmarks.compare import message_size_text
+
+    assert message_size_text(17179869184) == "16 GiB"
+    assert message_size_text(536870912) == "512 MiB"
+    assert message_size_text(1.5 * 2**20) == "1.5 MiB"
+    assert message_size_text(100) == "100 B"
+    assert message_size_text(None) == "?" and message_size_text(True) == "?"
+    from benchmarks.compare import _compare_collective_run
+
+    run = {"collective": "all_reduce", "ranks": 16, "nodes": 2, "max_size_bytes": 17179869184}
+    run |= {"busbw_at_max_size_gbps": 320.5, "peak_busbw_gbps": 330.0, "rows": 20}
+    facts = {"nics_per_node": 8, "gbps_per_nic": 400, "gpus_per_node": 8, "fabric": "infiniband"}
+    row = _compare_collective_run(facts, {"filename": "x.txt", "summary": {}}, run)
+    assert "busbw in GB/s at 16 GiB" in str(row["detail"]) and "17179869184" not in str(row["detail"])
