@@ -40,6 +40,7 @@ from benchmarks.parsers.dcgmi import unknown_reason
 from benchmarks.verdicts import (
     STABILITY_DROP_WARN,
     count_verdict,
+    message_size_text,
     ratio_verdict,
     spread_limit,
     verdict_row,
@@ -161,17 +162,6 @@ def _intra_nodeverdict_row(
         nvls = _("NVLS may raise all_reduce busbw (all_gather/reduce_scatter are wire measurements)")
         detail = joined(detail, nvls, sep="; ")
     return ratio_verdict(claim, expected, measured, detail, item, lines)
-
-
-def message_size_text(size: Any) -> str:
-    """A message size as a reader takes it in: 16 GiB, 512 MiB, 8 KiB, 100 B (binary units, as nccl-tests
-    sweeps powers of two); "?" when not known."""
-    if not isinstance(size, int | float) or isinstance(size, bool) or size < 0:
-        return "?"
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if size >= scale:
-            return f"{size / scale:,.3g} {unit}".replace(".0 ", " ")
-    return f"{int(size)} B"
 
 
 def _compare_collective_run(

@@ -7,6 +7,7 @@ WARN_AT %, fail below.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from hardware import fabric_efficiency
@@ -163,3 +164,15 @@ def count_verdict(
         lines,
         measured / expected * 100 if expected else None,
     )
+
+
+def message_size_text(size: Any) -> str:
+    """A message size as a reader takes it in: 16 GiB, 512 MiB, 8 KiB, 100 B (binary units, as nccl-tests
+    sweeps powers of two); "?" when not known."""
+    if not isinstance(size, int | float) or isinstance(size, bool) or not math.isfinite(size) or size < 0:
+        return "?"
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            value = size / scale  # under 1,024: at most two decimals, none trailing
+            return f"{value:,.2f}".rstrip("0").rstrip(".") + f" {unit}"
+    return f"{int(size)} B"

@@ -28,8 +28,10 @@ from sizing.models import Workload, layout_text
 
 CACHE_SECONDS = 24 * 3600
 # The cached results' meaning: raised when a field changes what it holds (2: cost_total_usd is the central
-# estimate), so a result cached before is not read as the new one.
-CACHE_FORMAT = 2
+# estimate; 3: a preset workload carries the preset's facts the portal stores no field for, multi-token
+# prediction and MLA head widths, and the GB300 its bf16 rate), so a result cached before is not read as
+# the new one.
+CACHE_FORMAT = 3
 GPUS_MIN, GPUS_MAX = 1, LARGEST_CLUSTER_GPUS
 # A workload that names no deadline is compared as if it had this one (the planner's stated default).
 DEFAULT_DEADLINE_DAYS = 90.0

@@ -68,13 +68,15 @@ class OfferingFilterForm(forms.Form):
         data = super().clean() or {}
         lowest, highest = data.get("min_price"), data.get("max_price")
         if lowest is not None and highest is not None and lowest > highest:
-            self.add_error("max_price", "must not be below the minimum price")
+            self.add_error("max_price", _("must not be below the minimum price"))
         return data
 
 
 class OfferingFilterSet(django_filters.FilterSet):
     q = FormFieldFilter(forms.CharField, max_length=100, label="Search", method="filter_search")
-    provider = FormFieldFilter(forms.SlugField, max_length=60, field_name="provider__slug")
+    provider = FormFieldFilter(
+        forms.SlugField, max_length=60, label=_("Provider"), field_name="provider__slug"
+    )
     # The browse page's provider box: a part of the provider's name (a list of a thousand names is no filter).
     provider_name = FormFieldFilter(
         forms.CharField,
@@ -93,7 +95,11 @@ class OfferingFilterSet(django_filters.FilterSet):
         lookup_expr="gte",
     )
     scheduler = FormFieldFilter(
-        forms.ChoiceField, choices=_any_of("schedulers"), field_name="schedulers", lookup_expr="contains"
+        forms.ChoiceField,
+        choices=_any_of("schedulers"),
+        label=_("Scheduler"),
+        field_name="schedulers",
+        lookup_expr="contains",
     )
     stack = FormFieldFilter(
         forms.ChoiceField,

@@ -101,6 +101,9 @@ def test_a_collective_row_names_its_unit_and_its_message_size_readably() -> None
     assert message_size_text(536870912) == "512 MiB"
     assert message_size_text(1.5 * 2**20) == "1.5 MiB"
     assert message_size_text(100) == "100 B"
+    # no exponent at a thousand of a unit (a sweep ending at -e 1000M), and a tebibyte in its own unit
+    assert message_size_text(1000 * 2**20) == "1,000 MiB" and message_size_text(2**40) == "1 TiB"
+    assert message_size_text(float("nan")) == "?"
     assert message_size_text(None) == "?" and message_size_text(True) == "?"
     from benchmarks.compare import _compare_collective_run
 
