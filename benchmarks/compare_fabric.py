@@ -497,45 +497,38 @@ def compare_dmesg_nics(facts: dict[str, Any], item: dict[str, Any]) -> list[dict
     out: list[dict[str, Any]] = []
     errors = s.get("nic_errors") or []
     if errors:
-        devices = list(dict.fromkeys(e["device"] for e in errors))
-        out.append(
-            verdict_row(
-                _("RDMA NICs that failed to load"),
-                0,
-                len(devices),
-                "fail",
-                _(
-                    "%(devices)s: %(message)s; a NIC whose driver failed carries no traffic",
-                    devices=", ".join(devices[:8]),
-                    message=errors[0]["message"],
-                ),
-                item,
-                [e["line"] for e in errors[:50]],
-            )
+        reason = _(
+            "%(devices)s: %(message)s; a NIC whose driver failed carries no traffic",
+            devices=_devices_text(errors),
+            message=errors[0]["message"],
         )
+        out.append(_failed_nics_row(_("RDMA NICs that failed to load"), errors, reason, item))
     firmware = s.get("nic_firmware_errors") or []
     if firmware:
-        devices = list(dict.fromkeys(e["device"] for e in firmware))
-        out.append(
-            verdict_row(
-                _("RDMA NICs whose firmware stopped answering"),
-                0,
-                len(devices),
-                "fail",
-                _(
-                    "%(devices)s: %(message)s; a NIC whose firmware times out on commands or fails its "
-                    "health check needs a firmware reset or a reboot",
-                    devices=", ".join(devices[:8]),
-                    message=firmware[0]["message"],
-                ),
-                item,
-                [e["line"] for e in firmware[:50]],
-            )
+        reason = _(
+            "%(devices)s: %(message)s; a NIC whose firmware times out on commands or fails its "
+            "health check needs a firmware reset or a reboot",
+            devices=_devices_text(firmware),
+            message=firmware[0]["message"],
         )
+        out.append(_failed_nics_row(_("RDMA NICs whose firmware stopped answering"), firmware, reason, item))
     limited = s.get("nic_pcie_limited") or []
     if limited:
         out.append(_pcie_limited_verdict(facts, item, limited))
     return out
+
+
+def _devices_text(events: list[dict[str, Any]]) -> str:
+    """The NIC functions of kernel-log events, each once in log order, the first 8."""
+    return ", ".join(list(dict.fromkeys(e["device"] for e in events))[:8])
+
+
+def _failed_nics_row(
+    claim: Any, events: list[dict[str, Any]], reason: Any, item: dict[str, Any]
+) -> dict[str, Any]:
+    """A fail row counting the NIC functions of `events` (0 expected to fail), with their first 50 lines."""
+    devices = len(dict.fromkeys(e["device"] for e in events))
+    return verdict_row(claim, 0, devices, "fail", reason, item, [e["line"] for e in events[:50]])
 
 
 def _pcie_limited_verdict(
