@@ -75,8 +75,13 @@ MEAN_TOLERANCE = 0.10
 # first BF16 pairs of the two racks in one release, run 1.23-1.25x their GB200 twins per GPU where the model
 # gave 1.03-1.06x: the GB300's measured GEMM rate (Azure, 1.18x the GB200's) applied in bf16 as in fp8
 # (constants.GEMM_SUSTAINED_RATE_FACTOR), 9.73% over 398, 33 past tolerance; the 222 earlier rows 8.389% ->
-# 8.284% (their GB300 rows).
-MEAN_RECORDED = 0.0973
+# 8.284% (their GB300 rows). Twenty-seventh stop: 70 more published runs compared (Megatron-Bridge 25.09 to
+# 26.04.01: Llama 3.1 405B and Llama 3 70B on H100, GB200 and GB300, DeepSeek-V3, Qwen3-235B and gpt-oss-120b
+# on every GPU of the tables; MLPerf v6.0 gpt-oss-20b on one B200 and one B300 node), 15 of them past
+# tolerance (13 gpt-oss-120b, -27.8% to -46.1%): 10.46% over 468, 48 past tolerance, the first recorded level
+# above the 10% target (MEAN_TOLERANCE). Nothing was changed in the model for them. The level goes down
+# with the model's changes; it went up here only because published runs were added.
+MEAN_RECORDED = 0.1047
 MEAN_RECORDED_EARLIER = 0.08285
 # The sources whose rows were added at the twentieth stop and later (row ids start with these), held apart
 # from the 222 rows compared before (MEAN_RECORDED_EARLIER)
@@ -107,6 +112,80 @@ LATER_SOURCES = (
     "bridge260401-b300-gptoss-",
     # and the third: Megatron-Bridge 25.11's GB300 table
     "bridge2511-gb300-",
+    # twenty-seventh stop: Megatron-Bridge 25.09-26.04.01 rows not in the set before (by id: their releases'
+    # other rows are among the earlier ones), and MLPerf v6.0's single-node B200/B300 runs
+    "bridge2511-gb200-gptoss-120b-64-bf16",
+    "bridge2511-gb200-qwen3-30b-a3b-8-mxfp8",
+    "bridge2509-h100-llama31-405b-1024",
+    "bridge260401-h100-llama31-405b-1024",
+    "bridge2511-b200-qwen3-30b-a3b-8-mxfp8",
+    "mlperf60-b200-lambda-gptoss-20b-8",
+    "mlperf60-b300-hpe-gptoss-20b-8",
+    "bridge2602-gb300-llama31-405b-256-fp8cs",
+    "bridge2602-gb300-llama31-405b-256-mxfp8",
+    "bridge2602-gb200-llama31-405b-256-fp8cs",
+    "bridge2602-gb200-llama31-405b-256-mxfp8",
+    "bridge260201-gb300-llama31-405b-256-mxfp8",
+    "bridge260201-gb200-llama31-405b-256-fp8cs",
+    "bridge260201-gb200-llama31-405b-256-mxfp8",
+    "bridge2604-gb300-llama31-405b-256-fp8cs",
+    "bridge2604-gb300-llama31-405b-256-mxfp8",
+    "bridge2604-gb200-llama31-405b-256-fp8cs",
+    "bridge2604-gb200-llama31-405b-256-mxfp8",
+    "bridge260401-gb300-llama31-405b-256-fp8cs",
+    "bridge260401-gb300-llama31-405b-256-mxfp8",
+    "bridge260401-gb200-llama31-405b-256-fp8cs",
+    "bridge260401-gb200-llama31-405b-256-mxfp8",
+    "bridge2602-gb300-llama3-70b-64-mxfp8",
+    "bridge260201-gb200-llama3-70b-64-mxfp8",
+    "bridge2604-gb300-llama3-70b-64-mxfp8",
+    "bridge2604-gb200-llama3-70b-64-mxfp8",
+    "bridge2509-h100-llama3-70b-64",
+    "bridge260201-h100-llama3-70b-64",
+    "bridge2604-h100-llama3-70b-64",
+    "bridge260401-h100-llama3-70b-64",
+    "bridge260201-h100-qwen3-235b-a22b-256",
+    "bridge260401-h100-qwen3-235b-a22b-256",
+    "bridge2602-gb300-deepseek-v3-256-mxfp8",
+    "bridge2602-gb200-deepseek-v3-256-mxfp8",
+    "bridge2602-b300-deepseek-v3-256-mxfp8",
+    "bridge2602-b200-deepseek-v3-256-mxfp8",
+    "bridge260201-gb300-deepseek-v3-256-mxfp8",
+    "bridge260201-gb200-deepseek-v3-256-mxfp8",
+    "bridge260201-b300-deepseek-v3-256-mxfp8",
+    "bridge260201-b200-deepseek-v3-256-mxfp8",
+    "bridge2604-gb300-deepseek-v3-256-mxfp8",
+    "bridge2604-gb200-deepseek-v3-256-mxfp8",
+    "bridge2604-b300-deepseek-v3-256-mxfp8",
+    "bridge2604-b200-deepseek-v3-256-mxfp8",
+    "bridge260401-gb300-deepseek-v3-256-mxfp8",
+    "bridge260401-gb200-deepseek-v3-256-mxfp8",
+    "bridge260401-b300-deepseek-v3-256-mxfp8",
+    "bridge260401-b200-deepseek-v3-256-mxfp8",
+    "bridge2602-gb300-gptoss-120b-64-bf16",
+    "bridge260201-gb300-gptoss-120b-64-bf16",
+    "bridge2604-gb300-gptoss-120b-64-bf16",
+    "bridge2602-gb200-gptoss-120b-64-bf16",
+    "bridge260201-gb200-gptoss-120b-64-bf16",
+    "bridge2604-gb200-gptoss-120b-64-bf16",
+    "bridge2602-b300-gptoss-120b-64-bf16",
+    "bridge2604-b300-gptoss-120b-64-bf16",
+    "bridge2602-b200-gptoss-120b-64-bf16",
+    "bridge260401-b200-gptoss-120b-64-bf16",
+    "bridge2602-h100-gptoss-120b-64-bf16",
+    "bridge260201-h100-gptoss-120b-64-bf16",
+    "bridge260401-h100-gptoss-120b-64-bf16",
+    "bridge2602-gb300-qwen3-235b-a22b-256-mxfp8",
+    "bridge2602-b300-qwen3-235b-a22b-256-mxfp8",
+    "bridge2602-b200-qwen3-235b-a22b-256-mxfp8",
+    "bridge260201-gb200-qwen3-235b-a22b-256-mxfp8",
+    "bridge2604-gb300-qwen3-235b-a22b-256-mxfp8",
+    "bridge2604-gb200-qwen3-235b-a22b-256-mxfp8",
+    "bridge2604-b300-qwen3-235b-a22b-256-mxfp8",
+    "bridge260401-gb300-qwen3-235b-a22b-256-mxfp8",
+    "bridge260401-gb200-qwen3-235b-a22b-256-mxfp8",
+    "mlperf60-b300-hpe-llama31-8b-8-nvfp4",
+    "mlperf60-b200-hpe-llama31-8b-8-nvfp4",
 )
 
 
@@ -148,13 +227,14 @@ CONTRACT_LAYOUT_KEYS = frozenset(
 # twenty-sixth stop: nine published MoE runs, 13.21% over 386; with Megatron-Bridge 25.11's B200 DeepSeek-V3,
 # compared once multi-token prediction is expressed (not a contract key), 13.27% over 387; with seven more
 # published runs, 13.36% over 394; with Megatron-Bridge 25.11's four GB300 rows and the GB300's bf16 rate,
-# 13.28% over 398).
-CONTRACT_MEAN_RECORDED = 0.1329
+# 13.28% over 398; twenty-seventh stop: 70 more published runs, 13.60% over 468).
+CONTRACT_MEAN_RECORDED = 0.1360
 # The dense rows sent as a bare parameter count (params_statistics): 14.81% over 293 rows, 5 layouts
 # rejected, while the derived shape counted only its layers; 12.91%, 3 rejected, since it counts the
 # embeddings too (twenty-sixth stop, workload.derive_shape); 12.86% with the GB300's bf16 rate (its dense
-# rows). Held like MEAN_RECORDED.
-PARAMS_MEAN_RECORDED = 0.1287
+# rows); 12.51% over 318 with the twenty-seventh stop's 25 dense published runs (405B and 70B on H100, GB200,
+# GB300). Held like MEAN_RECORDED.
+PARAMS_MEAN_RECORDED = 0.1252
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,7 @@ def test_the_last_stage_holds_the_second_head_pass_its_projection_logits_and_emb
 
 def test_the_published_deepseek_v3_runs_with_mtp_state_it() -> None:
     rows = [r for r in V.rows() if r.workload.get("mtp_layers")]
-    assert len(rows) == 18 and all(r.workload["name"].startswith("DeepSeek-V3") for r in rows)
+    assert len(rows) == 34 and all(r.workload["name"].startswith("DeepSeek-V3") for r in rows)
     # and say so where they record the run's multi-token prediction
     assert all(any("mtp_layers 1" in a for a in r.assumed) for r in rows)
 
@@ -184,7 +184,7 @@ def test_a_bad_window_is_refused_naming_the_field(extra: dict[str, Any], field: 
 
 def test_the_published_gpt_oss_runs_state_their_window() -> None:
     rows = [r for r in V.rows() if "gpt-oss" in r.workload["name"].lower()]
-    assert len(rows) == 15
+    assert len(rows) == 31
     assert all(
         r.workload.get("sliding_window") == 128 and r.workload["sliding_window_layers"] == 0.5 for r in rows
     )
