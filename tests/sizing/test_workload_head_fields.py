@@ -7,13 +7,14 @@ from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.test import Client
 from rest_framework.test import APIClient
 
 from sizing import services
 from sizing.engine.calibration import SELENE
 from sizing.engine.workload import PRESETS, workload_from_dict
 from sizing.models import Workload
-from tests.providers.factories import UserFactory
+from tests.providers.factories import OfferingFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -92,6 +93,86 @@ def test_the_database_refuses_a_value_outside_the_bounds() -> None:
     )
     with pytest.raises(IntegrityError), transaction.atomic():
         workload.save()
+
+
+@pytest.fixture
+def buyer(client: Client) -> Client:
+    client.force_login(UserFactory())
+    return client
+
+
+def _plan(client: Client, language: dict[str, str], **fields: Any) -> Any:
+    return client.post("/plan/", {"preset": "13b", "objective": "cheapest", **fields}, **language)
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "english", "chinese"),
+    [
+        (
+            {"mtp_layers": 9},
+            "mtp_layers",
+            "Multi-token prediction modules must be between 0 and 8",
+            "多 token",
+        ),
+        ({"sliding_window_layers": 0}, "sliding_window_layers", "Layers with the window must be", "使用窗口"),
+        (
+            {"sliding_window_layers": 0.5},
+            "sliding_window_layers",
+            "needs workload.sliding_window",
+            "还需给出",
+        ),
+        (
+            {"sliding_window": 8192},
+            "sliding_window",
+            "at most the sequence length 4096",
+            "不得超过序列长度 4096",
+        ),
+    ],
+)
+def test_the_form_shows_the_error_on_the_field_in_english_and_chinese(
+    buyer: Client, fields: dict[str, Any], field: str, english: str, chinese: str
+) -> None:
+    response = _plan(buyer, EN, **fields)
+    assert response.status_code == 200
+    errors = response.context["form"].errors
+    assert list(errors) == [field] and english in errors[field][0]
+    assert 'id="head-fields" open' in response.content.decode()  # the section is open on its error
+    response = _plan(buyer, ZH, **fields)
+    assert response.status_code == 200
+    message = response.context["form"].errors[field][0]
+    assert chinese in message and english not in message
+    assert not Workload.objects.exists()
+
+
+def test_the_form_draws_the_section_closed_and_in_the_page_language(buyer: Client) -> None:
+    english = buyer.get("/plan/", **EN).content.decode()
+    assert (
+        "Attention and prediction heads (optional)" in english and "Multi-token prediction modules" in english
+    )
+    assert '<details id="head-fields" >' in english  # nothing stated: closed
+    chinese = buyer.get("/plan/", **ZH).content.decode()
+    for label in ("注意力与预测头", "注意力头宽度", "查询/键头宽度", "预测模块数", "使用窗口的层占比"):
+        assert label in chinese, label
+    assert "Sliding window" not in chinese and "empty: the whole sequence" not in chinese
+
+
+def test_the_form_stores_the_fields_and_the_list_shows_them(buyer: Client) -> None:
+    OfferingFactory(slug="head-0")  # a catalog to size on (the run stays queued: no worker in this test)
+    response = _plan(buyer, EN, **STATED)
+    assert response.status_code == 302, response.context["form"].errors
+    workload = Workload.objects.get()
+    assert {k: getattr(workload, k) for k in STATED} == STATED
+    page = buyer.get("/plan/workloads/", **EN).content.decode()
+    facts = (
+        "head width 64",
+        "query/key heads 96 wide",
+        "value heads 80 wide",
+        "2 multi-token prediction modules",
+        "sliding window of 128 tokens on 50% of the layers",
+    )
+    assert [fact for fact in facts if fact not in page] == []
+    chinese = buyer.get("/plan/workloads/", **ZH).content.decode()
+    assert "2 个多 token 预测模块" in chinese and "50% 的层使用 128 个 token 的滑动窗口" in chinese
 
 
 def _api() -> APIClient:
