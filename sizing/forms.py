@@ -11,7 +11,7 @@ from portal.constraints import range_validators
 from portal.i18n import translated_hint
 from providers.models import Offering
 from sizing.engine.workload import PRESETS
-from sizing.models import WORKLOAD_BOUNDS, Activation, Attention, Objective, Precision
+from sizing.models import HEAD_FIELDS, WORKLOAD_BOUNDS, Activation, Attention, Objective, Precision
 from sizing.services import DEFAULT_DEADLINE_DAYS, MAX_RUN_GPUS
 
 PRESET_LABELS = {
@@ -57,6 +57,24 @@ FORM_MESSAGES = (
     gettext_noop("Expert FFN hidden"),
     gettext_noop("Shared experts"),
     gettext_noop("Leading dense layers"),
+    gettext_noop("Head width"),
+    gettext_noop("the width of each attention head"),
+    gettext_noop("empty: hidden size ÷ heads"),
+    gettext_noop("Query/key head width"),
+    gettext_noop("for latent attention (DeepSeek-V3: 192)"),
+    gettext_noop("Value head width"),
+    gettext_noop("for latent attention (DeepSeek-V3: 128)"),
+    gettext_noop("empty: the head width"),
+    gettext_noop("Multi-token prediction modules"),
+    gettext_noop("each predicts one more token ahead (DeepSeek-V3: 1)"),
+    gettext_noop("empty: none"),
+    gettext_noop("Sliding window"),
+    gettext_noop("each token attends only to this many tokens before it"),
+    gettext_noop("empty: the whole sequence"),
+    gettext_noop("tokens"),
+    gettext_noop("Layers with the window"),
+    gettext_noop("the share of the layers that use it (every other layer: 0.5)"),
+    gettext_noop("empty: all of them"),
     gettext_noop("Global batch"),
     gettext_noop("sequences per iteration"),
     gettext_noop("Training tokens"),
@@ -137,6 +155,19 @@ class PlanForm(forms.Form):
     moe_expert_ffn_hidden = _int("moe_expert_ffn_hidden")
     moe_shared_experts = _int("moe_shared_experts")
     moe_dense_layers = _int("moe_dense_layers")
+    head_dim = _int("head_dim", "the width of each attention head; empty: hidden size ÷ heads")
+    qk_head_dim = _int("qk_head_dim", "for latent attention (DeepSeek-V3: 192); empty: the head width")
+    v_head_dim = _int("v_head_dim", "for latent attention (DeepSeek-V3: 128); empty: the head width")
+    mtp_layers = _int("mtp_layers", "each predicts one more token ahead (DeepSeek-V3: 1); empty: none")
+    sliding_window = _int(
+        "sliding_window", "each token attends only to this many tokens before it; empty: the whole sequence"
+    )
+    sliding_window_layers = forms.FloatField(
+        **_bounded(
+            "sliding_window_layers",
+            "the share of the layers that use it (every other layer: 0.5); empty: all of them",
+        )
+    )
     global_batch = _int("global_batch", "sequences per iteration")
     train_tokens = forms.FloatField(**_bounded("train_tokens", "e.g. 300e9"))
     precision = forms.ChoiceField(choices=[("", "preset / bf16")] + list(Precision.choices), required=False)
@@ -186,6 +217,16 @@ class PlanForm(forms.Form):
             (o.slug, f"{o.provider.name}: {o.name}{' (fictional sample)' if o.fictional else ''}")
             for o in Offering.objects.select_related("provider").order_by("provider__name", "name")
         ]
+
+    @property
+    def head_fields(self) -> list[forms.BoundField]:
+        """The optional attention and prediction-head fields, drawn as one section of the page."""
+        return [self[name] for name in HEAD_FIELDS]
+
+    @property
+    def head_fields_open(self) -> bool:
+        """The section is drawn open when one of its fields is filled in or refused."""
+        return any(field.value() not in (None, "") or field.errors for field in self.head_fields)
 
     def workload_fields(self) -> dict[str, Any]:
         data = dict(self.cleaned_data)

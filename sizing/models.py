@@ -19,7 +19,7 @@ from portal.i18n import translated, translated_text
 from portal.model_bases import BackgroundJob, Finishes, NewestFirst
 from providers.facts import Bound
 from providers.models import Offering
-from sizing.engine.workload import preset_extras
+from sizing.engine.workload import MAX_HEAD_WIDTH, MAX_MTP_LAYERS, preset_extras
 
 
 class Precision(models.TextChoices):
@@ -41,6 +41,16 @@ class Activation(models.TextChoices):
 # The architecture fields in the engine's workload-dict names (DESIGN section 5 CLI contract).
 ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len")
 MOE_FIELDS = ("experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_layers")
+# Head widths, multi-token prediction and sliding windows, in the engine's names: blank means not stated
+# (the engine's default, or the preset's value while the workload keeps the preset's architecture).
+HEAD_FIELDS = (
+    "head_dim",
+    "qk_head_dim",
+    "v_head_dim",
+    "mtp_layers",
+    "sliding_window",
+    "sliding_window_layers",
+)
 
 
 # The largest published training runs, about x10: inputs outside are typing errors or attacks, and would
@@ -48,6 +58,9 @@ MOE_FIELDS = ("experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_
 # constraints), the form, the API and the service; each message names the field and the range.
 _SHAPE = "largest published dense shapes (Megatron 1T: 128 layers, hidden 25,600; PaLM: FFN 73,728) x10"
 _MOE = "largest published MoE layouts (Switch-C: 2,048 experts; DeepSeek-V3: top-8 of 256, 1 shared) x10"
+_MAX_SEQ_LEN = 10_485_760
+_HEAD = "the widest attention head the engine takes for the MLA widths (MAX_HEAD_WIDTH; published: 64-256)"
+_MTP = "the engine's deepest multi-token prediction (MAX_MTP_LAYERS; DeepSeek-V3: 1)"
 WORKLOAD_BOUNDS: dict[str, Bound] = {
     "params": Bound("Parameters", 1e6, 2e13, source="the largest published models hold 1.6-2T parameters"),
     "layers": Bound("Layers", 1, 1280, source=_SHAPE),
@@ -56,12 +69,27 @@ WORKLOAD_BOUNDS: dict[str, Bound] = {
     "kv_heads": Bound("KV heads", 1, 2048, source=_SHAPE),
     "ffn_hidden": Bound("FFN hidden", 1, 1_048_576, source=_SHAPE),
     "vocab": Bound("Vocabulary", 1, 2_621_440, source="the largest vocabularies hold 256k tokens"),
-    "seq_len": Bound("Sequence length", 1, 10_485_760, source="1M-token context training, x10"),
+    "seq_len": Bound("Sequence length", 1, _MAX_SEQ_LEN, source="1M-token context training, x10"),
     "moe_experts": Bound("MoE experts", 1, 20_480, source=_MOE),
     "moe_top_k": Bound("MoE top-k", 1, 128, source=_MOE),
     "moe_expert_ffn_hidden": Bound("Expert FFN hidden", 1, 1_048_576, source=_MOE),
     "moe_shared_experts": Bound("Shared experts", 0, 64, source=_MOE),
     "moe_dense_layers": Bound("Leading dense layers", 0, 1280, source=_SHAPE),
+    "head_dim": Bound("Head width", 1, MAX_HEAD_WIDTH, source=_HEAD),
+    "qk_head_dim": Bound("Query/key head width", 1, MAX_HEAD_WIDTH, source=_HEAD),
+    "v_head_dim": Bound("Value head width", 1, MAX_HEAD_WIDTH, source=_HEAD),
+    "mtp_layers": Bound("Multi-token prediction modules", 0, MAX_MTP_LAYERS, source=_MTP),
+    # at most the workload's own sequence length, which the engine checks (a cross-field rule)
+    "sliding_window": Bound(
+        "Sliding window", 1, _MAX_SEQ_LEN, "tokens", source="the sequence length's bound"
+    ),
+    "sliding_window_layers": Bound(
+        "Layers with the window",
+        None,
+        1,
+        strictly_positive=True,
+        source="a share of the layers (gpt-oss: 0.5, every other layer; Mistral 7B v0.1: 1)",
+    ),
     "global_batch": Bound("Global batch", 1, 1_048_576, "sequences", source="DeepSeek-V3: 15,360 sequences"),
     "train_tokens": Bound("Training tokens", 1e6, 4e14, source="the longest published runs: ~36T tokens"),
     "deadline_days": Bound("Deadline", None, 3650, "days", strictly_positive=True, source="ten years"),
@@ -75,6 +103,12 @@ WORKLOAD_BOUNDS: dict[str, Bound] = {
 
 def _bounded(name: str) -> list[RangeValidator]:
     return range_validators(WORKLOAD_BOUNDS[name])
+
+
+def _stated(name: str, help_text: str, kind: type = int) -> Any:
+    """An optional bounded number of the workload (null: not stated, the engine's or the preset's value)."""
+    field = models.PositiveIntegerField if kind is int else models.FloatField
+    return field(null=True, blank=True, help_text=help_text, validators=_bounded(name))
 
 
 class Workload(NewestFirst):
@@ -109,6 +143,12 @@ class Workload(NewestFirst):
     moe_dense_layers = models.PositiveIntegerField(
         null=True, blank=True, validators=_bounded("moe_dense_layers")
     )
+    head_dim = _stated("head_dim", "empty: hidden / heads")
+    qk_head_dim = _stated("qk_head_dim", "MLA query/key width; empty: head_dim")
+    v_head_dim = _stated("v_head_dim", "MLA value width; empty: head_dim")
+    mtp_layers = _stated("mtp_layers", "empty: none")
+    sliding_window = _stated("sliding_window", "tokens; empty: full attention")
+    sliding_window_layers = _stated("sliding_window_layers", "share of the layers banded; empty: all", float)
     global_batch = models.PositiveIntegerField(
         null=True, blank=True, help_text="sequences per iteration", validators=_bounded("global_batch")
     )
@@ -173,9 +213,13 @@ class Workload(NewestFirst):
             out["moe"] = {k: v for k, v in moe.items() if v is not None}
         else:
             out["moe"] = None
-        # a preset's facts the stored fields do not hold (MLA head widths, dropout, multi-token prediction,
-        # sliding windows), while the workload keeps the preset's architecture
-        out.update(preset_extras(self.preset, out))
+        stated = {name: getattr(self, name) for name in HEAD_FIELDS}
+        # a preset's facts (MLA head widths, dropout, multi-token prediction, sliding windows) fill what the
+        # workload leaves blank, while it keeps the preset's architecture; a stated value wins
+        for name, value in preset_extras(self.preset, out).items():
+            if stated.get(name) is None:
+                out[name] = value
+        out.update({name: value for name, value in stated.items() if value is not None})
         return out
 
     def to_rules_dict(self) -> dict[str, Any]:

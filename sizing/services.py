@@ -25,6 +25,7 @@ from checks.services import findings_store_many
 from hardware.gpus import LARGEST_CLUSTER_GPUS
 from hardware.messages import _, messages_of
 from hardware.norms import Assumed
+from portal import i18n
 from portal.task_pool import enqueue
 from providers.models import Offering
 from providers.selectors import offering_queryset
@@ -35,7 +36,7 @@ from sizing.engine.search import search
 from sizing.engine.unpublished import pessimistic_facts
 from sizing.engine.workload import PRESETS, workload_from_dict, workload_preset
 from sizing.memo import EngineMemo, memo_for
-from sizing.models import WORKLOAD_BOUNDS, PlanResult, PlanRun, RunStatus, Workload
+from sizing.models import HEAD_FIELDS, WORKLOAD_BOUNDS, PlanResult, PlanRun, RunStatus, Workload
 from sizing.ranking import rank_key
 
 logger = logging.getLogger(__name__)
@@ -121,6 +122,7 @@ WORKLOAD_FIELDS = (
     "moe_expert_ffn_hidden",
     "moe_shared_experts",
     "moe_dense_layers",
+    *HEAD_FIELDS,
 )
 
 
@@ -221,7 +223,7 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
     try:
         workload_from_dict(workload.to_engine_dict())
     except InputError as exc:
-        reason = gettext(MISSING) if exc.reason == "missing" else exc.reason
+        reason = gettext(MISSING) if exc.reason == "missing" else i18n.shown(exc.reason)
         raise ValidationError({engine_field_to_form_field(exc.field): reason}) from exc
     workload.full_clean()
     workload.save()

@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
 from hardware import fabric_name, intra_node_name
+from portal.formats import percent_text
 from portal.i18n import translated_text
 from portal.money import active
 from providers.names import gpu_vendor
@@ -148,6 +149,30 @@ def tokens_text(tokens: float | None) -> str:
         if tokens >= scale:
             return f"{tokens / scale:g}{unit}"
     return f"{tokens:g}"
+
+
+def head_facts(workload: Any) -> list[str]:
+    """What a workload states about its attention and prediction heads, in the page's language (nothing
+    for one that states none: the engine's defaults, or its preset's)."""
+    facts = []
+    if workload.head_dim is not None:
+        facts.append(_("head width %(n)s") % {"n": workload.head_dim})
+    if workload.qk_head_dim is not None:
+        facts.append(_("query/key heads %(n)s wide") % {"n": workload.qk_head_dim})
+    if workload.v_head_dim is not None:
+        facts.append(_("value heads %(n)s wide") % {"n": workload.v_head_dim})
+    if workload.mtp_layers is not None:
+        n = workload.mtp_layers
+        modules = ngettext("%(n)s multi-token prediction module", "%(n)s multi-token prediction modules", n)
+        facts.append(modules % {"n": n})
+    if workload.sliding_window is not None:
+        window = {"tokens": f"{workload.sliding_window:,}"}
+        if workload.sliding_window_layers is None:
+            facts.append(_("sliding window of %(tokens)s tokens") % window)
+        else:
+            window["share"] = percent_text(workload.sliding_window_layers)
+            facts.append(_("sliding window of %(tokens)s tokens on %(share)s of the layers") % window)
+    return facts
 
 
 def pessimistic_sentence(result: Any) -> str:

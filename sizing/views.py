@@ -27,6 +27,7 @@ from sizing.models import Objective
 from sizing.summary import (
     ITERATION_LABELS,
     MEMORY_LABELS,
+    head_facts,
     labelled,
     pessimistic_sentence,
     result_sentence,
@@ -76,6 +77,7 @@ def workload_list(request: HttpRequest) -> HttpResponse:
                     "preset_label": gettext(PRESET_LABELS.get(w.preset, w.preset)),
                     "tokens_text": tokens_text(w.train_tokens),
                     "params_text": tokens_text(w.params),
+                    "head_facts": head_facts(w),
                 }
                 for w in selectors.workload_list(owner=request.user)
             ],

@@ -38,6 +38,7 @@ ALLOWED: tuple[str, ...] = (
     "Google Cloud Storage",
     "AWS Enterprise Support",
     "AWS FSx for Lustre",
+    "gpt-oss",  # a model's published name (the plan form's example of sliding-window attention)
     # what the tools print, quoted in a parser warning so the reader finds it in the log
     "Unable to determine the device handle",
     "No devices were found",

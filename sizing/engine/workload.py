@@ -281,8 +281,9 @@ _PRESET_LIST = (
 PRESETS: dict[str, Workload] = {preset.name: preset for preset in _PRESET_LIST}
 
 
-# A preset's facts beyond the portal's stored fields (the shape, batch, precision and MoE counts): MLA head
-# widths, head width, dropout, multi-token prediction and sliding windows
+# A preset's facts beyond its shape, batch, precision and MoE counts, which a portal workload made from it
+# may leave blank (the portal stores all of them but dropout): MLA head widths, head width, dropout,
+# multi-token prediction and sliding windows
 PRESET_EXTRA_FIELDS = (
     "qk_head_dim", "v_head_dim", "head_dim", "dropout", "mtp_layers", "sliding_window",
     "sliding_window_layers",
@@ -291,9 +292,9 @@ _PRESET_SHAPE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "
 
 
 def preset_extras(name: str, workload: dict[str, Any]) -> dict[str, Any]:
-    """The facts of preset `name` that a stored workload does not hold (PRESET_EXTRA_FIELDS), when the
-    workload keeps the preset's architecture (its shape and MoE counts); none when it changed them, or names
-    no preset: they describe that model, not another."""
+    """The facts of preset `name` beyond its shape (PRESET_EXTRA_FIELDS), for a stored workload to take where
+    it leaves them blank, when it keeps the preset's architecture (its shape and MoE counts); none when it
+    changed them, or names no preset: they describe that model, not another."""
     preset = PRESETS.get(name)
     if preset is None:
         return {}
@@ -551,11 +552,12 @@ def _sliding_window(d: dict[str, Any], seq_len: int) -> tuple[int | None, float]
         if share is not None and (
             isinstance(share, bool) or share != 1.0
         ):  # 1: the default, said of no window
-            raise InputError("workload.sliding_window_layers", "needs workload.sliding_window")
+            raise InputError("workload.sliding_window_layers", _("needs workload.sliding_window"))
         return None, 1.0
     if window > seq_len:
         raise InputError(
-            "workload.sliding_window", f"must be at most the sequence length {seq_len}, got {window}"
+            "workload.sliding_window",
+            _("must be at most the sequence length %(seq_len)s, got %(got)s", seq_len=seq_len, got=window),
         )
     if share is None:
         return window, 1.0

@@ -134,3 +134,16 @@ def test_it_refuses_other_peoples_runs_unknown_plans_and_offerings_that_do_not_f
     assert "nothing to quote" in str(exc.value)
     with pytest.raises(ValidationError):
         services.quote_create_from_result(owner=buyer, run_id=999999, offering_slug=offering.slug)
+
+
+def test_the_snapshot_keeps_the_workloads_head_widths_prediction_and_window(
+    buyer: Any, offering: Offering
+) -> None:
+    stated = {"mtp_layers": 1, "sliding_window": 1024, "sliding_window_layers": 0.5, "qk_head_dim": 192}
+    workload = sizing_services.workload_create(owner=buyer, preset="13b", **stated)
+    quote = services.quote_create_for_offering(
+        owner=buyer, offering_slug=offering.slug, workload_id=workload.pk
+    )
+    frozen = quote.snapshot["workload"]
+    assert {k: frozen[k] for k in stated} == stated
+    assert frozen["head_dim"] is None and frozen["v_head_dim"] is None  # not stated: kept as such
