@@ -24,6 +24,7 @@ from sizing.engine.unpublished import fact_value_text, fact_words
 from sizing.filters import RunResultFilterSet
 from sizing.forms import PRESET_LABELS, PlanForm
 from sizing.models import Objective
+from sizing.run_errors import run_error_shown
 from sizing.summary import (
     ITERATION_LABELS,
     MEMORY_LABELS,
@@ -86,7 +87,7 @@ def workload_list(request: HttpRequest) -> HttpResponse:
 
 def _run_context(request: HttpRequest, run_id: int) -> dict[str, Any]:
     run = selectors.run_get(owner=request.user, run_id=run_id)
-    return {"run": run, "workload": run.workload}
+    return {"run": run, "workload": run.workload, "run_error": run_error_shown(run.error)}
 
 
 @login_required
