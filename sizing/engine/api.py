@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from hardware.messages import _
+from hardware.numbers import value_text
 
 from . import constants as C
 from .accuracy import accuracy_figures
@@ -87,7 +88,7 @@ def reason_texts(code: int, res: dict[str, Any], i: Any, hw: Hardware) -> list[s
 def check_gpus(gpus: Any) -> None:
     """A requested GPU count is a positive integer (None: not requested)."""
     if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus <= 0):
-        raise InputError("gpus", _("must be a positive integer, got %(got)s", got=repr(gpus)))
+        raise InputError("gpus", _("must be a positive integer, got %(got)s", got=value_text(gpus)))
     if gpus is not None and gpus > GPUS_MAX:
         raise InputError(
             "gpus", _("must be at most %(most)s GPUs, got %(got)s", most=f"{GPUS_MAX:,}", got=f"{gpus:,}")
@@ -364,7 +365,7 @@ def evaluate(
                 _(
                     "must be one of %(allowed)s, got %(got)s",
                     allowed=", ".join(C.OPTIMIZER_BYTES),
-                    got=repr(stated_optimizer),
+                    got=value_text(stated_optimizer),
                 ),
             )
         optimizer = optimizer or stated_optimizer

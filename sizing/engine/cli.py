@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from hardware.messages import Msg, _
+from hardware.numbers import value_text
 
 from .accuracy import accuracy_sentence
 from .api import evaluate
@@ -91,9 +92,11 @@ def run(args: argparse.Namespace, resolve: Callable[[str], dict[str, Any]] | Non
     wl = _workload(args.workload)
     facts = _offering(args.offering, resolve)
     if args.gpus is not None and args.gpus <= 0:
-        raise InputError("gpus", _("must be positive, got %(got)s", got=args.gpus))
+        raise InputError("gpus", _("must be positive, got %(got)s", got=value_text(args.gpus)))
     if args.deadline_days is not None and args.deadline_days <= 0:
-        raise InputError("deadline_days", _("must be positive, got %(got)s", got=args.deadline_days))
+        raise InputError(
+            "deadline_days", _("must be positive, got %(got)s", got=value_text(args.deadline_days))
+        )
     if args.layout is not None:
         layout = _load(args.layout, "layout")
         if not isinstance(layout, dict):

@@ -10,6 +10,7 @@ import hardware as hw_facts
 from hardware import FABRICS, GPUS, TOPOLOGIES, gpu_by_name
 from hardware import INTRA_NODE_KINDS as INTRA_KINDS
 from hardware.messages import _
+from hardware.numbers import value_text
 
 from . import constants as C
 from .bounds import check_offering_numbers
@@ -86,12 +87,12 @@ def _pos(facts: dict[str, Any], key: str, kind: type = float) -> Any:
     if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-        raise InputError(f"offering.{key}", _("must be a number, got %(got)s", got=repr(v)))
+        raise InputError(f"offering.{key}", _("must be a number, got %(got)s", got=value_text(v)))
     if v <= 0:
-        raise InputError(f"offering.{key}", _("must be positive, got %(got)s", got=repr(v)))
+        raise InputError(f"offering.{key}", _("must be positive, got %(got)s", got=value_text(v)))
     if kind is int:
         if float(v) != int(v):
-            raise InputError(f"offering.{key}", _("must be an integer, got %(got)s", got=repr(v)))
+            raise InputError(f"offering.{key}", _("must be an integer, got %(got)s", got=value_text(v)))
         return int(v)
     return float(v)
 
@@ -193,12 +194,17 @@ def _check_published(facts: dict[str, Any]) -> None:
         if value is not None and value not in allowed:
             raise InputError(
                 f"offering.{key}",
-                _("must be one of %(allowed)s, got %(got)s", allowed=", ".join(allowed), got=repr(value)),
+                _(
+                    "must be one of %(allowed)s, got %(got)s",
+                    allowed=", ".join(allowed),
+                    got=value_text(value),
+                ),
             )
     over = _pos(facts, "oversubscription")
     if over is not None and over < 1.0:
         raise InputError(
-            "offering.oversubscription", _("must be >= 1.0 (1.0 = non-blocking), got %(got)s", got=over)
+            "offering.oversubscription",
+            _("must be >= 1.0 (1.0 = non-blocking), got %(got)s", got=value_text(over)),
         )
     # every bounded number (failure rate, storage write bandwidth, replacement time, price included): a
     # number, finite and inside the catalog's range, named with that range when it is not
@@ -214,7 +220,7 @@ def _nvlink_domain(facts: dict[str, Any], gpus_per_node: int) -> int:
             _(
                 "must be a multiple of gpus_per_node (%(per_node)s), got %(got)s",
                 per_node=gpus_per_node,
-                got=domain,
+                got=value_text(domain),
             ),
         )
     return int(domain)

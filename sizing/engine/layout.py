@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from hardware.messages import _
+from hardware.numbers import value_text
 
 from .bounds import GPUS_MAX
 from .errors import InputError
@@ -168,13 +169,15 @@ def _int(d: dict[str, Any], key: str, default: int, minimum: int = 1) -> int:
     if v is None:
         v = default
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or float(v) != int(v):
-        raise InputError(f"layout.{key}", _("must be an integer, got %(got)s", got=repr(v)))
+        raise InputError(f"layout.{key}", _("must be an integer, got %(got)s", got=value_text(v)))
     if v < minimum:
-        raise InputError(f"layout.{key}", _("must be >= %(least)s, got %(got)s", least=minimum, got=repr(v)))
+        raise InputError(
+            f"layout.{key}", _("must be >= %(least)s, got %(got)s", least=minimum, got=value_text(v))
+        )
     if v > GPUS_MAX:  # no degree, micro-batch or stage count of a job the engine sizes is larger
         raise InputError(
             f"layout.{key}",
-            _("must be at most %(most)s, got %(got)s", most=f"{GPUS_MAX:,}", got=repr(v)),
+            _("must be at most %(most)s, got %(got)s", most=f"{GPUS_MAX:,}", got=value_text(v)),
         )
     return int(v)
 
@@ -195,7 +198,7 @@ def _check_size(gpus: int) -> None:
 def _flag(d: dict[str, Any], key: str) -> bool | None:
     v = d.get(key)
     if v is not None and not isinstance(v, bool):
-        raise InputError(f"layout.{key}", _("must be true or false, got %(got)s", got=repr(v)))
+        raise InputError(f"layout.{key}", _("must be true or false, got %(got)s", got=value_text(v)))
     return v
 
 
@@ -207,7 +210,7 @@ def _recompute(d: dict[str, Any]) -> str:
         recompute = "none"
     if not isinstance(recompute, str) or recompute not in RECOMPUTE_CODES:
         raise InputError(
-            "layout.recompute", _("must be none, selective or full, got %(got)s", got=repr(recompute))
+            "layout.recompute", _("must be none, selective or full, got %(got)s", got=value_text(recompute))
         )
     return str(recompute)
 
@@ -222,7 +225,7 @@ def _pipeline_engine(d: dict[str, Any], v: int) -> str:
             _(
                 "must be one of %(allowed)s, got %(got)s",
                 allowed=", ".join(PIPELINE_ENGINES),
-                got=repr(engine),
+                got=value_text(engine),
             ),
         )
     if engine == "deepspeed" and v > 1:
@@ -238,7 +241,11 @@ def _zero3_gather(d: dict[str, Any]) -> str | None:
     if gather is not None and gather not in ZERO3_GATHERS:
         raise InputError(
             "layout.zero3_gather",
-            _("must be one of %(allowed)s, got %(got)s", allowed=", ".join(ZERO3_GATHERS), got=repr(gather)),
+            _(
+                "must be one of %(allowed)s, got %(got)s",
+                allowed=", ".join(ZERO3_GATHERS),
+                got=value_text(gather),
+            ),
         )
     return gather
 
@@ -251,7 +258,7 @@ def _moe_dispatcher(d: dict[str, Any]) -> str | None:
             _(
                 "must be one of %(allowed)s, got %(got)s",
                 allowed=", ".join(MOE_DISPATCHERS),
-                got=repr(dispatcher),
+                got=value_text(dispatcher),
             ),
         )
     return dispatcher
@@ -518,7 +525,7 @@ def layout_from_dict(
     etp = _int(d, "etp", tp)
     zero = _int(d, "zero", 1, minimum=0)
     if zero > 3:
-        raise InputError("layout.zero", _("must be 0-3, got %(got)s", got=zero))
+        raise InputError("layout.zero", _("must be 0-3, got %(got)s", got=value_text(zero)))
     mb = _int(d, "micro_batch", 1)
     v = _int(d, "virtual_stages", 1)
     recompute = _recompute(d)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from hardware.messages import Msg, _, joined
+from hardware.numbers import value_text
 from providers.facts import billable_rate
 
 from . import constants as C
@@ -521,7 +522,7 @@ def _deadline(objective: str, deadline_days: float | None, wl: Workload) -> floa
     if objective == "cheapest-within-deadline" and deadline is None:
         raise InputError("deadline_days", _("the cheapest-within-deadline objective needs a deadline"))
     if deadline is not None and deadline <= 0:
-        raise InputError("deadline_days", _("must be positive, got %(got)s", got=deadline))
+        raise InputError("deadline_days", _("must be positive, got %(got)s", got=value_text(deadline)))
     return deadline
 
 
@@ -563,7 +564,11 @@ def search(
     if objective not in OBJECTIVES:
         raise InputError(
             "objective",
-            _("must be one of %(allowed)s, got %(got)s", allowed=", ".join(OBJECTIVES), got=repr(objective)),
+            _(
+                "must be one of %(allowed)s, got %(got)s",
+                allowed=", ".join(OBJECTIVES),
+                got=value_text(objective),
+            ),
         )
     wl = as_workload(workload)
     hw = hardware_from_facts(offering_facts)

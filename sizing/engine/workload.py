@@ -7,6 +7,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
 from hardware.messages import _
+from hardware.numbers import value_text
 
 from .errors import InputError
 
@@ -333,12 +334,12 @@ def _num(
         return default
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, int | float):
-        raise InputError(field_name, _("must be a number, got %(got)s", got=repr(v)))
+        raise InputError(field_name, _("must be a number, got %(got)s", got=value_text(v)))
     if not math.isfinite(v) or v <= 0:
-        raise InputError(field_name, _("must be positive, got %(got)s", got=repr(v)))
+        raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
     if integer:
         if float(v) != int(v):
-            raise InputError(field_name, _("must be an integer, got %(got)s", got=repr(v)))
+            raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
         return int(v)
     return float(v)
 
@@ -352,7 +353,7 @@ def _head_width(d: dict[str, Any], key: str) -> int | None:
     if width is not None and width > MAX_HEAD_WIDTH:
         raise InputError(
             f"workload.{key}",
-            _("must be between 1 and %(most)s, got %(got)s", most=MAX_HEAD_WIDTH, got=width),
+            _("must be between 1 and %(most)s, got %(got)s", most=MAX_HEAD_WIDTH, got=value_text(width)),
         )
     return width
 
@@ -448,7 +449,7 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
         dropout = activation == "gelu"
         notes.append(DROPOUT_NOTES[activation])
     if not isinstance(dropout, bool):
-        raise InputError("workload.dropout", _("must be true or false, got %(got)s", got=repr(dropout)))
+        raise InputError("workload.dropout", _("must be true or false, got %(got)s", got=value_text(dropout)))
     deadline = d.get("deadline_days")
     if deadline is not None:
         deadline = _num(d, "deadline_days", integer=False)
@@ -549,7 +550,11 @@ def _mtp_layers(d: dict[str, Any]) -> int:
     if not number or value != int(value) or not 0 <= value <= MAX_MTP_LAYERS:
         raise InputError(
             "workload.mtp_layers",
-            _("must be a whole number from 0 to %(most)s, got %(got)s", most=MAX_MTP_LAYERS, got=repr(value)),
+            _(
+                "must be a whole number from 0 to %(most)s, got %(got)s",
+                most=MAX_MTP_LAYERS,
+                got=value_text(value),
+            ),
         )
     return int(value)
 
@@ -568,14 +573,18 @@ def _sliding_window(d: dict[str, Any], seq_len: int) -> tuple[int | None, float]
     if window > seq_len:
         raise InputError(
             "workload.sliding_window",
-            _("must be at most the sequence length %(seq)s, got %(got)s", seq=seq_len, got=window),
+            _(
+                "must be at most the sequence length %(seq)s, got %(got)s",
+                seq=seq_len,
+                got=value_text(window),
+            ),
         )
     if share is None:
         return window, 1.0
     if isinstance(share, bool) or not isinstance(share, int | float) or not 0.0 < share <= 1.0:
         raise InputError(
             "workload.sliding_window_layers",
-            _("must be a share above 0 and at most 1, got %(got)s", got=repr(share)),
+            _("must be a share above 0 and at most 1, got %(got)s", got=value_text(share)),
         )
     return window, float(share)
 
@@ -589,10 +598,12 @@ def _choice(d: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:
                 "must be %(first)s or %(second)s, got %(got)s",
                 first=allowed[0],
                 second=allowed[1],
-                got=repr(value),
+                got=value_text(value),
             )
         else:
-            reason = _("must be one of %(allowed)s, got %(got)s", allowed=", ".join(allowed), got=repr(value))
+            reason = _(
+                "must be one of %(allowed)s, got %(got)s", allowed=", ".join(allowed), got=value_text(value)
+            )
         raise InputError(f"workload.{key}", reason)
     return value
 
@@ -622,7 +633,8 @@ def _moe_from_dict(m: Any, ffn: int, layers: int) -> MoE | None:
         isinstance(imbalance, bool) or not isinstance(imbalance, int | float) or not 1.0 <= imbalance <= 8.0
     ):
         raise InputError(
-            "workload.moe.load_imbalance", _("must be a number from 1 to 8, got %(got)s", got=repr(imbalance))
+            "workload.moe.load_imbalance",
+            _("must be a number from 1 to 8, got %(got)s", got=value_text(imbalance)),
         )
     return MoE(
         experts, top_k, expert_ffn, shared, dense_layers, None if imbalance is None else float(imbalance)
@@ -635,9 +647,9 @@ def _moe_num(m: dict[str, Any], key: str, default: int | None = None, allow_zero
     if v is None:
         raise InputError(field_name, _("missing"))
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or float(v) != int(v):
-        raise InputError(field_name, _("must be an integer, got %(got)s", got=repr(v)))
+        raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
     if v < 0 or (v == 0 and not allow_zero):
-        raise InputError(field_name, _("must be positive, got %(got)s", got=repr(v)))
+        raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
     return int(v)
 
 
