@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from portal.form_errors import add_form_errors
-from portal.i18n import shown, translated, translated_list, translated_text
+from portal.i18n import data_quantity_shown, shown, translated, translated_list, translated_text
 from portal.money import shown_in
 from providers.names import gpu_vendor
 from sizing import selectors, services
@@ -152,7 +152,12 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
         bill=bill,
         no_price=compute_unpriced(bill),
         bill_lines=[
-            {**ln, "label": gettext(LINE_ITEM_LABELS.get(ln["item"], ln["item"])), "note": note}
+            {
+                **ln,
+                "label": gettext(LINE_ITEM_LABELS.get(ln["item"], ln["item"])),
+                "note": note,
+                "shown_quantity": data_quantity_shown(ln.get("quantity"), str(ln.get("unit") or "")),
+            }
             for ln, note in zip(lines, notes, strict=True)
         ],
         unknown_fees=[
