@@ -24,6 +24,7 @@ from sizing import bill as bill_module
 from sizing.engine.errors import InputError
 from sizing.engine.search import search
 from sizing.engine.workload import workload_from_dict
+from sizing.input_errors import input_error_message
 from sizing.models import Workload, layout_text
 
 CACHE_SECONDS = 24 * 3600
@@ -131,7 +132,9 @@ def size_at(*, workload: Workload, facts: dict[str, Any], gpus: int) -> Compared
             top=1,
         )
     except InputError as exc:
-        reason = _("cannot size it at %(gpus)s GPUs: %(reason)s", gpus=f"{gpus:,}", reason=exc.reason)
+        reason = _(
+            "cannot size it at %(gpus)s GPUs: %(reason)s", gpus=f"{gpus:,}", reason=input_error_message(exc)
+        )
         return ComparedResult(reason=str(reason), reason_message=reason.as_json())
     result = ComparedResult(
         feasible=bool(sizing.get("feasible")),

@@ -24,6 +24,7 @@ from acceptance.selectors import compare_blocks
 from compare import charts, selectors, services, sized
 from portal.money import Money, shown_in
 from sizing.models import PlanRun
+from sizing.run_errors import run_error_shown
 
 # The address's parameters as the picker form names them (an error names the field, never its code).
 PARAM_LABELS = {
@@ -221,7 +222,7 @@ def sizing_status(request: HttpRequest, run_id: int) -> HttpResponse:
     )
     if run is None or not visible:
         raise Http404("no such sizing run")
-    response = render(request, "compare/_sizing.html", {"run": run})
+    response = render(request, "compare/_sizing.html", {"run": run, "run_error": run_error_shown(run.error)})
     if run.finished and request.headers.get("HX-Request"):
         response["HX-Refresh"] = "true"
     return response

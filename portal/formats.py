@@ -3,12 +3,14 @@
 Pure: no Django import. The model, the parsers and the API keep fractions (an MFU of 0.5348); pages, the
 quote and its PDF write them as percentages through `percent_text` (the `percent` filter of
 providers/templatetags/units.py in templates), so one figure reads the same everywhere; goodput through
-`goodput_text` (the `goodput_percent` filter), to one decimal place.
+`goodput_text` (the `goodput_percent` filter), to one decimal place. A bill's data quantity (its GB of
+inter-node traffic or egress, its GB-months of storage) in the unit a reader expects (`data_quantity`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from decimal import Decimal
+from typing import Any, NamedTuple
 
 from portal.money import decimal_or_none
 
@@ -29,3 +31,41 @@ def percent_text(fraction: Any, places: int = 0) -> str:
     if value is None:
         return "—"
     return f"{value * 100:.{places}f}%"
+
+
+# The bill prices data by the (decimal) GB: from a thousand GB on, a quantity is shown in the largest of these
+# units that leaves a figure of at least 1 (23,695,312,500 GB of inter-node traffic is "23.7 EB").
+DATA_UNITS = (("EB", Decimal(10**9)), ("PB", Decimal(10**6)), ("TB", Decimal(10**3)))
+# The bill's units that are an amount of data (sizing.bill.UNIT_IDS), and what follows the data unit
+DATA_UNIT_SUFFIXES = {"GB": "", "GB-month": "-month"}
+
+
+class DataQuantity(NamedTuple):
+    """A bill quantity as shown: `figure` and, for data, the `unit` it is written in ("23.7", "EB"; a word
+    such as "TB-month" is a message id the page translates), and `exact`, the figure in the bill's own unit
+    ("23,695,312,500") for a title or the PDF ("" when `figure` is already that)."""
+
+    figure: str
+    unit: str
+    exact: str
+
+
+def _figure(value: Decimal, places: int) -> str:
+    text = f"{value:,.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def data_quantity(quantity: Any, unit: str) -> DataQuantity:
+    """A bill line's quantity: data from 1,000 GB (or GB-months) on in TB, PB or EB to three significant
+    figures, with the exact count of GB beside it; any other quantity to two places, as before."""
+    value = decimal_or_none(quantity)
+    if value is None:
+        return DataQuantity("—", "", "")
+    exact = _figure(value, 2)
+    if unit in DATA_UNIT_SUFFIXES:
+        for name, scale in DATA_UNITS:
+            if abs(value) >= scale:
+                scaled = value / scale
+                places = 0 if abs(scaled) >= 100 else 1 if abs(scaled) >= 10 else 2
+                return DataQuantity(_figure(scaled, places), name + DATA_UNIT_SUFFIXES[unit], exact)
+    return DataQuantity(exact, "", "")

@@ -13,8 +13,9 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import gettext, pgettext, pgettext_lazy
+from django.utils.translation import gettext, gettext_noop, pgettext, pgettext_lazy
 
+from portal.formats import data_quantity
 from portal.money import USD_MONEY, active
 
 
@@ -148,3 +149,20 @@ def unit_word(unit: Any) -> str:
         return ""
     word = pgettext("unit", str(unit))
     return word if word != str(unit) else gettext(str(unit))
+
+
+# The data units of a bill quantity past a thousand GB-months that are words (portal.formats.DATA_UNITS); TB,
+# PB and EB are symbols, the same in every language.
+DATA_UNIT_WORDS = (gettext_noop("TB-month"), gettext_noop("PB-month"), gettext_noop("EB-month"))
+
+
+def data_quantity_shown(quantity: Any, unit: str) -> tuple[str, str]:
+    """A bill line's quantity in the page's language and the exact figure in the bill's unit beside it:
+    ("23.7 EB", "23,695,312,500 GB") for data, (the figure, "") for anything else."""
+    shown_quantity = data_quantity(quantity, unit)
+    if not shown_quantity.unit:
+        return shown_quantity.figure, ""
+    return (
+        f"{shown_quantity.figure} {unit_word(shown_quantity.unit)}",
+        f"{shown_quantity.exact} {unit_word(unit)}",
+    )

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from hardware.links import INTRA_NODE_KINDS, INTRA_NODE_NAMES, intra_node_name
 from hardware.network import FABRIC_NAMES, FABRICS, TOPOLOGIES, TOPOLOGY_NAMES
+from hardware.numbers import number_text
 
 FactType = Literal["int", "float", "decimal", "bool", "enum", "text", "list", "gpu"]
 
@@ -121,10 +122,9 @@ GROUPS: dict[str, str] = {
 
 
 def _num(value: float) -> str:
-    """A bound as people write it: 1,600 rather than 1600.0, 0.01 rather than 1e-02."""
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.6f}".rstrip("0").rstrip(".")
+    """A bound as people write it: 1,600 rather than 1600.0, 0.01 rather than 1e-02, 1 × 10²⁰ rather than
+    1e+20 (hardware.numbers)."""
+    return number_text(value)
 
 
 # A unit that is this currency symbol is written before the figure, as money is everywhere ("$200", the
@@ -169,7 +169,7 @@ def bound_error(
     too_high = maximum is not None and value > maximum
     if not (too_low or too_high):
         return None
-    got = _num(value) if abs(value) < 1e15 else f"{value:.3g}"
+    got = number_text(value)
     allowed = range_text(minimum, maximum, unit, strictly_positive=strictly_positive)
     return f"{label} must be {allowed}, got {got}"
 

@@ -14,7 +14,14 @@ from django.utils.translation import gettext_noop
 
 from checks.severity import Severity  # pure, like this module
 from portal.formats import goodput_text, percent_text
-from portal.i18n import shown, translated, translated_list, translated_sentences, unit_word
+from portal.i18n import (
+    data_quantity_shown,
+    shown,
+    translated,
+    translated_list,
+    translated_sentences,
+    unit_word,
+)
 from portal.money import Money, active, decimal_or_none, shown_in  # pure, like this module
 
 # the fact registry: plain data, no Django import
@@ -127,10 +134,12 @@ def bill_rows(bill: dict[str, Any], note_messages: Any = None) -> list[dict[str,
     notes = translated_list([ln.get("note") or "" for ln in lines], note_messages)
     rows = []
     for ln, note in zip(lines, notes, strict=True):
+        quantity, exact = data_quantity_shown(ln.get("quantity"), str(ln.get("unit") or ""))
         rows.append(
             {
                 "item": item_label(ln.get("item")),
-                "quantity": number(ln.get("quantity")),
+                "quantity": quantity,
+                "quantity_exact": exact,  # the figure in GB, for the title and the PDF
                 "unit": _(str(ln["unit"])) if ln.get("unit") else "",
                 "unit_price": unit_price(ln.get("unit_price_usd")),
                 "usd": usd(ln.get("usd"), missing=_("unknown")),

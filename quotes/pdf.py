@@ -190,6 +190,7 @@ def quote_html(quote: Quote, *, charts: list[dict[str, Any]], charts_missing: st
             "q": quote_view(quote.snapshot),
             "charts": charts,
             "charts_missing": charts_missing,
+            "for_pdf": True,  # no title to hover on paper: a figure's exact count is printed under it
         },
     )
 

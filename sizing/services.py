@@ -25,16 +25,17 @@ from checks.services import findings_store_many
 from hardware.gpus import LARGEST_CLUSTER_GPUS
 from hardware.messages import _, messages_of
 from hardware.norms import Assumed
-from portal import i18n
 from portal.task_pool import enqueue
 from providers.models import Offering
 from providers.selectors import offering_queryset
 from sizing import bill as bill_module
+from sizing import run_errors
 from sizing.engine.api import evaluate
 from sizing.engine.errors import InputError
 from sizing.engine.search import search
 from sizing.engine.unpublished import pessimistic_facts
 from sizing.engine.workload import PRESETS, workload_from_dict, workload_preset
+from sizing.input_errors import field_label, input_error_reason
 from sizing.memo import EngineMemo, memo_for
 from sizing.models import HEAD_FIELDS, WORKLOAD_BOUNDS, PlanResult, PlanRun, RunStatus, Workload
 from sizing.ranking import rank_key
@@ -62,7 +63,7 @@ def chunk_size(total: int = 0) -> int:
 # time: a run still queued QUEUED_GRACE_S after creation lost its enqueue (broker down) and is enqueued
 # again; a running run without progress for STALLED_GRACE_S lost a chunk (worker killed, broker restarted
 # without persistence) and gets its missing chunks sent again; a run without progress for GIVE_UP_S is
-# failed with NO_PROGRESS_MESSAGE (the page offers a retry).
+# failed with run_errors.NO_PROGRESS (the page offers a retry).
 QUEUED_GRACE_S = 30
 STALLED_GRACE_S = 60
 GIVE_UP_S = 900
@@ -74,18 +75,6 @@ def _seconds(name: str, default: float) -> float:
 
 # Why an offering cannot run the job when the engine gave no reason (shown translated by its text).
 NO_LAYOUT_FITS = _("no layout of this workload fits this offering")
-NO_PROGRESS_MESSAGE = (
-    "Sizing made no progress for {minutes} minutes: the sizing workers are stopped or overloaded. "
-    "Results already computed are kept; Retry sizes the rest."
-)
-CHUNK_ERROR_MESSAGE = (
-    "Sizing stopped on an unexpected error while sizing {what}. "
-    "Results already computed are kept; Retry sizes the rest."
-)
-TIME_LIMIT_MESSAGE = (
-    "Sizing {what} took longer than a sizing task may run ({seconds} s). "
-    "Results already computed are kept; Retry sizes the rest."
-)
 
 
 # A workload without a deadline gets this one, stated on the form, the result and in its JSON: 90 days is
@@ -141,7 +130,7 @@ def preset_fields(name: str) -> dict[str, Any]:
     try:
         wl = workload_preset(name)
     except InputError as exc:
-        raise ValidationError({"preset": exc.reason}) from exc
+        raise ValidationError({"preset": input_error_reason(exc)}) from exc
     out: dict[str, Any] = {
         k: getattr(wl, k)
         for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len", "activation")
@@ -223,7 +212,7 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
     try:
         workload_from_dict(workload.to_engine_dict())
     except InputError as exc:
-        reason = gettext(MISSING) if exc.reason == "missing" else i18n.shown(exc.reason)
+        reason = gettext(MISSING) if exc.reason == "missing" else input_error_reason(exc)
         raise ValidationError({engine_field_to_form_field(exc.field): reason}) from exc
     workload.full_clean()
     workload.save()
@@ -357,9 +346,10 @@ def input_error_words(exc: InputError, gpus: int | None) -> str:
         )
     if exc.field == "offering.gpu":
         return _("the offering's GPU model is not published and cannot be read from its description")
-    what = exc.field.removeprefix("offering.").replace("_", " ")
     return _(
-        "the planner cannot size this offering: its %(what)s is %(reason)s", what=what, reason=exc.reason
+        "the planner cannot size this offering: %(field)s %(reason)s",
+        field=field_label(exc.field),
+        reason=exc.reason,
     )
 
 
@@ -563,7 +553,7 @@ def plan_run_execute_chunk(*, run_id: int, offering_ids: list[int]) -> int:
                     memo=memo,
                 )
             except Exception as exc:
-                raise ChunkError(CHUNK_ERROR_MESSAGE.format(what=f"“{offering.name}”")) from exc
+                raise ChunkError(run_errors.CHUNK_ERROR % {"what": f"“{offering.name}”"}) from exc
     created, finished = _store_chunk(run_id=run_id, sized=sized)
     if finished:
         plan_run_rank(run_id=run_id)
@@ -701,7 +691,7 @@ def sweep_queued_runs(
     hopeless = list(
         unfinished.filter(last_progress__lte=now - timedelta(seconds=give_up_s)).values_list("id", flat=True)
     )
-    message = NO_PROGRESS_MESSAGE.format(minutes=max(1, round(give_up_s / 60)))
+    message = run_errors.NO_PROGRESS % {"minutes": max(1, round(give_up_s / 60))}
     for run_id in hopeless:
         logger.warning("sizing run %s made no progress for %s s: failed", run_id, give_up_s)
         plan_run_fail(run_id=run_id, error=message)

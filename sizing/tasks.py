@@ -12,7 +12,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from sizing import services
+from sizing import run_errors, services
 
 logger = logging.getLogger(__name__)
 
@@ -20,11 +20,11 @@ logger = logging.getLogger(__name__)
 def _fail(run_id: int, exc: BaseException, what: str) -> None:
     """Mark the run failed with the sentence for `exc`; the traceback goes to the log."""
     if isinstance(exc, SoftTimeLimitExceeded) or isinstance(exc.__cause__, SoftTimeLimitExceeded):
-        error = services.TIME_LIMIT_MESSAGE.format(what=what, seconds=settings.CELERY_TASK_SOFT_TIME_LIMIT)
+        error = run_errors.TIME_LIMIT % {"what": what, "seconds": settings.CELERY_TASK_SOFT_TIME_LIMIT}
     elif isinstance(exc, services.ChunkError):
         error = str(exc)
     else:
-        error = services.CHUNK_ERROR_MESSAGE.format(what=what)
+        error = run_errors.CHUNK_ERROR % {"what": what}
     logger.error("sizing run %s failed: %s", run_id, error, exc_info=exc)
     services.plan_run_fail(run_id=run_id, error=error)
 
@@ -35,7 +35,7 @@ def plan_run_start_task(run_id: int) -> None:
     try:
         services.plan_run_start(run_id=run_id)
     except Exception as exc:  # noqa: BLE001 - whatever it is, the run must not stay unfinished
-        _fail(run_id, exc, "the list of offerings")
+        _fail(run_id, exc, run_errors.WHAT_LIST)
 
 
 @shared_task(name="sizing.plan_run_chunk", acks_late=True, reject_on_worker_lost=True)
@@ -44,7 +44,7 @@ def plan_run_chunk_task(run_id: int, offering_ids: list[int]) -> int:
     try:
         return services.plan_run_execute_chunk(run_id=run_id, offering_ids=offering_ids)
     except Exception as exc:  # noqa: BLE001 - whatever it is, the run must not stay unfinished
-        _fail(run_id, exc, f"{len(offering_ids)} offerings")
+        _fail(run_id, exc, run_errors.chunk_what(len(offering_ids)))
         return 0
 
 

@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from portal.form_errors import add_form_errors
-from portal.i18n import shown, translated, translated_list, translated_text
+from portal.i18n import data_quantity_shown, shown, translated, translated_list, translated_text
 from portal.money import shown_in
 from providers.names import gpu_vendor
 from sizing import selectors, services
@@ -24,6 +24,7 @@ from sizing.engine.unpublished import fact_value_text, fact_words
 from sizing.filters import RunResultFilterSet
 from sizing.forms import PRESET_LABELS, PlanForm
 from sizing.models import Objective
+from sizing.run_errors import run_error_shown
 from sizing.summary import (
     ITERATION_LABELS,
     MEMORY_LABELS,
@@ -88,7 +89,7 @@ def workload_list(request: HttpRequest) -> HttpResponse:
 
 def _run_context(request: HttpRequest, run_id: int) -> dict[str, Any]:
     run = selectors.run_get(owner=request.user, run_id=run_id)
-    return {"run": run, "workload": run.workload}
+    return {"run": run, "workload": run.workload, "run_error": run_error_shown(run.error)}
 
 
 @login_required
@@ -153,7 +154,12 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
         bill=bill,
         no_price=compute_unpriced(bill),
         bill_lines=[
-            {**ln, "label": gettext(LINE_ITEM_LABELS.get(ln["item"], ln["item"])), "note": note}
+            {
+                **ln,
+                "label": gettext(LINE_ITEM_LABELS.get(ln["item"], ln["item"])),
+                "note": note,
+                "shown_quantity": data_quantity_shown(ln.get("quantity"), str(ln.get("unit") or "")),
+            }
             for ln, note in zip(lines, notes, strict=True)
         ],
         unknown_fees=[

@@ -94,7 +94,7 @@ ALLOWED_WORDS = frozenset(
     usec Active Down LinkUp Slurm Kubernetes kubernetes DaemonSet MPIJob PyTorchJob mpijob README sbatch sh
     tar gz zip yaml pack log results stability bundle nccl rccl tests nvidia smi nvlink dcgmi diag ibstat
     perftest megatron deepspeed DeepSpeed LM torchtitan PyTorch FSDP Narayanan
-    port RDMA TCP TCPX EFA HCA GPUDirect NVSwitch xGMI ConnectX NDR RCCL ROCm HBM GiB TiB TB min SSD
+    port RDMA TCP TCPX EFA HCA GPUDirect NVSwitch xGMI ConnectX NDR RCCL ROCm HBM GiB TiB TB PB EB min SSD
     efa roce tcpx slurm CANN
     DGX HGX SuperPOD Selene Hopper Blackwell AWS Azure Google Cloud Oracle BM Mega Ultra High CoreWeave Nebius
     Meta SemiAnalysis ClusterProof Bekman Young Daly

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from hardware.messages import _
+from hardware.numbers import value_text
 
 from . import constants as C
 from .accuracy import accuracy_figures
@@ -87,7 +88,7 @@ def reason_texts(code: int, res: dict[str, Any], i: Any, hw: Hardware) -> list[s
 def check_gpus(gpus: Any) -> None:
     """A requested GPU count is a positive integer (None: not requested)."""
     if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus <= 0):
-        raise InputError("gpus", f"must be a positive integer, got {gpus!r}")
+        raise InputError("gpus", _("must be a positive integer, got %(got)s", got=value_text(gpus)))
     if gpus is not None and gpus > GPUS_MAX:
         raise InputError(
             "gpus", _("must be at most %(most)s GPUs, got %(got)s", most=f"{GPUS_MAX:,}", got=f"{gpus:,}")
@@ -361,7 +362,11 @@ def evaluate(
         if stated_optimizer is not None and not isinstance(stated_optimizer, str):
             raise InputError(
                 "layout.optimizer",
-                f"must be one of {', '.join(C.OPTIMIZER_BYTES)}, got {stated_optimizer!r}",
+                _(
+                    "must be one of %(allowed)s, got %(got)s",
+                    allowed=", ".join(C.OPTIMIZER_BYTES),
+                    got=value_text(stated_optimizer),
+                ),
             )
         optimizer = optimizer or stated_optimizer
         lay, notes = layout_from_dict(
@@ -376,7 +381,9 @@ def evaluate(
         optimizer = default_optimizer(hw)
         notes = notes + [optimizer_note(hw)]
     if optimizer not in C.OPTIMIZER_BYTES:
-        raise InputError("layout.optimizer", f"must be one of {', '.join(C.OPTIMIZER_BYTES)}")
+        raise InputError(
+            "layout.optimizer", _("must be one of %(allowed)s", allowed=", ".join(C.OPTIMIZER_BYTES))
+        )
     hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
     lay, dispatcher_notes = resolve_dispatcher(lay, hw, wl.moe is not None)
     lay, overlap_notes = resolve_overlap(lay, hw)

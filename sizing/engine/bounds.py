@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from hardware.messages import Msg, UnitWord, _
+from hardware.numbers import number_text, value_text
 from providers.facts import FACTS_BY_NAME, PRICE_CAP_USD_PER_GPU_HOUR, UNIT_WORDS, Bound
 
 from .errors import InputError
@@ -39,15 +40,9 @@ TOP_MAX = 100
 DEADLINE_DAYS_MAX = 3650
 
 
-def _number_text(value: float) -> str:
-    if float(value).is_integer() and abs(value) < 1e15:
-        return f"{int(value):,}"
-    return f"{value:.6g}"
-
-
 def _range_error(bound: Bound, got: str) -> Msg:
     """ "must be between 1 and 1,600 Gb/s, got 1e+300" as a translatable sentence."""
-    high = _number_text(bound.maximum) if bound.maximum is not None else ""
+    high = number_text(bound.maximum) if bound.maximum is not None else ""
     # a unit that is a word is translated after the value; a symbol (GB/s, %) stays as it is; dollars go
     # before the figure, as money is written everywhere ("at most $200")
     unit: str = UnitWord(bound.unit) if bound.unit in UNIT_WORDS else bound.unit
@@ -63,7 +58,7 @@ def _range_error(bound: Bound, got: str) -> Msg:
                 got=got,
             )
         return _("must be greater than 0 and at most %(high)s, got %(got)s", high=high, got=got)
-    low = ("$" if money else "") + _number_text(bound.minimum if bound.minimum is not None else 0)
+    low = ("$" if money else "") + number_text(bound.minimum if bound.minimum is not None else 0)
     if unit:
         return _(
             "must be between %(low)s and %(high)s %(unit)s, got %(got)s",
@@ -78,13 +73,13 @@ def _range_error(bound: Bound, got: str) -> Msg:
 def check_number(field: str, value: Any, bound: Bound, *, integer: bool = False) -> float:
     """`value` as a number inside `bound`, else InputError naming `field` and the range."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(field, _("must be a number, got %(got)s", got=repr(value)))
+        raise InputError(field, _("must be a number, got %(got)s", got=value_text(value)))
     if not math.isfinite(value):
         raise InputError(field, _("must be a finite number, got %(got)s", got=value))
     if integer and float(value) != int(value):
-        raise InputError(field, _("must be an integer, got %(got)s", got=repr(value)))
+        raise InputError(field, _("must be an integer, got %(got)s", got=value_text(value)))
     if bound.error(float(value)) is not None:
-        raise InputError(field, _range_error(bound, _number_text(float(value))))
+        raise InputError(field, _range_error(bound, number_text(float(value))))
     return float(value)
 
 

@@ -14,6 +14,9 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
+from hardware.messages import Msg, _
+from hardware.numbers import value_text
+
 from .accuracy import accuracy_sentence
 from .api import evaluate
 from .errors import InputError
@@ -23,7 +26,7 @@ from .workload import PRESETS
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise InputError("arguments", message)
+        raise InputError("arguments", Msg("%(message)s", message=message))  # argparse's own words
 
 
 def _load(value: str, field: str) -> Any:
@@ -33,15 +36,20 @@ def _load(value: str, field: str) -> Any:
         try:
             return json.loads(text)
         except json.JSONDecodeError as e:
-            raise InputError(field, f"invalid JSON: {e.msg} at character {e.pos}") from None
+            raise InputError(
+                field, _("invalid JSON: %(why)s at character %(pos)s", why=e.msg, pos=e.pos)
+            ) from None
     if os.path.isfile(value):
         try:
             with open(value, encoding="utf-8") as fh:
                 return json.load(fh)
         except json.JSONDecodeError as e:
-            raise InputError(field, f"invalid JSON in {value}: {e.msg} at line {e.lineno}") from None
+            raise InputError(
+                field,
+                _("invalid JSON in %(file)s: %(why)s at line %(line)s", file=value, why=e.msg, line=e.lineno),
+            ) from None
         except OSError as e:
-            raise InputError(field, f"cannot read {value}: {e.strerror}") from None
+            raise InputError(field, _("cannot read %(file)s: %(why)s", file=value, why=e.strerror)) from None
     return None
 
 
@@ -49,16 +57,18 @@ def _offering(value: str, resolve: Callable[[str], dict[str, Any]] | None) -> di
     loaded = _load(value, "offering")
     if loaded is not None:
         if not isinstance(loaded, dict):
-            raise InputError("offering", "must be a JSON object")
+            raise InputError("offering", _("must be a JSON object"))
         return loaded
     if resolve is None:
-        raise InputError("offering", f"unknown slug {value!r} (no catalog available; pass a JSON file)")
+        raise InputError(
+            "offering", _("unknown slug %(slug)s (no catalog available; pass a JSON file)", slug=repr(value))
+        )
     try:
         facts = resolve(value)
     except KeyError:
-        raise InputError("offering", f"unknown slug {value!r}") from None
+        raise InputError("offering", _("unknown slug %(slug)s", slug=repr(value))) from None
     if not isinstance(facts, dict):
-        raise InputError("offering", f"unknown slug {value!r}")
+        raise InputError("offering", _("unknown slug %(slug)s", slug=repr(value)))
     return facts
 
 
@@ -69,7 +79,12 @@ def _workload(value: str) -> Any:
     if value in PRESETS:
         return value
     raise InputError(
-        "workload", f"unknown preset {value!r} and not a JSON file (presets: {', '.join(PRESETS)})"
+        "workload",
+        _(
+            "unknown preset %(name)s and not a JSON file (presets: %(presets)s)",
+            name=repr(value),
+            presets=", ".join(PRESETS),
+        ),
     )
 
 
@@ -77,13 +92,15 @@ def run(args: argparse.Namespace, resolve: Callable[[str], dict[str, Any]] | Non
     wl = _workload(args.workload)
     facts = _offering(args.offering, resolve)
     if args.gpus is not None and args.gpus <= 0:
-        raise InputError("gpus", f"must be positive, got {args.gpus}")
+        raise InputError("gpus", _("must be positive, got %(got)s", got=value_text(args.gpus)))
     if args.deadline_days is not None and args.deadline_days <= 0:
-        raise InputError("deadline_days", f"must be positive, got {args.deadline_days}")
+        raise InputError(
+            "deadline_days", _("must be positive, got %(got)s", got=value_text(args.deadline_days))
+        )
     if args.layout is not None:
         layout = _load(args.layout, "layout")
         if not isinstance(layout, dict):
-            raise InputError("layout", "must be a JSON object or a path to a JSON file")
+            raise InputError("layout", _("must be a JSON object or a path to a JSON file"))
         return evaluate(wl, facts, layout, gpus=args.gpus)
     return search(
         wl, facts, objective=args.objective, gpus=args.gpus, deadline_days=args.deadline_days, top=args.top

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from hardware.messages import _
+from hardware.numbers import power_of_ten_text
 
 from . import constants as C
 
@@ -63,7 +64,7 @@ def fault_model(facts: dict[str, Any], *, max_nodes: int | None = None) -> Fault
             _(
                 "failure rate not published: Llama 3's %(rate)s unexpected interruptions per GPU-hour "
                 "(419 in 54 days on 16,384 GPUs) assumed",
-                rate=f"{rate:.3g}",
+                rate=power_of_ten_text(rate),
             )
         )
     auto_detect = bool(facts.get("auto_bad_node_detection") or facts.get("health_checks"))

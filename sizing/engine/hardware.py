@@ -10,6 +10,7 @@ import hardware as hw_facts
 from hardware import FABRICS, GPUS, TOPOLOGIES, gpu_by_name
 from hardware import INTRA_NODE_KINDS as INTRA_KINDS
 from hardware.messages import _
+from hardware.numbers import value_text
 
 from . import constants as C
 from .bounds import check_offering_numbers
@@ -86,22 +87,26 @@ def _pos(facts: dict[str, Any], key: str, kind: type = float) -> Any:
     if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-        raise InputError(f"offering.{key}", f"must be a number, got {v!r}")
+        raise InputError(f"offering.{key}", _("must be a number, got %(got)s", got=value_text(v)))
     if v <= 0:
-        raise InputError(f"offering.{key}", f"must be positive, got {v!r}")
+        raise InputError(f"offering.{key}", _("must be positive, got %(got)s", got=value_text(v)))
     if kind is int:
         if float(v) != int(v):
-            raise InputError(f"offering.{key}", f"must be an integer, got {v!r}")
+            raise InputError(f"offering.{key}", _("must be an integer, got %(got)s", got=value_text(v)))
         return int(v)
     return float(v)
 
 
 def resolve_gpu(key: Any) -> hw_facts.GPU:
     if not isinstance(key, str) or not key:
-        raise InputError("offering.gpu", "missing (a key of the GPU table, e.g. H100-SXM-80GB)")
+        raise InputError(
+            "offering.gpu", _("missing (a key of the GPU table, e.g. %(example)s)", example="H100-SXM-80GB")
+        )
     gpu = gpu_by_name(key)
     if gpu is None:
-        raise InputError("offering.gpu", f"unknown GPU {key!r} (known: {', '.join(GPUS)})")
+        raise InputError(
+            "offering.gpu", _("unknown GPU %(gpu)s (known: %(known)s)", gpu=repr(key), known=", ".join(GPUS))
+        )
     return gpu
 
 
@@ -139,7 +144,9 @@ def _intra_node(facts: dict[str, Any], gpu: hw_facts.GPU, notes: list[str]) -> t
     else:
         raw = link if link is not None else gpu.pcie_gbytes_per_s
     if link is None and intra in ("nvswitch", "nvlink-mesh") and gpu.scale_up_gbytes_per_s <= 0:
-        raise InputError("offering.intra_node", f"{intra} given but {gpu.key} has no NVLink")
+        raise InputError(
+            "offering.intra_node", _("%(intra)s given but %(gpu)s has no NVLink", intra=intra, gpu=gpu.key)
+        )
     if link is None:
         notes.append(
             _(
@@ -185,10 +192,20 @@ def _check_published(facts: dict[str, Any]) -> None:
     for key, allowed in (("intra_node", INTRA_KINDS), ("fabric", FABRICS), ("topology", TOPOLOGIES)):
         value = facts.get(key)
         if value is not None and value not in allowed:
-            raise InputError(f"offering.{key}", f"must be one of {', '.join(allowed)}, got {value!r}")
+            raise InputError(
+                f"offering.{key}",
+                _(
+                    "must be one of %(allowed)s, got %(got)s",
+                    allowed=", ".join(allowed),
+                    got=value_text(value),
+                ),
+            )
     over = _pos(facts, "oversubscription")
     if over is not None and over < 1.0:
-        raise InputError("offering.oversubscription", f"must be >= 1.0 (1.0 = non-blocking), got {over}")
+        raise InputError(
+            "offering.oversubscription",
+            _("must be >= 1.0 (1.0 = non-blocking), got %(got)s", got=value_text(over)),
+        )
     # every bounded number (failure rate, storage write bandwidth, replacement time, price included): a
     # number, finite and inside the catalog's range, named with that range when it is not
     check_offering_numbers(facts)
@@ -200,7 +217,11 @@ def _nvlink_domain(facts: dict[str, Any], gpus_per_node: int) -> int:
     if domain and domain % gpus_per_node:
         raise InputError(
             "offering.nvlink_domain_gpus",
-            f"must be a multiple of gpus_per_node ({gpus_per_node}), got {domain}",
+            _(
+                "must be a multiple of gpus_per_node (%(per_node)s), got %(got)s",
+                per_node=gpus_per_node,
+                got=value_text(domain),
+            ),
         )
     return int(domain)
 
@@ -209,7 +230,7 @@ def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
     """Validate the offering facts and derive the link model; every unpublished value the model needs takes
     its class norm (hardware.norms) and becomes a stated assumption."""
     if not isinstance(facts, dict):
-        raise InputError("offering", "must be a JSON object")
+        raise InputError("offering", _("must be a JSON object"))
     _check_published(facts)
     filled, assumed = complete_facts(facts)
     gpu = resolve_gpu(filled.get("gpu"))

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from hardware.messages import _
+from hardware.numbers import value_text
 
 from .bounds import GPUS_MAX
 from .errors import InputError
@@ -168,13 +169,15 @@ def _int(d: dict[str, Any], key: str, default: int, minimum: int = 1) -> int:
     if v is None:
         v = default
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or float(v) != int(v):
-        raise InputError(f"layout.{key}", f"must be an integer, got {v!r}")
+        raise InputError(f"layout.{key}", _("must be an integer, got %(got)s", got=value_text(v)))
     if v < minimum:
-        raise InputError(f"layout.{key}", f"must be >= {minimum}, got {v!r}")
+        raise InputError(
+            f"layout.{key}", _("must be >= %(least)s, got %(got)s", least=minimum, got=value_text(v))
+        )
     if v > GPUS_MAX:  # no degree, micro-batch or stage count of a job the engine sizes is larger
         raise InputError(
             f"layout.{key}",
-            _("must be at most %(most)s, got %(got)s", most=f"{GPUS_MAX:,}", got=repr(v)),
+            _("must be at most %(most)s, got %(got)s", most=f"{GPUS_MAX:,}", got=value_text(v)),
         )
     return int(v)
 
@@ -195,7 +198,7 @@ def _check_size(gpus: int) -> None:
 def _flag(d: dict[str, Any], key: str) -> bool | None:
     v = d.get(key)
     if v is not None and not isinstance(v, bool):
-        raise InputError(f"layout.{key}", f"must be true or false, got {v!r}")
+        raise InputError(f"layout.{key}", _("must be true or false, got %(got)s", got=value_text(v)))
     return v
 
 
@@ -206,7 +209,9 @@ def _recompute(d: dict[str, Any]) -> str:
     if recompute is False or recompute is None:  # not `in (False, None)`: 0 == False
         recompute = "none"
     if not isinstance(recompute, str) or recompute not in RECOMPUTE_CODES:
-        raise InputError("layout.recompute", f"must be none, selective or full, got {recompute!r}")
+        raise InputError(
+            "layout.recompute", _("must be none, selective or full, got %(got)s", got=value_text(recompute))
+        )
     return str(recompute)
 
 
@@ -216,12 +221,17 @@ def _pipeline_engine(d: dict[str, Any], v: int) -> str:
         engine = "megatron"
     if engine not in PIPELINE_ENGINES:
         raise InputError(
-            "layout.pipeline_engine", f"must be one of {', '.join(PIPELINE_ENGINES)}, got {engine!r}"
+            "layout.pipeline_engine",
+            _(
+                "must be one of %(allowed)s, got %(got)s",
+                allowed=", ".join(PIPELINE_ENGINES),
+                got=value_text(engine),
+            ),
         )
     if engine == "deepspeed" and v > 1:
         raise InputError(
             "layout.pipeline_engine",
-            "DeepSpeed's pipeline engine has no interleaved schedule: virtual_stages 1",
+            _("DeepSpeed's pipeline engine has no interleaved schedule: virtual_stages 1"),
         )
     return str(engine)
 
@@ -229,7 +239,14 @@ def _pipeline_engine(d: dict[str, Any], v: int) -> str:
 def _zero3_gather(d: dict[str, Any]) -> str | None:
     gather = d.get("zero3_gather")
     if gather is not None and gather not in ZERO3_GATHERS:
-        raise InputError("layout.zero3_gather", f"must be one of {', '.join(ZERO3_GATHERS)}, got {gather!r}")
+        raise InputError(
+            "layout.zero3_gather",
+            _(
+                "must be one of %(allowed)s, got %(got)s",
+                allowed=", ".join(ZERO3_GATHERS),
+                got=value_text(gather),
+            ),
+        )
     return gather
 
 
@@ -237,7 +254,12 @@ def _moe_dispatcher(d: dict[str, Any]) -> str | None:
     dispatcher = d.get("moe_dispatcher")
     if dispatcher is not None and dispatcher not in MOE_DISPATCHERS:
         raise InputError(
-            "layout.moe_dispatcher", f"must be one of {', '.join(MOE_DISPATCHERS)}, got {dispatcher!r}"
+            "layout.moe_dispatcher",
+            _(
+                "must be one of %(allowed)s, got %(got)s",
+                allowed=", ".join(MOE_DISPATCHERS),
+                got=value_text(dispatcher),
+            ),
         )
     return dispatcher
 
@@ -252,7 +274,7 @@ def _stage_layers(d: dict[str, Any], wl: Workload, pp: int) -> tuple[int | None,
         return None, None
     if pp < 2:
         raise InputError(
-            "layout.first_stage_layers", "uneven first/last stages need pipeline stages (pp >= 2)"
+            "layout.first_stage_layers", _("uneven first/last stages need pipeline stages (pp >= 2)")
         )
     set_ends = [e for e in ends if e is not None]
     rest_stages = pp - len(set_ends)
@@ -260,8 +282,14 @@ def _stage_layers(d: dict[str, Any], wl: Workload, pp: int) -> tuple[int | None,
     if rest < rest_stages or (rest_stages == 0 and rest != 0):
         raise InputError(
             "layout.first_stage_layers",
-            f"first/last stage layers {ends} leave {rest} layers for the other {rest_stages} stages of a "
-            f"{wl.layers}-layer model",
+            _(
+                "first/last stage layers %(ends)s leave %(rest)s layers for the other %(stages)s stages of a "
+                "%(layers)s-layer model",
+                ends=ends,
+                rest=rest,
+                stages=rest_stages,
+                layers=wl.layers,
+            ),
         )
     return ends[0], ends[1]
 
@@ -282,13 +310,22 @@ def _pipeline_slots(
         notes.append("the embedding/loss pipeline slots without pipeline parallelism have no effect: unset")
         return False, False
     if ends != (None, None):
-        raise InputError(field, "cannot be set with first_stage_layers / last_stage_layers (Megatron-Core)")
+        raise InputError(
+            field, _("cannot be set with first_stage_layers / last_stage_layers (Megatron-Core)")
+        )
     slots = wl.layers + emb + loss
     if slots % pp or (slots // pp) % v:
         raise InputError(
             field,
-            f"{wl.layers} layers + {emb + loss} slots = {slots} must split evenly over pp={pp} stages and "
-            f"their virtual_stages={v} chunks",
+            _(
+                "%(layers)s layers + %(extra)s slots = %(slots)s must split evenly over pp=%(pp)s stages and "
+                "their virtual_stages=%(v)s chunks",
+                layers=wl.layers,
+                extra=emb + loss,
+                slots=slots,
+                pp=pp,
+                v=v,
+            ),
         )
     return emb, loss
 
@@ -347,24 +384,40 @@ def _check_tp_on_nodes(tp: int, gpus_per_node: int | None, domain_gpus: int | No
 
 def _check_heads_and_experts(wl: Workload, tp: int, ep: int) -> None:
     if wl.heads % tp:
-        raise InputError("layout.tp", f"TP={tp} does not divide the {wl.heads} attention heads")
+        raise InputError(
+            "layout.tp", _("TP=%(tp)s does not divide the %(heads)s attention heads", tp=tp, heads=wl.heads)
+        )
     if wl.kv_heads % tp:
-        raise InputError("layout.tp", f"TP={tp} does not divide the {wl.kv_heads} KV heads")
+        raise InputError(
+            "layout.tp", _("TP=%(tp)s does not divide the %(heads)s KV heads", tp=tp, heads=wl.kv_heads)
+        )
     if wl.moe is None and ep > 1:
-        raise InputError("layout.ep", f"EP={ep} but the workload has no experts")
+        raise InputError("layout.ep", _("EP=%(ep)s but the workload has no experts", ep=ep))
     if wl.moe is not None and wl.moe.experts % ep:
-        raise InputError("layout.ep", f"EP={ep} does not divide the {wl.moe.experts} experts")
+        raise InputError(
+            "layout.ep", _("EP=%(ep)s does not divide the %(experts)s experts", ep=ep, experts=wl.moe.experts)
+        )
 
 
 def _data_parallel(d: dict[str, Any], gpus: int | None, tp: int, pp: int, cp: int, notes: list[str]) -> int:
     if d.get("dp") is not None:
         dp = _int(d, "dp", 1)
         if gpus is not None and tp * pp * dp * cp != gpus:
-            raise InputError("gpus", f"{gpus} GPUs but the layout uses tp*pp*dp*cp = {tp * pp * dp * cp}")
+            raise InputError(
+                "gpus",
+                _(
+                    "%(gpus)s GPUs but the layout uses tp*pp*dp*cp = %(used)s",
+                    gpus=gpus,
+                    used=tp * pp * dp * cp,
+                ),
+            )
         return dp
     if gpus is not None:
         if gpus % (tp * pp * cp):
-            raise InputError("layout.dp", f"{gpus} GPUs are not divisible by tp*pp*cp = {tp * pp * cp}")
+            raise InputError(
+                "layout.dp",
+                _("%(gpus)s GPUs are not divisible by tp*pp*cp = %(used)s", gpus=gpus, used=tp * pp * cp),
+            )
         return gpus // (tp * pp * cp)
     notes.append("layout without dp and no --gpus: dp = 1 assumed")
     return 1
@@ -424,6 +477,26 @@ def _unstated_expert_tp(
     return etp
 
 
+def _check_folding(wl: Workload, degrees: tuple[int, int, int, int], etp: int) -> None:
+    """The experts fold over the dense layers' ranks; context parallelism splits the sequence evenly."""
+    tp, dp, cp, ep = degrees
+    if (tp * dp * cp) % (ep * etp):
+        raise InputError(
+            "layout.ep",
+            _(
+                "EP=%(ep)s x ETP=%(etp)s must divide tp*dp*cp = %(ranks)s (Megatron-Core folds the experts "
+                "over the ranks of the dense layers)",
+                ep=ep,
+                etp=etp,
+                ranks=tp * dp * cp,
+            ),
+        )
+    if wl.seq_len % cp:
+        raise InputError(
+            "layout.cp", _("CP=%(cp)s does not divide the sequence length %(seq)s", cp=cp, seq=wl.seq_len)
+        )
+
+
 def layout_from_dict(
     d: dict[str, Any] | None,
     wl: Workload,
@@ -440,10 +513,10 @@ def layout_from_dict(
     domain wider than a node, `domain_gpus`, divide)."""
     d = dict(d or {})
     if not isinstance(d, dict):
-        raise InputError("layout", "must be a JSON object")
+        raise InputError("layout", _("must be a JSON object"))
     unknown = set(d) - set(LAYOUT_KEYS) - {"optimizer"}
     if unknown:
-        raise InputError(f"layout.{sorted(unknown)[0]}", "unknown key")
+        raise InputError(f"layout.{sorted(unknown)[0]}", _("unknown key"))
     notes: list[str] = []
     tp = _int(d, "tp", 1)
     pp = _int(d, "pp", 1)
@@ -452,7 +525,7 @@ def layout_from_dict(
     etp = _int(d, "etp", tp)
     zero = _int(d, "zero", 1, minimum=0)
     if zero > 3:
-        raise InputError("layout.zero", f"must be 0-3, got {zero}")
+        raise InputError("layout.zero", _("must be 0-3, got %(got)s", got=value_text(zero)))
     mb = _int(d, "micro_batch", 1)
     v = _int(d, "virtual_stages", 1)
     recompute = _recompute(d)
@@ -465,14 +538,7 @@ def layout_from_dict(
     _check_tp_on_nodes(tp, gpus_per_node, domain_gpus, job_gpus)
     _check_size(job_gpus)
     etp = _unstated_expert_tp(d, wl, (tp, dp, cp, ep), etp, fold_experts, notes)
-    if (tp * dp * cp) % (ep * etp):
-        raise InputError(
-            "layout.ep",
-            f"EP={ep} x ETP={etp} must divide tp*dp*cp = {tp * dp * cp} (Megatron-Core folds the experts "
-            "over the ranks of the dense layers)",
-        )
-    if wl.seq_len % cp:
-        raise InputError("layout.cp", f"CP={cp} does not divide the sequence length {wl.seq_len}")
+    _check_folding(wl, (tp, dp, cp, ep), etp)
     if pp == 1 and v > 1:
         notes.append("virtual_stages > 1 without pipeline parallelism has no effect: set to 1")
         v = 1

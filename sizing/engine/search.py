@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from hardware.messages import Msg, _, joined
+from hardware.numbers import value_text
 from providers.facts import billable_rate
 
 from . import constants as C
@@ -429,7 +430,7 @@ def _closest_infeasible(space: _Space, faults: FaultModel, notes: list[str]) -> 
             row, column = np.unravel_index(i, mem.shape)
             best_ref = (block, int(row), int(column))
     if best_ref is None:
-        raise InputError("gpus", "no layout can be formed for this GPU count and workload")
+        raise InputError("gpus", _("no layout can be formed for this GPU count and workload"))
     lay = space.layout_at(best_ref)
     one = space.evaluate(lay.grid())
     out = build_result(space.wl, space.hw, faults, lay, one, (), notes + _default_notes(lay))
@@ -519,9 +520,9 @@ def _explain_choice(
 def _deadline(objective: str, deadline_days: float | None, wl: Workload) -> float | None:
     deadline = deadline_days if deadline_days is not None else wl.deadline_days
     if objective == "cheapest-within-deadline" and deadline is None:
-        raise InputError("deadline_days", "the cheapest-within-deadline objective needs a deadline")
+        raise InputError("deadline_days", _("the cheapest-within-deadline objective needs a deadline"))
     if deadline is not None and deadline <= 0:
-        raise InputError("deadline_days", f"must be positive, got {deadline}")
+        raise InputError("deadline_days", _("must be positive, got %(got)s", got=value_text(deadline)))
     return deadline
 
 
@@ -561,7 +562,14 @@ def search(
     `alternatives` and `rejected`. A search with no feasible layout is still an answer."""
     started = time.perf_counter()
     if objective not in OBJECTIVES:
-        raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+        raise InputError(
+            "objective",
+            _(
+                "must be one of %(allowed)s, got %(got)s",
+                allowed=", ".join(OBJECTIVES),
+                got=value_text(objective),
+            ),
+        )
     wl = as_workload(workload)
     hw = hardware_from_facts(offering_facts)
     faults = faults_for(hw)

@@ -13,6 +13,7 @@ from typing import Any
 from hardware import GPUS, fabric_name, gpu_shown, gpus_named_in, intra_node_name
 from hardware.messages import _
 from hardware.norms import Assumed, Norm, norm_for, offering_class
+from hardware.numbers import power_of_ten_text
 from providers.facts import VENDOR_LABELS
 
 # In dependency order: the GPU decides the class of the rest, the fabric the NIC rows.
@@ -135,7 +136,7 @@ def value_text(value: Any) -> str:
     if isinstance(value, bool):
         return _("yes") if value else _("no")
     if isinstance(value, float) and value < 1e-3:
-        return f"{value:.3g}"
+        return power_of_ten_text(value) if value else "0"  # 2.1 × 10⁻⁵, never Python's 2.1e-05
     if isinstance(value, int | float):
         return f"{value:,g}"
     return str(value)

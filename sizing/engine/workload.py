@@ -7,6 +7,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
 from hardware.messages import _
+from hardware.numbers import value_text
 
 from .errors import InputError
 
@@ -318,7 +319,10 @@ def workload_preset(name: str) -> Workload:
     try:
         return PRESETS[name]
     except KeyError:
-        raise InputError("workload", f"unknown preset {name!r} (known: {', '.join(PRESETS)})") from None
+        raise InputError(
+            "workload",
+            _("unknown preset %(name)s (known: %(known)s)", name=repr(name), known=", ".join(PRESETS)),
+        ) from None
 
 
 def _num(
@@ -327,16 +331,16 @@ def _num(
     field_name = f"workload.{key}"
     if key not in d or d[key] is None:
         if required and default is None:
-            raise InputError(field_name, "missing")
+            raise InputError(field_name, _("missing"))
         return default
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, int | float):
-        raise InputError(field_name, f"must be a number, got {v!r}")
+        raise InputError(field_name, _("must be a number, got %(got)s", got=value_text(v)))
     if not math.isfinite(v) or v <= 0:
-        raise InputError(field_name, f"must be positive, got {v!r}")
+        raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
     if integer:
         if float(v) != int(v):
-            raise InputError(field_name, f"must be an integer, got {v!r}")
+            raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
         return int(v)
     return float(v)
 
@@ -348,7 +352,14 @@ MAX_MTP_LAYERS = 8  # multi-token-prediction depths accepted (DeepSeek-V3: 1; Me
 def _head_width(d: dict[str, Any], key: str) -> int | None:
     width = _num(d, key, required=False)
     if width is not None and width > MAX_HEAD_WIDTH:
-        raise InputError(f"workload.{key}", f"must be between 1 and {MAX_HEAD_WIDTH}, got {width}")
+        raise InputError(
+            f"workload.{key}",
+            _(
+                "must be between 1 and %(most)s, got %(got)s",
+                most=value_text(MAX_HEAD_WIDTH),
+                got=value_text(width),
+            ),
+        )
     return width
 
 
@@ -419,7 +430,7 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
     """Validate a workload dict (DESIGN section 5 CLI contract) and build the Workload; a shape derived from a
     bare parameter count has a multiple of `layer_multiple` layers (derive_shape)."""
     if not isinstance(d, dict):
-        raise InputError("workload", "must be a JSON object")
+        raise InputError("workload", _("must be a JSON object"))
     if "preset" in d and "layers" not in d and "params" not in d:
         base = workload_preset(str(d["preset"]))
         return _override(base, d)
@@ -434,7 +445,7 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
     activation = _choice(d, "activation", ("gelu", "swiglu"))
     attention = _choice(d, "attention", ATTENTION_KINDS)
     moe = _moe_from_dict(d.get("moe"), shape["ffn_hidden"], shape["layers"])
-    head_dim = _num(d, "head_dim", required=False)
+    head_dim = _head_width(d, "head_dim")
     qk_head_dim, v_head_dim = (_head_width(d, key) for key in ("qk_head_dim", "v_head_dim"))
     mtp_layers = _mtp_layers(d)
     window, window_layers = _sliding_window(d, shape["seq_len"])
@@ -443,7 +454,7 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
         dropout = activation == "gelu"
         notes.append(DROPOUT_NOTES[activation])
     if not isinstance(dropout, bool):
-        raise InputError("workload.dropout", f"must be true or false, got {dropout!r}")
+        raise InputError("workload.dropout", _("must be true or false, got %(got)s", got=value_text(dropout)))
     deadline = d.get("deadline_days")
     if deadline is not None:
         deadline = _num(d, "deadline_days", integer=False)
@@ -514,9 +525,14 @@ def _shape_fields(d: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     if "train_tokens" not in d:
         notes.append("train_tokens not given: 300B assumed")
     if hidden % heads:
-        raise InputError("workload.heads", f"{heads} heads do not divide hidden {hidden}")
+        raise InputError(
+            "workload.heads", _("%(heads)s heads do not divide hidden %(hidden)s", heads=heads, hidden=hidden)
+        )
     if heads % kv_heads:
-        raise InputError("workload.kv_heads", f"{kv_heads} KV heads do not divide {heads} heads")
+        raise InputError(
+            "workload.kv_heads",
+            _("%(kv_heads)s KV heads do not divide %(heads)s heads", kv_heads=kv_heads, heads=heads),
+        )
     return {
         "layers": layers,
         "hidden": hidden,
@@ -538,7 +554,12 @@ def _mtp_layers(d: dict[str, Any]) -> int:
     number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if not number or value != int(value) or not 0 <= value <= MAX_MTP_LAYERS:
         raise InputError(
-            "workload.mtp_layers", f"must be a whole number from 0 to {MAX_MTP_LAYERS}, got {value!r}"
+            "workload.mtp_layers",
+            _(
+                "must be a whole number from 0 to %(most)s, got %(got)s",
+                most=MAX_MTP_LAYERS,
+                got=value_text(value),
+            ),
         )
     return int(value)
 
@@ -552,18 +573,23 @@ def _sliding_window(d: dict[str, Any], seq_len: int) -> tuple[int | None, float]
         if share is not None and (
             isinstance(share, bool) or share != 1.0
         ):  # 1: the default, said of no window
-            raise InputError("workload.sliding_window_layers", _("needs workload.sliding_window"))
+            raise InputError("workload.sliding_window_layers", _("is given without a sliding window"))
         return None, 1.0
     if window > seq_len:
         raise InputError(
             "workload.sliding_window",
-            _("must be at most the sequence length %(seq_len)s, got %(got)s", seq_len=seq_len, got=window),
+            _(
+                "must be at most the sequence length %(seq)s, got %(got)s",
+                seq=seq_len,
+                got=value_text(window),
+            ),
         )
     if share is None:
         return window, 1.0
     if isinstance(share, bool) or not isinstance(share, int | float) or not 0.0 < share <= 1.0:
         raise InputError(
-            "workload.sliding_window_layers", f"must be a share above 0 and at most 1, got {share!r}"
+            "workload.sliding_window_layers",
+            _("must be a share above 0 and at most 1, got %(got)s", got=value_text(share)),
         )
     return window, float(share)
 
@@ -572,8 +598,18 @@ def _choice(d: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:
     """A text field that must be one of `allowed` (absent or empty: the first)."""
     value = str(d.get(key) or allowed[0])
     if value not in allowed:
-        described = " or ".join(allowed) if len(allowed) == 2 else f"one of {', '.join(allowed)}"
-        raise InputError(f"workload.{key}", f"must be {described}, got {value!r}")
+        if len(allowed) == 2:
+            reason = _(
+                "must be %(first)s or %(second)s, got %(got)s",
+                first=allowed[0],
+                second=allowed[1],
+                got=value_text(value),
+            )
+        else:
+            reason = _(
+                "must be one of %(allowed)s, got %(got)s", allowed=", ".join(allowed), got=value_text(value)
+            )
+        raise InputError(f"workload.{key}", reason)
     return value
 
 
@@ -582,21 +618,29 @@ def _moe_from_dict(m: Any, ffn: int, layers: int) -> MoE | None:
     if not m:
         return None
     if not isinstance(m, dict):
-        raise InputError("workload.moe", "must be an object or null")
+        raise InputError("workload.moe", _("must be an object or null"))
     experts = _moe_num(m, "experts")
     top_k = _moe_num(m, "top_k")
     if top_k > experts:
-        raise InputError("workload.moe.top_k", f"{top_k} exceeds {experts} experts")
+        raise InputError(
+            "workload.moe.top_k", _("%(top_k)s exceeds %(experts)s experts", top_k=top_k, experts=experts)
+        )
     expert_ffn = _moe_num(m, "expert_ffn_hidden", default=ffn)
     shared = _moe_num(m, "shared_experts", default=0, allow_zero=True)
     dense_layers = _moe_num(m, "dense_layers", default=0, allow_zero=True)
     if dense_layers >= layers:
-        raise InputError("workload.moe.dense_layers", f"{dense_layers} leaves no MoE layer of {layers}")
+        raise InputError(
+            "workload.moe.dense_layers",
+            _("%(dense)s leaves no MoE layer of %(layers)s", dense=dense_layers, layers=layers),
+        )
     imbalance = m.get("load_imbalance")
     if imbalance is not None and (
         isinstance(imbalance, bool) or not isinstance(imbalance, int | float) or not 1.0 <= imbalance <= 8.0
     ):
-        raise InputError("workload.moe.load_imbalance", f"must be a number from 1 to 8, got {imbalance!r}")
+        raise InputError(
+            "workload.moe.load_imbalance",
+            _("must be a number from 1 to 8, got %(got)s", got=value_text(imbalance)),
+        )
     return MoE(
         experts, top_k, expert_ffn, shared, dense_layers, None if imbalance is None else float(imbalance)
     )
@@ -606,11 +650,11 @@ def _moe_num(m: dict[str, Any], key: str, default: int | None = None, allow_zero
     field_name = f"workload.moe.{key}"
     v = m.get(key, default)
     if v is None:
-        raise InputError(field_name, "missing")
+        raise InputError(field_name, _("missing"))
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or float(v) != int(v):
-        raise InputError(field_name, f"must be an integer, got {v!r}")
+        raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
     if v < 0 or (v == 0 and not allow_zero):
-        raise InputError(field_name, f"must be positive, got {v!r}")
+        raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
     return int(v)
 
 

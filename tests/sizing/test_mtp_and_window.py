@@ -188,3 +188,14 @@ def test_the_published_gpt_oss_runs_state_their_window() -> None:
     assert all(
         r.workload.get("sliding_window") == 128 and r.workload["sliding_window_layers"] == 0.5 for r in rows
     )
+
+
+@pytest.mark.parametrize("key", ["head_dim", "qk_head_dim", "v_head_dim"])
+def test_a_head_wider_than_the_widest_accepted_is_refused_naming_it(key: str) -> None:
+    # the portal's stored field holds the same bound (sizing.models.WORKLOAD_BOUNDS), so the CLI and the
+    # planner refuse alike
+    with pytest.raises(InputError) as err:
+        workload_from_dict({**GPT_OSS_20B, key: 2048})
+    assert err.value.field == f"workload.{key}"
+    assert "between 1 and 1,024, got 2,048" in str(err.value)
+    assert workload_from_dict({**GPT_OSS_20B, key: 1024}) is not None

@@ -70,8 +70,8 @@ def test_a_stated_value_wins_over_the_presets_and_blank_ones_take_the_presets() 
 @pytest.mark.parametrize(
     ("fields", "field", "english"),
     [
-        ({"sliding_window_layers": 0.5}, "sliding_window_layers", "needs workload.sliding_window"),
-        ({"sliding_window": 8192}, "sliding_window", "must be at most the sequence length 4096, got 8192"),
+        ({"sliding_window_layers": 0.5}, "sliding_window_layers", "is given without a sliding window"),
+        ({"sliding_window": 8192}, "sliding_window", "must be at most the sequence length 4096, got 8,192"),
         ({"mtp_layers": 9}, "mtp_layers", "Multi-token prediction modules must be between 0 and 8"),
         ({"qk_head_dim": 2048}, "qk_head_dim", "Query/key head width must be between 1 and 1,024"),
     ],
@@ -118,8 +118,8 @@ def _plan(client: Client, language: dict[str, str], **fields: Any) -> Any:
         (
             {"sliding_window_layers": 0.5},
             "sliding_window_layers",
-            "needs workload.sliding_window",
-            "还需给出",
+            "is given without a sliding window",
+            "需要同时给出",
         ),
         (
             {"sliding_window": 8192},
@@ -199,8 +199,8 @@ def test_the_api_takes_and_returns_the_fields() -> None:
 @pytest.mark.parametrize(
     ("body", "field", "text"),
     [
-        ({"sliding_window": 8192}, "sliding_window", "must be at most the sequence length 4096, got 8192"),
-        ({"sliding_window_layers": 0.25}, "sliding_window_layers", "needs workload.sliding_window"),
+        ({"sliding_window": 8192}, "sliding_window", "must be at most the sequence length 4096, got 8,192"),
+        ({"sliding_window_layers": 0.25}, "sliding_window_layers", "is given without a sliding window"),
         ({"mtp_layers": -1}, "mtp_layers", "between 0 and 8"),
         ({"head_dim": 1025}, "head_dim", "Head width must be between 1 and 1,024"),
     ],

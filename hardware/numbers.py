@@ -1,0 +1,45 @@
+"""Numbers in sentences as a reader writes them, the same in every language: 1,600; 0.01; and a figure too
+large or too small for its digits to be read at a glance in powers of ten, "1 × 10²⁰" (never Python's
+"1e+20", nor 21 digits). Pure: the engine's messages, the catalog's bounds and the pages share it."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Any
+
+# Past these a figure is written as a power of ten: 10^15 (a quadrillion) has 16 digits; below 10^-4 a
+# decimal needs more zeros than figures.
+LARGEST_IN_DIGITS = 1e15
+SMALLEST_IN_DIGITS = 1e-4
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def power_of_ten_text(value: float, figures: int = 3) -> str:
+    """ "1 × 10²⁰", "2.5 × 10⁻⁵": at most `figures` significant figures, no trailing zeros."""
+    # through Decimal: exact for a float, and an integer too large for a float (10**400) still has a form
+    mantissa, exponent = format(Decimal(value), f".{figures - 1}e").split("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def number_text(value: float) -> str:
+    """A number in a sentence: whole numbers with thousands separators, decimals to six places without
+    trailing zeros, powers of ten outside [10^-4, 10^15); "inf" and "nan" as they are."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    magnitude = abs(value)
+    if magnitude >= LARGEST_IN_DIGITS or 0 < magnitude < SMALLEST_IN_DIGITS:
+        return power_of_ten_text(value)
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.6f}".rstrip("0").rstrip(".")
+
+
+def value_text(value: Any) -> str:
+    """A value an input gave, quoted in a refusal ("got ..."): a number as number_text writes it, anything
+    else (a string, a list, true/false) as Python writes it, so the reader sees what was sent."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return number_text(value)
+    return repr(value)

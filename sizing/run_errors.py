@@ -1,0 +1,62 @@
+"""Why a planner run failed, in words: stored in English on the run (`PlanRun.error`, which the API returns
+as it is), shown on the pages in their language by reading the stored sentence back against its template."""
+
+from __future__ import annotations
+
+import re
+
+from django.utils.translation import gettext, gettext_noop
+
+NO_PROGRESS = gettext_noop(
+    "Sizing made no progress for %(minutes)s minutes: the sizing workers are stopped or overloaded. "
+    "Results already computed are kept; Retry sizes the rest."
+)
+CHUNK_ERROR = gettext_noop(
+    "Sizing stopped on an unexpected error while sizing %(what)s. "
+    "Results already computed are kept; Retry sizes the rest."
+)
+TIME_LIMIT = gettext_noop(
+    "Sizing %(what)s took longer than a sizing task may run (%(seconds)s s). "
+    "Results already computed are kept; Retry sizes the rest."
+)
+TEMPLATES = (NO_PROGRESS, CHUNK_ERROR, TIME_LIMIT)
+# What a failed task was sizing: the fan-out, a chunk by its size, or one offering by its name in quotes.
+WHAT_LIST = gettext_noop("the list of offerings")
+WHAT_COUNT = gettext_noop("%(n)s offerings")
+
+
+def chunk_what(count: int) -> str:
+    return WHAT_COUNT % {"n": f"{count:,}"}
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    escaped = re.escape(template)
+    return re.compile("^" + re.sub(r"%\\\(([a-z]+)\\\)s", r"(?P<\1>.+?)", escaped) + "$", re.DOTALL)
+
+
+_PATTERNS = tuple((template, _pattern(template)) for template in TEMPLATES)
+_COUNT = re.compile(r"^(?P<n>[\d,]+) offerings$")
+
+
+def _what_shown(what: str) -> str:
+    if what == WHAT_LIST:
+        return gettext(WHAT_LIST)
+    if match := _COUNT.match(what):
+        return gettext(WHAT_COUNT) % {"n": match["n"]}
+    return what  # an offering's name in quotes: the catalog's own data
+
+
+def run_error_shown(error: str) -> str:
+    """A run's stored failure sentence in the page's language (a sentence of no known template as it is)."""
+    for template, pattern in _PATTERNS:
+        match = pattern.match(error or "")
+        if match is None:
+            continue
+        values = match.groupdict()
+        if "what" in values:
+            values["what"] = _what_shown(values["what"])
+        try:
+            return gettext(template) % values
+        except (KeyError, TypeError, ValueError):
+            return error
+    return error
