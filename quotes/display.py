@@ -33,6 +33,7 @@ from providers.names import (
 )  # the codes' names, translated (no model import)
 from sizing.bill import LINE_ITEM_LABELS, compute_unpriced  # pure, like this module
 from sizing.engine.accuracy import accuracy_sentence  # pure
+from sizing.presets import PRESET_LABELS  # pure
 from sizing.summary import ITERATION_LABELS, part_label
 
 NOT_PUBLISHED = "not published"
@@ -203,6 +204,25 @@ def bill_range(snapshot: dict[str, Any], bill: dict[str, Any]) -> str:
     return _("%(low)s to %(high)s") % {"low": usd(low), "high": usd(high)}
 
 
+def bill_central(bill: dict[str, Any]) -> str:
+    """ "$central" of an incomplete bill: every unpublished fee at the middle of its typical range, the figure
+    the planner's ranking shows for the same offering; "" when the bill is complete or carries none."""
+    central = bill.get("cost_central_usd")
+    if bill.get("complete") or central is None:
+        return ""
+    return usd(central)
+
+
+def preset_note(workload: dict[str, Any]) -> str:
+    """The preset a quote's workload came from, by its name ("Llama 3 70B", never its code), when the
+    workload's own name does not already say it; "" otherwise."""
+    preset = workload.get("preset") or ""
+    if not preset:
+        return ""
+    label = _(PRESET_LABELS.get(preset, preset))
+    return "" if label == workload.get("name") else label
+
+
 def quote_view(snapshot: dict[str, Any]) -> dict[str, Any]:
     """The strings of a quote, ready for the templates (texts and lists bounded: `bounded`), its figures in
     the currency it was issued in."""
@@ -231,6 +251,7 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
         "buyer": snapshot.get("buyer") or {},
         "offering": snapshot.get("offering") or {},
         "workload": snapshot.get("workload") or {},
+        "preset_note": preset_note(snapshot.get("workload") or {}),
         "plan": plan,
         "plan_price": unit_price(plan.get("price_usd_per_gpu_hour")),
         "complete": bool(bill.get("complete")),
@@ -239,6 +260,7 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
         "total_label": total_label,
         "unknown_fees": unknown_fees(bill),
         "range": bill_range(snapshot, bill),
+        "central": bill_central(bill),
         "per_billion_tokens": "—" if no_price else usd(bill.get("usd_per_billion_tokens"), missing="—"),
         # a derived figure, in cents like the planner result page (not a published price with every digit)
         "per_useful_gpu_hour": "—" if no_price else usd(bill.get("usd_per_useful_gpu_hour")),

@@ -11,19 +11,16 @@ from portal.constraints import range_validators
 from portal.i18n import translated_hint
 from providers.models import Offering
 from sizing.engine.workload import PRESETS
-from sizing.models import HEAD_FIELDS, WORKLOAD_BOUNDS, Activation, Attention, Objective, Precision
+from sizing.models import (
+    HEAD_FIELDS,
+    WORKLOAD_BOUNDS,
+    Activation,
+    Attention,
+    Objective,
+    Precision,
+)
+from sizing.presets import PRESET_LABELS
 from sizing.services import DEFAULT_DEADLINE_DAYS, MAX_RUN_GPUS
-
-PRESET_LABELS = {
-    "13b": gettext_noop("13B dense (Llama 2 13B shape)"),
-    "30b": gettext_noop("30B dense (LLaMA 33B shape)"),
-    "llama3-70b": "Llama 3 70B",
-    "gpt3-175b": "GPT-3 175B",
-    "llama3-405b": "Llama 3 405B",
-    "dense-1t": gettext_noop("1T dense (Megatron)"),
-    "deepseek-v3-671b": gettext_noop("DeepSeek-V3 671B MoE (37B active)"),
-}
-
 
 # What the form shows in words, marked for translation (the labels come from the bounds table, the fields and
 # the model's choices; PlanForm translates them when it is drawn, in the page's language).

@@ -37,7 +37,15 @@ from sizing.engine.unpublished import pessimistic_facts
 from sizing.engine.workload import PRESETS, workload_from_dict, workload_preset
 from sizing.input_errors import field_label, input_error_reason
 from sizing.memo import EngineMemo, memo_for
-from sizing.models import HEAD_FIELDS, WORKLOAD_BOUNDS, PlanResult, PlanRun, RunStatus, Workload
+from sizing.models import (
+    HEAD_FIELDS,
+    WORKLOAD_BOUNDS,
+    PlanResult,
+    PlanRun,
+    RunStatus,
+    Workload,
+)
+from sizing.presets import PRESET_LABELS
 from sizing.ranking import rank_key
 
 logger = logging.getLogger(__name__)
@@ -176,6 +184,14 @@ PARAMS_WITH_SHAPE = gettext_noop(
 )
 
 
+def preset_name(preset: str) -> str:
+    """A workload's default name: its preset's as a buyer knows it ("Llama 3 70B", not "llama3-70b"), in the
+    language of the request that creates it; "custom" without a preset."""
+    if not preset:
+        return gettext("custom")
+    return gettext(PRESET_LABELS.get(preset, preset))
+
+
 def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: Any) -> Workload:
     """Create a workload from a preset (fields given override it) or from its fields; validated by the engine
     (ValidationError naming the form field)."""
@@ -201,7 +217,7 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
         values["deadline_days"] = DEFAULT_DEADLINE_DAYS
     workload = Workload(
         owner=owner,
-        name=name or preset or "custom",
+        name=name or preset_name(preset),
         preset=preset,
         deadline_default=deadline_default,
         **values,

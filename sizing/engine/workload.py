@@ -580,7 +580,7 @@ def _sliding_window(d: dict[str, Any], seq_len: int) -> tuple[int | None, float]
             "workload.sliding_window",
             _(
                 "must be at most the sequence length %(seq)s, got %(got)s",
-                seq=seq_len,
+                seq=value_text(seq_len),
                 got=value_text(window),
             ),
         )

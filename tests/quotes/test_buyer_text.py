@@ -217,3 +217,54 @@ def test_the_open_facts_of_an_amd_quote_name_a_scale_up_domain() -> None:
     nvidia = _open({"facts": {"gpu": "H100-SXM-80GB"}, "open_questions": {"facts": [fact]}})
     assert [f["label"] for f in amd["facts"]] == ["Scale-up domain"]
     assert [f["label"] for f in nvidia["facts"]] == ["NVLink domain"]
+
+
+def test_an_incomplete_quote_states_the_central_bill_the_planner_ranks_by(
+    buyer: Any, offering: Any, workload: Any, quote: Quote, django_capture_on_commit_callbacks: Any
+) -> None:
+    # the ranking shows "about $X" (unpublished fees at the middle of their typical range) for an offering;
+    # its quote showed only the published lines and the low-high range, never that figure
+    from quotes.display import bill_central
+    from sizing.models import PlanResult
+
+    bill = quote.snapshot["bill"]
+    assert not bill["complete"] and bill["cost_central_usd"] is not None
+    with django_capture_on_commit_callbacks(execute=True):
+        run = sizing_services.plan_run_create(owner=buyer, workload=workload, offering_slugs=[offering.slug])
+    ranked = PlanResult.objects.get(run=run, offering=offering).cost_total_usd
+    central = bill_central(bill)
+    assert central == f"${ranked:,.2f}"
+    client = Client()
+    client.force_login(buyer)
+    page = visible_text(client.get(f"/quotes/{quote.pk}/").content.decode())
+    assert f"Likely bill with the unpublished fees: about {central}" in " ".join(page.split())
+    client.cookies["django_language"] = "zh-hans"
+    zh = visible_text(client.get(f"/quotes/{quote.pk}/").content.decode())
+    assert f"约 {central}" in " ".join(zh.split())
+    from quotes import services as quote_services
+
+    quote_services.quote_pdf_render(quote_id=quote.pk)
+    quote.refresh_from_db()
+    assert f"about {central}" in pdf_text(pdf_bytes(quote))
+    assert bill_central(dict(bill, complete=True)) == ""
+
+
+def test_a_quote_names_its_workload_s_preset_by_name_never_by_its_code() -> None:
+    from quotes.display import preset_note
+
+    # a workload made from a preset is named after it ("Llama 3 70B"): the preset is not said twice
+    assert preset_note({"name": "Llama 3 70B", "preset": "llama3-70b"}) == ""
+    # one the buyer named gets the preset's name beside it, not "llama3-70b"
+    assert preset_note({"name": "our 70B run", "preset": "llama3-70b"}) == "Llama 3 70B"
+    assert preset_note({"name": "tiny", "preset": "13b"}) == "13B dense (Llama 2 13B shape)"
+    assert preset_note({"name": "custom", "preset": ""}) == ""
+
+
+def test_a_workload_made_from_a_preset_is_named_after_it(buyer: Any) -> None:
+    from django.utils import translation
+
+    assert sizing_services.workload_create(owner=buyer, preset="llama3-70b").name == "Llama 3 70B"
+    with translation.override("zh-hans"):
+        named = sizing_services.workload_create(owner=buyer, preset="deepseek-v3-671b").name
+    assert named.startswith("DeepSeek-V3 671B") and "MoE" in named and named != "deepseek-v3-671b"
+    assert sizing_services.workload_create(owner=buyer, preset="13b", name="mine").name == "mine"

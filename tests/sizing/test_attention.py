@@ -71,4 +71,4 @@ def test_multi_head_latent_attention_counts_its_own_head_widths(h100_ib: dict[st
     with pytest.raises(InputError) as err:
         workload_from_dict({**mla.to_dict(), "qk_head_dim": 5000})
     assert err.value.field == "workload.qk_head_dim"
-    assert "between 1 and 1024" in str(err.value)
+    assert "between 1 and 1,024" in str(err.value)

@@ -124,7 +124,9 @@ def test_a_13b_job_lands_on_one_8_gpu_full_mesh_node_with_data_parallelism(
     assert best.gpus in (8, 16) and best.nodes == best.gpus // 8
     assert best.layout["dp"] > 1 and best.layout["tp"] * best.layout["pp"] <= 8
     sentence = page_says(client, run)
-    assert sentence.startswith(f"13b fits {best.nodes} node{'s' if best.nodes > 1 else ''} of 8 full-mesh")
+    assert sentence.startswith(
+        f"13B dense (Llama 2 13B shape) fits {best.nodes} node{'s' if best.nodes > 1 else ''} of 8 full-mesh"
+    )
     assert f"{best.layout['dp']}-way data parallelism" in sentence
 
 

@@ -71,7 +71,7 @@ def test_a_stated_value_wins_over_the_presets_and_blank_ones_take_the_presets() 
     ("fields", "field", "english"),
     [
         ({"sliding_window_layers": 0.5}, "sliding_window_layers", "is given without a sliding window"),
-        ({"sliding_window": 8192}, "sliding_window", "must be at most the sequence length 4096, got 8,192"),
+        ({"sliding_window": 8192}, "sliding_window", "must be at most the sequence length 4,096, got 8,192"),
         ({"mtp_layers": 9}, "mtp_layers", "Multi-token prediction modules must be between 0 and 8"),
         ({"qk_head_dim": 2048}, "qk_head_dim", "Query/key head width must be between 1 and 1,024"),
     ],
@@ -124,8 +124,8 @@ def _plan(client: Client, language: dict[str, str], **fields: Any) -> Any:
         (
             {"sliding_window": 8192},
             "sliding_window",
-            "at most the sequence length 4096",
-            "不得超过序列长度 4096",
+            "at most the sequence length 4,096",
+            "不得超过序列长度 4,096",
         ),
     ],
 )
@@ -199,7 +199,7 @@ def test_the_api_takes_and_returns_the_fields() -> None:
 @pytest.mark.parametrize(
     ("body", "field", "text"),
     [
-        ({"sliding_window": 8192}, "sliding_window", "must be at most the sequence length 4096, got 8,192"),
+        ({"sliding_window": 8192}, "sliding_window", "must be at most the sequence length 4,096, got 8,192"),
         ({"sliding_window_layers": 0.25}, "sliding_window_layers", "is given without a sliding window"),
         ({"mtp_layers": -1}, "mtp_layers", "between 0 and 8"),
         ({"head_dim": 1025}, "head_dim", "Head width must be between 1 and 1,024"),

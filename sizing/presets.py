@@ -1,0 +1,17 @@
+"""The presets by the names a buyer knows them by; pure (Django's gettext_noop only marks the strings), so the
+quote's display code reads it too."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_noop
+
+# the form, the compare picker, a workload's default name and the quote's workload line
+PRESET_LABELS = {
+    "13b": gettext_noop("13B dense (Llama 2 13B shape)"),
+    "30b": gettext_noop("30B dense (LLaMA 33B shape)"),
+    "llama3-70b": "Llama 3 70B",
+    "gpt3-175b": "GPT-3 175B",
+    "llama3-405b": "Llama 3 405B",
+    "dense-1t": gettext_noop("1T dense (Megatron)"),
+    "deepseek-v3-671b": gettext_noop("DeepSeek-V3 671B MoE (37B active)"),
+}
