@@ -26,7 +26,8 @@ def power_of_ten_text(value: float, figures: int = 3) -> str:
 
 def number_text(value: float) -> str:
     """A number in a sentence: whole numbers with thousands separators, decimals to six places without
-    trailing zeros, powers of ten outside [10^-4, 10^15); "inf" and "nan" as they are."""
+    trailing zeros (more where six would change the value), powers of ten outside [10^-4, 10^15); "inf" and
+    "nan" as they are."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     magnitude = abs(value)
@@ -34,7 +35,11 @@ def number_text(value: float) -> str:
         return power_of_ten_text(value)
     if float(value).is_integer():
         return f"{int(value):,}"
-    return f"{value:,.6f}".rstrip("0").rstrip(".")
+    text = f"{value:,.6f}".rstrip("0").rstrip(".")
+    if float(text.replace(",", "")) != float(value):
+        # six places would round it (1.0000001 -> "1", a refused share then reads as inside its range)
+        text = f"{value:,.15g}"
+    return text
 
 
 def value_text(value: Any) -> str:

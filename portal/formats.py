@@ -63,9 +63,11 @@ def data_quantity(quantity: Any, unit: str) -> DataQuantity:
         return DataQuantity("—", "", "")
     exact = _figure(value, 2)
     if unit in DATA_UNIT_SUFFIXES:
+        # the unit is picked after rounding to three figures: 999,600 GB is "1 PB", not "1,000 TB"
+        rounded = Decimal(format(value, ".3g"))
         for name, scale in DATA_UNITS:
-            if abs(value) >= scale:
-                scaled = value / scale
+            if abs(rounded) >= scale:
+                scaled = rounded / scale
                 places = 0 if abs(scaled) >= 100 else 1 if abs(scaled) >= 10 else 2
                 return DataQuantity(_figure(scaled, places), name + DATA_UNIT_SUFFIXES[unit], exact)
     return DataQuantity(exact, "", "")

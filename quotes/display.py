@@ -9,6 +9,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -219,8 +221,14 @@ def preset_note(workload: dict[str, Any]) -> str:
     preset = workload.get("preset") or ""
     if not preset:
         return ""
-    label = _(PRESET_LABELS.get(preset, preset))
-    return "" if label == workload.get("name") else label
+    source = PRESET_LABELS.get(preset, preset)
+    # a workload named after its preset in another language (made on a Chinese page, quoted in English)
+    # does not get it twice either
+    names = {source}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            names.add(_(source))
+    return "" if workload.get("name") in names else _(source)
 
 
 def quote_view(snapshot: dict[str, Any]) -> dict[str, Any]:

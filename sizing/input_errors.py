@@ -49,7 +49,9 @@ def field_label(field: str) -> Msg:
         if key in FACTS_BY_NAME:
             return Msg(FACTS_BY_NAME[key].label)
     if field.startswith("layout."):
-        return Msg(OTHER_LABELS["layout"])
+        # the layout's setting named in words ("Layout zero", not "Layout" alone for every setting)
+        key = field.removeprefix("layout.").replace("_", " ").replace("%", "%%")
+        return _("%(layout)s %(key)s", layout=Msg(OTHER_LABELS["layout"]), key=key)
     # an input with no label: its last name in words, never with underscores (a code)
     words = field.rsplit(".", 1)[-1].replace("_", " ")
     return Msg(words.replace("%", "%%"))

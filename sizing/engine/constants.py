@@ -285,8 +285,8 @@ MODEL_ACCURACY_DEFAULTS: dict[str, tuple[int, float]] = {
     "moe": (150, 0.186),
 }
 # The GPU architectures (hardware.GPU.architecture) of those compared rows: NVIDIA Ampere, Hopper, Blackwell
-# and Blackwell Ultra (six GB300/B300 runs of the Megatron-Bridge tables, validation.yaml bridge2606-gb300-*,
-# bridge2606-b300-*, bridge260401-gb300-*, all held out; its dense runs lean slow), and AMD CDNA3
+# and Blackwell Ultra (58 GB300/B300 runs of the Megatron-Bridge tables and MLPerf since the twenty-seventh
+# stop, all held out; its dense runs lean slow, its MoE runs fast), and AMD CDNA3
 # through five MI325X runs (validation.yaml aac11-mi325x-* and amd-perf-mi325x-*, all held out), and CDNA4
 # through two MLPerf v5.1 MI355X runs (twenty-first stop, validation.yaml mlperf51-mi355x-*: +22% and +28%
 # with the assumed non-CUDA plateau, +9% and +3% with the MI355X's measured rate, above). An

@@ -27,6 +27,10 @@ from sizing.models import WORKLOAD_BOUNDS
         (0.01, "0.01"),
         (0, "0"),
         (float("inf"), "inf"),
+        # six places would round these: a refused share of 1.0000001 must not read "got 1"
+        (1.0000001, "1.0000001"),
+        (2.0000000000001, "2.0000000000001"),
+        (1234.5678, "1,234.5678"),
     ],
 )
 def test_a_number_is_written_in_digits_or_as_a_power_of_ten(value: float, text: str) -> None:
@@ -56,3 +60,12 @@ def test_the_engine_refuses_a_negative_parameter_count_without_python_notation()
     with pytest.raises(InputError) as caught:
         workload_from_dict({"params": -1e20})
     assert str(caught.value) == "workload.params: must be positive, got -1 × 10²⁰"
+
+
+def test_a_refused_share_just_above_its_bound_is_not_printed_as_inside_it() -> None:
+    with pytest.raises(InputError) as err:
+        workload_from_dict(
+            {"layers": 2, "hidden": 1024, "heads": 8, "ffn_hidden": 4096, "seq_len": 1024, "global_batch": 8}
+            | {"train_tokens": 1e9, "sliding_window": 128, "sliding_window_layers": 1.0000001}
+        )
+    assert str(err.value).endswith("got 1.0000001")

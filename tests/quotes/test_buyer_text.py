@@ -258,6 +258,8 @@ def test_a_quote_names_its_workload_s_preset_by_name_never_by_its_code() -> None
     assert preset_note({"name": "our 70B run", "preset": "llama3-70b"}) == "Llama 3 70B"
     assert preset_note({"name": "tiny", "preset": "13b"}) == "13B dense (Llama 2 13B shape)"
     assert preset_note({"name": "custom", "preset": ""}) == ""
+    # named on a Chinese page, quoted in English: not repeated either
+    assert preset_note({"name": "DeepSeek-V3 671B MoE（激活 37B）", "preset": "deepseek-v3-671b"}) == ""
 
 
 def test_a_workload_made_from_a_preset_is_named_after_it(buyer: Any) -> None:

@@ -28,6 +28,10 @@ from tests.quotes.helpers import pdf_bytes, pdf_text
         ("1500", "GB-month", "1.5", "TB-month", "1,500"),
         ("123456", "GB", "123", "TB", "123,456"),
         ("999", "GB", "999", "", ""),
+        # the unit is picked after rounding: never "1,000 TB"
+        ("999600", "GB", "1", "PB", "999,600"),
+        ("999400", "GB", "999", "TB", "999,400"),
+        ("999999999", "GB", "1", "EB", "999,999,999"),
         ("12.5", "GPU-hour", "12.5", "", ""),
         ("2000000", "GPU-hour", "2,000,000", "", ""),  # only data changes unit
     ],
@@ -61,7 +65,7 @@ def _traffic_row(quote: Quote) -> dict[str, str]:
     return next(r for r in rows if r["item"] == "Inter-node traffic")
 
 
-def test_the_quote_shows_inter_node_traffic_in_a_unit_and_its_exact_gb_on_hover_and_in_the_pdf(
+def test_the_quote_shows_inter_node_traffic_in_a_unit_and_its_exact_gb_under_it_and_in_the_pdf(
     traffic_quote: Quote, buyer: Any
 ) -> None:
     line = next(ln for ln in traffic_quote.snapshot["bill"]["lines"] if ln["item"] == "traffic")
@@ -76,6 +80,8 @@ def test_the_quote_shows_inter_node_traffic_in_a_unit_and_its_exact_gb_on_hover_
             client.get(f"/quotes/{traffic_quote.pk}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
         )
         assert f'title="{row["quantity_exact"]}"' in page and f">{row['quantity']}<" in page, language
+        # printed, not only on hover (a phone has none): the unit column says GB, the unit of the price
+        assert f'<span class="exact">{row["quantity_exact"]}</span>' in page, language
     services.quote_pdf_render(quote_id=traffic_quote.pk)
     traffic_quote.refresh_from_db()
     text = pdf_text(pdf_bytes(traffic_quote))

@@ -160,3 +160,14 @@ def test_a_failed_run_reads_in_the_page_language_and_keeps_its_english_for_the_a
         limit = run_errors.TIME_LIMIT % {"what": run_errors.WHAT_LIST, "seconds": 300}
         assert run_errors.run_error_shown(limit).startswith("测算产品列表的时间超过")
         assert run_errors.run_error_shown("something else") == "something else"
+
+
+def test_a_layout_refusal_names_its_setting_in_both_languages() -> None:
+    from hardware.messages import _
+    from sizing.engine.errors import InputError
+    from sizing.input_errors import input_error_text
+
+    err = InputError("layout.zero", _("must be 0-3, got %(got)s", got="5"))
+    assert input_error_text(err) == "Layout zero: must be 0-3, got 5"
+    with translation.override("zh-hans"):
+        assert input_error_text(err).startswith("并行布局（zero）：")
