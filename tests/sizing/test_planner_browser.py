@@ -143,7 +143,7 @@ def test_a_buyer_watches_a_real_worker_size_the_demo_catalog(
     rows = page.locator("#ranking tbody tr")
     assert rows.count() == total
     verdict = page.locator("#verdict").inner_text()
-    assert verdict.startswith("Recommendation.") and "llama3-70b fits" in verdict
+    assert verdict.startswith("Recommendation.") and "Llama 3 70B fits" in verdict
     page.screenshot(path=str(artifacts / "plan-worker-3-ranking.png"), full_page=True)
     page.select_option("select[name=fabric]", "infiniband")
     page.check("input[name=within_budget]")
