@@ -12,6 +12,7 @@ from typing import Any
 
 from hardware import fabric_efficiency
 from hardware.messages import Msg, _, joined
+from hardware.numbers import figure_text
 
 PASS_AT = 80.0  # percent of expected
 WARN_AT = 50.0
@@ -174,5 +175,5 @@ def message_size_text(size: Any) -> str:
     for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if size >= scale:
             value = size / scale  # under 1,024: at most two decimals, none trailing
-            return f"{value:,.2f}".rstrip("0").rstrip(".") + f" {unit}"
+            return f"{figure_text(value, 2)} {unit}"
     return f"{int(size)} B"

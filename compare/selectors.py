@@ -21,8 +21,8 @@ from checks.selectors import severity_order
 from compare.charts.overview import OVERVIEW_FEATURES
 from providers.models import BillingPlan, Offering, PricePoint
 from sizing.engine.workload import PRESETS
-from sizing.forms import PRESET_LABELS
 from sizing.models import Workload
+from sizing.presets import preset_label
 from sizing.services import preset_fields
 
 MIN_OFFERINGS = 2
@@ -122,7 +122,7 @@ class WorkloadRef:
     def label(self) -> str:
         if self.workload is not None:
             return self.workload.name
-        return _(PRESET_LABELS.get(self.preset, self.preset))  # by its name ("Llama 3 70B"), not its code
+        return preset_label(self.preset)  # by its name ("Llama 3 70B"), not its code
 
 
 def workload_for(ref: WorkloadRef) -> Workload:
@@ -163,7 +163,7 @@ def workload_resolve(*, user: Any, value: str) -> WorkloadRef | None:
 
 def workload_choices(*, user: Any) -> list[tuple[str, str]]:
     """(value, label) for the workload select: presets first, then the user's own workloads."""
-    choices = [(name, _("preset: %(name)s") % {"name": _(PRESET_LABELS.get(name, name))}) for name in PRESETS]
+    choices = [(name, _("preset: %(name)s") % {"name": preset_label(name)}) for name in PRESETS]
     if user is not None and user.is_authenticated:
         for pk, name in (
             Workload.objects.filter(owner=user).order_by("-created_at", "-id").values_list("pk", "name")[:50]

@@ -15,6 +15,12 @@ SMALLEST_IN_DIGITS = 1e-4
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
+def figure_text(value: Any, places: int) -> str:
+    """Thousands separators, at most `places` decimals, no trailing zeros ("1,234.5", "1,000")."""
+    text = f"{value:,.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def power_of_ten_text(value: float, figures: int = 3) -> str:
     """ "1 × 10²⁰", "2.5 × 10⁻⁵": at most `figures` significant figures, no trailing zeros."""
     # through Decimal: exact for a float, and an integer too large for a float (10**400) still has a form
@@ -35,7 +41,7 @@ def number_text(value: float) -> str:
         return power_of_ten_text(value)
     if float(value).is_integer():
         return f"{int(value):,}"
-    text = f"{value:,.6f}".rstrip("0").rstrip(".")
+    text = figure_text(value, 6)
     if float(text.replace(",", "")) != float(value):
         # six places would round it (1.0000001 -> "1", a refused share then reads as inside its range)
         text = f"{value:,.15g}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from hardware.numbers import figure_text
 from portal.money import decimal_or_none
 
 # Goodput is close to 100% on most offerings (99.6%), where its tenths are the figure: a whole percentage
@@ -50,18 +51,13 @@ class DataQuantity(NamedTuple):
     exact: str
 
 
-def _figure(value: Decimal, places: int) -> str:
-    text = f"{value:,.{places}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
 def data_quantity(quantity: Any, unit: str) -> DataQuantity:
     """A bill line's quantity: data from 1,000 GB (or GB-months) on in TB, PB or EB to three significant
     figures, with the exact count of GB beside it; any other quantity to two places, as before."""
     value = decimal_or_none(quantity)
     if value is None:
         return DataQuantity("—", "", "")
-    exact = _figure(value, 2)
+    exact = figure_text(value, 2)
     if unit in DATA_UNIT_SUFFIXES:
         # the unit is picked after rounding to three figures: 999,600 GB is "1 PB", not "1,000 TB"
         rounded = Decimal(format(value, ".3g"))
@@ -69,5 +65,5 @@ def data_quantity(quantity: Any, unit: str) -> DataQuantity:
             if abs(rounded) >= scale:
                 scaled = rounded / scale
                 places = 0 if abs(scaled) >= 100 else 1 if abs(scaled) >= 10 else 2
-                return DataQuantity(_figure(scaled, places), name + DATA_UNIT_SUFFIXES[unit], exact)
+                return DataQuantity(figure_text(scaled, places), name + DATA_UNIT_SUFFIXES[unit], exact)
     return DataQuantity(exact, "", "")

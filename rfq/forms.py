@@ -13,7 +13,7 @@ from providers.forms import _edit_field
 from providers.names import value_names
 from rfq import services
 from rfq.models import PaymentTerms
-from sizing.forms import PRESET_LABELS
+from sizing.presets import preset_label
 from sizing.services import known_presets
 
 
@@ -39,7 +39,7 @@ class RfqForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["workload"].choices = [  # type: ignore[attr-defined]
             (_("Your workloads"), [(f"w:{w.pk}", f"{w.name} (#{w.pk})") for w in workloads]),
-            (_("A preset"), [(f"p:{name}", _(PRESET_LABELS.get(name, name))) for name in known_presets()]),
+            (_("A preset"), [(f"p:{name}", preset_label(name)) for name in known_presets()]),
         ]
         self.fields["offerings"].choices = [  # type: ignore[attr-defined]
             (o.slug, f"{o.provider.name}: {o.name}" + (f" ({_('fictional sample')})" if o.fictional else ""))

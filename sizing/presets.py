@@ -3,7 +3,7 @@ quote's display code reads it too."""
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext, gettext_noop
 
 # the form, the compare picker, a workload's default name and the quote's workload line
 PRESET_LABELS = {
@@ -15,3 +15,8 @@ PRESET_LABELS = {
     "dense-1t": gettext_noop("1T dense (Megatron)"),
     "deepseek-v3-671b": gettext_noop("DeepSeek-V3 671B MoE (37B active)"),
 }
+
+
+def preset_label(name: str) -> str:
+    """A preset by its name in the active language ("Llama 3 70B"), never its code; an unknown one as is."""
+    return gettext(PRESET_LABELS.get(name, name))

@@ -45,7 +45,7 @@ from sizing.models import (
     RunStatus,
     Workload,
 )
-from sizing.presets import PRESET_LABELS
+from sizing.presets import preset_label
 from sizing.ranking import rank_key
 
 logger = logging.getLogger(__name__)
@@ -189,7 +189,7 @@ def preset_name(preset: str) -> str:
     language of the request that creates it; "custom" without a preset."""
     if not preset:
         return gettext("custom")
-    return gettext(PRESET_LABELS.get(preset, preset))
+    return preset_label(preset)
 
 
 def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: Any) -> Workload:

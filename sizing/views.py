@@ -22,8 +22,9 @@ from sizing.bill import LINE_ITEM_LABELS, compute_unpriced
 from sizing.engine.accuracy import accuracy_sentence
 from sizing.engine.unpublished import fact_value_text, fact_words
 from sizing.filters import RunResultFilterSet
-from sizing.forms import PRESET_LABELS, PlanForm
+from sizing.forms import PlanForm
 from sizing.models import Objective
+from sizing.presets import preset_label
 from sizing.run_errors import run_error_shown
 from sizing.summary import (
     ITERATION_LABELS,
@@ -75,7 +76,7 @@ def workload_list(request: HttpRequest) -> HttpResponse:
                 {
                     "workload": w,
                     # by their names and in words, never their codes or a raw float (14800000000000.0)
-                    "preset_label": gettext(PRESET_LABELS.get(w.preset, w.preset)),
+                    "preset_label": preset_label(w.preset),
                     "tokens_text": tokens_text(w.train_tokens),
                     "params_text": tokens_text(w.params),
                     "head_facts": head_facts(w),
