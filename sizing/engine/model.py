@@ -24,6 +24,7 @@ import numpy as np
 from hardware.messages import _
 
 from . import constants as C
+from . import context as CP
 from . import memory as M
 from . import pipeline as P
 from . import stages as S
@@ -384,6 +385,7 @@ class LayerCompute:
     recompute: Any  # forward work run again in the backward pass
     membound: Any  # memory-bound elementwise work
     linear_gemms: Any  # the linear layers' GEMMs of compute + recompute (what TP overlap can hide behind)
+    attention_forward: Any  # the attention core's forward (what context parallelism's K/V sends hide behind)
 
 
 def _linear_forward(
@@ -430,6 +432,8 @@ def _membound(
         routed = tokens_per_gpu * shape.top_k * h * C.MOE_PERMUTE_BYTES * (2.0 + full)
         router = tokens_per_gpu * shape.experts * C.MOE_ROUTER_BYTES * (2.0 + full)
         touched = touched + shape.moe_fraction * (routed + router)
+    if (x["cp"] > 1).any():
+        touched = touched + CP.merge_bytes(wl, x, seq_local, full)
     if _fp8_linears(wl, hw):
         # forward input casts (twice with full recompute) and backward output-gradient casts
         widths = (1.0 + full) * shape.fp8_cast_forward + shape.fp8_cast_backward
@@ -458,6 +462,7 @@ def _layer_compute(
         recompute=recompute,
         membound=_membound(wl, hw, shape, x, memory.seq_local, flash),
         linear_gemms=linear_forward * (3.0 + (x["rec"] == RECOMPUTE_FULL)),
+        attention_forward=attention_forward,
     )
 
 
@@ -500,20 +505,6 @@ def _tensor_parallel_comm(
     return np.where(overlap, overlapped, comm), crosses
 
 
-def _context_parallel_comm(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: Any) -> Any:
-    """Seconds per layer of the K/V all-gathers of context parallelism (the part not hidden)."""
-    tp, cp = x["tp"], x["cp"]
-    if not (cp > 1).any():
-        return 0.0
-    bw, steps, _ = T.group_link(hw, tp, cp)
-    kv_msg = 2.0 * tokens * wl.kv_dim * 2.0 / tp
-    return (
-        (1.0 - C.CP_OVERLAP)
-        * (2.0 + (x["rec"] == RECOMPUTE_FULL))
-        * T.collective_time(T.ALL_GATHER, cp, kv_msg, bw, steps)
-    )
-
-
 def _expert_parallel_comm(
     wl: Workload, hw: Hardware, shape: WorkloadShape, x: dict[str, Any], compute: LayerCompute, micro: Any
 ) -> Any:
@@ -551,7 +542,7 @@ def _layer_comm(
     pp, chain = P.pipeline_comm(hw, x, activation_msg)
     return LayerComm(
         tp=tp,
-        cp=_context_parallel_comm(wl, hw, x, tokens),
+        cp=CP.ring_exposed(wl, hw, x, tokens, compute.attention_forward),
         ep=_expert_parallel_comm(wl, hw, shape, x, compute, micro),
         pp=pp,
         pp_chain=chain,

@@ -80,9 +80,13 @@ MEAN_TOLERANCE = 0.10
 # on every GPU of the tables; MLPerf v6.0 gpt-oss-20b on one B200 and one B300 node), 15 of them past
 # tolerance (13 gpt-oss-120b, -27.8% to -46.1%): 10.46% over 468, 48 past tolerance, the first recorded level
 # above the 10% target (MEAN_TOLERANCE). Nothing was changed in the model for them. The level goes down
-# with the model's changes; it went up here only because published runs were added.
+# with the model's changes; it went up here only because published runs were added. Twenty-eighth stop:
+# context parallelism's K/V ring read from Transformer Engine (its sends hidden step by step behind the
+# attention, its merge passes charged) in place of an assumed half overlap: 10.46% over 468 (10.463% ->
+# 10.460%), 47 past tolerance (the CP4 rows 7-8 points less fast, the CP2 rows of small models 1-2 points
+# slower or faster); the 222 earlier rows 8.285% -> 8.308% (their CP2 H100 Llama 3.1 8B rows, already slow).
 MEAN_RECORDED = 0.1047
-MEAN_RECORDED_EARLIER = 0.08285
+MEAN_RECORDED_EARLIER = 0.08310
 # The sources whose rows were added at the twentieth stop and later (row ids start with these), held apart
 # from the 222 rows compared before (MEAN_RECORDED_EARLIER)
 LATER_SOURCES = (
@@ -233,8 +237,10 @@ CONTRACT_MEAN_RECORDED = 0.1360
 # rejected, while the derived shape counted only its layers; 12.91%, 3 rejected, since it counts the
 # embeddings too (twenty-sixth stop, workload.derive_shape); 12.86% with the GB300's bf16 rate (its dense
 # rows); 12.51% over 318 with the twenty-seventh stop's 25 dense published runs (405B and 70B on H100, GB200,
-# GB300). Held like MEAN_RECORDED.
-PARAMS_MEAN_RECORDED = 0.1252
+# GB300); 13.01% with the twenty-eighth stop's K/V ring: a bare count's shape has a K/V head per query
+# head, whose 16x K/V blocks the ring's steps no longer hide on the H100 Llama 3.1 405B CP2 rows (+6 points
+# each). Held like MEAN_RECORDED.
+PARAMS_MEAN_RECORDED = 0.1302
 
 
 @dataclass(frozen=True)
