@@ -1,14 +1,17 @@
 """Why a planner run failed, in words: a `Msg`, stored on the run as its English (`PlanRun.error`, which the
-API returns as it is) with its message id and values beside it (`PlanRun.error_message`); shown on the pages
-in their language by reading the stored sentence back against its template."""
+API returns as it is) with its message id and values beside it (`PlanRun.error_message`); the pages and the
+API's `error_localized` show it in the request's language from the message, or, for a run that failed before
+the message was stored, by reading the English sentence back against its template."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django.utils.translation import gettext, gettext_noop
 
 from hardware.messages import Msg
+from portal.i18n import translated
 
 NO_PROGRESS = gettext_noop(
     "Sizing made no progress for %(minutes)s minutes: the sizing workers are stopped or overloaded. "
@@ -67,8 +70,13 @@ def _what_shown(what: str) -> str:
     return what  # an offering's name in quotes: the catalog's own data
 
 
-def run_error_shown(error: str) -> str:
-    """A run's stored failure sentence in the page's language (a sentence of no known template as it is)."""
+def run_error_shown(error: str, message: Any = None) -> str:
+    """A run's failure in the page's language: by its stored message (`PlanRun.error_message`), else by its
+    English sentence read back against its template (a sentence of no known template as it is)."""
+    return translated(message, "") or _read_back(error)
+
+
+def _read_back(error: str) -> str:
     for template, pattern in _PATTERNS:
         match = pattern.match(error or "")
         if match is None:

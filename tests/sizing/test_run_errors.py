@@ -1,4 +1,5 @@
-"""A failed run stores its message beside its English (PlanRun.error_message) wherever it fails."""
+"""A failed run stores its message beside its English (PlanRun.error_message) wherever it fails, and every
+page and the API show it in the request's language; a run stored with its English only is read back."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
+from django.test import Client
 
 from sizing import run_errors, services, tasks
 from sizing.engine.errors import InputError
@@ -15,6 +17,9 @@ from tests.providers.factories import UserFactory
 from tests.sizing.test_planner_runs import running_run, well_built
 
 pytestmark = pytest.mark.django_db
+
+NAMED_CHINESE = "测算“Broken cluster”时遇到意外错误，规模测算已停止。"
+LIST_CHINESE = "测算产品列表时遇到意外错误，规模测算已停止。"
 
 
 def failing_on_broken(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
@@ -38,6 +43,12 @@ def broken_run(user: Any) -> PlanRun:
 
 def chunk_of(run: PlanRun) -> list[int]:
     return sorted(run.offerings.values_list("pk", flat=True))
+
+
+def page_client(user: Any, language: str) -> Client:
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(user)
+    return client
 
 
 def test_an_input_error_in_a_chunk_stores_the_message_naming_the_offering(
@@ -98,6 +109,40 @@ def test_a_time_limit_and_the_watchdog_store_their_messages(
     assert stalled.error.startswith("Sizing made no progress for 1 minutes")
 
 
+def test_the_chinese_pages_and_the_api_show_the_stored_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    user = UserFactory()
+    run = broken_run(user)
+    failing_on_broken(monkeypatch, ZeroDivisionError("division by zero"))
+    tasks.plan_run_chunk_task(run.pk, chunk_of(run))
+    english = PlanRun.objects.get(pk=run.pk).error
+    # Only the message can say it now: the stored English matches no template any more.
+    PlanRun.objects.filter(pk=run.pk).update(error="Sizing failed.")
+    chinese = page_client(user, "zh-hans")
+    for address in (f"/plan/{run.pk}/", f"/plan/{run.pk}/progress/", f"/compare/sizing/{run.pk}/"):
+        html = chinese.get(address).content.decode()
+        assert NAMED_CHINESE in html and "Sizing failed." not in html, address
+    body = chinese.get(f"/api/v1/runs/{run.pk}/").json()
+    assert body["error"] == "Sizing failed." and body["error_localized"].startswith(NAMED_CHINESE)
+    PlanRun.objects.filter(pk=run.pk).update(error=english)
+    body = page_client(user, "en").get(f"/api/v1/runs/{run.pk}/").json()
+    assert body["error"] == body["error_localized"] == english
+    assert english in page_client(user, "en").get(f"/plan/{run.pk}/").content.decode()
+
+
+def test_a_run_stored_with_its_english_only_is_read_back_on_the_chinese_pages() -> None:
+    user = UserFactory()
+    old, other = running_run(user, [well_built("old")]), running_run(user, [well_built("other")])
+    services.plan_run_fail(run_id=old.pk, error=run_errors.CHUNK_ERROR % {"what": run_errors.WHAT_LIST})
+    services.plan_run_fail(run_id=other.pk, error="stopped by hand")
+    assert PlanRun.objects.get(pk=old.pk).error_message is None
+    chinese = page_client(user, "zh-hans")
+    assert LIST_CHINESE in chinese.get(f"/plan/{old.pk}/").content.decode()
+    assert chinese.get(f"/api/v1/runs/{old.pk}/").json()["error_localized"].startswith(LIST_CHINESE)
+    assert "stopped by hand" in chinese.get(f"/plan/{other.pk}/progress/").content.decode()
+    body = chinese.get(f"/api/v1/runs/{other.pk}/").json()
+    assert body["error"] == body["error_localized"] == "stopped by hand"
+
+
 def test_a_retry_clears_the_message_with_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
     user = UserFactory()
     run = running_run(user, [well_built("again")])
@@ -106,3 +151,4 @@ def test_a_retry_clears_the_message_with_the_text(monkeypatch: pytest.MonkeyPatc
     services.plan_run_retry(owner=user, run_id=run.pk)
     run.refresh_from_db()
     assert run.status == "queued" and run.error == "" and run.error_message is None
+    assert page_client(user, "en").get(f"/api/v1/runs/{run.pk}/").json()["error_localized"] is None
