@@ -222,7 +222,8 @@ def sizing_status(request: HttpRequest, run_id: int) -> HttpResponse:
     )
     if run is None or not visible:
         raise Http404("no such sizing run")
-    response = render(request, "compare/_sizing.html", {"run": run, "run_error": run_error_shown(run.error)})
+    run_error = run_error_shown(run.error, run.error_message)
+    response = render(request, "compare/_sizing.html", {"run": run, "run_error": run_error})
     if run.finished and request.headers.get("HX-Request"):
         response["HX-Refresh"] = "true"
     return response

@@ -71,7 +71,15 @@ class PlanRunAdmin(admin.ModelAdmin[PlanRun]):
     list_select_related = ("workload", "owner")
     raw_id_fields = ("workload", "owner")
     filter_horizontal = ("offerings",)
-    readonly_fields = (*RUN_PROGRESS_FIELDS, "created_at", "updated_at", "started_at", "finished_at", "error")
+    readonly_fields = (
+        *RUN_PROGRESS_FIELDS,
+        "created_at",
+        "updated_at",
+        "started_at",
+        "finished_at",
+        "error",
+        "error_message",
+    )
     inlines = [PlanResultInline]
 
 

@@ -17,6 +17,7 @@ from portal.constraints import range_validators
 from providers.models import Offering
 from sizing import selectors, services
 from sizing.models import WORKLOAD_BOUNDS, Objective, PlanResult, PlanRun, Workload
+from sizing.run_errors import run_error_shown
 
 WORKLOAD_OUTPUT_FIELDS = ["id", "name", "preset", *services.WORKLOAD_FIELDS, "deadline_default", "created_at"]
 
@@ -204,6 +205,9 @@ class RunSerializer(serializers.Serializer[Any]):
     status = serializers.CharField()
     progress = RunProgressSerializer()
     error = serializers.CharField(allow_null=True)
+    error_localized = serializers.CharField(
+        allow_null=True, help_text="`error` in the request's language (Accept-Language); null: no error"
+    )
     results = RunResultSerializer(many=True)
 
 
@@ -246,6 +250,7 @@ def run_json(run: PlanRun, results: list[PlanResult]) -> dict[str, Any]:
         "status": run.status,
         "progress": {"done": run.progress_done, "total": run.progress_total},
         "error": run.error or None,
+        "error_localized": run_error_shown(run.error, run.error_message) if run.error else None,
         "results": [result_json(r) for r in results],
     }
 

@@ -265,6 +265,10 @@ class PlanRun(Finishes, BackgroundJob):
     updated_at = models.DateTimeField(auto_now=True)
     # The last time an offering's result was stored (or the run started): what the watchdog measures.
     progress_at = models.DateTimeField(null=True, blank=True)
+    # `error` as {"msgid", "params"} (hardware.messages.Msg.as_json), shown in the page's language; null on
+    # runs that did not fail and on those that failed before it was stored (sizing.run_errors reads their
+    # English back).
+    error_message = models.JSONField(null=True, blank=True)
 
     class Meta(BackgroundJob.Meta):
         constraints = [

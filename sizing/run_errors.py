@@ -1,11 +1,17 @@
-"""Why a planner run failed, in words: stored in English on the run (`PlanRun.error`, which the API returns
-as it is), shown on the pages in their language by reading the stored sentence back against its template."""
+"""Why a planner run failed, in words: a `Msg`, stored on the run as its English (`PlanRun.error`, which the
+API returns as it is) with its message id and values beside it (`PlanRun.error_message`); the pages and the
+API's `error_localized` show it in the request's language from the message, or, for a run that failed before
+the message was stored, by reading the English sentence back against its template."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django.utils.translation import gettext, gettext_noop
+
+from hardware.messages import Msg
+from portal.i18n import translated
 
 NO_PROGRESS = gettext_noop(
     "Sizing made no progress for %(minutes)s minutes: the sizing workers are stopped or overloaded. "
@@ -23,10 +29,28 @@ TEMPLATES = (NO_PROGRESS, CHUNK_ERROR, TIME_LIMIT)
 # What a failed task was sizing: the fan-out, a chunk by its size, or one offering by its name in quotes.
 WHAT_LIST = gettext_noop("the list of offerings")
 WHAT_COUNT = gettext_noop("%(n)s offerings")
+LIST_OF_OFFERINGS = Msg(WHAT_LIST)
 
 
-def chunk_what(count: int) -> str:
-    return WHAT_COUNT % {"n": f"{count:,}"}
+def chunk_what(count: int) -> Msg:
+    return Msg(WHAT_COUNT, n=f"{count:,}")
+
+
+def offering_what(name: str) -> str:
+    """One offering by its name in quotes (the catalog's own data: not translated)."""
+    return f"“{name}”"
+
+
+def no_progress(minutes: int) -> Msg:
+    return Msg(NO_PROGRESS, minutes=minutes)
+
+
+def chunk_error(what: str) -> Msg:
+    return Msg(CHUNK_ERROR, what=what)
+
+
+def time_limit(what: str, seconds: int) -> Msg:
+    return Msg(TIME_LIMIT, what=what, seconds=seconds)
 
 
 def _pattern(template: str) -> re.Pattern[str]:
@@ -46,8 +70,13 @@ def _what_shown(what: str) -> str:
     return what  # an offering's name in quotes: the catalog's own data
 
 
-def run_error_shown(error: str) -> str:
-    """A run's stored failure sentence in the page's language (a sentence of no known template as it is)."""
+def run_error_shown(error: str, message: Any = None) -> str:
+    """A run's failure in the page's language: by its stored message (`PlanRun.error_message`), else by its
+    English sentence read back against its template (a sentence of no known template as it is)."""
+    return translated(message, "") or _read_back(error)
+
+
+def _read_back(error: str) -> str:
     for template, pattern in _PATTERNS:
         match = pattern.match(error or "")
         if match is None:

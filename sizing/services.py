@@ -23,7 +23,7 @@ from checks.models import context_for_run
 from checks.rules import Finding, run_rules
 from checks.services import findings_store_many
 from hardware.gpus import LARGEST_CLUSTER_GPUS
-from hardware.messages import _, messages_of
+from hardware.messages import Msg, _, messages_of
 from hardware.norms import Assumed
 from portal.task_pool import enqueue
 from providers.models import Offering
@@ -535,7 +535,12 @@ def size_offering_with_findings(
 
 
 class ChunkError(Exception):
-    """A chunk failed on an offering: the message a buyer reads on the run's page (the cause is chained)."""
+    """A chunk failed on an offering: `message` is what a buyer reads on the run's page (the cause is
+    chained)."""
+
+    def __init__(self, message: Msg) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 def plan_run_execute_chunk(*, run_id: int, offering_ids: list[int]) -> int:
@@ -569,7 +574,7 @@ def plan_run_execute_chunk(*, run_id: int, offering_ids: list[int]) -> int:
                     memo=memo,
                 )
             except Exception as exc:
-                raise ChunkError(run_errors.CHUNK_ERROR % {"what": f"“{offering.name}”"}) from exc
+                raise ChunkError(run_errors.chunk_error(run_errors.offering_what(offering.name))) from exc
     created, finished = _store_chunk(run_id=run_id, sized=sized)
     if finished:
         plan_run_rank(run_id=run_id)
@@ -657,9 +662,14 @@ def plan_run_rank(*, run_id: int) -> None:
 
 
 def plan_run_fail(*, run_id: int, error: str) -> None:
-    """Mark an unfinished run failed with `error`, the sentence its owner reads (the first error stays)."""
+    """Mark an unfinished run failed with `error`, the sentence its owner reads (the first error stays): its
+    English for the API and, when it is a `Msg`, its message id and values for the pages."""
     PlanRun.objects.filter(pk=run_id).exclude(status__in=PlanRun.finished_statuses).update(
-        status=RunStatus.FAILED, error=error[:2000], finished_at=timezone.now(), updated_at=timezone.now()
+        status=RunStatus.FAILED,
+        error=error[:2000],
+        error_message=error.as_json() if isinstance(error, Msg) else None,
+        finished_at=timezone.now(),
+        updated_at=timezone.now(),
     )
 
 
@@ -675,11 +685,20 @@ def plan_run_retry(*, owner: Any, run_id: int) -> PlanRun:
             return run
         run.status = RunStatus.QUEUED
         run.error = ""
+        run.error_message = None
         run.finished_at = None
         run.progress_at = timezone.now()
         run.progress_done = run.results.count()
         run.save(
-            update_fields=["status", "error", "finished_at", "progress_at", "progress_done", "updated_at"]
+            update_fields=[
+                "status",
+                "error",
+                "error_message",
+                "finished_at",
+                "progress_at",
+                "progress_done",
+                "updated_at",
+            ]
         )
         transaction.on_commit(lambda: _enqueue_start(run.pk))
     return run
@@ -707,7 +726,7 @@ def sweep_queued_runs(
     hopeless = list(
         unfinished.filter(last_progress__lte=now - timedelta(seconds=give_up_s)).values_list("id", flat=True)
     )
-    message = run_errors.NO_PROGRESS % {"minutes": max(1, round(give_up_s / 60))}
+    message = run_errors.no_progress(max(1, round(give_up_s / 60)))
     for run_id in hopeless:
         logger.warning("sizing run %s made no progress for %s s: failed", run_id, give_up_s)
         plan_run_fail(run_id=run_id, error=message)

@@ -18,13 +18,14 @@ logger = logging.getLogger(__name__)
 
 
 def _fail(run_id: int, exc: BaseException, what: str) -> None:
-    """Mark the run failed with the sentence for `exc`; the traceback goes to the log."""
+    """Mark the run failed with the sentence for `exc` (a message: the pages show it in their language); the
+    traceback goes to the log."""
     if isinstance(exc, SoftTimeLimitExceeded) or isinstance(exc.__cause__, SoftTimeLimitExceeded):
-        error = run_errors.TIME_LIMIT % {"what": what, "seconds": settings.CELERY_TASK_SOFT_TIME_LIMIT}
+        error = run_errors.time_limit(what, settings.CELERY_TASK_SOFT_TIME_LIMIT)
     elif isinstance(exc, services.ChunkError):
-        error = str(exc)
+        error = exc.message
     else:
-        error = run_errors.CHUNK_ERROR % {"what": what}
+        error = run_errors.chunk_error(what)
     logger.error("sizing run %s failed: %s", run_id, error, exc_info=exc)
     services.plan_run_fail(run_id=run_id, error=error)
 
@@ -35,7 +36,7 @@ def plan_run_start_task(run_id: int) -> None:
     try:
         services.plan_run_start(run_id=run_id)
     except Exception as exc:  # noqa: BLE001 - whatever it is, the run must not stay unfinished
-        _fail(run_id, exc, run_errors.WHAT_LIST)
+        _fail(run_id, exc, run_errors.LIST_OF_OFFERINGS)
 
 
 @shared_task(name="sizing.plan_run_chunk", acks_late=True, reject_on_worker_lost=True)

@@ -90,7 +90,7 @@ def workload_list(request: HttpRequest) -> HttpResponse:
 
 def _run_context(request: HttpRequest, run_id: int) -> dict[str, Any]:
     run = selectors.run_get(owner=request.user, run_id=run_id)
-    return {"run": run, "workload": run.workload, "run_error": run_error_shown(run.error)}
+    return {"run": run, "workload": run.workload, "run_error": run_error_shown(run.error, run.error_message)}
 
 
 @login_required

@@ -15,7 +15,7 @@ from checks.models import Finding, context_for_run
 from providers.catalog import catalog_import, read_catalog_file
 from providers.models import Offering, Provider
 from providers.services import gpu_table_sync
-from sizing import services
+from sizing import run_errors, services
 from sizing.models import PlanResult, PlanRun
 from sizing.tasks import plan_run_chunk_task
 from tests.conftest import start_celery_worker
@@ -135,6 +135,8 @@ def test_a_chunk_raising_on_a_real_worker_fails_the_run_with_a_readable_message(
     assert run.status == "failed", run.status
     assert f"“{victim.name}”" in run.error and "Retry" in run.error
     assert "ZeroDivision" not in run.error and "Traceback" not in run.error
+    # stored with its message too: the pages show it in their language (tests/sizing/test_run_errors.py)
+    assert run.error_message == {"msgid": run_errors.CHUNK_ERROR, "params": {"what": f"“{victim.name}”"}}
     assert not run.results.filter(offering=victim).exists()
 
 
