@@ -222,6 +222,15 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
         deadline_default=deadline_default,
         **values,
     )
+    workload_validate(workload=workload)
+    workload.full_clean()
+    workload.save()
+    return workload
+
+
+def workload_validate(*, workload: Workload) -> None:
+    """A workload the engine takes (a size, heads dividing hidden, a window within the sequence...), else a
+    ValidationError naming the form field with the engine's reason; for every form that stores one."""
     # Before the engine, which would name only the parameter count and call it "missing".
     if workload.layers is None and workload.params is None:
         raise ValidationError({"params": gettext(NO_SIZE)})
@@ -230,9 +239,6 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
     except InputError as exc:
         reason = gettext(MISSING) if exc.reason == "missing" else input_error_reason(exc)
         raise ValidationError({engine_field_to_form_field(exc.field): reason}) from exc
-    workload.full_clean()
-    workload.save()
-    return workload
 
 
 def _enqueue_start(run_id: int) -> None:
