@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -101,6 +102,14 @@ FORM_MESSAGES = (
 )
 
 
+def attribute_number(value: float) -> str:
+    """A bound as an input's min or max in plain decimal digits ("400000000000000", "0.00001"), never in
+    Python's exponent form ("4e+14", as `:g` wrote it), which not every reader of the page takes."""
+    if float(value).is_integer():
+        return str(int(value))
+    return format(Decimal(repr(float(value))), "f")  # the float's shortest digits, never an exponent
+
+
 def _bounded(name: str, help_text: str = "", step: str = "any") -> dict[str, Any]:
     """A bounded field's arguments: the model's validator (one message naming the field and the range), the
     range as a hint, and min/max on the browser's input."""
@@ -108,9 +117,9 @@ def _bounded(name: str, help_text: str = "", step: str = "any") -> dict[str, Any
     hint = f"{help_text}; {bound.range_text()}" if help_text else bound.range_text()
     attrs: dict[str, Any] = {"step": step}
     if bound.minimum is not None:
-        attrs["min"] = f"{bound.minimum:g}"
+        attrs["min"] = attribute_number(bound.minimum)
     if bound.maximum is not None:
-        attrs["max"] = f"{bound.maximum:g}"
+        attrs["max"] = attribute_number(bound.maximum)
     return {
         "label": bound.label,
         "required": False,
