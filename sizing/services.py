@@ -25,6 +25,7 @@ from checks.services import findings_store_many
 from hardware.gpus import LARGEST_CLUSTER_GPUS
 from hardware.messages import _, messages_of
 from hardware.norms import Assumed
+from hardware.numbers import bound_operand
 from portal.task_pool import enqueue
 from providers.models import Offering
 from providers.selectors import offering_queryset
@@ -163,7 +164,7 @@ def workload_bound_errors(values: dict[str, Any]) -> dict[str, str]:
         if value is None or isinstance(value, bool):
             continue
         try:
-            number = float(value)
+            number = bound_operand(value)
         except (TypeError, ValueError):
             continue  # not a number: the model's own field validation names it
         message = bound.error(number)
