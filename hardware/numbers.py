@@ -5,6 +5,7 @@ large or too small for its digits to be read at a glance in powers of ten, "1 ×
 from __future__ import annotations
 
 import math
+import sys
 from decimal import Decimal
 from typing import Any
 
@@ -13,6 +14,29 @@ from typing import Any
 LARGEST_IN_DIGITS = 1e15
 SMALLEST_IN_DIGITS = 1e-4
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+# The largest number a float holds (about 1.8 x 10^308). JSON has integers of any length (Python's json reads
+# a 400-digit one as an int), and float(), math.isfinite and numpy raise OverflowError past it.
+FLOAT_MAX = sys.float_info.max
+
+
+def is_finite(value: float) -> bool:
+    """Whether a number is one a float holds: not inf, nan, nor an integer past FLOAT_MAX (math.isfinite
+    raises OverflowError on such an integer instead of answering)."""
+    if isinstance(value, int):
+        return -FLOAT_MAX <= value <= FLOAT_MAX
+    return math.isfinite(value)
+
+
+def is_nan_or_infinite(value: Any) -> bool:
+    """inf or nan; an integer, however long, is neither (math.isfinite raises OverflowError on one past
+    FLOAT_MAX)."""
+    return not isinstance(value, int) and not math.isfinite(value)
+
+
+def bound_operand(value: Any) -> float:
+    """A value to hold to a bound: an integer as it is, exact however long (float() of one past FLOAT_MAX
+    raises OverflowError), anything else as a float (TypeError or ValueError when it is no number)."""
+    return value if isinstance(value, int) else float(value)
 
 
 def figure_text(value: Any, places: int) -> str:

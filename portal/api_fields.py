@@ -7,15 +7,21 @@ from typing import Any
 
 from rest_framework import serializers
 
+from hardware.numbers import is_finite
 from portal.constraints import RangeValidator
 
 
 class FloatField(serializers.FloatField):
     """DRF's FloatField, refusing JSON `true`/`false`: DRF reads them as 1.0 and 0.0 (`float(True)`), so a
-    boolean sent by mistake became a number in silence. Its integer and decimal fields already refuse them."""
+    boolean sent by mistake became a number in silence. Its integer and decimal fields already refuse them.
+    An integer no float holds (JSON's 400-digit numbers) is refused by the field's range, where DRF's
+    float() raised OverflowError, a 500."""
 
     def to_internal_value(self, data: Any) -> float:
         if isinstance(data, bool):
+            self.fail("invalid")
+        if isinstance(data, int) and not is_finite(data):
+            self.run_validators(data)  # the range's message, naming the field
             self.fail("invalid")
         return super().to_internal_value(data)
 

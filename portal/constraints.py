@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.deconstruct import deconstructible
 
+from hardware.numbers import bound_operand
 from portal.i18n import translated_bound_error
 from providers.facts import Bound
 
@@ -67,7 +68,7 @@ class RangeValidator:
     def __call__(self, value: Any) -> None:
         if value is None:
             return
-        message = translated_bound_error(self.bound, float(value))
+        message = translated_bound_error(self.bound, bound_operand(value))
         if message:
             raise ValidationError(message, code="out_of_range")
 

@@ -8,13 +8,13 @@ stored English text unchanged.
 
 from __future__ import annotations
 
-import math
 import re
 from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext, gettext_noop, pgettext, pgettext_lazy
 
+from hardware.numbers import is_nan_or_infinite
 from portal.formats import data_quantity
 from portal.money import USD_MONEY, active
 
@@ -122,7 +122,7 @@ def translated_bound_error(bound: Any, value: float) -> str | None:
     """A bounded field's range error (`providers.facts.Bound.error`) in the page's language; the same
     English text in English."""
     english = bound.error(value)
-    if english is not None and not math.isfinite(value):  # 1e400 reaches a validator as inf
+    if english is not None and is_nan_or_infinite(value):  # 1e400 reaches a validator as inf
         return gettext("%(label)s must be a finite number, got %(got)s") % {
             "label": gettext(bound.label),
             "got": value,

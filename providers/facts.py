@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from hardware.links import INTRA_NODE_KINDS, INTRA_NODE_NAMES, intra_node_name
 from hardware.network import FABRIC_NAMES, FABRICS, TOPOLOGIES, TOPOLOGY_NAMES
-from hardware.numbers import number_text
+from hardware.numbers import is_nan_or_infinite, number_text
 
 FactType = Literal["int", "float", "decimal", "bool", "enum", "text", "list", "gpu"]
 
@@ -163,7 +163,7 @@ def bound_error(
     strictly_positive: bool = False,
 ) -> str | None:
     """ "<label> must be between 50 and 100 %, got 0" when `value` is outside the range, else None."""
-    if not math.isfinite(value):
+    if is_nan_or_infinite(value):
         return f"{label} must be a finite number, got {value}"
     too_low = (strictly_positive and value <= 0) or (minimum is not None and value < minimum)
     too_high = maximum is not None and value > maximum
@@ -546,7 +546,7 @@ def plan_rate(value: Any) -> float | None:
         return None
     try:
         rate = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer no float holds (10**400)
         return None
     return rate if math.isfinite(rate) else None
 

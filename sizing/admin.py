@@ -1,4 +1,5 @@
-"""Django admin of the planner: workloads, runs with their results (read-only) and single results.
+"""Django admin of the planner: workloads (held to the engine's checks), runs with their results (read-only)
+and single results.
 
 Results are the model's output: the admin shows them and never edits them (a changed result would no longer
 be what the model said); a run's status and progress are the worker's, so they are read-only too.
@@ -11,6 +12,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from sizing.forms import WorkloadAdminForm
 from sizing.models import PlanResult, PlanRun, Workload
 
 RESULT_FIELDS = (
@@ -39,6 +41,7 @@ RUN_PROGRESS_FIELDS = ("status", "progress_done", "progress_total")
 
 @admin.register(Workload)
 class WorkloadAdmin(admin.ModelAdmin[Workload]):
+    form = WorkloadAdminForm  # the engine's checks, as on the planner's form
     list_display = ("name", "preset", "owner", "params", "layers", "hidden", "train_tokens", "created_at")
     list_filter = ("preset", "precision")
     search_fields = ("name", "preset", "owner__username")

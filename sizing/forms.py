@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext, gettext_noop
 
 from portal.constraints import range_validators
+from portal.form_errors import add_form_errors
 from portal.i18n import translated_hint
 from providers.models import Offering
 from sizing.engine.workload import PRESETS
@@ -18,9 +21,10 @@ from sizing.models import (
     Attention,
     Objective,
     Precision,
+    Workload,
 )
 from sizing.presets import PRESET_LABELS
-from sizing.services import DEFAULT_DEADLINE_DAYS, MAX_RUN_GPUS
+from sizing.services import DEFAULT_DEADLINE_DAYS, MAX_RUN_GPUS, workload_validate
 
 # What the form shows in words, marked for translation (the labels come from the bounds table, the fields and
 # the model's choices; PlanForm translates them when it is drawn, in the page's language).
@@ -98,6 +102,14 @@ FORM_MESSAGES = (
 )
 
 
+def attribute_number(value: float) -> str:
+    """A bound as an input's min or max in plain decimal digits ("400000000000000", "0.00001"), never in
+    Python's exponent form ("4e+14", as `:g` wrote it), which not every reader of the page takes."""
+    if float(value).is_integer():
+        return str(int(value))
+    return format(Decimal(repr(float(value))), "f")  # the float's shortest digits, never an exponent
+
+
 def _bounded(name: str, help_text: str = "", step: str = "any") -> dict[str, Any]:
     """A bounded field's arguments: the model's validator (one message naming the field and the range), the
     range as a hint, and min/max on the browser's input."""
@@ -105,9 +117,9 @@ def _bounded(name: str, help_text: str = "", step: str = "any") -> dict[str, Any
     hint = f"{help_text}; {bound.range_text()}" if help_text else bound.range_text()
     attrs: dict[str, Any] = {"step": step}
     if bound.minimum is not None:
-        attrs["min"] = f"{bound.minimum:g}"
+        attrs["min"] = attribute_number(bound.minimum)
     if bound.maximum is not None:
-        attrs["max"] = f"{bound.maximum:g}"
+        attrs["max"] = attribute_number(bound.maximum)
     return {
         "label": bound.label,
         "required": False,
@@ -230,3 +242,19 @@ class PlanForm(forms.Form):
         for key in ("preset", "name", "objective", "offerings", "gpus", "include_samples"):
             data.pop(key, None)
         return {k: v for k, v in data.items() if v not in (None, "")}
+
+
+class WorkloadAdminForm(forms.ModelForm[Workload]):
+    """The admin's workload: after the model's own checks (the bounds), the engine's, as the planner form
+    and the API have them, so the admin stores no workload the engine would refuse when it is sized. The
+    admin gives it its model and fields (WorkloadAdmin)."""
+
+    def _post_clean(self) -> None:
+        # Django builds the instance from the form here, as UserCreationForm does to check a password on it.
+        super()._post_clean()  # type: ignore[misc]  # not in django-stubs
+        if self.errors:
+            return  # a field refused already: the engine would only name it again
+        try:
+            workload_validate(workload=self.instance)
+        except ValidationError as exc:
+            add_form_errors(self, exc, None)

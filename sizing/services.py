@@ -25,6 +25,7 @@ from checks.services import findings_store_many
 from hardware.gpus import LARGEST_CLUSTER_GPUS
 from hardware.messages import Msg, _, messages_of
 from hardware.norms import Assumed
+from hardware.numbers import bound_operand
 from portal.task_pool import enqueue
 from providers.models import Offering
 from providers.selectors import offering_queryset
@@ -163,7 +164,7 @@ def workload_bound_errors(values: dict[str, Any]) -> dict[str, str]:
         if value is None or isinstance(value, bool):
             continue
         try:
-            number = float(value)
+            number = bound_operand(value)
         except (TypeError, ValueError):
             continue  # not a number: the model's own field validation names it
         message = bound.error(number)
@@ -222,6 +223,15 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
         deadline_default=deadline_default,
         **values,
     )
+    workload_validate(workload=workload)
+    workload.full_clean()
+    workload.save()
+    return workload
+
+
+def workload_validate(*, workload: Workload) -> None:
+    """A workload the engine takes (a size, heads dividing hidden, a window within the sequence...), else a
+    ValidationError naming the form field with the engine's reason; for every form that stores one."""
     # Before the engine, which would name only the parameter count and call it "missing".
     if workload.layers is None and workload.params is None:
         raise ValidationError({"params": gettext(NO_SIZE)})
@@ -230,9 +240,6 @@ def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: A
     except InputError as exc:
         reason = gettext(MISSING) if exc.reason == "missing" else input_error_reason(exc)
         raise ValidationError({engine_field_to_form_field(exc.field): reason}) from exc
-    workload.full_clean()
-    workload.save()
-    return workload
 
 
 def _enqueue_start(run_id: int) -> None:

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from hardware.messages import _
+from hardware.numbers import is_finite
 
 # What a JSON report starts with (jsonOutputInit: `{"version":N,"start_time":"...`).
 SIGNATURE_RE = re.compile(r'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"start_time"\s*:')
@@ -116,9 +117,15 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) else 0
 
 
+def _figure(value: Any) -> bool:
+    """A number the report's columns can print: a JSON integer no float holds (400 digits) is none, as
+    formatting it as a float raises OverflowError; nccl-tests never writes one."""
+    return isinstance(value, float) or (isinstance(value, int) and is_finite(value))
+
+
 def _number(value: Any, width: int) -> str:
     """getFloatStr: the widest of %.2f, %.1f, %.0f that fits the column, else exponent form."""
-    if not isinstance(value, (int, float)):
+    if not _figure(value):
         return "N/A".rjust(width)
     for digits in (2, 1, 0):
         text = f"{value:.{digits}f}"
@@ -132,7 +139,7 @@ def _body(record: Any) -> str:
         return " " * 32  # writeBenchMarkLineNullBody: no out-of-place measurement
     time = record.get("time", record.get("cpu_time"))
     wrong = record.get("nwrong")
-    wrong_text = f"{wrong:6g}" if isinstance(wrong, (int, float)) else "   N/A"
+    wrong_text = f"{wrong:6g}" if _figure(wrong) else "   N/A"
     alg, bus = _number(record.get("alg_bw"), 6), _number(record.get("bus_bw"), 6)
     return f"  {_number(time, 7)}  {alg}  {bus}  {wrong_text}"
 
@@ -157,7 +164,7 @@ def _footer(report: dict[str, Any]) -> list[str]:
     if isinstance(oob, dict) and isinstance(oob.get("count"), int):
         lines.append(f"# Out of bounds values : {oob['count']} {'OK' if oob['count'] == 0 else 'FAILED'}")
     avg = report.get("average_bus_bandwidth")
-    if isinstance(avg, dict) and isinstance(avg.get("bandwidth"), (int, float)):
+    if isinstance(avg, dict) and _figure(avg.get("bandwidth")):
         okay = avg.get("okay")
         flag = "" if okay == "unchecked" or okay is None else ("OK" if okay else "FAILED")
         lines.append(f"# Avg bus bandwidth    : {avg['bandwidth']:g} {flag}".rstrip())

@@ -90,9 +90,8 @@ def check_gpus(gpus: Any) -> None:
     if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus <= 0):
         raise InputError("gpus", _("must be a positive integer, got %(got)s", got=value_text(gpus)))
     if gpus is not None and gpus > GPUS_MAX:
-        raise InputError(
-            "gpus", _("must be at most %(most)s GPUs, got %(got)s", most=f"{GPUS_MAX:,}", got=f"{gpus:,}")
-        )
+        most, got = f"{GPUS_MAX:,}", value_text(gpus)
+        raise InputError("gpus", _("must be at most %(most)s GPUs, got %(got)s", most=most, got=got))
 
 
 def _reader(res: dict[str, Any], i: Any) -> Callable[[str], float]:

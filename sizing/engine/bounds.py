@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from hardware.messages import Msg, UnitWord, _
-from hardware.numbers import number_text, value_text
+from hardware.numbers import FLOAT_MAX, is_finite, number_text, value_text
 from providers.facts import FACTS_BY_NAME, PRICE_CAP_USD_PER_GPU_HOUR, UNIT_WORDS, Bound
 
 from .errors import InputError
@@ -70,10 +70,25 @@ def _range_error(bound: Bound, got: str) -> Msg:
     return _("must be between %(low)s and %(high)s, got %(got)s", low=low, high=high, got=got)
 
 
+def check_float_range(field: str, value: Any, bound: Bound | None = None) -> None:
+    """An integer no float holds (a JSON number of 400 digits) refused naming `field` and the range of `bound`
+    (none given: the range of a float), before a check or a computation calls float() on it and raises
+    OverflowError; any other value is left to the caller's checks."""
+    if isinstance(value, int) and not isinstance(value, bool) and not is_finite(value):
+        got = value_text(value)
+        if bound is not None:
+            raise InputError(field, _range_error(bound, got))
+        high = number_text(FLOAT_MAX)
+        raise InputError(
+            field, _("must be between %(low)s and %(high)s, got %(got)s", low=f"-{high}", high=high, got=got)
+        )
+
+
 def check_number(field: str, value: Any, bound: Bound, *, integer: bool = False) -> float:
     """`value` as a number inside `bound`, else InputError naming `field` and the range."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(field, _("must be a number, got %(got)s", got=value_text(value)))
+    check_float_range(field, value, bound)
     if not math.isfinite(value):
         raise InputError(field, _("must be a finite number, got %(got)s", got=value))
     if integer and float(value) != int(value):

@@ -29,6 +29,12 @@ class _Parser(argparse.ArgumentParser):
         raise InputError("arguments", Msg("%(message)s", message=message))  # argparse's own words
 
 
+def _too_long(field: str) -> InputError:
+    """A JSON integer longer than Python reads one (json raises ValueError, not JSONDecodeError)."""
+    most = f"{sys.get_int_max_str_digits():,}"
+    return InputError(field, _("invalid JSON: a number of more than %(most)s digits", most=most))
+
+
 def _load(value: str, field: str) -> Any:
     """A JSON string starting with '{', a path to a JSON file, or None (not JSON, not a file)."""
     text = value.strip()
@@ -39,6 +45,8 @@ def _load(value: str, field: str) -> Any:
             raise InputError(
                 field, _("invalid JSON: %(why)s at character %(pos)s", why=e.msg, pos=e.pos)
             ) from None
+        except ValueError:
+            raise _too_long(field) from None
     if os.path.isfile(value):
         try:
             with open(value, encoding="utf-8") as fh:
@@ -48,6 +56,12 @@ def _load(value: str, field: str) -> Any:
                 field,
                 _("invalid JSON in %(file)s: %(why)s at line %(line)s", file=value, why=e.msg, line=e.lineno),
             ) from None
+        except UnicodeDecodeError:
+            raise InputError(
+                field, _("cannot read %(file)s: %(why)s", file=value, why=_("not UTF-8 text"))
+            ) from None
+        except ValueError:
+            raise _too_long(field) from None
         except OSError as e:
             raise InputError(field, _("cannot read %(file)s: %(why)s", file=value, why=e.strerror)) from None
     return None

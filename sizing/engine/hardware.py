@@ -13,7 +13,7 @@ from hardware.messages import _
 from hardware.numbers import value_text
 
 from . import constants as C
-from .bounds import check_offering_numbers
+from .bounds import check_float_range, check_offering_numbers
 from .errors import InputError
 from .unpublished import Assumed, assumption_text, complete_facts, fact_value_text
 
@@ -86,6 +86,7 @@ def _pos(facts: dict[str, Any], key: str, kind: type = float) -> Any:
     v = facts.get(key)
     if v is None:
         return None
+    check_float_range(f"offering.{key}", v)
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
         raise InputError(f"offering.{key}", _("must be a number, got %(got)s", got=value_text(v)))
     if v <= 0:

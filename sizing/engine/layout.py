@@ -23,7 +23,7 @@ import numpy as np
 from hardware.messages import _
 from hardware.numbers import value_text
 
-from .bounds import GPUS_MAX
+from .bounds import GPUS_MAX, check_float_range
 from .errors import InputError
 from .model import RECOMPUTE_CODES
 from .overlap import DISPATCHER_DEDUP, MOE_DISPATCHERS, OVERLAP_FLAGS, OVERLAP_GRID_KEYS
@@ -168,6 +168,7 @@ def _int(d: dict[str, Any], key: str, default: int, minimum: int = 1) -> int:
     v = d.get(key, default)
     if v is None:
         v = default
+    check_float_range(f"layout.{key}", v)
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or float(v) != int(v):
         raise InputError(f"layout.{key}", _("must be an integer, got %(got)s", got=value_text(v)))
     if v < minimum:

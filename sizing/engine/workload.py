@@ -7,8 +7,9 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
 from hardware.messages import _
-from hardware.numbers import value_text
+from hardware.numbers import is_finite, value_text
 
+from .bounds import check_float_range
 from .errors import InputError
 
 
@@ -336,6 +337,7 @@ def _num(
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise InputError(field_name, _("must be a number, got %(got)s", got=value_text(v)))
+    check_float_range(field_name, v)
     if not math.isfinite(v) or v <= 0:
         raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
     if integer:
@@ -551,7 +553,7 @@ def _mtp_layers(d: dict[str, Any]) -> int:
     value = d.get("mtp_layers")
     if value is None:
         return 0
-    number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    number = isinstance(value, int | float) and not isinstance(value, bool) and is_finite(value)
     if not number or value != int(value) or not 0 <= value <= MAX_MTP_LAYERS:
         raise InputError(
             "workload.mtp_layers",
@@ -651,6 +653,7 @@ def _moe_num(m: dict[str, Any], key: str, default: int | None = None, allow_zero
     v = m.get(key, default)
     if v is None:
         raise InputError(field_name, _("missing"))
+    check_float_range(field_name, v)
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or float(v) != int(v):
         raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
     if v < 0 or (v == 0 and not allow_zero):

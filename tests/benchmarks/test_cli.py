@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from benchmarks.parsers.cli import main
 
@@ -57,3 +62,24 @@ def test_directory_and_bad_arguments_exit_2(tmp_path: Path) -> None:
     assert _run([str(tmp_path)])[0] == 2
     assert _run([])[0] == 2
     assert _run(["a", "b", "c"])[0] == 2
+
+
+@pytest.mark.parametrize("key", ["bus_bw", "alg_bw", "time", "nwrong", "bandwidth"])
+def test_a_400_digit_number_in_a_json_report_is_no_traceback(tmp_path: Path, key: str) -> None:
+    """JSON reads a 400-digit integer as an int no float holds; the report's columns formatted it as a
+    float and raised OverflowError. The command (run as `manage.py parse_benchmark`) answers as usual."""
+    text = (FIXTURES / "nccl-tests-2.19-report.json").read_text()
+    mutated = re.sub(rf'"{key}":\s*[-0-9.e+]+', f'"{key}": {10**400}', text, count=1)
+    assert mutated != text
+    path = tmp_path / "report.json"
+    path.write_text(mutated)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "parse_benchmark", str(path), "--json"],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode in (0, 2) and "Traceback" not in done.stderr, done.stderr[-500:]
+    assert set(json.loads(done.stdout)) == {"kind", "summary", "warnings", "errors"}
