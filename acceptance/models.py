@@ -14,6 +14,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from benchmarks.models import Visibility
 from portal.constraints import value_known
@@ -34,6 +35,15 @@ class AcceptanceVerdict(models.TextChoices):
 
 
 FINISHED = (AcceptanceStatus.DONE, AcceptanceStatus.FAILED)
+
+# A bundle whose reading hit a bug: the row's `error` keeps the English with the exception for the API and
+# the team (it begins with INTERNAL_ERROR_TEXT); `error_message` holds INTERNAL_ERROR, the sentence a page
+# shows in its language (acceptance.selectors.error_shown), without the exception's names.
+INTERNAL_ERROR_TEXT = "internal error while reading the bundle"
+INTERNAL_ERROR = gettext_noop(
+    "This bundle could not be read because of an error on our side; it has been logged for the team. "
+    "Upload the bundle again later."
+)
 
 
 class AcceptanceRun(Finishes, BackgroundJob):
@@ -63,6 +73,9 @@ class AcceptanceRun(Finishes, BackgroundJob):
     measured = models.JSONField(default=dict, blank=True)
     verdict = models.CharField(max_length=10, choices=AcceptanceVerdict.choices, null=True, blank=True)
     findings = models.JSONField(default=list, blank=True)
+    # Why the run failed as a message ({"msgid", "params"}) beside the English `error`; null for a run that
+    # did not fail on a bug, or failed before the messages were stored.
+    error_message = models.JSONField(null=True, blank=True)
 
     class Meta(BackgroundJob.Meta):
         indexes = [models.Index(fields=["status", "created_at"])]

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 
-from acceptance.models import AcceptanceRun
+from acceptance.models import INTERNAL_ERROR, INTERNAL_ERROR_TEXT, AcceptanceRun
 from acceptance.report import indicator_rows
 from benchmarks.selectors import evidence_visible_q
 from hardware.messages import Msg
@@ -59,6 +60,14 @@ def indicator_basis(indicator: dict[str, Any]) -> str:
     """What an indicator was judged on, in the active language (by the message stored beside it; a run from
     before they were stored, by its English)."""
     return translated(indicator.get("basis_message"), translated_text(indicator.get("basis")))
+
+
+def error_shown(run: AcceptanceRun) -> str:
+    """Why the run failed, in the active language: by the message stored beside its English; a bug recorded
+    before the messages were (its English names the exception) by the same sentence; else as stored."""
+    if not run.error_message and run.error.startswith(INTERNAL_ERROR_TEXT + ":"):
+        return gettext(INTERNAL_ERROR)
+    return translated(run.error_message, run.error)
 
 
 def findings_shown(run: AcceptanceRun) -> list[dict[str, Any]]:

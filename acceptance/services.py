@@ -20,12 +20,13 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from acceptance import bundle as bundle_reader
-from acceptance.models import FINISHED, AcceptanceRun
+from acceptance.models import FINISHED, INTERNAL_ERROR, INTERNAL_ERROR_TEXT, AcceptanceRun
 from acceptance.report import STABILITY_MARKER, build_report
 from benchmarks import services as uploads
 from benchmarks.models import Upload, Visibility
 from benchmarks.parsers import detect_kind
 from benchmarks.selectors import upload_item
+from hardware.messages import Msg
 from portal.i18n import shown
 from portal.task_pool import enqueue
 from portal.worker_rows import WorkStates, claim, stuck_ids
@@ -153,7 +154,8 @@ def acceptance_process(*, run_id: int) -> AcceptanceRun:
     except Exception as exc:  # a bug: recorded on the row instead of retried forever
         logger.exception("acceptance run %s failed", run_id)
         run.status = AcceptanceRun.Status.FAILED
-        run.error = f"internal error while reading the bundle: {type(exc).__name__}: {exc}"
+        run.error = f"{INTERNAL_ERROR_TEXT}: {type(exc).__name__}: {exc}"  # the API's, as before
+        run.error_message = Msg(INTERNAL_ERROR).as_json()
     run.finished_at = timezone.now()
     run.save(
         update_fields=[
@@ -164,6 +166,7 @@ def acceptance_process(*, run_id: int) -> AcceptanceRun:
             "verdict",
             "findings",
             "error",
+            "error_message",
             "batch",
             "finished_at",
         ]

@@ -87,6 +87,7 @@ def report(request: HttpRequest, run_id: int) -> HttpResponse:
     scaling = indicators.get("scaling_efficiency") or {}
     context = {
         "run": run,
+        "run_error": selectors.error_shown(run),
         "rows": [
             {**row, "icon": VERDICT_ICONS.get(row["verdict"], "?")} for row in selectors.verdict_rows(run)
         ],

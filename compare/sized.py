@@ -24,6 +24,7 @@ from sizing import bill as bill_module
 from sizing.engine.errors import InputError
 from sizing.engine.search import search
 from sizing.engine.workload import workload_from_dict
+from sizing.engine_words import page_worded
 from sizing.input_errors import input_error_message
 from sizing.models import Workload, layout_text
 
@@ -67,7 +68,7 @@ class ComparedResult:
 
     @property
     def shown_reason(self) -> str:
-        return translated(self.reason_message, self.reason)
+        return translated(page_worded(self.reason_message), self.reason)
 
     @property
     def layout_text(self) -> str:

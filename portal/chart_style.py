@@ -92,10 +92,11 @@ def base_layout(height: int, **extra: Any) -> dict:
     return layout
 
 
-def axis(title: str, **extra: Any) -> dict:
-    """A value axis of a page chart."""
+def axis(title: str, *, standoff: int | None = None, **extra: Any) -> dict:
+    """A value axis of a page chart (`standoff`: pixels between its tick labels and its title)."""
+    heading: dict[str, Any] = {"text": title} if standoff is None else {"text": title, "standoff": standoff}
     out = {
-        "title": {"text": title},
+        "title": heading,
         "automargin": True,
         "gridcolor": PAGE_GRID,
         "zeroline": True,

@@ -3,16 +3,20 @@
 The engine (pure, no Django) raises `InputError(field, reason)` whose reason is a `hardware.messages.Msg`:
 English text for the CLI, `str(err)` and the API, with its message id and values. Here the field's code
 (`workload.seq_len`, `offering.nvlink_domain_gpus`) becomes its label and the reason is translated by its
-message id (`portal.i18n`), so a Chinese page shows neither English nor a code.
+message id (`portal.i18n`), so a Chinese page shows neither English nor a code; a reason that names one of
+the engine's codes is worded for a page in every language (`sizing.engine_words`), never for the API.
 """
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
+
 from hardware.messages import Msg, _
-from portal.i18n import shown
+from portal.i18n import shown, translated
 from providers.facts import FACTS_BY_NAME
 from sizing.engine.errors import InputError
 from sizing.engine.unpublished import FACT_WORDS
+from sizing.engine_words import page_worded
 from sizing.models import WORKLOAD_BOUNDS
 
 # Fields the engine names that have no bound (WORKLOAD_BOUNDS) and no fact label: their labels on the pages.
@@ -28,6 +32,9 @@ OTHER_LABELS = {
     "objective": "Objective",
     "layout": "Layout",
 }
+
+# The layout's parallel degrees (tensor, pipeline, data, context, expert, expert-tensor).
+PARALLEL_DEGREES = ("tp", "pp", "dp", "cp", "ep", "etp")
 
 
 def _workload_field(field: str) -> str:
@@ -50,7 +57,9 @@ def field_label(field: str) -> Msg:
             return Msg(FACTS_BY_NAME[key].label)
     if field.startswith("layout."):
         # the layout's setting named in words ("Layout zero", not "Layout" alone for every setting)
-        key = field.removeprefix("layout.").replace("_", " ").replace("%", "%%")
+        key = field.removeprefix("layout.")
+        # a parallel degree by the abbreviation the frameworks print (TP, PP), another setting in words
+        key = key.upper() if key in PARALLEL_DEGREES else key.replace("_", " ").replace("%", "%%")
         return _("%(layout)s %(key)s", layout=Msg(OTHER_LABELS["layout"]), key=key)
     # an input with no label: its last name in words, never with underscores (a code)
     words = field.rsplit(".", 1)[-1].replace("_", " ")
@@ -63,10 +72,28 @@ def input_error_message(exc: InputError) -> Msg:
 
 
 def input_error_reason(exc: InputError) -> str:
-    """The engine's reason alone (the form puts it beside its field) in the page's language."""
+    """The engine's reason alone in the active language, in the engine's words (the API's error body)."""
     return shown(exc.reason, exc.message)
 
 
+def input_error_page_reason(exc: InputError) -> str:
+    """The engine's reason alone as a page puts it beside its field: in the page's language, a code it
+    names in a buyer's words (sizing.engine_words)."""
+    return translated(page_worded(exc.message), str(exc.reason))
+
+
 def input_error_text(exc: InputError) -> str:
-    """The field's label and the reason, in the page's language."""
-    return shown(input_error_message(exc))
+    """The field's label and the reason as a page shows them (input_error_page_reason)."""
+    message = input_error_message(exc)
+    return translated(page_worded(message.as_json()), str(message))
+
+
+def refusal_shown(exc: ValidationError) -> ValidationError:
+    """A service's ValidationError as a form shows it: where the engine refused the input (the service
+    chains its InputError), its reason in the page's words; any other error as it is."""
+    cause = exc.__cause__
+    one_field = len(getattr(exc, "error_dict", {})) == 1
+    if not isinstance(cause, InputError) or cause.reason == "missing" or not one_field:
+        return exc
+    (field,) = exc.error_dict
+    return ValidationError({field: input_error_page_reason(cause)})

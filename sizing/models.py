@@ -20,6 +20,7 @@ from portal.model_bases import BackgroundJob, Finishes, NewestFirst
 from providers.facts import Bound
 from providers.models import Offering
 from sizing.engine.workload import MAX_HEAD_WIDTH, MAX_MTP_LAYERS, preset_extras
+from sizing.engine_words import page_worded
 
 
 class Precision(models.TextChoices):
@@ -355,7 +356,7 @@ def shown_reason(reason: str | None, sizing: dict[str, Any] | None) -> str:
     messages = sizing.get("reason_messages")
     if not reasons or "; ".join(reasons) != reason or not isinstance(messages, list):
         return translated_text(reason)
-    return "; ".join(translated(m, text) for text, m in zip(reasons, messages, strict=False))
+    return "; ".join(translated(page_worded(m), text) for text, m in zip(reasons, messages, strict=False))
 
 
 def layout_text(layout: dict[str, Any] | None) -> str:

@@ -23,6 +23,7 @@ from sizing.engine.accuracy import accuracy_sentence
 from sizing.engine.unpublished import fact_value_text, fact_words
 from sizing.filters import RunResultFilterSet
 from sizing.forms import PlanForm
+from sizing.input_errors import refusal_shown
 from sizing.models import Objective
 from sizing.presets import preset_label
 from sizing.run_errors import run_error_shown
@@ -39,7 +40,7 @@ from sizing.summary import (
 
 
 def _add_errors(form: PlanForm, exc: ValidationError) -> None:
-    add_form_errors(form, exc, None)
+    add_form_errors(form, refusal_shown(exc), None)
 
 
 @login_required

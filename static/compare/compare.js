@@ -15,15 +15,18 @@
       });
     });
   }
-  /* A phone: smaller text and margins, so that axis titles and labels fit the screen's width. */
+  /* A phone: the figure's own `narrow` changes first (a panel's layout for a small screen, the traces'
+     changes by position), then smaller text and margins, so that axis titles and labels fit its width. */
   function narrow(figure) {
-    var layout = figure.layout;
+    var changes = figure.narrow || {};
+    var layout = Object.assign(figure.layout, changes.layout || {});
+    (changes.data || []).forEach(function (change, i) { Object.assign(figure.data[i] || {}, change); });
     var rows = {};
     var lines = 1;
     figure.data.forEach(function (trace) {
       if (trace.orientation === "h") {
         (trace.y || []).forEach(function (y) {
-          rows[y] = true;
+          rows[(trace.yaxis || "y") + "\u0000" + y] = true;  /* a row of each y axis: stacked panels add up */
           lines = Math.max(lines, String(y).split("<br>").length);
         });
       }

@@ -120,3 +120,36 @@ def test_bad_input_shows_the_message_in_the_page(live_server: Any, page: Any, ca
     response = page.goto(f"{live_server.url}/compare/?offerings=good-ib&workload=nope")
     assert response.status == 400
     assert "Offerings: " in page.locator("#compare-errors").inner_text()  # the field's label, not its code
+
+
+def _box(page: Any, selector: str) -> dict[str, float]:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    return box
+
+
+def _apart(a: dict[str, float], b: dict[str, float]) -> bool:
+    return (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_goodput_charts_axis_titles_never_meet(
+    live_server: Any, page: Any, catalog: list[Any], artifacts: Path, width: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": 844})
+    page.goto(f"{live_server.url}/compare/?offerings=good-ib,cheap-eth,roce-mid&workload=llama3-70b&gpus=64")
+    page.wait_for_selector("#panel-goodput .main-svg", timeout=60_000)
+    page.wait_for_timeout(300)  # Plotly's responsive resize
+    chart = "#panel-goodput .chart"
+    goodput, lost = _box(page, f"{chart} .g-xtitle text"), _box(page, f"{chart} .g-x2title text")
+    page.locator("#panel-goodput").screenshot(path=str(artifacts / f"compare-goodput-{width}.png"))
+    assert _apart(goodput, lost), (goodput, lost)
+    box = _box(page, f"{chart} .main-svg")
+    for title in (goodput, lost):  # inside the chart, which is inside the window
+        assert box["x"] <= title["x"] and title["x"] + title["width"] <= box["x"] + box["width"]
+    assert box["x"] + box["width"] <= width + 1

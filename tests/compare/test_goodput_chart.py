@@ -1,0 +1,58 @@
+"""The goodput chart's two axes (goodput, GPU-hours lost) on a laptop and at a phone's 390 px: their titles
+never meet. On a laptop the panels stand side by side with a gap; on a phone (compare.js applies the
+figure's `narrow`) they are stacked, each with its own y axis, so each title has the screen's width."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from compare import sized
+from compare.charts import goodput_panel
+from sizing.models import Workload
+from sizing.services import preset_fields
+from tests.compare import helpers
+
+
+@pytest.fixture
+def figure(db: Any) -> dict[str, Any]:
+    offerings = [o for o in helpers.small_catalog() if o.slug in ("good-ib", "cheap-eth", "roce-mid")]
+    workload = Workload(name="llama3-70b", preset="llama3-70b", **preset_fields("llama3-70b"))
+    results = sized.compared_results(offerings=offerings, workload=workload, gpus=64)
+    return goodput_panel(offerings, results, "Llama 3 70B")["figure"]
+
+
+def _titled(axis: dict[str, Any]) -> None:
+    """An axis whose title is kept off its tick labels and whose margin grows to hold both."""
+    assert axis["automargin"] is True
+    assert axis["title"]["text"] and axis["title"]["standoff"] > 0
+
+
+def test_on_a_laptop_the_two_panels_stand_apart_on_one_row(figure: dict[str, Any]) -> None:
+    layout = figure["layout"]
+    goodput, lost = layout["xaxis"], layout["xaxis2"]
+    assert goodput["anchor"] == lost["anchor"] == "y"  # one row of bars, two value axes
+    assert lost["domain"][0] - goodput["domain"][1] >= 0.15, "a gap between the two titles"
+    for axis in (goodput, lost):
+        _titled(axis)
+    assert [trace.get("yaxis", "y") for trace in figure["data"]] == ["y", "y"]
+
+
+def test_on_a_phone_the_two_panels_are_stacked_each_with_its_own_row_of_bars(figure: dict[str, Any]) -> None:
+    narrow = figure["narrow"]
+    layout = narrow["layout"]
+    goodput, lost = layout["xaxis"], layout["xaxis2"]
+    assert goodput["domain"] == lost["domain"] == [0, 1]  # each as wide as the screen
+    assert (goodput["anchor"], lost["anchor"]) == ("y", "y2")
+    above, below = layout["yaxis"]["domain"], layout["yaxis2"]["domain"]
+    assert above[0] - below[1] >= 0.05, "room under the goodput bars for their ticks and title"
+    for axis in (goodput, lost):
+        _titled(axis)
+    for y in (layout["yaxis"], layout["yaxis2"]):
+        assert y["type"] == "category" and y["automargin"] is True and y["autorange"] == "reversed"
+    # the trace drawn on the lost-hours axis moves to the lower row; the goodput bars stay
+    assert [trace["xaxis"] for trace in figure["data"]] == ["x", "x2"]
+    assert narrow["data"] == [{}, {"yaxis": "y2"}]
+    # ticks few enough to stand upright in a panel a phone's width
+    assert goodput["nticks"] <= 6 and lost["nticks"] <= 4
