@@ -69,7 +69,8 @@ def _goodput_hover(g: Goodput) -> str:
         "restart": g.model.get("restart_min", "?"),
         "interval": g.model.get("checkpoint_interval_min", "?"),
     }
-    return hover(g.label, words) + "<br>" + _("source: sizing model (sizing/engine/goodput.py)")
+    source = _("source: the sizing model's estimate of failures, checkpoints and restarts")
+    return hover(g.label, words) + "<br>" + source
 
 
 def _lost_text(g: Goodput) -> str:

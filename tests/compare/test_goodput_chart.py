@@ -56,3 +56,11 @@ def test_on_a_phone_the_two_panels_are_stacked_each_with_its_own_row_of_bars(fig
     assert narrow["data"] == [{}, {"yaxis": "y2"}]
     # ticks few enough to stand upright in a panel a phone's width
     assert goodput["nticks"] <= 6 and lost["nticks"] <= 4
+
+
+def test_the_hover_names_no_source_file(figure: dict[str, Any]) -> None:
+    # a buyer reads where the figure comes from in words, never a path into our code
+    hovers = [text for trace in figure["data"] for text in trace.get("hovertext") or trace.get("text") or []]
+    assert hovers
+    assert not any(".py" in str(text) or "sizing/engine" in str(text) for text in hovers)
+    assert any("failures, checkpoints and restarts" in str(text) for text in hovers)
