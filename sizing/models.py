@@ -17,9 +17,9 @@ from django.utils.translation import gettext_lazy as _
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
 from portal.i18n import translated, translated_text
 from portal.model_bases import BackgroundJob, Finishes, NewestFirst
-from providers.facts import Bound
 from providers.models import Offering
-from sizing.engine.workload import MAX_HEAD_WIDTH, MAX_MTP_LAYERS, preset_extras
+from sizing.engine.limits import WORKLOAD_BOUNDS
+from sizing.engine.workload import preset_extras
 from sizing.engine_words import page_worded
 
 
@@ -52,54 +52,6 @@ HEAD_FIELDS = (
     "sliding_window",
     "sliding_window_layers",
 )
-
-
-# The largest published training runs, about x10: inputs outside are typing errors or attacks, and would
-# make the engine or the pages misbehave. The same bounds hold in the model (validators and database
-# constraints), the form, the API and the service; each message names the field and the range.
-_SHAPE = "largest published dense shapes (Megatron 1T: 128 layers, hidden 25,600; PaLM: FFN 73,728) x10"
-_MOE = "largest published MoE layouts (Switch-C: 2,048 experts; DeepSeek-V3: top-8 of 256, 1 shared) x10"
-_MAX_SEQ_LEN = 10_485_760
-_HEAD = "the widest attention head the engine takes for the MLA widths (MAX_HEAD_WIDTH; published: 64-256)"
-_MTP = "the engine's deepest multi-token prediction (MAX_MTP_LAYERS; DeepSeek-V3: 1)"
-WORKLOAD_BOUNDS: dict[str, Bound] = {
-    "params": Bound("Parameters", 1e6, 2e13, source="the largest published models hold 1.6-2T parameters"),
-    "layers": Bound("Layers", 1, 1280, source=_SHAPE),
-    "hidden": Bound("Hidden size", 1, 262_144, source=_SHAPE),
-    "heads": Bound("Attention heads", 1, 2048, source=_SHAPE),
-    "kv_heads": Bound("KV heads", 1, 2048, source=_SHAPE),
-    "ffn_hidden": Bound("FFN hidden", 1, 1_048_576, source=_SHAPE),
-    "vocab": Bound("Vocabulary", 1, 2_621_440, source="the largest vocabularies hold 256k tokens"),
-    "seq_len": Bound("Sequence length", 1, _MAX_SEQ_LEN, source="1M-token context training, x10"),
-    "moe_experts": Bound("MoE experts", 1, 20_480, source=_MOE),
-    "moe_top_k": Bound("MoE top-k", 1, 128, source=_MOE),
-    "moe_expert_ffn_hidden": Bound("Expert FFN hidden", 1, 1_048_576, source=_MOE),
-    "moe_shared_experts": Bound("Shared experts", 0, 64, source=_MOE),
-    "moe_dense_layers": Bound("Leading dense layers", 0, 1280, source=_SHAPE),
-    "head_dim": Bound("Head width", 1, MAX_HEAD_WIDTH, source=_HEAD),
-    "qk_head_dim": Bound("Query/key head width", 1, MAX_HEAD_WIDTH, source=_HEAD),
-    "v_head_dim": Bound("Value head width", 1, MAX_HEAD_WIDTH, source=_HEAD),
-    "mtp_layers": Bound("Multi-token prediction modules", 0, MAX_MTP_LAYERS, source=_MTP),
-    # at most the workload's own sequence length, which the engine checks (a cross-field rule)
-    "sliding_window": Bound(
-        "Sliding window", 1, _MAX_SEQ_LEN, "tokens", source="the sequence length's bound"
-    ),
-    "sliding_window_layers": Bound(
-        "Layers with the window",
-        None,
-        1,
-        strictly_positive=True,
-        source="a share of the layers (gpt-oss: 0.5, every other layer; Mistral 7B v0.1: 1)",
-    ),
-    "global_batch": Bound("Global batch", 1, 1_048_576, "sequences", source="DeepSeek-V3: 15,360 sequences"),
-    "train_tokens": Bound("Training tokens", 1e6, 4e14, source="the longest published runs: ~36T tokens"),
-    "deadline_days": Bound("Deadline", None, 3650, "days", strictly_positive=True, source="ten years"),
-    "budget_usd": Bound(
-        "Budget", None, 1e11, "USD", strictly_positive=True, source="about 100x the costliest training run"
-    ),
-    "checkpoints_retained": Bound("Checkpoints kept", 1, 1000, source="one per hour for six weeks"),
-    "dataset_size_gb": Bound("Dataset size", 0, 1e9, "GB", source="1 EB, far above any training set"),
-}
 
 
 def _bounded(name: str) -> list[RangeValidator]:

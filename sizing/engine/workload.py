@@ -9,8 +9,9 @@ from typing import Any
 from hardware.messages import _
 from hardware.numbers import is_finite, value_text
 
-from .bounds import check_float_range
+from .bounds import check_float_range, check_number
 from .errors import InputError
+from .limits import MAX_HEAD_WIDTH, MAX_MTP_LAYERS, WORKLOAD_BOUNDS
 
 
 @dataclass(frozen=True)
@@ -340,15 +341,11 @@ def _num(
     check_float_range(field_name, v)
     if not math.isfinite(v) or v <= 0:
         raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
-    if integer:
-        if float(v) != int(v):
-            raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
-        return int(v)
-    return float(v)
-
-
-MAX_HEAD_WIDTH = 1024  # widest attention head accepted (published models: 64-256)
-MAX_MTP_LAYERS = 8  # multi-token-prediction depths accepted (DeepSeek-V3: 1; Megatron-Core tests up to 2-4)
+    if integer and float(v) != int(v):
+        raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
+    if (bound := WORKLOAD_BOUNDS.get(key)) is not None:
+        check_number(field_name, v, bound, integer=integer)
+    return int(v) if integer else float(v)
 
 
 def _head_width(d: dict[str, Any], key: str) -> int | None:
@@ -658,6 +655,8 @@ def _moe_num(m: dict[str, Any], key: str, default: int | None = None, allow_zero
         raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
     if v < 0 or (v == 0 and not allow_zero):
         raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
+    if (bound := WORKLOAD_BOUNDS.get(f"moe_{key}")) is not None:
+        check_number(field_name, v, bound, integer=True)
     return int(v)
 
 
