@@ -338,7 +338,7 @@ def _num(
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise InputError(field_name, _("must be a number, got %(got)s", got=value_text(v)))
-    check_float_range(field_name, v)
+    check_float_range(field_name, v, WORKLOAD_BOUNDS.get(key))
     if not math.isfinite(v) or v <= 0:
         raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
     if integer and float(v) != int(v):
@@ -650,7 +650,7 @@ def _moe_num(m: dict[str, Any], key: str, default: int | None = None, allow_zero
     v = m.get(key, default)
     if v is None:
         raise InputError(field_name, _("missing"))
-    check_float_range(field_name, v)
+    check_float_range(field_name, v, WORKLOAD_BOUNDS.get(f"moe_{key}"))
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or float(v) != int(v):
         raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
     if v < 0 or (v == 0 and not allow_zero):
