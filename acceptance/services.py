@@ -26,7 +26,7 @@ from benchmarks import services as uploads
 from benchmarks.models import Upload, Visibility
 from benchmarks.parsers import detect_kind
 from benchmarks.selectors import upload_item
-from hardware.messages import Msg
+from hardware.messages import Msg, _, joined
 from portal.i18n import shown
 from portal.task_pool import enqueue
 from portal.worker_rows import WorkStates, claim, stuck_ids
@@ -150,7 +150,8 @@ def acceptance_process(*, run_id: int) -> AcceptanceRun:
         run.status = AcceptanceRun.Status.DONE
     except (ValidationError, bundle_reader.BundleError) as exc:
         run.status = AcceptanceRun.Status.FAILED
-        run.error = "; ".join(getattr(exc, "messages", None) or [str(exc)])
+        run.error = "; ".join(getattr(exc, "messages", None) or [str(exc)])  # the API's, as before
+        run.error_message = _failure_message(exc)
     except Exception as exc:  # a bug: recorded on the row instead of retried forever
         logger.exception("acceptance run %s failed", run_id)
         run.status = AcceptanceRun.Status.FAILED
@@ -172,6 +173,20 @@ def acceptance_process(*, run_id: int) -> AcceptanceRun:
         ]
     )
     return run
+
+
+def _failure_message(exc: ValidationError | bundle_reader.BundleError) -> dict[str, Any] | None:
+    """Why the bundle was refused as a message beside the English `error` ({"msgid", "params"}): the reader's
+    reason, or a ValidationError's messages joined as `error` joins them; None where one part is plain text
+    (the page shows the English as stored)."""
+    if isinstance(exc, bundle_reader.BundleError):
+        parts = list(exc.args[:1])
+    else:
+        errors = exc.error_dict.values() if hasattr(exc, "error_dict") else [exc.error_list]
+        parts = [error.message for each in errors for error in each]
+    if not parts or not all(isinstance(part, Msg) for part in parts):
+        return None
+    return (parts[0] if len(parts) == 1 else joined(*parts, sep=_("; "))).as_json()
 
 
 def _process(run: AcceptanceRun) -> None:

@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from portal.constraints import positive_or_null, value_known
 from portal.model_bases import Finishes, NewestFirst
@@ -53,6 +54,14 @@ class UploadStatus(models.TextChoices):
 
 
 FINISHED_STATUSES = (UploadStatus.PARSED, UploadStatus.UNRECOGNISED, UploadStatus.FAILED)
+
+# An upload whose parse hit a bug: its last error keeps the English with the exception for the API and the
+# team (it begins with PARSE_INTERNAL_ERROR_TEXT); beside it in `error_messages`, PARSE_INTERNAL_ERROR, the
+# sentence a page shows in its language (benchmarks.selectors.errors_shown), without the exception's names.
+PARSE_INTERNAL_ERROR_TEXT = "internal error while parsing"
+PARSE_INTERNAL_ERROR = gettext_noop(
+    "This file could not be read because of an error on our side; it has been logged for the team."
+)
 
 
 class Upload(Finishes, NewestFirst):

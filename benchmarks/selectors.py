@@ -14,8 +14,8 @@ from django.db.models import Q, QuerySet
 from django.utils.translation import gettext, ngettext
 
 from accounts.selectors import is_curator
-from benchmarks.models import Upload, Visibility
-from portal.i18n import translated, translated_text
+from benchmarks.models import PARSE_INTERNAL_ERROR, PARSE_INTERNAL_ERROR_TEXT, Upload, Visibility
+from portal.i18n import translated, translated_list, translated_text
 from providers.models import Offering
 
 NCCL_KINDS = ("nccl-tests", "rccl-tests", "hccl-test")
@@ -48,6 +48,19 @@ def upload_get(*, user: Any, upload_id: int) -> Upload:
 
 def batch_list(*, user: Any, batch: uuid.UUID) -> list[Upload]:
     return list(upload_list(user=user).filter(batch=batch).order_by("id"))
+
+
+def errors_shown(upload: Upload) -> list[str]:
+    """The upload's errors in the active language, by the messages stored beside them; a bug recorded before
+    the messages were (its English names the exception) by the same sentence; other errors as stored."""
+    texts = [str(text) for text in upload.errors or []]
+    stored = upload.error_messages if len(upload.error_messages or []) == len(texts) else [None] * len(texts)
+    internal = {"msgid": PARSE_INTERNAL_ERROR}
+    messages = [
+        message or (internal if text.startswith(PARSE_INTERNAL_ERROR_TEXT + ":") else None)
+        for text, message in zip(texts, stored, strict=True)
+    ]
+    return translated_list(texts, messages)
 
 
 def upload_item(upload: Upload) -> dict[str, Any]:

@@ -24,9 +24,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from benchmarks.models import FINISHED_STATUSES, Blob, Upload
+from benchmarks.models import FINISHED_STATUSES, PARSE_INTERNAL_ERROR, PARSE_INTERNAL_ERROR_TEXT, Blob, Upload
 from benchmarks.signals import upload_parsed
-from hardware.messages import messages_of
+from hardware.messages import Msg, messages_of
 from portal.task_pool import enqueue
 from portal.worker_rows import WorkStates, claim, stuck_ids
 from providers.models import Offering
@@ -260,8 +260,7 @@ def upload_parse(*, upload_id: int) -> Upload:
             upload.status = Upload.Status.PARSED
     except Exception as exc:  # a parser or comparison bug: record it on the row instead of retrying forever
         logger.exception("parsing upload %s failed", upload_id)
-        upload.status = Upload.Status.FAILED
-        upload.errors = [*(upload.errors or []), f"internal error while parsing: {type(exc).__name__}: {exc}"]
+        _record_internal_error(upload, exc)
     upload.parsed_at = timezone.now()
     with transaction.atomic():
         # Another delivery of the same task may have finished first; the first finished result stands.
@@ -278,6 +277,18 @@ def upload_parse(*, upload_id: int) -> Upload:
             if isinstance(error, Exception):
                 logger.error("%s failed after parsing upload %s: %r", receiver, upload.pk, error)
     return upload
+
+
+def _record_internal_error(upload: Upload, exc: Exception) -> None:
+    """The upload failed on a bug: the API's English error naming the exception, as before, and beside it
+    (in `error_messages`, kept in step with `errors`) the sentence a page shows."""
+    earlier = list(upload.errors or [])
+    messages = list(upload.error_messages or [])
+    if len(messages) != len(earlier):
+        messages = [None] * len(earlier)
+    upload.status = Upload.Status.FAILED
+    upload.errors = [*earlier, f"{PARSE_INTERNAL_ERROR_TEXT}: {type(exc).__name__}: {exc}"]
+    upload.error_messages = [*messages, Msg(PARSE_INTERNAL_ERROR).as_json()]
 
 
 def upload_sweep_stored(

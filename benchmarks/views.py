@@ -160,7 +160,7 @@ def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
     context: dict[str, Any] = {
         "upload": upload,
         "is_owner": upload.owner_id == request.user.pk,
-        "errors": translated_list(upload.errors, upload.error_messages),
+        "errors": selectors.errors_shown(upload),
     }
     if upload.finished:
         scalars, runs = _summary_rows(upload)

@@ -22,7 +22,7 @@ from compare.charts.overview import OVERVIEW_FEATURES
 from providers.models import BillingPlan, Offering, PricePoint
 from sizing.engine.workload import PRESETS
 from sizing.models import Workload
-from sizing.presets import preset_label
+from sizing.presets import preset_label, preset_names
 from sizing.services import preset_fields
 
 MIN_OFFERINGS = 2
@@ -148,7 +148,7 @@ def workload_resolve(*, user: Any, value: str) -> WorkloadRef | None:
         raise ValidationError(
             {
                 "workload": _("no workload %(id)s of yours (log in, or use a preset: %(presets)s)")
-                % {"id": value, "presets": ", ".join(PRESETS)}
+                % {"id": value, "presets": preset_names()}
             }
         )
     raise ValidationError(
@@ -156,7 +156,7 @@ def workload_resolve(*, user: Any, value: str) -> WorkloadRef | None:
             "workload": _(
                 "unknown workload %(value)s: give the id of one of your workloads or a preset (%(presets)s)"
             )
-            % {"value": repr(_shown(value)), "presets": ", ".join(PRESETS)}
+            % {"value": repr(_shown(value)), "presets": preset_names()}
         }
     )
 

@@ -1,4 +1,4 @@
-"""The engine's refusals that name its codes, in a buyer's words on a page.
+"""The engine's refusals that name its codes (and the planner service's), in a buyer's words on a page.
 
 Some reasons the engine gives (`InputError`, sizing/engine) name the keys and products its input is written
 in: a fact's key (`gpus_per_node`), the layout's degrees multiplied (`tp*pp*cp`), a setting's key
@@ -51,6 +51,20 @@ PAGE_REASONS = {
     ),
 }
 
+# The planner service's refusals (sizing.services) that name a parameter or an objective's code: the API's
+# message id -> the page's. The service gives, beside the values its English names, those the page's words
+# name instead (the offerings by name, `names`, where the API names their slugs).
+SERVICE_PAGE_REASONS = {
+    "%(slugs)s: fictional sample(s); set include_samples to size them": gettext_noop(
+        "fictional sample offerings (%(names)s) are sized only when “Include the fictional sample offerings” "
+        "is ticked"
+    ),
+    "must be cheapest or fastest, got %(got)s": gettext_noop(
+        "must be “Cheapest within the deadline” or “Fastest within the budget”, got %(got)s"
+    ),
+}
+_PAGE_WORDS = {**PAGE_REASONS, **SERVICE_PAGE_REASONS}
+
 
 def page_worded(message: Any) -> Any:
     """A stored message ({"msgid", "params"}, its values too) with every engine reason that names a code
@@ -60,4 +74,4 @@ def page_worded(message: Any) -> Any:
     params = message.get("params")
     worded = {k: page_worded(v) for k, v in params.items()} if isinstance(params, dict) else params
     msgid = message["msgid"]
-    return {**message, "msgid": PAGE_REASONS.get(msgid, msgid), "params": worded}
+    return {**message, "msgid": _PAGE_WORDS.get(msgid, msgid), "params": worded}

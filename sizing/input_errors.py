@@ -90,10 +90,23 @@ def input_error_text(exc: InputError) -> str:
 
 def refusal_shown(exc: ValidationError) -> ValidationError:
     """A service's ValidationError as a form shows it: where the engine refused the input (the service
-    chains its InputError), its reason in the page's words; any other error as it is."""
+    chains its InputError), its reason in the page's words; an error that is a message (a `Msg`, whose
+    English the API prints) in the page's language and words; any other error as it is."""
     cause = exc.__cause__
     one_field = len(getattr(exc, "error_dict", {})) == 1
-    if not isinstance(cause, InputError) or cause.reason == "missing" or not one_field:
+    if isinstance(cause, InputError) and cause.reason != "missing" and one_field:
+        (field,) = exc.error_dict
+        return ValidationError({field: input_error_page_reason(cause)})
+    errors = getattr(exc, "error_dict", {})
+    if not any(isinstance(error.message, Msg) for each in errors.values() for error in each):
         return exc
-    (field,) = exc.error_dict
-    return ValidationError({field: input_error_page_reason(cause)})
+    return ValidationError(
+        {field: [_message_shown(error) for error in errors] for field, errors in exc.error_dict.items()}
+    )
+
+
+def _message_shown(error: ValidationError) -> ValidationError | str:
+    message = error.message
+    if isinstance(message, Msg) and not error.params:
+        return translated(page_worded(message.as_json()), str(message))
+    return error

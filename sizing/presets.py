@@ -20,3 +20,8 @@ PRESET_LABELS = {
 def preset_label(name: str) -> str:
     """A preset by its name in the active language ("Llama 3 70B"), never its code; an unknown one as is."""
     return gettext(PRESET_LABELS.get(name, name))
+
+
+def preset_names() -> str:
+    """Every preset by its name in the active language, listed as the language lists ("、" in Chinese)."""
+    return gettext(", ").join(preset_label(name) for name in PRESET_LABELS)

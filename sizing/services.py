@@ -249,12 +249,23 @@ def _enqueue_start(run_id: int) -> None:
     enqueue(plan_run_start_task, run_id, "sizing run")
 
 
+# A run's refusals as messages: the API prints their English as it did (str of the Msg), the planner page
+# shows them in its language (sizing.input_errors.refusal_shown), those naming a code in a buyer's words
+# (sizing.engine_words.PAGE_REASONS).
+GPUS_RANGE = gettext_noop("must be a whole number from 1 to %(most)s, got %(got)s")
+UNKNOWN_OFFERINGS = gettext_noop("unknown offering(s): %(slugs)s")
+SAMPLES_LEFT_OUT = gettext_noop("%(slugs)s: fictional sample(s); set include_samples to size them")
+NOTHING_TO_SIZE = gettext_noop("the catalog has no offering to size")
+NO_SUCH_WORKLOAD = gettext_noop("no such workload")
+OBJECTIVE_KNOWN = gettext_noop("must be cheapest or fastest, got %(got)s")
+
+
 def check_run_gpus(gpus: Any) -> None:
     """A requested GPU count: a whole number from 1 to MAX_RUN_GPUS (None: search the cluster size)."""
     if gpus is None:
         return
     if isinstance(gpus, bool) or not isinstance(gpus, int) or not 1 <= gpus <= MAX_RUN_GPUS:
-        raise ValidationError({"gpus": f"must be a whole number from 1 to {MAX_RUN_GPUS:,}, got {gpus!r}"})
+        raise ValidationError({"gpus": _(GPUS_RANGE, most=f"{MAX_RUN_GPUS:,}", got=repr(gpus))})
 
 
 def run_offerings(*, offering_slugs: list[str] | None, include_samples: bool) -> list[Offering]:
@@ -263,22 +274,23 @@ def run_offerings(*, offering_slugs: list[str] | None, include_samples: bool) ->
         if len(offering_slugs) > MAX_RUN_OFFERINGS:
             given = {"most": MAX_RUN_OFFERINGS, "given": len(offering_slugs)}
             raise ValidationError({"offerings": gettext(TOO_MANY_OFFERINGS) % given})
-        offerings = list(Offering.objects.filter(slug__in=offering_slugs))
+        offerings = list(Offering.objects.filter(slug__in=offering_slugs).select_related("provider"))
         missing = sorted(set(offering_slugs) - {o.slug for o in offerings})
         if missing:
             # The first ten by name, and how many more: the message stays short whatever the request.
             shown = ", ".join(missing[:10]) + (f" (+{len(missing) - 10})" if len(missing) > 10 else "")
-            raise ValidationError({"offerings": f"unknown offering(s): {shown}"})
-        samples = sorted(o.slug for o in offerings if o.fictional)
+            raise ValidationError({"offerings": _(UNKNOWN_OFFERINGS, slugs=shown)})
+        samples = sorted((o for o in offerings if o.fictional), key=lambda o: o.slug)
         if samples and not include_samples:
-            raise ValidationError(
-                {"offerings": f"{', '.join(samples)}: fictional sample(s); set include_samples to size them"}
-            )
+            # the API names them by slug and parameter; a page by their names and the form's checkbox
+            names = ", ".join(f"{o.provider.name}: {o.name}" for o in samples)
+            slugs = ", ".join(o.slug for o in samples)
+            raise ValidationError({"offerings": _(SAMPLES_LEFT_OUT, slugs=slugs, names=names)})
     else:
         queryset = Offering.objects.all()
         offerings = list(queryset if include_samples else queryset.filter(fictional=False))
     if not offerings:
-        raise ValidationError({"offerings": "the catalog has no offering to size"})
+        raise ValidationError({"offerings": _(NOTHING_TO_SIZE)})
     return offerings
 
 
@@ -294,9 +306,9 @@ def plan_run_create(
     """Create a queued run of `workload` over the offerings (default: the catalog without its fictional
     samples), optionally at exactly `gpus` GPUs; enqueue its start on commit."""
     if workload.owner_id != owner.pk:
-        raise ValidationError({"workload": "no such workload"})
+        raise ValidationError({"workload": _(NO_SUCH_WORKLOAD)})
     if objective not in ("cheapest", "fastest"):
-        raise ValidationError({"objective": f"must be cheapest or fastest, got {objective!r}"})
+        raise ValidationError({"objective": _(OBJECTIVE_KNOWN, got=repr(objective))})
     check_run_gpus(gpus)
     offerings = run_offerings(offering_slugs=offering_slugs, include_samples=include_samples)
     with transaction.atomic():

@@ -22,7 +22,8 @@ from compare.charts.common import (
     unsized_text,
     usd,
 )
-from portal.chart_style import GREEN, VERMILLION, axis, base_layout, category_axis, patterned, to_float
+from compare.charts.two_panels import ValuePanel, stacked_narrow, value_axes
+from portal.chart_style import GREEN, VERMILLION, base_layout, category_axis, patterned, to_float
 from portal.formats import goodput_text
 from portal.money import active
 
@@ -133,54 +134,19 @@ def _traces(goodputs: list[Goodput]) -> list[dict]:
     ]
 
 
-# The two panels side by side leave a gap wide enough for each axis title under its own panel; on a phone
-# (compare.js applies `narrow`) they are stacked, each the screen's width, so the titles cannot meet.
-SIDE_BY_SIDE = ([0, 0.42], [0.58, 1])
-STACKED = ([0.54, 1], [0, 0.46])  # the y domains: goodput above, the GPU-hours lost below
-TITLE_STANDOFF = 8  # px between an axis's tick labels and its title
-
-
-def _value_axes(top_lost: float, *, stacked: bool) -> dict[str, dict]:
-    """The goodput axis (x) and the GPU-hours-lost axis (x2): beside each other, or stacked on a phone."""
-    goodput_domain, lost_domain = ([0, 1], [0, 1]) if stacked else SIDE_BY_SIDE
-    return {
-        "xaxis": axis(
-            _("expected goodput (%)"),
-            domain=goodput_domain,
-            anchor="y",
-            range=[0, 118],
-            nticks=6,
-            standoff=TITLE_STANDOFF,
-        ),
-        "xaxis2": axis(
-            _("GPU-hours lost to failures"),
-            domain=lost_domain,
-            anchor="y2" if stacked else "y",
-            range=[0, top_lost * 1.3],
-            nticks=4,
-            standoff=TITLE_STANDOFF,
-        ),
-    }
-
-
-def _narrow(top_lost: float) -> dict:
-    """What a phone changes: the lost GPU-hours get their own y axis under the goodput bars."""
-    goodput_rows, lost_rows = STACKED
-    return {
-        "layout": {
-            **_value_axes(top_lost, stacked=True),
-            "yaxis": category_axis(domain=goodput_rows),
-            "yaxis2": category_axis(domain=lost_rows),
-        },
-        "data": [{}, {"yaxis": "y2"}],
-    }
+def _panels(top_lost: float) -> tuple[ValuePanel, ValuePanel]:
+    """The goodput axis (x; few ticks, upright in a phone's width) and the GPU-hours lost (x2)."""
+    return (
+        ValuePanel(_("expected goodput (%)"), 118, nticks=6),
+        ValuePanel(_("GPU-hours lost to failures"), top_lost * 1.3, nticks=4),
+    )
 
 
 def goodput_panel(offerings: list[Any], results: dict[int, Any], workload_label: str) -> dict:
     labels = offering_labels(offerings)
     goodputs = [_goodput(labels[o.pk], results.get(o.pk)) for o in offerings]
     traces = _traces(goodputs)
-    top_lost = max(traces[1]["x"] + [1])
+    panels = _panels(max(traces[1]["x"] + [1]))
     return {
         "key": "goodput",
         "nav": _("Goodput"),
@@ -193,10 +159,10 @@ def goodput_panel(offerings: list[Any], results: dict[int, Any], workload_label:
             "data": traces,
             "layout": base_layout(
                 offering_bar_height(offerings, 40),
-                **_value_axes(top_lost, stacked=False),
+                **value_axes(*panels, stacked=False),
                 yaxis=category_axis(),
             ),
-            "narrow": _narrow(top_lost),
+            "narrow": stacked_narrow(*panels, traces),
         },
         "table": table(
             _("Goodput and failure cost for %(workload)s") % {"workload": workload_label},

@@ -9,11 +9,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from compare.charts.common import bar_height, cell, fmt, missing_cell, offering_labels, offering_row, table
+from compare.charts.two_panels import ValuePanel, stacked_narrow, value_axes
 from hardware import fabric_efficiency
 from portal.chart_style import (
     BLUE,
     VERMILLION,
-    axis,
     base_layout,
     category_axis,
     patterned,
@@ -208,24 +208,19 @@ def _figure(series: dict[str, dict[str, list]], offering_count: int) -> dict:
         }
         for key, (name, color, shape, xaxis) in SERIES_STYLES.items()
     ]
+    # intra-node on the left (x), inter-node on the right (x2); stacked on a phone (compare/charts/two_panels)
+    panels = (
+        ValuePanel(_("intra-node GB/s per GPU"), max(series_max(series, "intra") * 1.35, 1)),
+        ValuePanel(_("inter-node GB/s per GPU"), max(series_max(series, "inter") * 1.35, 1)),
+    )
     layout = base_layout(
         bar_height(offering_count, 56, series["intra_claimed"]["y"]),
         barmode="group",
         bargap=0.25,
-        xaxis=axis(
-            _("intra-node GB/s per GPU"),
-            domain=[0, 0.46],
-            range=[0, max(series_max(series, "intra") * 1.35, 1)],
-        ),
-        xaxis2=axis(
-            _("inter-node GB/s per GPU"),
-            domain=[0.54, 1],
-            anchor="y",
-            range=[0, max(series_max(series, "inter") * 1.35, 1)],
-        ),
+        **value_axes(*panels, stacked=False),
         yaxis=category_axis(),
     )
-    return {"data": traces, "layout": layout}
+    return {"data": traces, "layout": layout, "narrow": stacked_narrow(*panels, traces)}
 
 
 def interconnect_panel(offerings: list[Any], uploads: list[Any]) -> dict:

@@ -12,6 +12,7 @@ from django.test import Client
 from acceptance import services
 from acceptance.models import AcceptanceRun
 from tests.acceptance.test_bundles import process, targz
+from tests.pages import page_in
 from tests.providers.factories import OfferingFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -34,11 +35,7 @@ def failed(monkeypatch: pytest.MonkeyPatch) -> AcceptanceRun:
 
 
 def _report(client: Client, run: AcceptanceRun, language: str) -> str:
-    client.force_login(run.owner)
-    client.cookies["django_language"] = language
-    response = client.get(f"/benchmarks/acceptance/{run.pk}/")
-    assert response.status_code == 200
-    return response.content.decode()
+    return page_in(client, run.owner, f"/benchmarks/acceptance/{run.pk}/", language)
 
 
 def test_a_bug_keeps_its_english_for_the_api_and_stores_the_pages_message(

@@ -137,19 +137,20 @@ def _apart(a: dict[str, float], b: dict[str, float]) -> bool:
     )
 
 
+@pytest.mark.parametrize("key", ["goodput", "interconnect"])  # the compare page's two-panel charts
 @pytest.mark.parametrize("width", [390, 1366])
-def test_the_goodput_charts_axis_titles_never_meet(
-    live_server: Any, page: Any, catalog: list[Any], artifacts: Path, width: int
+def test_a_two_panel_charts_axis_titles_never_meet(
+    live_server: Any, page: Any, catalog: list[Any], artifacts: Path, width: int, key: str
 ) -> None:
     page.set_viewport_size({"width": width, "height": 844})
     page.goto(f"{live_server.url}/compare/?offerings=good-ib,cheap-eth,roce-mid&workload=llama3-70b&gpus=64")
-    page.wait_for_selector("#panel-goodput .main-svg", timeout=60_000)
+    page.wait_for_selector(f"#panel-{key} .main-svg", timeout=60_000)
     page.wait_for_timeout(300)  # Plotly's responsive resize
-    chart = "#panel-goodput .chart"
-    goodput, lost = _box(page, f"{chart} .g-xtitle text"), _box(page, f"{chart} .g-x2title text")
-    page.locator("#panel-goodput").screenshot(path=str(artifacts / f"compare-goodput-{width}.png"))
-    assert _apart(goodput, lost), (goodput, lost)
+    chart = f"#panel-{key} .chart"
+    first, second = _box(page, f"{chart} .g-xtitle text"), _box(page, f"{chart} .g-x2title text")
+    page.locator(f"#panel-{key}").screenshot(path=str(artifacts / f"compare-{key}-{width}.png"))
+    assert _apart(first, second), (first, second)
     box = _box(page, f"{chart} .main-svg")
-    for title in (goodput, lost):  # inside the chart, which is inside the window
+    for title in (first, second):  # inside the chart, which is inside the window
         assert box["x"] <= title["x"] and title["x"] + title["width"] <= box["x"] + box["width"]
     assert box["x"] + box["width"] <= width + 1

@@ -13,6 +13,7 @@ from compare.charts import goodput_panel
 from sizing.models import Workload
 from sizing.services import preset_fields
 from tests.compare import helpers
+from tests.compare.two_panels import assert_side_by_side, assert_stacked
 
 
 @pytest.fixture
@@ -23,37 +24,16 @@ def figure(db: Any) -> dict[str, Any]:
     return goodput_panel(offerings, results, "Llama 3 70B")["figure"]
 
 
-def _titled(axis: dict[str, Any]) -> None:
-    """An axis whose title is kept off its tick labels and whose margin grows to hold both."""
-    assert axis["automargin"] is True
-    assert axis["title"]["text"] and axis["title"]["standoff"] > 0
-
-
 def test_on_a_laptop_the_two_panels_stand_apart_on_one_row(figure: dict[str, Any]) -> None:
-    layout = figure["layout"]
-    goodput, lost = layout["xaxis"], layout["xaxis2"]
-    assert goodput["anchor"] == lost["anchor"] == "y"  # one row of bars, two value axes
-    assert lost["domain"][0] - goodput["domain"][1] >= 0.15, "a gap between the two titles"
-    for axis in (goodput, lost):
-        _titled(axis)
+    assert_side_by_side(figure)
     assert [trace.get("yaxis", "y") for trace in figure["data"]] == ["y", "y"]
 
 
 def test_on_a_phone_the_two_panels_are_stacked_each_with_its_own_row_of_bars(figure: dict[str, Any]) -> None:
-    narrow = figure["narrow"]
-    layout = narrow["layout"]
-    goodput, lost = layout["xaxis"], layout["xaxis2"]
-    assert goodput["domain"] == lost["domain"] == [0, 1]  # each as wide as the screen
-    assert (goodput["anchor"], lost["anchor"]) == ("y", "y2")
-    above, below = layout["yaxis"]["domain"], layout["yaxis2"]["domain"]
-    assert above[0] - below[1] >= 0.05, "room under the goodput bars for their ticks and title"
-    for axis in (goodput, lost):
-        _titled(axis)
-    for y in (layout["yaxis"], layout["yaxis2"]):
-        assert y["type"] == "category" and y["automargin"] is True and y["autorange"] == "reversed"
+    goodput, lost = assert_stacked(figure)
     # the trace drawn on the lost-hours axis moves to the lower row; the goodput bars stay
     assert [trace["xaxis"] for trace in figure["data"]] == ["x", "x2"]
-    assert narrow["data"] == [{}, {"yaxis": "y2"}]
+    assert figure["narrow"]["data"] == [{}, {"yaxis": "y2"}]
     # ticks few enough to stand upright in a panel a phone's width
     assert goodput["nticks"] <= 6 and lost["nticks"] <= 4
 

@@ -416,3 +416,24 @@ def test_presets_are_named_not_coded_in_the_picker_and_the_title(client: Any, ca
     title = html.split("<h1>")[1].split("</h1>")[0]
     assert "deepseek-v3-671b" not in title
     assert "预设：Llama 3 70B</option>" in html and "预设：llama3-70b" not in html
+
+
+@pytest.mark.parametrize("workload", ["nope", "99999"])
+@pytest.mark.parametrize(
+    ("language", "named"),
+    [
+        ("en", ["13B dense (Llama 2 13B shape)", "Llama 3 70B", "1T dense (Megatron)"]),
+        ("zh-hans", ["13B 稠密模型（Llama 2 13B 结构）、30B 稠密模型", "1T 稠密模型（Megatron）"]),
+    ],
+)
+def test_an_unknown_workload_lists_the_presets_by_their_names(
+    client: Any, catalog: list[Any], workload: str, language: str, named: list[str]
+) -> None:
+    client.cookies["django_language"] = language
+    response = client.get(f"/compare/?offerings=good-ib,cheap-eth&workload={workload}")
+    assert response.status_code == 400
+    message = response.context["errors"][0]["message"]
+    for name in named:
+        assert name in message, message
+    for code in ("13b", "llama3-70b", "dense-1t", "deepseek-v3-671b"):  # a preset's code is not its name
+        assert code not in message, message
