@@ -89,6 +89,11 @@ class Layout:
     # first rank and the last chunk of the last rank one layer fewer. Llama 3 405B: 128 slots on 16 ranks.
     account_for_embedding_in_pipeline_split: bool = False
     account_for_loss_in_pipeline_split: bool = False
+    # Transformer Engine's op fuser for the experts' MLP (Megatron-Core use_transformer_engine_op_fuser):
+    # the grouped linear layers, their biases and the gated activation with its clamp in fused ops. None =
+    # off, Megatron-Core's default: a clamped activation and the experts' output biases then run in eager
+    # passes (eager.eager_bytes)
+    te_op_fuser: bool | None = None
 
     @property
     def gpus(self) -> int:
@@ -102,6 +107,8 @@ class Layout:
         # every field is a scalar: what dataclasses.asdict gives, without its recursive deep copy
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["etp"] = self.expert_tp
+        if self.te_op_fuser is None:
+            d.pop("te_op_fuser")  # unset stays out of the answer's layout, as before the key existed
         return d
 
     def with_overlap(self, defaults: dict[str, bool]) -> Layout:
@@ -147,6 +154,8 @@ class Layout:
             g["dedup"] = self.moe_dispatcher == DISPATCHER_DEDUP
         if self.overlap_moe_expert_parallel_comm:
             g["epo"] = True
+        if self.te_op_fuser:
+            g["opf"] = True
         if self.first_stage_layers is not None or self.last_stage_layers is not None:
             g["fsl"], g["lsl"] = self.stage_layers_ends
         if self.account_for_embedding_in_pipeline_split or self.account_for_loss_in_pipeline_split:
@@ -565,6 +574,7 @@ def layout_from_dict(
         zero3_gather=_zero3_gather(d),
         moe_dispatcher=_moe_dispatcher(d),
         overlap_moe_expert_parallel_comm=_flag(d, "overlap_moe_expert_parallel_comm"),
+        te_op_fuser=_flag(d, "te_op_fuser"),
         first_stage_layers=first_layers,
         last_stage_layers=last_layers,
         account_for_embedding_in_pipeline_split=slot_emb,

@@ -55,3 +55,16 @@ WORKLOAD_BOUNDS: dict[str, Bound] = {
     "checkpoints_retained": Bound("Checkpoints kept", 1, 1000, source="one per hour for six weeks"),
     "dataset_size_gb": Bound("Dataset size", 0, 1e9, "GB", source="1 EB, far above any training set"),
 }
+
+# The engine's keys the portal's workload does not store (docs/MODEL.md, "Workload keys beyond the CLI
+# contract"), bounded the same way.
+ENGINE_BOUNDS: dict[str, Bound] = {
+    **WORKLOAD_BOUNDS,
+    "glu_clamp": Bound(
+        "GLU clamp",
+        None,
+        10_000,
+        strictly_positive=True,
+        source="a clamp of the gated activation's input (gpt-oss: 7.0); far above any, x1,000",
+    ),
+}

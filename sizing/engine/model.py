@@ -25,6 +25,7 @@ from hardware.messages import _
 
 from . import constants as C
 from . import context as CP
+from . import eager as E
 from . import memory as M
 from . import pipeline as P
 from . import stages as S
@@ -238,7 +239,8 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool], fp32_grads: bool) -> d
     # The MoE token dispatcher (dedup: deduplicating DeepEP/HybridEP, else Megatron's all-to-all) is read
     # only when the grid sets it; its default follows the GPU (overlap.default_dispatcher)
     # The expert-parallel all-to-all overlap (epo, overlap.EP_OVERLAP_FLAG) likewise: off unless set.
-    for key in ("dsp", "gr32", "raf", "z3flat", "dedup", "epo"):
+    # Transformer Engine's op fuser for the experts (opf, eager.eager_bytes): off unless set.
+    for key in ("dsp", "gr32", "raf", "z3flat", "dedup", "epo", "opf"):
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
     if fp32_grads and "gr32" not in g:
@@ -434,6 +436,7 @@ def _membound(
         touched = touched + shape.moe_fraction * (routed + router)
     if (x["cp"] > 1).any():
         touched = touched + CP.merge_bytes(wl, x, seq_local, full)
+    touched = touched + E.eager_bytes(wl, shape, x, tokens_per_gpu, full)
     if _fp8_linears(wl, hw):
         # forward input casts (twice with full recompute) and backward output-gradient casts
         widths = (1.0 + full) * shape.fp8_cast_forward + shape.fp8_cast_backward

@@ -11,7 +11,7 @@ from hardware.numbers import is_finite, value_text
 
 from .bounds import check_float_range, check_number
 from .errors import InputError
-from .limits import MAX_HEAD_WIDTH, MAX_MTP_LAYERS, WORKLOAD_BOUNDS
+from .limits import ENGINE_BOUNDS, MAX_HEAD_WIDTH, MAX_MTP_LAYERS
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,13 @@ class Workload:
     # with window_attn_skip_freq 2; Mistral 7B v0.1: 4,096 on every layer; Gemma 3: 1,024 on 5 of 6)
     sliding_window: int | None = None
     sliding_window_layers: float = 1.0
+    # the gated activation's clamp (gpt-oss: the GLU input clamped to 7.0, Megatron-Core
+    # activation_func_clamp_value), biases on the linear layers (gpt-oss; Megatron-Core add_bias_linear) and
+    # YaRN rotary embeddings (gpt-oss; position_embedding_type "yarn"): facts of the model whose code paths
+    # run memory-bound passes the plain model does not (eager.eager_bytes, constants.GLU_CLAMP_* and the rest)
+    glu_clamp: float | None = None
+    linear_bias: bool = False
+    rope: str = "rope"
     derived_from_params: float | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -212,6 +219,9 @@ class Workload:
         d["head_dim"] = d.pop("head_dim_override")
         if self.sliding_window is None:
             d.pop("sliding_window_layers")
+        for key, default in (("glu_clamp", None), ("linear_bias", False), ("rope", "rope")):
+            if d[key] == default:  # absent keys stay absent in the answer's echo
+                d.pop(key)
         if self.moe is None or self.moe.load_imbalance is None:
             if isinstance(d.get("moe"), dict):
                 d["moe"].pop("load_imbalance")
@@ -219,6 +229,8 @@ class Workload:
 
 
 ATTENTION_KINDS = ("auto", "flash", "unfused")
+# rotary embeddings: plain RoPE (fused by Megatron-Core's kernels) or YaRN (gpt-oss), which runs unfused
+ROPE_KINDS = ("rope", "yarn")
 
 
 # The columns of a preset row: the Workload's required fields after its name, in declaration order
@@ -338,12 +350,12 @@ def _num(
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise InputError(field_name, _("must be a number, got %(got)s", got=value_text(v)))
-    check_float_range(field_name, v, WORKLOAD_BOUNDS.get(key))
+    check_float_range(field_name, v, ENGINE_BOUNDS.get(key))
     if not math.isfinite(v) or v <= 0:
         raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
     if integer and float(v) != int(v):
         raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
-    if (bound := WORKLOAD_BOUNDS.get(key)) is not None:
+    if (bound := ENGINE_BOUNDS.get(key)) is not None:
         check_number(field_name, v, bound, integer=integer)
     return int(v) if integer else float(v)
 
@@ -448,6 +460,13 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
     qk_head_dim, v_head_dim = (_head_width(d, key) for key in ("qk_head_dim", "v_head_dim"))
     mtp_layers = _mtp_layers(d)
     window, window_layers = _sliding_window(d, shape["seq_len"])
+    glu_clamp = _num(d, "glu_clamp", integer=False, required=False)
+    linear_bias = d.get("linear_bias", False)
+    if not isinstance(linear_bias, bool):
+        raise InputError(
+            "workload.linear_bias", _("must be true or false, got %(got)s", got=value_text(linear_bias))
+        )
+    rope = _choice(d, "rope", ROPE_KINDS)
     dropout = d.get("dropout")
     if dropout is None:
         dropout = activation == "gelu"
@@ -473,6 +492,9 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
         mtp_layers=mtp_layers,
         sliding_window=window,
         sliding_window_layers=window_layers,
+        glu_clamp=glu_clamp,
+        linear_bias=linear_bias,
+        rope=rope,
         derived_from_params=derived,
         notes=notes,
     )
@@ -650,12 +672,12 @@ def _moe_num(m: dict[str, Any], key: str, default: int | None = None, allow_zero
     v = m.get(key, default)
     if v is None:
         raise InputError(field_name, _("missing"))
-    check_float_range(field_name, v, WORKLOAD_BOUNDS.get(f"moe_{key}"))
+    check_float_range(field_name, v, ENGINE_BOUNDS.get(f"moe_{key}"))
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or float(v) != int(v):
         raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
     if v < 0 or (v == 0 and not allow_zero):
         raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
-    if (bound := WORKLOAD_BOUNDS.get(f"moe_{key}")) is not None:
+    if (bound := ENGINE_BOUNDS.get(f"moe_{key}")) is not None:
         check_number(field_name, v, bound, integer=True)
     return int(v)
 
