@@ -3,6 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.test import Client
+from rest_framework.test import APIClient
 
 from sizing.engine.calibration import SELENE
 from sizing.engine.validation import CONTRACT_LAYOUT_KEYS
@@ -72,3 +74,30 @@ def h100_ib() -> dict[str, Any]:
         "auto_checkpoint_restart": True,
         "storage_write_gbytes_per_s": 200,
     }
+
+
+# The planner's pages and API as a signed-in buyer sees them, in English or Chinese (workload field tests).
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
+
+
+@pytest.fixture
+def buyer(client: Client) -> Client:
+    from tests.providers.factories import UserFactory
+
+    client.force_login(UserFactory())
+    return client
+
+
+def plan_post(client: Client, language: dict[str, str], **fields: Any) -> Any:
+    """The planner form posted with the 13b preset and `fields` over it."""
+    return client.post("/plan/", {"preset": "13b", "objective": "cheapest", **fields}, **language)
+
+
+def workload_api() -> APIClient:
+    """An API client signed in as a new buyer."""
+    from tests.providers.factories import UserFactory
+
+    client = APIClient()
+    client.force_authenticate(UserFactory())
+    return client

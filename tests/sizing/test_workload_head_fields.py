@@ -8,18 +8,16 @@ from typing import Any
 import pytest
 from django.core.exceptions import ValidationError
 from django.test import Client
-from rest_framework.test import APIClient
 
 from sizing import services
 from sizing.engine.calibration import SELENE
 from sizing.engine.workload import PRESETS, workload_from_dict
 from sizing.models import Workload
 from tests.providers.factories import OfferingFactory, UserFactory
+from tests.sizing.conftest import EN, ZH, plan_post, workload_api
 
 pytestmark = pytest.mark.django_db
 
-EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
-ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
 # a gpt-oss-like dense shape at a 4k context, custom (no preset)
 CUSTOM = {"layers": 24, "hidden": 2880, "heads": 64, "kv_heads": 8, "seq_len": 4096, "activation": "swiglu"}
 STATED = {
@@ -95,16 +93,6 @@ def test_the_database_refuses_a_value_outside_the_bounds() -> None:
         workload.save()
 
 
-@pytest.fixture
-def buyer(client: Client) -> Client:
-    client.force_login(UserFactory())
-    return client
-
-
-def _plan(client: Client, language: dict[str, str], **fields: Any) -> Any:
-    return client.post("/plan/", {"preset": "13b", "objective": "cheapest", **fields}, **language)
-
-
 @pytest.mark.parametrize(
     ("fields", "field", "english", "chinese"),
     [
@@ -132,12 +120,12 @@ def _plan(client: Client, language: dict[str, str], **fields: Any) -> Any:
 def test_the_form_shows_the_error_on_the_field_in_english_and_chinese(
     buyer: Client, fields: dict[str, Any], field: str, english: str, chinese: str
 ) -> None:
-    response = _plan(buyer, EN, **fields)
+    response = plan_post(buyer, EN, **fields)
     assert response.status_code == 200
     errors = response.context["form"].errors
     assert list(errors) == [field] and english in errors[field][0]
     assert 'id="head-fields" open' in response.content.decode()  # the section is open on its error
-    response = _plan(buyer, ZH, **fields)
+    response = plan_post(buyer, ZH, **fields)
     assert response.status_code == 200
     message = response.context["form"].errors[field][0]
     assert chinese in message and english not in message
@@ -158,7 +146,7 @@ def test_the_form_draws_the_section_closed_and_in_the_page_language(buyer: Clien
 
 def test_the_form_stores_the_fields_and_the_list_shows_them(buyer: Client) -> None:
     OfferingFactory(slug="head-0")  # a catalog to size on (the run stays queued: no worker in this test)
-    response = _plan(buyer, EN, **STATED)
+    response = plan_post(buyer, EN, **STATED)
     assert response.status_code == 302, response.context["form"].errors
     workload = Workload.objects.get()
     assert {k: getattr(workload, k) for k in STATED} == STATED
@@ -175,14 +163,8 @@ def test_the_form_stores_the_fields_and_the_list_shows_them(buyer: Client) -> No
     assert "2 个多 token 预测模块" in chinese and "50% 的层使用 128 个 token 的滑动窗口" in chinese
 
 
-def _api() -> APIClient:
-    client = APIClient()
-    client.force_authenticate(UserFactory())
-    return client
-
-
 def test_the_api_takes_and_returns_the_fields() -> None:
-    api = _api()
+    api = workload_api()
     response = api.post("/api/v1/workloads/", {"name": "oss-like", **CUSTOM, **STATED}, format="json")
     assert response.status_code == 201, response.json()
     assert {k: response.json()[k] for k in STATED} == STATED
@@ -206,7 +188,7 @@ def test_the_api_takes_and_returns_the_fields() -> None:
     ],
 )
 def test_the_api_answers_400_naming_the_field(body: dict[str, Any], field: str, text: str) -> None:
-    response = _api().post("/api/v1/workloads/", {"preset": "13b", **body}, format="json")
+    response = workload_api().post("/api/v1/workloads/", {"preset": "13b", **body}, format="json")
     assert response.status_code == 400
     answer = response.json()
     assert answer["message"].startswith(f"{field}: ") and text in answer["message"]
