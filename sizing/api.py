@@ -16,7 +16,7 @@ from portal.api_fields import FloatField
 from portal.constraints import range_validators
 from providers.models import Offering
 from sizing import selectors, services
-from sizing.models import WORKLOAD_BOUNDS, Objective, PlanResult, PlanRun, Workload
+from sizing.models import WORKLOAD_BOUNDS, Objective, PlanResult, PlanRun, Rope, Workload
 from sizing.run_errors import run_error_shown
 
 WORKLOAD_OUTPUT_FIELDS = ["id", "name", "preset", *services.WORKLOAD_FIELDS, "deadline_default", "created_at"]
@@ -48,6 +48,11 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
     mtp_layers = serializers.IntegerField(required=False, allow_null=True, **_bounded("mtp_layers"))
     sliding_window = serializers.IntegerField(required=False, allow_null=True, **_bounded("sliding_window"))
     sliding_window_layers = FloatField(required=False, allow_null=True, **_bounded("sliding_window_layers"))
+    glu_clamp = FloatField(required=False, allow_null=True, **_bounded("glu_clamp"))
+    linear_bias = serializers.BooleanField(required=False, help_text="biases on the linear layers")
+    rope = serializers.ChoiceField(
+        choices=Rope.values, required=False, help_text="rotary embeddings: rope (standard) or yarn"
+    )
     global_batch = serializers.IntegerField(required=False, **_bounded("global_batch"))
     train_tokens = FloatField(required=False, **_bounded("train_tokens"))
     precision = serializers.ChoiceField(choices=["bf16", "fp8"], required=False)

@@ -16,11 +16,13 @@ from providers.models import Offering
 from sizing.engine.workload import PRESETS
 from sizing.models import (
     HEAD_FIELDS,
+    LAYER_DETAIL_FIELDS,
     WORKLOAD_BOUNDS,
     Activation,
     Attention,
     Objective,
     Precision,
+    Rope,
     Workload,
 )
 from sizing.presets import PRESET_LABELS
@@ -76,6 +78,16 @@ FORM_MESSAGES = (
     gettext_noop("Layers with the window"),
     gettext_noop("the share of the layers that use it (every other layer: 0.5)"),
     gettext_noop("empty: all of them"),
+    gettext_noop("Clamp of the gated activation"),
+    gettext_noop("the largest value let into the gated activation (gpt-oss: 7)"),
+    gettext_noop("empty: no clamp"),
+    gettext_noop("Biases on the linear layers"),
+    gettext_noop("each linear layer adds a learned bias (gpt-oss: yes)"),
+    gettext_noop("Rotary embeddings"),
+    gettext_noop("standard, or YaRN for a context stretched past its training length (gpt-oss: YaRN)"),
+    gettext_noop("preset / standard"),
+    gettext_noop("standard (RoPE)"),
+    gettext_noop("YaRN (stretched for long contexts)"),
     gettext_noop("Global batch"),
     gettext_noop("sequences per iteration"),
     gettext_noop("Training tokens"),
@@ -133,6 +145,16 @@ def _int(name: str, help_text: str = "") -> forms.IntegerField:
     return forms.IntegerField(**_bounded(name, help_text, step="1"))
 
 
+def _any_stated(fields: list[forms.BoundField]) -> bool:
+    """One of `fields` is filled in beyond a standard model's (an unticked box and standard rotary embeddings
+    state nothing) or refused: its section is drawn open."""
+    return any(_stated(field.value()) or field.errors for field in fields)
+
+
+def _stated(value: Any) -> bool:
+    return value is not False and value not in (None, "", Rope.ROPE)
+
+
 class PlanForm(forms.Form):
     """A workload (a preset, its overrides, or a custom shape) and the run to size it over the catalog."""
 
@@ -176,6 +198,22 @@ class PlanForm(forms.Form):
             "sliding_window_layers",
             "the share of the layers that use it (every other layer: 0.5); empty: all of them",
         )
+    )
+    glu_clamp = forms.FloatField(
+        **_bounded(
+            "glu_clamp", "the largest value let into the gated activation (gpt-oss: 7); empty: no clamp"
+        )
+    )
+    linear_bias = forms.BooleanField(
+        label="Biases on the linear layers",
+        required=False,
+        help_text="each linear layer adds a learned bias (gpt-oss: yes)",
+    )
+    rope = forms.ChoiceField(
+        label="Rotary embeddings",
+        choices=[("", "preset / standard")] + list(Rope.choices),
+        required=False,
+        help_text="standard, or YaRN for a context stretched past its training length (gpt-oss: YaRN)",
     )
     global_batch = _int("global_batch", "sequences per iteration")
     train_tokens = forms.FloatField(**_bounded("train_tokens", "e.g. 300e9"))
@@ -235,7 +273,17 @@ class PlanForm(forms.Form):
     @property
     def head_fields_open(self) -> bool:
         """The section is drawn open when one of its fields is filled in or refused."""
-        return any(field.value() not in (None, "") or field.errors for field in self.head_fields)
+        return _any_stated(self.head_fields)
+
+    @property
+    def layer_detail_fields(self) -> list[forms.BoundField]:
+        """The optional activation clamp, linear biases and rotary embeddings, drawn as one section."""
+        return [self[name] for name in LAYER_DETAIL_FIELDS]
+
+    @property
+    def layer_detail_fields_open(self) -> bool:
+        """Drawn open when one states more than a standard model (a clamp, biases, YaRN) or is refused."""
+        return _any_stated(self.layer_detail_fields)
 
     def workload_fields(self) -> dict[str, Any]:
         data = dict(self.cleaned_data)

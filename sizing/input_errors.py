@@ -25,6 +25,8 @@ OTHER_LABELS = {
     "workload.precision": "Precision",
     "workload.activation": "Activation",
     "workload.attention": "Attention",
+    "workload.linear_bias": "Biases on the linear layers",
+    "workload.rope": "Rotary embeddings",
     "workload.moe": "MoE experts",
     "offering": "Offering",
     "gpus": "GPU count",

@@ -39,6 +39,13 @@ class Activation(models.TextChoices):
     SWIGLU = "swiglu", "SwiGLU"
 
 
+class Rope(models.TextChoices):
+    """The rotary embeddings' kind, in the engine's names (`sizing.engine.workload.ROPE_KINDS`)."""
+
+    ROPE = "rope", _("standard (RoPE)")
+    YARN = "yarn", _("YaRN (stretched for long contexts)")
+
+
 # The architecture fields in the engine's workload-dict names (DESIGN section 5 CLI contract).
 ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len")
 MOE_FIELDS = ("experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_layers")
@@ -52,6 +59,10 @@ HEAD_FIELDS = (
     "sliding_window",
     "sliding_window_layers",
 )
+# The gated activation's clamp (null: none), biases on the linear layers and the rotary embeddings' kind, in
+# the engine's names: facts of a model whose code paths run eager passes (gpt-oss); sent to the engine only
+# where they differ from its defaults, so a workload stating none gives the engine the same dict as before.
+LAYER_DETAIL_FIELDS = ("glu_clamp", "linear_bias", "rope")
 
 
 def _bounded(name: str) -> list[RangeValidator]:
@@ -102,6 +113,11 @@ class Workload(NewestFirst):
     mtp_layers = _stated("mtp_layers", "empty: none")
     sliding_window = _stated("sliding_window", "tokens; empty: full attention")
     sliding_window_layers = _stated("sliding_window_layers", "share of the layers banded; empty: all", float)
+    glu_clamp = _stated("glu_clamp", "the gated activation's input clamp; empty: none", float)
+    linear_bias = models.BooleanField(default=False, help_text="biases on the linear layers")
+    rope = models.CharField(
+        max_length=10, choices=Rope.choices, default=Rope.ROPE, help_text="rotary embeddings"
+    )
     global_batch = models.PositiveIntegerField(
         null=True, blank=True, help_text="sequences per iteration", validators=_bounded("global_batch")
     )
@@ -128,6 +144,7 @@ class Workload(NewestFirst):
             value_known("precision", Precision.values, name="workload_precision_known"),
             value_known("activation", Activation.values, name="workload_activation_known"),
             value_known("attention", Attention.values, name="workload_attention_known"),
+            value_known("rope", Rope.values, name="workload_rope_known"),
             models.CheckConstraint(
                 condition=Q(layers__isnull=False) | Q(params__gt=0), name="workload_shape_or_params"
             ),
@@ -173,6 +190,12 @@ class Workload(NewestFirst):
             if stated.get(name) is None:
                 out[name] = value
         out.update({name: value for name, value in stated.items() if value is not None})
+        if self.glu_clamp is not None:
+            out["glu_clamp"] = self.glu_clamp
+        if self.linear_bias:
+            out["linear_bias"] = True
+        if self.rope != Rope.ROPE:
+            out["rope"] = self.rope
         return out
 
     def to_rules_dict(self) -> dict[str, Any]:

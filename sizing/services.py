@@ -40,6 +40,7 @@ from sizing.input_errors import field_label, input_error_reason
 from sizing.memo import EngineMemo, memo_for
 from sizing.models import (
     HEAD_FIELDS,
+    LAYER_DETAIL_FIELDS,
     WORKLOAD_BOUNDS,
     PlanResult,
     PlanRun,
@@ -121,6 +122,7 @@ WORKLOAD_FIELDS = (
     "moe_shared_experts",
     "moe_dense_layers",
     *HEAD_FIELDS,
+    *LAYER_DETAIL_FIELDS,
 )
 
 

@@ -8,11 +8,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
 from hardware import fabric_name, intra_node_name
+from hardware.numbers import number_text
 from portal.formats import percent_text
 from portal.i18n import translated_text
 from portal.money import active
 from providers.names import gpu_vendor
 from sizing.engine.unpublished import fact_value_text, fact_words
+from sizing.models import Rope
 
 
 def _join(parts: list[str]) -> str:
@@ -172,6 +174,19 @@ def head_facts(workload: Any) -> list[str]:
         else:
             window["share"] = percent_text(workload.sliding_window_layers)
             facts.append(_("sliding window of %(tokens)s tokens on %(share)s of the layers") % window)
+    return facts
+
+
+def layer_detail_facts(workload: Any) -> list[str]:
+    """What a workload states about its activation clamp, linear biases and rotary embeddings, in the page's
+    language (nothing for a standard model's)."""
+    facts = []
+    if workload.glu_clamp is not None:
+        facts.append(_("gated activation clamped at %(value)s") % {"value": number_text(workload.glu_clamp)})
+    if workload.linear_bias:
+        facts.append(_("biases on the linear layers"))
+    if workload.rope == Rope.YARN:
+        facts.append(_("YaRN rotary embeddings"))
     return facts
 
 

@@ -32,6 +32,7 @@ from sizing.summary import (
     MEMORY_LABELS,
     head_facts,
     labelled,
+    layer_detail_facts,
     pessimistic_sentence,
     result_sentence,
     tokens_text,
@@ -80,7 +81,7 @@ def workload_list(request: HttpRequest) -> HttpResponse:
                     "preset_label": preset_label(w.preset),
                     "tokens_text": tokens_text(w.train_tokens),
                     "params_text": tokens_text(w.params),
-                    "head_facts": head_facts(w),
+                    "head_facts": head_facts(w) + layer_detail_facts(w),
                 }
                 for w in selectors.workload_list(owner=request.user)
             ],

@@ -46,6 +46,13 @@ WORKLOAD_BOUNDS: dict[str, Bound] = {
         strictly_positive=True,
         source="a share of the layers (gpt-oss: 0.5, every other layer; Mistral 7B v0.1: 1)",
     ),
+    "glu_clamp": Bound(
+        "Clamp of the gated activation",
+        None,
+        10_000,
+        strictly_positive=True,
+        source="a clamp of the gated activation's input (gpt-oss: 7.0); far above any, x1,000",
+    ),
     "global_batch": Bound("Global batch", 1, 1_048_576, "sequences", source="DeepSeek-V3: 15,360 sequences"),
     "train_tokens": Bound("Training tokens", 1e6, 4e14, source="the longest published runs: ~36T tokens"),
     "deadline_days": Bound("Deadline", None, 3650, "days", strictly_positive=True, source="ten years"),
@@ -54,17 +61,4 @@ WORKLOAD_BOUNDS: dict[str, Bound] = {
     ),
     "checkpoints_retained": Bound("Checkpoints kept", 1, 1000, source="one per hour for six weeks"),
     "dataset_size_gb": Bound("Dataset size", 0, 1e9, "GB", source="1 EB, far above any training set"),
-}
-
-# The engine's keys the portal's workload does not store (docs/MODEL.md, "Workload keys beyond the CLI
-# contract"), bounded the same way.
-ENGINE_BOUNDS: dict[str, Bound] = {
-    **WORKLOAD_BOUNDS,
-    "glu_clamp": Bound(
-        "GLU clamp",
-        None,
-        10_000,
-        strictly_positive=True,
-        source="a clamp of the gated activation's input (gpt-oss: 7.0); far above any, x1,000",
-    ),
 }

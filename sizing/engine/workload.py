@@ -11,7 +11,7 @@ from hardware.numbers import is_finite, value_text
 
 from .bounds import check_float_range, check_number
 from .errors import InputError
-from .limits import ENGINE_BOUNDS, MAX_HEAD_WIDTH, MAX_MTP_LAYERS
+from .limits import MAX_HEAD_WIDTH, MAX_MTP_LAYERS, WORKLOAD_BOUNDS
 
 
 @dataclass(frozen=True)
@@ -350,12 +350,12 @@ def _num(
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise InputError(field_name, _("must be a number, got %(got)s", got=value_text(v)))
-    check_float_range(field_name, v, ENGINE_BOUNDS.get(key))
+    check_float_range(field_name, v, WORKLOAD_BOUNDS.get(key))
     if not math.isfinite(v) or v <= 0:
         raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
     if integer and float(v) != int(v):
         raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
-    if (bound := ENGINE_BOUNDS.get(key)) is not None:
+    if (bound := WORKLOAD_BOUNDS.get(key)) is not None:
         check_number(field_name, v, bound, integer=integer)
     return int(v) if integer else float(v)
 
@@ -672,12 +672,12 @@ def _moe_num(m: dict[str, Any], key: str, default: int | None = None, allow_zero
     v = m.get(key, default)
     if v is None:
         raise InputError(field_name, _("missing"))
-    check_float_range(field_name, v, ENGINE_BOUNDS.get(f"moe_{key}"))
+    check_float_range(field_name, v, WORKLOAD_BOUNDS.get(f"moe_{key}"))
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or float(v) != int(v):
         raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
     if v < 0 or (v == 0 and not allow_zero):
         raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
-    if (bound := ENGINE_BOUNDS.get(f"moe_{key}")) is not None:
+    if (bound := WORKLOAD_BOUNDS.get(f"moe_{key}")) is not None:
         check_number(field_name, v, bound, integer=True)
     return int(v)
 

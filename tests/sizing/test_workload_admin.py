@@ -38,6 +38,7 @@ def _form(owner: Any, **fields: Any) -> dict[str, Any]:
         "train_tokens": 1e9,
         "precision": "bf16",
         "attention": "auto",
+        "rope": "rope",
         "checkpoints_retained": 2,
     }
     data.update(fields)
@@ -107,3 +108,15 @@ def test_the_admin_stores_a_workload_the_engine_takes(admin_client: Client) -> N
     assert admin_client.post(change, _form(owner, **fields, seq_len=2048), **EN).status_code == 302
     workload.refresh_from_db()
     assert workload.seq_len == 2048
+
+
+def test_the_admin_stores_the_clamp_biases_and_rotary_embeddings(admin_client: Client) -> None:
+    owner = UserFactory(username="layer-detail-owner")
+    fields = {"glu_clamp": 7, "linear_bias": "on", "rope": "yarn"}
+    response = admin_client.post(ADD, _form(owner, **fields), **EN)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    workload = Workload.objects.get()
+    assert (workload.glu_clamp, workload.linear_bias, workload.rope) == (7.0, True, "yarn")
+    refused = admin_client.post(ADD, _form(owner, glu_clamp=0), **ZH)
+    assert "门控激活的截断值" in refused.context["adminform"].form.errors["glu_clamp"][0]
+    assert Workload.objects.count() == 1
