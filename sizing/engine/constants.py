@@ -196,39 +196,50 @@ ZERO3_PER_GPU_NIC = True
 ZERO3_OVERLAP = 0.3
 # Context parallelism's ring (Transformer Engine, attention/dot_product_attention/context_parallel.py,
 # AttnFuncWithCPAndKVP2P) runs a rank's attention as cp partial attentions and merges them in memory-bound
-# passes the undivided kernel does not make (context.merge_bytes): forward, per step, the step's bf16 output
-# read and the fp32 running output read and written (flash_attn_fwd_out_correction: 2 + 4 + 4 bytes per
-# element of the attention output), then the fp32 output cast to bf16 once (4 + 2); backward, per step, the
-# step's dQ and dK/dV added into their bf16 sums (read the step's, read and write the sum: 2 + 2 + 2 bytes per
-# element). Read from the code; no run fitted them.
+# passes the undivided kernel does not make (context.merge_bytes): forward, the first step's output scaled
+# into the running output (read 2, write 2 bytes per element of the attention output), each later step's
+# output read and the running output read and written (flash_attn_fwd_out_correction: 2 + 2 + 2; the running
+# output keeps the bf16 dtype outside fp8 attention, whatever the code's comment says); backward, per step,
+# the step's dQ and dK/dV added into their bf16 sums (read the step's, read and write the sum: 2 + 2 + 2
+# bytes per element). Read from the code; no run fitted them.
+CP_OUT_FIRST_STEP_BYTES = 4.0
+CP_OUT_CORRECTION_BYTES = 6.0
+CP_GRAD_ACCUMULATE_BYTES = 6.0
 # Code paths of gpt-oss's model facts that run eager memory-bound passes (eager.eager_bytes), counted from the
-# code of the Megatron-Core its Megatron-Bridge 26.04 recipes pin (d7288711), bytes per element, bf16:
+# code of the Megatron-Core the Megatron-Bridge 26.04 recipes pin (d7288711 at v0.4.0, 2edffadb at v0.4.2: the
+# same code here), bytes per element:
 # - a clamped gated activation (workload.glu_clamp; megatron/core/fusions/fused_bias_geglu.py
 #   weighted_bias_quick_geglu_impl, L410-441): before the fused kernel, the two halves of the experts' fc1
 #   output clamped and concatenated in eager PyTorch, forward two clamps and a cat (read and write each: 4
-#   passes), backward two clamp gradients (read the gradient and the input, write: 3 passes over each half)
-#   and the chunk's gradients concatenated (2 passes); per element of fc1's output (2 x expert FFN);
+#   passes, 8 bytes in bf16); backward PyTorch's clamp gradient (the input compared to the bound or bounds
+#   into boolean masks, then where(mask, grad, 0): about 14 bytes for the two-sided clamp, 8 for the
+#   one-sided, 11 on average) and the chunk's gradients concatenated (4): 15; per element of fc1's output
+#   (2 x FFN);
 # - biases on the linear layers (workload.linear_bias; megatron/core/transformer/moe/experts.py
 #   TEGroupedMLP._apply_bias, L251-268: fc2 is built with skip_bias_add and its bias added per local expert
-#   in a Python loop, `t + b * p` then a cat): forward b * p written, t + b p (read two, write one), the cat
-#   (read, write): 6 passes; backward the bias's and the probabilities' gradients (multiply, write, reduce:
-#   3 passes each) and the split's gradients concatenated (2): 8 passes; per element of fc2's output;
+#   in a Python loop, `t + b * p` then a cat and a cast): with bf16 routing probabilities (the all-to-all
+#   dispatcher) forward b * p written, t + b p (read two, write one), the cat (read, write): 12 bytes;
+#   backward the bias's and the probabilities' gradients (multiply, write, reduce: 6 bytes each) and the
+#   split's gradients concatenated (4): 16. With fp32 probabilities (DeepEP and HybridEP, token_dispatcher.py
+#   L1033-1039, L1302) the sum is promoted to fp32 and cast back: 28 forward, 40 backward; per element of
+#   fc2's output;
 # Both run only without Transformer Engine's op fuser (layout.te_op_fuser), which fuses the experts' MLP.
-# - YaRN rotary embeddings (workload.rope "yarn"; Megatron-Bridge training/utils/fusions.py turns the RoPE
-#   fusion off for any position embedding but "rope", Megatron-Core rope_utils.py falls back for mscale !=
-#   1): _apply_rotary_pos_emb_bshd in eager PyTorch, forward t cos (2 passes), the rotated half (negate half
-#   and cat: 3), times sin (2), the sum (3), the cat with the empty pass-through (2): 12; backward 10; less
-#   the fused kernel's read and write each way (2 and 2): 10 and 8 passes over the queries and keys.
-# Not fitted: each is read from the code.
+# - YaRN rotary embeddings (workload.rope "yarn"; Megatron-Bridge utils/fusions.py turns the RoPE fusion off
+#   for any position embedding but "rope", Megatron-Core rope_utils.py falls back for mscale != 1):
+#   _apply_rotary_pos_emb_bshd in eager PyTorch, forward t cos (2 passes), the rotated half (negate half and
+#   cat: 3), times sin (2), the sum (3), the cat with the empty pass-through (2): 12; backward about 14 (the
+#   empty pass-through's slice still allocates a full-size zero gradient, and the input's three gradients
+#   are summed); less the fused kernel's read and write each way (2 and 2): 10 and 12 passes, 20 and 24
+#   bytes over the queries and keys.
+# Not fitted: each is read from the code (the backward ones from PyTorch's autograd formulas, not profiled).
 GLU_CLAMP_BYTES_FORWARD = 8.0
-GLU_CLAMP_BYTES_BACKWARD = 10.0
+GLU_CLAMP_BYTES_BACKWARD = 15.0
 EXPERT_BIAS_BYTES_FORWARD = 12.0
 EXPERT_BIAS_BYTES_BACKWARD = 16.0
+EXPERT_BIAS_BYTES_FORWARD_FP32 = 28.0
+EXPERT_BIAS_BYTES_BACKWARD_FP32 = 40.0
 YARN_ROPE_BYTES_FORWARD = 20.0
-YARN_ROPE_BYTES_BACKWARD = 16.0
-CP_OUT_CORRECTION_BYTES = 10.0
-CP_OUT_CAST_BYTES = 6.0
-CP_GRAD_ACCUMULATE_BYTES = 6.0
+YARN_ROPE_BYTES_BACKWARD = 24.0
 EP_OVERLAP = 0.0  # assumed: Megatron MoE all-to-alls run on the critical path unless DualPipe-style
 # ... unless the layout says overlap_moe_expert_parallel_comm (Megatron-Core's "combined 1F1B", Megatron-
 # Bridge's moe_a2a_overlap; DeepSeek's DualPipe): the forward of one micro-batch runs with the backward of
@@ -306,8 +317,8 @@ MOE_LOAD_IMBALANCE = 1.25
 # tests/sizing/test_accuracy.py fails when the model or the set moves and this table was not updated.
 # kind: (runs, mean |error|, published/predicted at the 10th percentile, at the 90th)
 MODEL_ACCURACY: dict[str, tuple[int, float, float, float]] = {
-    "dense": (318, 0.079, 0.90, 1.15),
-    "moe": (150, 0.150, 0.90, 1.42),
+    "dense": (318, 0.078, 0.90, 1.15),
+    "moe": (150, 0.146, 0.90, 1.37),
 }
 # The same rows evaluated from the size contract's documented keys alone (validation.contract_results: every
 # framework setting, the token dispatcher, dropout, attention kernels and routing balance left to the
@@ -315,7 +326,7 @@ MODEL_ACCURACY: dict[str, tuple[int, float, float, float]] = {
 # framework defaults states it beside the band (accuracy._band_sentence); `python -m sizing.engine.accuracy`
 # prints it and tests/sizing/test_accuracy.py holds it to the set.
 MODEL_ACCURACY_DEFAULTS: dict[str, tuple[int, float]] = {
-    "dense": (318, 0.113),
+    "dense": (318, 0.112),
     "moe": (150, 0.185),
 }
 # The GPU architectures (hardware.GPU.architecture) of those compared rows: NVIDIA Ampere, Hopper, Blackwell
@@ -341,14 +352,14 @@ MODEL_ACCURACY_ARCHITECTURES: tuple[str, ...] = (
 # one way, reads it (`python -m sizing.engine.accuracy` recomputes it; tests/sizing/test_accuracy.py).
 MODEL_ACCURACY_BY_ARCHITECTURE: dict[tuple[str, str], tuple[int, float]] = {
     ("dense", "ampere"): (66, -0.063),
-    ("dense", "blackwell"): (55, -0.029),
-    ("dense", "blackwell-ultra"): (16, 0.058),
+    ("dense", "blackwell"): (55, -0.030),
+    ("dense", "blackwell-ultra"): (16, 0.055),
     ("dense", "cdna3"): (4, -0.042),
     ("dense", "cdna4"): (2, 0.086),
-    ("dense", "hopper"): (175, 0.030),
+    ("dense", "hopper"): (175, 0.028),
     ("moe", "ampere"): (1, -0.044),
-    ("moe", "blackwell"): (50, -0.151),
-    ("moe", "blackwell-ultra"): (42, -0.078),
+    ("moe", "blackwell"): (50, -0.148),
+    ("moe", "blackwell-ultra"): (42, -0.069),
     ("moe", "cdna3"): (1, -0.299),
     ("moe", "hopper"): (56, -0.029),
 }

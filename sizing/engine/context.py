@@ -2,7 +2,8 @@
 transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py, AttnFuncWithCPAndKVP2P
 (docs/MODEL.md, "Twenty-eighth stop"). What its sends leave exposed (`ring_exposed`, per layer and
 micro-batch, arrays over the grid) and the memory-bound passes that merge its partial attentions
-(`merge_bytes`)."""
+(`merge_bytes`); and the all-to-all exchange (cp_comm_type "a2a", DeepSpeed Ulysses: `all_to_all_exposed`),
+which windowed attention and softmax sinks need."""
 
 from __future__ import annotations
 
@@ -47,15 +48,53 @@ def ring_exposed(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: Any, att
 
 def merge_bytes(wl: Workload, x: dict[str, Any], seq_local: Any, full: Any) -> Any:
     """HBM bytes per layer and micro-batch of the ring's merges of its cp partial attentions (constants.CP_*):
-    forward, per step, the step's output into the fp32 running output (flash_attn_fwd_out_correction) and
-    one cast at the end, again under full recompute (`full`); backward, per step, the step's dQ and dK/dV
-    into their sums. Zero where cp is 1."""
+    forward, the first step's output into the running output and each later step's merged into it
+    (flash_attn_fwd_out_correction), again under full recompute (`full`); backward, per step, the step's dQ
+    and dK/dV into their sums. Zero where cp is 1 or the exchange is the all-to-all (`uses_all_to_all`)."""
     cp, tp, mb = x["cp"], x["tp"], x["mb"]
     heads = float(wl.heads)
     out_width = heads * float(wl.v_head_dim or wl.head_dim)
     q_width = heads * float(wl.qk_head_dim or wl.head_dim)
     kv_width = 2.0 * float(wl.kv_dim)
     rows = seq_local * mb / tp  # this rank's tokens, its heads' share
-    forward = rows * out_width * (cp * C.CP_OUT_CORRECTION_BYTES + C.CP_OUT_CAST_BYTES)
+    forward = rows * out_width * (C.CP_OUT_FIRST_STEP_BYTES + (cp - 1.0) * C.CP_OUT_CORRECTION_BYTES)
     backward = rows * cp * (q_width + kv_width) * C.CP_GRAD_ACCUMULATE_BYTES
-    return np.where(cp > 1, (1.0 + full) * forward + backward, 0.0)
+    return np.where((cp > 1) & ~uses_all_to_all(wl, x), (1.0 + full) * forward + backward, 0.0)
+
+
+def uses_all_to_all(wl: Workload, x: dict[str, Any]) -> Any:
+    """Whether the layout's context parallelism exchanges by all-to-all (layout.cp_comm_type "a2a", grid key
+    `cpa2a`); unset, a workload with a sliding window does (Transformer Engine's context parallelism refuses
+    the ring for banded attention and for learnable softmax sinks: only "a2a" or "all_gather"), any other
+    the ring."""
+    return np.asarray(x.get("cpa2a", wl.sliding_window is not None), dtype=bool)
+
+
+def all_to_all_exposed(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: Any) -> Any:
+    """Seconds per layer of context parallelism by all-to-all (cp_comm_type "a2a", DeepSpeed Ulysses;
+    Transformer Engine's AttnFuncWithCPAndKVAllToAll and flash_attn_a2a_communicate): before the attention
+    the queries, keys and values go from a share of the sequence to a share of the heads, one all-to-all each,
+    and the output comes back by one more; the backward pass does the same with the output's gradient and the
+    gradients of the queries, keys and values. Each is on the critical path (the attention needs its inputs
+    whole); full recompute runs the forward's again. Every rank sends (cp - 1) / cp of its bf16 share over
+    the CP group (stride tp, timing.all_to_all_time)."""
+    tp, cp = x["tp"], x["cp"]
+    heads = float(wl.heads)
+    widths = (
+        heads * float(wl.qk_head_dim or wl.head_dim),
+        float(wl.kv_dim),
+        float(wl.kv_dim),
+        heads * float(wl.v_head_dim or wl.head_dim),
+    )
+    one_pass = sum(T.all_to_all_time(hw, tp, cp, tokens * w / tp * 2.0) for w in widths)
+    return np.where(cp > 1, (2.0 + (x["rec"] == RECOMPUTE_FULL)) * one_pass, 0.0)
+
+
+def exposed(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: Any, attention_forward: Any) -> Any:
+    """Seconds per layer of context parallelism's exchange: the all-to-all or the ring, as the layout runs."""
+    if not (x["cp"] > 1).any():
+        return 0.0
+    a2a = uses_all_to_all(wl, x)
+    ring = ring_exposed(wl, hw, x, tokens, attention_forward) if not a2a.all() else 0.0
+    alltoall = all_to_all_exposed(wl, hw, x, tokens) if a2a.any() else 0.0
+    return np.where(a2a, alltoall, ring)

@@ -10,28 +10,35 @@ from typing import Any
 import numpy as np
 
 from . import constants as C
+from .hardware import Hardware
+from .overlap import DISPATCHER_DEDUP, default_dispatcher
 from .workload import Workload
 
 
-def eager_bytes(wl: Workload, shape: Any, x: dict[str, Any], tokens: Any, full: Any) -> Any:
+def eager_bytes(wl: Workload, hw: Hardware, shape: Any, x: dict[str, Any], tokens: Any, full: Any) -> Any:
     """HBM bytes per layer and micro-batch of the eager passes a clamped gated activation, the experts'
     output biases (both without Transformer Engine's op fuser) and YaRN rotary embeddings run
     (constants.GLU_CLAMP_*, EXPERT_BIAS_*, YARN_ROPE_*); `tokens` this rank's share, forward again under
-    full recompute (`full`)."""
+    full recompute (`full`). The biases are added in fp32 where the token dispatcher carries fp32 routing
+    probabilities (DeepEP and HybridEP: Megatron-Core token_dispatcher.py asserts or casts them to fp32), in
+    bf16 with the all-to-all dispatcher."""
     out: Any = 0.0
     if wl.rope == "yarn":
         rotated = tokens * (wl.heads * (wl.qk_head_dim or wl.head_dim) + wl.kv_dim)
         out = rotated * ((1.0 + full) * C.YARN_ROPE_BYTES_FORWARD + C.YARN_ROPE_BYTES_BACKWARD)
     if shape.moe_fraction <= 0 or (wl.glu_clamp is None and not wl.linear_bias):
         return out
-    # the routed rows this rank's experts process (the busiest rank's, as their GEMMs)
-    rows = shape.load_imbalance * tokens * shape.top_k
-    experts = 0.0
+    # the routed rows this rank's experts process, the busiest rank's as their GEMMs (model._linear_forward:
+    # each of the etp ranks of an expert holds every one of its rows, at 1/etp of the width)
+    rows = shape.load_imbalance * tokens * shape.top_k * x["etp"]
+    experts: Any = 0.0
     if wl.glu_clamp is not None:
         fc1 = rows * 2.0 * shape.expert_ffn / x["etp"]
         experts = fc1 * ((1.0 + full) * C.GLU_CLAMP_BYTES_FORWARD + C.GLU_CLAMP_BYTES_BACKWARD)
     if wl.linear_bias:
-        fc2 = rows * float(wl.hidden)
-        experts = experts + fc2 * ((1.0 + full) * C.EXPERT_BIAS_BYTES_FORWARD + C.EXPERT_BIAS_BYTES_BACKWARD)
+        dedup = np.asarray(x.get("dedup", default_dispatcher(hw) == DISPATCHER_DEDUP), dtype=bool)
+        forward = np.where(dedup, C.EXPERT_BIAS_BYTES_FORWARD_FP32, C.EXPERT_BIAS_BYTES_FORWARD)
+        backward = np.where(dedup, C.EXPERT_BIAS_BYTES_BACKWARD_FP32, C.EXPERT_BIAS_BYTES_BACKWARD)
+        experts = experts + rows * float(wl.hidden) * ((1.0 + full) * forward + backward)
     fused = np.asarray(x.get("opf", False), dtype=bool)
     return out + np.where(fused, 0.0, shape.moe_fraction * experts)

@@ -94,6 +94,10 @@ class Layout:
     # off, Megatron-Core's default: a clamped activation and the experts' output biases then run in eager
     # passes (eager.eager_bytes)
     te_op_fuser: bool | None = None
+    # context parallelism's exchange (Megatron-Core cp_comm_type): "p2p" (Transformer Engine's K/V ring) or
+    # "a2a" (all-to-all of the queries, keys, values and output, DeepSpeed Ulysses); None = the ring, or the
+    # all-to-all for a workload with a sliding window, which the ring does not run (context.uses_all_to_all)
+    cp_comm_type: str | None = None
 
     @property
     def gpus(self) -> int:
@@ -107,8 +111,9 @@ class Layout:
         # every field is a scalar: what dataclasses.asdict gives, without its recursive deep copy
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["etp"] = self.expert_tp
-        if self.te_op_fuser is None:
-            d.pop("te_op_fuser")  # unset stays out of the answer's layout, as before the key existed
+        for key in ("te_op_fuser", "cp_comm_type"):
+            if d[key] is None:
+                d.pop(key)  # unset stays out of the answer's layout, as before the key existed
         return d
 
     def with_overlap(self, defaults: dict[str, bool]) -> Layout:
@@ -156,6 +161,8 @@ class Layout:
             g["epo"] = True
         if self.te_op_fuser:
             g["opf"] = True
+        if self.cp_comm_type is not None:
+            g["cpa2a"] = self.cp_comm_type == CP_ALL_TO_ALL
         if self.first_stage_layers is not None or self.last_stage_layers is not None:
             g["fsl"], g["lsl"] = self.stage_layers_ends
         if self.account_for_embedding_in_pipeline_split or self.account_for_loss_in_pipeline_split:
@@ -212,6 +219,26 @@ def _flag(d: dict[str, Any], key: str) -> bool | None:
     return v
 
 
+CP_RING = "p2p"
+CP_ALL_TO_ALL = "a2a"
+CP_COMM_TYPES = (CP_RING, CP_ALL_TO_ALL)
+
+
+def _cp_comm_type(d: dict[str, Any]) -> str | None:
+    return _optional_choice(d, "cp_comm_type", CP_COMM_TYPES)
+
+
+def _optional_choice(d: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str | None:
+    """A layout setting that is unset (None) or one of `allowed`."""
+    value = d.get(key)
+    if value is not None and value not in allowed:
+        raise InputError(
+            f"layout.{key}",
+            _("must be one of %(allowed)s, got %(got)s", allowed=", ".join(allowed), got=value_text(value)),
+        )
+    return value
+
+
 def _recompute(d: dict[str, Any]) -> str:
     recompute = d.get("recompute", "selective")
     if recompute is True:
@@ -247,31 +274,11 @@ def _pipeline_engine(d: dict[str, Any], v: int) -> str:
 
 
 def _zero3_gather(d: dict[str, Any]) -> str | None:
-    gather = d.get("zero3_gather")
-    if gather is not None and gather not in ZERO3_GATHERS:
-        raise InputError(
-            "layout.zero3_gather",
-            _(
-                "must be one of %(allowed)s, got %(got)s",
-                allowed=", ".join(ZERO3_GATHERS),
-                got=value_text(gather),
-            ),
-        )
-    return gather
+    return _optional_choice(d, "zero3_gather", ZERO3_GATHERS)
 
 
 def _moe_dispatcher(d: dict[str, Any]) -> str | None:
-    dispatcher = d.get("moe_dispatcher")
-    if dispatcher is not None and dispatcher not in MOE_DISPATCHERS:
-        raise InputError(
-            "layout.moe_dispatcher",
-            _(
-                "must be one of %(allowed)s, got %(got)s",
-                allowed=", ".join(MOE_DISPATCHERS),
-                got=value_text(dispatcher),
-            ),
-        )
-    return dispatcher
+    return _optional_choice(d, "moe_dispatcher", MOE_DISPATCHERS)
 
 
 def _stage_layers(d: dict[str, Any], wl: Workload, pp: int) -> tuple[int | None, int | None]:
@@ -575,6 +582,7 @@ def layout_from_dict(
         moe_dispatcher=_moe_dispatcher(d),
         overlap_moe_expert_parallel_comm=_flag(d, "overlap_moe_expert_parallel_comm"),
         te_op_fuser=_flag(d, "te_op_fuser"),
+        cp_comm_type=_cp_comm_type(d),
         first_stage_layers=first_layers,
         last_stage_layers=last_layers,
         account_for_embedding_in_pipeline_split=slot_emb,

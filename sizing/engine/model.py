@@ -239,8 +239,9 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool], fp32_grads: bool) -> d
     # The MoE token dispatcher (dedup: deduplicating DeepEP/HybridEP, else Megatron's all-to-all) is read
     # only when the grid sets it; its default follows the GPU (overlap.default_dispatcher)
     # The expert-parallel all-to-all overlap (epo, overlap.EP_OVERLAP_FLAG) likewise: off unless set.
-    # Transformer Engine's op fuser for the experts (opf, eager.eager_bytes): off unless set.
-    for key in ("dsp", "gr32", "raf", "z3flat", "dedup", "epo", "opf"):
+    # Transformer Engine's op fuser for the experts (opf, eager.eager_bytes): off unless set. Context
+    # parallelism by all-to-all (cpa2a, context.uses_all_to_all): by the workload unless set.
+    for key in ("dsp", "gr32", "raf", "z3flat", "dedup", "epo", "opf", "cpa2a"):
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
     if fp32_grads and "gr32" not in g:
@@ -436,7 +437,7 @@ def _membound(
         touched = touched + shape.moe_fraction * (routed + router)
     if (x["cp"] > 1).any():
         touched = touched + CP.merge_bytes(wl, x, seq_local, full)
-    touched = touched + E.eager_bytes(wl, shape, x, tokens_per_gpu, full)
+    touched = touched + E.eager_bytes(wl, hw, shape, x, tokens_per_gpu, full)
     if _fp8_linears(wl, hw):
         # forward input casts (twice with full recompute) and backward output-gradient casts
         widths = (1.0 + full) * shape.fp8_cast_forward + shape.fp8_cast_backward
@@ -545,7 +546,7 @@ def _layer_comm(
     pp, chain = P.pipeline_comm(hw, x, activation_msg)
     return LayerComm(
         tp=tp,
-        cp=CP.ring_exposed(wl, hw, x, tokens, compute.attention_forward),
+        cp=CP.exposed(wl, hw, x, tokens, compute.attention_forward),
         ep=_expert_parallel_comm(wl, hw, shape, x, compute, micro),
         pp=pp,
         pp_chain=chain,

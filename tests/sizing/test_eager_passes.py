@@ -25,6 +25,8 @@ GPT_OSS: dict[str, Any] = {
     "moe": {"experts": 128, "top_k": 4, "expert_ffn_hidden": 2880, "load_imbalance": 1.0},
 }
 LAYOUT = {"tp": 1, "pp": 1, "dp": 64, "ep": 64, "zero": 1, "micro_batch": 4, "recompute": "none"}
+# the all-to-all dispatcher carries bf16 routing probabilities; DeepEP and HybridEP fp32 ones
+BF16_PROBS = {**LAYOUT, "moe_dispatcher": "alltoall"}
 
 
 def _other(facts: dict[str, Any], workload: dict[str, Any], layout: dict[str, Any] | None = None) -> float:
@@ -42,21 +44,39 @@ def test_yarn_runs_its_rotation_eagerly(h100_ib: dict[str, Any]) -> None:
     r = evaluate({**GPT_OSS, "rope": "yarn"}, h100_ib, LAYOUT)
     rotated = 64 * 64 + 8 * 64  # query and key widths
     hbm = hardware_from_facts(h100_ib).gpu.hbm_tbytes_per_s * 1e12
-    expected = _per_layer_tokens(r) * rotated * (20 + 16) / hbm
+    expected = _per_layer_tokens(r) * rotated * (20 + 24) / hbm
     assert r["iteration_breakdown_s"]["other"] - plain == pytest.approx(expected, abs=2e-4)
 
 
 def test_the_clamp_and_the_expert_biases_run_eagerly_without_the_op_fuser(h100_ib: dict[str, Any]) -> None:
-    plain = _other(h100_ib, GPT_OSS)
+    plain = _other(h100_ib, GPT_OSS, BF16_PROBS)
     facts = {**GPT_OSS, "glu_clamp": 7.0, "linear_bias": True}
-    r = evaluate(facts, h100_ib, LAYOUT)
+    r = evaluate(facts, h100_ib, BF16_PROBS)
     rows = 4 * 4096 * 4  # a micro-batch's tokens x top-4, balanced routing
-    per_micro = rows * 2 * 2880 * (8 + 10) + rows * 2880 * (12 + 16)
+    per_micro = rows * 2 * 2880 * (8 + 15) + rows * 2880 * (12 + 16)
     hbm = hardware_from_facts(h100_ib).gpu.hbm_tbytes_per_s * 1e12
     expected = r["micro_batches_per_iteration"] * 36 * per_micro / hbm
     assert r["iteration_breakdown_s"]["other"] - plain == pytest.approx(expected, abs=2e-4)
     # Transformer Engine's op fuser runs them in its fused grouped MLP
-    assert _other(h100_ib, facts, {**LAYOUT, "te_op_fuser": True}) == pytest.approx(plain, abs=1e-6)
+    assert _other(h100_ib, facts, {**BF16_PROBS, "te_op_fuser": True}) == pytest.approx(plain, abs=1e-6)
+
+
+def test_fp32_routing_probabilities_promote_the_bias_sum(h100_ib: dict[str, Any]) -> None:
+    biased = {**GPT_OSS, "linear_bias": True}
+    bf16 = _other(h100_ib, biased, BF16_PROBS) - _other(h100_ib, GPT_OSS, BF16_PROBS)
+    deepep = {**LAYOUT, "moe_dispatcher": "deepep"}
+    fp32 = _other(h100_ib, biased, deepep) - _other(h100_ib, GPT_OSS, deepep)
+    assert fp32 / bf16 == pytest.approx((28 + 40) / (12 + 16), rel=0.01)
+
+
+def test_expert_tensor_parallelism_leaves_the_clamp_bytes_per_gpu(h100_ib: dict[str, Any]) -> None:
+    """Each of an expert's etp ranks holds all its rows at 1/etp of the width: the bytes per GPU stay."""
+    clamped = {**GPT_OSS, "glu_clamp": 7.0}
+    one = {**BF16_PROBS, "ep": 64}
+    two = {**BF16_PROBS, "ep": 32, "etp": 2}
+    added_one = _other(h100_ib, clamped, one) - _other(h100_ib, GPT_OSS, one)
+    added_two = _other(h100_ib, clamped, two) - _other(h100_ib, GPT_OSS, two)
+    assert added_two == pytest.approx(added_one, rel=0.01)
 
 
 def test_a_dense_model_has_no_expert_passes(h100_ib: dict[str, Any]) -> None:
