@@ -22,7 +22,7 @@ from compare.charts.overview import OVERVIEW_FEATURES
 from providers.models import BillingPlan, Offering, PricePoint
 from sizing.engine.workload import PRESETS
 from sizing.models import Workload
-from sizing.presets import preset_label, preset_names
+from sizing.presets import preset_by_name, preset_label, preset_names
 from sizing.services import preset_fields
 
 MIN_OFFERINGS = 2
@@ -140,6 +140,8 @@ def workload_resolve(*, user: Any, value: str) -> WorkloadRef | None:
         return None
     if value in PRESETS:
         return WorkloadRef(preset=value)
+    if (named := preset_by_name(value)) is not None:  # the names the error below lists
+        return WorkloadRef(preset=named)
     if value.isdigit() and len(value) < 19:
         if user is not None and user.is_authenticated:
             workload = Workload.objects.filter(pk=int(value), owner=user).first()

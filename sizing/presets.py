@@ -25,3 +25,13 @@ def preset_label(name: str) -> str:
 def preset_names() -> str:
     """Every preset by its name in the active language, listed as the language lists ("、" in Chinese)."""
     return gettext(", ").join(preset_label(name) for name in PRESET_LABELS)
+
+
+def preset_by_name(value: str) -> str | None:
+    """The preset a buyer named by its name, in English or in the active language, whatever the case ("llama 3
+    70b" -> "llama3-70b"); None for no preset of that name."""
+    wanted = value.strip().casefold()
+    for code, label in PRESET_LABELS.items():
+        if wanted in (label.casefold(), gettext(label).casefold()):
+            return code
+    return None

@@ -437,3 +437,21 @@ def test_an_unknown_workload_lists_the_presets_by_their_names(
         assert name in message, message
     for code in ("13b", "llama3-70b", "dense-1t", "deepseek-v3-671b"):  # a preset's code is not its name
         assert code not in message, message
+
+
+@pytest.mark.parametrize(
+    ("language", "typed"),
+    [
+        ("en", "Llama 3 70B"),
+        ("en", "llama 3 70b"),
+        ("zh-hans", "1T 稠密模型（Megatron）"),
+        ("en", "1T dense (Megatron)"),
+    ],
+)
+def test_a_preset_named_as_the_error_lists_it_is_taken(
+    client: Any, catalog: list[Any], language: str, typed: str
+) -> None:
+    # the names an unknown workload's message lists are names the page takes back
+    client.cookies["django_language"] = language
+    response = client.get("/compare/", {"offerings": "good-ib,cheap-eth", "workload": typed, "gpus": 64})
+    assert response.status_code == 200, response.context["errors"] if response.context else response
