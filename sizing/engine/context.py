@@ -52,13 +52,9 @@ def merge_bytes(wl: Workload, x: dict[str, Any], seq_local: Any, full: Any) -> A
     (flash_attn_fwd_out_correction), again under full recompute (`full`); backward, per step, the step's dQ
     and dK/dV into their sums. Zero where cp is 1 or the exchange is the all-to-all (`uses_all_to_all`)."""
     cp, tp, mb = x["cp"], x["tp"], x["mb"]
-    heads = float(wl.heads)
-    out_width = heads * float(wl.v_head_dim or wl.head_dim)
-    q_width = heads * float(wl.qk_head_dim or wl.head_dim)
-    kv_width = 2.0 * float(wl.kv_dim)
     rows = seq_local * mb / tp  # this rank's tokens, its heads' share
-    forward = rows * out_width * (C.CP_OUT_FIRST_STEP_BYTES + (cp - 1.0) * C.CP_OUT_CORRECTION_BYTES)
-    backward = rows * cp * (q_width + kv_width) * C.CP_GRAD_ACCUMULATE_BYTES
+    forward = rows * wl.output_dim * (C.CP_OUT_FIRST_STEP_BYTES + (cp - 1.0) * C.CP_OUT_CORRECTION_BYTES)
+    backward = rows * cp * (wl.query_dim + 2.0 * wl.kv_dim) * C.CP_GRAD_ACCUMULATE_BYTES
     return np.where((cp > 1) & ~uses_all_to_all(wl, x), (1.0 + full) * forward + backward, 0.0)
 
 
@@ -79,13 +75,7 @@ def all_to_all_exposed(wl: Workload, hw: Hardware, x: dict[str, Any], tokens: An
     whole); full recompute runs the forward's again. Every rank sends (cp - 1) / cp of its bf16 share over
     the CP group (stride tp, timing.all_to_all_time)."""
     tp, cp = x["tp"], x["cp"]
-    heads = float(wl.heads)
-    widths = (
-        heads * float(wl.qk_head_dim or wl.head_dim),
-        float(wl.kv_dim),
-        float(wl.kv_dim),
-        heads * float(wl.v_head_dim or wl.head_dim),
-    )
+    widths = (wl.query_dim, wl.kv_dim, wl.kv_dim, wl.output_dim)  # queries, keys, values, output
     one_pass = sum(T.all_to_all_time(hw, tp, cp, tokens * w / tp * 2.0) for w in widths)
     return np.where(cp > 1, (2.0 + (x["rec"] == RECOMPUTE_FULL)) * one_pass, 0.0)
 

@@ -24,7 +24,7 @@ def eager_bytes(wl: Workload, hw: Hardware, shape: Any, x: dict[str, Any], token
     bf16 with the all-to-all dispatcher."""
     out: Any = 0.0
     if wl.rope == "yarn":
-        rotated = tokens * (wl.heads * (wl.qk_head_dim or wl.head_dim) + wl.kv_dim)
+        rotated = tokens * (wl.query_dim + wl.kv_dim)
         out = rotated * ((1.0 + full) * C.YARN_ROPE_BYTES_FORWARD + C.YARN_ROPE_BYTES_BACKWARD)
     if shape.moe_fraction <= 0 or (wl.glu_clamp is None and not wl.linear_bias):
         return out

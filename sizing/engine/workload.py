@@ -83,12 +83,20 @@ class Workload:
         return self.heads * self.head_dim
 
     @property
+    def query_dim(self) -> int:
+        """Width of the attention core's queries (and keys per head): heads x the query/key head width."""
+        return self.heads * (self.qk_head_dim or self.head_dim)
+
+    @property
+    def output_dim(self) -> int:
+        """Width of the attention core's output (its values per head): heads x the value head width."""
+        return self.heads * (self.v_head_dim or self.head_dim)
+
+    @property
     def attention_core_dim(self) -> float:
         """heads x the mean of the query/key and value head widths: the attention core (scores Q K^T and
         values P V) takes 2 s x heads x (d_qk + d_v) FLOPs per token forward = 4 s x this."""
-        qk = self.qk_head_dim or self.head_dim
-        v = self.v_head_dim or self.head_dim
-        return self.heads * (qk + v) / 2.0
+        return (self.query_dim + self.output_dim) / 2.0
 
     @property
     def attention_span(self) -> float:
