@@ -261,10 +261,19 @@ def _expert_and_context(lay: Layout, result: dict[str, Any]) -> list[str]:
     return out
 
 
+def _recompute_text(lay: Layout) -> Any:
+    """The recompute mode in words; by module, the modules Megatron-Core names (layout.recompute_modules)."""
+    if not lay.module_recompute:
+        return RECOMPUTE_TEXT[lay.recompute]
+    if not lay.recompute_modules:
+        return RECOMPUTE_TEXT["none"]
+    return _("selective recomputation of %(modules)s", modules=", ".join(lay.recompute_modules or ()))
+
+
 def _activations(lay: Layout, result: dict[str, Any]) -> Msg:
     mem = result["memory_gib_per_gpu"]
     values = {
-        "recompute": RECOMPUTE_TEXT[lay.recompute],
+        "recompute": _recompute_text(lay),
         "activations": f"{mem['activations']:.1f}",
         "total": f"{mem['total']:.1f}",
         "hbm": f"{result['hbm_gib_per_gpu']:.1f}",

@@ -44,7 +44,8 @@ def unstated_keys(stated: dict[str, Any]) -> tuple[str, ...]:
     layout_from_dict reads them (`zero: null` is the default stage; `recompute: null` states no recompute;
     `etp` only where the layout folded its experts, below)."""
     keys: tuple[str, ...] = ("zero",) if stated.get("zero") is None else ()
-    keys += ("recompute",) if "recompute" not in stated else ()
+    # a module list states selective recompute (layout_from_dict refuses it with another mode)
+    keys += ("recompute",) if "recompute" not in stated and stated.get("recompute_modules") is None else ()
     return keys + (("etp",) if "etp" not in stated else ())
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from hardware.messages import _
 from hardware.numbers import value_text
 
+from . import checkpointing as CK
 from .bounds import GPUS_MAX, check_float_range
 from .errors import InputError
 from .model import RECOMPUTE_CODES
@@ -98,6 +99,10 @@ class Layout:
     # "a2a" (all-to-all of the queries, keys, values and output, DeepSpeed Ulysses); None = the ring, or the
     # all-to-all for a workload with a sliding window, which the ring does not run (context.uses_all_to_all)
     cp_comm_type: str | None = None
+    # Megatron-Core's selective recompute by module (TransformerConfig recompute_modules, with recompute
+    # "selective"; checkpointing.MODULES): None = its default, the attention core alone (the engine's
+    # "selective"); each listed module's forward runs again in the backward pass (checkpointing.py)
+    recompute_modules: tuple[str, ...] | None = None
 
     @property
     def gpus(self) -> int:
@@ -111,9 +116,11 @@ class Layout:
         # every field is a scalar: what dataclasses.asdict gives, without its recursive deep copy
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["etp"] = self.expert_tp
-        for key in ("te_op_fuser", "cp_comm_type"):
+        for key in ("te_op_fuser", "cp_comm_type", "recompute_modules"):
             if d[key] is None:
                 d.pop(key)  # unset stays out of the answer's layout, as before the key existed
+        if self.recompute_modules is not None:
+            d["recompute_modules"] = list(self.recompute_modules)
         return d
 
     def with_overlap(self, defaults: dict[str, bool]) -> Layout:
@@ -139,7 +146,7 @@ class Layout:
             "etp": self.expert_tp,
             "zero": self.zero,
             "mb": self.micro_batch,
-            "rec": RECOMPUTE_CODES[self.recompute],
+            "rec": RECOMPUTE_CODES[self.recompute_code],
             "sp": self.sequence_parallel,
             "v": self.virtual_stages,
         }
@@ -163,12 +170,28 @@ class Layout:
             g["opf"] = True
         if self.cp_comm_type is not None:
             g["cpa2a"] = self.cp_comm_type == CP_ALL_TO_ALL
+        for module in (self.recompute_modules or ()) if self.module_recompute else ():
+            if module in CK.GRID_KEYS:
+                g[CK.GRID_KEYS[module]] = True
         if self.first_stage_layers is not None or self.last_stage_layers is not None:
             g["fsl"], g["lsl"] = self.stage_layers_ends
         if self.account_for_embedding_in_pipeline_split or self.account_for_loss_in_pipeline_split:
             g["aemb"] = float(self.account_for_embedding_in_pipeline_split)
             g["aloss"] = float(self.account_for_loss_in_pipeline_split)
         return g
+
+    @property
+    def recompute_code(self) -> str:
+        """The recompute mode the activation model reads: "selective" keeps no attention scores only when
+        the attention core is among the recomputed modules (Megatron-Core's default list is that alone)."""
+        if self.module_recompute and CK.CORE_ATTN not in (self.recompute_modules or ()):
+            return "none"
+        return self.recompute
+
+    @property
+    def module_recompute(self) -> bool:
+        """Whether the layout recomputes by module: a module list with selective recompute."""
+        return self.recompute_modules is not None and self.recompute == "selective"
 
     @property
     def stage_layers_ends(self) -> tuple[int, int]:
@@ -514,6 +537,38 @@ def _check_folding(wl: Workload, degrees: tuple[int, int, int, int], etp: int) -
         )
 
 
+def _recompute_modules(d: dict[str, Any], recompute: str, notes: list[str]) -> tuple[str, ...] | None:
+    """Megatron-Core's recompute_modules: a list of its module names, with selective recompute only; the
+    modules the engine does not model are named in the answer's assumptions."""
+    value = d.get("recompute_modules")
+    if value is None:
+        return None
+    allowed = ", ".join(CK.MODULES)
+    if not isinstance(value, list | tuple) or any(
+        not isinstance(m, str) or m not in CK.MODULES for m in value
+    ):
+        raise InputError(
+            "layout.recompute_modules",
+            _("must be a list of %(allowed)s, got %(got)s", allowed=allowed, got=value_text(value)),
+        )
+    if recompute != "selective":
+        raise InputError(
+            "layout.recompute_modules",
+            _("applies to selective recompute only, but recompute is %(recompute)s", recompute=recompute),
+        )
+    modules = tuple(m for m in CK.MODULES if m in value)  # Megatron-Core's order, once each
+    unmodelled = [m for m in modules if m not in CK.MODELLED]
+    if unmodelled:
+        notes.append(
+            _(
+                "recompute of %(modules)s not modelled: their outputs are counted as kept (more memory) and "
+                "their rerun is not charged (less time); ask for a measured step time",
+                modules=", ".join(unmodelled),
+            )
+        )
+    return modules
+
+
 def layout_from_dict(
     d: dict[str, Any] | None,
     wl: Workload,
@@ -546,6 +601,7 @@ def layout_from_dict(
     mb = _int(d, "micro_batch", 1)
     v = _int(d, "virtual_stages", 1)
     recompute = _recompute(d)
+    recompute_modules = _recompute_modules(d, recompute, notes)
     sp_raw = _flag(d, "sequence_parallel")
     sp = bool(sp_raw) if sp_raw is not None else tp > 1
     flags = {k: _flag(d, k) for k in OVERLAP_FLAGS}
@@ -583,6 +639,7 @@ def layout_from_dict(
         overlap_moe_expert_parallel_comm=_flag(d, "overlap_moe_expert_parallel_comm"),
         te_op_fuser=_flag(d, "te_op_fuser"),
         cp_comm_type=_cp_comm_type(d),
+        recompute_modules=recompute_modules,
         first_stage_layers=first_layers,
         last_stage_layers=last_layers,
         account_for_embedding_in_pipeline_split=slot_emb,

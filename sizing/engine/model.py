@@ -23,6 +23,7 @@ import numpy as np
 
 from hardware.messages import _
 
+from . import checkpointing as CK
 from . import constants as C
 from . import context as CP
 from . import eager as E
@@ -241,7 +242,7 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool], fp32_grads: bool) -> d
     # The expert-parallel all-to-all overlap (epo, overlap.EP_OVERLAP_FLAG) likewise: off unless set.
     # Transformer Engine's op fuser for the experts (opf, eager.eager_bytes): off unless set. Context
     # parallelism by all-to-all (cpa2a, context.uses_all_to_all): by the workload unless set.
-    for key in ("dsp", "gr32", "raf", "z3flat", "dedup", "epo", "opf", "cpa2a"):
+    for key in ("dsp", "gr32", "raf", "z3flat", "dedup", "epo", "opf", "cpa2a", *CK.GRID_KEYS.values()):
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
     if fp32_grads and "gr32" not in g:
@@ -333,6 +334,7 @@ def _memory(
     seq_local = s / cp
     coeffs = _coeffs(wl, hw, shape, uses_flash_attention(wl, hw))
     act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)
+    act_layer = act_layer - CK.unkept_bytes(wl, shape, x, seq_local * mb, _fp8_linears(wl, hw))
     # the rank with the output layer also holds one micro-batch's logits through the loss and its backward
     # (Korthikanti et al. 2022 sec. 4.3: the cross entropy keeps them in fp32, 4 s b v / t bytes)
     logits = M.logits_bytes(seq_local, mb, wl.vocab, tp) * (1.0 + wl.mtp_layers)  # each MTP depth its own
@@ -437,7 +439,10 @@ def _membound(
         touched = touched + shape.moe_fraction * (routed + router)
     if (x["cp"] > 1).any():
         touched = touched + CP.merge_bytes(wl, x, seq_local, full)
-    touched = touched + E.eager_bytes(wl, hw, shape, x, tokens_per_gpu, full)
+    eager = E.eager_bytes(wl, hw, shape, x, tokens_per_gpu, full) + CK.rerun_bytes(
+        wl, shape, x, tokens_per_gpu
+    )
+    touched = touched + eager
     if _fp8_linears(wl, hw):
         # forward input casts (twice with full recompute) and backward output-gradient casts
         widths = (1.0 + full) * shape.fp8_cast_forward + shape.fp8_cast_backward
@@ -458,7 +463,9 @@ def _layer_compute(
     span = wl.attention_span  # the keys per query, fewer with sliding-window layers
     attention_forward = 4.0 * tokens * span * shape.attention_core_dim / tp / (bf16 * attention_efficiency)
     flash = uses_flash_attention(wl, hw)
-    recompute = _recomputed(x["rec"], flash, attention_forward, linear_forward)
+    recompute = _recomputed(x["rec"], flash, attention_forward, linear_forward) + CK.rerun_seconds(
+        wl, shape, x, (tokens, _linear_peak(wl, hw), gemm_efficiency), (attention_forward, flash)
+    )
     return LayerCompute(
         tokens=tokens,
         gemm_efficiency=gemm_efficiency,

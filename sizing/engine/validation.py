@@ -91,9 +91,13 @@ MEAN_TOLERANCE = 0.10
 # probabilities, expert tensor parallelism's rows, PyTorch's backward passes of the clamp and the rotation,
 # and context parallelism by all-to-all where the ring does not run (sinks, windows: gpt-oss-20b's two CP
 # rows): 10.001% over 468, 39 past tolerance, above the 10% target by a thousandth of a point; the 222
-# earlier rows 8.194%.
-MEAN_RECORDED = 0.1001
-MEAN_RECORDED_EARLIER = 0.08195
+# earlier rows 8.194%. Twenty-ninth stop: Megatron-Core's selective recompute by module
+# (layout.recompute_modules, checkpointing.py) stated on the 51 rows whose recipes set it (gpt-oss-120b and
+# Qwen3-235B's moe_act and layernorm, the core attention of Nemotron-4 340B and DeepSeek-V3's first GB200
+# recipe, DeepSeek-V3's mlp and mla_up_proj, the last accepted and not modelled): 9.945% over 468, 39 past
+# tolerance, the recorded level under the 10% target again; the 222 earlier rows 8.172%.
+MEAN_RECORDED = 0.09945
+MEAN_RECORDED_EARLIER = 0.08173
 # The sources whose rows were added at the twentieth stop and later (row ids start with these), held apart
 # from the 222 rows compared before (MEAN_RECORDED_EARLIER)
 LATER_SOURCES = (

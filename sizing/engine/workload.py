@@ -93,6 +93,13 @@ class Workload:
         return self.heads * (self.v_head_dim or self.head_dim)
 
     @property
+    def latent_attention(self) -> bool:
+        """Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): the query/key and value head widths stated
+        apart, which the engine's workloads do for MLA only. Its input norm is a module of its own (the
+        down-projections read it), not fused into a linear layer (checkpointing.separate_norms)."""
+        return self.qk_head_dim is not None and self.v_head_dim is not None
+
+    @property
     def attention_core_dim(self) -> float:
         """heads x the mean of the query/key and value head widths: the attention core (scores Q K^T and
         values P V) takes 2 s x heads x (d_qk + d_v) FLOPs per token forward = 4 s x this."""

@@ -20,12 +20,12 @@ COMPARED = [r for r in V.results() if r.row.compared]
 
 def test_mean_error_of_the_iteration_time_stays_at_or_below_its_recorded_level() -> None:
     # The target is 10% (V.MEAN_TOLERANCE). The recorded level (what the model reaches, every row compared
-    # whatever its error) goes down with the model's changes and up only when published runs are added; since
-    # the twenty-seventh stop's 70 runs it is above the target (issue 17 stays open). The level of the rows
-    # compared before the twentieth stop's published runs, held on their own, is under it.
+    # whatever its error) goes down with the model's changes and up only when published runs are added; the
+    # twenty-seventh stop's 70 runs took it above the target, the twenty-ninth stop's recompute modules back
+    # under it (issue 17 stays open for the rows past their tolerance and one rejected layout). The level of
+    # the rows compared before the twentieth stop's published runs, held on their own, is under it too.
     stats = V.statistics_by_split()
-    assert stats["all"]["mean"] <= V.MEAN_RECORDED, stats
-    assert V.MEAN_RECORDED > V.MEAN_TOLERANCE  # said so in docs/MODEL.md: lower it when the model meets it
+    assert stats["all"]["mean"] <= V.MEAN_RECORDED <= V.MEAN_TOLERANCE, stats
     earlier = [abs(r.error) for r in COMPARED if not r.row.id.startswith(V.LATER_SOURCES)]
     assert len(earlier) == 222
     assert statistics.mean(earlier) <= V.MEAN_RECORDED_EARLIER <= V.MEAN_TOLERANCE
