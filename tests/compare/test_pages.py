@@ -186,8 +186,19 @@ def test_a_bad_parameter_is_named_by_its_label_in_the_pages_language(client: Any
     )
     assert response.status_code == 400
     errors = response.content.decode().split('id="compare-errors"')[1].split("</div>")[0]
-    assert "GPU 数量: GPU 数应为 1 至 131,072 之间的整数" in errors
+    assert "GPU 数量：GPU 数应为 1 至 131,072 之间的整数" in errors  # a full-width colon in Chinese
     assert "<code>" not in errors and "gpus" not in errors and "whole number" not in errors
+
+
+@pytest.mark.parametrize(("language", "label"), [("en", "Workload: "), ("zh-hans", "工作负载：")])
+def test_a_parameters_label_is_followed_by_the_colon_of_the_pages_language(
+    client: Any, catalog: list[Any], language: str, label: str
+) -> None:
+    client.cookies["django_language"] = language
+    response = client.get("/compare/?offerings=good-ib,cheap-eth&workload=nope")
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="compare-errors"')[1].split("</div>")[0]
+    assert label in errors and "工作负载:" not in errors
 
 
 def test_an_unpriced_offering_shows_no_price_never_a_bar(client: Any, catalog: list[Any]) -> None:
