@@ -65,7 +65,8 @@ class AcceptanceRun(Finishes, BackgroundJob):
     # Public: the verdicts show on the offering page and the files' uploads are public evidence.
     visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PRIVATE)
     status = models.CharField(max_length=10, choices=AcceptanceStatus.choices, default="queued")
-    # [{"name", "kind", "upload"}] per file in the bundle (kind and upload null when not recognised).
+    # [{"name", "kind", "upload"}] per file in the bundle (kind and upload null when not recognised); a file
+    # skipped while the bundle was read adds "skipped" (the English reason, the API's) and "skipped_message".
     files = models.JSONField(default=list, blank=True)
     # {"collective_bandwidth": {...}, "scaling_efficiency": {...}, "stability": {...}}
     indicators = models.JSONField(default=dict, blank=True)

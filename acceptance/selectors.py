@@ -70,6 +70,17 @@ def error_shown(run: AcceptanceRun) -> str:
     return translated(run.error_message, run.error)
 
 
+def files_shown(run: AcceptanceRun) -> list[dict[str, Any]]:
+    """The bundle's files, a skipped one's reason as `skipped` in the active language (by the message stored
+    beside its English; a run from before they were stored, by its English)."""
+    return [
+        {**f, "skipped": translated(f.get("skipped_message"), translated_text(f["skipped"]))}
+        if f.get("skipped")
+        else f
+        for f in run.files or []
+    ]
+
+
 def findings_shown(run: AcceptanceRun) -> list[dict[str, Any]]:
     """The run's findings, each with `shown`: its sentence in the active language (as indicator_basis)."""
     findings = run.findings or []

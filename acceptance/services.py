@@ -201,13 +201,18 @@ def _process(run: AcceptanceRun) -> None:
             items.append(_item(upload, row["name"]))
             row["kind"] = upload.kind
     for name, why in content.skipped:
-        rows.append({"name": name, "kind": None, "upload": None, "skipped": why})
+        # the API's English reason, and beside it the message a page shows (acceptance.selectors.files_shown)
+        rows.append({"name": name, "kind": None, "upload": None, "skipped": str(why), **_skip_message(why)})
     report = build_report(run.offering.facts(), items, timelines, steps)
     run.files = rows
     run.indicators = report["indicators"]
     run.verdict = report["verdict"]
     run.findings = report["finding_details"]
     run.measured = report["measured"]
+
+
+def _skip_message(why: str) -> dict[str, Any]:
+    return {"skipped_message": why.as_json()} if isinstance(why, Msg) else {}
 
 
 def acceptance_sweep(*, older_than: timedelta = timedelta(minutes=1)) -> int:

@@ -97,6 +97,7 @@ def report(request: HttpRequest, run_id: int) -> HttpResponse:
         "scaling": scaling,
         "scaling_basis": selectors.indicator_basis(scaling),
         "findings": selectors.findings_shown(run),
+        "files": selectors.files_shown(run),
         "stability": indicators.get("stability") or {},
         "curve": scaling.get("curve") or [],
         "throughput_curve": scaling.get("throughput_curve") or [],
