@@ -38,11 +38,13 @@ FINISHED = (AcceptanceStatus.DONE, AcceptanceStatus.FAILED)
 
 # A bundle whose reading hit a bug: the row's `error` keeps the English with the exception for the API and
 # the team (it begins with INTERNAL_ERROR_TEXT); `error_message` holds INTERNAL_ERROR, the sentence a page
-# shows in its language (acceptance.selectors.error_shown), without the exception's names.
+# shows in its language (acceptance.selectors.error_shown), without the exception's names. Its advice holds:
+# every upload makes a new run, read afresh (acceptance_create), and the failed one, kept as it is, links to
+# the newest run of the same bundle (acceptance.selectors.run_uploaded_again).
 INTERNAL_ERROR_TEXT = "internal error while reading the bundle"
 INTERNAL_ERROR = gettext_noop(
     "This bundle could not be read because of an error on our side; it has been logged for the team. "
-    "Upload the bundle again later."
+    "Upload the same bundle again later: it is read afresh as a new report, and this one links to it."
 )
 
 

@@ -74,7 +74,8 @@ def _enqueue(run_id: int) -> None:
 def acceptance_create(
     *, owner: Any, offering: Offering, name: str, data: bytes, visibility: str = Visibility.PRIVATE
 ) -> AcceptanceRun:
-    """Check the archive, store its bytes, create the run; processing is enqueued on commit."""
+    """Check the archive, store its bytes, create the run; processing is enqueued on commit. Every upload is a
+    new run read afresh: the same bundle sent again after a failure is read again, the failed run kept."""
     if visibility not in Visibility.values:
         raise ValidationError({"visibility": [f"visibility must be one of {', '.join(Visibility.values)}."]})
     bundle_check(name=name, data=data)

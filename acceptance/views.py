@@ -102,6 +102,9 @@ def report(request: HttpRequest, run_id: int) -> HttpResponse:
         "curve": scaling.get("curve") or [],
         "throughput_curve": scaling.get("throughput_curve") or [],
         "is_owner": run.owner_id == request.user.pk,
+        "uploaded_again": selectors.run_uploaded_again(user=request.user, run=run)
+        if run.status == AcceptanceRun.Status.FAILED
+        else None,
         "pitfalls": selectors.pitfall_findings(run, shown=True)
         if run.status == AcceptanceRun.Status.DONE
         else [],
