@@ -59,6 +59,15 @@ class AcceptanceOutputSerializer(serializers.ModelSerializer[AcceptanceRun]):
         ]
         read_only_fields = fields
 
+    def to_representation(self, instance: AcceptanceRun) -> dict[str, Any]:
+        """The run as before: each file without the message stored beside a skipped file's English reason."""
+        data = dict(super().to_representation(instance))
+        data["files"] = [
+            {k: v for k, v in row.items() if k != "skipped_message"} if isinstance(row, dict) else row
+            for row in data.get("files") or []
+        ]
+        return data
+
     def get_findings(self, obj: AcceptanceRun) -> list[str]:
         return [str(f.get("text")) for f in obj.findings or []]
 

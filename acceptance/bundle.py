@@ -4,7 +4,7 @@ Nothing is written to disk, so a member name cannot escape a directory; names ar
 member whose path is absolute or climbs out (`..`) is refused by name. Bounded: the number of members,
 each member's size, the total unpacked size, and the ratio of unpacked to packed bytes (a small archive
 that expands enormously is refused before it is read). Links, devices and nested archives are listed as
-skipped with the reason.
+skipped with the reason (a `Msg`: English, with its message id for a page in another language).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from hardware.messages import _
+from hardware.messages import Msg, _
 
 MAX_MEMBERS = 2000
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
@@ -38,7 +38,7 @@ class Member:
 @dataclass
 class Bundle:
     members: list[Member] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (name, why)
+    skipped: list[tuple[str, Msg]] = field(default_factory=list)  # (name, why)
 
 
 @dataclass(frozen=True)
@@ -88,17 +88,17 @@ class _Reader:
             )
         name = clean_name(raw_name)
         if name is None:
-            self.bundle.skipped.append((raw_name[:255], "unsafe path (absolute or '..'): not read"))
+            self.bundle.skipped.append((raw_name[:255], _("unsafe path (absolute or '..'): not read")))
             return None
         if _ignored(name):
             return None
         if name.lower().endswith(ARCHIVE_SUFFIXES):
-            self.bundle.skipped.append((name, "an archive inside the bundle: unpack it into the folder"))
+            self.bundle.skipped.append((name, _("an archive inside the bundle: unpack it into the folder")))
             return None
         if size > self.limits.max_member_bytes:
-            self.bundle.skipped.append(
-                (name, f"{_mib(size)} is above the {_mib(self.limits.max_member_bytes)} limit per file")
-            )
+            limit = _mib(self.limits.max_member_bytes)
+            why = _("%(size)s is above the %(limit)s limit per file", size=_mib(size), limit=limit)
+            self.bundle.skipped.append((name, why))
             return None
         if self.total + size > self.budget:
             raise BundleError(
@@ -124,7 +124,7 @@ def _tar_members(data: bytes, reader: _Reader) -> None:
             if info.isdir():
                 continue
             if not info.isfile():
-                reader.bundle.skipped.append((info.name[:255], "a link or device, not a file: not read"))
+                reader.bundle.skipped.append((info.name[:255], _("a link or device, not a file: not read")))
                 continue
             name = reader.admit(info.name, info.size)
             if name is None:
@@ -154,7 +154,7 @@ def _zip_members(data: bytes, reader: _Reader) -> None:
                 # Never trust the stated size: read at most one byte past the limit.
                 content = handle.read(reader.limits.max_member_bytes + 1)
             if len(content) > reader.limits.max_member_bytes:
-                reader.bundle.skipped.append((name, "larger than its stated size: not read"))
+                reader.bundle.skipped.append((name, _("larger than its stated size: not read")))
                 continue
             reader.add(name, content)
 

@@ -38,11 +38,13 @@ FINISHED = (AcceptanceStatus.DONE, AcceptanceStatus.FAILED)
 
 # A bundle whose reading hit a bug: the row's `error` keeps the English with the exception for the API and
 # the team (it begins with INTERNAL_ERROR_TEXT); `error_message` holds INTERNAL_ERROR, the sentence a page
-# shows in its language (acceptance.selectors.error_shown), without the exception's names.
+# shows in its language (acceptance.selectors.error_shown), without the exception's names. Its advice holds:
+# every upload makes a new run, read afresh (acceptance_create), and the failed one, kept as it is, links to
+# the newest run of the same bundle (acceptance.selectors.run_uploaded_again).
 INTERNAL_ERROR_TEXT = "internal error while reading the bundle"
 INTERNAL_ERROR = gettext_noop(
     "This bundle could not be read because of an error on our side; it has been logged for the team. "
-    "Upload the bundle again later."
+    "Upload the same bundle again later: it is read afresh as a new report, and this one links to it."
 )
 
 
@@ -65,7 +67,8 @@ class AcceptanceRun(Finishes, BackgroundJob):
     # Public: the verdicts show on the offering page and the files' uploads are public evidence.
     visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PRIVATE)
     status = models.CharField(max_length=10, choices=AcceptanceStatus.choices, default="queued")
-    # [{"name", "kind", "upload"}] per file in the bundle (kind and upload null when not recognised).
+    # [{"name", "kind", "upload"}] per file in the bundle (kind and upload null when not recognised); a file
+    # skipped while the bundle was read adds "skipped" (the English reason, the API's) and "skipped_message".
     files = models.JSONField(default=list, blank=True)
     # {"collective_bandwidth": {...}, "scaling_efficiency": {...}, "stability": {...}}
     indicators = models.JSONField(default=dict, blank=True)

@@ -63,11 +63,32 @@ def indicator_basis(indicator: dict[str, Any]) -> str:
 
 
 def error_shown(run: AcceptanceRun) -> str:
-    """Why the run failed, in the active language: by the message stored beside its English; a bug recorded
-    before the messages were (its English names the exception) by the same sentence; else as stored."""
-    if not run.error_message and run.error.startswith(INTERNAL_ERROR_TEXT + ":"):
+    """Why the run failed, in the active language: a bug (its English names the exception) by today's
+    sentence, whatever was stored beside it (a run stored before the message was, or with an earlier
+    wording); else by the message stored beside its English, or as stored."""
+    if run.error.startswith(INTERNAL_ERROR_TEXT + ":"):
         return gettext(INTERNAL_ERROR)
     return translated(run.error_message, run.error)
+
+
+def run_uploaded_again(*, user: Any, run: AcceptanceRun) -> AcceptanceRun | None:
+    """The newest later run of the same bundle (same owner, offering and bytes) that `user` may see: where a
+    failed run's report sends its reader."""
+    later = run_list(user=user).filter(
+        owner_id=run.owner_id, offering_id=run.offering_id, bundle_id=run.bundle_id, pk__gt=run.pk
+    )
+    return later.order_by("-pk").first()
+
+
+def files_shown(run: AcceptanceRun) -> list[dict[str, Any]]:
+    """The bundle's files, a skipped one's reason as `skipped` in the active language (by the message stored
+    beside its English; a run from before they were stored, by its English)."""
+    return [
+        {**f, "skipped": translated(f.get("skipped_message"), translated_text(f["skipped"]))}
+        if f.get("skipped")
+        else f
+        for f in run.files or []
+    ]
 
 
 def findings_shown(run: AcceptanceRun) -> list[dict[str, Any]]:

@@ -74,7 +74,8 @@ def _enqueue(run_id: int) -> None:
 def acceptance_create(
     *, owner: Any, offering: Offering, name: str, data: bytes, visibility: str = Visibility.PRIVATE
 ) -> AcceptanceRun:
-    """Check the archive, store its bytes, create the run; processing is enqueued on commit."""
+    """Check the archive, store its bytes, create the run; processing is enqueued on commit. Every upload is a
+    new run read afresh: the same bundle sent again after a failure is read again, the failed run kept."""
     if visibility not in Visibility.values:
         raise ValidationError({"visibility": [f"visibility must be one of {', '.join(Visibility.values)}."]})
     bundle_check(name=name, data=data)
@@ -201,13 +202,18 @@ def _process(run: AcceptanceRun) -> None:
             items.append(_item(upload, row["name"]))
             row["kind"] = upload.kind
     for name, why in content.skipped:
-        rows.append({"name": name, "kind": None, "upload": None, "skipped": why})
+        # the API's English reason, and beside it the message a page shows (acceptance.selectors.files_shown)
+        rows.append({"name": name, "kind": None, "upload": None, "skipped": str(why), **_skip_message(why)})
     report = build_report(run.offering.facts(), items, timelines, steps)
     run.files = rows
     run.indicators = report["indicators"]
     run.verdict = report["verdict"]
     run.findings = report["finding_details"]
     run.measured = report["measured"]
+
+
+def _skip_message(why: str) -> dict[str, Any]:
+    return {"skipped_message": why.as_json()} if isinstance(why, Msg) else {}
 
 
 def acceptance_sweep(*, older_than: timedelta = timedelta(minutes=1)) -> int:

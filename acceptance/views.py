@@ -97,10 +97,14 @@ def report(request: HttpRequest, run_id: int) -> HttpResponse:
         "scaling": scaling,
         "scaling_basis": selectors.indicator_basis(scaling),
         "findings": selectors.findings_shown(run),
+        "files": selectors.files_shown(run),
         "stability": indicators.get("stability") or {},
         "curve": scaling.get("curve") or [],
         "throughput_curve": scaling.get("throughput_curve") or [],
         "is_owner": run.owner_id == request.user.pk,
+        "uploaded_again": selectors.run_uploaded_again(user=request.user, run=run)
+        if run.status == AcceptanceRun.Status.FAILED
+        else None,
         "pitfalls": selectors.pitfall_findings(run, shown=True)
         if run.status == AcceptanceRun.Status.DONE
         else [],

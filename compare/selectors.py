@@ -156,9 +156,9 @@ def workload_resolve(*, user: Any, value: str) -> WorkloadRef | None:
     raise ValidationError(
         {
             "workload": _(
-                "unknown workload %(value)s: give the id of one of your workloads or a preset (%(presets)s)"
+                "unknown workload “%(value)s”: give the id of one of your workloads or a preset (%(presets)s)"
             )
-            % {"value": repr(_shown(value)), "presets": preset_names()}
+            % {"value": _shown(value), "presets": preset_names()}  # quoted as typed, as other page errors do
         }
     )
 

@@ -49,9 +49,14 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
     sliding_window = serializers.IntegerField(required=False, allow_null=True, **_bounded("sliding_window"))
     sliding_window_layers = FloatField(required=False, allow_null=True, **_bounded("sliding_window_layers"))
     glu_clamp = FloatField(required=False, allow_null=True, **_bounded("glu_clamp"))
-    linear_bias = serializers.BooleanField(required=False, help_text="biases on the linear layers")
+    linear_bias = serializers.BooleanField(
+        required=False, allow_null=True, help_text="biases on the linear layers; null: not stated (none)"
+    )
     rope = serializers.ChoiceField(
-        choices=Rope.values, required=False, help_text="rotary embeddings: rope (standard) or yarn"
+        choices=Rope.values,
+        required=False,
+        allow_null=True,
+        help_text="rotary embeddings: rope (standard) or yarn; null: not stated (standard)",
     )
     global_batch = serializers.IntegerField(required=False, **_bounded("global_batch"))
     train_tokens = FloatField(required=False, **_bounded("train_tokens"))

@@ -86,6 +86,7 @@ FORM_MESSAGES = (
     gettext_noop("Rotary embeddings"),
     gettext_noop("standard, or YaRN for a context stretched past its training length (gpt-oss: YaRN)"),
     gettext_noop("preset / standard"),
+    gettext_noop("preset / none"),
     gettext_noop("standard (RoPE)"),
     gettext_noop("YaRN (stretched for long contexts)"),
     gettext_noop("Global batch"),
@@ -146,13 +147,8 @@ def _int(name: str, help_text: str = "") -> forms.IntegerField:
 
 
 def _any_stated(fields: list[forms.BoundField]) -> bool:
-    """One of `fields` is filled in beyond a standard model's (an unticked box and standard rotary embeddings
-    state nothing) or refused: its section is drawn open."""
-    return any(_stated(field.value()) or field.errors for field in fields)
-
-
-def _stated(value: Any) -> bool:
-    return value is not False and value not in (None, "", Rope.ROPE)
+    """One of `fields` is filled in (stated) or refused: its section is drawn open."""
+    return any(field.value() not in (None, "") or field.errors for field in fields)
 
 
 class PlanForm(forms.Form):
@@ -204,8 +200,11 @@ class PlanForm(forms.Form):
             "glu_clamp", "the largest value let into the gated activation (gpt-oss: 7); empty: no clamp"
         )
     )
-    linear_bias = forms.BooleanField(
+    linear_bias = forms.TypedChoiceField(
         label="Biases on the linear layers",
+        choices=[("", "preset / none"), ("yes", "yes"), ("no", "no")],
+        coerce=lambda value: value == "yes",
+        empty_value=None,
         required=False,
         help_text="each linear layer adds a learned bias (gpt-oss: yes)",
     )
@@ -282,7 +281,7 @@ class PlanForm(forms.Form):
 
     @property
     def layer_detail_fields_open(self) -> bool:
-        """Drawn open when one states more than a standard model (a clamp, biases, YaRN) or is refused."""
+        """Drawn open when one of them is stated (a clamp, biases or not, a rotary kind) or refused."""
         return _any_stated(self.layer_detail_fields)
 
     def workload_fields(self) -> dict[str, Any]:

@@ -59,9 +59,10 @@ HEAD_FIELDS = (
     "sliding_window",
     "sliding_window_layers",
 )
-# The gated activation's clamp (null: none), biases on the linear layers and the rotary embeddings' kind, in
-# the engine's names: facts of a model whose code paths run eager passes (gpt-oss); sent to the engine only
-# where they differ from its defaults, so a workload stating none gives the engine the same dict as before.
+# The gated activation's clamp, biases on the linear layers and the rotary embeddings' kind, in the engine's
+# names: facts of a model whose code paths run eager passes (gpt-oss). Null means not stated, as for the head
+# fields: the engine gets a key only where the workload states it (its defaults otherwise: no clamp, no
+# biases, standard RoPE), so a workload stating none gives the engine the same dict as before.
 LAYER_DETAIL_FIELDS = ("glu_clamp", "linear_bias", "rope")
 
 
@@ -114,9 +115,15 @@ class Workload(NewestFirst):
     sliding_window = _stated("sliding_window", "tokens; empty: full attention")
     sliding_window_layers = _stated("sliding_window_layers", "share of the layers banded; empty: all", float)
     glu_clamp = _stated("glu_clamp", "the gated activation's input clamp; empty: none", float)
-    linear_bias = models.BooleanField(default=False, help_text="biases on the linear layers")
+    linear_bias = models.BooleanField(
+        null=True, blank=True, help_text="biases on the linear layers; empty: not stated (none)"
+    )
     rope = models.CharField(
-        max_length=10, choices=Rope.choices, default=Rope.ROPE, help_text="rotary embeddings"
+        max_length=10,
+        choices=Rope.choices,
+        null=True,
+        blank=True,
+        help_text="rotary embeddings; empty: not stated (standard)",
     )
     global_batch = models.PositiveIntegerField(
         null=True, blank=True, help_text="sequences per iteration", validators=_bounded("global_batch")
@@ -144,7 +151,9 @@ class Workload(NewestFirst):
             value_known("precision", Precision.values, name="workload_precision_known"),
             value_known("activation", Activation.values, name="workload_activation_known"),
             value_known("attention", Attention.values, name="workload_attention_known"),
-            value_known("rope", Rope.values, name="workload_rope_known"),
+            models.CheckConstraint(
+                condition=Q(rope__isnull=True) | Q(rope__in=Rope.values), name="workload_rope_known"
+            ),
             models.CheckConstraint(
                 condition=Q(layers__isnull=False) | Q(params__gt=0), name="workload_shape_or_params"
             ),
@@ -183,19 +192,14 @@ class Workload(NewestFirst):
             out["moe"] = {k: v for k, v in moe.items() if v is not None}
         else:
             out["moe"] = None
-        stated = {name: getattr(self, name) for name in HEAD_FIELDS}
+        stated = {name: getattr(self, name) for name in (*HEAD_FIELDS, *LAYER_DETAIL_FIELDS)}
         # a preset's facts (MLA head widths, dropout, multi-token prediction, sliding windows) fill what the
-        # workload leaves blank, while it keeps the preset's architecture; a stated value wins
+        # workload leaves blank, while it keeps the preset's architecture; a stated value wins, and only a
+        # stated value is sent (null: not stated)
         for name, value in preset_extras(self.preset, out).items():
             if stated.get(name) is None:
                 out[name] = value
         out.update({name: value for name, value in stated.items() if value is not None})
-        if self.glu_clamp is not None:
-            out["glu_clamp"] = self.glu_clamp
-        if self.linear_bias:
-            out["linear_bias"] = True
-        if self.rope != Rope.ROPE:
-            out["rope"] = self.rope
         return out
 
     def to_rules_dict(self) -> dict[str, Any]:

@@ -155,6 +155,10 @@ def preset_fields(name: str) -> dict[str, Any]:
     )
     if wl.moe is not None:
         out.update({f"moe_{k}": v for k, v in asdict(wl.moe).items() if f"moe_{k}" in WORKLOAD_FIELDS})
+    # the clamp, biases and rotary kind a preset states (its dict leaves out the engine's defaults): stored
+    # with the workload like its other facts; unstated ones stay null
+    stated = wl.to_dict()
+    out.update({k: stated[k] for k in LAYER_DETAIL_FIELDS if stated.get(k) is not None})
     return out
 
 

@@ -109,6 +109,7 @@ ALLOWED_WORDS = frozenset(
 URLISH = re.compile(
     r"`[^`]*`"  # a command to run, quoted
     r"|'[^'\s]+'"  # a code or a value as typed, quoted
+    r"|“[^”\s]+”"  # a value as typed, quoted as the pages quote a buyer's input
     r"|\S*(?:https?://|\.com|\.org|\.net)\S*"  # an address
     r"|/[\w-]+/\?\S*|[?&][\w-]+=\S*"  # a link shown as text (the compare page's share link)
 )
@@ -331,7 +332,7 @@ def test_the_finer_pass_finds_single_english_words_and_allows_names_units_and_to
     assert english_words(page, []) == ["Parsed", "given", "not"]
     assert english_words("<p>World size（GPU 数）16；Link type：InfiniBand</p>", []) == []
     # commands, quoted codes, addresses and share links are not words of the page; a word beside them is
-    page = "<p>运行 `nvidia-smi topo -m`，设为 'unfused'（aws.amazon.com）/compare/?a=b yours</p>"
+    page = "<p>运行 `nvidia-smi topo -m`，设为 'unfused'（aws.amazon.com）/compare/?a=b “pre:13b” yours</p>"
     assert english_words(page, []) == ["yours"]
 
 

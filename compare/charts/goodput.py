@@ -151,10 +151,13 @@ def goodput_panel(offerings: list[Any], results: dict[int, Any], workload_label:
         "key": "goodput",
         "nav": _("Goodput"),
         "title": _("Goodput and the cost of failures for %(workload)s") % {"workload": workload_label},
+        # the lost hours named by their panel's title: right of the goodput on a laptop, below it on a phone
         "note": _(
             "Goodput: the share of wall-clock time spent on useful training after failures, restarts and "
-            "checkpoint writes (sizing model). Right: the GPU-hours those failures cost on the chosen layout."
-        ),
+            "checkpoint writes (sizing model). “%(lost)s”: the GPU-hours those failures cost on the chosen "
+            "layout."
+        )
+        % {"lost": panels[1].title},
         "figure": {
             "data": traces,
             "layout": base_layout(

@@ -227,7 +227,7 @@ def test_a_bad_bundle_is_refused_in_the_pages_language_naming_the_field_once(dat
     response = client.post("/benchmarks/acceptance/bundle/", data_sent)
     assert response.status_code == 400
     html = response.content.decode()
-    assert words in html
+    assert "结果包：" + words in html  # the field's label, then a full-width colon
     assert "bundle:" not in html and "Error)" not in html and "not a readable" not in html
 
 

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client, TestCase
 
 from acceptance import services
-from acceptance.models import AcceptanceRun
+from acceptance.models import INTERNAL_ERROR, AcceptanceRun
 from tests.acceptance.test_bundles import process, targz
 from tests.pages import page_in
 from tests.providers.factories import OfferingFactory, UserFactory
@@ -18,6 +19,8 @@ from tests.providers.factories import OfferingFactory, UserFactory
 pytestmark = pytest.mark.django_db
 ENGLISH = "This bundle could not be read because of an error on our side"
 CHINESE = "由于我们这边的错误，无法读取此结果包"
+AGAIN = ("Upload the same bundle again later: it is read afresh as a new report", "请稍后重新上传同一结果包")
+BUNDLE = {"results/notes.txt": b"hello\n"}
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +34,7 @@ def failed(monkeypatch: pytest.MonkeyPatch) -> AcceptanceRun:
         raise KeyError("collective_bandwidth")
 
     monkeypatch.setattr(services, "build_report", broken)
-    return process(OfferingFactory(), targz({"results/notes.txt": b"hello\n"}), owner=UserFactory())
+    return process(OfferingFactory(), targz(BUNDLE), owner=UserFactory())
 
 
 def _report(client: Client, run: AcceptanceRun, language: str) -> str:
@@ -75,3 +78,49 @@ def test_another_failure_stored_without_a_message_is_shown_as_stored(
     AcceptanceRun.objects.filter(pk=failed.pk).update(error="the file is empty.", error_message=None)
     failed.refresh_from_db()
     assert "the file is empty." in _report(client, failed, "en")
+
+
+def _upload_again(client: Client, failed: AcceptanceRun) -> Any:
+    """The bundle form posted with the failed run's bundle, its processing run as the worker would."""
+    client.force_login(failed.owner)
+    sent = {"offering": failed.offering.slug, "visibility": "private", "bundle": targz(BUNDLE)}
+    sent["bundle"] = SimpleUploadedFile("b.tar.gz", sent["bundle"])
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return client.post("/benchmarks/acceptance/bundle/", sent)
+
+
+def test_the_advice_says_a_new_upload_is_read_afresh(client: Client, failed: AcceptanceRun) -> None:
+    assert AGAIN[0] in _report(client, failed, "en")
+    assert AGAIN[1] in _report(client, failed, "zh-hans")
+
+
+def test_the_same_bundle_uploaded_again_is_read_afresh_and_the_failed_run_links_to_it(
+    client: Client, failed: AcceptanceRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.undo()  # the bug is fixed
+    response = _upload_again(client, failed)
+    again = AcceptanceRun.objects.exclude(pk=failed.pk).get()
+    assert response.status_code == 302 and response["Location"] == again.get_absolute_url()
+    assert again.status == AcceptanceRun.Status.DONE and again.bundle_id == failed.bundle_id
+    kept = AcceptanceRun.objects.get(pk=failed.pk)  # the failed run stays as it was, its error with it
+    assert (kept.status, kept.error) == (AcceptanceRun.Status.FAILED, failed.error)
+    link = f'href="{again.get_absolute_url()}"'
+    english, chinese = _report(client, failed, "en"), _report(client, failed, "zh-hans")
+    assert link in english and "This bundle was uploaded again" in english
+    assert link in chinese and "此结果包已重新上传" in chinese
+    assert 'id="uploaded-again"' not in _report(client, again, "en")
+
+
+def test_another_users_upload_of_the_same_bytes_is_not_linked(client: Client, failed: AcceptanceRun) -> None:
+    process(failed.offering, targz(BUNDLE), owner=UserFactory())
+    assert 'id="uploaded-again"' not in _report(client, failed, "en")
+
+
+def test_a_bug_stored_with_the_earlier_wording_reads_as_today(client: Client, failed: AcceptanceRun) -> None:
+    earlier = (
+        "This bundle could not be read because of an error on our side; it has been logged for the team. "
+        "Upload the bundle again later."
+    )
+    AcceptanceRun.objects.filter(pk=failed.pk).update(error_message={"msgid": earlier, "params": {}})
+    assert AGAIN[1] in _report(client, failed, "zh-hans") and earlier not in _report(client, failed, "en")
+    assert INTERNAL_ERROR.startswith(ENGLISH)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.utils import translation
 
 from compare import sized
 from compare.charts import goodput_panel
@@ -22,6 +23,23 @@ def figure(db: Any) -> dict[str, Any]:
     workload = Workload(name="llama3-70b", preset="llama3-70b", **preset_fields("llama3-70b"))
     results = sized.compared_results(offerings=offerings, workload=workload, gpus=64)
     return goodput_panel(offerings, results, "Llama 3 70B")["figure"]
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_note_names_the_lost_hours_panel_by_its_title_true_beside_or_below(
+    db: Any, language: str
+) -> None:
+    # a phone stacks the panels, so "right" would be false there: the note names the panel as both draw it
+    with translation.override(language):
+        offerings = [o for o in helpers.small_catalog() if o.slug in ("good-ib", "cheap-eth")]
+        workload = Workload(name="llama3-70b", preset="llama3-70b", **preset_fields("llama3-70b"))
+        results = sized.compared_results(offerings=offerings, workload=workload, gpus=64)
+        drawn = goodput_panel(offerings, results, "Llama 3 70B")
+    title = drawn["figure"]["layout"]["xaxis2"]["title"]["text"]
+    assert title == drawn["figure"]["narrow"]["layout"]["xaxis2"]["title"]["text"]
+    assert f"“{title}”" in drawn["note"]
+    positions = ("Right", "right", "Left", "below", "右侧", "左侧", "下方")
+    assert not any(word in drawn["note"] for word in positions)
 
 
 def test_on_a_laptop_the_two_panels_stand_apart_on_one_row(figure: dict[str, Any]) -> None:

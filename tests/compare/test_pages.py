@@ -186,8 +186,32 @@ def test_a_bad_parameter_is_named_by_its_label_in_the_pages_language(client: Any
     )
     assert response.status_code == 400
     errors = response.content.decode().split('id="compare-errors"')[1].split("</div>")[0]
-    assert "GPU 数量: GPU 数应为 1 至 131,072 之间的整数" in errors
+    assert "GPU 数量：GPU 数应为 1 至 131,072 之间的整数" in errors  # a full-width colon in Chinese
     assert "<code>" not in errors and "gpus" not in errors and "whole number" not in errors
+
+
+@pytest.mark.parametrize(("language", "label"), [("en", "Workload: "), ("zh-hans", "工作负载：")])
+def test_a_parameters_label_is_followed_by_the_colon_of_the_pages_language(
+    client: Any, catalog: list[Any], language: str, label: str
+) -> None:
+    client.cookies["django_language"] = language
+    response = client.get("/compare/?offerings=good-ib,cheap-eth&workload=nope")
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="compare-errors"')[1].split("</div>")[0]
+    assert label in errors and "工作负载:" not in errors
+
+
+@pytest.mark.parametrize(
+    ("language", "quoted"), [("en", "unknown workload “no&#x27;pe”"), ("zh-hans", "未知工作负载“no&#x27;pe”")]
+)
+def test_an_unknown_workload_is_quoted_as_typed_not_as_python_writes_it(
+    client: Any, catalog: list[Any], language: str, quoted: str
+) -> None:
+    client.cookies["django_language"] = language
+    response = client.get("/compare/", {"offerings": "good-ib,cheap-eth", "workload": "no'pe"})
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="compare-errors"')[1].split("</div>")[0]
+    assert quoted in errors and "&quot;no" not in errors and "&#x27;no" not in errors
 
 
 def test_an_unpriced_offering_shows_no_price_never_a_bar(client: Any, catalog: list[Any]) -> None:

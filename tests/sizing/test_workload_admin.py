@@ -112,7 +112,7 @@ def test_the_admin_stores_a_workload_the_engine_takes(admin_client: Client) -> N
 
 def test_the_admin_stores_the_clamp_biases_and_rotary_embeddings(admin_client: Client) -> None:
     owner = UserFactory(username="layer-detail-owner")
-    fields = {"glu_clamp": 7, "linear_bias": "on", "rope": "yarn"}
+    fields = {"glu_clamp": 7, "linear_bias": "true", "rope": "yarn"}
     response = admin_client.post(ADD, _form(owner, **fields), **EN)
     assert response.status_code == 302, response.context["adminform"].form.errors
     workload = Workload.objects.get()

@@ -1,9 +1,11 @@
-"""A stored workload's gated-activation clamp, linear biases and rotary embeddings: stored, sent to the engine
-when they differ from its defaults (the answer's workload echoes them), refused out of range on the form, the
-API and in the database, shown on the workloads list, added to a database written before them."""
+"""A stored workload's gated-activation clamp, linear biases and rotary embeddings: stored (null: not stated),
+sent to the engine only where stated (the answer's workload echoes them), copied from a preset that states
+them, refused out of range on the form, the API and in the database, shown on the workloads list, added to a
+database written before them (whose old defaults become "not stated")."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,7 +16,7 @@ from django.test import Client
 
 from sizing import services
 from sizing.engine.calibration import SELENE
-from sizing.engine.workload import ROPE_KINDS, workload_from_dict
+from sizing.engine.workload import PRESETS, ROPE_KINDS, workload_from_dict
 from sizing.models import Rope, Workload
 from tests.providers.factories import OfferingFactory, UserFactory
 from tests.sizing.conftest import EN, ZH, plan_post, workload_api
@@ -23,7 +25,7 @@ pytestmark = pytest.mark.django_db
 
 # gpt-oss's three facts (its model card and Megatron-Bridge's recipes: GLU clamp 7.0, biases, YaRN)
 STATED: dict[str, Any] = {"glu_clamp": 7.0, "linear_bias": True, "rope": "yarn"}
-DEFAULTS: dict[str, Any] = {"glu_clamp": None, "linear_bias": False, "rope": "rope"}
+UNSTATED: dict[str, Any] = {"glu_clamp": None, "linear_bias": None, "rope": None}
 # a gpt-oss-20b-like MoE shape, so the clamp and the biases (charged over the experts' MLP) change the answer
 GPT_OSS_LIKE: dict[str, Any] = {
     "layers": 24,
@@ -55,8 +57,29 @@ def test_the_stored_rotary_kinds_are_the_engines() -> None:
 
 def test_a_workload_stating_none_sends_the_engine_what_it_sent_before() -> None:
     workload = services.workload_create(owner=UserFactory(), **GPT_OSS_LIKE)
-    assert {k: getattr(workload, k) for k in DEFAULTS} == DEFAULTS
+    assert {k: getattr(workload, k) for k in UNSTATED} == UNSTATED
     assert not set(STATED) & set(workload.to_engine_dict())
+
+
+def test_a_stated_standard_value_is_sent_and_an_unstated_one_is_not() -> None:
+    workload = services.workload_create(owner=UserFactory(), **GPT_OSS_LIKE, linear_bias=False, rope="rope")
+    engine_dict = workload.to_engine_dict()
+    assert (engine_dict["linear_bias"], engine_dict["rope"]) == (False, "rope")
+    assert "glu_clamp" not in engine_dict
+
+
+def test_a_preset_that_states_them_gives_them_to_the_workload(monkeypatch: pytest.MonkeyPatch) -> None:
+    gpt_oss = replace(PRESETS["13b"], glu_clamp=7.0, linear_bias=True, rope="yarn")
+    monkeypatch.setattr(services, "workload_preset", lambda name: gpt_oss)
+    assert {k: services.preset_fields("13b")[k] for k in STATED} == STATED
+    workload = services.workload_create(owner=UserFactory(), preset="13b")
+    assert {k: getattr(workload, k) for k in STATED} == STATED
+    overridden = services.workload_create(owner=UserFactory(), preset="13b", linear_bias=False)
+    assert overridden.linear_bias is False and overridden.to_engine_dict()["linear_bias"] is False
+
+
+def test_a_preset_that_states_none_leaves_them_unstated() -> None:
+    assert not set(STATED) & set(services.preset_fields("13b"))
 
 
 def _sizing(workload: Workload) -> dict[str, Any]:
@@ -123,7 +146,7 @@ def test_the_form_shows_the_clamps_range_on_the_field_in_both_languages(buyer: C
 
 def test_the_form_stores_the_fields_and_the_list_shows_them(buyer: Client) -> None:
     OfferingFactory(slug="layer-0")  # a catalog to size on (the run stays queued: no worker in this test)
-    response = plan_post(buyer, EN, glu_clamp="7", linear_bias="on", rope="yarn")
+    response = plan_post(buyer, EN, glu_clamp="7", linear_bias="yes", rope="yarn")
     assert response.status_code == 302, response.context["form"].errors
     workload = Workload.objects.get()
     assert {k: getattr(workload, k) for k in STATED} == STATED
@@ -134,12 +157,22 @@ def test_the_form_stores_the_fields_and_the_list_shows_them(buyer: Client) -> No
     assert "门控激活截断于 7" in chinese and "线性层带偏置" in chinese and "YaRN 旋转位置编码" in chinese
 
 
-def test_the_form_left_as_it_is_stores_the_engines_defaults(buyer: Client) -> None:
+def test_the_form_left_as_it_is_states_nothing(buyer: Client) -> None:
     OfferingFactory(slug="layer-1")
     response = plan_post(buyer, EN)
     assert response.status_code == 302, response.context["form"].errors
     workload = Workload.objects.get()
-    assert {k: getattr(workload, k) for k in DEFAULTS} == DEFAULTS
+    assert {k: getattr(workload, k) for k in UNSTATED} == UNSTATED
+
+
+def test_the_form_can_state_no_biases_and_offers_an_unstated_choice(buyer: Client) -> None:
+    OfferingFactory(slug="layer-2")
+    assert "preset / none" in buyer.get("/plan/", **EN).content.decode()
+    assert "预设 / 无" in buyer.get("/plan/", **ZH).content.decode()
+    response = plan_post(buyer, EN, linear_bias="no", rope="rope")
+    assert response.status_code == 302, response.context["form"].errors
+    workload = Workload.objects.get()
+    assert (workload.linear_bias, workload.rope) == (False, "rope")
 
 
 def test_the_api_takes_and_returns_the_fields() -> None:
@@ -149,9 +182,11 @@ def test_the_api_takes_and_returns_the_fields() -> None:
     assert {k: response.json()[k] for k in STATED} == STATED
     listed = api.get("/api/v1/workloads/").json()[0]
     assert {k: listed[k] for k in STATED} == STATED
-    # a workload that states none returns the engine's defaults, beside every field it returned before
+    # a workload that states none returns them null (not stated), beside every field it returned before
     plain = api.post("/api/v1/workloads/", {"preset": "13b"}, format="json").json()
-    assert {k: plain[k] for k in DEFAULTS} == DEFAULTS
+    assert {k: plain[k] for k in UNSTATED} == UNSTATED
+    explicit = api.post("/api/v1/workloads/", {"preset": "13b", **UNSTATED}, format="json")
+    assert explicit.status_code == 201 and {k: explicit.json()[k] for k in UNSTATED} == UNSTATED
     assert {"id", "name", "preset", "head_dim", "sliding_window_layers", "deadline_default"} <= set(plain)
 
 
@@ -174,23 +209,43 @@ def test_the_api_answers_400_naming_the_field(body: dict[str, Any], field: str, 
 
 
 BEFORE = [("sizing", "0003_planrun_error_message")]
-AFTER = [("sizing", "0004_workload_glu_clamp_linear_bias_rope")]
+ADDED = [("sizing", "0004_workload_glu_clamp_linear_bias_rope")]
+AFTER = [("sizing", "0005_workload_layer_details_unstated")]
+
+
+def _migrate(target: list[tuple[str, str]]) -> Any:
+    """The database migrated to `target`; the Workload model as it was there."""
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(target)
+    return executor.loader.project_state(target).apps.get_model("sizing", "Workload")
+
+
+def _details(model: Any, pk: int) -> tuple[Any, Any]:
+    row = model.objects.get(pk=pk)
+    return row.linear_bias, row.rope
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_the_migration_gives_stored_workloads_the_engines_defaults_and_holds_the_bounds() -> None:
+def test_the_migrations_leave_stored_workloads_unstated_keep_stated_ones_and_hold_the_bounds() -> None:
     owner = UserFactory(username="before-layer-details")
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    old = executor.loader.project_state(BEFORE).apps.get_model("sizing", "Workload")
+    old = _migrate(BEFORE)
     assert "glu_clamp" not in {f.name for f in old._meta.get_fields()}
     stored = old.objects.create(owner_id=owner.pk, name="stored", layers=4, hidden=256, heads=4)
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(AFTER)
+    added = _migrate(ADDED)
+    assert _details(added, stored.pk) == (False, "rope")
+    gpt = added.objects.create(owner_id=owner.pk, name="gpt", layers=4, hidden=256, heads=4, **STATED)
+    _migrate(AFTER)
     workload = Workload.objects.get(pk=stored.pk)
-    assert {k: getattr(workload, k) for k in DEFAULTS} == DEFAULTS
-    assert not set(STATED) & set(workload.to_engine_dict())
+    assert {k: getattr(workload, k) for k in UNSTATED} == UNSTATED  # the old defaults meant "not stated"
+    assert not set(STATED) & set(workload.to_engine_dict())  # the engine gets what it got before
+    assert {k: getattr(Workload.objects.get(pk=gpt.pk), k) for k in STATED} == STATED
     workload.glu_clamp = 0
     with pytest.raises(IntegrityError), transaction.atomic():
         workload.save(update_fields=["glu_clamp"])
+    Workload.objects.filter(pk=workload.pk).update(glu_clamp=None)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Workload.objects.filter(pk=workload.pk).update(rope="alibi")
+    back = _migrate(ADDED)  # reversible: "not stated" is the old defaults again
+    assert _details(back, stored.pk) == (False, "rope")
+    _migrate(AFTER)
