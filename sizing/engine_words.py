@@ -46,6 +46,9 @@ PAGE_REASONS = {
     "uneven first/last stages need pipeline stages (pp >= 2)": gettext_noop(
         "uneven first and last stages need pipeline parallelism (PP of 2 or more)"
     ),
+    "must be less than qk_head_dim (%(qk)s), got %(got)s": gettext_noop(
+        "must be less than the query/key head width (%(qk)s), got %(got)s"
+    ),
     "the cheapest-within-deadline objective needs a deadline": gettext_noop(
         "the objective “Cheapest within the deadline” needs a deadline"
     ),

@@ -16,8 +16,12 @@ Read from the Megatron-Core the Megatron-Bridge 26.04 recipes pin (d7288711):
   each norm's output not kept, its forward again (NORM_FORWARD_BYTES).
 - "mlp" (transformer_layer.py `recompute_mlp`, dense layers only) and "shared_experts" (moe_layer.py):
   the MLP's forward GEMMs again, its intermediates not kept.
-- "moe" (the whole MoE layer with its all-to-alls) and "mla_up_proj" (MLA's up-projections and rotary
-  embedding) are accepted and not modelled: the answer says so (layout.recompute_modules_note).
+- "mla_up_proj" (multi_latent_attention.py `recompute_up_proj`, CheckpointWithoutOutput): the up-projections'
+  GEMMs from the query and key/value low ranks again (workload.latent_up_params; their rotary embedding, a
+  memory-bound pass over the queries and keys, is left out), the attention core's queries, keys and values
+  not kept until its backward. A workload without the ranks leaves it unmodelled, and the answer says so.
+- "moe" (the whole MoE layer with its all-to-alls) is accepted and not modelled: the answer says so
+  (layout._recompute_modules).
 
 With fp8 linear layers, Megatron-Core has the consumer keep the bf16 original it then discards
 (set_save_original_input), so what is not kept is the fp8 copy the consumer would have saved.
@@ -41,9 +45,10 @@ MOE = "moe"
 MLA_UP_PROJ = "mla_up_proj"
 # Megatron-Core's choices (transformer_config.py allowed_modules), in its order
 MODULES = (CORE_ATTN, MOE_ACT, LAYERNORM, MLA_UP_PROJ, MLP, MOE, SHARED_EXPERTS)
-MODELLED = (CORE_ATTN, MOE_ACT, LAYERNORM, MLP, SHARED_EXPERTS)
-# the grid's keys of the modelled modules but core_attn (which sets the recompute code, layout.Layout.grid)
+MODELLED = (CORE_ATTN, MOE_ACT, LAYERNORM, MLA_UP_PROJ, MLP, SHARED_EXPERTS)
+# the grid's keys of the modelled modules (core_attn's also sets the recompute code, layout.Layout.grid)
 GRID_KEYS = {
+    MLA_UP_PROJ: "rmmla",
     MOE_ACT: "rmact",
     LAYERNORM: "rmnorm",
     MLP: "rmmlp",
@@ -88,6 +93,8 @@ def rerun_seconds(
     if x.get(GRID_KEYS[SHARED_EXPERTS]) is not None and wl.moe is not None:
         shared = wl.moe.shared_experts * wl.mlp_params(wl.moe.expert_ffn_hidden) * shape.moe_fraction
         params = params + _flag(x, SHARED_EXPERTS) * shared
+    if x.get(GRID_KEYS[MLA_UP_PROJ]) is not None and wl.latent_up_params is not None:
+        params = params + _flag(x, MLA_UP_PROJ) * wl.latent_up_params
     return 2.0 * tokens * params / x["tp"] / (peak * efficiency) + (_flag(x, CORE_ATTN) & fused) * forward
 
 
@@ -134,4 +141,8 @@ def unkept_bytes(wl: Workload, shape: Any, x: dict[str, Any], tokens: Any, fp8: 
     if x.get(GRID_KEYS[SHARED_EXPERTS]) is not None and wl.moe is not None:
         shared = shape.moe_fraction * wl.moe.shared_experts * wl.moe.expert_ffn_hidden
         out = out + _flag(x, SHARED_EXPERTS) * tokens * shared * per_f / tp
+    if x.get(GRID_KEYS[MLA_UP_PROJ]) is not None and wl.latent_up_params is not None:
+        # the attention core's queries, keys and values as the activation model counts them (memory.
+        # activation_coefficients: 2 + 4 kv_dim / h bytes per token and hidden unit, split over TP)
+        out = out + _flag(x, MLA_UP_PROJ) * tokens * (2.0 * h + 4.0 * wl.kv_dim) / tp
     return out

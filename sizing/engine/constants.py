@@ -365,8 +365,8 @@ MODEL_ACCURACY_BY_ARCHITECTURE: dict[tuple[str, str], tuple[int, float]] = {
     ("dense", "cdna4"): (2, 0.086),
     ("dense", "hopper"): (175, 0.029),
     ("moe", "ampere"): (1, -0.044),
-    ("moe", "blackwell"): (50, -0.144),
-    ("moe", "blackwell-ultra"): (42, -0.069),
+    ("moe", "blackwell"): (50, -0.143),
+    ("moe", "blackwell-ultra"): (42, -0.067),
     ("moe", "cdna3"): (1, -0.299),
     ("moe", "hopper"): (56, -0.027),
 }

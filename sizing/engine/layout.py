@@ -537,7 +537,9 @@ def _check_folding(wl: Workload, degrees: tuple[int, int, int, int], etp: int) -
         )
 
 
-def _recompute_modules(d: dict[str, Any], recompute: str, notes: list[str]) -> tuple[str, ...] | None:
+def _recompute_modules(
+    d: dict[str, Any], wl: Workload, recompute: str, notes: list[str]
+) -> tuple[str, ...] | None:
     """Megatron-Core's recompute_modules: a list of its module names, with selective recompute only; the
     modules the engine does not model are named in the answer's assumptions."""
     value = d.get("recompute_modules")
@@ -558,6 +560,14 @@ def _recompute_modules(d: dict[str, Any], recompute: str, notes: list[str]) -> t
         )
     modules = tuple(m for m in CK.MODULES if m in value)  # Megatron-Core's order, once each
     unmodelled = [m for m in modules if m not in CK.MODELLED]
+    if CK.MLA_UP_PROJ in modules and wl.latent_up_params is None:  # its GEMMs need the low ranks
+        notes.append(
+            _(
+                "recompute of mla_up_proj not modelled: the workload does not state q_lora_rank, "
+                "kv_lora_rank and qk_rope_head_dim, so its outputs are counted as kept (more memory) and its "
+                "rerun is not charged (less time)"
+            )
+        )
     if unmodelled:
         notes.append(
             _(
@@ -601,7 +611,7 @@ def layout_from_dict(
     mb = _int(d, "micro_batch", 1)
     v = _int(d, "virtual_stages", 1)
     recompute = _recompute(d)
-    recompute_modules = _recompute_modules(d, recompute, notes)
+    recompute_modules = _recompute_modules(d, wl, recompute, notes)
     sp_raw = _flag(d, "sequence_parallel")
     sp = bool(sp_raw) if sp_raw is not None else tp > 1
     flags = {k: _flag(d, k) for k in OVERLAP_FLAGS}

@@ -62,3 +62,15 @@ WORKLOAD_BOUNDS: dict[str, Bound] = {
     "checkpoints_retained": Bound("Checkpoints kept", 1, 1000, source="one per hour for six weeks"),
     "dataset_size_gb": Bound("Dataset size", 0, 1e9, "GB", source="1 EB, far above any training set"),
 }
+
+# Multi-head latent attention's low ranks and rotary head width (DeepSeek-V2/V3 config.json: q_lora_rank
+# 1,536, kv_lora_rank 512, qk_rope_head_dim 64): the engine's alone (the `size` contract and its presets; the
+# portal stores none of them), for the rerun of the up-projections (checkpointing.py)
+_LATENT = (
+    "DeepSeek-V2/V3 and Kimi K2: query rank 1,536, key/value rank 512, rotary width 64; x10 of the widest"
+)
+LATENT_BOUNDS: dict[str, Bound] = {
+    "q_lora_rank": Bound("Query low rank", 1, 65_536, source=_LATENT),
+    "kv_lora_rank": Bound("Key/value low rank", 1, 65_536, source=_LATENT),
+    "qk_rope_head_dim": Bound("Rotary query/key head width", 1, MAX_HEAD_WIDTH, source=_LATENT),
+}

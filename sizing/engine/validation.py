@@ -94,9 +94,11 @@ MEAN_TOLERANCE = 0.10
 # earlier rows 8.194%. Twenty-ninth stop: Megatron-Core's selective recompute by module
 # (layout.recompute_modules, checkpointing.py) stated on the 51 rows whose recipes set it (gpt-oss-120b and
 # Qwen3-235B's moe_act and layernorm, the core attention of Nemotron-4 340B and DeepSeek-V3's first GB200
-# recipe, DeepSeek-V3's mlp and mla_up_proj, the last accepted and not modelled): 9.945% over 468, 39 past
-# tolerance, the recorded level under the 10% target again; the 222 earlier rows 8.172%.
-MEAN_RECORDED = 0.09945
+# recipe, DeepSeek-V3's mlp and mla_up_proj): 9.945% over 468, 39 past tolerance, the recorded level under the
+# 10% target again; the 222 earlier rows 8.172%. Then MLA's up-projections rerun under mla_up_proj, with
+# DeepSeek-V3's low ranks stated on its 17 rows (workload.q_lora_rank, kv_lora_rank, qk_rope_head_dim):
+# 9.930%.
+MEAN_RECORDED = 0.0993
 MEAN_RECORDED_EARLIER = 0.08173
 # The sources whose rows were added at the twentieth stop and later (row ids start with these), held apart
 # from the 222 rows compared before (MEAN_RECORDED_EARLIER)

@@ -11,7 +11,7 @@ from hardware.numbers import is_finite, value_text
 
 from .bounds import check_float_range, check_number
 from .errors import InputError
-from .limits import MAX_HEAD_WIDTH, MAX_MTP_LAYERS, WORKLOAD_BOUNDS
+from .limits import LATENT_BOUNDS, MAX_HEAD_WIDTH, MAX_MTP_LAYERS, WORKLOAD_BOUNDS
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,12 @@ class Workload:
     glu_clamp: float | None = None
     linear_bias: bool = False
     rope: str = "rope"
+    # multi-head latent attention's low ranks and rotary head width (DeepSeek-V2/V3 config.json q_lora_rank,
+    # kv_lora_rank, qk_rope_head_dim): the up-projections' shapes, which their rerun under Megatron-Core's
+    # mla_up_proj recompute needs (checkpointing.py); the parameter count keeps the heads x head_dim block
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
     derived_from_params: float | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -98,6 +104,17 @@ class Workload:
         apart, which the engine's workloads do for MLA only. Its input norm is a module of its own (the
         down-projections read it), not fused into a linear layer (checkpointing.separate_norms)."""
         return self.qk_head_dim is not None and self.v_head_dim is not None
+
+    @property
+    def latent_up_params(self) -> float | None:
+        """Weights of multi-head latent attention's up-projections per layer: the queries' from their low rank
+        (or none without one, DeepSeek-V2-Lite) and the keys' non-rotary part and the values' from theirs
+        (DeepSeek-V3: 1,536 x 128 x 192 + 512 x 128 x (128 + 128), 54.5M); None without the ranks."""
+        if self.kv_lora_rank is None or self.qk_rope_head_dim is None or not self.latent_attention:
+            return None
+        qk, v = self.qk_head_dim or 0, self.v_head_dim or 0
+        queries = (self.q_lora_rank or 0) * self.heads * qk
+        return float(queries + self.kv_lora_rank * self.heads * (qk - self.qk_rope_head_dim + v))
 
     @property
     def attention_core_dim(self) -> float:
@@ -234,7 +251,7 @@ class Workload:
         d["head_dim"] = d.pop("head_dim_override")
         if self.sliding_window is None:
             d.pop("sliding_window_layers")
-        for key, default in (("glu_clamp", None), ("linear_bias", False), ("rope", "rope")):
+        for key, default in (("glu_clamp", None), ("linear_bias", False), ("rope", "rope"), *_UNSET_LATENT):
             if d[key] == default:  # absent keys stay absent in the answer's echo
                 d.pop(key)
         if self.moe is None or self.moe.load_imbalance is None:
@@ -294,8 +311,9 @@ _PRESET_LIST = (
     # routed experts top-8 + 1 shared, expert FFN 2048, vocab 129280, 14.8T tokens, seq 4096, batch 15360,
     # fp8. MLA's projections are approximated by a 4h^2 attention block (187M vs 205M params per layer); its
     # attention core scores with 192-wide query/key heads (qk_nope 128 + qk_rope 64) and 128-wide values
-    # (the model's config.json: qk_nope_head_dim, qk_rope_head_dim, v_head_dim). It trained with one
-    # multi-token-prediction module (sec. 2.2, D = 1; config.json num_nextn_predict_layers 1).
+    # (the model's config.json: qk_nope_head_dim, qk_rope_head_dim, v_head_dim), its up-projections from
+    # ranks 1,536 (queries) and 512 (keys and values; config.json q_lora_rank, kv_lora_rank). It trained with
+    # one multi-token-prediction module (sec. 2.2, D = 1; config.json num_nextn_predict_layers 1).
     _preset(
         "deepseek-v3-671b",
         (61, 7168, 128, 128, 18432, 129280, 4096, 15360, 14.8e12),
@@ -304,6 +322,9 @@ _PRESET_LIST = (
         dropout=False,
         qk_head_dim=192,
         v_head_dim=128,
+        q_lora_rank=1536,
+        kv_lora_rank=512,
+        qk_rope_head_dim=64,
         mtp_layers=1,
         moe=MoE(experts=256, top_k=8, expert_ffn_hidden=2048, shared_experts=1, dense_layers=3),
     ),
@@ -318,6 +339,8 @@ PRESET_EXTRA_FIELDS = (
     "qk_head_dim", "v_head_dim", "head_dim", "dropout", "mtp_layers", "sliding_window",
     "sliding_window_layers",
 )  # fmt: skip
+# the latent-attention keys an answer's workload echo leaves out when unset, as before they existed
+_UNSET_LATENT = (("q_lora_rank", None), ("kv_lora_rank", None), ("qk_rope_head_dim", None))
 _PRESET_SHAPE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "activation")
 
 
@@ -354,6 +377,9 @@ def workload_preset(name: str) -> Workload:
         ) from None
 
 
+_BOUNDS = {**WORKLOAD_BOUNDS, **LATENT_BOUNDS}
+
+
 def _num(
     d: dict[str, Any], key: str, *, integer: bool = True, default: Any = None, required: bool = True
 ) -> Any:
@@ -365,14 +391,40 @@ def _num(
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise InputError(field_name, _("must be a number, got %(got)s", got=value_text(v)))
-    check_float_range(field_name, v, WORKLOAD_BOUNDS.get(key))
+    check_float_range(field_name, v, _BOUNDS.get(key))
     if not math.isfinite(v) or v <= 0:
         raise InputError(field_name, _("must be positive, got %(got)s", got=value_text(v)))
     if integer and float(v) != int(v):
         raise InputError(field_name, _("must be an integer, got %(got)s", got=value_text(v)))
-    if (bound := WORKLOAD_BOUNDS.get(key)) is not None:
+    if (bound := _BOUNDS.get(key)) is not None:
         check_number(field_name, v, bound, integer=integer)
     return int(v) if integer else float(v)
+
+
+def _latent_ranks(
+    d: dict[str, Any], qk_head_dim: int | None, v_head_dim: int | None, notes: list[str]
+) -> dict[str, Any]:
+    """Multi-head latent attention's low ranks and rotary width, the rotary part narrower than the query/key
+    width. Without the attention's query/key and value widths they describe nothing and are left out, as
+    the answer says (a preset's dict with its widths cleared still sizes)."""
+    out = {key: _num(d, key, required=False) for key in LATENT_BOUNDS}
+    stated = [key for key, value in out.items() if value is not None]
+    if stated and (qk_head_dim is None or v_head_dim is None):
+        notes.append(
+            _(
+                "%(keys)s left out: they describe multi-head latent attention, and the workload states no "
+                "qk_head_dim and v_head_dim",
+                keys=", ".join(stated),
+            )
+        )
+        return dict.fromkeys(LATENT_BOUNDS)
+    rope = out["qk_rope_head_dim"]
+    if rope is not None and qk_head_dim is not None and rope >= qk_head_dim:
+        raise InputError(
+            "workload.qk_rope_head_dim",
+            _("must be less than qk_head_dim (%(qk)s), got %(got)s", qk=qk_head_dim, got=value_text(rope)),
+        )
+    return out
 
 
 def _head_width(d: dict[str, Any], key: str) -> int | None:
@@ -482,6 +534,7 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
             "workload.linear_bias", _("must be true or false, got %(got)s", got=value_text(linear_bias))
         )
     rope = _choice(d, "rope", ROPE_KINDS)
+    latent = _latent_ranks(d, qk_head_dim, v_head_dim, notes)
     dropout = d.get("dropout")
     if dropout is None:
         dropout = activation == "gelu"
@@ -510,6 +563,7 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
         glu_clamp=glu_clamp,
         linear_bias=linear_bias,
         rope=rope,
+        **latent,
         derived_from_params=derived,
         notes=notes,
     )

@@ -10,6 +10,7 @@ import pytest
 from sizing.engine import InputError, evaluate
 from sizing.engine.fitting import unstated_keys
 from sizing.engine.hardware import hardware_from_facts
+from sizing.engine.workload import PRESETS
 from tests.sizing.test_eager_passes import GPT_OSS as GPT_OSS_ONE_MICRO_BATCH
 
 # 16 micro-batches a step, so the answer's rounded seconds (4 decimals) hold the differences to 0.1%
@@ -171,3 +172,64 @@ def test_a_module_list_states_the_recompute_a_fitted_layout_keeps() -> None:
     """A layout that lists modules has stated selective recompute: fitting does not swap it for full."""
     assert "recompute" not in unstated_keys({"recompute_modules": ["moe_act"]})
     assert "recompute" in unstated_keys({})
+
+
+# DeepSeek-V3's attention on gpt-oss's test shape: multi-head latent attention with its ranks and widths
+LATENT = {**GPT_OSS, "qk_head_dim": 192, "v_head_dim": 128, "q_lora_rank": 1536, "kv_lora_rank": 512}
+LATENT_RANKS = {**LATENT, "qk_rope_head_dim": 64}
+
+
+def test_mla_up_proj_reruns_the_up_projections_at_the_rate_of_the_other_gemms(
+    h100_ib: dict[str, Any],
+) -> None:
+    first_dense = {**LATENT_RANKS, "moe": {**GPT_OSS["moe"], "dense_layers": 3}}
+    up = _delta(h100_ib, first_dense, _modules("mla_up_proj"), "recompute")
+    mlp = _delta(h100_ib, first_dense, _modules("mlp"), "recompute")
+    # the same GEMM rate: the ratio of their weights, 64 heads x (1,536 x 192 + 512 x (128 + 128)) against
+    # 3 of 36 layers' SwiGLU MLPs of 2,880 x 2,880
+    up_params = 64 * (1536 * 192 + 512 * (192 - 64 + 128))
+    assert up / mlp == pytest.approx(up_params / (3 / 36 * 3 * 2880 * 2880), rel=0.01)
+    kept = evaluate(LATENT_RANKS, h100_ib, NONE)["memory_gib_per_gpu"]["activations"]
+    dropped = evaluate(LATENT_RANKS, h100_ib, _modules("mla_up_proj"))["memory_gib_per_gpu"]["activations"]
+    assert dropped < kept
+
+
+def test_mla_up_proj_without_the_ranks_is_said_to_be_unmodelled(h100_ib: dict[str, Any]) -> None:
+    widths_only = {k: v for k, v in LATENT.items() if not k.endswith("lora_rank")}
+    r = evaluate(widths_only, h100_ib, _modules("mla_up_proj"))
+    assert any("recompute of mla_up_proj not modelled" in str(n) for n in r["assumptions"])
+    assert r["iteration_time_s"] == evaluate(widths_only, h100_ib, NONE)["iteration_time_s"]
+
+
+def test_the_deepseek_v3_preset_carries_its_ranks() -> None:
+    wl = PRESETS["deepseek-v3-671b"]
+    assert (wl.q_lora_rank, wl.kv_lora_rank, wl.qk_rope_head_dim) == (1536, 512, 64)
+    assert wl.latent_up_params == 128 * (1536 * 192 + 512 * (128 + 128))
+
+
+@pytest.mark.parametrize(
+    ("workload", "field", "message"),
+    [
+        ({**LATENT, "qk_rope_head_dim": 192}, "workload.qk_rope_head_dim", "less than qk_head_dim"),
+        ({**LATENT, "q_lora_rank": 10**6}, "workload.q_lora_rank", "between 1 and 65,536"),
+        ({**LATENT, "kv_lora_rank": 0}, "workload.kv_lora_rank", "positive"),
+    ],
+)
+def test_bad_latent_ranks_are_refused(
+    h100_ib: dict[str, Any], workload: dict[str, Any], field: str, message: str
+) -> None:
+    with pytest.raises(InputError, match=message) as caught:
+        evaluate(workload, h100_ib, NONE)
+    assert caught.value.field == field
+
+
+def test_ranks_without_latent_attention_are_left_out_and_said_so(h100_ib: dict[str, Any]) -> None:
+    """A preset's dict with its MLA widths cleared still sizes: the ranks describe nothing then."""
+    r = evaluate({**GPT_OSS, "kv_lora_rank": 512, "qk_rope_head_dim": 64}, h100_ib, NONE)
+    assert "kv_lora_rank" not in r["workload"]
+    notes = [str(n) for n in r["assumptions"] if "left out" in str(n)]
+    assert notes == [
+        "kv_lora_rank, qk_rope_head_dim left out: they describe multi-head latent attention, and the "
+        "workload states no qk_head_dim and v_head_dim"
+    ]
+    assert r["iteration_time_s"] == evaluate(GPT_OSS, h100_ib, NONE)["iteration_time_s"]
