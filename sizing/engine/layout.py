@@ -571,8 +571,8 @@ def _recompute_modules(
     if unmodelled:
         notes.append(
             _(
-                "recompute of %(modules)s not modelled: their outputs are counted as kept (more memory) and "
-                "their rerun is not charged (less time); ask for a measured step time",
+                "recompute of %(modules)s not modelled: the outputs are counted as kept (more memory) and "
+                "the rerun is not charged (less time); ask for a measured step time",
                 modules=", ".join(unmodelled),
             )
         )
