@@ -49,6 +49,13 @@ PAGE_REASONS = {
     "must be less than qk_head_dim (%(qk)s), got %(got)s": gettext_noop(
         "must be less than the query/key head width (%(qk)s), got %(got)s"
     ),
+    "moe_act needs a workload with experts (moe)": gettext_noop(
+        "recomputing the experts' activation needs a workload with experts"
+    ),
+    "mla_up_proj needs multi-head latent attention (qk_head_dim and v_head_dim)": gettext_noop(
+        "recomputing the up-projections of latent attention needs multi-head latent attention (its query/key "
+        "and value head widths)"
+    ),
     "the cheapest-within-deadline objective needs a deadline": gettext_noop(
         "the objective “Cheapest within the deadline” needs a deadline"
     ),

@@ -15,16 +15,22 @@ Read from the Megatron-Core the Megatron-Bridge 26.04 recipes pin (d7288711):
   experts read it) and, with multi-head latent attention, the input norm (its down-projections read it);
   each norm's output not kept, its forward again (NORM_FORWARD_BYTES).
 - "mlp" (transformer_layer.py `recompute_mlp`, dense layers only) and "shared_experts" (moe_layer.py):
-  the MLP's forward GEMMs again, its intermediates not kept.
+  the MLP's forward again, of which the GEMMs are charged (not its norm, activation or, with TP and sequence
+  parallelism, the all-gather and reduce-scatter the checkpoint also reruns: every row that states them runs
+  TP 1); its intermediates not kept.
 - "mla_up_proj" (multi_latent_attention.py `recompute_up_proj`, CheckpointWithoutOutput): the up-projections'
-  GEMMs from the query and key/value low ranks again (workload.latent_up_params; their rotary embedding, a
-  memory-bound pass over the queries and keys, is left out), the attention core's queries, keys and values
-  not kept until its backward. A workload without the ranks leaves it unmodelled, and the answer says so.
+  GEMMs from the query and key/value low ranks again (workload.latent_up_params; the latents' norms fused
+  into them and the rotary embedding, memory-bound passes, are left out), the attention core's queries, keys
+  and values not kept until its backward (as the activation model counts them, which is less than MLA's
+  widths: memory.activation_coefficients). A workload without the ranks leaves it unmodelled, and the answer
+  says so; Megatron-Core refuses it without multi-head latent attention, as layout_from_dict does.
 - "moe" (the whole MoE layer with its all-to-alls) is accepted and not modelled: the answer says so
   (layout._recompute_modules).
 
-With fp8 linear layers, Megatron-Core has the consumer keep the bf16 original it then discards
-(set_save_original_input), so what is not kept is the fp8 copy the consumer would have saved.
+With fp8 linear layers the activation model counts a linear layer's saved input at 1 byte (model._coeffs),
+and what a module no longer keeps is taken off at that count. For moe_act that is the mechanism:
+Megatron-Core has fc2 keep the bf16 original it then discards (set_save_original_input). A norm's output is
+also read by the router in bf16, so the memory it really frees is 2 bytes: the count is the lower.
 `shape` is model.WorkloadShape (not imported: model imports this module)."""
 
 from __future__ import annotations
@@ -99,16 +105,19 @@ def rerun_seconds(
 
 
 def rerun_bytes(wl: Workload, shape: Any, x: dict[str, Any], tokens: Any) -> Any:
-    """HBM bytes per layer and micro-batch the moe_act and layernorm modules move again; `tokens` this
-    rank's sequence-parallel share. A clamped activation reruns its eager clamp too, unless Transformer
-    Engine's op fuser fuses it (eager.eager_bytes)."""
+    """HBM bytes per layer and micro-batch the moe_act and layernorm modules move again; `tokens` the
+    micro-batch's tokens on this rank before tensor parallelism (seq_local x micro-batch). A norm runs on
+    the sequence-parallel share, or on every token without sequence parallelism; the experts on the tokens
+    entering the dispatcher (eager.eager_bytes). A clamped activation reruns its eager clamp too, unless
+    Transformer Engine's op fuser fuses it."""
     if not _listed(x):
         return 0.0
     out: Any = 0.0
     if x.get(GRID_KEYS[LAYERNORM]) is not None:
-        out = _flag(x, LAYERNORM) * tokens * wl.hidden * separate_norms(wl, shape) * C.NORM_FORWARD_BYTES
+        normed = tokens / np.where(x["sp"], x["tp"], 1.0)
+        out = _flag(x, LAYERNORM) * normed * wl.hidden * separate_norms(wl, shape) * C.NORM_FORWARD_BYTES
     if x.get(GRID_KEYS[MOE_ACT]) is not None and shape.moe_fraction > 0:
-        rows = shape.load_imbalance * tokens * shape.top_k * x["etp"]  # as eager.eager_bytes
+        rows = shape.load_imbalance * tokens / x["tp"] * shape.top_k * x["etp"]  # as eager.eager_bytes
         fc1 = rows * _gated(wl) * shape.expert_ffn / x["etp"]
         # the fused kernel reads each element of fc1's output and writes each of its own (1 / gated as many)
         per_fc1: Any = C.ACTIVATION_FORWARD_BYTES * (1.0 + 1.0 / _gated(wl))

@@ -559,6 +559,15 @@ def _recompute_modules(
             _("applies to selective recompute only, but recompute is %(recompute)s", recompute=recompute),
         )
     modules = tuple(m for m in CK.MODULES if m in value)  # Megatron-Core's order, once each
+    # Megatron-Core refuses these (transformer_config.py: moe_act only with grouped expert GEMMs, mla_up_proj
+    # only with multi-head latent attention)
+    if CK.MOE_ACT in modules and wl.moe is None:
+        raise InputError("layout.recompute_modules", _("moe_act needs a workload with experts (moe)"))
+    if CK.MLA_UP_PROJ in modules and not wl.latent_attention:
+        raise InputError(
+            "layout.recompute_modules",
+            _("mla_up_proj needs multi-head latent attention (qk_head_dim and v_head_dim)"),
+        )
     unmodelled = [m for m in modules if m not in CK.MODELLED]
     if CK.MLA_UP_PROJ in modules and wl.latent_up_params is None:  # its GEMMs need the low ranks
         notes.append(

@@ -440,7 +440,7 @@ def _membound(
     if (x["cp"] > 1).any():
         touched = touched + CP.merge_bytes(wl, x, seq_local, full)
     eager = E.eager_bytes(wl, hw, shape, x, tokens_per_gpu, full) + CK.rerun_bytes(
-        wl, shape, x, tokens_per_gpu
+        wl, shape, x, seq_local * mb
     )
     touched = touched + eager
     if _fp8_linears(wl, hw):

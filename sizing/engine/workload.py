@@ -107,13 +107,15 @@ class Workload:
 
     @property
     def latent_up_params(self) -> float | None:
-        """Weights of multi-head latent attention's up-projections per layer: the queries' from their low rank
-        (or none without one, DeepSeek-V2-Lite) and the keys' non-rotary part and the values' from theirs
-        (DeepSeek-V3: 1,536 x 128 x 192 + 512 x 128 x (128 + 128), 54.5M); None without the ranks."""
+        """Weights per layer of the projections that multi-head latent attention's mla_up_proj recompute runs
+        again: the queries' from their low rank (without one, DeepSeek-V2-Lite, from the hidden state:
+        Megatron-Core's linear_q_proj, inside the same checkpoint) and the keys' non-rotary part and the
+        values' from theirs (DeepSeek-V3: 1,536 x 128 x 192 + 512 x 128 x (128 + 128), 54.5M); None without
+        the key/value rank and the rotary width."""
         if self.kv_lora_rank is None or self.qk_rope_head_dim is None or not self.latent_attention:
             return None
         qk, v = self.qk_head_dim or 0, self.v_head_dim or 0
-        queries = (self.q_lora_rank or 0) * self.heads * qk
+        queries = (self.q_lora_rank or self.hidden) * self.heads * qk
         return float(queries + self.kv_lora_rank * self.heads * (qk - self.qk_rope_head_dim + v))
 
     @property

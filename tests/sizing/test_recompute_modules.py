@@ -3,6 +3,7 @@ listed module runs again in the backward pass, what it no longer keeps, and the 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -233,3 +234,19 @@ def test_ranks_without_latent_attention_are_left_out_and_said_so(h100_ib: dict[s
         "workload states no qk_head_dim and v_head_dim"
     ]
     assert r["iteration_time_s"] == evaluate(GPT_OSS, h100_ib, NONE)["iteration_time_s"]
+
+
+def test_modules_megatron_refuses_are_refused(h100_ib: dict[str, Any]) -> None:
+    """Megatron-Core's own checks: moe_act only with experts, mla_up_proj only with latent attention."""
+    dense = {k: v for k, v in GPT_OSS.items() if k != "moe"}
+    dense_layout = {**NONE, "ep": 1, "moe_dispatcher": None, "recompute": "selective"}
+    with pytest.raises(InputError, match="moe_act needs a workload with experts"):
+        evaluate(dense, h100_ib, {**dense_layout, "recompute_modules": ["moe_act"]})
+    with pytest.raises(InputError, match="mla_up_proj needs multi-head latent attention"):
+        evaluate(GPT_OSS, h100_ib, _modules("mla_up_proj"))
+
+
+def test_without_a_query_rank_the_queries_are_projected_from_the_hidden_state() -> None:
+    """DeepSeek-V2-Lite: linear_q_proj from the hidden state runs inside the same checkpoint."""
+    no_rank = replace(PRESETS["deepseek-v3-671b"], q_lora_rank=None)
+    assert no_rank.latent_up_params == 128 * (7168 * 192 + 512 * (128 + 128))
