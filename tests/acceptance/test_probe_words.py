@@ -14,8 +14,9 @@ from acceptance.report import TRAINING_METRICS, build_report
 from acceptance.selectors import THROUGHPUT_WORDS
 from tests.acceptance.test_bundles import process, targz
 from tests.acceptance.test_report import IB_H100
+from tests.benchmarks._shared import FIXTURES
 from tests.pages import page_in
-from tests.providers.factories import OfferingFactory, UserFactory
+from tests.providers.factories import GPUModelFactory, OfferingFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -75,3 +76,18 @@ def test_tflops_are_labelled_with_their_unit_and_the_basis_names_no_key(client: 
 
 def test_every_metric_a_probe_can_carry_has_words() -> None:
     assert {metric for metric, _key in TRAINING_METRICS} == set(THROUGHPUT_WORDS)
+
+
+def test_the_bandwidth_sentences_end_and_bracket_in_chinese_punctuation(client: Client) -> None:
+    log = (FIXTURES / "uploads" / "nccl-allreduce-1node.txt").read_bytes()
+    a100 = GPUModelFactory(key="A100-SXM4-40GB", name="NVIDIA A100 SXM4 40GB", hbm_gb=40.0)
+    offering = OfferingFactory(gpu=a100)
+    run = process(offering, targz({"results/nccl/all_reduce_1n.log": log}), owner=UserFactory())
+    assert run.status == "done" and run.indicators["collective_bandwidth"].get("intra_node")
+    page = page_in(client, run.owner, f"/benchmarks/acceptance/{run.pk}/", "zh-hans")
+    basis = page.split('id="bandwidth-basis">')[1].split("</p>")[0]
+    assert "作业。" in basis and "单节点内：" in basis and "（无法判断）。" in basis, basis
+    assert ". " not in basis and " (" not in basis and ")." not in basis, basis
+    english = page_in(client, run.owner, f"/benchmarks/acceptance/{run.pk}/", "en")
+    basis = english.split('id="bandwidth-basis">')[1].split("</p>")[0]
+    assert "nccl-tests jobs.\n" in basis and "Inside one node: " in basis and basis.rstrip().endswith(").")
