@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hardware.messages import Msg, _
+
 FILES = Path(__file__).resolve().parent / "kit_files"
 SCHEDULERS = ("slurm", "kubernetes")
 MAX_NODES = 1024
@@ -33,9 +35,10 @@ COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall")
 
 
 class KitError(ValueError):
-    """A request the kit cannot be built for; `field` names the parameter at fault."""
+    """A request the kit cannot be built for; `field` names the parameter at fault, `message` says why (the
+    API and the command print its English, the kit page shows it in its language)."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: Msg) -> None:
         super().__init__(message)
         self.field = field
         self.message = message
@@ -60,16 +63,26 @@ def max_nodes_for(facts: dict[str, Any]) -> int:
 def check_request(facts: dict[str, Any], nodes: Any, scheduler: Any, stability_hours: Any = 0) -> None:
     """Raise KitError naming the field and its allowed range when the request cannot be served."""
     if scheduler not in SCHEDULERS:
-        raise KitError("scheduler", f"scheduler must be one of {', '.join(SCHEDULERS)}; got {scheduler!r}.")
+        raise KitError(
+            "scheduler",
+            _(
+                "scheduler must be one of %(known)s; got “%(got)s”.",
+                known=", ".join(SCHEDULERS),
+                got=scheduler,
+            ),
+        )
     limit = max_nodes_for(facts)
     if not isinstance(nodes, int) or isinstance(nodes, bool) or not 1 <= nodes <= limit:
-        raise KitError("nodes", f"nodes must be a whole number from 1 to {limit} for this offering.")
+        raise KitError(
+            "nodes", _("nodes must be a whole number from 1 to %(limit)s for this offering.", limit=limit)
+        )
     if not isinstance(stability_hours, int) or not 0 <= stability_hours <= MAX_STABILITY_HOURS:
         raise KitError(
-            "stability_hours", f"stability_hours must be a whole number from 0 to {MAX_STABILITY_HOURS}."
+            "stability_hours",
+            _("stability_hours must be a whole number from 0 to %(most)s.", most=MAX_STABILITY_HOURS),
         )
     if not facts.get("gpus_per_node"):
-        raise KitError("offering", "the offering does not publish its GPUs per node; no kit can be built.")
+        raise KitError("offering", _("the offering does not publish its GPUs per node; no kit can be built."))
 
 
 def node_counts(nodes: int) -> list[int]:

@@ -185,6 +185,14 @@ def busbw_curve(
     ]
 
 
+# What a training probe's point carries beside its node count (`throughput_curve`), with the summary key it
+# is read from, in order of preference; acceptance.selectors.THROUGHPUT_WORDS names each with its unit.
+TRAINING_METRICS = (
+    ("tokens_per_s_per_gpu", "median_tokens_per_s_per_gpu"),
+    ("tflops_per_gpu", "median_tflops_per_gpu"),
+)
+
+
 def _training_points(facts: dict[str, Any], items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
     """Per node count, the median training throughput per GPU (tokens/s, else TFLOP/s) of the probes."""
     by_metric: dict[str, dict[int, list[float]]] = {}
@@ -196,10 +204,7 @@ def _training_points(facts: dict[str, Any], items: list[dict[str, Any]]) -> tupl
         world, per_node = summary.get("world_size"), facts.get("gpus_per_node")
         if not nodes and world and per_node and world % per_node == 0:
             nodes = world // per_node
-        for metric, key in (
-            ("tokens_per_s_per_gpu", "median_tokens_per_s_per_gpu"),
-            ("tflops_per_gpu", "median_tflops_per_gpu"),
-        ):
+        for metric, key in TRAINING_METRICS:
             if nodes and summary.get(key):
                 by_metric.setdefault(metric, {}).setdefault(int(nodes), []).append(float(summary[key]))
                 break

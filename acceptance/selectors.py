@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from acceptance.models import INTERNAL_ERROR, INTERNAL_ERROR_TEXT, AcceptanceRun
 from acceptance.report import indicator_rows
 from benchmarks.selectors import evidence_visible_q
 from hardware.messages import Msg
+from hardware.numbers import figure_text
 from portal.i18n import shown, translated, translated_text
 from providers.models import Offering
 
@@ -56,10 +57,39 @@ def frozen_rows(run: AcceptanceRun) -> list[dict[str, Any]]:
     ]
 
 
+# A training probe's metrics (acceptance.report.TRAINING_METRICS) as a reader names them: a figure with its
+# unit, and the unit alone where the scaling basis names the metric.
+THROUGHPUT_WORDS = {
+    "tokens_per_s_per_gpu": (gettext_noop("%(value)s tokens/s per GPU"), "tokens/s"),
+    "tflops_per_gpu": (gettext_noop("%(value)s TFLOP/s per GPU"), "TFLOP/s"),
+}
+
+
 def indicator_basis(indicator: dict[str, Any]) -> str:
     """What an indicator was judged on, in the active language (by the message stored beside it; a run from
-    before they were stored, by its English)."""
-    return translated(indicator.get("basis_message"), translated_text(indicator.get("basis")))
+    before they were stored, by its English), a training probe's metric by its unit, not its key."""
+    message = indicator.get("basis_message")
+    params = message.get("params") if isinstance(message, dict) else None
+    if isinstance(message, dict) and isinstance(params, dict) and params.get("metric") in THROUGHPUT_WORDS:
+        message = {**message, "params": {**params, "metric": THROUGHPUT_WORDS[params["metric"]][1]}}
+    return translated(message, translated_text(indicator.get("basis")))
+
+
+def throughput_shown(scaling: dict[str, Any]) -> str:
+    """The training probe's median throughput per GPU at each node count, in the active language ("1 node:
+    3,210.5 tokens/s per GPU; 2 nodes: ..."); "" without one."""
+    points = []
+    for point in scaling.get("throughput_curve") or []:
+        nodes = point.get("nodes")
+        rates = [
+            gettext(THROUGHPUT_WORDS[key][0]) % {"value": figure_text(value, 2)}
+            for key, value in point.items()
+            if key in THROUGHPUT_WORDS and isinstance(value, int | float)
+        ]
+        if isinstance(nodes, int) and rates:
+            sentence = ngettext("%(nodes)s node: %(rate)s", "%(nodes)s nodes: %(rate)s", nodes)
+            points.append(sentence % {"nodes": f"{nodes:,}", "rate": gettext(", ").join(rates)})
+    return gettext("; ").join(points)
 
 
 def error_shown(run: AcceptanceRun) -> str:

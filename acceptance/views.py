@@ -17,6 +17,7 @@ from acceptance.models import AcceptanceRun
 from accounts.throttles import upload_throttled
 from benchmarks import selectors as evidence
 from portal.form_errors import add_form_errors
+from portal.i18n import shown
 
 VERDICT_ICONS = {"pass": "✔", "fail": "✘", "cannot-measure": "?", "incomplete": "…"}
 
@@ -44,7 +45,7 @@ def start(request: HttpRequest) -> HttpResponse:
                     data["offering"], data["nodes"], data["scheduler"], data["stability_hours"] or 0
                 )
             except kit.KitError as exc:
-                form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+                form.add_error(exc.field if exc.field in form.fields else None, shown(exc.message))
         return _page(request, form, BundleForm(initial={"offering": offering}), status=400)
     initial = {"offering": offering} if offering else {}
     return _page(request, KitForm(initial=initial), BundleForm(initial=initial))
@@ -100,7 +101,7 @@ def report(request: HttpRequest, run_id: int) -> HttpResponse:
         "files": selectors.files_shown(run),
         "stability": indicators.get("stability") or {},
         "curve": scaling.get("curve") or [],
-        "throughput_curve": scaling.get("throughput_curve") or [],
+        "throughput": selectors.throughput_shown(scaling),
         "is_owner": run.owner_id == request.user.pk,
         "uploaded_again": selectors.run_uploaded_again(user=request.user, run=run)
         if run.status == AcceptanceRun.Status.FAILED

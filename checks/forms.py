@@ -14,5 +14,5 @@ class FindingFilterForm(forms.Form):
             return None
         offering = Offering.objects.filter(slug=slug).first()
         if offering is None:
-            raise forms.ValidationError(f"no offering with slug {slug!r}")
+            raise forms.ValidationError(f"no offering with slug “{slug}”")
         return offering

@@ -80,7 +80,7 @@ def _offering_for_quote(slug: str) -> Offering:
         .first()
     )
     if offering is None:
-        raise ValidationError({"offering": f"no offering with the slug {slug!r}"})
+        raise ValidationError({"offering": f"no offering with the slug “{slug}”"})
     return offering
 
 
@@ -95,7 +95,7 @@ def _plan_bill(
     if plan_name and plan_name != full["plan"]["name"]:
         plans = [p for p in facts.get("billing_plans") or [] if p.get("name") == plan_name]
         if not plans:
-            raise ValidationError({"plan": f"the offering has no billing plan named {plan_name!r}"})
+            raise ValidationError({"plan": f"the offering has no billing plan named “{plan_name}”"})
         job, notes = bill_module.job_from_sizing(sizing, facts, workload)
         chosen = bill_module.plan_bill(facts, plans[0], job)
         full.update(chosen)
@@ -316,7 +316,7 @@ def quote_create_from_result(
         raise ValidationError({"run": "no such run"})
     result = PlanResult.objects.filter(run=run, offering__slug=offering_slug).first()
     if result is None:
-        raise ValidationError({"offering": f"run {run_id} has no result for {offering_slug!r}"})
+        raise ValidationError({"offering": f"run {run_id} has no result for “{offering_slug}”"})
     offering = _offering_for_quote(offering_slug)
     # The bill is recomputed from the run's sizing with today's prices, so the quote's prices, sources and
     # bill agree with each other even when the catalog changed after the run.

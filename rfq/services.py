@@ -219,7 +219,7 @@ def _answerable_offering(*, representative: Any, rfq: RequestForQuote, offering_
     offering = next((o for o in rfq.offerings.all() if o.slug == offering_slug), None)
     if offering is None:
         raise ValidationError(
-            {"offering": f"{offering_slug!r} is not one of the offerings this request asks"}
+            {"offering": f"“{offering_slug}” is not one of the offerings this request asks"}
         )
     curator = getattr(representative, "is_curator", False)
     if curator or not selectors.is_representative(representative):
@@ -308,7 +308,7 @@ def rfq_quote_create(
     if offering_slug:
         rows = [r for r in rows if r["offering"] == offering_slug]
         if not rows:
-            raise ValidationError({"offering": f"no answer for {offering_slug!r} in this request"})
+            raise ValidationError({"offering": f"no answer for “{offering_slug}” in this request"})
     row = next((r for r in rows if r.get("feasible")), None)
     if row is None:
         raise ValidationError({"offering": "no answered proposal fits the workload at the GPU count asked"})

@@ -78,7 +78,7 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
     def validate_preset(self, value: str) -> str:
         if value and value not in services.known_presets():
             raise serializers.ValidationError(
-                f"unknown preset {value!r} (known: {', '.join(services.known_presets())})"
+                f"unknown preset “{value}” (known: {', '.join(services.known_presets())})"
             )
         return value
 

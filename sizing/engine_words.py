@@ -69,8 +69,8 @@ SERVICE_PAGE_REASONS = {
         "fictional sample offerings (%(names)s) are sized only when “Include the fictional sample offerings” "
         "is ticked"
     ),
-    "must be cheapest or fastest, got %(got)s": gettext_noop(
-        "must be “Cheapest within the deadline” or “Fastest within the budget”, got %(got)s"
+    "must be cheapest or fastest, got “%(got)s”": gettext_noop(
+        "must be “Cheapest within the deadline” or “Fastest within the budget”, got “%(got)s”"
     ),
 }
 _PAGE_WORDS = {**PAGE_REASONS, **SERVICE_PAGE_REASONS}

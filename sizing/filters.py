@@ -23,12 +23,24 @@ ANY_CHOICE = {"gpu": _("any GPU"), "fabric": _("any fabric")}
 
 class RunResultFilterSet(django_filters.FilterSet):
     # Validated here; the ranking is selectors.run_results' (a sort in Python by the objective).
-    objective = FormFieldFilter(forms.ChoiceField, choices=Objective.choices, method=unchanged)
+    # Labelled as the run page shows them, beside the control and in an error that names the field.
+    objective = FormFieldFilter(
+        forms.ChoiceField, label=_("Rank by"), choices=Objective.choices, method=unchanged
+    )
     gpu = FormFieldFilter(forms.ChoiceField, label=_("GPU"), field_name="offering__gpu__key")
     fabric = FormFieldFilter(forms.ChoiceField, label=_("Fabric"), field_name="offering__fabric")
-    feasible_only = FormFieldFilter(forms.BooleanField, field_name="feasible", method="only_if_true")
-    complete_only = FormFieldFilter(forms.BooleanField, field_name="cost_complete", method="only_if_true")
-    within_budget = FormFieldFilter(forms.BooleanField, method="filter_within_budget")
+    feasible_only = FormFieldFilter(
+        forms.BooleanField,
+        label=_("only offerings that can train it"),
+        field_name="feasible",
+        method="only_if_true",
+    )
+    complete_only = FormFieldFilter(
+        forms.BooleanField, label=_("only complete bills"), field_name="cost_complete", method="only_if_true"
+    )
+    within_budget = FormFieldFilter(
+        forms.BooleanField, label=_("only within the budget"), method="filter_within_budget"
+    )
 
     class Meta:
         model = PlanResult

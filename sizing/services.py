@@ -258,12 +258,13 @@ def _enqueue_start(run_id: int) -> None:
 # A run's refusals as messages: the API prints their English as it did (str of the Msg), the planner page
 # shows them in its language (sizing.input_errors.refusal_shown), those naming a code in a buyer's words
 # (sizing.engine_words.PAGE_REASONS).
-GPUS_RANGE = gettext_noop("must be a whole number from 1 to %(most)s, got %(got)s")
+# A value as the buyer sent it is quoted as the pages quote input, “slowest”, never as Python writes it.
+GPUS_RANGE = gettext_noop("must be a whole number from 1 to %(most)s, got “%(got)s”")
 UNKNOWN_OFFERINGS = gettext_noop("unknown offering(s): %(slugs)s")
 SAMPLES_LEFT_OUT = gettext_noop("%(slugs)s: fictional sample(s); set include_samples to size them")
 NOTHING_TO_SIZE = gettext_noop("the catalog has no offering to size")
 NO_SUCH_WORKLOAD = gettext_noop("no such workload")
-OBJECTIVE_KNOWN = gettext_noop("must be cheapest or fastest, got %(got)s")
+OBJECTIVE_KNOWN = gettext_noop("must be cheapest or fastest, got “%(got)s”")
 
 
 def check_run_gpus(gpus: Any) -> None:
@@ -271,7 +272,7 @@ def check_run_gpus(gpus: Any) -> None:
     if gpus is None:
         return
     if isinstance(gpus, bool) or not isinstance(gpus, int) or not 1 <= gpus <= MAX_RUN_GPUS:
-        raise ValidationError({"gpus": _(GPUS_RANGE, most=f"{MAX_RUN_GPUS:,}", got=repr(gpus))})
+        raise ValidationError({"gpus": _(GPUS_RANGE, most=f"{MAX_RUN_GPUS:,}", got=gpus)})
 
 
 def run_offerings(*, offering_slugs: list[str] | None, include_samples: bool) -> list[Offering]:
@@ -314,7 +315,7 @@ def plan_run_create(
     if workload.owner_id != owner.pk:
         raise ValidationError({"workload": _(NO_SUCH_WORKLOAD)})
     if objective not in ("cheapest", "fastest"):
-        raise ValidationError({"objective": _(OBJECTIVE_KNOWN, got=repr(objective))})
+        raise ValidationError({"objective": _(OBJECTIVE_KNOWN, got=objective)})
     check_run_gpus(gpus)
     offerings = run_offerings(offering_slugs=offering_slugs, include_samples=include_samples)
     with transaction.atomic():

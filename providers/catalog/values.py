@@ -26,7 +26,7 @@ def coerce_fact(fact: Fact, value: Any, gpu_keys: set[str]) -> Any:
     if fact.type == "gpu":
         key = str(value)
         if key not in gpu_keys:
-            raise ValueError(f"unknown GPU key {key!r} (known: {', '.join(sorted(gpu_keys))})")
+            raise ValueError(f"unknown GPU key “{key}” (known: {', '.join(sorted(gpu_keys))})")
         return key
     if fact.type == "bool":
         if isinstance(value, bool):
@@ -36,11 +36,11 @@ def coerce_fact(fact: Fact, value: Any, gpu_keys: set[str]) -> Any:
             return True
         if text in ("false", "no", "0"):
             return False
-        raise ValueError(f"expected true or false, got {value!r}")
+        raise ValueError(f"expected true or false, got “{value}”")
     if fact.type == "enum":
         text = str(value).strip().lower()
         if text not in fact.choices:
-            raise ValueError(f"{value!r} is not one of {', '.join(fact.choices)}")
+            raise ValueError(f"“{value}” is not one of {', '.join(fact.choices)}")
         return text
     if fact.type == "list":
         items = value if isinstance(value, list) else [s for s in str(value).replace(",", ";").split(";")]
@@ -62,16 +62,16 @@ def coerce_fact(fact: Fact, value: Any, gpu_keys: set[str]) -> Any:
 
 def parse_number(value: Any, *, integer: bool) -> Any:
     if isinstance(value, bool):
-        raise ValueError(f"expected a number, got {value!r}")
+        raise ValueError(f"expected a number, got “{value}”")
     try:
         number = Decimal(str(value).strip().replace("_", ""))
     except (InvalidOperation, ValueError) as exc:
-        raise ValueError(f"expected a number, got {value!r}") from exc
+        raise ValueError(f"expected a number, got “{value}”") from exc
     if not number.is_finite():
-        raise ValueError(f"expected a finite number, got {value!r}")
+        raise ValueError(f"expected a finite number, got “{value}”")
     if integer:
         if number != number.to_integral_value():
-            raise ValueError(f"expected a whole number, got {value!r}")
+            raise ValueError(f"expected a whole number, got “{value}”")
         return int(number)
     return float(number)
 
@@ -86,7 +86,7 @@ def parse_date(value: Any) -> dt.date | None:
     try:
         return dt.date.fromisoformat(str(value).strip())
     except ValueError as exc:
-        raise ValueError(f"expected an ISO date YYYY-MM-DD, got {value!r}") from exc
+        raise ValueError(f"expected an ISO date YYYY-MM-DD, got “{value}”") from exc
 
 
 def _bound(number: float) -> str:

@@ -64,11 +64,11 @@ def test_a_dry_run_writes_nothing() -> None:
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["groups"]["network"]["facts"].update(fabric="wifi"),
-            "groups.network.facts.fabric: 'wifi' is not one of",
+            "groups.network.facts.fabric: “wifi” is not one of",
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["groups"]["hardware"]["facts"].update(gpu="RTX-9999"),
-            "groups.hardware.facts.gpu: unknown GPU key 'RTX-9999'",
+            "groups.hardware.facts.gpu: unknown GPU key “RTX-9999”",
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["groups"]["hardware"]["facts"].update(

@@ -70,7 +70,7 @@ def test_bad_network_values_name_their_field(change: dict[str, Any], expected: s
         ({"lead_time_weeks": 300}, "Lead time to a running cluster must be between 0 and 104 weeks, got 300"),
         (
             {"payment_terms": "barter"},
-            "groups.commercial.facts.payment_terms: 'barter' is not one of upfront",
+            "groups.commercial.facts.payment_terms: “barter” is not one of upfront",
         ),
     ],
 )

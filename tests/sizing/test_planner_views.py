@@ -166,3 +166,20 @@ def test_the_workloads_page_shows_presets_by_name_and_figures_in_words() -> None
     )
     for raw in ("14800000000000.0", "90.0", "experts", "params"):
         assert raw not in table, raw
+
+
+@pytest.mark.parametrize(
+    ("language", "named", "code"),
+    [("en", "Rank by: Select a valid choice.", ">objective:"), ("zh-hans", "排序依据：", ">objective:")],
+)
+def test_a_bad_filter_is_named_by_the_label_the_page_shows_never_its_code(
+    client: Any, run: PlanRun, language: str, named: str, code: str
+) -> None:
+    client.force_login(run.owner)
+    client.cookies["django_language"] = language
+    page = client.get(f"/plan/{run.pk}/", {"objective": "slowest", "gpu": "TPU-v9"}).content.decode()
+    errors = page.split('id="filter-errors">')[1].split("</ul>")[0]
+    assert named in errors and code not in errors and ">gpu:" not in errors, errors
+    assert errors.count("<li>") == 2
+    if language == "zh-hans":
+        assert "GPU：" in errors and "Select" not in errors

@@ -43,10 +43,15 @@ def _refusal(**kwargs: Any) -> ValidationError:
         (
             {"gpus": 0},
             "gpus",
-            "must be a whole number from 1 to {most}, got 0",
+            "must be a whole number from 1 to {most}, got “0”",
             "必须是 1 到 {most} 之间的整数",
         ),
-        ({"objective": "slowest"}, "objective", "must be cheapest or fastest, got 'slowest'", "“预算内最快”"),
+        (
+            {"objective": "slowest"},
+            "objective",
+            "must be cheapest or fastest, got “slowest”",
+            "“预算内最快”，实际为“slowest”",
+        ),
         ({"offering_slugs": ["nope"]}, "offerings", "unknown offering(s): nope", "未知产品：nope"),
         ({"owner": "other"}, "workload", "no such workload", "没有这个工作负载"),
     ],
