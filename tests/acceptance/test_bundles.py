@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import re
 import tarfile
@@ -31,12 +32,17 @@ def _media(settings: Any, tmp_path: Path) -> None:
 
 
 def targz(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+    """The files as a .tar.gz, the same bytes for the same files: the gzip header's time is fixed (mode
+    "w:gz" writes the current second, so two archives of one bundle made a second apart would differ)."""
+    tar = io.BytesIO()
+    with tarfile.open(fileobj=tar, mode="w") as archive:
         for name, data in files.items():
             info = tarfile.TarInfo(name)
             info.size = len(data)
             archive.addfile(info, io.BytesIO(data))
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as compressed:
+        compressed.write(tar.getvalue())
     return buffer.getvalue()
 
 
