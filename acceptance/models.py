@@ -44,7 +44,7 @@ FINISHED = (AcceptanceStatus.DONE, AcceptanceStatus.FAILED)
 INTERNAL_ERROR_TEXT = "internal error while reading the bundle"
 INTERNAL_ERROR = gettext_noop(
     "This bundle could not be read because of an error on our side; it has been logged for the team. "
-    "Upload the same bundle again later: it is read afresh as a new report, and this one links to it."
+    "Upload the same file again later: it is read afresh as a new report, and this one links to it."
 )
 
 
