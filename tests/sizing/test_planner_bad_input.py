@@ -134,7 +134,8 @@ def test_a_bad_objective_or_filter_on_a_run_is_named_not_a_500(
     resp = client.get(f"/plan/{run_id}/?objective=greenest&gpu=TPU-v9")
     assert resp.status_code == 200
     html = resp.content.decode()
-    assert "objective:" in html and "gpu:" in html
+    # each named by the label the page shows beside its control, never by its code
+    assert "Rank by:" in html and "GPU:" in html and "objective:" not in html
     assert len(resp.context["results"]) == 2  # an invalid filter filters nothing
 
 
