@@ -16,12 +16,13 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
+from django.utils.translation import gettext_noop
 
 from acceptance.selectors import quote_section as acceptance_quote_section
 from checks.checklist import checklist, messages_by_key
 from checks.rules import run_rules
 from checks.selectors import evidence_for_offering
-from hardware.messages import messages_of
+from hardware.messages import Msg, _, joined, messages_of
 from portal.money import Money
 from portal.task_pool import enqueue
 from providers.currency import display_for
@@ -30,7 +31,7 @@ from providers.models import Offering
 from quotes.models import PdfStatus, Quote
 from sizing import bill as bill_module
 from sizing.models import PlanResult, PlanRun, Workload, layout_text
-from sizing.services import WORKLOAD_FIELDS, size_offering
+from sizing.services import NO_SUCH_WORKLOAD, WORKLOAD_FIELDS, size_offering
 
 VALIDITY_DAYS = getattr(settings, "QUOTES_VALIDITY_DAYS", 30)
 # A PDF still "rendering" after this long lost its worker: the next request enqueues it again.
@@ -47,6 +48,17 @@ LABEL_FACTS = {
     "regions",
     "compliance",
 }
+
+# The refusals of issuing a quote, as messages: the API prints their English (str of the Msg), the pages
+# show them in their language (sizing.input_errors.refusal_shown). Values as sent are quoted, “x”.
+NO_OFFERING = gettext_noop("no offering with the slug “%(slug)s”")
+NOTHING_TO_QUOTE = gettext_noop("nothing to quote: %(reasons)s")
+DOES_NOT_FIT = gettext_noop("the workload does not fit this offering")
+NO_PLAN = gettext_noop("the offering has no billing plan named “%(plan)s”")
+NO_SUCH_RUN = gettext_noop("no such run")
+NO_RESULT = gettext_noop("run %(run)s has no result for “%(slug)s”")
+RUN_OR_WORKLOAD = gettext_noop("give a run, or a workload with the offering")
+NO_SHARE_LINK = gettext_noop("could not create a share link, try again")
 
 
 def _json(value: Any) -> Any:
@@ -80,8 +92,19 @@ def _offering_for_quote(slug: str) -> Offering:
         .first()
     )
     if offering is None:
-        raise ValidationError({"offering": f"no offering with the slug “{slug}”"})
+        raise ValidationError({"offering": _(NO_OFFERING, slug=slug)})
     return offering
+
+
+def _sizing_reasons(sizing: dict[str, Any]) -> Msg:
+    """Why the engine could not size the offering: its reasons joined by "; " (the English the API always
+    printed), each a message where the sizing stored one beside it (`reason_messages`)."""
+    reasons = [str(r) for r in sizing.get("reasons") or []]
+    if not reasons:
+        return _(DOES_NOT_FIT)
+    stored = sizing.get("reason_messages")
+    messages = stored if isinstance(stored, list) and len(stored) == len(reasons) else [None] * len(reasons)
+    return joined(*(Msg.from_json(m, r) for r, m in zip(reasons, messages, strict=True)), sep=_("; "))
 
 
 def _plan_bill(
@@ -89,13 +112,12 @@ def _plan_bill(
 ) -> dict[str, Any]:
     """The full bill (sizing.bill), under the named plan when one is given instead of the cheapest."""
     if sizing.get("feasible") is False or not sizing.get("gpus") or sizing.get("train_days") is None:
-        reasons = "; ".join(sizing.get("reasons") or []) or "the workload does not fit this offering"
-        raise ValidationError({"offering": f"nothing to quote: {reasons}"})
+        raise ValidationError({"offering": _(NOTHING_TO_QUOTE, reasons=_sizing_reasons(sizing))})
     full = bill_module.full_bill(facts, sizing, workload)
     if plan_name and plan_name != full["plan"]["name"]:
         plans = [p for p in facts.get("billing_plans") or [] if p.get("name") == plan_name]
         if not plans:
-            raise ValidationError({"plan": f"the offering has no billing plan named “{plan_name}”"})
+            raise ValidationError({"plan": _(NO_PLAN, plan=plan_name)})
         job, notes = bill_module.job_from_sizing(sizing, facts, workload)
         chosen = bill_module.plan_bill(facts, plans[0], job)
         full.update(chosen)
@@ -313,10 +335,10 @@ def quote_create_from_result(
     """Issue a quote from one result of the owner's planner run (ValidationError naming the bad field)."""
     run = PlanRun.objects.select_related("workload").filter(pk=run_id, owner=owner).first()
     if run is None:
-        raise ValidationError({"run": "no such run"})
+        raise ValidationError({"run": _(NO_SUCH_RUN)})
     result = PlanResult.objects.filter(run=run, offering__slug=offering_slug).first()
     if result is None:
-        raise ValidationError({"offering": f"run {run_id} has no result for “{offering_slug}”"})
+        raise ValidationError({"offering": _(NO_RESULT, run=run_id, slug=offering_slug)})
     offering = _offering_for_quote(offering_slug)
     # The bill is recomputed from the run's sizing with today's prices, so the quote's prices, sources and
     # bill agree with each other even when the catalog changed after the run.
@@ -379,7 +401,7 @@ def quote_create_for_offering(
     """Issue a quote for an offering, the owner's workload and a billing plan, sized now by the engine."""
     workload = Workload.objects.filter(pk=workload_id, owner=owner).first()
     if workload is None:
-        raise ValidationError({"workload": "no such workload"})
+        raise ValidationError({"workload": _(NO_SUCH_WORKLOAD)})
     offering = _offering_for_quote(offering_slug)
     sizing = size_offering(workload=workload, facts=offering.facts(), objective=objective)["sizing"]
     return _issue_without_run(
@@ -402,7 +424,7 @@ def quote_create_from_proposal(
     """Issue a quote from a provider's answer to a request for quote (the rfq app): the answer's facts and
     plan in place of the catalog's, the answer itself kept in the snapshot as `proposal`."""
     if workload.owner_id != owner.pk:
-        raise ValidationError({"workload": "no such workload"})
+        raise ValidationError({"workload": _(NO_SUCH_WORKLOAD)})
     offering = _offering_for_quote(offering_slug)
     return _issue_without_run(
         owner,
@@ -445,7 +467,7 @@ def quote_create(
             owner=owner, run_id=run_id, offering_slug=offering_slug, plan_name=plan_name, currency=currency
         )
     if workload_id is None:
-        raise ValidationError({"workload": "give a run, or a workload with the offering"})
+        raise ValidationError({"workload": _(RUN_OR_WORKLOAD)})
     return quote_create_for_offering(
         owner=owner,
         offering_slug=offering_slug,
@@ -457,7 +479,7 @@ def quote_create(
 
 def quote_share(*, quote: Quote) -> Quote:
     """Give the quote a new unguessable read-only link (replaces any earlier one)."""
-    for _ in range(3):
+    for _attempt in range(3):
         quote.share_token = secrets.token_urlsafe(32)
         quote.shared_at = timezone.now()
         try:
@@ -466,7 +488,7 @@ def quote_share(*, quote: Quote) -> Quote:
             return quote
         except IntegrityError:  # a 256-bit collision: astronomically unlikely, but never a 500
             continue
-    raise ValidationError("could not create a share link, try again")
+    raise ValidationError(_(NO_SHARE_LINK))
 
 
 def quote_unshare(*, quote: Quote) -> Quote:

@@ -15,12 +15,14 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
+from portal.form_errors import labelled_errors
 from providers.currency import shown_currency
 from quotes import selectors, services
 from quotes.charts import quote_charts
 from quotes.display import quote_view
 from quotes.forms import QuoteCreateForm
 from quotes.models import Quote
+from sizing.input_errors import refusal_shown
 
 
 @login_required
@@ -29,12 +31,9 @@ def quote_list(request: HttpRequest) -> HttpResponse:
     return render(request, "quotes/list.html", {"quotes": selectors.quote_list(owner=request.user)})
 
 
-def _error_text(exc: ValidationError) -> str:
-    if hasattr(exc, "error_dict"):
-        return "; ".join(
-            f"{k}: {' '.join(v)}" if k != "__all__" else " ".join(v) for k, v in exc.message_dict.items()
-        )
-    return " ".join(exc.messages)
+def _error_text(form: QuoteCreateForm, exc: ValidationError) -> str:
+    """Why no quote was issued, in the page's language, each field named by its label (never its code)."""
+    return gettext("; ").join(labelled_errors(form, refusal_shown(exc)))
 
 
 @login_required
@@ -48,7 +47,7 @@ def quote_create(request: HttpRequest) -> HttpResponse:
         messages.error(
             request,
             gettext("Could not create the quote: %(why)s")
-            % {"why": _error_text(ValidationError(form.errors))},
+            % {"why": _error_text(form, ValidationError(form.errors))},
         )
         return redirect(back)
     try:
@@ -56,7 +55,8 @@ def quote_create(request: HttpRequest) -> HttpResponse:
             owner=request.user, data=form.cleaned_data, currency=shown_currency(request)
         )
     except ValidationError as exc:
-        messages.error(request, gettext("Could not create the quote: %(why)s") % {"why": _error_text(exc)})
+        why = _error_text(form, exc)
+        messages.error(request, gettext("Could not create the quote: %(why)s") % {"why": why})
         return redirect(back)
     messages.success(request, gettext("Quote %(number)s issued.") % {"number": quote.number})
     return redirect(quote.get_absolute_url())
@@ -183,11 +183,11 @@ def quote_share(request: HttpRequest, quote_id: int) -> HttpResponse:
         request,
         quote_id,
         services.quote_share,
-        "Read-only link created. Anyone with the link can read this quote.",
+        gettext("Read-only link created. Anyone with the link can read this quote."),
     )
 
 
 @login_required
 @require_POST
 def quote_unshare(request: HttpRequest, quote_id: int) -> HttpResponse:
-    return _change_link(request, quote_id, services.quote_unshare, "The read-only link is revoked.")
+    return _change_link(request, quote_id, services.quote_unshare, gettext("The read-only link is revoked."))

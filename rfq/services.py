@@ -10,11 +10,13 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from hardware.gpus import LARGEST_CLUSTER_GPUS
+from hardware.messages import Msg, _, joined
 from portal.i18n import translated_bound_error
 from portal.money import amount_text
-from providers.facts import PLAN_BOUNDS, PRICE_CAP_USD_PER_GPU_HOUR
+from providers.facts import FACTS_BY_NAME, PLAN_BOUNDS, PRICE_CAP_USD_PER_GPU_HOUR
 from providers.models import Offering
 from providers.services import facts_clean, source_check
 from quotes.models import Quote
@@ -23,7 +25,7 @@ from rfq import notifications, selectors
 from rfq.models import Answer, PaymentTerms, RequestForQuote, RfqEvent
 from rfq.proposal import answer_plan, answer_used, facts_with_answer
 from sizing.models import Workload
-from sizing.services import size_offering_with_findings, workload_create
+from sizing.services import UNKNOWN_OFFERINGS, size_offering_with_findings, workload_create
 
 # Bounds of the inputs (the API serializers and page forms show the same ones).
 MAX_OFFERINGS = 20
@@ -38,6 +40,34 @@ MAX_TERM_MONTHS = 120
 MAX_DELIVERY_WEEKS = 104
 MAX_MIN_NODES = 100_000
 MAX_MESSAGE_CHARS = 5000
+
+# The refusals of the requests and answers, as messages: the API prints their English (str of the Msg), the
+# pages show them in their language (sizing.input_errors.refusal_shown); one naming the facts' keys is worded
+# for a page by their labels (PAGE_REASONS).
+OFFERINGS_COUNT = gettext_noop("give between 1 and %(most)s offerings, got %(got)s")
+GPUS_RANGE = gettext_noop("must be between 1 and %(most)s, got %(got)s")
+QUESTIONS_COUNT = gettext_noop("at most %(most)s questions, got %(got)s")
+QUESTION_LENGTH = gettext_noop("each question at most %(most)s characters")
+NO_WORKLOAD = gettext_noop("no such workload of yours")
+TERM_RANGE = gettext_noop("must be between 1 and %(most)s (empty: no minimum term)")
+DELIVERY_RANGE = gettext_noop("must be between 0 and %(most)s, got %(got)s")
+PAYMENT_TERMS_KNOWN = gettext_noop("must be one of %(codes)s")
+MIN_NODES_RANGE = gettext_noop("must be between 1 and %(most)s (empty: no minimum)")
+FACT_TEXT = gettext_noop("text of at most %(most)s characters, no NUL")
+CANNOT_SIZE = gettext_noop(
+    "the planner cannot size this proposal with these values (%(given)s): check their units"
+)
+THE_TERMS = gettext_noop("the terms")
+NOT_ASKED = gettext_noop("“%(slug)s” is not one of the offerings this request asks")
+MESSAGE_LENGTH = gettext_noop("at most %(most)s characters")
+NO_ANSWER = gettext_noop("no answer for “%(slug)s” in this request")
+NO_PROPOSAL_FITS = gettext_noop("no answered proposal fits the workload at the GPU count asked")
+# The API's message id -> the page's: the facts by the labels the answer form shows, not their keys.
+PAGE_REASONS = {
+    CANNOT_SIZE: gettext_noop(
+        "the planner cannot size this proposal with these values (%(names)s): check their units"
+    ),
+}
 
 
 def event_record(
@@ -63,20 +93,20 @@ def _mail_record(
 
 
 def _check_request(offering_slugs: list[str], gpus: int, questions: list[str]) -> list[Offering]:
-    errors: dict[str, str] = {}
+    errors: dict[str, Msg] = {}
     slugs = list(dict.fromkeys(offering_slugs))
     if not 1 <= len(slugs) <= MAX_OFFERINGS:
-        errors["offerings"] = f"give between 1 and {MAX_OFFERINGS} offerings, got {len(slugs)}"
+        errors["offerings"] = _(OFFERINGS_COUNT, most=MAX_OFFERINGS, got=len(slugs))
     offerings = list(Offering.objects.select_related("provider").filter(slug__in=slugs))
     missing = sorted(set(slugs) - {o.slug for o in offerings})
     if missing:
-        errors["offerings"] = f"unknown offering(s): {', '.join(missing)}"
+        errors["offerings"] = _(UNKNOWN_OFFERINGS, slugs=", ".join(missing))
     if not 1 <= gpus <= MAX_GPUS:
-        errors["gpus"] = f"must be between 1 and {MAX_GPUS}, got {gpus}"
+        errors["gpus"] = _(GPUS_RANGE, most=MAX_GPUS, got=gpus)
     if len(questions) > MAX_QUESTIONS:
-        errors["questions"] = f"at most {MAX_QUESTIONS} questions, got {len(questions)}"
+        errors["questions"] = _(QUESTIONS_COUNT, most=MAX_QUESTIONS, got=len(questions))
     elif any(len(q) > MAX_QUESTION_CHARS for q in questions):
-        errors["questions"] = f"each question at most {MAX_QUESTION_CHARS} characters"
+        errors["questions"] = _(QUESTION_LENGTH, most=MAX_QUESTION_CHARS)
     if errors:
         raise ValidationError(errors)
     return offerings
@@ -89,7 +119,7 @@ def _workload_for(
         return workload_create(owner=buyer, preset=preset, deadline_days=deadline_days)
     workload = Workload.objects.filter(pk=workload_id, owner=buyer).first() if workload_id else None
     if workload is None:
-        raise ValidationError({"workload": "no such workload of yours"})
+        raise ValidationError({"workload": _(NO_WORKLOAD)})
     return workload
 
 
@@ -136,13 +166,13 @@ def _check_answer_terms(
     if (message := translated_bound_error(PRICE_BOUND, float(price))) is not None:
         errors["price_usd_per_gpu_hour"] = message
     if term_months is not None and not 1 <= term_months <= MAX_TERM_MONTHS:
-        errors["term_months"] = f"must be between 1 and {MAX_TERM_MONTHS} (empty: no minimum term)"
+        errors["term_months"] = _(TERM_RANGE, most=MAX_TERM_MONTHS)
     if not 0 <= delivery_weeks <= MAX_DELIVERY_WEEKS:
-        errors["delivery_weeks"] = f"must be between 0 and {MAX_DELIVERY_WEEKS}, got {delivery_weeks}"
+        errors["delivery_weeks"] = _(DELIVERY_RANGE, most=MAX_DELIVERY_WEEKS, got=delivery_weeks)
     if payment_terms not in PaymentTerms.values:
-        errors["payment_terms"] = f"must be one of {', '.join(PaymentTerms.values)}"
+        errors["payment_terms"] = _(PAYMENT_TERMS_KNOWN, codes=", ".join(PaymentTerms.values))
     if min_nodes is not None and not 1 <= min_nodes <= MAX_MIN_NODES:
-        errors["min_nodes"] = f"must be between 1 and {MAX_MIN_NODES} (empty: no minimum)"
+        errors["min_nodes"] = _(MIN_NODES_RANGE, most=MAX_MIN_NODES)
     if errors:
         raise ValidationError(errors)
 
@@ -151,9 +181,7 @@ def _answer_facts(facts: dict[str, Any]) -> dict[str, Any]:
     """The answer's facts checked with the fact bounds, as JSON (exact decimals as text)."""
     for name, value in facts.items():
         if isinstance(value, str) and ("\x00" in value or len(value) > MAX_MESSAGE_CHARS):
-            raise ValidationError(
-                {f"facts.{name}": f"text of at most {MAX_MESSAGE_CHARS} characters, no NUL"}
-            )
+            raise ValidationError({f"facts.{name}": _(FACT_TEXT, most=MAX_MESSAGE_CHARS)})
     try:
         clean = facts_clean(facts)
     except ValidationError as exc:
@@ -171,7 +199,7 @@ def answer_size(*, answer: Answer) -> dict[str, Any]:
         .get(pk=answer.offering_id)
     )
     facts = facts_with_answer(offering.facts(), answer)
-    values, _ = size_offering_with_findings(
+    values, _findings = size_offering_with_findings(
         workload=rfq.workload, facts=facts, objective=rfq.objective, gpus=rfq.gpus
     )
     sizing = values["sizing"]
@@ -208,19 +236,18 @@ def _sized_or_refused(answer: Answer) -> dict[str, Any]:
         result = answer_size(answer=answer)
         json.dumps(result, allow_nan=False)
     except (ArithmeticError, ValueError) as exc:
-        given = ", ".join(sorted(answer.facts)) or "the terms"
-        raise ValidationError(
-            {"facts": f"the planner cannot size this proposal with these values ({given}): check their units"}
-        ) from exc
+        keys = sorted(answer.facts)
+        given = ", ".join(keys) or _(THE_TERMS)
+        labels = [Msg(FACTS_BY_NAME[k].label) if k in FACTS_BY_NAME else k for k in keys]
+        names = joined(*labels, sep=_(", ")) if labels else _(THE_TERMS)
+        raise ValidationError({"facts": _(CANNOT_SIZE, given=given, names=names)}) from exc
     return result
 
 
 def _answerable_offering(*, representative: Any, rfq: RequestForQuote, offering_slug: str) -> Offering:
     offering = next((o for o in rfq.offerings.all() if o.slug == offering_slug), None)
     if offering is None:
-        raise ValidationError(
-            {"offering": f"“{offering_slug}” is not one of the offerings this request asks"}
-        )
+        raise ValidationError({"offering": _(NOT_ASKED, slug=offering_slug)})
     curator = getattr(representative, "is_curator", False)
     if curator or not selectors.is_representative(representative):
         raise PermissionDenied("Only a representative of the offering's provider answers for it.")
@@ -256,7 +283,7 @@ def answer_create(
         min_nodes=min_nodes,
     )
     if len(message) > MAX_MESSAGE_CHARS:
-        raise ValidationError({"message": f"at most {MAX_MESSAGE_CHARS} characters"})
+        raise ValidationError({"message": _(MESSAGE_LENGTH, most=MAX_MESSAGE_CHARS)})
     answer = Answer(
         rfq=rfq,
         offering=offering,
@@ -308,10 +335,10 @@ def rfq_quote_create(
     if offering_slug:
         rows = [r for r in rows if r["offering"] == offering_slug]
         if not rows:
-            raise ValidationError({"offering": f"no answer for “{offering_slug}” in this request"})
+            raise ValidationError({"offering": _(NO_ANSWER, slug=offering_slug)})
     row = next((r for r in rows if r.get("feasible")), None)
     if row is None:
-        raise ValidationError({"offering": "no answered proposal fits the workload at the GPU count asked"})
+        raise ValidationError({"offering": _(NO_PROPOSAL_FITS)})
     answer = Answer.objects.select_related("rfq").get(pk=row["answer_used"]["id"], rfq=rfq)
     offering = (
         Offering.objects.select_related("provider", "gpu")

@@ -21,7 +21,20 @@ from providers.names import gpu_vendor, value_names
 from providers.selectors import offering_queryset
 from rfq import selectors, services
 from rfq.forms import AnswerForm, RfqForm
+from sizing.input_errors import refusal_shown
 from sizing.models import Workload, shown_reason
+
+
+def _refusal_shown(exc: ValidationError) -> ValidationError:
+    """A service's refusal as the page shows it: in the page's language and words, an answered fact's error
+    on its field of the answer form (`facts.<name>` -> `fact_<name>`), whose label names it."""
+    if hasattr(exc, "error_dict"):
+        fields = {
+            f"fact_{name.removeprefix('facts.')}" if name.startswith("facts.") else name: errors
+            for name, errors in exc.error_dict.items()
+        }
+        exc = ValidationError(fields)
+    return refusal_shown(exc, services.PAGE_REASONS)
 
 
 @login_required
@@ -50,7 +63,7 @@ def rfq_new(request: HttpRequest) -> HttpResponse:
             try:
                 rfq = services.rfq_create(buyer=request.user, **form.service_kwargs())
             except ValidationError as exc:
-                add_form_errors(form, exc, None)
+                add_form_errors(form, _refusal_shown(exc), None)
             else:
                 messages.success(
                     request, gettext("Request sent; the providers' representatives were told by e-mail.")
@@ -145,7 +158,7 @@ def answer_new(request: HttpRequest, rfq_id: int, slug: str) -> HttpResponse:
                     representative=request.user, rfq=rfq, offering_slug=slug, **form.service_kwargs()
                 )
             except ValidationError as exc:
-                add_form_errors(form, exc, None)
+                add_form_errors(form, _refusal_shown(exc), None)
             else:
                 messages.success(
                     request,
@@ -169,8 +182,7 @@ def rfq_quote(request: HttpRequest, rfq_id: int) -> HttpResponse:
             currency=shown_currency(request),
         )
     except ValidationError as exc:
-        for errors in exc.message_dict.values():
-            for error in errors:
-                messages.error(request, error)
+        why = gettext("; ").join(" ".join(errors) for errors in _refusal_shown(exc).message_dict.values())
+        messages.error(request, gettext("Could not create the quote: %(why)s") % {"why": why})
         return redirect(rfq.get_absolute_url())
     return redirect(quote.get_absolute_url())

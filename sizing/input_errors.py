@@ -9,6 +9,8 @@ the engine's codes is worded for a page in every language (`sizing.engine_words`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django.core.exceptions import ValidationError
 
 from hardware.messages import Msg, _
@@ -90,10 +92,11 @@ def input_error_text(exc: InputError) -> str:
     return translated(page_worded(message.as_json()), str(message))
 
 
-def refusal_shown(exc: ValidationError) -> ValidationError:
+def refusal_shown(exc: ValidationError, page_reasons: Mapping[str, str] | None = None) -> ValidationError:
     """A service's ValidationError as a form shows it: where the engine refused the input (the service
     chains its InputError), its reason in the page's words; an error that is a message (a `Msg`, whose
-    English the API prints) in the page's language and words; any other error as it is."""
+    English the API prints) in the page's language and words (the caller's `page_reasons` too: the API's
+    message id -> the page's); any other error as it is."""
     cause = exc.__cause__
     one_field = len(getattr(exc, "error_dict", {})) == 1
     if isinstance(cause, InputError) and cause.reason != "missing" and one_field:
@@ -103,12 +106,17 @@ def refusal_shown(exc: ValidationError) -> ValidationError:
     if not any(isinstance(error.message, Msg) for each in errors.values() for error in each):
         return exc
     return ValidationError(
-        {field: [_message_shown(error) for error in errors] for field, errors in exc.error_dict.items()}
+        {
+            field: [_message_shown(error, page_reasons or {}) for error in errors]
+            for field, errors in exc.error_dict.items()
+        }
     )
 
 
-def _message_shown(error: ValidationError) -> ValidationError | str:
+def _message_shown(error: ValidationError, page_reasons: Mapping[str, str]) -> ValidationError | str:
     message = error.message
     if isinstance(message, Msg) and not error.params:
-        return translated(page_worded(message.as_json()), str(message))
+        stored = message.as_json()
+        stored["msgid"] = page_reasons.get(stored["msgid"], stored["msgid"])
+        return translated(page_worded(stored), str(message))
     return error
