@@ -151,7 +151,7 @@ def test_a_bad_request_form_names_the_field_by_its_label_in_chinese(demo: dict[s
     buyer.defaults["HTTP_ACCEPT_LANGUAGE"] = "zh-hans"
     data = {"workload": "p:13b", "deadline_days": "0", "gpus": "-4", "offerings": ["nebius-h100"]}
     html = buyer.post("/rfqs/new/", data).content.decode()
-    assert "GPU 数: " in html and "截止期限（天，用于预设）: " in html
+    assert "GPU 数：" in html and "截止期限（天，用于预设）：" in html
     assert "deadline_days:" not in html and "gpus:" not in html
 
 
