@@ -164,7 +164,7 @@ def line(
 ) -> dict[str, Any]:
     """One bill line; no price -> usd None ("not published")."""
     if unit_price is None:
-        note = joined(_("not published"), note, sep="; ") if note else _("not published")
+        note = joined(_("not published"), note, sep=_("; ")) if note else _("not published")
     return {
         "item": item,
         "quantity": quantity,
@@ -192,7 +192,7 @@ def billed_hours(plan: dict[str, Any], hours: Decimal) -> tuple[Decimal, str]:
     if term and billed < Decimal(int(term)) * HOURS_PER_MONTH:
         billed = Decimal(int(term)) * HOURS_PER_MONTH
         minimum = _("minimum term %(months)s months = %(hours)s h charged", months=term, hours=billed)
-        note = joined(note, minimum, sep="; ")
+        note = joined(note, minimum, sep=_("; "))
     return billed, note
 
 
@@ -262,7 +262,7 @@ def _spares_line(
             item["_spare_nodes"] = 0
             return item
     gpu_hours = _("%(gpus)s GPUs × %(hours)s h", gpus=spares * gpn, hours=hours)
-    item = line("spares", spare_hours, "GPU-hour", price, joined(spare_note, gpu_hours, sep="; "))
+    item = line("spares", spare_hours, "GPU-hour", price, joined(spare_note, gpu_hours, sep=_("; ")))
     item["_spare_nodes"] = spares
     return item
 
@@ -312,7 +312,7 @@ def _gpu_hour_lines(
                 min=min_nodes,
             )
         )
-    compute_note = joined(*compute_parts, sep="; ")
+    compute_note = joined(*compute_parts, sep=_("; "))
     lines = [
         line("compute", working_gpus * compute_hours, "GPU-hour", price, compute_note),
         line(

@@ -10,6 +10,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from providers.models import Offering
+from quotes import services
 from quotes.models import Quote
 from tests.providers.factories import UserFactory
 
@@ -65,3 +66,21 @@ def test_the_api_keeps_the_english_refusal_and_its_shape(
     response = client.post("/api/v1/quotes/", data, format="json")
     (reason,) = response.json()["extra"]["fields"]["offering"]
     assert reason.startswith("nothing to quote: ") and response.json()["message"] == f"offering: {reason}"
+
+
+def test_a_chinese_quote_joins_its_lists_with_chinese_punctuation(
+    buyer: Any, offering: Offering, workload: Any
+) -> None:
+    """The unpublished fees read "计算, 故障与重启开销" and a bill line's note "未公布; 32 块 GPU": English
+    separators on a Chinese page."""
+    offering.plans.update(price_usd_per_gpu_hour=None)
+    quote = services.quote_create_for_offering(
+        owner=buyer, offering_slug=offering.slug, workload_id=workload.pk
+    )
+    page = page_client(buyer, "zh-hans").get(f"/quotes/{quote.pk}/").content.decode()
+    fees = page.split('id="quote-unknown-fees"')[1].split("</div>")[0]
+    assert "计算、" in fees and ", " not in fees
+    bill = page.split('id="bill"')[1].split("</table>")[0]
+    assert "未公布；" in bill and "未公布; " not in bill
+    english = page_client(buyer, "en").get(f"/quotes/{quote.pk}/").content.decode()
+    assert "Compute, " in english.split('id="quote-unknown-fees"')[1] and "not published; " in english
