@@ -36,6 +36,7 @@ from providers.names import (
 )  # the codes' names, translated (no model import)
 from sizing.bill import LINE_ITEM_LABELS, compute_unpriced  # pure, like this module
 from sizing.engine.accuracy import accuracy_sentence  # pure
+from sizing.engine_words import page_worded_list
 from sizing.presets import PRESET_LABELS  # pure
 from sizing.summary import ITERATION_LABELS, part_label
 
@@ -277,8 +278,12 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
         "goodput_note": translated(sizing.get("restart_message"), str(goodput.get("restart") or "")),
         "iteration": [(iteration_label(k), number(v, 3)) for k, v in iteration_items(sizing)]
         + [(iteration_label("total"), number(sizing.get("iteration_time_s"), 3))],
-        "explanation": translated_list(sizing.get("explanation"), sizing.get("explanation_messages")),
-        "sizing_assumptions": translated_list(sizing.get("assumptions"), sizing.get("assumption_messages")),
+        "explanation": translated_list(
+            sizing.get("explanation"), page_worded_list(sizing.get("explanation_messages"))
+        ),
+        "sizing_assumptions": translated_list(
+            sizing.get("assumptions"), page_worded_list(sizing.get("assumption_messages"))
+        ),
         "bill_assumptions": translated_list(
             bill.get("assumptions"), snapshot.get("bill_assumption_messages")
         ),

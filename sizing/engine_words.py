@@ -4,7 +4,9 @@ Some reasons the engine gives (`InputError`, sizing/engine) name the keys and pr
 in: a fact's key (`gpus_per_node`), the layout's degrees multiplied (`tp*pp*cp`), a setting's key
 (`virtual_stages`). The CLI and the API keep that English exactly (outside tools read it); a page shows the
 same reason worded with the names a buyer knows, by its message id (`page_worded`), in every language.
-Stored reasons are worded when they are shown, so results stored before this module read the same.
+Stored reasons are worded when they are shown, so results stored before this module read the same. An answer's
+assumption notes and explanation sentences that name a code (`workload.dropout`, `moe_dispatcher`) are worded
+the same way on the result and quote pages (`PAGE_NOTES`, `page_worded_list`).
 """
 
 from __future__ import annotations
@@ -73,7 +75,147 @@ SERVICE_PAGE_REASONS = {
         "must be “Cheapest within the deadline” or “Fastest within the budget”, got “%(got)s”"
     ),
 }
-_PAGE_WORDS = {**PAGE_REASONS, **SERVICE_PAGE_REASONS}
+# The engine's assumption notes and explanation sentences that name its codes (an input key such as
+# `workload.dropout`, a layout setting such as `moe_dispatcher`, a framework flag such as
+# `reshard_after_forward`): the engine's message id -> the page's, the same meaning without the codes.
+# Where the engine says which key to set, the page names the planner form's field, or asks the provider
+# about its training settings (the layout settings the portal does not take). A page sentence keeps the
+# engine's values, or leaves out one that is itself a list of keys (`%(keys)s`).
+PAGE_NOTES = {
+    "MoE load imbalance not given: the busiest expert-parallel rank carries %(factor)sx the mean tokens (the "
+    "GShard/Switch training capacity factor); set workload.moe.load_imbalance (1.0 for force-balanced "
+    "benchmarks)": gettext_noop(
+        "MoE load imbalance not given: the busiest expert-parallel rank carries %(factor)sx the mean tokens "
+        "(the GShard/Switch training capacity factor); ask the provider about a run with another imbalance "
+        "(1.0 for force-balanced benchmarks)"
+    ),
+    "DP=%(dp)s replicas; the gradient reduction adds %(seconds)s s per iteration after the part hidden "
+    "behind compute (bucket by bucket behind the last micro-batch's backward pass, Megatron's "
+    "overlap_grad_reduce).": gettext_noop(
+        "DP=%(dp)s replicas; the gradient reduction adds %(seconds)s s per iteration after the part hidden "
+        "behind compute (bucket by bucket behind the last micro-batch's backward pass, as Megatron overlaps "
+        "it)."
+    ),
+    "DP=%(dp)s replicas; the gradient reduction adds %(seconds)s s per iteration, none of it hidden: it "
+    "waits for the end of the backward pass instead of starting bucket by bucket (Megatron's "
+    "overlap_grad_reduce off).": gettext_noop(
+        "DP=%(dp)s replicas; the gradient reduction adds %(seconds)s s per iteration, none of it hidden: it "
+        "waits for the end of the backward pass instead of starting bucket by bucket (Megatron's overlap of "
+        "the gradient reduction off)."
+    ),
+    "ZeRO-3 also shards the weights: each of the %(micro_batches)s micro-batches all-gathers them once in "
+    "the forward pass and keeps them until its backward (reshard_after_forward off), then reduce-scatters "
+    "its gradients (the traffic of one all-reduce per micro-batch; %(overlap)s).": gettext_noop(
+        "ZeRO-3 also shards the weights: each of the %(micro_batches)s micro-batches all-gathers them once "
+        "in the forward pass and keeps them until its backward (not resharded after the forward pass), then "
+        "reduce-scatters its gradients (the traffic of one all-reduce per micro-batch; %(overlap)s)."
+    ),
+    "ZeRO-3 also shards the weights: the one micro-batch all-gathers them once in the forward pass and keeps "
+    "them until its backward (reshard_after_forward off), then reduce-scatters its gradients (the traffic of "
+    "one all-reduce; %(overlap)s).": gettext_noop(
+        "ZeRO-3 also shards the weights: the one micro-batch all-gathers them once in the forward pass and "
+        "keeps them until its backward (not resharded after the forward pass), then reduce-scatters its "
+        "gradients (the traffic of one all-reduce; %(overlap)s)."
+    ),
+    "The all-to-alls of one micro-batch run under another micro-batch's compute "
+    "(overlap_moe_expert_parallel_comm): the share above is what stays exposed, with the compute slowed by "
+    "the SMs the communication holds.": gettext_noop(
+        "The all-to-alls of one micro-batch run under another micro-batch's compute (the expert-parallel "
+        "communication overlapped): the share above is what stays exposed, with the compute slowed by the "
+        "SMs the communication holds."
+    ),
+    "%(chunks)s model chunks (pp x virtual_stages) for %(layers)s layers: the embedding and the loss counted "
+    "as pipeline layers assumed, the only split that gives every chunk a layer (Megatron-Core "
+    "account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split); set them to false to "
+    "have the layout evaluated without": gettext_noop(
+        "%(chunks)s model chunks (PP × virtual stages) for %(layers)s layers: the embedding and the loss "
+        "counted as pipeline layers assumed, the only split that gives every chunk a layer (as Megatron-Core "
+        "can count them); ask the provider whether its training settings count them"
+    ),
+    "recompute of mla_up_proj not modelled: the workload does not state q_lora_rank, kv_lora_rank and "
+    "qk_rope_head_dim, so its outputs are counted as kept (more memory) and its rerun is not charged (less "
+    "time)": gettext_noop(
+        "recomputing the up-projections of latent attention not modelled: the workload does not state the "
+        "latent attention's low ranks and rotary width, so their outputs are counted as kept (more memory) "
+        "and their rerun is not charged (less time)"
+    ),
+    "attention not given: unfused attention (s x s scores materialised) assumed on %(gpu)s, as in its "
+    "calibration runs (Megatron-LM 2021-22); set workload.attention to 'flash' for a FlashAttention "
+    "stack": gettext_noop(
+        "attention not given: unfused attention (s x s scores materialised) assumed on %(gpu)s, as in its "
+        "calibration runs (Megatron-LM 2021-22); for a FlashAttention stack choose the Attention “fused "
+        "(FlashAttention)”"
+    ),
+    "attention not given: fused FlashAttention-style kernels assumed on %(gpu)s (no s x s scores in memory "
+    "or HBM traffic; the backward pass recomputes them); set workload.attention to 'unfused' for a stack "
+    "that materialises them": gettext_noop(
+        "attention not given: fused FlashAttention-style kernels assumed on %(gpu)s (no s x s scores in "
+        "memory or HBM traffic; the backward pass recomputes them); for a stack that materialises them "
+        "choose the Attention “unfused (scores materialised)”"
+    ),
+    "ZeRO-3 data-parallel overlap not given: parameter prefetch and gradient reduce-scatter overlapped with "
+    "compute, the default of DeepSpeed stage 3 (overlap_comm) and PyTorch FSDP (backward prefetch); set "
+    "overlap_grad_reduce / overlap_param_gather to false for a stack that does not": gettext_noop(
+        "ZeRO-3 data-parallel overlap not given: parameter prefetch and gradient reduce-scatter overlapped "
+        "with compute, the default of DeepSpeed stage 3 and PyTorch FSDP (backward prefetch); ask the "
+        "provider whether its training settings overlap them"
+    ),
+    "expert-parallel all-to-all overlap not given: off assumed (Megatron-Core's default): token dispatch and "
+    "combine run on the critical path; set overlap_moe_expert_parallel_comm: true for a stack that hides "
+    "them behind another micro-batch (Megatron-Core's combined 1F1B, DeepSeek's DualPipe)": gettext_noop(
+        "expert-parallel all-to-all overlap not given: off assumed (Megatron-Core's default): token dispatch "
+        "and combine run on the critical path; ask the provider whether its training settings hide them "
+        "behind another micro-batch (Megatron-Core's combined 1F1B, DeepSeek's DualPipe)"
+    ),
+    "MoE token dispatcher not given: the all-to-all dispatcher assumed on %(gpu)s (one copy of a token per "
+    "routed expert); set moe_dispatcher: deepep for a deduplicating dispatcher": gettext_noop(
+        "MoE token dispatcher not given: the all-to-all dispatcher assumed on %(gpu)s (one copy of a token "
+        "per routed expert); ask the provider whether its training settings use a deduplicating dispatcher "
+        "(DeepEP)"
+    ),
+    "overlap settings not given: Megatron-Core/NeMo 2024+ defaults assumed on %(gpu)s (tensor-parallel "
+    "communication, gradient reduction, parameter gathers and pipeline sends all overlapped with compute, as "
+    "in NVIDIA's performance recipes for Hopper and later); set the layout's tp_comm_overlap, "
+    "overlap_grad_reduce, overlap_param_gather and overlap_p2p_comm for another stack": gettext_noop(
+        "overlap settings not given: Megatron-Core/NeMo 2024+ defaults assumed on %(gpu)s (tensor-parallel "
+        "communication, gradient reduction, parameter gathers and pipeline sends all overlapped with "
+        "compute, as in NVIDIA's performance recipes for Hopper and later); ask the provider whether its "
+        "training settings overlap them"
+    ),
+    "MoE token dispatcher not given: a deduplicating dispatcher (DeepEP/HybridEP) assumed on %(gpu)s: each "
+    "token crosses the network once per destination node and NVLink once per destination GPU; set "
+    "moe_dispatcher: alltoall for one copy per routed expert": gettext_noop(
+        "MoE token dispatcher not given: a deduplicating dispatcher (DeepEP/HybridEP) assumed on %(gpu)s: "
+        "each token crosses the network once per destination node and NVLink once per destination GPU; ask "
+        "the provider whether its training settings send one copy per routed expert instead"
+    ),
+    "dropout not given: none assumed, as SwiGLU models train (Llama 2/3, Mistral, Qwen and DeepSeek publish "
+    "attention and hidden dropout 0.0); set workload.dropout to true for a model that uses it": gettext_noop(
+        "dropout not given: none assumed, as SwiGLU models train (Llama 2/3, Mistral, Qwen and DeepSeek "
+        "publish attention and hidden dropout 0.0); ask the provider, or state that the model trains with "
+        "dropout"
+    ),
+    "dropout not given: dropout layers assumed, as GPT-3-era GELU models train (Megatron-LM's default hidden "
+    "and attention dropout 0.1); set workload.dropout to false for a model without them": gettext_noop(
+        "dropout not given: dropout layers assumed, as GPT-3-era GELU models train (Megatron-LM's default "
+        "hidden and attention dropout 0.1); ask the provider, or state that the model trains without dropout"
+    ),
+    "%(keys)s left out: they describe multi-head latent attention, and the workload states no qk_head_dim "
+    "and v_head_dim": gettext_noop(
+        "the latent attention's low ranks left out: they describe multi-head latent attention, and the "
+        "workload states no query/key head width and value head width"
+    ),
+    "ZeRO-3 gathers: one flat buffer per layer at the node's pooled bandwidth (PyTorch FSDP, FSDP2, "
+    "Megatron-FSDP), on their own streams with the next layer prefetched, so they hide behind the compute of "
+    "their pass except one layer's share; set the layout's zero3_gather to per_tensor for DeepSpeed's 2021 "
+    "stage 3": gettext_noop(
+        "ZeRO-3 gathers: one flat buffer per layer at the node's pooled bandwidth (PyTorch FSDP, FSDP2, "
+        "Megatron-FSDP), on their own streams with the next layer prefetched, so they hide behind the "
+        "compute of their pass except one layer's share; ask the provider whether its training settings "
+        "gather tensor by tensor (DeepSpeed's 2021 stage 3)"
+    ),
+}
+_PAGE_WORDS = {**PAGE_REASONS, **SERVICE_PAGE_REASONS, **PAGE_NOTES}
 
 
 def page_worded(message: Any) -> Any:
@@ -85,3 +227,9 @@ def page_worded(message: Any) -> Any:
     worded = {k: page_worded(v) for k, v in params.items()} if isinstance(params, dict) else params
     msgid = message["msgid"]
     return {**message, "msgid": _PAGE_WORDS.get(msgid, msgid), "params": worded}
+
+
+def page_worded_list(messages: Any) -> Any:
+    """The messages stored beside a list of sentences (an answer's assumptions, its explanation), each in the
+    page's words (`page_worded`); anything but a list as it is."""
+    return [page_worded(m) for m in messages] if isinstance(messages, list) else messages

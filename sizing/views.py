@@ -21,6 +21,7 @@ from sizing import selectors, services
 from sizing.bill import LINE_ITEM_LABELS, compute_unpriced
 from sizing.engine.accuracy import accuracy_sentence
 from sizing.engine.unpublished import fact_value_text, fact_words
+from sizing.engine_words import page_worded_list
 from sizing.filters import RunResultFilterSet
 from sizing.forms import PlanForm
 from sizing.input_errors import refusal_shown
@@ -182,8 +183,12 @@ def result_detail(request: HttpRequest, run_id: int, slug: str) -> HttpResponse:
         bill_assumptions=translated_list(bill.get("assumptions"), bill.get("assumption_messages")),
         summary=_summary(request, context["workload"].name, result, winner=False),
         accuracy=shown(accuracy_sentence(sizing.get("accuracy"))),
-        explanation=translated_list(sizing.get("explanation"), sizing.get("explanation_messages")),
-        sizing_assumptions=translated_list(sizing.get("assumptions"), sizing.get("assumption_messages")),
+        explanation=translated_list(
+            sizing.get("explanation"), page_worded_list(sizing.get("explanation_messages"))
+        ),
+        sizing_assumptions=translated_list(
+            sizing.get("assumptions"), page_worded_list(sizing.get("assumption_messages"))
+        ),
         assumptions=[
             {
                 **a,

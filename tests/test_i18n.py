@@ -496,8 +496,17 @@ def test_the_plan_result_explains_its_layout_and_assumptions_in_chinese(
     client.force_login(buyer)
     url = f"/plan/{run.pk}/{offering.slug}/"
     english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    for sentence in sizing["explanation"] + sizing["assumptions"]:
-        assert escape(sentence) in english, sentence
+    from hardware.messages import Msg
+    from sizing.engine_words import page_worded
+
+    stored = zip(
+        sizing["explanation"] + sizing["assumptions"],
+        sizing["explanation_messages"] + sizing["assumption_messages"],
+        strict=True,
+    )
+    for sentence, message in stored:  # in the page's words where the engine's name its codes
+        assert escape(str(Msg.from_json(page_worded(message), sentence))) in english, sentence
+    assert "workload.dropout" not in english and "overlap_grad_reduce" not in english
     chinese = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "预测每 GPU 模型算力" in chinese and "Predicted" not in chinese
     assert "ZeRO-" in chinese and "keeps the full optimizer state" not in chinese
@@ -559,7 +568,14 @@ def test_a_quote_explains_its_layout_in_its_language() -> None:
     workload = workload_create(owner=buyer, preset="13b", train_tokens=3e11)
     quote = quote_create_for_offering(owner=buyer, offering_slug=offering.slug, workload_id=workload.pk)
     sizing = quote.snapshot["sizing"]
-    assert quote_view(quote.snapshot)["explanation"] == sizing["explanation"]  # English as stored
+    from hardware.messages import Msg
+    from sizing.engine_words import page_worded
+
+    # English as stored, in the page's words where the engine's name its codes (sizing.engine_words)
+    assert quote_view(quote.snapshot)["explanation"] == [
+        str(Msg.from_json(page_worded(m), s))
+        for s, m in zip(sizing["explanation"], sizing["explanation_messages"], strict=True)
+    ]
     with translation.override("zh-hans"):
         view = quote_view(quote.snapshot)
     assert any(line.startswith("预测每 GPU 模型算力") for line in view["explanation"])
