@@ -214,6 +214,31 @@ PAGE_NOTES = {
         "compute of their pass except one layer's share; ask the provider whether its training settings "
         "gather tensor by tensor (DeepSpeed's 2021 stage 3)"
     ),
+    "expert tensor parallelism not given: ETP = 1 assumed with TP=%(tp)s (experts folded over the dense "
+    "ranks, as in NVIDIA's Megatron-Core MoE recipes for Hopper and later); set etp in the layout for a "
+    "stack that shards experts by TP": gettext_noop(
+        "expert tensor parallelism not given: ETP = 1 assumed with TP=%(tp)s (experts folded over the dense "
+        "ranks, as in NVIDIA's Megatron-Core MoE recipes for Hopper and later); ask the provider whether its "
+        "training settings shard the experts by TP"
+    ),
+    "expert tensor parallelism: the search forms the default of a layout that does not state etp on %(gpu)s, "
+    "ETP = 1 with TP > 1 and EP > 1 (experts folded over the dense ranks, as in NVIDIA's Megatron-Core MoE "
+    "recipes for Hopper and later); evaluate a layout with etp for a stack that shards experts by "
+    "TP": gettext_noop(
+        "expert tensor parallelism: the search forms the default of a layout that does not state ETP on "
+        "%(gpu)s, ETP = 1 with TP > 1 and EP > 1 (experts folded over the dense ranks, as in NVIDIA's "
+        "Megatron-Core MoE recipes for Hopper and later); ask the provider whether its training settings "
+        "shard the experts by TP"
+    ),
+    "expert tensor parallelism: the search forms the default of a layout that does not state etp on %(gpu)s, "
+    "ETP = TP (experts split like the dense layers, as the Megatron-LM and DeepSpeed stacks of the A100 "
+    "generation run them), ETP = 1 only where ETP = TP cannot hold the EP; evaluate a layout with etp for a "
+    "stack that folds experts (Megatron-Core 0.10+)": gettext_noop(
+        "expert tensor parallelism: the search forms the default of a layout that does not state ETP on "
+        "%(gpu)s, ETP = TP (experts split like the dense layers, as the Megatron-LM and DeepSpeed stacks of "
+        "the A100 generation run them), ETP = 1 only where ETP = TP cannot hold the EP; ask the provider "
+        "whether its training settings fold the experts (Megatron-Core 0.10+)"
+    ),
 }
 _PAGE_WORDS = {**PAGE_REASONS, **SERVICE_PAGE_REASONS, **PAGE_NOTES}
 

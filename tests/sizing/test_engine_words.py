@@ -26,9 +26,10 @@ from tests.sizing.test_input_error_messages import ENGINE, MO, engine_reasons
 from tests.sizing.test_planner_answers import offering, run_all
 
 # What a reason or a note must not name on a page: a key with an underscore, a product of degrees,
-# `pp >= 2`, an input's dotted key (`workload.dropout`).
+# `pp >= 2`, an input's dotted key (`workload.dropout`), the layout's key `etp` on its own.
 CODE = re.compile(
     r"\b[a-z]+_[a-z_]+\b|\b[a-z]{2,3}\*|\b(?:tp|pp|dp|cp|ep|etp)\s*(?:=|>=)|\b(?:workload|layout|offering)\.[a-z]"
+    r"|\betp\b"
 )
 ENGINE_REASON = "must be a multiple of gpus_per_node (8), got 12"
 PAGE_REASON = "must be a whole multiple of the GPUs per node (8), got 12"
@@ -237,3 +238,27 @@ def test_a_quote_shows_the_answers_notes_and_explanation_without_codes(gpt3_on_a
             view = quote_view({"sizing": sizing})
         shown = view["sizing_assumptions"] + view["explanation"]
         assert shown and not any("workload." in line or "_" in line for line in shown), shown
+
+
+@pytest.mark.django_db
+def test_a_moe_answers_notes_name_no_code_on_the_english_and_chinese_result_page(
+    client: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """DeepSeek-V3 on an H100 offering: the dispatcher, the expert-parallel overlap, the load imbalance and
+    the expert tensor parallelism are assumed, each note naming the key to set (`moe_dispatcher`, `etp`)."""
+    user: Any = UserFactory()
+    offering("h100", max_nodes=64)
+    wl = services.workload_create(owner=user, preset="deepseek-v3-671b")
+    run = run_all(django_capture_on_commit_callbacks, owner=user, workload=wl)
+    stored = " ".join(run.results.get().sizing["assumptions"])
+    assert "set moe_dispatcher: alltoall" in stored and "does not state etp" in stored  # the engine's English
+    client.force_login(user)
+    for language, words in (
+        ("en", "ask the provider whether its training settings send one copy per routed expert instead"),
+        ("zh-hans", "请向服务商确认其训练设置是否改为每个路由专家发送一份副本"),
+    ):
+        client.cookies["django_language"] = language
+        page = client.get(f"/plan/{run.pk}/h100/").content.decode()
+        text = re.sub(r"<[^>]*>", " ", page)  # what a buyer reads, not the markup's names
+        assert words in text, language
+        assert not CODE.search(text), (language, CODE.search(text))
