@@ -20,7 +20,7 @@ from acceptance.models import AcceptanceRun
 from benchmarks.api import EvidenceListCreateApi, evidence_list_schema
 from benchmarks.models import Visibility
 from portal.api_errors import error_responses
-from portal.api_fields import SlugRelatedField
+from portal.api_fields import SlugRelatedField, rows_without
 from portal.form_errors import messages_by_field
 from providers.models import Offering
 
@@ -62,10 +62,7 @@ class AcceptanceOutputSerializer(serializers.ModelSerializer[AcceptanceRun]):
     def to_representation(self, instance: AcceptanceRun) -> dict[str, Any]:
         """The run as before: each file without the message stored beside a skipped file's English reason."""
         data = dict(super().to_representation(instance))
-        data["files"] = [
-            {k: v for k, v in row.items() if k != "skipped_message"} if isinstance(row, dict) else row
-            for row in data.get("files") or []
-        ]
+        data["files"] = rows_without(data.get("files"), "skipped_message")
         return data
 
     def get_findings(self, obj: AcceptanceRun) -> list[str]:

@@ -21,7 +21,7 @@ from benchmarks import selectors, services
 from benchmarks.models import Upload
 from hardware.gpus import LARGEST_CLUSTER_GPUS
 from portal.api_errors import error_responses
-from portal.api_fields import SlugRelatedField
+from portal.api_fields import SlugRelatedField, rows_without
 from portal.form_errors import messages_by_field
 from providers.models import Offering
 
@@ -73,10 +73,7 @@ class UploadOutputSerializer(serializers.ModelSerializer[Upload]):
     def to_representation(self, instance: Upload) -> dict[str, Any]:
         """The upload as before: each verdict without the message ids stored beside its English texts."""
         data = dict(super().to_representation(instance))
-        data["verdicts"] = [
-            {k: v for k, v in verdict.items() if k != "messages"} if isinstance(verdict, dict) else verdict
-            for verdict in data.get("verdicts") or []
-        ]
+        data["verdicts"] = rows_without(data.get("verdicts"), "messages")
         return data
 
     def get_raw_url(self, obj: Upload) -> str:

@@ -1,4 +1,5 @@
-"""DRF input fields that close gaps in DRF's own, used by the API serializers (each says which gap)."""
+"""DRF input fields that close gaps in DRF's own, used by the API serializers (each says which gap), and
+`rows_without`, for an output field that keeps its shape while the rows stored beside it grow a key."""
 
 from __future__ import annotations
 
@@ -49,3 +50,11 @@ class SlugRelatedField(serializers.SlugRelatedField):  # type: ignore[type-arg]
         if isinstance(data, str) and "\x00" in data:
             self.fail("does_not_exist", slug_name=self.slug_field, value=data.replace("\x00", "\\x00"))
         return super().to_internal_value(data)
+
+
+def rows_without(rows: Any, key: str) -> list[Any]:
+    """A stored list of rows (dicts) as the API gave it before the rows held `key`: the key left out of each
+    (a page's message stored beside an English text); anything that is not a dict as it is."""
+    return [
+        {k: v for k, v in row.items() if k != key} if isinstance(row, dict) else row for row in rows or []
+    ]

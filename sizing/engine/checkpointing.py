@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from . import constants as C
+from . import eager as E
 from .workload import Workload
 
 CORE_ATTN = "core_attn"
@@ -117,13 +118,11 @@ def rerun_bytes(wl: Workload, shape: Any, x: dict[str, Any], tokens: Any) -> Any
         normed = tokens / np.where(x["sp"], x["tp"], 1.0)
         out = _flag(x, LAYERNORM) * normed * wl.hidden * separate_norms(wl, shape) * C.NORM_FORWARD_BYTES
     if x.get(GRID_KEYS[MOE_ACT]) is not None and shape.moe_fraction > 0:
-        rows = shape.load_imbalance * tokens / x["tp"] * shape.top_k * x["etp"]  # as eager.eager_bytes
-        fc1 = rows * _gated(wl) * shape.expert_ffn / x["etp"]
+        fc1 = E.routed_rows(shape, x, tokens / x["tp"]) * _gated(wl) * shape.expert_ffn / x["etp"]
         # the fused kernel reads each element of fc1's output and writes each of its own (1 / gated as many)
         per_fc1: Any = C.ACTIVATION_FORWARD_BYTES * (1.0 + 1.0 / _gated(wl))
         if wl.glu_clamp is not None:
-            fused = np.asarray(x.get("opf", False), dtype=bool)
-            per_fc1 = per_fc1 + np.where(fused, 0.0, C.GLU_CLAMP_BYTES_FORWARD)
+            per_fc1 = per_fc1 + np.where(E.op_fused(x), 0.0, C.GLU_CLAMP_BYTES_FORWARD)
         out = out + _flag(x, MOE_ACT) * shape.moe_fraction * fc1 * per_fc1
     return out
 

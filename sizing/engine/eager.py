@@ -28,9 +28,7 @@ def eager_bytes(wl: Workload, hw: Hardware, shape: Any, x: dict[str, Any], token
         out = rotated * ((1.0 + full) * C.YARN_ROPE_BYTES_FORWARD + C.YARN_ROPE_BYTES_BACKWARD)
     if shape.moe_fraction <= 0 or (wl.glu_clamp is None and not wl.linear_bias):
         return out
-    # the routed rows this rank's experts process, the busiest rank's as their GEMMs (model._linear_forward:
-    # each of the etp ranks of an expert holds every one of its rows, at 1/etp of the width)
-    rows = shape.load_imbalance * tokens * shape.top_k * x["etp"]
+    rows = routed_rows(shape, x, tokens)
     experts: Any = 0.0
     if wl.glu_clamp is not None:
         fc1 = rows * 2.0 * shape.expert_ffn / x["etp"]
@@ -40,5 +38,16 @@ def eager_bytes(wl: Workload, hw: Hardware, shape: Any, x: dict[str, Any], token
         forward = np.where(dedup, C.EXPERT_BIAS_BYTES_FORWARD_FP32, C.EXPERT_BIAS_BYTES_FORWARD)
         backward = np.where(dedup, C.EXPERT_BIAS_BYTES_BACKWARD_FP32, C.EXPERT_BIAS_BYTES_BACKWARD)
         experts = experts + rows * float(wl.hidden) * ((1.0 + full) * forward + backward)
-    fused = np.asarray(x.get("opf", False), dtype=bool)
-    return out + np.where(fused, 0.0, shape.moe_fraction * experts)
+    return out + np.where(op_fused(x), 0.0, shape.moe_fraction * experts)
+
+
+def routed_rows(shape: Any, x: dict[str, Any], tokens: Any) -> Any:
+    """The routed rows this rank's experts process for `tokens` entering the dispatcher, the busiest rank's
+    as their GEMMs (model._linear_forward: each of the etp ranks of an expert holds every one of its rows, at
+    1/etp of the width)."""
+    return shape.load_imbalance * tokens * shape.top_k * x["etp"]
+
+
+def op_fused(x: dict[str, Any]) -> Any:
+    """Whether Transformer Engine's op fuser runs the experts' MLP (layout.te_op_fuser), over the grid."""
+    return np.asarray(x.get("opf", False), dtype=bool)
