@@ -193,9 +193,9 @@ class Workload(NewestFirst):
         else:
             out["moe"] = None
         stated = {name: getattr(self, name) for name in (*HEAD_FIELDS, *LAYER_DETAIL_FIELDS)}
-        # a preset's facts (MLA head widths, dropout, multi-token prediction, sliding windows) fill what the
-        # workload leaves blank, while it keeps the preset's architecture; a stated value wins, and only a
-        # stated value is sent (null: not stated)
+        # a preset's facts (MLA head widths and ranks, dropout, multi-token prediction, sliding windows) fill
+        # what the workload leaves blank, while it keeps the preset's architecture; a stated value wins, and
+        # only a stated value is sent (null: not stated)
         for name, value in preset_extras(self.preset, out).items():
             if stated.get(name) is None:
                 out[name] = value

@@ -21,8 +21,8 @@ Read from the Megatron-Core the Megatron-Bridge 26.04 recipes pin (d7288711):
 - "mla_up_proj" (multi_latent_attention.py `recompute_up_proj`, CheckpointWithoutOutput): the up-projections'
   GEMMs from the query and key/value low ranks again (workload.latent_up_params; the latents' norms fused
   into them and the rotary embedding, memory-bound passes, are left out), the attention core's queries, keys
-  and values not kept until its backward (as the activation model counts them, which is less than MLA's
-  widths: memory.activation_coefficients). A workload without the ranks leaves it unmodelled, and the answer
+  and values not kept until its backward (at their widths, as the activation model counts them:
+  memory.activation_coefficients). A workload without the ranks leaves it unmodelled, and the answer
   says so; Megatron-Core refuses it without multi-head latent attention, as layout_from_dict does.
 - "moe" (the whole MoE layer with its all-to-alls) is accepted and not modelled: the answer says so
   (layout._recompute_modules).
@@ -150,7 +150,8 @@ def unkept_bytes(wl: Workload, shape: Any, x: dict[str, Any], tokens: Any, fp8: 
         shared = shape.moe_fraction * wl.moe.shared_experts * wl.moe.expert_ffn_hidden
         out = out + _flag(x, SHARED_EXPERTS) * tokens * shared * per_f / tp
     if x.get(GRID_KEYS[MLA_UP_PROJ]) is not None and wl.latent_up_params is not None:
-        # the attention core's queries, keys and values as the activation model counts them (memory.
-        # activation_coefficients: 2 + 4 kv_dim / h bytes per token and hidden unit, split over TP)
-        out = out + _flag(x, MLA_UP_PROJ) * tokens * (2.0 * h + 4.0 * wl.kv_dim) / tp
+        # the attention core's queries, keys and values at their widths, 2 bytes each, split over TP
+        # (memory.activation_coefficients)
+        qkv = wl.query_dim + wl.key_dim + wl.value_dim
+        out = out + _flag(x, MLA_UP_PROJ) * tokens * 2.0 * qkv / tp
     return out

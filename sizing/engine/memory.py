@@ -61,17 +61,36 @@ def deepspeed_zero3_bytes(psi: float, largest_layer: float, gpus: int) -> float:
 
 
 def activation_coefficients(
-    hidden: int, heads: int, kv_dim: int, mlp_split_per_h: float
+    hidden: int,
+    heads: int,
+    kv_dim: int,
+    mlp_split_per_h: float,
+    *,
+    query_dim: int | None = None,
+    key_dim: int | None = None,
+    value_dim: int | None = None,
+    output_dim: int | None = None,
+    latent_dim: int = 0,
 ) -> tuple[float, float, float]:
     """Per-layer activation bytes = s b h (nonsplit + split / t) + score * s^2 b / t, Korthikanti Table 2
     generalised (cal §3). Returns (nonsplit, split, score coefficient = 5 a / h).
 
-    nonsplit 10: two layernorm inputs (4), QKV input (2), MLP input (2), two dropout masks (2).
-    split: Q (2) + K, V (2 kv_dim/h each) + projection input (2) + MLP intermediates (GeLU 4h MLP:
-    2 x 8 = 16; SwiGLU: 6 f / h). For MHA + 4h GeLU this is 24, as in Korthikanti.
+    nonsplit 10: two layernorm inputs (4), QKV input (2), MLP input (2), two dropout masks (2); plus, for
+    multi-head latent attention with its ranks stated, each low-rank latent twice (`latent_dim`: the
+    input of the norm fused into its up-projection and that norm's output, 2 bytes each).
+    split: the attention core's queries, keys and values and its output (the projection's input), 2 bytes
+    each at their own widths (`query_dim`, `key_dim`, `value_dim`, `output_dim`: h, kv_dim, kv_dim, h by
+    default, i.e. 2 + 4 kv_dim / h + 2), + MLP intermediates (GeLU 4h MLP: 2 x 8 = 16; SwiGLU: 6 f / h).
+    For MHA + 4h GeLU this is 24, as in Korthikanti. The widths differ from h where heads x head_dim does
+    (Qwen3, gpt-oss) and under multi-head latent attention (DeepSeek-V3: 24,576-wide queries and keys,
+    16,384-wide values and output, against h = 7,168).
     """
-    split = 4.0 + 4.0 * kv_dim / hidden + mlp_split_per_h
-    return 10.0, split, 5.0 * heads / hidden
+    q = float(hidden if query_dim is None else query_dim)
+    k = float(kv_dim if key_dim is None else key_dim)
+    v = float(kv_dim if value_dim is None else value_dim)
+    o = float(hidden if output_dim is None else output_dim)
+    split = 2.0 * (q + k + v + o) / hidden + mlp_split_per_h
+    return 10.0 + 4.0 * latent_dim / hidden, split, 5.0 * heads / hidden
 
 
 def activation_bytes_per_layer(

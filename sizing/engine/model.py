@@ -95,20 +95,24 @@ class WorkloadShape:
         self.expert_ffn = wl.moe.expert_ffn_hidden if wl.moe else 0
         imbalance = wl.moe.load_imbalance if wl.moe else None
         self.load_imbalance = C.MOE_LOAD_IMBALANCE if imbalance is None else imbalance
-        # activations: MLP intermediates per token per layer, averaged over dense and MoE layers
+        # activations: MLP intermediates per token per layer, averaged over dense and MoE layers; an MoE
+        # layer's experts also keep their inputs, one h-wide copy per routed token (`routed_in`, the grouped
+        # FC1's saved input; a shared expert reads the norm output, counted in the nonsplit term)
         per_f = 6.0 if wl.activation == "swiglu" else 4.0
         mlp_dense = per_f * wl.ffn_hidden / wl.hidden
         fc2_dense = float(wl.ffn_hidden)
         if wl.moe:
             k = wl.moe.top_k + wl.moe.shared_experts
-            mlp_moe = per_f * k * wl.moe.expert_ffn_hidden / wl.hidden
+            mlp_moe = per_f * k * wl.moe.expert_ffn_hidden / wl.hidden + 2.0 * wl.moe.top_k
             mlp = (wl.n_dense_layers * mlp_dense + wl.n_moe_layers * mlp_moe) / L
-            fc2 = (wl.n_dense_layers * fc2_dense + wl.n_moe_layers * k * wl.moe.expert_ffn_hidden) / L
+            fc2_moe = k * wl.moe.expert_ffn_hidden + wl.moe.top_k * wl.hidden  # FC2's, routed FC1's inputs
+            fc2 = (wl.n_dense_layers * fc2_dense + wl.n_moe_layers * fc2_moe) / L
         else:
-            mlp = mlp_dense
-            fc2 = fc2_dense
-        self.activation_coeffs = M.activation_coefficients(wl.hidden, wl.heads, wl.kv_dim, mlp)
-        self.fc2_per_h = fc2 / wl.hidden
+            mlp, fc2 = mlp_dense, fc2_dense
+        coefficients = M.activation_coefficients
+        self.activation_coeffs = coefficients(wl.hidden, wl.heads, wl.kv_dim, mlp, **wl.core_widths)
+        self.fp8_inputs_per_h = (wl.output_dim + fc2) / wl.hidden  # linear-layer inputs of the split term
+        self.routed_in_per_h = wl.n_moe_layers * wl.moe.top_k / L if wl.moe else 0.0
         self.attention_dim = wl.attention_dim
         self.attention_core_dim = wl.attention_core_dim  # the scores' and values' width (MLA differs)
         # elements per token Transformer Engine casts to fp8 per layer, forward and backward
@@ -150,25 +154,25 @@ def attention_note(wl: Workload, hw: Hardware) -> str | None:
     )
 
 
-def _coeffs(wl: Workload, hw: Hardware, shape: WorkloadShape, flash: bool) -> tuple[float, float, float]:
+def _coeffs(
+    wl: Workload, hw: Hardware, shape: WorkloadShape, flash: bool, routed: bool = True
+) -> tuple[float, float, float]:
     """Korthikanti activation coefficients (memory.activation_coefficients) adjusted for the stack:
     - fused attention keeps no score term;
     - without dropout (Llama, Qwen, DeepSeek) the two dropout masks (1 byte each, nonsplit) and the
       attention-probability mask and its output (3 of the 5 a s / h score bytes) are not stored;
     - fp8 linear layers: Transformer Engine saves the fp8 cast of each linear layer's input for the weight
       gradient (te.pytorch Linear / LayerNormLinear), 1 byte instead of 2 for the QKV and FC1 inputs
-      (nonsplit), the output-projection input and the FC2 input (split)."""
+      (nonsplit), the output-projection input, the FC2 input and the experts' FC1 inputs (split);
+    - `routed` False leaves the experts' FC1 inputs out (the memory-bound time charges their permutation)."""
     a, b, score = shape.activation_coeffs
     if not wl.dropout:
         a, score = a - 2.0, score * 2.0 / 5.0
-    if _fp8_linears(wl, hw):
-        a, b = a - 2.0, b - 1.0 - shape.fc2_per_h
+    fp8 = _fp8_linears(wl, hw)
+    if fp8:
+        a, b = a - 2.0, b - shape.fp8_inputs_per_h
+    b = b if routed else b - (1.0 if fp8 else 2.0) * shape.routed_in_per_h
     return (a, b, 0.0) if flash else (a, b, score)
-
-
-def _bf16_peak(hw: Hardware) -> float:
-    """FLOP/s of the GPU's bf16 tensor cores."""
-    return hw.gpu.bf16_tflops * 1e12
 
 
 def _fp8_linears(wl: Workload, hw: Hardware) -> bool:
@@ -183,11 +187,7 @@ def _linear_peak(wl: Workload, hw: Hardware) -> float:
     if _fp8_linears(wl, hw):
         sustained = C.FP8_SUSTAINED_RATE_FACTOR.get(hw.gpu.key, 1.0)
         return float(hw.gpu.fp8_tflops or 0.0) * 1e12 * C.FP8_EFFICIENCY_FACTOR * sustained
-    return _bf16_peak(hw)
-
-
-def _hbm_bytes_per_s(hw: Hardware) -> float:
-    return hw.gpu.hbm_tbytes_per_s * 1e12
+    return hw.gpu.bf16_tflops * 1e12
 
 
 def _recomputed(mode: Any, flash: bool, attention: Any, linear: Any) -> Any:
@@ -424,7 +424,7 @@ def _membound(
     linear layers' inputs and output gradients (constants.FP8_CAST_BYTES)."""
     tp, mb, mode = x["tp"], x["mb"], x["rec"]
     h, s = float(wl.hidden), float(wl.seq_len)
-    coeffs = _coeffs(wl, hw, shape, flash)
+    coeffs = _coeffs(wl, hw, shape, flash, routed=False)
     act_none = M.activation_bytes_per_layer(
         seq_local, mb, wl.hidden, coeffs, tp, x["sp"], RECOMPUTE_NONE, seq_full=s
     )
@@ -447,7 +447,7 @@ def _membound(
         # forward input casts (twice with full recompute) and backward output-gradient casts
         widths = (1.0 + full) * shape.fp8_cast_forward + shape.fp8_cast_backward
         touched = touched + tokens_per_gpu * widths * C.FP8_CAST_BYTES
-    return touched / _hbm_bytes_per_s(hw)
+    return touched / (hw.gpu.hbm_tbytes_per_s * 1e12)
 
 
 def _layer_compute(
@@ -458,7 +458,7 @@ def _layer_compute(
     tokens = x["mb"] * memory.seq_local
     gemm_efficiency = T.gemm_efficiency(hw, tokens * h * h / tp, _linear_peak(wl, hw))
     linear_forward = _linear_forward(wl, hw, shape, x, tokens, gemm_efficiency)
-    bf16 = _bf16_peak(hw)  # the attention BMMs stay in bf16
+    bf16 = hw.gpu.bf16_tflops * 1e12  # the attention BMMs stay in bf16
     attention_efficiency = T.gemm_efficiency(hw, tokens * h * h / tp, bf16)
     span = wl.attention_span  # the keys per query, fewer with sliding-window layers
     attention_forward = 4.0 * tokens * span * shape.attention_core_dim / tp / (bf16 * attention_efficiency)
@@ -661,7 +661,7 @@ def _iteration_times(
     if shape.moe_fraction > 0:
         expert_shards = np.maximum(x["tp"] * x["dp"] * x["cp"] / (x["ep"] * x["etp"]), 1.0)
         optimizer_params = optimizer_params + memory.expert_local / np.where(zero >= 1, expert_shards, 1.0)
-    optimizer_step = optimizer_params * C.ADAM_STEP_BYTES_PER_PARAM / _hbm_bytes_per_s(hw)
+    optimizer_step = optimizer_params * C.ADAM_STEP_BYTES_PER_PARAM / (hw.gpu.hbm_tbytes_per_s * 1e12)
     sync = _sync_wait(x, micro, stage.per_micro_batch)
     return IterationTimes(
         total=micro * stage.per_micro_batch + stage.bubble + pp_chain + dp_exposed + optimizer_step + sync,

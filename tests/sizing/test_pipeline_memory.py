@@ -92,7 +92,8 @@ def test_gpt_oss_120b_published_h100_recipe_fits() -> None:
     # Megatron-Bridge 25.11 recipe: micro-batch 1 (the table's MBS 4 was copied from its B200 row)
     r = predict(by_id("bridge2511-h100-gptoss-120b-64"))
     assert r["feasible"], r["reasons"]
-    assert r["memory_gib_per_gpu"]["total"] < 60
+    # 60.1 GiB: its attention core is wider than h (64 heads x 64 = 4,096 against 2,880)
+    assert r["memory_gib_per_gpu"]["total"] < 62
     assert not predict(by_id("bridge2511-h100-gptoss-120b-64"), micro_batch=4)["feasible"]
 
 
