@@ -29,8 +29,9 @@ Read from the Megatron-Core the Megatron-Bridge 26.04 recipes pin (d7288711):
 
 With fp8 linear layers the activation model counts a linear layer's saved input at 1 byte (model._coeffs),
 and what a module no longer keeps is taken off at that count. For moe_act that is the mechanism:
-Megatron-Core has fc2 keep the bf16 original it then discards (set_save_original_input). A norm's output is
-also read by the router in bf16, so the memory it really frees is 2 bytes: the count is the lower.
+Megatron-Core has fc2 keep the bf16 original it then discards (set_save_original_input). An MoE layer's
+pre-MLP norm output is kept in bf16 for the router also under fp8 (model._coeffs, thirtieth stop), so its
+recompute frees those 2 bytes.
 `shape` is model.WorkloadShape (not imported: model imports this module)."""
 
 from __future__ import annotations
@@ -138,7 +139,9 @@ def unkept_bytes(wl: Workload, shape: Any, x: dict[str, Any], tokens: Any, fp8: 
     h = float(wl.hidden)
     out: Any = 0.0
     if x.get(GRID_KEYS[LAYERNORM]) is not None:
-        out = _flag(x, LAYERNORM) * tokens * h * separate_norms(wl, shape) * kept / sp_share
+        # an MoE layer's pre-MLP norm output is kept in bf16 for the router (model._coeffs): 2 bytes freed
+        norms = separate_norms(wl, shape) * kept + shape.moe_fraction * (2.0 - kept)
+        out = _flag(x, LAYERNORM) * tokens * h * norms / sp_share
     per_f = 4.0 + kept if wl.activation == "swiglu" else 2.0 + kept  # fc1's output in bf16, fc2's input
     if x.get(GRID_KEYS[MOE_ACT]) is not None and wl.moe is not None:
         routed = shape.moe_fraction * wl.moe.top_k * wl.moe.expert_ffn_hidden

@@ -365,10 +365,10 @@ MODEL_ACCURACY_BY_ARCHITECTURE: dict[tuple[str, str], tuple[int, float]] = {
     ("dense", "cdna4"): (2, 0.086),
     ("dense", "hopper"): (175, 0.029),
     ("moe", "ampere"): (1, -0.044),
-    ("moe", "blackwell"): (52, -0.127),
-    ("moe", "blackwell-ultra"): (44, -0.052),
+    ("moe", "blackwell"): (52, -0.126),
+    ("moe", "blackwell-ultra"): (44, -0.051),
     ("moe", "cdna3"): (1, -0.299),
-    ("moe", "hopper"): (56, -0.019),
+    ("moe", "hopper"): (56, -0.018),
 }
 
 # --- attention kernels -------------------------------------------------------------------------------

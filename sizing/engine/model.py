@@ -90,8 +90,7 @@ class WorkloadShape:
         self.dense_per_layer = (wl.dense_params_total()) / L
         self.expert_per_layer = wl.expert_params_total() / L
         self.moe_fraction = wl.n_moe_layers / L
-        self.top_k = wl.moe.top_k if wl.moe else 0
-        self.experts = wl.moe.experts if wl.moe else 1
+        self.top_k, self.experts = (wl.moe.top_k, wl.moe.experts) if wl.moe else (0, 1)
         self.expert_ffn = wl.moe.expert_ffn_hidden if wl.moe else 0
         imbalance = wl.moe.load_imbalance if wl.moe else None
         self.load_imbalance = C.MOE_LOAD_IMBALANCE if imbalance is None else imbalance
@@ -113,6 +112,7 @@ class WorkloadShape:
         self.activation_coeffs = coefficients(wl.hidden, wl.heads, wl.kv_dim, mlp, **wl.core_widths)
         self.fp8_inputs_per_h = (wl.output_dim + fc2) / wl.hidden  # linear-layer inputs of the split term
         self.routed_in_per_h = wl.n_moe_layers * wl.moe.top_k / L if wl.moe else 0.0
+        self.router_input_fp8 = self.moe_fraction * (1.0 + bool(wl.moe and wl.moe.shared_experts))
         self.attention_dim = wl.attention_dim
         self.attention_core_dim = wl.attention_core_dim  # the scores' and values' width (MLA differs)
         # elements per token Transformer Engine casts to fp8 per layer, forward and backward
@@ -161,16 +161,16 @@ def _coeffs(
     - fused attention keeps no score term;
     - without dropout (Llama, Qwen, DeepSeek) the two dropout masks (1 byte each, nonsplit) and the
       attention-probability mask and its output (3 of the 5 a s / h score bytes) are not stored;
-    - fp8 linear layers: Transformer Engine saves the fp8 cast of each linear layer's input for the weight
-      gradient (te.pytorch Linear / LayerNormLinear), 1 byte instead of 2 for the QKV and FC1 inputs
-      (nonsplit), the output-projection input, the FC2 input and the experts' FC1 inputs (split);
+    - fp8 linear layers: Transformer Engine saves each linear layer's input in fp8 for the weight gradient,
+      1 byte for the QKV and FC1 (nonsplit), output-projection, FC2 and routed FC1 inputs (split); an MoE
+      layer's norm output stays bf16 for the router (RouterGatingLinearFunction), a shared expert's cast too;
     - `routed` False leaves the experts' FC1 inputs out (the memory-bound time charges their permutation)."""
     a, b, score = shape.activation_coeffs
     if not wl.dropout:
         a, score = a - 2.0, score * 2.0 / 5.0
     fp8 = _fp8_linears(wl, hw)
     if fp8:
-        a, b = a - 2.0, b - shape.fp8_inputs_per_h
+        a, b = a - 2.0 + shape.router_input_fp8, b - shape.fp8_inputs_per_h
     b = b if routed else b - (1.0 if fp8 else 2.0) * shape.routed_in_per_h
     return (a, b, 0.0) if flash else (a, b, score)
 

@@ -104,10 +104,11 @@ MEAN_TOLERANCE = 0.10
 # fit as transcribed, and both rows had misread their recipes: NeMo AutoModel's DeepSeek-V3 on 1,024 H100
 # checkpointed every block when its table was printed (the key was lost from the recipe four months later;
 # -11.2% -> +22.5%), Megatron-Bridge 25.11's DeepSeek-V3 rows recompute mla_up_proj (three rows): 9.914%, 40
-# past tolerance. The level rises by the AutoModel row's correction (+0.024 points alone); the 222 earlier
-# rows, which hold it, 8.180% -> 8.225%.
+# past tolerance; with an MoE layer's norm output kept in bf16 for the router under fp8, the same. The level
+# rises by the AutoModel row's correction (+0.024 points alone); the 222 earlier rows, which hold it, 8.180%
+# -> 8.225%.
 MEAN_RECORDED = 0.0992
-MEAN_RECORDED_EARLIER = 0.08225
+MEAN_RECORDED_EARLIER = 0.08226
 # The sources whose rows were added at the twentieth stop and later (row ids start with these), held apart
 # from the 222 rows compared before (MEAN_RECORDED_EARLIER)
 LATER_SOURCES = (

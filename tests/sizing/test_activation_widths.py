@@ -13,7 +13,7 @@ import pytest
 
 from sizing.engine import evaluate
 from sizing.engine import memory as M
-from sizing.engine.checkpointing import GRID_KEYS, MLA_UP_PROJ, unkept_bytes
+from sizing.engine.checkpointing import GRID_KEYS, LAYERNORM, MLA_UP_PROJ, unkept_bytes
 from sizing.engine.hardware import hardware_from_facts
 from sizing.engine.model import WorkloadShape, _coeffs
 from sizing.engine.workload import PRESETS, MoE
@@ -93,7 +93,10 @@ def test_fp8_keeps_the_linear_inputs_at_one_byte_and_the_time_leaves_the_routed_
     fc2 = DSV3.n_dense_layers * DSV3.ffn_hidden + DSV3.n_moe_layers * 9 * moe.expert_ffn_hidden
     fc2 /= DSV3.layers
     routed = moe_share * moe.top_k * H
-    assert a16 - a8 == pytest.approx(2.0)
+    # the QKV input's 1 byte saved; an MoE layer's norm output stays in bf16 for the router, and its shared
+    # expert keeps its own fp8 cast (+1 byte): nothing saved there
+    assert a16 - a8 == pytest.approx(2.0 - 2.0 * moe_share)
+    assert shape.router_input_fp8 == pytest.approx(2.0 * moe_share)
     assert b16 - b8 == pytest.approx((128 * 128 + fc2 + routed) / H)
     # the memory-bound time charges the routed copies as the permutation's traffic, not as activations
     for wl, per_copy in ((fp8, 1.0), (bf16, 2.0)):
@@ -117,3 +120,15 @@ def test_latent_attention_needs_more_memory_than_its_heads_x_head_dim_block(h100
     wide = evaluate(workload, {**h100_ib, "nodes": 128}, layout)
     block = evaluate({**workload, "qk_head_dim": None, "v_head_dim": None}, {**h100_ib, "nodes": 128}, layout)
     assert wide["memory_gib_per_gpu"]["activations"] > 1.3 * block["memory_gib_per_gpu"]["activations"]
+
+
+def test_an_moe_layers_norm_recomputed_under_fp8_frees_its_bf16_output() -> None:
+    # Megatron-Core's layernorm module recompute (CheckpointWithoutOutput) discards the pre-MLP norm's output,
+    # which the router keeps in bf16 also under fp8 (moe_utils.RouterGatingLinearFunction saves its input):
+    # 2 bytes a token and hidden unit, not the 1 of an fp8 cast; MLA's input norm frees its fp8 count
+    shape = WorkloadShape(DSV3)
+    x = {"tp": np.array([1.0]), "sp": np.array([False]), GRID_KEYS[LAYERNORM]: np.array([True])}
+    freed = float(unkept_bytes(DSV3, shape, x, 4096.0, fp8=True)[0])
+    moe_share = DSV3.n_moe_layers / DSV3.layers
+    assert freed == pytest.approx(4096 * H * (2.0 * moe_share + 1.0))
+

@@ -84,9 +84,9 @@ KNOWN_MISSES = {
     "mlperf51-gb300-nvidia-llama31-8b-512",
     # the twenty-fifth stop's MLPerf v6.0 DeepSeek-V3 on 8,192 GB200: a strong-scaling loss from 2,048 GPUs
     # (published 33% per GPU, predicted 11%) that CoreWeave's GB300 runs of the same sizes do not show (its
-    # 256-GPU GB300 twin, a miss then, is within 25% since the GB300's bf16 rate, twenty-sixth stop)
+    # 256-GPU GB300 twin was within 25% from the twenty-sixth stop's GB300 bf16 rate to the thirtieth stop)
     "mlperf60-gb200-nvidia-deepseek-v3-8192",
-    # MLPerf v6.0's DeepSeek-V3 on 256 GB300, +23.6% -> +26.1% once MLA's activations are counted at their
+    # MLPerf v6.0's DeepSeek-V3 on 256 GB300, +23.6% -> +26.5% once MLA's activations are counted at their
     # widths (thirtieth stop); its GB200 twins lean fast
     "mlperf60-gb300-nvidia-deepseek-v3-256",
     # the twenty-sixth stop's Megatron-Bridge gpt-oss-120b on 64 B300 and MLPerf v6.0's gpt-oss-20b on 512
