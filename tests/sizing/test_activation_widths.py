@@ -131,4 +131,3 @@ def test_an_moe_layers_norm_recomputed_under_fp8_frees_its_bf16_output() -> None
     freed = float(unkept_bytes(DSV3, shape, x, 4096.0, fp8=True)[0])
     moe_share = DSV3.n_moe_layers / DSV3.layers
     assert freed == pytest.approx(4096 * H * (2.0 * moe_share + 1.0))
-
