@@ -88,6 +88,14 @@ def _tensor_parallel(hw: Hardware, lay: Layout, result: dict[str, Any]) -> list[
 
 def _bubble(lay: Layout, result: dict[str, Any]) -> Msg:
     values = {"micro_batches": result["micro_batches_per_iteration"], "share": _share(result, "bubble")}
+    if lay.pipeline_schedules is not None:
+        return _(
+            "with %(micro_batches)s micro-batches per replica run as %(runs)s fills and drains of the "
+            "pipeline (gradient accumulation over the schedule), each with its own bubble, the bubbles cost "
+            "%(share)s.",
+            runs=lay.pipeline_schedules,
+            **values,
+        )
     if lay.virtual_stages > 1:
         return _(
             "with %(micro_batches)s micro-batches per replica the bubble (p-1)/(v m) costs %(share)s, cut by "

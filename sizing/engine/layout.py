@@ -103,6 +103,12 @@ class Layout:
     # "selective"; checkpointing.MODULES): None = its default, the attention core alone (the engine's
     # "selective"); each listed module's forward runs again in the backward pass (checkpointing.py)
     recompute_modules: tuple[str, ...] | None = None
+    # how many times the pipeline schedule fills and drains per optimizer step. None = once, as Megatron-Core
+    # runs every micro-batch of the step in one schedule; NeMo AutoModel's and torchtitan's gradient
+    # accumulation with pipeline stages calls the schedule once per accumulation step (AutoModel's tables
+    # print it as GA; recipes/llm/benchmark.py): each run has m / this many micro-batches, its own bubble and
+    # its own pipeline-send chain
+    pipeline_schedules: int | None = None
 
     @property
     def gpus(self) -> int:
@@ -116,7 +122,7 @@ class Layout:
         # every field is a scalar: what dataclasses.asdict gives, without its recursive deep copy
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["etp"] = self.expert_tp
-        for key in ("te_op_fuser", "cp_comm_type", "recompute_modules"):
+        for key in ("te_op_fuser", "cp_comm_type", "recompute_modules", "pipeline_schedules"):
             if d[key] is None:
                 d.pop(key)  # unset stays out of the answer's layout, as before the key existed
         if self.recompute_modules is not None:
@@ -178,6 +184,8 @@ class Layout:
         if self.account_for_embedding_in_pipeline_split or self.account_for_loss_in_pipeline_split:
             g["aemb"] = float(self.account_for_embedding_in_pipeline_split)
             g["aloss"] = float(self.account_for_loss_in_pipeline_split)
+        if self.pipeline_schedules is not None:
+            g["sched"] = float(self.pipeline_schedules)
         return g
 
     @property
@@ -220,6 +228,31 @@ def _int(d: dict[str, Any], key: str, default: int, minimum: int = 1) -> int:
             _("must be at most %(most)s, got %(got)s", most=f"{GPUS_MAX:,}", got=value_text(v)),
         )
     return int(v)
+
+
+def _pipeline_schedules(
+    d: dict[str, Any], wl: Workload, pp: int, batch_per_step: int, notes: list[str]
+) -> int | None:
+    """pipeline_schedules: a whole number of micro-batches in each run of the schedule (the replica's m =
+    ceil(global_batch / (dp x micro_batch)) divided by it); without pipeline stages it changes nothing."""
+    if d.get("pipeline_schedules") is None:
+        return None
+    runs = _int(d, "pipeline_schedules", 1)
+    if pp == 1:
+        if runs > 1:
+            notes.append("pipeline_schedules > 1 without pipeline parallelism has no effect: set to 1")
+        return None
+    micro = -(-wl.global_batch // batch_per_step)
+    if micro % runs:
+        raise InputError(
+            "layout.pipeline_schedules",
+            _(
+                "must divide the %(micro)s micro-batches of each data-parallel replica per step, got %(got)s",
+                micro=f"{micro:,}",
+                got=value_text(runs),
+            ),
+        )
+    return runs if runs > 1 else None
 
 
 def _check_size(gpus: int) -> None:
@@ -637,6 +670,7 @@ def layout_from_dict(
     engine = _pipeline_engine(d, v)
     first_layers, last_layers = _stage_layers(d, wl, pp)
     slot_emb, slot_loss = _pipeline_slots(d, wl, pp, v, (first_layers, last_layers), notes)
+    schedules = _pipeline_schedules(d, wl, pp, dp * mb, notes)
     lay = Layout(
         tp,
         pp,
@@ -663,5 +697,6 @@ def layout_from_dict(
         last_stage_layers=last_layers,
         account_for_embedding_in_pipeline_split=slot_emb,
         account_for_loss_in_pipeline_split=slot_loss,
+        pipeline_schedules=schedules,
     )
     return lay, notes

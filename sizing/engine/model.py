@@ -248,8 +248,8 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool], fp32_grads: bool) -> d
     if fp32_grads and "gr32" not in g:
         out["gr32"] = out["zero"] <= 1
     # layers of the first and last pipeline stages (0 = unset), the embedding and loss counted as pipeline
-    # layers (stages.py), present only when the layout sets them
-    for key in S.UNEVEN_ENDS + S.PIPELINE_SLOTS:
+    # layers (stages.py), the schedule's runs per step (sched), present only when the layout sets them
+    for key in (*S.UNEVEN_ENDS, *S.PIPELINE_SLOTS, "sched"):
         if key in g:
             out[key] = np.asarray(g[key], dtype=f)
     return out
@@ -338,7 +338,7 @@ def _memory(
     # the rank with the output layer also holds one micro-batch's logits through the loss and its backward
     # (Korthikanti et al. 2022 sec. 4.3: the cross entropy keeps them in fp32, 4 s b v / t bytes)
     logits = M.logits_bytes(seq_local, mb, wl.vocab, tp) * (1.0 + wl.mtp_layers)  # each MTP depth its own
-    held, last_held = S.peak_layers(x, micro, n_layers, first_layers, layers_last)
+    held, last_held = S.peak_layers(x, micro / x.get("sched", 1.0), n_layers, first_layers, layers_last)
     activations = np.maximum(act_layer * held, act_layer * last_held + logits)
     states = weights + grads + optimizer
     overhead = M.overhead_bytes(states + gathered + activations)
@@ -365,7 +365,7 @@ def _reasons(wl: Workload, hw: Hardware, x: dict[str, Any], memory: StageMemory)
     """Infeasibility bit flags (uint8). Each test runs on its operands' own (broadcastable) shape; only the
     memory test is full-size. ZeRO-2/3 with pipeline stages is not a reason: FSDP2 runs it (NeMo AutoModel,
     torchtitan); the search does not offer it (Megatron and DeepSpeed do not support it)."""
-    pp, dp, mb, v = x["pp"], x["dp"], x["mb"], x["v"]
+    pp, dp, mb, v, runs = x["pp"], x["dp"], x["mb"], x["v"], x.get("sched", 1.0)  # runs of the schedule
     grid_shape = np.broadcast_shapes(*(np.shape(a) for a in x.values()), np.shape(memory.total_bytes))
     u8 = np.uint8
     reasons = np.zeros(grid_shape, dtype=u8)
@@ -376,7 +376,7 @@ def _reasons(wl: Workload, hw: Hardware, x: dict[str, Any], memory: StageMemory)
     # Megatron's interleaved schedule runs micro-batches in groups of p (schedules.py: "number of
     # microbatches is not divisible by pipeline-parallel size when using interleaved schedule")
     if (v > 1).any():
-        reasons |= ((v > 1) & (np.mod(memory.micro_batches, pp) != 0)).astype(u8) * u8(R_INTERLEAVE)
+        reasons |= ((v > 1) & (np.mod(memory.micro_batches / runs, pp) != 0)).astype(u8) * u8(R_INTERLEAVE)
     return reasons
 
 
@@ -556,7 +556,7 @@ def _layer_comm(
         cp=CP.exposed(wl, hw, x, tokens, compute.attention_forward),
         ep=_expert_parallel_comm(wl, hw, shape, x, compute, micro),
         pp=pp,
-        pp_chain=chain,
+        pp_chain=chain * x.get("sched", 1.0),  # per run of the schedule, as the bubble
         tp_crosses_nodes=tp_crosses & (x["tp"] > 1),
     )
 
@@ -610,7 +610,7 @@ def _stage_times(
         ep=stage_ep,
         pp=comm.pp,
         per_micro_batch=per_micro_batch,
-        bubble=(pp - 1.0) / x["v"] * per_micro_batch,
+        bubble=(pp - 1.0) / x["v"] * per_micro_batch * x.get("sched", 1.0),
     )
 
 

@@ -104,11 +104,15 @@ MEAN_TOLERANCE = 0.10
 # fit as transcribed, and both rows had misread their recipes: NeMo AutoModel's DeepSeek-V3 on 1,024 H100
 # checkpointed every block when its table was printed (the key was lost from the recipe four months later;
 # -11.2% -> +22.5%), Megatron-Bridge 25.11's DeepSeek-V3 rows recompute mla_up_proj (three rows): 9.914%, 40
-# past tolerance; with an MoE layer's norm output kept in bf16 for the router under fp8, the same. The level
-# rises by the AutoModel row's correction (+0.024 points alone); the 222 earlier rows, which hold it, 8.180%
-# -> 8.225%.
-MEAN_RECORDED = 0.0992
-MEAN_RECORDED_EARLIER = 0.08226
+# past tolerance; with an MoE layer's norm output kept in bf16 for the router under fp8, the same. Then the
+# pipeline schedule's runs per step (layout.pipeline_schedules: gradient accumulation outside the schedule,
+# NeMo AutoModel's GA) stated on its two pipelined rows that print GA > 1, each run charged its bubble and
+# send chain: 9.949%, 41 past (the 1,024-GPU DeepSeek-V3 row +27.2%, Kimi K2 +23.1%: the model already times
+# AutoModel's recomputed MoE blocks slow, and the true fills and drains add to it). The level rises, by the
+# AutoModel row's correction (+0.024 points) and by the schedule's runs (+0.035), a mechanism its source
+# shows, not a fit; the 222 earlier rows, which hold both rows, 8.180% -> 8.298%.
+MEAN_RECORDED = 0.0995
+MEAN_RECORDED_EARLIER = 0.08299
 # The sources whose rows were added at the twentieth stop and later (row ids start with these), held apart
 # from the 222 rows compared before (MEAN_RECORDED_EARLIER)
 LATER_SOURCES = (
