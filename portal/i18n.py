@@ -9,6 +9,7 @@ stored English text unchanged.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -29,12 +30,23 @@ def _fill(message: dict[str, Any]) -> str:
     return gettext(str(message["msgid"])) % values
 
 
+def sentences_joined(sentences: Iterable[Any]) -> str:
+    """Sentences in a row as the active language writes them: a space after each full stop in English, none
+    after Chinese "。" (the catalog's "two sentences in a row"); empty ones left out."""
+    shown = [str(sentence).strip() for sentence in sentences if str(sentence or "").strip()]
+    text = shown[0] if shown else ""
+    pair = pgettext("two sentences in a row", "%(first)s %(second)s")
+    for sentence in shown[1:]:
+        text = pair % {"first": text, "second": sentence}
+    return text
+
+
 def translated_sentences(parts: Any, fallback: str) -> str:
     """Sentences (a list of messages) in the active language, joined; `fallback` unless all translate."""
     if not isinstance(parts, list) or not parts:
         return fallback
     shown = [translated(part, "") for part in parts]
-    return " ".join(shown) if all(shown) else fallback
+    return sentences_joined(shown) if all(shown) else fallback
 
 
 def translated(message: Any, fallback: str) -> str:
