@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import gettext, gettext_noop, pgettext, pgettext_lazy
+from django.utils.translation import gettext, gettext_noop, ngettext, pgettext, pgettext_lazy
 
 from hardware.numbers import is_nan_or_infinite
 from portal.formats import data_quantity
@@ -27,6 +27,9 @@ def _fill(message: dict[str, Any]) -> str:
         return ""  # gettext("") is the catalog header
     if message.get("context") == "unit":
         return unit_word(str(message["msgid"])) % values
+    if message.get("plural"):  # hardware.messages.Plural: the form of the count in the page's language
+        number = int(message.get("count") or 0)
+        return ngettext(str(message["msgid"]), str(message["plural"]), number) % values
     return gettext(str(message["msgid"])) % values
 
 

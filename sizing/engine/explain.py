@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hardware.messages import Msg, _
+from hardware.messages import Msg, _, ngettext
 
 from . import constants as C
 from .hardware import Hardware
@@ -323,10 +323,14 @@ def _spares(result: dict[str, Any]) -> list[str]:
     if not spares:
         return []
     return [
-        _(
-            "%(spares)s spare node(s) held and billed beside the %(nodes)s job nodes: a failed node is out "
-            "for %(repair)s min, and with %(failures)s failures expected the job would otherwise wait for "
-            "each replacement.",
+        ngettext(
+            "%(spares)s spare node held and billed beside the %(nodes)s job nodes: a failed node is out for "
+            "%(repair)s min, and with %(failures)s failures expected the job would otherwise wait for each "
+            "replacement.",
+            "%(spares)s spare nodes held and billed beside the %(nodes)s job nodes: a failed node is out for "
+            "%(repair)s min, and with %(failures)s failures expected the job would otherwise wait for each "
+            "replacement.",
+            spares,
             spares=spares,
             nodes=result["nodes"],
             repair=f"{goodput['repair_min']:.0f}",
