@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 SYSTEM_PACKAGES := chromium libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz0b poppler-utils fonts-dejavu-core fonts-noto-cjk gettext shellcheck
 HOST ?= 127.0.0.1
 PORT ?= 8000
-MESSAGES := locale/zh_Hans/LC_MESSAGES/django.mo
+MESSAGES := locale/zh_Hans/LC_MESSAGES/django.mo locale/en/LC_MESSAGES/django.mo
 
 .PHONY: demo test setup system-deps lint typecheck pytest worker clean
 
@@ -22,7 +22,8 @@ test: setup lint typecheck pytest
 
 setup: system-deps $(VENV)/.installed $(MESSAGES)
 
-# The compiled message catalogs (English is the source language; Simplified Chinese is translated).
+# The compiled message catalogs (English is the source language; Simplified Chinese is translated; the English
+# catalog only replaces a few of Django's own messages).
 $(MESSAGES): %.mo: %.po
 	msgfmt --check --output-file=$@ $<
 

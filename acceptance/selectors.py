@@ -16,6 +16,7 @@ from acceptance.report import indicator_rows
 from benchmarks.selectors import evidence_visible_q
 from hardware.messages import Msg
 from hardware.numbers import figure_text
+from portal.chart_style import plotly_text
 from portal.i18n import shown, translated, translated_text
 from providers.models import Offering
 
@@ -90,6 +91,28 @@ def throughput_shown(scaling: dict[str, Any]) -> str:
             sentence = ngettext("%(nodes)s node: %(rate)s", "%(nodes)s nodes: %(rate)s", nodes)
             points.append(sentence % {"nodes": f"{nodes:,}", "rate": gettext(", ").join(rates)})
     return gettext("; ").join(points)
+
+
+def curve_chart(curve: list[dict[str, Any]]) -> dict[str, Any]:
+    """The scaling curve as the report page's chart draws it, its words in the active language: each node
+    count's busbw with its hover text ("2 nodes: 350.8 GB/s"), the trace's name and the axes' titles."""
+    points = [
+        p for p in curve if isinstance(p.get("nodes"), int) and isinstance(p.get("busbw_gbps"), int | float)
+    ]
+    return {
+        "x": [p["nodes"] for p in points],
+        "y": [p["busbw_gbps"] for p in points],
+        "hover": [
+            plotly_text(
+                ngettext("%(nodes)s node: %(busbw)s GB/s", "%(nodes)s nodes: %(busbw)s GB/s", p["nodes"])
+                % {"nodes": f"{p['nodes']:,}", "busbw": figure_text(p["busbw_gbps"], 1)}
+            )
+            for p in points
+        ],
+        "name": plotly_text(gettext("busbw at the largest message size")),
+        "x_title": plotly_text(gettext("nodes")),
+        "y_title": plotly_text(gettext("busbw (GB/s)")),
+    }
 
 
 def error_shown(run: AcceptanceRun) -> str:

@@ -101,6 +101,7 @@ def report(request: HttpRequest, run_id: int) -> HttpResponse:
         "files": selectors.files_shown(run),
         "stability": indicators.get("stability") or {},
         "curve": scaling.get("curve") or [],
+        "curve_chart": selectors.curve_chart(scaling.get("curve") or []),
         "throughput": selectors.throughput_shown(scaling),
         "is_owner": run.owner_id == request.user.pk,
         "uploaded_again": selectors.run_uploaded_again(user=request.user, run=run)

@@ -9,7 +9,7 @@ and `portal.i18n.translated` shows it in the page's language. No Django import: 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Self
 
 
 class Msg(str):
@@ -18,7 +18,7 @@ class Msg(str):
     msgid: str
     params: dict[str, Any]
 
-    def __new__(cls, msgid: str, **params: Any) -> Msg:
+    def __new__(cls, msgid: str, **params: Any) -> Self:
         text = msgid % {k: str(v) for k, v in params.items()}  # "%%" is a percent sign, values or not
         obj = super().__new__(cls, text)
         obj.msgid = msgid
@@ -45,6 +45,9 @@ class Msg(str):
             k: cls.from_json(v, v) if isinstance(v, dict) else v
             for k, v in (stored.get("params") or {}).items()
         }
+        if stored.get("plural"):
+            number = int(stored.get("count") or 0)
+            return Plural(str(stored["msgid"]), str(stored["plural"]), number, **params)
         kind = UnitWord if stored.get("context") == "unit" else Msg
         return kind(str(stored["msgid"]), **params)
 
@@ -57,10 +60,37 @@ class UnitWord(Msg):
         return {**super().as_json(), "context": "unit"}
 
 
+class Plural(Msg):
+    """A sentence whose words follow a count ("1 spare node", "3 spare nodes"): the English text is the
+    singular for a count of 1 and the plural otherwise; a page picks its language's form (Django's
+    ngettext, portal.i18n) by the count stored beside the two message ids. (`number`, not `count`: a str
+    has a method of that name.)"""
+
+    plural: str
+    number: int
+
+    def __new__(cls, singular: str, plural: str, number: int, **params: Any) -> Self:
+        obj = super().__new__(cls, singular if number == 1 else plural, **params)
+        obj.msgid, obj.plural, obj.number = singular, plural, number
+        return obj
+
+    def __getnewargs_ex__(self) -> tuple[tuple[str, str, int], dict[str, Any]]:  # type: ignore[override]
+        return (self.msgid, self.plural, self.number), dict(self.params)
+
+    def as_json(self) -> dict[str, Any]:
+        return {**super().as_json(), "plural": self.plural, "count": self.number}
+
+
 def _(msgid: str, **params: Any) -> Msg:
     """Mark a sentence for translation, its values as named placeholders (pure code cannot import Django's
     gettext; the page translates it when it is shown)."""
     return Msg(msgid, **params)
+
+
+def ngettext(singular: str, plural: str, count: int, **params: Any) -> Plural:
+    """Mark a sentence with a singular and a plural form for translation (`manage.py makemessages` finds the
+    name `ngettext`), the form chosen by `count`; its values as named placeholders, as `_`."""
+    return Plural(singular, plural, count, **params)
 
 
 def joined(*parts: str, sep: str = " ") -> Msg:

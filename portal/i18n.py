@@ -9,10 +9,11 @@ stored English text unchanged.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import gettext, gettext_noop, pgettext, pgettext_lazy
+from django.utils.translation import gettext, gettext_noop, ngettext, pgettext, pgettext_lazy
 
 from hardware.numbers import is_nan_or_infinite
 from portal.formats import data_quantity
@@ -26,7 +27,21 @@ def _fill(message: dict[str, Any]) -> str:
         return ""  # gettext("") is the catalog header
     if message.get("context") == "unit":
         return unit_word(str(message["msgid"])) % values
+    if message.get("plural"):  # hardware.messages.Plural: the form of the count in the page's language
+        number = int(message.get("count") or 0)
+        return ngettext(str(message["msgid"]), str(message["plural"]), number) % values
     return gettext(str(message["msgid"])) % values
+
+
+def sentences_joined(sentences: Iterable[Any]) -> str:
+    """Sentences in a row as the active language writes them: a space after each full stop in English, none
+    after Chinese "。" (the catalog's "two sentences in a row"); empty ones left out."""
+    shown = [str(sentence).strip() for sentence in sentences if str(sentence or "").strip()]
+    text = shown[0] if shown else ""
+    pair = pgettext("two sentences in a row", "%(first)s %(second)s")
+    for sentence in shown[1:]:
+        text = pair % {"first": text, "second": sentence}
+    return text
 
 
 def translated_sentences(parts: Any, fallback: str) -> str:
@@ -34,7 +49,7 @@ def translated_sentences(parts: Any, fallback: str) -> str:
     if not isinstance(parts, list) or not parts:
         return fallback
     shown = [translated(part, "") for part in parts]
-    return " ".join(shown) if all(shown) else fallback
+    return sentences_joined(shown) if all(shown) else fallback
 
 
 def translated(message: Any, fallback: str) -> str:

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
@@ -253,6 +253,15 @@ class Offering(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("providers:offering", args=[self.slug])
+
+    @property
+    def shown_title(self) -> str:
+        """The provider and the offering as a page names them: "Provider: Offering", with the full-width
+        colon on a Chinese page ("Provider：Offering"), the provider by its `shown_name`."""
+        return pgettext("a provider and its offering", "%(provider)s: %(offering)s") % {
+            "provider": self.provider.shown_name,
+            "offering": self.name,
+        }
 
     @property
     def scheduler_list(self) -> list[str]:

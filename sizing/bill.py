@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 from typing import Any
 
-from hardware.messages import Msg, _, joined
+from hardware.messages import Msg, _, joined, ngettext
 from providers.facts import GRANULARITY_WORDS, NO_PLAN_NAME, billable_plans
 from sizing.engine.cost import HOURS_PER_MONTH as ENGINE_HOURS_PER_MONTH
 from sizing.engine.cost import billing_step_hours
@@ -210,8 +210,10 @@ def spare_nodes(facts: dict[str, Any], nodes: int) -> tuple[int, str]:
     if pct_d >= 100:
         return 0, _("100%% usable GPUs guaranteed: no spare nodes")
     spares = math.ceil(nodes * (1 - pct_d / 100))
-    return spares, _(
-        "%(pct)s%% usable GPUs guaranteed: ceil(%(nodes)s × %(rest)s%%) = %(spares)s spare node(s)",
+    return spares, ngettext(
+        "%(pct)s%% usable GPUs guaranteed: ceil(%(nodes)s × %(rest)s%%) = %(spares)s spare node",
+        "%(pct)s%% usable GPUs guaranteed: ceil(%(nodes)s × %(rest)s%%) = %(spares)s spare nodes",
+        spares,
         pct=pct,
         nodes=nodes,
         rest=100 - pct_d,
@@ -248,9 +250,12 @@ def _spares_line(
                 extension,
                 "GPU-hour",
                 price,
-                _(
+                ngettext(
                     "%(pct)s%% usable GPUs guaranteed: running up to %(longer)s%% longer on %(gpus)s GPUs "
-                    "(%(extension)s GPU-h) is cheaper than %(spares)s spare node(s) (%(spare_hours)s GPU-h)",
+                    "(%(extension)s GPU-h) is cheaper than %(spares)s spare node (%(spare_hours)s GPU-h)",
+                    "%(pct)s%% usable GPUs guaranteed: running up to %(longer)s%% longer on %(gpus)s GPUs "
+                    "(%(extension)s GPU-h) is cheaper than %(spares)s spare nodes (%(spare_hours)s GPU-h)",
+                    spares,
                     pct=pct,
                     longer=longer_pct,
                     gpus=working_gpus,
@@ -291,9 +296,12 @@ def _gpu_hour_lines(
     failover = job.failover_spares > spares  # the same nodes serve the guarantee and the failovers
     if failover:
         spares = job.failover_spares
-        spare_note = _(
-            "%(spares)s spare node(s) held so that the job restarts at once after a failure instead of "
-            "waiting for the node's replacement (see the goodput figures)",
+        spare_note = ngettext(
+            "%(spares)s spare node held so that the job restarts at once after a failure instead of waiting "
+            "for the node's replacement (see the goodput figures)",
+            "%(spares)s spare nodes held so that the job restarts at once after a failure instead of waiting "
+            "for the node's replacement (see the goodput figures)",
+            spares,
             spares=spares,
         )
     min_nodes = int(plan.get("min_nodes") or 0)
@@ -306,8 +314,10 @@ def _gpu_hour_lines(
     compute_parts = [_("%(gpus)s GPUs × %(hours)s h", gpus=working_gpus, hours=compute_hours), hours_note]
     if extra_min:
         compute_parts.append(
-            _(
-                "%(extra)s node(s) added to reach the plan's minimum of %(min)s",
+            ngettext(
+                "%(extra)s node added to reach the plan's minimum of %(min)s",
+                "%(extra)s nodes added to reach the plan's minimum of %(min)s",
+                extra_min,
                 extra=extra_min,
                 min=min_nodes,
             )

@@ -6,7 +6,8 @@ in: a fact's key (`gpus_per_node`), the layout's degrees multiplied (`tp*pp*cp`)
 same reason worded with the names a buyer knows, by its message id (`page_worded`), in every language.
 Stored reasons are worded when they are shown, so results stored before this module read the same. An answer's
 assumption notes and explanation sentences that name a code (`workload.dropout`, `moe_dispatcher`) are worded
-the same way on the result and quote pages (`PAGE_NOTES`, `page_worded_list`).
+the same way on the result and quote pages (`PAGE_NOTES`, `page_worded_list`), a value the engine quotes as a
+code (the optimizer-state convention) in words (`PAGE_VALUES`).
 """
 
 from __future__ import annotations
@@ -239,8 +240,49 @@ PAGE_NOTES = {
         "the A100 generation run them), ETP = 1 only where ETP = TP cannot hold the EP; ask the provider "
         "whether its training settings fold the experts (Megatron-Core 0.10+)"
     ),
+    "optimizer-state convention not given: %(w)s + %(g)s + %(o)s bytes per parameter for weights, gradients "
+    "and optimizer state assumed on %(gpu)s, gradients kept in bf16 as NVIDIA's recipes for Hopper and later "
+    "do (the layout's optimizer '%(convention)s')": gettext_noop(
+        "optimizer-state convention not given: %(w)s + %(g)s + %(o)s bytes per parameter for weights, "
+        "gradients and optimizer state assumed on %(gpu)s, gradients kept in bf16 as NVIDIA's recipes for "
+        "Hopper and later do (%(convention)s)"
+    ),
+    "optimizer-state convention not given: %(w)s + %(g)s + %(o)s bytes per parameter for weights, gradients "
+    "and optimizer state assumed on %(gpu)s, with fp32 main gradients (the layout's optimizer "
+    "'%(convention)s')": gettext_noop(
+        "optimizer-state convention not given: %(w)s + %(g)s + %(o)s bytes per parameter for weights, "
+        "gradients and optimizer state assumed on %(gpu)s, with fp32 main gradients (%(convention)s)"
+    ),
+}
+# The values a page note shows in words where the engine's sentence quotes a code: the optimizer-state
+# conventions of sizing/engine/constants.py OPTIMIZER_BYTES (bytes per parameter for weights, gradients and
+# optimizer state), each as its comment there describes it.
+PAGE_VALUES = {
+    "convention": {
+        "zero-paper": gettext_noop(
+            "the ZeRO paper's convention: fp16 weights and gradients, an fp32 master copy with Adam's two "
+            "moments"
+        ),
+        "megatron": gettext_noop(
+            "Megatron's convention: bf16 weights, fp32 main gradients, an fp32 master copy with Adam's two "
+            "moments"
+        ),
+        "megatron-bf16-grads": gettext_noop(
+            "Megatron's convention with a bf16 gradient buffer, as NVIDIA's NeMo recipes set it: bf16 "
+            "weights and gradients, an fp32 master copy with Adam's two moments"
+        ),
+        "bf16-adam": gettext_noop(
+            "plain Adam over a bf16 model: bf16 weights, gradients and Adam moments, no fp32 master copy"
+        ),
+    },
 }
 _PAGE_WORDS = {**PAGE_REASONS, **SERVICE_PAGE_REASONS, **PAGE_NOTES}
+
+
+def _value_worded(name: str, value: Any) -> Any:
+    """A value of a worded note that is itself a code (PAGE_VALUES) as a message of its words."""
+    words = PAGE_VALUES.get(name, {}).get(value) if isinstance(value, str) else None
+    return {"msgid": words, "params": {}} if words else value
 
 
 def page_worded(message: Any) -> Any:
@@ -251,6 +293,8 @@ def page_worded(message: Any) -> Any:
     params = message.get("params")
     worded = {k: page_worded(v) for k, v in params.items()} if isinstance(params, dict) else params
     msgid = message["msgid"]
+    if msgid in _PAGE_WORDS and isinstance(worded, dict):
+        worded = {k: _value_worded(k, v) for k, v in worded.items()}
     return {**message, "msgid": _PAGE_WORDS.get(msgid, msgid), "params": worded}
 
 

@@ -492,7 +492,8 @@ def test_the_plan_result_explains_its_layout_and_assumptions_in_chinese(
     # the English sentences are stored as they always were, their message ids beside them
     assert len(sizing["explanation_messages"]) == len(sizing["explanation"])
     assert all(m and m["msgid"] for m in sizing["explanation_messages"])
-    spare = next(a for a in sizing["assumptions"] if "spare node(s)" in a)
+    spare = next(a for a in sizing["assumptions"] if re.match(r"\d+ spare nodes? \(", a))
+    assert "(s)" not in " ".join(sizing["assumptions"] + sizing["explanation"])  # counts in words
     client.force_login(buyer)
     url = f"/plan/{run.pk}/{offering.slug}/"
     english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
@@ -599,7 +600,7 @@ ENGLISH_TRANSLATED = (
     "no automatic replacement: a support ticket",
     "hot spare swapped in",
     "bad node replaced automatically",
-    "spare node(s) held in the cluster",
+    "held in the cluster while the failed node is out",
     "usable-GPU guarantee not published: no spare nodes assumed",
     "storage included in the price not published",
     "no feasible layout among",

@@ -1,7 +1,10 @@
 """A value a buyer or a provider sent is quoted in a refusal as the pages quote input, “no'pe”, never as
-Python writes it ('no\\'pe', "no'pe"): the planner's API, the findings API and a provider's fact edits."""
+Python writes it ('no\\'pe', "no'pe"): the planner's API, the findings API, a provider's fact edits, the
+catalog import's checks and the `acceptance_kit` command."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -50,3 +53,44 @@ def test_a_providers_bad_fact_is_quoted_as_typed(facts: dict[str, str], words: s
         providers_services.facts_clean(facts)
     [message] = next(iter(caught.value.message_dict.values()))
     assert words in message and not _python_quoted(message), message
+
+
+@pytest.mark.parametrize(
+    ("mutate", "words"),
+    [
+        (lambda d: d.update(format="catalog-0"), "file: format: expected “clusterscout-catalog"),
+        (lambda d: d["providers"][0].update(kind=TYPED), f"kind: “{TYPED}” is not one of"),
+        (
+            lambda d: d["providers"][0]["offerings"][0]["plans"][0].update(kind=TYPED),
+            f"kind: “{TYPED}” is not",
+        ),
+        (
+            lambda d: d["providers"][0]["offerings"][0]["plans"][0].update(granularity=TYPED),
+            f"granularity: “{TYPED}” is not one of",
+        ),
+        (
+            lambda d: d["providers"][0]["offerings"][0]["groups"]["network"].update(sources=[TYPED]),
+            f"source “{TYPED}” is not in the provider's sources",
+        ),
+    ],
+)
+def test_the_catalog_import_quotes_a_bad_value_as_typed(mutate: Any, words: str) -> None:
+    from providers.catalog import CatalogError, catalog_import
+    from tests.providers.factories import GPUModelFactory, small_catalog
+
+    GPUModelFactory()
+    data = small_catalog()
+    mutate(data)
+    with pytest.raises(CatalogError) as caught:
+        catalog_import(data=data)
+    problems = [str(p) for p in caught.value.report.problems]
+    assert any(words in p for p in problems) and not any(_python_quoted(p) for p in problems), problems
+
+
+def test_the_acceptance_kit_command_quotes_an_unknown_offering_as_typed() -> None:
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError) as caught:
+        call_command("acceptance_kit", TYPED, "--nodes", "2")
+    assert f"no offering with slug “{TYPED}”" in str(caught.value) and not _python_quoted(str(caught.value))

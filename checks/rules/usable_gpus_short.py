@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from checks.rules.base import Finding, Signal, _, claim, merge, model, to_float, upload
+from checks.rules.base import Finding, Signal, _, claim, merge, model, ngettext, to_float, upload
 from checks.rules.context import (
     PORT_KINDS,
     Context,
@@ -131,7 +131,11 @@ def _gpu_count_signals(ctx: Context, item: dict) -> list[Signal]:
                 ),
                 {
                     "gpus_short": short,
-                    "text": _("%(short)s GPU(s) short on %(nodes)s node(s).", short=short, nodes=nodes),
+                    "text": _(
+                        "%(gpus)s short on %(nodes)s.",
+                        gpus=ngettext("%(short)s GPU", "%(short)s GPUs", short, short=short),
+                        nodes=ngettext("%(nodes)s node", "%(nodes)s nodes", nodes, nodes=nodes),
+                    ),
                 },
             )
         )
@@ -140,8 +144,10 @@ def _gpu_count_signals(ctx: Context, item: dict) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.CRITICAL,
-                _(
-                    "%(file)s: %(lost)s GPU(s) lost (device handle unavailable)",
+                ngettext(
+                    "%(file)s: %(lost)s GPU lost (device handle unavailable)",
+                    "%(file)s: %(lost)s GPUs lost (device handle unavailable)",
+                    lost,
                     file=item.get("filename"),
                     lost=lost,
                 ),

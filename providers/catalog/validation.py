@@ -54,7 +54,7 @@ def catalog_validate(data: dict[str, Any], report: ImportReport, gpu_keys: set[s
     check = _Validation(report, gpu_keys)
     declared_format = data.get("format")
     if declared_format not in (None, FORMAT):
-        check.add("file", "format", f"expected {FORMAT!r}, got {declared_format!r}")
+        check.add("file", "format", f"expected “{FORMAT}”, got “{declared_format}”")
     providers = data.get("providers")
     if not isinstance(providers, list) or not providers:
         check.add("file", "providers", "expected a non-empty list of providers")
@@ -91,14 +91,14 @@ def _check_slug_and_name(check: _Validation, raw: dict[str, Any], where: str, se
 def _check_cited(check: _Validation, where: str, name: str, cited: list[str], known_keys: set[str]) -> None:
     for key in cited:
         if key not in known_keys:
-            check.add(where, name, f"source {key!r} is not in the provider's sources")
+            check.add(where, name, f"source “{key}” is not in the provider's sources")
 
 
 def _validate_provider(check: _Validation, raw: dict[str, Any], index: int) -> dict[str, Any]:
     where = _where("provider", str(raw.get("slug") or ""), index, raw)
     slug = _check_slug_and_name(check, raw, where, check.providers_seen)
     if raw.get("kind") not in PROVIDER_KINDS:
-        check.add(where, "kind", f"{raw.get('kind')!r} is not one of {', '.join(PROVIDER_KINDS)}")
+        check.add(where, "kind", f"“{raw.get('kind')}” is not one of {', '.join(PROVIDER_KINDS)}")
     sources = _validate_sources(check, raw.get("sources") or [], where)
     # Offerings may cite the provider's sources already in the database as well as the file's.
     known_keys = set(sources) | set(Source.objects.filter(provider__slug=slug).values_list("key", flat=True))
@@ -164,7 +164,7 @@ def _validate_sources(check: _Validation, raw_sources: list[Any], where: str) ->
             continue
         key = str(source["key"])
         if key in sources:
-            check.add(where, f"sources[{index}].key", f"{key!r} appears twice")
+            check.add(where, f"sources[{index}].key", f"“{key}” appears twice")
         if not source.get("title"):
             check.add(where, f"sources[{index}].title", "required")
         sources[key] = {
@@ -283,7 +283,7 @@ def _validate_fact_sources(
             check.add(where, f"{field_name}.note", f"at most {FACT_NOTE_MAX} characters, got {len(note)}")
         out[str(name)] = {"sources": cited, "as_of": as_of.isoformat() if as_of else None, "note": note}
         if entry.get("unsure") not in (None, False, True):
-            check.add(where, f"{field_name}.unsure", f"expected true or false, got {entry['unsure']!r}")
+            check.add(where, f"{field_name}.unsure", f"expected true or false, got “{entry['unsure']}”")
         if entry.get("unsure") is True:
             out[str(name)]["unsure"] = True
     return out
@@ -327,7 +327,7 @@ def _validate_plan(
     out: dict[str, Any] = {}
     kind = str(plan.get("kind") or "")
     if kind not in PLAN_KINDS:
-        check.add(where, "kind", f"{plan.get('kind')!r} is not one of {', '.join(PLAN_KINDS)}")
+        check.add(where, "kind", f"“{plan.get('kind')}” is not one of {', '.join(PLAN_KINDS)}")
     out["kind"] = kind
     name = str(plan.get("name") or "").strip() or kind
     if name in names:
@@ -336,7 +336,7 @@ def _validate_plan(
     out["name"] = name[:200]
     granularity = str(plan.get("granularity") or "hour")
     if granularity not in GRANULARITIES:
-        check.add(where, "granularity", f"{granularity!r} is not one of {', '.join(GRANULARITIES)}")
+        check.add(where, "granularity", f"“{granularity}” is not one of {', '.join(GRANULARITIES)}")
     out["granularity"] = granularity
     for number_name in PLAN_NUMBERS:
         out[number_name] = _plan_number(check, where, number_name, plan.get(number_name))

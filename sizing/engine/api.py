@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from hardware.messages import _
+from hardware.messages import _, ngettext
 from hardware.numbers import value_text
 
 from . import constants as C
@@ -144,10 +144,13 @@ def _restart_story(goodput: dict[str, Any], faults: FaultModel) -> str:
     spares = int(goodput["spare_nodes"])
     if not spares:
         return faults.restart_story
-    return _(
-        "%(story)s; the job restarts at once on one of %(spares)s spare node(s) held in the cluster while "
-        "the failed node is out (%(repair)s min), waiting only when every spare is out (on average %(wait)s "
-        "min per failure)",
+    return ngettext(
+        "%(story)s; the job restarts at once on the spare node held in the cluster while the failed node is "
+        "out (%(repair)s min), waiting only when the spare is out too (on average %(wait)s min per failure)",
+        "%(story)s; the job restarts at once on one of %(spares)s spare nodes held in the cluster while the "
+        "failed node is out (%(repair)s min), waiting only when every spare is out (on average %(wait)s min "
+        "per failure)",
+        spares,
         story=faults.restart_story,
         spares=spares,
         repair=f"{faults.repair_min:.0f}",
@@ -175,11 +178,16 @@ def _spares_note(goodput: dict[str, Any], faults: FaultModel, hw: Hardware) -> l
     if not spares:
         return []
     return [
-        _(
-            "%(spares)s spare node(s) (%(gpus)s GPUs) are held and billed so that a failure does not wait "
-            "for the node's replacement (%(repair)s min): the count that minimises node-hours / goodput, "
-            "with the nodes in repair at a time Poisson with mean failures per hour x repair time (Little's "
-            "law); ask the provider whether it keeps a spare pool and its replacement time",
+        ngettext(
+            "%(spares)s spare node (%(gpus)s GPUs) is held and billed so that a failure does not wait for "
+            "the node's replacement (%(repair)s min): the count that minimises node-hours / goodput, with "
+            "the nodes in repair at a time Poisson with mean failures per hour x repair time (Little's law); "
+            "ask the provider whether it keeps a spare pool and its replacement time",
+            "%(spares)s spare nodes (%(gpus)s GPUs) are held and billed so that a failure does not wait for "
+            "the node's replacement (%(repair)s min): the count that minimises node-hours / goodput, with "
+            "the nodes in repair at a time Poisson with mean failures per hour x repair time (Little's law); "
+            "ask the provider whether it keeps a spare pool and its replacement time",
+            spares,
             spares=spares,
             gpus=spares * hw.gpus_per_node,
             repair=f"{faults.repair_min:.0f}",

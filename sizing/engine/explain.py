@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from hardware.messages import Msg, _
+from hardware.messages import Msg, _, joined, ngettext
 
+from . import checkpointing as CK
 from . import constants as C
 from .hardware import Hardware
-from .layout import Layout
+from .layout import CP_ALL_TO_ALL, CP_RING, Layout
 from .model import uses_flash_attention
+from .overlap import DISPATCHER_ALLTOALL, DISPATCHER_DEDUP
 from .workload import Workload
-from .zero import per_tensor_gathers
+from .zero import ZERO3_FLAT, ZERO3_PER_TENSOR, per_tensor_gathers
 
 INTRA_NODE_LINK = {
     "nvswitch": _("NVSwitch"),
@@ -331,10 +333,14 @@ def _spares(result: dict[str, Any]) -> list[str]:
     if not spares:
         return []
     return [
-        _(
-            "%(spares)s spare node(s) held and billed beside the %(nodes)s job nodes: a failed node is out "
-            "for %(repair)s min, and with %(failures)s failures expected the job would otherwise wait for "
-            "each replacement.",
+        ngettext(
+            "%(spares)s spare node held and billed beside the %(nodes)s job nodes: a failed node is out for "
+            "%(repair)s min, and with %(failures)s failures expected the job would otherwise wait for each "
+            "replacement.",
+            "%(spares)s spare nodes held and billed beside the %(nodes)s job nodes: a failed node is out for "
+            "%(repair)s min, and with %(failures)s failures expected the job would otherwise wait for each "
+            "replacement.",
+            spares,
             spares=spares,
             nodes=result["nodes"],
             repair=f"{goodput['repair_min']:.0f}",
@@ -357,10 +363,95 @@ def explain(wl: Workload, hw: Hardware, lay: Layout, r: dict[str, Any]) -> list[
 DEGREE_KEYS = ("tp", "pp", "dp", "cp", "ep", "etp")
 
 
+# Every other layout key (layout.LAYOUT_KEYS) in words, by its value: what a runner-up changes is named as a
+# buyer reads it, never by the key a layout file types (tests/sizing/test_search.py covers each key).
+SETTING_WORDS: dict[str, dict[Any, Msg]] = {
+    "tp_comm_overlap": {
+        True: _("tensor-parallel communication overlapped with compute"),
+        False: _("tensor-parallel communication not overlapped"),
+        None: _("tensor-parallel communication overlapped as the framework does by default"),
+    },
+    "overlap_grad_reduce": {
+        True: _("gradient reduction overlapped with compute"),
+        False: _("gradient reduction not overlapped"),
+        None: _("gradient reduction overlapped as the framework does by default"),
+    },
+    "overlap_param_gather": {
+        True: _("parameter gathers overlapped with compute"),
+        False: _("parameter gathers not overlapped"),
+        None: _("parameter gathers overlapped as the framework does by default"),
+    },
+    "overlap_p2p_comm": {
+        True: _("pipeline sends overlapped with compute"),
+        False: _("pipeline sends not overlapped"),
+        None: _("pipeline sends overlapped as the framework does by default"),
+    },
+    "pipeline_engine": {
+        "megatron": _("Megatron's pipeline engine"),
+        "deepspeed": _("DeepSpeed's pipeline engine"),
+    },
+    "grad_reduce_in_fp32": {
+        True: _("gradients reduced in fp32"),
+        False: _("gradients reduced in the training precision"),
+        None: _("gradients reduced in the precision the optimizer keeps them"),
+    },
+    "reshard_after_forward": {
+        True: _("weights resharded after the forward pass"),
+        False: _("weights kept gathered until the backward pass"),
+    },
+    "zero3_gather": {
+        ZERO3_PER_TENSOR: _("ZeRO-3 gathers tensor by tensor"),
+        ZERO3_FLAT: _("ZeRO-3 gathers in one flat buffer per layer"),
+        None: _("ZeRO-3 gathers as the framework does by default"),
+    },
+    "moe_dispatcher": {
+        DISPATCHER_ALLTOALL: _("the all-to-all token dispatcher"),
+        DISPATCHER_DEDUP: _("the DeepEP token dispatcher"),
+        None: _("the framework's default token dispatcher"),
+    },
+    "overlap_moe_expert_parallel_comm": {
+        True: _("expert-parallel communication overlapped"),
+        False: _("expert-parallel communication not overlapped"),
+        None: _("expert-parallel communication not overlapped"),
+    },
+    "account_for_embedding_in_pipeline_split": {
+        True: _("the embedding counted as a pipeline layer"),
+        False: _("the embedding not counted as a pipeline layer"),
+    },
+    "account_for_loss_in_pipeline_split": {
+        True: _("the loss counted as a pipeline layer"),
+        False: _("the loss not counted as a pipeline layer"),
+    },
+    "te_op_fuser": {
+        True: _("the experts' layers in fused ops (Transformer Engine's op fuser)"),
+        False: _("the experts' layers in separate ops"),
+        None: _("the experts' layers in separate ops"),
+    },
+    "cp_comm_type": {
+        CP_RING: _("context parallelism's key/value ring"),
+        CP_ALL_TO_ALL: _("context parallelism's all-to-all"),
+        None: _("context parallelism's default exchange"),
+    },
+    "first_stage_layers": {None: _("the layers split evenly over the pipeline stages")},
+    "last_stage_layers": {None: _("the layers split evenly over the pipeline stages")},
+    "recompute_modules": {None: _("the default recomputed modules (the attention core)")},
+}
+# The modules Megatron-Core can recompute (checkpointing.MODULES), as a buyer names them.
+MODULE_WORDS = {
+    CK.CORE_ATTN: _("the attention core"),
+    CK.MOE_ACT: _("the experts' activation"),
+    CK.LAYERNORM: _("the layer norms"),
+    CK.MLA_UP_PROJ: _("the latent attention's up-projections"),
+    CK.MLP: _("the MLP"),
+    CK.MOE: _("the experts"),
+    CK.SHARED_EXPERTS: _("the shared experts"),
+}
+
+
 def setting_text(key: str, value: Any) -> str:
-    """One layout setting as the pages write it: a parallel degree as TP=4, the ZeRO stage as ZeRO-2, the
-    micro-batch, virtual stages, recomputation and sequence parallelism in words; any other setting as the
-    layout key and value the buyer would type, quoted ('moe_dispatcher=deepep')."""
+    """One layout setting as the pages write it: a parallel degree as TP=4, the ZeRO stage as ZeRO-2, every
+    other setting in words (SETTING_WORDS); only a value no layout can hold is the key and value as typed,
+    quoted ('moe_dispatcher=deepep')."""
     if key in DEGREE_KEYS:
         return f"{key.upper()}={value}"
     if key == "zero":
@@ -377,4 +468,15 @@ def setting_text(key: str, value: Any) -> str:
         return _("no activation recomputation")
     if key == "sequence_parallel" and isinstance(value, bool):
         return _("sequence parallelism") if value else _("no sequence parallelism")
+    if key == "first_stage_layers" and isinstance(value, int) and not isinstance(value, bool):
+        return _("%(value)s layers on the first pipeline stage", value=value)
+    if key == "last_stage_layers" and isinstance(value, int) and not isinstance(value, bool):
+        return _("%(value)s layers on the last pipeline stage", value=value)
+    if key == "recompute_modules" and isinstance(value, list | tuple) and not value:
+        return _("no module recomputed")
+    if key == "recompute_modules" and isinstance(value, list | tuple) and set(value) <= set(MODULE_WORDS):
+        return _("recomputing %(modules)s", modules=joined(*(MODULE_WORDS[m] for m in value), sep=_(", ")))
+    words = SETTING_WORDS.get(key, {})
+    if isinstance(value, bool | str | None) and value in words:
+        return words[value]
     return f"'{key}={value}'"

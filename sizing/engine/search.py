@@ -756,7 +756,8 @@ def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: li
             "Selene).",
             **values,
         )
-    return f"{text} {_runner_up_loses(objective, price, a, gap)}"
+    # one message, so a page shows it in its language (no space after "。" in Chinese)
+    return _("%(runner_up)s %(loses)s", runner_up=text, loses=_runner_up_loses(objective, price, a, gap))
 
 
 def _runner_up_loses(objective: str, price: float | None, runner_up: dict[str, Any], gap: float) -> str:

@@ -39,3 +39,11 @@ def test_upload_a_bundle_and_read_the_report(
     assert page.locator("#verdict").inner_text().strip().endswith("incomplete")
     assert "350.84 GB/s (all_reduce, 8 nodes)" in page.locator("#indicators").inner_text()
     page.screenshot(path=str(artifacts / "acceptance-report.png"), full_page=True)
+    assert page.locator("#curve-chart .xtitle").text_content() == "nodes"
+    # the chart's words follow the page's language (acceptance.selectors.curve_chart)
+    page.context.add_cookies([{"name": "django_language", "value": "zh-hans", "url": live_server.url}])
+    page.reload()
+    page.wait_for_selector("#curve-chart .main-svg", timeout=15000)
+    assert page.locator("#curve-chart .xtitle").text_content() == "节点数"
+    assert page.locator("#curve-chart .ytitle").text_content() == "busbw（GB/s）"
+    page.screenshot(path=str(artifacts / "acceptance-report-zh.png"), full_page=True)

@@ -3,6 +3,7 @@ its label and unit with the portal's number format, never its key; the API keeps
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,8 @@ def test_the_bandwidth_sentences_end_and_bracket_in_chinese_punctuation(client: 
     basis = page.split('id="bandwidth-basis">')[1].split("</p>")[0]
     assert "作业。" in basis and "单节点内：" in basis and "（无法判断）。" in basis, basis
     assert ". " not in basis and " (" not in basis and ")." not in basis, basis
+    assert "作业。宣称线速" in basis and "GB/s。单节点内" in basis and not re.search(r"。\s", basis), basis
     english = page_in(client, run.owner, f"/benchmarks/acceptance/{run.pk}/", "en")
     basis = english.split('id="bandwidth-basis">')[1].split("</p>")[0]
-    assert "nccl-tests jobs.\n" in basis and "Inside one node: " in basis and basis.rstrip().endswith(").")
+    assert "nccl-tests jobs. Claimed line rate" in basis and "per node. Inside one node: " in basis, basis
+    assert basis.endswith(").")

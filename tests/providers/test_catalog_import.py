@@ -84,7 +84,7 @@ def test_a_dry_run_writes_nothing() -> None:
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["groups"]["network"].update(sources=["nope"]),
-            "groups.network.sources: source 'nope' is not in the provider's sources",
+            "groups.network.sources: source “nope” is not in the provider's sources",
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["groups"]["network"].update(as_of="yesterday"),
@@ -100,7 +100,7 @@ def test_a_dry_run_writes_nothing() -> None:
         ),
         (lambda d: d["providers"][0]["offerings"][1].update(slug="acme-h100"), "slug: appears twice"),
         (lambda d: d["providers"][0]["offerings"][0].update(slug="Bad Slug"), "slug: required; lower-case"),
-        (lambda d: d["providers"][0].update(kind="bank"), "provider acme: kind: 'bank' is not one of"),
+        (lambda d: d["providers"][0].update(kind="bank"), "provider acme: kind: “bank” is not one of"),
         (
             lambda d: d["providers"][0]["offerings"][0]["plans"][0].update(price_usd_per_gpu_hour=-1),
             "plan On-demand: price_usd_per_gpu_hour: "
@@ -108,7 +108,7 @@ def test_a_dry_run_writes_nothing() -> None:
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["plans"][0].update(kind="lease"),
-            "plan On-demand: kind: 'lease'",
+            "plan On-demand: kind: “lease” is not one of",
         ),
         (
             lambda d: d["providers"][0]["offerings"][0]["plans"][1].update(cycle_days=0),

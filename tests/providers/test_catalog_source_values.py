@@ -45,7 +45,7 @@ _small = small_catalog
         ({"fact_sources": ["nics_per_node"]}, "groups.network.fact_sources: expected a mapping"),
         (
             {"fact_sources": {"nics_per_node": {"sources": ["acme-docs"], "unsure": "maybe"}}},
-            "fact_sources.nics_per_node.unsure: expected true or false, got 'maybe'",
+            "fact_sources.nics_per_node.unsure: expected true or false, got “maybe”",
         ),
     ],
 )

@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 from hardware.messages import _
 from quotes.display import quote_view
 from sizing import services
+from sizing.engine.constants import OPTIMIZER_BYTES
 from sizing.engine.errors import InputError
 from sizing.engine_words import PAGE_NOTES, PAGE_REASONS, page_worded, page_worded_list
 from sizing.input_errors import input_error_page_reason, input_error_text, refusal_shown
@@ -26,18 +27,25 @@ from tests.sizing.test_input_error_messages import ENGINE, MO, engine_reasons
 from tests.sizing.test_planner_answers import offering, run_all
 
 # What a reason or a note must not name on a page: a key with an underscore, a product of degrees,
-# `pp >= 2`, an input's dotted key (`workload.dropout`), the layout's key `etp` on its own.
+# `pp >= 2`, an input's dotted key (`workload.dropout`), the layout's key `etp` on its own, an optimizer-state
+# convention by its code: a hyphenated one (`megatron-bf16-grads`), any one quoted ('megatron', also as a page
+# escapes the quote).
+HYPHENATED = "|".join(re.escape(name) for name in OPTIMIZER_BYTES if "-" in name)
+CONVENTIONS = "|".join(re.escape(name) for name in OPTIMIZER_BYTES)
 CODE = re.compile(
     r"\b[a-z]+_[a-z_]+\b|\b[a-z]{2,3}\*|\b(?:tp|pp|dp|cp|ep|etp)\s*(?:=|>=)|\b(?:workload|layout|offering)\.[a-z]"
-    r"|\betp\b"
+    r"|\betp\b|\b(?:" + HYPHENATED + r")\b|(?:'|&#x27;)(?:" + CONVENTIONS + r")(?:'|&#x27;)"
 )
+# In a message id: a value the sentence quotes as code ('%(convention)s').
+QUOTED_VALUE = re.compile(r"'%\(\w+\)s'")
 ENGINE_REASON = "must be a multiple of gpus_per_node (8), got 12"
 PAGE_REASON = "must be a whole multiple of the GPUs per node (8), got 12"
 
 
 def _names_a_code(msgid: str) -> bool:
-    """Whether the words of `msgid` (its placeholders left out) name one of the engine's codes."""
-    return bool(CODE.search(re.sub(r"%\(\w+\)s", "", msgid)))
+    """Whether the words of `msgid` (its placeholders left out) name one of the engine's codes, or it quotes
+    a value as code."""
+    return bool(CODE.search(re.sub(r"%\(\w+\)s", "", msgid)) or QUOTED_VALUE.search(msgid))
 
 
 def test_every_engine_reason_that_names_a_code_has_page_words_in_both_languages() -> None:

@@ -427,14 +427,13 @@ def test_the_runner_up_names_its_settings_as_the_pages_write_them() -> None:
         "CP=2",
         "ZeRO-2",
     ]
-    # the settings a search varies in words; anything else is the layout key and value as typed, quoted:
-    # never a bare code word in a sentence
+    # every other setting in words, never its layout key (tests/sizing/test_runner_up_words.py: each key)
     assert _setting_text("micro_batch", 2) == "micro-batch size 2"
     assert _setting_text("virtual_stages", 4) == "4 virtual pipeline stages"
     assert _setting_text("recompute", "full") == "full activation recomputation"
     assert _setting_text("recompute", "none") == "no activation recomputation"
     assert _setting_text("sequence_parallel", False) == "no sequence parallelism"
-    assert _setting_text("moe_dispatcher", "deepep") == "'moe_dispatcher=deepep'"
+    assert _setting_text("moe_dispatcher", "deepep") == "the DeepEP token dispatcher"
     with translation.override("zh-hans"):
         assert "micro_batch" not in str(_setting_text("micro_batch", 2))
 

@@ -25,7 +25,7 @@ class Command(BaseCommand):
         try:
             offering = Offering.objects.select_related("provider", "gpu").get(slug=options["offering"])
         except Offering.DoesNotExist as exc:
-            raise CommandError(f"offering: no offering with slug {options['offering']!r}.") from exc
+            raise CommandError(f"offering: no offering with slug “{options['offering']}”.") from exc
         facts = offering.facts()
         try:
             data = kit.build_kit(facts, options["nodes"], options["scheduler"], options["stability_hours"])
