@@ -435,6 +435,7 @@ SETTING_WORDS: dict[str, dict[Any, Msg]] = {
     "first_stage_layers": {None: _("the layers split evenly over the pipeline stages")},
     "last_stage_layers": {None: _("the layers split evenly over the pipeline stages")},
     "recompute_modules": {None: _("the default recomputed modules (the attention core)")},
+    "pipeline_schedules": {None: _("one run of the pipeline schedule per step")},
 }
 # The modules Megatron-Core can recompute (checkpointing.MODULES), as a buyer names them.
 MODULE_WORDS = {
@@ -472,6 +473,8 @@ def setting_text(key: str, value: Any) -> str:
         return _("%(value)s layers on the first pipeline stage", value=value)
     if key == "last_stage_layers" and isinstance(value, int) and not isinstance(value, bool):
         return _("%(value)s layers on the last pipeline stage", value=value)
+    if key == "pipeline_schedules" and isinstance(value, int) and not isinstance(value, bool):
+        return _("%(value)s runs of the pipeline schedule per step", value=value)
     if key == "recompute_modules" and isinstance(value, list | tuple) and not value:
         return _("no module recomputed")
     if key == "recompute_modules" and isinstance(value, list | tuple) and set(value) <= set(MODULE_WORDS):

@@ -41,6 +41,7 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "first_stage_layers": (7, None),
     "last_stage_layers": (7, None),
     "recompute_modules": ([CK.CORE_ATTN, CK.MOE_ACT], list(CK.MODULES), [], None),
+    "pipeline_schedules": (4, None),
 }
 
 
