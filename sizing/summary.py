@@ -197,7 +197,7 @@ def pessimistic_sentence(result: Any) -> str:
     if not worse:
         return ""
     vendor = gpu_vendor(getattr(result.offering, "gpu", None))
-    facts = ", ".join(
+    facts = _(", ").join(  # "、" between a Chinese page's facts
         " ".join(
             (
                 translated_text(fact_words(fact, vendor)),

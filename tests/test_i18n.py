@@ -676,6 +676,9 @@ def test_the_plan_result_in_chinese_translates_what_python_built_and_prices_it_i
     pessimistic = paragraph(page, "pessimistic")
     assert "若悲观值成立" in pessimistic and "同样的布局在 64 块 GPU 上需要" in pessimistic
     assert "签约前请向供应商索取这些事实" in pessimistic
+    # its facts listed as Chinese lists them, never with an ASCII comma
+    facts = pessimistic[pessimistic.index("（") : pessimistic.index("）")]
+    assert ", " not in facts and "、" in facts, facts
     # how close the estimate is, measured on published runs, in Chinese
     accuracy = paragraph(page, "accuracy")
     assert "估算的可信程度：在 " in accuracy and "个已公开的稠密模型训练运行上" in accuracy
