@@ -9,9 +9,9 @@ default tp), the overlap flags tpo, ogr, opg, ppo (overlap.OVERLAP_GRID_KEYS; de
 default of the GPU), dsp (DeepSpeed's pipeline engine, pipeline.py; default Megatron's) and gr32 (gradients
 reduced in fp32, zero.py; default bf16), raf (ZeRO-3 reshard after forward, zero.py; default true), dedup
 (MoE token dispatcher deduplicates per destination, timing.all_to_all_time; default by GPU), fsl / lsl and
-aemb / aloss (the pipeline split, stages.py; default ceil(L / p)); `x` is the same dict as arrays
-(`_inputs`). Single letters in formulas follow the papers' notation: h hidden, s sequence, L layers,
-V vocabulary.
+aemb / aloss (the pipeline split, stages.py; default ceil(L / p)), sched (the schedule's runs per step,
+layout.pipeline_schedules; default 1); `x` is the same dict as arrays (`_inputs`). Single letters in formulas
+follow the papers' notation: h hidden, s sequence, L layers, V vocabulary.
 """
 
 from __future__ import annotations
