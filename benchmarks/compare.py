@@ -53,7 +53,7 @@ from hardware import (
     intra_node_busbw_efficiency,
     other_gpu_names,
 )
-from hardware.messages import Msg, _, joined
+from hardware.messages import Msg, _, joined, sentences
 from hardware.norms import norm_for, offering_class
 
 JUDGED_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter", "alltoall"}
@@ -542,10 +542,10 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     else:
         elided = _("every GPU's link listing is elided (`...`): at least %(links)s shown.", links=at_least)
         if expected is not None and at_least >= expected:
-            out.append(count_verdict(claim, expected, at_least, item, lines, joined(elided, shown)))
+            out.append(count_verdict(claim, expected, at_least, item, lines, sentences(elided, shown)))
         else:
             out.append(
-                verdict_row(claim, expected, None, "cannot-measure", joined(elided, shown), item, lines)
+                verdict_row(claim, expected, None, "cannot-measure", sentences(elided, shown), item, lines)
             )
     speed = gpu.link_gbytes_per_s if gpu is not None else None
     if speed and s.get("min_link_gbps") is not None:

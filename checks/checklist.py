@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checks.rules import Finding
-from checks.rules.base import Msg, _, joined
+from checks.rules.base import Msg, _, joined, sentences
 from checks.severity import Severity
 from hardware import GPUS
 from hardware.messages import UnitWord
@@ -578,7 +578,7 @@ def _answer_question(
         "key": question.key,
         "question": wording[0] if wording else question.question,
         "why": wording[1] if wording else question.why,
-        "answer": joined(*parts),
+        "answer": sentences(*parts),
         "status": status,
         "refs": refs,
     }

@@ -104,6 +104,17 @@ def joined(*parts: str, sep: str = " ") -> Msg:
     return Msg(sep.replace("%", "%%").join(f"%({name})s" for name in names), **values)
 
 
+def sentences(*parts: str) -> Msg:
+    """Sentences in a row as the page's language writes them: a space after each full stop in English, none
+    after Chinese "。" (each pair is the catalog's "%(first)s %(second)s"; `joined` keeps its `sep` in every
+    language). Empty parts are left out."""
+    kept = [part for part in parts if part]
+    text = joined(*kept[:1])
+    for sentence in kept[1:]:
+        text = _("%(first)s %(second)s", first=text, second=sentence)
+    return text
+
+
 def messages_of(sentences: Iterable[Any]) -> list[dict[str, Any] | None]:
     """Each sentence's {"msgid", "params"} (None for one not marked), in order: stored beside the English."""
     return [s.as_json() if isinstance(s, Msg) else None for s in sentences]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from checks.rules.base import Finding, Signal, _, claim, joined, merge, model, percent, to_float, upload
+from checks.rules.base import Finding, Signal, _, claim, merge, model, percent, sentences, to_float, upload
 from checks.rules.context import (
     PORT_KINDS,
     Context,
@@ -451,7 +451,7 @@ def _low_busbw_signal(
         inter, _tp, total = comm
         extra = inter * (fabric_efficiency(offering.get("fabric")) / max(ratio, 1e-3) - 1.0)
         impact["slowdown_pct"] = percent(extra / total)
-        text = joined(
+        text = sentences(
             text,
             _(
                 "If inter-node traffic is exposed, steps run up to %(pct)s slower.",
