@@ -45,7 +45,7 @@ def detail(sentence: Msg, file: str | None, line: Any, kind: str, blocking: bool
 def finding(item: dict[str, Any], line: Any, text: Msg, kind: str, blocking: bool = True) -> dict[str, Any]:
     """A finding in one of the bundle's files, at `line` where there is one."""
     file = str(item.get("filename") or "upload")
-    return detail(joined(where(file, line), text, sep=": "), file, line, kind, blocking)
+    return detail(joined(where(file, line), text, sep=_(": ")), file, line, kind, blocking)
 
 
 def claimed_layer(facts: dict[str, Any]) -> str | None:

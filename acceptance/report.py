@@ -466,7 +466,7 @@ def step_findings(steps: list[tuple[str, str]]) -> list[dict[str, Any]]:
             else _("step %(step)s: %(what)s", step=step, what=what)
         )
         out.append(
-            detail(joined(where(name, lines[0]), text, sep=": "), name, lines[0], "step-failed", False)
+            detail(joined(where(name, lines[0]), text, sep=_(": ")), name, lines[0], "step-failed", False)
         )
     return out
 
@@ -537,7 +537,7 @@ def _indicator_finding(name: str, indicator: dict[str, Any]) -> dict[str, Any]:
             expected=failing.get("expected_gbps"),
         )
         file, lines = failing.get("file"), failing.get("lines") or [None]
-        sentence = joined(where(file, lines[0]), text, sep=": ") if file else text
+        sentence = joined(where(file, lines[0]), text, sep=_(": ")) if file else text
         return detail(sentence, file, lines[0], name, True)
     if name == "scaling_efficiency":
         text = _(

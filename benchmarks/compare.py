@@ -140,11 +140,11 @@ def _intra_nodeverdict_row(
     claim = _("intra-node bandwidth (NVLink) per GPU")
     disabled = disabled_transports_reason(run)
     if disabled is not None:
-        detail = joined(where, disabled, sep=": ")
+        detail = joined(where, disabled, sep=_(": "))
         return verdict_row(claim, None, measured, "cannot-measure", detail, item, lines)
     if not nvlink:
         return verdict_row(
-            claim, None, measured, "cannot-measure", joined(source, where, sep=": "), item, lines
+            claim, None, measured, "cannot-measure", joined(source, where, sep=_(": ")), item, lines
         )
     fraction = _intra_fraction(facts)
     expected = nvlink * fraction

@@ -145,7 +145,8 @@ def _not_nic_traffic(
         else None
     )
     above = _("busbw exceeds the NIC line rate (%(wire)s GB/s): not a fabric measurement", wire=f"{wire:g}")
-    return joined(joined(above, why, sep=": "), told, sep="; ") if told else joined(above, why, sep=": ")
+    shown = joined(above, why, sep=_(": "))
+    return joined(shown, told, sep="; ") if told else shown
 
 
 def disabled_transports_reason(run: dict[str, Any]) -> Msg | None:
@@ -169,7 +170,7 @@ def inter_node_verdict_row(
     claim = _("inter-node bandwidth (NICs x Gb/s)")
     disabled = disabled_transports_reason(run)
     if disabled is not None:
-        detail = joined(where, disabled, sep=": ")
+        detail = joined(where, disabled, sep=_(": "))
         return verdict_row(claim, None, measured, "cannot-measure", detail, item, lines)
     if not (facts.get("nics_per_node") and facts.get("gbps_per_nic") and facts.get("gpus_per_node")):
         detail = _("offering does not publish NICs, Gb/s and GPUs/node: %(where)s", where=where)
@@ -177,7 +178,7 @@ def inter_node_verdict_row(
     per_node, assumed = _gpus_per_node(item, run, nodes)
     if per_node is None and assumed is not None:
         return verdict_row(
-            claim, None, measured, "cannot-measure", joined(where, assumed, sep=": "), item, lines
+            claim, None, measured, "cannot-measure", joined(where, assumed, sep=_(": ")), item, lines
         )
     wire, basis = _line_rate(facts, run, nodes, per_node or int(facts["gpus_per_node"]))
     fraction = inter_fraction(facts)
