@@ -84,7 +84,7 @@ def port_findings(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         )
         if not on_fabric:
             claimed = LAYER_NAMES.get(layer or "", layer)
-            text = joined(text, _("outside the claimed %(layer)s fabric", layer=claimed), sep="; ")
+            text = joined(text, _("outside the claimed %(layer)s fabric", layer=claimed), sep=_("; "))
         out.append(finding(item, port.get("line"), text, "port-down", blocking=on_fabric))
     active = [p for p in ports if _active(p)]
     ethernet = [p for p in active if str(p.get("link_layer") or "").lower() == "ethernet"]

@@ -259,7 +259,7 @@ def scaling_efficiency(
         )
         if skipped:
             not_base = _("the 2-node run is not the base: tree algorithms may inflate 2-node all_reduce")
-            basis = joined(basis, not_base, sep="; ")
+            basis = joined(basis, not_base, sep=_("; "))
         out.update(value=round(value, 3) if value is not None else None, basis=basis)
     if out["value"] is not None:
         out["verdict"] = "pass" if out["value"] >= SCALING_PASS else "fail"

@@ -157,10 +157,10 @@ def _intra_nodeverdict_row(
     )
     if collective == "all_reduce" and measured and measured > nvlink:
         nvls = _("above the NVLink wire rate: NVLS in-switch reduction (not a wire measurement)")
-        detail = joined(detail, nvls, sep="; ")
+        detail = joined(detail, nvls, sep=_("; "))
     elif run.get("nvls_or_tree_suspected"):
         nvls = _("NVLS may raise all_reduce busbw (all_gather/reduce_scatter are wire measurements)")
-        detail = joined(detail, nvls, sep="; ")
+        detail = joined(detail, nvls, sep=_("; "))
     return ratio_verdict(claim, expected, measured, detail, item, lines)
 
 
@@ -190,7 +190,7 @@ def _compare_collective_run(
     assert nodes is not None
     domain = _nvlink_domain_run(facts, run)
     if domain:
-        return _intra_nodeverdict_row(facts, item, run, joined(where, domain, sep="; "), lines)
+        return _intra_nodeverdict_row(facts, item, run, joined(where, domain, sep=_("; ")), lines)
     return inter_node_verdict_row(facts, item, run, nodes, where, lines)
 
 
@@ -227,7 +227,7 @@ def _nvlink_domain_run(facts: dict[str, Any], run: dict[str, Any]) -> Msg | None
         "provider",
         domain=domain,
     )
-    return joined(judged, typical, sep="; ")
+    return joined(judged, typical, sep=_("; "))
 
 
 def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | None:
@@ -352,9 +352,17 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         if gone:
             out.append(verdict_row(_("usable GPUs"), 0, len(gone), "fail", why, item, where))
     if in_error:
-        named = "; ".join(
-            _("GPU %(gpu)s (%(bus_id)s, line %(line)s)", gpu=g["index"], bus_id=g["bus_id"], line=g["line"])
-            for g in in_error
+        named = joined(
+            *(
+                _(
+                    "GPU %(gpu)s (%(bus_id)s, line %(line)s)",
+                    gpu=g["index"],
+                    bus_id=g["bus_id"],
+                    line=g["line"],
+                )
+                for g in in_error
+            ),
+            sep=_("; "),
         )
         why = _(
             "GPUs present whose latest NVML readings are ERR! for the name or a field read from the GPU (not "
@@ -566,7 +574,7 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
         detail = _("fewer GPUs shown than the node has (`-i` or a cut excerpt)")
         elided = _("%(cut)s GPU(s) with an elided link listing (`...`) left out", cut=cut)
         if cut:
-            detail = joined(detail, elided, sep="; ") if s["gpus"] < gpn else elided
+            detail = joined(detail, elided, sep=_("; ")) if s["gpus"] < gpn else elided
         out.append(verdict_row(_("GPUs evidenced"), gpn, s["gpus"] - cut, "warn", detail, item, lines))
     return out
 
@@ -636,7 +644,7 @@ def _fallen_detail(fallen: list[dict[str, Any]], xid_codes: Any) -> Msg:
     if not xid_codes:
         return detail
     codes = ", ".join(str(code) for code in xid_codes)
-    return joined(detail, _("Xid codes %(codes)s", codes=codes), sep="; ")
+    return joined(detail, _("Xid codes %(codes)s", codes=codes), sep=_("; "))
 
 
 def _compare_dmesg(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -672,9 +680,9 @@ def _dmesg_gpu_row(claim: Msg, fallen: list[dict[str, Any]], item: dict[str, Any
             count=len(probe) + unnamed,
             gpus=named,
         )
-        detail = joined(detail, probe_msg, sep="; ")
+        detail = joined(detail, probe_msg, sep=_("; "))
         lines += [g["line"] for g in probe]
-    detail = joined(detail, *_dmesg_history(s), sep="; ")
+    detail = joined(detail, *_dmesg_history(s), sep=_("; "))
     lost = len(fallen) + len(probe) + unnamed
     resets = s.get("xids_needing_reset") or []
     reloaded = s.get("gpus_probe_recovered") or []
@@ -682,7 +690,7 @@ def _dmesg_gpu_row(claim: Msg, fallen: list[dict[str, Any]], item: dict[str, Any
         return verdict_row(claim, 0, lost, "fail" if lost else "pass", detail, item, lines)
     why = _xid_reset_detail(resets)
     gpus = len({x["bus_id"] for x in resets} | {g["bus_id"] for g in reloaded})
-    return verdict_row(claim, 0, gpus, "warn", joined(detail, *why, sep="; "), item, lines)
+    return verdict_row(claim, 0, gpus, "warn", joined(detail, *why, sep=_("; ")), item, lines)
 
 
 def _dmesg_history(s: dict[str, Any]) -> list[Msg]:
@@ -717,17 +725,20 @@ def _xid_reset_detail(resets: list[dict[str, Any]]) -> list[Msg]:
     NVLink Xids whose catalogue workflow decodes the error first (dmesg.NVLINK_DECODE_XIDS: a reset may be
     needed)."""
 
-    def named(group: list[dict[str, Any]]) -> str:
-        return "; ".join(
-            _(
-                "Xid %(xid)s (%(name)s) x%(count)s on %(bus_id)s, line %(line)s",
-                xid=x["xid"],
-                name=x["name"],
-                count=x["count"],
-                bus_id=x["bus_id"],
-                line=x["lines"][0],
-            )
-            for x in group[:8]
+    def named(group: list[dict[str, Any]]) -> Msg:
+        return joined(
+            *(
+                _(
+                    "Xid %(xid)s (%(name)s) x%(count)s on %(bus_id)s, line %(line)s",
+                    xid=x["xid"],
+                    name=x["name"],
+                    count=x["count"],
+                    bus_id=x["bus_id"],
+                    line=x["lines"][0],
+                )
+                for x in group[:8]
+            ),
+            sep=_("; "),
         )
 
     plain = [x for x in resets if not x.get("nvlink_decode")]

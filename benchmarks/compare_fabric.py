@@ -98,7 +98,7 @@ def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gb
         )
     if groups["apart"]:
         parts.append(_apart_note(groups["apart"]))
-    return joined(*parts, sep="; ")
+    return joined(*parts, sep=_("; "))
 
 
 def compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -170,7 +170,7 @@ def _netdev_only(item: dict[str, Any], ports: list[dict[str, Any]]) -> bool:
 
 
 def _with_host(detail: str, host_note: Msg | None) -> str:
-    return joined(detail, host_note, sep="; ") if host_note is not None else detail
+    return joined(detail, host_note, sep=_("; ")) if host_note is not None else detail
 
 
 def _ibdev2netdev_ports(
@@ -186,7 +186,7 @@ def _ibdev2netdev_ports(
     detail: Msg = _("from netdev names; ibdev2netdev does not show the RDMA port state")
     apart = [p for p in ports if not _own_port(p)]
     if apart:
-        detail = joined(detail, _apart_note(apart), sep="; ")
+        detail = joined(detail, _apart_note(apart), sep=_("; "))
     lines = [p["line"] for p in layer_ports]
     claim = _("%(layer)s ports per node", layer=wanted_layer)
     return count_verdict(claim, claim_nics, len(layer_ports), item, lines, _with_host(detail, host_note))
@@ -210,7 +210,9 @@ def _port_count_row(
         count=len(unknown),
     )
     lines = lines + [p["line"] for p in unknown]
-    return verdict_row(claim, nics, len(good), "cannot-measure", joined(detail, why, sep="; "), item, lines)
+    return verdict_row(
+        claim, nics, len(good), "cannot-measure", joined(detail, why, sep=_("; ")), item, lines
+    )
 
 
 def _port_rate_rows(
@@ -243,7 +245,7 @@ def _at_least(row: dict[str, Any], item: dict[str, Any], open_line: int | None) 
         return row
     count = row["measured"]
     why = _("the listing may go on past line %(line)s: %(count)s is a minimum", line=open_line, count=count)
-    detail = joined(row["detail"], why, sep="; ")
+    detail = joined(row["detail"], why, sep=_("; "))
     return verdict_row(row["claim"], row["expected"], count, "cannot-measure", detail, item, row["lines"])
 
 
@@ -370,7 +372,7 @@ def compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
                 count=rivals,
                 layer=wrong[0]["link_layer"],
             ),
-            sep="; ",
+            sep=_("; "),
         )
     verdict = "fail" if not counted else "warn"
     lines = [f["line"] for f in wrong]
@@ -454,7 +456,7 @@ def _lspci_count_verdict(
     detail: Msg = joined(
         _("PCI functions (one per port); NVLink management bridges excluded"),
         *_lspci_apart(facts, groups),
-        sep="; ",
+        sep=_("; "),
     )
     short = expected is not None and measured is not None and measured < expected
     unread = s.get("unread_network_functions") or []
@@ -465,7 +467,7 @@ def _lspci_count_verdict(
             count=len(unread),
         )
         return verdict_row(
-            claim, expected, measured, "cannot-measure", joined(detail, why, sep="; "), item, lines
+            claim, expected, measured, "cannot-measure", joined(detail, why, sep=_("; ")), item, lines
         )
     elided = s.get("elided_lines") or []
     if not elided:
@@ -477,12 +479,12 @@ def _lspci_count_verdict(
             line=elided[0],
             count=measured if measured is not None else "?",
         ),
-        sep="; ",
+        sep=_("; "),
     )
     stated = s.get("stated_totals") or []
     if stated:
         totals = ", ".join(f"{t['count']} {t['what']}" for t in stated[:4])
-        detail = joined(detail, _("the author's note states %(totals)s", totals=totals), sep="; ")
+        detail = joined(detail, _("the author's note states %(totals)s", totals=totals), sep=_("; "))
     if short:
         return verdict_row(claim, expected, measured, "cannot-measure", detail, item, lines)
     return count_verdict(claim, expected, measured, item, lines, detail)
@@ -546,7 +548,7 @@ def _pcie_limited_verdict(
         link=worst["limited_by"],
     )
     if not gbps:
-        detail = joined(detail, _("the offering publishes no NIC rate"), sep="; ")
+        detail = joined(detail, _("the offering publishes no NIC rate"), sep=_("; "))
         return verdict_row(claim, None, worst["available_gbps"], "cannot-measure", detail, item, lines)
     verdict = "fail" if worst["available_gbps"] < gbps else "pass"
     percent = worst["available_gbps"] / gbps * 100

@@ -146,7 +146,7 @@ def _not_nic_traffic(
     )
     above = _("busbw exceeds the NIC line rate (%(wire)s GB/s): not a fabric measurement", wire=f"{wire:g}")
     shown = joined(above, why, sep=_(": "))
-    return joined(shown, told, sep="; ") if told else shown
+    return joined(shown, told, sep=_("; ")) if told else shown
 
 
 def disabled_transports_reason(run: dict[str, Any]) -> Msg | None:
@@ -186,7 +186,7 @@ def inter_node_verdict_row(
     detail = _(
         "%(where)s; expected %(basis)s x %(fraction)s achievable", where=where, basis=basis, fraction=fraction
     )
-    detail = joined(detail, assumed, sep="; ") if assumed else detail
+    detail = joined(detail, assumed, sep=_("; ")) if assumed else detail
     unmeasured = _not_nic_traffic(run, measured, wire, item)
     if unmeasured is not None:
         percent = measured / expected * 100 if measured is not None and expected else None
@@ -195,7 +195,7 @@ def inter_node_verdict_row(
             round(expected, 2),
             measured,
             "cannot-measure",
-            joined(detail, unmeasured, sep="; "),
+            joined(detail, unmeasured, sep=_("; ")),
             item,
             lines,
             percent,
@@ -221,7 +221,7 @@ def _judged(
         detail = joined(
             detail,
             _("2-node all_reduce without NCCL_ALGO=Ring may be inflated by tree algorithms"),
-            sep="; ",
+            sep=_("; "),
         )
     row = ratio_verdict(claim, expected, measured, detail, item, lines)
     size = run.get("max_size_bytes")

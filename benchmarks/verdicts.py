@@ -94,7 +94,7 @@ def cannot_measure_instead(
         row["expected"],
         measured,
         "cannot-measure",
-        joined(detail, why, sep="; "),
+        joined(detail, why, sep=_("; ")),
         item,
         lines,
         row["percent_of_expected"],

@@ -243,7 +243,7 @@ def _port_state_warnings(ports: list[dict[str, Any]]) -> list[str]:
         _(
             "%(ports)s: physical link up but port Initializing: "
             "no subnet manager has configured it (run opensm or enable the switch SM)",
-            ports=joined(*waiting[:8], sep=", "),
+            ports=joined(*waiting[:8], sep=_(", ")),
         )
     ]
 
@@ -261,7 +261,7 @@ def _unknown_state_warning(ports: list[dict[str, Any]]) -> list[str]:
         _(
             "%(ports)s: no state line (the listing stops before the port's fields): state unknown, "
             "counted neither active nor inactive",
-            ports=joined(*cut[:8], sep=", "),
+            ports=joined(*cut[:8], sep=_(", ")),
         )
     ]
 

@@ -369,7 +369,7 @@ class TableSet:
                             for g in gone[:MAX_MISSING_NAMED]
                         ),
                         *(["…"] if len(gone) > MAX_MISSING_NAMED else []),
-                        sep=", ",
+                        sep=_(", "),
                     ),
                     later=later,
                 )

@@ -675,7 +675,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         "out_of_bounds": run.oob,
         "rows": len(run.rows),
         "failed": bool(reasons),
-        "failure_reason": joined(*reasons, sep="; ") if reasons else None,
+        "failure_reason": joined(*reasons, sep=_("; ")) if reasons else None,
         "failure_line": run.failure_line,
         "first_line": run.first_line,
         "last_line": run.last_line,
