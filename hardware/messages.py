@@ -87,9 +87,10 @@ def _(msgid: str, **params: Any) -> Msg:
     return Msg(msgid, **params)
 
 
-def ngettext(singular: str, plural: str, count: int, **params: Any) -> Plural:
+def ngettext(singular: str, plural: str, count: int, /, **params: Any) -> Plural:
     """Mark a sentence with a singular and a plural form for translation (`manage.py makemessages` finds the
-    name `ngettext`), the form chosen by `count`; its values as named placeholders, as `_`."""
+    name `ngettext`), the form chosen by `count`; its values as named placeholders, as `_` (a placeholder may
+    itself be named `count`)."""
     return Plural(singular, plural, count, **params)
 
 

@@ -241,7 +241,7 @@ def test_ipoib_virtual_functions_are_counted_apart_from_the_ports() -> None:
     vfs = s["virtual_functions"]
     assert [v["netdev"] for v in vfs] == ["ibp75s0v7"] + [f"ibp141s0v{i}" for i in range(7)]
     assert [v["line"] for v in vfs] == [1, 3, 4, 5, 6, 7, 8, 9]
-    assert _warned(r, "8 SR-IOV virtual function(s)", "ibp141s0v0")
+    assert _warned(r, "8 SR-IOV virtual functions", "ibp141s0v0")
     assert s["netdev_up"] == 3 and s["netdev_down"] == 13
 
 
