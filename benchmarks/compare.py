@@ -53,7 +53,7 @@ from hardware import (
     intra_node_busbw_efficiency,
     other_gpu_names,
 )
-from hardware.messages import Msg, _, joined, sentences
+from hardware.messages import Msg, _, joined, ngettext, sentences
 from hardware.norms import norm_for, offering_class
 
 JUDGED_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter", "alltoall"}
@@ -171,8 +171,10 @@ def _compare_collective_run(
     lines = [x for x in (run.get("first_line"), run.get("last_line")) if x]
     nodes = run_nodes(run, item)
     size = run.get("max_size_bytes")
-    where = _(
-        "%(collective)s, %(ranks)s ranks on %(nodes)s node(s), busbw in GB/s at %(size)s",
+    where = ngettext(
+        "%(collective)s, %(ranks)s ranks on %(nodes)s node, busbw in GB/s at %(size)s",
+        "%(collective)s, %(ranks)s ranks on %(nodes)s nodes, busbw in GB/s at %(size)s",
+        nodes or 0,
         collective=collective,
         ranks=run.get("ranks") or "?",
         nodes=nodes or "?",
@@ -385,16 +387,21 @@ def _gpus_per_node_verdict(
     claim = _("GPUs per node")
     if s.get("source") == "nvidia-smi nvlink -R" and expected is not None and gpus is not None:
         if gpus - len(in_error) < expected:
-            detail = _(
-                "`nvidia-smi nvlink -R` lists the GPUs it was asked for (`-i`): %(gpus)s GPU(s) shown is a "
+            detail = ngettext(
+                "`nvidia-smi nvlink -R` lists the GPUs it was asked for (`-i`): %(gpus)s GPU shown is a "
                 "minimum, not the node's count",
+                "`nvidia-smi nvlink -R` lists the GPUs it was asked for (`-i`): %(gpus)s GPUs shown is a "
+                "minimum, not the node's count",
+                gpus,
                 gpus=gpus,
             )
             return verdict_row(claim, expected, gpus - len(in_error), "cannot-measure", detail, item, lines)
     if not in_error or gpus is None:
         return count_verdict(claim, expected, gpus, item, lines)
-    detail = _(
-        "%(gpus)s GPU(s) shown, %(errors)s of them reading ERR! (not counted)",
+    detail = ngettext(
+        "%(gpus)s GPU shown, %(errors)s of them reading ERR! (not counted)",
+        "%(gpus)s GPUs shown, %(errors)s of them reading ERR! (not counted)",
+        gpus,
         gpus=gpus,
         errors=len(in_error),
     )
@@ -468,9 +475,12 @@ def _topo_gpus_verdict(facts: dict[str, Any], item: dict[str, Any], lines: list[
     s = item.get("summary", {})
     claim, expected, measured = _("GPUs per node"), facts.get("gpus_per_node"), s.get("gpus")
     if s.get("header_missing") and expected is not None and measured is not None and measured < expected:
-        detail = _(
-            "the matrix has no column header, so its GPU rows may have been cut with it: %(gpus)s GPU(s) "
+        detail = ngettext(
+            "the matrix has no column header, so its GPU rows may have been cut with it: %(gpus)s GPU shown "
+            "is a minimum",
+            "the matrix has no column header, so its GPU rows may have been cut with it: %(gpus)s GPUs "
             "shown is a minimum",
+            measured,
             gpus=measured,
         )
         return verdict_row(claim, expected, measured, "cannot-measure", detail, item, lines)
@@ -487,10 +497,14 @@ def _rail_nics_verdict(
     nics = facts.get("nics_per_node")
     claim = _("GPU-fabric NICs per node")
     if gpu is not None and gpu.on_grace_superchip:
-        detail = _(
+        detail = ngettext(
             "on the %(gpu)s the NICs attach to the Grace CPU (NVLink-C2C), so the topology shows every NIC "
-            "SYS or NODE to every GPU and cannot tell the GPU-fabric NICs; %(nics)s NIC column(s) in total: "
+            "SYS or NODE to every GPU and cannot tell the GPU-fabric NICs; %(nics)s NIC column in total: "
             "judge the NIC count from ibstat or ibv_devinfo",
+            "on the %(gpu)s the NICs attach to the Grace CPU (NVLink-C2C), so the topology shows every NIC "
+            "SYS or NODE to every GPU and cannot tell the GPU-fabric NICs; %(nics)s NIC columns in total: "
+            "judge the NIC count from ibstat or ibv_devinfo",
+            s.get("nics") or 0,
             gpu=_gpu_shown(facts),
             nics=_or_unknown(s.get("nics", 0)),
         )
@@ -500,11 +514,14 @@ def _rail_nics_verdict(
     # fewer than the claim the count fails whatever the cut rows held.
     header_reaches = s.get("nics") is not None and nics is not None and s["nics"] >= nics
     if missing and header_reaches and s.get("rail_nics") is not None and s["rail_nics"] < nics:
-        cut = _(
+        cut = ngettext(
             "the rows of %(gpus)s were cut from the excerpt: the NICs behind those GPUs are not shown, so "
-            "%(rail)s NIC(s) behind a GPU's PCIe switch is a minimum; %(nics)s NIC column(s) in total",
+            "%(rail)s behind a GPU's PCIe switch is a minimum; %(nics)s NIC column in total",
+            "the rows of %(gpus)s were cut from the excerpt: the NICs behind those GPUs are not shown, so "
+            "%(rail)s behind a GPU's PCIe switch is a minimum; %(nics)s NIC columns in total",
+            s["nics"],
             gpus=", ".join(missing),
-            rail=s["rail_nics"],
+            rail=ngettext("%(n)s NIC", "%(n)s NICs", s["rail_nics"], n=s["rail_nics"]),
             nics=_or_unknown(s.get("nics")),
         )
         return verdict_row(claim, nics, s["rail_nics"], "cannot-measure", cut, item, lines)
@@ -520,8 +537,10 @@ def _rail_nics_verdict(
         s.get("rail_nics"),
         item,
         lines,
-        _(
-            "NICs behind a GPU's PCIe switch (PIX/PXB); %(nics)s NIC column(s) in total",
+        ngettext(
+            "NICs behind a GPU's PCIe switch (PIX/PXB); %(nics)s NIC column in total",
+            "NICs behind a GPU's PCIe switch (PIX/PXB); %(nics)s NIC columns in total",
+            s.get("nics") or 0,
             nics=s.get("nics", 0),
         ),
     )
@@ -536,10 +555,11 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     expected = nvlinks if facts.get("intra_node") in ("nvswitch", "nvlink-mesh", None) else None
     if facts.get("intra_node") == "pcie":
         expected = 0
+    inactive, gpus = s.get("inactive_links", 0), s.get("gpus")
     shown = _(
-        "%(inactive)s inactive link(s); %(gpus)s GPU(s) shown",
-        inactive=s.get("inactive_links", 0),
-        gpus=s.get("gpus"),
+        "%(inactive)s; %(gpus)s shown",
+        inactive=ngettext("%(n)s inactive link", "%(n)s inactive links", inactive or 0, n=inactive),
+        gpus=ngettext("%(n)s GPU", "%(n)s GPUs", gpus or 0, n=gpus),
     )
     claim = _("active NVLinks per GPU")
     # Every GPU's listing elided (`...`): the links per GPU are a minimum, which passes when it meets the
@@ -572,7 +592,12 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     cut = sum(1 for g in s.get("per_gpu") or [] if g.get("listing_cut")) if at_least is None else 0
     if gpn and s.get("gpus") is not None and s["gpus"] - cut < gpn:
         detail = _("fewer GPUs shown than the node has (`-i` or a cut excerpt)")
-        elided = _("%(cut)s GPU(s) with an elided link listing (`...`) left out", cut=cut)
+        elided = ngettext(
+            "%(cut)s GPU with an elided link listing (`...`) left out",
+            "%(cut)s GPUs with an elided link listing (`...`) left out",
+            cut,
+            cut=cut,
+        )
         if cut:
             detail = joined(detail, elided, sep=_("; ")) if s["gpus"] < gpn else elided
         out.append(verdict_row(_("GPUs evidenced"), gpn, s["gpus"] - cut, "warn", detail, item, lines))
@@ -591,9 +616,12 @@ def _compare_training(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
             _("no stalls, skipped or nan iterations"),
             problems,
             verdict,
-            _(
-                "%(steady)s steady iterations after %(warmup)s warm-up; median %(iteration)s s, "
-                "%(tflops)s TFLOP/s/GPU; %(stalls)s stall(s) over 2x the median",
+            ngettext(
+                "%(steady)s steady iterations after %(warmup)s warm-up; median %(iteration)s s, %(tflops)s "
+                "TFLOP/s/GPU; %(stalls)s stall over 2x the median",
+                "%(steady)s steady iterations after %(warmup)s warm-up; median %(iteration)s s, %(tflops)s "
+                "TFLOP/s/GPU; %(stalls)s stalls over 2x the median",
+                len(stalls),
                 steady=steady,
                 warmup=len(s.get("warmup_iterations_excluded") or []),
                 iteration=_or_unknown(s.get("median_iteration_s")),
@@ -675,8 +703,10 @@ def _dmesg_gpu_row(claim: Msg, fallen: list[dict[str, Any]], item: dict[str, Any
         named = ", ".join(
             _("%(bus_id)s (line %(line)s)", bus_id=g["bus_id"], line=g["line"]) for g in probe
         ) or _("none named")
-        probe_msg = _(
-            "the driver's probe failed for %(count)s GPU(s): %(gpus)s; it does not drive them",
+        probe_msg = ngettext(
+            "the driver's probe failed for %(count)s GPU: %(gpus)s; it does not drive it",
+            "the driver's probe failed for %(count)s GPUs: %(gpus)s; it does not drive them",
+            len(probe) + unnamed,
             count=len(probe) + unnamed,
             gpus=named,
         )

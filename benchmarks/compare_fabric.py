@@ -18,7 +18,7 @@ from benchmarks.verdicts import (
     verdict_row,
 )
 from hardware import FABRIC_LINK_LAYERS, fabric_name, port_link_layer
-from hardware.messages import Msg, _, joined
+from hardware.messages import Msg, _, joined, ngettext
 
 # How bad a verdict is, to break a tie between hosts with as many good ports.
 VERDICT_RANK = {"pass": 0, "cannot-measure": 1, "warn": 2, "fail": 3}
@@ -204,9 +204,12 @@ def _port_count_row(
     row = count_verdict(claim, nics, len(good), item, lines, detail)
     if row["verdict"] != "fail" or not unknown or nics is None or len(good) + len(unknown) < nics:
         return row
-    why = _(
-        "%(count)s active port(s) of unknown link layer (the listing stops before the Link layer line) "
-        "could make up the claim",
+    why = ngettext(
+        "%(count)s active port of unknown link layer (the listing stops before the Link layer line) could "
+        "make up the claim",
+        "%(count)s active ports of unknown link layer (the listing stops before the Link layer line) could "
+        "make up the claim",
+        len(unknown),
         count=len(unknown),
     )
     lines = lines + [p["line"] for p in unknown]
@@ -366,9 +369,12 @@ def compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
             return out
         detail = joined(
             detail,
-            _(
-                "%(count)s %(layer)s adapter(s), as many as the claim, could be the GPU fabric: the "
-                "functions counted may be a DPU or the front-end network",
+            ngettext(
+                "%(count)s %(layer)s adapter, as many as the claim, could be the GPU fabric: the functions "
+                "counted may be a DPU or the front-end network",
+                "%(count)s %(layer)s adapters, as many as the claim, could be the GPU fabric: the functions "
+                "counted may be a DPU or the front-end network",
+                rivals,
                 count=rivals,
                 layer=wrong[0]["link_layer"],
             ),
@@ -397,43 +403,59 @@ def _lspci_apart(facts: dict[str, Any], groups: dict[str, list[dict[str, Any]]])
         named = {"count": len(wrong), "layer": wrong[0]["link_layer"], "names": _function_names(wrong)}
         if front_end and groups["dpus"]:
             parts.append(
-                _(
-                    "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one, "
+                ngettext(
+                    "%(count)s %(layer)s function not counted (another link layer than the claimed one, the "
+                    "GPU fabric's by their number): %(names)s",
+                    "%(count)s %(layer)s functions not counted (another link layer than the claimed one, "
                     "the GPU fabric's by their number): %(names)s",
+                    named["count"],
                     **named,
                 )
             )
         elif front_end and (nics is None or _rival_adapters(groups, nics) < nics):
             parts.append(
-                _(
-                    "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one: a "
+                ngettext(
+                    "%(count)s %(layer)s function not counted (another link layer than the claimed one: a "
                     "DPU or the front-end network): %(names)s",
+                    "%(count)s %(layer)s functions not counted (another link layer than the claimed one: a "
+                    "DPU or the front-end network): %(names)s",
+                    named["count"],
                     **named,
                 )
             )
         else:
             parts.append(
-                _(
-                    "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one): "
+                ngettext(
+                    "%(count)s %(layer)s function not counted (another link layer than the claimed one): "
                     "%(names)s",
+                    "%(count)s %(layer)s functions not counted (another link layer than the claimed one): "
+                    "%(names)s",
+                    named["count"],
                     **named,
                 )
             )
     if groups["dpus"]:
         parts.append(
-            _(
-                "%(count)s BlueField function(s) not counted, taken as DPUs (the front end): non-BlueField "
+            ngettext(
+                "%(count)s BlueField function not counted, taken as a DPU (the front end): non-BlueField "
                 "adapters on another link layer make up the claim, as a GB200 tray's ConnectX-7 beside its "
                 "BlueField-3: %(names)s",
+                "%(count)s BlueField functions not counted, taken as DPUs (the front end): non-BlueField "
+                "adapters on another link layer make up the claim, as a GB200 tray's ConnectX-7 beside its "
+                "BlueField-3: %(names)s",
+                len(groups["dpus"]),
                 count=len(groups["dpus"]),
                 names=_function_names(groups["dpus"]),
             )
         )
     if groups["vfs"]:
         parts.append(
-            _(
-                "%(count)s SR-IOV virtual function(s) not counted (they share a physical function's port): "
+            ngettext(
+                "%(count)s SR-IOV virtual function not counted (it shares a physical function's port): "
                 "%(names)s",
+                "%(count)s SR-IOV virtual functions not counted (they share a physical function's port): "
+                "%(names)s",
+                len(groups["vfs"]),
                 count=len(groups["vfs"]),
                 names=_function_names(groups["vfs"]),
             )
@@ -461,9 +483,12 @@ def _lspci_count_verdict(
     short = expected is not None and measured is not None and measured < expected
     unread = s.get("unread_network_functions") or []
     if short and unread and (measured or 0) + len(unread) >= (expected or 0):
-        why = _(
-            "`lspci -n` prints ids only: %(count)s network function(s) of vendors not read by id could make "
+        why = ngettext(
+            "`lspci -n` prints ids only: %(count)s network function of vendors not read by id could make up "
+            "the claim; upload lspci or lspci -nn",
+            "`lspci -n` prints ids only: %(count)s network functions of vendors not read by id could make "
             "up the claim; upload lspci or lspci -nn",
+            len(unread),
             count=len(unread),
         )
         return verdict_row(

@@ -14,7 +14,7 @@ from typing import Any
 
 from benchmarks.parsers.nccl.reading import algorithms_for, ring_forced
 from benchmarks.verdicts import cannot_measure_instead, inter_fraction, ratio_verdict, verdict_row
-from hardware.messages import Msg, _, joined
+from hardware.messages import Msg, _, joined, ngettext
 
 RING_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter"}
 # The smallest "largest size" at which a shortfall is believed. Assumed, no sourced threshold: busbw rises
@@ -73,7 +73,12 @@ def _gpus_per_node(item: dict[str, Any], run: dict[str, Any], nodes: int) -> tup
             ranks=ranks,
             nodes=nodes,
         )
-    return ranks // nodes, _("%(per_node)s GPU(s)/node assumed (ranks / nodes)", per_node=ranks // nodes)
+    return ranks // nodes, ngettext(
+        "%(per_node)s GPU/node assumed (ranks / nodes)",
+        "%(per_node)s GPUs/node assumed (ranks / nodes)",
+        ranks // nodes,
+        per_node=ranks // nodes,
+    )
 
 
 def _line_rate(facts: dict[str, Any], run: dict[str, Any], nodes: int, per_node: int) -> tuple[float, Msg]:
@@ -99,15 +104,23 @@ def _line_rate(facts: dict[str, Any], run: dict[str, Any], nodes: int, per_node:
         gpus=gpus_per_node,
     )
     if per_gpu > share:
-        basis = _(
-            "%(rate)s GB/s per GPU (one whole %(gbps)s Gb/s NIC: %(used)s GPU(s)/node on %(nics)s NIC(s))",
+        basis = ngettext(
+            "%(rate)s GB/s per GPU (one whole %(gbps)s Gb/s NIC: %(used)s on %(nics)s NIC)",
+            "%(rate)s GB/s per GPU (one whole %(gbps)s Gb/s NIC: %(used)s on %(nics)s NICs)",
+            nics,
             rate=f"{per_gpu:g}",
             gbps=f"{gbps:g}",
-            used=used,
+            used=ngettext("%(n)s GPU/node", "%(n)s GPUs/node", used, n=used),
             nics=nics,
         )
     if run.get("collective") in RING_COLLECTIVES:
-        return per_gpu * used, _("%(used)s GPU(s)/node x %(basis)s", used=used, basis=basis)
+        return per_gpu * used, ngettext(
+            "%(used)s GPU/node x %(basis)s",
+            "%(used)s GPUs/node x %(basis)s",
+            used,
+            used=used,
+            basis=basis,
+        )
     ranks = run.get("ranks") or nodes * per_node
     factor = nodes / (nodes - 1) * (ranks - 1) / ranks
     spread = _(

@@ -1,5 +1,6 @@
-"""Counts in the log readers' warnings and the acceptance report's sentences are words that follow the count
-("1 line was cut", "3 lines were cut"), never "(s)", and each form has its Chinese in the compiled catalog."""
+"""Counts in the log readers' warnings, the verdicts' details and the acceptance report's sentences are words
+that follow the count ("1 line was cut", "3 lines were cut"), never "(s)", and each form has its Chinese in
+the compiled catalog."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from portal.i18n import translated
 from tests.benchmarks._shared import FIXTURES
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = sorted([*(ROOT / "benchmarks" / "parsers").rglob("*.py"), *(ROOT / "acceptance").glob("*.py")])
+BENCHMARKS = ROOT / "benchmarks"
+VERDICTS = [BENCHMARKS / name for name in ("compare.py", "compare_fabric.py", "internode.py", "verdicts.py")]
+SOURCES = sorted([*(BENCHMARKS / "parsers").rglob("*.py"), *VERDICTS, *(ROOT / "acceptance").glob("*.py")])
 
 
 def _marked(path: Path) -> list[tuple[str, ast.Call]]:

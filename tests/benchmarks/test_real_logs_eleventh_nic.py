@@ -327,7 +327,7 @@ def test_the_gb200_tray_is_judged_on_its_infiniband_functions() -> None:
     rows = _verdicts(GB200_IB, r)
     count = rows["RDMA NIC functions per node"]
     assert (count["measured"], count["verdict"]) == (4, "pass")
-    assert "4 Ethernet function(s) not counted" in count["detail"] and "BlueField-3" in count["detail"]
+    assert "4 Ethernet functions not counted" in count["detail"] and "BlueField-3" in count["detail"]
     assert "fabric link layer" not in rows
     # 8 x IB claimed: 4 IB functions fail; the BlueField-3 Ethernet functions no longer make up the count.
     rows = _verdicts(_facts(GB200_IB, nics_per_node=8), r)
