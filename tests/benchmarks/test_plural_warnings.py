@@ -18,7 +18,10 @@ from tests.benchmarks._shared import FIXTURES
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
-VERDICTS = [BENCHMARKS / name for name in ("compare.py", "compare_fabric.py", "internode.py", "verdicts.py")]
+VERDICTS = [
+    BENCHMARKS / name
+    for name in ("compare.py", "compare_dmesg.py", "compare_fabric.py", "internode.py", "verdicts.py")
+]
 SOURCES = sorted([*(BENCHMARKS / "parsers").rglob("*.py"), *VERDICTS, *(ROOT / "acceptance").glob("*.py")])
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.utils import translation
 
-from benchmarks.compare import _xid_reset_detail
+from benchmarks.compare_dmesg import _xid_reset_detail
 from benchmarks.verdicts import cannot_measure_instead, verdict_row
 from checks.checklist import checklist
 from checks.rules import run_rules
