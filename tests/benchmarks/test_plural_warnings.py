@@ -1,6 +1,6 @@
-"""Counts in the log readers' warnings, the verdicts' details and the acceptance report's sentences are words
-that follow the count ("1 line was cut", "3 lines were cut"), never "(s)", and each form has its Chinese in
-the compiled catalog."""
+"""Counts in the log readers' warnings, the verdicts' details, the findings, the bill and the acceptance
+report are words that follow the count ("1 line was cut", "3 lines were cut"), never "(s)", and each form
+has its Chinese in the compiled catalog."""
 
 from __future__ import annotations
 
@@ -22,7 +22,12 @@ VERDICTS = [
     BENCHMARKS / name
     for name in ("compare.py", "compare_dmesg.py", "compare_fabric.py", "internode.py", "verdicts.py")
 ]
-SOURCES = sorted([*(BENCHMARKS / "parsers").rglob("*.py"), *VERDICTS, *(ROOT / "acceptance").glob("*.py")])
+OTHERS = [
+    *(ROOT / "acceptance").glob("*.py"),
+    *(ROOT / "checks" / "rules").glob("*.py"),
+    ROOT / "sizing" / "bill.py",
+]
+SOURCES = sorted([*(BENCHMARKS / "parsers").rglob("*.py"), *VERDICTS, *OTHERS])
 
 
 def _marked(path: Path) -> list[tuple[str, ast.Call]]:
