@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from hardware import GPU_MODEL_CLAIM, port_link_layer
-from hardware.messages import Msg, _, joined
+from hardware.messages import Msg, _, joined, ngettext
 
 PORT_KINDS = ("ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link")
 NCCL_KINDS = ("nccl-tests", "rccl-tests")
@@ -45,7 +45,7 @@ def detail(sentence: Msg, file: str | None, line: Any, kind: str, blocking: bool
 def finding(item: dict[str, Any], line: Any, text: Msg, kind: str, blocking: bool = True) -> dict[str, Any]:
     """A finding in one of the bundle's files, at `line` where there is one."""
     file = str(item.get("filename") or "upload")
-    return detail(joined(where(file, line), text, sep=": "), file, line, kind, blocking)
+    return detail(joined(where(file, line), text, sep=_(": ")), file, line, kind, blocking)
 
 
 def claimed_layer(facts: dict[str, Any]) -> str | None:
@@ -84,7 +84,7 @@ def port_findings(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         )
         if not on_fabric:
             claimed = LAYER_NAMES.get(layer or "", layer)
-            text = joined(text, _("outside the claimed %(layer)s fabric", layer=claimed), sep="; ")
+            text = joined(text, _("outside the claimed %(layer)s fabric", layer=claimed), sep=_("; "))
         out.append(finding(item, port.get("line"), text, "port-down", blocking=on_fabric))
     active = [p for p in ports if _active(p)]
     ethernet = [p for p in active if str(p.get("link_layer") or "").lower() == "ethernet"]
@@ -114,9 +114,11 @@ def lspci_findings(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
         finding(
             item,
             ethernet[0].get("line"),
-            _(
-                "%(count)s RDMA NIC function(s) in Ethernet mode where InfiniBand is claimed",
-                count=len(ethernet),
+            ngettext(
+                "%(n)s RDMA NIC function in Ethernet mode where InfiniBand is claimed",
+                "%(n)s RDMA NIC functions in Ethernet mode where InfiniBand is claimed",
+                len(ethernet),
+                n=len(ethernet),
             ),
             "ethernet-link-layer",
         )
@@ -151,16 +153,18 @@ def topo_findings(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     shown = ", ".join(f"{p.get('pair')} {p.get('connection')}" for p in pairs[:6])
     text = (
         _(
-            "%(count)s GPU pair(s) without NVLink (%(pairs)s and %(more)s more) where a full NVLink mesh is "
+            "%(count)s GPU pairs without NVLink (%(pairs)s and %(more)s more) where a full NVLink mesh is "
             "claimed",
             count=len(pairs),
             pairs=shown,
             more=len(pairs) - 6,
         )
         if len(pairs) > 6
-        else _(
-            "%(count)s GPU pair(s) without NVLink (%(pairs)s) where a full NVLink mesh is claimed",
-            count=len(pairs),
+        else ngettext(
+            "%(n)s GPU pair without NVLink (%(pairs)s) where a full NVLink mesh is claimed",
+            "%(n)s GPU pairs without NVLink (%(pairs)s) where a full NVLink mesh is claimed",
+            len(pairs),
+            n=len(pairs),
             pairs=shown,
         )
     )
@@ -219,7 +223,13 @@ def dmesg_findings(item: dict[str, Any]) -> list[dict[str, Any]]:
     events = summary.get("xid_events") or []
     if events:
         codes = ", ".join(str(c) for c in summary.get("xid_codes") or []) or "?"
-        text = _("%(count)s Xid error(s), codes %(codes)s", count=len(events), codes=codes)
+        text = ngettext(
+            "%(n)s Xid error, code %(codes)s",
+            "%(n)s Xid errors, codes %(codes)s",
+            len(events),
+            n=len(events),
+            codes=codes,
+        )
         out.append(finding(item, events[0].get("line"), text, "xid"))
     return out
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hardware.messages import Msg, _
+from hardware.messages import Msg, _, ngettext
 
 FILES = Path(__file__).resolve().parent / "kit_files"
 SCHEDULERS = ("slurm", "kubernetes")
@@ -131,7 +131,7 @@ def steps(facts: dict[str, Any], nodes: int, scheduler: str, stability_hours: in
     for n in node_counts(nodes):
         out.append(
             Step(
-                f"nccl-tests on {n} node(s)",
+                f"nccl-tests on {_nodes(n)}",
                 "bus bandwidth of all_reduce, all_gather, reduce_scatter and alltoall from 8 B to 16 GiB"
                 + (" inside one node (NVLink)" if n == 1 else " across nodes (the fabric)"),
                 n,
@@ -140,7 +140,7 @@ def steps(facts: dict[str, Any], nodes: int, scheduler: str, stability_hours: in
         )
         out.append(
             Step(
-                f"training probe on {n} node(s)",
+                f"training probe on {_nodes(n)}",
                 "tokens/s per GPU of a small model: the scaling efficiency across node counts",
                 n,
                 MINUTES_PROBE,
@@ -156,6 +156,15 @@ def steps(facts: dict[str, Any], nodes: int, scheduler: str, stability_hours: in
             )
         )
     return out
+
+
+def _nodes(count: int) -> str:
+    """A node count in words for the kit's English README ("1 node", "4 nodes")."""
+    return ngettext("%(n)s node", "%(n)s nodes", count, n=count)
+
+
+def _gpus(count: int) -> str:
+    return ngettext("%(n)s GPU", "%(n)s GPUs", count, n=count)
 
 
 def _money(value: float) -> str:
@@ -186,7 +195,7 @@ def readme(facts: dict[str, Any], nodes: int, scheduler: str, stability_hours: i
         else "IMAGE_NCCL=... IMAGE_PROBE=... IMAGE_DCGM=... ./run_all.sh"
     )
     lines = [
-        f"# Acceptance test: {name} ({facts.get('slug')}), {nodes} node(s) x {gpus} GPU(s), {scheduler}",
+        f"# Acceptance test: {name} ({facts.get('slug')}), {_nodes(nodes)} x {_gpus(gpus)}, {scheduler}",
         "",
         "Run it on the trial cluster, then upload the archive it packs at /benchmarks/acceptance/ (or",
         "`POST /api/v1/acceptance/` with `bundle` and `offering`). The portal reads every file, compares",
@@ -233,7 +242,7 @@ def _scheduler_notes(scheduler: str, nodes: int, gpus: int) -> list[str]:
         "affinity and spread one pod per node. Set the three images: nccl-tests with MPI",
         "(`IMAGE_NCCL`), torchtitan with PyTorch (`IMAGE_PROBE`), and DCGM with the InfiniBand and",
         "PCI tools (`IMAGE_DCGM`). The node reports run as a DaemonSet; `collect.sh` copies them out.",
-        f"{nodes} node(s) x {gpus} GPU(s) are requested through `nvidia.com/gpu`; add your RDMA device",
+        f"{_nodes(nodes)} x {_gpus(gpus)} are requested through `nvidia.com/gpu`; add your RDMA device",
         "resource (for example `rdma/ib`) if your cluster needs one.",
     ]
 

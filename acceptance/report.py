@@ -28,7 +28,7 @@ from acceptance.findings import NCCL_KINDS, bundle_findings, detail, where
 from benchmarks.compare import STABILITY_DROP_WARN, compare
 from benchmarks.scaling import SCALING_PASS, reaches_bandwidth, tree_suspected
 from hardware import other_gpu_names
-from hardware.messages import Msg, _, joined
+from hardware.messages import Msg, _, joined, ngettext
 
 HEADLINE_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
 TRAINING_KINDS = ("megatron", "torchtitan", "deepspeed")
@@ -227,8 +227,10 @@ def scaling_efficiency(
         value = top["value"] / base["value"] if base["value"] else None
         out.update(
             value=round(value, 3) if value is not None else None,
-            basis=_(
-                "training throughput per GPU (%(metric)s) at %(top)s nodes over %(base)s node(s)",
+            basis=ngettext(
+                "training throughput per GPU (%(metric)s) at %(top)s nodes over %(base)s node",
+                "training throughput per GPU (%(metric)s) at %(top)s nodes over %(base)s nodes",
+                _count(base["nodes"]),
                 metric=metric,
                 top=top["nodes"],
                 base=base["nodes"],
@@ -257,7 +259,7 @@ def scaling_efficiency(
         )
         if skipped:
             not_base = _("the 2-node run is not the base: tree algorithms may inflate 2-node all_reduce")
-            basis = joined(basis, not_base, sep="; ")
+            basis = joined(basis, not_base, sep=_("; "))
         out.update(value=round(value, 3) if value is not None else None, basis=basis)
     if out["value"] is not None:
         out["verdict"] = "pass" if out["value"] >= SCALING_PASS else "fail"
@@ -464,7 +466,7 @@ def step_findings(steps: list[tuple[str, str]]) -> list[dict[str, Any]]:
             else _("step %(step)s: %(what)s", step=step, what=what)
         )
         out.append(
-            detail(joined(where(name, lines[0]), text, sep=": "), name, lines[0], "step-failed", False)
+            detail(joined(where(name, lines[0]), text, sep=_(": ")), name, lines[0], "step-failed", False)
         )
     return out
 
@@ -523,16 +525,19 @@ def _indicator_finding(name: str, indicator: dict[str, Any]) -> dict[str, Any]:
         if indicator.get("multi_node_verdict", indicator["verdict"]) != "fail":
             parts.reverse()  # the multi-node run passed or was not judged: the NVLink run failed
         failing = next((p for p in parts if p.get("verdict") == "fail"), indicator)
-        text = _(
-            "collective bandwidth: %(collective)s %(busbw)s GB/s on %(nodes)s node(s), expected %(expected)s "
+        text: Msg = ngettext(
+            "collective bandwidth: %(collective)s %(busbw)s GB/s on %(nodes)s node, expected %(expected)s "
             "GB/s",
+            "collective bandwidth: %(collective)s %(busbw)s GB/s on %(nodes)s nodes, expected %(expected)s "
+            "GB/s",
+            _count(failing.get("nodes")),
             collective=failing.get("collective"),
             busbw=failing.get("busbw_gbps"),
             nodes=failing.get("nodes"),
             expected=failing.get("expected_gbps"),
         )
         file, lines = failing.get("file"), failing.get("lines") or [None]
-        sentence = joined(where(file, lines[0]), text, sep=": ") if file else text
+        sentence = joined(where(file, lines[0]), text, sep=_(": ")) if file else text
         return detail(sentence, file, lines[0], name, True)
     if name == "scaling_efficiency":
         text = _(
@@ -543,25 +548,21 @@ def _indicator_finding(name: str, indicator: dict[str, Any]) -> dict[str, Any]:
         )
     elif indicator.get("training_verdict") == "fail":
         text = _(
-            "stability: the training probe had %(nan)s nan and %(skipped)s skipped iteration(s) and "
-            "%(stalls)s stall(s) in %(total)s iterations",
-            nan=indicator.get("training_nan_iterations"),
-            skipped=indicator.get("training_skipped_iterations"),
-            stalls=indicator.get("training_stalls"),
-            total=indicator.get("training_iterations"),
+            "stability: the training probe had %(nan)s, %(skipped)s and %(stalls)s in %(total)s",
+            **_training_counts(indicator),
         )
     elif indicator.get("drift_pct") is None:  # failed by interruptions or Xids before any drift was measured
         text = _(
-            "stability: %(interruptions)s interruption(s), %(xids)s Xid/GPU-lost event(s)",
-            interruptions=indicator.get("interruptions"),
-            xids=indicator.get("xid_events"),
+            "stability: %(interruptions)s, %(xids)s",
+            interruptions=_interruptions(indicator.get("interruptions")),
+            xids=_xid_events(indicator.get("xid_events")),
         )
     else:
         text = _(
-            "stability: drift %(drift)s%%, %(interruptions)s interruption(s), %(xids)s Xid/GPU-lost event(s)",
+            "stability: drift %(drift)s%%, %(interruptions)s, %(xids)s",
             drift=indicator.get("drift_pct"),
-            interruptions=indicator.get("interruptions"),
-            xids=indicator.get("xid_events"),
+            interruptions=_interruptions(indicator.get("interruptions")),
+            xids=_xid_events(indicator.get("xid_events")),
         )
     return detail(text, None, None, name, True)
 
@@ -618,6 +619,33 @@ def _stability_text(stab: dict[str, Any]) -> Msg:
         parts.append(f"{stab['hours']:g} h")
     if stab.get("drift_pct") is not None:
         parts.append(_("drift %(pct)s%%", pct=f"{stab['drift_pct']:g}"))
-    parts.append(_("%(n)s interruption(s)", n=stab.get("interruptions", 0)))
-    parts.append(_("%(n)s Xid/GPU-lost event(s)", n=stab.get("xid_events", 0)))
+    parts.append(_interruptions(stab.get("interruptions", 0)))
+    parts.append(_xid_events(stab.get("xid_events", 0)))
     return joined(*parts, sep=_(", "))  # the separator translated too ("、" in Chinese)
+
+
+def _count(value: Any) -> int:
+    """A count read from a bundle's indicators as the number its words follow (none read: the plural)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _training_counts(indicator: dict[str, Any]) -> dict[str, Msg]:
+    """The training probe's counts in words ("1 stall", "3 stalls")."""
+    nan, skipped = indicator.get("training_nan_iterations"), indicator.get("training_skipped_iterations")
+    stalls, total = indicator.get("training_stalls"), indicator.get("training_iterations")
+    return {
+        "nan": ngettext("%(n)s nan iteration", "%(n)s nan iterations", _count(nan), n=nan),
+        "skipped": ngettext(
+            "%(n)s skipped iteration", "%(n)s skipped iterations", _count(skipped), n=skipped
+        ),
+        "stalls": ngettext("%(n)s stall", "%(n)s stalls", _count(stalls), n=stalls),
+        "total": ngettext("%(n)s iteration", "%(n)s iterations", _count(total), n=total),
+    }
+
+
+def _interruptions(value: Any) -> Msg:
+    return ngettext("%(n)s interruption", "%(n)s interruptions", _count(value), n=value)
+
+
+def _xid_events(value: Any) -> Msg:
+    return ngettext("%(n)s Xid or GPU-lost event", "%(n)s Xid or GPU-lost events", _count(value), n=value)

@@ -7,7 +7,7 @@ docs/FACTS.md and returns one verdict per claim it can check:
 claim) or `cannot-measure` (the evidence cannot test the claim: one rank, one node for a fabric claim,
 a failed run, NVLS/tree inflation on two nodes, a claim the offering does not publish).
 One verdict's shape and its bands are benchmarks.verdicts'; the fabric's files (RDMA ports, lspci, perftest)
-are judged in benchmarks.compare_fabric.
+are judged in benchmarks.compare_fabric, the kernel log's GPUs in benchmarks.compare_dmesg.
 
 Expected busbw (GB/s, 1e9 B/s) at the largest message sizes, from the hardware package (the figures the
 sizing model uses):
@@ -34,7 +34,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.compare_fabric import compare_dmesg_nics, compare_lspci, compare_perftest, compare_ports
+from benchmarks.compare_dmesg import compare_dmesg
+from benchmarks.compare_fabric import compare_lspci, compare_perftest, compare_ports
 from benchmarks.internode import disabled_transports_reason, inter_node_verdict_row
 from benchmarks.parsers.dcgmi import unknown_reason
 from benchmarks.verdicts import (
@@ -53,7 +54,7 @@ from hardware import (
     intra_node_busbw_efficiency,
     other_gpu_names,
 )
-from hardware.messages import Msg, _, joined
+from hardware.messages import Msg, _, joined, ngettext, sentences
 from hardware.norms import norm_for, offering_class
 
 JUDGED_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter", "alltoall"}
@@ -140,11 +141,11 @@ def _intra_nodeverdict_row(
     claim = _("intra-node bandwidth (NVLink) per GPU")
     disabled = disabled_transports_reason(run)
     if disabled is not None:
-        detail = joined(where, disabled, sep=": ")
+        detail = joined(where, disabled, sep=_(": "))
         return verdict_row(claim, None, measured, "cannot-measure", detail, item, lines)
     if not nvlink:
         return verdict_row(
-            claim, None, measured, "cannot-measure", joined(source, where, sep=": "), item, lines
+            claim, None, measured, "cannot-measure", joined(source, where, sep=_(": ")), item, lines
         )
     fraction = _intra_fraction(facts)
     expected = nvlink * fraction
@@ -157,10 +158,10 @@ def _intra_nodeverdict_row(
     )
     if collective == "all_reduce" and measured and measured > nvlink:
         nvls = _("above the NVLink wire rate: NVLS in-switch reduction (not a wire measurement)")
-        detail = joined(detail, nvls, sep="; ")
+        detail = joined(detail, nvls, sep=_("; "))
     elif run.get("nvls_or_tree_suspected"):
         nvls = _("NVLS may raise all_reduce busbw (all_gather/reduce_scatter are wire measurements)")
-        detail = joined(detail, nvls, sep="; ")
+        detail = joined(detail, nvls, sep=_("; "))
     return ratio_verdict(claim, expected, measured, detail, item, lines)
 
 
@@ -171,8 +172,10 @@ def _compare_collective_run(
     lines = [x for x in (run.get("first_line"), run.get("last_line")) if x]
     nodes = run_nodes(run, item)
     size = run.get("max_size_bytes")
-    where = _(
-        "%(collective)s, %(ranks)s ranks on %(nodes)s node(s), busbw in GB/s at %(size)s",
+    where = ngettext(
+        "%(collective)s, %(ranks)s ranks on %(nodes)s node, busbw in GB/s at %(size)s",
+        "%(collective)s, %(ranks)s ranks on %(nodes)s nodes, busbw in GB/s at %(size)s",
+        nodes or 0,
         collective=collective,
         ranks=run.get("ranks") or "?",
         nodes=nodes or "?",
@@ -190,7 +193,7 @@ def _compare_collective_run(
     assert nodes is not None
     domain = _nvlink_domain_run(facts, run)
     if domain:
-        return _intra_nodeverdict_row(facts, item, run, joined(where, domain, sep="; "), lines)
+        return _intra_nodeverdict_row(facts, item, run, joined(where, domain, sep=_("; ")), lines)
     return inter_node_verdict_row(facts, item, run, nodes, where, lines)
 
 
@@ -227,7 +230,7 @@ def _nvlink_domain_run(facts: dict[str, Any], run: dict[str, Any]) -> Msg | None
         "provider",
         domain=domain,
     )
-    return joined(judged, typical, sep="; ")
+    return joined(judged, typical, sep=_("; "))
 
 
 def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | None:
@@ -352,9 +355,17 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         if gone:
             out.append(verdict_row(_("usable GPUs"), 0, len(gone), "fail", why, item, where))
     if in_error:
-        named = "; ".join(
-            _("GPU %(gpu)s (%(bus_id)s, line %(line)s)", gpu=g["index"], bus_id=g["bus_id"], line=g["line"])
-            for g in in_error
+        named = joined(
+            *(
+                _(
+                    "GPU %(gpu)s (%(bus_id)s, line %(line)s)",
+                    gpu=g["index"],
+                    bus_id=g["bus_id"],
+                    line=g["line"],
+                )
+                for g in in_error
+            ),
+            sep=_("; "),
         )
         why = _(
             "GPUs present whose latest NVML readings are ERR! for the name or a field read from the GPU (not "
@@ -377,16 +388,21 @@ def _gpus_per_node_verdict(
     claim = _("GPUs per node")
     if s.get("source") == "nvidia-smi nvlink -R" and expected is not None and gpus is not None:
         if gpus - len(in_error) < expected:
-            detail = _(
-                "`nvidia-smi nvlink -R` lists the GPUs it was asked for (`-i`): %(gpus)s GPU(s) shown is a "
+            detail = ngettext(
+                "`nvidia-smi nvlink -R` lists the GPUs it was asked for (`-i`): %(gpus)s GPU shown is a "
                 "minimum, not the node's count",
+                "`nvidia-smi nvlink -R` lists the GPUs it was asked for (`-i`): %(gpus)s GPUs shown is a "
+                "minimum, not the node's count",
+                gpus,
                 gpus=gpus,
             )
             return verdict_row(claim, expected, gpus - len(in_error), "cannot-measure", detail, item, lines)
     if not in_error or gpus is None:
         return count_verdict(claim, expected, gpus, item, lines)
-    detail = _(
-        "%(gpus)s GPU(s) shown, %(errors)s of them reading ERR! (not counted)",
+    detail = ngettext(
+        "%(gpus)s GPU shown, %(errors)s of them reading ERR! (not counted)",
+        "%(gpus)s GPUs shown, %(errors)s of them reading ERR! (not counted)",
+        gpus,
         gpus=gpus,
         errors=len(in_error),
     )
@@ -460,9 +476,12 @@ def _topo_gpus_verdict(facts: dict[str, Any], item: dict[str, Any], lines: list[
     s = item.get("summary", {})
     claim, expected, measured = _("GPUs per node"), facts.get("gpus_per_node"), s.get("gpus")
     if s.get("header_missing") and expected is not None and measured is not None and measured < expected:
-        detail = _(
-            "the matrix has no column header, so its GPU rows may have been cut with it: %(gpus)s GPU(s) "
+        detail = ngettext(
+            "the matrix has no column header, so its GPU rows may have been cut with it: %(gpus)s GPU shown "
+            "is a minimum",
+            "the matrix has no column header, so its GPU rows may have been cut with it: %(gpus)s GPUs "
             "shown is a minimum",
+            measured,
             gpus=measured,
         )
         return verdict_row(claim, expected, measured, "cannot-measure", detail, item, lines)
@@ -479,10 +498,14 @@ def _rail_nics_verdict(
     nics = facts.get("nics_per_node")
     claim = _("GPU-fabric NICs per node")
     if gpu is not None and gpu.on_grace_superchip:
-        detail = _(
+        detail = ngettext(
             "on the %(gpu)s the NICs attach to the Grace CPU (NVLink-C2C), so the topology shows every NIC "
-            "SYS or NODE to every GPU and cannot tell the GPU-fabric NICs; %(nics)s NIC column(s) in total: "
+            "SYS or NODE to every GPU and cannot tell the GPU-fabric NICs; %(nics)s NIC column in total: "
             "judge the NIC count from ibstat or ibv_devinfo",
+            "on the %(gpu)s the NICs attach to the Grace CPU (NVLink-C2C), so the topology shows every NIC "
+            "SYS or NODE to every GPU and cannot tell the GPU-fabric NICs; %(nics)s NIC columns in total: "
+            "judge the NIC count from ibstat or ibv_devinfo",
+            s.get("nics") or 0,
             gpu=_gpu_shown(facts),
             nics=_or_unknown(s.get("nics", 0)),
         )
@@ -492,11 +515,14 @@ def _rail_nics_verdict(
     # fewer than the claim the count fails whatever the cut rows held.
     header_reaches = s.get("nics") is not None and nics is not None and s["nics"] >= nics
     if missing and header_reaches and s.get("rail_nics") is not None and s["rail_nics"] < nics:
-        cut = _(
+        cut = ngettext(
             "the rows of %(gpus)s were cut from the excerpt: the NICs behind those GPUs are not shown, so "
-            "%(rail)s NIC(s) behind a GPU's PCIe switch is a minimum; %(nics)s NIC column(s) in total",
+            "%(rail)s behind a GPU's PCIe switch is a minimum; %(nics)s NIC column in total",
+            "the rows of %(gpus)s were cut from the excerpt: the NICs behind those GPUs are not shown, so "
+            "%(rail)s behind a GPU's PCIe switch is a minimum; %(nics)s NIC columns in total",
+            s["nics"],
             gpus=", ".join(missing),
-            rail=s["rail_nics"],
+            rail=ngettext("%(n)s NIC", "%(n)s NICs", s["rail_nics"], n=s["rail_nics"]),
             nics=_or_unknown(s.get("nics")),
         )
         return verdict_row(claim, nics, s["rail_nics"], "cannot-measure", cut, item, lines)
@@ -512,8 +538,10 @@ def _rail_nics_verdict(
         s.get("rail_nics"),
         item,
         lines,
-        _(
-            "NICs behind a GPU's PCIe switch (PIX/PXB); %(nics)s NIC column(s) in total",
+        ngettext(
+            "NICs behind a GPU's PCIe switch (PIX/PXB); %(nics)s NIC column in total",
+            "NICs behind a GPU's PCIe switch (PIX/PXB); %(nics)s NIC columns in total",
+            s.get("nics") or 0,
             nics=s.get("nics", 0),
         ),
     )
@@ -528,10 +556,11 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     expected = nvlinks if facts.get("intra_node") in ("nvswitch", "nvlink-mesh", None) else None
     if facts.get("intra_node") == "pcie":
         expected = 0
+    inactive, gpus = s.get("inactive_links", 0), s.get("gpus")
     shown = _(
-        "%(inactive)s inactive link(s); %(gpus)s GPU(s) shown",
-        inactive=s.get("inactive_links", 0),
-        gpus=s.get("gpus"),
+        "%(inactive)s; %(gpus)s shown",
+        inactive=ngettext("%(n)s inactive link", "%(n)s inactive links", inactive or 0, n=inactive),
+        gpus=ngettext("%(n)s GPU", "%(n)s GPUs", gpus or 0, n=gpus),
     )
     claim = _("active NVLinks per GPU")
     # Every GPU's listing elided (`...`): the links per GPU are a minimum, which passes when it meets the
@@ -542,10 +571,10 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     else:
         elided = _("every GPU's link listing is elided (`...`): at least %(links)s shown.", links=at_least)
         if expected is not None and at_least >= expected:
-            out.append(count_verdict(claim, expected, at_least, item, lines, joined(elided, shown)))
+            out.append(count_verdict(claim, expected, at_least, item, lines, sentences(elided, shown)))
         else:
             out.append(
-                verdict_row(claim, expected, None, "cannot-measure", joined(elided, shown), item, lines)
+                verdict_row(claim, expected, None, "cannot-measure", sentences(elided, shown), item, lines)
             )
     speed = gpu.link_gbytes_per_s if gpu is not None else None
     if speed and s.get("min_link_gbps") is not None:
@@ -564,9 +593,14 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     cut = sum(1 for g in s.get("per_gpu") or [] if g.get("listing_cut")) if at_least is None else 0
     if gpn and s.get("gpus") is not None and s["gpus"] - cut < gpn:
         detail = _("fewer GPUs shown than the node has (`-i` or a cut excerpt)")
-        elided = _("%(cut)s GPU(s) with an elided link listing (`...`) left out", cut=cut)
+        elided = ngettext(
+            "%(cut)s GPU with an elided link listing (`...`) left out",
+            "%(cut)s GPUs with an elided link listing (`...`) left out",
+            cut,
+            cut=cut,
+        )
         if cut:
-            detail = joined(detail, elided, sep="; ") if s["gpus"] < gpn else elided
+            detail = joined(detail, elided, sep=_("; ")) if s["gpus"] < gpn else elided
         out.append(verdict_row(_("GPUs evidenced"), gpn, s["gpus"] - cut, "warn", detail, item, lines))
     return out
 
@@ -583,9 +617,12 @@ def _compare_training(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[
             _("no stalls, skipped or nan iterations"),
             problems,
             verdict,
-            _(
-                "%(steady)s steady iterations after %(warmup)s warm-up; median %(iteration)s s, "
-                "%(tflops)s TFLOP/s/GPU; %(stalls)s stall(s) over 2x the median",
+            ngettext(
+                "%(steady)s steady iterations after %(warmup)s warm-up; median %(iteration)s s, %(tflops)s "
+                "TFLOP/s/GPU; %(stalls)s stall over 2x the median",
+                "%(steady)s steady iterations after %(warmup)s warm-up; median %(iteration)s s, %(tflops)s "
+                "TFLOP/s/GPU; %(stalls)s stalls over 2x the median",
+                len(stalls),
                 steady=steady,
                 warmup=len(s.get("warmup_iterations_excluded") or []),
                 iteration=_or_unknown(s.get("median_iteration_s")),
@@ -629,130 +666,6 @@ def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     ]
 
 
-def _fallen_detail(fallen: list[dict[str, Any]], xid_codes: Any) -> Msg:
-    """The GPUs the kernel log shows fallen off the bus (bus ids), and its Xid codes."""
-    gpus = ", ".join(f["bus_id"] for f in fallen) or _("none")
-    detail = _("GPUs fallen off the bus: %(gpus)s", gpus=gpus)
-    if not xid_codes:
-        return detail
-    codes = ", ".join(str(code) for code in xid_codes)
-    return joined(detail, _("Xid codes %(codes)s", codes=codes), sep="; ")
-
-
-def _compare_dmesg(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
-    s = item.get("summary", {})
-    fallen = s.get("gpus_fallen_off_bus") or []
-    claim = _("usable GPUs (kernel log)")
-    if s.get("nvrm_lines") == 0:
-        # A NIC-only excerpt (mlx5_core lines): no GPU driver line, so nothing about the GPUs.
-        no_gpu_lines = _("no NVIDIA driver (NVRM) line in this log: it says nothing about the GPUs")
-        gpu_row = verdict_row(claim, 0, None, "cannot-measure", no_gpu_lines, item, s.get("lines", []))
-    else:
-        gpu_row = _dmesg_gpu_row(claim, fallen, item)
-    return [gpu_row, *compare_dmesg_nics(facts, item)]
-
-
-def _dmesg_gpu_row(claim: Msg, fallen: list[dict[str, Any]], item: dict[str, Any]) -> dict[str, Any]:
-    """Fail for GPUs fallen off the bus or whose driver probe failed (not usable); else warn for a probe that
-    failed and a later load of the driver that took the GPU, and for Xids that NVIDIA's catalogue answers with
-    a GPU reset or reboot (dmesg.RESET_XIDS): the GPU needed one when the log was written, and a log cannot
-    tell whether it has been reset since (assumed: warn, not fail), unless a later Xid 154 puts the recovery
-    action back to None (dmesg `xids_recovered`: pass, named in the detail)."""
-    s = item.get("summary", {})
-    detail = _fallen_detail(fallen, s.get("xid_codes"))
-    lines = list(s.get("lines", []))
-    probe = [g for g in s.get("gpus_probe_failed") or [] if all(f["bus_id"] != g["bus_id"] for f in fallen)]
-    unnamed = max(0, (s.get("probe_failed_devices") or 0) - len(s.get("gpus_probe_failed") or []))
-    if probe or unnamed:
-        named = ", ".join(
-            _("%(bus_id)s (line %(line)s)", bus_id=g["bus_id"], line=g["line"]) for g in probe
-        ) or _("none named")
-        probe_msg = _(
-            "the driver's probe failed for %(count)s GPU(s): %(gpus)s; it does not drive them",
-            count=len(probe) + unnamed,
-            gpus=named,
-        )
-        detail = joined(detail, probe_msg, sep="; ")
-        lines += [g["line"] for g in probe]
-    detail = joined(detail, *_dmesg_history(s), sep="; ")
-    lost = len(fallen) + len(probe) + unnamed
-    resets = s.get("xids_needing_reset") or []
-    reloaded = s.get("gpus_probe_recovered") or []
-    if lost or not (resets or reloaded):
-        return verdict_row(claim, 0, lost, "fail" if lost else "pass", detail, item, lines)
-    why = _xid_reset_detail(resets)
-    gpus = len({x["bus_id"] for x in resets} | {g["bus_id"] for g in reloaded})
-    return verdict_row(claim, 0, gpus, "warn", joined(detail, *why, sep="; "), item, lines)
-
-
-def _dmesg_history(s: dict[str, Any]) -> list[Msg]:
-    """What the kernel log shows recovered: a failed probe a later driver load took back, Xids a later Xid 154
-    put back to no recovery action."""
-    out: list[Msg] = []
-    for g in (s.get("gpus_probe_recovered") or [])[:8]:
-        out.append(
-            _(
-                "the driver's probe of %(bus_id)s failed (line %(line)s), then a later load of the driver "
-                "enabled it (line %(loaded)s): it is driven now unless the log goes on to fail it",
-                bus_id=g["bus_id"],
-                line=g["line"],
-                loaded=g["loaded_line"],
-            )
-        )
-    for r in (s.get("xids_recovered") or [])[:8]:
-        out.append(
-            _(
-                "Xid %(xids)s on %(bus_id)s, and a later Xid 154 changed the GPU's recovery action to None "
-                "(line %(line)s): recovered",
-                xids=", ".join(str(code) for code in r["xids"]),
-                bus_id=r["bus_id"],
-                line=r["line"],
-            )
-        )
-    return out
-
-
-def _xid_reset_detail(resets: list[dict[str, Any]]) -> list[Msg]:
-    """The Xids after which the catalogue asks for a reset (the GPU was not usable until then), and the
-    NVLink Xids whose catalogue workflow decodes the error first (dmesg.NVLINK_DECODE_XIDS: a reset may be
-    needed)."""
-
-    def named(group: list[dict[str, Any]]) -> str:
-        return "; ".join(
-            _(
-                "Xid %(xid)s (%(name)s) x%(count)s on %(bus_id)s, line %(line)s",
-                xid=x["xid"],
-                name=x["name"],
-                count=x["count"],
-                bus_id=x["bus_id"],
-                line=x["lines"][0],
-            )
-            for x in group[:8]
-        )
-
-    plain = [x for x in resets if not x.get("nvlink_decode")]
-    nvlink = [x for x in resets if x.get("nvlink_decode")]
-    out: list[Msg] = []
-    if plain:
-        out.append(
-            _(
-                "Xids after which NVIDIA's Xid catalogue asks for a GPU reset or node reboot: %(xids)s; the "
-                "GPU was not usable until then",
-                xids=named(plain),
-            )
-        )
-    if nvlink:
-        out.append(
-            _(
-                "NVLink Xids whose resolution NVIDIA's Xid catalogue decides by decoding the error (many "
-                "units and statuses are non-fatal): %(xids)s; the GPU may need a reset: check the NVLink "
-                "error decode",
-                xids=named(nvlink),
-            )
-        )
-    return out
-
-
 def compare(offering_facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     """Verdicts for one parsed evidence item against the offering's claims (see the module docstring)."""
     kind = item.get("kind")
@@ -776,7 +689,7 @@ def compare(offering_facts: dict[str, Any], item: dict[str, Any]) -> list[dict[s
     if kind == "dcgmi-diag":
         return _compare_dcgmi(facts, item)
     if kind == "dmesg":
-        return _compare_dmesg(facts, item)
+        return compare_dmesg(facts, item)
     return [
         verdict_row(
             _("evidence"),

@@ -18,7 +18,7 @@ from benchmarks.verdicts import (
     verdict_row,
 )
 from hardware import FABRIC_LINK_LAYERS, fabric_name, port_link_layer
-from hardware.messages import Msg, _, joined
+from hardware.messages import Msg, _, joined, ngettext
 
 # How bad a verdict is, to break a tie between hosts with as many good ports.
 VERDICT_RANK = {"pass": 0, "cannot-measure": 1, "warn": 2, "fail": 3}
@@ -98,7 +98,7 @@ def _ports_detail(groups: dict[str, list[dict[str, Any]]], wanted_layer: str, gb
         )
     if groups["apart"]:
         parts.append(_apart_note(groups["apart"]))
-    return joined(*parts, sep="; ")
+    return joined(*parts, sep=_("; "))
 
 
 def compare_ports(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -170,7 +170,7 @@ def _netdev_only(item: dict[str, Any], ports: list[dict[str, Any]]) -> bool:
 
 
 def _with_host(detail: str, host_note: Msg | None) -> str:
-    return joined(detail, host_note, sep="; ") if host_note is not None else detail
+    return joined(detail, host_note, sep=_("; ")) if host_note is not None else detail
 
 
 def _ibdev2netdev_ports(
@@ -186,7 +186,7 @@ def _ibdev2netdev_ports(
     detail: Msg = _("from netdev names; ibdev2netdev does not show the RDMA port state")
     apart = [p for p in ports if not _own_port(p)]
     if apart:
-        detail = joined(detail, _apart_note(apart), sep="; ")
+        detail = joined(detail, _apart_note(apart), sep=_("; "))
     lines = [p["line"] for p in layer_ports]
     claim = _("%(layer)s ports per node", layer=wanted_layer)
     return count_verdict(claim, claim_nics, len(layer_ports), item, lines, _with_host(detail, host_note))
@@ -204,13 +204,18 @@ def _port_count_row(
     row = count_verdict(claim, nics, len(good), item, lines, detail)
     if row["verdict"] != "fail" or not unknown or nics is None or len(good) + len(unknown) < nics:
         return row
-    why = _(
-        "%(count)s active port(s) of unknown link layer (the listing stops before the Link layer line) "
-        "could make up the claim",
+    why = ngettext(
+        "%(count)s active port of unknown link layer (the listing stops before the Link layer line) could "
+        "make up the claim",
+        "%(count)s active ports of unknown link layer (the listing stops before the Link layer line) could "
+        "make up the claim",
+        len(unknown),
         count=len(unknown),
     )
     lines = lines + [p["line"] for p in unknown]
-    return verdict_row(claim, nics, len(good), "cannot-measure", joined(detail, why, sep="; "), item, lines)
+    return verdict_row(
+        claim, nics, len(good), "cannot-measure", joined(detail, why, sep=_("; ")), item, lines
+    )
 
 
 def _port_rate_rows(
@@ -243,7 +248,7 @@ def _at_least(row: dict[str, Any], item: dict[str, Any], open_line: int | None) 
         return row
     count = row["measured"]
     why = _("the listing may go on past line %(line)s: %(count)s is a minimum", line=open_line, count=count)
-    detail = joined(row["detail"], why, sep="; ")
+    detail = joined(row["detail"], why, sep=_("; "))
     return verdict_row(row["claim"], row["expected"], count, "cannot-measure", detail, item, row["lines"])
 
 
@@ -364,13 +369,16 @@ def compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
             return out
         detail = joined(
             detail,
-            _(
-                "%(count)s %(layer)s adapter(s), as many as the claim, could be the GPU fabric: the "
-                "functions counted may be a DPU or the front-end network",
+            ngettext(
+                "%(count)s %(layer)s adapter, as many as the claim, could be the GPU fabric: the functions "
+                "counted may be a DPU or the front-end network",
+                "%(count)s %(layer)s adapters, as many as the claim, could be the GPU fabric: the functions "
+                "counted may be a DPU or the front-end network",
+                rivals,
                 count=rivals,
                 layer=wrong[0]["link_layer"],
             ),
-            sep="; ",
+            sep=_("; "),
         )
     verdict = "fail" if not counted else "warn"
     lines = [f["line"] for f in wrong]
@@ -395,43 +403,59 @@ def _lspci_apart(facts: dict[str, Any], groups: dict[str, list[dict[str, Any]]])
         named = {"count": len(wrong), "layer": wrong[0]["link_layer"], "names": _function_names(wrong)}
         if front_end and groups["dpus"]:
             parts.append(
-                _(
-                    "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one, "
+                ngettext(
+                    "%(count)s %(layer)s function not counted (another link layer than the claimed one, the "
+                    "GPU fabric's by their number): %(names)s",
+                    "%(count)s %(layer)s functions not counted (another link layer than the claimed one, "
                     "the GPU fabric's by their number): %(names)s",
+                    named["count"],
                     **named,
                 )
             )
         elif front_end and (nics is None or _rival_adapters(groups, nics) < nics):
             parts.append(
-                _(
-                    "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one: a "
+                ngettext(
+                    "%(count)s %(layer)s function not counted (another link layer than the claimed one: a "
                     "DPU or the front-end network): %(names)s",
+                    "%(count)s %(layer)s functions not counted (another link layer than the claimed one: a "
+                    "DPU or the front-end network): %(names)s",
+                    named["count"],
                     **named,
                 )
             )
         else:
             parts.append(
-                _(
-                    "%(count)s %(layer)s function(s) not counted (another link layer than the claimed one): "
+                ngettext(
+                    "%(count)s %(layer)s function not counted (another link layer than the claimed one): "
                     "%(names)s",
+                    "%(count)s %(layer)s functions not counted (another link layer than the claimed one): "
+                    "%(names)s",
+                    named["count"],
                     **named,
                 )
             )
     if groups["dpus"]:
         parts.append(
-            _(
-                "%(count)s BlueField function(s) not counted, taken as DPUs (the front end): non-BlueField "
+            ngettext(
+                "%(count)s BlueField function not counted, taken as a DPU (the front end): non-BlueField "
                 "adapters on another link layer make up the claim, as a GB200 tray's ConnectX-7 beside its "
                 "BlueField-3: %(names)s",
+                "%(count)s BlueField functions not counted, taken as DPUs (the front end): non-BlueField "
+                "adapters on another link layer make up the claim, as a GB200 tray's ConnectX-7 beside its "
+                "BlueField-3: %(names)s",
+                len(groups["dpus"]),
                 count=len(groups["dpus"]),
                 names=_function_names(groups["dpus"]),
             )
         )
     if groups["vfs"]:
         parts.append(
-            _(
-                "%(count)s SR-IOV virtual function(s) not counted (they share a physical function's port): "
+            ngettext(
+                "%(count)s SR-IOV virtual function not counted (it shares a physical function's port): "
                 "%(names)s",
+                "%(count)s SR-IOV virtual functions not counted (they share a physical function's port): "
+                "%(names)s",
+                len(groups["vfs"]),
                 count=len(groups["vfs"]),
                 names=_function_names(groups["vfs"]),
             )
@@ -454,18 +478,21 @@ def _lspci_count_verdict(
     detail: Msg = joined(
         _("PCI functions (one per port); NVLink management bridges excluded"),
         *_lspci_apart(facts, groups),
-        sep="; ",
+        sep=_("; "),
     )
     short = expected is not None and measured is not None and measured < expected
     unread = s.get("unread_network_functions") or []
     if short and unread and (measured or 0) + len(unread) >= (expected or 0):
-        why = _(
-            "`lspci -n` prints ids only: %(count)s network function(s) of vendors not read by id could make "
+        why = ngettext(
+            "`lspci -n` prints ids only: %(count)s network function of vendors not read by id could make up "
+            "the claim; upload lspci or lspci -nn",
+            "`lspci -n` prints ids only: %(count)s network functions of vendors not read by id could make "
             "up the claim; upload lspci or lspci -nn",
+            len(unread),
             count=len(unread),
         )
         return verdict_row(
-            claim, expected, measured, "cannot-measure", joined(detail, why, sep="; "), item, lines
+            claim, expected, measured, "cannot-measure", joined(detail, why, sep=_("; ")), item, lines
         )
     elided = s.get("elided_lines") or []
     if not elided:
@@ -477,12 +504,12 @@ def _lspci_count_verdict(
             line=elided[0],
             count=measured if measured is not None else "?",
         ),
-        sep="; ",
+        sep=_("; "),
     )
     stated = s.get("stated_totals") or []
     if stated:
         totals = ", ".join(f"{t['count']} {t['what']}" for t in stated[:4])
-        detail = joined(detail, _("the author's note states %(totals)s", totals=totals), sep="; ")
+        detail = joined(detail, _("the author's note states %(totals)s", totals=totals), sep=_("; "))
     if short:
         return verdict_row(claim, expected, measured, "cannot-measure", detail, item, lines)
     return count_verdict(claim, expected, measured, item, lines, detail)
@@ -546,7 +573,7 @@ def _pcie_limited_verdict(
         link=worst["limited_by"],
     )
     if not gbps:
-        detail = joined(detail, _("the offering publishes no NIC rate"), sep="; ")
+        detail = joined(detail, _("the offering publishes no NIC rate"), sep=_("; "))
         return verdict_row(claim, None, worst["available_gbps"], "cannot-measure", detail, item, lines)
     verdict = "fail" if worst["available_gbps"] < gbps else "pass"
     percent = worst["available_gbps"] / gbps * 100

@@ -14,7 +14,7 @@ from typing import Any
 
 from benchmarks.parsers.nccl.reading import algorithms_for, ring_forced
 from benchmarks.verdicts import cannot_measure_instead, inter_fraction, ratio_verdict, verdict_row
-from hardware.messages import Msg, _, joined
+from hardware.messages import Msg, _, joined, ngettext
 
 RING_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter"}
 # The smallest "largest size" at which a shortfall is believed. Assumed, no sourced threshold: busbw rises
@@ -73,7 +73,12 @@ def _gpus_per_node(item: dict[str, Any], run: dict[str, Any], nodes: int) -> tup
             ranks=ranks,
             nodes=nodes,
         )
-    return ranks // nodes, _("%(per_node)s GPU(s)/node assumed (ranks / nodes)", per_node=ranks // nodes)
+    return ranks // nodes, ngettext(
+        "%(per_node)s GPU/node assumed (ranks / nodes)",
+        "%(per_node)s GPUs/node assumed (ranks / nodes)",
+        ranks // nodes,
+        per_node=ranks // nodes,
+    )
 
 
 def _line_rate(facts: dict[str, Any], run: dict[str, Any], nodes: int, per_node: int) -> tuple[float, Msg]:
@@ -99,15 +104,23 @@ def _line_rate(facts: dict[str, Any], run: dict[str, Any], nodes: int, per_node:
         gpus=gpus_per_node,
     )
     if per_gpu > share:
-        basis = _(
-            "%(rate)s GB/s per GPU (one whole %(gbps)s Gb/s NIC: %(used)s GPU(s)/node on %(nics)s NIC(s))",
+        basis = ngettext(
+            "%(rate)s GB/s per GPU (one whole %(gbps)s Gb/s NIC: %(used)s on %(nics)s NIC)",
+            "%(rate)s GB/s per GPU (one whole %(gbps)s Gb/s NIC: %(used)s on %(nics)s NICs)",
+            nics,
             rate=f"{per_gpu:g}",
             gbps=f"{gbps:g}",
-            used=used,
+            used=ngettext("%(n)s GPU/node", "%(n)s GPUs/node", used, n=used),
             nics=nics,
         )
     if run.get("collective") in RING_COLLECTIVES:
-        return per_gpu * used, _("%(used)s GPU(s)/node x %(basis)s", used=used, basis=basis)
+        return per_gpu * used, ngettext(
+            "%(used)s GPU/node x %(basis)s",
+            "%(used)s GPUs/node x %(basis)s",
+            used,
+            used=used,
+            basis=basis,
+        )
     ranks = run.get("ranks") or nodes * per_node
     factor = nodes / (nodes - 1) * (ranks - 1) / ranks
     spread = _(
@@ -145,7 +158,8 @@ def _not_nic_traffic(
         else None
     )
     above = _("busbw exceeds the NIC line rate (%(wire)s GB/s): not a fabric measurement", wire=f"{wire:g}")
-    return joined(joined(above, why, sep=": "), told, sep="; ") if told else joined(above, why, sep=": ")
+    shown = joined(above, why, sep=_(": "))
+    return joined(shown, told, sep=_("; ")) if told else shown
 
 
 def disabled_transports_reason(run: dict[str, Any]) -> Msg | None:
@@ -169,7 +183,7 @@ def inter_node_verdict_row(
     claim = _("inter-node bandwidth (NICs x Gb/s)")
     disabled = disabled_transports_reason(run)
     if disabled is not None:
-        detail = joined(where, disabled, sep=": ")
+        detail = joined(where, disabled, sep=_(": "))
         return verdict_row(claim, None, measured, "cannot-measure", detail, item, lines)
     if not (facts.get("nics_per_node") and facts.get("gbps_per_nic") and facts.get("gpus_per_node")):
         detail = _("offering does not publish NICs, Gb/s and GPUs/node: %(where)s", where=where)
@@ -177,7 +191,7 @@ def inter_node_verdict_row(
     per_node, assumed = _gpus_per_node(item, run, nodes)
     if per_node is None and assumed is not None:
         return verdict_row(
-            claim, None, measured, "cannot-measure", joined(where, assumed, sep=": "), item, lines
+            claim, None, measured, "cannot-measure", joined(where, assumed, sep=_(": ")), item, lines
         )
     wire, basis = _line_rate(facts, run, nodes, per_node or int(facts["gpus_per_node"]))
     fraction = inter_fraction(facts)
@@ -185,7 +199,7 @@ def inter_node_verdict_row(
     detail = _(
         "%(where)s; expected %(basis)s x %(fraction)s achievable", where=where, basis=basis, fraction=fraction
     )
-    detail = joined(detail, assumed, sep="; ") if assumed else detail
+    detail = joined(detail, assumed, sep=_("; ")) if assumed else detail
     unmeasured = _not_nic_traffic(run, measured, wire, item)
     if unmeasured is not None:
         percent = measured / expected * 100 if measured is not None and expected else None
@@ -194,7 +208,7 @@ def inter_node_verdict_row(
             round(expected, 2),
             measured,
             "cannot-measure",
-            joined(detail, unmeasured, sep="; "),
+            joined(detail, unmeasured, sep=_("; ")),
             item,
             lines,
             percent,
@@ -220,7 +234,7 @@ def _judged(
         detail = joined(
             detail,
             _("2-node all_reduce without NCCL_ALGO=Ring may be inflated by tree algorithms"),
-            sep="; ",
+            sep=_("; "),
         )
     row = ratio_verdict(claim, expected, measured, detail, item, lines)
     size = run.get("max_size_bytes")

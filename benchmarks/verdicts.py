@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from hardware import fabric_efficiency
-from hardware.messages import Msg, _, joined
+from hardware.messages import Msg, _, joined, sentences
 from hardware.numbers import figure_text
 
 PASS_AT = 80.0  # percent of expected
@@ -94,7 +94,7 @@ def cannot_measure_instead(
         row["expected"],
         measured,
         "cannot-measure",
-        joined(detail, why, sep="; "),
+        joined(detail, why, sep=_("; ")),
         item,
         lines,
         row["percent_of_expected"],
@@ -128,7 +128,7 @@ def count_verdict(
             None,
             measured,
             "cannot-measure",
-            joined(_("not published by the offering."), detail)
+            sentences(_("not published by the offering."), detail)
             if detail
             else _("not published by the offering."),
             item,
@@ -140,7 +140,7 @@ def count_verdict(
             expected,
             None,
             "cannot-measure",
-            joined(_("not shown in this file."), detail) if detail else _("not shown in this file."),
+            sentences(_("not shown in this file."), detail) if detail else _("not shown in this file."),
             item,
             lines,
         )

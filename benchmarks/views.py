@@ -130,8 +130,8 @@ def _perftest_tests(tests: list[Any]) -> str:
             figure = gettext("%(value)s Gb/s average") % {"value": test["average_gbps"]}
         else:
             figure = gettext("no result rows")
-        parts.append(f"{test.get('test') or '?'}: {figure}")
-    return "; ".join(parts) or "—"
+        parts.append(f"{test.get('test') or '?'}{gettext(': ')}{figure}")
+    return gettext("; ").join(parts) or "—"
 
 
 def _runs_shown(upload: Upload, runs: list[Any]) -> list[Any]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checks.rules import Finding
-from checks.rules.base import Msg, _, joined
+from checks.rules.base import Msg, _, joined, sentences
 from checks.severity import Severity
 from hardware import GPUS
 from hardware.messages import UnitWord
@@ -63,7 +63,7 @@ def _fact_text(offering: dict, key: str, unit: str = "", missing: str | None = N
         vendor = gpu_vendor(offering.get("gpu"))
         codes = value if isinstance(value, list | tuple) else [value]
         names = (Msg(choice_name(key, str(code), vendor).replace("%", "%%")) for code in codes)
-        return joined(*names, sep=", ")
+        return joined(*names, sep=_(", "))
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if unit.strip() in UNIT_WORDS:  # a unit that is a word ("14 days"): translated after the value
@@ -262,7 +262,7 @@ def _plan_text(plan: dict) -> str:
         parts.append(_("cycle %(days)s days", days=plan["cycle_days"]))
     if plan.get("upfront_pct"):
         parts.append(_("%(pct)s%% upfront", pct=f"{float(plan['upfront_pct']):g}"))
-    return joined(*parts, sep=", ")
+    return joined(*parts, sep=_(", "))
 
 
 def _billing(offering: dict) -> str:
@@ -272,7 +272,7 @@ def _billing(offering: dict) -> str:
             gettext_noop("No billing plans published; cheapest on-demand %(price_usd_per_gpu_hour)s."),
             offering,
         )
-    return _("%(plans)s.", plans=joined(*(_plan_text(plan) for plan in plans), sep="; "))
+    return _("%(plans)s.", plans=joined(*(_plan_text(plan) for plan in plans), sep=_("; ")))
 
 
 def _storage(offering: dict) -> str:
@@ -482,7 +482,7 @@ def _status_and_concerns(related: list[dict], answered: bool) -> tuple[str, str]
                 for finding in related
                 if finding.get("severity") != Severity.INFO
             ),
-            sep="; ",
+            sep=_("; "),
         )
         return "concern", _("Concern: %(concerns)s.", concerns=concerns)
     return ("answered" if answered else "unknown"), ""
@@ -501,7 +501,7 @@ def fact_label(key: str, vendor: str | None = None) -> str:
 
 def _labels(keys: list[str], vendor: str | None = None) -> str:
     """Facts by their labels, each translated on the page (a label is a catalog message id)."""
-    return joined(*(Msg(fact_label(key, vendor).replace("%", "%%")) for key in keys), sep=", ")
+    return joined(*(Msg(fact_label(key, vendor).replace("%", "%%")) for key in keys), sep=_(", "))
 
 
 def _sourced(key: str, offering: dict, sourced_groups: set[str] | None) -> bool:
@@ -555,7 +555,10 @@ def _answer_question(
     parts = [question.answer(offering)]
     if uploads:
         parts.append(
-            _("Evidence: %(files)s.", files=", ".join(str(item.get("filename")) for item in uploads))
+            _(
+                "Evidence: %(files)s.",
+                files=joined(*(str(item.get("filename")) for item in uploads), sep=_(", ")),
+            )
         )
     answered = bool(uploads) or bool(question.facts and not unanswered)
     if unanswered and not uploads:
@@ -578,7 +581,7 @@ def _answer_question(
         "key": question.key,
         "question": wording[0] if wording else question.question,
         "why": wording[1] if wording else question.why,
-        "answer": joined(*parts),
+        "answer": sentences(*parts),
         "status": status,
         "refs": refs,
     }

@@ -192,7 +192,7 @@ def checklist_view(
             value = _value_text(ref.get("value"), ref["fact"], vendor)
             refs.append(
                 {
-                    "text": f"{_(fact_label(ref['fact'], vendor))}: {value}",
+                    "text": f"{_(fact_label(ref['fact'], vendor))}{_(': ')}{value}",
                     "href": fact_href(offering_slug, ref["fact"]),
                 }
             )

@@ -112,7 +112,7 @@ def _reason(sizing: dict[str, Any], gpus: int) -> Msg:
         return _(
             "cannot train it on %(gpus)s GPUs: %(reasons)s",
             gpus=f"{gpus:,}",
-            reasons=joined(*reasons[:2], sep="; "),
+            reasons=joined(*reasons[:2], sep=_("; ")),
         )
     return _("cannot train it on %(gpus)s GPUs", gpus=f"{gpus:,}")
 

@@ -87,9 +87,10 @@ def _(msgid: str, **params: Any) -> Msg:
     return Msg(msgid, **params)
 
 
-def ngettext(singular: str, plural: str, count: int, **params: Any) -> Plural:
+def ngettext(singular: str, plural: str, count: int, /, **params: Any) -> Plural:
     """Mark a sentence with a singular and a plural form for translation (`manage.py makemessages` finds the
-    name `ngettext`), the form chosen by `count`; its values as named placeholders, as `_`."""
+    name `ngettext`), the form chosen by `count`; its values as named placeholders, as `_` (a placeholder may
+    itself be named `count`)."""
     return Plural(singular, plural, count, **params)
 
 
@@ -102,6 +103,17 @@ def joined(*parts: str, sep: str = " ") -> Msg:
     if isinstance(sep, Msg):
         return Msg("%(sep)s".join(f"%({name})s" for name in names), sep=sep, **values)
     return Msg(sep.replace("%", "%%").join(f"%({name})s" for name in names), **values)
+
+
+def sentences(*parts: str) -> Msg:
+    """Sentences in a row as the page's language writes them: a space after each full stop in English, none
+    after Chinese "。" (each pair is the catalog's "%(first)s %(second)s"; `joined` keeps its `sep` in every
+    language). Empty parts are left out."""
+    kept = [part for part in parts if part]
+    text = joined(*kept[:1])
+    for sentence in kept[1:]:
+        text = _("%(first)s %(second)s", first=text, second=sentence)
+    return text
 
 
 def messages_of(sentences: Iterable[Any]) -> list[dict[str, Any] | None]:

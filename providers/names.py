@@ -27,7 +27,7 @@ def value_names(fact_name: str, value: Any, vendor: str | None = None) -> str:
     if value is None or value == "":
         return ""
     if isinstance(value, list | tuple):
-        return ", ".join(code_name(fact_name, code, vendor) for code in value)
+        return gettext(", ").join(code_name(fact_name, code, vendor) for code in value)
     if fact_name == "gpu" and (name := gpu_shown(value)) is not None:
         return name
     return code_name(fact_name, value, vendor)

@@ -299,8 +299,8 @@ def _gpu_hour_lines(
         spare_note = ngettext(
             "%(spares)s spare node held so that the job restarts at once after a failure instead of waiting "
             "for the node's replacement (see the goodput figures)",
-            "%(spares)s spare nodes held so that the job restarts at once after a failure instead of waiting "
-            "for the node's replacement (see the goodput figures)",
+            "%(spares)s spare nodes held so that the job restarts at once after a failure instead of "
+            "waiting for the node's replacement (see the goodput figures)",
             spares,
             spares=spares,
         )
@@ -440,7 +440,12 @@ def _fee_lines(facts: dict[str, Any], months: Decimal) -> list[dict[str, Any]]:
             support_months,
             "month",
             dec(facts.get("support_fee_usd_per_month")),
-            _("%(months)s started month(s)", months=support_months),
+            ngettext(
+                "%(months)s started month",
+                "%(months)s started months",
+                int(support_months),
+                months=support_months,
+            ),
         ),
         line("setup", Decimal(1), "one-off", dec(facts.get("setup_fee_usd")), _("one-off setup fee")),
     ]

@@ -10,6 +10,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
@@ -66,7 +68,10 @@ def plan_new(request: HttpRequest) -> HttpResponse:
             return redirect(run.get_absolute_url())
         except ValidationError as exc:
             _add_errors(form, exc)
-    return render(request, "sizing/plan.html", {"form": form})
+    # the link follows the lead sentence as the page's language writes sentences in a row (`sentences`)
+    words = gettext("Your workloads and runs")
+    workloads = format_html('<a href="{}">{}</a>', reverse("sizing:workloads"), words)
+    return render(request, "sizing/plan.html", {"form": form, "workloads_link": workloads})
 
 
 @login_required

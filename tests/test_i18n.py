@@ -938,7 +938,7 @@ def test_the_catalog_list_shows_codes_as_names_and_plain_words_translated(client
     zh = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     ethernet = gettext_in("zh-hans", "TCP Ethernet (no RDMA)")
     assert ethernet != "TCP Ethernet (no RDMA)"
-    assert "<td>Kubernetes, 专有</td>" in zh and f'<span class="fabric ethernet">{ethernet}</span>' in zh
+    assert "<td>Kubernetes、专有</td>" in zh and f'<span class="fabric ethernet">{ethernet}</span>' in zh
     assert '<span class="fabric roce">RoCE</span>' in zh
     for name in ("full-mesh (NVSwitch)", "PCIe-only"):
         assert f"<td>{gettext_in('zh-hans', name)}</td>" in zh and gettext_in("zh-hans", name) != name

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from hardware.messages import Msg, _
+from hardware.messages import Msg, _, ngettext
 
 from .result import ParseResult
 from .text import Text
@@ -292,9 +292,12 @@ def _cut_warning(summary: dict[str, Any], level: str | None) -> Msg:
             sections=", ".join(s for s in summary["sections"] if s.lower() not in QUICK_SECTIONS),
         )
     if summary["missing_sections"]:
-        return _(
+        return ngettext(
             "dcgmi diag -r %(level)s shows only Deployment checks (last test row at line %(line)s): the "
-            "%(sections)s section(s) of that level are missing, so the run's result cannot be told",
+            "%(sections)s section of that level is missing, so the run's result cannot be told",
+            "dcgmi diag -r %(level)s shows only Deployment checks (last test row at line %(line)s): the "
+            "%(sections)s sections of that level are missing, so the run's result cannot be told",
+            len(summary["missing_sections"]),
             level=level,
             line=summary["cut_after_line"],
             sections=", ".join(summary["missing_sections"]),
@@ -312,8 +315,10 @@ def _diag_warnings(diag_errors: list[dict[str, Any]], tests: list[dict[str, Any]
     warnings: list[str] = []
     if diag_errors:
         warnings.append(
-            _(
-                "dcgmi diag reported %(count)s error(s) (line %(line)s): %(detail)s",
+            ngettext(
+                "dcgmi diag reported %(count)s error (line %(line)s): %(detail)s",
+                "dcgmi diag reported %(count)s errors (line %(line)s): %(detail)s",
+                len(diag_errors),
                 count=len(diag_errors),
                 line=diag_errors[0]["line"],
                 detail=diag_errors[0]["detail"][:200],

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from hardware.messages import Msg, _
+from hardware.messages import Msg, _, ngettext
 
 from .runs import Runs
 from .text import QUOTE_PREFIX_RE, median, strip_launcher_prefix, to_float
@@ -412,9 +412,12 @@ def skip_warnings(ds: DeepSpeedLog) -> list[str]:
     if not ds.skipped_steps:
         return []
     return [
-        _(
-            "DeepSpeed skipped %(skipped)s of %(steps)s optimizer step(s) "
-            "(fp16 loss-scale overflow): those steps did no training",
+        ngettext(
+            "DeepSpeed skipped %(skipped)s of %(steps)s optimizer step (fp16 loss-scale overflow): those "
+            "steps did no training",
+            "DeepSpeed skipped %(skipped)s of %(steps)s optimizer steps (fp16 loss-scale overflow): those "
+            "steps did no training",
+            ds.steps,
             skipped=ds.skipped_steps,
             steps=ds.steps,
         )

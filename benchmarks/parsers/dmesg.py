@@ -8,7 +8,7 @@ import re
 from collections import deque
 from typing import Any
 
-from hardware.messages import _
+from hardware.messages import _, ngettext
 
 from .result import ParseResult
 from .text import Text
@@ -246,11 +246,22 @@ def parse_dmesg(text: Text) -> ParseResult:
             {k: x[k] for k in ("bus_id", "xid", "line")} for x in only_referenced
         ]
     result.warnings.extend(_referenced_warnings(only_referenced))
-    if fallen:
-        result.warnings.append(
-            _("%(count)s GPU(s) fell off the bus: they are missing from GPU counts", count=len(fallen))
-        )
+    result.warnings.extend(_fallen_warnings(fallen))
     return result
+
+
+def _fallen_warnings(fallen: list[dict[str, Any]]) -> list[str]:
+    """The GPUs that fell off the bus, counted in words."""
+    if not fallen:
+        return []
+    return [
+        ngettext(
+            "%(count)s GPU fell off the bus: it is missing from GPU counts",
+            "%(count)s GPUs fell off the bus: they are missing from GPU counts",
+            len(fallen),
+            count=len(fallen),
+        )
+    ]
 
 
 def _only_referenced(
@@ -271,9 +282,12 @@ def _referenced_warnings(only_referenced: list[dict[str, Any]]) -> list[str]:
         return []
     codes = sorted({x["xid"] for x in only_referenced})
     return [
-        _(
-            "Xid lines on %(gpus)s GPU(s) say they were caused by an earlier Xid %(codes)s (first at line "
+        ngettext(
+            "Xid lines on %(gpus)s GPU say they were caused by an earlier Xid %(codes)s (first at line "
+            "%(line)s) that the log does not show: that Xid is counted on that GPU",
+            "Xid lines on %(gpus)s GPUs say they were caused by an earlier Xid %(codes)s (first at line "
             "%(line)s) that the log does not show: that Xid is counted on those GPUs",
+            len({x["bus_id"] for x in only_referenced}),
             gpus=len({x["bus_id"] for x in only_referenced}),
             codes=", ".join(str(c) for c in codes),
             line=only_referenced[0]["line"],
@@ -337,10 +351,14 @@ def _sxid_warnings(sxids: list[dict[str, Any]]) -> list[str]:
     fatal = [e for e in sxids if e["fatal"]]
     first = (fatal or sxids)[0]
     return [
-        _(
-            "%(count)s NVSwitch error(s) (SXid), %(fatal)s fatal (first: SXid %(sxid)s on %(switch)s, "
-            "line %(line)s: %(detail)s): a fatal SXid takes NVLink links between GPUs down until the "
-            "switch is reset",
+        ngettext(
+            "%(count)s NVSwitch error (SXid), %(fatal)s fatal (first: SXid %(sxid)s on %(switch)s, line "
+            "%(line)s: %(detail)s): a fatal SXid takes NVLink links between GPUs down until the switch is "
+            "reset",
+            "%(count)s NVSwitch errors (SXid), %(fatal)s fatal (first: SXid %(sxid)s on %(switch)s, line "
+            "%(line)s: %(detail)s): a fatal SXid takes NVLink links between GPUs down until the switch is "
+            "reset",
+            len(sxids),
             count=len(sxids),
             fatal=len(fatal),
             sxid=first["sxid"],
@@ -356,11 +374,16 @@ def _headless_sxid_warnings(sxids: list[dict[str, Any]]) -> list[str]:
     if not headless:
         return []
     return [
-        _(
-            "%(count)s SXid event(s) read from continuation lines (`Severity`, `Data`) whose first line, "
-            "with the error's name and severity, the log does not hold (first at line %(line)s: SXid "
-            "%(sxid)s on %(switch)s): the log was cut above them; the severity is read from a `Severity` "
-            "line where there is one, else unknown",
+        ngettext(
+            "%(count)s SXid event read from continuation lines (`Severity`, `Data`) whose first line, with "
+            "the error's name and severity, the log does not hold (first at line %(line)s: SXid %(sxid)s on "
+            "%(switch)s): the log was cut above it; the severity is read from a `Severity` line where there "
+            "is one, else unknown",
+            "%(count)s SXid events read from continuation lines (`Severity`, `Data`) whose first line, with "
+            "the error's name and severity, the log does not hold (first at line %(line)s: SXid %(sxid)s on "
+            "%(switch)s): the log was cut above them; the severity is read from a `Severity` line where "
+            "there is one, else unknown",
+            len(headless),
             count=len(headless),
             line=headless[0]["line"],
             sxid=headless[0]["sxid"],
@@ -459,13 +482,17 @@ def _nic_firmware_warnings(events: list[dict[str, Any]]) -> list[str]:
     if not devices:
         return []
     return [
-        _(
-            "%(count)s NIC function(s) whose firmware stopped answering (%(devices)s; %(events)s event(s), "
-            "first at line %(line)s: %(message)s): such a NIC needs a firmware reset or a reboot before it "
-            "carries traffic reliably",
+        ngettext(
+            "%(count)s NIC function whose firmware stopped answering (%(devices)s; %(events)s, first at "
+            "line %(line)s: %(message)s): such a NIC needs a firmware reset or a reboot before it carries "
+            "traffic reliably",
+            "%(count)s NIC functions whose firmware stopped answering (%(devices)s; %(events)s, first at "
+            "line %(line)s: %(message)s): such a NIC needs a firmware reset or a reboot before it carries "
+            "traffic reliably",
+            len(devices),
             count=len(devices),
             devices=", ".join(devices[:8]),
-            events=len(events),
+            events=ngettext("%(n)s event", "%(n)s events", len(events), n=len(events)),
             line=events[0]["line"],
             message=events[0]["message"],
         )
@@ -478,9 +505,12 @@ def _nic_warnings(nic_errors: list[dict[str, Any]], pcie_limited: list[dict[str,
     devices = list(dict.fromkeys(e["device"] for e in nic_errors))
     if devices:
         warnings.append(
-            _(
-                "%(count)s NIC function(s) failed to load (%(devices)s; first at line %(line)s: "
-                "%(message)s): they carry no traffic",
+            ngettext(
+                "%(count)s NIC function failed to load (%(devices)s; first at line %(line)s: %(message)s): "
+                "it carries no traffic",
+                "%(count)s NIC functions failed to load (%(devices)s; first at line %(line)s: %(message)s): "
+                "they carry no traffic",
+                len(devices),
                 count=len(devices),
                 devices=", ".join(devices[:8]),
                 line=nic_errors[0]["line"],

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from hardware.messages import Msg, _, joined
+from hardware.messages import Msg, _, joined, ngettext
 
 from .result import ParseResult
 from .text import ELISION_RE, Text, line_blocks, named_hosts, to_float, to_int
@@ -218,9 +218,12 @@ def _latest_ports(ports: list[dict[str, Any]], warnings: list[str]) -> list[dict
         latest[key] = p
     if repeats:
         warnings.append(
-            _(
-                "%(count)s port listing(s) repeat an earlier one (several runs of the tool in one file): "
-                "the last listing of each port is kept",
+            ngettext(
+                "%(count)s port listing repeats an earlier one (several runs of the tool in one file): the "
+                "last listing of each port is kept",
+                "%(count)s port listings repeat an earlier one (several runs of the tool in one file): the "
+                "last listing of each port is kept",
+                repeats,
                 count=repeats,
             )
         )
@@ -243,7 +246,7 @@ def _port_state_warnings(ports: list[dict[str, Any]]) -> list[str]:
         _(
             "%(ports)s: physical link up but port Initializing: "
             "no subnet manager has configured it (run opensm or enable the switch SM)",
-            ports=joined(*waiting[:8], sep=", "),
+            ports=joined(*waiting[:8], sep=_(", ")),
         )
     ]
 
@@ -261,7 +264,7 @@ def _unknown_state_warning(ports: list[dict[str, Any]]) -> list[str]:
         _(
             "%(ports)s: no state line (the listing stops before the port's fields): state unknown, "
             "counted neither active nor inactive",
-            ports=joined(*cut[:8], sep=", "),
+            ports=joined(*cut[:8], sep=_(", ")),
         )
     ]
 
@@ -318,16 +321,23 @@ def _set_apart(ports: list[dict[str, Any]], warnings: list[str]) -> dict[str, An
 
 def _virtual_nic_warning(flag: str, count: int, ports: str) -> Msg:
     if flag == "virtual_function":
-        return _(
-            "%(count)s SR-IOV virtual function(s) (a netdev named after its physical function plus "
-            "v<N>): %(ports)s: not counted as ports, a virtual function shares its physical port",
+        return ngettext(
+            "%(count)s SR-IOV virtual function (a netdev named after its physical function plus v<N>): "
+            "%(ports)s: not counted as ports, a virtual function shares its physical port",
+            "%(count)s SR-IOV virtual functions (a netdev named after its physical function plus v<N>): "
+            "%(ports)s: not counted as ports, a virtual function shares its physical port",
+            count,
             count=count,
             ports=ports,
         )
-    return _(
-        "%(count)s sub-function(s) (an mlx5 SF, a virtual NIC carved out of a physical port, named "
-        "`...f<N>s<M>` or `p<N>sf<M>`): %(ports)s: not counted as ports, a sub-function shares its "
-        "physical port",
+    return ngettext(
+        "%(count)s sub-function (an mlx5 SF, a virtual NIC carved out of a physical port, named "
+        "`...f<N>s<M>` or `p<N>sf<M>`): %(ports)s: not counted as ports, a sub-function shares its physical "
+        "port",
+        "%(count)s sub-functions (an mlx5 SF, a virtual NIC carved out of a physical port, named "
+        "`...f<N>s<M>` or `p<N>sf<M>`): %(ports)s: not counted as ports, a sub-function shares its physical "
+        "port",
+        count,
         count=count,
         ports=ports,
     )
@@ -367,9 +377,12 @@ def _finish(ports: list[dict[str, Any]], result: ParseResult, lines: _Lines) -> 
         # `...` where the author left ports out: every count is of the ports shown, a minimum
         summary["elided_lines"] = lines.elided
         result.warnings.append(
-            _(
-                "lines left out by the author (`...` on line(s) %(lines)s): the counts are of the lines "
+            ngettext(
+                "lines left out by the author (`...` on line %(lines)s): the counts are of the lines shown, "
+                "a minimum",
+                "lines left out by the author (`...` on lines %(lines)s): the counts are of the lines "
                 "shown, a minimum",
+                len(lines.elided),
                 lines=", ".join(str(no) for no in lines.elided[:8])
                 + (", …" if len(lines.elided) > 8 else ""),
             )
@@ -597,9 +610,12 @@ def parse_ibv_devinfo(text: Text) -> ParseResult:
     iwarp = [f"{p['device']}" for p in ports if (p.get("transport") or "").lower().startswith("iwarp")]
     if iwarp:
         result.warnings.append(
-            _(
-                "%(count)s port(s) use the iWARP transport (RDMA over TCP), not InfiniBand or RoCE: "
+            ngettext(
+                "%(count)s port uses the iWARP transport (RDMA over TCP), not InfiniBand or RoCE: "
                 "%(devices)s",
+                "%(count)s ports use the iWARP transport (RDMA over TCP), not InfiniBand or RoCE: "
+                "%(devices)s",
+                len(iwarp),
                 count=len(iwarp),
                 devices=", ".join(iwarp[:8]),
             )

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import _
+from hardware.messages import _, ngettext
 
 from .result import ParseResult
 from .text import ELISION_RE, Text
@@ -252,12 +252,21 @@ def parse_lspci(text: Text) -> ParseResult:
     result.warnings.extend(_downgraded_warnings(found["downgraded"]))
     if numeric_lines:
         result.warnings.append(
-            _(
-                "`lspci -n` prints ids, not names: %(count)s function(s) read by PCI class code and vendor "
-                "id (15b3 Mellanox, 1d0f Amazon EFA, 10de NVIDIA, 1002 AMD, 1da3 Habana); %(unread)s network "
-                "function(s) of other vendors not read (upload lspci or lspci -nn)",
+            ngettext(
+                "`lspci -n` prints ids, not names: %(count)s function read by PCI class code and vendor id "
+                "(15b3 Mellanox, 1d0f Amazon EFA, 10de NVIDIA, 1002 AMD, 1da3 Habana); %(unread)s of other "
+                "vendors not read (upload lspci or lspci -nn)",
+                "`lspci -n` prints ids, not names: %(count)s functions read by PCI class code and vendor id "
+                "(15b3 Mellanox, 1d0f Amazon EFA, 10de NVIDIA, 1002 AMD, 1da3 Habana); %(unread)s of other "
+                "vendors not read (upload lspci or lspci -nn)",
+                numeric_lines,
                 count=numeric_lines,
-                unread=len(found["unread"]),
+                unread=ngettext(
+                    "%(n)s network function",
+                    "%(n)s network functions",
+                    len(found["unread"]),
+                    n=len(found["unread"]),
+                ),
             )
         )
     if found["nic"]:
@@ -291,9 +300,12 @@ def _downgraded_warnings(downgraded: list[dict[str, Any]]) -> list[str]:
 
 def _elision_warnings(elided: list[int], stated: list[dict[str, Any]]) -> list[str]:
     warnings: list[str] = [
-        _(
-            "lines left out by the author (`...` on line(s) %(lines)s): the counts are of the lines shown, a "
+        ngettext(
+            "lines left out by the author (`...` on line %(lines)s): the counts are of the lines shown, a "
             "minimum",
+            "lines left out by the author (`...` on lines %(lines)s): the counts are of the lines shown, a "
+            "minimum",
+            len(elided),
             lines=", ".join(str(no) for no in elided[:8]) + (", …" if len(elided) > 8 else ""),
         )
     ]
@@ -324,10 +336,14 @@ def _listing_warnings(unresponsive: list[dict[str, Any]], repeated: list[tuple[i
         )
     if repeated:
         warnings.append(
-            _(
-                "%(count)s line(s) repeat a PCI address listed before (first: %(bdf)s, line %(line)s), as "
+            ngettext(
+                "%(count)s line repeats a PCI address listed before (first: %(bdf)s, line %(line)s), as "
                 "when a listing is pasted twice, two greps match the same devices or two hosts are listed: "
                 "each address is counted once",
+                "%(count)s lines repeat a PCI address listed before (first: %(bdf)s, line %(line)s), as "
+                "when a listing is pasted twice, two greps match the same devices or two hosts are listed: "
+                "each address is counted once",
+                len(repeated),
                 count=len(repeated),
                 bdf=repeated[0][1],
                 line=repeated[0][0],

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import _
+from hardware.messages import _, ngettext
 
 from .nvidia_smi_mig import MigDevices
 from .nvidia_smi_query import (
@@ -302,8 +302,10 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
         result.summary["gpus_missing_later"] = reader.table.missing
     if lost:
         result.warnings.append(
-            _(
-                "%(count)s GPU(s) not reachable ('Unable to determine the device handle'): %(bus_ids)s",
+            ngettext(
+                "%(count)s GPU not reachable ('Unable to determine the device handle'): %(bus_ids)s",
+                "%(count)s GPUs not reachable ('Unable to determine the device handle'): %(bus_ids)s",
+                len(lost),
                 count=len(lost),
                 bus_ids=", ".join(x["bus_id"] for x in lost),
             )
@@ -446,9 +448,12 @@ def _listing_warnings(per_gpu: list[dict[str, Any]], gpus: list[dict[str, Any]])
     missing = _missing_ids(ids) if len(ids) > 1 and ids[-1] >= len(ids) else ""
     if missing:
         warnings.append(
-            _(
-                "only %(shown)s GPU(s) listed for GPU ids up to %(highest)s: ids %(missing)s are not shown "
+            ngettext(
+                "only %(shown)s GPU listed for GPU ids up to %(highest)s: ids %(missing)s are not shown "
                 "(listing cut or elided); the figures are of the GPUs shown",
+                "only %(shown)s GPUs listed for GPU ids up to %(highest)s: ids %(missing)s are not shown "
+                "(listing cut or elided); the figures are of the GPUs shown",
+                len(ids),
                 shown=len(ids),
                 highest=ids[-1],
                 missing=missing,
@@ -457,10 +462,14 @@ def _listing_warnings(per_gpu: list[dict[str, Any]], gpus: list[dict[str, Any]])
     counters = [c for g in gpus if not g["links"] for c in g["counters"].values()]
     if counters:
         warnings.append(
-            _(
-                "`nvidia-smi nvlink -gt` traffic counters (%(type)s Tx/Rx, KiB) of %(links)s link(s), "
+            ngettext(
+                "`nvidia-smi nvlink -gt` traffic counters (%(type)s Tx/Rx, KiB) of %(links)s link, "
                 "%(nonzero)s of them non-zero: a traffic-counter listing, not link status, so no link state "
                 "or speed is shown (`nvidia-smi nvlink -s` shows them)",
+                "`nvidia-smi nvlink -gt` traffic counters (%(type)s Tx/Rx, KiB) of %(links)s links, "
+                "%(nonzero)s of them non-zero: a traffic-counter listing, not link status, so no link state "
+                "or speed is shown (`nvidia-smi nvlink -s` shows them)",
+                len(counters),
                 type="/".join(sorted({c["type"] for c in counters})),
                 links=len(counters),
                 nonzero=sum(1 for c in counters if c.get("tx_kib") or c.get("rx_kib")),
@@ -476,14 +485,17 @@ def _cut_warnings(
     every GPU with link lines is cut and the links per GPU are a minimum only."""
     shown = [i for i, g in enumerate(gpus) if g["links"]]
     if shown and all(i in cut for i in shown):
+        least = min(per_gpu[i]["active_links"] for i in shown)
         return [
-            _(
-                "the link listing of each of the %(gpus)s GPU(s) is elided (`...`) after at most %(most)s "
-                "link line(s): at least %(at_least)s active link(s) per GPU are shown, not how many there "
-                "are",
+            ngettext(
+                "the link listing of the %(gpus)s GPU is elided (`...`) after at most %(most)s: at least "
+                "%(at_least)s per GPU shown, not how many there are",
+                "the link listing of each of the %(gpus)s GPUs is elided (`...`) after at most %(most)s: at "
+                "least %(at_least)s per GPU shown, not how many there are",
+                len(shown),
                 gpus=len(shown),
-                most=most,
-                at_least=min(per_gpu[i]["active_links"] for i in shown),
+                most=ngettext("%(n)s link line", "%(n)s link lines", most, n=most),
+                at_least=ngettext("%(n)s active link", "%(n)s active links", least, n=least),
             )
         ]
     warnings: list[str] = []
@@ -494,18 +506,26 @@ def _cut_warnings(
             "links": len(gpus[i]["links"]),
         }
         if len(gpus[i]["links"]) < most:
-            message = _(
-                "GPU %(gpu)s (line %(line)s): its link listing is elided (`...`) after %(links)s link "
-                "line(s) where another GPU shows %(most)s: its count is a minimum and is left out of the "
-                "active links per GPU",
+            message = ngettext(
+                "GPU %(gpu)s (line %(line)s): its link listing is elided (`...`) after %(links)s link line "
+                "where another GPU shows %(most)s: its count is a minimum and is left out of the active "
+                "links per GPU",
+                "GPU %(gpu)s (line %(line)s): its link listing is elided (`...`) after %(links)s link lines "
+                "where another GPU shows %(most)s: its count is a minimum and is left out of the active "
+                "links per GPU",
+                where["links"],
                 most=most,
                 **where,
             )
         else:
-            message = _(
+            message = ngettext(
+                "GPU %(gpu)s (line %(line)s): its link listing is elided (`...`) after %(links)s link line, "
+                "as the listing elides inside GPU blocks: its count is a minimum and is left out of the "
+                "active links per GPU",
                 "GPU %(gpu)s (line %(line)s): its link listing is elided (`...`) after %(links)s link "
-                "line(s), as the listing elides inside GPU blocks: its count is a minimum and is left out "
-                "of the active links per GPU",
+                "lines, as the listing elides inside GPU blocks: its count is a minimum and is left out of "
+                "the active links per GPU",
+                where["links"],
                 **where,
             )
         warnings.append(message)
@@ -556,7 +576,14 @@ def parse_nvlink_status(text: Text) -> ParseResult:
     if any(p["all_links_inactive"] for p in per_gpu):
         result.warnings.append(_("NVML reports all NVLinks inactive on some GPUs: no NVLink"))
     if inactive:
-        result.warnings.append(_("%(count)s inactive NVLink(s)", count=inactive))
+        result.warnings.append(
+            ngettext(
+                "%(count)s inactive NVLink",
+                "%(count)s inactive NVLinks",
+                inactive,
+                count=inactive,
+            )
+        )
     if len(per_gpu) == 1:
         result.warnings.append(
             _("only one GPU shown (`-i` or a cut excerpt): the other GPUs are not evidenced")

@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import _
+from hardware.messages import ngettext
 
 MIG_SECTION_RE = re.compile(r"^\|\s*+MIG devices:")
 # The end of the section: the processes table, or the next table's header.
@@ -98,9 +98,12 @@ class MigDevices:
         warnings: list[str] = []
         for gpu, sizes in list(by_gpu.items())[:MAX_GPUS_SHOWN]:
             warnings.append(
-                _(
-                    "GPU %(gpu)s is split into %(count)s MIG device(s) (%(sizes)s): a job on one of them "
-                    "gets that slice of the GPU's memory and SMs, not the whole GPU",
+                ngettext(
+                    "GPU %(gpu)s is split into %(count)s MIG device (%(sizes)s): a job on it gets that "
+                    "slice of the GPU's memory and SMs, not the whole GPU",
+                    "GPU %(gpu)s is split into %(count)s MIG devices (%(sizes)s): a job on one of them gets "
+                    "that slice of the GPU's memory and SMs, not the whole GPU",
+                    sum(sizes.values()),
                     gpu="?" if gpu is None else gpu,
                     count=sum(sizes.values()),
                     sizes=", ".join(f"{n} x {size}" for size, n in sizes.items()),
@@ -108,6 +111,11 @@ class MigDevices:
             )
         if len(by_gpu) > MAX_GPUS_SHOWN:
             warnings.append(
-                _("%(count)s more GPU(s) split into MIG devices", count=len(by_gpu) - MAX_GPUS_SHOWN)
+                ngettext(
+                    "%(count)s more GPU split into MIG devices",
+                    "%(count)s more GPUs split into MIG devices",
+                    len(by_gpu) - MAX_GPUS_SHOWN,
+                    count=len(by_gpu) - MAX_GPUS_SHOWN,
+                )
             )
         return warnings

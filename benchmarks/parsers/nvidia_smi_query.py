@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import _, joined
+from hardware.messages import _, joined, ngettext
 
 from .result import ParseResult
 from .text import Text, line_host, to_float
@@ -154,8 +154,10 @@ def _gpu_warnings(gpus: list[dict[str, Any]]) -> list[str]:
             )
         if g.get("ecc_uncorrectable_volatile"):
             warnings.append(
-                _(
-                    "%(gpu)s: %(count)s uncorrectable ECC error(s)",
+                ngettext(
+                    "%(gpu)s: %(count)s uncorrectable ECC error",
+                    "%(gpu)s: %(count)s uncorrectable ECC errors",
+                    g["ecc_uncorrectable_volatile"],
                     gpu=where,
                     count=g["ecc_uncorrectable_volatile"],
                 )
@@ -189,9 +191,12 @@ def parse_query(text: Text) -> ParseResult:
     }
     if attached is not None and len(gpus) < attached:
         result.warnings.append(
-            _(
-                "Attached GPUs: %(attached)s, but %(shown)s GPU block(s) shown (-i or a cut excerpt): "
-                "models and health are known for those only",
+            ngettext(
+                "Attached GPUs: %(attached)s, but %(shown)s GPU block shown (-i or a cut excerpt): models "
+                "and health are known for those only",
+                "Attached GPUs: %(attached)s, but %(shown)s GPU blocks shown (-i or a cut excerpt): models "
+                "and health are known for those only",
+                len(gpus),
                 attached=attached,
                 shown=len(gpus),
             )
@@ -254,9 +259,12 @@ def repeat_warnings(readings: list[int], hosts: list[str]) -> list[str]:
     repeated = sum(1 for n in readings if n > 1)
     if repeated:
         warnings.append(
-            _(
-                "%(gpus)s GPU(s) shown up to %(times)s times (the same ids again: `watch`, `-l` or the "
+            ngettext(
+                "%(gpus)s GPU shown up to %(times)s times (the same ids again: `watch`, `-l` or the command "
+                "run more than once): each GPU counted once, from its first reading",
+                "%(gpus)s GPUs shown up to %(times)s times (the same ids again: `watch`, `-l` or the "
                 "command run more than once): each GPU counted once, from its first reading",
+                repeated,
                 gpus=repeated,
                 times=max(readings),
             )
@@ -359,17 +367,21 @@ class TableSet:
         for later in dict.fromkeys(g["missing_from_line"] for g in self.missing):
             gone = [g for g in self.missing if g["missing_from_line"] == later]
             warnings.append(
-                _(
-                    "GPU(s) %(gpus)s are missing from the table at line %(later)s, a whole table (it ends in "
+                ngettext(
+                    "GPU %(gpus)s is missing from the table at line %(later)s, a whole table (it ends in "
+                    "its Processes section) of the same host: the GPU fell off the bus or the driver lost "
+                    "it, so it counts as lost",
+                    "GPUs %(gpus)s are missing from the table at line %(later)s, a whole table (it ends in "
                     "its Processes section) of the same host: the GPUs fell off the bus or the driver lost "
                     "them, so they count as lost",
+                    len(gone),
                     gpus=joined(
                         *(
                             _("%(bus_id)s shown at line %(line)s", bus_id=g["bus_id"], line=g["line"])
                             for g in gone[:MAX_MISSING_NAMED]
                         ),
                         *(["…"] if len(gone) > MAX_MISSING_NAMED else []),
-                        sep=", ",
+                        sep=_(", "),
                     ),
                     later=later,
                 )

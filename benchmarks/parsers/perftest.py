@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from hardware.messages import _
+from hardware.messages import _, ngettext
 
 from .result import ParseResult
 from .text import Text, median, strip_launcher_prefix, to_float, to_int
@@ -396,8 +396,10 @@ def _block_summary(block: _Block, warnings: list[str]) -> dict[str, Any]:
         unique = _without_interleaved_duplicates(rows)
         if len(unique) < len(rows):
             warnings.append(
-                _(
-                    "%(count)s duplicate row(s) from interleaved server/client output",
+                ngettext(
+                    "%(count)s duplicate row from interleaved server/client output",
+                    "%(count)s duplicate rows from interleaved server/client output",
+                    len(rows) - len(unique),
                     count=len(rows) - len(unique),
                 )
             )
@@ -591,9 +593,12 @@ def parse_perftest(text: Text) -> ParseResult:
         result.warnings.append(_("perftest table header found but no result rows (run cut or failed)"))
     if block.emphasis_lines:
         result.warnings.append(
-            _(
-                "markdown emphasis (*) around the values of %(count)s row(s) (first: line %(line)s), as in "
-                "a pasted issue: removed and the numbers read",
+            ngettext(
+                "markdown emphasis (*) around the values of %(count)s row (first: line %(line)s), as in a "
+                "pasted issue: removed and the numbers read",
+                "markdown emphasis (*) around the values of %(count)s rows (first: line %(line)s), as in a "
+                "pasted issue: removed and the numbers read",
+                len(block.emphasis_lines),
                 count=len(block.emphasis_lines),
                 line=block.emphasis_lines[0],
             )

@@ -11,6 +11,9 @@ DeepSpeed timer and step lines) keeps one `Runs` per counter and starts over whe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+from hardware.messages import ngettext
 
 # Earlier runs described one by one (first and last iteration, lines); past this they are only counted.
 MAX_EARLIER_RUNS = 50
@@ -93,3 +96,48 @@ class Runs:
     @property
     def count(self) -> int:
         return self.earlier_count + (1 if self.current else 0)
+
+
+def runs_fields(runs: Runs) -> tuple[dict[str, Any], list[str]]:
+    """The runs of a log whose iteration counter went back (only the last is summarised): their spans and
+    the warning that says so."""
+    current = runs.current
+    if runs.count < 2 or current is None:
+        return {}, []
+    earlier = ", ".join(f"{run.first}-{run.last}" for run in runs.earlier)
+    if runs.earlier_count > len(runs.earlier):
+        earlier += ", …"
+    fields = {
+        "runs_in_log": runs.count,
+        "earlier_runs": [run.as_dict() for run in runs.earlier],
+    }
+    values = {
+        "count": runs.count,
+        "line": current.first_line,
+        "first": current.first,
+        "last": current.last,
+        "earlier": earlier,
+    }
+    if runs.relaunched:
+        warning = ngettext(
+            "the log holds %(count)s runs (a new launch at line %(line)s: the planned total of iterations "
+            "changes): only the last, iterations %(first)s-%(last)s, is summarised; the earlier run logged "
+            "iterations %(earlier)s",
+            "the log holds %(count)s runs (a new launch at line %(line)s: the planned total of iterations "
+            "changes): only the last, iterations %(first)s-%(last)s, is summarised; the earlier runs logged "
+            "iterations %(earlier)s",
+            runs.count - 1,
+            **values,
+        )
+    else:
+        warning = ngettext(
+            "the log holds %(count)s runs (the iteration counter goes back at line %(line)s): only the "
+            "last, iterations %(first)s-%(last)s, is summarised; the earlier run logged iterations "
+            "%(earlier)s",
+            "the log holds %(count)s runs (the iteration counter goes back at line %(line)s): only the "
+            "last, iterations %(first)s-%(last)s, is summarised; the earlier runs logged iterations "
+            "%(earlier)s",
+            runs.count - 1,
+            **values,
+        )
+    return fields, [warning]

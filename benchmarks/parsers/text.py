@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Self
 
-from hardware.messages import _
+from hardware.messages import ngettext
 
 # A line longer than this is cut: no real log line comes close, and it keeps every regex linear-time
 # on hostile uploads (a 100 MB single-line file).
@@ -325,7 +325,15 @@ class Text:
         """Notes, with the count of cut lines once the lines have been read."""
         cut = self.cut_lines()
         extra = (
-            [_("%(cut)s line(s) longer than %(max)s characters were cut", cut=cut, max=MAX_LINE_CHARS)]
+            [
+                ngettext(
+                    "%(cut)s line longer than %(max)s characters was cut",
+                    "%(cut)s lines longer than %(max)s characters were cut",
+                    cut,
+                    cut=cut,
+                    max=MAX_LINE_CHARS,
+                )
+            ]
             if cut
             else []
         )

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import _
+from hardware.messages import _, ngettext
 
 from .result import ParseResult
 from .text import Text
@@ -254,18 +254,24 @@ def _headerless(text: Text, glued: list[int], warnings: list[str]) -> tuple[list
     columns, untold = _headerless_columns(rows)
     if any(c.startswith("NIC") for c in columns) and not any(r.startswith("NIC") for r in rows):
         warnings.append(
-            _(
-                "no column header: %(gpus)s GPU and %(nics)s NIC column(s) told apart by their cells "
-                "(NVLink joins GPUs only); NIC names unknown",
+            ngettext(
+                "no column header: %(gpus)s GPU and %(nics)s NIC column told apart by their cells (NVLink "
+                "joins GPUs only); NIC names unknown",
+                "no column header: %(gpus)s GPU and %(nics)s NIC columns told apart by their cells (NVLink "
+                "joins GPUs only); NIC names unknown",
+                len(columns),
                 gpus=sum(1 for c in columns if c.startswith("GPU")),
                 nics=sum(1 for c in columns if c.startswith("NIC")),
             )
         )
     elif columns and columns != list(rows):
         warnings.append(
-            _(
-                "no column header and rows cut: %(gpus)s GPU and %(nics)s NIC column(s) told from where "
-                "each row's X sits",
+            ngettext(
+                "no column header and rows cut: %(gpus)s GPU and %(nics)s NIC column told from where each "
+                "row's X sits",
+                "no column header and rows cut: %(gpus)s GPU and %(nics)s NIC columns told from where each "
+                "row's X sits",
+                len(columns),
                 gpus=sum(1 for c in columns if c.startswith("GPU")),
                 nics=sum(1 for c in columns if c.startswith("NIC")),
             )
@@ -343,9 +349,12 @@ def parse_topo(text: Text) -> ParseResult:
         result.warnings.append(_("GPU rows missing for %(gpus)s (cut excerpt?)", gpus=", ".join(missing)))
     if untold:
         result.warnings.append(
-            _(
-                "no column header: %(count)s cell(s) per row after the GPU rows' own columns may be GPUs "
+            ngettext(
+                "no column header: %(count)s cell per row after the GPU rows' own columns may be a GPU "
+                "whose row was cut or a NIC; NIC columns cannot be told without the header",
+                "no column header: %(count)s cells per row after the GPU rows' own columns may be GPUs "
                 "whose rows were cut or NICs; NIC columns cannot be told without the header",
+                untold,
                 count=untold,
             )
         )
@@ -354,9 +363,12 @@ def parse_topo(text: Text) -> ParseResult:
     result.warnings.extend(_reading_warnings(notes))
     if glued:
         result.warnings.append(
-            _(
-                "cells run together on %(count)s row(s) (first: line %(line)s), as when a copy loses a tab: "
+            ngettext(
+                "cells run together on %(count)s row (first: line %(line)s), as when a copy loses a tab: "
                 "split again by their words (X, NV#, SYS, NODE, PHB, PXB, PIX)",
+                "cells run together on %(count)s rows (first: line %(line)s), as when a copy loses a tab: "
+                "split again by their words (X, NV#, SYS, NODE, PHB, PXB, PIX)",
+                len(glued),
                 count=len(glued),
                 line=glued[0],
             )

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hardware import GPUS
-from hardware.messages import _
+from hardware.messages import _, ngettext
 
 from .deepspeed import (
     DeepSpeedLog,
@@ -30,7 +30,7 @@ from .deepspeed import (
 )
 from .megatron_line import continues_fields, marked_warmup, megatron_fields, megatron_row, row_from_fields
 from .result import ParseResult
-from .runs import Runs
+from .runs import Runs, runs_fields
 from .text import RANK_PREFIX_RE, SRUN_PREFIX_RE, Text, median, strip_launcher_prefix, to_float, to_int
 
 # `iteration 10/ 500 | ...` (Megatron-LM and its forks) or `iteration=  10/ 500 | key=value | ...` (the
@@ -549,16 +549,20 @@ def _iteration_warnings(summary: dict[str, Any], log: _TrainingLog, last: dict[s
     warmup = summary["warmup_iterations_excluded"]
     if warmup:
         warnings.append(
-            _(
-                "excluded %(count)s warm-up iteration interval(s) from the medians: %(iterations)s",
+            ngettext(
+                "excluded %(count)s warm-up iteration interval from the medians: %(iterations)s",
+                "excluded %(count)s warm-up iteration intervals from the medians: %(iterations)s",
+                len(warmup),
                 count=len(warmup),
                 iterations=", ".join(str(iteration) for iteration in warmup),
             )
         )
     if summary["stalls"]:
         warnings.append(
-            _(
-                "%(count)s stall(s): intervals slower than %(factor)sx the median",
+            ngettext(
+                "%(count)s stall: intervals slower than %(factor)sx the median",
+                "%(count)s stalls: intervals slower than %(factor)sx the median",
+                len(summary["stalls"]),
                 count=len(summary["stalls"]),
                 factor=STALL_FACTOR,
             )
@@ -571,9 +575,12 @@ def _iteration_warnings(summary: dict[str, Any], log: _TrainingLog, last: dict[s
     nan_norms = summary.get("nan_grad_norm_iterations") or []
     if nan_norms:
         warnings.append(
-            _(
-                "grad norm is nan/inf on %(count)s of %(iterations)s logged iteration(s) "
-                "(first: %(first)s): the optimizer step is not healthy",
+            ngettext(
+                "grad norm is nan/inf on %(count)s of %(iterations)s logged iteration (first: %(first)s): "
+                "the optimizer step is not healthy",
+                "grad norm is nan/inf on %(count)s of %(iterations)s logged iterations (first: %(first)s): "
+                "the optimizer step is not healthy",
+                summary["iterations"],
                 count=len(nan_norms),
                 iterations=summary["iterations"],
                 first=nan_norms[0],
@@ -591,42 +598,6 @@ def _iteration_warnings(summary: dict[str, Any], log: _TrainingLog, last: dict[s
             )
         )
     return warnings
-
-
-def _runs_fields(runs: Runs) -> tuple[dict[str, Any], list[str]]:
-    """The runs of a log whose iteration counter went back (only the last is summarised): their spans and
-    the warning that says so."""
-    current = runs.current
-    if runs.count < 2 or current is None:
-        return {}, []
-    earlier = ", ".join(f"{run.first}-{run.last}" for run in runs.earlier)
-    if runs.earlier_count > len(runs.earlier):
-        earlier += ", …"
-    fields = {
-        "runs_in_log": runs.count,
-        "earlier_runs": [run.as_dict() for run in runs.earlier],
-    }
-    values = {
-        "count": runs.count,
-        "line": current.first_line,
-        "first": current.first,
-        "last": current.last,
-        "earlier": earlier,
-    }
-    if runs.relaunched:
-        warning = _(
-            "the log holds %(count)s runs (a new launch at line %(line)s: the planned total of "
-            "iterations changes): only the last, iterations %(first)s-%(last)s, is summarised; the earlier "
-            "run(s) logged iterations %(earlier)s",
-            **values,
-        )
-    else:
-        warning = _(
-            "the log holds %(count)s runs (the iteration counter goes back at line %(line)s): only the last, "
-            "iterations %(first)s-%(last)s, is summarised; the earlier run(s) logged iterations %(earlier)s",
-            **values,
-        )
-    return fields, [warning]
 
 
 def _error_warnings(log: _TrainingLog) -> list[str]:
@@ -668,9 +639,12 @@ def _implausible_tflops(rows: list[dict[str, Any]]) -> list[str]:
     if not above:
         return []
     return [
-        _(
-            "%(count)s TFLOP/s per GPU figure(s) above %(limit)s, more than the dense peak of any GPU "
-            "(first: %(value)s on line %(line)s): not a measurement, left out of the median",
+        ngettext(
+            "%(count)s TFLOP/s per GPU figure above %(limit)s, more than the dense peak of any GPU (first: "
+            "%(value)s on line %(line)s): not a measurement, left out of the median",
+            "%(count)s TFLOP/s per GPU figures above %(limit)s, more than the dense peak of any GPU (first: "
+            "%(value)s on line %(line)s): not a measurement, left out of the median",
+            len(above),
             count=len(above),
             limit=f"{MAX_TFLOPS_PER_GPU:g}",
             value=f"{above[0]['tflops_per_gpu_implausible']:g}",
@@ -685,10 +659,12 @@ def _uncounted_flops(rows: list[dict[str, Any]]) -> list[str]:
     if not uncounted:
         return []
     return [
-        _(
-            "torchtitan printed `tflops: 0.00` and `mfu: 0.00%%` beside its tokens/s on %(count)s "
-            "step(s) (first: line %(line)s): it counted no FLOPs for this model, so TFLOP/s and MFU are "
-            "unknown",
+        ngettext(
+            "torchtitan printed `tflops: 0.00` and `mfu: 0.00%%` beside its tokens/s on %(count)s step "
+            "(first: line %(line)s): it counted no FLOPs for this model, so TFLOP/s and MFU are unknown",
+            "torchtitan printed `tflops: 0.00` and `mfu: 0.00%%` beside its tokens/s on %(count)s steps "
+            "(first: line %(line)s): it counted no FLOPs for this model, so TFLOP/s and MFU are unknown",
+            len(uncounted),
             count=len(uncounted),
             line=uncounted[0]["line"],
         )
@@ -715,7 +691,7 @@ def _deepspeed_only(log: _TrainingLog, summary: dict[str, Any]) -> list[str]:
             )
         elif len(ds.timer) == 1:  # nothing to leave out as warm-up, nothing to take a median of
             warnings.append(_("one DeepSpeed timer line: its samples/s is that one step's, not a median"))
-        runs, runs_warnings = _runs_fields(ds.timer_runs)
+        runs, runs_warnings = runs_fields(ds.timer_runs)
         summary.update(runs)
         warnings.extend(runs_warnings)
     elif ds.profile:
@@ -761,7 +737,7 @@ def parse_training(text: Text, kind: str) -> ParseResult:
         summary["deepspeed_samples_per_s_median"] = log.ds.samples_per_s_median()
     if log.ds.profile:
         summary["deepspeed_flops_profiler"] = log.ds.profiler_summary()
-    runs, runs_warnings = _runs_fields(log.megatron_runs if log.megatron else log.titan_runs)
+    runs, runs_warnings = runs_fields(log.megatron_runs if log.megatron else log.titan_runs)
     summary.update(runs)
     result.warnings.extend(_iteration_warnings(summary, log, rows[-1]))
     result.warnings.extend(implausible)

@@ -12,6 +12,7 @@ from hardware.messages import Msg as Msg
 from hardware.messages import _ as _
 from hardware.messages import joined as joined
 from hardware.messages import ngettext as ngettext
+from hardware.messages import sentences as sentences
 
 
 @dataclass

@@ -10,7 +10,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from checks.rules.base import Finding, Signal, _, claim, joined, merge, model, percent, to_float, upload
+from checks.rules.base import (
+    Finding,
+    Signal,
+    _,
+    claim,
+    merge,
+    model,
+    ngettext,
+    percent,
+    sentences,
+    to_float,
+    upload,
+)
 from checks.rules.context import (
     PORT_KINDS,
     Context,
@@ -184,8 +196,10 @@ def _ibstat_signals(ctx: Context, item: dict) -> list[Signal]:
         signals.append(
             Signal(
                 Severity.WARNING,
-                _(
-                    "%(file)s: %(found)s %(fabric)s port(s) found, %(nics)s claimed per node",
+                ngettext(
+                    "%(file)s: %(found)s %(fabric)s port found, %(nics)s claimed per node",
+                    "%(file)s: %(found)s %(fabric)s ports found, %(nics)s claimed per node",
+                    len(claimed_active),
                     file=item.get("filename"),
                     found=len(claimed_active),
                     fabric=fabric_name(fabric),
@@ -195,8 +209,10 @@ def _ibstat_signals(ctx: Context, item: dict) -> list[Signal]:
                     claim(ctx.offering, "nics_per_node"),
                     upload(
                         item,
-                        _(
-                            "%(count)s active %(layer)s port(s)",
+                        ngettext(
+                            "%(count)s active %(layer)s port",
+                            "%(count)s active %(layer)s ports",
+                            len(claimed_active),
                             count=len(claimed_active),
                             layer=FABRIC_LINK_LAYERS.get(fabric or "", layer),
                         ),
@@ -226,9 +242,10 @@ def _ethernet_ports_signal(ctx: Context, item: dict, ethernet_active: list[dict]
             claim(ctx.offering, "fabric"),
             upload(
                 item,
-                _(
-                    "%(count)s active port(s), all link_layer Ethernet (%(ports)s); no active InfiniBand "
-                    "port",
+                ngettext(
+                    "%(count)s active port, link_layer Ethernet (%(ports)s); no active InfiniBand port",
+                    "%(count)s active ports, all link_layer Ethernet (%(ports)s); no active InfiniBand port",
+                    len(ethernet_active),
                     count=len(ethernet_active),
                     ports=", ".join(
                         f"{port_name(port)} {port.get('rate_gbps')} Gb/s" for port in ethernet_active[:8]
@@ -305,8 +322,10 @@ def _topo_nic_signals(ctx: Context, item: dict) -> list[Signal]:
     return [
         Signal(
             Severity.WARNING,
-            _(
-                "%(file)s: %(seen)s NIC(s) beside the GPUs, %(nics)s fabric ports claimed",
+            ngettext(
+                "%(file)s: %(seen)s NIC beside the GPUs, %(nics)s fabric ports claimed",
+                "%(file)s: %(seen)s NICs beside the GPUs, %(nics)s fabric ports claimed",
+                int(seen),
                 file=item.get("filename"),
                 seen=f"{seen:g}",
                 nics=nics,
@@ -378,7 +397,12 @@ def _lspci_signals(ctx: Context, item: dict) -> list[Signal]:
                 claim(ctx.offering, "fabric"),
                 upload(
                     item,
-                    _("%(count)s NIC function(s) in Ethernet mode", count=len(ethernet)),
+                    ngettext(
+                        "%(count)s NIC function in Ethernet mode",
+                        "%(count)s NIC functions in Ethernet mode",
+                        len(ethernet),
+                        count=len(ethernet),
+                    ),
                     [entry.get("line") for entry in ethernet if isinstance(entry, dict)],
                 ),
             ],
@@ -451,7 +475,7 @@ def _low_busbw_signal(
         inter, _tp, total = comm
         extra = inter * (fabric_efficiency(offering.get("fabric")) / max(ratio, 1e-3) - 1.0)
         impact["slowdown_pct"] = percent(extra / total)
-        text = joined(
+        text = sentences(
             text,
             _(
                 "If inter-node traffic is exposed, steps run up to %(pct)s slower.",

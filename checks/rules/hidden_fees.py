@@ -31,7 +31,7 @@ _ITEM_WORDS = {
 
 def _items(lines: list[dict[str, Any]]) -> Msg:
     return joined(
-        *(_ITEM_WORDS.get(str(line.get("item")), str(line.get("item"))) for line in lines), sep=", "
+        *(_ITEM_WORDS.get(str(line.get("item")), str(line.get("item"))) for line in lines), sep=_(", ")
     )
 
 
@@ -92,7 +92,7 @@ def _bill_impact(bill: dict) -> tuple[dict[str, Any], Severity, list[dict]]:
                 items=_items(unpriced),
             )
         )
-    impact["text"] = Msg("%(text)s.", text=joined(*parts, sep="; ")) if parts else ""
+    impact["text"] = Msg("%(text)s.", text=joined(*parts, sep=_("; "))) if parts else ""
     critical = total and hidden / total * 100 >= UNPUBLISHED_SHARE_CRITICAL_PCT
     return impact, Severity.CRITICAL if critical else Severity.WARNING, unpublished + unpriced
 
@@ -126,7 +126,7 @@ def rule_hidden_fees(ctx: Context) -> list[Finding]:
                 severity,
                 _(
                     "Unpublished prices: %(items)s",
-                    items=joined(*(_FEE_FACTS[name] for name in unknown), sep=", "),
+                    items=joined(*(_FEE_FACTS[name] for name in unknown), sep=_(", ")),
                 ),
                 [claim(offering, name) for name in unknown] + [claim(offering, "storage_included_gb")],
                 _(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checks.rules.base import Finding, Signal, _, claim, joined, merge, model, percent, to_float, upload
+from checks.rules.base import Finding, Signal, _, claim, merge, model, percent, sentences, to_float, upload
 from checks.rules.context import (
     Context,
     busbw,
@@ -122,7 +122,8 @@ def _slow_bus_signal(ctx: Context, tp: int) -> Signal:
         full_mesh = ctx.spec.scale_up_gbytes_per_s if ctx.spec and ctx.spec.scale_up_gbytes_per_s else 450.0
         saved = tp_s * (1 - PCIE_GBYTES_PER_S / full_mesh)
         impact["slowdown_pct"] = percent(total / (total - saved) - 1) if total > saved else None
-        text = joined(text, _("TP traffic is %(pct)s of each step on this bus.", pct=f"{tp_s / total:.0%}"))
+        tp_share = _("TP traffic is %(pct)s of each step on this bus.", pct=f"{tp_s / total:.0%}")
+        text = sentences(text, tp_share)
     impact["text"] = text
     return Signal(
         Severity.CRITICAL if tp > 1 else Severity.WARNING,

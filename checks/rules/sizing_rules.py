@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from checks.rules.base import Finding, Msg, Signal, _, claim, joined, merge, model, percent, to_float
+from checks.rules.base import Finding, Msg, Signal, _, claim, merge, model, percent, sentences, to_float
 from checks.rules.context import Context, comm_breakdown
 from checks.rules.thresholds import (
     COMM_SHARE_CRITICAL,
@@ -41,7 +41,7 @@ def _comm_impact(inter: float, total: float, per_gpu: float | None) -> dict[str,
     if per_gpu and per_gpu < GBPS_PER_GPU_LARGE:
         faster = inter * (1 - per_gpu / GBPS_PER_GPU_LARGE)
         impact["slowdown_pct"] = percent(total / (total - faster) - 1)
-        text = joined(
+        text = sentences(
             text,
             _(
                 "At %(gbps)s Gb/s per GPU the step would be %(pct)s shorter.",
@@ -136,7 +136,8 @@ def _oversubscription_signal(ctx: Context, oversubscription: float) -> Signal:
     if comm and comm[0] > 0:
         inter, _tp, total = comm
         impact["slowdown_pct"] = percent(inter * (oversubscription - 1) / total)
-        impact["text"] = joined(impact["text"], _("Upper bound assumes all inter-node traffic crosses it."))
+        upper = _("Upper bound assumes all inter-node traffic crosses it.")
+        impact["text"] = sentences(impact["text"], upper)
     return Signal(
         Severity.CRITICAL if oversubscription > OVERSUBSCRIPTION_CRITICAL else Severity.WARNING,
         _(

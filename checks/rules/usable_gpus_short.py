@@ -180,7 +180,12 @@ def _kernel_log_signals(item: dict) -> list[Signal]:
             [
                 upload(
                     item,
-                    _("%(count)s GPU fault message(s) in the kernel log", count=fallen),
+                    ngettext(
+                        "%(count)s GPU fault message in the kernel log",
+                        "%(count)s GPU fault messages in the kernel log",
+                        fallen,
+                        count=fallen,
+                    ),
                     lines_of(summary),
                 )
             ],
@@ -237,15 +242,23 @@ def _down_port_signals(ctx: Context, item: dict) -> list[Signal]:
     return [
         Signal(
             Severity.CRITICAL,
-            _(
-                "%(file)s: %(missing)s fabric port(s) down, %(active)s of %(nics)s active",
+            ngettext(
+                "%(file)s: %(missing)s fabric port down, %(active)s of %(nics)s active",
+                "%(file)s: %(missing)s fabric ports down, %(active)s of %(nics)s active",
+                missing,
                 file=item.get("filename"),
                 missing=missing,
                 active=len(active),
                 nics=nics,
             )
             if nics
-            else _("%(file)s: %(missing)s fabric port(s) down", file=item.get("filename"), missing=missing),
+            else ngettext(
+                "%(file)s: %(missing)s fabric port down",
+                "%(file)s: %(missing)s fabric ports down",
+                missing,
+                file=item.get("filename"),
+                missing=missing,
+            ),
             [
                 claim(offering, "nics_per_node"),
                 upload(

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from portal.chart_style import axis, base_layout, category_axis, plotly_text
 from portal.money import active, symbol_text
@@ -147,7 +148,7 @@ def offering_labels(offerings: list[Any]) -> dict[int, str]:
     labels: dict[int, str] = {}
     seen: set[str] = set()
     for o in offerings:
-        text = f"{provider_name(o.provider)}: {o.name}"
+        text = row_head(o)
         if getattr(o, "fictional", False):
             text += " " + _("(fictional sample)")
         if text in seen:
@@ -208,7 +209,15 @@ def provider_name(provider: Any) -> str:
 
 
 def row_head(o: Any) -> str:
-    return f"{provider_name(o.provider)}: {o.name}"
+    """The provider and the offering as every page names them (Offering.shown_title: the page's colon)."""
+    return offering_title(provider_name(o.provider), o.name)
+
+
+def offering_title(provider: str, offering: str) -> str:
+    return pgettext("a provider and its offering", "%(provider)s: %(offering)s") % {
+        "provider": provider,
+        "offering": offering,
+    }
 
 
 def offering_row(o: Any, cells: list[dict]) -> dict:

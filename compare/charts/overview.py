@@ -11,7 +11,15 @@ from django.utils.translation import gettext_noop, ngettext
 
 from checks.display import severity_word
 from checks.rules import pitfall_name
-from compare.charts.common import cell, count_row, fmt, missing_cell, stacked_counts_figure, table
+from compare.charts.common import (
+    cell,
+    count_row,
+    fmt,
+    missing_cell,
+    offering_title,
+    stacked_counts_figure,
+    table,
+)
 from compare.charts.findings import SEVERITIES, severity_bar
 from hardware import FABRIC_NAMES
 from portal.chart_style import (
@@ -45,7 +53,7 @@ OVERVIEW_FEATURES = (
 
 
 def _offering_text(row: dict) -> str:
-    return plotly_text(short(f"{row['provider__name']}: {row['name']}", 60))
+    return plotly_text(short(offering_title(row["provider__name"], row["name"]), 60))
 
 
 def _stats_cells(values: list[float], digits: int) -> list[dict]:

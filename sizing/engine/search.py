@@ -465,7 +465,7 @@ def _answer(
     best = _closest_infeasible(space, faults, notes)
     best["feasible"] = False
     counts = sorted(scan.reason_counts.items(), key=lambda kv: -kv[1])
-    summary = joined(*(Msg("%(count)s %(reason)s", count=v, reason=k) for k, v in counts), sep=", ")
+    summary = joined(*(Msg("%(count)s %(reason)s", count=v, reason=k) for k, v in counts), sep=_(", "))
     best["reasons"] = [
         _("no feasible layout among %(count)s evaluated (%(summary)s)", count=scan.evaluated, summary=summary)
     ] + best["reasons"]
@@ -716,7 +716,7 @@ def _why_not(objective: str, price: float | None, best: dict[str, Any], alts: li
     lay = a["layout"]
     diff = {k: v for k, v in lay.items() if best["layout"][k] != v}
     d = (
-        joined(*(setting_text(k, v) for k, v in diff.items()), sep=", ")
+        joined(*(setting_text(k, v) for k, v in diff.items()), sep=_(", "))
         if diff
         else _("a different cluster size")
     )

@@ -45,14 +45,14 @@ def test_a_failed_run_and_a_bandwidth_collapse_mid_sweep_are_named_by_file_and_l
     report = build_report(IB_H100, [item(log)])
     assert report["verdict"] == "fail" and report["indicators"]["stability"]["interruptions"] == 1
     # no drift was measured (one pass): the finding says so by leaving it out, never "drift None%"
-    assert "stability: 1 interruption(s), 0 Xid/GPU-lost event(s)" in report["findings"]
+    assert "stability: 1 interruption, 0 Xid or GPU-lost events" in report["findings"]
 
 
 def test_pcie_pairs_are_a_finding_only_where_a_full_mesh_is_claimed() -> None:
     topo = item(require_shared() / "evidence/nvidia-smi-topo-m/4x-l40s-pcie-only-node-sys-2nic.txt")
     [found] = bundle_findings(IB_H100, [topo])
     assert found["kind"] == "pcie-not-mesh" and found["line"] == 1
-    assert "6 GPU pair(s) without NVLink (GPU0-GPU1 NODE, GPU0-GPU2 SYS" in found["text"]
+    assert "6 GPU pairs without NVLink (GPU0-GPU1 NODE, GPU0-GPU2 SYS" in found["text"]
     assert bundle_findings({**IB_H100, "intra_node": "pcie"}, [topo]) == []
 
 
@@ -73,7 +73,7 @@ def test_training_probes_at_several_node_counts_give_the_scaling_efficiency() ->
     report = build_report(IB_H100, [_probe(8, 1000.0), _probe(16, 960.0), _probe(32, 850.0)])
     scaling = report["indicators"]["scaling_efficiency"]
     assert scaling["value"] == 0.85 and scaling["verdict"] == "fail"
-    assert scaling["basis"] == "training throughput per GPU (tokens_per_s_per_gpu) at 4 nodes over 1 node(s)"
+    assert scaling["basis"] == "training throughput per GPU (tokens_per_s_per_gpu) at 4 nodes over 1 node"
     assert [p["nodes"] for p in scaling["throughput_curve"]] == [1, 2, 4]
     assert report["verdict"] == "fail" and any(
         f.startswith("scaling efficiency 0.85") for f in report["findings"]
@@ -177,7 +177,7 @@ def test_a_quote_shows_its_frozen_acceptance_findings_in_the_readers_language() 
 def test_the_stability_cell_lists_its_parts_with_the_page_languages_separator() -> None:
     stability = {"hours": 24.0, "drift_pct": 3.5, "interruptions": 1, "xid_events": 0, "verdict": "fail"}
     [_, _, row] = indicator_rows({"stability": stability})
-    assert str(row["measured"]) == "24 h, drift 3.5%, 1 interruption(s), 0 Xid/GPU-lost event(s)"
+    assert str(row["measured"]) == "24 h, drift 3.5%, 1 interruption, 0 Xid or GPU-lost events"
     chinese = _chinese(row["measured"].as_json(), str(row["measured"]))
     assert chinese.startswith("24 h、") and chinese.count("、") == 3
 

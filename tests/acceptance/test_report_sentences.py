@@ -75,3 +75,13 @@ def test_the_stability_counts_are_pluralised_in_both_languages(
     url = f"/benchmarks/acceptance/{run.pk}/"
     assert _paragraph(page_in(client, run.owner, url, "en"), "stability") == en
     assert _paragraph(page_in(client, run.owner, url, "zh-hans"), "stability") == zh
+
+
+def test_the_heading_names_the_offering_as_every_page_does(client: Client) -> None:
+    run = process(OfferingFactory(), targz({"results/notes.txt": b"hello\n"}), owner=UserFactory())
+    url = f"/benchmarks/acceptance/{run.pk}/"
+    provider, name = run.offering.provider.shown_name, run.offering.name
+    english = page_in(client, run.owner, url, "en").split("<h1>")[1].split("</h1>")[0]
+    assert english == f"Acceptance report: {provider}: {name}", english
+    chinese = page_in(client, run.owner, url, "zh-hans").split("<h1>")[1].split("</h1>")[0]
+    assert chinese == f"验收报告：{provider}：{name}", chinese

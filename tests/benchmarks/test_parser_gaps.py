@@ -101,7 +101,7 @@ def test_a_top_level_dcgmi_error_row_fails_the_diagnostic_and_says_why() -> None
     assert result.summary["passed"] is False
     assert result.summary["errors"][0]["line"] == 4
     assert "Unable to create a DCGM group" in result.summary["errors"][0]["detail"]
-    assert any("reported 1 error(s) (line 4)" in w for w in result.warnings)
+    assert any("reported 1 error (line 4)" in w for w in result.warnings)
 
 
 def _megatron(times_ms: list[float], marked: int = 0) -> str:

@@ -545,7 +545,7 @@ def test_soft_iwarp_ports_are_not_roce_ports() -> None:
         ("Active", "Ethernet", "iWARP (1)")
     }
     assert (s["active_ethernet_ports"], s["active_iwarp_ports"]) == (0, 3)
-    assert _warned(result, "3 port(s) use the iWARP transport")
+    assert _warned(result, "3 ports use the iWARP transport")
 
 
 def test_ibstatus_two_ethernet_ports_down() -> None:
@@ -563,7 +563,7 @@ def test_ibdev2netdev_two_runs_keep_the_last_listing() -> None:
     s = result["summary"]
     assert s["total_ports"] == 9 and s["netdev_up"] == 9 and s["netdev_down"] == 0
     assert (s["infiniband_ports"], s["ethernet_ports"]) == (8, 1)
-    assert _warned(result, "9 port listing(s) repeat")
+    assert _warned(result, "9 port listings repeat")
 
 
 def test_ibdev2netdev_up_down_is_not_reported_as_port_state() -> None:

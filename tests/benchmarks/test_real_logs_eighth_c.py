@@ -83,7 +83,7 @@ def test_a_table_sharing_some_ids_but_not_all_is_another_machine() -> None:
 
 def test_a_table_cut_short_is_the_same_table_again() -> None:
     out = _parse_text(_table_rows("08:00", "85:00") + _table_rows("08:00"))
-    assert out["summary"]["gpus"] == 2 and _warned(out, "1 GPU(s) shown up to 2 times")
+    assert out["summary"]["gpus"] == 2 and _warned(out, "1 GPU shown up to 2 times")
     assert not _warned(out, "machines")
 
 
@@ -122,7 +122,7 @@ def test_the_mig_devices_section_counts_seven_slices_of_one_a100() -> None:
         (0, 0, 4864, 14)
     }
     assert [m["line"] for m in migs] == [21, 24, 27, 30, 33, 36, 39]
-    assert _warned(out, "GPU 0 is split into 7 MIG device(s) (7 x 4864 MiB)")
+    assert _warned(out, "GPU 0 is split into 7 MIG devices (7 x 4864 MiB)")
 
 
 def test_mig_list_lines_give_the_profile() -> None:
@@ -134,7 +134,7 @@ def test_mig_list_lines_give_the_profile() -> None:
     out = _parse_text(text)
     assert out["summary"]["mig_devices"] == 2
     assert [m["profile"] for m in out["summary"]["mig_device_list"]] == ["3g.20gb", "3g.20gb"]
-    assert _warned(out, "GPU 0 is split into 2 MIG device(s) (2 x 3g.20gb)")
+    assert _warned(out, "GPU 0 is split into 2 MIG devices (2 x 3g.20gb)")
 
 
 def test_no_mig_devices_found_is_no_mig_device() -> None:
@@ -165,7 +165,7 @@ def test_a_gpu_cut_after_link_0_is_left_out_of_the_per_gpu_minimum() -> None:
     per_gpu = {p["index"]: p for p in summary["per_gpu"]}
     assert per_gpu[2]["active_links"] == 1 and per_gpu[2]["listing_cut"] is True
     assert "listing_cut" not in per_gpu[0]
-    assert _warned(out, "GPU 2 (line 27)", "elided", "after 1 link line(s)", "shows 12")
+    assert _warned(out, "GPU 2 (line 27)", "elided", "after 1 link line", "shows 12")
 
 
 def test_the_cut_gpu_does_not_fail_the_links_per_gpu_verdict() -> None:
@@ -184,7 +184,7 @@ def test_a_gb200_cut_after_two_links_then_nvlink_info() -> None:
     assert summary["active_links_per_gpu"] == 18 and summary["link_gbps"] == 53.125
     assert summary["inactive_links"] == 0
     assert [p.get("listing_cut", False) for p in summary["per_gpu"]] == [False, True]
-    assert _warned(out, "GPU 1 (line 21)", "after 2 link line(s)", "shows 18")
+    assert _warned(out, "GPU 1 (line 21)", "after 2 link lines", "shows 18")
 
 
 def test_a_gpu_header_with_an_elided_uuid_is_read() -> None:
@@ -195,7 +195,7 @@ def test_a_gpu_header_with_an_elided_uuid_is_read() -> None:
     assert (gpu["index"], gpu["name"], gpu["line"]) == (3, "Tesla V100-SXM2-32GB", 3)
     assert (gpu["active_links"], gpu["inactive_links"]) == (4, 2) and "listing_cut" not in gpu
     assert summary["gpu_models"] == ["Tesla V100-SXM2-32GB"] and summary["link_gbps"] == 25.781
-    assert not _warned(out, "cut at the top") and _warned(out, "2 inactive NVLink(s)")
+    assert not _warned(out, "cut at the top") and _warned(out, "2 inactive NVLinks")
 
 
 def test_an_elision_after_a_whole_gpu_leaves_its_count() -> None:

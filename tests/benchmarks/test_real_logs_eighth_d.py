@@ -140,7 +140,7 @@ def test_mlx5_probe_failures_are_dmesg_evidence() -> None:
     assert [e["line"] for e in s["nic_errors"]] == [13, 14, 22, 23]
     assert {e["device"] for e in s["nic_errors"]} == {"0000:41:00.0", "0000:41:00.1"}
     assert s["nic_pcie_limited"] == []  # both at x16 (126.016 Gb/s, not limited)
-    assert _warned(r, "2 NIC function(s) failed to load")
+    assert _warned(r, "2 NIC functions failed to load")
 
 
 def test_a_pcie_link_narrower_than_the_nic_is_dmesg_evidence() -> None:

@@ -241,7 +241,7 @@ def test_ipoib_virtual_functions_are_counted_apart_from_the_ports() -> None:
     vfs = s["virtual_functions"]
     assert [v["netdev"] for v in vfs] == ["ibp75s0v7"] + [f"ibp141s0v{i}" for i in range(7)]
     assert [v["line"] for v in vfs] == [1, 3, 4, 5, 6, 7, 8, 9]
-    assert _warned(r, "8 SR-IOV virtual function(s)", "ibp141s0v0")
+    assert _warned(r, "8 SR-IOV virtual functions", "ibp141s0v0")
     assert s["netdev_up"] == 3 and s["netdev_down"] == 13
 
 
@@ -327,7 +327,7 @@ def test_the_gb200_tray_is_judged_on_its_infiniband_functions() -> None:
     rows = _verdicts(GB200_IB, r)
     count = rows["RDMA NIC functions per node"]
     assert (count["measured"], count["verdict"]) == (4, "pass")
-    assert "4 Ethernet function(s) not counted" in count["detail"] and "BlueField-3" in count["detail"]
+    assert "4 Ethernet functions not counted" in count["detail"] and "BlueField-3" in count["detail"]
     assert "fabric link layer" not in rows
     # 8 x IB claimed: 4 IB functions fail; the BlueField-3 Ethernet functions no longer make up the count.
     rows = _verdicts(_facts(GB200_IB, nics_per_node=8), r)

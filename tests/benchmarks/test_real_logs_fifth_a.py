@@ -344,7 +344,7 @@ def test_a_cut_rank_list_does_not_count_its_hosts_as_the_nodes() -> None:
     # the 17179869184 row: 930.48 out of place, 930.60 in place; `# Avg bus bandwidth    : 455.539`
     assert (run["busbw_at_max_size_gbps"], run["peak_busbw_gbps"]) == (approx(930.48), approx(930.60))
     assert (run["avg_busbw_reported"], run["rows"]) == (approx(455.539), 2)
-    assert _warned(result, "16 nodes x 4 GPUs assumed", "2 host(s) shown")
+    assert _warned(result, "16 nodes x 4 GPUs assumed", "2 hosts shown")
     assert not _warned(result, "2 nodes")
     assert run["nvls_or_tree_suspected"] is False
 

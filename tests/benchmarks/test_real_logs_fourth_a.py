@@ -134,7 +134,7 @@ def test_ranks_that_share_a_gpu_are_still_told(devices_and_buses: list[tuple[int
     result = parse(_log_of(devices_and_buses)).as_dict()
     [run] = result["summary"]["runs"]
     assert (run["ranks"], run["nodes"], run["gpus_per_node"]) == (4, 1, gpus)
-    assert _warned(result, f"4 ranks ran on {gpus} GPU(s)")
+    assert _warned(result, f"4 ranks ran on {gpus} GPU" + ("s" if gpus != 1 else ""))
 
 
 def test_bare_metal_bus_numbers_with_device_0_in_every_process_are_distinct_gpus() -> None:

@@ -124,7 +124,7 @@ def test_rows_that_do_not_fit_their_header_are_not_read_and_not_a_failure() -> N
     (run,) = r["summary"]["runs"]
     assert run["rows"] == 0
     assert run["failed"] is False and r["summary"]["failed_runs"] == 0
-    assert _warned(r, "2 table line(s)", "line 3", "not read", "not a failure")
+    assert _warned(r, "2 table lines", "line 3", "not read", "not a failure")
 
 
 def test_a_header_without_any_row_is_still_a_failed_run() -> None:

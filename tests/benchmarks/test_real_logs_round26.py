@@ -39,7 +39,7 @@ def test_mlx5_command_timeouts_behind_a_pdsh_prefix_are_a_nic_firmware_failure()
     assert {e["kind"] for e in events} == {"command_timeout"}
     assert events[0]["message"] == "CREATE_DCT(0x710) timeout"
     assert s["nic_errors"] == [] and s["nvrm_lines"] == 0
-    assert _warned(r, "firmware stopped answering (0000:61:00.0; 3 event(s)")
+    assert _warned(r, "firmware stopped answering (0000:61:00.0; 3 events")
     v = _verdicts(r, UCX_TIMEOUTS)
     row = v["RDMA NICs whose firmware stopped answering"]
     assert (row["verdict"], row["measured"], row["lines"]) == ("fail", 1, [3, 5, 8])

@@ -50,7 +50,7 @@ def test_five_watch_snapshots_of_one_gpu_are_one_gpu() -> None:
     assert (gpu["memory_total_mib"], gpu["power_cap_w"]) == (16384, 250)
     assert summary["lines"] == [9]
     assert (summary["driver_version"], summary["cuda_version"]) == ("560.35.03", "12.6")
-    assert _warned(out, "1 GPU(s) shown up to 5 times", "counted once")
+    assert _warned(out, "1 GPU shown up to 5 times", "counted once")
 
 
 def _kmd_table() -> str:
@@ -61,7 +61,7 @@ def _kmd_table() -> str:
 def test_one_host_s_table_printed_twice_is_counted_once() -> None:
     out = _parse_text(_kmd_table() + _kmd_table())
     assert out["summary"]["gpus"] == 7 and out["summary"]["lines"] == [10, 14, 18, 22, 26, 30, 34]
-    assert _warned(out, "7 GPU(s) shown up to 2 times")
+    assert _warned(out, "7 GPUs shown up to 2 times")
 
 
 def test_a_table_without_a_prompt_then_the_same_with_one_is_one_host() -> None:
@@ -76,7 +76,7 @@ def test_an_unprompted_table_is_the_first_prompted_host_s_and_not_the_second_s()
     # the first table is dell's (its prompt follows); the last, after dell2's prompt, is dell2's again
     out = _parse_text(unprompted + text + text.replace("dell@dell:", "dell@dell2:") + unprompted)
     assert out["summary"]["gpus"] == 14
-    assert _warned(out, "GPUs of 2 hosts (dell, dell2") and _warned(out, "14 GPU(s) shown up to 2 times")
+    assert _warned(out, "GPUs of 2 hosts (dell, dell2") and _warned(out, "14 GPUs shown up to 2 times")
 
 
 def test_the_same_bus_ids_under_two_hosts_prompts_are_two_hosts_gpus() -> None:
@@ -101,7 +101,7 @@ def test_a_gpu_list_printed_twice_counts_each_uuid_once() -> None:
     )
     out = _parse_text(listing + "\n" + listing + "\n")
     assert out["summary"]["source"] == "nvidia-smi -L" and out["summary"]["gpus"] == 8
-    assert _warned(out, "8 GPU(s) shown up to 2 times")
+    assert _warned(out, "8 GPUs shown up to 2 times")
 
 
 def test_an_unreachable_gpu_named_again_is_one_gpu() -> None:
@@ -175,7 +175,7 @@ def test_a_looped_query_counts_each_bus_id_once_and_reads_by_field_name() -> Non
         0, "00000000:18:00.0", 81559, 700
     )  # fmt: skip
     assert second["power_cap_w"] is None and second["pcie_width_current"] == 8
-    assert _warned(out, "2 GPU(s) shown up to 2 times")
+    assert _warned(out, "2 GPUs shown up to 2 times")
     assert _warned(out, "GPU 00000000:2A:00.0 (line 4): PCIe link x8 of x16 (degraded)")
 
 

@@ -139,8 +139,7 @@ def test_a_normal_table_keeps_its_wrong_column() -> None:
     (run,) = _runs_of(text)
     assert [row["wrong_oop"] for row in run["size_rows"]] == ["0", "3"]
     assert (
-        run["failed"] is True
-        and "non-zero #wrong on 1 measurement(s), first at line 3" in run["failure_reason"]
+        run["failed"] is True and "non-zero #wrong on 1 measurement, first at line 3" in run["failure_reason"]
     )
 
 
@@ -180,7 +179,7 @@ def test_a_wrappers_reformatted_table_is_not_a_failed_run() -> None:
     assert run["nccl_version"] == "2.29.2+cuda12.9" and r["summary"]["nccl_version"] == "2.29.2+cuda12.9"
     assert run["busbw_at_max_size_gbps"] is None and run["peak_busbw_gbps"] is None
     assert run["measures_fabric"] is False
-    assert _warned(r, "6 table line(s)", "first at line 7", "not read", "not a failure")
+    assert _warned(r, "6 table lines", "first at line 7", "not read", "not a failure")
     assert not _warned(r, "failed run") and not _warned(r, "without result rows")
 
 
@@ -386,7 +385,7 @@ def test_corrupted_data_over_slingshot_is_a_failed_run() -> None:
     r = _parse(OLIVIA)
     run = _only_run(r)
     assert run["failed"] is True
-    assert run["failure_reason"] == "non-zero #wrong on 11 measurement(s), first at line 47"
+    assert run["failure_reason"] == "non-zero #wrong on 11 measurements, first at line 47"
     assert r["summary"]["failed_runs"] == 1
     assert run["collective"] == "all_reduce" and run["data_type"] == "int8"
     assert run["ranks"] == 16 and run["nodes"] == 4 and run["gpus_per_node"] == 4

@@ -276,7 +276,7 @@ def test_a_complete_bidirectional_sweep_is_unchanged() -> None:
     assert (s["average_gbps"], s["peak_gbps"], s["bw_peak_column_max_gbps"]) == (779.09, 779.14, 779.14)
     assert s["max_size_bytes"] == 8388608
     assert (s["device"], s["qps"], s["gid_index"], s["link_layer"]) == ("ionic_0", 2, 1, "Ethernet")
-    assert _warned(r, "23 duplicate row(s)")
+    assert _warned(r, "23 duplicate rows")
     assert _warned(r, "bidirectional test")
     assert not _sweep_warned(r)
     # 400 x 0.92 x 2 = 736.0; 779.09 is 105.9 %

@@ -237,7 +237,7 @@ def test_dmesg_xid_79_alone_marks_the_gpu_fallen_off_the_bus() -> None:
     assert s["xid_codes"] == [79, 154]
     # `NVRM: Xid (PCI:0000:02:00): 79, pid='<unknown>', GPU has fallen off the bus.` and no other line.
     assert s["gpus_fallen_off_bus"] == [{"bus_id": "0000:02:00.0", "line": 1}]
-    assert _warned(result, "1 GPU(s) fell off the bus")
+    assert _warned(result, "1 GPU fell off the bus")
 
 
 def test_dmesg_three_vm_gpus_with_xid_43_31_94() -> None:

@@ -51,7 +51,7 @@ def test_perftest_values_in_markdown_bold_are_read_not_called_a_failed_run() -> 
         approx(920.13 * 2**20 * 8 / 1e9),
         approx(5544.28 * 2**20 * 8 / 1e9),
     ]
-    assert _warned(r, "markdown emphasis", "2 row(s)", "line 7")
+    assert _warned(r, "markdown emphasis", "2 rows", "line 7")
     assert not _warned(r, "banner found")
 
 
@@ -247,7 +247,7 @@ def test_a_table_pasted_with_pipes_is_not_read_and_is_not_a_failed_run() -> None
     r = _parse(PIPE_TABLE)
     run = r["summary"]["runs"][0]
     assert run["rows"] == 0 and run["failed"] is False and run["failure_reason"] is None
-    assert _warned(r, "9 table line(s)", "do not fit the columns", "not a failure")
+    assert _warned(r, "9 table lines", "do not fit the columns", "not a failure")
 
 
 def test_the_banner_names_the_perftest_test_when_the_command_shown_says_another() -> None:
@@ -313,7 +313,7 @@ def test_nvswitch_sxid_errors_in_a_kernel_log_are_events_and_warned() -> None:
         ("nvidia-nvswitch0", 20034, True, False),
     ]
     assert events[0]["detail"] == "Link 48 LTSSM Fault Up" and events[0]["line"] == 11
-    assert _warned(r, "5 NVSwitch error(s) (SXid), 5 fatal", "SXid 20034 on nvidia-nvswitch1")
+    assert _warned(r, "5 NVSwitch errors (SXid), 5 fatal", "SXid 20034 on nvidia-nvswitch1")
 
 
 def test_a_kernel_log_of_nvswitch_errors_only_is_recognised() -> None:
@@ -321,7 +321,7 @@ def test_a_kernel_log_of_nvswitch_errors_only_is_recognised() -> None:
     assert r["kind"] == "dmesg"
     [event] = r["summary"]["nvswitch_sxid_events"]
     assert (event["sxid"], event["fatal"]) == (22013, False)
-    assert _warned(r, "1 NVSwitch error(s) (SXid), 0 fatal")
+    assert _warned(r, "1 NVSwitch error (SXid), 0 fatal")
 
 
 def test_ibstatus_ports_without_a_state_line_are_warned_as_unknown() -> None:

@@ -50,7 +50,7 @@ def test_a_roce_claim_on_a_gb200_tray_fails_its_bluefield_dpus_are_not_the_fabri
     rows = _rows(GB200_ROCE, _parsed("lspci-gb200-fixture.txt"))
     count = rows[COUNT]
     assert (count["measured"], count["verdict"]) == (0, "fail")
-    assert "4 BlueField function(s) not counted, taken as DPUs" in count["detail"]
+    assert "4 BlueField functions not counted, taken as DPUs" in count["detail"]
     assert "the GPU fabric's by their number" in count["detail"]
     assert (rows[LAYER]["measured"], rows[LAYER]["verdict"]) == ("InfiniBand", "fail")
 
@@ -58,7 +58,7 @@ def test_a_roce_claim_on_a_gb200_tray_fails_its_bluefield_dpus_are_not_the_fabri
 def test_an_infiniband_claim_on_the_gb200_tray_still_passes_with_no_layer_row() -> None:
     rows = _rows(GB200_IB, _parsed("lspci-gb200-fixture.txt"))
     assert (rows[COUNT]["measured"], rows[COUNT]["verdict"]) == (4, "pass")
-    assert "4 Ethernet function(s) not counted" in rows[COUNT]["detail"]
+    assert "4 Ethernet functions not counted" in rows[COUNT]["detail"]
     assert LAYER not in rows
 
 
@@ -68,7 +68,7 @@ def test_front_end_connectx_meeting_a_roce_claim_warns_when_the_ib_adapters_coul
     rows = _rows(GB200_ROCE, _parsed("lspci-4cx7ib-2cx6dx-frontend.txt"))
     assert (rows[COUNT]["measured"], rows[COUNT]["verdict"]) == (4, "pass")
     assert rows[LAYER]["verdict"] == "warn"
-    assert "4 InfiniBand adapter(s), as many as the claim, could be the GPU fabric" in rows[LAYER]["detail"]
+    assert "4 InfiniBand adapters, as many as the claim, could be the GPU fabric" in rows[LAYER]["detail"]
 
 
 def test_two_dual_port_front_end_adapters_do_not_warn_an_infiniband_claim_of_four() -> None:
@@ -101,7 +101,7 @@ def test_eight_cx7_ib_with_a_bluefield_dpu() -> None:
 def test_virtual_functions_beside_physical_ones_are_not_counted() -> None:
     count = _row(IB8, "lspci-4pf-12vf-ib.txt")
     assert (count["measured"], count["verdict"]) == (4, "fail")
-    assert "12 SR-IOV virtual function(s) not counted" in count["detail"]
+    assert "12 SR-IOV virtual functions not counted" in count["detail"]
     assert _row(dict(IB8, nics_per_node=4), "lspci-4pf-12vf-ib.txt")["verdict"] == "pass"
 
 
@@ -168,7 +168,7 @@ def test_lspci_n_network_functions_of_other_vendors_make_a_short_count_cannot_me
     assert len(r["summary"]["unread_network_functions"]) == 8
     count = _rows(ROCE8, r)[COUNT]
     assert (count["measured"], count["verdict"]) == (0, "cannot-measure")
-    assert "network function(s) of vendors not read by id" in count["detail"]
+    assert "8 network functions of vendors not read by id" in count["detail"]
 
 
 # ---- P-d: Soft-RoCE by name only -------------------------------------------------------------------------

@@ -36,7 +36,7 @@ def test_write_with_imm_is_ib_write_bw_and_server_and_client_stay_one_test() -> 
     # banner `RDMA_Write_imm BW Test` (--write_with_imm), printed by server and client
     r = _review("pf_write_imm_twice.txt")
     assert r["summary"]["test"] == "ib_write_bw" and r["summary"].get("tests") is None
-    assert _warned(r, "duplicate row(s) from interleaved server/client output")
+    assert _warned(r, "1 duplicate row from interleaved server/client output")
 
 
 def test_force_link_in_a_shell_comment_is_not_the_commands() -> None:

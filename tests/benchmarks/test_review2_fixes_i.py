@@ -88,7 +88,7 @@ def test_single_node_labelled_two_nodes_cannot_be_measured(collective: str) -> N
     item["nodes"] = 2
     v = _one(H100_IB, item)
     assert v["verdict"] == "cannot-measure"
-    assert "4 GPU(s)/node assumed (ranks / nodes)" in str(v["detail"])
+    assert "4 GPUs/node assumed (ranks / nodes)" in str(v["detail"])
     assert "single node" in str(v["detail"])
 
 

@@ -131,7 +131,7 @@ def test_every_gpu_block_elided_after_two_links_is_a_minimum_not_a_fail() -> Non
     assert s["active_links_per_gpu"] is None and s["max_active_links_per_gpu"] is None
     assert s["active_links_per_gpu_at_least"] == 2
     assert all(p["listing_cut"] for p in s["per_gpu"])
-    assert _warned(out, "each of the 8 GPU(s) is elided", "at least 2 active link(s) per GPU")
+    assert _warned(out, "each of the 8 GPUs is elided", "at least 2 active links per GPU")
     row = _verdicts(out)["active NVLinks per GPU"]
     assert (row["verdict"], row["measured"]) == ("cannot-measure", None)
     assert "at least 2 shown" in str(row["detail"])

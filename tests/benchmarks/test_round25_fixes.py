@@ -215,7 +215,7 @@ def test_mlx5_sub_functions_are_not_counted_as_ports(name: str, netdevs: list[st
     assert [p["netdev"] for p in s["sub_functions"]] == netdevs
     assert s["active_ethernet_ports"] == 0  # 2 and 1 before: a sub-function shares its physical port
     assert all(p["sub_function"] for p in s["ports"])
-    assert _warned(r, f"{len(netdevs)} sub-function(s)")
+    assert _warned(r, f"{len(netdevs)} sub-function" + ("s" if len(netdevs) != 1 else ""))
     facts = {
         "gpu": "H100-SXM-80GB",
         "gpus_per_node": 8,
@@ -238,7 +238,7 @@ def test_a_lone_sxid_data_line_is_an_event_of_unknown_severity() -> None:
     assert events[0]["header_missing"] is True and events[0]["detail"].startswith(
         "Data {0x00000000, 0x00000002"
     )
-    assert _warned(r, "1 SXid event(s) read from continuation lines", "first at line 1")
+    assert _warned(r, "1 SXid event read from continuation lines", "first at line 1")
     assert r["summary"]["xid_codes"] == [74]
 
 
@@ -249,7 +249,7 @@ def test_a_cut_severity_and_data_pair_is_one_event_with_its_severity() -> None:
         (1, False, True),
         (3, False, False),  # the whole event after it: its Severity and Data lines are not events
     ]
-    assert _warned(r, "2 NVSwitch error(s) (SXid), 0 fatal")
+    assert _warned(r, "2 NVSwitch errors (SXid), 0 fatal")
 
 
 # ---- 5. nccl-tests rows behind rank tags: the same result for less work ---------------------------------

@@ -14,7 +14,7 @@ a communicator of its own and prints `Rank 0` (with its own Pid), so one rank is
 
 from __future__ import annotations
 
-from hardware.messages import _
+from hardware.messages import _, ngettext
 
 from .assembly import Run
 from .blocks import Ranks
@@ -76,19 +76,26 @@ def listing_nodes_warning(
     if source == "rank-lines" or not run.ranks or listing_complete(run.ranks):  # a complete listing's hosts
         return None
     if source == BLOCK_LAYOUT_SOURCE:
-        return _(
-            "the Rank listing is incomplete (%(hosts)s host(s) shown), so its hosts are not counted as the "
+        return ngettext(
+            "the Rank listing is incomplete (%(hosts)s host shown), so its host is not counted as the "
             "nodes: %(nodes)s nodes x %(per_node)s GPUs assumed, the one layout that fits every Rank line "
             "shown when each node runs the same number of consecutive ranks on devices 0, 1, ...",
+            "the Rank listing is incomplete (%(hosts)s hosts shown), so its hosts are not counted as the "
+            "nodes: %(nodes)s nodes x %(per_node)s GPUs assumed, the one layout that fits every Rank line "
+            "shown when each node runs the same number of consecutive ranks on devices 0, 1, ...",
+            hosts,
             hosts=hosts,
             nodes=count,
             per_node=per_node,
         )
     if count is not None:
         return None
-    return _(
-        "the Rank listing is incomplete: the %(hosts)s host(s) it shows are not the node count, which is "
-        "left unknown (so is the number of GPUs per node)",
+    return ngettext(
+        "the Rank listing is incomplete: the %(hosts)s host it shows is not the node count, which is left "
+        "unknown (so is the number of GPUs per node)",
+        "the Rank listing is incomplete: the %(hosts)s hosts it shows are not the node count, which is left "
+        "unknown (so is the number of GPUs per node)",
+        hosts,
         hosts=hosts,
     )
 

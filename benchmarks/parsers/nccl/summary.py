@@ -11,7 +11,7 @@ from operator import itemgetter
 from typing import Any
 
 from hardware import gpu_from_text
-from hardware.messages import _, joined
+from hardware.messages import _, joined, ngettext
 
 from ..result import ParseResult
 from ..text import median
@@ -293,9 +293,12 @@ def _shared_gpus(ranks: Ranks) -> int | None:
 def _shared_gpu_warning(scale: _Scale) -> str | None:
     if scale.gpus is None:
         return None
-    return _(
-        "%(ranks)s ranks ran on %(gpus)s GPU(s) (Rank lines name the same host and bus id): ranks "
-        "sharing a GPU measure far less than one rank per GPU, so this is not a measure of the cluster",
+    return ngettext(
+        "%(ranks)s ranks ran on %(gpus)s GPU (Rank lines name the same host and bus id): ranks sharing a "
+        "GPU measure far less than one rank per GPU, so this is not a measure of the cluster",
+        "%(ranks)s ranks ran on %(gpus)s GPUs (Rank lines name the same host and bus id): ranks sharing a "
+        "GPU measure far less than one rank per GPU, so this is not a measure of the cluster",
+        scale.gpus,
         ranks=scale.ranks,
         gpus=scale.gpus,
     )
@@ -353,7 +356,12 @@ def _algbw_mismatch(rows: list[Row], scale_factor: float = 1.0) -> str | None:
             if abs(expected - m.algbw) / m.algbw > 0.03 and "e" not in f"{m.time_us}":
                 bad_algbw += 1
     return (
-        _("%(count)s measurement(s) where algbw != size/time within 3%%", count=bad_algbw)
+        ngettext(
+            "%(count)s measurement where algbw != size/time within 3%%",
+            "%(count)s measurements where algbw != size/time within 3%%",
+            bad_algbw,
+            count=bad_algbw,
+        )
         if bad_algbw
         else None
     )
@@ -382,8 +390,10 @@ def _failure_reasons(run: Run) -> list[str]:
     wrong_lines = [] if _error_column(run) else _nonzero_wrong_lines(run.rows)
     if wrong_lines:
         reasons.append(
-            _(
-                "non-zero #wrong on %(count)s measurement(s), first at line %(line)s",
+            ngettext(
+                "non-zero #wrong on %(count)s measurement, first at line %(line)s",
+                "non-zero #wrong on %(count)s measurements, first at line %(line)s",
+                len(wrong_lines),
                 count=len(wrong_lines),
                 line=wrong_lines[0],
             )
@@ -406,9 +416,12 @@ def _error_column_warning(run: Run) -> str | None:
     if not error_lines or run.oob == 0:
         # `1e-06`-style relative errors within the tool's own tolerance (Out of bounds 0) are rounding.
         return None
-    return _(
-        "old `error` column: non-zero max relative error on %(count)s measurement(s) "
-        "(first at line %(line)s); counts as a failure only with Out of bounds > 0",
+    return ngettext(
+        "old `error` column: non-zero max relative error on %(count)s measurement (first at line %(line)s); "
+        "counts as a failure only with Out of bounds > 0",
+        "old `error` column: non-zero max relative error on %(count)s measurements (first at line "
+        "%(line)s); counts as a failure only with Out of bounds > 0",
+        len(error_lines),
         count=len(error_lines),
         line=error_lines[0],
     )
@@ -456,17 +469,22 @@ def _table_warnings(run: Run, collapses: list[dict[str, Any]]) -> list[str]:
         )
     if run.unread_rows and not run.rows:
         warnings.append(
-            _(
-                "%(count)s table line(s) (first at line %(line)s) do not fit the columns of the header above "
+            ngettext(
+                "%(count)s table line (first at line %(line)s) does not fit the columns of the header above "
+                "it and was not read: the run's figures are unknown, not a failure",
+                "%(count)s table lines (first at line %(line)s) do not fit the columns of the header above "
                 "them and were not read: the run's figures are unknown, not a failure",
+                run.unread_rows,
                 count=run.unread_rows,
                 line=run.unread_row_line,
             )
         )
     if run.skipped_fragments:
         warnings.append(
-            _(
-                "%(count)s split row fragment(s) skipped (first at line %(line)s)",
+            ngettext(
+                "%(count)s split row fragment skipped (first at line %(line)s)",
+                "%(count)s split row fragments skipped (first at line %(line)s)",
+                len(run.skipped_fragments),
                 count=len(run.skipped_fragments),
                 line=run.skipped_fragments[0],
             )
@@ -675,7 +693,7 @@ def summarise_run(run: Run, index: int, file_tool: str | None, file_nccl: str | 
         "out_of_bounds": run.oob,
         "rows": len(run.rows),
         "failed": bool(reasons),
-        "failure_reason": joined(*reasons, sep="; ") if reasons else None,
+        "failure_reason": joined(*reasons, sep=_("; ")) if reasons else None,
         "failure_line": run.failure_line,
         "first_line": run.first_line,
         "last_line": run.last_line,

@@ -1,0 +1,53 @@
+"""Lists and clauses built in Python are joined by the page's language: "; " and ", " in English, "；" and
+"、" in Chinese (the separators are messages, hardware.messages.joined), and the parts themselves are
+translated."""
+
+from __future__ import annotations
+
+from django.utils import translation
+
+from benchmarks.compare_dmesg import _xid_reset_detail
+from benchmarks.verdicts import cannot_measure_instead, verdict_row
+from checks.checklist import checklist
+from checks.rules import run_rules
+from hardware.messages import _
+from portal.i18n import translated
+from tests.checks.helpers import ev, good_offering
+
+
+def _chinese(message: dict) -> str:
+    with translation.override("zh-hans"):
+        return translated(message, "")
+
+
+def test_a_verdict_detail_and_why_it_cannot_be_judged_are_joined_by_the_pages_semicolon() -> None:
+    claim = _("usable GPUs")
+    row = verdict_row(claim, 8, 4, "fail", _("not shown in this file."), {"filename": "a.txt"}, [1])
+    why = _("node count given at upload, not by the log")
+    changed = cannot_measure_instead(row, claim, 4, _("not shown in this file."), why, {"filename": "a"}, [1])
+    assert changed["detail"] == "not shown in this file.; node count given at upload, not by the log"
+    chinese = _chinese(changed["messages"]["detail"])
+    assert "；" in chinese and "; " not in chinese, chinese
+
+
+def test_the_xids_asking_for_a_reset_are_listed_in_the_pages_language() -> None:
+    resets = [
+        {"xid": 79, "name": "fallen off the bus", "count": 1, "bus_id": "0000:1b:00.0", "lines": [3]},
+        {"xid": 48, "name": "double-bit ECC error", "count": 2, "bus_id": "0000:2b:00.0", "lines": [9]},
+    ]
+    [sentence] = _xid_reset_detail(resets)
+    assert "on 0000:1b:00.0, line 3; Xid 48" in sentence
+    chinese = _chinese(sentence.as_json())
+    assert "第 3 行；Xid 48" in chinese and "line 3" not in chinese, chinese
+
+
+def test_the_checklists_evidence_files_are_listed_with_the_pages_separator() -> None:
+    topo = ev("nvidia-smi-topo", {"gpus": 8, "full_nvlink_mesh": False, "min_nvlinks_per_pair": 0}, "a.txt")
+    again = ev("nvidia-smi-topo", {"gpus": 8, "full_nvlink_mesh": False, "min_nvlinks_per_pair": 0}, "b.txt")
+    off = good_offering()
+    mesh = next(
+        q for q in checklist(off, run_rules(off, evidence=[topo, again]), [topo, again]) if q["key"] == "mesh"
+    )
+    assert "Evidence: a.txt, b.txt." in mesh["answer"]
+    chinese = _chinese(mesh["answer"].as_json())
+    assert "a.txt、b.txt" in chinese and "。 " not in chinese, chinese
