@@ -231,10 +231,11 @@ def _int(d: dict[str, Any], key: str, default: int, minimum: int = 1) -> int:
 
 
 def _pipeline_schedules(
-    d: dict[str, Any], wl: Workload, pp: int, batch_per_step: int, notes: list[str]
+    d: dict[str, Any], wl: Workload, pp: int, per_replica: tuple[int, int], notes: list[str]
 ) -> int | None:
-    """pipeline_schedules: a whole number of micro-batches in each run of the schedule (the replica's m =
-    ceil(global_batch / (dp x micro_batch)) divided by it); without pipeline stages it changes nothing."""
+    """pipeline_schedules: a whole number of micro-batches in each run of the schedule (the replica's m,
+    Workload.micro_batches of (dp, micro_batch), divided by it); without pipeline stages it changes
+    nothing."""
     if d.get("pipeline_schedules") is None:
         return None
     runs = _int(d, "pipeline_schedules", 1)
@@ -242,7 +243,7 @@ def _pipeline_schedules(
         if runs > 1:
             notes.append("pipeline_schedules > 1 without pipeline parallelism has no effect: set to 1")
         return None
-    micro = -(-wl.global_batch // batch_per_step)
+    micro = int(wl.micro_batches(*per_replica))
     if micro % runs:
         raise InputError(
             "layout.pipeline_schedules",
@@ -670,7 +671,7 @@ def layout_from_dict(
     engine = _pipeline_engine(d, v)
     first_layers, last_layers = _stage_layers(d, wl, pp)
     slot_emb, slot_loss = _pipeline_slots(d, wl, pp, v, (first_layers, last_layers), notes)
-    schedules = _pipeline_schedules(d, wl, pp, dp * mb, notes)
+    schedules = _pipeline_schedules(d, wl, pp, (dp, mb), notes)
     lay = Layout(
         tp,
         pp,

@@ -295,7 +295,7 @@ def _memory(
     h = float(wl.hidden)
     s = float(wl.seq_len)
     gpus = tp * pp * dp * cp
-    micro = np.ceil(wl.global_batch / (dp * mb))  # micro-batches per replica per iteration
+    micro = wl.micro_batches(dp, mb)  # per replica per iteration
     n_layers, first_layers, layers_last = S.stage_layers(wl.layers, x, wl.mtp_layers)
     embedding = float(wl.vocab) * h / tp
     # multi-token prediction on the last stage: each depth's h x 2h projection, and an untied model's input

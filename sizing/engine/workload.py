@@ -6,6 +6,8 @@ import math
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
+import numpy as np
+
 from hardware.messages import _
 from hardware.numbers import is_finite, value_text
 
@@ -267,6 +269,11 @@ class Workload:
             block += (routed + self.moe.shared_experts) * self.mlp_params(self.moe.expert_ffn_hidden)
             block += 0.0 if active else h * self.moe.experts  # router
         return block + 2.0 * h * h + (0.0 if active else 2.0 * h)
+
+    def micro_batches(self, dp: Any, micro_batch: Any) -> Any:
+        """Micro-batches per data-parallel replica per step, ceil(global_batch / (dp x micro_batch)): the m of
+        a layout (scalars) or of a grid of layouts (arrays)."""
+        return np.ceil(self.global_batch / (np.asarray(dp) * micro_batch))
 
     @property
     def tokens_per_iteration(self) -> int:
