@@ -11,9 +11,11 @@ import numpy as np
 from hardware.messages import _
 from hardware.numbers import is_finite, value_text
 
+from .architectures import architecture, match, published_facts, published_keys
 from .bounds import check_float_range, check_number
 from .errors import InputError
 from .limits import LATENT_BOUNDS, MAX_HEAD_WIDTH, MAX_MTP_LAYERS, WORKLOAD_BOUNDS
+from .shapes import DEFAULT_VOCAB, derive_shape
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,11 @@ class MoE:
     dense_layers: int = 0  # leading dense layers (DeepSeek-V3: 3)
     # tokens on the busiest expert-parallel rank / the mean (None: constants.MOE_LOAD_IMBALANCE, stated)
     load_imbalance: float | None = None
+
+    @property
+    def counts(self) -> tuple[int, int, int, int, int]:
+        """experts, top_k, expert_ffn_hidden, shared_experts, dense_layers: the architecture's MoE shape."""
+        return (self.experts, self.top_k, self.expert_ffn_hidden, self.shared_experts, self.dense_layers)
 
 
 @dataclass(frozen=True)
@@ -290,8 +297,11 @@ class Workload:
         d["head_dim"] = d.pop("head_dim_override")
         if self.sliding_window is None:
             d.pop("sliding_window_layers")
+        # absent keys stay absent in the answer's echo, but for a published model's shape, whose absent keys
+        # would take that model's values again (architectures.published_facts): its echo sizes the same
+        kept = published_keys(match(d, self.activation, self.moe.counts if self.moe else None))
         for key, default in (("glu_clamp", None), ("linear_bias", False), ("rope", "rope"), *_UNSET_LATENT):
-            if d[key] == default:  # absent keys stay absent in the answer's echo
+            if d[key] == default and key not in kept:
                 d.pop(key)
         if self.moe is None or self.moe.load_imbalance is None:
             if isinstance(d.get("moe"), dict):
@@ -351,7 +361,8 @@ _PRESET_LIST = (
     # fp8. MLA's projections are approximated by a 4h^2 attention block (187M vs 205M params per layer); its
     # attention core scores with 192-wide query/key heads (qk_nope 128 + qk_rope 64) and 128-wide values
     # (the model's config.json: qk_nope_head_dim, qk_rope_head_dim, v_head_dim), its up-projections from
-    # ranks 1,536 (queries) and 512 (keys and values; config.json q_lora_rank, kv_lora_rank). It trained with
+    # ranks 1,536 (queries) and 512 (keys and values; config.json q_lora_rank, kv_lora_rank): the facts of
+    # architectures.ARCHITECTURES, which a workload of this shape takes without the preset. It trained with
     # one multi-token-prediction module (sec. 2.2, D = 1; config.json num_nextn_predict_layers 1).
     _preset(
         "deepseek-v3-671b",
@@ -359,11 +370,7 @@ _PRESET_LIST = (
         activation="swiglu",
         precision="fp8",
         dropout=False,
-        qk_head_dim=192,
-        v_head_dim=128,
-        q_lora_rank=1536,
-        kv_lora_rank=512,
-        qk_rope_head_dim=64,
+        **architecture("DeepSeek-V3").facts,
         mtp_layers=1,
         moe=MoE(experts=256, top_k=8, expert_ffn_hidden=2048, shared_experts=1, dense_layers=3),
     ),
@@ -480,53 +487,6 @@ def _head_width(d: dict[str, Any], key: str) -> int | None:
     return width
 
 
-# the vocabulary of a workload that does not give one (GPT-3's 50,257 padded to a multiple of 1,024)
-DEFAULT_VOCAB = 51200
-# 128-wide heads in a multiple of 1024: heads divisible by TP = 8, a node's width
-HIDDEN_STEP_TP = 1024
-
-
-def derive_shape(
-    params: float, layer_multiple: int = 1, vocab: int = DEFAULT_VOCAB, tied: bool = False
-) -> dict[str, int]:
-    """A standard dense shape for a bare parameter count, 12 L h^2 ~ params, with the hidden/layers aspect
-    ratio of published GPT-3 models (128 from 6.7B to 175B, ~80 below; Brown et al. 2020), head dim 128,
-    FFN 4h. From hidden 1024 up the hidden size is a multiple of 1024, so the heads are a multiple of 8
-    and the tensor-parallel degrees of published layouts (2, 4, 8) divide them, as they divide every
-    published model's (GPT-3 6.7B: 32 heads, 13B: 40, 175B: 96); a multiple of 128 alone gave 70B 71
-    heads and no tensor parallelism at all.
-
-    `layer_multiple`: the layers are a multiple of it, as a given layout's pipeline needs (pp x virtual
-    stages: a published model splits evenly over its published pipeline, MT-NLG's 105 layers over 35
-    stages); without it, an even count. Unconstrained, 530B comes out at 146 layers, whose 35-stage split
-    puts 5 layers on some stages and 4 on others: the pace of the slowest, 20% over the mean.
-
-    `params` is a published count, which includes the embeddings (GPT-3 175B: 0.6B of them; Llama 3.1 8B:
-    1.05B, its input and output embeddings of a 128,256-word vocabulary untied): the shape is sized so that
-    its transformer layers (12 h^2 + 2 h each: attention, FFN and norms) and its `vocab` x h embeddings
-    (twice untied) count `params`, the count the engine then reports (Workload.total_params) for this shape
-    (within 5%; a workload that also sets SwiGLU, grouped KV heads or experts counts otherwise). Sized on
-    the layers alone, 8B came out 40 x 4096 (8.05B of layers, 8.5B in all) where Llama 3.1 8B has 32 layers
-    of 6.98B."""
-    target_ratio = 128.0 if params >= 5e9 else 80.0  # GPT-3 6.7B-175B: 128; 1.3B-2.7B: ~80
-    step = layer_multiple if layer_multiple > 1 else 2
-    best: tuple[float, int, int] | None = None
-    embedding_copies = 1.0 if tied else 2.0
-    for layers in range(step * max(1, -(-8 // step)), max(257, 8 * step), step):
-        # 12 L h^2 + (2 L + copies V) h = params, for h
-        linear = 2.0 * layers + embedding_copies * vocab
-        width = (math.sqrt(linear**2 + 48.0 * layers * params) - linear) / (24.0 * layers)
-        step_h = HIDDEN_STEP_TP if width >= HIDDEN_STEP_TP else 128
-        hidden = max(128, int(round(width / step_h)) * step_h)
-        count = 12.0 * layers * hidden**2 + (2.0 * layers + embedding_copies * vocab) * hidden
-        score = abs(math.log(hidden / layers / target_ratio)) + 4 * abs(math.log(count / params))
-        if best is None or score < best[0]:
-            best = (score, layers, hidden)
-    assert best is not None
-    _, layers, hidden = best
-    return {"layers": layers, "hidden": hidden, "heads": hidden // 128, "ffn_hidden": 4 * hidden}
-
-
 # A workload that does not say whether it has dropout layers takes its class's: SwiGLU models train without
 # (Llama 2/3, Mistral, Qwen2/3 and DeepSeek-V3 publish attention and hidden dropout 0.0 in their config.json),
 # GPT-3-era GELU models with (Megatron-LM's defaults --hidden-dropout and --attention-dropout 0.1; BLOOM, a
@@ -562,6 +522,7 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
     activation = _choice(d, "activation", ("gelu", "swiglu"))
     attention = _choice(d, "attention", ATTENTION_KINDS)
     moe = _moe_from_dict(d.get("moe"), shape["ffn_hidden"], shape["layers"])
+    d = published_facts(d, shape, activation, moe.counts if moe else None, notes)
     head_dim = _head_width(d, "head_dim")
     qk_head_dim, v_head_dim = (_head_width(d, key) for key in ("qk_head_dim", "v_head_dim"))
     mtp_layers = _mtp_layers(d)

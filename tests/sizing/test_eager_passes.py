@@ -87,9 +87,17 @@ def test_a_dense_model_has_no_expert_passes(h100_ib: dict[str, Any]) -> None:
 
 
 def test_the_facts_are_echoed_only_when_given(h100_ib: dict[str, Any]) -> None:
-    plain = evaluate(GPT_OSS, h100_ib, LAYOUT)
+    # a shape that is no published model's echoes none of them when none is given
+    other = {k: v for k, v in GPT_OSS.items() if k not in ("glu_clamp", "linear_bias", "rope")}
+    plain = evaluate({**other, "layers": 35}, h100_ib, LAYOUT)
     assert not {"glu_clamp", "linear_bias", "rope"} & set(plain["workload"])
     assert "te_op_fuser" not in plain["layout"]
+    # gpt-oss's shape echoes the "none" it states, so that its echo, sent again, sizes the same
+    stated = evaluate(GPT_OSS, h100_ib, LAYOUT)
+    echoed = {k: stated["workload"][k] for k in ("glu_clamp", "linear_bias", "rope")}
+    assert echoed == {"glu_clamp": None, "linear_bias": False, "rope": "rope"}
+    again = evaluate(stated["workload"], h100_ib, LAYOUT)
+    assert again["iteration_time_s"] == stated["iteration_time_s"]
     given = evaluate(
         {**GPT_OSS, "glu_clamp": 7.0, "linear_bias": True, "rope": "yarn"},
         h100_ib,

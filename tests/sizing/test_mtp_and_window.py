@@ -132,6 +132,12 @@ GPT_OSS_20B = {
     "activation": "swiglu",
     "dropout": False,
     "moe": {"experts": 32, "top_k": 4, "expert_ffn_hidden": 2880},
+    # gpt-oss's shape without its other facts, each stated as none (null, false, plain RoPE), so that the
+    # tests add them one at a time: left out, they would be taken from its published configuration
+    "sliding_window": None,
+    "glu_clamp": None,
+    "linear_bias": False,
+    "rope": "rope",
 }
 
 

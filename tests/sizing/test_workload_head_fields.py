@@ -209,3 +209,42 @@ def test_a_run_sizes_the_stated_fields() -> None:
     # a 128-token window on every layer of a 4k context: far less attention work than full attention
     windowed = services.workload_create(owner=owner, preset="13b", sliding_window=128)
     assert _train_days(windowed) < _train_days(plain)
+
+
+# Qwen3-30B-A3B's shape (Megatron-Bridge Qwen3MoEModelProvider30B_A3B), custom: no preset names it
+QWEN3_30B = {
+    "layers": 48,
+    "hidden": 2048,
+    "heads": 32,
+    "kv_heads": 4,
+    "ffn_hidden": 6144,
+    "vocab": 151936,
+    "seq_len": 4096,
+    "activation": "swiglu",
+    "moe_experts": 128,
+    "moe_top_k": 8,
+    "moe_expert_ffn_hidden": 768,
+    "moe_shared_experts": 0,
+    "moe_dense_layers": 0,
+}
+
+
+def test_a_published_models_shape_left_blank_takes_its_values_and_the_answer_lists_them() -> None:
+    owner = UserFactory()
+    blank = services.workload_create(owner=owner, name="qwen3-30b", **QWEN3_30B)
+    assert "head_dim" not in blank.to_engine_dict()  # nothing stated is sent
+    answer = services.size_offering(workload=blank, facts={**SELENE, "nodes": 4}, objective="fastest")
+    assert answer["sizing"]["workload"]["head_dim"] == 128  # 32 heads of 128, not 2,048 / 32 = 64
+    assert any("Qwen3-30B-A3B's" in str(a) for a in answer["sizing"]["assumptions"])
+    # the buyer's own value wins, and then nothing is taken
+    stated = services.workload_create(owner=owner, name="qwen3-30b-64", head_dim=64, **QWEN3_30B)
+    answer = services.size_offering(workload=stated, facts={**SELENE, "nodes": 4}, objective="fastest")
+    assert answer["sizing"]["workload"]["head_dim"] == 64
+    assert not any("Qwen3-30B-A3B's" in str(a) for a in answer["sizing"]["assumptions"])
+
+
+def test_the_form_says_a_published_shape_takes_its_values(buyer: Client) -> None:
+    english = buyer.get("/plan/", **EN).content.decode()
+    assert english.count("takes that model's published values") == 2
+    chinese = buyer.get("/plan/", **ZH).content.decode()
+    assert chinese.count("则采用该模型公开的取值") == 2

@@ -1,0 +1,236 @@
+"""Published architectures, known by their shape: the facts of a model beyond the `size` contract's keys.
+
+The contract's workload (DESIGN section 5) gives a model by its layers, widths, heads and experts. Some
+published models have facts those keys cannot say, and the engine's defaults for them are the standard
+transformer's: a head as wide as hidden / heads, full causal attention, no biases, plain RoPE. For the models
+below those defaults are wrong by a measurable amount: DeepSeek-V3's 128 heads over 7,168 would be 56 wide,
+where its multi-head latent attention scores 192-wide queries and keys and 128-wide values; Qwen3-235B-A22B's
+64 heads over 4,096 would be 64 wide, where they are 128; gpt-oss attends to a 128-token band on every other
+layer. A workload whose shape is one of these models' (its layers, hidden size, heads, KV heads, FFN width,
+activation and MoE counts; not its vocabulary, sequence or batch, which a run may change) takes the facts it
+leaves out from the model's published configuration, and the answer says which (`published_facts`). A fact
+the workload states is kept, null included (no window, no clamp, the default head width), so a run that
+differs (MLPerf's gpt-oss-20b with plain RoPE) says so.
+
+Each entry is read from its source: the model's own configuration (Hugging Face config.json, as the papers
+print it) and Megatron-Bridge's model providers at v0.2.0 (src/megatron/bridge/models/*/..._provider.py),
+which train it. Multi-token prediction is not here: it is a training choice a run makes (its recipe's
+mtp_num_layers), not the architecture's shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hardware.messages import _, joined
+
+
+@dataclass(frozen=True)
+class Architecture:
+    name: str
+    # layers, hidden, heads, kv_heads, ffn_hidden, activation
+    shape: tuple[int, int, int, int, int, str]
+    # experts, top_k, expert_ffn_hidden, shared_experts, dense_layers (None: dense)
+    moe: tuple[int, int, int, int, int] | None
+    facts: dict[str, Any]
+    source: str
+
+
+# multi-head latent attention as DeepSeek-V2 introduced it (arXiv 2405.04434 sec. 2.1), in V3 and Kimi K2:
+# 128-wide non-rotary plus 64-wide rotary query/key heads (192), 128-wide values, queries from a rank-1,536
+# latent, keys and values from a rank-512 one (config.json qk_nope_head_dim 128, qk_rope_head_dim 64,
+# v_head_dim 128, q_lora_rank 1536, kv_lora_rank 512; Megatron-Bridge DeepSeekModelProvider the same)
+_MLA = {
+    "qk_head_dim": 192,
+    "v_head_dim": 128,
+    "q_lora_rank": 1536,
+    "kv_lora_rank": 512,
+    "qk_rope_head_dim": 64,
+}
+# DeepSeek-V2-Lite and Moonlight project their queries directly (q_lora_rank null)
+_MLA_DIRECT_Q = {"qk_head_dim": 192, "v_head_dim": 128, "kv_lora_rank": 512, "qk_rope_head_dim": 64}
+# gpt-oss (model card, arXiv 2508.10925 sec. 2.1; Megatron-Bridge GPTOSSProvider): 64-wide heads
+# (kv_channels 64), a 128-token band on every other layer (window_size (128, 0), window_attn_skip_freq 2),
+# the SwiGLU clamped at 7.0 (activation_func_clamp_value), biases on the linear layers (add_bias_linear) and
+# YaRN rotary embeddings (position_embedding_type "yarn")
+_GPT_OSS = {
+    "head_dim": 64,
+    "sliding_window": 128,
+    "sliding_window_layers": 0.5,
+    "glu_clamp": 7.0,
+    "linear_bias": True,
+    "rope": "yarn",
+}
+# Qwen3 (Megatron-Bridge Qwen3ModelProvider and Qwen3MoEModelProvider: kv_channels 128; config.json head_dim
+# 128): heads 128 wide whatever the hidden size
+_QWEN3 = {"head_dim": 128}
+_BRIDGE = "Megatron-Bridge v0.2.0 "
+
+ARCHITECTURES = (
+    Architecture(
+        "DeepSeek-V3",
+        (61, 7168, 128, 128, 18432, "swiglu"),
+        (256, 8, 2048, 1, 3),
+        _MLA,
+        "arXiv 2412.19437; config.json; " + _BRIDGE + "DeepSeekV3ModelProvider",
+    ),
+    Architecture(
+        "DeepSeek-V2",
+        (60, 5120, 128, 128, 12288, "swiglu"),
+        (160, 6, 1536, 2, 1),
+        _MLA,
+        "arXiv 2405.04434; config.json; " + _BRIDGE + "DeepSeekV2ModelProvider",
+    ),
+    Architecture(
+        "DeepSeek-V2-Lite",
+        (27, 2048, 16, 16, 10944, "swiglu"),
+        (64, 6, 1408, 2, 1),
+        _MLA_DIRECT_Q,
+        "config.json; " + _BRIDGE + "DeepSeekV2LiteModelProvider",
+    ),
+    Architecture(
+        "Moonlight-16B-A3B",
+        (27, 2048, 16, 16, 11264, "swiglu"),
+        (64, 6, 1408, 2, 1),
+        _MLA_DIRECT_Q,
+        "config.json; " + _BRIDGE + "MoonlightModelProvider16B",
+    ),
+    Architecture(
+        "Kimi K2",
+        (61, 7168, 64, 64, 18432, "swiglu"),
+        (384, 8, 2048, 1, 1),
+        _MLA,
+        "arXiv 2507.20534; config.json (the DeepSeek-V3 architecture with 64 heads and 384 experts)",
+    ),
+    Architecture(
+        "Qwen3-235B-A22B",
+        (94, 4096, 64, 4, 12288, "swiglu"),
+        (128, 8, 1536, 0, 0),
+        _QWEN3,
+        "config.json; " + _BRIDGE + "Qwen3MoEModelProvider235B_A22B",
+    ),
+    Architecture(
+        "Qwen3-30B-A3B",
+        (48, 2048, 32, 4, 6144, "swiglu"),
+        (128, 8, 768, 0, 0),
+        _QWEN3,
+        "config.json; " + _BRIDGE + "Qwen3MoEModelProvider30B_A3B",
+    ),
+    Architecture(
+        "Qwen3-32B",
+        (64, 5120, 64, 8, 25600, "swiglu"),
+        None,
+        _QWEN3,
+        "config.json; " + _BRIDGE + "Qwen3ModelProvider32B",
+    ),
+    Architecture(
+        "Qwen3-4B",
+        (36, 2560, 32, 8, 9728, "swiglu"),
+        None,
+        _QWEN3,
+        "config.json; " + _BRIDGE + "Qwen3ModelProvider4B",
+    ),
+    Architecture(
+        "Qwen3-0.6B",
+        (28, 1024, 16, 8, 3072, "swiglu"),
+        None,
+        _QWEN3,
+        "config.json; " + _BRIDGE + "Qwen3ModelProvider600M",
+    ),
+    Architecture(
+        "gpt-oss-120b",
+        (36, 2880, 64, 8, 2880, "swiglu"),
+        (128, 4, 2880, 0, 0),
+        _GPT_OSS,
+        "arXiv 2508.10925; config.json; " + _BRIDGE + "GPTOSSProvider120B",
+    ),
+    Architecture(
+        "gpt-oss-20b",
+        (24, 2880, 64, 8, 2880, "swiglu"),
+        (32, 4, 2880, 0, 0),
+        _GPT_OSS,
+        "arXiv 2508.10925; config.json; " + _BRIDGE + "GPTOSSProvider20B",
+    ),
+)
+
+
+def architecture(name: str) -> Architecture:
+    """The published architecture of this name."""
+    return next(a for a in ARCHITECTURES if a.name == name)
+
+
+def match(
+    shape: dict[str, Any], activation: str, moe: tuple[int, int, int, int, int] | None
+) -> Architecture | None:
+    """The published architecture with this shape (layers, hidden, heads, kv_heads, ffn_hidden), activation
+    and MoE counts, if any."""
+    key = (*(shape[k] for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden")), activation)
+    return next((a for a in ARCHITECTURES if a.shape == key and a.moe == moe), None)
+
+
+# Facts that describe one thing together are taken together or not at all: a workload that states any of
+# the latent attention's widths and ranks, or a window or its share of the layers, describes its own variant.
+FACT_GROUPS = (
+    ("qk_head_dim", "v_head_dim", "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim"),
+    ("sliding_window", "sliding_window_layers"),
+    ("head_dim",),
+    ("glu_clamp",),
+    ("linear_bias",),
+    ("rope",),
+)
+# the workload keys an architecture may fill: attention widths, latent ranks, windows, clamp, biases, RoPE
+FACT_KEYS = tuple(key for group in FACT_GROUPS for key in group)
+
+
+def published_keys(arch: Architecture | None) -> frozenset[str]:
+    """The keys of every group this architecture has a fact in (none for no architecture): the keys a
+    workload of its shape states, null included, to keep its own."""
+    if arch is None:
+        return frozenset()
+    return frozenset(k for group in FACT_GROUPS if any(key in arch.facts for key in group) for k in group)
+
+
+def published_facts(
+    d: dict[str, Any],
+    shape: dict[str, Any],
+    activation: str,
+    moe: tuple[int, int, int, int, int] | None,
+    notes: list[str],
+) -> dict[str, Any]:
+    """`d` with the facts it leaves out taken from the published architecture its shape is, group by group
+    (FACT_GROUPS), and a note naming them; `d` itself when its shape is no published architecture's or it
+    states every group. A key given as null states "none" and is kept, as everywhere else in the workload (no
+    window, no clamp, the default head width). A band as long as the sequence or longer is left out (the
+    whole sequence is attended either way)."""
+    arch = match(shape, activation, moe)
+    if arch is None:
+        return d
+    taken: dict[str, Any] = {}
+    for group in FACT_GROUPS:
+        facts = {k: arch.facts[k] for k in group if k in arch.facts}
+        if facts and not any(k in d for k in group):
+            taken.update(facts)
+    window = taken.get("sliding_window")
+    if window is not None and window >= shape["seq_len"]:
+        taken.pop("sliding_window")
+        taken.pop("sliding_window_layers", None)
+    if not taken:
+        return d
+    notes.append(
+        _(
+            "the shape is %(model)s's: %(facts)s taken from its published configuration (%(source)s); state "
+            "them in the workload to size another variant",
+            model=arch.name,
+            facts=joined(*(f"{k} {_fact_text(v)}" for k, v in taken.items()), sep=_(", ")),
+            source=arch.source,
+        )
+    )
+    return {**d, **taken}
+
+
+def _fact_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
