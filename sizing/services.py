@@ -426,7 +426,7 @@ DERIVED_SHAPE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "
 def _as_sized(workload: Workload, sizing: dict[str, Any]) -> dict[str, Any]:
     """The engine dict of the workload the answer sized: a bare parameter count replaced by the shape the
     search derived, so the same layout is evaluated on the same model (an evaluation derives its own shape
-    to fit the layout's pipeline, workload.derive_shape, which can differ from the search's)."""
+    to fit the layout's pipeline, shapes.derive_shape, which can differ from the search's)."""
     engine = workload.to_engine_dict()
     shape = sizing.get("workload") or {}
     if "params" not in engine or not shape.get("layers"):

@@ -9,8 +9,14 @@ where its multi-head latent attention scores 192-wide queries and keys and 128-w
 layer. A workload whose shape is one of these models' (its layers, hidden size, heads, KV heads, FFN width,
 activation and MoE counts; not its vocabulary, sequence or batch, which a run may change) takes the facts it
 leaves out from the model's published configuration, and the answer says which (`published_facts`). A fact
-the workload states is kept, null included (no window, no clamp, the default head width), so a run that
-differs (MLPerf's gpt-oss-20b with plain RoPE) says so.
+the workload states is kept, null included (the engine's own default: no window, no clamp, hidden / heads
+wide heads, the activation's class dropout), so a run that differs (MLPerf's gpt-oss-20b with plain RoPE)
+says so.
+
+A workload given as a bare parameter count (the contract's other form) whose name is one of these models'
+and whose count is that model's takes the model's whole shape rather than a standard one derived from the
+count (`named`, `shape_of`); the answer says so. GPT-3, Llama 2 and 3, Nemotron-4, Mixtral, Grok-1 and
+BLOOM are here for that alone (their shapes need nothing beyond the contract's keys but their vocabulary).
 
 Each entry is read from its source: the model's own configuration (Hugging Face config.json, as the papers
 print it) and Megatron-Bridge's model providers at v0.2.0 (src/megatron/bridge/models/*/..._provider.py),
@@ -19,6 +25,8 @@ mtp_num_layers), not the architecture's shape."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +42,31 @@ class Architecture:
     moe: tuple[int, int, int, int, int] | None
     facts: dict[str, Any]
     source: str
+    vocab: int
+    # the names it is known by, as `name_key` writes them (a workload given as a bare parameter count and a
+    # name that contains one of them is this model when the count is its count: `named`)
+    names: tuple[str, ...]
+    tied_embeddings: bool = False
+
+
+def name_key(text: str) -> str:
+    """A model name without case, spaces or punctuation but the version dot: "Llama 3.1 405B",
+    "meta-llama/Llama-3.1-405B" and "llama3.1_405b" all contain "llama3.1405b"."""
+    return re.sub(r"[^a-z0-9.]", "", text.lower())
+
+
+def _arch(
+    name: str,
+    shape: tuple[int, int, int, int, int, str],
+    moe: tuple[int, int, int, int, int] | None,
+    facts: dict[str, Any],
+    source: str,
+    vocab: int,
+    names: tuple[str, ...],
+    tied_embeddings: bool = False,
+) -> Architecture:
+    keys = tuple(name_key(n) for n in (name, *names))
+    return Architecture(name, shape, moe, facts, source, vocab, keys, tied_embeddings)
 
 
 # multi-head latent attention as DeepSeek-V2 introduced it (arXiv 2405.04434 sec. 2.1), in V3 and Kimi K2:
@@ -67,89 +100,238 @@ _QWEN3 = {"head_dim": 128}
 _BRIDGE = "Megatron-Bridge v0.2.0 "
 
 ARCHITECTURES = (
-    Architecture(
+    _arch(
         "DeepSeek-V3",
         (61, 7168, 128, 128, 18432, "swiglu"),
         (256, 8, 2048, 1, 3),
         _MLA,
         "arXiv 2412.19437; config.json; " + _BRIDGE + "DeepSeekV3ModelProvider",
+        129280,
+        ("DeepSeek-R1",),
     ),
-    Architecture(
+    _arch(
         "DeepSeek-V2",
         (60, 5120, 128, 128, 12288, "swiglu"),
         (160, 6, 1536, 2, 1),
         _MLA,
         "arXiv 2405.04434; config.json; " + _BRIDGE + "DeepSeekV2ModelProvider",
+        102400,
+        (),
     ),
-    Architecture(
+    _arch(
         "DeepSeek-V2-Lite",
         (27, 2048, 16, 16, 10944, "swiglu"),
         (64, 6, 1408, 2, 1),
         _MLA_DIRECT_Q,
         "config.json; " + _BRIDGE + "DeepSeekV2LiteModelProvider",
+        102400,
+        (),
     ),
-    Architecture(
+    _arch(
         "Moonlight-16B-A3B",
         (27, 2048, 16, 16, 11264, "swiglu"),
         (64, 6, 1408, 2, 1),
         _MLA_DIRECT_Q,
         "config.json; " + _BRIDGE + "MoonlightModelProvider16B",
+        163840,
+        ("Moonlight",),
     ),
-    Architecture(
+    _arch(
         "Kimi K2",
         (61, 7168, 64, 64, 18432, "swiglu"),
         (384, 8, 2048, 1, 1),
         _MLA,
         "arXiv 2507.20534; config.json (the DeepSeek-V3 architecture with 64 heads and 384 experts)",
+        163840,
+        (),
     ),
-    Architecture(
+    _arch(
         "Qwen3-235B-A22B",
         (94, 4096, 64, 4, 12288, "swiglu"),
         (128, 8, 1536, 0, 0),
         _QWEN3,
         "config.json; " + _BRIDGE + "Qwen3MoEModelProvider235B_A22B",
+        151936,
+        ("Qwen3-235B",),
     ),
-    Architecture(
+    _arch(
         "Qwen3-30B-A3B",
         (48, 2048, 32, 4, 6144, "swiglu"),
         (128, 8, 768, 0, 0),
         _QWEN3,
         "config.json; " + _BRIDGE + "Qwen3MoEModelProvider30B_A3B",
+        151936,
+        ("Qwen3-30B",),
     ),
-    Architecture(
+    _arch(
         "Qwen3-32B",
         (64, 5120, 64, 8, 25600, "swiglu"),
         None,
         _QWEN3,
         "config.json; " + _BRIDGE + "Qwen3ModelProvider32B",
+        151936,
+        (),
     ),
-    Architecture(
+    _arch(
         "Qwen3-4B",
         (36, 2560, 32, 8, 9728, "swiglu"),
         None,
         _QWEN3,
-        "config.json; " + _BRIDGE + "Qwen3ModelProvider4B",
+        "config.json (tie_word_embeddings true); " + _BRIDGE + "Qwen3ModelProvider4B",
+        151936,
+        (),
+        tied_embeddings=True,
     ),
-    Architecture(
+    _arch(
         "Qwen3-0.6B",
         (28, 1024, 16, 8, 3072, "swiglu"),
         None,
         _QWEN3,
-        "config.json; " + _BRIDGE + "Qwen3ModelProvider600M",
+        "config.json (tie_word_embeddings true); " + _BRIDGE + "Qwen3ModelProvider600M",
+        151936,
+        (),
+        tied_embeddings=True,
     ),
-    Architecture(
+    _arch(
         "gpt-oss-120b",
         (36, 2880, 64, 8, 2880, "swiglu"),
         (128, 4, 2880, 0, 0),
         _GPT_OSS,
         "arXiv 2508.10925; config.json; " + _BRIDGE + "GPTOSSProvider120B",
+        201088,
+        (),
     ),
-    Architecture(
+    _arch(
         "gpt-oss-20b",
         (24, 2880, 64, 8, 2880, "swiglu"),
         (32, 4, 2880, 0, 0),
         _GPT_OSS,
         "arXiv 2508.10925; config.json; " + _BRIDGE + "GPTOSSProvider20B",
+        201088,
+        (),
+    ),
+    # Models whose contract keys say everything but their vocabulary and, for some, their dropout: known by
+    # name for a workload given as a bare parameter count (`named`), their shape then taken whole.
+    _arch(
+        "GPT-3 175B",
+        (96, 12288, 96, 96, 49152, "gelu"),
+        None,
+        {},
+        "Brown et al. 2020 Table 2.1 (vocabulary 50,257, padded to 51,200 as Megatron-LM pads it)",
+        51200,
+        ("GPT3 175B", "GPT-3-175B"),
+        tied_embeddings=True,
+    ),
+    _arch(
+        "Llama 2 7B",
+        (32, 4096, 32, 32, 11008, "swiglu"),
+        None,
+        {},
+        "arXiv 2307.09288; config.json",
+        32000,
+        ("Llama-2-7b",),
+    ),
+    _arch(
+        "Llama 2 13B",
+        (40, 5120, 40, 40, 13824, "swiglu"),
+        None,
+        {},
+        "arXiv 2307.09288; config.json",
+        32000,
+        (),
+    ),
+    _arch(
+        "Llama 2 70B",
+        (80, 8192, 64, 8, 28672, "swiglu"),
+        None,
+        {},
+        "arXiv 2307.09288; config.json",
+        32000,
+        (),
+    ),
+    _arch(
+        "Llama 3 8B",
+        (32, 4096, 32, 8, 14336, "swiglu"),
+        None,
+        {},
+        "arXiv 2407.21783 Table 3; config.json",
+        128256,
+        ("Llama 3.1 8B",),
+    ),
+    _arch(
+        "Llama 3 70B",
+        (80, 8192, 64, 8, 28672, "swiglu"),
+        None,
+        {},
+        "arXiv 2407.21783 Table 3; config.json",
+        128256,
+        ("Llama 3.1 70B", "Llama 3.3 70B"),
+    ),
+    _arch(
+        "Llama 3.1 405B",
+        (126, 16384, 128, 8, 53248, "swiglu"),
+        None,
+        {},
+        "arXiv 2407.21783 Table 3; config.json",
+        128256,
+        ("Llama 3 405B",),
+    ),
+    _arch(
+        "Nemotron-4 15B",
+        (32, 6144, 48, 8, 24576, "gelu"),
+        None,
+        {"dropout": False},
+        "arXiv 2402.16819 sec. 2 (squared ReLU, no bias terms, dropout rate of zero, untied embeddings)",
+        256000,
+        (),
+    ),
+    _arch(
+        "Nemotron-4 340B",
+        (96, 18432, 96, 8, 73728, "gelu"),
+        None,
+        {"dropout": False},
+        "arXiv 2406.11704 Table 1 (the architecture of Nemotron-4 15B: no dropout, untied embeddings)",
+        256000,
+        (),
+    ),
+    _arch(
+        "Mixtral 8x7B",
+        (32, 4096, 32, 8, 14336, "swiglu"),
+        (8, 2, 14336, 0, 0),
+        {},
+        "arXiv 2401.04088 Table 1; config.json",
+        32000,
+        (),
+    ),
+    _arch(
+        "Mixtral 8x22B",
+        (56, 6144, 48, 8, 16384, "swiglu"),
+        (8, 2, 16384, 0, 0),
+        {},
+        "config.json (Mixtral-8x22B-v0.1)",
+        32768,
+        (),
+    ),
+    _arch(
+        "Grok-1",
+        (64, 6144, 48, 8, 32768, "swiglu"),
+        (8, 2, 32768, 0, 0),
+        {},
+        "xai-org/grok-1 model card and run.py (64 layers, 48 query / 8 KV heads, 8 experts top-2, "
+        "vocabulary 131,072)",
+        131072,
+        (),
+    ),
+    _arch(
+        "BLOOM-176B",
+        (70, 14336, 112, 112, 57344, "gelu"),
+        None,
+        {"dropout": False},
+        "arXiv 2211.05100 sec. 3.2 and Table 3 (70 layers, 112 heads, 14,336 wide, vocabulary 250,880); "
+        "config.json (hidden_dropout and attention_dropout 0.0)",
+        250880,
+        (),
+        tied_embeddings=True,
     ),
 )
 
@@ -163,9 +345,9 @@ def match(
     shape: dict[str, Any], activation: str, moe: tuple[int, int, int, int, int] | None
 ) -> Architecture | None:
     """The published architecture with this shape (layers, hidden, heads, kv_heads, ffn_hidden), activation
-    and MoE counts, if any."""
+    and MoE counts that has facts beyond them, if any."""
     key = (*(shape[k] for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden")), activation)
-    return next((a for a in ARCHITECTURES if a.shape == key and a.moe == moe), None)
+    return next((a for a in ARCHITECTURES if a.facts and a.shape == key and a.moe == moe), None)
 
 
 # Facts that describe one thing together are taken together or not at all: a workload that states any of
@@ -177,9 +359,54 @@ FACT_GROUPS = (
     ("glu_clamp",),
     ("linear_bias",),
     ("rope",),
+    ("dropout",),
 )
 # the workload keys an architecture may fill: attention widths, latent ranks, windows, clamp, biases, RoPE
 FACT_KEYS = tuple(key for group in FACT_GROUPS for key in group)
+
+
+# how far a bare parameter count may be from a named model's own count (the engine's, from its shape) and
+# still be that model: published counts are rounded ("8B" for Llama 3 8B's 8.03B, "70B" for 70.6B)
+NAMED_COUNT_TOLERANCE = 0.05
+
+
+def named(name: str, params: float, count: Callable[[Architecture], float]) -> Architecture | None:
+    """The published model a workload given by `name` and `params` alone is: the one whose names `name`
+    contains (name_key) and whose parameter count (`count`, the engine's for its shape) is within
+    NAMED_COUNT_TOLERANCE of `params`; the nearest count if several are. None otherwise."""
+    key = name_key(name)
+    found = [
+        (abs(params / count(a) - 1.0), a)
+        for a in ARCHITECTURES
+        if any(n in key for n in a.names) and abs(params / count(a) - 1.0) <= NAMED_COUNT_TOLERANCE
+    ]
+    return min(found, key=lambda pair: pair[0])[1] if found else None
+
+
+def shape_of(arch: Architecture) -> dict[str, Any]:
+    """The workload keys of a published model's shape (its facts are added by `published_facts`)."""
+    layers, hidden, heads, kv_heads, ffn, activation = arch.shape
+    d: dict[str, Any] = {
+        "layers": layers,
+        "hidden": hidden,
+        "heads": heads,
+        "kv_heads": kv_heads,
+        "ffn_hidden": ffn,
+        "vocab": arch.vocab,
+        "activation": activation,
+        "tied_embeddings": arch.tied_embeddings,
+        "moe": None,
+    }
+    if arch.moe is not None:
+        experts, top_k, expert_ffn, shared, dense = arch.moe
+        d["moe"] = {
+            "experts": experts,
+            "top_k": top_k,
+            "expert_ffn_hidden": expert_ffn,
+            "shared_experts": shared,
+            "dense_layers": dense,
+        }
+    return d
 
 
 def published_keys(arch: Architecture | None) -> frozenset[str]:
@@ -199,9 +426,9 @@ def published_facts(
 ) -> dict[str, Any]:
     """`d` with the facts it leaves out taken from the published architecture its shape is, group by group
     (FACT_GROUPS), and a note naming them; `d` itself when its shape is no published architecture's or it
-    states every group. A key given as null states "none" and is kept, as everywhere else in the workload (no
-    window, no clamp, the default head width). A band as long as the sequence or longer is left out (the
-    whole sequence is attended either way)."""
+    states every group. A key given as null keeps the engine's own default instead (no window, no clamp,
+    hidden / heads wide heads, the activation's class dropout). A band as long as the sequence or longer is
+    left out (the whole sequence is attended either way)."""
     arch = match(shape, activation, moe)
     if arch is None:
         return d

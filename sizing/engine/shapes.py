@@ -1,8 +1,14 @@
-"""A standard dense shape for a bare parameter count (the size contract's other workload form)."""
+"""The shape of a workload given as a bare parameter count (the size contract's other workload form): the
+published shape of the model it names (architectures.named), or a standard dense one derived."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
+
+from hardware.messages import _
+
+from .architectures import Architecture, shape_of
 
 # the vocabulary of a workload that does not give one (GPT-3's 50,257 padded to a multiple of 1,024)
 DEFAULT_VOCAB = 51200
@@ -49,3 +55,53 @@ def derive_shape(
     assert best is not None
     _, layers, hidden = best
     return {"layers": layers, "hidden": hidden, "heads": hidden // 128, "ffn_hidden": 4 * hidden}
+
+
+def with_published_shape(
+    d: dict[str, Any], arch: Architecture, params: float, notes: list[str]
+) -> dict[str, Any]:
+    """`d` with a bare parameter count replaced by the named model's published shape (its stated keys
+    kept)."""
+    shape = shape_of(arch)
+    if isinstance(d.get("moe"), dict):
+        shape["moe"] = {**shape["moe"], **d["moe"]}
+    notes.append(
+        _(
+            "%(name)s with %(params)sB parameters is %(model)s: its published shape taken (%(layers)s "
+            "layers x %(hidden)s hidden, %(heads)s heads, %(kv_heads)s KV heads, FFN %(ffn_hidden)s, "
+            "vocabulary %(vocab)s; %(source)s); give the shape to size another model",
+            name=repr(str(d.get("name"))),
+            params=f"{params / 1e9:.1f}",
+            model=arch.name,
+            source=arch.source,
+            **{k: str(shape[k]) for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")},
+        )
+    )
+    return {**shape, **{k: v for k, v in d.items() if k not in ("params", "moe")}}
+
+
+def with_derived_shape(
+    d: dict[str, Any], params: float, vocab: int, notes: list[str], layer_multiple: int = 1
+) -> dict[str, Any]:
+    """`d` with a bare parameter count replaced by the standard shape it derives (derive_shape)."""
+    shape = derive_shape(params, layer_multiple, vocab, bool(d.get("tied_embeddings", False)))
+    values = {"params": f"{params / 1e9:.1f}", **{k: str(v) for k, v in shape.items()}}
+    if layer_multiple > 1:
+        notes.append(
+            _(
+                "shape derived from %(params)sB parameters: %(layers)s layers x %(hidden)s hidden, %(heads)s "
+                "heads, FFN %(ffn_hidden)s (GPT-style), the layers a multiple of the layout's %(stages)s "
+                "pipeline chunks (pipeline stages x virtual stages)",
+                stages=str(layer_multiple),
+                **values,
+            )
+        )
+    else:
+        notes.append(
+            _(
+                "shape derived from %(params)sB parameters: %(layers)s layers x %(hidden)s hidden, %(heads)s "
+                "heads, FFN %(ffn_hidden)s (GPT-style)",
+                **values,
+            )
+        )
+    return {**shape, **{k: v for k, v in d.items() if k != "params"}}

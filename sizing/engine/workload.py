@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import MISSING, asdict, dataclass, field, fields
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -11,11 +12,11 @@ import numpy as np
 from hardware.messages import _
 from hardware.numbers import is_finite, value_text
 
-from .architectures import architecture, match, published_facts, published_keys
+from .architectures import Architecture, architecture, match, named, published_facts, published_keys, shape_of
 from .bounds import check_float_range, check_number
 from .errors import InputError
 from .limits import LATENT_BOUNDS, MAX_HEAD_WIDTH, MAX_MTP_LAYERS, WORKLOAD_BOUNDS
-from .shapes import DEFAULT_VOCAB, derive_shape
+from .shapes import DEFAULT_VOCAB, with_derived_shape, with_published_shape
 
 
 @dataclass(frozen=True)
@@ -514,8 +515,14 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
     notes: list[str] = []
     derived: float | None = None
     if "layers" not in d and "params" in d:
-        derived = _num(d, "params", integer=False)
-        d = _with_derived_shape(d, derived, notes, layer_multiple)
+        params = _num(d, "params", integer=False)
+        known = _named_model(d, params)
+        if known is not None:
+            d = with_published_shape(d, known, params, notes)
+        else:
+            derived = params
+            vocab = _num(d, "vocab", default=DEFAULT_VOCAB)
+            d = with_derived_shape(d, params, vocab, notes, layer_multiple)
     shape = _shape_fields(d, notes)
     # checked in this order, so the first error a caller sees does not change
     precision = _choice(d, "precision", ("bf16", "fp8"))
@@ -569,32 +576,29 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
     )
 
 
-def _with_derived_shape(
-    d: dict[str, Any], params: float, notes: list[str], layer_multiple: int = 1
-) -> dict[str, Any]:
-    """`d` with a bare parameter count replaced by the standard shape it derives (derive_shape)."""
-    vocab = _num(d, "vocab", default=DEFAULT_VOCAB)
-    shape = derive_shape(params, layer_multiple, vocab, bool(d.get("tied_embeddings", False)))
-    values = {"params": f"{params / 1e9:.1f}", **{k: str(v) for k, v in shape.items()}}
-    if layer_multiple > 1:
-        notes.append(
-            _(
-                "shape derived from %(params)sB parameters: %(layers)s layers x %(hidden)s hidden, %(heads)s "
-                "heads, FFN %(ffn_hidden)s (GPT-style), the layers a multiple of the layout's %(stages)s "
-                "pipeline chunks (pipeline stages x virtual stages)",
-                stages=str(layer_multiple),
-                **values,
-            )
-        )
-    else:
-        notes.append(
-            _(
-                "shape derived from %(params)sB parameters: %(layers)s layers x %(hidden)s hidden, %(heads)s "
-                "heads, FFN %(ffn_hidden)s (GPT-style)",
-                **values,
-            )
-        )
-    return {**shape, **{k: v for k, v in d.items() if k != "params"}}
+def _published_count(arch: Architecture) -> float:
+    """The engine's parameter count of a published model's shape."""
+    return _count_of(arch.name)
+
+
+@cache
+def _count_of(name: str) -> float:
+    return workload_from_dict({**shape_of(architecture(name)), "name": name}).total_params()
+
+
+def _named_model(d: dict[str, Any], params: float) -> Architecture | None:
+    """The published model a bare parameter count and its name give (architectures.named), unless the
+    workload states an activation or experts that are not that model's."""
+    arch = named(str(d.get("name") or ""), params, _published_count)
+    if arch is None:
+        return None
+    shape = shape_of(arch)
+    stated_moe = d.get("moe", shape["moe"])
+    if d.get("activation", shape["activation"]) != shape["activation"]:
+        return None
+    if (stated_moe is None) != (shape["moe"] is None):
+        return None
+    return arch
 
 
 def _shape_fields(d: dict[str, Any], notes: list[str]) -> dict[str, Any]:

@@ -206,7 +206,15 @@ def test_a_published_layout_that_fits_only_without_the_assumed_dropout_is_taken_
     stated = evaluate({**contract_workload(row.id), "dropout": True}, dict(row.offering), layout)
     assert not stated["feasible"] and stated["memory_gib_per_gpu"]["total"] == pytest.approx(80.6, abs=0.05)
     assert fact_notes(stated) == []  # a stated dropout is evaluated as stated
-    answer = evaluate(contract_workload(row.id), dict(row.offering), layout)
+    # its shape is Nemotron-4 340B's, whose publication says no dropout (architectures.py): taken, no refit
+    published = evaluate(contract_workload(row.id), dict(row.offering), layout)
+    assert published["feasible"] and published["workload"]["dropout"] is False
+    assert fact_notes(published) == []
+    assert any(
+        a.startswith("the shape is Nemotron-4 340B's: dropout false") for a in published["assumptions"]
+    )
+    # dropout given as null keeps the engine's own default, the GELU class's dropout layers, which do not fit
+    answer = evaluate({**contract_workload(row.id), "dropout": None}, dict(row.offering), layout)
     assert answer["feasible"], answer["reasons"]
     assert answer["workload"]["dropout"] is False
     (note,) = fact_notes(answer)
@@ -216,7 +224,7 @@ def test_a_published_layout_that_fits_only_without_the_assumed_dropout_is_taken_
     # the class-default sentence no longer claims dropout layers
     assert not any(a.startswith("dropout not given") for a in answer["assumptions"])
     without = evaluate({**contract_workload(row.id), "dropout": False}, dict(row.offering), layout)
-    assert answer["iteration_time_s"] == without["iteration_time_s"]
+    assert answer["iteration_time_s"] == without["iteration_time_s"] == published["iteration_time_s"]
     assert answer["memory_gib_per_gpu"] == without["memory_gib_per_gpu"]
 
 

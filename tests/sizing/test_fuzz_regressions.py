@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from sizing.engine import InputError, evaluate, search
-from sizing.engine.workload import derive_shape, workload_from_dict
+from sizing.engine.shapes import derive_shape
+from sizing.engine.workload import workload_from_dict
 
 WL = {
     "name": "w",

@@ -11,7 +11,14 @@ from django.utils import translation
 
 from portal.i18n import translated
 from sizing.engine import evaluate
-from sizing.engine.architectures import ARCHITECTURES, FACT_KEYS, architecture, match
+from sizing.engine.architectures import (
+    ARCHITECTURES,
+    FACT_KEYS,
+    NAMED_COUNT_TOLERANCE,
+    architecture,
+    match,
+    shape_of,
+)
 from sizing.engine.workload import PRESETS, workload_from_dict
 
 OFFERING = {
@@ -61,7 +68,7 @@ def _fact(wl: Any, key: str) -> Any:
     return wl.head_dim_override if key == "head_dim" else getattr(wl, key)
 
 
-@pytest.mark.parametrize("arch", ARCHITECTURES, ids=lambda a: a.name)
+@pytest.mark.parametrize("arch", [a for a in ARCHITECTURES if a.facts], ids=lambda a: a.name)
 def test_each_architecture_fills_its_facts_and_says_so(arch: Any) -> None:
     wl = workload_from_dict(_contract(arch.name))
     for key, value in arch.facts.items():
@@ -72,7 +79,8 @@ def test_each_architecture_fills_its_facts_and_says_so(arch: Any) -> None:
 
 
 def test_the_table_names_each_shape_once_and_only_known_keys() -> None:
-    keys = [(a.shape, a.moe) for a in ARCHITECTURES]
+    # (two models of one shape, Llama 2 and 3 70B, differ in their vocabulary alone and have no facts)
+    keys = [(a.shape, a.moe) for a in ARCHITECTURES if a.facts]
     assert len(set(keys)) == len(keys)
     assert all(set(a.facts) <= set(FACT_KEYS) for a in ARCHITECTURES)
 
@@ -106,7 +114,7 @@ def test_null_states_none_and_the_echo_sizes_the_same() -> None:
     assert wl.sliding_window is None and wl.glu_clamp is None and wl.head_dim_override is None
     assert wl.linear_bias is True and wl.rope == "yarn"
     # the answer's echo of a published shape, sent again, gives the same workload (absent keys would refill)
-    for arch in ARCHITECTURES:
+    for arch in [a for a in ARCHITECTURES if a.facts]:
         once = workload_from_dict(_contract(arch.name))
         twice = workload_from_dict(once.to_dict())
         assert {k: _fact(twice, k) for k in FACT_KEYS} == {k: _fact(once, k) for k in FACT_KEYS}, arch.name
@@ -186,3 +194,97 @@ def test_the_note_reads_in_chinese() -> None:
     with translation.override("zh-hans"):
         chinese = translated(note.as_json(), "")
     assert "qk_head_dim 192、v_head_dim 128" in chinese, chinese
+
+
+# --- a bare parameter count with a published model's name (architectures.named) -----------------------
+
+BARE = {"seq_len": 8192, "global_batch": 1024, "train_tokens": 1e12}
+
+
+def _bare(name: str, params: float, **more: Any) -> Any:
+    return workload_from_dict({"name": name, "params": params, **BARE, **more})
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Llama 3.1 405B", "meta-llama/Llama-3.1-405B", "llama3.1_405b", "Llama 3 405B (pre-training)"],
+)
+def test_a_named_count_takes_the_published_shape(name: str) -> None:
+    wl = _bare(name, 405e9)
+    assert (wl.layers, wl.hidden, wl.heads, wl.kv_heads, wl.ffn_hidden) == (126, 16384, 128, 8, 53248)
+    assert (wl.vocab, wl.activation, wl.dropout, wl.derived_from_params) == (128256, "swiglu", False, None)
+    note = str(wl.notes[0])
+    assert "is Llama 3.1 405B: its published shape taken (126 layers" in note and "2407.21783" in note
+
+
+def test_the_name_picks_among_models_of_one_size() -> None:
+    assert _bare("Llama 2 70B", 70e9).vocab == 32000
+    assert _bare("Llama 3.1 70B", 70e9).vocab == 128256
+    assert _bare("Llama 3.3 70B", 70e9).vocab == 128256
+
+
+def test_a_count_that_is_not_the_models_is_derived_as_before() -> None:
+    # 5% of the engine's count of the shape: Llama 3 8B counts 8.03B
+    assert _bare("Llama 3 8B", 8.03e9 * 1.049).derived_from_params is None
+    for wl in (_bare("Llama 3 8B", 8.03e9 * 1.06), _bare("Llama 3 70B", 8e9), _bare("my 405B model", 405e9)):
+        assert wl.derived_from_params is not None
+        assert "shape derived from" in str(wl.notes[0])
+
+
+def test_a_stated_activation_or_expert_count_that_is_not_the_models_keeps_the_derived_shape() -> None:
+    assert _bare("Llama 3.1 405B", 405e9, activation="gelu").derived_from_params is not None
+    assert _bare("DeepSeek-V3", 671e9, moe=None).derived_from_params is not None
+
+
+def test_stated_keys_win_over_the_published_shape() -> None:
+    wl = _bare("Llama 3.1 405B", 405e9, vocab=32768, dropout=True)
+    assert (wl.layers, wl.vocab, wl.dropout) == (126, 32768, True)
+
+
+def test_a_named_moe_count_takes_its_experts_and_its_facts() -> None:
+    wl = _bare("DeepSeek-V3 671B", 671e9)
+    assert wl.moe is not None and wl.moe.counts == (256, 8, 2048, 1, 3)
+    assert (wl.qk_head_dim, wl.kv_lora_rank, wl.vocab) == (192, 512, 129280)
+    assert wl.mtp_layers == 0  # a run's choice, not the shape
+    notes = [str(n) for n in wl.notes]
+    assert any("published shape taken" in n for n in notes) and any("DeepSeek-V3's" in n for n in notes)
+
+
+def test_names_that_contain_one_another_belong_to_counts_far_apart() -> None:
+    # "deepseekv2" is in "deepseekv2lite": the count tells them apart, so any two such models must differ
+    # by more than twice the tolerance
+    def count(arch: Any) -> float:
+        return float(workload_from_dict({"name": "x", **shape_of(arch), **BARE}).total_params())
+
+    for a in ARCHITECTURES:
+        for b in ARCHITECTURES:
+            if a is b or not any(m in n for m in a.names for n in b.names):
+                continue
+            assert abs(count(a) / count(b) - 1) > 2 * NAMED_COUNT_TOLERANCE, (a.name, b.name)
+
+
+def test_every_named_model_is_found_by_its_own_name_and_count() -> None:
+    for arch in ARCHITECTURES:
+        count = workload_from_dict({"name": "x", **shape_of(arch), **BARE}).total_params()
+        wl = _bare(arch.name, count)
+        assert wl.derived_from_params is None and str(wl.notes[0]).split(" is ")[1].startswith(arch.name)
+        assert (wl.layers, wl.hidden, wl.vocab) == (arch.shape[0], arch.shape[1], arch.vocab)
+
+
+def test_the_answer_for_a_named_count_is_the_published_shapes() -> None:
+    h100 = {**OFFERING, "gpu": "H100-SXM-80GB", "nodes": 128}
+    layout = {"tp": 8, "pp": 8, "dp": 16, "micro_batch": 1, "recompute": "full", "sequence_parallel": True}
+    shape = {"name": "Llama 3.1 405B", **shape_of(architecture("Llama 3.1 405B")), **BARE}
+    by_shape = evaluate(shape, h100, layout)
+    by_name = evaluate({"name": "Llama 3.1 405B", "params": 405e9, **BARE}, h100, layout)
+    anonymous = evaluate({"name": "custom", "params": 405e9, **BARE}, h100, layout)
+    assert by_name["iteration_time_s"] == pytest.approx(by_shape["iteration_time_s"], rel=1e-9)
+    assert by_name["workload"]["layers"] == 126 and anonymous["workload"]["layers"] != 126
+
+
+def test_the_named_note_reads_in_chinese() -> None:
+    wl = _bare("Llama 2 7B", 6.74e9)
+    with translation.override("zh-hans"):
+        chinese = translated(wl.notes[0].as_json(), "")
+    assert chinese.startswith("'Llama 2 7B'（6.7B 参数）即 Llama 2 7B："), chinese
+    assert "published" not in chinese
