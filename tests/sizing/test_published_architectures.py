@@ -36,31 +36,16 @@ OFFERING = {
 
 def _contract(arch_name: str, **changes: Any) -> dict[str, Any]:
     """The contract's keys of a published architecture's shape (no fact beyond them)."""
-    arch = architecture(arch_name)
-    layers, hidden, heads, kv_heads, ffn, activation = arch.shape
-    d: dict[str, Any] = {
+    d = {
         "name": arch_name,
-        "layers": layers,
-        "hidden": hidden,
-        "heads": heads,
-        "kv_heads": kv_heads,
-        "ffn_hidden": ffn,
+        **shape_of(architecture(arch_name)),
         "vocab": 129280,
         "seq_len": 4096,
         "global_batch": 1024,
         "train_tokens": 1e12,
         "precision": "bf16",
-        "activation": activation,
     }
-    if arch.moe is not None:
-        experts, top_k, expert_ffn, shared, dense = arch.moe
-        d["moe"] = {
-            "experts": experts,
-            "top_k": top_k,
-            "expert_ffn_hidden": expert_ffn,
-            "shared_experts": shared,
-            "dense_layers": dense,
-        }
+    d.pop("tied_embeddings")
     return {**d, **changes}
 
 
