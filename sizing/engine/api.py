@@ -399,7 +399,7 @@ def evaluate(
     # candidate's ZeRO stage, model._inputs) and is filled from the layout that is answered
     res = evaluate_grid(wl, hw, lay.grid(), optimizer)
     facts = open_facts(workload, wl, hw)
-    unstated = choosable(unstated, wl, lay)
+    unstated = choosable(unstated, wl, lay, hw)
     wl, lay, res, fit_notes = fit_unstated(wl, hw, lay, res, unstated, optimizer, facts)
     lay, reduce_notes = resolve_grad_reduce(lay, optimizer, hw)
     return build_result(wl, hw, faults, lay, res, (), notes + reduce_notes + fit_notes)

@@ -1,6 +1,7 @@
 """Memory settings a given layout leaves out, taken so that it fits when the defaults do not.
 
-A layout names its parallel degrees; the ZeRO stage and the activation recompute are often not published
+A layout names its parallel degrees; the ZeRO stage and the activation recompute (its mode, and with
+selective recompute the modules it reruns, Megatron-Core's `recompute_modules`) are often not published
 with a run (the Llama 3 paper gives TP8 PP16 DP64 and says in prose that FSDP shards the gradients and the
 optimizer state, i.e. ZeRO-2). With the defaults (ZeRO-1, selective recompute) such a layout can need more
 memory than the GPU has although the run happened. When the defaults do not fit and those keys were not
@@ -27,10 +28,13 @@ import numpy as np
 
 from hardware.messages import Msg, _, joined
 
+from . import checkpointing as CK
 from . import constants as C
+from .explain import MODULE_WORDS
 from .hardware import Hardware
 from .layout import Layout
 from .model import R_MEMORY, evaluate_grid, uses_flash_attention
+from .overlap import MODERN_ARCHITECTURES
 from .workload import DROPOUT_NOTES, Workload
 
 # The values tried for an unstated key, the default first (ZeRO-0 holds more than ZeRO-1; no recompute
@@ -46,17 +50,49 @@ def unstated_keys(stated: dict[str, Any]) -> tuple[str, ...]:
     keys: tuple[str, ...] = ("zero",) if stated.get("zero") is None else ()
     # a module list states selective recompute (layout_from_dict refuses it with another mode)
     keys += ("recompute",) if "recompute" not in stated and stated.get("recompute_modules") is None else ()
+    # which modules selective recompute reruns (Megatron-Core's default: the attention core alone)
+    keys += ("recompute_modules",) if stated.get("recompute_modules") is None else ()
     return keys + (("etp",) if "etp" not in stated else ())
 
 
-def choosable(unstated: tuple[str, ...], wl: Workload, lay: Layout) -> tuple[str, ...]:
+def choosable(unstated: tuple[str, ...], wl: Workload, lay: Layout, hw: Hardware) -> tuple[str, ...]:
     """`unstated` without `etp` unless the layout took the folded experts' ETP = 1 for itself (an MoE layout
     with TP > 1 and EP > 1) and Megatron-Core's own default, ETP = TP, can also hold its EP: experts split by
     TP hold TP times less memory each, so a layout that does not fit with whole experts per rank may with
-    them (Grok-1's 8 experts of width 32,768 on TP4 EP8, dgxc-benchmarking's GB200 recipe: ETP 4)."""
+    them (Grok-1's 8 experts of width 32,768 on TP4 EP8, dgxc-benchmarking's GB200 recipe: ETP 4). And
+    without `recompute_modules` unless selective recompute may be taken, the workload has modules beyond the
+    attention core, and the GPU's default stack is Megatron-Core's (Hopper and later), which recomputes by
+    module."""
     folded = wl.moe is not None and lay.tp > 1 and lay.ep > 1 and lay.expert_tp == 1
     holds = (lay.tp * lay.dp * lay.cp) % (lay.ep * lay.tp) == 0
-    return tuple(k for k in unstated if k != "etp" or (folded and holds))
+    # recompute by module is Megatron-Core's (2024 on): offered on the GPUs whose defaults are its stack
+    modern = hw.gpu.vendor == "nvidia" and hw.gpu.architecture in MODERN_ARCHITECTURES
+    selective = lay.recompute == "selective" or "recompute" in unstated
+    by_module = modern and selective and bool(module_lists(wl))
+    return tuple(
+        k for k in unstated if (k != "etp" or (folded and holds)) and (k != "recompute_modules" or by_module)
+    )
+
+
+def module_lists(wl: Workload) -> list[tuple[str, ...]]:
+    """The module lists selective recompute may take for this workload beyond Megatron-Core's default (the
+    attention core alone): every combination of the modules the engine models that the workload has (the
+    experts' activation with experts, the latent up-projections with latent attention and its ranks, the
+    shared experts with shared experts), in Megatron-Core's order."""
+    has = {
+        CK.CORE_ATTN: True,
+        CK.MOE_ACT: wl.moe is not None,
+        CK.LAYERNORM: True,
+        CK.MLA_UP_PROJ: wl.latent_up_params is not None,
+        CK.MLP: True,
+        CK.SHARED_EXPERTS: wl.moe is not None and wl.moe.shared_experts > 0,
+    }
+    modules = [m for m in CK.MODELLED if has[m]]
+    lists = [
+        tuple(m for m, on in zip(modules, flags, strict=True) if on)
+        for flags in product((False, True), repeat=len(modules))
+    ]
+    return [m for m in lists if m and m != (CK.CORE_ATTN,)]
 
 
 RECOMPUTE_WORDS = {
@@ -90,7 +126,11 @@ def _describe(lay: Layout, keys: tuple[str, ...], facts: dict[str, bool] | None 
     words: list[str] = []
     if "zero" in keys:
         words.append(_("ZeRO-%(stage)s", stage=lay.zero))
-    if "recompute" in keys:
+    if lay.recompute == "selective" and "recompute_modules" in keys:
+        listed = lay.recompute_modules if lay.module_recompute else (CK.CORE_ATTN,)  # Megatron-Core's default
+        modules = joined(*(MODULE_WORDS[m] for m in listed or ()), sep=_(", "))
+        words.append(_("selective recompute of %(modules)s", modules=modules))
+    elif "recompute" in keys:
         words.append(RECOMPUTE_WORDS.get(lay.recompute, lay.recompute))
     if "etp" in keys:
         words.append(_("expert tensor parallelism %(etp)s", etp=lay.expert_tp))
@@ -113,16 +153,21 @@ def _variant(wl: Workload, moved: dict[str, bool]) -> Workload:
     return replace(wl, notes=[n for n in wl.notes if str(n) not in dropped], **changes)
 
 
-def _candidates(lay: Layout, unstated: tuple[str, ...]) -> list[Layout]:
+def _candidates(lay: Layout, unstated: tuple[str, ...], wl: Workload) -> list[Layout]:
     zeros = ZERO_STAGES if "zero" in unstated else (lay.zero,)
     recomputes = RECOMPUTE_SETTINGS if "recompute" in unstated else (lay.recompute,)
     etps = (lay.etp, None) if "etp" in unstated else (lay.etp,)  # None: ETP = TP, Megatron-Core's default
+    lists: list[tuple[str, ...] | None] = [lay.recompute_modules]
+    if "recompute_modules" in unstated:
+        lists += module_lists(wl)
     return [
-        replace(lay, zero=z, recompute=r, etp=e)
+        replace(lay, zero=z, recompute=r, etp=e, recompute_modules=m)
         for z in zeros
         for r in recomputes
         for e in etps
-        if (z, r, e) != (lay.zero, lay.recompute, lay.etp)
+        for m in lists
+        if (m is None or r == "selective")
+        and (z, r, e, m) != (lay.zero, lay.recompute, lay.etp, lay.recompute_modules)
     ]
 
 
@@ -133,7 +178,11 @@ def _fastest_fit(
     if not candidates:
         return None
     grids = [c.grid() for c in candidates]
-    many = evaluate_grid(wl, hw, {k: np.asarray([g[k] for g in grids]) for k in grids[0]}, optimizer)
+    # a module flag is set only on the grids of the candidates that recompute that module
+    keys = dict.fromkeys(k for g in grids for k in g)
+    flags = set(CK.GRID_KEYS.values())
+    columns = {k: np.asarray([g[k] if k in g or k not in flags else False for g in grids]) for k in keys}
+    many = evaluate_grid(wl, hw, columns, optimizer)
     fits = np.flatnonzero(np.asarray(many["reasons"]) == 0)
     if not len(fits):
         return None
@@ -159,7 +208,7 @@ def fit_unstated(
         "needed": round(float(np.asarray(res["mem_total"])) / C.GIB, 1),
         "hbm": round(hw.hbm_bytes / C.GIB, 1),
     }
-    found = _fastest_fit(wl, hw, _candidates(lay, unstated), optimizer)
+    found = _fastest_fit(wl, hw, _candidates(lay, unstated, wl), optimizer)
     if found is not None:
         note = _(
             "not given in the layout: %(keys)s. The defaults (%(defaults)s) need %(needed)s GiB per GPU of "
@@ -214,7 +263,7 @@ def _fewest_facts(
                 continue
             moved = dict(zip(facts, flips, strict=True))
             variant = _variant(wl, moved)
-            fit = _fastest_fit(variant, hw, [lay] + _candidates(lay, unstated), optimizer)
+            fit = _fastest_fit(variant, hw, [lay] + _candidates(lay, unstated, wl), optimizer)
             if fit is not None and (best is None or fit[0] < best[0]):
                 best = (fit[0], fit[1], variant, moved)
         if best is not None:

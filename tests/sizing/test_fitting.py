@@ -92,11 +92,21 @@ def test_defaults_that_do_not_fit_give_way_to_the_fastest_setting_that_does() ->
     full = evaluate(LLAMA_405B_DROPOUT, meta_cluster(1024), {**layout, "zero": 1, "recompute": "full"})
     zero3 = evaluate(LLAMA_405B_DROPOUT, meta_cluster(1024), {**layout, "zero": 3, "recompute": "selective"})
     assert answer["iteration_time_s"] < min(full["iteration_time_s"], zero3["iteration_time_s"])
-    # only the unstated recompute can move when the ZeRO stage is stated: ZeRO-1 stays, full recompute fits
-    assert as_stated["layout"]["zero"] == 1 and as_stated["layout"]["recompute"] == "full"
-    assert as_stated["feasible"] and as_stated["iteration_time_s"] == full["iteration_time_s"]
+    # only the unstated recompute can move when the ZeRO stage is stated: ZeRO-1 stays, and on an H100
+    # (Megatron-Core's stack, which recomputes by module) rerunning the MLP fits and costs less than full
+    # recompute
+    assert as_stated["layout"]["zero"] == 1 and as_stated["layout"]["recompute"] == "selective"
+    assert as_stated["layout"]["recompute_modules"] == ["mlp"]
+    assert as_stated["feasible"] and as_stated["iteration_time_s"] < full["iteration_time_s"]
     (note,) = fit_notes(as_stated)
-    assert note.startswith("not given in the layout: recompute.")
+    assert note.startswith("not given in the layout: recompute, recompute_modules.")
+    assert "taken: selective recompute of the MLP" in note
+    # a module list states selective recompute and its modules: with ZeRO-1 stated nothing is left to move
+    listed = evaluate(
+        LLAMA_405B_DROPOUT, meta_cluster(1024), {**layout, "zero": 1, "recompute_modules": ["core_attn"]}
+    )
+    assert not listed["feasible"] and listed["layout"]["recompute_modules"] == ["core_attn"]
+    assert fit_notes(listed) == []
 
 
 def test_a_layout_that_states_both_is_evaluated_as_it_is() -> None:
@@ -320,3 +330,43 @@ def test_etp_is_not_a_choice_for_dense_layouts_or_layouts_that_fit() -> None:
     small = {**workload, "seq_len": 1024}  # fits with the folded default: kept
     kept = evaluate(small, offering, layout)
     assert kept["feasible"] and kept["layout"]["etp"] == 1 and fit_notes(kept) == []
+
+
+def test_selective_recompute_without_its_modules_takes_the_fastest_list_that_fits() -> None:
+    # Megatron-Bridge 26.02's DeepSeek-V3 on 256 GB300 (TP1 PP4 EP32 VP4, selective recompute of the latent
+    # up-projections): from the contract's keys, Megatron-Core's default list (the attention core) needs
+    # 293.5 GiB of the 268.2; the fastest list that fits is the recipe's own
+    row = by_id("bridge2602-gb300-deepseek-v3-256-mxfp8")
+    assert row.layout is not None and row.layout["recompute_modules"] == ["mla_up_proj"]
+    layout = {k: row.layout[k] for k in ("tp", "pp", "dp", "ep", "zero", "micro_batch", "recompute")}
+    layout["virtual_stages"] = row.layout["virtual_stages"]
+    answer = evaluate(contract_workload(row.id), dict(row.offering), layout)
+    assert answer["feasible"], answer["reasons"]
+    assert answer["layout"]["recompute_modules"] == ["mla_up_proj"]
+    (note,) = fact_notes_modules(answer)
+    assert "The defaults (selective recompute of the attention core) need 293.5 GiB" in note
+    assert note.split("taken: ")[1].startswith("selective recompute of the latent attention's up-projections")
+    # the default list where it fits; a stated list is never changed
+    stated = evaluate(
+        contract_workload(row.id), dict(row.offering), {**layout, "recompute_modules": ["core_attn"]}
+    )
+    assert not stated["feasible"] and not fact_notes_modules(stated)
+    # full recompute states no module list, and none is tried
+    full = evaluate(contract_workload(row.id), dict(row.offering), {**layout, "recompute": "full"})
+    assert "recompute_modules" not in full["layout"] and not fact_notes_modules(full)
+
+
+def fact_notes_modules(answer: dict[str, Any]) -> list[str]:
+    return [a for a in fit_notes(answer) if "recompute_modules" in a.split(".")[0]]
+
+
+def test_the_module_lists_are_the_workloads_own() -> None:
+    from sizing.engine.checkpointing import MLA_UP_PROJ, MOE_ACT, SHARED_EXPERTS
+    from sizing.engine.fitting import module_lists
+    from sizing.engine.workload import PRESETS
+
+    dense = module_lists(PRESETS["llama3-70b"])
+    assert len(dense) == 2**3 - 2  # attention core, layer norms, MLP: every non-empty list but the default
+    assert not {MLA_UP_PROJ, MOE_ACT, SHARED_EXPERTS} & {m for lst in dense for m in lst}
+    moe = module_lists(PRESETS["deepseek-v3-671b"])
+    assert len(moe) == 2**6 - 2 and (MLA_UP_PROJ,) in moe and (MOE_ACT, SHARED_EXPERTS) in moe

@@ -256,13 +256,10 @@ def test_the_contract_keys_alone_are_held_to_their_recorded_mean_and_reject_no_n
     by_convention = {"bloomprequel-a100-181b-tp8pp2dp24-mbs2-384", "dgxc2411-h100-nemotron4-340b-128-bf16"}
     assert all(V.by_id(i).layout.get("optimizer") in ("zero-paper", "bf16-adam") for i in by_convention)
     assert all(V.predict(V.by_id(i))["feasible"] for i in by_convention)
-    # and the DeepSeek-V3 recipes whose selective recompute names the latent attention's up-projections
-    # (`recompute_modules`, not a contract key: the contract's "selective" is Megatron-Core's default,
-    # core_attn), since a DeepSeek-V3 shape takes its published widths and ranks (architectures.py)
-    by_modules = {i for i in rejected if "mla_up_proj" in (V.by_id(i).layout.get("recompute_modules") or ())}
-    assert all(V.predict(V.by_id(i))["feasible"] for i in by_modules)
-    assert len(by_modules) <= 5, by_modules
-    unexplained = rejected - by_convention - by_modules
+    # (a layout whose selective recompute does not name its modules fits where some list of them does,
+    # fitting.module_lists: DeepSeek-V3's recipes on 256 GB300, which rerun the latent up-projections)
+    assert len(rejected) <= 2, rejected
+    unexplained = rejected - by_convention
     assert all((V.by_id(i).known_miss or "").startswith("memory:") for i in unexplained), rejected
 
 
