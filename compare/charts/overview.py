@@ -16,7 +16,6 @@ from compare.charts.common import (
     count_row,
     fmt,
     missing_cell,
-    offering_title,
     stacked_counts_figure,
     table,
 )
@@ -37,6 +36,7 @@ from portal.chart_style import (
 )
 from portal.money import active, symbol_text
 from providers.facts import FACTS_BY_NAME
+from providers.names import offering_title
 
 # the hardware's fabric names, and the offerings that publish none last
 FABRIC_LABELS: dict[str | None, str] = {fabric: name for fabric, name in FABRIC_NAMES.items()}
