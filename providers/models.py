@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
@@ -257,6 +258,12 @@ class Offering(models.Model):
         """The provider and the offering as a page names them: "Provider: Offering", with the full-width
         colon on a Chinese page ("Provider：Offering"), the provider by its `shown_name`."""
         return offering_title(self.provider.shown_name, self.name)
+
+    @property
+    def shown_choice(self) -> str:
+        """The offering as a form's list of offerings names it: its `shown_title`, a fictional sample marked
+        so in the page's language ("（虚构示例）" on a Chinese page)."""
+        return self.shown_title + (gettext(" (fictional sample)") if self.fictional else "")
 
     @property
     def scheduler_list(self) -> list[str]:

@@ -290,7 +290,7 @@ def run_offerings(*, offering_slugs: list[str] | None, include_samples: bool) ->
         samples = sorted((o for o in offerings if o.fictional), key=lambda o: o.slug)
         if samples and not include_samples:
             # the API names them by slug and parameter; a page by their names and the form's checkbox
-            names = ", ".join(f"{o.provider.name}: {o.name}" for o in samples)
+            names = gettext(", ").join(o.shown_title for o in samples)  # shown at once, in this language
             slugs = ", ".join(o.slug for o in samples)
             raise ValidationError({"offerings": _(SAMPLES_LEFT_OUT, slugs=slugs, names=names)})
     else:
