@@ -219,6 +219,7 @@ def overview_offerings() -> list[dict[str, Any]]:
             "name",
             "fictional",
             "provider__name",
+            "provider__native_name",
             "gpu__key",
             "gpu__name",
             "gpu_label",
