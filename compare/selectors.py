@@ -85,7 +85,7 @@ def offering_compare_list(*, slugs: list[str]) -> list[Offering]:
                 "offerings": ngettext(
                     "unknown offering: %(slugs)s", "unknown offerings: %(slugs)s", len(missing)
                 )
-                % {"slugs": ", ".join(missing)}
+                % {"slugs": _(", ").join(missing)}
             }
         )
     return [by_slug[s] for s in slugs]
