@@ -9,9 +9,11 @@ from typing import Any
 
 from django.utils import translation
 
+from compare.charts.fault_tolerance import FT_FEATURES, fault_tolerance_panel
 from compare.charts.findings import _traces
 from compare.charts.overview import overview_fabric_panel, overview_findings_panel, overview_price_panel
 
+FT_KEYS = [key for key, _label in FT_FEATURES if key != "checkpoint_storage"]
 COUNTS = [
     {"code": "hidden_fees", "severity": "critical", "n": 3},
     {"code": "hidden_fees", "severity": "warning", "n": 1},
@@ -69,3 +71,20 @@ def test_the_findings_hover_lists_an_offerings_pitfalls_with_the_pages_separator
     with translation.override("zh-hans"):
         [critical, *_] = _traces([offering], codes)
     assert critical["hovertext"][0].endswith("<br>严重：Hidden fees、No recovery"), critical["hovertext"]
+
+
+def test_the_fault_tolerance_hover_and_cells_use_the_pages_colon_and_separator() -> None:
+    provider = SimpleNamespace(shown_name="Good Cloud", name="Good Cloud")
+    facts = dict.fromkeys(FT_KEYS, True)
+    offering = SimpleNamespace(
+        pk=1, provider=provider, name="H100 cluster", slug="h1", fictional=False, storage_type="Lustre",
+        replacement_time_min=30, get_absolute_url=lambda: "/offerings/h1/", **facts,
+    )  # fmt: skip
+    english = fault_tolerance_panel([offering])["figure"]["data"][0]
+    assert english["hovertemplate"] == "%{y}<br>%{x}: %{text}<extra></extra>"
+    assert "✔ yes, 30 min" in english["text"][0]
+    with translation.override("zh-hans"):
+        chinese = fault_tolerance_panel([offering])["figure"]["data"][0]
+    assert chinese["hovertemplate"] == "%{y}<br>%{x}：%{text}<extra></extra>"
+    replacement = chinese["text"][0][[key for key, _label in FT_FEATURES].index("auto_replacement")]
+    assert "、30" in replacement and ", " not in replacement, replacement
