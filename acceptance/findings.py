@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from hardware import GPU_MODEL_CLAIM, port_link_layer
-from hardware.messages import Msg, _, joined, ngettext
+from hardware.messages import Msg, _, joined, listed, ngettext
 
 PORT_KINDS = ("ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link")
 NCCL_KINDS = ("nccl-tests", "rccl-tests")
@@ -75,7 +75,7 @@ def port_findings(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         port_layer = str(port.get("link_layer") or "").lower() or None
         on_fabric = layer is None or port_layer in (None, layer)
         rate = port.get("rate_gbps")
-        detail = ", ".join(x for x in (port.get("link_layer"), f"{rate:g} Gb/s" if rate else None) if x)
+        detail = listed(x for x in (port.get("link_layer"), f"{rate:g} Gb/s" if rate else None) if x)
         name = _port_name(port)
         text = (
             _("port %(port)s is %(state)s (%(detail)s)", port=name, state=state, detail=detail)
@@ -89,7 +89,7 @@ def port_findings(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     active = [p for p in ports if _active(p)]
     ethernet = [p for p in active if str(p.get("link_layer") or "").lower() == "ethernet"]
     if facts.get("fabric") == "infiniband" and ethernet and len(ethernet) == len(active):
-        names = ", ".join(_port_name(p) for p in ethernet[:8])
+        names = listed(_port_name(p) for p in ethernet[:8])
         out.append(
             finding(
                 item,
@@ -131,7 +131,7 @@ def dcgmi_findings(item: dict[str, Any]) -> list[dict[str, Any]]:
         return []
     failed = [t for t in summary.get("tests") or [] if str(t.get("result") or "").lower().startswith("fail")]
     if not failed:
-        names = ", ".join(summary.get("failed_tests") or []) or _("see the file")
+        names = listed(summary.get("failed_tests") or []) or _("see the file")
         text = _("dcgmi diag failed: %(tests)s", tests=names)
         return [finding(item, (summary.get("lines") or [None])[0], text, "diag-failed")]
     return [
@@ -150,7 +150,7 @@ def topo_findings(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     pairs = summary.get("pairs_not_nvlink") or []
     if facts.get("intra_node") not in FULL_MESH or not pairs:
         return []
-    shown = ", ".join(f"{p.get('pair')} {p.get('connection')}" for p in pairs[:6])
+    shown = listed(f"{p.get('pair')} {p.get('connection')}" for p in pairs[:6])
     text = (
         _(
             "%(count)s GPU pairs without NVLink (%(pairs)s and %(more)s more) where a full NVLink mesh is "
@@ -222,7 +222,7 @@ def dmesg_findings(item: dict[str, Any]) -> list[dict[str, Any]]:
         out.append(finding(item, fallen.get("line"), text, "xid"))
     events = summary.get("xid_events") or []
     if events:
-        codes = ", ".join(str(c) for c in summary.get("xid_codes") or []) or "?"
+        codes = listed(summary.get("xid_codes") or []) or "?"
         text = ngettext(
             "%(n)s Xid error, code %(codes)s",
             "%(n)s Xid errors, codes %(codes)s",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hardware.messages import Msg, _, ngettext
+from hardware.messages import Msg, _, listed, ngettext
 
 FILES = Path(__file__).resolve().parent / "kit_files"
 SCHEDULERS = ("slurm", "kubernetes")
@@ -67,7 +67,7 @@ def check_request(facts: dict[str, Any], nodes: Any, scheduler: Any, stability_h
             "scheduler",
             _(
                 "scheduler must be one of %(known)s; got “%(got)s”.",
-                known=", ".join(SCHEDULERS),
+                known=listed(SCHEDULERS),
                 got=scheduler,
             ),
         )

@@ -28,7 +28,7 @@ from acceptance.findings import NCCL_KINDS, bundle_findings, detail, where
 from benchmarks.compare import STABILITY_DROP_WARN, compare
 from benchmarks.scaling import SCALING_PASS, reaches_bandwidth, tree_suspected
 from hardware import other_gpu_names
-from hardware.messages import Msg, _, joined, ngettext
+from hardware.messages import Msg, _, joined, listed, ngettext
 
 HEADLINE_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
 TRAINING_KINDS = ("megatron", "torchtitan", "deepspeed")
@@ -145,7 +145,7 @@ def collective_bandwidth(facts: dict[str, Any], items: list[dict[str, Any]]) -> 
         out["basis"] = _(
             "the bundle's collective runs ran on %(gpus)s, not on the offering's GPU: not judged against its "
             "links (see the GPU model finding)",
-            gpus=", ".join(other),
+            gpus=listed(other),
         )
     elif collective is None:
         out["basis"] = _(

@@ -54,7 +54,7 @@ from hardware import (
     intra_node_busbw_efficiency,
     other_gpu_names,
 )
-from hardware.messages import Msg, _, joined, ngettext, sentences
+from hardware.messages import Msg, _, joined, listed, ngettext, sentences
 from hardware.norms import norm_for, offering_class
 
 JUDGED_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter", "alltoall"}
@@ -251,7 +251,7 @@ def _stability_nccl(item: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]
         spread_limit(),
         round(spread, 2),
         verdict,
-        _("busbw at the largest size per cycle: %(values)s", values=values),
+        _("busbw at the largest size per cycle: %(values)s", values=listed(values)),
         item,
         [run.get("first_line") or 0, run.get("last_line") or 0],
     )
@@ -264,9 +264,7 @@ def _compare_collectives(facts: dict[str, Any], item: dict[str, Any]) -> list[di
     if other:
         why = _("the GPUs the log's ranks ran on vs the offering's GPU: its figures are another GPU's")
         lines = [run["first_line"] for run, names in runs if names and run.get("first_line")]
-        out.append(
-            verdict_row(GPU_MODEL_CLAIM, _gpu_shown(facts), ", ".join(other), "fail", why, item, lines)
-        )
+        out.append(verdict_row(GPU_MODEL_CLAIM, _gpu_shown(facts), listed(other), "fail", why, item, lines))
     for run, names in runs:
         if names:  # another GPU's figures: not judged against this offering's links, nor its stability
             out.append(_other_gpus_row(facts, item, run, names))
@@ -284,7 +282,7 @@ def _other_gpus_row(
     why = _(
         "ran on %(gpus)s, not on the offering's %(gpu)s: its bandwidth is not judged against this offering's "
         "links",
-        gpus=", ".join(names),
+        gpus=listed(names),
         gpu=_gpu_shown(facts),
     )
     claim = _("%(collective)s busbw", collective=run.get("collective") or "unknown")
@@ -334,7 +332,7 @@ def _compare_gpus(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
             verdict_row(
                 GPU_MODEL_CLAIM,
                 _gpu_shown(facts),
-                ", ".join(models),
+                listed(models),
                 "pass" if match else "fail",
                 _model_basis(s),
                 item,
@@ -433,11 +431,11 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
             unseen = _(
                 "every pair shown is NV#, but the rows of %(gpus)s were cut: the pairs among them are not "
                 "shown",
-                gpus=", ".join(s["gpu_rows_missing"]),
+                gpus=listed(s["gpu_rows_missing"]),
             )
             out.append(verdict_row(_("full NVLink mesh"), True, None, "cannot-measure", unseen, item, lines))
         else:
-            bad = ", ".join(f"{p['pair']}={p['connection']}" for p in s.get("pairs_not_nvlink", [])[:8])
+            bad = listed(f"{p['pair']}={p['connection']}" for p in s.get("pairs_not_nvlink", [])[:8])
             out.append(
                 verdict_row(
                     _("full NVLink mesh"),
@@ -521,7 +519,7 @@ def _rail_nics_verdict(
             "the rows of %(gpus)s were cut from the excerpt: the NICs behind those GPUs are not shown, so "
             "%(rail)s behind a GPU's PCIe switch is a minimum; %(nics)s NIC columns in total",
             s["nics"],
-            gpus=", ".join(missing),
+            gpus=listed(missing),
             rail=ngettext("%(n)s NIC", "%(n)s NICs", s["rail_nics"], n=s["rail_nics"]),
             nics=_or_unknown(s.get("nics")),
         )
@@ -646,7 +644,7 @@ def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
     if s.get("passed"):
         measured, verdict = _("pass"), "pass"
     elif failed:
-        measured, verdict = _("failed: %(tests)s", tests=", ".join(failed)), "fail"
+        measured, verdict = _("failed: %(tests)s", tests=listed(failed)), "fail"
     else:
         measured, verdict = unknown_reason(s), "cannot-measure"
     return [
@@ -658,7 +656,7 @@ def _compare_dcgmi(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str
             _(
                 "level -r %(level)s; warned: %(warned)s",
                 level=s.get("level") or "?",
-                warned=", ".join(s.get("warned_tests") or []) or _("none"),
+                warned=listed(s.get("warned_tests") or []) or _("none"),
             ),
             item,
             s.get("lines", []),

@@ -8,16 +8,16 @@ from typing import Any
 
 from benchmarks.compare_fabric import compare_dmesg_nics
 from benchmarks.verdicts import verdict_row
-from hardware.messages import Msg, _, joined, ngettext
+from hardware.messages import Msg, _, joined, listed, ngettext
 
 
 def _fallen_detail(fallen: list[dict[str, Any]], xid_codes: Any) -> Msg:
     """The GPUs the kernel log shows fallen off the bus (bus ids), and its Xid codes."""
-    gpus = ", ".join(f["bus_id"] for f in fallen) or _("none")
+    gpus = listed(f["bus_id"] for f in fallen) or _("none")
     detail = _("GPUs fallen off the bus: %(gpus)s", gpus=gpus)
     if not xid_codes:
         return detail
-    codes = ", ".join(str(code) for code in xid_codes)
+    codes = listed(xid_codes)
     return joined(detail, _("Xid codes %(codes)s", codes=codes), sep=_("; "))
 
 
@@ -46,7 +46,7 @@ def _dmesg_gpu_row(claim: Msg, fallen: list[dict[str, Any]], item: dict[str, Any
     probe = [g for g in s.get("gpus_probe_failed") or [] if all(f["bus_id"] != g["bus_id"] for f in fallen)]
     unnamed = max(0, (s.get("probe_failed_devices") or 0) - len(s.get("gpus_probe_failed") or []))
     if probe or unnamed:
-        named = ", ".join(
+        named = listed(
             _("%(bus_id)s (line %(line)s)", bus_id=g["bus_id"], line=g["line"]) for g in probe
         ) or _("none named")
         probe_msg = ngettext(
@@ -88,7 +88,7 @@ def _dmesg_history(s: dict[str, Any]) -> list[Msg]:
             _(
                 "Xid %(xids)s on %(bus_id)s, and a later Xid 154 changed the GPU's recovery action to None "
                 "(line %(line)s): recovered",
-                xids=", ".join(str(code) for code in r["xids"]),
+                xids=listed(r["xids"]),
                 bus_id=r["bus_id"],
                 line=r["line"],
             )

@@ -18,7 +18,7 @@ from benchmarks.verdicts import (
     verdict_row,
 )
 from hardware import FABRIC_LINK_LAYERS, fabric_name, port_link_layer
-from hardware.messages import Msg, _, joined, ngettext
+from hardware.messages import Msg, _, joined, listed, ngettext
 
 # How bad a verdict is, to break a tie between hosts with as many good ports.
 VERDICT_RANK = {"pass": 0, "cannot-measure": 1, "warn": 2, "fail": 3}
@@ -67,9 +67,9 @@ def _ports_by_state(
     }
 
 
-def _port_list(ports: list[dict[str, Any]], field: str | None = None) -> str:
+def _port_list(ports: list[dict[str, Any]], field: str | None = None) -> Msg:
     """`mlx5_0/1 Down, ...`: the first eight ports, each with a field when given."""
-    return ", ".join(
+    return listed(
         f"{p['device'] or '?'}/{p['port'] or '?'}"
         + (f" {p[field]:g}" if field == "rate_gbps" else f" {p[field]}" if field else "")
         for p in ports[:8]
@@ -388,9 +388,8 @@ def compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
     return out
 
 
-def _function_names(funcs: list[dict[str, Any]]) -> str:
-    names = ", ".join(f"{f['bdf']} {f['device']}"[:90] for f in funcs[:4])
-    return names + (", …" if len(funcs) > 4 else "")
+def _function_names(funcs: list[dict[str, Any]]) -> Msg:
+    return listed((f"{f['bdf']} {f['device']}"[:90] for f in funcs[:4]), more=len(funcs) > 4)
 
 
 def _lspci_apart(facts: dict[str, Any], groups: dict[str, list[dict[str, Any]]]) -> list[Msg]:
@@ -508,7 +507,7 @@ def _lspci_count_verdict(
     )
     stated = s.get("stated_totals") or []
     if stated:
-        totals = ", ".join(f"{t['count']} {t['what']}" for t in stated[:4])
+        totals = listed(f"{t['count']} {t['what']}" for t in stated[:4])
         detail = joined(detail, _("the author's note states %(totals)s", totals=totals), sep=_("; "))
     if short:
         return verdict_row(claim, expected, measured, "cannot-measure", detail, item, lines)
@@ -545,9 +544,9 @@ def compare_dmesg_nics(facts: dict[str, Any], item: dict[str, Any]) -> list[dict
     return out
 
 
-def _devices_text(events: list[dict[str, Any]]) -> str:
+def _devices_text(events: list[dict[str, Any]]) -> Msg:
     """The NIC functions of kernel-log events, each once in log order, the first 8."""
-    return ", ".join(list(dict.fromkeys(e["device"] for e in events))[:8])
+    return listed(list(dict.fromkeys(e["device"] for e in events))[:8])
 
 
 def _failed_nics_row(

@@ -14,7 +14,7 @@ from typing import Any
 
 from benchmarks.parsers.nccl.reading import algorithms_for, ring_forced
 from benchmarks.verdicts import cannot_measure_instead, inter_fraction, ratio_verdict, verdict_row
-from hardware.messages import Msg, _, joined, ngettext
+from hardware.messages import Msg, _, joined, listed, ngettext
 
 RING_COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter"}
 # The smallest "largest size" at which a shortfall is believed. Assumed, no sourced threshold: busbw rises
@@ -171,7 +171,7 @@ def disabled_transports_reason(run: dict[str, Any]) -> Msg | None:
     return _(
         "the run disabled %(paths)s: a debug setting that routes traffic off NVLink/RDMA, so it does not "
         "measure the cluster; rerun without it",
-        paths=", ".join(disabled),
+        paths=listed(disabled),
     )
 
 

@@ -224,5 +224,5 @@ def summary_value(value: Any, key: str = "") -> Any:
     if key in PERCENT_KEYS and isinstance(value, int | float) and not isinstance(value, bool):
         return percent_text(value)
     if isinstance(value, list):
-        return ", ".join("—" if v is None else str(_shown_value(v)) for v in value) or "—"
+        return gettext(", ").join("—" if v is None else str(_shown_value(v)) for v in value) or "—"
     return _shown_value(value)

@@ -136,7 +136,7 @@ def evidence_rows(
             if fact and str(row["text"]).startswith(f"{fact} = "):  # the rule's default wording: in words
                 row["text"] = f"{_(fact_label(fact, vendor))} = {_value_text(ref.get('value'), fact, vendor)}"
         elif source == "evidence":
-            spans = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in lines)
+            spans = _(", ").join(f"{a}" if a == b else f"{a}-{b}" for a, b in lines)
             row["label"] = f"{ref.get('file')}" + (_(", lines %(spans)s") % {"spans": spans} if spans else "")
             row["href"] = upload_href(ref.get("upload_id"), lines)
         else:

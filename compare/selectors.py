@@ -85,7 +85,7 @@ def offering_compare_list(*, slugs: list[str]) -> list[Offering]:
                 "offerings": ngettext(
                     "unknown offering: %(slugs)s", "unknown offerings: %(slugs)s", len(missing)
                 )
-                % {"slugs": ", ".join(missing)}
+                % {"slugs": _(", ").join(missing)}
             }
         )
     return [by_slug[s] for s in slugs]
@@ -219,6 +219,7 @@ def overview_offerings() -> list[dict[str, Any]]:
             "name",
             "fictional",
             "provider__name",
+            "provider__native_name",
             "gpu__key",
             "gpu__name",
             "gpu_label",

@@ -105,6 +105,16 @@ def joined(*parts: str, sep: str = " ") -> Msg:
     return Msg(sep.replace("%", "%%").join(f"%({name})s" for name in names), **values)
 
 
+def listed(items: Iterable[Any], *, more: bool = False) -> Msg:
+    """What a sentence lists that is not words (bus ids, Xid codes, line numbers, host, port and device
+    names) as the page's language writes a list: ", " between the items in English, "、" in Chinese (the
+    separator is the catalog's ", ", translated when the sentence is shown, so a message stored at parse
+    time follows the reader's page); each item as it is, a Msg translated; "…" last where `more` were left
+    out."""
+    parts = [item if isinstance(item, Msg) else str(item) for item in items]
+    return joined(*parts, *(["…"] if more else []), sep=_(", "))
+
+
 def sentences(*parts: str) -> Msg:
     """Sentences in a row as the page's language writes them: a space after each full stop in English, none
     after Chinese "。" (each pair is the catalog's "%(first)s %(second)s"; `joined` keeps its `sep` in every

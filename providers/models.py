@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
-from django.utils.translation import get_language, pgettext
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
@@ -28,6 +28,7 @@ from providers.facts import (
     PLAN_BOUNDS,
     PLAN_KIND_WORDS,
 )
+from providers.names import offering_title, provider_shown_name
 
 
 def _prefetched(obj: models.Model, rows: str, manager: str) -> list[Any]:
@@ -92,9 +93,7 @@ class Provider(models.Model):
     @property
     def shown_name(self) -> str:
         """The name a page shows: on a Chinese page the native name first, beside the English one."""
-        if self.native_name and (get_language() or "").startswith("zh"):
-            return f"{self.native_name} · {self.name}"
-        return self.name
+        return provider_shown_name(self.name, self.native_name)
 
 
 class Source(models.Model):
@@ -258,10 +257,13 @@ class Offering(models.Model):
     def shown_title(self) -> str:
         """The provider and the offering as a page names them: "Provider: Offering", with the full-width
         colon on a Chinese page ("Provider：Offering"), the provider by its `shown_name`."""
-        return pgettext("a provider and its offering", "%(provider)s: %(offering)s") % {
-            "provider": self.provider.shown_name,
-            "offering": self.name,
-        }
+        return offering_title(self.provider.shown_name, self.name)
+
+    @property
+    def shown_choice(self) -> str:
+        """The offering as a form's list of offerings names it: its `shown_title`, a fictional sample marked
+        so in the page's language ("（虚构示例）" on a Chinese page)."""
+        return self.shown_title + (gettext(" (fictional sample)") if self.fictional else "")
 
     @property
     def scheduler_list(self) -> list[str]:

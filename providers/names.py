@@ -7,10 +7,27 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext, pgettext
 
 from hardware import GPUS, gpu_shown
 from providers.facts import CHOICE_NAMES, FACTS, FACTS_BY_NAME, PLAN_BOUNDS, choice_name, fact_label
+
+
+def provider_shown_name(name: str, native_name: str | None) -> str:
+    """A provider as a page names it: on a Chinese page the native name first, beside the English one
+    ("阿里云 · Alibaba Cloud"); the English name on any other page."""
+    if native_name and (get_language() or "").startswith("zh"):
+        return f"{native_name} · {name}"
+    return name
+
+
+def offering_title(provider: str, offering: str) -> str:
+    """A provider (as the page names it) and its offering: "Provider: Offering", with the full-width colon
+    on a Chinese page ("Provider：Offering", the catalog's "a provider and its offering")."""
+    return pgettext("a provider and its offering", "%(provider)s: %(offering)s") % {
+        "provider": provider,
+        "offering": offering,
+    }
 
 
 def code_name(fact_name: str, code: Any, vendor: str | None = None) -> str:

@@ -158,7 +158,7 @@ def _refs(evidence: list[dict[str, Any]], messages: Any = None, vendor: str | No
     for ref, text in zip(evidence or [], texts, strict=True):
         fact = FACTS_BY_NAME.get(str(ref.get("fact")))
         if ref.get("file"):
-            lines = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in ref.get("lines") or [])
+            lines = _(", ").join(f"{a}–{b}" if a != b else str(a) for a, b in ref.get("lines") or [])
             text += f" ({ref['file']}{_(', lines %(spans)s') % {'spans': lines} if lines else ''})"
         elif fact is not None and text.startswith(f"{fact.name} = "):  # the rule's default wording: in words
             value = fact_text(ref.get("value"), fact.unit, fact.name, vendor)
@@ -421,9 +421,10 @@ def _sources(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _cited(sources: list[dict[str, Any]] | None, numbers: dict[str, int]) -> str:
-    """The reference numbers of the sources a group or a plan cites, in order: "[1], [3]"."""
+    """The reference numbers of the sources a group or a plan cites, in order: "[1], [3]" ("[1]、[3]" in
+    Chinese)."""
     refs = sorted({numbers[_source_id(s)] for s in sources or [] if _source_id(s) in numbers})
-    return ", ".join(f"[{n}]" for n in refs)
+    return _(", ").join(f"[{n}]" for n in refs)
 
 
 def _fact_groups(

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import value_known
 from portal.model_bases import NewestFirst
+from providers.names import offering_title, provider_shown_name
 
 
 class PdfStatus(models.TextChoices):
@@ -71,3 +72,15 @@ class Quote(NewestFirst):
 
     def get_absolute_url(self) -> str:
         return reverse("quotes:detail", args=[self.pk])
+
+    @property
+    def shown_offering_name(self) -> str:
+        """The provider and the offering as the reader's page names them (the page's colon; on a Chinese page
+        the provider's native name too), from the names the snapshot keeps (selectors.quote_list reads them);
+        else `offering_name`, stored in the quote's own language when it was issued."""
+        provider = getattr(self, "snapshot_provider", None)
+        offering = getattr(self, "snapshot_offering", None)
+        if not provider or not offering:
+            return self.offering_name
+        native_name = getattr(self, "snapshot_provider_native_name", None)
+        return offering_title(provider_shown_name(provider, native_name), offering)

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
+from django.db.models.fields.json import KT
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
@@ -18,8 +19,18 @@ from sizing.selectors import readable_q
 
 
 def quote_list(*, owner: Any) -> QuerySet[Quote]:
-    """The quotes `owner` may read (their own; every quote for staff), newest first."""
-    return Quote.objects.filter(readable_q(user=owner)).defer("snapshot").order_by("-created_at", "-id")
+    """The quotes `owner` may read (their own; every quote for staff), newest first, each with the snapshot's
+    names of the provider and the offering (Quote.shown_offering_name) but not the whole snapshot."""
+    return (
+        Quote.objects.filter(readable_q(user=owner))
+        .defer("snapshot")
+        .annotate(
+            snapshot_provider=KT("snapshot__offering__provider"),
+            snapshot_provider_native_name=KT("snapshot__offering__provider_native_name"),
+            snapshot_offering=KT("snapshot__offering__name"),
+        )
+        .order_by("-created_at", "-id")
+    )
 
 
 def quote_get(*, owner: Any, quote_id: int, for_write: bool = False) -> Quote:

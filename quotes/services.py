@@ -296,6 +296,11 @@ def _save_quote(
         snapshot = {**snapshot, "fx": money.as_dict()}
     bill = snapshot["bill"]
     total = bill.get("total_usd")
+    language = quote_language()
+    # The name kept beside the snapshot is written in the quote's own language, as its PDF is (the list page
+    # names the offering in the reader's language from the snapshot's parts: Quote.shown_offering_name).
+    with translation.override(language):
+        offering_name = offering.shown_title
     with transaction.atomic():
         quote = Quote(
             owner=owner,
@@ -305,9 +310,9 @@ def _save_quote(
             offering=offering,
             run=run,
             workload=workload,
-            offering_name=f"{offering.provider.name}: {offering.name}"[:600],
+            offering_name=offering_name[:600],
             plan_name=(bill["plan"].get("name") or "")[:200],
-            language=quote_language(),
+            language=language,
             total_usd=Decimal(total) if total is not None else None,
             complete=bool(bill.get("complete")),
             snapshot={},

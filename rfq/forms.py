@@ -42,8 +42,7 @@ class RfqForm(forms.Form):
             (_("A preset"), [(f"p:{name}", preset_label(name)) for name in known_presets()]),
         ]
         self.fields["offerings"].choices = [  # type: ignore[attr-defined]
-            (o.slug, f"{o.provider.name}: {o.name}" + (f" ({_('fictional sample')})" if o.fictional else ""))
-            for o in offerings
+            (o.slug, o.shown_choice) for o in offerings
         ]
 
     def service_kwargs(self) -> dict[str, Any]:

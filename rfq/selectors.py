@@ -93,7 +93,7 @@ def comparison_row(rfq: RequestForQuote, answer: Answer) -> dict[str, Any]:
     deadline, met = _deadline(rfq, ready)
     row.update(
         offering=answer.offering.slug,
-        offering_name=f"{answer.offering.provider.name}: {answer.offering.name}",
+        offering_name=answer.offering.shown_title,  # the request's language (English: "Provider: Offering")
         delivery_weeks=answer.delivery_weeks,
         ready_in_days=ready,
         deadline_days=deadline,

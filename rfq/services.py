@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils.translation import gettext_noop
 
 from hardware.gpus import LARGEST_CLUSTER_GPUS
-from hardware.messages import Msg, _, joined
+from hardware.messages import Msg, _, joined, listed
 from portal.i18n import translated_bound_error
 from portal.money import amount_text
 from providers.facts import FACTS_BY_NAME, PLAN_BOUNDS, PRICE_CAP_USD_PER_GPU_HOUR
@@ -100,7 +100,7 @@ def _check_request(offering_slugs: list[str], gpus: int, questions: list[str]) -
     offerings = list(Offering.objects.select_related("provider").filter(slug__in=slugs))
     missing = sorted(set(slugs) - {o.slug for o in offerings})
     if missing:
-        errors["offerings"] = _(UNKNOWN_OFFERINGS, slugs=", ".join(missing))
+        errors["offerings"] = _(UNKNOWN_OFFERINGS, slugs=listed(missing))
     if not 1 <= gpus <= MAX_GPUS:
         errors["gpus"] = _(GPUS_RANGE, most=MAX_GPUS, got=gpus)
     if len(questions) > MAX_QUESTIONS:
@@ -170,7 +170,7 @@ def _check_answer_terms(
     if not 0 <= delivery_weeks <= MAX_DELIVERY_WEEKS:
         errors["delivery_weeks"] = _(DELIVERY_RANGE, most=MAX_DELIVERY_WEEKS, got=delivery_weeks)
     if payment_terms not in PaymentTerms.values:
-        errors["payment_terms"] = _(PAYMENT_TERMS_KNOWN, codes=", ".join(PaymentTerms.values))
+        errors["payment_terms"] = _(PAYMENT_TERMS_KNOWN, codes=listed(PaymentTerms.values))
     if min_nodes is not None and not 1 <= min_nodes <= MAX_MIN_NODES:
         errors["min_nodes"] = _(MIN_NODES_RANGE, most=MAX_MIN_NODES)
     if errors:

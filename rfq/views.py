@@ -130,9 +130,7 @@ def rfq_detail(request: HttpRequest, rfq_id: int) -> HttpResponse:
             row["shown_reason"] = shown_reason(row.get("infeasible_reason"), result.get("sizing"))
         # the offerings still to answer by their names (the API lists their slugs)
         waiting = set(comparison["unanswered"])
-        context["unanswered_names"] = [
-            f"{o.provider.shown_name}: {o.name}" for o in context["all_offerings"] if o.slug in waiting
-        ]
+        context["unanswered_names"] = [o.shown_title for o in context["all_offerings"] if o.slug in waiting]
         context["events"] = (
             selectors.rfq_events(rfq=rfq) if getattr(request.user, "is_curator", False) else None
         )

@@ -260,7 +260,7 @@ class PlanForm(forms.Form):
         field = self.fields["offerings"]
         assert isinstance(field, forms.MultipleChoiceField)
         field.choices = [
-            (o.slug, f"{o.provider.name}: {o.name}{' (fictional sample)' if o.fictional else ''}")
+            (o.slug, o.shown_choice)
             for o in Offering.objects.select_related("provider").order_by("provider__name", "name")
         ]
 

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from portal.constraints import RangeValidator, in_range, range_validators, value_known
@@ -327,15 +328,17 @@ class PlanResult(models.Model):
 
 def shown_reason(reason: str | None, sizing: dict[str, Any] | None) -> str:
     """Why an offering cannot run the job, in the page's language: the engine's reasons (a sizing's
-    `reasons`, joined by "; " into `reason`) by the message ids stored beside them; a sizing stored before
-    them, or a text without one, as it is. Used by a run's results and a request for quote's comparison."""
+    `reasons`, joined by "; " into `reason`) by the message ids stored beside them, joined by the page's
+    "; " ("；" in Chinese); a sizing stored before them, or a text without one, as it is. Used by a run's
+    results and a request for quote's comparison."""
     reason = reason or ""
     sizing = sizing or {}
     reasons = [str(r) for r in sizing.get("reasons") or []]
     messages = sizing.get("reason_messages")
     if not reasons or "; ".join(reasons) != reason or not isinstance(messages, list):
         return translated_text(reason)
-    return "; ".join(translated(page_worded(m), text) for text, m in zip(reasons, messages, strict=False))
+    shown = (translated(page_worded(m), text) for text, m in zip(reasons, messages, strict=False))
+    return gettext("; ").join(shown)
 
 
 def layout_text(layout: dict[str, Any] | None) -> str:

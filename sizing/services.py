@@ -23,7 +23,7 @@ from checks.models import context_for_run
 from checks.rules import Finding, run_rules
 from checks.services import findings_store_many
 from hardware.gpus import LARGEST_CLUSTER_GPUS
-from hardware.messages import Msg, _, messages_of
+from hardware.messages import Msg, _, joined, listed, messages_of
 from hardware.norms import Assumed
 from hardware.numbers import bound_operand
 from portal.task_pool import enqueue
@@ -285,12 +285,14 @@ def run_offerings(*, offering_slugs: list[str] | None, include_samples: bool) ->
         missing = sorted(set(offering_slugs) - {o.slug for o in offerings})
         if missing:
             # The first ten by name, and how many more: the message stays short whatever the request.
-            shown = ", ".join(missing[:10]) + (f" (+{len(missing) - 10})" if len(missing) > 10 else "")
+            shown = listed(missing[:10])
+            if len(missing) > 10:
+                shown = joined(shown, f"(+{len(missing) - 10})")
             raise ValidationError({"offerings": _(UNKNOWN_OFFERINGS, slugs=shown)})
         samples = sorted((o for o in offerings if o.fictional), key=lambda o: o.slug)
         if samples and not include_samples:
             # the API names them by slug and parameter; a page by their names and the form's checkbox
-            names = ", ".join(f"{o.provider.name}: {o.name}" for o in samples)
+            names = gettext(", ").join(o.shown_title for o in samples)  # shown at once, in this language
             slugs = ", ".join(o.slug for o in samples)
             raise ValidationError({"offerings": _(SAMPLES_LEFT_OUT, slugs=slugs, names=names)})
     else:

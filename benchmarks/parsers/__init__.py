@@ -11,7 +11,7 @@ import dataclasses
 import gc
 from collections.abc import Callable, Iterator
 
-from hardware.messages import _
+from hardware.messages import _, listed
 
 from . import nccl_json
 from .detect import NCCL, Detection, detect
@@ -225,7 +225,7 @@ def _parse_text(text: Text, filename: str | None) -> ParseResult:
             _(
                 "the file also holds output of %(tools)s, which was not read (one tool is read per file, "
                 "here %(kind)s): upload each tool's output as a file of its own to have it checked",
-                tools=", ".join(others),
+                tools=listed(others),
                 kind=detection.kind,
             )
         )

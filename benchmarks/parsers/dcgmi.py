@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from hardware.messages import Msg, _, ngettext
+from hardware.messages import Msg, _, listed, ngettext
 
 from .result import ParseResult
 from .text import Text
@@ -263,7 +263,7 @@ def unknown_reason(s: dict[str, Any]) -> Msg:
         return _(
             "cannot tell: the -r %(level)s run skipped every test of its level (%(sections)s)",
             level=s.get("level") or "?",
-            sections=", ".join(x for x in s.get("sections") or [] if x.lower() not in QUICK_SECTIONS),
+            sections=listed(x for x in s.get("sections") or [] if x.lower() not in QUICK_SECTIONS),
         )
     if s.get("missing_sections"):
         return _(
@@ -271,7 +271,7 @@ def unknown_reason(s: dict[str, Any]) -> Msg:
             "line %(line)s; missing: %(sections)s)",
             level=s.get("level") or "?",
             line=s.get("cut_after_line") or "?",
-            sections=", ".join(s["missing_sections"]),
+            sections=listed(s["missing_sections"]),
         )
     if s.get("truncated"):
         return _(
@@ -289,7 +289,7 @@ def _cut_warning(summary: dict[str, Any], level: str | None) -> Msg:
             "dcgmi diag -r %(level)s skipped every test of its level (%(sections)s): only the Deployment "
             "checks ran, so the run's result cannot be told",
             level=level,
-            sections=", ".join(s for s in summary["sections"] if s.lower() not in QUICK_SECTIONS),
+            sections=listed(s for s in summary["sections"] if s.lower() not in QUICK_SECTIONS),
         )
     if summary["missing_sections"]:
         return ngettext(
@@ -300,7 +300,7 @@ def _cut_warning(summary: dict[str, Any], level: str | None) -> Msg:
             len(summary["missing_sections"]),
             level=level,
             line=summary["cut_after_line"],
-            sections=", ".join(summary["missing_sections"]),
+            sections=listed(summary["missing_sections"]),
         )
     return _(
         "the dcgmi diag table has no closing rule after its last test row (line %(line)s, section "

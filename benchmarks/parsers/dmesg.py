@@ -8,7 +8,7 @@ import re
 from collections import deque
 from typing import Any
 
-from hardware.messages import _, ngettext
+from hardware.messages import _, listed, ngettext
 
 from .result import ParseResult
 from .text import Text
@@ -289,7 +289,7 @@ def _referenced_warnings(only_referenced: list[dict[str, Any]]) -> list[str]:
             "%(line)s) that the log does not show: that Xid is counted on those GPUs",
             len({x["bus_id"] for x in only_referenced}),
             gpus=len({x["bus_id"] for x in only_referenced}),
-            codes=", ".join(str(c) for c in codes),
+            codes=listed(codes),
             line=only_referenced[0]["line"],
         )
     ]
@@ -491,7 +491,7 @@ def _nic_firmware_warnings(events: list[dict[str, Any]]) -> list[str]:
             "traffic reliably",
             len(devices),
             count=len(devices),
-            devices=", ".join(devices[:8]),
+            devices=listed(devices[:8]),
             events=ngettext("%(n)s event", "%(n)s events", len(events), n=len(events)),
             line=events[0]["line"],
             message=events[0]["message"],
@@ -512,7 +512,7 @@ def _nic_warnings(nic_errors: list[dict[str, Any]], pcie_limited: list[dict[str,
                 "they carry no traffic",
                 len(devices),
                 count=len(devices),
-                devices=", ".join(devices[:8]),
+                devices=listed(devices[:8]),
                 line=nic_errors[0]["line"],
                 message=nic_errors[0]["message"],
             )

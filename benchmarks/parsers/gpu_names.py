@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hardware import off_table_memory_gb, vgpu_profile
-from hardware.messages import _
+from hardware.messages import _, listed
 
 from .result import ParseResult
 
@@ -33,7 +33,7 @@ def note_gpu_names(result: ParseResult, names: Iterable[str]) -> None:
             _(
                 "the GPUs are NVIDIA vGPU profiles (%(names)s): virtual GPUs, each a share of one physical "
                 "GPU's memory and compute, not whole GPUs; they do not count as the GPU model",
-                names=", ".join(p["name"] for p in profiles),
+                names=listed(p["name"] for p in profiles),
             )
         )
     sized = [{"name": name, "stated_memory_gb": gb} for name in distinct if (gb := off_table_memory_gb(name))]
@@ -43,6 +43,6 @@ def note_gpu_names(result: ParseResult, names: Iterable[str]) -> None:
             _(
                 "%(names)s: a memory size the GPU table has no row of that model for; reported as printed, "
                 "not taken for a GPU of another memory size",
-                names=", ".join(f"{x['name']} ({x['stated_memory_gb']} GB)" for x in sized),
+                names=listed(f"{x['name']} ({x['stated_memory_gb']} GB)" for x in sized),
             )
         )

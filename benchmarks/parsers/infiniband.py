@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from hardware.messages import Msg, _, joined, ngettext
+from hardware.messages import Msg, _, joined, listed, ngettext
 
 from .result import ParseResult
 from .text import ELISION_RE, Text, line_blocks, named_hosts, to_float, to_int
@@ -199,7 +199,7 @@ def _port_hosts(lines: _Lines, ports: list[dict[str, Any]], warnings: list[str])
             "ports of %(count)s hosts (named by the shell prompts or the commands that ran the tool: "
             "%(hosts)s): each port is listed with its host, and the counts are over all hosts",
             count=len(hosts),
-            hosts=", ".join(hosts[:16]),
+            hosts=listed(hosts[:16]),
         )
     )
     return hosts
@@ -269,11 +269,12 @@ def _unknown_state_warning(ports: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def _port_names(ports: list[dict[str, Any]]) -> str:
+def _port_names(ports: list[dict[str, Any]]) -> Msg:
     """`mlx5_0/1 (p1p1), ...`: the ports named as a warning lists them (the first eight)."""
-    return ", ".join(
-        f"{p['device']}/{p['port']}" + (f" ({p['netdev']})" if p.get("netdev") else "") for p in ports[:8]
-    ) + (", …" if len(ports) > 8 else "")
+    return listed(
+        (f"{p['device']}/{p['port']}" + (f" ({p['netdev']})" if p.get("netdev") else "") for p in ports[:8]),
+        more=len(ports) > 8,
+    )
 
 
 def _apart(ports: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -383,8 +384,7 @@ def _finish(ports: list[dict[str, Any]], result: ParseResult, lines: _Lines) -> 
                 "lines left out by the author (`...` on lines %(lines)s): the counts are of the lines "
                 "shown, a minimum",
                 len(lines.elided),
-                lines=", ".join(str(no) for no in lines.elided[:8])
-                + (", …" if len(lines.elided) > 8 else ""),
+                lines=listed(lines.elided[:8], more=len(lines.elided) > 8),
             )
         )
     return summary
@@ -617,7 +617,7 @@ def parse_ibv_devinfo(text: Text) -> ParseResult:
                 "%(devices)s",
                 len(iwarp),
                 count=len(iwarp),
-                devices=", ".join(iwarp[:8]),
+                devices=listed(iwarp[:8]),
             )
         )
     result.summary = _finish(ports, result, lines)

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import _, ngettext
+from hardware.messages import _, listed, ngettext
 
 from .result import ParseResult
 from .text import ELISION_RE, Text
@@ -306,7 +306,7 @@ def _elision_warnings(elided: list[int], stated: list[dict[str, Any]]) -> list[s
             "lines left out by the author (`...` on lines %(lines)s): the counts are of the lines shown, a "
             "minimum",
             len(elided),
-            lines=", ".join(str(no) for no in elided[:8]) + (", …" if len(elided) > 8 else ""),
+            lines=listed(elided[:8], more=len(elided) > 8),
         )
     ]
     for total in stated[:8]:

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import _, ngettext
+from hardware.messages import Msg, _, listed, ngettext
 
 from .nvidia_smi_mig import MigDevices
 from .nvidia_smi_query import (
@@ -207,9 +207,9 @@ def _error_fields(gpu: dict[str, Any], line: str, row: int) -> None:
                 fields.append(names[i] if i < len(names) else names[-1] if names else "field")
 
 
-def _sensors(fields: list[str]) -> str:
+def _sensors(fields: list[str]) -> Msg:
     """The fields that read ERR!, a sensor of two cells (power draw / cap, memory used / total) named once."""
-    return ", ".join(dict.fromkeys(SENSOR_OF.get(f, f) for f in fields))
+    return listed(dict.fromkeys(SENSOR_OF.get(f, f) for f in fields))
 
 
 def _gpus_in_error(devices: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -268,11 +268,11 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
     for no, line in enumerate(text.lines, start=1):
         reader.line(no, line)
     reader.end_table()
-    gpus, listed, lost = reader.table.gpus, reader.listed.gpus, reader.lost.gpus
+    gpus, listed_gpus, lost = reader.table.gpus, reader.listed.gpus, reader.lost.gpus
     # The first table's versions, as the first reading of a GPU is the one kept; several are warned.
     driver, cuda = next(iter(reader.drivers), (None, None))
-    source = "table" if gpus else ("list" if listed else "table")
-    devices = gpus or listed
+    source = "table" if gpus else ("list" if listed_gpus else "table")
+    devices = gpus or listed_gpus
     remote = source == "list" and reader.remote_links > 0
     # A name that reads ERR! is no model (the GPU is listed in `gpus_in_error`).
     models = Counter(g["name"] for g in devices if g["name"] != ERR)
@@ -307,7 +307,7 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
                 "%(count)s GPUs not reachable ('Unable to determine the device handle'): %(bus_ids)s",
                 len(lost),
                 count=len(lost),
-                bus_ids=", ".join(x["bus_id"] for x in lost),
+                bus_ids=listed(x["bus_id"] for x in lost),
             )
         )
     result.warnings.extend(error_warnings)
@@ -432,12 +432,12 @@ def _nvlink_gpu_entry(g: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
-def _missing_ids(ids: list[int]) -> str:
+def _missing_ids(ids: list[int]) -> Msg:
     """The ids from 0 to the highest that sorted `ids` skips, as ranges: `[0, 1, 7]` -> `2-6`. Built from the
     gaps, never by counting up to the highest id (a line may print any number)."""
     gaps = [(low + 1, high - 1) for low, high in zip([-1, *ids], ids, strict=False) if high - low > 1]
     shown = [str(a) if a == b else f"{a}-{b}" for a, b in gaps[:MAX_GAPS_SHOWN]]
-    return ", ".join(shown) + (", …" if len(gaps) > MAX_GAPS_SHOWN else "")
+    return listed(shown, more=len(gaps) > MAX_GAPS_SHOWN)
 
 
 def _listing_warnings(per_gpu: list[dict[str, Any]], gpus: list[dict[str, Any]]) -> list[str]:

@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import ngettext
+from hardware.messages import listed, ngettext
 
 MIG_SECTION_RE = re.compile(r"^\|\s*+MIG devices:")
 # The end of the section: the processes table, or the next table's header.
@@ -106,7 +106,7 @@ class MigDevices:
                     sum(sizes.values()),
                     gpu="?" if gpu is None else gpu,
                     count=sum(sizes.values()),
-                    sizes=", ".join(f"{n} x {size}" for size, n in sizes.items()),
+                    sizes=listed(f"{n} x {size}" for size, n in sizes.items()),
                 )
             )
         if len(by_gpu) > MAX_GPUS_SHOWN:

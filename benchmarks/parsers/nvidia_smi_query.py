@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import _, joined, ngettext
+from hardware.messages import _, joined, listed, ngettext
 
 from .result import ParseResult
 from .text import Text, line_host, to_float
@@ -275,7 +275,7 @@ def repeat_warnings(readings: list[int], hosts: list[str]) -> list[str]:
                 "GPUs of %(count)s hosts (%(hosts)s, named by the shell prompts or the commands that ran "
                 "nvidia-smi): the GPU count is theirs together, not one node's",
                 count=len(hosts),
-                hosts=", ".join(hosts),
+                hosts=listed(hosts),
             )
         )
     return warnings
@@ -400,7 +400,7 @@ class TableSet:
             warnings.append(
                 _(
                     "the machines run different driver versions: %(versions)s",
-                    versions=", ".join(
+                    versions=listed(
                         f"{m['driver']} ({m['host']})" if m["host"] else m["driver"]
                         for m in self.machines
                         if m["driver"]
@@ -577,7 +577,7 @@ def parse_query_csv(text: Text) -> ParseResult:
     if gpus and not models:
         result.warnings.append(_("no name field: GPU models unknown"))
     if len(drivers) > 1:
-        result.warnings.append(_("several driver versions: %(versions)s", versions=", ".join(drivers)))
+        result.warnings.append(_("several driver versions: %(versions)s", versions=listed(drivers)))
     result.warnings.extend(reader.gpus.warnings())
     result.warnings.extend(_gpu_warnings(gpus))
     return result

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from hardware.messages import _, ngettext
+from hardware.messages import _, listed, ngettext
 
 from .result import ParseResult
 from .text import Text, median, strip_launcher_prefix, to_float, to_int
@@ -563,7 +563,7 @@ def parse_perftest(text: Text) -> ParseResult:
                 "%(count)s perftest tests in one file (%(tests)s): the summary is %(test)s; each test's "
                 "figures are listed under “Tests in the file”",
                 count=len(summaries),
-                tests=", ".join(str(s["test"]) for s in summaries),
+                tests=listed(s["test"] for s in summaries),
                 test=summary["test"],
             )
         )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hardware.messages import ngettext
+from hardware.messages import listed, ngettext
 
 # Earlier runs described one by one (first and last iteration, lines); past this they are only counted.
 MAX_EARLIER_RUNS = 50
@@ -104,9 +104,9 @@ def runs_fields(runs: Runs) -> tuple[dict[str, Any], list[str]]:
     current = runs.current
     if runs.count < 2 or current is None:
         return {}, []
-    earlier = ", ".join(f"{run.first}-{run.last}" for run in runs.earlier)
-    if runs.earlier_count > len(runs.earlier):
-        earlier += ", …"
+    earlier = listed(
+        (f"{run.first}-{run.last}" for run in runs.earlier), more=runs.earlier_count > len(runs.earlier)
+    )
     fields = {
         "runs_in_log": runs.count,
         "earlier_runs": [run.as_dict() for run in runs.earlier],

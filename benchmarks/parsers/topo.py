@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import _, ngettext
+from hardware.messages import _, listed, ngettext
 
 from .result import ParseResult
 from .text import Text
@@ -346,7 +346,7 @@ def parse_topo(text: Text) -> ParseResult:
         # The header names GPUs whose rows were cut: the NICs behind them are not shown (compare gives
         # cannot-measure below the claim).
         result.summary["gpu_rows_missing"] = missing
-        result.warnings.append(_("GPU rows missing for %(gpus)s (cut excerpt?)", gpus=", ".join(missing)))
+        result.warnings.append(_("GPU rows missing for %(gpus)s (cut excerpt?)", gpus=listed(missing)))
     if untold:
         result.warnings.append(
             ngettext(

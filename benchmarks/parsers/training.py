@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hardware import GPUS
-from hardware.messages import _, ngettext
+from hardware.messages import _, listed, ngettext
 
 from .deepspeed import (
     DeepSpeedLog,
@@ -554,7 +554,7 @@ def _iteration_warnings(summary: dict[str, Any], log: _TrainingLog, last: dict[s
                 "excluded %(count)s warm-up iteration intervals from the medians: %(iterations)s",
                 len(warmup),
                 count=len(warmup),
-                iterations=", ".join(str(iteration) for iteration in warmup),
+                iterations=listed(warmup),
             )
         )
     if summary["stalls"]:

@@ -55,7 +55,8 @@ def verdict_word(code: object) -> str:
 @register.filter
 def line_text(lines: object) -> str:
     """A verdict's cited lines for a page: consecutive lines as a range ("2–5"), two lines apart as the span a
-    run's first and last line give ("3–40"), more as a list ("7, 12, 19"); no line as ""."""
+    run's first and last line give ("3–40"), more as the page's list ("7, 12, 19"; "7、12、19" in Chinese);
+    no line as ""."""
     numbers = sorted({n for n in lines if isinstance(n, int) and n > 0}) if isinstance(lines, list) else []
     runs: list[list[int]] = []
     for n in numbers:
@@ -65,4 +66,4 @@ def line_text(lines: object) -> str:
             runs.append([n, n])
     if len(runs) == 2 and runs[0][0] == runs[0][1] and runs[1][0] == runs[1][1]:
         runs = [[runs[0][0], runs[1][1]]]
-    return ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in runs)
+    return gettext(", ").join(str(a) if a == b else f"{a}–{b}" for a, b in runs)

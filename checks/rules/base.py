@@ -11,6 +11,7 @@ from checks.severity import SEVERITY_RANK, Severity
 from hardware.messages import Msg as Msg
 from hardware.messages import _ as _
 from hardware.messages import joined as joined
+from hardware.messages import listed as listed
 from hardware.messages import ngettext as ngettext
 from hardware.messages import sentences as sentences
 

@@ -224,8 +224,9 @@ def port_layer(port: dict) -> str:
     return layer or "unknown"
 
 
-def port_name(port: dict) -> str:
-    return f"{port.get('device') or '?'} port {port.get('port') or 1}"
+def port_name(port: dict) -> Msg:
+    """A port as a finding names it ("mlx5_0 port 1", "mlx5_0 端口 1" on a Chinese page)."""
+    return _("%(device)s port %(port)s", device=port.get("device") or "?", port=port.get("port") or 1)
 
 
 # --- Collective benchmark runs (nccl-tests, rccl-tests, hccl_test) ----------------------------------

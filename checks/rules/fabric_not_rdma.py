@@ -15,6 +15,8 @@ from checks.rules.base import (
     Signal,
     _,
     claim,
+    joined,
+    listed,
     merge,
     model,
     ngettext,
@@ -247,8 +249,9 @@ def _ethernet_ports_signal(ctx: Context, item: dict, ethernet_active: list[dict]
                     "%(count)s active ports, all link_layer Ethernet (%(ports)s); no active InfiniBand port",
                     len(ethernet_active),
                     count=len(ethernet_active),
-                    ports=", ".join(
-                        f"{port_name(port)} {port.get('rate_gbps')} Gb/s" for port in ethernet_active[:8]
+                    ports=listed(
+                        joined(port_name(port), f"{port.get('rate_gbps')} Gb/s")
+                        for port in ethernet_active[:8]
                     ),
                 ),
                 [port.get("line") for port in ethernet_active],
@@ -282,7 +285,7 @@ def _slow_ports_signals(ctx: Context, item: dict, claimed_active: list[dict]) ->
             _(
                 "%(file)s: InfiniBand ports run at %(rates)s Gb/s, not the claimed %(gbps)s",
                 file=item.get("filename"),
-                rates=", ".join(f"{rate:g}" for rate in rates),
+                rates=listed(f"{rate:g}" for rate in rates),
                 gbps=f"{gbps:g}",
             ),
             [
@@ -291,7 +294,7 @@ def _slow_ports_signals(ctx: Context, item: dict, claimed_active: list[dict]) ->
                     item,
                     _(
                         "active InfiniBand ports below the claimed rate: %(ports)s",
-                        ports=", ".join(port_name(port) for port in slow[:8]),
+                        ports=listed(port_name(port) for port in slow[:8]),
                     ),
                     [port.get("line") for port in slow],
                 ),
@@ -336,7 +339,7 @@ def _topo_nic_signals(ctx: Context, item: dict) -> list[Signal]:
                     item,
                     _(
                         "NIC columns: %(names)s",
-                        names=", ".join(map(str, summary.get("nic_names") or [])) or "none",
+                        names=listed(summary.get("nic_names") or []) or _("none"),
                     ),
                     [summary.get("header_line")],
                 ),

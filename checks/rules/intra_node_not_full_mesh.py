@@ -9,7 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from checks.rules.base import Finding, Signal, _, claim, merge, model, percent, sentences, to_float, upload
+from checks.rules.base import (
+    Finding,
+    Signal,
+    _,
+    claim,
+    listed,
+    merge,
+    model,
+    percent,
+    sentences,
+    to_float,
+    upload,
+)
 from checks.rules.context import (
     Context,
     busbw,
@@ -241,7 +253,7 @@ def _pcie_model_signals(ctx: Context, item: dict, nvlink: float, tp: int) -> lis
             _(
                 "%(file)s: PCIe GPUs (%(gpus)s) where SXM/NVSwitch is claimed",
                 file=item.get("filename"),
-                gpus=", ".join(pcie),
+                gpus=listed(pcie),
             ),
             [
                 claim(offering, "gpu"),

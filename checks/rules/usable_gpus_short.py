@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from checks.rules.base import Finding, Signal, _, claim, merge, model, ngettext, to_float, upload
+from checks.rules.base import Finding, Signal, _, claim, listed, merge, model, ngettext, to_float, upload
 from checks.rules.context import (
     PORT_KINDS,
     Context,
@@ -208,9 +208,7 @@ def _diag_signals(item: dict) -> list[Signal]:
             [
                 upload(
                     item,
-                    _("failed: %(tests)s", tests=", ".join(str(test) for test in failed))
-                    if failed
-                    else _("diag did not pass"),
+                    _("failed: %(tests)s", tests=listed(failed)) if failed else _("diag did not pass"),
                     lines_of(summary),
                 )
             ],
@@ -263,7 +261,7 @@ def _down_port_signals(ctx: Context, item: dict) -> list[Signal]:
                 claim(offering, "nics_per_node"),
                 upload(
                     item,
-                    _("down: %(ports)s", ports=", ".join(port_name(port) for port in down[:8])),
+                    _("down: %(ports)s", ports=listed(port_name(port) for port in down[:8])),
                     [port.get("line") for port in down],
                 ),
             ],

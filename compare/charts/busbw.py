@@ -60,7 +60,7 @@ def busbw_panel(offerings: list[Any], uploads: list[Any], limit: int = 16) -> di
         for run in upload_busbw_chart(upload):
             if len(traces) >= limit:
                 break
-            name = f"{labels[upload.offering_id]}: {plotly_text(run['name'])}"
+            name = f"{labels[upload.offering_id]}{_(': ')}{plotly_text(run['name'])}"
             i = index[upload.offering_id]
             traces.append(_run_trace(name, run, upload.original_filename, i, len(traces)))
             rows.append(_run_row(by_id[upload.offering_id], upload, run))

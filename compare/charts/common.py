@@ -12,10 +12,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
 
 from portal.chart_style import axis, base_layout, category_axis, plotly_text
 from portal.money import active, symbol_text
+from providers.names import offering_title
 
 
 def fmt(value: float | None, digits: int = 0, unit: str = "") -> str:
@@ -211,13 +211,6 @@ def provider_name(provider: Any) -> str:
 def row_head(o: Any) -> str:
     """The provider and the offering as every page names them (Offering.shown_title: the page's colon)."""
     return offering_title(provider_name(o.provider), o.name)
-
-
-def offering_title(provider: str, offering: str) -> str:
-    return pgettext("a provider and its offering", "%(provider)s: %(offering)s") % {
-        "provider": provider,
-        "offering": offering,
-    }
 
 
 def offering_row(o: Any, cells: list[dict]) -> dict:

@@ -154,7 +154,7 @@ def _stacks_and_rows(
             stacks[key]["x"].append(values[key] or 0)
             stacks[key]["y"].append(label)
             stacks[key]["hover"].append(
-                f"<b>{label}</b><br>{plotly_text(item_label)}: {plotly_text(usd(values[key]))}<br>"
+                f"<b>{label}</b><br>{plotly_text(item_label)}{_(': ')}{plotly_text(usd(values[key]))}<br>"
                 + plotly_text(_("plan: %(plan)s") % {"plan": plan})
                 + "<br>"
                 + plotly_text(_("source: published prices × the sizing model"))
@@ -170,11 +170,11 @@ def _stacks_and_rows(
                 f"<b>{label}</b><br>"
                 + plotly_text(
                     _("bill %(low)s to %(high)s; unpublished: %(missing)s")
-                    % {"low": usd(span[0]), "high": usd(span[1]), "missing": ", ".join(missing)}
+                    % {"low": usd(span[0]), "high": usd(span[1]), "missing": _(", ").join(missing)}
                 )
             )
         if missing:
-            named = ", ".join(missing[:2]) + (f" +{len(missing) - 2}" if len(missing) > 2 else "")
+            named = _(", ").join(missing[:2]) + (f" +{len(missing) - 2}" if len(missing) > 2 else "")
             _note(
                 notes,
                 span[1] if span else total,

@@ -38,7 +38,7 @@ def _ft_value(o: Any, key: str) -> tuple[int, str]:
     value = getattr(o, key)
     text = {True: "✔ " + _("yes"), False: "✖ " + _("no"), None: "? " + _("not published")}[value]
     if key == "auto_replacement" and o.replacement_time_min is not None:
-        text += ", " + _("%(minutes)s min") % {"minutes": f"{o.replacement_time_min:g}"}
+        text += _(", ") + _("%(minutes)s min") % {"minutes": f"{o.replacement_time_min:g}"}
     return {True: 2, False: 0, None: 1}[value], text
 
 
@@ -54,7 +54,7 @@ def _heatmap(offerings: list[Any], z: list[list[int]], text: list[list[str]]) ->
                 "text": text,
                 "texttemplate": "%{text}",
                 "textfont": {"size": 12, "color": PAGE_INK},
-                "hovertemplate": "%{y}<br>%{x}: %{text}<extra></extra>",
+                "hovertemplate": "%{y}<br>%{x}" + _(": ") + "%{text}<extra></extra>",
                 "zmin": 0,
                 "zmax": 2,
                 "xgap": 3,

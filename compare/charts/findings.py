@@ -54,8 +54,8 @@ def _traces(offerings: list[Any], codes: dict[int, dict[str, list[str]]]) -> lis
                 [len(codes[o.pk].get(severity, [])) for o in offerings],
                 [labels[o.pk] for o in offerings],
                 [
-                    f"<b>{labels[o.pk]}</b><br>{word}: "
-                    + plotly_text(", ".join(codes[o.pk].get(severity, [])) or _("none"))
+                    f"<b>{labels[o.pk]}</b><br>{word}{_(': ')}"
+                    + plotly_text(_(", ").join(codes[o.pk].get(severity, [])) or _("none"))
                     for o in offerings
                 ],
             )

@@ -16,7 +16,6 @@ from compare.charts.common import (
     count_row,
     fmt,
     missing_cell,
-    offering_title,
     stacked_counts_figure,
     table,
 )
@@ -37,6 +36,7 @@ from portal.chart_style import (
 )
 from portal.money import active, symbol_text
 from providers.facts import FACTS_BY_NAME
+from providers.names import offering_title, provider_shown_name
 
 # the hardware's fabric names, and the offerings that publish none last
 FABRIC_LABELS: dict[str | None, str] = {fabric: name for fabric, name in FABRIC_NAMES.items()}
@@ -53,7 +53,10 @@ OVERVIEW_FEATURES = (
 
 
 def _offering_text(row: dict) -> str:
-    return plotly_text(short(offering_title(row["provider__name"], row["name"]), 60))
+    """The offering as the rest of the page names it (Offering.shown_title: the page's colon, a Chinese
+    page's provider by its native name too)."""
+    provider = provider_shown_name(row["provider__name"], row.get("provider__native_name"))
+    return plotly_text(short(offering_title(provider, row["name"]), 60))
 
 
 def _stats_cells(values: list[float], digits: int) -> list[dict]:
@@ -141,10 +144,13 @@ def _fabric_groups(rows: list[dict]) -> dict[str | None, dict[str, list]]:
         if nics and gbps and gpus_per_node:
             value = nics * gbps / gpus_per_node
             group["x"].append(value)
-            group["hover"].append(
-                f"<b>{_offering_text(row)}</b><br>{nics} × {gbps:g} Gb/s ÷ {gpus_per_node} GPUs = {value:g} "
-                "Gb/s per GPU"
-            )
+            worked = _("%(nics)s × %(gbps)s Gb/s ÷ %(gpus)s GPUs = %(value)s Gb/s per GPU") % {
+                "nics": nics,
+                "gbps": f"{gbps:g}",
+                "gpus": gpus_per_node,
+                "value": f"{value:g}",
+            }
+            group["hover"].append(f"<b>{_offering_text(row)}</b><br>{plotly_text(worked)}")
         else:
             group["missing"].append(row)
     return groups
@@ -310,7 +316,7 @@ def overview_findings_panel(counts: list[dict]) -> dict:
         word = severity_word(severity).lower()
         per_code = [table_counts[code][severity] for code in codes]
         names = [_(pitfall_name(code)) for code in codes]
-        hovers = [f"{name}: {n} {word}" for name, n in zip(names, per_code, strict=True)]
+        hovers = [f"{name}{_(': ')}{n} {word}" for name, n in zip(names, per_code, strict=True)]
         traces.append(severity_bar(severity, per_code, names, hovers))
     return {
         "key": "overview-findings",

@@ -83,7 +83,7 @@ def test_the_catalog_without_offerings_is_said_in_chinese() -> None:
             "en",
             "sample offerings (Acme GPU: Teaching cluster) are sized only when “Include the fictional sample",
         ),
-        ("zh-hans", "虚构示例产品（Acme GPU: Teaching cluster）仅在勾选“包含虚构示例产品”时测算"),
+        ("zh-hans", "虚构示例产品（Acme GPU：Teaching cluster）仅在勾选“包含虚构示例产品”时测算"),
     ],
 )
 def test_the_planner_page_names_a_fictional_sample_and_the_checkbox_not_their_codes(
@@ -97,6 +97,40 @@ def test_the_planner_page_names_a_fictional_sample_and_the_checkbox_not_their_co
     assert words in error, error
     assert "include_samples" not in error and "teach-ib" not in error
     assert not Workload.objects.filter(runs__isnull=False).exists()
+
+
+@pytest.mark.parametrize(
+    ("language", "names"),
+    [
+        ("en", "(Zeta Cloud: Another sample, Acme GPU: Teaching cluster)"),  # by slug, as the API's
+        ("zh-hans", "（阿里云 · Zeta Cloud：Another sample、Acme GPU：Teaching cluster）"),
+    ],
+)
+def test_the_planner_page_lists_the_samples_by_their_shown_names_in_the_pages_words(
+    client: Client, sample: Any, language: str, names: str
+) -> None:
+    other = OfferingFactory(
+        slug="teach-eth",
+        name="Another sample",
+        fictional=True,
+        provider=ProviderFactory(name="Zeta Cloud", native_name="阿里云"),
+    )
+    client.force_login(UserFactory())
+    client.cookies["django_language"] = language
+    asked = {"preset": "13b", "objective": "cheapest", "offerings": [sample.slug, other.slug]}
+    error = client.post("/plan/", asked).context["form"].errors["offerings"][0]
+    assert names in error, error
+
+
+def test_the_planner_forms_offerings_are_named_with_the_pages_colon_and_a_translated_sample_mark(
+    client: Client, sample: Any
+) -> None:
+    client.force_login(UserFactory())
+    chinese = client.get("/plan/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert ">Acme GPU：Teaching cluster（虚构示例）</option>" in chinese, chinese
+    assert "(fictional sample)" not in chinese and "Acme GPU: " not in chinese
+    english = client.get("/plan/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert ">Acme GPU: Teaching cluster (fictional sample)</option>" in english
 
 
 def test_the_api_keeps_the_english_whatever_the_language(sample: Any) -> None:

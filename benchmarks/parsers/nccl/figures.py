@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
-from hardware.messages import Msg, _
+from hardware.messages import Msg, _, listed
 
 from ..text import median
 from .assembly import Run
@@ -379,6 +379,6 @@ def type_sweeps_warning(typed: TypeSweeps | None) -> str | None:
         "are those of %(headline)s (float first, the type nccl-tests runs by default, then bfloat16, half, "
         "double); each one's are in data_type_sweeps, and Avg bus bandwidth averages them all",
         count=len(typed.sweeps),
-        sweeps=", ".join(sweep.label for sweep in typed.sweeps[:16]),
+        sweeps=listed(sweep.label for sweep in typed.sweeps[:16]),
         headline=typed.headline.label,
     )

@@ -11,7 +11,7 @@ from operator import itemgetter
 from typing import Any
 
 from hardware import gpu_from_text
-from hardware.messages import _, joined, ngettext
+from hardware.messages import _, joined, listed, ngettext
 
 from ..result import ParseResult
 from ..text import median
@@ -533,7 +533,7 @@ def _disabled_transports_warning(run: Run) -> str | None:
         "the run disabled %(paths)s (NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, NCCL_IB_DISABLE or "
         "NCCL_NET_GDR_LEVEL): a debug setting that routes traffic off those paths, so it does not measure "
         "the cluster's NVLink/RDMA",
-        paths=", ".join(run.disabled_transports),
+        paths=listed(run.disabled_transports),
     )
 
 
