@@ -98,8 +98,8 @@ ALLOWED_WORDS = frozenset(
     efa roce tcpx slurm CANN
     DGX HGX SuperPOD Selene Hopper Blackwell AWS Azure Google Cloud Oracle BM Mega Ultra High CoreWeave Nebius
     Meta SemiAnalysis ClusterProof Bekman Young Daly
-    Llama LLaMA GPT BLOOM OPT DeepSeek Mistral Qwen Kimi MoE Megatron Core NeMo FlashAttention SwiGLU GeLU ZeRO
-    Adam DeepEP MLP
+    Llama LLaMA GPT BLOOM OPT DeepSeek Mistral Qwen MoE Megatron Core NeMo FlashAttention SwiGLU GeLU ZeRO
+    Kimi Adam DeepEP MLP
     dropout RoPE YaRN
     TP PP DP CP EP ETP dp KV GQA FFN SLA MTBF PDF CS token Token leaf spine ring top""".split()
 )
