@@ -67,9 +67,9 @@ def with_published_shape(
         shape["moe"] = {**shape["moe"], **d["moe"]}
     notes.append(
         _(
-            "'%(name)s' with %(params)sB parameters is %(model)s: its published shape taken (%(layers)s "
-            "layers x %(hidden)s hidden, %(heads)s heads, %(kv_heads)s KV heads, FFN %(ffn_hidden)s, "
-            "vocabulary %(vocab)s; %(source)s); give the shape to size another model",
+            "a workload named %(name)s with %(params)sB parameters is %(model)s: its published shape taken "
+            "(%(layers)s layers x %(hidden)s hidden, %(heads)s heads, %(kv_heads)s KV heads, FFN "
+            "%(ffn_hidden)s, vocabulary %(vocab)s; %(source)s); give the shape to size another model",
             name=str(d.get("name")),
             params=f"{params / 1e9:.1f}",
             model=arch.name,

@@ -271,5 +271,5 @@ def test_the_named_note_reads_in_chinese() -> None:
     wl = _bare("Llama 2 7B", 6.74e9)
     with translation.override("zh-hans"):
         chinese = translated(wl.notes[0].as_json(), "")
-    assert chinese.startswith("“Llama 2 7B”（6.7B 参数）即 Llama 2 7B："), chinese
+    assert chinese.startswith("名为 Llama 2 7B、含 6.7B 参数的工作负载即 Llama 2 7B："), chinese
     assert "published" not in chinese
