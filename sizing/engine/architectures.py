@@ -361,7 +361,8 @@ FACT_GROUPS = (
     ("rope",),
     ("dropout",),
 )
-# the workload keys an architecture may fill: attention widths, latent ranks, windows, clamp, biases, RoPE
+# the workload keys an architecture may fill: attention widths, latent ranks, windows, clamp, biases, RoPE,
+# dropout
 FACT_KEYS = tuple(key for group in FACT_GROUPS for key in group)
 
 

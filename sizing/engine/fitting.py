@@ -60,15 +60,14 @@ def choosable(unstated: tuple[str, ...], wl: Workload, lay: Layout, hw: Hardware
     with TP > 1 and EP > 1) and Megatron-Core's own default, ETP = TP, can also hold its EP: experts split by
     TP hold TP times less memory each, so a layout that does not fit with whole experts per rank may with
     them (Grok-1's 8 experts of width 32,768 on TP4 EP8, dgxc-benchmarking's GB200 recipe: ETP 4). And
-    without `recompute_modules` unless selective recompute may be taken, the workload has modules beyond the
-    attention core, and the GPU's default stack is Megatron-Core's (Hopper and later), which recomputes by
-    module."""
+    without `recompute_modules` unless selective recompute may be taken and the GPU's default stack is
+    Megatron-Core's (Hopper and later), which recomputes by module (every workload has modules beyond the
+    attention core: the layer norms and the MLP)."""
     folded = wl.moe is not None and lay.tp > 1 and lay.ep > 1 and lay.expert_tp == 1
     holds = (lay.tp * lay.dp * lay.cp) % (lay.ep * lay.tp) == 0
     # recompute by module is Megatron-Core's (2024 on): offered on the GPUs whose defaults are its stack
     modern = hw.gpu.vendor == "nvidia" and hw.gpu.architecture in MODERN_ARCHITECTURES
-    selective = lay.recompute == "selective" or "recompute" in unstated
-    by_module = modern and selective and bool(module_lists(wl))
+    by_module = modern and (lay.recompute == "selective" or "recompute" in unstated)
     return tuple(
         k for k in unstated if (k != "etp" or (folded and holds)) and (k != "recompute_modules" or by_module)
     )

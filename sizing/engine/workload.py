@@ -592,11 +592,9 @@ def _named_model(d: dict[str, Any], params: float) -> Architecture | None:
     arch = named(str(d.get("name") or ""), params, _published_count)
     if arch is None:
         return None
-    shape = shape_of(arch)
-    stated_moe = d.get("moe", shape["moe"])
-    if d.get("activation", shape["activation"]) != shape["activation"]:
-        return None
-    if (stated_moe is None) != (shape["moe"] is None):
+    activation = arch.shape[-1]
+    stated_moe = d.get("moe", arch.moe)
+    if d.get("activation", activation) != activation or (stated_moe is None) != (arch.moe is None):
         return None
     return arch
 

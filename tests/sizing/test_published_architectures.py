@@ -20,18 +20,10 @@ from sizing.engine.architectures import (
     shape_of,
 )
 from sizing.engine.workload import PRESETS, workload_from_dict
+from tests.sizing.test_moe import H800
 
-OFFERING = {
-    "name": "b200",
-    "gpu": "B200-180GB",
-    "gpus_per_node": 8,
-    "intra_node": "nvswitch",
-    "fabric": "infiniband",
-    "nics_per_node": 8,
-    "gbps_per_nic": 400,
-    "topology": "fat-tree",
-    "nodes": 32,
-}
+# test_moe's H800 fabric with B200 GPUs, 32 nodes
+OFFERING = {**H800, "name": "b200", "gpu": "B200-180GB", "nodes": 32}
 
 
 def _contract(arch_name: str, **changes: Any) -> dict[str, Any]:
