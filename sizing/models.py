@@ -186,12 +186,19 @@ class Workload(NewestFirst):
                 out[name] = value
         out["precision"] = self.precision
         out["attention"] = self.attention
-        out["activation"] = self.activation
-        out["tied_embeddings"] = self.tied_embeddings
+        # A bare parameter count leaves out the architecture values that are only the fields' defaults (GELU,
+        # untied embeddings, no experts): the engine then takes a published model's shape when the name and
+        # count are that model's (architectures.named), as the `size` command does for the same dict, and
+        # derives the same GELU, untied, dense shape as before otherwise.
+        bare = self.layers is None
+        if not bare or self.activation != Activation.GELU:
+            out["activation"] = self.activation
+        if not bare or self.tied_embeddings:
+            out["tied_embeddings"] = self.tied_embeddings
         if self.moe_experts is not None:
             moe = {name: getattr(self, f"moe_{name}") for name in MOE_FIELDS}
             out["moe"] = {k: v for k, v in moe.items() if v is not None}
-        else:
+        elif not bare:
             out["moe"] = None
         stated = {name: getattr(self, name) for name in (*HEAD_FIELDS, *LAYER_DETAIL_FIELDS)}
         # a preset's facts (MLA head widths and ranks, dropout, multi-token prediction, sliding windows) fill

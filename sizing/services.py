@@ -32,6 +32,7 @@ from providers.selectors import offering_queryset
 from sizing import bill as bill_module
 from sizing import run_errors
 from sizing.engine.api import evaluate
+from sizing.engine.architectures import FACT_KEYS
 from sizing.engine.errors import InputError
 from sizing.engine.search import search
 from sizing.engine.unpublished import pessimistic_facts
@@ -422,7 +423,19 @@ def _engine_call_dict(
 
 
 # The shape fields of an answer's `workload` that fix a shape derived from a bare parameter count.
-DERIVED_SHAPE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
+# the sized workload's architecture as its echo gives it: the shape, and for a published model's shape
+# (architectures.named) its activation, experts and published facts, so the same model is evaluated again
+DERIVED_SHAPE_FIELDS = (
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "ffn_hidden",
+    "vocab",
+    "activation",
+    "tied_embeddings",
+    "moe",
+) + FACT_KEYS
 
 
 def _as_sized(workload: Workload, sizing: dict[str, Any]) -> dict[str, Any]:

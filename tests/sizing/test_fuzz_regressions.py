@@ -179,3 +179,33 @@ def test_the_pessimistic_case_of_a_parameter_count_sizes_the_searched_shape(a100
     # a workload with its own shape is passed as it is
     shaped = WorkloadRow(name="s", layers=96, hidden=12288, heads=96, seq_len=2048, global_batch=1536)
     assert _as_sized(shaped, sized) == shaped.to_engine_dict()
+
+
+def test_a_bare_count_with_a_published_models_name_is_sized_and_evaluated_as_that_model(
+    a100_ib: dict[str, Any],
+) -> None:
+    """A stored workload given as a name and a count sent its fields' defaults (GELU, no experts, untied)
+    as stated values, so the engine never took the named model's published shape, which the `size` command
+    takes for the same name and count; and the pessimistic case re-evaluated a searched shape without its
+    activation or experts. Both now follow the answer's published model."""
+    from sizing.models import Workload as WorkloadRow
+    from sizing.services import _as_sized
+
+    llama = WorkloadRow(name="Llama 3 8B", params=8.03e9, seq_len=8192, global_batch=512, train_tokens=1e12)
+    engine = llama.to_engine_dict()
+    assert not {"activation", "moe", "tied_embeddings"} & set(engine)
+    wl = workload_from_dict(dict(engine))
+    assert (wl.layers, wl.hidden, wl.kv_heads, wl.activation, wl.vocab) == (32, 4096, 8, "swiglu", 128256)
+    deepseek = WorkloadRow(name="DeepSeek-V3", params=671e9, seq_len=4096, global_batch=1920)
+    moe = workload_from_dict(deepseek.to_engine_dict()).moe
+    assert moe is not None and (moe.experts, moe.top_k, moe.shared_experts) == (256, 8, 1)
+    # an unnamed count keeps the derived GELU shape; a stated SwiGLU is still sent
+    assert workload_from_dict(WorkloadRow(name="mine", params=8.03e9).to_engine_dict()).activation == "gelu"
+    stated = WorkloadRow(name="mine", params=8.03e9, activation="swiglu").to_engine_dict()
+    assert stated["activation"] == "swiglu" and "moe" not in stated
+
+    sized = search(engine, {**a100_ib, "nodes": 4}, gpus=32)
+    again_dict = _as_sized(llama, sized)
+    assert again_dict["activation"] == "swiglu" and again_dict["kv_heads"] == 8
+    again = evaluate(again_dict, {**a100_ib, "nodes": 4}, dict(sized["layout"]), gpus=32)
+    assert again["iteration_time_s"] == pytest.approx(sized["iteration_time_s"], rel=1e-6)
