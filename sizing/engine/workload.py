@@ -520,6 +520,16 @@ def workload_from_dict(d: dict[str, Any], layer_multiple: int = 1) -> Workload:
         if known is not None:
             d = with_published_shape(d, known, params, notes)
         else:
+            if isinstance(d.get("moe"), dict):
+                # a derived shape is dense: experts added to it would size a larger model than the count
+                raise InputError(
+                    "workload.moe",
+                    _(
+                        "a parameter count alone gives a dense shape; for a mixture of experts give the "
+                        "shape too (layers, hidden, heads and the experts' widths), or the name and count "
+                        "of a published model"
+                    ),
+                )
             derived = params
             vocab = _num(d, "vocab", default=DEFAULT_VOCAB)
             d = with_derived_shape(d, params, vocab, notes, layer_multiple)

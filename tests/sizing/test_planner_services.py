@@ -9,6 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from sizing import services
+from sizing.engine.workload import workload_from_dict
 from sizing.models import PlanResult, PlanRun
 from tests.providers.factories import OfferingFactory, PlanFactory, UserFactory
 
@@ -206,3 +207,13 @@ def test_a_portal_deepseek_v3_keeps_the_preset_facts_it_stores_no_field_for(h100
     workload.layers = 60
     changed = workload.to_engine_dict()
     assert not {"qk_head_dim", "v_head_dim", "mtp_layers"} & set(changed)
+
+
+def test_a_bare_count_with_experts_is_refused_on_the_experts_field() -> None:
+    user = UserFactory()
+    with pytest.raises(ValidationError) as exc:
+        services.workload_create(owner=user, name="mine", params=100e9, moe_experts=64, moe_top_k=8)
+    assert "a parameter count alone gives a dense shape" in str(exc.value.message_dict["moe_experts"])
+    named = services.workload_create(owner=user, name="Mixtral 8x7B", params=46.7e9)
+    assert "moe" not in named.to_engine_dict()
+    assert workload_from_dict(named.to_engine_dict()).moe.counts == (8, 2, 14336, 0, 0)

@@ -10,7 +10,7 @@ import pytest
 from django.utils import translation
 
 from portal.i18n import translated
-from sizing.engine import evaluate
+from sizing.engine import InputError, evaluate
 from sizing.engine.architectures import (
     ARCHITECTURES,
     FACT_KEYS,
@@ -211,6 +211,19 @@ def test_a_count_that_is_not_the_models_is_derived_as_before() -> None:
 def test_a_stated_activation_or_expert_count_that_is_not_the_models_keeps_the_derived_shape() -> None:
     assert _bare("Llama 3.1 405B", 405e9, activation="gelu").derived_from_params is not None
     assert _bare("DeepSeek-V3", 671e9, moe=None).derived_from_params is not None
+
+
+def test_a_bare_count_with_experts_that_names_no_published_model_is_refused() -> None:
+    """A derived shape is dense: experts added to it sized a larger model than the count (100B with 64
+    experts of 2,048 came out at 243B) under a note saying the shape was derived from 100B."""
+    experts = {"experts": 64, "top_k": 8, "expert_ffn_hidden": 2048}
+    for name, params in (("my 100B MoE", 100e9), ("Llama 3 8B", 8.03e9)):
+        with pytest.raises(InputError) as exc:
+            _bare(name, params, moe=experts)
+        assert exc.value.field == "workload.moe"
+        assert "a parameter count alone gives a dense shape" in str(exc.value)
+    # a published MoE model's name and count keep their experts, the stated ones merged in
+    assert _bare("DeepSeek-V3", 671e9, moe={"top_k": 6}).moe.counts == (256, 6, 2048, 1, 3)
 
 
 def test_stated_keys_win_over_the_published_shape() -> None:
