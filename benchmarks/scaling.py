@@ -8,7 +8,7 @@ from typing import Any
 from benchmarks.compare import run_nodes
 from benchmarks.internode import MIN_INTER_NODE_BYTES, tree_may_inflate
 from hardware import other_gpu_names
-from hardware.messages import _
+from hardware.messages import _, listed
 
 SCALING_PASS = 0.90
 SCALING_WARN = 0.70
@@ -77,6 +77,13 @@ def scaling(items: list[dict[str, Any]], gpu: str | None = None) -> list[dict[st
                 if eff is None
                 else ("pass" if eff >= SCALING_PASS else ("warn" if eff >= SCALING_WARN else "fail"))
             )
+            detail = _(
+                "%(nodes)s nodes %(value)s vs %(base_nodes)s nodes %(base_value)s",
+                nodes=p["nodes"],
+                value=p["value"],
+                base_nodes=base["nodes"],
+                base_value=base["value"],
+            )
             out.append(
                 {
                     "claim": f"scaling {name} {metric}",
@@ -84,7 +91,11 @@ def scaling(items: list[dict[str, Any]], gpu: str | None = None) -> list[dict[st
                     "measured": round(eff, 3) if eff is not None else None,
                     "percent_of_expected": round(eff * 100, 1) if eff is not None else None,
                     "verdict": verdict,
-                    "detail": f"{p['nodes']} nodes {p['value']} vs {base['nodes']} nodes {base['value']}",
+                    "detail": str(detail),
+                    # the detail's message (the page shows it in its language) and the node counts it compares
+                    "messages": {"detail": detail.as_json()},
+                    "nodes": p["nodes"],
+                    "base_nodes": base["nodes"],
                     "file": p["file"],
                     "lines": [x for x in p["lines"] + base["lines"] if x],
                     "base_file": base["file"],
@@ -124,25 +135,28 @@ def _add_collective_point(
 
 def _unknown_layout_rows(unknown: dict[str, set[int]]) -> list[dict[str, Any]]:
     """cannot-measure where runs at several node counts do not say their GPUs per node."""
-    return [
-        {
-            "claim": f"scaling {collective} busbw_gbps",
-            "expected": f">= {SCALING_PASS:g} of the smallest multi-node figure",
-            "measured": None,
-            "percent_of_expected": None,
-            "verdict": "cannot-measure",
-            "detail": str(
-                _(
-                    "GPUs per node unknown in the %(collective)s runs at %(counts)s nodes: runs of "
-                    "different layouts cannot be compared",
-                    collective=collective,
-                    counts=", ".join(str(n) for n in sorted(counts)),
-                )
-            ),
-            "file": "",
-            "lines": [],
-            "base_file": "",
-        }
-        for collective, counts in sorted(unknown.items())
-        if len(counts) >= 2
-    ]
+    rows: list[dict[str, Any]] = []
+    for collective, counts in sorted(unknown.items()):
+        if len(counts) < 2:
+            continue
+        detail = _(
+            "GPUs per node unknown in the %(collective)s runs at %(counts)s nodes: runs of "
+            "different layouts cannot be compared",
+            collective=collective,
+            counts=listed(sorted(counts)),
+        )
+        rows.append(
+            {
+                "claim": f"scaling {collective} busbw_gbps",
+                "expected": f">= {SCALING_PASS:g} of the smallest multi-node figure",
+                "measured": None,
+                "percent_of_expected": None,
+                "verdict": "cannot-measure",
+                "detail": str(detail),
+                "messages": {"detail": detail.as_json()},
+                "file": "",
+                "lines": [],
+                "base_file": "",
+            }
+        )
+    return rows

@@ -155,6 +155,13 @@ def _runs_shown(upload: Upload, runs: list[Any]) -> list[Any]:
     ]
 
 
+def _scaling_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A scaling row as the page shows it: its verdict's icon, its detail in the page's language (built from
+    the message beside the English text)."""
+    detail = translated((row.get("messages") or {}).get("detail"), str(row.get("detail") or ""))
+    return {**row, "detail": detail, "icon": VERDICT_WORDS[row["verdict"]][0]}
+
+
 def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
     upload = _get_visible(request, upload_id)
     context: dict[str, Any] = {
@@ -173,7 +180,7 @@ def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
                 "verdicts": _verdict_rows(upload),
                 "tally": _tally(upload),
                 "busbw_chart": selectors.upload_busbw_chart(upload),
-                "scaling": [{**s, "icon": VERDICT_WORDS[s["verdict"]][0]} for s in scaling],
+                "scaling": [_scaling_row(s) for s in scaling],
             }
         )
     return render(request, "benchmarks/upload_detail.html", context)

@@ -95,9 +95,16 @@ def upload_href(upload_id: Any, lines: list[list[int]] | None) -> str | None:
     return reverse("benchmarks:upload", args=[upload_id]) + anchor
 
 
+def _fact_label_shown(fact: str, vendor: str | None = None) -> str:
+    """A fact's label in the page's language (a key without a label as it is: gettext("") is the header)."""
+    label = fact_label(fact, vendor)
+    return _(label) if label else ""
+
+
 def _value_text(value: Any, fact: str = "", vendor: str | None = None) -> str:
     """A fact's value in words (the active language): never a raw dict, a list repr or None; an enum or list
-    fact's codes by their names (a direct mesh by the link of the GPU `vendor`'s)."""
+    fact's codes by their names (a direct mesh by the link of the GPU `vendor`'s); a dict's entries each by
+    its key's fact label and the page's colon ("节点数：4" on a Chinese page), joined by its separator."""
     if value is None:
         return str(_("not published"))
     if isinstance(value, bool):
@@ -111,7 +118,10 @@ def _value_text(value: Any, fact: str = "", vendor: str | None = None) -> str:
             return _("%(count)d published") % {"count": len(value)}
         return value_names(fact, value, vendor)
     if isinstance(value, dict):
-        return ", ".join(f"{k.replace('_', ' ')} {_value_text(v)}" for k, v in value.items())
+        return _(", ").join(
+            f"{_fact_label_shown(str(k), vendor)}{_(': ')}{_value_text(v, str(k), vendor)}"
+            for k, v in value.items()
+        )
     if isinstance(value, str):
         return value_names(fact, value, vendor)
     return str(value)
@@ -134,7 +144,9 @@ def evidence_rows(
             row["href"] = fact_href(offering_slug, ref.get("fact"))
             fact = ref.get("fact")
             if fact and str(row["text"]).startswith(f"{fact} = "):  # the rule's default wording: in words
-                row["text"] = f"{_(fact_label(fact, vendor))} = {_value_text(ref.get('value'), fact, vendor)}"
+                row["text"] = (
+                    f"{_fact_label_shown(fact, vendor)} = {_value_text(ref.get('value'), fact, vendor)}"
+                )
         elif source == "evidence":
             spans = _(", ").join(f"{a}" if a == b else f"{a}-{b}" for a, b in lines)
             row["label"] = f"{ref.get('file')}" + (_(", lines %(spans)s") % {"spans": spans} if spans else "")
@@ -192,7 +204,7 @@ def checklist_view(
             value = _value_text(ref.get("value"), ref["fact"], vendor)
             refs.append(
                 {
-                    "text": f"{_(fact_label(ref['fact'], vendor))}{_(': ')}{value}",
+                    "text": f"{_fact_label_shown(ref['fact'], vendor)}{_(': ')}{value}",
                     "href": fact_href(offering_slug, ref["fact"]),
                 }
             )

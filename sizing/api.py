@@ -50,13 +50,16 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
     sliding_window_layers = FloatField(required=False, allow_null=True, **_bounded("sliding_window_layers"))
     glu_clamp = FloatField(required=False, allow_null=True, **_bounded("glu_clamp"))
     linear_bias = serializers.BooleanField(
-        required=False, allow_null=True, help_text="biases on the linear layers; null: not stated (none)"
+        required=False,
+        allow_null=True,
+        help_text="biases on the linear layers; null: not stated (the published model's value, else none)",
     )
     rope = serializers.ChoiceField(
         choices=Rope.values,
         required=False,
         allow_null=True,
-        help_text="rotary embeddings: rope (standard) or yarn; null: not stated (standard)",
+        help_text="rotary embeddings: rope (standard) or yarn; "
+        "null: not stated (the published model's kind, else standard)",
     )
     global_batch = serializers.IntegerField(required=False, **_bounded("global_batch"))
     train_tokens = FloatField(required=False, **_bounded("train_tokens"))

@@ -62,31 +62,31 @@ FORM_MESSAGES = (
     gettext_noop("Leading dense layers"),
     gettext_noop("Head width"),
     gettext_noop("the width of each attention head"),
-    gettext_noop("empty: hidden size ÷ heads"),
+    gettext_noop("empty: the published model's value when the shape is one, else hidden size ÷ heads"),
     gettext_noop("Query/key head width"),
     gettext_noop("for latent attention (DeepSeek-V3: 192)"),
     gettext_noop("Value head width"),
     gettext_noop("for latent attention (DeepSeek-V3: 128)"),
-    gettext_noop("empty: the head width"),
+    gettext_noop("empty: the published model's value when both widths are empty, else the head width"),
     gettext_noop("Multi-token prediction modules"),
     gettext_noop("each predicts one more token ahead (DeepSeek-V3: 1)"),
     gettext_noop("empty: none"),
     gettext_noop("Sliding window"),
     gettext_noop("each token attends only to this many tokens before it"),
-    gettext_noop("empty: the whole sequence"),
+    gettext_noop("empty: the published model's value, else the whole sequence"),
     gettext_noop("tokens"),
     gettext_noop("Layers with the window"),
     gettext_noop("the share of the layers that use it (every other layer: 0.5)"),
-    gettext_noop("empty: all of them"),
+    gettext_noop("empty: the published model's share when the window is empty too, else all of them"),
     gettext_noop("Clamp of the gated activation"),
     gettext_noop("the largest value let into the gated activation (gpt-oss: 7)"),
-    gettext_noop("empty: no clamp"),
+    gettext_noop("empty: the published model's value, else no clamp"),
     gettext_noop("Biases on the linear layers"),
     gettext_noop("each linear layer adds a learned bias (gpt-oss: yes)"),
     gettext_noop("Rotary embeddings"),
     gettext_noop("standard, or YaRN for a context stretched past its training length (gpt-oss: YaRN)"),
-    gettext_noop("preset / standard"),
-    gettext_noop("preset / none"),
+    gettext_noop("preset / published model / standard"),
+    gettext_noop("preset / published model / none"),
     gettext_noop("standard (RoPE)"),
     gettext_noop("YaRN (stretched for long contexts)"),
     gettext_noop("Global batch"),
@@ -182,27 +182,46 @@ class PlanForm(forms.Form):
     moe_expert_ffn_hidden = _int("moe_expert_ffn_hidden")
     moe_shared_experts = _int("moe_shared_experts")
     moe_dense_layers = _int("moe_dense_layers")
-    head_dim = _int("head_dim", "the width of each attention head; empty: hidden size ÷ heads")
-    qk_head_dim = _int("qk_head_dim", "for latent attention (DeepSeek-V3: 192); empty: the head width")
-    v_head_dim = _int("v_head_dim", "for latent attention (DeepSeek-V3: 128); empty: the head width")
+    head_dim = _int(
+        "head_dim",
+        "the width of each attention head; "
+        "empty: the published model's value when the shape is one, else hidden size ÷ heads",
+    )
+    qk_head_dim = _int(
+        "qk_head_dim",
+        "for latent attention (DeepSeek-V3: 192); "
+        "empty: the published model's value when both widths are empty, else the head width",
+    )
+    v_head_dim = _int(
+        "v_head_dim",
+        "for latent attention (DeepSeek-V3: 128); "
+        "empty: the published model's value when both widths are empty, else the head width",
+    )
+    # a run's choice, never a published model's (architectures.FACT_KEYS leaves it out)
     mtp_layers = _int("mtp_layers", "each predicts one more token ahead (DeepSeek-V3: 1); empty: none")
     sliding_window = _int(
-        "sliding_window", "each token attends only to this many tokens before it; empty: the whole sequence"
+        "sliding_window",
+        "each token attends only to this many tokens before it; "
+        "empty: the published model's value, else the whole sequence",
     )
+    # a window and its share are taken together (architectures.FACT_GROUPS): a stated window is on all layers
     sliding_window_layers = forms.FloatField(
         **_bounded(
             "sliding_window_layers",
-            "the share of the layers that use it (every other layer: 0.5); empty: all of them",
+            "the share of the layers that use it (every other layer: 0.5); "
+            "empty: the published model's share when the window is empty too, else all of them",
         )
     )
     glu_clamp = forms.FloatField(
         **_bounded(
-            "glu_clamp", "the largest value let into the gated activation (gpt-oss: 7); empty: no clamp"
+            "glu_clamp",
+            "the largest value let into the gated activation (gpt-oss: 7); "
+            "empty: the published model's value, else no clamp",
         )
     )
     linear_bias = forms.TypedChoiceField(
         label="Biases on the linear layers",
-        choices=[("", "preset / none"), ("yes", "yes"), ("no", "no")],
+        choices=[("", "preset / published model / none"), ("yes", "yes"), ("no", "no")],
         coerce=lambda value: value == "yes",
         empty_value=None,
         required=False,
@@ -210,7 +229,7 @@ class PlanForm(forms.Form):
     )
     rope = forms.ChoiceField(
         label="Rotary embeddings",
-        choices=[("", "preset / standard")] + list(Rope.choices),
+        choices=[("", "preset / published model / standard")] + list(Rope.choices),
         required=False,
         help_text="standard, or YaRN for a context stretched past its training length (gpt-oss: YaRN)",
     )

@@ -72,7 +72,8 @@ def _bounded(name: str) -> list[RangeValidator]:
 
 
 def _stated(name: str, help_text: str, kind: type = int) -> Any:
-    """An optional bounded number of the workload (null: not stated, the engine's or the preset's value)."""
+    """An optional bounded number of the workload (null: not stated: the preset's, a published model's or the
+    engine's value)."""
     field = models.PositiveIntegerField if kind is int else models.FloatField
     return field(null=True, blank=True, help_text=help_text, validators=_bounded(name))
 
@@ -109,22 +110,42 @@ class Workload(NewestFirst):
     moe_dense_layers = models.PositiveIntegerField(
         null=True, blank=True, validators=_bounded("moe_dense_layers")
     )
-    head_dim = _stated("head_dim", "empty: hidden / heads")
-    qk_head_dim = _stated("qk_head_dim", "MLA query/key width; empty: head_dim")
-    v_head_dim = _stated("v_head_dim", "MLA value width; empty: head_dim")
+    head_dim = _stated(
+        "head_dim", "empty: the published model's value when the shape is one, else hidden / heads"
+    )
+    # the two widths are taken from a published model together or not at all (architectures.FACT_GROUPS)
+    qk_head_dim = _stated(
+        "qk_head_dim", "MLA query/key width; empty: the published model's when both are empty, else head_dim"
+    )
+    v_head_dim = _stated(
+        "v_head_dim", "MLA value width; empty: the published model's when both are empty, else head_dim"
+    )
+    # a run's choice, never a published model's (sizing.engine.architectures.FACT_KEYS leaves it out)
     mtp_layers = _stated("mtp_layers", "empty: none")
-    sliding_window = _stated("sliding_window", "tokens; empty: full attention")
-    sliding_window_layers = _stated("sliding_window_layers", "share of the layers banded; empty: all", float)
-    glu_clamp = _stated("glu_clamp", "the gated activation's input clamp; empty: none", float)
+    sliding_window = _stated(
+        "sliding_window", "tokens; empty: the published model's value, else full attention"
+    )
+    sliding_window_layers = _stated(
+        "sliding_window_layers",
+        "share of the layers banded; empty: the published model's when the window is empty too, else all",
+        float,
+    )
+    glu_clamp = _stated(
+        "glu_clamp",
+        "the gated activation's input clamp; empty: the published model's value, else none",
+        float,
+    )
     linear_bias = models.BooleanField(
-        null=True, blank=True, help_text="biases on the linear layers; empty: not stated (none)"
+        null=True,
+        blank=True,
+        help_text="biases on the linear layers; empty: not stated (the published model's value, else none)",
     )
     rope = models.CharField(
         max_length=10,
         choices=Rope.choices,
         null=True,
         blank=True,
-        help_text="rotary embeddings; empty: not stated (standard)",
+        help_text="rotary embeddings; empty: not stated (the published model's kind, else standard)",
     )
     global_batch = models.PositiveIntegerField(
         null=True, blank=True, help_text="sequences per iteration", validators=_bounded("global_batch")

@@ -98,6 +98,26 @@ def test_the_checklist_page_answers_for_one_offering(client: Client, ethernet: o
     assert 'id="finding-fabric-not-rdma"' in html
 
 
+@pytest.mark.parametrize(
+    ("language", "title", "heading"),
+    [
+        ("en", "Checklist: {name} ·", "Questions to ask before signing: {name}</h1>"),
+        ("zh-hans", "核查清单：{name} ·", "签约前应询问的问题：{name}</h1>"),
+    ],
+)
+def test_the_checklist_page_names_its_offering_after_the_pages_colon(
+    client: Client, ethernet: Any, language: str, title: str, heading: str
+) -> None:
+    html = client.get(
+        "/checks/checklist/", {"offering": "eth-box"}, HTTP_ACCEPT_LANGUAGE=language
+    ).content.decode()
+    shown_title = html.split("<title>")[1].split("</title>")[0]
+    assert shown_title.startswith(title.format(name=ethernet.name)), shown_title
+    assert heading.format(name=ethernet.name) in html
+    if language != "en":
+        assert f": {ethernet.name}" not in html
+
+
 def test_the_checklist_page_offers_a_choice_without_an_offering(client: Client, ethernet: object) -> None:
     response = client.get("/checks/checklist/")
     assert response.status_code == 200

@@ -9,6 +9,7 @@ from django.utils import translation
 from benchmarks.compare_dmesg import _xid_reset_detail
 from benchmarks.verdicts import cannot_measure_instead, verdict_row
 from checks.checklist import checklist
+from checks.display import checklist_view, evidence_rows
 from checks.rules import run_rules
 from hardware.messages import _
 from portal.i18n import translated
@@ -51,3 +52,18 @@ def test_the_checklists_evidence_files_are_listed_with_the_pages_separator() -> 
     assert "Evidence: a.txt, b.txt." in mesh["answer"]
     chinese = _chinese(mesh["answer"].as_json())
     assert "a.txt、b.txt" in chinese and "。 " not in chinese, chinese
+
+
+def test_a_dict_valued_fact_names_its_keys_by_their_labels_with_the_pages_colon_and_separator() -> None:
+    value = {"nodes": 4, "gpus_per_node": 8, "fabric": "infiniband"}
+    item = {"key": "gpus", "status": "answered", "answer": "", "refs": [{"fact": "nodes", "value": value}]}
+    claim = [{"source": "claim", "fact": "nodes", "value": value, "text": "nodes = {...}"}]
+    english = "nodes: 4, GPUs per node: 8, Inter-node fabric: InfiniBand"
+    assert checklist_view("good", item)["refs"][0]["text"] == f"nodes: {english}"
+    assert evidence_rows("good", claim)[0]["text"] == f"nodes = {english}"
+    with translation.override("zh-hans"):
+        shown = checklist_view("good", item)["refs"][0]["text"]
+        cited = evidence_rows("good", claim)[0]["text"]
+    chinese = "节点数：4、每节点 GPU：8、节点间网络：InfiniBand"
+    assert shown == f"节点数：{chinese}", shown
+    assert cited == f"节点数 = {chinese}", cited

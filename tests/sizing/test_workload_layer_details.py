@@ -125,9 +125,9 @@ def test_the_form_draws_the_section_closed_and_in_the_page_language(buyer: Clien
     assert '<details id="layer-detail-fields" >' in english  # nothing stated: closed
     chinese = buyer.get("/plan/", **ZH).content.decode()
     shown = ("激活截断、线性层偏置与旋转位置编码", "门控激活的截断值", "线性层带偏置")
-    shown += ("旋转位置编码", "留空：不截断", "YaRN（为长上下文拉伸）")
+    shown += ("旋转位置编码", "留空：取已公开模型的值，否则不截断", "YaRN（为长上下文拉伸）")
     assert [text for text in shown if text not in chinese] == []
-    for text in ("Clamp of the gated activation", "Rotary embeddings", "empty: no clamp", "stretched"):
+    for text in ("Clamp of the gated activation", "Rotary embeddings", "else no clamp", "stretched"):
         assert text not in chinese, text
 
 
@@ -167,8 +167,8 @@ def test_the_form_left_as_it_is_states_nothing(buyer: Client) -> None:
 
 def test_the_form_can_state_no_biases_and_offers_an_unstated_choice(buyer: Client) -> None:
     OfferingFactory(slug="layer-2")
-    assert "preset / none" in buyer.get("/plan/", **EN).content.decode()
-    assert "预设 / 无" in buyer.get("/plan/", **ZH).content.decode()
+    assert "preset / published model / none" in buyer.get("/plan/", **EN).content.decode()
+    assert "预设 / 已公开模型 / 无" in buyer.get("/plan/", **ZH).content.decode()
     response = plan_post(buyer, EN, linear_bias="no", rope="rope")
     assert response.status_code == 302, response.context["form"].errors
     workload = Workload.objects.get()
