@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -86,10 +86,39 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
         return value
 
 
+class SizedAsSerializer(serializers.Serializer[Any]):
+    layers = serializers.IntegerField()
+    hidden = serializers.IntegerField()
+    heads = serializers.IntegerField()
+    kv_heads = serializers.IntegerField()
+    ffn_hidden = serializers.IntegerField()
+    vocab = serializers.IntegerField()
+    activation = serializers.CharField()
+    tied_embeddings = serializers.BooleanField()
+    moe = serializers.DictField(
+        allow_null=True,
+        help_text="experts, top_k, expert_ffn_hidden, shared_experts, dense_layers; null: dense",
+    )
+    params_total = serializers.FloatField()
+    params_active = serializers.FloatField()
+    assumptions = serializers.ListField(
+        child=serializers.CharField(), help_text="what the sizing took that the workload does not state"
+    )
+
+
 class WorkloadOutputSerializer(serializers.ModelSerializer[Workload]):
+    sized_as = serializers.SerializerMethodField(
+        help_text="the model the sizing takes for this workload: the shape a parameter count alone derives, "
+        "or the published model its name and count are, with what it took (null: not sizeable as stored)"
+    )
+
     class Meta:
         model = Workload
-        fields = WORKLOAD_OUTPUT_FIELDS
+        fields = [*WORKLOAD_OUTPUT_FIELDS, "sized_as"]
+
+    @extend_schema_field(SizedAsSerializer(allow_null=True))
+    def get_sized_as(self, workload: Workload) -> dict[str, Any] | None:
+        return services.workload_sized_as(workload)
 
 
 class WorkloadListCreateApi(APIView):

@@ -26,6 +26,7 @@ from hardware.gpus import LARGEST_CLUSTER_GPUS
 from hardware.messages import Msg, _, joined, listed, messages_of
 from hardware.norms import Assumed
 from hardware.numbers import bound_operand
+from portal.i18n import shown
 from portal.task_pool import enqueue
 from providers.models import Offering
 from providers.selectors import offering_queryset
@@ -42,6 +43,7 @@ from sizing.memo import EngineMemo, memo_for
 from sizing.models import (
     HEAD_FIELDS,
     LAYER_DETAIL_FIELDS,
+    MOE_FIELDS,
     WORKLOAD_BOUNDS,
     PlanResult,
     PlanRun,
@@ -436,6 +438,31 @@ DERIVED_SHAPE_FIELDS = (
     "tied_embeddings",
     "moe",
 ) + FACT_KEYS
+
+
+SIZED_AS_FIELDS = (
+    *("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab"),
+    *("activation", "tied_embeddings"),
+)
+
+
+def workload_sized_as(workload: Workload) -> dict[str, Any] | None:
+    """The model the engine sizes for this workload: the shape a bare parameter count derives, or the
+    published model's its name and count give (architectures.named), its parameters and the engine's notes
+    on what it took, in the active language. None if the engine refuses the stored fields."""
+    try:
+        wl = workload_from_dict(workload.to_engine_dict())
+    except InputError:
+        return None
+    echo = wl.to_dict()
+    moe = echo.get("moe")
+    return {
+        **{name: echo[name] for name in SIZED_AS_FIELDS},
+        "moe": {k: v for k, v in moe.items() if k in MOE_FIELDS} if moe else None,
+        "params_total": wl.total_params(),
+        "params_active": wl.active_params(),
+        "assumptions": [shown(note) for note in wl.notes],
+    }
 
 
 def _as_sized(workload: Workload, sizing: dict[str, Any]) -> dict[str, Any]:

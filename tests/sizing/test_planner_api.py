@@ -144,3 +144,24 @@ def test_attention_kernels_are_a_workload_field_the_sizing_uses(catalog: list[An
     assert any("unfused attention" in a for a in got["auto"]["sizing"]["assumptions"])
     resp = api.post("/api/v1/workloads/", {"preset": "13b", "attention": "sparse"}, format="json")
     assert resp.status_code == 400 and resp.json()["message"].startswith("attention")
+
+
+def test_a_workload_says_which_model_the_sizing_takes() -> None:
+    """The stored fields of a name-and-count workload are its defaults (GELU, no experts), while the sizing
+    takes the published model the name and count are: `sized_as` says which, in the reader's language."""
+    api = client_for(UserFactory())
+    named = api.post(
+        "/api/v1/workloads/", {"name": "DeepSeek-V3", "params": 671e9, "seq_len": 4096}, format="json"
+    ).json()
+    assert named["activation"] == "gelu" and named["moe_experts"] is None  # the stored defaults
+    sized = named["sized_as"]
+    assert (sized["layers"], sized["hidden"], sized["activation"]) == (61, 7168, "swiglu")
+    assert sized["moe"]["experts"] == 256 and sized["params_total"] == pytest.approx(671e9, rel=0.01)
+    assert sized["params_active"] < sized["params_total"] / 10
+    assert any("published shape taken" in note for note in sized["assumptions"])
+    derived = api.post("/api/v1/workloads/", {"name": "mine", "params": 70e9}, format="json").json()
+    assert derived["sized_as"]["moe"] is None and derived["sized_as"]["activation"] == "gelu"
+    assert any(note.startswith("shape derived from 70.0B") for note in derived["sized_as"]["assumptions"])
+    listed = api.get("/api/v1/workloads/", HTTP_ACCEPT_LANGUAGE="zh-hans").json()
+    zh = next(w for w in listed if w["id"] == named["id"])["sized_as"]["assumptions"]
+    assert any("公开" in note for note in zh), zh
