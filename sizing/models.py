@@ -47,6 +47,11 @@ class Rope(models.TextChoices):
     YARN = "yarn", _("YaRN (stretched for long contexts)")
 
 
+# A workload without a deadline gets this one, stated on the form, the result and in its JSON: 90 days is
+# about what the largest published training runs took (Llama 3 405B: 54 days of pre-training, Meta 2024)
+# with room for the ramp-up a rented cluster needs.
+DEFAULT_DEADLINE_DAYS = 90.0
+
 # The architecture fields in the engine's workload-dict names (DESIGN section 5 CLI contract).
 ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len")
 MOE_FIELDS = ("experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_layers")
