@@ -88,7 +88,11 @@ class Workload(NewestFirst):
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workloads")
     name = models.CharField(max_length=120)
-    preset = models.CharField(max_length=40, blank=True, help_text="the DESIGN section 2 preset it came from")
+    preset = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text="the preset it came from (one of the named models on the planner form); empty: none",
+    )
     params = models.FloatField(
         null=True,
         blank=True,
@@ -161,11 +165,12 @@ class Workload(NewestFirst):
         max_length=10,
         choices=Attention.choices,
         default=Attention.AUTO,
-        help_text="attention kernels: fused FlashAttention or materialised scores (docs/MODEL.md)",
+        help_text="attention kernels: fused FlashAttention or materialised scores",
     )
     deadline_days = models.FloatField(null=True, blank=True, validators=_bounded("deadline_days"))
     deadline_default = models.BooleanField(
-        default=False, help_text="no deadline was given: the stated default (DEFAULT_DEADLINE_DAYS) applies"
+        default=False,
+        help_text=f"no deadline was given: the default of {DEFAULT_DEADLINE_DAYS:g} days applies",
     )
     budget_usd = models.DecimalField(
         max_digits=16, decimal_places=2, null=True, blank=True, validators=_bounded("budget_usd")
