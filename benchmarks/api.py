@@ -95,7 +95,7 @@ class UploadInputSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class UploadCreatedSerializer(UploadOutputSerializer):
-    """The first upload at the top level (the DESIGN section 8 shape), every one in `uploads`."""
+    """The first file's upload at the top level, as when one file is sent; every file's in `uploads`."""
 
     duplicate = serializers.BooleanField(
         help_text="true: the same bytes were already uploaded for this offering"

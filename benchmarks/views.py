@@ -156,10 +156,13 @@ def _runs_shown(upload: Upload, runs: list[Any]) -> list[Any]:
 
 
 def _scaling_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A scaling row as the page shows it: its verdict's icon, its detail in the page's language (built from
-    the message beside the English text)."""
-    detail = translated((row.get("messages") or {}).get("detail"), str(row.get("detail") or ""))
-    return {**row, "detail": detail, "icon": VERDICT_WORDS[row["verdict"]][0]}
+    """A scaling row as the page shows it: its verdict's icon; its detail, what it measures and its pass mark
+    in the page's language (each built from the message beside the English text)."""
+    messages = row.get("messages") or {}
+    english = {"detail": row.get("detail"), "series": row.get("series") or row.get("claim")}
+    english["threshold"] = row.get("threshold") or row.get("expected")
+    shown = {key: translated(messages.get(key), str(text or "")) for key, text in english.items()}
+    return {**row, **shown, "icon": VERDICT_WORDS[row["verdict"]][0]}
 
 
 def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:

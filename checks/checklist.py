@@ -488,9 +488,15 @@ def _status_and_concerns(related: list[dict], answered: bool) -> tuple[str, str]
     return ("answered" if answered else "unknown"), ""
 
 
+# Keys of the facts dict that hold a fact under another name (Offering.facts: "nodes" is max_nodes).
+_FACT_KEYS_OF = {"nodes": "max_nodes"}
+
+
 def fact_label(key: str, vendor: str | None = None) -> str:
     """A fact as buyers read it ("Gb/s per NIC"), not its key; in the GPU `vendor`'s terms (a scale-up
-    domain, not an NVLink one, on AMD and Huawei: providers.facts.fact_label)."""
+    domain, not an NVLink one, on AMD and Huawei: providers.facts.fact_label); a key with no label in words
+    (its underscores as spaces)."""
+    key = _FACT_KEYS_OF.get(key, key)
     if key in FACTS_BY_NAME:
         return providers_fact_label(key, vendor)
     return {

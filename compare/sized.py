@@ -26,7 +26,7 @@ from sizing.engine.search import search
 from sizing.engine.workload import workload_from_dict
 from sizing.engine_words import page_worded
 from sizing.input_errors import input_error_message
-from sizing.models import Workload, layout_text
+from sizing.models import DEFAULT_DEADLINE_DAYS, Workload, layout_text
 
 CACHE_SECONDS = 24 * 3600
 # The cached results' meaning: raised when a field changes what it holds (2: cost_total_usd is the central
@@ -35,8 +35,6 @@ CACHE_SECONDS = 24 * 3600
 # the new one.
 CACHE_FORMAT = 3
 GPUS_MIN, GPUS_MAX = 1, LARGEST_CLUSTER_GPUS
-# A workload that names no deadline is compared as if it had this one (the planner's stated default).
-DEFAULT_DEADLINE_DAYS = 90.0
 # The suggested GPU count: what an H100 cluster needs to finish within the deadline at this share of its
 # bf16 peak. Meta reports 38-43% MFU for Llama 3 405B on 16k H100s (Llama 3 paper, table 4, 2024).
 SUGGEST_MFU = 0.40

@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from acceptance.selectors import compare_blocks
 from compare import charts, selectors, services, sized
 from portal.money import Money, shown_in
-from sizing.models import PlanRun
+from sizing.models import DEFAULT_DEADLINE_DAYS, PlanRun
 from sizing.run_errors import run_error_shown
 
 # The address's parameters as the picker form names them (an error names the field, never its code).
@@ -198,7 +198,7 @@ def compare_page(request: HttpRequest) -> HttpResponse:
         "gpus_value": gpus or "",
         "gpus_min": sized.GPUS_MIN,
         "gpus_max": sized.GPUS_MAX,
-        "default_deadline_days": sized.DEFAULT_DEADLINE_DAYS,
+        "default_deadline_days": DEFAULT_DEADLINE_DAYS,
         "panels": panels,
         "workload_panels": workload_panels,
         "tail_panels": tail,

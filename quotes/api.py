@@ -106,7 +106,7 @@ class FxSerializer(serializers.Serializer[Any]):
 
 
 class QuoteSerializer(serializers.Serializer[Any]):
-    """One quote as the list and the create answer show it (quote_json)."""
+    """One quote as the list and the create answer show it."""
 
     id = serializers.IntegerField()
     number = serializers.CharField()
@@ -136,7 +136,7 @@ class QuoteSerializer(serializers.Serializer[Any]):
 
 
 class QuoteDetailSerializer(QuoteSerializer):
-    """One quote with the frozen snapshot it shows (quote_json(full=True))."""
+    """One quote with the frozen snapshot it shows."""
 
     offering = serializers.CharField(allow_null=True, help_text="slug of the offering when quoted")
     buyer = serializers.DictField(allow_null=True)

@@ -47,6 +47,11 @@ class Rope(models.TextChoices):
     YARN = "yarn", _("YaRN (stretched for long contexts)")
 
 
+# A workload without a deadline gets this one, stated on the form, the result and in its JSON: 90 days is
+# about what the largest published training runs took (Llama 3 405B: 54 days of pre-training, Meta 2024)
+# with room for the ramp-up a rented cluster needs.
+DEFAULT_DEADLINE_DAYS = 90.0
+
 # The architecture fields in the engine's workload-dict names (DESIGN section 5 CLI contract).
 ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len")
 MOE_FIELDS = ("experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_layers")
@@ -83,7 +88,11 @@ class Workload(NewestFirst):
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workloads")
     name = models.CharField(max_length=120)
-    preset = models.CharField(max_length=40, blank=True, help_text="the DESIGN section 2 preset it came from")
+    preset = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text="the preset it came from (one of the named models on the planner form); empty: none",
+    )
     params = models.FloatField(
         null=True,
         blank=True,
@@ -156,11 +165,12 @@ class Workload(NewestFirst):
         max_length=10,
         choices=Attention.choices,
         default=Attention.AUTO,
-        help_text="attention kernels: fused FlashAttention or materialised scores (docs/MODEL.md)",
+        help_text="attention kernels: fused FlashAttention or materialised scores",
     )
     deadline_days = models.FloatField(null=True, blank=True, validators=_bounded("deadline_days"))
     deadline_default = models.BooleanField(
-        default=False, help_text="no deadline was given: the stated default (DEFAULT_DEADLINE_DAYS) applies"
+        default=False,
+        help_text=f"no deadline was given: the default of {DEFAULT_DEADLINE_DAYS:g} days applies",
     )
     budget_usd = models.DecimalField(
         max_digits=16, decimal_places=2, null=True, blank=True, validators=_bounded("budget_usd")

@@ -40,6 +40,7 @@ from sizing.engine.unpublished import pessimistic_facts
 from sizing.engine.workload import PRESETS, workload_from_dict, workload_preset
 from sizing.input_errors import field_label, input_error_reason
 from sizing.memo import EngineMemo, memo_for
+from sizing.models import DEFAULT_DEADLINE_DAYS as DEFAULT_DEADLINE_DAYS  # the form and the API read it here
 from sizing.models import (
     HEAD_FIELDS,
     LAYER_DETAIL_FIELDS,
@@ -90,10 +91,6 @@ def _seconds(name: str, default: float) -> float:
 NO_LAYOUT_FITS = _("no layout of this workload fits this offering")
 
 
-# A workload without a deadline gets this one, stated on the form, the result and in its JSON: 90 days is
-# about what the largest published training runs took (Llama 3 405B: 54 days of pre-training, Meta 2024)
-# with room for the ramp-up a rented cluster needs.
-DEFAULT_DEADLINE_DAYS = 90.0
 # The largest GPU count a run may ask for: the largest published single cluster.
 MAX_RUN_GPUS = LARGEST_CLUSTER_GPUS
 # The most offerings one run may name: a bound on the request, far above any catalog (the demo catalog has

@@ -1,10 +1,12 @@
-"""The scaling rows' details in the page's language: each row keeps its English text (the CLI and the tests
-read it) with its message and node counts beside it, and the upload page builds the sentence from them
-when it is drawn, so every upload, old or new, shows it in the reader's language."""
+"""The scaling rows' details, series and pass marks in the page's language: each row keeps its English text
+and keys (the CLI and the tests read them) with its messages, node counts and what it measures beside
+them, and the upload page builds the words from them when it is drawn, so every upload, old or new, shows
+them in the reader's language."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import pytest
@@ -12,7 +14,7 @@ from django.test import Client
 from django.utils import translation
 
 from benchmarks.models import Blob, Upload
-from benchmarks.scaling import scaling
+from benchmarks.scaling import scaling, series_words, threshold_words
 from portal.i18n import translated
 from tests.providers.factories import OfferingFactory, UserFactory
 
@@ -45,17 +47,77 @@ def test_runs_of_unknown_layout_say_so_in_the_pages_language() -> None:
     assert _chinese(row["messages"]["detail"]).startswith("2、4 个节点的 all_reduce 运行中每节点 GPU 数未知")
 
 
+def test_a_scaling_row_names_its_series_and_pass_mark_in_words_beside_its_english_keys() -> None:
+    (row,) = scaling(RING_RUNS)
+    # the keys its readers know stay as they were; the values the words are built from are added
+    assert row["claim"] == "scaling all_reduce (8 GPU/node) busbw_gbps"
+    assert row["expected"] == ">= 0.9 of the 2-node figure"
+    assert (row["metric"], row["collective"], row["gpus_per_node"], row["pass_ratio"]) == (
+        "busbw_gbps", "all_reduce", 8, 0.9
+    )  # fmt: skip
+    assert row["series"] == "all-reduce bus bandwidth, 8 GPUs per node"
+    assert row["threshold"] == "at least 90% of the 2-node figure"
+    assert _chinese(row["messages"]["series"]) == "全归约总线带宽，每节点 8 块 GPU"
+    assert _chinese(row["messages"]["threshold"]) == "至少为 2 个节点结果的 90%"
+
+
+def test_series_words_cover_one_gpu_per_node_training_and_an_unknown_collective() -> None:
+    assert str(series_words({"metric": "busbw_gbps", "collective": "all_gather", "gpus_per_node": 1})) == (
+        "all-gather bus bandwidth, 1 GPU per node"
+    )
+    # a collective the table does not know reads as words, never with its underscores
+    assert str(series_words({"metric": "busbw_gbps", "collective": "new_collective"})) == (
+        "new collective bus bandwidth"
+    )
+    training = series_words({"metric": "tokens_per_s_per_gpu", "framework": "megatron"})
+    assert str(training) == "Megatron training throughput, tokens/s per GPU"
+    assert _chinese(training.as_json()) == "Megatron 训练吞吐量，每块 GPU 每秒 token 数"
+    assert str(series_words({"metric": "tflops_per_gpu", "framework": "deepspeed"})) == (
+        "DeepSpeed training throughput, TFLOP/s per GPU"
+    )
+    assert str(threshold_words({"pass_ratio": 0.9})) == "at least 90% of the smallest multi-node figure"
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    ("language", "shown", "not_shown"),
+    ("language", "shown", "not_shown", "series", "threshold"),
     [
-        ("en", "4 nodes 370.0 vs 2 nodes 380.0", "个节点"),
-        ("zh-hans", "4 个节点 370.0，对比 2 个节点 380.0", "4 nodes"),
+        (
+            "en",
+            "4 nodes 370.0 vs 2 nodes 380.0",
+            "个节点",
+            "all-reduce bus bandwidth, 8 GPUs per node",
+            "at least 90% of the 2-node figure",
+        ),
+        (
+            "zh-hans",
+            "4 个节点 370.0，对比 2 个节点 380.0",
+            "4 nodes",
+            "全归约总线带宽，每节点 8 块 GPU",
+            "至少为 2 个节点结果的 90%",
+        ),
     ],
 )
-def test_the_upload_page_shows_the_scaling_detail_in_its_language(
-    client: Client, language: str, shown: str, not_shown: str
+def test_the_upload_page_shows_the_scaling_rows_in_its_language(
+    client: Client, language: str, shown: str, not_shown: str, series: str, threshold: str
 ) -> None:
+    page = _upload_page(client, language)
+    section = page.split('<section id="scaling">')[1].split("</section>")[0]
+    table = section.split("<tbody>")[1]
+    assert shown in table and not_shown not in table, table
+    assert '"nodes": 4' in section and '"base_nodes": 2' in section  # the chart's x, not read from the words
+    # what the row measures and what it must reach, in words, never the metric's key
+    assert f"<td>{series}</td>" in table and f"<td>{threshold}</td>" in table, table
+    for internal in ("busbw_gbps", "GPU/node", ">= 0.9"):
+        assert internal not in table, internal
+    # the chart's legend names the series by the same words (its data carries them for the page's script)
+    data = json.loads(section.split('id="scaling-data"')[1].split(">", 1)[1].split("</script>")[0])
+    assert [row["series"] for row in data] == [series]
+    assert "name: byClaim[k].name" in page and "r.series || r.claim" in page
+
+
+def _upload_page(client: Client, language: str) -> str:
+    """The upload page of the 4-node run, with the 2-node run's upload beside it, in `language`."""
     owner, offering = UserFactory(), OfferingFactory()
     uploads = []
     for item in RING_RUNS:
@@ -74,8 +136,4 @@ def test_the_upload_page_shows_the_scaling_detail_in_its_language(
             )
         )
     client.force_login(owner)
-    page = client.get(f"/benchmarks/{uploads[1].pk}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
-    section = page.split('<section id="scaling">')[1].split("</section>")[0]
-    table = section.split("<tbody>")[1]
-    assert shown in table and not_shown not in table, table
-    assert '"nodes": 4' in section and '"base_nodes": 2' in section  # the chart's x, not read from the words
+    return client.get(f"/benchmarks/{uploads[1].pk}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()

@@ -58,12 +58,34 @@ def test_a_dict_valued_fact_names_its_keys_by_their_labels_with_the_pages_colon_
     value = {"nodes": 4, "gpus_per_node": 8, "fabric": "infiniband"}
     item = {"key": "gpus", "status": "answered", "answer": "", "refs": [{"fact": "nodes", "value": value}]}
     claim = [{"source": "claim", "fact": "nodes", "value": value, "text": "nodes = {...}"}]
-    english = "nodes: 4, GPUs per node: 8, Inter-node fabric: InfiniBand"
-    assert checklist_view("good", item)["refs"][0]["text"] == f"nodes: {english}"
-    assert evidence_rows("good", claim)[0]["text"] == f"nodes = {english}"
+    most = "Maximum nodes in one fabric"  # the facts dict's "nodes" is max_nodes
+    english = f"{most}: 4, GPUs per node: 8, Inter-node fabric: InfiniBand"
+    assert checklist_view("good", item)["refs"][0]["text"] == f"{most}: {english}"
+    assert evidence_rows("good", claim)[0]["text"] == f"{most} = {english}"
     with translation.override("zh-hans"):
         shown = checklist_view("good", item)["refs"][0]["text"]
         cited = evidence_rows("good", claim)[0]["text"]
-    chinese = "节点数：4、每节点 GPU：8、节点间网络：InfiniBand"
-    assert shown == f"节点数：{chinese}", shown
-    assert cited == f"节点数 = {chinese}", cited
+    chinese = "单一网络内最多节点数：4、每节点 GPU：8、节点间网络：InfiniBand"
+    assert shown == f"单一网络内最多节点数：{chinese}", shown
+    assert cited == f"单一网络内最多节点数 = {chinese}", cited
+
+
+def test_a_dict_key_without_a_label_reads_as_words_never_as_its_key() -> None:
+    """No dict-valued fact is in the catalog today; one that comes names a key without a label in words (its
+    underscores as spaces) beside the labelled keys in the page's language."""
+    value = {"max_message_bytes": 1024, "spare_node_pool": True}
+    claim = [{"source": "claim", "fact": "future_fact", "value": value, "text": "future_fact = {...}"}]
+    assert evidence_rows("good", claim)[0]["text"] == (
+        "future fact = max message bytes: 1024, Spare-node pool: yes"
+    )
+    with translation.override("zh-hans"):
+        cited = evidence_rows("good", claim)[0]["text"]
+    assert cited == "future fact = max message bytes：1024、备用节点池：是", cited
+
+
+def test_the_job_too_large_finding_cites_the_largest_fabric_by_its_label() -> None:
+    """The rule cites the facts dict's "nodes" (max_nodes); the page names it as the offering page does."""
+    claim = [{"source": "claim", "fact": "nodes", "value": 64, "text": "nodes = 64"}]
+    assert evidence_rows("good", claim)[0]["text"] == "Maximum nodes in one fabric = 64"
+    with translation.override("zh-hans"):
+        assert evidence_rows("good", claim)[0]["text"] == "单一网络内最多节点数 = 64"

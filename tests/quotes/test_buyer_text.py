@@ -5,6 +5,7 @@ codes written as prose."""
 from __future__ import annotations
 
 import html
+import json
 import re
 from typing import Any
 
@@ -21,7 +22,14 @@ from tests.quotes.helpers import pdf_bytes, pdf_text
 
 pytestmark = pytest.mark.django_db
 
-INTERNAL = re.compile(r"DESIGN|§|\bcal\b \d|calibration\.md|hidden-costs|peer-portals|FORMATS\.md|\w\.md\b")
+# Our design documents (DESIGN.md and its sections, docs/, STYLE.md, the calibration notes) and our Python
+# constants (ALL_CAPS names with an underscore, such as DEFAULT_DEADLINE_DAYS). The outside tools' settings
+# a buyer is told to use keep their names: NCCL's variables (NCCL_ALGO=Ring) and the acceptance kit's.
+OUTSIDE_CAPS = r"NCCL_\w+|STABILITY_(?:HOURS|LIMIT)|IMAGE_(?:NCCL|PROBE|DCGM)|GPUS_PER_NODE|NODE_COUNTS"
+INTERNAL = re.compile(
+    r"DESIGN|§|\bcal\b \d|calibration\.md|hidden-costs|peer-portals|FORMATS\.md|\w\.md\b|docs/|STYLE"
+    rf"|\b(?!(?:{OUTSIDE_CAPS})\b)[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b"
+)
 
 
 def visible_text(page: str) -> str:
@@ -35,11 +43,16 @@ def rule_codes() -> list[str]:
     return [rule["code"] for rule in rule_catalog()]
 
 
-def assert_clean(where: str, text: str) -> None:
+def assert_no_internal_reference(where: str, text: str) -> None:
     found = INTERNAL.search(text)
     assert found is None, (
         f"{where}: internal reference {text[max(0, found.start() - 60) : found.end() + 60]!r}"
     )
+
+
+def assert_clean(where: str, text: str) -> None:
+    """No internal reference, and no rule code or GPU key (which the API takes, but a page never shows)."""
+    assert_no_internal_reference(where, text)
     for code in rule_codes():
         assert re.search(rf"(?<![\w/#-]){re.escape(code)}(?![\w-])", text) is None, (
             f"{where}: rule code {code}"
@@ -64,6 +77,8 @@ def pages(
     client.force_login(buyer)
     urls = {
         "home": "/",
+        "planner": "/plan/",
+        "workloads": "/plan/workloads/",
         "browse": "/offerings/",
         "offering": offering.get_absolute_url(),
         "offering-eth": cheap.get_absolute_url(),
@@ -103,7 +118,61 @@ def test_the_checker_catches_what_it_looks_for() -> None:
         assert_clean("sample", f"finding {rule_codes()[0]} (warning)")
     with pytest.raises(AssertionError):
         assert_clean("sample", "GPU model = H100-SXM-80GB")
+    with pytest.raises(AssertionError):
+        assert_clean("sample", "the stated default (DEFAULT_DEADLINE_DAYS) applies")
+    with pytest.raises(AssertionError):
+        assert_clean("sample", "materialised scores (docs/MODEL.md)")
     assert_clean("sample", 'id="finding-x" Storage and egress prices not published')
+    assert_clean("sample", "rerun with NCCL_ALGO=Ring; STABILITY_HOURS=24 ./run_all.sh")
+
+
+# Keys inside the answer's objects that the schema describes in words (an object typed as a dict): names a
+# client reads in the JSON, not Python's.
+DOCUMENTED_KEYS = {
+    "retry_after_seconds",
+    "answer_used",
+    "ready_in_days",
+    "deadline_met",
+    "iteration_time_s_low",
+    "train_days_low",
+    "gpu_architecture_measured",
+}
+
+
+def schema_texts(schema: Any) -> tuple[list[tuple[str, str]], set[str]]:
+    """Every description, summary and title of the schema with where it is, and every name it defines."""
+    texts: list[tuple[str, str]] = []
+    names: set[str] = set()
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}) if isinstance(node.get("properties"), dict) else ())
+            if isinstance(node.get("name"), str):
+                names.add(node["name"])
+            for key, value in node.items():
+                if key in ("description", "summary", "title") and isinstance(value, str):
+                    texts.append((f"{where}/{key}", value))
+                walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{where}[{i}]")
+
+    walk(schema, "")
+    return texts, names
+
+
+def test_the_api_schema_names_no_internal_document_or_code_name(db: Any) -> None:
+    """The schema behind /api/docs/ is read by buyers' engineers: its words cite no design document and
+    name no Python constant or function, only the API's own fields and parameters."""
+    response = Client().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    schema = json.loads(response.content)
+    texts, names = schema_texts(schema)
+    assert len(texts) > 100  # the walk found the descriptions
+    for where, text in texts:
+        assert_no_internal_reference(f"schema {where}", text)
+        for word in re.findall(r"(?<![\w.`/])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w(])|\b\w+\(", text):
+            assert word in names or word in DOCUMENTED_KEYS, f"schema {where}: {word!r} in {text!r}"
 
 
 def test_an_incomplete_bill_names_its_unknown_fees_and_shows_its_range() -> None:
