@@ -136,6 +136,11 @@ DOCUMENTED_KEYS = {
     "iteration_time_s_low",
     "train_days_low",
     "gpu_architecture_measured",
+    # the keys of a workload's `sized_as.moe`, as the workload's own moe object has them
+    "top_k",
+    "expert_ffn_hidden",
+    "shared_experts",
+    "dense_layers",
 }
 
 
