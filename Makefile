@@ -49,8 +49,11 @@ lint:
 typecheck:
 	$(VENV)/bin/mypy .
 
+# The suite runs in PYTEST_WORKERS processes (pytest-xdist; 0: one process, no xdist), a test module at a
+# time each; each process has its own test database and Redis database (tests/conftest.py).
+PYTEST_WORKERS ?= 2
 pytest:
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(if $(filter-out 0,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile) $(PYTEST_ARGS)
 
 worker:
 	$(VENV)/bin/celery -A portal worker -Q default,sizing,parse,pdf -l info

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -32,6 +33,57 @@ def shared_dir() -> Path | None:
         if candidate and Path(candidate).is_dir():
             return Path(candidate)
     return None
+
+
+def xdist_index() -> int:
+    """This test process's index under pytest-xdist (gw0 -> 0, gw1 -> 1; 0 without xdist)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+
+
+def redis_database_url(url: str, offset: int) -> str:
+    """`url` (redis://host:port/N) on database (N + offset) mod 16, Redis's default count of databases."""
+    parts = urlsplit(url)
+    number = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{(number + offset) % 16}"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_redis_database_per_process() -> Iterator[None]:
+    """`make test` runs the suite in two processes (pytest-xdist), each on its own test database; each
+    also takes its own Redis database for the broker and the cache: a Celery worker one process starts
+    must never take the other's tasks (they name rows of the other's database), and the same row ids
+    must not meet in the cache. The first process keeps the configured database."""
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    from portal.celery import app
+
+    index = xdist_index()
+    broker = str(settings.CELERY_BROKER_URL or "")
+    if index == 0 or not broker.startswith(("redis://", "rediss://")):
+        yield
+        return
+    own = redis_database_url(broker, index)
+    caches = {
+        name: {**cache, "LOCATION": own} if cache.get("LOCATION") == settings.REDIS_URL else cache
+        for name, cache in settings.CACHES.items()
+    }
+    override = override_settings(CELERY_BROKER_URL=own, REDIS_URL=own, CACHES=caches)
+    override.enable()
+    # Celery reads the CELERY_BROKER_URL variable before its own setting (celery.app.utils.Settings)
+    old_env, old_conf = os.environ.get("CELERY_BROKER_URL"), app.conf.broker_url
+    os.environ["CELERY_BROKER_URL"] = own
+    app.conf.broker_url = own
+    try:
+        yield
+    finally:
+        app.conf.broker_url = old_conf
+        if old_env is None:
+            os.environ.pop("CELERY_BROKER_URL", None)
+        else:
+            os.environ["CELERY_BROKER_URL"] = old_env
+        override.disable()
 
 
 @pytest.fixture
@@ -124,6 +176,7 @@ def start_celery_worker(name: str = "first", **extra_env: str) -> subprocess.Pop
         f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     )
     env["CELERY_BROKER_URL"] = settings.CELERY_BROKER_URL
+    env["REDIS_URL"] = settings.REDIS_URL  # its cache: this test process's own Redis database
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra_env)
     entry = ["-m", "tests.reliability.procs"] if extra_env else ["-m", "celery", "-A", "portal"]
