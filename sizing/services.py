@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import asdict
 from datetime import timedelta
 from decimal import Decimal
 from functools import partial
@@ -25,8 +24,6 @@ from checks.services import findings_store_many
 from hardware.gpus import LARGEST_CLUSTER_GPUS
 from hardware.messages import Msg, _, joined, listed, messages_of
 from hardware.norms import Assumed
-from hardware.numbers import bound_operand
-from portal.i18n import shown
 from portal.task_pool import enqueue
 from providers.models import Offering
 from providers.selectors import offering_queryset
@@ -37,22 +34,23 @@ from sizing.engine.architectures import FACT_KEYS
 from sizing.engine.errors import InputError
 from sizing.engine.search import search
 from sizing.engine.unpublished import pessimistic_facts
-from sizing.engine.workload import PRESETS, workload_from_dict, workload_preset
-from sizing.input_errors import field_label, input_error_reason
+from sizing.input_errors import field_label
 from sizing.memo import EngineMemo, memo_for
 from sizing.models import DEFAULT_DEADLINE_DAYS as DEFAULT_DEADLINE_DAYS  # the form and the API read it here
 from sizing.models import (
-    HEAD_FIELDS,
-    LAYER_DETAIL_FIELDS,
-    MOE_FIELDS,
-    WORKLOAD_BOUNDS,
     PlanResult,
     PlanRun,
     RunStatus,
     Workload,
 )
-from sizing.presets import preset_label
 from sizing.ranking import rank_key
+from sizing.workloads import MISSING as MISSING  # moved to sizing.workloads; callers read them here
+from sizing.workloads import WORKLOAD_FIELDS as WORKLOAD_FIELDS
+from sizing.workloads import known_presets as known_presets
+from sizing.workloads import preset_fields as preset_fields
+from sizing.workloads import workload_create as workload_create
+from sizing.workloads import workload_sized_as as workload_sized_as
+from sizing.workloads import workload_validate as workload_validate
 
 logger = logging.getLogger(__name__)
 
@@ -97,155 +95,9 @@ MAX_RUN_GPUS = LARGEST_CLUSTER_GPUS
 # 44); a run over the whole catalog names none.
 MAX_RUN_OFFERINGS = 1_000
 
-WORKLOAD_FIELDS = (
-    "params",
-    "layers",
-    "hidden",
-    "heads",
-    "kv_heads",
-    "ffn_hidden",
-    "vocab",
-    "seq_len",
-    "activation",
-    "tied_embeddings",
-    "global_batch",
-    "train_tokens",
-    "precision",
-    "attention",
-    "deadline_days",
-    "budget_usd",
-    "checkpoints_retained",
-    "dataset_size_gb",
-    "moe_experts",
-    "moe_top_k",
-    "moe_expert_ffn_hidden",
-    "moe_shared_experts",
-    "moe_dense_layers",
-    *HEAD_FIELDS,
-    *LAYER_DETAIL_FIELDS,
-)
-
-
-def engine_field_to_form_field(field: str) -> str:
-    """`workload.moe.top_k` -> `moe_top_k`, `workload.heads` -> `heads` (the names of the form and API)."""
-    name = field.removeprefix("workload").lstrip(".")
-    if name.startswith("moe."):
-        return "moe_" + name.removeprefix("moe.")
-    if name in ("", "moe"):
-        return "__all__" if name == "" else "moe_experts"
-    return name
-
-
-def preset_fields(name: str) -> dict[str, Any]:
-    """The workload fields of a DESIGN section 2 preset (ValidationError naming `preset` if unknown)."""
-    try:
-        wl = workload_preset(name)
-    except InputError as exc:
-        raise ValidationError({"preset": input_error_reason(exc)}) from exc
-    out: dict[str, Any] = {
-        k: getattr(wl, k)
-        for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len", "activation")
-    }
-    out.update(
-        tied_embeddings=wl.tied_embeddings,
-        global_batch=wl.global_batch,
-        train_tokens=wl.train_tokens,
-        precision=wl.precision,
-        attention=wl.attention,
-    )
-    if wl.moe is not None:
-        out.update({f"moe_{k}": v for k, v in asdict(wl.moe).items() if f"moe_{k}" in WORKLOAD_FIELDS})
-    # the clamp, biases and rotary kind a preset states (its dict leaves out the engine's defaults): stored
-    # with the workload like its other facts; unstated ones stay null
-    stated = wl.to_dict()
-    out.update({k: stated[k] for k in LAYER_DETAIL_FIELDS if stated.get(k) is not None})
-    return out
-
-
-def workload_bound_errors(values: dict[str, Any]) -> dict[str, str]:
-    """The fields of `values` outside sizing.models.WORKLOAD_BOUNDS, each with its message."""
-    errors: dict[str, str] = {}
-    for field, bound in WORKLOAD_BOUNDS.items():
-        value = values.get(field)
-        if value is None or isinstance(value, bool):
-            continue
-        try:
-            number = bound_operand(value)
-        except (TypeError, ValueError):
-            continue  # not a number: the model's own field validation names it
-        message = bound.error(number)
-        if message:
-            errors[field] = message
-    return errors
-
-
 TOO_MANY_OFFERINGS = gettext_noop(
     "name at most %(most)s offerings (%(given)s given), or leave the field out to size the whole catalog"
 )
-UNKNOWN_FIELD = gettext_noop("unknown field")
-NO_SIZE = gettext_noop("give the architecture (layers, hidden, heads) or a parameter count")
-MISSING = gettext_noop("needed for a custom architecture (or choose a preset)")
-PARAMS_WITH_SHAPE = gettext_noop(
-    "give a parameter count or the architecture (a preset, or layers, hidden and heads), not both: "
-    "the architecture decides the size"
-)
-
-
-def preset_name(preset: str) -> str:
-    """A workload's default name: its preset's as a buyer knows it ("Llama 3 70B", not "llama3-70b"), in the
-    language of the request that creates it; "custom" without a preset."""
-    if not preset:
-        return gettext("custom")
-    return preset_label(preset)
-
-
-def workload_create(*, owner: Any, name: str = "", preset: str = "", **fields: Any) -> Workload:
-    """Create a workload from a preset (fields given override it) or from its fields; validated by the engine
-    (ValidationError naming the form field)."""
-    values: dict[str, Any] = {}
-    if preset:
-        values.update(preset_fields(preset))
-    unknown = set(fields) - set(WORKLOAD_FIELDS)
-    if unknown:
-        raise ValidationError({sorted(unknown)[0]: gettext(UNKNOWN_FIELD)})
-    given = {k: v for k, v in fields.items() if v is not None and v != ""}
-    values.update(given)
-    if values.get("layers") is not None:
-        if "params" in given:
-            # The architecture decides the size: a parameter count given beside it would be dropped unseen.
-            raise ValidationError({"params": gettext(PARAMS_WITH_SHAPE)})
-        values.pop("params", None)
-    # Bounds first (the engine is never given a billion layers); the messages name the field and range.
-    errors = workload_bound_errors(values)
-    if errors:
-        raise ValidationError(errors)
-    deadline_default = values.get("deadline_days") is None
-    if deadline_default:
-        values["deadline_days"] = DEFAULT_DEADLINE_DAYS
-    workload = Workload(
-        owner=owner,
-        name=name or preset_name(preset),
-        preset=preset,
-        deadline_default=deadline_default,
-        **values,
-    )
-    workload_validate(workload=workload)
-    workload.full_clean()
-    workload.save()
-    return workload
-
-
-def workload_validate(*, workload: Workload) -> None:
-    """A workload the engine takes (a size, heads dividing hidden, a window within the sequence...), else a
-    ValidationError naming the form field with the engine's reason; for every form that stores one."""
-    # Before the engine, which would name only the parameter count and call it "missing".
-    if workload.layers is None and workload.params is None:
-        raise ValidationError({"params": gettext(NO_SIZE)})
-    try:
-        workload_from_dict(workload.to_engine_dict())
-    except InputError as exc:
-        reason = gettext(MISSING) if exc.reason == "missing" else input_error_reason(exc)
-        raise ValidationError({engine_field_to_form_field(exc.field): reason}) from exc
 
 
 def _enqueue_start(run_id: int) -> None:
@@ -435,31 +287,6 @@ DERIVED_SHAPE_FIELDS = (
     "tied_embeddings",
     "moe",
 ) + FACT_KEYS
-
-
-SIZED_AS_FIELDS = (
-    *("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab"),
-    *("activation", "tied_embeddings"),
-)
-
-
-def workload_sized_as(workload: Workload) -> dict[str, Any] | None:
-    """The model the engine sizes for this workload: the shape a bare parameter count derives, or the
-    published model's its name and count give (architectures.named), its parameters and the engine's notes
-    on what it took, in the active language. None if the engine refuses the stored fields."""
-    try:
-        wl = workload_from_dict(workload.to_engine_dict())
-    except InputError:
-        return None
-    echo = wl.to_dict()
-    moe = echo.get("moe")
-    return {
-        **{name: echo[name] for name in SIZED_AS_FIELDS},
-        "moe": {k: v for k, v in moe.items() if k in MOE_FIELDS} if moe else None,
-        "params_total": wl.total_params(),
-        "params_active": wl.active_params(),
-        "assumptions": [shown(note) for note in wl.notes],
-    }
 
 
 def _as_sized(workload: Workload, sizing: dict[str, Any]) -> dict[str, Any]:
@@ -807,10 +634,6 @@ def sweep_queued_runs(
     for run_id in ids:
         _enqueue_start(run_id)
     return len(ids)
-
-
-def known_presets() -> list[str]:
-    return list(PRESETS)
 
 
 def decimal_or_none(value: Any) -> Decimal | None:

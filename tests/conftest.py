@@ -124,6 +124,17 @@ def module_rows(django_db_blocker: Any, build: Callable[[], T]) -> Iterator[T]:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_content_types() -> None:
+    """Each test starts with Django's content-type cache empty: a transactional test's flush re-creates the
+    content types under new ids, and a cache kept from before names ids that no longer exist (an admin
+    change's log row then breaks its foreign key). Which test runs after which differs with the process
+    a module lands in (pytest-xdist)."""
+    from django.contrib.contenttypes.models import ContentType
+
+    ContentType.objects.clear_cache()
+
+
+@pytest.fixture(autouse=True)
 def _eager_celery_unless_integration(request: pytest.FixtureRequest) -> Iterator[None]:
     """Unit tests run tasks in-process; tests marked integration talk to the real broker and worker."""
     from portal.celery import app

@@ -14,7 +14,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 
-from sizing import services
+from sizing import services, workloads
 from sizing.engine.calibration import SELENE
 from sizing.engine.workload import PRESETS, ROPE_KINDS, workload_from_dict
 from sizing.models import Rope, Workload
@@ -70,7 +70,7 @@ def test_a_stated_standard_value_is_sent_and_an_unstated_one_is_not() -> None:
 
 def test_a_preset_that_states_them_gives_them_to_the_workload(monkeypatch: pytest.MonkeyPatch) -> None:
     gpt_oss = replace(PRESETS["13b"], glu_clamp=7.0, linear_bias=True, rope="yarn")
-    monkeypatch.setattr(services, "workload_preset", lambda name: gpt_oss)
+    monkeypatch.setattr(workloads, "workload_preset", lambda name: gpt_oss)
     assert {k: services.preset_fields("13b")[k] for k in STATED} == STATED
     workload = services.workload_create(owner=UserFactory(), preset="13b")
     assert {k: getattr(workload, k) for k in STATED} == STATED
