@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -22,10 +23,18 @@ from portal.wsgi import application
 from tests.conftest import FAST_HASHERS
 from tests.providers.factories import OfferingFactory, PlanFactory, UserFactory
 
+# Schemathesis' generated cases are items pytest-xdist collects but never runs (nor reports): `make test`
+# runs this module in one process after the others (the marker), and the first test fails under xdist.
+pytestmark = pytest.mark.one_process
+
 schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
 # What the API promises: no 500, and only documented status codes, content types and bodies. Business
 # rejections of schema-valid input (a wrong password, an unknown offering slug) are fine.
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+
+
+def test_the_fuzzer_runs_outside_pytest_xdist() -> None:
+    assert "PYTEST_XDIST_WORKER" not in os.environ, "run tests/security/test_schemathesis.py with -p no:xdist"
 
 
 @pytest.fixture(autouse=True)
