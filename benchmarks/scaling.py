@@ -212,7 +212,7 @@ def _unknown_layout_rows(unknown: dict[str, set[int]]) -> list[dict[str, Any]]:
         detail = _(
             "GPUs per node unknown in the %(collective)s runs at %(counts)s nodes: runs of "
             "different layouts cannot be compared",
-            collective=collective,
+            collective=collective_words(collective),
             counts=listed(sorted(counts)),
         )
         row: dict[str, Any] = {

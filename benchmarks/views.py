@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -18,6 +19,7 @@ from accounts.throttles import upload_throttled
 from benchmarks import selectors, services
 from benchmarks.forms import UploadForm
 from benchmarks.models import Upload
+from benchmarks.scaling import SCALING_PASS
 from benchmarks.summary_labels import summary_label, summary_value
 from portal.form_errors import add_form_errors
 from portal.i18n import translated, translated_list
@@ -184,6 +186,9 @@ def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
                 "tally": _tally(upload),
                 "busbw_chart": selectors.upload_busbw_chart(upload),
                 "scaling": [_scaling_row(s) for s in scaling],
+                # the pass mark the rows are judged by (benchmarks.scaling), in the note and on the chart
+                "scaling_pass": SCALING_PASS,
+                "scaling_pass_js": json.dumps(SCALING_PASS),
             }
         )
     return render(request, "benchmarks/upload_detail.html", context)

@@ -43,8 +43,8 @@ def test_runs_of_unknown_layout_say_so_in_the_pages_language() -> None:
     for item in unknown:
         item["summary"] = {"runs": [{**item["summary"]["runs"][0], "gpus_per_node": None}]}
     (row,) = scaling(unknown)
-    assert row["verdict"] == "cannot-measure" and "at 2, 4 nodes" in row["detail"]
-    assert _chinese(row["messages"]["detail"]).startswith("2、4 个节点的 all_reduce 运行中每节点 GPU 数未知")
+    assert row["verdict"] == "cannot-measure" and "the all-reduce runs at 2, 4 nodes" in row["detail"]
+    assert _chinese(row["messages"]["detail"]).startswith("2、4 个节点的全归约运行中每节点 GPU 数未知")
 
 
 def test_a_scaling_row_names_its_series_and_pass_mark_in_words_beside_its_english_keys() -> None:
@@ -137,3 +137,23 @@ def _upload_page(client: Client, language: str) -> str:
         )
     client.force_login(owner)
     return client.get(f"/benchmarks/{uploads[1].pk}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+
+@pytest.mark.parametrize(
+    ("language", "note", "legend"),
+    [
+        ("en", "0.85 or more passes.", "pass threshold 0.85"),
+        ("zh-hans", "0.85 及以上为通过。", "通过阈值 0.85"),
+    ],
+)
+@pytest.mark.django_db
+def test_the_pass_mark_the_page_states_is_the_one_the_rows_are_judged_by(
+    client: Client, monkeypatch: pytest.MonkeyPatch, language: str, note: str, legend: str
+) -> None:
+    from benchmarks import views
+
+    monkeypatch.setattr(views, "SCALING_PASS", 0.85)
+    page = _upload_page(client, language)
+    section = page.split('<section id="scaling">')[1].split("</section>")[0]
+    assert note in section, section
+    assert f'name: "{legend}"' in page and "y: [0.85, 0.85]" in page  # the chart's script
