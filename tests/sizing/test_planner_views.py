@@ -183,3 +183,25 @@ def test_a_bad_filter_is_named_by_the_label_the_page_shows_never_its_code(
     assert errors.count("<li>") == 2
     if language == "zh-hans":
         assert "GPU：" in errors and "Select" not in errors
+
+
+@pytest.mark.parametrize(
+    ("language", "named", "derived"),
+    [
+        ("en", "sized as 61 × 7168, 256 experts, top-8", "sized as 32 × 4096"),
+        ("zh-hans", "按 61 层 × 7168 估算，256 个专家，top-8", "按 32 层 × 4096 估算"),
+    ],
+)
+def test_the_workloads_page_says_which_shape_a_parameter_count_is_sized_as(
+    language: str, named: str, derived: str
+) -> None:
+    """A workload given as a name and a count stores only its count: the page says the shape the sizing
+    takes, the published model's when the name and count are one (DeepSeek-V3), else the derived one."""
+    owner = UserFactory()
+    services.workload_create(owner=owner, name="DeepSeek-V3", params=671e9)
+    services.workload_create(owner=owner, name="mine", params=7e9)
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(owner)
+    html = client.get("/plan/workloads/").content.decode()
+    assert named in html and derived in html, html.split("sized-as")[1:]
+    assert html.count('class="note sized-as"') == 2
