@@ -83,6 +83,13 @@ SERVICE_PAGE_REASONS = {
 # about its training settings (the layout settings the portal does not take). A page sentence keeps the
 # engine's values, or leaves out one that is itself a list of keys (`%(keys)s`).
 PAGE_NOTES = {
+    "seq_len not given: %(seq)s tokens assumed": gettext_noop(
+        "sequence length not given: %(seq)s tokens assumed"
+    ),
+    "global_batch not given: %(batch)s sequences (~4M tokens) assumed": gettext_noop(
+        "global batch not given: %(batch)s sequences (~4M tokens) assumed"
+    ),
+    "train_tokens not given: 300B assumed": gettext_noop("training tokens not given: 300B assumed"),
     "MoE load imbalance not given: the busiest expert-parallel rank carries %(factor)sx the mean tokens (the "
     "GShard/Switch training capacity factor); set workload.moe.load_imbalance (1.0 for force-balanced "
     "benchmarks)": gettext_noop(

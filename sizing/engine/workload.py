@@ -620,12 +620,17 @@ def _shape_fields(d: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     seq = _num(d, "seq_len", default=2048)
     global_batch = _num(d, "global_batch", default=max(1, (4 * 1024 * 1024) // seq))
     tokens = _num(d, "train_tokens", integer=False, default=300e9)
+    # each default a workload leaves to the engine is said, in the reader's language
     if "vocab" not in d:
-        notes.append("vocab not given: 51200 assumed")
+        notes.append(_("vocab not given: %(vocab)s assumed", vocab=str(vocab)))
+    if "seq_len" not in d:
+        notes.append(_("seq_len not given: %(seq)s tokens assumed", seq=str(seq)))
     if "global_batch" not in d:
-        notes.append(f"global_batch not given: {global_batch} sequences (~4M tokens) assumed")
+        notes.append(
+            _("global_batch not given: %(batch)s sequences (~4M tokens) assumed", batch=str(global_batch))
+        )
     if "train_tokens" not in d:
-        notes.append("train_tokens not given: 300B assumed")
+        notes.append(_("train_tokens not given: 300B assumed"))
     if hidden % heads:
         raise InputError(
             "workload.heads", _("%(heads)s heads do not divide hidden %(hidden)s", heads=heads, hidden=hidden)

@@ -162,6 +162,11 @@ def test_a_workload_says_which_model_the_sizing_takes() -> None:
     derived = api.post("/api/v1/workloads/", {"name": "mine", "params": 70e9}, format="json").json()
     assert derived["sized_as"]["moe"] is None and derived["sized_as"]["activation"] == "gelu"
     assert any(note.startswith("shape derived from 70.0B") for note in derived["sized_as"]["assumptions"])
+    # every default the engine fills in is said, the sequence length too (it was assumed silently)
+    for said in ("seq_len not given: 2048 tokens", "global_batch not given: 2048 sequences", "train_tokens"):
+        assert any(said in note for note in derived["sized_as"]["assumptions"]), said
     listed = api.get("/api/v1/workloads/", HTTP_ACCEPT_LANGUAGE="zh-hans").json()
     zh = next(w for w in listed if w["id"] == named["id"])["sized_as"]["assumptions"]
     assert any("公开" in note for note in zh), zh
+    mine = next(w for w in listed if w["id"] == derived["id"])["sized_as"]["assumptions"]
+    assert "未给出序列长度：假设为 2048 个 token" in mine and "未给出训练 token 数：假设为 300B" in mine, mine
