@@ -52,7 +52,8 @@ typecheck:
 # The suite runs in PYTEST_WORKERS processes (pytest-xdist; 0: one process, no xdist), a test module at a
 # time each; each process has its own test database and Redis database (tests/conftest.py). The tests
 # marked one_process run after them in one process: schemathesis' generated cases are not run under
-# pytest-xdist. Exit status 5 (nothing selected, when PYTEST_ARGS picks tests of only one kind) is not a failure.
+# pytest-xdist. Exit status 5 (nothing selected, when PYTEST_ARGS picks tests of only one kind) is not a
+# failure.
 PYTEST_WORKERS ?= 2
 pytest:
 ifeq ($(PYTEST_WORKERS),0)

@@ -44,8 +44,8 @@ from sizing.models import (
     Workload,
 )
 from sizing.ranking import rank_key
-from sizing.workloads import MISSING as MISSING  # moved to sizing.workloads; callers read them here
-from sizing.workloads import WORKLOAD_FIELDS as WORKLOAD_FIELDS
+from sizing.workloads import SIZED_AS_FIELDS
+from sizing.workloads import WORKLOAD_FIELDS as WORKLOAD_FIELDS  # moved to sizing.workloads; read here too
 from sizing.workloads import known_presets as known_presets
 from sizing.workloads import preset_fields as preset_fields
 from sizing.workloads import workload_create as workload_create
@@ -273,20 +273,10 @@ def _engine_call_dict(
     return memo.call(function, engine_workload, facts, **kwargs)
 
 
-# The shape fields of an answer's `workload` that fix a shape derived from a bare parameter count.
-# the sized workload's architecture as its echo gives it: the shape, and for a published model's shape
-# (architectures.named) its activation, experts and published facts, so the same model is evaluated again
-DERIVED_SHAPE_FIELDS = (
-    "layers",
-    "hidden",
-    "heads",
-    "kv_heads",
-    "ffn_hidden",
-    "vocab",
-    "activation",
-    "tied_embeddings",
-    "moe",
-) + FACT_KEYS
+# The fields of an answer's `workload` that fix the model a bare parameter count was sized as: the shape
+# `sized_as` reports, the experts, and a published model's facts (architectures.named), so the same model
+# is evaluated again.
+DERIVED_SHAPE_FIELDS = (*SIZED_AS_FIELDS, "moe", *FACT_KEYS)
 
 
 def _as_sized(workload: Workload, sizing: dict[str, Any]) -> dict[str, Any]:
