@@ -132,6 +132,12 @@ FP8_CAST_BYTES = 6.0  # read bf16 (2) + write fp8 and its transpose (2 x 1) + am
 MEMBOUND_FACTOR = 2.0  # fitted (cal §2)
 # Adam step: read/write fp32 master, m, v, read fp32 grad, write bf16 weight: 4*3*2 + 4 + 2 bytes/param.
 ADAM_STEP_BYTES_PER_PARAM = 30.0  # derived from the Megatron 18-byte layout (cal §3)
+# DeepSpeed's BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py, 2022 and since; layout.bf16_optimizer):
+# after each micro-batch's backward pass, update_hp_grads runs hp_grad.add_(lp.grad.to(fp32)) on every
+# parameter: the cast reads 2 bytes and writes a 4-byte temporary, the add reads it and the fp32 gradient (4 +
+# 4) and writes 4. The pipeline engine calls it after every backward pass (pipe/engine.py
+# _exec_backward_pass), and clear_lp_grads sets the bf16 gradients to None, which costs nothing.
+BF16_OPTIMIZER_ACCUMULATE_BYTES = 18.0  # 2 + 4 + 4 + 4 + 4, from the code
 
 # --- collectives (alpha-beta) -------------------------------------------------------------------------
 # nccl-tests bus-bandwidth factors, cal §5.
@@ -358,7 +364,7 @@ MODEL_ACCURACY_ARCHITECTURES: tuple[str, ...] = (
 # architecture's figure beside the band, so a buyer on a GPU with few runs, or with runs the model misses
 # one way, reads it (`python -m sizing.engine.accuracy` recomputes it; tests/sizing/test_accuracy.py).
 MODEL_ACCURACY_BY_ARCHITECTURE: dict[tuple[str, str], tuple[int, float]] = {
-    ("dense", "ampere"): (66, -0.063),
+    ("dense", "ampere"): (66, -0.060),
     ("dense", "blackwell"): (55, -0.030),
     ("dense", "blackwell-ultra"): (16, 0.055),
     ("dense", "cdna3"): (4, -0.042),

@@ -427,6 +427,11 @@ SETTING_WORDS: dict[str, dict[Any, Msg]] = {
         False: _("the experts' layers in separate ops"),
         None: _("the experts' layers in separate ops"),
     },
+    "bf16_optimizer": {
+        True: _("gradients added into an fp32 copy after every micro-batch (DeepSpeed's BF16 optimizer)"),
+        False: _("gradients accumulated in fp32 inside the weight-gradient GEMMs"),
+        None: _("gradients accumulated in fp32 inside the weight-gradient GEMMs"),
+    },
     "cp_comm_type": {
         CP_RING: _("context parallelism's key/value ring"),
         CP_ALL_TO_ALL: _("context parallelism's all-to-all"),

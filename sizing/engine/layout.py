@@ -109,6 +109,12 @@ class Layout:
     # print it as GA; recipes/llm/benchmark.py): each run has m / this many micro-batches, its own bubble and
     # its own pipeline-send chain
     pipeline_schedules: int | None = None
+    # DeepSpeed's BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py; bf16 with ZeRO stage 0, as BLOOM ran
+    # it): after each micro-batch's backward pass every bf16 gradient is cast and added into an fp32 copy
+    # (update_hp_grads), a memory-bound pass over the stage's parameters (model._stage_times). None = off:
+    # Megatron adds into its fp32 main gradients inside the weight-gradient GEMM
+    # (gradient_accumulation_fusion)
+    bf16_optimizer: bool | None = None
 
     @property
     def gpus(self) -> int:
@@ -122,7 +128,8 @@ class Layout:
         # every field is a scalar: what dataclasses.asdict gives, without its recursive deep copy
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["etp"] = self.expert_tp
-        for key in ("te_op_fuser", "cp_comm_type", "recompute_modules", "pipeline_schedules"):
+        unset_stays_out = ("te_op_fuser", "cp_comm_type", "recompute_modules", "pipeline_schedules")
+        for key in (*unset_stays_out, "bf16_optimizer"):
             if d[key] is None:
                 d.pop(key)  # unset stays out of the answer's layout, as before the key existed
         if self.recompute_modules is not None:
@@ -174,6 +181,8 @@ class Layout:
             g["epo"] = True
         if self.te_op_fuser:
             g["opf"] = True
+        if self.bf16_optimizer:
+            g["bf16o"] = True
         if self.cp_comm_type is not None:
             g["cpa2a"] = self.cp_comm_type == CP_ALL_TO_ALL
         for module in (self.recompute_modules or ()) if self.module_recompute else ():
@@ -699,5 +708,6 @@ def layout_from_dict(
         account_for_embedding_in_pipeline_split=slot_emb,
         account_for_loss_in_pipeline_split=slot_loss,
         pipeline_schedules=schedules,
+        bf16_optimizer=_flag(d, "bf16_optimizer"),
     )
     return lay, notes

@@ -27,6 +27,7 @@ from . import checkpointing as CK
 from . import constants as C
 from . import context as CP
 from . import eager as E
+from . import gradients as G
 from . import memory as M
 from . import pipeline as P
 from . import stages as S
@@ -242,7 +243,9 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool], fp32_grads: bool) -> d
     # The expert-parallel all-to-all overlap (epo, overlap.EP_OVERLAP_FLAG) likewise: off unless set.
     # Transformer Engine's op fuser for the experts (opf, eager.eager_bytes): off unless set. Context
     # parallelism by all-to-all (cpa2a, context.uses_all_to_all): by the workload unless set.
-    for key in ("dsp", "gr32", "raf", "z3flat", "dedup", "epo", "opf", "cpa2a", *CK.GRID_KEYS.values()):
+    # DeepSpeed's BF16_Optimizer pass (bf16o, _stage_times): off unless set.
+    optional = ("dsp", "gr32", "raf", "z3flat", "dedup", "epo", "opf", "cpa2a", "bf16o")
+    for key in (*optional, *CK.GRID_KEYS.values()):
         if key in g:
             out[key] = np.asarray(g[key], dtype=bool)
     if fp32_grads and "gr32" not in g:
@@ -596,7 +599,8 @@ def _stage_times(
     binding_layers = np.where(last_binds, layers_last, n_layers)
     stage_compute = binding_layers * compute.compute + np.where(last_binds, logits, 0.0)
     stage_recompute = binding_layers * compute.recompute
-    stage_other = binding_layers * compute.membound
+    local_params = memory.dense_local + memory.expert_local
+    stage_other = binding_layers * compute.membound + G.bf16_optimizer_pass(hw, x, local_params)
     stage_tp = binding_layers * comm.tp
     stage_cp = binding_layers * comm.cp
     stage_ep = binding_layers * comm.ep
@@ -643,8 +647,7 @@ def _iteration_times(
 ) -> IterationTimes:
     """Per iteration: every micro-batch through the binding stage, the bubble, the pipeline-send chain,
     the exposed data-parallel traffic, the wait for the slowest replica and the optimizer step
-    (memory-bound: ADAM_STEP_BYTES_PER_PARAM per local parameter)."""
-    zero = x["zero"]
+    (memory-bound, gradients.optimizer_step)."""
     micro = memory.micro_batches
     dp_total, dp_exposed = Z.data_parallel_times(
         hw,
@@ -657,11 +660,7 @@ def _iteration_times(
         forward_mb=stage.compute / 3.0,
         backward_mb=2.0 * stage.compute / 3.0 + stage.recompute,
     )
-    optimizer_params = memory.dense_local / np.where(zero >= 1, x["dp"] * x["cp"], 1.0)
-    if shape.moe_fraction > 0:
-        expert_shards = np.maximum(x["tp"] * x["dp"] * x["cp"] / (x["ep"] * x["etp"]), 1.0)
-        optimizer_params = optimizer_params + memory.expert_local / np.where(zero >= 1, expert_shards, 1.0)
-    optimizer_step = optimizer_params * C.ADAM_STEP_BYTES_PER_PARAM / (hw.gpu.hbm_tbytes_per_s * 1e12)
+    optimizer_step = G.optimizer_step(hw, x, shape.moe_fraction > 0, memory.dense_local, memory.expert_local)
     sync = _sync_wait(x, micro, stage.per_micro_batch)
     return IterationTimes(
         total=micro * stage.per_micro_batch + stage.bubble + pp_chain + dp_exposed + optimizer_step + sync,

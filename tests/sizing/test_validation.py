@@ -63,7 +63,6 @@ KNOWN_MISSES = {
     # published runs added at the nineteenth stop: BLOOM's TP8 benchmarks on 384 A100 (the DeepSpeed
     # pipeline-engine lean, at TP8), InternEvo's InternLM-7B with one micro-batch per step on 1,024 A100
     # (gradient exchange the source's own table prices above the model's)
-    "bloomprequel-a100-176b-tp8pp12dp4-mbs2-384",
     "bloomprequel-a100-181b-tp8pp2dp24-mbs2-384",
     "internevo-a100-internlm-7b-nockpt-acc1-1024",
     # published runs added at the twentieth stop: the first GB200 DeepSeek-V3 recipe of the DGX Cloud
