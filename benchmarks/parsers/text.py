@@ -35,6 +35,13 @@ RANK_TAG_RE = re.compile(r"^\[(\d{1,6})\] ")
 # right pane's lines start with it, the left pane's end with it. No tool read here prints that character.
 PANE_BORDER = "\u2502"
 RANK_TAG_AFTER_RE = {sep: re.compile(re.escape(sep) + r"\[\d{1,6}\] ") for sep in ("\n", "\r")}
+# A timestamp in front of every line from moreutils `ts` (`cmd | ts`, its default format `%b %d %H:%M:%S`,
+# fractions with `%.S`/`%.T`) or a syslog / `journalctl` short line: `Dec 07 08:10:11 `,
+# `Dec  7 08:10:11.123 `.
+# Nothing the parsers read starts with a month's abbreviation, a day and a time, so it goes with its space.
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+SYSLOG_TIME_RE = re.compile(rf"^(?:{'|'.join(MONTHS)}) [ \d]\d \d\d:\d\d:\d\d(?:[.,]\d{{1,9}})?(?: |$)", re.M)
+SYSLOG_SNIFF_CHARS = 65536
 # srun `-l` (` 0: `), torchrun (`[rank3]:`), pdsh/clush (`host: `), shell prompts are NOT here.
 SRUN_PREFIX_RE = re.compile(r"^\s{0,8}\d{1,6}:\s")
 RANK_PREFIX_RE = re.compile(r"^\s*\[(?:default)?rank\d+\]:\s?", re.IGNORECASE)
@@ -194,11 +201,13 @@ def _clean_text(joined: str, sep: str) -> tuple[list[str], int, str | None]:
 
 
 def clean_line(line: str) -> str:
-    """CR, ANSI escapes and Open MPI tags removed (the line is already cut to MAX_LINE_CHARS)."""
+    """CR, ANSI escapes, a `ts` / syslog timestamp in front and Open MPI tags removed (the line is already cut
+    to MAX_LINE_CHARS)."""
     if "\r" in line:
         line = line.replace("\r", "")
     if "\x1b" in line:
         line = ANSI_RE.sub("", line)
+    line = _drop_syslog_time(line)
     if "]<std" in line:
         line = MPI_TAG_RE.sub("", line)
     if line.startswith("["):
@@ -237,6 +246,23 @@ def drop_rank_tags(line: str) -> str:
         out.append(piece if last and not last.isspace() else tag + piece)
         last = out[-1][-1:] or last
     return "".join(out)
+
+
+def _drop_syslog_time(line: str) -> str:
+    """The line without a `ts` / syslog timestamp at its start (SYSLOG_TIME_RE)."""
+    return SYSLOG_TIME_RE.sub("", line, count=1) if line[:3] in MONTHS else line
+
+
+def _has_syslog_times(block: str, sep: str) -> bool:
+    """Whether a line of `block` (lines joined by `sep`) starts with a `ts` / syslog timestamp
+    (SYSLOG_TIME_RE): its first line, or one in its first SYSLOG_SNIFF_CHARS (`ts` stamps every line, so a
+    block of a stamped log shows it at once; the bound keeps unstamped logs from paying a search)."""
+    if block[:3] in MONTHS and SYSLOG_TIME_RE.match(block):
+        return True
+    head = block[:SYSLOG_SNIFF_CHARS]
+    if sep != "\n":
+        head = head.replace(sep, "\n")
+    return SYSLOG_TIME_RE.search(head) is not None
 
 
 def _has_rank_tags(block: str, sep: str) -> bool:
@@ -289,6 +315,8 @@ def _clean_joined(block: str, sep: str) -> str:
         cleaned = cleaned.replace("\r", "")
     if "\x1b" in cleaned:
         cleaned = ANSI_RE.sub("", cleaned)
+    if _has_syslog_times(cleaned, sep):
+        cleaned = sep.join(_drop_syslog_time(line) for line in cleaned.split(sep))
     # `<` first: a test for one character runs as memchr, 10x faster than the search for `]<std`.
     if "<" in cleaned and "]<std" in cleaned:
         cleaned = MPI_TAG_RE.sub("", cleaned)

@@ -1,0 +1,100 @@
+"""Logs with a timestamp in front of every line: `mpirun ... | ts | tee nccl.log` (moreutils `ts`, default
+format `%b %d %H:%M:%S`) and syslog / `journalctl` short lines (`Dec  7 08:10:11 `).
+
+Before, such a log's nccl-tests tables were not read (the day is a number, so the row's first tokens did not
+look like a launcher prefix) and every run was reported as failed ("test header without result rows"); most
+evidence files (ibstat, nvidia-smi topo -m, nvidia-smi -L, rdma link) were not recognised at all."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.parsers import parse
+from benchmarks.parsers.text import clean_line, decode
+
+from ._shared import FIXTURES, require_shared
+
+STAMPS = ("Dec 07 08:10:11 ", "Dec  7 08:10:11 ", "Jan 31 23:59:59.123456 ")
+
+
+def _stamped(text: str, stamp: str, sep: str = "\n") -> str:
+    # `ts` stamps every line it reads, an empty one too (the stamp and its space, nothing after)
+    return sep.join(stamp + line for line in text.split("\n"))
+
+
+def _as_json(data: bytes, name: str) -> str:
+    return json.dumps(parse(data, name).as_dict(), sort_keys=True, default=str)
+
+
+def _logs(root: Path, folders: tuple[str, ...]) -> list[Path]:
+    return [
+        f
+        for folder in folders
+        for f in sorted((root / folder).rglob("*"))
+        if f.is_file() and f.suffix not in (".md", ".json")
+    ]
+
+
+def _differ(files: list[Path], stamp: str) -> list[str]:
+    differ = []
+    for f in files:
+        text = f.read_text(encoding="utf-8", errors="replace")
+        plain = _as_json(text.encode(), f.name)
+        if _as_json(_stamped(text, stamp).encode(), f.name) != plain:
+            differ.append(f.name)
+    return differ
+
+
+@pytest.mark.parametrize("stamp", STAMPS)
+def test_every_shared_log_piped_through_ts_parses_as_the_log_itself(stamp: str) -> None:
+    files = _logs(require_shared(), ("benchlogs", "evidence"))
+    assert len(files) >= 50, len(files)
+    assert not _differ(files, stamp)
+
+
+def test_every_fixture_log_piped_through_ts_parses_as_the_log_itself() -> None:
+    files = _logs(FIXTURES.parent, (FIXTURES.name,))
+    assert len(files) >= 400, len(files)
+    assert not _differ(files, STAMPS[0])
+
+
+def test_a_stamped_nccl_tests_log_keeps_its_rows_and_is_not_a_failed_run() -> None:
+    shared = require_shared()
+    text = (shared / "benchlogs/nccl-tests/xxrjun-h100-1node-8gpu-5colls.txt").read_text()
+    result = parse(_stamped(text, STAMPS[0]).encode(), "nccl.log")
+    runs = result.summary["runs"]
+    assert [r["collective"] for r in runs] == [
+        "all_reduce",
+        "all_gather",
+        "reduce_scatter",
+        "alltoall",
+        "sendrecv",
+    ]
+    assert all(not r["failed"] and r["rows"] == 10 for r in runs)
+    assert runs[0]["peak_busbw_gbps"] == 482.27
+
+
+def test_cr_only_line_ends_and_long_lines_are_unstamped_too() -> None:
+    row = "     1048576        262144     float     sum      -1    93.25   11.24   21.08       0"
+    text = decode(_stamped(f"# header\n{row}\n", STAMPS[1], sep="\r"))
+    assert list(text.lines)[:2] == ["# header", row]
+    # the per-line path (a line cut to its maximum is cleaned on its own)
+    assert clean_line(STAMPS[2] + row) == row
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "May the link be up",  # a month's name that is not a stamp
+        "Dec 07 is the date of this run",
+        "Dec 07 08:10 short time",
+        "  Dec 07 08:10:11 indented, not at the start",
+        "[Mon Dec  7 08:10:11 2026] NVRM: Xid (PCI:0000:18:00): 79",  # dmesg -T keeps its own bracketed time
+    ],
+)
+def test_only_a_stamp_at_the_start_of_a_line_goes(line: str) -> None:
+    assert clean_line(line) == line
+    assert list(decode(f"first\n{line}\n").lines)[1] == line
