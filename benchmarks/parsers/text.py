@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import itertools
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Self
@@ -42,6 +43,21 @@ RANK_TAG_AFTER_RE = {sep: re.compile(re.escape(sep) + r"\[\d{1,6}\] ") for sep i
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 SYSLOG_TIME_RE = re.compile(rf"^(?:{'|'.join(MONTHS)}) [ \d]\d \d\d:\d\d:\d\d(?:[.,]\d{{1,9}})?(?: |$)", re.M)
 SYSLOG_SNIFF_CHARS = 65536
+# Prefixes a log collector puts in front of every line of a file, taken off when (nearly) every line of its
+# head has one (WRAPPER_SHARE of at least WRAPPER_MIN_LINES non-empty lines; sniff_wrappers):
+# - an ISO timestamp: `kubectl logs --timestamps`, `docker logs -t` (`2026-12-07T08:10:11.123456789Z `), a
+#   container runtime's log file (`... stdout F `), `ts '%Y-%m-%d %H:%M:%S'`;
+# - a clock: moreutils `ts -s` / `ts -i` (`00:00:01 `, `00:00:01.123 `);
+# - one srun `-l` label on every line (`0: `): a single task's output. Labels that differ (ranks printing
+#   into one file) are left to the parsers, which read them (training.py takes one rank's lines).
+ISO_STAMP_RE = re.compile(
+    r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?: (?:stdout|stderr) [FP])? "
+)
+CLOCK_STAMP_RE = re.compile(r"^\d\d:\d\d:\d\d(?:[.,]\d{1,9})? ")
+SRUN_LABEL_RE = re.compile(r"^\s{0,8}(\d{1,6}): ")
+WRAPPER_SHARE = 0.95
+WRAPPER_MIN_LINES = 3
+WRAPPER_SNIFF_LINES = 400
 # srun `-l` (` 0: `), torchrun (`[rank3]:`), pdsh/clush (`host: `), shell prompts are NOT here.
 SRUN_PREFIX_RE = re.compile(r"^\s{0,8}\d{1,6}:\s")
 RANK_PREFIX_RE = re.compile(r"^\s*\[(?:default)?rank\d+\]:\s?", re.IGNORECASE)
@@ -74,9 +90,12 @@ class LineStream:
     the head. Lines longer than MAX_LINE_CHARS are cut while reading, so one huge line costs no memory.
     """
 
-    def __init__(self, open_binary: Callable[[], BinarySource], *, cr_only: bool = False) -> None:
+    def __init__(
+        self, open_binary: Callable[[], BinarySource], *, cr_only: bool = False, wrappers: Wrappers = ()
+    ) -> None:
         self._open = open_binary
         self._cr_only = cr_only
+        self._wrappers = wrappers
         self.truncated_lines = 0
 
     def __iter__(self) -> Iterator[str]:
@@ -90,7 +109,7 @@ class LineStream:
         sep = "\r" if self._cr_only else "\n"
         try:
             for joined in _split_stream(self._open, sep):
-                lines, cut_here, block = _clean_text(joined, sep)
+                lines, cut_here, block = _clean_text(joined, sep, self._wrappers)
                 del joined  # the uncleaned text is not kept while the block is read
                 cut += cut_here
                 if block is not None and sep == "\n":
@@ -191,22 +210,23 @@ def _may_hold_long_line(text: str, sep: str) -> bool:
     return any(find(sep, start, start + _WINDOW) < 0 for start in range(0, len(text) - _WINDOW + 1, _WINDOW))
 
 
-def _clean_text(joined: str, sep: str) -> tuple[list[str], int, str | None]:
+def _clean_text(joined: str, sep: str, wrappers: Wrappers = ()) -> tuple[list[str], int, str | None]:
     """_clean_block of joined.split(sep), splitting the text once: after cleaning it (the same lines, see
     clean_lines) unless a line may need cutting first."""
     if _may_hold_long_line(joined, sep):
-        return _clean_block(joined.split(sep), sep, joined)
-    cleaned = _clean_joined(joined, sep)
+        return _clean_block(joined.split(sep), sep, joined, wrappers)
+    cleaned = _clean_joined(joined, sep, wrappers)
     return cleaned.split(sep), 0, cleaned
 
 
-def clean_line(line: str) -> str:
-    """CR, ANSI escapes, a `ts` / syslog timestamp in front and Open MPI tags removed (the line is already cut
-    to MAX_LINE_CHARS)."""
+def clean_line(line: str, wrappers: Wrappers = ()) -> str:
+    """CR, ANSI escapes, the file's wrapper prefixes (sniff_wrappers), a `ts` / syslog timestamp in front and
+    Open MPI tags removed (the line is already cut to MAX_LINE_CHARS)."""
     if "\r" in line:
         line = line.replace("\r", "")
     if "\x1b" in line:
         line = ANSI_RE.sub("", line)
+    line = drop_wrappers(line, wrappers)
     line = _drop_syslog_time(line)
     if "]<std" in line:
         line = MPI_TAG_RE.sub("", line)
@@ -248,6 +268,45 @@ def drop_rank_tags(line: str) -> str:
     return "".join(out)
 
 
+Wrappers = tuple[re.Pattern[str], ...]
+
+
+def sniff_wrappers(head: str, sep: str = "\n") -> Wrappers:
+    """The prefixes a log collector put in front of every line (ISO_STAMP_RE, CLOCK_STAMP_RE, one srun
+    label), outermost first, up to two deep (a timestamp before a label), read from the first
+    WRAPPER_SNIFF_LINES non-empty lines of `head`; () when the lines do not all carry one."""
+    lines = [line for line in itertools.islice(head.split(sep), 4 * WRAPPER_SNIFF_LINES) if line.strip()]
+    lines = [line.replace("\r", "") for line in lines[:WRAPPER_SNIFF_LINES]]
+    found: list[re.Pattern[str]] = []
+    while len(found) < 2 and len(lines) >= WRAPPER_MIN_LINES:
+        pattern = _common_wrapper(lines)
+        if pattern is None:
+            break
+        found.append(pattern)
+        lines = [rest for line in lines if (rest := pattern.sub("", line, count=1)).strip()]
+    return tuple(found)
+
+
+def _common_wrapper(lines: list[str]) -> re.Pattern[str] | None:
+    need = WRAPPER_SHARE * len(lines)
+    for pattern in (ISO_STAMP_RE, CLOCK_STAMP_RE):
+        if sum(1 for line in lines if pattern.match(line)) >= need:
+            return pattern
+    labels = Counter(m.group(1) for line in lines if (m := SRUN_LABEL_RE.match(line)))
+    if len(labels) == 1:
+        label, count = labels.most_common(1)[0]
+        if count >= need:
+            return re.compile(rf"^\s{{0,8}}{label}: ")
+    return None
+
+
+def drop_wrappers(line: str, wrappers: Wrappers) -> str:
+    """The line without the file's wrapper prefixes (sniff_wrappers), each where it is."""
+    for pattern in wrappers:
+        line = pattern.sub("", line, count=1)
+    return line
+
+
 def _drop_syslog_time(line: str) -> str:
     """The line without a `ts` / syslog timestamp at its start (SYSLOG_TIME_RE)."""
     return SYSLOG_TIME_RE.sub("", line, count=1) if line[:3] in MONTHS else line
@@ -281,33 +340,35 @@ class JoinedLines(list[str]):
         self.joined = joined
 
 
-def clean_lines(raw: list[str], sep: str) -> tuple[list[str], int]:
+def clean_lines(raw: list[str], sep: str, wrappers: Wrappers = ()) -> tuple[list[str], int]:
     """`clean_line` of each raw line (lines longer than MAX_LINE_CHARS cut first), and how many were cut.
 
     When no line needs cutting, the lines are cleaned as one block joined by `sep`, which gives the same
     lines: no pattern removed here can match a line separator or span one, and CR is only removed when it
     is not the separator (CR-only files have no CR inside a line).
     """
-    lines, cut, _ = _clean_block(raw, sep, None)
+    lines, cut, _ = _clean_block(raw, sep, None, wrappers)
     return lines, cut
 
 
-def _clean_block(raw: list[str], sep: str, joined: str | None) -> tuple[list[str], int, str | None]:
+def _clean_block(
+    raw: list[str], sep: str, joined: str | None, wrappers: Wrappers = ()
+) -> tuple[list[str], int, str | None]:
     """clean_lines, and the cleaned lines joined by `sep` when they were cleaned as one block. `joined` is
     sep.join(raw) when the caller has it; the lines are split again only when cleaning changed them."""
     if not raw:
         return [], 0, None
     if max(map(len, raw)) > MAX_LINE_CHARS:
         cut = sum(1 for line in raw if len(line) > MAX_LINE_CHARS)
-        return [clean_line(line[:MAX_LINE_CHARS]) for line in raw], cut, None
+        return [clean_line(line[:MAX_LINE_CHARS], wrappers) for line in raw], cut, None
     block = sep.join(raw) if joined is None else joined
-    cleaned = _clean_joined(block, sep)
+    cleaned = _clean_joined(block, sep, wrappers)
     if cleaned is block:  # nothing to clean: the raw lines are the lines
         return raw, 0, block
     return cleaned.split(sep), 0, cleaned
 
 
-def _clean_joined(block: str, sep: str) -> str:
+def _clean_joined(block: str, sep: str, wrappers: Wrappers = ()) -> str:
     """clean_line of each line of `block` (lines joined by `sep`, none to cut), in one pass over it; the
     same object when there is nothing to clean."""
     cleaned = block
@@ -315,6 +376,8 @@ def _clean_joined(block: str, sep: str) -> str:
         cleaned = cleaned.replace("\r", "")
     if "\x1b" in cleaned:
         cleaned = ANSI_RE.sub("", cleaned)
+    if wrappers:
+        cleaned = sep.join(drop_wrappers(line, wrappers) for line in cleaned.split(sep))
     if _has_syslog_times(cleaned, sep):
         cleaned = sep.join(_drop_syslog_time(line) for line in cleaned.split(sep))
     # `<` first: a test for one character runs as memchr, 10x faster than the search for `]<std`.
@@ -401,7 +464,7 @@ def decode(data: bytes | str) -> Text:
     raw = text.split(sep)
     if raw and raw[-1] == "":
         raw.pop()
-    lines, cut = clean_lines(raw, sep)
+    lines, cut = clean_lines(raw, sep, sniff_wrappers(text[:SNIFF_BYTES], sep))
     return Text(lines=lines, truncated_lines=cut)
 
 
@@ -417,7 +480,8 @@ def decode_file(open_binary: Callable[[], BinarySource], head: bytes | None = No
     if _looks_binary(head):
         return Text(lines=[], binary=True)
     cr_only = b"\n" not in head and b"\r" in head
-    return Text(lines=LineStream(open_binary, cr_only=cr_only))
+    wrappers = sniff_wrappers(head.decode("utf-8", errors="replace"), "\r" if cr_only else "\n")
+    return Text(lines=LineStream(open_binary, cr_only=cr_only, wrappers=wrappers))
 
 
 def strip_launcher_prefix(line: str) -> str:

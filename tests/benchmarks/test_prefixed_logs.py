@@ -1,9 +1,11 @@
-"""Logs with a timestamp in front of every line: `mpirun ... | ts | tee nccl.log` (moreutils `ts`, default
-format `%b %d %H:%M:%S`) and syslog / `journalctl` short lines (`Dec  7 08:10:11 `).
+"""Logs with something in front of every line: a timestamp (`mpirun ... | ts | tee nccl.log`, moreutils `ts`
+with its default `%b %d %H:%M:%S` or `-s`; syslog / `journalctl` short lines; `kubectl logs --timestamps`,
+`docker logs -t`, a container runtime's log file) or one srun `-l` label.
 
-Before, such a log's nccl-tests tables were not read (the day is a number, so the row's first tokens did not
+Before, a `ts` log's nccl-tests tables were not read (the day is a number, so the row's first tokens did not
 look like a launcher prefix) and every run was reported as failed ("test header without result rows"); most
-evidence files (ibstat, nvidia-smi topo -m, nvidia-smi -L, rdma link) were not recognised at all."""
+evidence files (ibstat, nvidia-smi topo -m, nvidia-smi -L, rdma link) behind any of these were not recognised
+at all, and about half of the fixtures answered differently."""
 
 from __future__ import annotations
 
@@ -13,11 +15,20 @@ from pathlib import Path
 import pytest
 
 from benchmarks.parsers import parse
-from benchmarks.parsers.text import clean_line, decode
+from benchmarks.parsers.text import clean_line, decode, sniff_wrappers
 
 from ._shared import FIXTURES, require_shared
 
 STAMPS = ("Dec 07 08:10:11 ", "Dec  7 08:10:11 ", "Jan 31 23:59:59.123456 ")
+# what log collectors put in front of every line, beside the syslog stamps above
+WRAPPERS = (
+    "2026-12-07T08:10:11.123456789Z ",  # kubectl logs --timestamps, docker logs -t
+    "2026-12-07T08:10:11.123456789+00:00 stdout F ",  # a container runtime's log file (CRI)
+    "2026-12-07 08:10:11 ",  # ts '%Y-%m-%d %H:%M:%S'
+    "00:00:01.123 ",  # ts -s / ts -i
+    "  0: ",  # srun -l, one task
+    "2026-12-07T08:10:11Z 3: ",  # a timestamp before an srun label
+)
 
 
 def _stamped(text: str, stamp: str, sep: str = "\n") -> str:
@@ -48,17 +59,32 @@ def _differ(files: list[Path], stamp: str) -> list[str]:
     return differ
 
 
-@pytest.mark.parametrize("stamp", STAMPS)
-def test_every_shared_log_piped_through_ts_parses_as_the_log_itself(stamp: str) -> None:
+@pytest.mark.parametrize("stamp", STAMPS + WRAPPERS)
+def test_every_shared_log_behind_a_prefix_parses_as_the_log_itself(stamp: str) -> None:
     files = _logs(require_shared(), ("benchlogs", "evidence"))
     assert len(files) >= 50, len(files)
     assert not _differ(files, stamp)
 
 
-def test_every_fixture_log_piped_through_ts_parses_as_the_log_itself() -> None:
+@pytest.mark.parametrize("stamp", (STAMPS[0], *WRAPPERS))
+def test_every_fixture_log_behind_a_prefix_parses_as_the_log_itself(stamp: str) -> None:
     files = _logs(FIXTURES.parent, (FIXTURES.name,))
     assert len(files) >= 400, len(files)
-    assert not _differ(files, STAMPS[0])
+    assert not _differ(files, stamp)
+
+
+def test_labels_that_differ_are_left_to_the_parsers() -> None:
+    # ranks printing into one file: which rank printed a line is the parsers' to read (training.py takes
+    # one rank's iteration lines), so nothing is taken off
+    lines = ["0: iteration 1 | lm loss 3.1", "1: iteration 1 | lm loss 3.1", "0: iteration 2 | lm loss 3.0"]
+    assert list(decode("\n".join(lines)).lines) == lines
+    assert sniff_wrappers("\n".join(lines)) == ()
+
+
+def test_a_prefix_on_too_few_lines_stays() -> None:
+    # one stamped line among unstamped ones is content, not a collector's prefix
+    text = "# header\n2026-12-07T08:10:11Z a line\nsize count\n00:00:01 another\nlast"
+    assert list(decode(text).lines) == text.split("\n")
 
 
 def test_a_stamped_nccl_tests_log_keeps_its_rows_and_is_not_a_failed_run() -> None:
