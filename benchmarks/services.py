@@ -25,6 +25,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from benchmarks.models import FINISHED_STATUSES, PARSE_INTERNAL_ERROR, PARSE_INTERNAL_ERROR_TEXT, Blob, Upload
+from benchmarks.parsers.text import text_encoding
 from benchmarks.signals import upload_parsed
 from hardware.messages import Msg, messages_of
 from portal.task_pool import enqueue
@@ -87,7 +88,9 @@ def upload_check_content(*, file: IncomingFile) -> None:
     upload_check_size(name=file.name, size=len(file.data))
     if not file.data:
         raise ValidationError(gettext("%(name)s is empty.") % {"name": file.name}, code="empty")
-    if b"\x00" in file.data[:BINARY_SNIFF_BYTES]:
+    head = file.data[:BINARY_SNIFF_BYTES]
+    # UTF-16 text (Windows PowerShell's `>`) holds NUL bytes and is text: the parsers decode it
+    if b"\x00" in head and text_encoding(head) == "utf-8":
         raise ValidationError(
             gettext(
                 "%(name)s looks binary (it contains NUL bytes); upload the text log or report "

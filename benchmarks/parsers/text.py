@@ -55,6 +55,12 @@ ISO_STAMP_RE = re.compile(
 )
 CLOCK_STAMP_RE = re.compile(r"^\d\d:\d\d:\d\d(?:[.,]\d{1,9})? ")
 SRUN_LABEL_RE = re.compile(r"^\s{0,8}(\d{1,6}): ")
+# - one host's name: pdsh / clush / the DeepSpeed launcher (`gpu-node-017: `) run on a single host. A host
+#   name here holds a digit, a hyphen or a dot, which the words tools print at a line's start do not (`NVRM:`
+#   of `dmesg -t | grep NVRM`); names that differ (several hosts in one file) stay for the parsers;
+# - e-mail / markdown quoting (`> `) of a whole pasted output.
+WRAPPER_HOST_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9.\-]{0,62}): ")
+QUOTE_WRAPPER_RE = re.compile(r"^> ?")
 WRAPPER_SHARE = 0.95
 WRAPPER_MIN_LINES = 3
 WRAPPER_SNIFF_LINES = 400
@@ -91,11 +97,17 @@ class LineStream:
     """
 
     def __init__(
-        self, open_binary: Callable[[], BinarySource], *, cr_only: bool = False, wrappers: Wrappers = ()
+        self,
+        open_binary: Callable[[], BinarySource],
+        *,
+        cr_only: bool = False,
+        wrappers: Wrappers = (),
+        encoding: str = "utf-8",
     ) -> None:
         self._open = open_binary
         self._cr_only = cr_only
         self._wrappers = wrappers
+        self._encoding = encoding
         self.truncated_lines = 0
 
     def __iter__(self) -> Iterator[str]:
@@ -108,7 +120,7 @@ class LineStream:
         cut = 0
         sep = "\r" if self._cr_only else "\n"
         try:
-            for joined in _split_stream(self._open, sep):
+            for joined in _split_stream(self._open, sep, self._encoding):
                 lines, cut_here, block = _clean_text(joined, sep, self._wrappers)
                 del joined  # the uncleaned text is not kept while the block is read
                 cut += cut_here
@@ -166,10 +178,12 @@ def line_blocks(lines: list[str] | LineStream | HeadLines) -> Iterator[list[str]
         yield lines[start : start + BLOCK_LINES]
 
 
-def _split_stream(open_binary: Callable[[], BinarySource], sep: str) -> Iterator[str]:
+def _split_stream(
+    open_binary: Callable[[], BinarySource], sep: str, encoding: str = "utf-8"
+) -> Iterator[str]:
     """The raw text of the stream, a chunk's worth (CHUNK_BYTES) of whole lines at a time: the lines joined
     by `sep`, without the last one's; a partial line is kept to MAX_LINE_CHARS + 1 characters."""
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
     pending = ""
     first = True
     with open_binary() as handle:
@@ -289,14 +303,15 @@ def sniff_wrappers(head: str, sep: str = "\n") -> Wrappers:
 
 def _common_wrapper(lines: list[str]) -> re.Pattern[str] | None:
     need = WRAPPER_SHARE * len(lines)
-    for pattern in (ISO_STAMP_RE, CLOCK_STAMP_RE):
+    for pattern in (ISO_STAMP_RE, CLOCK_STAMP_RE, QUOTE_WRAPPER_RE):
         if sum(1 for line in lines if pattern.match(line)) >= need:
             return pattern
-    labels = Counter(m.group(1) for line in lines if (m := SRUN_LABEL_RE.match(line)))
-    if len(labels) == 1:
-        label, count = labels.most_common(1)[0]
-        if count >= need:
-            return re.compile(rf"^\s{{0,8}}{label}: ")
+    for named, form in ((SRUN_LABEL_RE, r"^\s{{0,8}}{}: "), (WRAPPER_HOST_RE, r"^{}: ")):
+        names = Counter(m.group(1) for line in lines if (m := named.match(line)))
+        if len(names) == 1:
+            name, count = names.most_common(1)[0]
+            if count >= need and (named is SRUN_LABEL_RE or any(c.isdigit() or c in "-." for c in name)):
+                return re.compile(form.format(re.escape(name)))
     return None
 
 
@@ -436,22 +451,45 @@ class Text:
 BAD_CHARS_RE = re.compile("[\ufffd\x00-\x08\x0e-\x1a\x1c-\x1f]")
 
 
-def _looks_binary(head: bytes) -> bool:
+def _looks_binary(head: bytes, encoding: str = "utf-8") -> bool:
     if not head:
         return False
-    if b"\x00" in head:
+    if encoding == "utf-8" and b"\x00" in head:
         return True
-    text = head.decode("utf-8", errors="replace")
+    text = head.decode(encoding, errors="replace")
     bad = len(BAD_CHARS_RE.findall(text))
     return bad > max(8, len(text) // 10)
+
+
+# Windows PowerShell 5.1 writes `>` and Out-File in UTF-16 LE with a byte-order mark (`ssh node nvidia-smi
+# topo -m > topo.txt` on a Windows laptop); a UTF-16 file without one still reads as ASCII with a NUL byte
+# in every other position.
+UTF16_SAMPLE_BYTES = 4096
+
+
+def text_encoding(head: bytes) -> str:
+    """`utf-16` for a head that starts with a UTF-16 byte-order mark (the codec reads and drops it),
+    `utf-16-le` / `utf-16-be` for mark-less UTF-16 (nine in ten of one half's bytes NUL, one in ten at most
+    of the other's), else `utf-8`."""
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    sample = head[:UTF16_SAMPLE_BYTES]
+    if len(sample) >= 16:
+        even, odd = sample[0::2], sample[1::2]
+        if odd.count(0) >= 0.9 * len(odd) and even.count(0) <= 0.1 * len(even):
+            return "utf-16-le"
+        if even.count(0) >= 0.9 * len(even) and odd.count(0) <= 0.1 * len(odd):
+            return "utf-16-be"
+    return "utf-8"
 
 
 def decode(data: bytes | str) -> Text:
     """Decode and clean an upload held in memory; binary content gives `binary=True` and no lines."""
     if isinstance(data, bytes):
-        if _looks_binary(data[:SNIFF_BYTES]):
+        encoding = text_encoding(data[:SNIFF_BYTES])
+        if _looks_binary(data[:SNIFF_BYTES], encoding):
             return Text(lines=[], binary=True)
-        text = data.decode("utf-8", errors="replace")
+        text = data.decode(encoding, errors="replace")
     else:
         if _looks_binary(data[:SNIFF_BYTES].encode("utf-8", errors="replace")):
             return Text(lines=[], binary=True)
@@ -477,11 +515,13 @@ def decode_file(open_binary: Callable[[], BinarySource], head: bytes | None = No
     if head is None:
         with open_binary() as handle:
             head = handle.read(SNIFF_BYTES)
-    if _looks_binary(head):
+    encoding = text_encoding(head)
+    if _looks_binary(head, encoding):
         return Text(lines=[], binary=True)
-    cr_only = b"\n" not in head and b"\r" in head
-    wrappers = sniff_wrappers(head.decode("utf-8", errors="replace"), "\r" if cr_only else "\n")
-    return Text(lines=LineStream(open_binary, cr_only=cr_only, wrappers=wrappers))
+    head_text = head.decode(encoding, errors="replace")
+    cr_only = "\n" not in head_text and "\r" in head_text
+    wrappers = sniff_wrappers(head_text, "\r" if cr_only else "\n")
+    return Text(lines=LineStream(open_binary, cr_only=cr_only, wrappers=wrappers, encoding=encoding))
 
 
 def strip_launcher_prefix(line: str) -> str:

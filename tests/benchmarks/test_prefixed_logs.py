@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.parsers import parse
+from benchmarks.parsers import parse, parse_file
 from benchmarks.parsers.text import clean_line, decode, sniff_wrappers
 
 from ._shared import FIXTURES, require_shared
@@ -124,3 +124,25 @@ def test_cr_only_line_ends_and_long_lines_are_unstamped_too() -> None:
 def test_only_a_stamp_at_the_start_of_a_line_goes(line: str) -> None:
     assert clean_line(line) == line
     assert list(decode(f"first\n{line}\n").lines)[1] == line
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_every_shared_log_saved_in_utf16_parses_as_the_log_itself(encoding: str) -> None:
+    # Windows PowerShell 5.1 saves `>` and Out-File output in UTF-16 LE with a byte-order mark; the codecs
+    # without one give the mark-less files some tools write
+    differ = []
+    for f in _logs(require_shared(), ("benchlogs", "evidence")):
+        text = f.read_text(encoding="utf-8", errors="replace")
+        if _as_json(text.encode(encoding), f.name) != _as_json(text.encode(), f.name):
+            differ.append(f.name)
+    assert not differ, differ
+
+
+def test_a_streamed_utf16_file_reads_as_its_utf8_twin(tmp_path: Path) -> None:
+    shared = require_shared()
+    source = shared / "evidence/nvidia-smi-topo-m/h20-8gpu-nv18-8nic-pix.txt"
+    wide = tmp_path / "topo.txt"
+    wide.write_bytes(source.read_text().replace("\n", "\r\n").encode("utf-16"))
+    streamed = parse_file(lambda: wide.open("rb"), wide.name)
+    assert streamed.kind == "nvidia-smi-topo"
+    assert streamed.as_dict() == parse(source.read_bytes(), wide.name).as_dict()

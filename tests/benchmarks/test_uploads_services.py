@@ -92,6 +92,19 @@ def test_a_binary_file_is_refused_and_nothing_is_stored() -> None:
     assert Blob.objects.count() == 0 and Upload.objects.count() == 0
 
 
+def test_a_utf16_log_from_windows_powershell_is_text_and_parsed_as_its_utf8_twin() -> None:
+    # PowerShell 5.1's `>` writes UTF-16 LE with a byte-order mark: NUL bytes, but text
+    a100 = GPUModelFactory(key="A100-SXM-40GB", name="NVIDIA A100 SXM 40GB", nvlink_gbytes_per_s=300.0)
+    offering = OfferingFactory(gpu=a100)
+    utf16 = NCCL_1NODE.decode("utf-8").replace("\n", "\r\n").encode("utf-16")
+    assert utf16.startswith(b"\xff\xfe") and b"\x00" in utf16
+    [twin] = _create(UserFactory(), offering, ("log.txt", NCCL_1NODE), nodes=1)
+    [wide] = _create(UserFactory(), offering, ("log.txt", utf16), nodes=1)
+    parsed, expected = Upload.objects.get(pk=wide.upload.pk), Upload.objects.get(pk=twin.upload.pk)
+    assert parsed.status == "parsed" and parsed.kind == "nccl-tests"
+    assert parsed.summary == expected.summary and parsed.verdicts == expected.verdicts
+
+
 def test_text_the_parser_cannot_read_is_stored_and_marked_unrecognised() -> None:
     [outcome] = _create(UserFactory(), OfferingFactory(), ("notes.txt", b"just some notes\n"))
     upload = Upload.objects.get(pk=outcome.upload.pk)
