@@ -102,7 +102,7 @@ def _classify(
         if STABILITY_MARKER in head:
             timelines.append((member.name, member.data.decode("utf-8", "replace")))
         kind = None
-        if member.data.strip() and b"\x00" not in member.data[: uploads.BINARY_SNIFF_BYTES]:
+        if member.data.strip() and not uploads.looks_binary(member.data):
             kind = detect_kind(member.data).kind
         row: dict[str, Any] = {"name": member.name, "kind": kind, "upload": None}
         if kind is None and STABILITY_MARKER in head:

@@ -83,14 +83,19 @@ def upload_check_size(*, name: str, size: int) -> None:
         )
 
 
+def looks_binary(data: bytes) -> bool:
+    """Whether an upload's head holds NUL bytes, UTF-16 text aside (Windows PowerShell's `>` writes UTF-16
+    with a byte-order mark; the parsers decode it, text.text_encoding)."""
+    head = data[:BINARY_SNIFF_BYTES]
+    return b"\x00" in head and text_encoding(head) == "utf-8"
+
+
 def upload_check_content(*, file: IncomingFile) -> None:
     """Raise ValidationError when the file is too large, empty, or not text."""
     upload_check_size(name=file.name, size=len(file.data))
     if not file.data:
         raise ValidationError(gettext("%(name)s is empty.") % {"name": file.name}, code="empty")
-    head = file.data[:BINARY_SNIFF_BYTES]
-    # UTF-16 text (Windows PowerShell's `>`) holds NUL bytes and is text: the parsers decode it
-    if b"\x00" in head and text_encoding(head) == "utf-8":
+    if looks_binary(file.data):
         raise ValidationError(
             gettext(
                 "%(name)s looks binary (it contains NUL bytes); upload the text log or report "

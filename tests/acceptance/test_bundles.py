@@ -138,6 +138,22 @@ def test_ports_down_ethernet_link_layer_and_a_failed_diagnostic_fail_with_findin
     assert "run the kit's nccl-tests" in run.indicators["collective_bandwidth"]["basis"]
 
 
+def test_evidence_saved_on_windows_in_utf16_is_read_in_a_bundle_like_its_utf8_twin() -> None:
+    # a buyer who zips what `ssh node ibstat > ibstat.txt` wrote in Windows PowerShell 5.1 (UTF-16 LE with a
+    # byte-order mark): its NUL bytes are text, not a binary file to skip
+    corpus = require_shared()
+    ibstat = (corpus / "evidence/ibstat/l2fwd-nv-issue6-2x-cx6dx-100g-ethernet.txt").read_text()
+    runs = []
+    for data in (ibstat.encode(), ibstat.replace("\n", "\r\n").encode("utf-16")):
+        run = process(OfferingFactory(fabric="infiniband"), zipped({"results/nodes/node01/ibstat.txt": data}))
+        assert run.status == "done", run.error
+        runs.append(run)
+    utf8, utf16 = runs
+    assert [f["kind"] for f in utf16.files] == ["ibstat"]
+    assert [f["text"] for f in utf16.findings] == [f["text"] for f in utf8.findings]
+    assert any("link layer Ethernet on every active port" in f["text"] for f in utf16.findings)
+
+
 def test_the_stub_run_of_the_slurm_kit_reads_back_as_a_bundle(tmp_path: Path) -> None:
     archive, _ = run_slurm_kit_with_stubs(tmp_path)
     run = process(OfferingFactory(fabric="infiniband"), archive.read_bytes())
