@@ -90,11 +90,38 @@ def looks_binary(data: bytes) -> bool:
     return b"\x00" in head and text_encoding(head) == "utf-8"
 
 
+# The magic bytes of the compressed files a log may arrive in (`gzip nccl.log`, a zip from a laptop): named in
+# the refusal, with what to do instead.
+COMPRESSED_MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"PK\x03\x04", "zip"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"BZh", "bzip2"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"7z\xbc\xaf\x27\x1c", "7z"),
+)
+
+
+def compressed_format(data: bytes) -> str | None:
+    """The compression format an upload starts with (COMPRESSED_MAGIC), or None."""
+    return next((name for magic, name in COMPRESSED_MAGIC if data.startswith(magic)), None)
+
+
 def upload_check_content(*, file: IncomingFile) -> None:
-    """Raise ValidationError when the file is too large, empty, or not text."""
+    """Raise ValidationError when the file is too large, empty, compressed, or not text."""
     upload_check_size(name=file.name, size=len(file.data))
     if not file.data:
         raise ValidationError(gettext("%(name)s is empty.") % {"name": file.name}, code="empty")
+    packed = compressed_format(file.data)
+    if packed is not None:
+        raise ValidationError(
+            gettext(
+                "%(name)s is a compressed file (%(format)s). Upload the logs inside it, or upload the "
+                "archive on the acceptance-test page, which reads a tar.gz, tar or zip of logs."
+            )
+            % {"name": file.name, "format": packed},
+            code="compressed",
+        )
     if looks_binary(file.data):
         raise ValidationError(
             gettext(

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import io
+import lzma
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +106,38 @@ def test_a_binary_file_gets_400_with_a_message(offering: Any) -> None:
     assert response.status_code == 400
     assert "binary" in response.json()["message"]
     assert Upload.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "pack", "format_name"),
+    [
+        ("nccl.log.gz", lambda data: gzip.compress(data), "gzip"),
+        ("logs.zip", lambda data: _zip(data), "zip"),
+        ("nccl.log.xz", lambda data: lzma.compress(data), "xz"),
+        ("nccl.log.bz2", lambda data: bz2.compress(data), "bzip2"),
+    ],
+)
+def test_a_compressed_log_is_refused_saying_what_it_is_and_where_archives_go(
+    offering: Any, name: str, pack: Any, format_name: str
+) -> None:
+    data = pack(b"#  Rank  0 Group  0 Pid 1 on node device 0 [0x1b] NVIDIA H100 80GB HBM3\n" * 40)
+    response = _post(_api(UserFactory()), offering, (name, data))
+    assert response.status_code == 400
+    message = response.json()["message"]
+    assert f"{name} is a compressed file ({format_name})" in message and "acceptance-test page" in message
+    zh = APIClient()
+    token, _ = Token.objects.get_or_create(user=UserFactory())
+    zh.credentials(HTTP_AUTHORIZATION=f"Token {token.key}", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    message_zh = _post(zh, offering, (name, data)).json()["message"]
+    assert f"{name} 是压缩文件（{format_name}）" in message_zh and "验收测试页面" in message_zh
+    assert Upload.objects.count() == 0 and Blob.objects.count() == 0
+
+
+def _zip(data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("nccl.log", data)
+    return buffer.getvalue()
 
 
 def test_bad_input_is_named_per_field(offering: Any) -> None:
