@@ -73,7 +73,10 @@ class AcceptanceOutputSerializer(serializers.ModelSerializer[AcceptanceRun]):
 
 
 class AcceptanceInputSerializer(serializers.Serializer[dict[str, Any]]):
-    bundle = serializers.FileField(help_text="tar.gz, tar or zip of the kit's results folder (or any logs)")
+    bundle = serializers.FileField(
+        help_text="tar.gz, tar or zip of the kit's results folder (or any logs), or one log compressed with "
+        "gzip, xz or bzip2"
+    )
     offering = SlugRelatedField(slug_field="slug", queryset=Offering.objects.all())
     visibility = serializers.ChoiceField(choices=Visibility.choices, default=Visibility.PRIVATE)
 

@@ -1,4 +1,5 @@
-"""Read a bundle (tar.gz, tar or zip of logs) into memory, safely (pure: no Django).
+"""Read a bundle (tar.gz, tar or zip of logs, or one log compressed alone) into memory, safely (pure: no
+Django).
 
 Nothing is written to disk, so a member name cannot escape a directory; names are still normalised and a
 member whose path is absolute or climbs out (`..`) is refused by name. Bounded: the number of members,
@@ -9,11 +10,14 @@ skipped with the reason (a `Msg`: English, with its message id for a page in ano
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
+import lzma
 import posixpath
 import tarfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from hardware.messages import Msg, _
@@ -159,8 +163,54 @@ def _zip_members(data: bytes, reader: _Reader) -> None:
             reader.add(name, content)
 
 
+# One log compressed alone (`gzip nccl.log`, `xz`, `bzip2`): its magic bytes and a reader of its stream.
+SINGLE_FILE_CODECS: tuple[tuple[bytes, Callable[[io.BytesIO], io.BufferedIOBase]], ...] = (
+    (b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw)),
+    (b"\xfd7zXZ\x00", lzma.LZMAFile),
+    (b"BZh", bz2.BZ2File),
+)
+
+
+def _single_file(data: bytes, reader: _Reader) -> bool:
+    """Read `data` as one compressed log (SINGLE_FILE_CODECS), at most one byte past the per-file limit;
+    False when it is not one. Its name is the one gzip keeps in its header, else `log.txt`."""
+    codec = next((opener for magic, opener in SINGLE_FILE_CODECS if data.startswith(magic)), None)
+    if codec is None:
+        return False
+    with codec(io.BytesIO(data)) as handle:
+        content = handle.read(reader.limits.max_member_bytes + 1)
+    if content[257:262] == b"ustar":  # a tar archive the tar reader could not read: not a log
+        return False
+    name = reader.admit(_gzip_name(data) or "log.txt", len(content))
+    if name is None:
+        raise BundleError(
+            _(
+                "the compressed file unpacks to more than %(limit)s, the limit per file.",
+                limit=_mib(reader.limits.max_member_bytes),
+            )
+        )
+    reader.add(name, content)
+    return True
+
+
+def _gzip_name(data: bytes) -> str | None:
+    """The original file name a gzip header holds (FNAME, RFC 1952 section 2.3), when it holds one."""
+    if not data.startswith(b"\x1f\x8b") or len(data) < 10 or not data[3] & 0x08:
+        return None
+    at = 10
+    if data[3] & 0x04:  # FEXTRA: two bytes of length, then the field
+        at += 2 + int.from_bytes(data[10:12], "little")
+    end = data.find(b"\x00", at, at + 256)
+    if end < 0:
+        return None
+    raw = data[at:end].decode("latin-1")
+    name = clean_name(raw.rsplit("/", 1)[-1])
+    return name if name and not name.lower().endswith(ARCHIVE_SUFFIXES) else None
+
+
 def read_bundle(data: bytes, limits: Limits | None = None) -> Bundle:
-    """Every file of a tar(.gz/.bz2/.xz) or zip archive, within the limits; BundleError otherwise."""
+    """Every file of a tar(.gz/.bz2/.xz) or zip archive, or the one log of a gzip/xz/bzip2 file, within the
+    limits; BundleError otherwise."""
     limits = limits or Limits()
     if not data:
         raise BundleError(_("the file is empty."))
@@ -169,10 +219,15 @@ def read_bundle(data: bytes, limits: Limits | None = None) -> Bundle:
         if zipfile.is_zipfile(io.BytesIO(data)):
             _zip_members(data, reader)
         else:
-            _tar_members(data, reader)
+            try:
+                _tar_members(data, reader)
+            except tarfile.ReadError:
+                reader = _Reader(len(data), limits)
+                if not _single_file(data, reader):
+                    raise
     except BundleError:
         raise
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as exc:
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, lzma.LZMAError) as exc:
         raise BundleError(
             _(
                 "not a readable tar.gz, tar or zip archive; pack the results folder with pack.sh or "

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
+import lzma
 import re
 import tarfile
 import zipfile
@@ -152,6 +154,35 @@ def test_evidence_saved_on_windows_in_utf16_is_read_in_a_bundle_like_its_utf8_tw
     assert [f["kind"] for f in utf16.files] == ["ibstat"]
     assert [f["text"] for f in utf16.findings] == [f["text"] for f in utf8.findings]
     assert any("link layer Ethernet on every active port" in f["text"] for f in utf16.findings)
+
+
+@pytest.mark.parametrize("codec", ["gzip", "xz", "bzip2"])
+def test_one_log_compressed_alone_is_a_bundle_of_that_log(codec: str) -> None:
+    # `gzip nccl.log` keeps the file's name in the gzip header; xz and bzip2 keep none (log.txt)
+    log = (FIXTURES / "uploads" / "nccl-allreduce-1node.txt").read_bytes()
+    packed = {
+        "gzip": lambda: gzip.compress(log),
+        "xz": lambda: lzma.compress(log),
+        "bzip2": lambda: bz2.compress(log),
+    }[codec]()
+    if codec == "gzip":
+        buffer = io.BytesIO()
+        with gzip.GzipFile(filename="nccl-allreduce.log", mode="wb", fileobj=buffer) as handle:
+            handle.write(log)
+        packed = buffer.getvalue()
+    run = process(OfferingFactory(), packed, name=f"nccl.log.{codec}")
+    assert run.status == "done", run.error
+    name = "nccl-allreduce.log" if codec == "gzip" else "log.txt"
+    assert [(f["name"], f["kind"]) for f in run.files] == [(name, "nccl-tests")]
+    upload = Upload.objects.get(pk=run.files[0]["upload"])
+    assert upload.status == "parsed" and upload.summary["runs"][0]["collective"] == "all_reduce"
+
+
+def test_one_compressed_log_over_the_per_file_limit_is_refused_before_more_is_read(settings: Any) -> None:
+    settings.UPLOAD_MAX_BYTES = 1024 * 1024
+    with pytest.raises(ValidationError) as err:
+        services.bundle_check(name="big.log.gz", data=gzip.compress(b"x" * (2 * 1024 * 1024)))
+    assert "unpacks to more than 1 MiB, the limit per file" in str(err.value)
 
 
 def test_the_stub_run_of_the_slurm_kit_reads_back_as_a_bundle(tmp_path: Path) -> None:
