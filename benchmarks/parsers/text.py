@@ -54,6 +54,12 @@ ISO_STAMP_RE = re.compile(
     r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?: (?:stdout|stderr) [FP])? "
 )
 CLOCK_STAMP_RE = re.compile(r"^\d\d:\d\d:\d\d(?:[.,]\d{1,9})? ")
+# - a ctime() stamp: Open MPI's `mpirun --timestamp-output` (`Mon Dec  7 08:10:11 2026`, before its
+#   `--tag-output` tag when both are set), `date`'s default format in a wrapper script's echo.
+CTIME_STAMP_RE = re.compile(
+    rf"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:{'|'.join(MONTHS)}) [ \d]\d \d\d:\d\d:\d\d"
+    r"(?: [A-Z]{3,5})? \d{4} ?"
+)
 SRUN_LABEL_RE = re.compile(r"^\s{0,8}(\d{1,6}): ")
 # - one host's name: pdsh / clush / the DeepSpeed launcher (`gpu-node-017: `) run on a single host. A host
 #   name here holds a digit, a hyphen or a dot, which the words tools print at a line's start do not (`NVRM:`
@@ -303,7 +309,7 @@ def sniff_wrappers(head: str, sep: str = "\n") -> Wrappers:
 
 def _common_wrapper(lines: list[str]) -> re.Pattern[str] | None:
     need = WRAPPER_SHARE * len(lines)
-    for pattern in (ISO_STAMP_RE, CLOCK_STAMP_RE, QUOTE_WRAPPER_RE):
+    for pattern in (ISO_STAMP_RE, CLOCK_STAMP_RE, CTIME_STAMP_RE, QUOTE_WRAPPER_RE):
         if sum(1 for line in lines if pattern.match(line)) >= need:
             return pattern
     for named, form in ((SRUN_LABEL_RE, r"^\s{{0,8}}{}: "), (WRAPPER_HOST_RE, r"^{}: ")):

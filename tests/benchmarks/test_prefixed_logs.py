@@ -28,6 +28,10 @@ WRAPPERS = (
     "00:00:01.123 ",  # ts -s / ts -i
     "  0: ",  # srun -l, one task
     "2026-12-07T08:10:11Z 3: ",  # a timestamp before an srun label
+    "Mon Dec  7 08:10:11 2026[1,0]<stdout>:",  # mpirun --timestamp-output --tag-output
+    "Mon Dec  7 08:10:11 UTC 2026 ",  # `date` in a wrapper script's echo
+    "gpu-node-017: ",  # pdsh / clush on one host
+    "> ",  # quoted in an e-mail or a markdown comment
 )
 
 
