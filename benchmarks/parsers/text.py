@@ -25,6 +25,10 @@ MAX_LINE_CHARS = 8192
 # handled by the parsers skipping what they do not understand.
 SNIFF_BYTES = 65536
 
+# Spaces a copy from a web page, a PDF or a chat turns the tools' spaces into (no-break, figure, narrow
+# no-break, ideographic): plain spaces again, so that columns split and patterns written with " " match.
+ODD_SPACES = "\u00a0\u2007\u202f\u3000"
+ODD_SPACES_TABLE = str.maketrans(dict.fromkeys(ODD_SPACES, " "))
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
 MPI_TAG_RE = re.compile(r"\[\d+,\d+\]<std(?:out|err)>:")
 # MPICH / Intel MPI (Hydra) `mpiexec -prepend-rank` (`-l`): `[0] ` before every line a rank prints, and again
@@ -246,6 +250,8 @@ def clean_line(line: str, wrappers: Wrappers = ()) -> str:
         line = line.replace("\r", "")
     if "\x1b" in line:
         line = ANSI_RE.sub("", line)
+    if any(space in line for space in ODD_SPACES):
+        line = line.translate(ODD_SPACES_TABLE)
     line = drop_wrappers(line, wrappers)
     line = _drop_syslog_time(line)
     if "]<std" in line:
@@ -397,6 +403,8 @@ def _clean_joined(block: str, sep: str, wrappers: Wrappers = ()) -> str:
         cleaned = cleaned.replace("\r", "")
     if "\x1b" in cleaned:
         cleaned = ANSI_RE.sub("", cleaned)
+    if any(space in cleaned for space in ODD_SPACES):
+        cleaned = cleaned.translate(ODD_SPACES_TABLE)
     if wrappers:
         cleaned = sep.join(drop_wrappers(line, wrappers) for line in cleaned.split(sep))
     if _has_syslog_times(cleaned, sep):

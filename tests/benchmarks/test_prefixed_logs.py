@@ -150,3 +150,15 @@ def test_a_streamed_utf16_file_reads_as_its_utf8_twin(tmp_path: Path) -> None:
     streamed = parse_file(lambda: wide.open("rb"), wide.name)
     assert streamed.kind == "nvidia-smi-topo"
     assert streamed.as_dict() == parse(source.read_bytes(), wide.name).as_dict()
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u202f"])
+def test_a_log_copied_with_no_break_spaces_parses_as_the_log_itself(space: str) -> None:
+    # a copy from a web page, a PDF or a chat can turn every space into a no-break one
+    files = _logs(FIXTURES.parent, (FIXTURES.name,))
+    differ = []
+    for f in files:
+        text = f.read_text(encoding="utf-8", errors="replace")
+        if _as_json(text.replace(" ", space).encode(), f.name) != _as_json(text.encode(), f.name):
+            differ.append(f.name)
+    assert not differ, differ
