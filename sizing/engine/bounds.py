@@ -118,3 +118,19 @@ def check_deadline(field: str, days: Any) -> None:
     if days is not None:
         bound = Bound("Deadline", None, DEADLINE_DAYS_MAX, "days", strictly_positive=True)
         check_number(field, days, bound)
+
+
+def chosen(value: Any, allowed: tuple[str, ...]) -> str | None:
+    """`value` as one of `allowed` (the engine's lowercase names), read without regard to case, surrounding
+    blanks or how the words are joined (`InfiniBand`, `BF16`, `Fat_Tree`, `rail optimized`, `all-to-all`);
+    None when it names none of them. The answer then carries the engine's name."""
+    if not isinstance(value, str):
+        return None
+    if value in allowed:
+        return value
+
+    def bare(text: str) -> str:
+        return "".join(c for c in text.strip().lower() if c not in "-_ ")
+
+    wanted = bare(value)
+    return next((name for name in allowed if bare(name) == wanted), None) if wanted else None

@@ -13,7 +13,7 @@ from hardware.messages import _
 from hardware.numbers import value_text
 
 from . import constants as C
-from .bounds import check_float_range, check_offering_numbers
+from .bounds import check_float_range, check_offering_numbers, chosen
 from .errors import InputError
 from .unpublished import Assumed, assumption_text, complete_facts, fact_value_text
 
@@ -227,15 +227,38 @@ def _nvlink_domain(facts: dict[str, Any], gpus_per_node: int) -> int:
     return int(domain)
 
 
+def _named_as_the_engine_names(facts: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The facts with the kinds given in another case or spelling (`InfiniBand`, `Fat_Tree`) under the
+    engine's names (bounds.chosen), and a GPU given by its name (`NVIDIA H100 SXM5 80GB`, `h100-sxm-80gb`)
+    under its table key, with a note when it was read from a name rather than a key."""
+    out = dict(facts)
+    for key, allowed in (("intra_node", INTRA_KINDS), ("fabric", FABRICS), ("topology", TOPOLOGIES)):
+        value = chosen(out.get(key), tuple(allowed))
+        if value is not None:
+            out[key] = value
+    given = out.get("gpu")
+    notes: list[str] = []
+    if isinstance(given, str) and given and gpu_by_name(given) is None:
+        by_key = {name.lower(): name for name in GPUS}
+        table_key = by_key.get(given.strip().lower())
+        named = GPUS[table_key] if table_key else hw_facts.gpu_from_text(given)
+        if named is not None:
+            out["gpu"] = named.key
+            if table_key is None and given.strip().lower() != named.name.lower():
+                notes.append(_("GPU %(given)s read as %(gpu)s", given=repr(given), gpu=named.name))
+    return out, notes
+
+
 def hardware_from_facts(facts: dict[str, Any]) -> Hardware:
     """Validate the offering facts and derive the link model; every unpublished value the model needs takes
     its class norm (hardware.norms) and becomes a stated assumption."""
     if not isinstance(facts, dict):
         raise InputError("offering", _("must be a JSON object"))
+    facts, read_as = _named_as_the_engine_names(facts)
     _check_published(facts)
     filled, assumed = complete_facts(facts)
     gpu = resolve_gpu(filled.get("gpu"))
-    notes = [assumption_text(a, gpu.vendor) for a in assumed]
+    notes = [*read_as, *(assumption_text(a, gpu.vendor) for a in assumed)]
     if not gpu.confirmed:
         notes.append(
             _(

@@ -24,7 +24,7 @@ from hardware.messages import _
 from hardware.numbers import value_text
 
 from . import checkpointing as CK
-from .bounds import GPUS_MAX, check_float_range
+from .bounds import GPUS_MAX, check_float_range, chosen
 from .errors import InputError
 from .model import RECOMPUTE_CODES
 from .overlap import DISPATCHER_DEDUP, MOE_DISPATCHERS, OVERLAP_FLAGS, OVERLAP_GRID_KEYS
@@ -297,6 +297,7 @@ def _cp_comm_type(d: dict[str, Any]) -> str | None:
 def _optional_choice(d: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str | None:
     """A layout setting that is unset (None) or one of `allowed`."""
     value = d.get(key)
+    value = chosen(value, allowed) or value
     if value is not None and value not in allowed:
         raise InputError(
             f"layout.{key}",
@@ -311,6 +312,7 @@ def _recompute(d: dict[str, Any]) -> str:
         recompute = "full"
     if recompute is False or recompute is None:  # not `in (False, None)`: 0 == False
         recompute = "none"
+    recompute = chosen(recompute, tuple(RECOMPUTE_CODES)) or recompute
     if not isinstance(recompute, str) or recompute not in RECOMPUTE_CODES:
         raise InputError(
             "layout.recompute", _("must be none, selective or full, got %(got)s", got=value_text(recompute))
@@ -322,6 +324,7 @@ def _pipeline_engine(d: dict[str, Any], v: int) -> str:
     engine = d.get("pipeline_engine", "megatron")
     if engine is None:
         engine = "megatron"
+    engine = chosen(engine, PIPELINE_ENGINES) or engine
     if engine not in PIPELINE_ENGINES:
         raise InputError(
             "layout.pipeline_engine",

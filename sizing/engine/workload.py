@@ -13,7 +13,7 @@ from hardware.messages import _
 from hardware.numbers import is_finite, value_text
 
 from .architectures import Architecture, architecture, match, named, published_facts, published_keys, shape_of
-from .bounds import check_float_range, check_number
+from .bounds import check_float_range, check_number, chosen
 from .errors import InputError
 from .limits import LATENT_BOUNDS, MAX_HEAD_WIDTH, MAX_MTP_LAYERS, WORKLOAD_BOUNDS
 from .shapes import DEFAULT_VOCAB, with_derived_shape, with_published_shape
@@ -703,7 +703,8 @@ def _sliding_window(d: dict[str, Any], seq_len: int) -> tuple[int | None, float]
 
 def _choice(d: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:
     """A text field that must be one of `allowed` (absent or empty: the first)."""
-    value = str(d.get(key) or allowed[0])
+    given = d.get(key) or allowed[0]
+    value = chosen(given, allowed) or str(given)
     if value not in allowed:
         if len(allowed) == 2:
             reason = _(
