@@ -19,6 +19,7 @@ from hardware.numbers import value_text
 
 from .accuracy import accuracy_sentence
 from .api import evaluate
+from .bounds import chosen
 from .errors import InputError
 from .search import OBJECTIVES, search
 from .workload import PRESETS
@@ -90,8 +91,10 @@ def _workload(value: str) -> Any:
     loaded = _load(value, "workload")
     if loaded is not None:
         return loaded
-    if value in PRESETS:
-        return value
+    # `GPT-3 175B`, `Llama3-405B`: the preset whatever its case and how its words are joined
+    preset = chosen(value, tuple(PRESETS))
+    if preset is not None:
+        return preset
     raise InputError(
         "workload",
         _(

@@ -194,6 +194,18 @@ def test_negative_gpus_and_unknown_slug_exit_2(a100_ib: dict[str, Any]) -> None:
     assert code == 2 and err.startswith("error: workload:")
 
 
+@pytest.mark.parametrize("written", ["GPT-3 175B", "GPT3-175B", " gpt3_175b "])
+def test_a_preset_named_as_people_write_it_is_that_preset(written: str, a100_ib: dict[str, Any]) -> None:
+    argv = ["--offering", json.dumps(a100_ib), "--gpus", "1024", "--json"]
+    code, out, _ = run(["--workload", written, *argv])
+    expected_code, expected, _ = run(["--workload", "gpt3-175b", *argv])
+    assert code == expected_code == 0
+    drop = ("search",)  # its wall-clock seconds differ between two runs
+    assert {k: v for k, v in json.loads(out).items() if k not in drop} == {
+        k: v for k, v in json.loads(expected).items() if k not in drop
+    }
+
+
 def test_an_assumed_link_rate_is_said_in_words_not_as_a_field_name(a100_ib: dict[str, Any]) -> None:
     code, out, _ = run(
         ["--workload", "gpt3-175b", "--offering", json.dumps(a100_ib), "--gpus", "1024", "--json"]

@@ -18,6 +18,8 @@ def resolve_offering(slug: str) -> dict[str, Any]:
     try:
         return offering_get(slug=slug).facts()
     except Offering.DoesNotExist as exc:
+        if slug != slug.strip().lower():  # slugs are lowercase: `Azure-ND-H100-v5` is azure-nd-h100-v5
+            return resolve_offering(slug.strip().lower())
         raise KeyError(slug) from exc
     except DatabaseError as exc:  # no catalog yet: a one-line reason, not a traceback
         raise KeyError(f"{slug} (the catalog database is not ready: run `make demo`)") from exc
