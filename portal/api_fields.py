@@ -27,6 +27,22 @@ class FloatField(serializers.FloatField):
         return super().to_internal_value(data)
 
 
+class NameChoiceField(serializers.ChoiceField):
+    """DRF's ChoiceField, reading a name written in another case or joined otherwise (`BF16`, `SwiGLU`,
+    `YaRN`) as the choice it names, as the `size` command does (sizing.engine.bounds.chosen): DRF compares
+    exactly, so `"precision": "BF16"` was refused as not a valid choice."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and data not in self.choices:
+            wanted = _bare(data)
+            data = next((choice for choice in self.choices if _bare(str(choice)) == wanted), data)
+        return super().to_internal_value(data)
+
+
+def _bare(text: str) -> str:
+    return "".join(c for c in text.strip().lower() if c not in "-_ ")
+
+
 class RangeCheckedDecimalField(serializers.DecimalField):
     """DRF's DecimalField, checking the field's range (its RangeValidator) before DRF rounds the value.
 

@@ -12,10 +12,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from portal.api_errors import error_responses
-from portal.api_fields import FloatField
+from portal.api_fields import FloatField, NameChoiceField
 from portal.constraints import range_validators
 from providers.models import Offering
 from sizing import selectors, services
+from sizing.engine.bounds import chosen
 from sizing.models import WORKLOAD_BOUNDS, Objective, PlanResult, PlanRun, Rope, Workload
 from sizing.run_errors import run_error_shown
 
@@ -39,7 +40,7 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
     ffn_hidden = serializers.IntegerField(required=False, **_bounded("ffn_hidden"))
     vocab = serializers.IntegerField(required=False, **_bounded("vocab"))
     seq_len = serializers.IntegerField(required=False, **_bounded("seq_len"))
-    activation = serializers.ChoiceField(choices=["gelu", "swiglu"], required=False)
+    activation = NameChoiceField(choices=["gelu", "swiglu"], required=False)
     tied_embeddings = serializers.BooleanField(required=False)
     moe = serializers.DictField(required=False, allow_null=True)
     head_dim = serializers.IntegerField(required=False, allow_null=True, **_bounded("head_dim"))
@@ -54,7 +55,7 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
         allow_null=True,
         help_text="biases on the linear layers; null: not stated (the published model's value, else none)",
     )
-    rope = serializers.ChoiceField(
+    rope = NameChoiceField(
         choices=Rope.values,
         required=False,
         allow_null=True,
@@ -63,8 +64,8 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
     )
     global_batch = serializers.IntegerField(required=False, **_bounded("global_batch"))
     train_tokens = FloatField(required=False, **_bounded("train_tokens"))
-    precision = serializers.ChoiceField(choices=["bf16", "fp8"], required=False)
-    attention = serializers.ChoiceField(choices=["auto", "flash", "unfused"], required=False)
+    precision = NameChoiceField(choices=["bf16", "fp8"], required=False)
+    attention = NameChoiceField(choices=["auto", "flash", "unfused"], required=False)
     deadline_days = FloatField(
         required=False,
         allow_null=True,
@@ -79,7 +80,9 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
     dataset_size_gb = FloatField(required=False, allow_null=True, **_bounded("dataset_size_gb"))
 
     def validate_preset(self, value: str) -> str:
-        if value and value not in services.known_presets():
+        known = tuple(services.known_presets())
+        value = (chosen(value, known) or value) if value else value  # `GPT-3 175B`: the preset gpt3-175b
+        if value and value not in known:
             raise serializers.ValidationError(
                 f"unknown preset “{value}” (known: {', '.join(services.known_presets())})"
             )

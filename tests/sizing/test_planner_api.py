@@ -72,6 +72,27 @@ def test_bad_input_names_the_field(catalog: list[Any]) -> None:
     assert set(resp.json()) == {"message", "extra"}
 
 
+def test_names_written_in_another_case_are_the_choices_they_name() -> None:
+    # `BF16`, `SwiGLU`, `YaRN`, `GPT-3 175B`: what the `size` command reads too (sizing.engine.bounds.chosen)
+    api = client_for(UserFactory())
+    resp = api.post("/api/v1/workloads/", {"preset": "GPT-3 175B", "precision": "FP8"}, format="json")
+    assert resp.status_code == 201, resp.json()
+    assert resp.json()["preset"] == "gpt3-175b" and resp.json()["precision"] == "fp8"
+    shape = {"layers": 4, "hidden": 512, "heads": 8, "ffn_hidden": 1536}
+    body = {**shape, "activation": "SwiGLU", "rope": "YaRN", "attention": "Flash", "precision": "BF16"}
+    resp = api.post("/api/v1/workloads/", body, format="json")
+    assert resp.status_code == 201, resp.json()
+    got = resp.json()
+    assert (got["activation"], got["rope"], got["attention"], got["precision"]) == (
+        "swiglu",
+        "yarn",
+        "flash",
+        "bf16",
+    )
+    resp = api.post("/api/v1/workloads/", {**shape, "precision": "fp16"}, format="json")
+    assert resp.status_code == 400 and resp.json()["message"].startswith("precision")
+
+
 def test_another_buyer_gets_404(catalog: list[Any], django_capture_on_commit_callbacks: Any) -> None:
     owner, other = client_for(UserFactory()), client_for(UserFactory())
     wl_id = owner.post("/api/v1/workloads/", {"preset": "13b"}, format="json").json()["id"]
