@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -241,12 +242,24 @@ def _named_as_the_engine_names(facts: dict[str, Any]) -> tuple[dict[str, Any], l
     if isinstance(given, str) and given and gpu_by_name(given) is None:
         by_key = {name.lower(): name for name in GPUS}
         table_key = by_key.get(given.strip().lower())
-        named = GPUS[table_key] if table_key else hw_facts.gpu_from_text(given)
+        named = GPUS[table_key] if table_key else _gpu_named(given)
         if named is not None:
             out["gpu"] = named.key
             if table_key is None and given.strip().lower() != named.name.lower():
                 notes.append(_("GPU %(given)s read as %(gpu)s", given=repr(given), gpu=named.name))
     return out, notes
+
+
+def _gpu_named(given: str) -> hw_facts.GPU | None:
+    """The GPU a name stands for (hardware.gpu_from_text: `B300`, `NVIDIA H100 SXM 80GB`) when every word of
+    it is in that GPU's key or names: `H100-ULTRA` names no GPU the table has, so it is not read as an
+    H100."""
+    gpu = hw_facts.gpu_from_text(given)
+    if gpu is None:
+        return None
+    names = " ".join([gpu.key, gpu.name, *(a for a, key in hw_facts.ALIASES.items() if key == gpu.key)])
+    haystack = names.lower()
+    return gpu if all(word in haystack for word in re.findall(r"[a-z0-9]+", given.lower())) else None
 
 
 def hardware_from_facts(facts: dict[str, Any]) -> Hardware:

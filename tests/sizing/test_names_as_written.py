@@ -87,6 +87,7 @@ def test_a_gpu_read_from_a_model_name_says_so() -> None:
     [
         ("offering", "fabric", "fiber", "offering.fabric"),
         ("offering", "gpu", "H100 / B200", "offering.gpu"),  # two GPUs: none is picked
+        ("offering", "gpu", "H100-ULTRA", "offering.gpu"),  # a word no H100 name has: not read as one
         ("workload", "precision", "fp16", "workload.precision"),
         ("layout", "recompute", "partial", "layout.recompute"),
     ],
