@@ -298,9 +298,10 @@ Wrappers = tuple[re.Pattern[str], ...]
 
 
 def sniff_wrappers(head: str, sep: str = "\n") -> Wrappers:
-    """The prefixes a log collector put in front of every line (ISO_STAMP_RE, CLOCK_STAMP_RE, one srun
-    label), outermost first, up to two deep (a timestamp before a label), read from the first
-    WRAPPER_SNIFF_LINES non-empty lines of `head`; () when the lines do not all carry one."""
+    """The prefixes a log collector put in front of every line (ISO_STAMP_RE, CLOCK_STAMP_RE, CTIME_STAMP_RE,
+    QUOTE_WRAPPER_RE, one srun label, one host's name), outermost first, up to two deep (a timestamp before a
+    label), read from the first WRAPPER_SNIFF_LINES non-empty lines of `head`; () when the lines do not all
+    carry one."""
     lines = [line for line in itertools.islice(head.split(sep), 4 * WRAPPER_SNIFF_LINES) if line.strip()]
     lines = [line.replace("\r", "") for line in lines[:WRAPPER_SNIFF_LINES]]
     found: list[re.Pattern[str]] = []
