@@ -162,3 +162,20 @@ def test_a_log_copied_with_no_break_spaces_parses_as_the_log_itself(space: str) 
         if _as_json(text.replace(" ", space).encode(), f.name) != _as_json(text.encode(), f.name):
             differ.append(f.name)
     assert not differ, differ
+
+
+@pytest.mark.parametrize("stamp", ["2026-12-07T08:10:11.123456789Z stdout F ", "Dec 07 08:10:11 ", "  0: "])
+def test_a_streamed_prefixed_file_reads_as_the_plain_one(stamp: str, tmp_path: Path) -> None:
+    # the upload path streams a stored file chunk by chunk (LineStream): the prefix sniffed from its head
+    # is taken off every chunk, past the first megabyte too
+    shared = require_shared()
+    text = (shared / "benchlogs/nccl-tests/xxrjun-h100-10node-80gpu-5colls.txt").read_text()
+    text = "\n".join([text] * 40)  # about 2.5 MB: several chunks
+    stamped = tmp_path / "nccl.log"
+    stamped.write_text(_stamped(text, stamp))
+    plain = tmp_path / "plain.log"
+    plain.write_text(text)
+    got = parse_file(lambda: stamped.open("rb"), "nccl.log").as_dict()
+    want = parse_file(lambda: plain.open("rb"), "nccl.log").as_dict()
+    assert got == want
+    assert len(got["summary"]["runs"]) == 200 and all(r["rows"] == 10 for r in got["summary"]["runs"])
