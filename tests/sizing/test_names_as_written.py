@@ -10,45 +10,19 @@ import pytest
 
 from sizing.engine import InputError, evaluate
 from sizing.engine.bounds import chosen
+from sizing.engine.workload import PRESETS
 
-WORKLOAD = {
-    "name": "GPT-3 175B",
-    "layers": 96,
-    "hidden": 12288,
-    "heads": 96,
-    "ffn_hidden": 49152,
-    "vocab": 51200,
-    "seq_len": 2048,
-    "global_batch": 1536,
-    "train_tokens": 3e11,
-    "precision": "bf16",
-    "activation": "gelu",
-}
-OFFERING = {
-    "name": "x",
-    "gpu": "H100-SXM-80GB",
-    "gpus_per_node": 8,
-    "intra_node": "nvswitch",
-    "fabric": "infiniband",
-    "nics_per_node": 8,
-    "gbps_per_nic": 400,
-    "topology": "rail-optimized",
-    "nodes": 128,
-}
+# GPT-3 175B as the engine's preset states it, on the suite's H100 InfiniBand offering (conftest.h100_ib)
+WORKLOAD = PRESETS["gpt3-175b"].to_dict()
 LAYOUT = {"tp": 8, "pp": 8, "dp": 16, "micro_batch": 1, "recompute": "full", "moe_dispatcher": None}
 
 
-def _answer(part: str, key: str, value: Any) -> dict[str, Any]:
-    inputs = {
-        "workload": dict(WORKLOAD),
-        "offering": dict(OFFERING),
-        "layout": dict(LAYOUT),
-    }
-    inputs[part][key] = value
+def _answer(offering: dict[str, Any], part: str = "", key: str = "", value: Any = None) -> dict[str, Any]:
+    """The answer with `part`'s `key` written as `value` (nothing changed without a part)."""
+    inputs = {"workload": dict(WORKLOAD), "offering": dict(offering), "layout": dict(LAYOUT)}
+    if part:
+        inputs[part][key] = value
     return evaluate(inputs["workload"], inputs["offering"], inputs["layout"])
-
-
-BASE = evaluate(WORKLOAD, OFFERING, LAYOUT)
 
 
 @pytest.mark.parametrize(
@@ -66,20 +40,21 @@ BASE = evaluate(WORKLOAD, OFFERING, LAYOUT)
     ],
 )
 def test_a_name_in_another_case_or_spelling_gives_the_same_answer_under_the_engine_name(
-    part: str, key: str, written: str, engine_name: str, echo: str
+    part: str, key: str, written: str, engine_name: str, echo: str, h100_ib: dict[str, Any]
 ) -> None:
-    answer = _answer(part, key, written)
+    answer, base = _answer(h100_ib, part, key, written), _answer(h100_ib)
     assert answer[echo][key] == engine_name
-    assert answer["iteration_time_s"] == BASE["iteration_time_s"]
-    assert answer["memory_gib_per_gpu"] == BASE["memory_gib_per_gpu"]
+    assert answer["iteration_time_s"] == base["iteration_time_s"]
+    assert answer["memory_gib_per_gpu"] == base["memory_gib_per_gpu"]
 
 
-def test_a_gpu_read_from_a_model_name_says_so() -> None:
-    answer = _answer("offering", "gpu", "B300")
+def test_a_gpu_read_from_a_model_name_says_so(h100_ib: dict[str, Any]) -> None:
+    answer = _answer(h100_ib, "offering", "gpu", "B300")
     assert answer["offering"]["gpu"] == "B300-288GB"
     assert any(note.startswith("GPU 'B300' read as NVIDIA B300") for note in answer["assumptions"])
     # a key or the table's own name needs no note
-    assert not any("read as" in note for note in _answer("offering", "gpu", "h100-sxm-80gb")["assumptions"])
+    by_key = _answer(h100_ib, "offering", "gpu", "h100-sxm-80gb")
+    assert not any("read as" in note for note in by_key["assumptions"])
 
 
 @pytest.mark.parametrize(
@@ -93,10 +68,10 @@ def test_a_gpu_read_from_a_model_name_says_so() -> None:
     ],
 )
 def test_what_names_none_of_the_kinds_is_refused_on_its_field(
-    part: str, key: str, written: str, field: str
+    part: str, key: str, written: str, field: str, h100_ib: dict[str, Any]
 ) -> None:
     with pytest.raises(InputError) as err:
-        _answer(part, key, written)
+        _answer(h100_ib, part, key, written)
     assert err.value.field == field
 
 
