@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from hardware.numbers import is_finite
 from portal.constraints import RangeValidator
+from sizing.engine.bounds import chosen
 
 
 class FloatField(serializers.FloatField):
@@ -34,13 +35,8 @@ class NameChoiceField(serializers.ChoiceField):
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, str) and data not in self.choices:
-            wanted = _bare(data)
-            data = next((choice for choice in self.choices if _bare(str(choice)) == wanted), data)
+            data = chosen(data, tuple(str(choice) for choice in self.choices)) or data
         return super().to_internal_value(data)
-
-
-def _bare(text: str) -> str:
-    return "".join(c for c in text.strip().lower() if c not in "-_ ")
 
 
 class RangeCheckedDecimalField(serializers.DecimalField):

@@ -80,13 +80,13 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
     dataset_size_gb = FloatField(required=False, allow_null=True, **_bounded("dataset_size_gb"))
 
     def validate_preset(self, value: str) -> str:
+        if not value:
+            return value
         known = tuple(services.known_presets())
-        value = (chosen(value, known) or value) if value else value  # `GPT-3 175B`: the preset gpt3-175b
-        if value and value not in known:
-            raise serializers.ValidationError(
-                f"unknown preset “{value}” (known: {', '.join(services.known_presets())})"
-            )
-        return value
+        preset = chosen(value, known)  # `GPT-3 175B`: the preset gpt3-175b
+        if preset is None:
+            raise serializers.ValidationError(f"unknown preset “{value}” (known: {', '.join(known)})")
+        return preset
 
 
 class SizedAsSerializer(serializers.Serializer[Any]):
