@@ -240,12 +240,10 @@ def _named_as_the_engine_names(facts: dict[str, Any]) -> tuple[dict[str, Any], l
     given = out.get("gpu")
     notes: list[str] = []
     if isinstance(given, str) and given and gpu_by_name(given) is None:
-        by_key = {name.lower(): name for name in GPUS}
-        table_key = by_key.get(given.strip().lower())
-        named = GPUS[table_key] if table_key else _gpu_named(given)
+        named = _gpu_named(given)
         if named is not None:
             out["gpu"] = named.key
-            if table_key is None and given.strip().lower() != named.name.lower():
+            if given.strip().lower() not in (named.key.lower(), named.name.lower()):  # not the key or name
                 notes.append(_("GPU %(given)s read as %(gpu)s", given=repr(given), gpu=named.name))
     return out, notes
 
