@@ -163,7 +163,9 @@ def _zip_members(data: bytes, reader: _Reader) -> None:
             reader.add(name, content)
 
 
-# One log compressed alone (`gzip nccl.log`, `xz`, `bzip2`): its magic bytes and a reader of its stream.
+# One log compressed alone (`gzip nccl.log`, `xz`, `bzip2`): its magic bytes and a reader of its stream. The
+# same bytes as three of benchmarks.services.COMPRESSED_MAGIC, written again because this module is pure and
+# may import only `hardware` (tests/test_architecture.py).
 SINGLE_FILE_CODECS: tuple[tuple[bytes, Callable[[io.BytesIO], io.BufferedIOBase]], ...] = (
     (b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw)),
     (b"\xfd7zXZ\x00", lzma.LZMAFile),
