@@ -32,6 +32,7 @@ does not load every rail (FORMATS.md 8: 24.9 GB/s sendrecv vs 48.9 all_reduce on
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from benchmarks.compare_dmesg import compare_dmesg
@@ -395,6 +396,9 @@ def _gpus_per_node_verdict(
                 gpus=gpus,
             )
             return verdict_row(claim, expected, gpus - len(in_error), "cannot-measure", detail, item, lines)
+    per_host = s.get("gpus_per_host") or {}
+    if len(per_host) > 1 and expected is not None:
+        return _weakest_host_gpus(claim, expected, per_host, in_error, item, lines)
     if not in_error or gpus is None:
         return count_verdict(claim, expected, gpus, item, lines)
     detail = ngettext(
@@ -405,6 +409,29 @@ def _gpus_per_node_verdict(
         errors=len(in_error),
     )
     return count_verdict(claim, expected, gpus - len(in_error), item, lines, detail)
+
+
+def _weakest_host_gpus(
+    claim: str,
+    expected: int,
+    per_host: dict[str, int],
+    in_error: list[dict[str, Any]],
+    item: dict[str, Any],
+    lines: list[int],
+) -> dict[str, Any]:
+    """GPUs per node from a file of several hosts' GPUs (nvidia_smi `gpus_per_host`): the host with the
+    fewest usable GPUs (ERR! ones not counted) against the per-node claim, as the port reports are judged
+    (compare_fabric.compare_ports); their sum would hide a node short of GPUs behind the others."""
+    errors = Counter(g.get("host") for g in in_error)
+    usable = {host: n - errors.get(host, 0) for host, n in per_host.items()}
+    host = min(usable, key=lambda h: usable[h])
+    detail = _(
+        "host %(host)s, the fewest of %(count)s hosts (%(each)s)",
+        host=host,
+        count=len(usable),
+        each=listed([f"{h}: {n}" for h, n in list(usable.items())[:16]], more=len(usable) > 16),
+    )
+    return count_verdict(claim, expected, usable[host], item, lines, detail)
 
 
 def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:

@@ -346,10 +346,26 @@ def _rival_adapters(groups: dict[str, list[dict[str, Any]]], nics: int) -> int:
     return _adapters(wrong)
 
 
+# The listed functions of an lspci summary, each with its `host` in a file of several hosts' listings.
+LSPCI_FUNCTION_LISTS = (
+    "rdma_nic_functions",
+    "bridge_functions",
+    "gpu_functions",
+    "nic_internal_bridges",
+    "pcie_downgraded",
+    "unread_network_functions",
+)
+
+
 def compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     """The NIC functions of the claimed link layer against the claim; the other layer's functions are a
     link-layer row when the claimed layer falls short (a fail when no function has it) or when the other
-    layer's adapters could themselves be the claimed fabric (as many as the claim: a warning)."""
+    layer's adapters could themselves be the claimed fabric (as many as the claim: a warning). A listing of
+    several hosts (lspci `hosts`) is judged host by host: the host with the worst verdict stands for the file
+    (_weakest_lspci_host)."""
+    hosts = item.get("summary", {}).get("hosts") or []
+    if len(hosts) > 1:
+        return _weakest_lspci_host(facts, item, hosts)
     wanted = _lspci_wanted(facts)
     groups = _lspci_layers(facts, item)
     counted, wrong = groups["counted"], groups["wrong"]
@@ -386,6 +402,27 @@ def compare_lspci(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         verdict_row(_("fabric link layer"), wanted, wrong[0]["link_layer"], verdict, detail, item, lines)
     )
     return out
+
+
+def _weakest_lspci_host(
+    facts: dict[str, Any], item: dict[str, Any], hosts: list[str]
+) -> list[dict[str, Any]]:
+    """compare_lspci of each host's functions alone; the rows of the host whose count verdict is worst
+    (then fewest functions counted), each naming it, as the port reports are judged (compare_ports)."""
+    s = item.get("summary", {})
+    judged = []
+    for host in hosts:
+        mine = {key: [f for f in s.get(key) or [] if f.get("host") == host] for key in LSPCI_FUNCTION_LISTS}
+        summary = {**s, **{key: funcs for key, funcs in mine.items() if key in s}, "hosts": [host]}
+        summary["rdma_nics"] = len(mine["rdma_nic_functions"])
+        summary["lines"] = [f["line"] for f in mine["rdma_nic_functions"]]
+        rows = compare_lspci(facts, {**item, "summary": summary})
+        judged.append((VERDICT_RANK.get(rows[0]["verdict"], 0), -(rows[0]["measured"] or 0), host, rows))
+    _rank, _count, host, rows = max(judged, key=lambda j: (j[0], j[1]))
+    note = _("host %(host)s, the weakest of %(count)s hosts", host=host, count=len(hosts))
+    return [
+        {**row, "detail": joined(note, row["detail"], sep=_("; ")) if row["detail"] else note} for row in rows
+    ]
 
 
 def _function_names(funcs: list[dict[str, Any]]) -> Msg:

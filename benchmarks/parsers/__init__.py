@@ -16,6 +16,7 @@ from hardware.messages import _, listed
 from . import nccl_json
 from .detect import NCCL, Detection, detect
 from .gpu_names import note_gpu_names, printed_gpu_names
+from .hosts import HOST_SPLIT_KINDS, by_host, dshbak_sections
 from .result import ParseResult
 from .text import SNIFF_BYTES, BinarySource, HeadLines, Text, decode, decode_file
 
@@ -193,11 +194,23 @@ def _parse_text(text: Text, filename: str | None) -> ParseResult:
     if not any(line.strip() for line in text.lines):
         return ParseResult(kind=None, errors=[_("%(label)snot recognised: the file is empty", label=label)])
     detection = detect(text)
+    regrouped: Text | None = None
+    if detection.kind is None or detection.kind in HOST_SPLIT_KINDS:
+        # several hosts' lines, each carrying its host's name (pdsh, clush, srun -l) or under dshbak's
+        # headers: read host by host
+        regrouped = by_host(text, MAX_REPORT_LINES) or dshbak_sections(text, MAX_REPORT_LINES)
+        again = detect(regrouped) if regrouped is not None else None
+        if regrouped is not None and again is not None and again.kind in HOST_SPLIT_KINDS:
+            text, detection = regrouped, again
+        else:
+            regrouped = None
     if detection.kind is None:
         return ParseResult(
             kind=None, errors=[_("%(label)snot recognised: %(reason)s", label=label, reason=detection.reason)]
         )
-    head = HeadLines(text.lines, MAX_REPORT_LINES) if detection.kind in REPORT_KINDS else None
+    # a regrouped text holds its first MAX_REPORT_LINES lines already, and says so
+    capped = detection.kind in REPORT_KINDS and regrouped is None
+    head = HeadLines(text.lines, MAX_REPORT_LINES) if capped else None
     try:
         result = _parser_for(detection.kind)(dataclasses.replace(text, lines=head) if head else text)
     except Exception as exc:  # a parser bug must not turn an upload into a 500

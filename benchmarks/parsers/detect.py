@@ -100,7 +100,11 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     # `nvidia-smi nvlink -R` (each link's remote device): NVLink output, not `-L`, and no link state or speed.
     "nvlink_remote": re.compile(r"^\s*+Link\s++\d++:\s++Remote Device\s"),
     "topo_header": re.compile(r"^\s*+GPU0(?:\s++\S++)*\s++CPU Affinity"),
-    "topo_row": re.compile(r"^\s*GPU\d+\s+(?:X|NV\d+|SYS|NODE|PHB|PXB|PIX|SOC)\s"),
+    # not a `topo -p2p` matrix's row (`GPU0   X   OK   OK`: its cells are OK, NS, CNS, GNS, TNS, CNP, DR,
+    # U), which two hosts' or runs' matrices would otherwise count twice
+    "topo_row": re.compile(
+        r"^\s*+GPU\d++(?!.*\s(?:OK|NS|CNS|GNS|TNS|CNP|DR|U)(?:\s|$))\s++(?:X|NV\d++|SYS|NODE|PHB|PXB|PIX|SOC)\s"
+    ),
     "topo_legend": re.compile(r"Connection traversing|NV#\s*=|NIC Legend:"),
     "ibstat_ca": re.compile(r"^\s*CA\s+'[^']+'"),
     "ibstat_field": re.compile(r"^\s*(?:Physical state|Link layer|CA type|Base lid|SM lid):\s"),

@@ -13,7 +13,7 @@ from typing import Any
 from hardware.messages import _, listed, ngettext
 
 from .result import ParseResult
-from .text import ELISION_RE, Text
+from .text import ELISION_RE, Text, line_host
 
 BDF = r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # `lspci -P` / `-PP` print the path of bridges down to each device, `0000:15:01.0/16:00.0/17:00.0/18:00.0`:
@@ -194,15 +194,55 @@ def _listing_summary(found: dict[str, list[dict[str, Any]]], devices: int) -> di
     return summary
 
 
+class _Hosts:
+    """The host each function is listed under. Each PCI address is one function: a listing pasted twice, or
+    two greps matching the same devices (`lspci | grep -i mellanox`, then `| grep -i bluefield`), lists it
+    again, and the first listing counts. Under several hosts' prompts or command lines (text.line_host; pdsh
+    files, hosts.by_host) an address is one function per host; lines before the first host named are taken
+    as that host's."""
+
+    def __init__(self) -> None:
+        self.host: str | None = None
+        self.hosts: dict[str, None] = {}
+        self.seen: set[tuple[str | None, str]] = set()
+        self.entries: list[tuple[dict[str, Any], str | None]] = []
+
+    def names_host(self, line: str) -> bool:
+        """Whether the line names the host of the lines after it (a prompt's `@` or the command, text.
+        HOST_COMMAND_RE, which `-vv` lines do not hold)."""
+        named = line_host(line) if "@" in line or "lspci" in line else None
+        if named is not None:
+            self.host = named
+            self.hosts.setdefault(named, None)
+        return named is not None
+
+    def repeats(self, bdf: str) -> bool:
+        """Whether the address was listed before on this host (else it is noted)."""
+        key = (None if self.host == next(iter(self.hosts), None) else self.host, _address(bdf))
+        if key in self.seen:
+            return True
+        self.seen.add(key)
+        return False
+
+    def listed(self, entry: dict[str, Any]) -> dict[str, Any]:
+        self.entries.append((entry, self.host))
+        return entry
+
+    def name_hosts(self, summary: dict[str, Any]) -> None:
+        """With several hosts, each function's `host` and the summary's `hosts`."""
+        if len(self.hosts) > 1:
+            for entry, named in self.entries:
+                entry["host"] = named or next(iter(self.hosts))
+            summary["hosts"] = list(self.hosts)
+
+
 def parse_lspci(text: Text) -> ParseResult:
     result = ParseResult(kind="lspci")
     found: dict[str, list[dict[str, Any]]] = {
         name: []
         for name in ("dead", "nic", "nic_bridge", "bridge", "nvswitch", "gpu", "downgraded", "unread")
     }
-    # Each PCI address is one function: a listing pasted twice, or two greps matching the same devices
-    # (`lspci | grep -i mellanox`, then `| grep -i bluefield`), lists it again. The first listing counts.
-    seen: set[str] = set()
+    seen = _Hosts()
     repeated: list[tuple[int, str]] = []
     elided: list[int] = []
     stated: list[dict[str, Any]] = []
@@ -211,7 +251,9 @@ def parse_lspci(text: Text) -> ParseResult:
     for no, line in enumerate(text.lines, start=1):
         m = LINE_RE.match(line)
         if not m:
-            if current is not None and "(downgraded)" in line:
+            if seen.names_host(line):
+                current = None
+            elif current is not None and "(downgraded)" in line:
                 down = _downgraded(current[0], current[1], no, line)
                 if down:
                     found["downgraded"].append(down)
@@ -223,14 +265,13 @@ def parse_lspci(text: Text) -> ParseResult:
             continue
         current = None
         bdf = _device_address(m.group(1), m.group(2))
-        if _address(bdf) in seen:
+        if seen.repeats(bdf):
             repeated.append((no, bdf))
             continue
-        seen.add(_address(bdf))
         devices += 1
         cls, desc, numeric, unread = _numeric(m.group(3).strip(), m.group(4).strip())
         cls_l = cls.lower()
-        entry = {"bdf": bdf, "class": cls, "device": desc, "line": no}
+        entry = seen.listed({"bdf": bdf, "class": cls, "device": desc, "line": no})
         if m.group(1):
             entry["pci_path"] = m.group(1) + m.group(2)
         bucket = "unread" if unread else _bucket(cls_l, desc)
@@ -243,6 +284,7 @@ def parse_lspci(text: Text) -> ParseResult:
         if bucket in ("nic", "gpu"):
             current = (entry, bucket)
     result.summary = _listing_summary(found, devices)
+    seen.name_hosts(result.summary)
     if elided:
         # The author left lines out: every count is a minimum; a total the note states is kept beside them.
         result.summary["elided_lines"] = elided

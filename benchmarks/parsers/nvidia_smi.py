@@ -17,7 +17,9 @@ from .nvidia_smi_mig import MigDevices
 from .nvidia_smi_query import (
     ERR,
     GpuSet,
+    HostLines,
     TableSet,
+    gpus_per_host,
     is_query_csv,
     is_query_report,
     parse_query,
@@ -100,6 +102,7 @@ class _TableReader:
         self.rows: list[tuple[str, dict[str, Any]]] = []  # the GPU rows of the table being read
         self.migs = MigDevices()
         self.host: str | None = None
+        self.hosts = HostLines()
         self.last_gpu: dict[str, Any] | None = None
         self.block_row = -1  # the row of the last GPU's block being read (0: its GPU row), -1 after it
         self.listed_index: int | None = None  # the `-L` GPU line the MIG lines after it belong to
@@ -124,6 +127,7 @@ class _TableReader:
             if host is not None:
                 self.end_table()
                 self.host, self.driver = host, None
+                self.hosts.note(no, host)
                 return
         if self.rows:
             if "Processes:" in line:
@@ -295,6 +299,9 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
         result.summary["driver_versions"] = list(dict.fromkeys(d for d, _ in reader.drivers))
     if reader.migs.devices():
         result.summary["mig_device_list"] = reader.migs.devices()
+    per_host = gpus_per_host(devices, reader.hosts, in_error)
+    if per_host is not None:
+        result.summary["gpus_per_host"] = per_host
     if in_error:
         result.summary["gpus_in_error"] = in_error
     if gpus and reader.table.missing:
@@ -356,12 +363,15 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
     A GPU is keyed by its UUID, or by its index when the header has none, so a header printed again is the
     same GPU: `nvlink -s -i 0` then `nvlink -c -i 0` print one `GPU 0: ...` header twice (tests/benchmarks/
     fixtures/real/nvidia-smi-nvlink/h100-gpu0-status-then-capabilities-repeated-header.txt), and a link
-    read again replaces its first reading rather than counting twice. The capability lines of `-c`
-    (`Link 0, P2P is supported: true`) are not link states: LINK_RE (`Link n:`) leaves them out."""
-    gpus: dict[str | int | None, dict[str, Any]] = {}
+    read again replaces its first reading rather than counting twice; under another host's prompt or
+    command line (text.line_host, as pdsh files are read, hosts.by_host) it is another GPU. The capability
+    lines of `-c` (`Link 0, P2P is supported: true`) are not link states: LINK_RE (`Link n:`) leaves them
+    out."""
+    gpus: dict[tuple[str | None, str | int | None], dict[str, Any]] = {}
     current: dict[str, Any] | None = None
     elided: dict[str, Any] | None = None  # the GPU whose block an elision line just ended
     orphan_links = 0
+    host: str | None = None  # the host the lines after a prompt or a command naming one are of
     for no, line in enumerate(text.lines, start=1):
         m = LIST_RE.match(line) or GPU_NO_UUID_RE.match(line)
         if m:
@@ -371,7 +381,7 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
                 elided["elided"] = elided["elided"] or ("links" if follows else "gpus")
                 elided = None
             key = m.group(3) if m.re is LIST_RE else index
-            current = gpus.setdefault(key, _gpu_block(index, m.group(2).strip(), no))
+            current = gpus.setdefault((host, key), _gpu_block(index, m.group(2).strip(), no))
             continue
         m = LINK_RE.match(line) or COUNTER_RE.match(line)
         if m:
@@ -379,7 +389,7 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
                 elided["elided"], elided = "links", None
             if current is None:
                 orphan_links += 1
-                current = gpus[None] = _gpu_block(None, None, no)
+                current = gpus[(host, None)] = _gpu_block(None, None, no)
             link = int(m.group(1))
             if m.re is COUNTER_RE:
                 counter = current["counters"].setdefault(link, {"link": link, "type": m.group(2), "line": no})
@@ -388,7 +398,10 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
             speed = to_float(m.group(2)) if m.group(2) else None
             current["links"][link] = {"link": link, "gbytes_per_s": speed, "line": no}
             continue
-        if NO_NVLINK_RE.search(line) and current is not None:
+        named = line_host(line)
+        if named is not None:  # another host's GPUs follow: GPU 0 there is another GPU
+            host, current, elided = named, None, None
+        elif NO_NVLINK_RE.search(line) and current is not None:
             current["nvml_none"] = True
         elif current is not None and ELISION_RE.match(line):
             # The author left lines out inside this GPU's block, or the GPUs after it: what follows tells.

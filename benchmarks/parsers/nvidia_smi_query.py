@@ -13,6 +13,7 @@ units in brackets: `index, name, pci.bus_id, memory.total [MiB]`), then one line
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from typing import Any
@@ -80,6 +81,39 @@ def _value(key: str, raw: str) -> Any:
     return int(number) if number is not None and number.is_integer() else number
 
 
+class HostLines:
+    """Where the lines of each named host begin (text.line_host: a prompt, `ssh host nvidia-smi`, or the line
+    hosts.by_host puts before each host's lines of a pdsh or clush file), to tell which host printed a GPU's
+    line."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.hosts: list[str] = []
+
+    def note(self, no: int, host: str) -> None:
+        if not self.hosts or self.hosts[-1] != host:
+            self.starts.append(no)
+            self.hosts.append(host)
+
+    def host_of(self, no: int) -> str | None:
+        at = bisect.bisect_right(self.starts, no)
+        return self.hosts[at - 1] if at else None
+
+
+def gpus_per_host(
+    devices: list[dict[str, Any]], hosts: HostLines, in_error: list[dict[str, Any]] | None = None
+) -> dict[str, int] | None:
+    """The GPUs each host shows, by the host of each GPU's line, when every GPU is under a named host and
+    there are several (a node's claim is judged host by host, not on their sum); None otherwise. The GPUs
+    in `in_error` get their `host`."""
+    named = [hosts.host_of(g["line"]) for g in devices]
+    if None in named or len(set(named)) < 2:
+        return None
+    for g in in_error or []:
+        g["host"] = hosts.host_of(g["line"])
+    return dict(Counter(h for h in named if h is not None))
+
+
 class _Reader:
     """One pass: the header, then GPU blocks with a stack of (indent, section) for the path."""
 
@@ -87,12 +121,20 @@ class _Reader:
         self.header: dict[str, Any] = {}
         self.gpus: list[dict[str, Any]] = []
         self.sections: list[tuple[int, str]] = []
+        self.hosts = HostLines()
+        self.attached: dict[str | None, int] = {}  # `Attached GPUs` by the host whose report states it
 
     def line(self, no: int, line: str) -> None:
         m = ATTACHED_RE.match(line)
         if m:
             self.header["attached"], self.header["attached_line"] = int(m.group(1)), no
+            self.attached[self.hosts.host_of(no)] = int(m.group(1))
             return
+        if line[:1] not in (" ", "\t", "") and not line.startswith("GPU "):  # fields are indented
+            host = line_host(line)
+            if host is not None:
+                self.hosts.note(no, host)
+                return
         m = GPU_BLOCK_RE.match(line)
         if m:
             self.gpus.append({"index": len(self.gpus), "bus_id": m.group(1), "line": no})
@@ -189,6 +231,11 @@ def parse_query(text: Text) -> ParseResult:
         "mig_devices": 0,
         "lines": [header["attached_line"]] if attached is not None else [g["line"] for g in gpus],
     }
+    per_host = gpus_per_host(gpus, reader.hosts)
+    if per_host is not None:
+        # each host's report states its own count; a host whose `Attached GPUs` is not shown: its blocks
+        per_host = {host: reader.attached.get(host, n) for host, n in per_host.items()}
+        result.summary["gpus_per_host"] = per_host
     if attached is not None and len(gpus) < attached:
         result.warnings.append(
             ngettext(
@@ -498,11 +545,13 @@ class _CsvReader:
         self.gpus = GpuSet()
         self.drivers: dict[str, None] = {}  # distinct driver versions, in order
         self.host: str | None = None
+        self.hosts = HostLines()
 
     def line(self, no: int, line: str) -> None:
         host = line_host(line)
         if host is not None:
             self.host = host
+            self.hosts.note(no, host)
             return
         if is_csv_header(line):
             self.fields = [field.split("[")[0].strip() for field in line.split(",")]
@@ -565,6 +614,9 @@ def parse_query_csv(text: Text) -> ParseResult:
         "mig_devices": 0,
         "lines": [g["line"] for g in gpus],
     }
+    per_host = gpus_per_host(gpus, reader.hosts)
+    if per_host is not None:
+        result.summary["gpus_per_host"] = per_host
     if not gpus:
         result.warnings.append(_("nvidia-smi --query-gpu header found but no GPU lines"))
     elif all(_csv_gpu_id(g) is None for g in gpus):

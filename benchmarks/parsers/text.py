@@ -328,6 +328,15 @@ def _common_wrapper(lines: list[str]) -> re.Pattern[str] | None:
     return None
 
 
+# The wrappers that hold no name: every other one sniff_wrappers finds is one host's name or srun label.
+UNNAMED_WRAPPERS = (ISO_STAMP_RE, CLOCK_STAMP_RE, CTIME_STAMP_RE, QUOTE_WRAPPER_RE)
+
+
+def is_label_wrapper(pattern: re.Pattern[str]) -> bool:
+    """Whether a wrapper sniff_wrappers found is one host's name or one srun label."""
+    return pattern not in UNNAMED_WRAPPERS
+
+
 def drop_wrappers(line: str, wrappers: Wrappers) -> str:
     """The line without the file's wrapper prefixes (sniff_wrappers), each where it is."""
     for pattern in wrappers:
@@ -436,6 +445,11 @@ class Text:
     binary: bool = False
     truncated_lines: int = 0
     notes: list[str] = field(default_factory=list)
+    # The prefixes taken off every line (sniff_wrappers), and, when one is a host's name or an srun label
+    # sniffed from the head, the same file cleaned with only the given wrappers: a file whose head is one
+    # host's lines may hold other hosts' after it (hosts.by_host reads them).
+    wrappers: Wrappers = ()
+    rewrap: Callable[[Wrappers], Text] | None = None
 
     def cut_lines(self) -> int:
         if isinstance(self.lines, LineStream):
@@ -517,8 +531,16 @@ def decode(data: bytes | str) -> Text:
     raw = text.split(sep)
     if raw and raw[-1] == "":
         raw.pop()
-    lines, cut = clean_lines(raw, sep, sniff_wrappers(text[:SNIFF_BYTES], sep))
-    return Text(lines=lines, truncated_lines=cut)
+    wrappers = sniff_wrappers(text[:SNIFF_BYTES], sep)
+    lines, cut = clean_lines(raw, sep, wrappers)
+    rewrap = None
+    if any(is_label_wrapper(w) for w in wrappers):
+
+        def rewrap(keep: Wrappers) -> Text:
+            again, cut_again = clean_lines(raw, sep, keep)
+            return Text(lines=again, truncated_lines=cut_again, wrappers=keep)
+
+    return Text(lines=lines, truncated_lines=cut, wrappers=wrappers, rewrap=rewrap)
 
 
 def decode_file(open_binary: Callable[[], BinarySource], head: bytes | None = None) -> Text:
@@ -536,7 +558,16 @@ def decode_file(open_binary: Callable[[], BinarySource], head: bytes | None = No
     head_text = head.decode(encoding, errors="replace")
     cr_only = "\n" not in head_text and "\r" in head_text
     wrappers = sniff_wrappers(head_text, "\r" if cr_only else "\n")
-    return Text(lines=LineStream(open_binary, cr_only=cr_only, wrappers=wrappers, encoding=encoding))
+
+    def rewrap(keep: Wrappers) -> Text:
+        stream = LineStream(open_binary, cr_only=cr_only, wrappers=keep, encoding=encoding)
+        return Text(lines=stream, wrappers=keep)
+
+    return Text(
+        lines=LineStream(open_binary, cr_only=cr_only, wrappers=wrappers, encoding=encoding),
+        wrappers=wrappers,
+        rewrap=rewrap if any(is_label_wrapper(w) for w in wrappers) else None,
+    )
 
 
 def strip_launcher_prefix(line: str) -> str:

@@ -85,10 +85,16 @@ def _read_matrix(
     legend: dict[str, str] = {}
     header_line = None
     matrix_done = False
+    later: int | None = None  # a later header without affinity columns, until its first row tells its kind
     for no, line in enumerate(text.lines, start=1):
         tokens = line.split()
         if not tokens:
             continue
+        if later is not None:
+            # a topology row (`GPU0  X  NV18 ...`, not a p2p matrix's `OK` cells) makes it another `topo -m`
+            if tokens[0].startswith("GPU") and any(CELL_RE.match(t) and t != "X" for t in tokens[1:]):
+                notes["later"].append(later)
+            later = None
         if tokens[0] == "GPU0" and len(tokens) > 1 and not CELL_RE.match(tokens[1]):
             if columns:
                 # A second header (`nvidia-smi topo -p2p r` after `-m`: `GPU0 X OK ...` status cells, or
@@ -97,6 +103,8 @@ def _read_matrix(
                 matrix_done = True
                 if "CPU" in tokens:
                     notes["later"].append(no)
+                else:
+                    later = no
                 continue
             columns = _header_labels(tokens, notes["glued_header"], no)
             header_line = no
