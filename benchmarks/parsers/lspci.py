@@ -13,7 +13,7 @@ from typing import Any
 from hardware.messages import _, listed, ngettext
 
 from .result import ParseResult
-from .text import ELISION_RE, Text, line_host
+from .text import ELISION_RE, HostLines, Text, line_host
 
 BDF = r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # `lspci -P` / `-PP` print the path of bridges down to each device, `0000:15:01.0/16:00.0/17:00.0/18:00.0`:
@@ -202,38 +202,29 @@ class _Hosts:
     as that host's."""
 
     def __init__(self) -> None:
-        self.host: str | None = None
-        self.hosts: dict[str, None] = {}
-        self.seen: set[tuple[str | None, str]] = set()
-        self.entries: list[tuple[dict[str, Any], str | None]] = []
+        self.key: str | None = None  # what an address is keyed with: None under the first host named
+        self.starts = HostLines()
+        self.seen: set[str] = set()  # the addresses read, each after its key and a NUL under a later host
 
-    def names_host(self, line: str) -> bool:
-        """Whether the line names the host of the lines after it (a prompt's `@` or the command, text.
-        HOST_COMMAND_RE, which `-vv` lines do not hold)."""
-        named = line_host(line) if "@" in line or "lspci" in line else None
-        if named is not None:
-            self.host = named
-            self.hosts.setdefault(named, None)
-        return named is not None
+    def names_host(self, no: int, line: str) -> bool:
+        """Whether the line names the host of the lines after it (text.line_host). Only a line holding a
+        prompt's `@` or the command (text.HOST_COMMAND_RE) can, which `-vv` lines do not: the caller looks
+        for those first."""
+        host = line_host(line)
+        if host is not None:
+            self.starts.note(no, host)
+            self.key = None if host == self.starts.hosts[0] else host
+        return host is not None
 
-    def repeats(self, bdf: str) -> bool:
-        """Whether the address was listed before on this host (else it is noted)."""
-        key = (None if self.host == next(iter(self.hosts), None) else self.host, _address(bdf))
-        if key in self.seen:
-            return True
-        self.seen.add(key)
-        return False
-
-    def listed(self, entry: dict[str, Any]) -> dict[str, Any]:
-        self.entries.append((entry, self.host))
-        return entry
-
-    def name_hosts(self, summary: dict[str, Any]) -> None:
-        """With several hosts, each function's `host` and the summary's `hosts`."""
-        if len(self.hosts) > 1:
-            for entry, named in self.entries:
-                entry["host"] = named or next(iter(self.hosts))
-            summary["hosts"] = list(self.hosts)
+    def name_hosts(self, found: dict[str, list[dict[str, Any]]], summary: dict[str, Any]) -> None:
+        """With several hosts, each function's `host` (by its line) and the summary's `hosts`."""
+        hosts = list(dict.fromkeys(self.starts.hosts))
+        if len(hosts) < 2:
+            return
+        for entries in found.values():
+            for entry in entries:
+                entry["host"] = self.starts.host_of(entry["line"]) or hosts[0]
+        summary["hosts"] = hosts
 
 
 def parse_lspci(text: Text) -> ParseResult:
@@ -251,7 +242,7 @@ def parse_lspci(text: Text) -> ParseResult:
     for no, line in enumerate(text.lines, start=1):
         m = LINE_RE.match(line)
         if not m:
-            if seen.names_host(line):
+            if ("@" in line or "lspci" in line) and seen.names_host(no, line):
                 current = None
             elif current is not None and "(downgraded)" in line:
                 down = _downgraded(current[0], current[1], no, line)
@@ -265,13 +256,15 @@ def parse_lspci(text: Text) -> ParseResult:
             continue
         current = None
         bdf = _device_address(m.group(1), m.group(2))
-        if seen.repeats(bdf):
+        address = _address(bdf) if seen.key is None else f"{seen.key}\0{_address(bdf)}"
+        if address in seen.seen:
             repeated.append((no, bdf))
             continue
+        seen.seen.add(address)
         devices += 1
         cls, desc, numeric, unread = _numeric(m.group(3).strip(), m.group(4).strip())
         cls_l = cls.lower()
-        entry = seen.listed({"bdf": bdf, "class": cls, "device": desc, "line": no})
+        entry = {"bdf": bdf, "class": cls, "device": desc, "line": no}
         if m.group(1):
             entry["pci_path"] = m.group(1) + m.group(2)
         bucket = "unread" if unread else _bucket(cls_l, desc)
@@ -284,7 +277,7 @@ def parse_lspci(text: Text) -> ParseResult:
         if bucket in ("nic", "gpu"):
             current = (entry, bucket)
     result.summary = _listing_summary(found, devices)
-    seen.name_hosts(result.summary)
+    seen.name_hosts(found, result.summary)
     if elided:
         # The author left lines out: every count is a minimum; a total the note states is kept beside them.
         result.summary["elided_lines"] = elided

@@ -17,7 +17,6 @@ from .nvidia_smi_mig import MigDevices
 from .nvidia_smi_query import (
     ERR,
     GpuSet,
-    HostLines,
     TableSet,
     gpus_per_host,
     is_query_csv,
@@ -26,7 +25,7 @@ from .nvidia_smi_query import (
     parse_query_csv,
 )
 from .result import ParseResult
-from .text import Text, line_host, to_float
+from .text import HostLines, Text, line_host, to_float
 
 # Driver 610 prints `KMD Version:` and `CUDA UMD Version:` where earlier drivers print `Driver Version:` and
 # `CUDA Version:` (fixtures/real/nvidia-smi/dell-xe9780-b300-7gpu-driver610-kmd-version-cuda-umd-header.txt).

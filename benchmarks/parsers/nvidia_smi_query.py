@@ -13,7 +13,6 @@ units in brackets: `index, name, pci.bus_id, memory.total [MiB]`), then one line
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import Counter
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 from hardware.messages import _, joined, listed, ngettext
 
 from .result import ParseResult
-from .text import Text, line_host, to_float
+from .text import HostLines, Text, line_host, to_float
 
 ATTACHED_RE = re.compile(r"^\s*+Attached GPUs\s*+:\s*+(\d++)")
 GPU_BLOCK_RE = re.compile(r"^\s*+GPU\s++([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*+$")
@@ -79,25 +78,6 @@ def _value(key: str, raw: str) -> Any:
     token = raw.split()[0].rstrip("x") if raw.split() else ""
     number = to_float(token)
     return int(number) if number is not None and number.is_integer() else number
-
-
-class HostLines:
-    """Where the lines of each named host begin (text.line_host: a prompt, `ssh host nvidia-smi`, or the line
-    hosts.by_host puts before each host's lines of a pdsh or clush file), to tell which host printed a GPU's
-    line."""
-
-    def __init__(self) -> None:
-        self.starts: list[int] = []
-        self.hosts: list[str] = []
-
-    def note(self, no: int, host: str) -> None:
-        if not self.hosts or self.hosts[-1] != host:
-            self.starts.append(no)
-            self.hosts.append(host)
-
-    def host_of(self, no: int) -> str | None:
-        at = bisect.bisect_right(self.starts, no)
-        return self.hosts[at - 1] if at else None
 
 
 def gpus_per_host(

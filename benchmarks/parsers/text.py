@@ -8,6 +8,7 @@ are removed before any parser looks at a line. Launcher prefixes that could be r
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import itertools
 import re
@@ -661,6 +662,25 @@ def line_host(line: str) -> str | None:
             return m.group(1) if m else prompt.group(1)
     m = HOST_COMMAND_RE.match(line)
     return m.group(1) if m else None
+
+
+class HostLines:
+    """Where the lines of each named host begin (line_host: a prompt, `ssh host nvidia-smi`, or the line
+    hosts.by_host puts before each host's lines of a pdsh or clush file), to tell which host printed a line
+    (a GPU's, a PCI function's)."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.hosts: list[str] = []
+
+    def note(self, no: int, host: str) -> None:
+        if not self.hosts or self.hosts[-1] != host:
+            self.starts.append(no)
+            self.hosts.append(host)
+
+    def host_of(self, no: int) -> str | None:
+        at = bisect.bisect_right(self.starts, no)
+        return self.hosts[at - 1] if at else None
 
 
 # What every line that names a host holds (line_host): the `@` of a shell prompt (SHELL_PROMPT_RE), or the
