@@ -101,9 +101,10 @@ SIGNATURES: dict[str, re.Pattern[str]] = {
     "nvlink_remote": re.compile(r"^\s*+Link\s++\d++:\s++Remote Device\s"),
     "topo_header": re.compile(r"^\s*+GPU0(?:\s++\S++)*\s++CPU Affinity"),
     # not a `topo -p2p` matrix's row (`GPU0   X   OK   OK`: its cells are OK, NS, CNS, GNS, TNS, CNP, DR,
-    # U), which two hosts' or runs' matrices would otherwise count twice
+    # U; only GPU0's starts with a topology cell, X), which two hosts' or runs' matrices would otherwise count
+    # twice
     "topo_row": re.compile(
-        r"^\s*+GPU\d++(?!.*\s(?:OK|NS|CNS|GNS|TNS|CNP|DR|U)(?:\s|$))\s++(?:X|NV\d++|SYS|NODE|PHB|PXB|PIX|SOC)\s"
+        r"^\s*+GPU\d++\s++(?:X\s++(?!(?:OK|NS|CNS|GNS|TNS|CNP|DR|U)\s)|(?:NV\d++|SYS|NODE|PHB|PXB|PIX|SOC)\s)"
     ),
     "topo_legend": re.compile(r"Connection traversing|NV#\s*=|NIC Legend:"),
     "ibstat_ca": re.compile(r"^\s*CA\s+'[^']+'"),
