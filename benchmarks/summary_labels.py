@@ -97,6 +97,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "cuda_version": _("CUDA version"),
     "attached_gpus": _("Attached GPUs"),
     "gpus": _("GPUs"),
+    "gpus_per_host": _("GPUs per host"),
     "gpu_blocks": _("GPU blocks shown"),
     "gpu_list": _("GPUs listed"),
     "gpu_models": _("GPU models"),
@@ -225,4 +226,6 @@ def summary_value(value: Any, key: str = "") -> Any:
         return percent_text(value)
     if isinstance(value, list):
         return gettext(", ").join("—" if v is None else str(_shown_value(v)) for v in value) or "—"
+    if isinstance(value, dict):  # a count per name (`gpus_per_host`)
+        return gettext(", ").join(f"{name}: {count}" for name, count in value.items()) or "—"
     return _shown_value(value)

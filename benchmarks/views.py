@@ -109,12 +109,17 @@ def _tally(upload: Upload) -> list[dict[str, Any]]:
 def _summary_rows(upload: Upload) -> tuple[list[tuple[str, Any]], list[dict[str, Any]]]:
     """Scalar summary entries as (label, value) in the page's language and the collective runs."""
     summary = upload.summary or {}
-    scalars = [
-        (summary_label(key), summary_value(value, key))
+    shown = [
+        key
         for key, value in summary.items()
         if not isinstance(value, dict)
         and not (isinstance(value, list) and value and isinstance(value[0], dict))
     ]
+    scalars = [(summary_label(key), summary_value(summary[key], key)) for key in shown]
+    per_host = summary.get("gpus_per_host")
+    if isinstance(per_host, dict):  # several hosts' GPUs: each host's count, after the file's
+        at = shown.index("gpus") + 1 if "gpus" in shown else len(scalars)
+        scalars.insert(at, (summary_label("gpus_per_host"), summary_value(per_host, "gpus_per_host")))
     if isinstance(summary.get("tests"), list):  # a perftest file holding several tests: one line each
         scalars.append((summary_label("tests"), _perftest_tests(summary["tests"])))
     return scalars, _runs_shown(upload, list(summary.get("runs", [])))

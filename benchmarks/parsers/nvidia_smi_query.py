@@ -299,8 +299,9 @@ def repeat_warnings(readings: list[int], hosts: list[str]) -> list[str]:
     if len(hosts) > 1:
         warnings.append(
             _(
-                "GPUs of %(count)s hosts (%(hosts)s, named by the shell prompts or the commands that ran "
-                "nvidia-smi): the GPU count is theirs together, not one node's",
+                "GPUs of %(count)s hosts (%(hosts)s, named in the file by shell prompts, the commands that "
+                "ran nvidia-smi or pdsh, clush or dshbak labels): the GPU count is theirs together, not one "
+                "node's",
                 count=len(hosts),
                 hosts=listed(hosts),
             )

@@ -283,3 +283,18 @@ def test_a_dshbak_c_host_set_is_read_once_under_its_first_host():
     assert "gpu-node-02" in str(row["detail"])
     # one header is one host: nothing to split
     assert dshbak_sections(decode("\n".join([RULE, "gpu-node-01", RULE, *lines])), 1000) is None
+
+
+def test_the_upload_page_shows_each_hosts_gpus_after_the_files_count():
+    from types import SimpleNamespace
+
+    from benchmarks.views import _summary_rows
+
+    lines = (REAL / "nvidia-smi" / "gpud-h100-8gpu-550.90-table.txt").read_text().splitlines()
+    result = parse(_prefixed({"gpu-node-01": lines, "gpu-node-02": _table_without_gpu(lines, 7)}, True))
+    upload = SimpleNamespace(summary=result.as_dict()["summary"], warning_messages=[])
+    scalars, _runs = _summary_rows(upload)
+    labels = [str(label) for label, _value in scalars]
+    at = labels.index("GPUs per host")
+    assert labels[at - 1] == "GPUs" and scalars[at - 1][1] == 15
+    assert str(scalars[at][1]) == "gpu-node-01: 8, gpu-node-02: 7"
