@@ -43,6 +43,7 @@ from benchmarks.verdicts import (
     STABILITY_DROP_WARN,
     count_verdict,
     message_size_text,
+    noted,
     ratio_verdict,
     spread_limit,
     verdict_row,
@@ -492,6 +493,9 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
             )
         )
     out.append(_rail_nics_verdict(facts, item, gpu, lines))
+    if s.get("host") and len(s.get("hosts") or []) > 1:  # several hosts' matrices: the weakest was read
+        note = _("host %(host)s, the weakest of %(count)s hosts", host=s["host"], count=len(s["hosts"]))
+        return [noted(row, note) for row in out]
     return out
 
 

@@ -13,6 +13,7 @@ from benchmarks.verdicts import (
     cannot_measure_instead,
     count_verdict,
     inter_fraction,
+    noted,
     ratio_verdict,
     spread_limit,
     verdict_row,
@@ -420,9 +421,7 @@ def _weakest_lspci_host(
         judged.append((VERDICT_RANK.get(rows[0]["verdict"], 0), -(rows[0]["measured"] or 0), host, rows))
     _rank, _count, host, rows = max(judged, key=lambda j: (j[0], j[1]))
     note = _("host %(host)s, the weakest of %(count)s hosts", host=host, count=len(hosts))
-    return [
-        {**row, "detail": joined(note, row["detail"], sep=_("; ")) if row["detail"] else note} for row in rows
-    ]
+    return [noted(row, note) for row in rows]
 
 
 def _function_names(funcs: list[dict[str, Any]]) -> Msg:

@@ -138,6 +138,7 @@ SUMMARY_LABELS: dict[str, Promise] = {
     "netdev_up": _("Network devices up"),
     "netdev_down": _("Network devices down"),
     "hosts": _("Hosts"),
+    "host": _("Host judged (the weakest)"),
     # lspci, dmesg
     "gpu_functions": _("GPU functions"),
     "rdma_nics": _("RDMA NICs"),

@@ -78,6 +78,16 @@ def verdict_row(
     return out
 
 
+def noted(row: dict[str, Any], note: str) -> dict[str, Any]:
+    """The verdict `row` with `note` before its detail (the detail's message ids too, for a page in another
+    language): which host of a file of several stands for it."""
+    detail = joined(note, row["detail"], sep=_("; ")) if row["detail"] else note
+    out = {**row, "detail": detail}
+    if isinstance(detail, Msg):
+        out["messages"] = {**row.get("messages", {}), "detail": detail.as_json()}
+    return out
+
+
 def cannot_measure_instead(
     row: dict[str, Any],
     claim: str,

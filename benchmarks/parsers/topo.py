@@ -14,7 +14,7 @@ from typing import Any
 from hardware.messages import _, listed, ngettext
 
 from .result import ParseResult
-from .text import Text
+from .text import Text, line_blocks, named_hosts
 
 CELL_RE = re.compile(r"^(X|NV\d+|SYS|SOC|NODE|PHB|PXB|PIX)$")
 NV_RE = re.compile(r"^NV(\d+)$")
@@ -74,7 +74,7 @@ def _header_labels(tokens: list[str], glued: list[int], line_no: int) -> list[st
 
 
 def _read_matrix(
-    text: Text, glued: list[int], notes: dict[str, list[int]]
+    text: Text, glued: list[int], notes: dict[str, list[int]], first: int = 1
 ) -> tuple[list[str], Matrix, dict[str, str], int | None]:
     """The column labels, the rows, the NIC legend (`NIC0: mlx5_0`) and the header's line of the first
     matrix; the lines whose cells ran together are noted in `glued`, a header whose labels ran together in
@@ -86,7 +86,7 @@ def _read_matrix(
     header_line = None
     matrix_done = False
     later: int | None = None  # a later header without affinity columns, until its first row tells its kind
-    for no, line in enumerate(text.lines, start=1):
+    for no, line in enumerate(text.lines, start=first):
         tokens = line.split()
         if not tokens:
             continue
@@ -126,10 +126,10 @@ def _read_matrix(
     return columns, rows, legend, header_line
 
 
-def _rows_by_label(text: Text, glued: list[int]) -> Matrix:
+def _rows_by_label(text: Text, glued: list[int], first: int = 1) -> Matrix:
     """Header lost in a paste: every row whose label looks like a GPU or NIC, all its cells."""
     rows: Matrix = {}
-    for no, line in enumerate(text.lines, start=1):
+    for no, line in enumerate(text.lines, start=first):
         tokens = line.split()
         if (
             tokens
@@ -255,10 +255,12 @@ def _nic_details(
     return nics
 
 
-def _headerless(text: Text, glued: list[int], warnings: list[str]) -> tuple[list[str], Matrix, int]:
+def _headerless(
+    text: Text, glued: list[int], warnings: list[str], first: int = 1
+) -> tuple[list[str], Matrix, int]:
     """A matrix whose header was lost in a paste: its rows by label, its columns told from their cells
     (_headerless_columns), and how many cells could not be told GPU or NIC."""
-    rows = _rows_by_label(text, glued)
+    rows = _rows_by_label(text, glued, first)
     columns, untold = _headerless_columns(rows)
     if any(c.startswith("NIC") for c in columns) and not any(r.startswith("NIC") for r in rows):
         warnings.append(
@@ -312,15 +314,84 @@ def _reading_warnings(notes: dict[str, list[int]]) -> list[str]:
     return warnings
 
 
+# Each host's topology summarised in `per_host` (a file of several hosts' `topo -m`).
+HOST_FIELDS = ("gpus", "full_nvlink_mesh", "min_nvlinks_per_pair", "nics", "rail_nics")
+# Hosts listed one by one in the warning; the rest as `…`.
+MAX_HOSTS_NAMED = 16
+
+
 def parse_topo(text: Text) -> ParseResult:
+    """The topology of the file; of a file of several hosts' matrices (each after a line naming its host,
+    text.line_host: a prompt, `ssh host nvidia-smi topo -m`, a pdsh file read host by host), each host's
+    matrix read alone and the weakest shown (_weakest), with every host's in `per_host`."""
+    sections = _host_sections(text)
+    if len(sections) < 2:
+        return _parse_matrix(text)
+    results = [(host, _parse_matrix(Text(lines=lines), first)) for host, first, lines in sections]
+    results = [(host, r) for host, r in results if r.summary["gpus"]]
+    if len(results) < 2:
+        return _parse_matrix(text)
+    host, result = min(results, key=lambda hr: _weakness(hr[1].summary))
+    result.summary["host"] = host
+    result.summary["hosts"] = [h for h, _r in results]
+    result.summary["per_host"] = [{"host": h, **{k: r.summary[k] for k in HOST_FIELDS}} for h, r in results]
+    result.warnings.insert(
+        0,
+        _(
+            "`topo -m` matrices of %(count)s hosts (%(hosts)s): each is read alone, and host %(host)s, whose "
+            "topology is the weakest (fewest NVLinks between two GPUs, then fewest GPUs and rail NICs), is "
+            "the one shown and judged",
+            count=len(results),
+            hosts=listed([h for h, _r in results][:MAX_HOSTS_NAMED], more=len(results) > MAX_HOSTS_NAMED),
+            host=host,
+        ),
+    )
+    return result
+
+
+def _weakness(summary: dict[str, Any]) -> tuple[Any, ...]:
+    """What sorts a host's topology first among several: no full NVLink mesh, then the fewest NVLinks between
+    two GPUs, the fewest GPUs, the fewest rail NICs (unknown counts as none)."""
+    return (
+        summary["full_nvlink_mesh"] is not False,
+        summary["min_nvlinks_per_pair"] or 0,
+        summary["gpus"],
+        summary["rail_nics"] or 0,
+    )
+
+
+def _host_sections(text: Text) -> list[tuple[str, int, list[str]]]:
+    """(host, number of its first line, its lines) for each host a line of the file names (text.line_host),
+    the lines before the first such line the first host's; [] when fewer than two hosts are named (found
+    first a block at a time, text.named_hosts, so a file of one host's lines is not copied)."""
+    named: dict[int, str] = {}
+    first = 1
+    for block in line_blocks(text.lines):
+        named.update(named_hosts(block, first))
+        first += len(block)
+    if len(set(named.values())) < 2:
+        return []
+    sections: list[tuple[str, int, list[str]]] = []
+    head: list[str] = []
+    for no, line in enumerate(text.lines, start=1):
+        host = named.get(no)
+        if host is not None and (not sections or sections[-1][0] != host):
+            sections.append((host, no + 1, []) if sections or not head else (host, 1, [*head, line]))
+            continue
+        (sections[-1][2] if sections else head).append(line)
+    return sections
+
+
+def _parse_matrix(text: Text, first: int = 1) -> ParseResult:
+    """The topology of one matrix (the file's first), its lines numbered from `first`."""
     result = ParseResult(kind="nvidia-smi-topo")
     glued: list[int] = []
     notes: dict[str, list[int]] = {"later": [], "glued_header": []}
-    columns, rows, legend, header_line = _read_matrix(text, glued, notes)
+    columns, rows, legend, header_line = _read_matrix(text, glued, notes, first)
     untold = 0
     if not columns:
         # Without a header _read_matrix keeps no rows.
-        columns, rows, untold = _headerless(text, glued, result.warnings)
+        columns, rows, untold = _headerless(text, glued, result.warnings, first)
     gpu_cols = [c for c in columns if re.match(r"^GPU\d+$", c)]
     nic_cols = [c for c in columns if c not in gpu_cols]
     index = {c: i for i, c in enumerate(columns)}

@@ -17,6 +17,7 @@ from benchmarks.compare import compare
 from benchmarks.parsers import MAX_REPORT_LINES, parse, parse_file
 from benchmarks.parsers.hosts import DSHBAK_RULE_RE, by_host, dshbak_sections, host_label
 from benchmarks.parsers.text import Text, decode, line_host
+from benchmarks.parsers.topo import HOST_FIELDS as TOPO_FIELDS
 
 from ._shared import FIXTURES
 
@@ -81,11 +82,14 @@ def test_each_fixture_behind_two_hosts_labels_reads_as_its_kind_host_by_host(kin
                 mine = [p for p in result.summary["ports"] if p.get("host") == host]
                 assert _what(mine) == _what(plain.summary["ports"]), (path.name, host)
         elif kind == "nvidia-smi-topo":
-            # the first host's matrix is the topology, and the second host's is said to be there (rows pasted
-            # without their header are read by their labels, the last reading of each: not told apart)
+            # each host's matrix read alone: the same topology as the plain file's, per host and shown
+            per_host = result.summary.pop("per_host")
+            assert [h["host"] for h in per_host] == list(HOSTS), path.name
+            assert all(
+                h == {"host": h["host"], **{k: plain.summary[k] for k in TOPO_FIELDS}} for h in per_host
+            )
             assert _what(result.summary) == _what(plain.summary), path.name
-            if not plain.summary["header_missing"]:
-                assert any("more `topo -m` matri" in str(w) for w in result.warnings), path.name
+            assert any("`topo -m` matrices of 2 hosts" in str(w) for w in result.warnings), path.name
 
 
 @pytest.mark.parametrize("kind", PORT_KINDS + ("lspci",))
@@ -298,3 +302,42 @@ def test_the_upload_page_shows_each_hosts_gpus_after_the_files_count():
     at = labels.index("GPUs per host")
     assert labels[at - 1] == "GPUs" and scalars[at - 1][1] == 15
     assert str(scalars[at][1]) == "gpu-node-01: 8, gpu-node-02: 7"
+
+
+def _topo_with_a_pair_off_nvlink(lines: list[str]) -> list[str]:
+    """The matrix with GPU0's cell towards GPU3 (its row's fourth cell) on SYS instead of NVLink."""
+    out = []
+    for line in lines:
+        tokens = line.split()
+        if tokens[:2] == ["GPU0", "X"]:
+            line = line.replace(tokens[4], "SYS", 1) if tokens[4].startswith("NV") else line
+        out.append(line)
+    return out
+
+
+def test_each_hosts_topology_is_read_and_the_weakest_judged_naming_it():
+    lines = (
+        (REAL / "nvidia-smi-topo" / "a100-sxm4-80gb-8gpu-8nic-roce-pxb-pairs.txt").read_text().splitlines()
+    )
+    bad = _topo_with_a_pair_off_nvlink(lines)
+    assert parse("\n".join(bad)).summary["full_nvlink_mesh"] is False
+    facts = {"gpu": "A100-SXM-80GB", "gpus_per_node": 8, "intra_node": "nvswitch", "nics_per_node": 8}
+    for by in ({"gpu-node-01": lines, "gpu-node-02": bad}, {"gpu-node-02": bad, "gpu-node-01": lines}):
+        for text in (
+            _prefixed(by, interleave=True),
+            "".join(f"ssh {h} nvidia-smi topo -m\n" + "\n".join(ls) + "\n" for h, ls in by.items()),
+        ):
+            result = parse(text)
+            s = result.summary
+            assert (s["host"], s["full_nvlink_mesh"]) == ("gpu-node-02", False)
+            assert {h["host"]: h["full_nvlink_mesh"] for h in s["per_host"]} == {
+                "gpu-node-01": True,
+                "gpu-node-02": False,
+            }
+            rows = {row["claim"]: row for row in compare(facts, result.as_dict())}
+            mesh = rows["full NVLink mesh"]
+            assert mesh["verdict"] == "fail" and "host gpu-node-02" in str(mesh["detail"])
+            assert (
+                mesh["messages"]["detail"]["params"]["p0"]["msgid"]
+                == "host %(host)s, the weakest of %(count)s hosts"
+            )

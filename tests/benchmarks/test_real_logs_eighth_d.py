@@ -81,11 +81,14 @@ def test_a_matrix_without_header_counts_its_nic_cells() -> None:
 
 def test_each_topology_matrix_keeps_its_own_nic_legend() -> None:
     # s114's matrix (header line 4) with its legend (line 24 `NIC0: rocep4s0f0`); s116's follows at line 31.
+    # Each host's matrix is read alone (thirty-fourth stop): the two are alike, and the first is shown.
     r = _parse(TWO_HOSTS_TOPO)
     s = r["summary"]
     assert s["header_line"] == 4
     assert s["nic_names"] == ["rocep4s0f0", "rocep4s0f1", "rocep137s0f0", "rocep137s0f1"]
-    assert _warned(r, "more `topo -m` matrix", "line 31")
+    assert (s["host"], [h["host"] for h in s["per_host"]]) == ("s114", ["s114", "s116"])
+    assert all(h["gpus"] == 2 and h["nics"] == 4 for h in s["per_host"])
+    assert _warned(r, "`topo -m` matrices of 2 hosts", "s114, s116")
 
 
 def test_three_hosts_ibdev2netdev_listings_are_kept_with_their_hosts() -> None:
