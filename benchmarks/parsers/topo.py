@@ -14,7 +14,7 @@ from typing import Any
 from hardware.messages import _, listed, ngettext
 
 from .result import ParseResult
-from .text import Text, line_blocks, named_hosts
+from .text import Text, line_host
 
 CELL_RE = re.compile(r"^(X|NV\d+|SYS|SOC|NODE|PHB|PXB|PIX)$")
 NV_RE = re.compile(r"^NV(\d+)$")
@@ -74,12 +74,16 @@ def _header_labels(tokens: list[str], glued: list[int], line_no: int) -> list[st
 
 
 def _read_matrix(
-    text: Text, glued: list[int], notes: dict[str, list[int]], first: int = 1
+    text: Text,
+    glued: list[int],
+    notes: dict[str, list[int]],
+    first: int = 1,
+    named: dict[int, str] | None = None,
 ) -> tuple[list[str], Matrix, dict[str, str], int | None]:
     """The column labels, the rows, the NIC legend (`NIC0: mlx5_0`) and the header's line of the first
     matrix; the lines whose cells ran together are noted in `glued`, a header whose labels ran together in
     `notes["glued_header"]`, the header lines of later topology matrices (another host's `topo -m`, with
-    its own legend) in `notes["later"]`."""
+    its own legend) in `notes["later"]`; the lines naming a host (text.line_host) in `named` when given."""
     columns: list[str] = []
     rows: Matrix = {}
     legend: dict[str, str] = {}
@@ -87,6 +91,9 @@ def _read_matrix(
     matrix_done = False
     later: int | None = None  # a later header without affinity columns, until its first row tells its kind
     for no, line in enumerate(text.lines, start=first):
+        # a line naming a host (text.line_host) holds a prompt's `@` or the command that ran nvidia-smi
+        if named is not None and ("@" in line or "nvidia-smi" in line) and (host := line_host(line)):
+            named[no] = host
         tokens = line.split()
         if not tokens:
             continue
@@ -323,14 +330,17 @@ MAX_HOSTS_NAMED = 16
 def parse_topo(text: Text) -> ParseResult:
     """The topology of the file; of a file of several hosts' matrices (each after a line naming its host,
     text.line_host: a prompt, `ssh host nvidia-smi topo -m`, a pdsh file read host by host), each host's
-    matrix read alone and the weakest shown (_weakest), with every host's in `per_host`."""
-    sections = _host_sections(text)
-    if len(sections) < 2:
-        return _parse_matrix(text)
-    results = [(host, _parse_matrix(Text(lines=lines), first)) for host, first, lines in sections]
+    matrix read alone and the weakest shown (_weakness), with every host's in `per_host`."""
+    named: dict[int, str] = {}
+    whole = _parse_matrix(text, named=named)
+    if len(set(named.values())) < 2:
+        return whole
+    results = [
+        (host, _parse_matrix(Text(lines=lines), first)) for host, first, lines in _host_sections(text, named)
+    ]
     results = [(host, r) for host, r in results if r.summary["gpus"]]
     if len(results) < 2:
-        return _parse_matrix(text)
+        return whole
     host, result = min(results, key=lambda hr: _weakness(hr[1].summary))
     result.summary["host"] = host
     result.summary["hosts"] = [h for h, _r in results]
@@ -360,17 +370,9 @@ def _weakness(summary: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
-def _host_sections(text: Text) -> list[tuple[str, int, list[str]]]:
-    """(host, number of its first line, its lines) for each host a line of the file names (text.line_host),
-    the lines before the first such line the first host's; [] when fewer than two hosts are named (found
-    first a block at a time, text.named_hosts, so a file of one host's lines is not copied)."""
-    named: dict[int, str] = {}
-    first = 1
-    for block in line_blocks(text.lines):
-        named.update(named_hosts(block, first))
-        first += len(block)
-    if len(set(named.values())) < 2:
-        return []
+def _host_sections(text: Text, named: dict[int, str]) -> list[tuple[str, int, list[str]]]:
+    """(host, number of its first line, its lines) for each host `named` names (line number -> host), the
+    lines before the first such line the first host's."""
     sections: list[tuple[str, int, list[str]]] = []
     head: list[str] = []
     for no, line in enumerate(text.lines, start=1):
@@ -382,12 +384,13 @@ def _host_sections(text: Text) -> list[tuple[str, int, list[str]]]:
     return sections
 
 
-def _parse_matrix(text: Text, first: int = 1) -> ParseResult:
-    """The topology of one matrix (the file's first), its lines numbered from `first`."""
+def _parse_matrix(text: Text, first: int = 1, named: dict[int, str] | None = None) -> ParseResult:
+    """The topology of one matrix (the file's first), its lines numbered from `first`; the lines naming a
+    host noted in `named` when given."""
     result = ParseResult(kind="nvidia-smi-topo")
     glued: list[int] = []
     notes: dict[str, list[int]] = {"later": [], "glued_header": []}
-    columns, rows, legend, header_line = _read_matrix(text, glued, notes, first)
+    columns, rows, legend, header_line = _read_matrix(text, glued, notes, first, named)
     untold = 0
     if not columns:
         # Without a header _read_matrix keeps no rows.
