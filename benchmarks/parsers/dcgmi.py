@@ -9,7 +9,7 @@ from typing import Any
 from hardware.messages import Msg, _, listed, ngettext
 
 from .result import ParseResult
-from .text import Text
+from .text import Text, line_host
 
 SECTION_RE = re.compile(r"^\s*+[|+]-{2,}+\s++([A-Za-z](?:[\w /]*?[\w/])?)\s++-++\+")
 RESULT_RE = re.compile(r"^(Pass|Fail|Skip|Warn|Not Run)\b(?:\s*-\s*(.*))?$", re.IGNORECASE)
@@ -98,12 +98,33 @@ def _read_diag_error(diag_errors: list[dict[str, Any]], left: str, right: str, l
     return False
 
 
+class _Commands:
+    """What the lines outside the tables say: the latest `dcgmi diag -r N` command's level (the report that
+    follows is its run's) and the host the lines are of (text.line_host: a prompt, or the line
+    hosts.by_host puts before each host's lines of a pdsh file)."""
+
+    def __init__(self) -> None:
+        self.level: str | None = None
+        self.host: str | None = None
+        self.hosts: dict[str, None] = {}
+
+    def read(self, line: str) -> None:
+        # substrings first: few lines are commands or prompts
+        m = LEVEL_RE.search(line) if "diag" in line else None
+        if m:
+            self.level = m.group(1)
+        named = line_host(line) if "@" in line else None
+        if named is not None:
+            self.host = named
+            self.hosts.setdefault(named, None)
+
+
 def parse_dcgmi_diag(text: Text) -> ParseResult:
     result = ParseResult(kind="dcgmi-diag")
     tests: list[dict[str, Any]] = []
     metadata: dict[str, str] = {}
     section = None
-    level = None
+    commands = _Commands()
     last: dict[str, Any] | None = None
     in_detail = False  # inside wrapped Warning/Info/Error text rather than the test's own rows
     diag_errors: list[dict[str, Any]] = []
@@ -111,9 +132,7 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
     reports: list[_Report] = []  # several reports in one file, each judged whole on its own
     report = _Report(start=0)
     for no, line in enumerate(text.lines, start=1):
-        m = LEVEL_RE.search(line) if "diag" in line else None  # substring first: few lines are commands
-        if m:
-            level = m.group(1)  # the latest command: the report that follows is its run's
+        commands.read(line)
         if "+-" in line and CLOSING_RULE_RE.match(line):
             rules.append(no)
             continue
@@ -135,7 +154,7 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
                 report.closed = any(rule < no - 1 for rule in rules)
                 reports.append(report)
                 report = _Report(start=len(tests))
-            report.level, rules = level, []
+            report.level, rules = commands.level, []
             continue
         if section and section.lower() == "metadata" and left:
             metadata[left] = right
@@ -164,15 +183,18 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
             "result": rm.group(1).capitalize(),
             "gpus": rm.group(2),
             "line": no,
+            "host": commands.host,
         }
         in_detail, rules = False, []
         tests.append(last)
     for entry in (*tests, *diag_errors):
         entry.pop("wrapped", None)
+        if len(commands.hosts) < 2:  # each test's host only in a file of several hosts' reports
+            entry.pop("host", None)
     report.closed = bool(rules)
-    report.level = report.level if report.level is not None else level
+    report.level = report.level if report.level is not None else commands.level
     reports.append(report)
-    result.summary = _diag_summary(tests, metadata, level, diag_errors)
+    result.summary = _diag_summary(tests, metadata, commands.level, diag_errors)
     _judge_reports(result, tests, reports)
     result.warnings.extend(_diag_warnings(diag_errors, tests))
     return result
@@ -205,9 +227,9 @@ def _diag_summary(
     return {
         "passed": bool(tests) and not failed and not diag_errors,
         "errors": diag_errors,
-        "failed_tests": [t["name"] for t in failed],
-        "warned_tests": [t["name"] for t in warned],
-        "skipped_tests": [t["name"] for t in skipped],
+        "failed_tests": [_test_name(t) for t in failed],
+        "warned_tests": [_test_name(t) for t in warned],
+        "skipped_tests": [_test_name(t) for t in skipped],
         "tests": tests,
         "level": level,
         "metadata": metadata,
@@ -216,6 +238,11 @@ def _diag_summary(
         "gpu_ids": metadata.get("GPU Device IDs Detected"),
         "lines": [t["line"] for t in failed] or [t["line"] for t in tests],
     }
+
+
+def _test_name(test: dict[str, Any]) -> str:
+    """A test's name, with its host's in a file of several hosts' reports (`GPU Memory (gpu-node-02)`)."""
+    return f"{test['name']} ({test['host']})" if test.get("host") else test["name"]
 
 
 def level_number(level: str | None) -> int | None:

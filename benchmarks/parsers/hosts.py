@@ -33,7 +33,7 @@ from .text import (
 # The readers that split a file by host (text.line_host): a regrouped file is read by one of them only.
 HOST_SPLIT_KINDS = frozenset(
     {"ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link", "nvidia-smi", "nvidia-smi-topo"}
-    | {"nvidia-smi-nvlink", "lspci", "dcgmi-nvlink"}
+    | {"nvidia-smi-nvlink", "lspci", "dcgmi-nvlink", "dcgmi-diag"}
 )
 # The line put before each host's lines: a shell prompt on that host, which text.line_host reads.
 HOST_HEADER = "host@{host}:~$"

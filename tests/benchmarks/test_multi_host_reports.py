@@ -24,7 +24,15 @@ from ._shared import FIXTURES
 REAL = FIXTURES / "real"
 HOSTS = ("gpu-node-01", "gpu-node-02")
 PORT_KINDS = ("ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link")
-KINDS = (*PORT_KINDS, "nvidia-smi", "nvidia-smi-topo", "nvidia-smi-nvlink", "lspci", "dcgmi-nvlink")
+KINDS = (
+    *PORT_KINDS,
+    "nvidia-smi",
+    "nvidia-smi-topo",
+    "nvidia-smi-nvlink",
+    "lspci",
+    "dcgmi-nvlink",
+    "dcgmi-diag",
+)
 # Keys that hold where a thing was read (line numbers, hosts), not what was read.
 WHERE = {"line", "lines", "host", "hosts", "header_line", "elided_lines", "first_line", "missing_from_line"}
 
@@ -341,3 +349,18 @@ def test_each_hosts_topology_is_read_and_the_weakest_judged_naming_it():
                 mesh["messages"]["detail"]["params"]["p0"]["msgid"]
                 == "host %(host)s, the weakest of %(count)s hosts"
             )
+
+
+def test_a_dcgmi_diag_failure_on_one_host_fails_the_file_naming_the_host():
+    healthy = (REAL / "dcgmi-diag" / "dcgm400-docs-r3-4gpu-lowercase-names-per-gpu-indented.txt").read_text()
+    failing = (REAL / "dcgmi-diag" / "h100-8x-dcgm338-r3-cuinit-fail-wrapped.txt").read_text()
+    assert parse(healthy).summary["passed"] and parse(failing).summary["failed_tests"] == ["GPU Memory"]
+    for interleave in (False, True):
+        by = {"gpu-node-01": healthy.splitlines(), "gpu-node-02": failing.splitlines()}
+        result = parse(_prefixed(by, interleave))
+        assert result.summary["failed_tests"] == ["GPU Memory (gpu-node-02)"]
+        assert {t["host"] for t in result.summary["tests"]} == {"gpu-node-01", "gpu-node-02"}
+        row = compare({}, result.as_dict())[0]
+        assert row["verdict"] == "fail" and "gpu-node-02" in str(row["measured"])
+    # one host's report: no host in the names
+    assert "host" not in parse(failing).summary["tests"][0]
