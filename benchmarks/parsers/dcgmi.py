@@ -9,7 +9,7 @@ from typing import Any
 from hardware.messages import Msg, _, listed, ngettext
 
 from .result import ParseResult
-from .text import Text, line_host
+from .text import HostLines, Text, line_host
 
 SECTION_RE = re.compile(r"^\s*+[|+]-{2,}+\s++([A-Za-z](?:[\w /]*?[\w/])?)\s++-++\+")
 RESULT_RE = re.compile(r"^(Pass|Fail|Skip|Warn|Not Run)\b(?:\s*-\s*(.*))?$", re.IGNORECASE)
@@ -105,18 +105,21 @@ class _Commands:
 
     def __init__(self) -> None:
         self.level: str | None = None
-        self.host: str | None = None
-        self.hosts: dict[str, None] = {}
+        self.hosts = HostLines()
 
-    def read(self, line: str) -> None:
-        # substrings first: few lines are commands or prompts
+    def read(self, no: int, line: str) -> None:
         m = LEVEL_RE.search(line) if "diag" in line else None
         if m:
             self.level = m.group(1)
         named = line_host(line) if "@" in line else None
         if named is not None:
-            self.host = named
-            self.hosts.setdefault(named, None)
+            self.hosts.note(no, named)
+
+    def name_hosts(self, tests: list[dict[str, Any]]) -> None:
+        """Each test's `host` (by its line), in a file of several hosts' reports only."""
+        if len(set(self.hosts.hosts)) > 1:
+            for test in tests:
+                test["host"] = self.hosts.host_of(test["line"])
 
 
 def parse_dcgmi_diag(text: Text) -> ParseResult:
@@ -132,7 +135,8 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
     reports: list[_Report] = []  # several reports in one file, each judged whole on its own
     report = _Report(start=0)
     for no, line in enumerate(text.lines, start=1):
-        commands.read(line)
+        if "diag" in line or "@" in line:  # substrings first: few lines are commands or prompts
+            commands.read(no, line)
         if "+-" in line and CLOSING_RULE_RE.match(line):
             rules.append(no)
             continue
@@ -183,14 +187,12 @@ def parse_dcgmi_diag(text: Text) -> ParseResult:
             "result": rm.group(1).capitalize(),
             "gpus": rm.group(2),
             "line": no,
-            "host": commands.host,
         }
         in_detail, rules = False, []
         tests.append(last)
     for entry in (*tests, *diag_errors):
         entry.pop("wrapped", None)
-        if len(commands.hosts) < 2:  # each test's host only in a file of several hosts' reports
-            entry.pop("host", None)
+    commands.name_hosts(tests)
     report.closed = bool(rules)
     report.level = report.level if report.level is not None else commands.level
     reports.append(report)
