@@ -147,6 +147,13 @@ DSHBAK_HOSTS_RE = re.compile(
     r"^([A-Za-z0-9][\w.\-]{0,63}(?:\[[\d,\-]{1,64}\][\w.\-]{0,32})?(?:,[\w.\-\[\],]{1,256})?)"
     r"(?: \((\d{1,6})\))?$"
 )
+# Ansible's ad-hoc output (`ansible gpu -m shell -a "nvidia-smi topo -m"`): a line naming the host and how
+# the command went before its output: `gpu-node-01 | CHANGED | rc=0 >>`, `| SUCCESS | rc=0 >>`,
+# `| FAILED | rc=1 >>`, `gpu-node-03 | UNREACHABLE! => {` (JSON follows), `| FAILED! => {`.
+ANSIBLE_HEADER_RE = re.compile(
+    r"^([A-Za-z0-9][\w.\-]{0,63}) \| (CHANGED|SUCCESS|FAILED!?|UNREACHABLE!) "
+    r"(?:\| rc=(-?\d{1,4}) >>|=> \{)\s*$"
+)
 # The first host of a pdsh host list: `gpu-node-[01-02,05]` -> `gpu-node-01`.
 FIRST_OF_RANGE_RE = re.compile(r"\[(\d+)[^\]]*\]")
 
@@ -165,16 +172,28 @@ def _opens_with_header(head: list[str]) -> bool:
     )
 
 
+def _ansible_header(line: str) -> tuple[str, bool] | None:
+    """(host, whether the command failed there) of an Ansible ad-hoc header line (ANSIBLE_HEADER_RE)."""
+    m = ANSIBLE_HEADER_RE.match(line)
+    if m is None:
+        return None
+    return m.group(1), not m.group(2).startswith(("CHANGED", "SUCCESS")) or (m.group(3) or "0") != "0"
+
+
 def dshbak_sections(text: Text, limit: int) -> Text | None:
-    """The text's first `limit` lines with each dshbak / `clush -b` header's host line turned into a line
-    naming the host (HOST_HEADER), so the readers split the file by host; the same number of lines, so line
-    numbers stand. A header of several hosts (`gpu-node-[01-02] (2)`: their output alike) is read as one
-    listing under the first of them, and the note says so. None when the head shows no header
+    """The text's first `limit` lines with each dshbak / `clush -b` header's host line, or each Ansible
+    ad-hoc header (ANSIBLE_HEADER_RE), turned into a line naming the host (HOST_HEADER), so the readers split
+    the file by host; the same number of lines, so line numbers stand. A header of several hosts
+    (`gpu-node-[01-02] (2)`: their output alike) is read as one listing under the first of them, and the note
+    says so; a host Ansible reports failed or unreachable is named. None when the head shows no header
     (DSHBAK_HEAD_LINES) or the file holds fewer than two."""
-    if not _opens_with_header([line.strip() for line in text.lines[:DSHBAK_HEAD_LINES]]):
+    head = [line.strip() for line in text.lines[:DSHBAK_HEAD_LINES]]
+    ansible = any(_ansible_header(line) for line in head)
+    if not ansible and not _opens_with_header(head):
         return None
     lines: list[str] = []
     headers: list[tuple[str, str, bool]] = []  # (what the header says, the host read, several hosts)
+    failed: list[str] = []  # hosts Ansible reports the command failed on, or unreachable
     skipped = 0
     for block in line_blocks(text.lines):
         for line in block:
@@ -183,7 +202,12 @@ def dshbak_sections(text: Text, limit: int) -> Text | None:
                 continue
             lines.append(line)
             n = len(lines)
-            if n >= 3 and DSHBAK_RULE_RE.match(line) and DSHBAK_RULE_RE.match(lines[n - 3]):
+            said = _ansible_header(line) if ansible and " | " in line else None
+            if said is not None:
+                headers.append((said[0], said[0], False))
+                failed += [said[0]] if said[1] else []
+                lines[n - 1] = HOST_HEADER.format(host=said[0])
+            elif n >= 3 and DSHBAK_RULE_RE.match(line) and DSHBAK_RULE_RE.match(lines[n - 3]):
                 m = DSHBAK_HOSTS_RE.match(lines[n - 2].strip())
                 if m:
                     named, alike = m.group(1), int(m.group(2) or 1)
@@ -194,13 +218,28 @@ def dshbak_sections(text: Text, limit: int) -> Text | None:
     if len(headers) < 2:
         return None
     sets = [said for said, _host, several in headers if several]
+    shown = listed([h[0] for h in headers[:MAX_HOSTS_NAMED]], more=len(headers) > MAX_HOSTS_NAMED)
     notes = [
         _(
+            "%(count)s hosts' output under Ansible headers (%(hosts)s): read host by host",
+            count=len(headers),
+            hosts=shown,
+        )
+        if ansible
+        else _(
             "%(count)s listings under dshbak or clush -b headers (%(hosts)s): read host by host",
             count=len(headers),
-            hosts=listed([h[0] for h in headers[:MAX_HOSTS_NAMED]], more=len(headers) > MAX_HOSTS_NAMED),
+            hosts=shown,
         )
     ]
+    if failed:
+        notes.append(
+            _(
+                "Ansible reports the command failed or the host unreachable on %(hosts)s: what follows their "
+                "header is not the tool's output, and they are not judged",
+                hosts=listed(failed[:MAX_HOSTS_NAMED], more=len(failed) > MAX_HOSTS_NAMED),
+            )
+        )
     if sets:
         notes.append(
             _(

@@ -197,8 +197,8 @@ def _port_hosts(lines: _Lines, ports: list[dict[str, Any]], warnings: list[str])
     warnings.append(
         _(
             "ports of %(count)s hosts (named in the file by shell prompts, the commands that ran the tool or "
-            "pdsh, clush or dshbak labels: %(hosts)s): each port is listed with its host, and the counts are "
-            "over all hosts",
+            "pdsh, clush, dshbak or Ansible labels: %(hosts)s): each port is listed with its host, and the "
+            "counts are over all hosts",
             count=len(hosts),
             hosts=listed(hosts[:16]),
         )

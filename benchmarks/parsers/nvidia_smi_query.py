@@ -300,8 +300,8 @@ def repeat_warnings(readings: list[int], hosts: list[str]) -> list[str]:
         warnings.append(
             _(
                 "GPUs of %(count)s hosts (%(hosts)s, named in the file by shell prompts, the commands that "
-                "ran nvidia-smi or pdsh, clush or dshbak labels): the GPU count is theirs together, not one "
-                "node's",
+                "ran nvidia-smi or pdsh, clush, dshbak or Ansible labels): the GPU count is theirs together, "
+                "not one node's",
                 count=len(hosts),
                 hosts=listed(hosts),
             )

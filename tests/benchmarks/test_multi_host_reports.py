@@ -364,3 +364,41 @@ def test_a_dcgmi_diag_failure_on_one_host_fails_the_file_naming_the_host():
         assert row["verdict"] == "fail" and "gpu-node-02" in str(row["measured"])
     # one host's report: no host in the names
     assert "host" not in parse(failing).summary["tests"][0]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_ansible_ad_hoc_headers_name_the_hosts_and_keep_the_line_numbers(kind):
+    """`ansible gpu -m shell -a "ibstat"`: each host's output after `host | CHANGED | rc=0 >>`."""
+    for path in _fixtures(kind):
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        plain = parse("\n".join(lines) + "\n")
+        text = "\n".join(
+            ["gpu-node-01 | CHANGED | rc=0 >>", *lines, "gpu-node-02 | SUCCESS | rc=0 >>", *lines]
+        )
+        result = parse(text + "\n")
+        assert result.kind == kind, (path.name, result.errors)
+        assert any("under Ansible headers" in str(w) for w in result.warnings), path.name
+        if kind in PORT_KINDS and all(p.get("device") for p in plain.summary["ports"]):
+            first = [p for p in result.summary["ports"] if p["host"] == "gpu-node-01"]
+            assert [p["line"] for p in first] == [p["line"] + 1 for p in plain.summary["ports"]], path.name
+
+
+def test_a_host_ansible_could_not_reach_is_named_and_the_others_judged():
+    lines, down = _ibstat_with_a_port_down()
+    unreachable = [
+        "gpu-node-03 | UNREACHABLE! => {",
+        '    "changed": false,',
+        '    "msg": "Failed to connect to the host via ssh: Connection timed out",',
+        '    "unreachable": true',
+        "}",
+    ]
+    text = "\n".join(["gpu-node-01 | CHANGED | rc=0 >>", *lines, "gpu-node-02 | CHANGED | rc=0 >>", *down])
+    result = parse(text + "\n" + "\n".join(unreachable) + "\n")
+    assert result.summary["hosts"] == list(HOSTS)
+    assert any("unreachable on gpu-node-03" in str(w) for w in result.warnings)
+    row = compare({"nics_per_node": 8, "fabric": "infiniband"}, result.as_dict())[0]
+    assert (row["verdict"], row["measured"]) == ("fail", 7) and "gpu-node-02" in str(row["detail"])
+    # a failed command's host is named the same way
+    failed = "\n".join(["gpu-node-01 | CHANGED | rc=0 >>", *lines, "gpu-node-02 | FAILED | rc=127 >>"])
+    failed += "\n/bin/sh: ibstat: command not found\n"
+    assert any("failed or the host unreachable on gpu-node-02" in str(w) for w in parse(failed).warnings)
