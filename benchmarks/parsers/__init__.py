@@ -196,8 +196,8 @@ def _parse_text(text: Text, filename: str | None) -> ParseResult:
     detection = detect(text)
     regrouped: Text | None = None
     if detection.kind is None or detection.kind in HOST_SPLIT_KINDS:
-        # several hosts' lines, each carrying its host's name (pdsh, clush, srun -l) or under dshbak's
-        # headers: read host by host
+        # several hosts' lines, each carrying its host's name (pdsh, clush, srun -l) or under dshbak's, clush
+        # -b's or Ansible's headers: read host by host
         regrouped = by_host(text, MAX_REPORT_LINES) or dshbak_sections(text, MAX_REPORT_LINES)
         again = detect(regrouped) if regrouped is not None else None
         if regrouped is not None and again is not None and again.kind in HOST_SPLIT_KINDS:

@@ -37,10 +37,13 @@ HOST_SPLIT_KINDS = frozenset(
 )
 # The line put before each host's lines: a shell prompt on that host, which text.line_host reads.
 HOST_HEADER = "host@{host}:~$"
-# What pdsh and clush print of their own about a host they could not run the command on:
+# What pdsh, clush and srun print of their own about a host they could not run the command on:
 # `pdsh@login01: gpu03: ssh exited with exit code 255`, `pdsh@login01: gpu03: connect: Connection refused`,
-# `clush: gpu03: exited with exit code 255`. Bounded repeats only.
-LAUNCHER_ERROR_RE = re.compile(r"^(?:pdsh@[\w.-]{1,64}|clush): ([A-Za-z0-9][\w.-]{0,63}): (.{1,200})$")
+# `clush: gpu03: exited with exit code 255`, `srun: error: gpu03: task 2: Exited with exit code 1`. Bounded
+# repeats only.
+LAUNCHER_ERROR_RE = re.compile(
+    r"^(?:pdsh@[\w.-]{1,64}: |clush: |srun: error: )([A-Za-z0-9][\w.-]{0,63}): (.{1,200})$"
+)
 # Hosts named one by one in a note; the rest as `…`.
 MAX_HOSTS_NAMED = 16
 

@@ -402,3 +402,13 @@ def test_a_host_ansible_could_not_reach_is_named_and_the_others_judged():
     failed = "\n".join(["gpu-node-01 | CHANGED | rc=0 >>", *lines, "gpu-node-02 | FAILED | rc=127 >>"])
     failed += "\n/bin/sh: ibstat: command not found\n"
     assert any("failed or the host unreachable on gpu-node-02" in str(w) for w in parse(failed).warnings)
+
+
+def test_a_task_srun_could_not_run_is_named():
+    lines = (REAL / "ibstat" / "gpud-a100-ibstat-47-all-active.txt").read_text().splitlines()
+    text = _prefixed({"0": lines, "1": lines}, interleave=True, label="{}: ")
+    result = parse(text + "srun: error: gpu-node-03: task 2: Exited with exit code 1\n")
+    assert result.summary["hosts"] == ["task-0", "task-1"]
+    assert any(
+        "gpu-node-03" in str(w) and "task 2: Exited with exit code 1" in str(w) for w in result.warnings
+    )
