@@ -576,6 +576,17 @@ def _rail_nics_verdict(
     )
 
 
+def _weakest_nvlink_host(s: dict[str, Any]) -> Msg | None:
+    """In a listing of several hosts' GPUs (`per_gpu` entries with a `host`), the host of the GPU with the
+    fewest active links, named as the other per-node rows name theirs; None otherwise."""
+    gpus = [g for g in s.get("per_gpu") or [] if g.get("host") and g.get("active_links") is not None]
+    hosts = {g["host"] for g in gpus}
+    if len(hosts) < 2:
+        return None
+    weakest = min(gpus, key=lambda g: g["active_links"])
+    return _("host %(host)s, the weakest of %(count)s hosts", host=weakest["host"], count=len(hosts))
+
+
 def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
     s = item.get("summary", {})
     lines = s.get("lines", [])
@@ -597,6 +608,9 @@ def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[st
     at_least = s.get("active_links_per_gpu_at_least")
     if at_least is None:
         out.append(count_verdict(claim, expected, s.get("active_links_per_gpu"), item, lines, shown))
+        weakest = _weakest_nvlink_host(s)
+        if weakest is not None:
+            out[-1] = noted(out[-1], weakest)
     else:
         elided = _("every GPU's link listing is elided (`...`): at least %(links)s shown.", links=at_least)
         if expected is not None and at_least >= expected:

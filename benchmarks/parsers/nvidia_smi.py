@@ -381,6 +381,7 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
                 elided = None
             key = m.group(3) if m.re is LIST_RE else index
             current = gpus.setdefault((host, key), _gpu_block(index, m.group(2).strip(), no))
+            current.setdefault("host", host)
             continue
         m = LINK_RE.match(line) or COUNTER_RE.match(line)
         if m:
@@ -548,6 +549,9 @@ def parse_nvlink_status(text: Text) -> ParseResult:
     result = ParseResult(kind="nvidia-smi-nvlink")
     gpus, orphan_links = _nvlink_gpus(text)
     per_gpu = [_nvlink_gpu_entry(g) for g in gpus]
+    if len({g.get("host") for g in gpus} - {None}) > 1:  # GPUs of several hosts: each with its host
+        for entry, g in zip(per_gpu, gpus, strict=True):
+            entry["host"] = g.get("host")
     cut, most = _cut_gpus(gpus)
     for i in cut:
         per_gpu[i]["listing_cut"] = True

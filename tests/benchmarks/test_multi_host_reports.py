@@ -168,6 +168,10 @@ def test_an_inactive_nvlink_on_one_host_is_not_hidden_by_another_hosts_gpu_of_th
         assert (result.summary["gpus"], result.summary["inactive_links"]) == (16, 1)
         row = compare(facts, result.as_dict())[0]
         assert (row["claim"], row["verdict"], row["measured"]) == ("active NVLinks per GPU", "fail", 11)
+        assert "host gpu-node-02, the weakest of 2 hosts" in str(row["detail"])
+        assert {g["host"] for g in result.summary["per_gpu"]} == {"gpu-node-01", "gpu-node-02"}
+    # one host's listing: no host on its GPUs
+    assert "host" not in parse("\n".join(bad)).summary["per_gpu"][0]
 
 
 def test_a_host_short_of_a_nic_fails_the_nic_count_naming_it():
