@@ -116,14 +116,22 @@ def by_host(text: Text, limit: int) -> Text | None:
     for host, lines in hosts.items():
         out.append(HOST_HEADER.format(host=host))
         out.extend(lines)
+    named = listed(list(hosts)[:MAX_HOSTS_NAMED], more=len(hosts) > MAX_HOSTS_NAMED)
     notes = [
         _(
-            "each line carries its host's name (%(tool)s) and %(count)s hosts' lines were read host by host "
-            "(%(hosts)s), each host's after a line naming it, as dshbak groups them: line numbers count the "
-            "lines in that order",
-            tool=_("pdsh or clush") if label is WRAPPER_HOST_RE else _("srun -l task numbers"),
+            "each line carries its host's name (pdsh or clush) and %(count)s hosts' lines were read host by "
+            "host (%(hosts)s), each host's after a line naming it, as dshbak groups them: line numbers count "
+            "the lines in that order",
             count=len(hosts),
-            hosts=listed(list(hosts)[:MAX_HOSTS_NAMED], more=len(hosts) > MAX_HOSTS_NAMED),
+            hosts=named,
+        )
+        if label is WRAPPER_HOST_RE
+        else _(
+            "each line carries the number of the srun task that printed it (srun -l) and %(count)s tasks' "
+            "lines were read task by task (%(hosts)s; a task per node, its report each node's), each task's "
+            "after a line naming it: line numbers count the lines in that order",
+            count=len(hosts),
+            hosts=named,
         )
     ]
     if failed:

@@ -106,7 +106,7 @@ def test_srun_task_labels_are_hosts_too(kind):
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     result = parse(_prefixed({"0": lines, "1": lines}, True, label="{}: "))
     assert result.kind == kind
-    assert any("srun -l task numbers" in str(w) for w in result.warnings)
+    assert any("read task by task (task-0, task-1" in str(w) for w in result.warnings)
     if kind in PORT_KINDS:
         assert result.summary["hosts"] == ["task-0", "task-1"]
 
