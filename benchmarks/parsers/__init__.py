@@ -16,7 +16,7 @@ from hardware.messages import _, listed
 from . import nccl_json
 from .detect import NCCL, Detection, detect
 from .gpu_names import note_gpu_names, printed_gpu_names
-from .hosts import HOST_SPLIT_KINDS, by_host, dshbak_sections
+from .hosts import regroup, skipped_note
 from .result import ParseResult
 from .text import SNIFF_BYTES, BinarySource, HeadLines, Text, decode, decode_file
 
@@ -53,6 +53,9 @@ REPORT_KINDS = frozenset(
     | {"ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link"}
 )
 MAX_REPORT_LINES = 100_000
+# The readers that split a file by host (text.line_host): the reports, and nvidia-smi's. A file of several
+# hosts' lines is regrouped host by host (hosts.regroup) only for them.
+HOST_SPLIT_KINDS = REPORT_KINDS | {"nvidia-smi"}
 
 
 def _parser_for(kind: str) -> Callable[[Text], ParseResult]:
@@ -198,7 +201,7 @@ def _parse_text(text: Text, filename: str | None) -> ParseResult:
     if detection.kind is None or detection.kind in HOST_SPLIT_KINDS:
         # several hosts' lines, each carrying its host's name (pdsh, clush, srun -l) or under dshbak's, clush
         # -b's or Ansible's headers: read host by host
-        regrouped = by_host(text, MAX_REPORT_LINES) or dshbak_sections(text, MAX_REPORT_LINES)
+        regrouped = regroup(text, MAX_REPORT_LINES)
         again = detect(regrouped) if regrouped is not None else None
         if regrouped is not None and again is not None and again.kind in HOST_SPLIT_KINDS:
             text, detection = regrouped, again
@@ -224,14 +227,7 @@ def _parse_text(text: Text, filename: str | None) -> ParseResult:
     note_gpu_names(result, printed_gpu_names(result))
     if head is not None and head.skipped:
         result.summary["read_to_line"] = MAX_REPORT_LINES  # counts of what goes on past it are minimums
-        result.warnings.append(
-            _(
-                "only the first %(read)s lines were read; %(dropped)s more lines in the file were skipped "
-                "(split the report to read them)",
-                read=MAX_REPORT_LINES,
-                dropped=head.skipped,
-            )
-        )
+        result.warnings.append(skipped_note(MAX_REPORT_LINES, head.skipped))
     others = _other_tools(detection.kind, detection.scores)
     if others:
         result.warnings.append(

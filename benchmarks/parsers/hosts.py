@@ -26,15 +26,11 @@ from .text import (
     WRAPPER_SHARE,
     WRAPPER_SNIFF_LINES,
     Text,
+    host_like,
     is_label_wrapper,
     line_blocks,
 )
 
-# The readers that split a file by host (text.line_host): a regrouped file is read by one of them only.
-HOST_SPLIT_KINDS = frozenset(
-    {"ibstat", "ibstatus", "ibv_devinfo", "ibdev2netdev", "rdma-link", "nvidia-smi", "nvidia-smi-topo"}
-    | {"nvidia-smi-nvlink", "lspci", "dcgmi-nvlink", "dcgmi-diag"}
-)
 # The line put before each host's lines: a shell prompt on that host, which text.line_host reads.
 HOST_HEADER = "host@{host}:~$"
 # What pdsh, clush and srun print of their own about a host they could not run the command on:
@@ -61,13 +57,18 @@ def host_label(lines: list[str]) -> re.Pattern[str] | None:
         names = [m.group(1) for line in head if (m := pattern.match(line))]
         if len(names) < WRAPPER_SHARE * len(head):
             continue
-        if named and not all(_host_like(name) for name in set(names)):
+        if named and not all(host_like(name) for name in set(names)):
             continue
         return pattern
     return None
 
 
-def _skipped_note(read: int, dropped: int) -> Msg:
+def named_list(names: list[str]) -> Msg:
+    """Hosts as a note lists them: the first MAX_HOSTS_NAMED, then `…`."""
+    return listed(names[:MAX_HOSTS_NAMED], more=len(names) > MAX_HOSTS_NAMED)
+
+
+def skipped_note(read: int, dropped: int) -> Msg:
     """The note of a file read to its first `read` lines, as a report is (parsers.MAX_REPORT_LINES)."""
     return _(
         "only the first %(read)s lines were read; %(dropped)s more lines in the file were skipped (split the "
@@ -77,21 +78,22 @@ def _skipped_note(read: int, dropped: int) -> Msg:
     )
 
 
-def _host_like(name: str) -> bool:
-    """A cluster host's name holds a digit, a hyphen or a dot (`gpu-node-017`, `dgx01`, `n1.cluster`); the
-    words tools print at a line's start (`NVRM:`, `Port:`) do not."""
-    return any(c.isdigit() or c in "-." for c in name)
+def regroup(text: Text, limit: int) -> Text | None:
+    """The text read host by host (by_host), else under its dshbak, `clush -b` or Ansible headers
+    (dshbak_sections); None when it is neither. The file's head is read once for both."""
+    head = text.lines[: WRAPPER_SNIFF_LINES * 4]
+    return by_host(text, limit, head) or dshbak_sections(text, limit, head[:DSHBAK_HEAD_LINES])
 
 
-def by_host(text: Text, limit: int) -> Text | None:
+def by_host(text: Text, limit: int, head: list[str] | None = None) -> Text | None:
     """The text's first `limit` lines regrouped by host (module docstring), with a note saying so; None when
     its lines do not each name a host (host_label) or name only one. Lines that name no host (pdsh's own
     `pdsh@login: gpu03: ssh exited with exit code 255`) come first, in their order. Memory: the `limit`
-    lines, as the report readers hold them."""
+    lines, as the report readers hold them. `head`: the text's first lines when the caller has read them."""
     if text.rewrap is not None:
         # one host's name or label was taken off every line from the head's: read the lines with it on
-        text = text.rewrap(tuple(w for w in text.wrappers if not is_label_wrapper(w)))
-    label = host_label(text.lines[: WRAPPER_SNIFF_LINES * 4])
+        text, head = text.rewrap(tuple(w for w in text.wrappers if not is_label_wrapper(w))), None
+    label = host_label(text.lines[: WRAPPER_SNIFF_LINES * 4] if head is None else head)
     if label is None:
         return None
     unnamed: list[str] = []
@@ -104,7 +106,7 @@ def by_host(text: Text, limit: int) -> Text | None:
                 continue
             read += 1
             m = label.match(line)
-            if m is None or (label is WRAPPER_HOST_RE and not _host_like(m.group(1))):
+            if m is None or (label is WRAPPER_HOST_RE and not host_like(m.group(1))):
                 unnamed.append(line)
                 continue
             host = m.group(1) if label is WRAPPER_HOST_RE else f"task-{int(m.group(1))}"
@@ -116,7 +118,7 @@ def by_host(text: Text, limit: int) -> Text | None:
     for host, lines in hosts.items():
         out.append(HOST_HEADER.format(host=host))
         out.extend(lines)
-    named = listed(list(hosts)[:MAX_HOSTS_NAMED], more=len(hosts) > MAX_HOSTS_NAMED)
+    named = named_list(list(hosts))
     notes = [
         _(
             "each line carries its host's name (pdsh or clush) and %(count)s hosts' lines were read host by "
@@ -139,12 +141,12 @@ def by_host(text: Text, limit: int) -> Text | None:
             _(
                 "the launcher could not run the command on %(hosts)s (%(why)s): no output of theirs is in "
                 "the file, so they are not judged",
-                hosts=listed(list(failed)[:MAX_HOSTS_NAMED], more=len(failed) > MAX_HOSTS_NAMED),
+                hosts=named_list(list(failed)),
                 why=next(iter(failed.values())),
             )
         )
     if skipped:
-        notes.append(_skipped_note(limit, skipped))
+        notes.append(skipped_note(limit, skipped))
     return Text(lines=out, truncated_lines=text.cut_lines(), notes=[*text.notes, *notes])
 
 
@@ -191,14 +193,14 @@ def _ansible_header(line: str) -> tuple[str, bool] | None:
     return m.group(1), not m.group(2).startswith(("CHANGED", "SUCCESS")) or (m.group(3) or "0") != "0"
 
 
-def dshbak_sections(text: Text, limit: int) -> Text | None:
+def dshbak_sections(text: Text, limit: int, head: list[str] | None = None) -> Text | None:
     """The text's first `limit` lines with each dshbak / `clush -b` header's host line, or each Ansible
     ad-hoc header (ANSIBLE_HEADER_RE), turned into a line naming the host (HOST_HEADER), so the readers split
     the file by host; the same number of lines, so line numbers stand. A header of several hosts
     (`gpu-node-[01-02] (2)`: their output alike) is read as one listing under the first of them, and the note
     says so; a host Ansible reports failed or unreachable is named. None when the head shows no header
     (DSHBAK_HEAD_LINES) or the file holds fewer than two."""
-    head = [line.strip() for line in text.lines[:DSHBAK_HEAD_LINES]]
+    head = [line.strip() for line in (text.lines[:DSHBAK_HEAD_LINES] if head is None else head)]
     ansible = any(_ansible_header(line) for line in head)
     if not ansible and not _opens_with_header(head):
         return None
@@ -229,7 +231,7 @@ def dshbak_sections(text: Text, limit: int) -> Text | None:
     if len(headers) < 2:
         return None
     sets = [said for said, _host, several in headers if several]
-    shown = listed([h[0] for h in headers[:MAX_HOSTS_NAMED]], more=len(headers) > MAX_HOSTS_NAMED)
+    shown = named_list([h[0] for h in headers])
     notes = [
         _(
             "%(count)s hosts' output under Ansible headers (%(hosts)s): read host by host",
@@ -248,7 +250,7 @@ def dshbak_sections(text: Text, limit: int) -> Text | None:
             _(
                 "Ansible reports the command failed or the host unreachable on %(hosts)s: what follows their "
                 "header is not the tool's output, and they are not judged",
-                hosts=listed(failed[:MAX_HOSTS_NAMED], more=len(failed) > MAX_HOSTS_NAMED),
+                hosts=named_list(failed),
             )
         )
     if sets:
@@ -256,9 +258,9 @@ def dshbak_sections(text: Text, limit: int) -> Text | None:
             _(
                 "a header names several hosts whose output was the same (%(sets)s): each such listing is "
                 "read once, under the first host it names",
-                sets=listed(sets[:MAX_HOSTS_NAMED], more=len(sets) > MAX_HOSTS_NAMED),
+                sets=named_list(sets),
             )
         )
     if skipped:
-        notes.append(_skipped_note(limit, skipped))
+        notes.append(skipped_note(limit, skipped))
     return Text(lines=lines, truncated_lines=text.cut_lines(), notes=[*text.notes, *notes])

@@ -324,7 +324,7 @@ def _common_wrapper(lines: list[str]) -> re.Pattern[str] | None:
         names = Counter(m.group(1) for line in lines if (m := named.match(line)))
         if len(names) == 1:
             name, count = names.most_common(1)[0]
-            if count >= need and (named is SRUN_LABEL_RE or any(c.isdigit() or c in "-." for c in name)):
+            if count >= need and (named is SRUN_LABEL_RE or host_like(name)):
                 return re.compile(form.format(re.escape(name)))
     return None
 
@@ -336,6 +336,13 @@ UNNAMED_WRAPPERS = (ISO_STAMP_RE, CLOCK_STAMP_RE, CTIME_STAMP_RE, QUOTE_WRAPPER_
 def is_label_wrapper(pattern: re.Pattern[str]) -> bool:
     """Whether a wrapper sniff_wrappers found is one host's name or one srun label."""
     return pattern not in UNNAMED_WRAPPERS
+
+
+def host_like(name: str) -> bool:
+    """Whether a line's leading `name: ` may be a cluster host's name: it holds a digit, a hyphen or a dot
+    (`gpu-node-017`, `dgx01`, `n1.cluster`), which the words tools print at a line's start (`NVRM:`, `Port:`)
+    do not."""
+    return any(c.isdigit() or c in "-." for c in name)
 
 
 def drop_wrappers(line: str, wrappers: Wrappers) -> str:

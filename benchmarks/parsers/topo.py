@@ -13,6 +13,7 @@ from typing import Any
 
 from hardware.messages import _, listed, ngettext
 
+from .hosts import named_list
 from .result import ParseResult
 from .text import Text, line_host
 
@@ -323,8 +324,6 @@ def _reading_warnings(notes: dict[str, list[int]]) -> list[str]:
 
 # Each host's topology summarised in `per_host` (a file of several hosts' `topo -m`).
 HOST_FIELDS = ("gpus", "full_nvlink_mesh", "min_nvlinks_per_pair", "nics", "rail_nics")
-# Hosts listed one by one in the warning; the rest as `…`.
-MAX_HOSTS_NAMED = 16
 
 
 def parse_topo(text: Text) -> ParseResult:
@@ -352,7 +351,7 @@ def parse_topo(text: Text) -> ParseResult:
             "topology is the weakest (fewest NVLinks between two GPUs, then fewest GPUs and rail NICs), is "
             "the one shown and judged",
             count=len(results),
-            hosts=listed([h for h, _r in results][:MAX_HOSTS_NAMED], more=len(results) > MAX_HOSTS_NAMED),
+            hosts=named_list([h for h, _r in results]),
             host=host,
         ),
     )
