@@ -47,6 +47,7 @@ from benchmarks.verdicts import (
     ratio_verdict,
     spread_limit,
     verdict_row,
+    weakest_host,
 )
 from hardware import (
     GPU,
@@ -494,8 +495,7 @@ def _compare_topo(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str,
         )
     out.append(_rail_nics_verdict(facts, item, gpu, lines))
     if s.get("host") and len(s.get("hosts") or []) > 1:  # several hosts' matrices: the weakest was read
-        note = _("host %(host)s, the weakest of %(count)s hosts", host=s["host"], count=len(s["hosts"]))
-        return [noted(row, note) for row in out]
+        return [noted(row, weakest_host(s["host"], len(s["hosts"]))) for row in out]
     return out
 
 
@@ -584,7 +584,7 @@ def _weakest_nvlink_host(s: dict[str, Any]) -> Msg | None:
     if len(hosts) < 2:
         return None
     weakest = min(gpus, key=lambda g: g["active_links"])
-    return _("host %(host)s, the weakest of %(count)s hosts", host=weakest["host"], count=len(hosts))
+    return weakest_host(weakest["host"], len(hosts))
 
 
 def _compare_nvlink(facts: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from benchmarks.verdicts import (
     ratio_verdict,
     spread_limit,
     verdict_row,
+    weakest_host,
 )
 from hardware import FABRIC_LINK_LAYERS, fabric_name, port_link_layer
 from hardware.messages import Msg, _, joined, listed, ngettext
@@ -420,8 +421,7 @@ def _weakest_lspci_host(
         rows = compare_lspci(facts, {**item, "summary": summary})
         judged.append((VERDICT_RANK.get(rows[0]["verdict"], 0), -(rows[0]["measured"] or 0), host, rows))
     _rank, _count, host, rows = max(judged, key=lambda j: (j[0], j[1]))
-    note = _("host %(host)s, the weakest of %(count)s hosts", host=host, count=len(hosts))
-    return [noted(row, note) for row in rows]
+    return [noted(row, weakest_host(host, len(hosts))) for row in rows]
 
 
 def _function_names(funcs: list[dict[str, Any]]) -> Msg:

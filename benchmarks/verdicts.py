@@ -78,6 +78,11 @@ def verdict_row(
     return out
 
 
+def weakest_host(host: str, count: int) -> Msg:
+    """The note naming the host whose report stands for a file of several hosts' (noted)."""
+    return _("host %(host)s, the weakest of %(count)s hosts", host=host, count=count)
+
+
 def noted(row: dict[str, Any], note: str) -> dict[str, Any]:
     """The verdict `row` with `note` before its detail (the detail's message ids too, for a page in another
     language): which host of a file of several stands for it."""
