@@ -200,7 +200,7 @@ def _port_hosts(lines: _Lines, ports: list[dict[str, Any]], warnings: list[str])
             "pdsh, clush, dshbak or Ansible labels: %(hosts)s): each port is listed with its host, and the "
             "counts are over all hosts",
             count=len(hosts),
-            hosts=listed(hosts[:16]),
+            hosts=listed(hosts[:16], more=len(hosts) > 16),
         )
     )
     return hosts
@@ -441,6 +441,9 @@ def _read_port_blocks(lines: _Lines, block_format: _BlockFormat, result: ParseRe
     device: str | None = None
     device_values: dict[str, str] = {}
     port: dict[str, Any] | None = None
+    # The port fields the current port has printed, and the lines that start a port without its port line.
+    printed: set[str] = set()
+    unnumbered: list[int] = []
     for no, line in lines:
         m = block_format.device_re.match(line)
         damaged = block_format.damaged_device_re
@@ -460,7 +463,7 @@ def _read_port_blocks(lines: _Lines, block_format: _BlockFormat, result: ParseRe
         m = block_format.port_re.match(line)
         if m:
             extra = {name: device_values.get(key) for key, name in block_format.device_fields.items()}
-            port = _new_port(device, int(m.group(1)), no, **extra)
+            port, printed = _new_port(device, int(m.group(1)), no, **extra), set()
             ports.append(port)
             continue
         m = block_format.field_re.match(line)
@@ -470,16 +473,38 @@ def _read_port_blocks(lines: _Lines, block_format: _BlockFormat, result: ParseRe
         if key in block_format.device_fields:
             device_values[key] = value
             continue
-        if port is None and block_format.orphan_fields_warning:
-            # A fragment that starts inside a port block: keep what it says, without a device name.
-            port = _new_port(None, None, no)
+        if block_format.orphan_fields_warning and (port is None or key in printed):
+            # A fragment that starts inside a port block keeps what it says, without a device name; a field
+            # printed again without a port line between (`ibv_devinfo | grep -e hca_id -e state`) is the next
+            # port's, never the same port's new value.
+            if port is None and device is None and not ports:
+                result.warnings.append(
+                    _("line %(line)s: %(warning)s", line=no, warning=block_format.orphan_fields_warning)
+                )
+            else:
+                unnumbered.append(no)
+            extra = {name: device_values.get(key) for key, name in block_format.device_fields.items()}
+            port, printed = _new_port(device, None, no, **extra), set()
             ports.append(port)
-            result.warnings.append(
-                _("line %(line)s: %(warning)s", line=no, warning=block_format.orphan_fields_warning)
-            )
         if port is not None:
+            printed.add(key)
             _set_port_field(port, block_format.port_fields, key, value)
+    if unnumbered:
+        result.warnings.append(_unnumbered_ports_warning(unnumbered))
     return ports
+
+
+def _unnumbered_ports_warning(lines: list[int]) -> Msg:
+    """Ports read from field lines without their `port:` line, as a grep excerpt prints them."""
+    return ngettext(
+        "%(count)s port's fields without its port line (line %(lines)s; an excerpt such as `grep state`): "
+        "read as a port of its own, its port number unknown",
+        "%(count)s ports' fields without their port lines (lines %(lines)s; an excerpt such as `grep "
+        "state`): each read as a port of its own, port numbers unknown",
+        len(lines),
+        count=len(lines),
+        lines=listed(lines[:8], more=len(lines) > 8),
+    )
 
 
 IBSTAT_FORMAT = _BlockFormat(

@@ -1,0 +1,84 @@
+"""`ibv_devinfo` cut down by grep (`ibv_devinfo | grep state`,
+`pdsh -w gpu[01-16] "ibv_devinfo | grep -e hca_id -e state -e link_layer"`): the port fields
+come without their `port:` lines.
+
+Before, every field printed again overwrote the one port read so far: eight state lines with one
+`PORT_DOWN` were one port, as active as the last line said, and the down port was not named. Now a field
+printed again starts the next port (a port block never prints a field twice), under the device line
+before it when there is one."""
+
+from __future__ import annotations
+
+from benchmarks.compare import compare
+from benchmarks.parsers import parse
+
+FACTS = {"nics_per_node": 8, "fabric": "infiniband", "gbps_per_nic": 400}
+
+
+def _excerpt(down: int | None = None, host: str = "", devices: bool = False, layer: bool = False) -> list:
+    """One host's eight ports as grep leaves them, port `down` not active."""
+    lines = []
+    for i in range(8):
+        if devices:
+            lines.append(f"{host}hca_id:\tmlx5_{i}")
+        lines.append(f"{host}\t\t\tstate:\t\t\t{'PORT_DOWN (1)' if i == down else 'PORT_ACTIVE (4)'}")
+        if layer:
+            lines.append(f"{host}\t\t\tlink_layer:\t\tInfiniBand")
+    return lines
+
+
+def test_state_lines_alone_are_a_port_each_and_the_one_down_is_counted():
+    result = parse("\n".join(_excerpt(down=3)) + "\n")
+    assert result.kind == "ibv_devinfo"
+    states = [p["state"] for p in result.summary["ports"]]
+    assert states == ["Active"] * 3 + ["Down"] + ["Active"] * 4
+    assert result.summary["inactive_ports"] == 1
+    assert any("7 ports' fields without their port lines" in str(w) for w in result.warnings)
+    row = compare(FACTS, result.as_dict())[0]
+    assert "not active" in str(row["detail"])
+
+
+def test_device_lines_name_each_port_read_without_its_port_line():
+    result = parse("\n".join(_excerpt(down=5, devices=True, layer=True)) + "\n")
+    ports = result.summary["ports"]
+    assert [p["device"] for p in ports] == [f"mlx5_{i}" for i in range(8)]
+    assert [p["port"] for p in ports] == [None] * 8
+    assert result.summary["active_infiniband_ports"] == 7
+    # Fields before any device line are the only ones said to be cut at the top.
+    assert not any("before any hca_id" in str(w) for w in result.warnings)
+    assert any("8 ports' fields without their port lines" in str(w) for w in result.warnings)
+
+
+def test_a_host_with_a_port_down_in_a_pdsh_excerpt_is_judged_and_named():
+    good = _excerpt(host="gpu01: ", devices=True, layer=True)
+    bad = _excerpt(down=2, host="gpu02: ", devices=True, layer=True)
+    for lines in (good + bad, bad + good):
+        result = parse("\n".join(lines) + "\n")
+        assert result.summary["active_infiniband_ports"] == 15
+        row = compare(FACTS, result.as_dict())[0]
+        assert (row["verdict"], row["measured"]) == ("fail", 7)
+        assert "gpu02" in str(row["detail"]) and "mlx5_2" in str(row["detail"])
+    whole = compare(FACTS, parse("\n".join(good + good) + "\n").as_dict())[0]
+    assert (whole["verdict"], whole["measured"]) == ("pass", 8)
+
+
+def test_a_whole_listing_still_reads_one_port_per_port_line():
+    # A field printed again inside a port block that has its port line would be a second port; a real
+    # block prints each field once, so a whole listing reads exactly its port lines.
+    lines = []
+    for i in range(2):
+        lines += [f"hca_id:\tmlx5_{i}", "\ttransport:\t\t\tInfiniBand (0)", "\t\tport:\t1"]
+        lines += ["\t\t\tstate:\t\t\tPORT_ACTIVE (4)", "\t\t\tlink_layer:\t\tInfiniBand"]
+    result = parse("\n".join(lines) + "\n")
+    assert [(p["device"], p["port"]) for p in result.summary["ports"]] == [("mlx5_0", 1), ("mlx5_1", 1)]
+    assert not any("port line" in str(w) for w in result.warnings)
+
+
+def test_the_hosts_warning_says_when_it_names_only_some_of_them():
+    hosts = [f"gpu{n:02d}" for n in range(1, 21)]
+    lines = [line for h in hosts for line in _excerpt(host=f"{h}: ", devices=True, layer=True)]
+    result = parse("\n".join(lines) + "\n")
+    warning = next(str(w) for w in result.warnings if str(w).startswith("ports of 20 hosts"))
+    assert "gpu16" in warning and "gpu17" not in warning and "…" in warning
+    few = parse("\n".join(line for h in hosts[:3] for line in _excerpt(host=f"{h}: ", devices=True)) + "\n")
+    assert not any("…" in str(w) for w in few.warnings if str(w).startswith("ports of"))
