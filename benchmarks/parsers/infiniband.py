@@ -473,7 +473,11 @@ def _read_port_blocks(lines: _Lines, block_format: _BlockFormat, result: ParseRe
         if key in block_format.device_fields:
             device_values[key] = value
             continue
-        if block_format.orphan_fields_warning and (port is None or key in printed):
+        if (
+            block_format.orphan_fields_warning
+            and key in block_format.port_fields
+            and (port is None or key in printed)
+        ):
             # A fragment that starts inside a port block keeps what it says, without a device name; a field
             # printed again without a port line between (`ibv_devinfo | grep -e hca_id -e state`) is the next
             # port's, never the same port's new value.
@@ -520,6 +524,7 @@ IBSTAT_FORMAT = _BlockFormat(
         "Link layer",
         {"Rate": ("rate_gbps", _rate), "Base lid": ("base_lid", to_int), "SM lid": ("sm_lid", to_int)},
     ),
+    orphan_fields_warning=_("port fields before any CA line (excerpt cut at the top)"),
 )
 
 
@@ -539,7 +544,8 @@ def parse_ibstat(text: Text) -> ParseResult:
     ports = _read_port_blocks(lines, IBSTAT_FORMAT, result)
     result.warnings.extend(_ibpanic_warnings(text))
     for p in ports:
-        if p["link_layer"] is None:
+        # A port read without its `Port n:` line is warned about with the others so read (_read_port_blocks).
+        if p["link_layer"] is None and p["port"] is not None:
             result.warnings.append(
                 _(
                     "%(device)s port %(port)s: no Link layer line (cut output)",

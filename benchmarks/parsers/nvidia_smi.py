@@ -357,7 +357,7 @@ def _gpu_block(index: int | None, name: str | None, line: int) -> dict[str, Any]
 
 def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
     """The GPUs of `nvlink -s` output (evidence/FORMATS.md 3) with their links ({link number: reading}),
-    and how many link lines came before any `GPU n:` header.
+    and how many GPUs' link lines came without a `GPU n:` header.
 
     A GPU is keyed by its UUID, or by its index when the header has none, so a header printed again is the
     same GPU: `nvlink -s -i 0` then `nvlink -c -i 0` print one `GPU 0: ...` header twice (tests/benchmarks/
@@ -366,10 +366,10 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
     command line (text.line_host, as pdsh files are read, hosts.by_host) it is another GPU. The capability
     lines of `-c` (`Link 0, P2P is supported: true`) are not link states: LINK_RE (`Link n:`) leaves them
     out."""
-    gpus: dict[tuple[str | None, str | int | None], dict[str, Any]] = {}
+    gpus: dict[tuple[str | None, str | int | tuple[str, int]], dict[str, Any]] = {}
     current: dict[str, Any] | None = None
     elided: dict[str, Any] | None = None  # the GPU whose block an elision line just ended
-    orphan_links = 0
+    headerless = 0  # GPUs whose link lines came without a `GPU n:` header
     host: str | None = None  # the host the lines after a prompt or a command naming one are of
     for no, line in enumerate(text.lines, start=1):
         m = LIST_RE.match(line) or GPU_NO_UUID_RE.match(line)
@@ -387,10 +387,12 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
         if m:
             if elided is not None and elided is current:
                 elided["elided"], elided = "links", None
-            if current is None:
-                orphan_links += 1
-                current = gpus[(host, None)] = _gpu_block(None, None, no)
             link = int(m.group(1))
+            # Link lines without a header are a GPU of their own; a link number printed again among them
+            # (`nvidia-smi nvlink -s | grep Link`) is the next GPU's, never a new reading of the same link.
+            if current is None or (current["index"] is None and m.re is LINK_RE and link in current["links"]):
+                headerless += 1
+                current = gpus[(host, ("headerless", headerless))] = _gpu_block(None, None, no)
             if m.re is COUNTER_RE:
                 counter = current["counters"].setdefault(link, {"link": link, "type": m.group(2), "line": no})
                 counter[f"{m.group(3).lower()}_kib"] = int(m.group(4))
@@ -408,7 +410,7 @@ def _nvlink_gpus(text: Text) -> tuple[list[dict[str, Any]], int]:
             elided = current
     if elided is not None:
         elided["elided"] = elided["elided"] or "gpus"
-    return list(gpus.values()), orphan_links
+    return list(gpus.values()), headerless
 
 
 def _cut_gpus(gpus: list[dict[str, Any]]) -> tuple[set[int], int]:
@@ -547,7 +549,7 @@ def _cut_warnings(
 
 def parse_nvlink_status(text: Text) -> ParseResult:
     result = ParseResult(kind="nvidia-smi-nvlink")
-    gpus, orphan_links = _nvlink_gpus(text)
+    gpus, headerless = _nvlink_gpus(text)
     per_gpu = [_nvlink_gpu_entry(g) for g in gpus]
     if len({g.get("host") for g in gpus} - {None}) > 1:  # GPUs of several hosts: each with its host
         for entry, g in zip(per_gpu, gpus, strict=True):
@@ -587,8 +589,16 @@ def parse_nvlink_status(text: Text) -> ParseResult:
         # Every GPU's listing is cut: the links per GPU are known as a minimum only (the comparison passes
         # it when the minimum meets the claim, else cannot measure).
         result.summary["active_links_per_gpu_at_least"] = min(cut_counts)
-    if orphan_links:
+    if headerless == 1:
         result.warnings.append(_("link lines before any `GPU n:` header (excerpt cut at the top)"))
+    elif headerless > 1:
+        result.warnings.append(
+            _(
+                "%(count)s GPUs' link lines without their `GPU n:` headers (an excerpt such as `grep Link`): "
+                "each link number printed again read as the next GPU's, GPU numbers unknown",
+                count=headerless,
+            )
+        )
     if any(p["all_links_inactive"] for p in per_gpu):
         result.warnings.append(_("NVML reports all NVLinks inactive on some GPUs: no NVLink"))
     if inactive:

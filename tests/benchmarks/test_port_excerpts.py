@@ -1,11 +1,12 @@
-"""`ibv_devinfo` cut down by grep (`ibv_devinfo | grep state`,
-`pdsh -w gpu[01-16] "ibv_devinfo | grep -e hca_id -e state -e link_layer"`): the port fields
-come without their `port:` lines.
+"""Reports cut down by grep: `ibv_devinfo | grep state`, `pdsh -w gpu[01-16] "ibv_devinfo | grep -e hca_id -e
+state -e link_layer"`, `ibstat | grep -e "CA '" -e State -e Rate`, `nvidia-smi nvlink -s | grep Link`: the
+fields come without their `port:`, `Port n:` or `GPU n:` lines.
 
-Before, every field printed again overwrote the one port read so far: eight state lines with one
-`PORT_DOWN` were one port, as active as the last line said, and the down port was not named. Now a field
-printed again starts the next port (a port block never prints a field twice), under the device line
-before it when there is one."""
+Before, every field printed again overwrote the one port or GPU read so far: eight state lines with one
+`PORT_DOWN` were one port, as active as the last line said, and two GPUs' links with one inactive were one
+GPU with every link active; ibstat's fields without a `Port n:` line were no port at all. Now a field
+printed again starts the next port or GPU (a block prints each field once), under the device line before it
+when there is one."""
 
 from __future__ import annotations
 
@@ -82,3 +83,52 @@ def test_the_hosts_warning_says_when_it_names_only_some_of_them():
     assert "gpu16" in warning and "gpu17" not in warning and "…" in warning
     few = parse("\n".join(line for h in hosts[:3] for line in _excerpt(host=f"{h}: ", devices=True)) + "\n")
     assert not any("…" in str(w) for w in few.warnings if str(w).startswith("ports of"))
+
+
+def test_ibstat_fields_without_port_lines_are_a_port_each_under_their_ca():
+    lines = []
+    for i in range(4):
+        state = "Down" if i == 1 else "Active"
+        lines += [f"CA 'mlx5_{i}'", "\tCA type: MT4129", f"\t\tState: {state}", "\t\tRate: 400"]
+    result = parse("\n".join(lines) + "\n")
+    assert result.kind == "ibstat"
+    ports = result.summary["ports"]
+    assert [(p["device"], p["state"], p["rate_gbps"]) for p in ports] == [
+        ("mlx5_0", "Active", 400.0),
+        ("mlx5_1", "Down", 400.0),
+        ("mlx5_2", "Active", 400.0),
+        ("mlx5_3", "Active", 400.0),
+    ]
+    assert result.summary["inactive_ports"] == 1
+    assert any("4 ports' fields without their port lines" in str(w) for w in result.warnings)
+    assert "mlx5_1/? Down" in str(compare(FACTS, result.as_dict())[0]["detail"])
+
+
+def _links(down: tuple[int, int] | None = None, gpus: int = 2, links: int = 4) -> list[str]:
+    return [
+        f"\t Link {k}: <inactive>" if (g, k) == down else f"\t Link {k}: 26.562 GB/s"
+        for g in range(gpus)
+        for k in range(links)
+    ]
+
+
+def test_nvlink_lines_without_gpu_headers_are_a_gpu_each_and_the_inactive_link_is_counted():
+    result = parse("\n".join(_links(down=(1, 3), gpus=3)) + "\n")
+    assert result.kind == "nvidia-smi-nvlink"
+    assert (result.summary["gpus"], result.summary["inactive_links"]) == (3, 1)
+    assert result.summary["active_links_per_gpu"] == 3
+    assert any("3 GPUs' link lines without their `GPU n:` headers" in str(w) for w in result.warnings)
+    assert not any("cut at the top" in str(w) for w in result.warnings)
+    # A100 SXM: 12 NVLinks per GPU; the second GPU's twelfth is down.
+    facts = {"gpu": "A100-SXM-80GB", "gpus_per_node": 8, "intra_node": "nvswitch"}
+    row = compare(facts, parse("\n".join(_links(down=(1, 11), gpus=3, links=12)) + "\n").as_dict())[0]
+    assert (row["verdict"], row["measured"]) == ("fail", 11)
+    whole = compare(facts, parse("\n".join(_links(gpus=3, links=12)) + "\n").as_dict())[0]
+    assert (whole["verdict"], whole["measured"]) == ("pass", 12)
+
+
+def test_nvlink_lines_cut_at_the_top_are_still_one_gpu_before_the_first_header():
+    lines = _links(gpus=1) + ["GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-1)"] + _links(gpus=1)
+    result = parse("\n".join(lines) + "\n")
+    assert (result.summary["gpus"], result.summary["inactive_links"]) == (2, 0)
+    assert any("cut at the top" in str(w) for w in result.warnings)
