@@ -15,6 +15,7 @@ from typing import Any
 
 from hardware.messages import Msg, _, joined, listed, ngettext
 
+from .port_listings import latest_ports, unnamed_hosts
 from .result import ParseResult
 from .text import ELISION_RE, Text, line_blocks, named_hosts, to_float, to_int
 
@@ -206,31 +207,6 @@ def _port_hosts(lines: _Lines, ports: list[dict[str, Any]], warnings: list[str])
     return hosts
 
 
-def _latest_ports(ports: list[dict[str, Any]], warnings: list[str]) -> list[dict[str, Any]]:
-    """One entry per device port of a host: a file holding several runs of the tool (before and after a
-    fix) lists a port again, and the last listing is its current state."""
-    latest: dict[tuple[Any, ...], dict[str, Any]] = {}
-    repeats = 0
-    for p in ports:
-        key = (p.get("host"), p["device"], p["port"]) if p.get("device") else ("line", p["line"])
-        if key in latest:
-            repeats += 1
-            del latest[key]
-        latest[key] = p
-    if repeats:
-        warnings.append(
-            ngettext(
-                "%(count)s port listing repeats an earlier one (several runs of the tool in one file): the "
-                "last listing of each port is kept",
-                "%(count)s port listings repeat an earlier one (several runs of the tool in one file): the "
-                "last listing of each port is kept",
-                repeats,
-                count=repeats,
-            )
-        )
-    return list(latest.values())
-
-
 def _port_state_warnings(ports: list[dict[str, Any]]) -> list[str]:
     """An InfiniBand port whose physical link is up but which stays Initializing has not been
     configured by a subnet manager: it carries no traffic until one (opensm, a managed switch) runs."""
@@ -367,8 +343,8 @@ def _finish(ports: list[dict[str, Any]], result: ParseResult, lines: _Lines) -> 
     """The summary of a port report (its `lines` read), after repeated listings and with the port-state
     warnings; the ports of several hosts (shell prompts) each carry their `host`; software RDMA ports
     and virtual functions are flagged and left out of the counts."""
-    hosts = _port_hosts(lines, ports, result.warnings)
-    ports = _latest_ports(ports, result.warnings)
+    hosts = _port_hosts(lines, ports, result.warnings) or unnamed_hosts(ports, result.warnings)
+    ports = latest_ports(ports, result.warnings)
     result.warnings.extend(_port_state_warnings(ports))
     apart = _set_apart(ports, result.warnings)
     _iwarp_by_name(ports, result.warnings)
@@ -515,9 +491,10 @@ IBSTAT_FORMAT = _BlockFormat(
     device_re=re.compile(r"^\s*CA\s+'([^']+)'"),
     port_re=re.compile(r"^\s*Port\s+(\d+)\s*:\s*$"),
     field_re=re.compile(
-        r"^\s*(CA type|State|Physical state|Rate|Link layer|Base lid|SM lid|Firmware version)\s*:\s*(.*?)\s*$"
+        r"^\s*(CA type|State|Physical state|Rate|Link layer|Base lid|SM lid|Firmware version|Node GUID)"
+        r"\s*:\s*(.*?)\s*$"
     ),
-    device_fields={"CA type": "ca_type"},
+    device_fields={"CA type": "ca_type", "Node GUID": "node_guid"},
     port_fields=_port_fields(
         "State",
         "Physical state",
@@ -606,10 +583,10 @@ DEVINFO_FORMAT = _BlockFormat(
     port_re=re.compile(r"^\s*port:\s*(\d+)\s*$"),
     field_re=re.compile(
         r"^\s*(state|link_layer|active_width|active_speed|phys_state|vendor_part_id|transport|active_mtu|sm_lid"
-        r"|port_lid)"
+        r"|port_lid|node_guid)"
         r"\s*:\s*(.*?)\s*$"
     ),
-    device_fields={"vendor_part_id": "vendor_part_id", "transport": "transport"},
+    device_fields={"vendor_part_id": "vendor_part_id", "transport": "transport", "node_guid": "node_guid"},
     port_fields=_port_fields(
         "state",
         "phys_state",

@@ -10,8 +10,12 @@ when there is one."""
 
 from __future__ import annotations
 
+import re
+
 from benchmarks.compare import compare
 from benchmarks.parsers import parse
+
+from ._shared import FIXTURES
 
 FACTS = {"nics_per_node": 8, "fabric": "infiniband", "gbps_per_nic": 400}
 
@@ -59,8 +63,15 @@ def test_a_host_with_a_port_down_in_a_pdsh_excerpt_is_judged_and_named():
         row = compare(FACTS, result.as_dict())[0]
         assert (row["verdict"], row["measured"]) == ("fail", 7)
         assert "gpu02" in str(row["detail"]) and "mlx5_2" in str(row["detail"])
-    whole = compare(FACTS, parse("\n".join(good + good) + "\n").as_dict())[0]
+    other = _excerpt(host="gpu02: ", devices=True, layer=True)
+    whole = compare(FACTS, parse("\n".join(good + other) + "\n").as_dict())[0]
     assert (whole["verdict"], whole["measured"]) == ("pass", 8)
+    # One host's excerpt twice (before and after a fix) is its ports listed again, the last kept.
+    again = parse(
+        "\n".join(_excerpt(down=2, devices=True, layer=True) + _excerpt(devices=True, layer=True)) + "\n"
+    )
+    assert (again.summary["total_ports"], again.summary["inactive_ports"]) == (8, 0)
+    assert any("8 port listings repeat an earlier one" in str(w) for w in again.warnings)
 
 
 def test_a_whole_listing_still_reads_one_port_per_port_line():
@@ -132,3 +143,50 @@ def test_nvlink_lines_cut_at_the_top_are_still_one_gpu_before_the_first_header()
     result = parse("\n".join(lines) + "\n")
     assert (result.summary["gpus"], result.summary["inactive_links"]) == (2, 0)
     assert any("cut at the top" in str(w) for w in result.warnings)
+
+
+def test_a_dual_port_adapters_two_ports_under_one_device_line_are_two_ports():
+    lines = ["hca_id:\tmlx4_0", "\t\t\tstate:\t\t\tPORT_ACTIVE (4)", "\t\t\tstate:\t\t\tPORT_DOWN (1)"]
+    result = parse("\n".join(lines) + "\n")
+    assert [(p["device"], p["state"]) for p in result.summary["ports"]] == [
+        ("mlx4_0", "Active"),
+        ("mlx4_0", "Down"),
+    ]
+    assert not any("repeat" in str(w) for w in result.warnings)
+
+
+def _another_machine(text: str, guid: str, same_guids: bool = False) -> str:
+    """The same listing from another machine: every node GUID changed (unless `same_guids`: the same machine's
+    tool run again), the first InfiniBand port down."""
+    if not same_guids:
+        text = re.sub(rf"({guid}:\s*(?:0x)?)([0-9a-f:]+)", lambda m: m.group(1) + m.group(2)[::-1], text)
+    down = {"State: Active": "State: Down", "PORT_ACTIVE (4)": "PORT_DOWN (1)"}
+    blocks = re.split(r"(?=^\s*(?:Port \d+:|port:\s*\d+)\s*$)", text, flags=re.M)
+    at = next(i for i, block in enumerate(blocks) if re.search(r"(?i)link.layer:\s*InfiniBand", block) and i)
+    blocks[at] = re.sub("|".join(re.escape(k) for k in down), lambda m: down[m.group(0)], blocks[at], count=1)
+    return "".join(blocks)
+
+
+def test_listings_of_two_machines_without_names_are_told_apart_by_their_node_guids():
+    for name, guid in (
+        ("ibstat/gpud-a100-ibstat-47-all-active.txt", "Node GUID"),
+        ("ibv_devinfo/connectx3-mlx4-2port-ib-two-subnet-managers-prompt.txt", "node_guid"),
+    ):
+        one = (FIXTURES / "real" / name).read_text().rstrip("\n") + "\n"
+        plain = parse(one)
+        ib = plain.summary["active_infiniband_ports"]
+        facts = {"nics_per_node": ib, "fabric": "infiniband"}
+        other = _another_machine(one, guid)
+        assert other != one
+        for text, weakest in ((one + other, "#2"), (other + one, "#1")):
+            result = parse(text)
+            assert result.summary["hosts"] == ["#1", "#2"]
+            assert result.summary["total_ports"] == 2 * plain.summary["total_ports"]
+            assert any("another node GUID" in str(w) for w in result.warnings)
+            row = compare(facts, result.as_dict())[0]
+            assert (row["verdict"], row["measured"]) == ("fail", ib - 1), name
+            assert f"host {weakest}" in str(row["detail"])
+        # The same machine's listing again (the same GUIDs) is the tool run again: the last listing kept.
+        again = parse(_another_machine(one, guid, same_guids=True) + one)
+        assert "hosts" not in again.summary and again.summary["total_ports"] == plain.summary["total_ports"]
+        assert again.summary["active_infiniband_ports"] == ib
