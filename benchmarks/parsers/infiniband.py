@@ -450,9 +450,9 @@ def _read_port_blocks(lines: _Lines, block_format: _BlockFormat, result: ParseRe
             device_values[key] = value
             continue
         if (
-            block_format.orphan_fields_warning
+            (port is None or key in printed)
+            and block_format.orphan_fields_warning
             and key in block_format.port_fields
-            and (port is None or key in printed)
         ):
             # A fragment that starts inside a port block keeps what it says, without a device name; a field
             # printed again without a port line between (`ibv_devinfo | grep -e hca_id -e state`) is the next
