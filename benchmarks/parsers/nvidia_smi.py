@@ -225,6 +225,8 @@ def _gpus_in_error(devices: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
         fields = g.get("error_fields")
         earlier = g.get("error_earlier")
         where = {"gpu": g["index"], "bus_id": g.get("bus_id", "?"), "line": g.get("error_line", g["line"])}
+        if "host" in g:
+            where["host"] = g["host"]
         if not fields:
             if earlier:
                 warnings.append(
@@ -279,6 +281,9 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
     remote = source == "list" and reader.remote_links > 0
     # A name that reads ERR! is no model (the GPU is listed in `gpus_in_error`).
     models = Counter(g["name"] for g in devices if g["name"] != ERR)
+    # Tables of several machines, a host named for each or not (TableSet): judged machine by machine, each
+    # GPU (and so each GPU in error) given its machine.
+    machines = reader.table.per_machine() if gpus else None
     in_error, error_warnings = _gpus_in_error(devices)
     result.summary = {
         "source": "nvidia-smi"
@@ -298,7 +303,7 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
         result.summary["driver_versions"] = list(dict.fromkeys(d for d, _ in reader.drivers))
     if reader.migs.devices():
         result.summary["mig_device_list"] = reader.migs.devices()
-    per_host = gpus_per_host(devices, reader.hosts, in_error)
+    per_host = gpus_per_host(devices, reader.hosts, in_error) or machines
     if per_host is not None:
         result.summary["gpus_per_host"] = per_host
     if in_error:

@@ -103,12 +103,17 @@ class _Reader:
         self.sections: list[tuple[int, str]] = []
         self.hosts = HostLines()
         self.attached: dict[str | None, int] = {}  # `Attached GPUs` by the host whose report states it
+        # Each report: its `Attached GPUs`, its host (None when unnamed) and its first GPU block's position.
+        self.reports: list[dict[str, Any]] = []
 
     def line(self, no: int, line: str) -> None:
         m = ATTACHED_RE.match(line)
         if m:
             self.header["attached"], self.header["attached_line"] = int(m.group(1)), no
             self.attached[self.hosts.host_of(no)] = int(m.group(1))
+            self.reports.append(
+                {"attached": int(m.group(1)), "host": self.hosts.host_of(no), "first": len(self.gpus)}
+            )
             return
         if line[:1] not in (" ", "\t", "") and not line.startswith("GPU "):  # fields are indented
             host = line_host(line)
@@ -189,6 +194,46 @@ def _gpu_warnings(gpus: list[dict[str, Any]]) -> list[str]:
     return warnings
 
 
+def _machines(reader: _Reader, warnings: list[str]) -> dict[str, int] | None:
+    """The `Attached GPUs` of each machine of a file of several `-q` reports without a host named for each
+    (`for h in ...; do ssh $h nvidia-smi -q; done`): a report whose GPUs' UUIDs (unique to a GPU) no earlier
+    machine showed is another machine's, named `#n` in the order listed; one that shares them is the same
+    machine's report again (`watch`), its latest count kept. Each GPU block gets its machine's `host`. None
+    for one machine, or where a report shows no UUID (a `-d` section filter)."""
+    reports, gpus = reader.reports, reader.gpus
+    if len(reports) < 2:
+        return None
+    machines: list[dict[str, Any]] = []  # {uuids, attached, blocks}
+    for at, report in enumerate(reports):
+        end = reports[at + 1]["first"] if at + 1 < len(reports) else len(gpus)
+        blocks = gpus[report["first"] : end]
+        uuids = {g.get("uuid") for g in blocks}
+        if not blocks or None in uuids:
+            return None
+        machine = next((m for m in machines if m["uuids"] & uuids), None)
+        if machine is None:
+            machine = {"uuids": set(), "attached": 0, "blocks": []}
+            machines.append(machine)
+        machine["uuids"] |= uuids
+        machine["attached"] = report["attached"]
+        machine["blocks"] += blocks
+    if len(machines) < 2:
+        return None
+    names = [f"#{n}" for n in range(1, len(machines) + 1)]
+    for name, machine in zip(names, machines, strict=True):
+        for g in machine["blocks"]:
+            g["host"] = name
+    warnings.append(
+        _(
+            "reports of %(count)s machines without their names (%(names)s, in the order listed: GPU UUIDs no "
+            "earlier report showed): a node's claim is judged machine by machine",
+            count=len(machines),
+            names=listed(names[:16], more=len(names) > 16),
+        )
+    )
+    return {name: m["attached"] for name, m in zip(names, machines, strict=True)}
+
+
 def parse_query(text: Text) -> ParseResult:
     result = ParseResult(kind="nvidia-smi")
     reader = _Reader()
@@ -215,6 +260,9 @@ def parse_query(text: Text) -> ParseResult:
     if per_host is not None:
         # each host's report states its own count; a host whose `Attached GPUs` is not shown: its blocks
         per_host = {host: reader.attached.get(host, n) for host, n in per_host.items()}
+    else:
+        per_host = _machines(reader, result.warnings)
+    if per_host is not None:
         result.summary["gpus_per_host"] = per_host
     if attached is not None and len(gpus) < attached:
         result.warnings.append(
@@ -370,6 +418,27 @@ class TableSet:
             self.gpus.append(gpu)
             self.readings.append(1)
 
+    def per_machine(self) -> dict[str, int] | None:
+        """The GPUs of each machine when the tables are of several (named by their host, or `#1`, `#2`, ... in
+        the order listed where no prompt named it), each GPU given its machine's `host`; None for one. A
+        node's claim is judged machine by machine: their sum hides a node short of a GPU."""
+        if len(self.machines) < 2:
+            return None
+        names = self._names()
+        for name, machine in zip(names, self.machines, strict=True):
+            for at in machine["ids"].values():
+                self.gpus[at]["host"] = name
+        return {name: len(m["ids"]) for name, m in zip(names, self.machines, strict=True)}
+
+    def _names(self) -> list[str]:
+        """Each machine's name: its host, or `#n` (its place in the file) where no prompt named it or two
+        machines have the same host."""
+        hosts = Counter(m["host"] for m in self.machines)
+        return [
+            m["host"] if m["host"] and hosts[m["host"]] == 1 else f"#{n}"
+            for n, m in enumerate(self.machines, start=1)
+        ]
+
     def _missing_from(self, machine: dict[str, Any], ids: set[str], line: int) -> None:
         """The GPUs of `machine` that the whole table at `line` (showing `ids`) no longer shows; a GPU is
         recorded the first time it goes missing only, so a `watch` of thousands of tables keeps one entry."""
@@ -417,10 +486,12 @@ class TableSet:
         if len(self.machines) > max(len(hosts), 1):
             warnings.append(
                 _(
-                    "tables of %(count)s machines: a later table shows other GPU ids than an earlier one "
-                    "(some the same, some not) or another driver version, so it is not the same table "
-                    "printed again: the GPU count is theirs together, not one node's",
+                    "tables of %(count)s machines (%(names)s, in the order listed): a later table shows "
+                    "other GPU ids than an earlier one (some the same, some not) or another driver version, "
+                    "so it is not the same table printed again: the GPU count is theirs together, and a "
+                    "node's claim is judged machine by machine",
                     count=len(self.machines),
+                    names=listed(self._names()[:16], more=len(self.machines) > 16),
                 )
             )
         drivers = {m["driver"] for m in self.machines if m["driver"]}

@@ -1,0 +1,88 @@
+"""Several machines' reports in one file without their names (`for h in gpu01 gpu02; do ssh $h nvidia-smi;
+done > smi.txt`): no prompt or label says where one machine's report ends, but what the reports show does.
+
+Before, a node's claim was judged on the machines together: a table of 7 GPUs followed by another machine's
+table of 8 passed "8 GPUs per node" on 15 GPUs, and of two `-q` reports the last one's `Attached GPUs` stood
+for the file, so a machine short of a GPU listed first passed. Now each machine is named `#1`, `#2`, ... in
+the order listed and the weakest is judged, as for files whose hosts are named."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from benchmarks.compare import compare
+from benchmarks.parsers import parse
+
+from ._shared import FIXTURES
+
+FACTS = {"gpu": "H100-SXM-80GB", "gpus_per_node": 8, "intra_node": "nvswitch"}
+TABLE = FIXTURES / "real" / "nvidia-smi"
+
+
+def _table() -> str:
+    return (TABLE / "gpud-h100-8gpu-550.90-table.txt").read_text().rstrip("\n") + "\n"
+
+
+def _without_gpu(table: str, index: int) -> str:
+    """The default table with GPU `index`'s three rows taken out."""
+    lines = table.split("\n")
+    at = next(i for i, line in enumerate(lines) if re.match(rf"\|\s+{index}\s+NVIDIA", line))
+    return "\n".join(lines[:at] + lines[at + 3 :])
+
+
+def test_a_machine_short_of_a_gpu_listed_first_fails_the_node_claim():
+    whole = _table()
+    short = _without_gpu(whole, 7)
+    result = parse(short + whole)
+    assert result.summary["gpus_per_host"] == {"#1": 7, "#2": 8}
+    assert any("tables of 2 machines (#1, #2" in str(w) for w in result.warnings)
+    row = compare(FACTS, result.as_dict())[0]
+    assert (row["verdict"], row["measured"]) == ("fail", 7)
+    assert "host #1" in str(row["detail"])
+
+
+def test_a_gpu_gone_from_a_later_table_is_the_same_machines_and_lost():
+    whole = _table()
+    result = parse(whole + _without_gpu(whole, 7))
+    assert "gpus_per_host" not in result.summary
+    assert len(result.summary["gpus_missing_later"]) == 1
+
+
+def _q_report_of_another_machine(report: str, drop_last: bool) -> str:
+    """The same `nvidia-smi -q` report from another machine: other UUIDs and serial numbers, its last GPU
+    block left out (and `Attached GPUs` one fewer) when `drop_last`."""
+    other = re.sub(r"GPU-([0-9a-f]{8})", lambda m: "GPU-" + m.group(1)[::-1], report)
+    if not drop_last:
+        return other
+    lines = other.split("\n")
+    last = max(i for i, line in enumerate(lines) if re.match(r"^GPU [0-9A-F]{8}:", line))
+    attached = re.compile(r"^(Attached GPUs\s+: )(\d+)")
+    lines = [attached.sub(lambda m: m.group(1) + str(int(m.group(2)) - 1), line) for line in lines[:last]]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("short_first", [True, False])
+def test_q_reports_of_two_machines_are_told_apart_by_their_gpu_uuids(short_first):
+    report = (TABLE / "gpud-535.161-q-full.txt").read_text().rstrip("\n") + "\n"
+    short = _q_report_of_another_machine(report, drop_last=True)
+    text = short + report if short_first else report + short
+    result = parse(text)
+    weakest = "#1" if short_first else "#2"
+    assert result.summary["gpus_per_host"][weakest] == 7
+    assert any("reports of 2 machines without their names" in str(w) for w in result.warnings)
+    row = compare(FACTS, result.as_dict())[0]
+    assert (row["verdict"], row["measured"]) == ("fail", 7)
+    assert f"host {weakest}" in str(row["detail"])
+
+
+def test_the_same_machines_q_report_again_is_one_machine():
+    report = (TABLE / "gpud-535.161-q-full.txt").read_text().rstrip("\n") + "\n"
+    result = parse(report + report)
+    assert "gpus_per_host" not in result.summary
+    assert not any("machines" in str(w) for w in result.warnings)
+    row = compare(FACTS, result.as_dict())[0]
+    assert (row["verdict"], row["measured"]) == ("pass", 8)
+    two = parse(report + _q_report_of_another_machine(report, drop_last=False))
+    assert two.summary["gpus_per_host"] == {"#1": 8, "#2": 8}
