@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import _, listed, ngettext
+from hardware.messages import Msg, _, listed, ngettext
 
 from .hosts import named_list
 from .result import ParseResult
@@ -91,6 +91,9 @@ def _read_matrix(
     header_line = None
     matrix_done = False
     later: int | None = None  # a later header without affinity columns, until its first row tells its kind
+    first_lines: dict[str, str] = {}  # the first matrix's header ("") and its rows' and legend lines by label
+    same: dict[int, int] = {}  # a later matrix's header line -> its lines the same as the first's
+    at = matched = 0  # the header line of the later matrix being read, and its lines the same as the first's
     for no, line in enumerate(text.lines, start=first):
         # a line naming a host (text.line_host) holds a prompt's `@` or the command that ran nvidia-smi
         if named is not None and ("@" in line or "nvidia-smi" in line) and (host := line_host(line)):
@@ -98,12 +101,27 @@ def _read_matrix(
         tokens = line.split()
         if not tokens:
             continue
+        header = tokens[0] == "GPU0" and len(tokens) > 1 and not CELL_RE.match(tokens[1])
+        if tokens[0].startswith(("GPU", "NIC")):
+            # each later matrix's header, rows and legend against the first's, so that matrices all the same
+            # (the tool run again) need not be read again
+            label = "" if header else tokens[0]
+            if header and columns:
+                if at:
+                    same[at] = matched
+                at, matched = no, 0
+            if not at:
+                first_lines[label] = line
+            elif first_lines.get(label) == line:
+                matched += 1
+            else:
+                matched = -(10**9)
         if later is not None:
             # a topology row (`GPU0  X  NV18 ...`, not a p2p matrix's `OK` cells) makes it another `topo -m`
             if tokens[0].startswith("GPU") and any(CELL_RE.match(t) and t != "X" for t in tokens[1:]):
                 notes["later"].append(later)
             later = None
-        if tokens[0] == "GPU0" and len(tokens) > 1 and not CELL_RE.match(tokens[1]):
+        if header:
             if columns:
                 # A second header (`nvidia-smi topo -p2p r` after `-m`: `GPU0 X OK ...` status cells, or
                 # another host's `topo -m`) starts another matrix: the topology is the first one, and the
@@ -131,6 +149,10 @@ def _read_matrix(
         ):
             cells = _split_glued(tokens, glued, no)[1 : 1 + len(columns)]
             rows[tokens[0]] = (cells, no)
+    if at:
+        same[at] = matched
+    if header_line is not None and notes["later"]:
+        notes["different"] = [no for no in notes["later"] if same.get(no) != len(first_lines)]
     return columns, rows, legend, header_line
 
 
@@ -299,8 +321,9 @@ def _headerless(
     return columns, rows, untold
 
 
-def _reading_warnings(notes: dict[str, list[int]]) -> list[str]:
-    """A header whose labels ran together, and the later matrices of the file (_read_matrix's notes)."""
+def _reading_warnings(notes: dict[str, list[int]], glued: list[int]) -> list[str]:
+    """A header whose labels ran together, the later matrices of the file (_read_matrix's notes), and the
+    rows whose cells ran together (`glued`)."""
     warnings: list[str] = []
     if notes["glued_header"]:
         warnings.append(
@@ -319,6 +342,18 @@ def _reading_warnings(notes: dict[str, list[int]]) -> list[str]:
                 line=notes["later"][0],
             )
         )
+    if glued:
+        warnings.append(
+            ngettext(
+                "cells run together on %(count)s row (first: line %(line)s), as when a copy loses a tab: "
+                "split again by their words (X, NV#, SYS, NODE, PHB, PXB, PIX)",
+                "cells run together on %(count)s rows (first: line %(line)s), as when a copy loses a tab: "
+                "split again by their words (X, NV#, SYS, NODE, PHB, PXB, PIX)",
+                len(glued),
+                count=len(glued),
+                line=glued[0],
+            )
+        )
     return warnings
 
 
@@ -331,31 +366,87 @@ def parse_topo(text: Text) -> ParseResult:
     text.line_host: a prompt, `ssh host nvidia-smi topo -m`, a pdsh file read host by host), each host's
     matrix read alone and the weakest shown (_weakness), with every host's in `per_host`."""
     named: dict[int, str] = {}
-    whole = _parse_matrix(text, named=named)
-    if len(set(named.values())) < 2:
+    later: list[int] = []
+    different: list[int] = []
+    whole = _parse_matrix(text, named=named, later=later, different=different)
+    unnamed = len(set(named.values())) < 2
+    if unnamed and not different:
         return whole
-    results = [
-        (host, _parse_matrix(Text(lines=lines), first)) for host, first, lines in _host_sections(text, named)
-    ]
-    results = [(host, r) for host, r in results if r.summary["gpus"]]
+    if unnamed:
+        # Matrices without a host named for each (`for h in ...; do ssh $h nvidia-smi topo -m; done`, or the
+        # tool run again): each different one is read alone, named `#n` by its place in the file.
+        results, count = _distinct_matrices(text, later)
+    else:
+        results = [
+            (h, _parse_matrix(Text(lines=lines), first)) for h, first, lines in _host_sections(text, named)
+        ]
+        results, count = [(h, r) for h, r in results if r.summary["gpus"]], 0
     if len(results) < 2:
         return whole
     host, result = min(results, key=lambda hr: _weakness(hr[1].summary))
     result.summary["host"] = host
     result.summary["hosts"] = [h for h, _r in results]
     result.summary["per_host"] = [{"host": h, **{k: r.summary[k] for k in HOST_FIELDS}} for h, r in results]
-    result.warnings.insert(
-        0,
-        _(
-            "`topo -m` matrices of %(count)s hosts (%(hosts)s): each is read alone, and host %(host)s, whose "
-            "topology is the weakest (fewest NVLinks between two GPUs, then fewest GPUs and rail NICs), is "
-            "the one shown and judged",
-            count=len(results),
-            hosts=named_list([h for h, _r in results]),
+    hosts = [h for h, _r in results]
+    if count:
+        note = _(
+            "%(count)s `topo -m` matrices without a host named for each (other hosts' or the tool run "
+            "again), %(different)s different (%(hosts)s, each named by its place in the file): each is read "
+            "alone, and matrix %(host)s, whose topology is the weakest (fewest NVLinks between two GPUs, "
+            "then fewest GPUs and rail NICs), is the one shown and judged",
+            count=count,
+            different=len(results),
+            hosts=named_list(hosts),
             host=host,
-        ),
-    )
+        )
+    else:
+        note = _several_note(len(results), hosts, host)
+    result.warnings.insert(0, note)
     return result
+
+
+# Different matrices of a file without host names read each (a `watch` of thousands repeats a few).
+MAX_DISTINCT_MATRICES = 64
+
+
+def _distinct_matrices(text: Text, later: list[int]) -> tuple[list[tuple[str, ParseResult]], int]:
+    """(`#n`, its topology) for each different matrix of a file whose matrices name no host, the first from
+    the top and each later one from its header line (`later`), at most MAX_DISTINCT_MATRICES; and how many
+    matrices the file holds. Matrices whose header, rows and NIC legend are the same are one (the tool run
+    again); one is held at a time."""
+    results: dict[tuple[str, ...], tuple[str, ParseResult]] = {}
+    starts = set(later)
+    count, first = 0, 1
+    lines: list[str] = []
+
+    def close() -> None:
+        nonlocal count
+        count += 1
+        key = tuple(line.strip() for line in lines if line.lstrip()[:3] in ("GPU", "NIC"))
+        if key not in results and len(results) < MAX_DISTINCT_MATRICES:
+            result = _parse_matrix(Text(lines=lines), first)
+            if result.summary["gpus"]:
+                results[key] = (f"#{count}", result)
+
+    for no, line in enumerate(text.lines, start=1):
+        if no in starts:
+            close()
+            first, lines = no, []
+        lines.append(line)
+    close()
+    return list(results.values()), count
+
+
+def _several_note(count: int, hosts: list[str], host: str) -> Msg:
+    """What a file of several hosts' matrices says: each read alone, the weakest shown and judged."""
+    return _(
+        "`topo -m` matrices of %(count)s hosts (%(hosts)s): each is read alone, and host %(host)s, whose "
+        "topology is the weakest (fewest NVLinks between two GPUs, then fewest GPUs and rail NICs), is "
+        "the one shown and judged",
+        count=count,
+        hosts=named_list(hosts),
+        host=host,
+    )
 
 
 def _weakness(summary: dict[str, Any]) -> tuple[Any, ...]:
@@ -383,9 +474,16 @@ def _host_sections(text: Text, named: dict[int, str]) -> list[tuple[str, int, li
     return sections
 
 
-def _parse_matrix(text: Text, first: int = 1, named: dict[int, str] | None = None) -> ParseResult:
+def _parse_matrix(
+    text: Text,
+    first: int = 1,
+    named: dict[int, str] | None = None,
+    later: list[int] | None = None,
+    different: list[int] | None = None,
+) -> ParseResult:
     """The topology of one matrix (the file's first), its lines numbered from `first`; the lines naming a
-    host noted in `named` when given."""
+    host noted in `named`, the header lines of later matrices in `later` and of those that differ from the
+    first in `different`, when given."""
     result = ParseResult(kind="nvidia-smi-topo")
     glued: list[int] = []
     notes: dict[str, list[int]] = {"later": [], "glued_header": []}
@@ -441,17 +539,8 @@ def _parse_matrix(text: Text, first: int = 1, named: dict[int, str] | None = Non
         )
     elif not nic_cols:
         result.warnings.append(_("no NIC columns: no RDMA NIC visible to the driver (VM or no NIC)"))
-    result.warnings.extend(_reading_warnings(notes))
-    if glued:
-        result.warnings.append(
-            ngettext(
-                "cells run together on %(count)s row (first: line %(line)s), as when a copy loses a tab: "
-                "split again by their words (X, NV#, SYS, NODE, PHB, PXB, PIX)",
-                "cells run together on %(count)s rows (first: line %(line)s), as when a copy loses a tab: "
-                "split again by their words (X, NV#, SYS, NODE, PHB, PXB, PIX)",
-                len(glued),
-                count=len(glued),
-                line=glued[0],
-            )
-        )
+    if later is not None and different is not None:
+        later.extend(notes["later"])
+        different.extend(notes.get("different", notes["later"]))
+    result.warnings.extend(_reading_warnings(notes, glued))
     return result

@@ -86,3 +86,42 @@ def test_the_same_machines_q_report_again_is_one_machine():
     assert (row["verdict"], row["measured"]) == ("pass", 8)
     two = parse(report + _q_report_of_another_machine(report, drop_last=False))
     assert two.summary["gpus_per_host"] == {"#1": 8, "#2": 8}
+
+
+TOPO = FIXTURES / "real" / "nvidia-smi-topo" / "a100-sxm4-80gb-8gpu-8nic-roce-pxb-pairs.txt"
+TOPO_FACTS = {"gpu": "A100-SXM-80GB", "gpus_per_node": 8, "intra_node": "nvswitch"}
+
+
+def _off_nvlink(matrix: str) -> str:
+    """The same matrix with GPU0 and GPU1 on SYS instead of NVLink: the first NV# cell of each one's row is
+    the other's column (GPU0's row: X, NV#; GPU1's: NV#, X)."""
+    out = []
+    for line in matrix.split("\n"):
+        tokens = line.split()
+        if tokens[:1] in (["GPU0"], ["GPU1"]) and tokens[1] != "GPU1":  # a row, not the header
+            line = line.replace(next(t for t in tokens[1:3] if t.startswith("NV")), "SYS ", 1)
+        out.append(line)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("bad_at", [0, 1, 2])
+def test_topo_matrices_without_host_names_are_each_read_and_the_weakest_judged(bad_at):
+    good = TOPO.read_text().rstrip("\n") + "\n"
+    bad = _off_nvlink(good)
+    assert bad != good
+    matrices = [good, good, good]
+    matrices[bad_at] = bad
+    result = parse("".join(matrices))
+    assert result.summary["host"] == f"#{bad_at + 1}"
+    assert result.summary["full_nvlink_mesh"] is False
+    assert len(result.summary["per_host"]) == 2  # the two different matrices
+    assert any("3 `topo -m` matrices without a host named for each" in str(w) for w in result.warnings)
+    row = next(r for r in compare(TOPO_FACTS, result.as_dict()) if r["claim"] == "full NVLink mesh")
+    assert row["verdict"] == "fail" and f"host #{bad_at + 1}" in str(row["detail"])
+
+
+def test_the_same_topo_matrix_again_is_read_once():
+    good = TOPO.read_text().rstrip("\n") + "\n"
+    result = parse(good * 50)
+    assert "per_host" not in result.summary and result.summary["full_nvlink_mesh"] is True
+    assert any("49 more `topo -m` matrix(es)" in str(w) for w in result.warnings)
