@@ -23,6 +23,7 @@ from .nvidia_smi_query import (
     is_query_report,
     parse_query,
     parse_query_csv,
+    unnamed_machines_warning,
 )
 from .result import ParseResult
 from .text import HostLines, Text, line_host, to_float
@@ -105,6 +106,8 @@ class _TableReader:
         self.last_gpu: dict[str, Any] | None = None
         self.block_row = -1  # the row of the last GPU's block being read (0: its GPU row), -1 after it
         self.listed_index: int | None = None  # the `-L` GPU line the MIG lines after it belong to
+        # Each `-L` listing (a GPU index no higher than the one before starts the next): its GPUs as kept.
+        self.listings: list[list[dict[str, Any]]] = []
         # Whether the table being read is whole (TableSet.add_table): its Processes section shown, no
         # elision inside it, and whether the latest nvidia-smi command selected GPUs (`-i`).
         self.processes_shown = False
@@ -190,10 +193,14 @@ class _TableReader:
             return
         m = LIST_RE.match(line)
         if m:
-            gpu = {"index": int(m.group(1)), "name": m.group(2).strip(), "uuid": m.group(3), "line": no}
+            index = int(m.group(1))
+            gpu = {"index": index, "name": m.group(2).strip(), "uuid": m.group(3), "line": no}
             # A UUID is the same GPU on any host.
-            self.listed.add(m.group(3), None, gpu)
-            self.listed_index = int(m.group(1))
+            kept = self.listed.add(m.group(3), None, gpu)
+            if self.listed_index is None or index <= self.listed_index:
+                self.listings.append([])
+            self.listings[-1].append(kept)
+            self.listed_index = index
             return
         self.migs.list_line(no, line, self.listed_index)
 
@@ -213,6 +220,32 @@ def _error_fields(gpu: dict[str, Any], line: str, row: int) -> None:
 def _sensors(fields: list[str]) -> Msg:
     """The fields that read ERR!, a sensor of two cells (power draw / cap, memory used / total) named once."""
     return listed(dict.fromkeys(SENSOR_OF.get(f, f) for f in fields))
+
+
+def _listed_machines(listings: list[list[dict[str, Any]]], warnings: list[str]) -> dict[str, int] | None:
+    """The GPUs of each machine of a file of several `-L` listings without a host named for each (`for h in
+    ...; do ssh $h nvidia-smi -L; done`): a listing whose UUIDs no earlier machine showed is another
+    machine's, named `#n` in the order listed; one that shares them is the same machine's listing again. Each
+    GPU gets its machine's `host`. None for one machine, or where a listing shows no UUID."""
+    machines: list[dict[str, Any]] = []  # {uuids, gpus}
+    for listing in listings:
+        uuids = {g["uuid"] for g in listing}
+        if None in uuids:
+            return None
+        machine = next((m for m in machines if m["uuids"] & uuids), None)
+        if machine is None:
+            machine = {"uuids": set(), "gpus": {}}
+            machines.append(machine)
+        machine["uuids"] |= uuids
+        machine["gpus"].update((id(g), g) for g in listing)
+    if len(machines) < 2:
+        return None
+    names = [f"#{n}" for n in range(1, len(machines) + 1)]
+    for name, machine in zip(names, machines, strict=True):
+        for g in machine["gpus"].values():
+            g["host"] = name
+    warnings.append(unnamed_machines_warning(names))
+    return {name: len(m["gpus"]) for name, m in zip(names, machines, strict=True)}
 
 
 def _gpus_in_error(devices: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -283,7 +316,12 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
     models = Counter(g["name"] for g in devices if g["name"] != ERR)
     # Tables of several machines, a host named for each or not (TableSet): judged machine by machine, each
     # GPU (and so each GPU in error) given its machine.
-    machines = reader.table.per_machine() if gpus else None
+    if gpus:
+        machines = reader.table.per_machine()
+    elif len(set(reader.hosts.hosts)) < 2:  # `-L` listings under named hosts are told apart by their hosts
+        machines = _listed_machines(reader.listings, result.warnings)
+    else:
+        machines = None
     in_error, error_warnings = _gpus_in_error(devices)
     result.summary = {
         "source": "nvidia-smi"

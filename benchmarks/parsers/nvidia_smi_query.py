@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from hardware.messages import _, joined, listed, ngettext
+from hardware.messages import Msg, _, joined, listed, ngettext
 
 from .result import ParseResult
 from .text import HostLines, Text, line_host, to_float
@@ -223,15 +223,18 @@ def _machines(reader: _Reader, warnings: list[str]) -> dict[str, int] | None:
     for name, machine in zip(names, machines, strict=True):
         for g in machine["blocks"]:
             g["host"] = name
-    warnings.append(
-        _(
-            "reports of %(count)s machines without their names (%(names)s, in the order listed: GPU UUIDs no "
-            "earlier report showed): a node's claim is judged machine by machine",
-            count=len(machines),
-            names=listed(names[:16], more=len(names) > 16),
-        )
-    )
+    warnings.append(unnamed_machines_warning(names))
     return {name: m["attached"] for name, m in zip(names, machines, strict=True)}
+
+
+def unnamed_machines_warning(names: list[str]) -> Msg:
+    """What a file of several machines' `-q` reports or `-L` listings without their names says."""
+    return _(
+        "reports of %(count)s machines without their names (%(names)s, in the order listed: GPU UUIDs no "
+        "earlier report showed): a node's claim is judged machine by machine",
+        count=len(names),
+        names=listed(names[:16], more=len(names) > 16),
+    )
 
 
 def parse_query(text: Text) -> ParseResult:

@@ -125,3 +125,31 @@ def test_the_same_topo_matrix_again_is_read_once():
     result = parse(good * 50)
     assert "per_host" not in result.summary and result.summary["full_nvlink_mesh"] is True
     assert any("49 more `topo -m` matrix(es)" in str(w) for w in result.warnings)
+
+
+def _listing(gpus: int, machine: int, host: str | None = None) -> str:
+    """`nvidia-smi -L` of one machine, its UUIDs its own; under a prompt naming `host` when given."""
+    prompt = f"[root@{host} ~]# nvidia-smi -L\n" if host else ""
+    return prompt + "".join(
+        f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: GPU-{machine:08x}-0000-0000-0000-{i:012x})\n"
+        for i in range(gpus)
+    )
+
+
+@pytest.mark.parametrize("short_first", [True, False])
+def test_l_listings_of_two_machines_are_told_apart_by_their_uuids(short_first):
+    listings = [_listing(7, 1), _listing(8, 2)] if short_first else [_listing(8, 1), _listing(7, 2)]
+    result = parse("".join(listings))
+    weakest = "#1" if short_first else "#2"
+    assert result.summary["gpus_per_host"][weakest] == 7
+    assert any("reports of 2 machines without their names" in str(w) for w in result.warnings)
+    row = compare(FACTS, result.as_dict())[0]
+    assert (row["verdict"], row["measured"]) == ("fail", 7)
+
+
+def test_l_listings_again_or_under_named_hosts_are_not_unnamed_machines():
+    again = parse(_listing(8, 1) + _listing(8, 1))
+    assert "gpus_per_host" not in again.summary and again.summary["gpus"] == 8
+    named = parse(_listing(7, 1, "gpu01") + _listing(8, 2, "gpu02"))
+    assert named.summary["gpus_per_host"] == {"gpu01": 7, "gpu02": 8}
+    assert not any("without their names" in str(w) for w in named.warnings)
