@@ -21,9 +21,9 @@ from .nvidia_smi_query import (
     gpus_per_host,
     is_query_csv,
     is_query_report,
+    machines_by_uuid,
     parse_query,
     parse_query_csv,
-    unnamed_machines_warning,
 )
 from .result import ParseResult
 from .text import HostLines, Text, line_host, to_float
@@ -222,32 +222,6 @@ def _sensors(fields: list[str]) -> Msg:
     return listed(dict.fromkeys(SENSOR_OF.get(f, f) for f in fields))
 
 
-def _listed_machines(listings: list[list[dict[str, Any]]], warnings: list[str]) -> dict[str, int] | None:
-    """The GPUs of each machine of a file of several `-L` listings without a host named for each (`for h in
-    ...; do ssh $h nvidia-smi -L; done`): a listing whose UUIDs no earlier machine showed is another
-    machine's, named `#n` in the order listed; one that shares them is the same machine's listing again. Each
-    GPU gets its machine's `host`. None for one machine, or where a listing shows no UUID."""
-    machines: list[dict[str, Any]] = []  # {uuids, gpus}
-    for listing in listings:
-        uuids = {g["uuid"] for g in listing}
-        if None in uuids:
-            return None
-        machine = next((m for m in machines if m["uuids"] & uuids), None)
-        if machine is None:
-            machine = {"uuids": set(), "gpus": {}}
-            machines.append(machine)
-        machine["uuids"] |= uuids
-        machine["gpus"].update((id(g), g) for g in listing)
-    if len(machines) < 2:
-        return None
-    names = [f"#{n}" for n in range(1, len(machines) + 1)]
-    for name, machine in zip(names, machines, strict=True):
-        for g in machine["gpus"].values():
-            g["host"] = name
-    warnings.append(unnamed_machines_warning(names))
-    return {name: len(m["gpus"]) for name, m in zip(names, machines, strict=True)}
-
-
 def _gpus_in_error(devices: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """The GPUs whose latest reading (TableSet keeps it) reads ERR! for the name or a field outside the
     board's sensors (BOARD_SENSOR_FIELDS): present, not usable. A warning for each GPU whose latest reading
@@ -319,7 +293,7 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
     if gpus:
         machines = reader.table.per_machine()
     elif len(set(reader.hosts.hosts)) < 2:  # `-L` listings under named hosts are told apart by their hosts
-        machines = _listed_machines(reader.listings, result.warnings)
+        machines = machines_by_uuid(reader.listings, result.warnings)
     else:
         machines = None
     in_error, error_warnings = _gpus_in_error(devices)

@@ -227,6 +227,33 @@ def _machines(reader: _Reader, warnings: list[str]) -> dict[str, int] | None:
     return {name: m["attached"] for name, m in zip(names, machines, strict=True)}
 
 
+def machines_by_uuid(listings: list[list[dict[str, Any]]], warnings: list[str]) -> dict[str, int] | None:
+    """The GPUs of each machine of a file of several `-L` or `--query-gpu` listings (each a list of the GPUs
+    as kept) without a host named for each (`for h in ...; do ssh $h nvidia-smi -L; done`): a listing whose
+    UUIDs no earlier machine showed is another machine's, named `#n` in the order listed; one that shares them
+    is the same machine's listing again. Each GPU gets its machine's `host`. None for one machine, or where a
+    listing shows no UUID."""
+    machines: list[dict[str, Any]] = []  # {uuids, gpus}
+    for listing in listings:
+        uuids = {g.get("uuid") for g in listing}
+        if None in uuids:
+            return None
+        machine = next((m for m in machines if m["uuids"] & uuids), None)
+        if machine is None:
+            machine = {"uuids": set(), "gpus": {}}
+            machines.append(machine)
+        machine["uuids"] |= uuids
+        machine["gpus"].update((id(g), g) for g in listing)
+    if len(machines) < 2:
+        return None
+    names = [f"#{n}" for n in range(1, len(machines) + 1)]
+    for name, machine in zip(names, machines, strict=True):
+        for g in machine["gpus"].values():
+            g["host"] = name
+    warnings.append(unnamed_machines_warning(names))
+    return {name: len(m["gpus"]) for name, m in zip(names, machines, strict=True)}
+
+
 def unnamed_machines_warning(names: list[str]) -> Msg:
     """What a file of several machines' `-q` reports or `-L` listings without their names says."""
     return _(
@@ -601,6 +628,9 @@ class _CsvReader:
         self.drivers: dict[str, None] = {}  # distinct driver versions, in order
         self.host: str | None = None
         self.hosts = HostLines()
+        # Each listing (a header's lines, or from an index no higher than the one before): its GPUs as kept.
+        self.listings: list[list[dict[str, Any]]] = []
+        self.last_index: int | None = None
 
     def line(self, no: int, line: str) -> None:
         host = line_host(line)
@@ -610,6 +640,7 @@ class _CsvReader:
             return
         if is_csv_header(line):
             self.fields = [field.split("[")[0].strip() for field in line.split(",")]
+            self.listings.append([])
             return
         values = [value.strip() for value in line.split(",")] if self.fields else []
         if len(values) != len(self.fields) or not values:
@@ -626,7 +657,12 @@ class _CsvReader:
         if driver and not driver.startswith("["):
             self.drivers.setdefault(driver, None)
         gpu["line"] = no
-        self.gpus.add(_csv_gpu_id(gpu), self.host, gpu)
+        kept = self.gpus.add(_csv_gpu_id(gpu), self.host, gpu)
+        # a listing is a header's lines; `--format=csv,noheader` run again starts from index 0 again
+        if not self.listings or (gpu["index"] is not None and gpu["index"] <= (self.last_index or -1)):
+            self.listings.append([])
+        self.listings[-1].append(kept)
+        self.last_index = gpu["index"]
 
     def _is_gpu(self, gpu: dict[str, Any], values: list[str]) -> bool:
         """A row of the listing, not a line that happens to hold as many commas: its index a number, its bus
@@ -640,11 +676,12 @@ class _CsvReader:
 
 
 def _csv_gpu_id(gpu: dict[str, Any]) -> str | None:
-    """The id a GPU is known by: its bus id, else its UUID, else its index (None when the query has none)."""
-    if gpu["bus_id"]:
-        return str(gpu["bus_id"]).upper()
+    """The id a GPU is known by: its UUID (one GPU's wherever it is), else its bus id (the same on two
+    machines of a kind), else its index (None when the query has none)."""
     if gpu.get("uuid"):
         return str(gpu["uuid"])
+    if gpu["bus_id"]:
+        return str(gpu["bus_id"]).upper()
     return None if gpu["index"] is None else f"index {gpu['index']}"
 
 
@@ -670,6 +707,8 @@ def parse_query_csv(text: Text) -> ParseResult:
         "lines": [g["line"] for g in gpus],
     }
     per_host = gpus_per_host(gpus, reader.hosts)
+    if per_host is None and len(set(reader.hosts.hosts)) < 2:
+        per_host = machines_by_uuid([g for g in reader.listings if g], result.warnings)
     if per_host is not None:
         result.summary["gpus_per_host"] = per_host
     if not gpus:

@@ -153,3 +153,27 @@ def test_l_listings_again_or_under_named_hosts_are_not_unnamed_machines():
     named = parse(_listing(7, 1, "gpu01") + _listing(8, 2, "gpu02"))
     assert named.summary["gpus_per_host"] == {"gpu01": 7, "gpu02": 8}
     assert not any("without their names" in str(w) for w in named.warnings)
+
+
+def _csv(gpus: int, machine: int) -> str:
+    """`nvidia-smi --query-gpu=index,name,pci.bus_id,uuid --format=csv` of one machine: the same bus ids as
+    any machine of its kind, its own UUIDs."""
+    uuid = "GPU-{:08x}-0000-0000-0000-{:012x}"
+    rows = [
+        f"{i}, NVIDIA H100 80GB HBM3, 00000000:{0x18 + 0x10 * i:02X}:00.0, {uuid.format(machine, i)}"
+        for i in range(gpus)
+    ]
+    return "index, name, pci.bus_id, uuid\n" + "\n".join(rows) + "\n"
+
+
+@pytest.mark.parametrize("short_first", [True, False])
+def test_query_csv_of_two_machines_is_told_apart_by_uuid_not_by_bus_id(short_first):
+    listings = [_csv(7, 1), _csv(8, 2)] if short_first else [_csv(8, 1), _csv(7, 2)]
+    result = parse("".join(listings))
+    assert result.summary["gpus"] == 15
+    weakest = "#1" if short_first else "#2"
+    assert result.summary["gpus_per_host"][weakest] == 7
+    row = compare(FACTS, result.as_dict())[0]
+    assert (row["verdict"], row["measured"]) == ("fail", 7)
+    again = parse(_csv(8, 1) + _csv(8, 1))
+    assert "gpus_per_host" not in again.summary and again.summary["gpus"] == 8
