@@ -17,6 +17,7 @@ from .nvidia_smi_mig import MigDevices
 from .nvidia_smi_query import (
     ERR,
     GpuSet,
+    Listings,
     TableSet,
     gpus_per_host,
     is_query_csv,
@@ -107,7 +108,7 @@ class _TableReader:
         self.block_row = -1  # the row of the last GPU's block being read (0: its GPU row), -1 after it
         self.listed_index: int | None = None  # the `-L` GPU line the MIG lines after it belong to
         # Each `-L` listing (a GPU index no higher than the one before starts the next): its GPUs as kept.
-        self.listings: list[list[dict[str, Any]]] = []
+        self.listings = Listings()
         # Whether the table being read is whole (TableSet.add_table): its Processes section shown, no
         # elision inside it, and whether the latest nvidia-smi command selected GPUs (`-i`).
         self.processes_shown = False
@@ -198,8 +199,8 @@ class _TableReader:
             # A UUID is the same GPU on any host.
             kept = self.listed.add(m.group(3), None, gpu)
             if self.listed_index is None or index <= self.listed_index:
-                self.listings.append([])
-            self.listings[-1].append(kept)
+                self.listings.start()
+            self.listings.add(kept)
             self.listed_index = index
             return
         self.migs.list_line(no, line, self.listed_index)
@@ -293,7 +294,7 @@ def parse_nvidia_smi(text: Text) -> ParseResult:
     if gpus:
         machines = reader.table.per_machine()
     elif len(set(reader.hosts.hosts)) < 2:  # `-L` listings under named hosts are told apart by their hosts
-        machines = machines_by_uuid(reader.listings, result.warnings)
+        machines = machines_by_uuid(reader.listings.done(), result.warnings)
     else:
         machines = None
     in_error, error_warnings = _gpus_in_error(devices)

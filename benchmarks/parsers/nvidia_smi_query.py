@@ -227,6 +227,39 @@ def _machines(reader: _Reader, warnings: list[str]) -> dict[str, int] | None:
     return {name: m["attached"] for name, m in zip(names, machines, strict=True)}
 
 
+class Listings:
+    """The GPUs of each `-L` or `--query-gpu` listing of a file, as kept (GpuSet), for machines_by_uuid; a
+    listing of the same GPUs as the one before it (`watch`, `-l`) is not kept again, so a file of thousands
+    of the same listing holds one."""
+
+    def __init__(self) -> None:
+        self.listings: list[list[dict[str, Any]]] = []
+        self.without_uuid = False  # a GPU without a UUID was read: the machines cannot be told (none kept)
+
+    def start(self) -> None:
+        if len(self.listings) > 1 and _same_gpus(self.listings[-1], self.listings[-2]):
+            self.listings.pop()
+        if not self.without_uuid and (not self.listings or self.listings[-1]):
+            self.listings.append([])
+
+    def add(self, gpu: dict[str, Any]) -> None:
+        if self.without_uuid:
+            return
+        if not gpu.get("uuid"):
+            self.without_uuid, self.listings = True, []
+            return
+        if not self.listings:
+            self.listings.append([])
+        self.listings[-1].append(gpu)
+
+    def done(self) -> list[list[dict[str, Any]]]:
+        return [] if self.without_uuid else [listing for listing in self.listings if listing]
+
+
+def _same_gpus(one: list[dict[str, Any]], other: list[dict[str, Any]]) -> bool:
+    return len(one) == len(other) and all(a is b for a, b in zip(one, other, strict=True))
+
+
 def machines_by_uuid(listings: list[list[dict[str, Any]]], warnings: list[str]) -> dict[str, int] | None:
     """The GPUs of each machine of a file of several `-L` or `--query-gpu` listings (each a list of the GPUs
     as kept) without a host named for each (`for h in ...; do ssh $h nvidia-smi -L; done`): a listing whose
@@ -629,7 +662,7 @@ class _CsvReader:
         self.host: str | None = None
         self.hosts = HostLines()
         # Each listing (a header's lines, or from an index no higher than the one before): its GPUs as kept.
-        self.listings: list[list[dict[str, Any]]] = []
+        self.listings = Listings()
         self.last_index: int | None = None
 
     def line(self, no: int, line: str) -> None:
@@ -640,7 +673,7 @@ class _CsvReader:
             return
         if is_csv_header(line):
             self.fields = [field.split("[")[0].strip() for field in line.split(",")]
-            self.listings.append([])
+            self.listings.start()
             return
         values = [value.strip() for value in line.split(",")] if self.fields else []
         if len(values) != len(self.fields) or not values:
@@ -659,9 +692,11 @@ class _CsvReader:
         gpu["line"] = no
         kept = self.gpus.add(_csv_gpu_id(gpu), self.host, gpu)
         # a listing is a header's lines; `--format=csv,noheader` run again starts from index 0 again
-        if not self.listings or (gpu["index"] is not None and gpu["index"] <= (self.last_index or -1)):
-            self.listings.append([])
-        self.listings[-1].append(kept)
+        if not self.listings.listings or (
+            gpu["index"] is not None and gpu["index"] <= (self.last_index or -1)
+        ):
+            self.listings.start()
+        self.listings.add(kept)
         self.last_index = gpu["index"]
 
     def _is_gpu(self, gpu: dict[str, Any], values: list[str]) -> bool:
@@ -708,7 +743,7 @@ def parse_query_csv(text: Text) -> ParseResult:
     }
     per_host = gpus_per_host(gpus, reader.hosts)
     if per_host is None and len(set(reader.hosts.hosts)) < 2:
-        per_host = machines_by_uuid([g for g in reader.listings if g], result.warnings)
+        per_host = machines_by_uuid(reader.listings.done(), result.warnings)
     if per_host is not None:
         result.summary["gpus_per_host"] = per_host
     if not gpus:

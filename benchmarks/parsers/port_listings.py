@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hardware.messages import listed, ngettext
+from hardware.messages import Msg, _, listed, ngettext
 
 
 def unnamed_hosts(ports: list[dict[str, Any]], warnings: list[str]) -> list[str]:
@@ -53,6 +53,7 @@ def latest_ports(ports: list[dict[str, Any]], warnings: list[str]) -> list[dict[
     fix) lists a port again, and the last listing is its current state."""
     latest: dict[tuple[Any, ...], dict[str, Any]] = {}
     repeats = 0
+    changed: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (earlier, later) listings of another state
     previous: dict[str, Any] | None = None
     nth = 0  # a port read without its port line (a grep excerpt): which of its device's in a row
     for p in ports:
@@ -65,7 +66,9 @@ def latest_ports(ports: list[dict[str, Any]], warnings: list[str]) -> list[dict[
         previous = p
         if key in latest:
             repeats += 1
-            del latest[key]
+            earlier = latest.pop(key)
+            if _state_words(earlier) != _state_words(p) and len(changed) < MAX_CHANGES_NAMED + 1:
+                changed.append((earlier, p))
         latest[key] = p
     if repeats:
         warnings.append(
@@ -78,4 +81,49 @@ def latest_ports(ports: list[dict[str, Any]], warnings: list[str]) -> list[dict[
                 count=repeats,
             )
         )
+    if changed:
+        warnings.append(_changed_warning(changed))
     return list(latest.values())
+
+
+# Ports whose state changed between two listings, named in the warning at most
+MAX_CHANGES_NAMED = 8
+
+
+def _changed_warning(changed: list[tuple[dict[str, Any], dict[str, Any]]]) -> Msg:
+    """The ports listed again in another state (`Down` at line 4, `Active` at line 20): the last listing is
+    kept, so an earlier state that another machine's listing or a later run replaced is not hidden."""
+    shown = [
+        _(
+            "%(port)s %(before)s at line %(line)s, %(after)s at line %(later)s",
+            port=_port_name(p),
+            before=_state_words(earlier),
+            line=earlier["line"],
+            after=_state_words(p),
+            later=p["line"],
+        )
+        for earlier, p in changed[:MAX_CHANGES_NAMED]
+    ]
+    return ngettext(
+        "a port listed again in another state (another run of the tool, or another machine's listing without "
+        "its name): %(ports)s; the last listing is the one counted",
+        "ports listed again in another state (other runs of the tool, or other machines' listings without "
+        "their names): %(ports)s; the last listing of each is the one counted",
+        len(changed),
+        ports=listed(shown, more=len(changed) > MAX_CHANGES_NAMED),
+    )
+
+
+def _port_name(p: dict[str, Any]) -> str:
+    """`mlx5_3/1`, after its host when it has one (`gpu02 mlx5_3/1`); `?` for a number not shown."""
+    name = f"{p['device']}/{p['port'] if p['port'] is not None else '?'}"
+    return f"{p['host']} {name}" if p.get("host") else name
+
+
+def _state_words(p: dict[str, Any]) -> str:
+    """What a listing says of a port's state: `Down`, `Active LinkUp`, `netdev Up` (ibdev2netdev's
+    carrier)."""
+    words = [p.get("state"), p.get("physical_state")]
+    if p.get("netdev_state"):
+        words.append(f"netdev {p['netdev_state']}")
+    return " ".join(str(w) for w in words if w) or "?"

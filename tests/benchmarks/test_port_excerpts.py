@@ -190,3 +190,15 @@ def test_listings_of_two_machines_without_names_are_told_apart_by_their_node_gui
         again = parse(_another_machine(one, guid, same_guids=True) + one)
         assert "hosts" not in again.summary and again.summary["total_ports"] == plain.summary["total_ports"]
         assert again.summary["active_infiniband_ports"] == ib
+
+
+def test_a_port_listed_again_in_another_state_is_named_with_both_states():
+    # `ibdev2netdev` prints no GUID: another machine's listing and the tool run again look the same, so the
+    # last listing counts, and the earlier state it replaced is said.
+    first = "mlx5_0 port 1 ==> ib0 (Up)\nmlx5_1 port 1 ==> ib1 (Down)\n"
+    again = "mlx5_0 port 1 ==> ib0 (Up)\nmlx5_1 port 1 ==> ib1 (Up)\n"
+    result = parse(first + again)
+    assert result.kind == "ibdev2netdev"
+    warning = next(str(w) for w in result.warnings if "another state" in str(w))
+    assert "mlx5_1/1 netdev Down at line 2, netdev Up at line 4" in warning
+    assert not any("another state" in str(w) for w in parse(first + first).warnings)
