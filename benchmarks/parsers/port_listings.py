@@ -67,7 +67,7 @@ def latest_ports(ports: list[dict[str, Any]], warnings: list[str]) -> list[dict[
         if key in latest:
             repeats += 1
             earlier = latest.pop(key)
-            if _state_words(earlier) != _state_words(p) and len(changed) < MAX_CHANGES_NAMED + 1:
+            if len(changed) <= MAX_CHANGES_NAMED and _state(earlier) != _state(p):
                 changed.append((earlier, p))
         latest[key] = p
     if repeats:
@@ -127,3 +127,7 @@ def _state_words(p: dict[str, Any]) -> str:
     if p.get("netdev_state"):
         words.append(f"netdev {p['netdev_state']}")
     return " ".join(str(w) for w in words if w) or "?"
+
+
+def _state(p: dict[str, Any]) -> tuple[Any, Any, Any]:
+    return p.get("state"), p.get("physical_state"), p.get("netdev_state")
