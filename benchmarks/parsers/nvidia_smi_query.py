@@ -112,7 +112,12 @@ class _Reader:
             self.header["attached"], self.header["attached_line"] = int(m.group(1)), no
             self.attached[self.hosts.host_of(no)] = int(m.group(1))
             self.reports.append(
-                {"attached": int(m.group(1)), "host": self.hosts.host_of(no), "first": len(self.gpus)}
+                {
+                    "attached": int(m.group(1)),
+                    "host": self.hosts.host_of(no),
+                    "first": len(self.gpus),
+                    "line": no,
+                }
             )
             return
         if line[:1] not in (" ", "\t", "") and not line.startswith("GPU "):  # fields are indented
@@ -327,6 +332,9 @@ def parse_query(text: Text) -> ParseResult:
         per_host = _machines(reader, result.warnings)
     if per_host is not None:
         result.summary["gpus_per_host"] = per_host
+        # several machines' reports: their GPUs together, as for the default tables (each judged alone)
+        result.summary["gpus"] = result.summary["attached_gpus"] = attached = sum(per_host.values())
+        result.summary["lines"] = [r["line"] for r in reader.reports]
     if attached is not None and len(gpus) < attached:
         result.warnings.append(
             ngettext(

@@ -177,3 +177,10 @@ def test_query_csv_of_two_machines_is_told_apart_by_uuid_not_by_bus_id(short_fir
     assert (row["verdict"], row["measured"]) == ("fail", 7)
     again = parse(_csv(8, 1) + _csv(8, 1))
     assert "gpus_per_host" not in again.summary and again.summary["gpus"] == 8
+
+
+def test_q_reports_of_two_machines_count_their_gpus_together_as_tables_do():
+    report = (TABLE / "gpud-535.161-q-full.txt").read_text().rstrip("\n") + "\n"
+    result = parse(report + _q_report_of_another_machine(report, drop_last=True))
+    assert (result.summary["gpus"], result.summary["attached_gpus"]) == (15, 15)
+    assert len(result.summary["lines"]) == 2
