@@ -108,6 +108,13 @@ class _Block:
     # The bandwidth header's columns: 5 with `MsgRate[Mpps]`, 4 without (a row behind a prefix keeps that many
     # trailing numbers, so a prefix ending in a number does not shift them).
     columns: int = 5
+    # The device of the run being read (`Device : mlx5_4`): a run of the same test on another NIC, in the same
+    # table, tags its rows with it (_per_device).
+    device_now: str | None = None
+    # perftest's server prints `* Waiting for client to connect... *` before its banner: the devices it then
+    # names are servers', whose tables mirror their client's (one run, not another NIC's).
+    awaiting_client: bool = False
+    server_devices: set[str] = field(default_factory=set)
 
 
 def _to_gbps(value: float | None, unit: str | None) -> float | None:
@@ -283,6 +290,8 @@ def _read_blocks(text: Text) -> tuple[list[_Block], int, int]:
             else:
                 dropped_tests += 1
         _read_command(block, line)
+        if "Waiting for client" in line:
+            block.awaiting_client = True
         if _read_error(block, line, no):
             continue
         if _read_banner(block, line, no):
@@ -291,6 +300,11 @@ def _read_blocks(text: Text) -> tuple[list[_Block], int, int]:
             fm = pattern.search(line)
             if fm and key not in block.fields:
                 block.fields[key] = fm.group(1)
+            if fm and key == "device":
+                block.device_now = fm.group(1)
+                if block.awaiting_client:
+                    block.server_devices.add(fm.group(1))
+                block.awaiting_client = False
         if _read_table_header(block, line) or not block.headers:
             continue
         if block.rows and _is_rule(line, block.prefixed):
@@ -300,6 +314,8 @@ def _read_blocks(text: Text) -> tuple[list[_Block], int, int]:
         if row is not None and (kept >= MAX_ROWS or block is not blocks[-1]):
             skipped += 1
         elif row is not None:
+            if block.device_now != block.fields.get("device"):
+                row["device"] = block.device_now
             block.rows.append(row)
             block.last_line = no
             kept += 1
@@ -321,7 +337,10 @@ def _without_interleaved_duplicates(rows: list[dict[str, Any]]) -> list[dict[str
     unique = []
     for row in rows:
         # Latency rows hold a list of values: compared as a tuple.
-        dedupe_key = tuple(tuple(v) if isinstance(v, list) else v for k, v in row.items() if k != "line")
+        # The device a row was read under is not part of it (a server's and its client's devices differ).
+        dedupe_key = tuple(
+            tuple(v) if isinstance(v, list) else v for k, v in row.items() if k not in ("line", "device")
+        )
         if dedupe_key not in seen:
             seen.add(dedupe_key)
             unique.append(row)
@@ -425,6 +444,8 @@ def _block_summary(block: _Block, warnings: list[str]) -> dict[str, Any]:
         "latency": block.latency,
     }
     summary.update(_latency_fields(rows) if block.latency else _bandwidth_fields(rows, block.duration_mode))
+    if not block.latency:
+        _per_device(summary, rows, block, warnings)
     # perftest's error messages after the last row, before the table's closing rule: the sweep stopped
     # there (a completion error in the measurement loop). A failed run like a test with no rows, as
     # nccl-tests counts a run that aborted after some rows (DESIGN.md 7 `failed`); the rows read are kept.
@@ -454,6 +475,47 @@ def _block_summary(block: _Block, warnings: list[str]) -> dict[str, Any]:
         more = "; …" if len(quoted) > MAX_QUOTED_RUNS else ""
         summary["failure_reason"] = "; ".join(quoted[:MAX_QUOTED_RUNS]) + more
     return summary
+
+
+def _per_device(
+    summary: dict[str, Any], rows: list[dict[str, Any]], block: _Block, warnings: list[str]
+) -> None:
+    """A test run on several NICs, one after another in one file (`for d in mlx5_0 ... mlx5_7; do
+    ib_write_bw -d $d ...`): each device's rows are its own sweep, and a claim each NIC must meet is judged on
+    the slowest, its figures the summary's, every device's in `per_device`. Before, the rows of all were one
+    table and the summary named the first device with the median of their figures."""
+    first = block.fields.get("device")
+    groups: dict[str | None, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(r.get("device", first), []).append(r)
+    # A server's table mirrors its client's: the clients' devices are the runs.
+    if len([d for d in groups if d not in block.server_devices]) < 2:
+        return
+    groups = {d: g for d, g in groups.items() if d not in block.server_devices}
+    each = {d: _bandwidth_fields(g, block.duration_mode) for d, g in groups.items()}
+    measured = [d for d in each if each[d]["average_gbps"] is not None]
+    if not measured:
+        return
+    slowest = min(measured, key=lambda d: each[d]["average_gbps"])
+    summary.update(each[slowest])
+    summary["device"] = slowest
+    summary["per_device"] = [
+        {"device": d, "average_gbps": f["average_gbps"], "peak_gbps": f["peak_gbps"], "rows": len(groups[d]),
+         "first_line": groups[d][0]["line"]}
+        for d, f in each.items()
+    ]  # fmt: skip
+    warnings.append(
+        _(
+            "%(test)s on %(count)s devices (%(each)s Gb/s average at the largest size): each is its own run, "
+            "and the slowest, %(device)s, is the one judged",
+            test=summary["test"] or "perftest",
+            count=len(each),
+            each=listed(
+                [f"{d}: {f['average_gbps']}" for d, f in list(each.items())[:16]], more=len(each) > 16
+            ),
+            device=slowest,
+        )
+    )
 
 
 # Per-test keys listed in `tests` when a file holds several tests.
