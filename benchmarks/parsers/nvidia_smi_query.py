@@ -202,9 +202,10 @@ def _gpu_warnings(gpus: list[dict[str, Any]]) -> list[str]:
 def _machines(reader: _Reader, warnings: list[str]) -> dict[str, int] | None:
     """The `Attached GPUs` of each machine of a file of several `-q` reports without a host named for each
     (`for h in ...; do ssh $h nvidia-smi -q; done`): a report whose GPUs' UUIDs (unique to a GPU) no earlier
-    machine showed is another machine's, named `#n` in the order listed; one that shares them is the same
-    machine's report again (`watch`), its latest count kept. Each GPU block gets its machine's `host`. None
-    for one machine, or where a report shows no UUID (a `-d` section filter)."""
+    machine showed, at bus ids that machine showed, is another machine's, named `#n` in the order listed; one
+    that shares them is the same machine's report again (`watch`), its latest count kept, and one of other bus
+    ids the same machine's other GPUs (`-q -i 0`, then `-q -i 1`). Each GPU block gets its machine's `host`.
+    None for one machine, or where a report shows no UUID (a `-d` section filter)."""
     reports, gpus = reader.reports, reader.gpus
     if len(reports) < 2:
         return None
@@ -215,11 +216,15 @@ def _machines(reader: _Reader, warnings: list[str]) -> dict[str, int] | None:
         uuids = {g.get("uuid") for g in blocks}
         if not blocks or None in uuids:
             return None
+        # the same GPUs again, else other GPUs of a machine at other bus ids (`-q -i 0`, then `-q -i 1`)
+        buses = {g["bus_id"] for g in blocks}
         machine = next((m for m in machines if m["uuids"] & uuids), None)
+        machine = machine or next((m for m in machines if not m["buses"] & buses), None)
         if machine is None:
-            machine = {"uuids": set(), "attached": 0, "blocks": []}
+            machine = {"uuids": set(), "buses": set(), "attached": 0, "blocks": []}
             machines.append(machine)
         machine["uuids"] |= uuids
+        machine["buses"] |= buses
         machine["attached"] = report["attached"]
         machine["blocks"] += blocks
     if len(machines) < 2:
@@ -268,19 +273,24 @@ def _same_gpus(one: list[dict[str, Any]], other: list[dict[str, Any]]) -> bool:
 def machines_by_uuid(listings: list[list[dict[str, Any]]], warnings: list[str]) -> dict[str, int] | None:
     """The GPUs of each machine of a file of several `-L` or `--query-gpu` listings (each a list of the GPUs
     as kept) without a host named for each (`for h in ...; do ssh $h nvidia-smi -L; done`): a listing whose
-    UUIDs no earlier machine showed is another machine's, named `#n` in the order listed; one that shares them
-    is the same machine's listing again. Each GPU gets its machine's `host`. None for one machine, or where a
-    listing shows no UUID."""
-    machines: list[dict[str, Any]] = []  # {uuids, gpus}
+    UUIDs no earlier machine showed, at GPU indices that machine showed with other UUIDs, is another
+    machine's, named `#n` in the order listed; one that shares UUIDs is the same machine's listing again, and
+    one of other indices the same machine's other GPUs (`-i 3`, then `-i 1`). Each GPU gets its machine's
+    `host`. None for one machine, or where a listing shows no UUID."""
+    machines: list[dict[str, Any]] = []  # {uuids, indices, gpus}
     for listing in listings:
         uuids = {g.get("uuid") for g in listing}
+        indices = {g.get("index") for g in listing}
         if None in uuids:
             return None
         machine = next((m for m in machines if m["uuids"] & uuids), None)
+        if machine is None and None not in indices:
+            machine = next((m for m in machines if not m["indices"] & indices), None)
         if machine is None:
-            machine = {"uuids": set(), "gpus": {}}
+            machine = {"uuids": set(), "indices": set(), "gpus": {}}
             machines.append(machine)
         machine["uuids"] |= uuids
+        machine["indices"] |= indices
         machine["gpus"].update((id(g), g) for g in listing)
     if len(machines) < 2:
         return None

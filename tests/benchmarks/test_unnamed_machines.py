@@ -184,3 +184,24 @@ def test_q_reports_of_two_machines_count_their_gpus_together_as_tables_do():
     result = parse(report + _q_report_of_another_machine(report, drop_last=True))
     assert (result.summary["gpus"], result.summary["attached_gpus"]) == (15, 15)
     assert len(result.summary["lines"]) == 2
+
+
+def test_l_listings_of_other_gpus_of_one_machine_are_that_machines():
+    # `nvidia-smi -L -i 3`, then `-i 1`: other UUIDs at other indices are the same machine's other GPUs.
+    uuid = "GPU-00000001-0000-0000-0000-{:012x}"
+    text = "".join(f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: {uuid.format(i)})\n" for i in (3, 1))
+    result = parse(text)
+    assert "gpus_per_host" not in result.summary and result.summary["gpus"] == 2
+
+
+def test_q_reports_of_other_gpus_of_one_machine_are_that_machines():
+    # `nvidia-smi -q -i 0`, then `-q -i 1`: each report one GPU block, other UUIDs at other bus ids.
+    report = (TABLE / "gpud-535.161-q-full.txt").read_text().rstrip("\n") + "\n"
+    lines = report.split("\n")
+    starts = [i for i, line in enumerate(lines) if re.match(r"^GPU [0-9A-F]{8}:", line)]
+    head = lines[: starts[0]]
+    one = "\n".join(head + lines[starts[0] : starts[1]]) + "\n"
+    two = "\n".join(head + lines[starts[1] : starts[2]]) + "\n"
+    result = parse(one + two)
+    assert "gpus_per_host" not in result.summary
+    assert not any("without their names" in str(w) for w in result.warnings)
