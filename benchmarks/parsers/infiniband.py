@@ -536,7 +536,9 @@ def parse_ibstat(text: Text) -> ParseResult:
 
 
 IBSTATUS_HEAD_RE = re.compile(r"Infiniband device\s+'([^']+)'\s+port\s+(\d+)\s+status:")
-IBSTATUS_FIELD_RE = re.compile(r"^\s*(state|phys state|rate|link_layer|base lid|sm lid)\s*:\s*(.*?)\s*$")
+IBSTATUS_FIELD_RE = re.compile(
+    r"^\s*(state|phys state|rate|link_layer|base lid|sm lid|default gid)\s*:\s*(.*?)\s*$"
+)
 IBSTATUS_PORT_FIELDS = _port_fields("state", "phys state", "link_layer", {"rate": ("rate_gbps", _rate)})
 
 
@@ -557,6 +559,9 @@ def parse_ibstatus(text: Text) -> ParseResult:
             _set_port_field(port, IBSTATUS_PORT_FIELDS, key, value)
             if key == "rate":
                 port["rate_text"] = value
+            elif key == "default gid" and value.strip("0:"):
+                # fe80:: and the port GUID (InfiniBand) or its MAC (RoCE): one port's, whatever the host
+                port["port_gid"] = value
     result.warnings.extend(_unknown_state_warning(ports))
     result.summary = _finish(ports, result, lines)
     return result

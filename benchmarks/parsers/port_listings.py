@@ -12,14 +12,15 @@ from hardware.messages import Msg, _, listed, ngettext
 def unnamed_hosts(ports: list[dict[str, Any]], warnings: list[str]) -> list[str]:
     """The machines of a file holding several hosts' listings without their names (`for h in ...; do ssh $h
     ibstat; done`): a device port listed again with another node GUID (ibstat `Node GUID`, ibv_devinfo
-    `node_guid`, unique to an adapter) is another machine's, so the listings from there on are the next
+    `node_guid`, unique to an adapter) or port GID (ibstatus `default gid`, from the port's GUID or MAC) is
+    another machine's, so the listings from there on are the next
     machine's, named `#2`, `#3`, ... in the order listed. The same GUIDs again are the same machine's tool run
     again (latest_ports keeps the last listing). Nothing is set without two such machines."""
     starts: list[int] = []  # the line of each machine's first port
     guids: dict[tuple[Any, Any], str] = {}  # (device, port) -> node GUID on the current machine
     of: list[int] = []
     for p in ports:
-        key, guid = (p.get("device"), p["port"]), p.get("node_guid")
+        key, guid = (p.get("device"), p["port"]), p.get("node_guid") or p.get("port_gid")
         if not starts or (guid and guids.get(key, guid) != guid):
             starts.append(p["line"])
             guids = {}

@@ -202,3 +202,24 @@ def test_a_port_listed_again_in_another_state_is_named_with_both_states():
     warning = next(str(w) for w in result.warnings if "another state" in str(w))
     assert "mlx5_1/1 netdev Down at line 2, netdev Up at line 4" in warning
     assert not any("another state" in str(w) for w in parse(first + first).warnings)
+
+
+def test_ibstatus_listings_of_two_machines_are_told_apart_by_their_port_gids():
+    one = (
+        FIXTURES / "real" / "ibstatus" / "deepep321-4-ports-ndr-400-tab-separated-all-active-T.txt"
+    ).read_text()
+    one = one.rstrip("\n") + "\n\n"
+    # another machine: other port GIDs (its ports' GUIDs), its first port down
+    other = re.sub(
+        r"(default gid:\s*fe80:0000:0000:0000:)(\S+)", lambda m: m.group(1) + m.group(2)[::-1], one
+    )
+    other = other.replace("4: ACTIVE", "1: DOWN", 1)
+    facts = {"nics_per_node": 4, "fabric": "infiniband"}
+    for text, weakest in ((one + other, "#2"), (other + one, "#1")):
+        result = parse(text)
+        assert result.summary["hosts"] == ["#1", "#2"]
+        row = compare(facts, result.as_dict())[0]
+        assert (row["verdict"], row["measured"]) == ("fail", 3)
+        assert f"host {weakest}" in str(row["detail"])
+    again = parse(one.replace("4: ACTIVE", "1: DOWN", 1) + one)
+    assert "hosts" not in again.summary and again.summary["active_infiniband_ports"] == 4
