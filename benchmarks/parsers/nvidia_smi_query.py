@@ -102,7 +102,6 @@ class _Reader:
         self.gpus: list[dict[str, Any]] = []
         self.sections: list[tuple[int, str]] = []
         self.hosts = HostLines()
-        self.attached: dict[str | None, int] = {}  # `Attached GPUs` by the host whose report states it
         # Each report: its `Attached GPUs`, its host (None when unnamed) and its first GPU block's position.
         self.reports: list[dict[str, Any]] = []
 
@@ -110,7 +109,6 @@ class _Reader:
         m = ATTACHED_RE.match(line)
         if m:
             self.header["attached"], self.header["attached_line"] = int(m.group(1)), no
-            self.attached[self.hosts.host_of(no)] = int(m.group(1))
             self.reports.append(
                 {
                     "attached": int(m.group(1)),
@@ -201,40 +199,23 @@ def _gpu_warnings(gpus: list[dict[str, Any]]) -> list[str]:
 
 def _machines(reader: _Reader, warnings: list[str]) -> dict[str, int] | None:
     """The `Attached GPUs` of each machine of a file of several `-q` reports without a host named for each
-    (`for h in ...; do ssh $h nvidia-smi -q; done`): a report whose GPUs' UUIDs (unique to a GPU) no earlier
-    machine showed, at bus ids that machine showed, is another machine's, named `#n` in the order listed; one
-    that shares them is the same machine's report again (`watch`), its latest count kept, and one of other bus
-    ids the same machine's other GPUs (`-q -i 0`, then `-q -i 1`). Each GPU block gets its machine's `host`.
-    None for one machine, or where a report shows no UUID (a `-d` section filter)."""
+    (`for h in ...; do ssh $h nvidia-smi -q; done`), the reports told apart as _machine_of tells listings, by
+    their GPUs' UUIDs and bus ids (`-q -i 0`, then `-q -i 1`: other bus ids, the same machine's other GPUs);
+    each machine's latest report's count. Each GPU block gets its machine's `host`. None for one machine, or
+    where a report shows no GPU block or no UUID (a `-d` section filter)."""
     reports, gpus = reader.reports, reader.gpus
     if len(reports) < 2:
         return None
-    machines: list[dict[str, Any]] = []  # {uuids, attached, blocks}
-    for at, report in enumerate(reports):
-        end = reports[at + 1]["first"] if at + 1 < len(reports) else len(gpus)
-        blocks = gpus[report["first"] : end]
-        uuids = {g.get("uuid") for g in blocks}
-        if not blocks or None in uuids:
-            return None
-        # the same GPUs again, else other GPUs of a machine at other bus ids (`-q -i 0`, then `-q -i 1`)
-        buses = {g["bus_id"] for g in blocks}
-        machine = next((m for m in machines if m["uuids"] & uuids), None)
-        machine = machine or next((m for m in machines if not m["buses"] & buses), None)
-        if machine is None:
-            machine = {"uuids": set(), "buses": set(), "attached": 0, "blocks": []}
-            machines.append(machine)
-        machine["uuids"] |= uuids
-        machine["buses"] |= buses
-        machine["attached"] = report["attached"]
-        machine["blocks"] += blocks
-    if len(machines) < 2:
+    ends = [r["first"] for r in reports[1:]] + [len(gpus)]
+    listings = [gpus[r["first"] : end] for r, end in zip(reports, ends, strict=True)]
+    if not all(listings):
         return None
-    names = [f"#{n}" for n in range(1, len(machines) + 1)]
-    for name, machine in zip(names, machines, strict=True):
-        for g in machine["blocks"]:
-            g["host"] = name
-    warnings.append(unnamed_machines_warning(names))
-    return {name: m["attached"] for name, m in zip(names, machines, strict=True)}
+    machine_of = _machine_of(listings, "bus_id")
+    if machine_of is None:
+        return None
+    attached = {n: r["attached"] for n, r in zip(machine_of, reports, strict=True)}  # each machine's latest
+    _name_machines(listings, machine_of, warnings)
+    return {f"#{n + 1}": count for n, count in sorted(attached.items())}
 
 
 class Listings:
@@ -272,34 +253,49 @@ def _same_gpus(one: list[dict[str, Any]], other: list[dict[str, Any]]) -> bool:
 
 def machines_by_uuid(listings: list[list[dict[str, Any]]], warnings: list[str]) -> dict[str, int] | None:
     """The GPUs of each machine of a file of several `-L` or `--query-gpu` listings (each a list of the GPUs
-    as kept) without a host named for each (`for h in ...; do ssh $h nvidia-smi -L; done`): a listing whose
-    UUIDs no earlier machine showed, at GPU indices that machine showed with other UUIDs, is another
-    machine's, named `#n` in the order listed; one that shares UUIDs is the same machine's listing again, and
-    one of other indices the same machine's other GPUs (`-i 3`, then `-i 1`). Each GPU gets its machine's
-    `host`. None for one machine, or where a listing shows no UUID."""
-    machines: list[dict[str, Any]] = []  # {uuids, indices, gpus}
+    as kept) without a host named for each (`for h in ...; do ssh $h nvidia-smi -L; done`), the listings told
+    apart by _machine_of (by GPU index: `-i 3`, then `-i 1`, the same machine's other GPUs). Each GPU gets its
+    machine's `host`. None for one machine, or where a listing shows no UUID."""
+    machine_of = _machine_of(listings, "index")
+    if machine_of is None:
+        return None
+    gpus: dict[int, dict[int, dict[str, Any]]] = {}  # machine -> the GPUs it showed, each once
+    for n, listing in zip(machine_of, listings, strict=True):
+        gpus.setdefault(n, {}).update((id(g), g) for g in listing)
+    _name_machines(listings, machine_of, warnings)
+    return {f"#{n + 1}": len(shown) for n, shown in sorted(gpus.items())}
+
+
+def _machine_of(listings: list[list[dict[str, Any]]], place: str) -> list[int] | None:
+    """Which machine (0, 1, ... in the order listed) each listing of GPUs is: a listing whose UUIDs no
+    earlier machine showed, at places (`place`: a GPU's index, or its bus id) that machine showed with other
+    UUIDs, is another machine's; one that shares UUIDs is the same machine's listing again, and one at other
+    places the same machine's other GPUs. None where a listing shows no UUID, or for one machine."""
+    machines: list[tuple[set[Any], set[Any]]] = []  # each machine's UUIDs and places
+    of: list[int] = []
     for listing in listings:
         uuids = {g.get("uuid") for g in listing}
-        indices = {g.get("index") for g in listing}
+        places = {g.get(place) for g in listing}
         if None in uuids:
             return None
-        machine = next((m for m in machines if m["uuids"] & uuids), None)
-        if machine is None and None not in indices:
-            machine = next((m for m in machines if not m["indices"] & indices), None)
-        if machine is None:
-            machine = {"uuids": set(), "indices": set(), "gpus": {}}
-            machines.append(machine)
-        machine["uuids"] |= uuids
-        machine["indices"] |= indices
-        machine["gpus"].update((id(g), g) for g in listing)
-    if len(machines) < 2:
-        return None
-    names = [f"#{n}" for n in range(1, len(machines) + 1)]
-    for name, machine in zip(names, machines, strict=True):
-        for g in machine["gpus"].values():
-            g["host"] = name
-    warnings.append(unnamed_machines_warning(names))
-    return {name: len(m["gpus"]) for name, m in zip(names, machines, strict=True)}
+        at = next((n for n, (seen, _p) in enumerate(machines) if seen & uuids), None)
+        if at is None and None not in places:
+            at = next((n for n, (_u, shown) in enumerate(machines) if not shown & places), None)
+        if at is None:
+            at = len(machines)
+            machines.append((set(), set()))
+        machines[at][0].update(uuids)
+        machines[at][1].update(places)
+        of.append(at)
+    return of if len(machines) > 1 else None
+
+
+def _name_machines(listings: list[list[dict[str, Any]]], machine_of: list[int], warnings: list[str]) -> None:
+    """Each GPU's `host`, its machine's `#n`, and the warning naming them."""
+    for n, listing in zip(machine_of, listings, strict=True):
+        for g in listing:
+            g["host"] = f"#{n + 1}"
+    warnings.append(unnamed_machines_warning([f"#{n + 1}" for n in range(max(machine_of) + 1)]))
 
 
 def unnamed_machines_warning(names: list[str]) -> Msg:
@@ -337,7 +333,8 @@ def parse_query(text: Text) -> ParseResult:
     per_host = gpus_per_host(gpus, reader.hosts)
     if per_host is not None:
         # each host's report states its own count; a host whose `Attached GPUs` is not shown: its blocks
-        per_host = {host: reader.attached.get(host, n) for host, n in per_host.items()}
+        attached_by_host = {r["host"]: r["attached"] for r in reader.reports}  # each host's latest
+        per_host = {host: attached_by_host.get(host, n) for host, n in per_host.items()}
     else:
         per_host = _machines(reader, result.warnings)
     if per_host is not None:
