@@ -707,9 +707,7 @@ class _CsvReader:
         gpu["line"] = no
         kept = self.gpus.add(_csv_gpu_id(gpu), self.host, gpu)
         # a listing is a header's lines; `--format=csv,noheader` run again starts from index 0 again
-        if not self.listings.listings or (
-            gpu["index"] is not None and gpu["index"] <= (self.last_index or -1)
-        ):
+        if gpu["index"] is not None and self.last_index is not None and gpu["index"] <= self.last_index:
             self.listings.start()
         self.listings.add(kept)
         self.last_index = gpu["index"]

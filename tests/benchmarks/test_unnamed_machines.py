@@ -205,3 +205,10 @@ def test_q_reports_of_other_gpus_of_one_machine_are_that_machines():
     result = parse(one + two)
     assert "gpus_per_host" not in result.summary
     assert not any("without their names" in str(w) for w in result.warnings)
+
+
+def test_query_csv_without_headers_of_one_gpu_machines_is_told_apart_at_index_0():
+    # `ssh $h nvidia-smi --query-gpu=index,uuid --format=csv,noheader` on GH200-like nodes: every row index 0.
+    rows = "".join(f"0, GPU-{m:08x}-0000-0000-0000-000000000000\n" for m in (1, 2))
+    result = parse("index, uuid\n" + rows)
+    assert result.summary["gpus_per_host"] == {"#1": 1, "#2": 1}
