@@ -438,8 +438,8 @@ def _read_port_blocks(lines: _Lines, block_format: _BlockFormat, result: ParseRe
             continue
         m = block_format.port_re.match(line)
         if m:
-            extra = {name: device_values.get(key) for key, name in block_format.device_fields.items()}
-            port, printed = _new_port(device, int(m.group(1)), no, **extra), set()
+            port = _new_port(device, int(m.group(1)), no, **_device_values(block_format, device_values))
+            printed = set()
             ports.append(port)
             continue
         m = block_format.field_re.match(line)
@@ -463,8 +463,8 @@ def _read_port_blocks(lines: _Lines, block_format: _BlockFormat, result: ParseRe
                 )
             else:
                 unnumbered.append(no)
-            extra = {name: device_values.get(key) for key, name in block_format.device_fields.items()}
-            port, printed = _new_port(device, None, no, **extra), set()
+            port = _new_port(device, None, no, **_device_values(block_format, device_values))
+            printed = set()
             ports.append(port)
         if port is not None:
             printed.add(key)
@@ -472,6 +472,11 @@ def _read_port_blocks(lines: _Lines, block_format: _BlockFormat, result: ParseRe
     if unnumbered:
         result.warnings.append(_unnumbered_ports_warning(unnumbered))
     return ports
+
+
+def _device_values(block_format: _BlockFormat, values: dict[str, str]) -> dict[str, str | None]:
+    """The device-wide fields read so far (`CA type`, `node_guid`), under their port keys, for each port."""
+    return {name: values.get(key) for key, name in block_format.device_fields.items()}
 
 
 def _unnumbered_ports_warning(lines: list[int]) -> Msg:
