@@ -74,6 +74,10 @@ def _header_labels(tokens: list[str], glued: list[int], line_no: int) -> list[st
     return labels
 
 
+# A matrix's own lines (its header, rows and NIC legend) start with these: what tells two matrices apart.
+MATRIX_LABELS = ("GPU", "NIC")
+
+
 def _read_matrix(
     text: Text,
     glued: list[int],
@@ -102,7 +106,7 @@ def _read_matrix(
         if not tokens:
             continue
         header = tokens[0] == "GPU0" and len(tokens) > 1 and not CELL_RE.match(tokens[1])
-        if tokens[0].startswith(("GPU", "NIC")):
+        if tokens[0].startswith(MATRIX_LABELS):
             # each later matrix's header, rows and legend against the first's, so that matrices all the same
             # (the tool run again) need not be read again
             label = "" if header else tokens[0]
@@ -384,24 +388,11 @@ def parse_topo(text: Text) -> ParseResult:
     if len(results) < 2:
         return whole
     host, result = min(results, key=lambda hr: _weakness(hr[1].summary))
-    result.summary["host"] = host
-    result.summary["hosts"] = [h for h, _r in results]
-    result.summary["per_host"] = [{"host": h, **{k: r.summary[k] for k in HOST_FIELDS}} for h, r in results]
     hosts = [h for h, _r in results]
-    if count:
-        note = _(
-            "%(count)s `topo -m` matrices without a host named for each (other hosts' or the tool run "
-            "again), %(different)s different (%(hosts)s, each named by its place in the file): each is read "
-            "alone, and matrix %(host)s, whose topology is the weakest (fewest NVLinks between two GPUs, "
-            "then fewest GPUs and rail NICs), is the one shown and judged",
-            count=count,
-            different=len(results),
-            hosts=named_list(hosts),
-            host=host,
-        )
-    else:
-        note = _several_note(len(results), hosts, host)
-    result.warnings.insert(0, note)
+    result.summary["host"] = host
+    result.summary["hosts"] = hosts
+    result.summary["per_host"] = [{"host": h, **{k: r.summary[k] for k in HOST_FIELDS}} for h, r in results]
+    result.warnings.insert(0, _several_note(hosts, host, count))
     return result
 
 
@@ -422,7 +413,7 @@ def _distinct_matrices(text: Text, later: list[int]) -> tuple[list[tuple[str, Pa
     def close() -> None:
         nonlocal count
         count += 1
-        key = tuple(line.strip() for line in lines if line.lstrip()[:3] in ("GPU", "NIC"))
+        key = tuple(line.strip() for line in lines if line.lstrip().startswith(MATRIX_LABELS))
         if key not in results and len(results) < MAX_DISTINCT_MATRICES:
             result = _parse_matrix(Text(lines=lines), first)
             if result.summary["gpus"]:
@@ -437,13 +428,25 @@ def _distinct_matrices(text: Text, later: list[int]) -> tuple[list[tuple[str, Pa
     return list(results.values()), count
 
 
-def _several_note(count: int, hosts: list[str], host: str) -> Msg:
-    """What a file of several hosts' matrices says: each read alone, the weakest shown and judged."""
+def _several_note(hosts: list[str], host: str, unnamed: int) -> Msg:
+    """What a file of several matrices says: each (each different one of the `unnamed` matrices of a file
+    that names no host for each) read alone, the weakest shown and judged."""
+    if unnamed:
+        return _(
+            "%(count)s `topo -m` matrices without a host named for each (other hosts' or the tool run "
+            "again), %(different)s different (%(hosts)s, each named by its place in the file): each is read "
+            "alone, and matrix %(host)s, whose topology is the weakest (fewest NVLinks between two GPUs, "
+            "then fewest GPUs and rail NICs), is the one shown and judged",
+            count=unnamed,
+            different=len(hosts),
+            hosts=named_list(hosts),
+            host=host,
+        )
     return _(
         "`topo -m` matrices of %(count)s hosts (%(hosts)s): each is read alone, and host %(host)s, whose "
         "topology is the weakest (fewest NVLinks between two GPUs, then fewest GPUs and rail NICs), is "
         "the one shown and judged",
-        count=count,
+        count=len(hosts),
         hosts=named_list(hosts),
         host=host,
     )
