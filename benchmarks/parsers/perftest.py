@@ -487,11 +487,12 @@ def _per_device(
     first = block.fields.get("device")
     groups: dict[str | None, list[dict[str, Any]]] = {}
     for r in rows:
-        groups.setdefault(r.get("device", first), []).append(r)
-    # A server's table mirrors its client's: the clients' devices are the runs.
-    if len([d for d in groups if d not in block.server_devices]) < 2:
+        device = r.get("device", first)
+        # A server's table mirrors its client's: the clients' devices are the runs.
+        if device not in block.server_devices:
+            groups.setdefault(device, []).append(r)
+    if len(groups) < 2:
         return
-    groups = {d: g for d, g in groups.items() if d not in block.server_devices}
     each = {d: _bandwidth_fields(g, block.duration_mode) for d, g in groups.items()}
     measured = [d for d in each if each[d]["average_gbps"] is not None]
     if not measured:
