@@ -270,24 +270,28 @@ def _machine_of(listings: list[list[dict[str, Any]]], place: str) -> list[int] |
     """Which machine (0, 1, ... in the order listed) each listing of GPUs is: a listing whose UUIDs no
     earlier machine showed, at places (`place`: a GPU's index, or its bus id) that machine showed with other
     UUIDs, is another machine's; one that shares UUIDs is the same machine's listing again, and one at other
-    places the same machine's other GPUs. None where a listing shows no UUID, or for one machine."""
-    machines: list[tuple[set[Any], set[Any]]] = []  # each machine's UUIDs and places
+    places the same machine's other GPUs. None where a listing shows no UUID, or for one machine. A UUID is
+    looked up in one dict; the places of the latest MAX_MACHINES_MATCHED machines only, so a file of
+    thousands of machines' listings stays linear (as TableSet matches tables)."""
+    machine_of_uuid: dict[Any, int] = {}
+    places_of: list[set[Any]] = []  # each machine's places
     of: list[int] = []
     for listing in listings:
         uuids = {g.get("uuid") for g in listing}
         places = {g.get(place) for g in listing}
         if None in uuids:
             return None
-        at = next((n for n, (seen, _p) in enumerate(machines) if seen & uuids), None)
+        at = next((machine_of_uuid[u] for u in uuids if u in machine_of_uuid), None)
         if at is None and None not in places:
-            at = next((n for n, (_u, shown) in enumerate(machines) if not shown & places), None)
+            latest = range(max(len(places_of) - MAX_MACHINES_MATCHED, 0), len(places_of))
+            at = next((n for n in latest if not places_of[n] & places), None)
         if at is None:
-            at = len(machines)
-            machines.append((set(), set()))
-        machines[at][0].update(uuids)
-        machines[at][1].update(places)
+            at = len(places_of)
+            places_of.append(set())
+        places_of[at].update(places)
+        machine_of_uuid.update(dict.fromkeys(uuids, at))
         of.append(at)
-    return of if len(machines) > 1 else None
+    return of if len(places_of) > 1 else None
 
 
 def _name_machines(listings: list[list[dict[str, Any]]], machine_of: list[int], warnings: list[str]) -> None:
