@@ -112,7 +112,7 @@ def test_the_last_stage_holds_the_second_head_pass_its_projection_logits_and_emb
 
 def test_the_published_deepseek_v3_runs_with_mtp_state_it() -> None:
     rows = [r for r in V.rows() if r.workload.get("mtp_layers")]
-    assert len(rows) == 34 and all(r.workload["name"].startswith("DeepSeek-V3") for r in rows)
+    assert len(rows) == 35 and all(r.workload["name"].startswith("DeepSeek-V3") for r in rows)
     # and say so where they record the run's multi-token prediction
     assert all(any("mtp_layers 1" in a for a in r.assumed) for r in rows)
 
