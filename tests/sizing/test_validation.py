@@ -121,10 +121,6 @@ KNOWN_MISSES = {
     # B300 Qwen3-235B (the 26.04 B300 recipe runs 1.8x faster) and 25.11's B200 Qwen3-30B-A3B (26.04 2.9x)
     "bridge2602-b300-qwen3-235b-a22b-256-mxfp8",
     "bridge2511-b200-qwen3-30b-a3b-8-mxfp8",
-    # thirty-sixth stop: Megatron-Bridge's verification card of DeepSeek-V3 on 1,024 H100 in BF16, whose
-    # token dispatcher neither the card nor its recipe states (+26.9% with the library default all-to-all,
-    # +10.6% with DeepEP)
-    "mbcard-h100-deepseek-v3-1024-bf16",
 }
 
 
