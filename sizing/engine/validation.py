@@ -119,8 +119,10 @@ MEAN_TOLERANCE = 0.10
 # rows and tr11): 9.923%, 40 past (BLOOM-176B -11.1% -> -6.4%, the chronicle's TP8 PP12 micro-batch-2 row
 # -18.1% -> -14.3%, the micro-batch-4 rows 2-3 points); the 222 earlier rows 8.310% -> 8.243%. Thirty-sixth
 # stop: fourteen published runs from Megatron-Bridge's skills and verification cards (held out;
-# docs/MODEL.md), the model unchanged: 9.945% over 486, 40 past (none of them new).
-MEAN_RECORDED = 0.0995
+# docs/MODEL.md), the model unchanged: 9.945% over 486, 40 past; then the gpt-oss-120b and -20b
+# verification cards on H100 (library recipes, natural routing: -59.5%, -31.6%), 10.091% over 488, 42 past:
+# above the target.
+MEAN_RECORDED = 0.1010
 MEAN_RECORDED_EARLIER = 0.08243
 # The sources whose rows were added at the twentieth stop and later (row ids start with these), held apart
 # from the 222 rows compared before (MEAN_RECORDED_EARLIER)
@@ -283,8 +285,8 @@ CONTRACT_LAYOUT_KEYS = frozenset(
 # fitted like its ZeRO stage (fitting.module_lists, Hopper and later), 13.97% with 2 layouts rejected where
 # 8 were: the five DeepSeek-V3 recipes fit with the latent up-projections or the norms rerun, +1 point each,
 # and the DGX Cloud Nemotron-4 340B row, which fits with its own bf16 Adam states, fits with the MLP rerun
-# from the contract's keys, +20%). Thirty-sixth stop: fourteen published runs, 14.17% over 486, 77 past.
-CONTRACT_MEAN_RECORDED = 0.1417
+# from the contract's keys, +20%). Thirty-sixth stop: sixteen published runs, 14.32% over 488, 79 past.
+CONTRACT_MEAN_RECORDED = 0.1432
 # The dense rows sent as a bare parameter count (params_statistics): 14.81% over 293 rows, 5 layouts
 # rejected, while the derived shape counted only its layers; 12.91%, 3 rejected, since it counts the
 # embeddings too (twenty-sixth stop, shapes.derive_shape); 12.86% with the GB300's bf16 rate (its dense

@@ -190,7 +190,7 @@ def test_a_bad_window_is_refused_naming_the_field(extra: dict[str, Any], field: 
 
 def test_the_published_gpt_oss_runs_state_their_window() -> None:
     rows = [r for r in V.rows() if "gpt-oss" in r.workload["name"].lower()]
-    assert len(rows) == 31
+    assert len(rows) == 33
     assert all(
         r.workload.get("sliding_window") == 128 and r.workload["sliding_window_layers"] == 0.5 for r in rows
     )
