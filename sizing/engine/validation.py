@@ -121,9 +121,12 @@ MEAN_TOLERANCE = 0.10
 # stop: fourteen published runs from Megatron-Bridge's skills and verification cards (held out;
 # docs/MODEL.md), the model unchanged: 9.945% over 486, 40 past; then the gpt-oss-120b and -20b
 # verification cards on H100 (library recipes, natural routing: -59.5%, -31.6%), 10.091% over 488, 42 past:
-# above the target.
-MEAN_RECORDED = 0.1010
-MEAN_RECORDED_EARLIER = 0.08243
+# above the target. Thirty-seventh stop: multi-head latent attention's projections counted as they are
+# (workload.attention_params: DeepSeek-V3 187M per layer, Kimi K2 101M, where the 4 h^2 block gave 205M) and
+# the published ranks stated on the 22 DeepSeek-V3 rows and the Kimi K2 row that lacked them: 10.062%, 42
+# past (Kimi K2 +23.1% -> +12.4%); the 222 earlier rows 8.243% -> 8.191%.
+MEAN_RECORDED = 0.1007
+MEAN_RECORDED_EARLIER = 0.08191
 # The sources whose rows were added at the twentieth stop and later (row ids start with these), held apart
 # from the 222 rows compared before (MEAN_RECORDED_EARLIER)
 LATER_SOURCES = (
@@ -286,7 +289,8 @@ CONTRACT_LAYOUT_KEYS = frozenset(
 # 8 were: the five DeepSeek-V3 recipes fit with the latent up-projections or the norms rerun, +1 point each,
 # and the DGX Cloud Nemotron-4 340B row, which fits with its own bf16 Adam states, fits with the MLP rerun
 # from the contract's keys, +20%). Thirty-sixth stop: sixteen published runs, 14.32% over 488, 79 past.
-CONTRACT_MEAN_RECORDED = 0.1432
+# Thirty-seventh stop: multi-head latent attention's projections counted as they are, 14.24%, 78 past.
+CONTRACT_MEAN_RECORDED = 0.1424
 # The dense rows sent as a bare parameter count (params_statistics): 14.81% over 293 rows, 5 layouts
 # rejected, while the derived shape counted only its layers; 12.91%, 3 rejected, since it counts the
 # embeddings too (twenty-sixth stop, shapes.derive_shape); 12.86% with the GB300's bf16 rate (its dense

@@ -183,8 +183,20 @@ class Workload:
 
     # --- parameter counts (Narayanan eq. 2 generalised to GQA, SwiGLU, MoE; cal §2) ---
     def attention_params(self) -> float:
-        # Q and output projections h x (heads x head_dim); K and V h x kv_dim each (GQA).
-        return 2.0 * self.hidden * self.attention_dim + 2.0 * self.hidden * self.kv_dim
+        """Q and output projections h x (heads x head_dim); K and V h x kv_dim each (GQA). Multi-head latent
+        attention with its ranks stated (latent_up_params) is counted by its own projections (DeepSeek-V2,
+        arXiv 2405.04434 sec. 2.1, eqs. 9-14; the models' config.json shapes): the queries' down-projection
+        h x q_lora_rank and up-projection q_lora_rank x heads x qk_head_dim (or h x heads x qk_head_dim
+        without a query rank), the keys' and values' joint down-projection h x (kv_lora_rank +
+        qk_rope_head_dim) and up-projection kv_lora_rank x heads x (qk_nope + v_head_dim), the output
+        heads x v_head_dim x h. DeepSeek-V3 187.1M per layer, Kimi K2 (64 heads) 101.1M, where the 4 h^2 block
+        of the generic count gives both 205.5M."""
+        up = self.latent_up_params
+        if up is None:
+            return 2.0 * self.hidden * self.attention_dim + 2.0 * self.hidden * self.kv_dim
+        h = float(self.hidden)
+        down = h * ((self.q_lora_rank or 0) + (self.kv_lora_rank or 0) + (self.qk_rope_head_dim or 0))
+        return down + up + self.output_dim * h
 
     def mlp_params(self, ffn: int) -> float:
         return (3.0 if self.activation == "swiglu" else 2.0) * self.hidden * ffn

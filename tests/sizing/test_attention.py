@@ -61,9 +61,15 @@ def test_multi_head_latent_attention_counts_its_own_head_widths(h100_ib: dict[st
     mha = workload_from_dict({**mla.to_dict(), "qk_head_dim": None, "v_head_dim": None})
     # (its multi-token-prediction layer's attention core too)
     extra = 12 * (mla.layers + mla.mtp_layers) * mla.seq_len * mla.heads * ((192 + 128) / 2 - 56)
+    # and its projections are counted as they are (the ranks' down- and up-projections, 187.1M per layer)
+    # where the generic count has the 4 h^2 block (205.5M): 6 x their difference per layer
+    assert mla.attention_params() == pytest.approx(187.1e6, rel=1e-3)
+    assert mha.attention_params() == 4 * mla.hidden**2
+    extra += 6 * (mla.layers + mla.mtp_layers) * (mla.attention_params() - mha.attention_params())
     assert mla.model_flops_per_token() - mha.model_flops_per_token() == pytest.approx(extra)
-    # the projections (parameters) keep the heads x head_dim approximation
-    assert mla.total_params() == mha.total_params()
+    # the parameters differ by the projections alone, in every layer and the multi-token-prediction block
+    per_layer = mla.attention_params() - mha.attention_params()
+    assert mla.total_params() - mha.total_params() == pytest.approx((mla.layers + mla.mtp_layers) * per_layer)
     # the same settings for both (unstated ones are chosen to fit, and MLA's wider activations fit otherwise);
     # the step, not its compute line: which stage binds (the last one with the output layer, or a middle one)
     # can change with the per-layer time
