@@ -81,3 +81,36 @@ def test_multi_head_latent_attention_counts_its_own_head_widths(h100_ib: dict[st
         workload_from_dict({**mla.to_dict(), "qk_head_dim": 5000})
     assert err.value.field == "workload.qk_head_dim"
     assert "between 1 and 1,024" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "total", "active"),
+    [
+        # the reports' own counts: DeepSeek-V3 (arXiv 2412.19437: 671B, 37B activated, without its MTP
+        # module), DeepSeek-V2 (arXiv 2405.04434: 236B, 21B), Kimi K2 (arXiv 2507.20534: 32B activated of
+        # "1 trillion"), Moonlight-16B-A3B (its model card: 16B, 3B)
+        ("DeepSeek-V3", 671e9, 37e9),
+        ("DeepSeek-V2", 236e9, 21e9),
+        ("Kimi K2", 1.0e12, 32e9),
+        ("Moonlight-16B-A3B", 16e9, 3e9),
+    ],
+)
+def test_latent_attention_models_have_their_published_parameter_counts(
+    name: str, total: float, active: float
+) -> None:
+    # multi-head latent attention counted by its down- and up-projections (workload.attention_params): the
+    # generic 4 h^2 block gave Kimi K2 (64 heads of a 7,168-wide model) 39.2B active parameters, and
+    # DeepSeek-V2 (128 heads of a 5,120-wide model, 149.2M per layer) 2.7B fewer in all
+    from sizing.engine.architectures import architecture, shape_of
+
+    arch = architecture(name)
+    wl = workload_from_dict(
+        {**shape_of(arch), **arch.facts, "name": name, "seq_len": 4096, "global_batch": 1024}
+        | {"train_tokens": 1e12, "precision": "bf16"}
+    )
+    assert wl.latent_up_params is not None
+    assert wl.total_params() == pytest.approx(total, rel=0.03)
+    assert wl.active_params() == pytest.approx(active, rel=0.04)
+    generic = workload_from_dict({**wl.to_dict(), **{k: None for k in ("q_lora_rank", "kv_lora_rank")}})
+    assert generic.attention_params() == 4 * wl.hidden**2
+    assert abs(generic.attention_params() / wl.attention_params() - 1.0) > 0.09
