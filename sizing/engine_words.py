@@ -83,6 +83,13 @@ SERVICE_PAGE_REASONS = {
 # about its training settings (the layout settings the portal does not take). A page sentence keeps the
 # engine's values, or leaves out one that is itself a list of keys (`%(keys)s`).
 PAGE_NOTES = {
+    "Muon optimizer: the updated weights are gathered after the optimizer step, not overlapped with the "
+    "next forward pass, as Megatron-Core's layer-wise distributed optimizer runs it in NVIDIA's "
+    "published recipes; set overlap_param_gather for a stack that overlaps it": gettext_noop(
+        "Muon optimizer: the updated weights are gathered after the optimizer step, not overlapped with the "
+        "next forward pass, as Megatron-Core's layer-wise distributed optimizer runs it in NVIDIA's "
+        "published recipes; ask the provider whether their stack overlaps it"
+    ),
     "seq_len not given: %(seq)s tokens assumed": gettext_noop(
         "sequence length not given: %(seq)s tokens assumed"
     ),
@@ -280,6 +287,14 @@ PAGE_VALUES = {
         ),
         "bf16-adam": gettext_noop(
             "plain Adam over a bf16 model: bf16 weights, gradients and Adam moments, no fp32 master copy"
+        ),
+        "muon": gettext_noop(
+            "the Muon optimizer as Megatron-Core runs it: bf16 weights, fp32 main gradients, an fp32 master "
+            "copy with one momentum"
+        ),
+        "muon-bf16-grads": gettext_noop(
+            "the Muon optimizer with a bf16 gradient buffer: bf16 weights and gradients, an fp32 master copy "
+            "with one momentum"
         ),
     },
 }

@@ -393,7 +393,7 @@ def evaluate(
         )
     hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
     lay, dispatcher_notes = resolve_dispatcher(lay, hw, wl.moe is not None)
-    lay, overlap_notes = resolve_overlap(lay, hw)
+    lay, overlap_notes = resolve_overlap(lay, hw, optimizer)
     notes = notes + dispatcher_notes + overlap_notes
     # an unset gradient-reduction precision stays unset through the fit (the grid's default follows each
     # candidate's ZeRO stage, model._inputs) and is filled from the layout that is answered

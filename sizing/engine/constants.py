@@ -372,7 +372,7 @@ MODEL_ACCURACY_BY_ARCHITECTURE: dict[tuple[str, str], tuple[int, float]] = {
     ("dense", "hopper"): (180, 0.028),
     ("moe", "ampere"): (1, -0.044),
     ("moe", "blackwell"): (52, -0.129),
-    ("moe", "blackwell-ultra"): (51, -0.048),
+    ("moe", "blackwell-ultra"): (51, -0.047),
     ("moe", "cdna3"): (1, -0.299),
     ("moe", "hopper"): (64, -0.035),
 }
@@ -405,12 +405,37 @@ FP16_ERA_GPUS = UNFUSED_ATTENTION_GPUS
 #               set_precision_configs), so the gradients are kept and reduced in bf16
 #   bf16-adam:  weights 2, grads 2, Adam m and v in bf16 (4), no fp32 master: torch.optim.Adam over a bf16
 #               model, as the NeMo AutoModel benchmark recipes run it (examples/llm_benchmark/*.yaml)
+#   muon:       weights 2, fp32 main grads 4, an fp32 master copy and Muon's one fp32 momentum (8):
+#               Megatron-Core's Muon (emerging_optimizers TensorParallelMuon under its
+#               LayerWiseDistributedOptimizer, the `dist_muon` of Megatron-Bridge's
+#               distributed_muon_with_cosine_annealing; the Kimi K2 recipe keeps main params and the momentum
+#               in fp32, recipes/kimi/kimi_k2.py); Muon keeps no second moment (Jordan et al. 2024; "Muon is
+#               Scalable for LLM Training", arXiv 2502.16982)
+#   muon-bf16-grads: the same with a bf16 gradient buffer, as Megatron-Bridge's Kimi K2 performance recipes
+#               set it (set_kimi_k2_common_configs: ddp.grad_reduce_in_fp32 False)
 OPTIMIZER_BYTES: dict[str, tuple[float, float, float]] = {
     "zero-paper": (2.0, 2.0, 12.0),
     "megatron": (2.0, 4.0, 12.0),
     "megatron-bf16-grads": (2.0, 2.0, 12.0),
     "bf16-adam": (2.0, 2.0, 4.0),
+    "muon": (2.0, 4.0, 8.0),
+    "muon-bf16-grads": (2.0, 2.0, 8.0),
 }
+# The conventions whose step is Muon's: each 2-D weight's update orthogonalised by MUON_NS_STEPS Newton-Schulz
+# iterations (Megatron-Bridge distributed_muon_with_cosine_annealing muon_num_ns_steps=5; Megatron-Core
+# muon_num_ns_steps default 5). One quintic iteration on an m x n matrix (m <= n) is A = X X^T (2 m^2 n
+# FLOPs), B = b A + c A A (2 m^3) and X = a X + B X (2 m^2 n): 4 m^2 n + 2 m^3 (Jordan et al. 2024's
+# zeropower_via_newtonschulz5; Megatron-Core runs it through emerging_optimizers' newton_schulz). The
+# embeddings, the output layer, norms and biases take Adam (Megatron-Core is_managed_by_layer_wise_optimizer:
+# 2-D, not embedding or output), as do routers here (2-D, but E x h is a few hundredths of the rest). Tensor
+# parallelism orthogonalises each rank's shard (muon_tp_mode "blockwise", Megatron-Bridge's default), and the
+# LayerWiseDistributedOptimizer gives each data-parallel rank whole parameters to update (a 1/DP share of the
+# matrices under ZeRO >= 1), experts over their expert-data-parallel ranks. The matrix products run on the
+# tensor cores in bf16 (muon_fp32_matmul_prec "medium": torch.set_float32_matmul_precision's bf16 passes),
+# charged at the GPU's bf16 plateau. The rest of the step is charged as Adam's memory-bound pass
+# (ADAM_STEP_BYTES_PER_PARAM: momentum, master copy and weights read and written; assumed the same bytes).
+MUON_CONVENTIONS = ("muon", "muon-bf16-grads")
+MUON_NS_STEPS = 5
 # The convention a layout gets when none is given follows the framework generation of the GPU
 # (overlap.framework_defaults): Megatron-LM 2021-23 kept fp32 main gradients; the Hopper-era NVIDIA recipes
 # keep them in bf16. Stated in `assumptions`.

@@ -643,11 +643,12 @@ def _iteration_times(
     x: dict[str, Any],
     memory: StageMemory,
     stage: StageTimes,
-    pp_chain: Any,
+    comm: LayerComm,
+    convention: str = "megatron",
 ) -> IterationTimes:
     """Per iteration: every micro-batch through the binding stage, the bubble, the pipeline-send chain,
     the exposed data-parallel traffic, the wait for the slowest replica and the optimizer step
-    (memory-bound, gradients.optimizer_step)."""
+    (memory-bound, gradients.optimizer_step; with Muon's conventions its Newton-Schulz products too)."""
     micro = memory.micro_batches
     dp_total, dp_exposed = Z.data_parallel_times(
         hw,
@@ -660,13 +661,13 @@ def _iteration_times(
         forward_mb=stage.compute / 3.0,
         backward_mb=2.0 * stage.compute / 3.0 + stage.recompute,
     )
-    optimizer_step = G.optimizer_step(hw, x, shape.moe_fraction > 0, memory.dense_local, memory.expert_local)
+    step = G.optimizer_step(hw, x, convention, shape.wl, memory)
     sync = _sync_wait(x, micro, stage.per_micro_batch)
     return IterationTimes(
-        total=micro * stage.per_micro_batch + stage.bubble + pp_chain + dp_exposed + optimizer_step + sync,
+        total=micro * stage.per_micro_batch + stage.bubble + comm.pp_chain + dp_exposed + step + sync,
         dp_exposed=dp_exposed,
         dp_total=dp_total,
-        optimizer_step=optimizer_step,
+        optimizer_step=step,
         sync=sync,
     )
 
@@ -709,7 +710,7 @@ class GridModel:
         self.hw = hw
         self.convention = convention
         self.shape = shape or WorkloadShape(wl)
-        self.defaults = grid_defaults(hw)
+        self.defaults = grid_defaults(hw, convention)
         self.fp32_grads = reduces_grads_in_fp32(convention, hw)
 
     def feasible_throughput(self, g: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
@@ -748,7 +749,7 @@ class GridModel:
         compute = _layer_compute(wl, hw, shape, x, memory)
         comm = _layer_comm(wl, hw, shape, x, compute, memory.micro_batches)
         stage = _stage_times(wl, hw, x, memory, compute, comm)
-        return compute, comm, stage, _iteration_times(hw, shape, x, memory, stage, comm.pp_chain)
+        return compute, comm, stage, _iteration_times(hw, shape, x, memory, stage, comm, self.convention)
 
     def evaluate(self, g: dict[str, Any]) -> dict[str, Any]:
         """Memory and time for every layout in `g` (keys: see the module docstring)."""

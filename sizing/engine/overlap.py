@@ -51,9 +51,19 @@ MODERN_ARCHITECTURES = ("hopper", "blackwell", "blackwell-ultra")
 ZERO3_DEFAULTS = {"overlap_grad_reduce": True, "overlap_param_gather": True}
 
 
-def grid_defaults(hw: Hardware) -> dict[str, bool]:
-    """framework_defaults under the grid keys of model.py (ZeRO-3 layouts: ZERO3_GRID_DEFAULTS)."""
-    return {key: framework_defaults(hw)[name] for name, key in OVERLAP_GRID_KEYS.items()}
+def grid_defaults(hw: Hardware, convention: str | None = None) -> dict[str, bool]:
+    """framework_defaults under the grid keys of model.py (ZeRO-3 layouts: ZERO3_GRID_DEFAULTS), with Muon's
+    unoverlapped parameter gather under its conventions (MUON_DEFAULTS)."""
+    defaults = {**framework_defaults(hw), **(MUON_DEFAULTS if convention in C.MUON_CONVENTIONS else {})}
+    return {key: defaults[name] for name, key in OVERLAP_GRID_KEYS.items()}
+
+
+# Megatron-Core's Muon runs under its LayerWiseDistributedOptimizer, which the published recipes run without
+# Megatron's distributed optimizer and without the parameter-gather overlap: "use_distributed_optimizer =
+# False  # Muon needs this to be False", "overlap_param_gather = False  # Muon needs this to be False"
+# (Megatron-Bridge recipes/kimi/kimi_k2.py, v0.3.1 to v0.5.0). Each rank's updated weights are gathered after
+# the step, not behind the next forward pass. A layout that states the flag keeps it.
+MUON_DEFAULTS = {"overlap_param_gather": False}
 
 
 # ZERO3_DEFAULTS under the grid keys of model.py
@@ -88,13 +98,27 @@ def framework_note(hw: Hardware) -> str:
     )
 
 
-def resolve_overlap(layout: Layout, hw: Hardware) -> tuple[Layout, list[str]]:
-    """The layout with its unset overlap flags filled from the GPU's framework default, and the note."""
+def resolve_overlap(layout: Layout, hw: Hardware, convention: str | None = None) -> tuple[Layout, list[str]]:
+    """The layout with its unset overlap flags filled from the GPU's framework default (Muon's parameter
+    gather under its conventions, MUON_DEFAULTS), and the notes."""
+    muon: list[str] = []
+    if convention in C.MUON_CONVENTIONS and layout.overlap_param_gather is None:
+        layout = replace(layout, overlap_param_gather=MUON_DEFAULTS["overlap_param_gather"])
+        muon = [muon_note()]
     if all(getattr(layout, name) is not None for name in OVERLAP_FLAGS):
-        return layout, []
+        return layout, muon
     zero3_unset = layout.zero >= 3 and any(getattr(layout, name) is None for name in ZERO3_DEFAULTS)
-    notes = [framework_note(hw)] + ([zero3_note()] if zero3_unset else [])
+    notes = muon + [framework_note(hw)] + ([zero3_note()] if zero3_unset else [])
     return layout.with_overlap(framework_defaults(hw, layout.zero)), notes
+
+
+def muon_note() -> str:
+    """The `assumptions` line for a Muon layout that left the parameter-gather overlap unset."""
+    return _(
+        "Muon optimizer: the updated weights are gathered after the optimizer step, not overlapped with "
+        "the next forward pass, as Megatron-Core's layer-wise distributed optimizer runs it in NVIDIA's "
+        "published recipes; set overlap_param_gather for a stack that overlaps it"
+    )
 
 
 def zero3_note() -> str:

@@ -47,6 +47,7 @@ from .model import (
     uses_flash_attention,
 )
 from .overlap import (
+    MUON_DEFAULTS,
     default_optimizer,
     dispatcher_note,
     ep_overlap_note,
@@ -56,6 +57,7 @@ from .overlap import (
     framework_note,
     grad_reduce_in_fp32_by_default,
     grad_reduce_note,
+    muon_note,
     optimizer_note,
     resolve_dispatcher,
     zero3_note,
@@ -236,6 +238,8 @@ class _Space:
         tp, etp = int(self.structs["tp"][s]), int(self.structs["etp"][s])
         zero = int(options["zero"][column])
         defaults = framework_defaults(self.hw, zero)
+        if self.model.convention in C.MUON_CONVENTIONS:
+            defaults = {**defaults, **MUON_DEFAULTS}
         lay = Layout(
             tp=tp,
             pp=int(self.structs["pp"][s]),
@@ -588,6 +592,8 @@ def search(
     if optimizer is None:
         optimizer = default_optimizer(hw)
         notes.append(optimizer_note(hw))
+    if optimizer in C.MUON_CONVENTIONS:
+        notes.append(muon_note())
     space = _search_space(wl, hw, gpu_counts, optimizer, zero_stages)
     price = billable_rate(hw.facts)
     objective_of = _objective_for(objective, space, faults, price, deadline)
