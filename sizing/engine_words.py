@@ -83,12 +83,13 @@ SERVICE_PAGE_REASONS = {
 # about its training settings (the layout settings the portal does not take). A page sentence keeps the
 # engine's values, or leaves out one that is itself a list of keys (`%(keys)s`).
 PAGE_NOTES = {
-    "Muon optimizer: the updated weights are gathered after the optimizer step, not overlapped with the "
-    "next forward pass, as Megatron-Core's layer-wise distributed optimizer runs it in NVIDIA's "
-    "published recipes; set overlap_param_gather for a stack that overlaps it": gettext_noop(
-        "Muon optimizer: the updated weights are gathered after the optimizer step, not overlapped with the "
-        "next forward pass, as Megatron-Core's layer-wise distributed optimizer runs it in NVIDIA's "
-        "published recipes; ask the provider whether their stack overlaps it"
+    "Muon optimizer: unlike the other overlap defaults, the updated weights are gathered after the "
+    "optimizer step, not behind the next forward pass, as Megatron-Core's layer-wise distributed "
+    "optimizer runs it in NVIDIA's published recipes; set overlap_param_gather for a stack that overlaps "
+    "it": gettext_noop(
+        "Muon optimizer: unlike the other overlap defaults, the updated weights are gathered after the "
+        "optimizer step, not behind the next forward pass, as Megatron-Core's layer-wise distributed "
+        "optimizer runs it in NVIDIA's published recipes; ask the provider whether their stack overlaps it"
     ),
     "seq_len not given: %(seq)s tokens assumed": gettext_noop(
         "sequence length not given: %(seq)s tokens assumed"

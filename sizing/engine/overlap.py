@@ -115,9 +115,10 @@ def resolve_overlap(layout: Layout, hw: Hardware, convention: str | None = None)
 def muon_note() -> str:
     """The `assumptions` line for a Muon layout that left the parameter-gather overlap unset."""
     return _(
-        "Muon optimizer: the updated weights are gathered after the optimizer step, not overlapped with "
-        "the next forward pass, as Megatron-Core's layer-wise distributed optimizer runs it in NVIDIA's "
-        "published recipes; set overlap_param_gather for a stack that overlaps it"
+        "Muon optimizer: unlike the other overlap defaults, the updated weights are gathered after the "
+        "optimizer step, not behind the next forward pass, as Megatron-Core's layer-wise distributed "
+        "optimizer runs it in NVIDIA's published recipes; set overlap_param_gather for a stack that overlaps "
+        "it"
     )
 
 
