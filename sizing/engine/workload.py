@@ -56,8 +56,9 @@ class Workload:
     # per-head dimension when it is not hidden / heads (Qwen3: 128 with hidden 2048 and 32 heads)
     head_dim_override: int | None = None
     # attention-core head widths when they differ from head_dim: multi-head latent attention (DeepSeek-V2/V3,
-    # Kimi K2) scores with 192-wide query/key heads (128 + 64 RoPE) and 128-wide values, while its low-rank
-    # projections stay approximated by the heads x head_dim block (187M vs 205M parameters per layer)
+    # Kimi K2) scores with 192-wide query/key heads (128 + 64 RoPE) and 128-wide values; its low-rank
+    # projections are counted by its ranks below when they are stated (attention_params), else approximated by
+    # the heads x head_dim block (DeepSeek-V3: 187M vs 205M parameters per layer)
     qk_head_dim: int | None = None
     v_head_dim: int | None = None
     # dropout layers (GPT-3-era models); Llama, Qwen, DeepSeek train without: no dropout masks stored. A
@@ -371,7 +372,7 @@ _PRESET_LIST = (
     _preset("dense-1t", (128, 25600, 160, 160, 102400, 51200, 2048, 3072, 1.0e12), tied_embeddings=True),
     # DeepSeek-V3 (arXiv 2412.19437): 61 layers, hidden 7168, 128 heads, 3 dense layers (FFN 18432), 256
     # routed experts top-8 + 1 shared, expert FFN 2048, vocab 129280, 14.8T tokens, seq 4096, batch 15360,
-    # fp8. MLA's projections are approximated by a 4h^2 attention block (187M vs 205M params per layer); its
+    # fp8. MLA's projections are counted by its ranks (187.1M params per layer, attention_params); its
     # attention core scores with 192-wide query/key heads (qk_nope 128 + qk_rope 64) and 128-wide values
     # (the model's config.json: qk_nope_head_dim, qk_rope_head_dim, v_head_dim), its up-projections from
     # ranks 1,536 (queries) and 512 (keys and values; config.json q_lora_rank, kv_lora_rank): the facts of
