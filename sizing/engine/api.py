@@ -272,8 +272,10 @@ def build_result(
     res: dict[str, Any],
     i: Any = (),
     notes: list[str] | None = None,
+    convention: str | None = None,
 ) -> dict[str, Any]:
-    """The DESIGN section 5 output dict for element `i` of a grid result (`faults`: the fault model)."""
+    """The DESIGN section 5 output dict for element `i` of a grid result (`faults`: the fault model;
+    `convention`: the optimizer-state convention it was evaluated under)."""
     value = _reader(res, i)
     gpus, nodes, goodput, days_ideal, days, cost = _run_figures(wl, hw, faults, value)
     code = int(np.asarray(res["reasons"])[i])
@@ -305,7 +307,7 @@ def build_result(
     price_note: list[str] = [note] if (note := plan_choice_note(hw.facts)) is not None else []
     if cost is not None:
         out["cost"] = cost
-    out["explanation"] = explain(wl, hw, layout, out)
+    out["explanation"] = explain(wl, hw, layout, out, convention)
     spares_note = _spares_note(goodput, faults, hw)
     out["assumptions"] = _assumptions(wl, hw, faults, layout, (notes or []) + spares_note + price_note)
     out["assumed_facts"] = [a.as_dict() for a in hw.assumed]
@@ -402,4 +404,4 @@ def evaluate(
     unstated = choosable(unstated, wl, lay, hw)
     wl, lay, res, fit_notes = fit_unstated(wl, hw, lay, res, unstated, optimizer, facts)
     lay, reduce_notes = resolve_grad_reduce(lay, optimizer, hw)
-    return build_result(wl, hw, faults, lay, res, (), notes + reduce_notes + fit_notes)
+    return build_result(wl, hw, faults, lay, res, (), notes + reduce_notes + fit_notes, optimizer)

@@ -160,9 +160,14 @@ def _dp_traffic(lay: Layout, result: dict[str, Any]) -> Msg:
     )
 
 
-def _zero(hw: Hardware, lay: Layout, micro_batches: int) -> Msg:
+def _zero(hw: Hardware, lay: Layout, micro_batches: int, convention: str | None = None) -> Msg:
     if lay.zero == 0:
         return _("ZeRO-0: every DP rank keeps the full optimizer state.")
+    if lay.zero == 1 and convention in C.MUON_CONVENTIONS:
+        return _(
+            "ZeRO-1 (Muon's layer-wise distributed optimizer) gives each DP rank whole weights to update and "
+            "gathers the updated weights from the other ranks after the step."
+        )
     if lay.zero == 1:
         return _(
             "ZeRO-1 (Megatron's distributed optimizer) shards the optimizer state over DP, no extra traffic."
@@ -224,9 +229,11 @@ def _zero3(hw: Hardware, lay: Layout, micro_batches: int) -> Msg:
     )
 
 
-def _data_parallel(hw: Hardware, lay: Layout, result: dict[str, Any]) -> list[str]:
+def _data_parallel(
+    hw: Hardware, lay: Layout, result: dict[str, Any], convention: str | None = None
+) -> list[str]:
     out: list[str] = [_dp_traffic(lay, result)] if lay.dp > 1 else []
-    out.append(_zero(hw, lay, result["micro_batches_per_iteration"]))
+    out.append(_zero(hw, lay, result["micro_batches_per_iteration"], convention))
     return out
 
 
@@ -349,12 +356,15 @@ def _spares(result: dict[str, Any]) -> list[str]:
     ]
 
 
-def explain(wl: Workload, hw: Hardware, lay: Layout, r: dict[str, Any]) -> list[str]:
-    """Why each dimension of `lay` is what it is, from its result `r`."""
+def explain(
+    wl: Workload, hw: Hardware, lay: Layout, r: dict[str, Any], convention: str | None = None
+) -> list[str]:
+    """Why each dimension of `lay` is what it is, from its result `r` (under the optimizer-state
+    `convention`)."""
     return (
         _tensor_parallel(hw, lay, r)
         + _pipeline(wl, hw, lay, r)
-        + _data_parallel(hw, lay, r)
+        + _data_parallel(hw, lay, r, convention)
         + _expert_and_context(lay, r)
         + _memory_and_speed(lay, r, uses_flash_attention(wl, hw))
     )

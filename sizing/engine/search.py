@@ -437,7 +437,9 @@ def _closest_infeasible(space: _Space, faults: FaultModel, notes: list[str]) -> 
         raise InputError("gpus", _("no layout can be formed for this GPU count and workload"))
     lay = space.layout_at(best_ref)
     one = space.evaluate(lay.grid())
-    out = build_result(space.wl, space.hw, faults, lay, one, (), notes + _default_notes(lay))
+    out = build_result(
+        space.wl, space.hw, faults, lay, one, (), notes + _default_notes(lay), space.model.convention
+    )
     out["reasons"] = reason_texts(int(one["reasons"]), one, (), space.hw)
     return out
 
@@ -463,7 +465,8 @@ def _answer(
         lays = [space.layout_at(p) for p in picks]
         grids = [lay.grid() for lay in lays]
         many = space.evaluate({k: np.asarray([gr[k] for gr in grids]) for k in grids[0]})
-        best = build_result(space.wl, space.hw, faults, lays[0], many, 0, notes + _default_notes(lays[0]))
+        notes_0 = notes + _default_notes(lays[0])
+        best = build_result(space.wl, space.hw, faults, lays[0], many, 0, notes_0, space.model.convention)
         alts = [brief_result(space.wl, space.hw, faults, lay, many, i) for i, lay in enumerate(lays[1:], 1)]
         return best, alts
     best = _closest_infeasible(space, faults, notes)

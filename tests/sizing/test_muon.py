@@ -109,10 +109,16 @@ def test_muon_gathers_the_updated_weights_after_the_step_unless_the_layout_says_
     # Adam's conventions keep the framework default (overlapped on Hopper)
     adam = evaluate(DENSE, offering, {**layout, "optimizer": "megatron-bf16-grads"})
     assert adam["layout"]["overlap_param_gather"] is True
-    # a search under Muon answers with the gather after the step, and says so
+    # a search under Muon answers with the gather after the step, and says so; the explanation names the
+    # layer-wise optimizer where Adam's names Megatron's distributed optimizer
     found = search(DENSE, {**offering, "nodes": 4}, gpus=32, optimizer="muon")
     assert found["feasible"] and found["layout"]["overlap_param_gather"] is False
     assert any(a.startswith("Muon optimizer") for a in found["assumptions"])
+    layer_wise = "ZeRO-1 (Muon's layer-wise distributed optimizer) gives each DP rank whole weights"
+    assert any(e.startswith(layer_wise) for e in unset["explanation"])
+    assert any(e.startswith(layer_wise) for e in found["explanation"]) == (found["layout"]["zero"] == 1)
+    assert not any(e.startswith(layer_wise) for e in adam["explanation"])
+    assert any(e.startswith("ZeRO-1 (Megatron's distributed optimizer)") for e in adam["explanation"])
 
 
 def test_an_unknown_optimizer_names_the_muon_conventions_among_the_allowed() -> None:
