@@ -24,12 +24,12 @@ def test_mean_error_of_the_iteration_time_stays_at_or_below_its_recorded_level()
     # twenty-seventh stop's 70 runs took it above the target, the twenty-ninth stop's recompute modules back
     # under it (issue 17 stays open for the rows past their tolerance and one rejected layout). The level of
     # the rows compared before the twentieth stop's published runs, held on their own, is under it too.
-    # The thirty-sixth stop's two gpt-oss verification cards on H100 (-59.5%, -31.6%) take it above the target
-    # again: the test holds the level, and the level says it is above (docs/MODEL.md).
+    # The thirty-sixth stop's two gpt-oss verification cards on H100 (-59.5%, -31.6%) took it above the target
+    # again; the thirty-seventh stop's latent projections (10.09% -> 10.06% on the same rows), its Kimi K2
+    # rows with Muon (10.02%) and its four Llama 3 70B SFT runs, which the model meets, put it at the target
+    # (9.994%; docs/MODEL.md).
     stats = V.statistics_by_split()
-    assert stats["all"]["mean"] <= V.MEAN_RECORDED, stats
-    # lower it, and restore `<= V.MEAN_TOLERANCE`, when the model meets the target
-    assert V.MEAN_RECORDED > V.MEAN_TOLERANCE
+    assert stats["all"]["mean"] <= V.MEAN_RECORDED <= V.MEAN_TOLERANCE, stats
     earlier = [abs(r.error) for r in COMPARED if not r.row.id.startswith(V.LATER_SOURCES)]
     assert len(earlier) == 222
     assert statistics.mean(earlier) <= V.MEAN_RECORDED_EARLIER <= V.MEAN_TOLERANCE
