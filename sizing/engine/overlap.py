@@ -62,7 +62,8 @@ def grid_defaults(hw: Hardware, convention: str | None = None) -> dict[str, bool
 # Megatron's distributed optimizer and without the parameter-gather overlap: "use_distributed_optimizer =
 # False  # Muon needs this to be False", "overlap_param_gather = False  # Muon needs this to be False"
 # (Megatron-Bridge recipes/kimi/kimi_k2.py, v0.3.1 to v0.5.0). Each rank's updated weights are gathered after
-# the step, not behind the next forward pass. A layout that states the flag keeps it.
+# the step, not behind the next forward pass. A layout that states the flag keeps it; a ZeRO-3 layout keeps
+# ZeRO-3's own prefetching default (ZERO3_DEFAULTS), as the grid does.
 MUON_DEFAULTS = {"overlap_param_gather": False}
 
 
@@ -102,7 +103,7 @@ def resolve_overlap(layout: Layout, hw: Hardware, convention: str | None = None)
     """The layout with its unset overlap flags filled from the GPU's framework default (Muon's parameter
     gather under its conventions, MUON_DEFAULTS), and the notes."""
     muon: list[str] = []
-    if convention in C.MUON_CONVENTIONS and layout.overlap_param_gather is None:
+    if convention in C.MUON_CONVENTIONS and layout.zero < 3 and layout.overlap_param_gather is None:
         layout = replace(layout, overlap_param_gather=MUON_DEFAULTS["overlap_param_gather"])
         muon = [muon_note()]
     if all(getattr(layout, name) is not None for name in OVERLAP_FLAGS):

@@ -238,7 +238,7 @@ class _Space:
         tp, etp = int(self.structs["tp"][s]), int(self.structs["etp"][s])
         zero = int(options["zero"][column])
         defaults = framework_defaults(self.hw, zero)
-        if self.model.convention in C.MUON_CONVENTIONS:
+        if self.model.convention in C.MUON_CONVENTIONS and zero < 3:
             defaults = {**defaults, **MUON_DEFAULTS}
         lay = Layout(
             tp=tp,

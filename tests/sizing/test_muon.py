@@ -106,6 +106,10 @@ def test_muon_gathers_the_updated_weights_after_the_step_unless_the_layout_says_
     assert stated["layout"]["overlap_param_gather"] is True
     assert not any(a.startswith("Muon optimizer") for a in stated["assumptions"])
     assert stated["iteration_breakdown_s"]["dp_comm"] <= unset["iteration_breakdown_s"]["dp_comm"]
+    # a ZeRO-3 layout keeps ZeRO-3's prefetching default, as the search grid does
+    zero3 = evaluate(DENSE, offering, {**layout, "zero": 3, "optimizer": "muon"})
+    assert zero3["layout"]["overlap_param_gather"] is True
+    assert not any(a.startswith("Muon optimizer") for a in zero3["assumptions"])
     # Adam's conventions keep the framework default (overlapped on Hopper)
     adam = evaluate(DENSE, offering, {**layout, "optimizer": "megatron-bf16-grads"})
     assert adam["layout"]["overlap_param_gather"] is True
