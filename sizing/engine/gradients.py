@@ -26,16 +26,23 @@ def bf16_optimizer_pass(hw: Hardware, x: dict[str, Any], local_params: Any) -> A
     return np.where(x["bf16o"], seconds, 0.0)
 
 
+def _update_shares(x: dict[str, Any]) -> tuple[Any, Any]:
+    """(dense, expert) divisors of what one GPU updates under ZeRO >= 1: the dense parameters over DP x CP,
+    the experts over their expert-data-parallel ranks (TP x DP x CP / (EP x ETP), at least 1); 1 below."""
+    sharded = x["zero"] >= 1
+    expert_ranks = np.maximum(x["tp"] * x["dp"] * x["cp"] / (x["ep"] * x["etp"]), 1.0)
+    return np.where(sharded, x["dp"] * x["cp"], 1.0), np.where(sharded, expert_ranks, 1.0)
+
+
 def optimizer_step(hw: Hardware, x: dict[str, Any], convention: str, wl: Workload, memory: Any) -> Any:
     """Seconds of the optimizer step: ADAM_STEP_BYTES_PER_PARAM per parameter the GPU updates (its share of
     the dense parameters over DP x CP and of the experts over their data-parallel ranks under ZeRO >= 1), and
     under Muon's conventions the Newton-Schulz products of the weights of its most loaded stage
     (newton_schulz_seconds). `memory`: model.StageMemory (dense_local, expert_local, layers_per_stage)."""
-    zero = x["zero"]
-    params = memory.dense_local / np.where(zero >= 1, x["dp"] * x["cp"], 1.0)
+    dense_shares, expert_shares = _update_shares(x)
+    params = memory.dense_local / dense_shares
     if wl.n_moe_layers > 0:
-        expert_shards = np.maximum(x["tp"] * x["dp"] * x["cp"] / (x["ep"] * x["etp"]), 1.0)
-        params = params + memory.expert_local / np.where(zero >= 1, expert_shards, 1.0)
+        params = params + memory.expert_local / expert_shares
     seconds = params * C.ADAM_STEP_BYTES_PER_PARAM / (hw.gpu.hbm_tbytes_per_s * 1e12)
     if convention in C.MUON_CONVENTIONS:
         seconds = seconds + newton_schulz_seconds(wl, hw, x, memory.layers_per_stage)
@@ -56,7 +63,8 @@ def newton_schulz_flops(wl: Workload, x: dict[str, Any], layers: Any) -> Any:
     up-projections and output (its ranks stated), else the fused QKV and the output projection; dense MLPs in
     the dense layers, shared experts and E / EP local experts in the MoE layers (fc1 of a gated MLP is one
     2f x h matrix, as Megatron-Core holds it)."""
-    tp, etp, zero = x["tp"], x["etp"], x["zero"]
+    tp, etp = x["tp"], x["etp"]
+    dense_shares, expert_shares = _update_shares(x)
     h = float(wl.hidden)
     g = 2.0 if wl.activation == "swiglu" else 1.0
     if wl.latent_up_params is not None:
@@ -83,10 +91,8 @@ def newton_schulz_flops(wl: Workload, x: dict[str, Any], layers: Any) -> Any:
         if shared:
             dense = dense + moe_share * (_newton_schulz(h, g * shared / tp) + _newton_schulz(shared / tp, h))
         one = _newton_schulz(h, g * f_e / etp) + _newton_schulz(f_e / etp, h)
-        expert_shards = np.where(zero >= 1, np.maximum(tp * x["dp"] * x["cp"] / (x["ep"] * etp), 1.0), 1.0)
-        experts = moe_share * wl.moe.experts / x["ep"] * one / expert_shards
-    dense_shards = np.where(zero >= 1, x["dp"] * x["cp"], 1.0)
-    return layers * (dense / dense_shards + experts)
+        experts = moe_share * wl.moe.experts / x["ep"] * one / expert_shares
+    return layers * (dense / dense_shares + experts)
 
 
 def newton_schulz_seconds(wl: Workload, hw: Hardware, x: dict[str, Any], layers: Any) -> Any:
