@@ -52,9 +52,8 @@ ZERO3_DEFAULTS = {"overlap_grad_reduce": True, "overlap_param_gather": True}
 
 
 def grid_defaults(hw: Hardware, convention: str | None = None) -> dict[str, bool]:
-    """framework_defaults under the grid keys of model.py (ZeRO-3 layouts: ZERO3_GRID_DEFAULTS), with Muon's
-    unoverlapped parameter gather under its conventions (MUON_DEFAULTS)."""
-    defaults = {**framework_defaults(hw), **(MUON_DEFAULTS if convention in C.MUON_CONVENTIONS else {})}
+    """framework_defaults under the grid keys of model.py (ZeRO-3 layouts: ZERO3_GRID_DEFAULTS)."""
+    defaults = framework_defaults(hw, convention=convention)
     return {key: defaults[name] for name, key in OVERLAP_GRID_KEYS.items()}
 
 
@@ -71,13 +70,16 @@ MUON_DEFAULTS = {"overlap_param_gather": False}
 ZERO3_GRID_DEFAULTS = {OVERLAP_GRID_KEYS[name]: value for name, value in ZERO3_DEFAULTS.items()}
 
 
-def framework_defaults(hw: Hardware, zero: int = 0) -> dict[str, bool]:
-    """The overlap flags a layout gets when it does not state them, by GPU generation (and ZeRO-3's own)."""
+def framework_defaults(hw: Hardware, zero: int = 0, convention: str | None = None) -> dict[str, bool]:
+    """The overlap flags a layout gets when it does not state them, by GPU generation (and ZeRO-3's own;
+    below ZeRO-3, Muon's parameter gather under its optimizer-state conventions, MUON_DEFAULTS)."""
     if hw.gpu.vendor == "nvidia" and hw.gpu.architecture in MODERN_ARCHITECTURES:
         base = MEGATRON_CORE_2024
     else:
         base = MEGATRON_LM_2021
-    return {**base, **ZERO3_DEFAULTS} if zero >= 3 else base
+    if zero >= 3:
+        return {**base, **ZERO3_DEFAULTS}
+    return {**base, **MUON_DEFAULTS} if convention in C.MUON_CONVENTIONS else base
 
 
 def framework_note(hw: Hardware) -> str:
@@ -102,15 +104,16 @@ def framework_note(hw: Hardware) -> str:
 def resolve_overlap(layout: Layout, hw: Hardware, convention: str | None = None) -> tuple[Layout, list[str]]:
     """The layout with its unset overlap flags filled from the GPU's framework default (Muon's parameter
     gather under its conventions, MUON_DEFAULTS), and the notes."""
+    defaults = framework_defaults(hw, layout.zero, convention)
     muon: list[str] = []
     if convention in C.MUON_CONVENTIONS and layout.zero < 3 and layout.overlap_param_gather is None:
-        layout = replace(layout, overlap_param_gather=MUON_DEFAULTS["overlap_param_gather"])
+        layout = replace(layout, overlap_param_gather=defaults["overlap_param_gather"])
         muon = [muon_note()]
     if all(getattr(layout, name) is not None for name in OVERLAP_FLAGS):
         return layout, muon
     zero3_unset = layout.zero >= 3 and any(getattr(layout, name) is None for name in ZERO3_DEFAULTS)
     notes = muon + [framework_note(hw)] + ([zero3_note()] if zero3_unset else [])
-    return layout.with_overlap(framework_defaults(hw, layout.zero)), notes
+    return layout.with_overlap(defaults), notes
 
 
 def muon_note() -> str:

@@ -47,7 +47,6 @@ from .model import (
     uses_flash_attention,
 )
 from .overlap import (
-    MUON_DEFAULTS,
     default_optimizer,
     dispatcher_note,
     ep_overlap_note,
@@ -237,9 +236,7 @@ class _Space:
         s = rows[row]
         tp, etp = int(self.structs["tp"][s]), int(self.structs["etp"][s])
         zero = int(options["zero"][column])
-        defaults = framework_defaults(self.hw, zero)
-        if self.model.convention in C.MUON_CONVENTIONS and zero < 3:
-            defaults = {**defaults, **MUON_DEFAULTS}
+        defaults = framework_defaults(self.hw, zero, self.model.convention)
         lay = Layout(
             tp=tp,
             pp=int(self.structs["pp"][s]),
