@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import sys
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 # Past these a figure is written as a power of ten: 10^15 (a quadrillion) has 16 digits; below 10^-4 a
@@ -17,6 +17,34 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 # The largest number a float holds (about 1.8 x 10^308). JSON has integers of any length (Python's json reads
 # a 400-digit one as an int), and float(), math.isfinite and numpy raise OverflowError past it.
 FLOAT_MAX = sys.float_info.max
+
+
+# Training days are shown to one place, rounded half up from the figure the model gives (272.45 -> "272.5"),
+# as Django's floatformat rounds: the planner's table, the result page, the summary sentence, the deadline
+# pitfall, the quote and its PDF and the compare table all write a day count through `days_text`, so one
+# answer never reads 272.5 days in one place and 272.4 in another.
+DAYS_PLACES = 1
+
+
+def days_value(days: Any) -> Decimal | None:
+    """The day count `days_text` writes, as a Decimal (so a difference of two shown figures is shown
+    exactly); None for no figure (None, "", text that is no number, inf, nan)."""
+    if days is None or days == "" or isinstance(days, bool):
+        return None
+    try:
+        value = Decimal(str(days))
+    except InvalidOperation:
+        return None
+    if not value.is_finite():
+        return None
+    return value.quantize(Decimal(1).scaleb(-DAYS_PLACES), rounding=ROUND_HALF_UP)
+
+
+def days_text(days: Any) -> str:
+    """A number of days as every page, pitfall and quote shows it: 272.45 -> "272.5", 1234.5 -> "1,234.5";
+    "—" for no figure."""
+    value = days_value(days)
+    return "—" if value is None else f"{value:,.{DAYS_PLACES}f}"
 
 
 def is_finite(value: float) -> bool:

@@ -3,7 +3,8 @@
 Pure: no Django import. The model, the parsers and the API keep fractions (an MFU of 0.5348); pages, the
 quote and its PDF write them as percentages through `percent_text` (the `percent` filter of
 providers/templatetags/units.py in templates), so one figure reads the same everywhere; goodput through
-`goodput_text` (the `goodput_percent` filter), to one decimal place. A bill's data quantity (its GB of
+`goodput_text` (the `goodput_percent` filter), to one decimal place; training days through `days_text` (the
+`days` filter; hardware.numbers, where the pitfall rules reach it too). A bill's data quantity (its GB of
 inter-node traffic or egress, its GB-months of storage) in the unit a reader expects (`data_quantity`).
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from hardware.numbers import days_text as days_text  # re-exported: pages and the quote take it from here
+from hardware.numbers import days_value as days_value
 from hardware.numbers import figure_text
 from portal.money import decimal_or_none
 

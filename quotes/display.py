@@ -16,7 +16,7 @@ from django.utils.translation import gettext_noop
 
 from checks.severity import Severity  # pure, like this module
 from hardware.numbers import figure_text  # pure
-from portal.formats import goodput_text, percent_text
+from portal.formats import days_text, goodput_text, percent_text
 from portal.i18n import (
     data_quantity_shown,
     shown,
@@ -344,11 +344,11 @@ def _headline(snapshot: dict[str, Any]) -> list[tuple[str, str]]:
         (_("Parallel layout"), snapshot.get("layout_text") or "—"),
         (
             _("Training time"),
-            _("%(days)s days (with failures)") % {"days": number(sizing.get("train_days"), 1)},
+            _("%(days)s days (with failures)") % {"days": days_text(sizing.get("train_days"))},
         ),
         (
             _("Without failures"),
-            _("%(days)s days") % {"days": number(sizing.get("train_days_no_failures"), 1)},
+            _("%(days)s days") % {"days": days_text(sizing.get("train_days_no_failures"))},
         ),
         ("MFU", percent_text(sizing.get("mfu"))),  # as every page shows it
         (_("Goodput"), goodput_text((sizing.get("goodput") or {}).get("fraction"))),

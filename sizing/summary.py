@@ -9,7 +9,7 @@ from django.utils.translation import gettext_noop, ngettext
 
 from hardware import fabric_name, intra_node_name
 from hardware.numbers import number_text
-from portal.formats import percent_text
+from portal.formats import days_text, percent_text
 from portal.i18n import translated_text
 from portal.money import active
 from providers.names import gpu_vendor
@@ -119,7 +119,7 @@ def winner_sentence(workload_name: str, result: Any) -> str:
         "parallelism": parallelism_words(result.layout),
     }
     text += _fabric(result, offering)
-    text += _(": %(days)s days") % {"days": f"{result.train_days:.1f}"}
+    text += _(": %(days)s days") % {"days": days_text(result.train_days)}
     if sizing.get("deadline_days") and sizing.get("meets_deadline"):
         text += _(" (deadline %(days)s)") % {"days": f"{sizing['deadline_days']:g}"}
     if result.cost_total_usd is not None:
@@ -210,8 +210,8 @@ def pessimistic_sentence(result: Any) -> str:
         what = _("cannot be sized")
     else:
         what = _("takes %(days)s days instead of %(was)s") % {
-            "days": f"{float(worse['train_days']):.1f}",
-            "was": f"{float(result.train_days or 0):.1f}",
+            "days": days_text(worse["train_days"]),
+            "was": days_text(result.train_days),
         }
         if worse.get("cost_total_usd"):
             what += _(" and costs about %(cost)s instead of %(was)s") % {

@@ -377,27 +377,10 @@ def test_the_plan_headline_is_written_in_the_page_language_and_currency() -> Non
 
     from portal.money import Money, shown_in
     from sizing.summary import winner_sentence
+    from tests.plan_results import plan_result
 
-    offering = SimpleNamespace(
-        name="HGX H100",
-        fictional=False,
-        gpus_per_node=8,
-        intra_node="nvswitch",
-        fabric="infiniband",
-        gbps_per_nic=400,
-    )
-    result = SimpleNamespace(
-        feasible=True,
-        nodes=16,
-        offering=offering,
-        layout={"tp": 8, "pp": 2, "dp": 8, "zero": 1},
-        sizing={"offering": {}, "deadline_days": 90, "meets_deadline": True},
-        train_days=41.26,
-        cost_total_usd=Decimal("1000000"),
-        cost_complete=False,
-        cost_low_usd=Decimal("900000"),
-        cost_high_usd=Decimal("1100000"),
-    )
+    result = plan_result()
+    offering = result.offering
     with translation.override("en"):
         english = winner_sentence("70b", result)
     assert english.startswith("70b fits 16 nodes of 8 full-mesh (NVSwitch) GPUs on HGX H100")

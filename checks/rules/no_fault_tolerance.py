@@ -21,6 +21,7 @@ from checks.rules.thresholds import (
 )
 from checks.severity import Severity
 from hardware import GPUS
+from hardware.numbers import days_text
 from hardware.reliability import DEFAULT_FAILURE_RATE_PER_GPU_HOUR
 
 _MISSING_WORDS = {
@@ -136,7 +137,7 @@ def rule_no_fault_tolerance(ctx: Context) -> list[Finding]:
         "%(lost)s GPU-hours%(usd)s, of which %(avoidable)s would be saved by automatic recovery in "
         "~%(auto_min)s min.",
         failures=f"{failures:.1f}",
-        days=f"{estimate.wall_h / 24:.1f}",
+        days=days_text(estimate.wall_h / 24),
         rate=estimate.rate_text,
         source=estimate.gpu_hours_source,
         restart_h=f"{restart_h:.1f}",

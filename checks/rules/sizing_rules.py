@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from checks.rules.base import Finding, Msg, Signal, _, claim, merge, model, percent, sentences, to_float
@@ -27,6 +29,7 @@ from checks.rules.thresholds import (
 )
 from checks.severity import Severity
 from hardware import NODES_PER_LEAF
+from hardware.numbers import days_text, days_value
 
 
 def _comm_impact(inter: float, total: float, per_gpu: float | None) -> dict[str, Any]:
@@ -297,21 +300,27 @@ def gettext_noop(msgid: str) -> str:
     return msgid
 
 
+def _dollars_shown(value: float) -> Decimal:
+    """US dollars to the whole dollar, rounded half up as the bill rounds (sizing.bill)."""
+    return Decimal(str(value)).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+
+
 @dataclass(frozen=True)
 class _WorkloadLimit:
-    """How a finding words a predicted number past a limit the workload sets (the formats take
-    `predicted`, `limit` and `over`, the excess; the sentences are message ids taking them as text)."""
+    """How a finding words a predicted number past a limit the workload sets (the title's and the impact's
+    figures are written by `shown`, which rounds as the pages do, and `write`; the excess is the difference of
+    the two figures as shown, so "272.5 days, the deadline is 90" is "182.5 days late" whatever the digits
+    past the place; the sentences are message ids taking them as text)."""
 
     predicted_fact: str  # key of the sizing result, cited as a model number
     predicted_text: str
     limit_fact: str  # key of the workload
     limit_text: str
-    predicted_format: str  # how `predicted` is written in the title
-    limit_format: str  # how `limit` is written in the title
+    shown: Callable[[float], Decimal | None]  # a figure as the pages round it
+    write: Callable[[Decimal], str]  # a shown figure in the title and the impact text
+    limit_format: str  # how the workload's own limit is written in the title
     title: str
-    over_key: str  # impact key of the excess, rounded to `over_digits`
-    over_digits: int
-    over_format: str  # how `over` is written in the impact text
+    over_key: str  # impact key of the excess, as shown
     over_text: str
     advice: str
 
@@ -319,15 +328,14 @@ class _WorkloadLimit:
 _WORKLOAD_LIMITS = {
     "deadline-missed": _WorkloadLimit(
         predicted_fact="train_days",
-        predicted_text="train_days = {predicted:.1f}",
+        predicted_text="train_days = {predicted}",
         limit_fact="deadline_days",
         limit_text="workload deadline_days = {limit:g}",
-        predicted_format="{:.1f}",
+        shown=days_value,
+        write=days_text,
         limit_format="{:g}",
         title=gettext_noop("Training takes %(predicted)s days, the deadline is %(limit)s"),
         over_key="days_over",
-        over_digits=1,
-        over_format="{:.1f}",
         over_text=gettext_noop("%(over)s days late."),
         advice=gettext_noop(
             "Ask for more nodes in one fabric, or compare faster offerings; the ranking shows which meet the "
@@ -336,15 +344,14 @@ _WORKLOAD_LIMITS = {
     ),
     "over-budget": _WorkloadLimit(
         predicted_fact="total_usd",
-        predicted_text="total_usd = {predicted:,.0f}",
+        predicted_text="total_usd = {predicted}",
         limit_fact="budget_usd",
         limit_text="workload budget_usd = {limit:,.0f}",
-        predicted_format="${:,.0f}",
+        shown=_dollars_shown,
+        write="${:,.0f}".format,
         limit_format="${:,.0f}",
         title=gettext_noop("Predicted bill %(predicted)s exceeds the budget %(limit)s"),
         over_key="usd_over",
-        over_digits=2,
-        over_format="${:,.0f}",
         over_text=gettext_noop("%(over)s over budget."),
         advice=gettext_noop(
             "Compare billing plans (reserved or cluster cycles) and cheaper offerings that still meet the "
@@ -359,22 +366,20 @@ def _past_workload_limit(code: str, predicted: float | None, limit: float | None
     if not predicted or not limit or predicted <= limit:
         return []
     words = _WORKLOAD_LIMITS[code]
-    over = predicted - limit
+    shown, bound = words.shown(predicted), words.shown(limit)
+    assert shown is not None and bound is not None  # both are finite numbers here
+    over = shown - bound
     signal = Signal(
         Severity.CRITICAL,
-        Msg(
-            words.title,
-            predicted=words.predicted_format.format(predicted),
-            limit=words.limit_format.format(limit),
-        ),
+        Msg(words.title, predicted=words.write(shown), limit=words.limit_format.format(limit)),
         [
-            model(words.predicted_text.format(predicted=predicted), words.predicted_fact, predicted),
+            model(words.predicted_text.format(predicted=words.write(shown)), words.predicted_fact, predicted),
             model(words.limit_text.format(limit=limit), words.limit_fact, limit),
         ],
         Msg(words.advice),
         {
-            words.over_key: round(over, words.over_digits),
-            "text": Msg(words.over_text, over=words.over_format.format(over)),
+            words.over_key: float(over),
+            "text": Msg(words.over_text, over=words.write(over)),
         },
     )
     return merge(code, [signal])

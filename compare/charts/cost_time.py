@@ -19,6 +19,7 @@ from compare.charts.common import (
     usd,
 )
 from portal.chart_style import BLUE, VERMILLION, axis, base_layout, plotly_text
+from portal.formats import days_text
 from portal.money import active
 
 
@@ -59,7 +60,7 @@ def _groups(
         group["text"].append(labels[pid] if pid in front else "")
         lower_bound = "" if r.cost_complete else " " + _("(incomplete bill: some fees unpublished)")
         words = _("%(days)s days, %(cost)s%(lower_bound)s; %(gpus)s GPUs, layout %(layout)s") % {
-            "days": f"{days:.1f}",
+            "days": days_text(days),
             "cost": usd(cost),
             "lower_bound": lower_bound,
             "gpus": r.gpus,
@@ -81,7 +82,7 @@ def _row(o: Any, r: Any, front: set[int]) -> dict:
     return offering_row(
         o,
         [
-            cell(f"{r.train_days:.1f}", number=True),
+            cell(days_text(r.train_days), number=True),
             cell(
                 _("no price") if cost is None else usd(cost) + lower_bound, number=True, missing=cost is None
             ),

@@ -10,7 +10,7 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext
 
-from portal.formats import goodput_text, percent_text
+from portal.formats import days_text, goodput_text, percent_text
 from portal.i18n import unit_word as _unit_word
 from providers.facts import NO_PLAN_NAME, source_kind_name
 from providers.models import PlanKind
@@ -37,6 +37,12 @@ def percent(fraction: Any) -> str:
 def goodput_percent(fraction: Any) -> str:
     """A goodput fraction as every page, the quote and its PDF show it: 0.9961 -> "99.6%"."""
     return goodput_text(fraction)
+
+
+@register.filter
+def days(value: Any) -> str:
+    """Training days as every page, the pitfalls and the quote show them: 272.45 -> "272.5"."""
+    return days_text(value)
 
 
 @register.filter
