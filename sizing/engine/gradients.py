@@ -13,6 +13,7 @@ import numpy as np
 
 from . import constants as C
 from .hardware import Hardware
+from .memory import expert_data_parallel_ranks
 from .workload import Workload
 
 
@@ -30,7 +31,7 @@ def _update_shares(x: dict[str, Any]) -> tuple[Any, Any]:
     """(dense, expert) divisors of what one GPU updates under ZeRO >= 1: the dense parameters over DP x CP,
     the experts over their expert-data-parallel ranks (TP x DP x CP / (EP x ETP), at least 1); 1 below."""
     sharded = x["zero"] >= 1
-    expert_ranks = np.maximum(x["tp"] * x["dp"] * x["cp"] / (x["ep"] * x["etp"]), 1.0)
+    expert_ranks = expert_data_parallel_ranks(x)
     return np.where(sharded, x["dp"] * x["cp"], 1.0), np.where(sharded, expert_ranks, 1.0)
 
 

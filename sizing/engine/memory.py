@@ -152,6 +152,14 @@ def _in_flight(pp: Array, v: Array, interleaved: Array, rank: Array, micro_batch
     return np.minimum(np.maximum(warm, 1.0), micro_batches)
 
 
+def expert_data_parallel_ranks(x: dict[str, Any]) -> Array:
+    """Ranks that hold the same routed-expert shard (Megatron-Core's expert-data-parallel group): the experts
+    fold over the dense ranks, EP x ETP of them hold one copy, so TP x DP x CP / (EP x ETP) copies, at least
+    one. The experts' optimizer state is sharded over these ranks, their gradients reduced over them and
+    what one GPU updates divided by them (model._memory, zero.data_parallel_times, gradients.py)."""
+    return np.maximum(x["tp"] * x["dp"] * x["cp"] / (x["ep"] * x["etp"]), 1.0)
+
+
 def logits_bytes(seq: Array, micro_batch: Array, vocab: int, tp: Array) -> Array:
     """Bytes of one micro-batch's logits held by the rank with the output layer from the loss to its
     backward: Korthikanti et al. 2022 sec. 4.3, "the cross entropy loss requires storing the logits which are

@@ -316,7 +316,7 @@ def _memory(
     if shape.expert_per_layer > 0:
         # experts fold over the dense ranks: EP x ETP hold one copy, replicated over tp*dp*cp / (ep*etp)
         expert_local = n_layers * shape.expert_per_layer / (etp * ep)
-        expert_shards = np.maximum(tp * shards / (ep * etp), 1.0)
+        expert_shards = M.expert_data_parallel_ranks(x)
         expert_states = M.model_state_bytes(expert_local, expert_shards, zero, convention)
         weights, grads, optimizer = (
             weights + expert_states[0],

@@ -15,6 +15,7 @@ from hardware.messages import Msg, _
 from . import constants as C
 from . import timing as T
 from .hardware import Hardware
+from .memory import expert_data_parallel_ranks
 from .overlap import MEGATRON_LM_2021, framework_defaults
 
 # How ZeRO-3 gathers the parameters (layout.zero3_gather): one collective per parameter tensor, each rank
@@ -173,7 +174,7 @@ def data_parallel_times(
     dense = group_traffic(hw, tp, x["dp"] * x["cp"], dense_local, layers, per_tensor, grad_bytes, has_zero3)
     expert = None
     if moe_fraction > 0:
-        expert_ranks = np.maximum(tp * x["dp"] * x["cp"] / (ep * etp), 1.0)
+        expert_ranks = expert_data_parallel_ranks(x)
         expert = group_traffic(
             hw, ep * etp, expert_ranks, expert_local, layers * moe_fraction, per_tensor, grad_bytes, has_zero3
         )
