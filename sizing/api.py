@@ -17,7 +17,16 @@ from portal.constraints import range_validators
 from providers.models import Offering
 from sizing import selectors, services
 from sizing.engine.bounds import chosen
-from sizing.models import WORKLOAD_BOUNDS, Objective, PlanResult, PlanRun, Rope, Workload
+from sizing.models import (
+    OPTIMIZERS,
+    WORKLOAD_BOUNDS,
+    Objective,
+    PlanResult,
+    PlanRun,
+    Rope,
+    Workload,
+    optimizer_bytes,
+)
 from sizing.run_errors import run_error_shown
 
 WORKLOAD_OUTPUT_FIELDS = ["id", "name", "preset", *services.WORKLOAD_FIELDS, "deadline_default", "created_at"]
@@ -66,6 +75,15 @@ class WorkloadInputSerializer(serializers.Serializer[Any]):
     train_tokens = FloatField(required=False, **_bounded("train_tokens"))
     precision = NameChoiceField(choices=["bf16", "fp8"], required=False)
     attention = NameChoiceField(choices=["auto", "flash", "unfused"], required=False)
+    optimizer = NameChoiceField(
+        choices=list(OPTIMIZERS),
+        required=False,
+        allow_null=True,
+        help_text="optimizer-state convention (bytes per parameter for weights, gradients and optimizer "
+        "state: "
+        + ", ".join(f"{code} {optimizer_bytes(code):g}" for code in OPTIMIZERS)
+        + "); null: not stated (the default of the offering's GPU generation, stated in each answer)",
+    )
     deadline_days = FloatField(
         required=False,
         allow_null=True,

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext, gettext_noop
+
+from sizing.engine.constants import OPTIMIZER_BYTES
 
 # The engine's message id -> the page's. Each keeps the engine's values (%(name)s) and says the same thing.
 PAGE_REASONS = {
@@ -299,6 +301,26 @@ PAGE_VALUES = {
         ),
     },
 }
+# The same conventions by a short name, for the planner's choice and the workload's line on its pages; the
+# bytes per parameter are written beside each (OPTIMIZER_BYTES_WORDS) from constants.OPTIMIZER_BYTES.
+OPTIMIZER_NAMES = {
+    "megatron": gettext_noop("Adam, fp32 gradients (Megatron-LM)"),
+    "megatron-bf16-grads": gettext_noop("Adam, bf16 gradients (NVIDIA's recipes)"),
+    "zero-paper": gettext_noop("Adam, fp16 weights and gradients (the ZeRO paper)"),
+    "bf16-adam": gettext_noop("Adam in bf16, no fp32 master copy"),
+    "muon": gettext_noop("Muon, fp32 gradients"),
+    "muon-bf16-grads": gettext_noop("Muon, bf16 gradients"),
+}
+OPTIMIZER_BYTES_WORDS = gettext_noop("%(name)s · %(bytes)s bytes per parameter")
+
+
+def optimizer_words(code: str) -> str:
+    """A convention by its short name and bytes per parameter, in the page's language: "Muon, bf16
+    gradients · 12 bytes per parameter"."""
+    total = sum(OPTIMIZER_BYTES[code])
+    return gettext(OPTIMIZER_BYTES_WORDS) % {"name": gettext(OPTIMIZER_NAMES[code]), "bytes": f"{total:g}"}
+
+
 _PAGE_WORDS = {**PAGE_REASONS, **SERVICE_PAGE_REASONS, **PAGE_NOTES}
 
 

@@ -14,6 +14,7 @@ from portal.form_errors import add_form_errors
 from portal.i18n import translated_hint
 from providers.models import Offering
 from sizing.engine.workload import PRESETS
+from sizing.engine_words import OPTIMIZER_NAMES, optimizer_words
 from sizing.models import (
     HEAD_FIELDS,
     LAYER_DETAIL_FIELDS,
@@ -28,6 +29,7 @@ from sizing.models import (
 from sizing.presets import PRESET_LABELS
 from sizing.services import DEFAULT_DEADLINE_DAYS, MAX_RUN_GPUS, workload_validate
 
+OPTIMIZER_NOT_STATED = gettext_noop("by GPU: Adam, as its frameworks keep it")
 # What the form shows in words, marked for translation (the labels come from the bounds table, the fields and
 # the model's choices; PlanForm translates them when it is drawn, in the page's language).
 FORM_MESSAGES = (
@@ -51,6 +53,11 @@ FORM_MESSAGES = (
     gettext_noop("preset / default"),
     gettext_noop("Attention"),
     gettext_noop("fused kernels keep no attention scores in memory"),
+    gettext_noop("Optimizer"),
+    gettext_noop(
+        "what each GPU keeps per parameter for the weights, gradients and optimizer state, "
+        "before ZeRO shards it"
+    ),
     gettext_noop("preset / by GPU"),
     gettext_noop("by GPU (unfused on A100, fused elsewhere)"),
     gettext_noop("fused (FlashAttention)"),
@@ -236,6 +243,14 @@ class PlanForm(forms.Form):
     global_batch = _int("global_batch", "sequences per iteration")
     train_tokens = forms.FloatField(**_bounded("train_tokens", "e.g. 300e9"))
     precision = forms.ChoiceField(choices=[("", "preset / bf16")] + list(Precision.choices), required=False)
+    # each convention's words and bytes per parameter are drawn in the page's language (__init__)
+    optimizer = forms.ChoiceField(
+        label="Optimizer",
+        choices=[("", OPTIMIZER_NOT_STATED)] + [(code, code) for code in OPTIMIZER_NAMES],
+        required=False,
+        help_text="what each GPU keeps per parameter for the weights, gradients and optimizer state, "
+        "before ZeRO shards it",
+    )
     deadline_days = forms.FloatField(
         **{
             **_bounded("deadline_days", f"left empty: {DEFAULT_DEADLINE_DAYS:g} days"),
@@ -276,6 +291,11 @@ class PlanForm(forms.Form):
             if isinstance(each, forms.ChoiceField) and name != "offerings":
                 choices: Any = each.choices
                 each.choices = [(value, gettext(str(label))) for value, label in choices]
+        optimizer = self.fields["optimizer"]
+        assert isinstance(optimizer, forms.ChoiceField)
+        optimizer.choices = [("", gettext(OPTIMIZER_NOT_STATED))] + [
+            (code, optimizer_words(code)) for code in OPTIMIZER_NAMES
+        ]
         field = self.fields["offerings"]
         assert isinstance(field, forms.MultipleChoiceField)
         field.choices = [

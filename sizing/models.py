@@ -19,9 +19,10 @@ from portal.constraints import RangeValidator, in_range, range_validators, value
 from portal.i18n import translated, translated_text
 from portal.model_bases import BackgroundJob, Finishes, NewestFirst
 from providers.models import Offering
+from sizing.engine.constants import OPTIMIZER_BYTES
 from sizing.engine.limits import WORKLOAD_BOUNDS
 from sizing.engine.workload import preset_extras
-from sizing.engine_words import page_worded
+from sizing.engine_words import optimizer_words, page_worded
 
 
 class Precision(models.TextChoices):
@@ -45,6 +46,18 @@ class Rope(models.TextChoices):
 
     ROPE = "rope", _("standard (RoPE)")
     YARN = "yarn", _("YaRN (stretched for long contexts)")
+
+
+# The optimizer-state conventions a workload may state, in the engine's names (constants.OPTIMIZER_BYTES:
+# Adam's and Muon's, with their gradient precisions); null: not stated, the default of the offering's GPU
+# generation, which the answer states in its assumptions. The page shows each in words
+# (engine_words.PAGE_VALUES["convention"]) with its bytes per parameter.
+OPTIMIZERS = tuple(OPTIMIZER_BYTES)
+
+
+def optimizer_bytes(code: str) -> float:
+    """Bytes per parameter a convention keeps for weights, gradients and optimizer state (before ZeRO)."""
+    return float(sum(OPTIMIZER_BYTES[code]))
 
 
 # A workload without a deadline gets this one, stated on the form, the result and in its JSON: 90 days is
@@ -167,6 +180,14 @@ class Workload(NewestFirst):
         default=Attention.AUTO,
         help_text="attention kernels: fused FlashAttention or materialised scores",
     )
+    optimizer = models.CharField(
+        max_length=24,
+        choices=[(code, code) for code in OPTIMIZERS],
+        null=True,
+        blank=True,
+        help_text="optimizer-state convention; "
+        "empty: not stated (the default of the offering's GPU generation)",
+    )
     deadline_days = models.FloatField(null=True, blank=True, validators=_bounded("deadline_days"))
     deadline_default = models.BooleanField(
         default=False,
@@ -187,6 +208,10 @@ class Workload(NewestFirst):
                 condition=Q(rope__isnull=True) | Q(rope__in=Rope.values), name="workload_rope_known"
             ),
             models.CheckConstraint(
+                condition=Q(optimizer__isnull=True) | Q(optimizer__in=OPTIMIZERS),
+                name="workload_optimizer_known",
+            ),
+            models.CheckConstraint(
                 condition=Q(layers__isnull=False) | Q(params__gt=0), name="workload_shape_or_params"
             ),
             *(
@@ -201,6 +226,12 @@ class Workload(NewestFirst):
     @property
     def is_moe(self) -> bool:
         return self.moe_experts is not None
+
+    @property
+    def optimizer_shown(self) -> str:
+        """The stated optimizer-state convention in the page's language with its bytes per parameter; ""
+        when not stated (each answer then states the default it took)."""
+        return optimizer_words(self.optimizer) if self.optimizer else ""
 
     def to_engine_dict(self) -> dict[str, Any]:
         """The workload dict of the engine (DESIGN section 5); absent values are left out for its defaults."""

@@ -305,7 +305,16 @@ def engine_sizing(
     if objective == "cheapest" and workload.deadline_days is not None:
         engine_objective = "cheapest-within-deadline"
     try:
-        return _engine_call(memo, search, workload, facts, objective=engine_objective, top=3, gpus=gpus)
+        return _engine_call(
+            memo,
+            search,
+            workload,
+            facts,
+            objective=engine_objective,
+            top=3,
+            gpus=gpus,
+            optimizer=workload.optimizer,
+        )
     except InputError as exc:
         reason = input_error_words(exc, gpus)
     except SoftTimeLimitExceeded:
@@ -334,6 +343,7 @@ def pessimistic_answer(
             worse_facts,
             layout=sizing["layout"],
             gpus=sizing["gpus"],
+            optimizer=workload.optimizer,
         )
     except InputError:
         return None

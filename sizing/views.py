@@ -87,7 +87,11 @@ def workload_list(request: HttpRequest) -> HttpResponse:
                     "preset_label": preset_label(w.preset),
                     "tokens_text": tokens_text(w.train_tokens),
                     "params_text": tokens_text(w.params),
-                    "head_facts": head_facts(w) + layer_detail_facts(w),
+                    "head_facts": [
+                        *head_facts(w),
+                        *layer_detail_facts(w),
+                        *([w.optimizer_shown] * bool(w.optimizer)),
+                    ],
                     # a parameter count alone: the shape the sizing takes for it (derived, or the published
                     # model's its name and count are), which the stored fields do not say
                     "sized_as": services.workload_sized_as(w) if w.layers is None else None,

@@ -39,6 +39,7 @@ WORKLOAD_FIELDS = (
     "train_tokens",
     "precision",
     "attention",
+    "optimizer",
     "deadline_days",
     "budget_usd",
     "checkpoints_retained",

@@ -99,15 +99,15 @@ ALLOWED_WORDS = frozenset(
     DGX HGX SuperPOD Selene Hopper Blackwell AWS Azure Google Cloud Oracle BM Mega Ultra High CoreWeave Nebius
     Meta SemiAnalysis ClusterProof Bekman Young Daly
     Llama LLaMA GPT BLOOM OPT DeepSeek Mistral Qwen MoE Megatron Core NeMo FlashAttention SwiGLU GeLU ZeRO
-    Kimi Adam DeepEP MLP
+    Kimi Adam Muon DeepEP MLP
     dropout RoPE YaRN
     TP PP DP CP EP ETP dp KV GQA FFN SLA MTBF PDF CS token Token leaf spine ring top""".split()
 )
 # The pages use these as Chinese engineers write them: model, vendor and product names (DGX, A3
-# Mega/Ultra/High, Megatron-Core, the Adam optimizer, the DeepEP dispatcher), parallelism and hardware
-# abbreviations, units, fabric/scheduler/stack codes as the catalog filter lists them, quote numbers (CS-...),
-# loanwords (token, leaf, spine, ring, top, dropout), the names of the rotary embeddings' methods (RoPE,
-# YaRN).
+# Mega/Ultra/High, Megatron-Core, the Adam and Muon optimizers, the DeepEP dispatcher), parallelism and
+# hardware abbreviations, units, fabric/scheduler/stack codes as the catalog filter lists them, quote numbers
+# (CS-...), loanwords (token, leaf, spine, ring, top, dropout), the names of the rotary embeddings' methods
+# (RoPE, YaRN).
 URLISH = re.compile(
     r"`[^`]*`"  # a command to run, quoted
     r"|'[^'\s]+'"  # a code or a value as typed, quoted

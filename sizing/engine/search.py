@@ -592,6 +592,8 @@ def search(
     if optimizer is None:
         optimizer = default_optimizer(hw)
         notes.append(optimizer_note(hw))
+    if optimizer not in C.OPTIMIZER_BYTES:
+        raise InputError("optimizer", _("must be one of %(allowed)s", allowed=", ".join(C.OPTIMIZER_BYTES)))
     if optimizer in C.MUON_CONVENTIONS:
         notes.append(muon_note())
     space = _search_space(wl, hw, gpu_counts, optimizer, zero_stages)
