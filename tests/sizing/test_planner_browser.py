@@ -62,6 +62,7 @@ def test_fill_the_form_run_and_read_the_ranking(
     page.fill("input[name=train_tokens]", "2e12")
     page.fill("input[name=deadline_days]", "120")
     page.fill("input[name=dataset_size_gb]", "8000")
+    page.select_option("select[name=optimizer]", "muon-bf16-grads")
     page.screenshot(path=str(artifacts / "plan-form.png"), full_page=True)
     page.click("button:has-text('Size it on the catalog')")
     page.wait_for_selector("#run-progress")
@@ -73,6 +74,8 @@ def test_fill_the_form_run_and_read_the_ranking(
     assert "H100 fat-tree cluster" in rows.first.inner_text()
     assert "Recommendation." in page.locator("#verdict").inner_text()
     assert page.locator("#run-count").inner_text() == "2 of 2"
+    # the optimizer chosen on the form is the run's, named on its page with what it keeps per parameter
+    assert "Muon, bf16 gradients · 12 bytes per parameter" in page.locator("p.lead").inner_text()
     page.screenshot(path=str(artifacts / "plan-ranking.png"), full_page=True)
     page.click("#ranking tbody tr >> nth=0 >> a")
     page.wait_for_selector("#bill")
