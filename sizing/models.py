@@ -50,8 +50,8 @@ class Rope(models.TextChoices):
 
 # The optimizer-state conventions a workload may state, in the engine's names (constants.OPTIMIZER_BYTES:
 # Adam's and Muon's, with their gradient precisions); null: not stated, the default of the offering's GPU
-# generation, which the answer states in its assumptions. The page shows each in words
-# (engine_words.PAGE_VALUES["convention"]) with its bytes per parameter.
+# generation, which the answer states in its assumptions. The page shows each by its short name
+# (engine_words.OPTIMIZER_NAMES) with its bytes per parameter (engine_words.optimizer_words).
 OPTIMIZERS = tuple(OPTIMIZER_BYTES)
 
 

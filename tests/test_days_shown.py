@@ -54,13 +54,14 @@ def _deadline_finding(days: float, deadline: float) -> Any:
 
 
 @pytest.mark.parametrize(
-    ("days", "deadline", "shown", "late"), [(272.45, 90, "272.5", "182.5"), (100.25, 90, "100.3", "10.3")]
+    ("days", "deadline", "shown", "late"),
+    [(272.45, 90, "272.5", "182.5"), (100.25, 90, "100.3", "10.3"), (100.25, 90.25, "100.3", "10.1")],
 )
 def test_the_deadline_pitfall_names_the_table_figure_and_the_difference_of_the_shown_figures(
     days: float, deadline: float, shown: str, late: str
 ) -> None:
     finding = _deadline_finding(days, deadline)
-    assert finding.title == f"Training takes {shown} days, the deadline is 90"
+    assert finding.title == f"Training takes {shown} days, the deadline is {deadline:g}"
     assert str(finding.impact["text"]) == f"{late} days late."
     assert finding.impact["days_over"] == float(late)
     assert finding.evidence[0].text == f"train_days = {shown}"

@@ -308,9 +308,9 @@ def _dollars_shown(value: float) -> Decimal:
 @dataclass(frozen=True)
 class _WorkloadLimit:
     """How a finding words a predicted number past a limit the workload sets (the title's and the impact's
-    figures are written by `shown`, which rounds as the pages do, and `write`; the excess is the difference of
-    the two figures as shown, so "272.5 days, the deadline is 90" is "182.5 days late" whatever the digits
-    past the place; the sentences are message ids taking them as text)."""
+    figures are written by `shown`, which rounds as the pages do, and `write`; the excess is the shown figure
+    less the limit, so "272.5 days, the deadline is 90" is "182.5 days late" whatever the digits past the
+    place; the sentences are message ids taking them as text)."""
 
     predicted_fact: str  # key of the sizing result, cited as a model number
     predicted_text: str
@@ -366,9 +366,11 @@ def _past_workload_limit(code: str, predicted: float | None, limit: float | None
     if not predicted or not limit or predicted <= limit:
         return []
     words = _WORKLOAD_LIMITS[code]
-    shown, bound = words.shown(predicted), words.shown(limit)
-    assert shown is not None and bound is not None  # both are finite numbers here
-    over = shown - bound
+    shown = words.shown(predicted)
+    assert shown is not None  # a finite number here
+    # the excess from the figure shown and the workload's own limit (a deadline of 90.25 days stays 90.25)
+    over = words.shown(float(shown - Decimal(str(limit))))
+    assert over is not None
     signal = Signal(
         Severity.CRITICAL,
         Msg(words.title, predicted=words.write(shown), limit=words.limit_format.format(limit)),
