@@ -27,8 +27,8 @@ DAYS_PLACES = 1
 
 
 def days_value(days: Any) -> Decimal | None:
-    """The day count `days_text` writes, as a Decimal (so a difference of two shown figures is shown
-    exactly); None for no figure (None, "", text that is no number, inf, nan)."""
+    """The day count `days_text` writes, as a Decimal (so a sum or difference with the shown figure is exact);
+    None for no figure (None, "", text that is no number, inf, nan)."""
     if days is None or days == "" or isinstance(days, bool):
         return None
     try:
