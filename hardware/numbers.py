@@ -26,18 +26,23 @@ FLOAT_MAX = sys.float_info.max
 DAYS_PLACES = 1
 
 
-def days_value(days: Any) -> Decimal | None:
-    """The day count `days_text` writes, as a Decimal (so a sum or difference with the shown figure is exact);
-    None for no figure (None, "", text that is no number, inf, nan)."""
-    if days is None or days == "" or isinstance(days, bool):
+def decimal_or_none(value: Any) -> Decimal | None:
+    """A Decimal from a number or its text; None for None, "" and anything that is not a number (a bool,
+    text that is no number, inf, nan). portal.money reads money through it, `days_value` day counts."""
+    if value is None or value == "" or isinstance(value, bool):
         return None
     try:
-        value = Decimal(str(days))
+        number = Decimal(str(value))
     except InvalidOperation:
         return None
-    if not value.is_finite():
-        return None
-    return value.quantize(Decimal(1).scaleb(-DAYS_PLACES), rounding=ROUND_HALF_UP)
+    return number if number.is_finite() else None
+
+
+def days_value(days: Any) -> Decimal | None:
+    """The day count `days_text` writes, as a Decimal (so a sum or difference with the shown figure is exact);
+    None for no figure (decimal_or_none)."""
+    value = decimal_or_none(days)
+    return None if value is None else value.quantize(Decimal(1).scaleb(-DAYS_PLACES), rounding=ROUND_HALF_UP)
 
 
 def days_text(days: Any) -> str:

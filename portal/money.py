@@ -15,21 +15,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
+from hardware.numbers import decimal_or_none as decimal_or_none  # re-exported: pages, charts, the quote
+
 SYMBOLS = {"USD": "$", "CNY": "¥"}
-
-
-def decimal_or_none(value: Any) -> Decimal | None:
-    """A Decimal from a number or its text; None for None, "" and anything that is not a number."""
-    if value is None or value == "" or isinstance(value, bool):
-        return None
-    try:
-        number = Decimal(str(value))
-    except InvalidOperation:
-        return None
-    return number if number.is_finite() else None
 
 
 def grouped(value: Decimal, places: int | None) -> str:
