@@ -36,7 +36,7 @@ from providers.names import (
 )  # the codes' names, translated (no model import)
 from sizing.bill import LINE_ITEM_LABELS, compute_unpriced  # pure, like this module
 from sizing.engine.accuracy import accuracy_sentence  # pure
-from sizing.engine_words import OPTIMIZER_NAMES, optimizer_words, page_worded_list
+from sizing.engine_words import optimizer_words, page_worded_list
 from sizing.presets import PRESET_LABELS  # pure
 from sizing.summary import ITERATION_LABELS, part_label
 
@@ -212,14 +212,6 @@ def bill_central(bill: dict[str, Any]) -> str:
     return usd(central)
 
 
-def optimizer_shown(workload: dict[str, Any]) -> str:
-    """The optimizer-state convention the workload stated, by its short name with its bytes per parameter, in
-    the quote's language; "" when it stated none (the sizing then took the GPU's default and says so among
-    its assumptions) or the quote predates the field."""
-    code = workload.get("optimizer")
-    return optimizer_words(code) if code in OPTIMIZER_NAMES else ""
-
-
 def preset_note(workload: dict[str, Any]) -> str:
     """The preset a quote's workload came from, by its name ("Llama 3 70B", never its code), when the
     workload's own name does not already say it; "" otherwise."""
@@ -265,7 +257,9 @@ def _quote_strings(snapshot: dict[str, Any]) -> dict[str, Any]:
         "offering": snapshot.get("offering") or {},
         "workload": snapshot.get("workload") or {},
         "preset_note": preset_note(snapshot.get("workload") or {}),
-        "optimizer": optimizer_shown(snapshot.get("workload") or {}),
+        # the convention the workload stated; "" when none (the sizing says which default it took) or the
+        # quote predates the field
+        "optimizer": optimizer_words((snapshot.get("workload") or {}).get("optimizer")),
         "plan": plan,
         "plan_price": unit_price(plan.get("price_usd_per_gpu_hour")),
         "complete": bool(bill.get("complete")),

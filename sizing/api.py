@@ -17,6 +17,7 @@ from portal.constraints import range_validators
 from providers.models import Offering
 from sizing import selectors, services
 from sizing.engine.bounds import chosen
+from sizing.engine_words import optimizer_bytes
 from sizing.models import (
     OPTIMIZERS,
     WORKLOAD_BOUNDS,
@@ -25,7 +26,6 @@ from sizing.models import (
     PlanRun,
     Rope,
     Workload,
-    optimizer_bytes,
 )
 from sizing.run_errors import run_error_shown
 

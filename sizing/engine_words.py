@@ -314,11 +314,19 @@ OPTIMIZER_NAMES = {
 OPTIMIZER_BYTES_WORDS = gettext_noop("%(name)s · %(bytes)s bytes per parameter")
 
 
-def optimizer_words(code: str) -> str:
+def optimizer_bytes(code: str) -> float:
+    """Bytes per parameter a convention keeps for weights, gradients and optimizer state (before ZeRO)."""
+    return float(sum(OPTIMIZER_BYTES[code]))
+
+
+def optimizer_words(code: Any) -> str:
     """A convention by its short name and bytes per parameter, in the page's language: "Muon, bf16
-    gradients · 12 bytes per parameter"."""
-    total = sum(OPTIMIZER_BYTES[code])
-    return gettext(OPTIMIZER_BYTES_WORDS) % {"name": gettext(OPTIMIZER_NAMES[code]), "bytes": f"{total:g}"}
+    gradients · 12 bytes per parameter"; "" for none stated (or a code it does not name: a quote's old
+    snapshot)."""
+    if code not in OPTIMIZER_NAMES:
+        return ""
+    values = {"name": gettext(OPTIMIZER_NAMES[code]), "bytes": f"{optimizer_bytes(code):g}"}
+    return gettext(OPTIMIZER_BYTES_WORDS) % values
 
 
 _PAGE_WORDS = {**PAGE_REASONS, **SERVICE_PAGE_REASONS, **PAGE_NOTES}

@@ -55,11 +55,6 @@ class Rope(models.TextChoices):
 OPTIMIZERS = tuple(OPTIMIZER_BYTES)
 
 
-def optimizer_bytes(code: str) -> float:
-    """Bytes per parameter a convention keeps for weights, gradients and optimizer state (before ZeRO)."""
-    return float(sum(OPTIMIZER_BYTES[code]))
-
-
 # A workload without a deadline gets this one, stated on the form, the result and in its JSON: 90 days is
 # about what the largest published training runs took (Llama 3 405B: 54 days of pre-training, Meta 2024)
 # with room for the ramp-up a rented cluster needs.
@@ -231,7 +226,7 @@ class Workload(NewestFirst):
     def optimizer_shown(self) -> str:
         """The stated optimizer-state convention in the page's language with its bytes per parameter; ""
         when not stated (each answer then states the default it took)."""
-        return optimizer_words(self.optimizer) if self.optimizer else ""
+        return optimizer_words(self.optimizer)
 
     def to_engine_dict(self) -> dict[str, Any]:
         """The workload dict of the engine (DESIGN section 5); absent values are left out for its defaults."""

@@ -90,7 +90,7 @@ def workload_list(request: HttpRequest) -> HttpResponse:
                     "head_facts": [
                         *head_facts(w),
                         *layer_detail_facts(w),
-                        *([w.optimizer_shown] * bool(w.optimizer)),
+                        *filter(None, [w.optimizer_shown]),
                     ],
                     # a parameter count alone: the shape the sizing takes for it (derived, or the published
                     # model's its name and count are), which the stored fields do not say
