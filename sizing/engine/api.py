@@ -22,6 +22,7 @@ from .hardware import Hardware, allow_requested_gpus, hardware_from_facts
 from .layout import Layout, layout_from_dict
 from .model import R_MEMORY, R_NODES, REASON_TEXT, attention_note, evaluate_grid
 from .overlap import (
+    checked_optimizer,
     default_optimizer,
     folds_experts,
     framework_note,
@@ -389,10 +390,7 @@ def evaluate(
     if not optimizer:
         optimizer = default_optimizer(hw)
         notes = notes + [optimizer_note(hw)]
-    if optimizer not in C.OPTIMIZER_BYTES:
-        raise InputError(
-            "layout.optimizer", _("must be one of %(allowed)s", allowed=", ".join(C.OPTIMIZER_BYTES))
-        )
+    optimizer = checked_optimizer(optimizer, "layout.optimizer")
     hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
     lay, dispatcher_notes = resolve_dispatcher(lay, hw, wl.moe is not None)
     lay, overlap_notes = resolve_overlap(lay, hw, optimizer)

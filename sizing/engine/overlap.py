@@ -17,6 +17,7 @@ import numpy as np
 from hardware.messages import _
 
 from . import constants as C
+from .errors import InputError
 from .hardware import Hardware
 
 if TYPE_CHECKING:
@@ -253,6 +254,14 @@ def default_optimizer(hw: Hardware) -> str:
     if framework_defaults(hw) is MEGATRON_CORE_2024:
         return C.DEFAULT_OPTIMIZER_MODERN
     return C.DEFAULT_OPTIMIZER_LEGACY
+
+
+def checked_optimizer(optimizer: str, field: str) -> str:
+    """`optimizer` when it names a convention of constants.OPTIMIZER_BYTES, else InputError on `field` (the
+    search's `optimizer`, the evaluation's `layout.optimizer`) listing them."""
+    if optimizer not in C.OPTIMIZER_BYTES:
+        raise InputError(field, _("must be one of %(allowed)s", allowed=", ".join(C.OPTIMIZER_BYTES)))
+    return optimizer
 
 
 def optimizer_note(hw: Hardware) -> str:

@@ -47,6 +47,7 @@ from .model import (
     uses_flash_attention,
 )
 from .overlap import (
+    checked_optimizer,
     default_optimizer,
     dispatcher_note,
     ep_overlap_note,
@@ -592,8 +593,7 @@ def search(
     if optimizer is None:
         optimizer = default_optimizer(hw)
         notes.append(optimizer_note(hw))
-    if optimizer not in C.OPTIMIZER_BYTES:
-        raise InputError("optimizer", _("must be one of %(allowed)s", allowed=", ".join(C.OPTIMIZER_BYTES)))
+    optimizer = checked_optimizer(optimizer, "optimizer")
     if optimizer in C.MUON_CONVENTIONS:
         notes.append(muon_note())
     space = _search_space(wl, hw, gpu_counts, optimizer, zero_stages)
