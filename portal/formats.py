@@ -24,6 +24,13 @@ from portal.money import decimal_or_none
 GOODPUT_PLACES = 1
 
 
+def figure(value: Any, places: int = 2) -> str:
+    """A figure as the result page, the quote and its PDF show it, in every language: thousands separators, at
+    most `places` decimals, no trailing zeros (5681.9 -> "5,681.9", 0.0 -> "0"); "—" for no figure."""
+    d = decimal_or_none(value)
+    return "—" if d is None else figure_text(d, places)
+
+
 def goodput_text(fraction: Any) -> str:
     """A goodput fraction as every page shows it: 0.9961 -> "99.6%" (GOODPUT_PLACES)."""
     return percent_text(fraction, GOODPUT_PLACES)

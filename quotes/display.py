@@ -15,8 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from checks.severity import Severity  # pure, like this module
-from hardware.numbers import figure_text  # pure
-from portal.formats import days_text, goodput_text, percent_text
+from portal.formats import days_text, figure, goodput_text, percent_text
 from portal.i18n import (
     data_quantity_shown,
     shown,
@@ -102,9 +101,8 @@ def quote_money(snapshot: dict[str, Any]) -> Money:
 
 
 def number(value: Any, places: int = 2) -> str:
-    """Thousands separators, at most `places` decimals, no trailing zeros."""
-    d = _dec(value)
-    return "—" if d is None else figure_text(d, places)
+    """Thousands separators, at most `places` decimals, no trailing zeros (portal.formats.figure)."""
+    return figure(value, places)
 
 
 def fact_text(value: Any, unit: str = "", name: str = "", vendor: str | None = None) -> str:

@@ -191,7 +191,7 @@ def billed_hours(plan: dict[str, Any], hours: Decimal) -> tuple[Decimal, str]:
     term = plan.get("term_months")
     if term and billed < Decimal(int(term)) * HOURS_PER_MONTH:
         billed = Decimal(int(term)) * HOURS_PER_MONTH
-        minimum = _("minimum term %(months)s months = %(hours)s h charged", months=term, hours=billed)
+        minimum = _("minimum term %(months)s months = %(hours)s h charged", months=term, hours=_count(billed))
         note = joined(note, minimum, sep=_("; "))
     return billed, note
 
@@ -266,10 +266,16 @@ def _spares_line(
             )
             item["_spare_nodes"] = 0
             return item
-    gpu_hours = _("%(gpus)s GPUs × %(hours)s h", gpus=spares * gpn, hours=hours)
+    gpu_hours = _("%(gpus)s GPUs × %(hours)s h", gpus=_count(spares * gpn), hours=_count(hours))
     item = line("spares", spare_hours, "GPU-hour", price, joined(spare_note, gpu_hours, sep=_("; ")))
     item["_spare_nodes"] = spares
     return item
+
+
+def _count(value: Any) -> str:
+    """A count of GPUs or hours in a line's note as the bill's quantities read: thousands separators, the
+    figure's own decimals kept ("8,192", "1,304.80")."""
+    return f"{value:,}"
 
 
 def _months(hours: Decimal) -> Decimal:
@@ -311,7 +317,10 @@ def _gpu_hour_lines(
     compute_hours = hours - overhead_hours  # the ideal time plus the rounding to granularity and term
     price = dec(plan.get("price_usd_per_gpu_hour"))
     working_gpus = (job.nodes + extra_min) * job.gpus_per_node
-    compute_parts = [_("%(gpus)s GPUs × %(hours)s h", gpus=working_gpus, hours=compute_hours), hours_note]
+    compute_parts = [
+        _("%(gpus)s GPUs × %(hours)s h", gpus=_count(working_gpus), hours=_count(compute_hours)),
+        hours_note,
+    ]
     if extra_min:
         compute_parts.append(
             ngettext(
@@ -332,8 +341,8 @@ def _gpu_hour_lines(
             price,
             _(
                 "%(gpus)s GPUs × %(hours)s h lost to failures, restarts and checkpoint writes",
-                gpus=working_gpus,
-                hours=overhead_hours,
+                gpus=_count(working_gpus),
+                hours=_count(overhead_hours),
             ),
         ),
         _spares_line(
@@ -365,15 +374,15 @@ def _storage_lines(
         _(
             "%(count)s checkpoints × %(gb)s GB - %(included)s GB included for %(months)s months",
             count=job.checkpoints_retained,
-            gb=job.checkpoint_gb,
-            included=included,
+            gb=_count(job.checkpoint_gb),
+            included=_count(included),
             months=months,
         )
         if included
         else _(
             "%(count)s checkpoints × %(gb)s GB for %(months)s months",
             count=job.checkpoints_retained,
-            gb=job.checkpoint_gb,
+            gb=_count(job.checkpoint_gb),
             months=months,
         ),
     )
@@ -392,7 +401,7 @@ def _storage_lines(
             dataset_billable * months,
             "GB-month",
             storage_price,
-            _("%(gb)s GB for %(months)s months", gb=job.dataset_size_gb, months=months),
+            _("%(gb)s GB for %(months)s months", gb=_count(job.dataset_size_gb), months=months),
         )
     return [checkpoints, dataset]
 
@@ -405,7 +414,7 @@ def _egress_line(facts: dict[str, Any], job: Job) -> dict[str, Any]:
         dec(facts.get("egress_price_usd_per_gb")),
         _(
             "final checkpoint %(checkpoint)s GB + logs %(logs)s GB downloaded once",
-            checkpoint=job.checkpoint_gb,
+            checkpoint=_count(job.checkpoint_gb),
             logs=LOG_GB,
         ),
     )

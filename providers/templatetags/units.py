@@ -11,6 +11,7 @@ from django import template
 from django.utils.translation import gettext
 
 from portal.formats import days_text, goodput_text, percent_text
+from portal.formats import figure as figure_shown
 from portal.i18n import unit_word as _unit_word
 from providers.facts import NO_PLAN_NAME, source_kind_name
 from providers.models import PlanKind
@@ -37,6 +38,13 @@ def percent(fraction: Any) -> str:
 def goodput_percent(fraction: Any) -> str:
     """A goodput fraction as every page, the quote and its PDF show it: 0.9961 -> "99.6%"."""
     return goodput_text(fraction)
+
+
+@register.filter
+def figure(value: Any, places: Any = 2) -> str:
+    """A figure with thousands separators and at most `places` decimals, as the quote shows it, the same in
+    every language (Django's intcomma groups in English only): 5681.9 -> "5,681.9"."""
+    return figure_shown(value, int(places))
 
 
 @register.filter
