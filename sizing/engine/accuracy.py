@@ -16,6 +16,7 @@ import numpy as np
 from hardware.messages import Msg, _
 
 from . import constants as C
+from .architectures import shape_group
 from .goodput import rounded_days
 
 PERCENTILES = (0.10, 0.90)  # "8 in 10 of the published runs"
@@ -75,19 +76,64 @@ def measured_by_architecture() -> dict[tuple[str, str], tuple[int, float]]:
     return {key: (len(v), round(float(np.mean(v)), 3)) for key, v in sorted(errors.items())}
 
 
+def published_model(wl: Any) -> str | None:
+    """The published models of a workload's shape (architectures.shape_group), or None: whose band of its
+    own (MODEL_ACCURACY_BY_MODEL) the answer states, where it has one."""
+    shape = (wl.layers, wl.hidden, wl.heads, wl.kv_heads, wl.ffn_hidden, wl.activation)
+    return shape_group(shape, wl.moe.counts if wl.moe else None)
+
+
+def measured_by_model() -> dict[str, tuple[int, int, float, float, float, float]]:
+    """Published model (architectures.shape_group) -> (runs, publications, mean |error|, mean signed error,
+    published/predicted at the 10th and 90th percentiles) over the compared rows of that model's shape, for
+    the models with at least MODEL_BAND_MIN_RUNS runs from MODEL_BAND_MIN_PUBLICATIONS publications (what
+    MODEL_ACCURACY_BY_MODEL must hold)."""
+    from .validation import results
+    from .workload import workload_from_dict
+
+    errors: dict[str, list[float]] = {}
+    publications: dict[str, set[str]] = {}
+    for r in results():
+        if not r.row.compared:
+            continue
+        model = published_model(workload_from_dict(dict(r.row.workload)))
+        if model is not None:
+            errors.setdefault(model, []).append(r.error)
+            publications.setdefault(model, set()).add(r.row.publication)
+    out: dict[str, tuple[int, int, float, float, float, float]] = {}
+    for model, values in sorted(errors.items()):
+        if len(values) < C.MODEL_BAND_MIN_RUNS or len(publications[model]) < C.MODEL_BAND_MIN_PUBLICATIONS:
+            continue
+        e = np.array(values)
+        low, high = np.quantile(1.0 / (1.0 + e), PERCENTILES)
+        out[model] = (
+            len(values),
+            len(publications[model]),
+            round(float(np.abs(e).mean()), 3),
+            round(float(e.mean()), 3),
+            round(float(low), 2),
+            round(float(high), 2),
+        )
+    return out
+
+
 def accuracy_figures(
     moe: bool,
     iteration_time_s: float,
     train_days: float | None,
     gpu: Any = None,
     settings_assumed: bool = False,
+    model: str | None = None,
 ) -> dict[str, Any]:
     """The answer's `accuracy` block: the measured band of its kind, applied to its own figures; with the
     answer's `gpu` (hardware.GPU), whether published runs on its architecture are among those measured;
     whether the answer took the framework defaults (`settings_assumed`), and how far the same runs were
-    with the defaults (`mean_abs_error_defaults`)."""
+    with the defaults (`mean_abs_error_defaults`). A workload of a published model's shape (`model`,
+    published_model) that has its own band (MODEL_ACCURACY_BY_MODEL) states that band too and
+    applies it to its figures (`band`: "model"; else "kind")."""
     kind = kind_of(moe)
     runs, mean_abs, low, high = C.MODEL_ACCURACY[kind]
+    own_model = C.MODEL_ACCURACY_BY_MODEL.get(model) if model is not None else None
     out: dict[str, Any] = {
         "kind": kind,
         "published_runs": runs,
@@ -98,7 +144,22 @@ def accuracy_figures(
         "iteration_time_s_high": round(iteration_time_s * high, 4),
         "settings_assumed": settings_assumed,
         "mean_abs_error_defaults": C.MODEL_ACCURACY_DEFAULTS[kind][1],
+        "band": "kind",
     }
+    if own_model is not None:
+        model_runs, publications, model_abs, model_mean, low, high = own_model
+        out.update(
+            band="model",
+            model=model,
+            model_runs=model_runs,
+            model_publications=publications,
+            model_mean_abs_error=model_abs,
+            model_mean_error=model_mean,
+            model_time_ratio_low=low,
+            model_time_ratio_high=high,
+            iteration_time_s_low=round(iteration_time_s * low, 4),
+            iteration_time_s_high=round(iteration_time_s * high, 4),
+        )
     if gpu is not None:
         out["gpu"] = gpu.name
         out["gpu_architecture_measured"] = gpu.architecture in C.MODEL_ACCURACY_ARCHITECTURES
@@ -131,7 +192,8 @@ def accuracy_sentence(figures: dict[str, Any] | None) -> Msg | None:
             band=band,
             gpu=figures.get("gpu") or "",
         )
-    own = _architecture_sentence(figures)
+    # a model's own band is its runs' whatever their GPU; the architecture's figure is over the kind's runs
+    own = _architecture_sentence(figures) if figures.get("band") != "model" else None
     return _("%(band)s %(own)s", band=band, own=own) if own is not None else band
 
 
@@ -191,6 +253,8 @@ def _band_sentence(figures: dict[str, Any]) -> Msg:
         "days_low": _days_text(figures["train_days_low"]),
         "days_high": _days_text(figures["train_days_high"]),
     }
+    if figures.get("band") == "model":
+        return _model_band_sentence(figures, values)
     if figures.get("settings_assumed") and figures.get("mean_abs_error_defaults") is not None:
         return _defaults_band_sentence(figures, values)
     if figures["kind"] == "moe":
@@ -206,6 +270,50 @@ def _band_sentence(figures: dict[str, Any]) -> Msg:
         "How close this estimate is: on %(runs)s published dense training runs, the model's step time was "
         "off by %(error)s%% on average, and 8 in 10 of those runs took %(low)s to %(high)s times the "
         "predicted time. For this run: about %(days_low)s to %(days_high)s days.",
+        **values,
+    )
+
+
+def _model_band_sentence(figures: dict[str, Any], values: dict[str, Any]) -> Msg:
+    """The band of an answer whose workload has a published model's shape with a band of its own: that
+    model's published runs, their mean |error|, the share of them in the band; and, where the answer took
+    the framework defaults, how far runs of its kind were with the defaults."""
+    values = {
+        **values,
+        "runs": figures["model_runs"],
+        "model": figures["model"],
+        "error": f"{100 * figures['model_mean_abs_error']:.0f}",
+        "low": f"{figures['model_time_ratio_low']:.2f}",
+        "high": f"{figures['model_time_ratio_high']:.2f}",
+        "publications": figures["model_publications"],
+    }
+    if not (figures.get("settings_assumed") and figures.get("mean_abs_error_defaults") is not None):
+        return _(
+            "How close this estimate is: on %(runs)s published training runs of %(model)s (runs of this "
+            "model's shape, from %(publications)s publications or releases), the model's step time was off "
+            "by %(error)s%% on average, and 8 in 10 of those runs took %(low)s to %(high)s times the "
+            "predicted time. For this run: about %(days_low)s to %(days_high)s days.",
+            **values,
+        )
+    values["defaults"] = f"{100 * figures['mean_abs_error_defaults']:.0f}"
+    if figures["kind"] == "moe":
+        return _(
+            "How close this estimate is: on %(runs)s published training runs of %(model)s (runs of this "
+            "model's shape, from %(publications)s publications or releases), the model's step time was off "
+            "by %(error)s%% on average with each run's own training-stack settings, and 8 in 10 of those "
+            "runs took %(low)s to %(high)s times the predicted time. With those settings left to the "
+            "defaults this estimate assumes (communication overlap, token dispatcher, routing balance), "
+            "published mixture-of-experts runs were off by %(defaults)s%% on average. For this run: about "
+            "%(days_low)s to %(days_high)s days.",
+            **values,
+        )
+    return _(
+        "How close this estimate is: on %(runs)s published training runs of %(model)s (runs of this "
+        "model's shape, from %(publications)s publications or releases), the model's step time was off by "
+        "%(error)s%% on average with each run's own training-stack settings, and 8 in 10 of those runs "
+        "took %(low)s to %(high)s times the predicted time. With those settings left to the defaults this "
+        "estimate assumes (communication overlap, dropout, attention kernels), published dense runs were off "
+        "by %(defaults)s%% on average. For this run: about %(days_low)s to %(days_high)s days.",
         **values,
     )
 
@@ -242,3 +350,8 @@ if __name__ == "__main__":
         print(f"{kind} on {arch}: {runs} runs, mean signed error {mean:+.3f}")
     for kind, (runs, mean_abs) in measured_with_defaults().items():
         print(f"{kind} from the contract's keys (defaults taken): {runs} runs, mean |error| {mean_abs:.3f}")
+    for model, (runs, pubs, mean_abs, mean, low, high) in measured_by_model().items():
+        print(
+            f"{model}: {runs} runs from {pubs} publications, mean |error| {mean_abs:.3f}, mean {mean:+.3f}, "
+            f"published/predicted {low:.2f}-{high:.2f}"
+        )

@@ -11,7 +11,7 @@ from hardware.messages import _, ngettext
 from hardware.numbers import value_text
 
 from . import constants as C
-from .accuracy import accuracy_figures
+from .accuracy import accuracy_figures, published_model
 from .bounds import GPUS_MAX
 from .cost import cost_block, plan_choice_note
 from .errors import InputError
@@ -304,6 +304,7 @@ def build_result(
             out["train_days"],
             gpu=hw.gpu,
             settings_assumed=any(str(n) == defaults_note for n in notes or []),
+            model=published_model(wl),
         )
     price_note: list[str] = [note] if (note := plan_choice_note(hw.facts)) is not None else []
     if cost is not None:

@@ -350,6 +350,17 @@ def match(
     return next((a for a in ARCHITECTURES if a.facts and a.shape == key and a.moe == moe), None)
 
 
+def shape_group(
+    shape: tuple[int, int, int, int, int, str], moe: tuple[int, int, int, int, int] | None
+) -> str | None:
+    """The published models of this shape (layers, hidden, heads, KV heads, FFN width, activation) and MoE
+    counts, as one name ("Llama 3.1 405B"; "Llama 2 70B / Llama 3 70B" where two share it); None for a shape
+    no published model here has. The accuracy an answer states for its own model is measured over the
+    published runs of the same group (accuracy.measured_by_model)."""
+    names = [a.name for a in ARCHITECTURES if a.shape == shape and a.moe == moe]
+    return " / ".join(names) if names else None
+
+
 # Facts that describe one thing together are taken together or not at all: a workload that states any of
 # the latent attention's widths and ranks, or a window or its share of the layers, describes its own variant.
 FACT_GROUPS = (

@@ -350,6 +350,13 @@ class Row:
     def compared(self) -> bool:
         return self.exclude is None and self.layout is not None and self.published_s is not None
 
+    @property
+    def publication(self) -> str:
+        """The publication or release the row comes from: its id's first part, as the set names its rows
+        ("bridge2604" for Megatron-Bridge 26.04's table, "mlperf51" for MLPerf Training v5.1, "llama3" for
+        the Llama 3 paper)."""
+        return self.id.split("-", 1)[0]
+
 
 @cache
 def rows() -> tuple[Row, ...]:

@@ -14,8 +14,17 @@ from sizing.engine.accuracy import (
     measured,
     measured_architectures,
     measured_by_architecture,
+    measured_by_model,
     measured_with_defaults,
 )
+from sizing.engine.workload import PRESETS
+
+
+def unpublished(preset: str) -> dict[str, Any]:
+    """A preset's workload with two layers fewer: a shape no published model has, so the answer states its
+    kind's band (a published model's shape states that model's own: test_a_published_models_shape_...)."""
+    workload = PRESETS[preset].to_dict()
+    return {**workload, "name": f"{preset} variant", "layers": workload["layers"] - 2}
 
 
 def test_the_stated_band_is_what_the_validation_set_measures() -> None:
@@ -24,10 +33,11 @@ def test_the_stated_band_is_what_the_validation_set_measures() -> None:
     assert measured_architectures() == C.MODEL_ACCURACY_ARCHITECTURES
     assert measured_by_architecture() == C.MODEL_ACCURACY_BY_ARCHITECTURE
     assert measured_with_defaults() == C.MODEL_ACCURACY_DEFAULTS
+    assert measured_by_model() == C.MODEL_ACCURACY_BY_MODEL
 
 
 def test_a_dense_answer_carries_its_kind_band_applied_to_its_own_figures(h100_ib: dict[str, Any]) -> None:
-    r = search("gpt3-175b", h100_ib, gpus=1024)
+    r = search(unpublished("gpt3-175b"), h100_ib, gpus=1024)
     acc = r["accuracy"]
     runs, mean_abs, low, high = C.MODEL_ACCURACY["dense"]
     assert (acc["kind"], acc["published_runs"], acc["mean_abs_error"]) == ("dense", runs, mean_abs)
@@ -41,7 +51,7 @@ def test_a_dense_answer_carries_its_kind_band_applied_to_its_own_figures(h100_ib
 
 
 def test_a_moe_answer_states_the_wider_moe_band_and_why(h100_ib: dict[str, Any]) -> None:
-    r = search("deepseek-v3-671b", h100_ib, gpus=1024)
+    r = search(unpublished("deepseek-v3-671b"), h100_ib, gpus=1024)
     acc = r["accuracy"]
     assert acc["kind"] == "moe" and acc["time_ratio_high"] == C.MODEL_ACCURACY["moe"][3]
     assert acc["time_ratio_high"] > C.MODEL_ACCURACY["dense"][3]
@@ -72,16 +82,16 @@ def test_an_answer_on_an_architecture_no_measured_run_used_says_the_band_is_not_
     """The band comes from NVIDIA runs and AMD MI325X (CDNA3) and MI355X (CDNA4) runs: on a Huawei Ascend
     910C (Da Vinci) the answer carries it but says it was not measured on that GPU's architecture (its
     efficiency is an assumption) and asks for a benchmark; on an H100 or an MI300X (CDNA3) it does not."""
-    nvidia = search("llama3-70b", h100_ib, gpus=256)["accuracy"]
+    nvidia = search(unpublished("llama3-70b"), h100_ib, gpus=256)["accuracy"]
     assert nvidia["gpu_architecture_measured"] is True and nvidia["gpu"] == "NVIDIA H100 SXM5 80GB"
     assert "None of those runs" not in str(accuracy_sentence(nvidia))
     amd_offering = {**h100_ib, "intra_node": "nvlink-mesh"}
     mi300x = {**amd_offering, "name": "MI300X", "slug": "mi300x", "gpu": "MI300X-192GB"}
-    cdna3 = search("llama3-70b", mi300x, gpus=256)["accuracy"]
+    cdna3 = search(unpublished("llama3-70b"), mi300x, gpus=256)["accuracy"]
     assert cdna3["gpu_architecture_measured"] is True and cdna3["gpu"] == "AMD Instinct MI300X"
     assert "None of those runs" not in str(accuracy_sentence(cdna3))
     ascend = {**amd_offering, "name": "Ascend", "slug": "ascend", "gpu": "Ascend-910C-128GB"}
-    davinci = search("llama3-70b", ascend, gpus=256)["accuracy"]
+    davinci = search(unpublished("llama3-70b"), ascend, gpus=256)["accuracy"]
     assert davinci["gpu_architecture_measured"] is False and davinci["gpu"] == "Huawei Ascend 910C"
     assert (davinci["published_runs"], davinci["time_ratio_low"]) == (
         nvidia["published_runs"],
@@ -103,16 +113,16 @@ def test_an_answer_states_how_the_model_did_on_its_own_gpu_architecture(h100_ib:
         "slug": "mi300x",
         "gpu": "MI300X-192GB",
     }
-    acc = search("llama3-70b", mi300x, gpus=256)["accuracy"]
+    acc = search(unpublished("llama3-70b"), mi300x, gpus=256)["accuracy"]
     runs, mean = C.MODEL_ACCURACY_BY_ARCHITECTURE[("dense", "cdna3")]
     assert (acc["architecture_runs"], acc["architecture_mean_error"]) == (runs, mean)
     text = str(accuracy_sentence(acc))
     assert f"{runs} of those runs used the architecture of the AMD Instinct MI300X" in text
     assert ("longer than published on average: this run may be faster" in text) == (mean > 0)
-    hopper = search("llama3-70b", h100_ib, gpus=256)["accuracy"]
+    hopper = search(unpublished("llama3-70b"), h100_ib, gpus=256)["accuracy"]
     assert hopper["architecture_runs"] == C.MODEL_ACCURACY_BY_ARCHITECTURE[("dense", "hopper")][0]
     # the MI355X (CDNA4) since MLPerf v5.1's two runs on it
-    mi355x = search("llama3-70b", {**mi300x, "gpu": "MI355X-288GB"}, gpus=256)["accuracy"]
+    mi355x = search(unpublished("llama3-70b"), {**mi300x, "gpu": "MI355X-288GB"}, gpus=256)["accuracy"]
     runs, mean = C.MODEL_ACCURACY_BY_ARCHITECTURE[("dense", "cdna4")]
     assert (mi355x["architecture_runs"], mi355x["architecture_mean_error"]) == (runs, mean) == (2, mean)
     text = str(accuracy_sentence(mi355x))
@@ -120,7 +130,7 @@ def test_an_answer_states_how_the_model_did_on_its_own_gpu_architecture(h100_ib:
     assert ("this run may be faster than predicted" in text) == (mean > 0)
     # an architecture no run used states no figure of its own
     ascend = {**mi300x, "gpu": "Ascend-910C-128GB"}
-    assert "architecture_runs" not in search("llama3-70b", ascend, gpus=256)["accuracy"]
+    assert "architecture_runs" not in search(unpublished("llama3-70b"), ascend, gpus=256)["accuracy"]
 
 
 def test_one_run_of_an_architecture_is_stated_as_one_run_not_an_average() -> None:
@@ -187,7 +197,7 @@ def test_an_answer_that_took_the_framework_defaults_says_how_far_the_runs_were_w
     """The band is measured with each published run's own framework settings; an answer that assumed them (a
     search always does) also states how far the same runs were from the contract's keys alone, with the
     defaults it assumes (constants.MODEL_ACCURACY_DEFAULTS). An answer whose layout states them does not."""
-    r = search("gpt3-175b", h100_ib, gpus=1024)
+    r = search(unpublished("gpt3-175b"), h100_ib, gpus=1024)
     acc = r["accuracy"]
     runs, defaults = C.MODEL_ACCURACY_DEFAULTS["dense"]
     assert acc["settings_assumed"] is True and acc["mean_abs_error_defaults"] == defaults
@@ -195,14 +205,109 @@ def test_an_answer_that_took_the_framework_defaults_says_how_far_the_runs_were_w
     text = str(accuracy_sentence(acc))
     assert "with each run's own training-stack settings" in text
     assert f"the same runs were off by {100 * defaults:.0f}% on average" in text
-    stated = evaluate("gpt3-175b", h100_ib, dict(r["layout"]), gpus=1024)["accuracy"]
+    stated = evaluate(unpublished("gpt3-175b"), h100_ib, dict(r["layout"]), gpus=1024)["accuracy"]
     assert stated["settings_assumed"] is False and stated["mean_abs_error_defaults"] == defaults
     assert "the same runs were off by" not in str(accuracy_sentence(stated))
     # an answer stored before the field existed reads as before
     old = {k: v for k, v in acc.items() if k not in ("settings_assumed", "mean_abs_error_defaults")}
     old_text = str(accuracy_sentence(old))
     assert "the same runs were off by" not in old_text and f"on {runs} published dense" in old_text
-    moe = search("deepseek-v3-671b", h100_ib, gpus=1024)["accuracy"]
+    moe = search(unpublished("deepseek-v3-671b"), h100_ib, gpus=1024)["accuracy"]
     moe_text = str(accuracy_sentence(moe))
     assert f"off by {100 * C.MODEL_ACCURACY_DEFAULTS['moe'][1]:.0f}% on average" in moe_text
     assert "many small experts" in moe_text
+
+
+def _of(name: str) -> dict[str, Any]:
+    """A published model's shape (architectures.shape_of) as a workload of 4,096-token sequences."""
+    from sizing.engine.architectures import architecture, shape_of
+
+    shape = shape_of(architecture(name))
+    return {**shape, "name": name, "seq_len": 4096, "global_batch": 1024, "train_tokens": 1e12}
+
+
+def test_a_published_models_shape_states_that_models_own_band(h100_ib: dict[str, Any]) -> None:
+    """gpt-oss-120b's published runs all ran slower than predicted (1.23-1.50 times at the 10th and 90th
+    percentiles), outside most of the MoE band: an answer for that shape states its own model's runs and
+    applies their band, so its days range starts above the prediction."""
+    r = search(_of("gpt-oss-120b"), h100_ib, gpus=64)
+    acc = r["accuracy"]
+    runs, publications, mean_abs, mean, low, high = C.MODEL_ACCURACY_BY_MODEL["gpt-oss-120b"]
+    assert (acc["band"], acc["model"], acc["model_runs"], acc["model_publications"]) == (
+        "model",
+        "gpt-oss-120b",
+        runs,
+        publications,
+    )
+    assert (acc["model_time_ratio_low"], acc["model_time_ratio_high"]) == (low, high) and low > 1.0
+    assert acc["iteration_time_s_low"] == pytest.approx(r["iteration_time_s"] * low, abs=1e-3)
+    assert r["train_days"] < acc["train_days_low"] < acc["train_days_high"]
+    # the kind's figures stay what they were
+    assert (acc["published_runs"], acc["time_ratio_high"]) == (
+        C.MODEL_ACCURACY["moe"][0],
+        C.MODEL_ACCURACY["moe"][3],
+    )
+    text = str(accuracy_sentence(acc))
+    assert f"on {runs} published training runs of gpt-oss-120b" in text
+    assert f"from {publications} publications or releases" in text
+    assert f"off by {100 * mean_abs:.0f}% on average" in text and mean < 0
+    assert f"{low:.2f} to {high:.2f} times the predicted time" in text
+    assert f"about {acc['train_days_low']:,.0f} to {acc['train_days_high']:,.0f} days" in text
+    # the architecture's figure is over the kind's runs, not this model's: not beside a model's band
+    assert "used the architecture of" not in text
+
+
+def test_models_that_share_a_shape_share_a_band_and_a_bare_count_names_its_model(
+    h100_ib: dict[str, Any],
+) -> None:
+    llama70 = search("llama3-70b", h100_ib, gpus=256)["accuracy"]
+    assert llama70["model"] == "Llama 2 70B / Llama 3 70B"
+    assert llama70["model_runs"] == C.MODEL_ACCURACY_BY_MODEL["Llama 2 70B / Llama 3 70B"][0]
+    bare = {"name": "Llama 3.1 405B", "params": 405e9, "seq_len": 8192, "global_batch": 2048}
+    acc = search({**bare, "train_tokens": 1e12}, h100_ib, gpus=1024)["accuracy"]
+    assert acc["band"] == "model" and acc["model"] == "Llama 3.1 405B"
+
+
+def test_a_model_with_few_published_runs_states_its_kinds_band(h100_ib: dict[str, Any]) -> None:
+    """Kimi K2 has five compared runs, under MODEL_BAND_MIN_RUNS: its answer keeps the MoE band. A model
+    with enough runs from too few publications (Grok-1: twelve from two releases of one table) too."""
+    assert C.MODEL_BAND_MIN_RUNS > 5 and "Kimi K2" not in C.MODEL_ACCURACY_BY_MODEL
+    assert "Grok-1" not in C.MODEL_ACCURACY_BY_MODEL
+    gb200 = {
+        **h100_ib,
+        "gpu": "GB200-186GB",
+        "gpus_per_node": 4,
+        "nvlink_domain_gpus": 72,
+        "nics_per_node": 4,
+    }
+    acc = search(_of("Kimi K2"), {**gb200, "nodes": 128}, gpus=512)["accuracy"]
+    assert acc["band"] == "kind" and "model" not in acc
+    assert "mixture-of-experts" in str(accuracy_sentence(acc))
+
+
+def test_a_models_band_on_an_unmeasured_architecture_still_says_so(h100_ib: dict[str, Any]) -> None:
+    ascend = {
+        **h100_ib,
+        "intra_node": "nvlink-mesh",
+        "name": "Ascend",
+        "slug": "ascend",
+        "gpu": "Ascend-910C-128GB",
+    }
+    acc = search("llama3-70b", ascend, gpus=256)["accuracy"]
+    assert acc["band"] == "model" and acc["gpu_architecture_measured"] is False
+    assert "None of those runs used the Huawei Ascend 910C" in str(accuracy_sentence(acc))
+
+
+def test_the_architecture_sentence_beside_a_kinds_band_reads_in_chinese(h100_ib: dict[str, Any]) -> None:
+    """The page shows an engine sentence in its language (portal.i18n.translated): a kind's band with its
+    architecture's figure, in Chinese."""
+    from django.utils import translation
+
+    from portal.i18n import translated
+
+    acc = search(unpublished("llama3-70b"), h100_ib, gpus=256)["accuracy"]
+    message = accuracy_sentence(acc)
+    assert acc["band"] == "kind" and message is not None
+    with translation.override("zh-hans"):
+        text = str(translated(message.as_json(), str(message)))
+    assert "个已公开的稠密模型训练运行上" in text and "相同架构的 GPU" in text and text.endswith("。")

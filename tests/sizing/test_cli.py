@@ -104,9 +104,9 @@ def test_text_form_is_readable(a100_ib: dict[str, Any]) -> None:
     code, out, _ = run(["--workload", "gpt3-175b", "--offering", json.dumps(a100_ib), "--gpus", "1024"])
     assert code == 0
     assert "Layout: TP=" in out and "Memory per GPU" in out and "MFU" in out and "Why:" in out
-    # how close the estimate is, under the training days
-    runs = C.MODEL_ACCURACY["dense"][0]
-    assert f"How close this estimate is: on {runs} published dense training runs" in out
+    # how close the estimate is, under the training days: GPT-3 175B's own published runs
+    runs = C.MODEL_ACCURACY_BY_MODEL["GPT-3 175B"][0]
+    assert f"How close this estimate is: on {runs} published training runs of GPT-3 175B" in out
 
 
 def test_text_memory_line_sums_to_its_total_with_zero3(a100_ib: dict[str, Any]) -> None:
