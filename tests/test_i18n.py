@@ -666,7 +666,7 @@ def test_the_plan_result_in_chinese_translates_what_python_built_and_prices_it_i
     accuracy = paragraph(page, "accuracy")
     # Llama 3 70B's shape has a band of its own (its published runs'), stated in Chinese
     assert "估算的可信程度：在 " in accuracy and "个已公开的 Llama 2 70B / Llama 3 70B 训练运行上" in accuracy
-    assert "个出版物或版本" in accuracy and "已公开的稠密模型运行平均偏差" in accuracy
+    assert "个出版物或版本" in accuracy and "同样这些运行平均偏差" in accuracy
     assert "本次运行：约 " in accuracy and "天。" in accuracy and accuracy.endswith("。")
     assert "费用约 ¥" in pessimistic and "$" not in pessimistic
     # the restart story, the bill's assumptions, the memory and step tables' labels

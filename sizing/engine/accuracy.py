@@ -83,24 +83,28 @@ def published_model(wl: Any) -> str | None:
     return shape_group(shape, wl.moe.counts if wl.moe else None)
 
 
-def measured_by_model() -> dict[str, tuple[int, int, float, float, float, float]]:
+def measured_by_model() -> dict[str, tuple[int, int, float, float, float, float, float]]:
     """Published model (architectures.shape_group) -> (runs, publications, mean |error|, mean signed error,
-    published/predicted at the 10th and 90th percentiles) over the compared rows of that model's shape, for
-    the models with at least MODEL_BAND_MIN_RUNS runs from MODEL_BAND_MIN_PUBLICATIONS publications (what
-    MODEL_ACCURACY_BY_MODEL must hold)."""
-    from .validation import results
+    published/predicted at the 10th and 90th percentiles, mean |error| from the size contract's keys alone)
+    over the compared rows of that model's shape, for the models with at least MODEL_BAND_MIN_RUNS runs from
+    MODEL_BAND_MIN_PUBLICATIONS publications (what MODEL_ACCURACY_BY_MODEL must hold)."""
+    from .validation import contract_results, results
     from .workload import workload_from_dict
 
     errors: dict[str, list[float]] = {}
+    defaults: dict[str, list[float]] = {}
     publications: dict[str, set[str]] = {}
+    # contract_results holds the same compared rows, each from the contract's keys alone
+    by_id = {r.row.id: r.error for r in contract_results()}
     for r in results():
         if not r.row.compared:
             continue
         model = published_model(workload_from_dict(dict(r.row.workload)))
         if model is not None:
             errors.setdefault(model, []).append(r.error)
+            defaults.setdefault(model, []).append(by_id[r.row.id])
             publications.setdefault(model, set()).add(r.row.publication)
-    out: dict[str, tuple[int, int, float, float, float, float]] = {}
+    out: dict[str, tuple[int, int, float, float, float, float, float]] = {}
     for model, values in sorted(errors.items()):
         if len(values) < C.MODEL_BAND_MIN_RUNS or len(publications[model]) < C.MODEL_BAND_MIN_PUBLICATIONS:
             continue
@@ -113,6 +117,7 @@ def measured_by_model() -> dict[str, tuple[int, int, float, float, float, float]
             round(float(e.mean()), 3),
             round(float(low), 2),
             round(float(high), 2),
+            round(float(np.abs(np.array(defaults[model])).mean()), 3),
         )
     return out
 
@@ -147,7 +152,7 @@ def accuracy_figures(
         "band": "kind",
     }
     if own_model is not None:
-        model_runs, publications, model_abs, model_mean, low, high = own_model
+        model_runs, publications, model_abs, model_mean, low, high, model_defaults = own_model
         out.update(
             band="model",
             model=model,
@@ -157,6 +162,7 @@ def accuracy_figures(
             model_mean_error=model_mean,
             model_time_ratio_low=low,
             model_time_ratio_high=high,
+            model_mean_abs_error_defaults=model_defaults,
             iteration_time_s_low=round(iteration_time_s * low, 4),
             iteration_time_s_high=round(iteration_time_s * high, 4),
         )
@@ -287,7 +293,7 @@ def _model_band_sentence(figures: dict[str, Any], values: dict[str, Any]) -> Msg
         "high": f"{figures['model_time_ratio_high']:.2f}",
         "publications": figures["model_publications"],
     }
-    if not (figures.get("settings_assumed") and figures.get("mean_abs_error_defaults") is not None):
+    if not (figures.get("settings_assumed") and figures.get("model_mean_abs_error_defaults") is not None):
         return _(
             "How close this estimate is: on %(runs)s published training runs of %(model)s (runs of this "
             "model's shape, from %(publications)s publications or releases), the model's step time was off "
@@ -295,16 +301,16 @@ def _model_band_sentence(figures: dict[str, Any], values: dict[str, Any]) -> Msg
             "predicted time. For this run: about %(days_low)s to %(days_high)s days.",
             **values,
         )
-    values["defaults"] = f"{100 * figures['mean_abs_error_defaults']:.0f}"
+    values["defaults"] = f"{100 * figures['model_mean_abs_error_defaults']:.0f}"
     if figures["kind"] == "moe":
         return _(
             "How close this estimate is: on %(runs)s published training runs of %(model)s (runs of this "
             "model's shape, from %(publications)s publications or releases), the model's step time was off "
             "by %(error)s%% on average with each run's own training-stack settings, and 8 in 10 of those "
             "runs took %(low)s to %(high)s times the predicted time. With those settings left to the "
-            "defaults this estimate assumes (communication overlap, token dispatcher, routing balance), "
-            "published mixture-of-experts runs were off by %(defaults)s%% on average. For this run: about "
-            "%(days_low)s to %(days_high)s days.",
+            "defaults this estimate assumes (communication overlap, token dispatcher, routing balance), the "
+            "same runs were off by %(defaults)s%% on average. For this run: about %(days_low)s to "
+            "%(days_high)s days.",
             **values,
         )
     return _(
@@ -312,8 +318,8 @@ def _model_band_sentence(figures: dict[str, Any], values: dict[str, Any]) -> Msg
         "model's shape, from %(publications)s publications or releases), the model's step time was off by "
         "%(error)s%% on average with each run's own training-stack settings, and 8 in 10 of those runs "
         "took %(low)s to %(high)s times the predicted time. With those settings left to the defaults this "
-        "estimate assumes (communication overlap, dropout, attention kernels), published dense runs were off "
-        "by %(defaults)s%% on average. For this run: about %(days_low)s to %(days_high)s days.",
+        "estimate assumes (communication overlap, dropout, attention kernels), the same runs were off by "
+        "%(defaults)s%% on average. For this run: about %(days_low)s to %(days_high)s days.",
         **values,
     )
 
@@ -350,8 +356,8 @@ if __name__ == "__main__":
         print(f"{kind} on {arch}: {runs} runs, mean signed error {mean:+.3f}")
     for kind, (runs, mean_abs) in measured_with_defaults().items():
         print(f"{kind} from the contract's keys (defaults taken): {runs} runs, mean |error| {mean_abs:.3f}")
-    for model, (runs, pubs, mean_abs, mean, low, high) in measured_by_model().items():
+    for model, (runs, pubs, mean_abs, mean, low, high, defaults) in measured_by_model().items():
         print(
             f"{model}: {runs} runs from {pubs} publications, mean |error| {mean_abs:.3f}, mean {mean:+.3f}, "
-            f"published/predicted {low:.2f}-{high:.2f}"
+            f"published/predicted {low:.2f}-{high:.2f}, mean |error| from the contract's keys {defaults:.3f}"
         )

@@ -232,7 +232,7 @@ def test_a_published_models_shape_states_that_models_own_band(h100_ib: dict[str,
     applies their band, so its days range starts above the prediction."""
     r = search(_of("gpt-oss-120b"), h100_ib, gpus=64)
     acc = r["accuracy"]
-    runs, publications, mean_abs, mean, low, high = C.MODEL_ACCURACY_BY_MODEL["gpt-oss-120b"]
+    runs, publications, mean_abs, mean, low, high, defaults = C.MODEL_ACCURACY_BY_MODEL["gpt-oss-120b"]
     assert (acc["band"], acc["model"], acc["model_runs"], acc["model_publications"]) == (
         "model",
         "gpt-oss-120b",
@@ -255,6 +255,13 @@ def test_a_published_models_shape_states_that_models_own_band(h100_ib: dict[str,
     assert f"about {acc['train_days_low']:,.0f} to {acc['train_days_high']:,.0f} days" in text
     # the architecture's figure is over the kind's runs, not this model's: not beside a model's band
     assert "used the architecture of" not in text
+    # a search takes the framework defaults: how far the same runs of this model were with them
+    assert acc["settings_assumed"] and acc["model_mean_abs_error_defaults"] == defaults
+    assert f"the same runs were off by {100 * defaults:.0f}% on average" in text
+    assert defaults != C.MODEL_ACCURACY_DEFAULTS["moe"][1]  # the model's own figure, not its kind's
+    stated = evaluate(_of("gpt-oss-120b"), h100_ib, dict(r["layout"]), gpus=64)["accuracy"]
+    assert stated["band"] == "model" and not stated["settings_assumed"]
+    assert "the same runs were off by" not in str(accuracy_sentence(stated))
 
 
 def test_models_that_share_a_shape_share_a_band_and_a_bare_count_names_its_model(
