@@ -52,6 +52,25 @@ def days_text(days: Any) -> str:
     return "—" if value is None else f"{value:,.{DAYS_PLACES}f}"
 
 
+def about_days_text(days: Any) -> str:
+    """The ends of a days range ("about 27 to 33 days"), as the result page's sentence and the run page's
+    range under each answer's days both write them: whole days from 10 up, one place from 1, two significant
+    figures below, each rounded half up from the figure given (33.46 -> "33", 4.25 -> "4.3"); "—" for none."""
+    value = decimal_or_none(days)
+    if value is None:
+        return "—"
+    tenths = value.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    if tenths >= 10:  # 9.96 is "10", not "10.0"
+        return f"{value.quantize(Decimal(1), rounding=ROUND_HALF_UP):,}"
+    if value >= 1:
+        return f"{tenths}"
+    if value == 0:
+        return "0"
+    # two significant figures: the place of the second one
+    place = Decimal(1).scaleb(value.adjusted() - 1)
+    return f"{value.quantize(place, rounding=ROUND_HALF_UP).normalize():f}"
+
+
 def is_finite(value: float) -> bool:
     """Whether a number is one a float holds: not inf, nan, nor an integer past FLOAT_MAX (math.isfinite
     raises OverflowError on such an integer instead of answering)."""

@@ -92,3 +92,37 @@ def test_the_quote_headline_uses_the_same_figure() -> None:
         )
     assert rows["Training time"] == "100.3 days (with failures)"
     assert rows["Without failures"] == "272.5 days"
+
+
+# The ends of a days range: whole days from 10 up, one place from 1, two significant figures below, rounded
+# half up (4.25 is exact in binary: Python's own format wrote "4.2" in the accuracy sentence before).
+RANGE_ENDS = (
+    (33.46, "33"),
+    (33.5, "34"),
+    (1234.5, "1,235"),
+    (4.25, "4.3"),
+    (9.96, "10"),
+    (0.0045, "0.0045"),
+    (0.01234, "0.012"),
+    (None, "—"),
+)
+
+
+@pytest.mark.parametrize(("days", "text"), RANGE_ENDS)
+def test_a_range_end_reads_the_same_in_the_sentence_and_on_the_run_page(days: Any, text: str) -> None:
+    from hardware.numbers import about_days_text
+    from sizing.engine.accuracy import accuracy_sentence
+
+    assert about_days_text(days) == text
+    assert Template("{% load units %}{{ d|about_days }}").render(Context({"d": days})) == text
+    if days is not None:
+        figures = {
+            "kind": "dense",
+            "published_runs": 10,
+            "mean_abs_error": 0.1,
+            "time_ratio_low": 0.9,
+            "time_ratio_high": 1.1,
+            "train_days_low": days,
+            "train_days_high": days,
+        }
+        assert f"about {text} to {text} days" in str(accuracy_sentence(figures))

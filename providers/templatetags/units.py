@@ -10,6 +10,7 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext
 
+from hardware.numbers import about_days_text
 from portal.formats import days_text, goodput_text, percent_text
 from portal.formats import figure as figure_shown
 from portal.i18n import unit_word as _unit_word
@@ -45,6 +46,13 @@ def figure(value: Any, places: Any = 2) -> str:
     """A figure with thousands separators and at most `places` decimals, as the quote shows it, the same in
     every language (Django's intcomma groups in English only): 5681.9 -> "5,681.9"."""
     return figure_shown(value, int(places))
+
+
+@register.filter
+def about_days(value: Any) -> str:
+    """An end of a days range as the result page's accuracy sentence writes it: 33.46 -> "33", 4.25 ->
+    "4.3"."""
+    return about_days_text(value)
 
 
 @register.filter

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from hardware.messages import Msg, _
+from hardware.numbers import about_days_text
 
 from . import constants as C
 from .architectures import shape_group
@@ -178,12 +179,6 @@ def accuracy_figures(
     return out
 
 
-def _days_text(days: float) -> str:
-    if days >= 10:
-        return f"{days:,.0f}"
-    return f"{days:.1f}" if days >= 1 else f"{days:.2g}"
-
-
 def accuracy_sentence(figures: dict[str, Any] | None) -> Msg | None:
     """The band in words, for the result page (None for an answer stored before it was reported); for a GPU
     whose architecture no measured run used, followed by what that means."""
@@ -256,8 +251,8 @@ def _band_sentence(figures: dict[str, Any]) -> Msg:
         "error": f"{100 * figures['mean_abs_error']:.0f}",
         "low": f"{figures['time_ratio_low']:.2f}",
         "high": f"{figures['time_ratio_high']:.2f}",
-        "days_low": _days_text(figures["train_days_low"]),
-        "days_high": _days_text(figures["train_days_high"]),
+        "days_low": about_days_text(figures["train_days_low"]),
+        "days_high": about_days_text(figures["train_days_high"]),
     }
     if figures.get("band") == "model":
         return _model_band_sentence(figures, values)

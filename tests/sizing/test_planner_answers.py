@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.template.defaultfilters import floatformat
 from rest_framework.test import APIClient
 
+from hardware.numbers import about_days_text
 from sizing import services
 from sizing.models import PlanResult, PlanRun
 from tests.providers.factories import OfferingFactory, PlanFactory, UserFactory
@@ -177,8 +178,11 @@ def test_assumptions_and_what_the_pessimistic_values_would_do(
     assert f"{band['time_ratio_low']:.2f} to {band['time_ratio_high']:.2f} times" in accuracy.group(1)
     # the run's ranking shows the same band under each feasible answer's days, and names the fabric
     ranking = client.get(f"/plan/{run.pk}/").content.decode()
-    days = re.findall(r'<span class="note range days-band">([\d.]+)–([\d.]+)</span>', ranking)
-    assert (floatformat(band["train_days_low"], -1), floatformat(band["train_days_high"], -1)) in days
+    days = re.findall(r'<span class="note range days-band">([\d.,]+)–([\d.,]+)</span>', ranking)
+    # written as the result page's sentence writes them ("about 27 to 33 days")
+    assert (about_days_text(band["train_days_low"]), about_days_text(band["train_days_high"])) in days
+    low, high = about_days_text(band["train_days_low"]), about_days_text(band["train_days_high"])
+    assert f"about {low} to {high} days" in accuracy.group(1)
     assert 'id="days-band-note"' in ranking and "8 in 10 published runs" in ranking
     assert " · InfiniBand " in ranking and " · infiniband " not in ranking
     # a deadline the central days meet but the top of the range passes is said beside the range; one the
