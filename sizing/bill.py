@@ -274,8 +274,8 @@ def _spares_line(
 
 def _count(value: Any) -> str:
     """A count of GPUs or hours in a line's note as the bill's quantities read: thousands separators, the
-    figure's own decimals kept ("8,192", "1,304.80")."""
-    return f"{value:,}"
+    figure's own decimals kept ("8,192", "1,304.80"; a Decimal in exponent form, 1E+3, as "1,000")."""
+    return format(value, ",f") if isinstance(value, Decimal) else f"{value:,}"
 
 
 def _months(hours: Decimal) -> Decimal:

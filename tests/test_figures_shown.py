@@ -86,3 +86,18 @@ def test_the_result_page_and_the_bill_notes_group_thousands(
     compute = next(line for line in result.bill["lines"] if line["item"] == "compute")
     assert re.search(r"\d,\d{3} GPUs × [\d,]+\.\d+ h", compute["note"]), compute["note"]
     assert f"{result.gpus:,} GPUs" in compute["note"]
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (8192, "8,192"),
+        (Decimal("1304.80"), "1,304.80"),
+        (Decimal("1E+3"), "1,000"),
+        (Decimal("91.2"), "91.2"),
+    ],
+)
+def test_a_bill_note_writes_its_counts_with_separators_and_their_own_decimals(value: Any, text: str) -> None:
+    from sizing.bill import _count
+
+    assert _count(value) == text
