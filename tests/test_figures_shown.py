@@ -101,3 +101,27 @@ def test_a_bill_note_writes_its_counts_with_separators_and_their_own_decimals(va
     from sizing.bill import _count
 
     assert _count(value) == text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_a_gpu_count_in_a_sentence_groups_its_thousands_in_both_languages(client: Any, language: str) -> None:
+    """A request for quote of 1,024 GPUs, to the buyer and to the provider's representative, reads
+    "1,024 GPUs" in both languages (Django's intcomma grouped them in English only, and these pages did not
+    group them at all)."""
+    from rfq import services as rfq_services
+    from tests.providers.factories import ProviderFactory
+
+    offering = OfferingFactory(slug="rfq-big", max_nodes=256, provider=ProviderFactory(slug="bigcloud"))
+    PlanFactory(offering=offering, price_usd_per_gpu_hour=Decimal("2.5"))
+    buyer = UserFactory(username="rfq-figures-buyer")
+    rep = UserFactory(username="rfq-figures-rep", role="provider", provider=offering.provider)
+    rfq = rfq_services.rfq_create(
+        buyer=buyer, offering_slugs=["rfq-big"], gpus=1024, questions=["When?"], preset="13b"
+    )
+    client.force_login(buyer)
+    detail = client.get(f"/rfqs/{rfq.pk}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert "1,024" in detail and "1024 " not in detail
+    client.force_login(rep)
+    answer = client.get(f"/rfqs/{rfq.pk}/answer/rfq-big/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert "1,024" in answer and "1024 " not in answer
