@@ -13,6 +13,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from hardware.numbers import about_days_text as about_days_text  # re-exported, as days_text
 from hardware.numbers import days_text as days_text  # re-exported: pages and the quote take it from here
 from hardware.numbers import days_value as days_value
 from hardware.numbers import figure_text

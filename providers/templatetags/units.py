@@ -10,8 +10,7 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext
 
-from hardware.numbers import about_days_text
-from portal.formats import days_text, goodput_text, percent_text
+from portal.formats import about_days_text, days_text, goodput_text, percent_text
 from portal.formats import figure as figure_shown
 from portal.i18n import unit_word as _unit_word
 from providers.facts import NO_PLAN_NAME, source_kind_name

@@ -140,32 +140,31 @@ def accuracy_figures(
     kind = kind_of(moe)
     runs, mean_abs, low, high = C.MODEL_ACCURACY[kind]
     own_model = C.MODEL_ACCURACY_BY_MODEL.get(model) if model is not None else None
+    # the band applied to this answer's figures: its model's where it has one, else its kind's
+    applied = (own_model[4], own_model[5]) if own_model is not None else (low, high)
     out: dict[str, Any] = {
         "kind": kind,
         "published_runs": runs,
         "mean_abs_error": mean_abs,
         "time_ratio_low": low,
         "time_ratio_high": high,
-        "iteration_time_s_low": round(iteration_time_s * low, 4),
-        "iteration_time_s_high": round(iteration_time_s * high, 4),
+        "iteration_time_s_low": round(iteration_time_s * applied[0], 4),
+        "iteration_time_s_high": round(iteration_time_s * applied[1], 4),
         "settings_assumed": settings_assumed,
         "mean_abs_error_defaults": C.MODEL_ACCURACY_DEFAULTS[kind][1],
-        "band": "kind",
+        "band": "kind" if own_model is None else "model",
     }
     if own_model is not None:
-        model_runs, publications, model_abs, model_mean, low, high, model_defaults = own_model
+        model_runs, publications, model_abs, model_mean, _low, _high, model_defaults = own_model
         out.update(
-            band="model",
             model=model,
             model_runs=model_runs,
             model_publications=publications,
             model_mean_abs_error=model_abs,
             model_mean_error=model_mean,
-            model_time_ratio_low=low,
-            model_time_ratio_high=high,
+            model_time_ratio_low=applied[0],
+            model_time_ratio_high=applied[1],
             model_mean_abs_error_defaults=model_defaults,
-            iteration_time_s_low=round(iteration_time_s * low, 4),
-            iteration_time_s_high=round(iteration_time_s * high, 4),
         )
     if gpu is not None:
         out["gpu"] = gpu.name
@@ -174,8 +173,8 @@ def accuracy_figures(
         if own is not None:
             out["architecture_runs"], out["architecture_mean_error"] = own
     if train_days is not None and np.isfinite(train_days):
-        out["train_days_low"] = rounded_days(train_days * low)
-        out["train_days_high"] = rounded_days(train_days * high)
+        out["train_days_low"] = rounded_days(train_days * applied[0])
+        out["train_days_high"] = rounded_days(train_days * applied[1])
     return out
 
 
