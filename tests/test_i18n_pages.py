@@ -39,6 +39,7 @@ ALLOWED: tuple[str, ...] = (
     "AWS Enterprise Support",
     "AWS FSx for Lustre",
     "gpt-oss",  # a model's published name (the plan form's example of sliding-window attention)
+    "Transformer Engine",  # NVIDIA's library, named in the cross-entropy loss's assumption
     # what the tools print, quoted in a parser warning so the reader finds it in the log
     "Unable to determine the device handle",
     "No devices were found",
@@ -100,14 +101,14 @@ ALLOWED_WORDS = frozenset(
     Meta SemiAnalysis ClusterProof Bekman Young Daly
     Llama LLaMA GPT BLOOM OPT DeepSeek Mistral Qwen MoE Megatron Core NeMo FlashAttention SwiGLU GeLU ZeRO
     Kimi Adam Muon DeepEP MLP
-    dropout RoPE YaRN
+    dropout RoPE YaRN logit
     TP PP DP CP EP ETP dp KV GQA FFN SLA MTBF PDF CS token Token leaf spine ring top""".split()
 )
 # The pages use these as Chinese engineers write them: model, vendor and product names (DGX, A3
 # Mega/Ultra/High, Megatron-Core, the Adam and Muon optimizers, the DeepEP dispatcher), parallelism and
 # hardware abbreviations, units, fabric/scheduler/stack codes as the catalog filter lists them, quote numbers
-# (CS-...), loanwords (token, leaf, spine, ring, top, dropout), the names of the rotary embeddings' methods
-# (RoPE, YaRN).
+# (CS-...), loanwords (token, leaf, spine, ring, top, dropout, logit), the names of the rotary embeddings'
+# methods (RoPE, YaRN).
 URLISH = re.compile(
     r"`[^`]*`"  # a command to run, quoted
     r"|'[^'\s]+'"  # a code or a value as typed, quoted

@@ -11,6 +11,7 @@ from hardware.messages import _, ngettext
 from hardware.numbers import value_text
 
 from . import constants as C
+from . import loss as LOSS
 from .accuracy import accuracy_figures, published_model
 from .bounds import GPUS_MAX
 from .cost import cost_block, plan_choice_note
@@ -395,7 +396,8 @@ def evaluate(
     hw = allow_requested_gpus(hw, lay.gpus)  # an explicit layout is an explicit cluster size
     lay, dispatcher_notes = resolve_dispatcher(lay, hw, wl.moe is not None)
     lay, overlap_notes = resolve_overlap(lay, hw, optimizer)
-    notes = notes + dispatcher_notes + overlap_notes
+    lay, loss_notes = LOSS.resolve(lay, hw)
+    notes = notes + dispatcher_notes + overlap_notes + loss_notes
     # an unset gradient-reduction precision stays unset through the fit (the grid's default follows each
     # candidate's ZeRO stage, model._inputs) and is filled from the layout that is answered
     res = evaluate_grid(wl, hw, lay.grid(), optimizer)

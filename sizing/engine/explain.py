@@ -447,6 +447,12 @@ SETTING_WORDS: dict[str, dict[Any, Msg]] = {
         CP_ALL_TO_ALL: _("context parallelism's all-to-all"),
         None: _("context parallelism's default exchange"),
     },
+    "cross_entropy": {
+        "unfused": _("the cross-entropy loss in separate operations"),
+        "native": _("the cross-entropy loss in Megatron-Core's fused kernels"),
+        "te": _("the cross-entropy loss in Transformer Engine's fused kernel"),
+        None: _("the cross-entropy loss as the framework runs it by default"),
+    },
     "first_stage_layers": {None: _("the layers split evenly over the pipeline stages")},
     "last_stage_layers": {None: _("the layers split evenly over the pipeline stages")},
     "recompute_modules": {None: _("the default recomputed modules (the attention core)")},

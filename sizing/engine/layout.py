@@ -24,6 +24,7 @@ from hardware.messages import _
 from hardware.numbers import value_text
 
 from . import checkpointing as CK
+from . import loss as LOSS
 from .bounds import GPUS_MAX, check_float_range, chosen
 from .errors import InputError
 from .model import RECOMPUTE_CODES
@@ -115,6 +116,11 @@ class Layout:
     # Megatron adds into its fp32 main gradients inside the weight-gradient GEMM
     # (gradient_accumulation_fusion)
     bf16_optimizer: bool | None = None
+    # the cross-entropy loss's implementation (loss.CROSS_ENTROPY_IMPLS): "unfused" (Megatron-Core's default
+    # vocab-parallel ops), "native" (its fused kernels, cross_entropy_loss_fusion) or "te" (Transformer
+    # Engine's, cross_entropy_fusion_impl "te"); None = the GPU generation's framework default
+    # (loss.default_for), resolved before evaluation and stated
+    cross_entropy: str | None = None
 
     @property
     def gpus(self) -> int:
@@ -128,7 +134,13 @@ class Layout:
         # every field is a scalar: what dataclasses.asdict gives, without its recursive deep copy
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["etp"] = self.expert_tp
-        unset_stays_out = ("te_op_fuser", "cp_comm_type", "recompute_modules", "pipeline_schedules")
+        unset_stays_out = (
+            "te_op_fuser",
+            "cp_comm_type",
+            "recompute_modules",
+            "pipeline_schedules",
+            "cross_entropy",
+        )
         for key in (*unset_stays_out, "bf16_optimizer"):
             if d[key] is None:
                 d.pop(key)  # unset stays out of the answer's layout, as before the key existed
@@ -195,6 +207,8 @@ class Layout:
             g["aloss"] = float(self.account_for_loss_in_pipeline_split)
         if self.pipeline_schedules is not None:
             g["sched"] = float(self.pipeline_schedules)
+        if self.cross_entropy is not None:
+            g[LOSS.GRID_KEY] = LOSS.grid_code(self.cross_entropy)
         return g
 
     @property
@@ -344,6 +358,10 @@ def _pipeline_engine(d: dict[str, Any], v: int) -> str:
 
 def _zero3_gather(d: dict[str, Any]) -> str | None:
     return _optional_choice(d, "zero3_gather", ZERO3_GATHERS)
+
+
+def _cross_entropy(d: dict[str, Any]) -> str | None:
+    return _optional_choice(d, "cross_entropy", LOSS.CROSS_ENTROPY_IMPLS)
 
 
 def _moe_dispatcher(d: dict[str, Any]) -> str | None:
@@ -655,10 +673,7 @@ def layout_from_dict(
     if unknown:
         raise InputError(f"layout.{sorted(unknown)[0]}", _("unknown key"))
     notes: list[str] = []
-    tp = _int(d, "tp", 1)
-    pp = _int(d, "pp", 1)
-    cp = _int(d, "cp", 1)
-    ep = _int(d, "ep", 1)
+    tp, pp, cp, ep = (_int(d, key, 1) for key in ("tp", "pp", "cp", "ep"))
     etp = _int(d, "etp", tp)
     zero = _int(d, "zero", 1, minimum=0)
     if zero > 3:
@@ -712,5 +727,6 @@ def layout_from_dict(
         account_for_loss_in_pipeline_split=slot_loss,
         pipeline_schedules=schedules,
         bf16_optimizer=_flag(d, "bf16_optimizer"),
+        cross_entropy=_cross_entropy(d),
     )
     return lay, notes

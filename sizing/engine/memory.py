@@ -160,12 +160,15 @@ def expert_data_parallel_ranks(x: dict[str, Any]) -> Array:
     return np.maximum(x["tp"] * x["dp"] * x["cp"] / (x["ep"] * x["etp"]), 1.0)
 
 
-def logits_bytes(seq: Array, micro_batch: Array, vocab: int, tp: Array) -> Array:
+def logits_bytes(
+    seq: Array, micro_batch: Array, vocab: int, tp: Array, per_logit: Array = C.LOGITS_BYTES
+) -> Array:
     """Bytes of one micro-batch's logits held by the rank with the output layer from the loss to its
     backward: Korthikanti et al. 2022 sec. 4.3, "the cross entropy loss requires storing the logits which are
     calculated in 32-bit floating point and as a result will require 4sbv/t bytes" (vocabulary-parallel over
-    the TP ranks; the sequence share of this rank under CP)."""
-    return C.LOGITS_BYTES * np.asarray(seq, dtype=float) * micro_batch * float(vocab) / tp
+    the TP ranks; the sequence share of this rank under CP); `per_logit` the loss implementation's
+    (loss.held_bytes_per_logit: 2 for Transformer Engine's kernel, which keeps the bf16 logits)."""
+    return per_logit * np.asarray(seq, dtype=float) * micro_batch * float(vocab) / tp
 
 
 def overhead_bytes(states_and_activations: Array) -> Array:

@@ -9,9 +9,10 @@ default tp), the overlap flags tpo, ogr, opg, ppo (overlap.OVERLAP_GRID_KEYS; de
 default of the GPU), dsp (DeepSpeed's pipeline engine, pipeline.py; default Megatron's) and gr32 (gradients
 reduced in fp32, zero.py; default bf16), raf (ZeRO-3 reshard after forward, zero.py; default true), dedup
 (MoE token dispatcher deduplicates per destination, timing.all_to_all_time; default by GPU), fsl / lsl and
-aemb / aloss (the pipeline split, stages.py; default ceil(L / p)), sched (the schedule's runs per step,
-layout.pipeline_schedules; default 1); `x` is the same dict as arrays (`_inputs`). Single letters in formulas
-follow the papers' notation: h hidden, s sequence, L layers, V vocabulary.
+aemb / aloss (the pipeline split, stages.py; default ceil(L / p)), sched (the schedule's runs per step;
+default 1), xent (the loss's implementation, loss.py; default by GPU); `x` is the same dict as arrays
+(`_inputs`). Single letters in formulas follow the papers' notation: h hidden, s sequence, L layers, V
+vocabulary.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from . import constants as C
 from . import context as CP
 from . import eager as E
 from . import gradients as G
+from . import loss as LOSS
 from . import memory as M
 from . import pipeline as P
 from . import stages as S
@@ -234,16 +236,13 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool], fp32_grads: bool) -> d
             out[key] = zero3_grid if zero3 else ~zero3_grid
         else:
             out[key] = np.asarray(default, dtype=bool)
-    # settings whose default changes nothing, present only when the grid sets them: DeepSpeed's pipeline
-    # engine (dsp, pipeline.py; else Megatron's), gradients reduced in fp32 (gr32, zero.py; below) and
-    # ZeRO-3 parameters kept gathered after the forward pass (raf false, zero.py; else resharded); ZeRO-3
-    # gathers of flat per-block buffers or per tensor (z3flat, zero.py; else the GPU's framework default)
-    # The MoE token dispatcher (dedup: deduplicating DeepEP/HybridEP, else Megatron's all-to-all) is read
-    # only when the grid sets it; its default follows the GPU (overlap.default_dispatcher)
-    # The expert-parallel all-to-all overlap (epo, overlap.EP_OVERLAP_FLAG) likewise: off unless set.
-    # Transformer Engine's op fuser for the experts (opf, eager.eager_bytes): off unless set. Context
-    # parallelism by all-to-all (cpa2a, context.uses_all_to_all): by the workload unless set.
-    # DeepSpeed's BF16_Optimizer pass (bf16o, _stage_times): off unless set.
+    # settings read only when the grid sets them, else their default: DeepSpeed's pipeline engine (dsp,
+    # pipeline.py; else Megatron's), gradients reduced in fp32 (gr32, zero.py; below), ZeRO-3 parameters kept
+    # gathered after the forward pass (raf false, zero.py), ZeRO-3 gathers of flat buffers or per tensor
+    # (z3flat, zero.py; else the GPU's framework default), the MoE token dispatcher (dedup; else the GPU's,
+    # overlap.default_dispatcher), the expert-parallel all-to-all overlap (epo, off), Transformer Engine's op
+    # fuser for the experts (opf, eager.eager_bytes; off), context parallelism by all-to-all (cpa2a,
+    # context.uses_all_to_all; by the workload), DeepSpeed's BF16_Optimizer pass (bf16o, _stage_times; off).
     optional = ("dsp", "gr32", "raf", "z3flat", "dedup", "epo", "opf", "cpa2a", "bf16o")
     for key in (*optional, *CK.GRID_KEYS.values()):
         if key in g:
@@ -251,8 +250,9 @@ def _inputs(g: dict[str, Any], defaults: dict[str, bool], fp32_grads: bool) -> d
     if fp32_grads and "gr32" not in g:
         out["gr32"] = out["zero"] <= 1
     # layers of the first and last pipeline stages (0 = unset), the embedding and loss counted as pipeline
-    # layers (stages.py), the schedule's runs per step (sched), present only when the layout sets them
-    for key in (*S.UNEVEN_ENDS, *S.PIPELINE_SLOTS, "sched"):
+    # layers (stages.py), the schedule's runs per step (sched), the loss's implementation (xent, loss.py; else
+    # the GPU's), present only when the layout sets them
+    for key in (*S.UNEVEN_ENDS, *S.PIPELINE_SLOTS, "sched", LOSS.GRID_KEY):
         if key in g:
             out[key] = np.asarray(g[key], dtype=f)
     return out
@@ -338,9 +338,9 @@ def _memory(
     coeffs = _coeffs(wl, hw, shape, uses_flash_attention(wl, hw))
     act_layer = M.activation_bytes_per_layer(seq_local, mb, wl.hidden, coeffs, tp, sp, mode, seq_full=s)
     act_layer = act_layer - CK.unkept_bytes(wl, shape, x, seq_local * mb, _fp8_linears(wl, hw))
-    # the rank with the output layer also holds one micro-batch's logits through the loss and its backward
-    # (Korthikanti et al. 2022 sec. 4.3: the cross entropy keeps them in fp32, 4 s b v / t bytes)
-    logits = M.logits_bytes(seq_local, mb, wl.vocab, tp) * (1.0 + wl.mtp_layers)  # each MTP depth its own
+    # the output layer's rank holds a micro-batch's logits through the loss (each MTP depth its own)
+    per_logit = LOSS.held_bytes_per_logit(hw, x)
+    logits = (1.0 + wl.mtp_layers) * M.logits_bytes(seq_local, mb, wl.vocab, tp, per_logit)
     held, last_held = S.peak_layers(x, micro / x.get("sched", 1.0), n_layers, first_layers, layers_last)
     activations = np.maximum(act_layer * held, act_layer * last_held + logits)
     states = weights + grads + optimizer
@@ -593,7 +593,7 @@ def _stage_times(
     m that is a multiple of p when the sends cost nothing (the same simulation); what the sends add is in
     `pp`."""
     pp, n_layers, layers_last = x["pp"], memory.layers_per_stage, memory.layers_last
-    logits = T.output_layer_time(hw, wl.hidden, wl.vocab, wl.mtp_layers, x["tp"], compute.tokens)
+    logits = LOSS.output_layer_time(hw, wl, x, compute.tokens)  # the output layer and the loss
     per_layer = compute.compute + compute.recompute + compute.membound + comm.tp + comm.cp + comm.ep
     last_binds = layers_last * per_layer + logits > n_layers * per_layer
     binding_layers = np.where(last_binds, layers_last, n_layers)

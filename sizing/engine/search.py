@@ -30,6 +30,7 @@ from hardware.numbers import value_text
 from providers.facts import billable_rate
 
 from . import constants as C
+from . import loss as LOSS
 from .api import as_workload, brief_result, build_result, check_gpus, faults_for, reason_texts
 from .bounds import GPUS_MAX, check_deadline, check_top
 from .cost import billed_rate
@@ -257,6 +258,7 @@ class _Space:
             overlap_param_gather=defaults["overlap_param_gather"],
             overlap_p2p_comm=defaults["overlap_p2p_comm"],
             grad_reduce_in_fp32=grad_reduce_in_fp32_by_default(self.model.convention, self.hw, zero),
+            cross_entropy=LOSS.default_for(self.hw),
         )
         return resolve_dispatcher(lay, self.hw, self.wl.moe is not None)[0]
 
@@ -589,7 +591,8 @@ def search(
         # no larger than a job the engine sizes (bounds.GPUS_MAX): an answer's layout must evaluate as given
         ladder = [n * hw.gpus_per_node for n in (node_counts or node_ladder(hw.max_nodes))]
         gpu_counts = [g for g in ladder if g <= GPUS_MAX] or [min(ladder)]
-    notes = [framework_note(hw)] + ([dispatcher_note(hw), expert_tp_note(hw)] if wl.moe is not None else [])
+    notes = [framework_note(hw), LOSS.note(hw)]
+    notes += [dispatcher_note(hw), expert_tp_note(hw)] if wl.moe is not None else []
     if optimizer is None:
         optimizer = default_optimizer(hw)
         notes.append(optimizer_note(hw))

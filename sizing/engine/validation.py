@@ -130,8 +130,14 @@ MEAN_TOLERANCE = 0.10
 # Newton-Schulz products charged), 10.022% over 492. Then Llama 3 70B SFT on 32 GB300 and GB200 (26.06, held
 # out): +3.2%, -7.6%, +11.2%, +3.4%, 9.994% over 496 - at the target again, by the model's count (10.091% ->
 # 10.062% on the 488 rows of the stop's start), the Kimi K2 rows with Muon and four published runs it meets.
-MEAN_RECORDED = 0.1000
-MEAN_RECORDED_EARLIER = 0.08191
+# Fortieth stop: the cross-entropy loss's passes over the logits (loss.py; 52, 28 or 10 bytes per logit by
+# implementation, read from the code) with each row's implementation read from its stack where the source
+# allows: 10.107%, 39 past - above the target by a model change, not a fit: with the class defaults alone
+# (no row's implementation stated) the set gives 9.970%, and the rows whose stacks state an unfused or
+# Megatron-Core-fused loss (the MoE Parallel Folding suite, the DGX Cloud and NeMo 24.x-25.x tables) were
+# already predicted slow; the 222 earlier rows 8.191% -> 8.260% (docs/MODEL.md, "Fortieth stop").
+MEAN_RECORDED = 0.1011
+MEAN_RECORDED_EARLIER = 0.08261
 # The sources whose rows were added at the twentieth stop and later (row ids start with these), held apart
 # from the 222 rows compared before (MEAN_RECORDED_EARLIER)
 LATER_SOURCES = (
@@ -304,7 +310,8 @@ CONTRACT_LAYOUT_KEYS = frozenset(
 # from the contract's keys, +20%). Thirty-sixth stop: sixteen published runs, 14.32% over 488, 79 past.
 # Thirty-seventh stop: multi-head latent attention's projections counted as they are, 14.24%, 78 past; with
 # the four Kimi K2 GB300 rows 14.16% over 492; with the four Llama 3 70B SFT rows 14.10% over 496.
-CONTRACT_MEAN_RECORDED = 0.1410
+# Fortieth stop: the cross-entropy loss's passes, 14.17%, 79 past.
+CONTRACT_MEAN_RECORDED = 0.1417
 # The dense rows sent as a bare parameter count (params_statistics): 14.81% over 293 rows, 5 layouts
 # rejected, while the derived shape counted only its layers; 12.91%, 3 rejected, since it counts the
 # embeddings too (twenty-sixth stop, shapes.derive_shape); 12.86% with the GB300's bf16 rate (its dense
@@ -318,9 +325,9 @@ CONTRACT_MEAN_RECORDED = 0.1410
 # modules fitted (the Nemotron-4 340B row fits, with the MLP rerun): 11.52% and 12.98%, 2 rejected where 3
 # were. Both held like MEAN_RECORDED. Thirty-sixth stop: five dense published runs (Llama 3 70B SFT on 32
 # H100), 11.52% and 13.02% over 323. Thirty-seventh stop: four more (Llama 3 70B SFT on 32 GB300 and GB200),
-# 11.46% and 12.95% over 327.
-PARAMS_MEAN_RECORDED = 0.1146
-PARAMS_ANONYMOUS_MEAN_RECORDED = 0.1296
+# 11.46% and 12.95% over 327. Fortieth stop: the cross-entropy loss's passes, 11.55% and 12.99%.
+PARAMS_MEAN_RECORDED = 0.1155
+PARAMS_ANONYMOUS_MEAN_RECORDED = 0.1299
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ ADDED_LAYOUT = {
     "last_stage_layers",
     "account_for_embedding_in_pipeline_split",
     "account_for_loss_in_pipeline_split",
+    "cross_entropy",  # the loss's implementation, the framework default stated (sizing.engine.loss)
 }
 
 

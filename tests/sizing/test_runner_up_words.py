@@ -16,6 +16,7 @@ from portal.i18n import shown
 from sizing.engine import checkpointing as CK
 from sizing.engine.explain import setting_text
 from sizing.engine.layout import CP_COMM_TYPES, LAYOUT_KEYS, Layout
+from sizing.engine.loss import CROSS_ENTROPY_IMPLS
 from sizing.engine.overlap import MOE_DISPATCHERS
 from sizing.engine.pipeline import PIPELINE_ENGINES
 from sizing.engine.search import _why_not
@@ -42,6 +43,7 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "last_stage_layers": (7, None),
     "recompute_modules": ([CK.CORE_ATTN, CK.MOE_ACT], list(CK.MODULES), [], None),
     "pipeline_schedules": (4, None),
+    "cross_entropy": (*CROSS_ENTROPY_IMPLS, None),
 }
 
 
