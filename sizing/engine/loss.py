@@ -1,6 +1,7 @@
 """The cross-entropy loss over the logits (layout.cross_entropy; docs/MODEL.md, "Fortieth stop: the
-cross-entropy loss's passes over the logits"): memory-bound passes over this rank's s x V / t logits per micro-batch on the stage with the output
-layer, and the bytes per logit it holds from the forward pass to the backward. How many passes depends on the
+cross-entropy loss's passes over the logits"): memory-bound passes over this rank's s x V / t logits per
+micro-batch on the stage with the output layer, and the bytes per logit it holds from the forward pass to the
+backward. How many passes depends on the
 implementation the stack runs (constants.CROSS_ENTROPY_PASS_BYTES, CROSS_ENTROPY_HELD_BYTES):
 
 - "unfused": Megatron-Core's vocab-parallel cross entropy in separate PyTorch ops (its default,
