@@ -172,18 +172,18 @@ PAGE_NOTES = {
         "choose the Attention “unfused (scores materialised)”"
     ),
     "cross-entropy loss implementation not given: Transformer Engine's fused kernel assumed on %(gpu)s, as "
-    "NVIDIA's performance recipes run it (about 10 bytes of memory traffic per logit); set the layout's "
-    "cross_entropy to native or unfused for a stack that runs Megatron-Core's own": gettext_noop(
+    "NVIDIA's performance recipes run it (about %(bytes)s bytes of memory traffic per logit); set the "
+    "layout's cross_entropy to native or unfused for a stack that runs Megatron-Core's own": gettext_noop(
         "cross-entropy loss implementation not given: Transformer Engine's fused kernel assumed on %(gpu)s, "
-        "as NVIDIA's performance recipes run it (about 10 bytes of memory traffic per logit); ask the "
+        "as NVIDIA's performance recipes run it (about %(bytes)s bytes of memory traffic per logit); ask the "
         "provider which loss implementation its training stack runs"
     ),
     "cross-entropy loss implementation not given: the unfused vocabulary-parallel loss of Megatron-LM "
-    "assumed on %(gpu)s (about 52 bytes of memory traffic per logit), its default; set the layout's "
+    "assumed on %(gpu)s (about %(bytes)s bytes of memory traffic per logit), its default; set the layout's "
     "cross_entropy to native or te for a stack that fuses it": gettext_noop(
         "cross-entropy loss implementation not given: the unfused vocabulary-parallel loss of Megatron-LM "
-        "assumed on %(gpu)s (about 52 bytes of memory traffic per logit), its default; ask the provider "
-        "whether its training stack fuses the loss"
+        "assumed on %(gpu)s (about %(bytes)s bytes of memory traffic per logit), its default; ask the "
+        "provider whether its training stack fuses the loss"
     ),
     "ZeRO-3 data-parallel overlap not given: parameter prefetch and gradient reduce-scatter overlapped with "
     "compute, the default of DeepSpeed stage 3 (overlap_comm) and PyTorch FSDP (backward prefetch); set "

@@ -13,6 +13,7 @@ from hardware.messages import Msg, _, joined, ngettext
 
 from . import checkpointing as CK
 from . import constants as C
+from . import loss as LOSS
 from .hardware import Hardware
 from .layout import CP_ALL_TO_ALL, CP_RING, Layout
 from .model import uses_flash_attention
@@ -448,9 +449,9 @@ SETTING_WORDS: dict[str, dict[Any, Msg]] = {
         None: _("context parallelism's default exchange"),
     },
     "cross_entropy": {
-        "unfused": _("the cross-entropy loss in separate operations"),
-        "native": _("the cross-entropy loss in Megatron-Core's fused kernels"),
-        "te": _("the cross-entropy loss in Transformer Engine's fused kernel"),
+        LOSS.UNFUSED: _("the cross-entropy loss in separate operations"),
+        LOSS.NATIVE: _("the cross-entropy loss in Megatron-Core's fused kernels"),
+        LOSS.TE: _("the cross-entropy loss in Transformer Engine's fused kernel"),
         None: _("the cross-entropy loss as the framework runs it by default"),
     },
     "first_stage_layers": {None: _("the layers split evenly over the pipeline stages")},

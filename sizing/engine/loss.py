@@ -1,8 +1,8 @@
 """The cross-entropy loss over the logits (layout.cross_entropy; docs/MODEL.md, "Fortieth stop: the
 cross-entropy loss's passes over the logits"): memory-bound passes over this rank's s x V / t logits per
 micro-batch on the stage with the output layer, and the bytes per logit it holds from the forward pass to the
-backward. How many passes depends on the
-implementation the stack runs (constants.CROSS_ENTROPY_PASS_BYTES, CROSS_ENTROPY_HELD_BYTES):
+backward. How many passes depends on the implementation the stack runs (constants.CROSS_ENTROPY_PASS_BYTES,
+CROSS_ENTROPY_HELD_BYTES):
 
 - "unfused": Megatron-Core's vocab-parallel cross entropy in separate PyTorch ops (its default,
   cross_entropy_loss_fusion False; the 2021-22 Megatron-LM and Megatron-DeepSpeed code the same);
@@ -83,16 +83,18 @@ def note(hw: Hardware) -> str:
     if default_for(hw) == TE:
         return _(
             "cross-entropy loss implementation not given: Transformer Engine's fused kernel assumed on "
-            "%(gpu)s, as NVIDIA's performance recipes run it (about 10 bytes of memory traffic per "
+            "%(gpu)s, as NVIDIA's performance recipes run it (about %(bytes)s bytes of memory traffic per "
             "logit); set the layout's cross_entropy to native or unfused for a stack that runs "
             "Megatron-Core's own",
             gpu=hw.gpu.name,
+            bytes=f"{C.CROSS_ENTROPY_PASS_BYTES[TE]:.0f}",
         )
     return _(
         "cross-entropy loss implementation not given: the unfused vocabulary-parallel loss of Megatron-LM "
-        "assumed on %(gpu)s (about 52 bytes of memory traffic per logit), its default; set the layout's "
-        "cross_entropy to native or te for a stack that fuses it",
+        "assumed on %(gpu)s (about %(bytes)s bytes of memory traffic per logit), its default; set the "
+        "layout's cross_entropy to native or te for a stack that fuses it",
         gpu=hw.gpu.name,
+        bytes=f"{C.CROSS_ENTROPY_PASS_BYTES[UNFUSED]:.0f}",
     )
 
 
